@@ -1,0 +1,380 @@
+"""model/1 geometry: validated parts in, compiled mesh out (spec: model-format.md).
+
+Stages, each callable alone:
+
+1. `part_geometry` builds one non-mirror part: local mesh -> scale -> winding -> normals and UVs
+   in the scaled local space -> rotate and translate. `mirror_geometry` reflects a built part.
+2. `pivot_offset` finds the translation that puts the pivot point on the origin.
+3. `assemble` moves every part by it, casts to float32, shares identical vertices within each
+   part and concatenates the parts in part order.
+
+`build_model` runs them for the model and every LOD level. Pure: no I/O, no global state, the
+same spec always gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Optional
+
+import numpy as np
+
+from . import shapes
+from .normals import smooth_normals
+from .transform import apply_matrix, is_identity, rotation_matrix
+from .types import (
+    INDEX_DTYPE,
+    LOD_MIN_RINGS,
+    LOD_MIN_SEGMENTS,
+    VERTEX_DTYPE,
+    Bounds,
+    BuiltLevel,
+    BuiltModel,
+    BuiltPart,
+    MeshPart,
+    ModelSpec,
+    PartSpec,
+    Vec3,
+)
+from .uv import corner_uvs
+
+_AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
+
+
+@dataclass(frozen=True, eq=False)
+class PartGeometry:
+    """One built part before the pivot, as triangle corners (model space, float64)."""
+
+    corners: np.ndarray  # (t, 3, 3) positions
+    normals: np.ndarray  # (t, 3, 3) unit corner normals
+    uvs: np.ndarray  # (t, 3, 2) metres
+    uv_mode: str
+    flip_normals: bool
+    material: str
+
+    @property
+    def triangle_count(self) -> int:
+        return len(self.corners)
+
+
+# --- stage 1: parts ---------------------------------------------------------------------------
+
+
+def local_mesh(part: PartSpec) -> shapes.Mesh:
+    """(positions (v, 3) float64, triangles (t, 3) int64) of a non-mirror part before scale."""
+    shape = part.shape
+    if shape == "box":
+        return shapes.box_mesh(part.size)
+    if shape == "plane":
+        return shapes.plane_mesh(part.size)
+    if shape == "cylinder":
+        return shapes.cylinder_mesh(part.radius, part.height, part.segments)
+    if shape == "sphere":
+        return shapes.sphere_mesh(part.radius, part.segments, part.rings)
+    if shape == "extrude":
+        return shapes.extrude_mesh(np.asarray(part.profile, dtype=np.float64), part.depth)
+    if shape == "lathe":
+        return shapes.lathe_mesh(np.asarray(part.profile, dtype=np.float64), part.segments)
+    raise ValueError(f"part {part.index}: no local mesh for shape {shape!r}")
+
+
+def _position_ids(points: np.ndarray) -> np.ndarray:
+    """Equal ids for bitwise-equal rows of points ((v, 3) float64, -0.0 already folded)."""
+    keys = np.ascontiguousarray(points).view(np.uint64).reshape(-1, 3)
+    order = np.lexsort((keys[:, 2], keys[:, 1], keys[:, 0]))
+    sk = keys[order]
+    new = np.ones(len(sk), dtype=bool)
+    new[1:] = (sk[1:] != sk[:-1]).any(axis=1)
+    ids = np.empty(len(sk), dtype=np.int64)
+    ids[order] = np.cumsum(new) - 1
+    return ids
+
+
+def part_geometry(part: PartSpec, smooth_angle_deg: float) -> PartGeometry:
+    """Build a non-mirror part in model space (before the pivot)."""
+    local, tris = local_mesh(part)
+    scale = np.asarray(part.scale, dtype=np.float64)
+    scaled = local * scale + 0.0
+    # A reflection (negative determinant) turns the winding inside out: undo it, then flip.
+    reflect = bool(np.prod(np.sign(scale)) < 0)
+    if reflect != bool(part.flip_normals):
+        tris = tris[:, [0, 2, 1]]
+    corners = scaled[tris]
+    pid = _position_ids(scaled)[tris]
+    normals, face_n = smooth_normals(pid, corners, smooth_angle_deg)
+    mode = part.uv_mode
+    uvs = corner_uvs(mode, corners, face_n, scaled.min(axis=0), scaled.max(axis=0))
+    rot = rotation_matrix(part.rotation_deg)
+    if not is_identity(rot):
+        corners = apply_matrix(rot, corners)
+        normals = apply_matrix(rot, normals)
+    corners = corners + np.asarray(part.position, dtype=np.float64)
+    return PartGeometry(corners + 0.0, normals + 0.0, uvs + 0.0, mode, bool(part.flip_normals), part.material)
+
+
+def mirror_geometry(source: PartGeometry, axis: str, material: str = "") -> PartGeometry:
+    """Reflect a built part across the model-space plane through the origin perpendicular to
+    `axis`, reversing the winding so it faces outwards; UVs are copied. `material` "" inherits."""
+    a = _AXIS_INDEX[axis]
+    rev = [0, 2, 1]
+    corners = source.corners[:, rev].copy()
+    normals = source.normals[:, rev].copy()
+    corners[..., a] = 0.0 - corners[..., a]
+    normals[..., a] = 0.0 - normals[..., a]
+    return PartGeometry(
+        corners,
+        normals,
+        source.uvs[:, rev].copy(),
+        source.uv_mode,
+        source.flip_normals,
+        material or source.material,
+    )
+
+
+def build_parts(
+    parts: tuple[PartSpec, ...],
+    smooth_angle_deg: float,
+    reuse: Optional[list[PartGeometry]] = None,
+    reuse_parts: Optional[tuple[PartSpec, ...]] = None,
+) -> list[PartGeometry]:
+    """Build every part in order. Parts equal to `reuse_parts[i]` reuse `reuse[i]` (LOD)."""
+    out: list[PartGeometry] = []
+    for i, part in enumerate(parts):
+        if part.shape == "mirror":
+            out.append(mirror_geometry(out[part.of], part.axis, part.material))
+        elif reuse is not None and reuse_parts is not None and reuse_parts[i] == part:
+            out.append(reuse[i])
+        else:
+            out.append(part_geometry(part, smooth_angle_deg))
+    return out
+
+
+# --- stage 2: pivot ---------------------------------------------------------------------------
+
+
+def pivot_offset(geoms: list[PartGeometry], pivot: str) -> Vec3:
+    """Translation that moves the pivot point of all parts' bounding box onto the origin."""
+    if pivot == "origin":
+        return (0.0, 0.0, 0.0)
+    lo = np.min([g.corners.reshape(-1, 3).min(axis=0) for g in geoms if g.triangle_count], axis=0)
+    hi = np.max([g.corners.reshape(-1, 3).max(axis=0) for g in geoms if g.triangle_count], axis=0)
+    centre = (lo + hi) * 0.5
+    if pivot == "center":
+        point = centre
+    elif pivot == "bottom-center":
+        point = np.array([centre[0], lo[1], centre[2]])
+    else:
+        raise ValueError(f"unknown pivot {pivot!r}")
+    off = 0.0 - point + 0.0
+    return (float(off[0]), float(off[1]), float(off[2]))
+
+
+# --- stage 3: assemble ------------------------------------------------------------------------
+
+
+def _dedupe(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Share identical rows ((n, 8) float32, compared as bytes) in first-occurrence order.
+
+    Returns (unique rows (k, 8), inverse (n,) int64).
+    """
+    n = len(rows)
+    keys = np.ascontiguousarray(rows).view(np.uint64).reshape(n, 4)
+    order = np.lexsort((keys[:, 3], keys[:, 2], keys[:, 1], keys[:, 0]))
+    sk = keys[order]
+    new = np.ones(n, dtype=bool)
+    new[1:] = (sk[1:] != sk[:-1]).any(axis=1)
+    group = np.cumsum(new) - 1
+    first = order[new]  # lexsort is stable: the first of each run is its earliest row
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first), dtype=np.int64)
+    inverse = np.empty(n, dtype=np.int64)
+    inverse[order] = rank[group]
+    return rows[np.sort(first)], inverse
+
+
+def materials_of(geoms: list[PartGeometry]) -> tuple[str, ...]:
+    """Material slots in order of first use ("" = parts without a material)."""
+    seen: dict[str, int] = {}
+    for g in geoms:
+        seen.setdefault(g.material, len(seen))
+    return tuple(seen)
+
+
+@dataclass(frozen=True, eq=False)
+class Assembled:
+    vertices: np.ndarray
+    indices: np.ndarray
+    mesh_parts: tuple[MeshPart, ...]
+    bounds: Bounds
+
+
+def assemble(geoms: list[PartGeometry], offset: Vec3, materials: tuple[str, ...]) -> Assembled:
+    """Apply the pivot, cast to float32, share identical vertices per part, concatenate."""
+    slot = {m: i for i, m in enumerate(materials)}
+    off = np.asarray(offset, dtype=np.float64)
+    blocks: list[np.ndarray] = []
+    index_blocks: list[np.ndarray] = []
+    mesh_parts: list[MeshPart] = []
+    base = 0
+    first = 0
+    for g in geoms:
+        t = g.triangle_count
+        rows = np.empty((3 * t, 8), dtype=np.float32)
+        rows[:, 0:3] = (g.corners.reshape(-1, 3) + off).astype(np.float32)
+        rows[:, 3:6] = g.normals.reshape(-1, 3).astype(np.float32)
+        rows[:, 6:8] = g.uvs.reshape(-1, 2).astype(np.float32)
+        rows += np.float32(0.0)  # fold -0.0 into 0.0 so equal values have equal bytes
+        unique, inverse = _dedupe(rows)
+        blocks.append(unique)
+        index_blocks.append(inverse + base)
+        mesh_parts.append(MeshPart(first, 3 * t, slot[g.material]))
+        base += len(unique)
+        first += 3 * t
+    rows = np.concatenate(blocks) if blocks else np.zeros((0, 8), dtype=np.float32)
+    vertices = np.empty(len(rows), dtype=VERTEX_DTYPE)
+    vertices["position"] = rows[:, 0:3]
+    vertices["normal"] = rows[:, 3:6]
+    vertices["uv"] = rows[:, 6:8]
+    indices = (
+        np.concatenate(index_blocks).astype(INDEX_DTYPE) if index_blocks else np.zeros(0, INDEX_DTYPE)
+    )
+    if len(rows):
+        lo = rows[:, 0:3].min(axis=0).astype(np.float64)
+        hi = rows[:, 0:3].max(axis=0).astype(np.float64)
+        bounds: Bounds = (
+            (float(lo[0]), float(lo[1]), float(lo[2])),
+            (float(hi[0]), float(hi[1]), float(hi[2])),
+        )
+    else:
+        bounds = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+    return Assembled(vertices, indices, tuple(mesh_parts), bounds)
+
+
+# --- LOD and counts ---------------------------------------------------------------------------
+
+
+def lod_count(count: int, level: int, minimum: int) -> int:
+    """count halved `level` times, rounded to nearest (half up), never below `minimum`."""
+    return max(minimum, math.floor(count / 2**level + 0.5))
+
+
+def lod_part(part: PartSpec, level: int) -> PartSpec:
+    """The part as LOD level `level` (1-based) rebuilds it; level 0 is the part itself."""
+    if level <= 0 or part.shape not in ("cylinder", "sphere", "lathe"):
+        return part
+    segments = lod_count(part.segments, level, LOD_MIN_SEGMENTS)
+    rings = lod_count(part.rings, level, LOD_MIN_RINGS) if part.shape == "sphere" else part.rings
+    if segments == part.segments and rings == part.rings:
+        return part
+    return replace(part, segments=segments, rings=rings)
+
+
+def _lathe_triangles(profile: tuple[tuple[float, float], ...], segments: int) -> int:
+    total = 0
+    for (r0, _), (r1, _) in zip(profile[:-1], profile[1:], strict=True):
+        total += segments * ((r0 > 0) + (r1 > 0))
+    return total
+
+
+def part_triangle_counts(parts: tuple[PartSpec, ...], level: int = 0) -> list[int]:
+    """Triangles of every part at LOD level `level` (0 = the model), from the spec's formulas."""
+    counts: list[int] = []
+    for part in parts:
+        p = lod_part(part, level)
+        shape = p.shape
+        if shape == "box":
+            n = 12
+        elif shape == "plane":
+            n = 2
+        elif shape == "cylinder":
+            n = 4 * p.segments
+        elif shape == "sphere":
+            n = 2 * p.segments * (p.rings - 1)
+        elif shape == "extrude":
+            n = 2 * (len(p.profile) - 2) + 2 * len(p.profile)
+        elif shape == "lathe":
+            n = _lathe_triangles(p.profile, p.segments)
+        elif shape == "mirror":
+            n = counts[p.of]
+        else:
+            raise ValueError(f"part {p.index}: unknown shape {shape!r}")
+        counts.append(n)
+    return counts
+
+
+def triangle_count(spec: ModelSpec) -> int:
+    """Triangles of the model (LOD level 0), without building it."""
+    return sum(part_triangle_counts(spec.parts))
+
+
+def lod_triangle_counts(spec: ModelSpec) -> list[Optional[int]]:
+    """Triangles of every LOD level in order; None for a level drawn by another model."""
+    return [
+        None if level.model else sum(part_triangle_counts(spec.parts, k))
+        for k, level in enumerate(spec.lod, start=1)
+    ]
+
+
+# --- the whole model --------------------------------------------------------------------------
+
+
+def _part_records(
+    parts: tuple[PartSpec, ...], geoms: list[PartGeometry], asm: Assembled
+) -> tuple[BuiltPart, ...]:
+    return tuple(
+        BuiltPart(
+            index=i,
+            shape=p.shape,
+            first=mp.first,
+            count=mp.count,
+            material=mp.material,
+            uv=g.uv_mode,
+            flip_normals=g.flip_normals,
+            of=p.of if p.shape == "mirror" else -1,
+        )
+        for i, (p, g, mp) in enumerate(zip(parts, geoms, asm.mesh_parts, strict=True))
+    )
+
+
+def build_model(spec: ModelSpec) -> BuiltModel:
+    """Compile a validated model: mesh, materials, parts, pivot, bounds and LOD levels."""
+    geoms = build_parts(spec.parts, spec.smooth_angle_deg)
+    offset = pivot_offset(geoms, spec.pivot)
+    materials = materials_of(geoms)
+    asm = assemble(geoms, offset, materials)
+    levels: list[BuiltLevel] = []
+    for k, lod in enumerate(spec.lod, start=1):
+        if lod.model:
+            levels.append(
+                BuiltLevel(
+                    float(lod.distance),
+                    lod.model,
+                    asm.bounds,
+                    np.zeros(0, dtype=VERTEX_DTYPE),
+                    np.zeros(0, dtype=INDEX_DTYPE),
+                    (),
+                )
+            )
+            continue
+        lod_parts = tuple(lod_part(p, k) for p in spec.parts)
+        lod_geoms = build_parts(lod_parts, spec.smooth_angle_deg, reuse=geoms, reuse_parts=spec.parts)
+        lasm = assemble(lod_geoms, offset, materials)
+        levels.append(
+            BuiltLevel(float(lod.distance), "", lasm.bounds, lasm.vertices, lasm.indices, lasm.mesh_parts)
+        )
+    return BuiltModel(
+        name=spec.name,
+        vertices=asm.vertices,
+        indices=asm.indices,
+        mesh_parts=asm.mesh_parts,
+        materials=materials,
+        parts=_part_records(spec.parts, geoms, asm),
+        pivot_offset=offset,
+        bounds=asm.bounds,
+        lods=tuple(levels),
+        smooth_angle_deg=float(spec.smooth_angle_deg),
+        symmetry=spec.symmetry,
+        triangle_budget=int(spec.triangle_budget),
+        draw_distance=float(spec.draw_distance),
+    )

@@ -1,0 +1,136 @@
+"""Face normals, corner angles and smoothing groups (spec: Normals).
+
+Around each vertex position, corners of triangles that share an edge there join one smoothing
+group when the triangles' face normals differ by at most smooth_angle_deg + 0.001°; groups chain
+through such edges (union-find). A corner's normal is the normalised sum of its group's face
+normals, each weighted by the triangle's angle at its corner.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .types import SMOOTH_TOLERANCE_DEG
+
+#: Faces that fold back onto each other (normals 180° apart) never smooth, even at 180°.
+_FOLD_BACK_DEG = 180.0 - SMOOTH_TOLERANCE_DEG
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.stack(
+        [
+            a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
+        ],
+        axis=-1,
+    )
+
+
+def _norm(v: np.ndarray) -> np.ndarray:
+    return np.sqrt((v * v).sum(axis=-1))
+
+
+def face_normals(corners: np.ndarray) -> np.ndarray:
+    """(t, 3) unit normals cross(b − a, c − a) of corners (t, 3, 3); zero for degenerate ones."""
+    n = _cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    length = _norm(n)
+    return np.where(length[:, None] > 0.0, n / np.where(length > 0.0, length, 1.0)[:, None], 0.0)
+
+
+def corner_angles(corners: np.ndarray) -> np.ndarray:
+    """(t, 3) interior angle in radians of each triangle at each corner."""
+    e1 = np.roll(corners, -1, axis=1) - corners
+    e2 = np.roll(corners, -2, axis=1) - corners
+    return np.arctan2(_norm(_cross(e1, e2)), (e1 * e2).sum(axis=-1))
+
+
+def _angle_deg(n1: np.ndarray, n2: np.ndarray) -> np.ndarray:
+    return np.degrees(np.arctan2(_norm(_cross(n1, n2)), (n1 * n2).sum(axis=-1)))
+
+
+def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Union-find over n items joined by pairs (a[k], b[k]); returns each item's root.
+
+    Roots are the smallest item of each component. Vectorised hook-and-compress: every round
+    hooks each root to the smallest root it is paired with, then compresses paths fully.
+    """
+    parent = np.arange(n, dtype=np.int64)
+    if a.size == 0:
+        return parent
+    while True:
+        pa, pb = parent[a], parent[b]
+        lo, hi = np.minimum(pa, pb), np.maximum(pa, pb)
+        differ = lo != hi
+        if not differ.any():
+            return parent
+        np.minimum.at(parent, hi[differ], lo[differ])
+        while True:
+            grand = parent[parent]
+            if np.array_equal(grand, parent):
+                break
+            parent = grand
+
+
+def smooth_normals(
+    position_ids: np.ndarray, corners: np.ndarray, smooth_angle_deg: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Corner normals of one part.
+
+    position_ids: (t, 3) int, equal ids = same position; corners: (t, 3, 3) float64.
+    Returns (corner normals (t, 3, 3), face normals (t, 3)), both unit length (a corner of a
+    degenerate triangle alone in its group gets +Y).
+    """
+    t = len(position_ids)
+    fn = face_normals(corners)
+    weight = corner_angles(corners)
+    limit = min(float(smooth_angle_deg) + SMOOTH_TOLERANCE_DEG, _FOLD_BACK_DEG)
+
+    # Directed edges k -> k+1 of every triangle, with the corners at both ends.
+    tri = np.repeat(np.arange(t, dtype=np.int64), 3)
+    k = np.tile(np.arange(3, dtype=np.int64), t)
+    k1 = (k + 1) % 3
+    pa = position_ids[tri, k].astype(np.int64)
+    pb = position_ids[tri, k1].astype(np.int64)
+    ca, cb = tri * 3 + k, tri * 3 + k1
+    swap = pa > pb
+    lo_p, hi_p = np.where(swap, pb, pa), np.where(swap, pa, pb)
+    lo_c, hi_c = np.where(swap, cb, ca), np.where(swap, ca, cb)
+    valid = lo_p != hi_p
+    span = int(position_ids.max()) + 1 if t else 1
+    key = lo_p * span + hi_p
+    order = np.flatnonzero(valid)
+    order = order[np.argsort(key[order], kind="stable")]
+    skey = key[order]
+
+    join_a: list[np.ndarray] = []
+    join_b: list[np.ndarray] = []
+    d = 1
+    while d < len(order):
+        same = skey[:-d] == skey[d:]
+        if not same.any():
+            break
+        e, f = order[:-d][same], order[d:][same]
+        te, tf = tri[e], tri[f]
+        ok = (te != tf) & (_angle_deg(fn[te], fn[tf]) <= limit)
+        e, f = e[ok], f[ok]
+        join_a += [lo_c[e], hi_c[e]]
+        join_b += [lo_c[f], hi_c[f]]
+        d += 1
+    if join_a:
+        root = components(3 * t, np.concatenate(join_a), np.concatenate(join_b))
+    else:
+        root = np.arange(3 * t, dtype=np.int64)
+
+    wn = (fn[:, None, :] * weight[:, :, None]).reshape(-1, 3)
+    sums = np.stack(
+        [np.bincount(root, weights=wn[:, i], minlength=3 * t) for i in range(3)], axis=1
+    )
+    cn = sums[root]
+    length = _norm(cn)
+    fallback = np.repeat(fn, 3, axis=0)
+    fallback = np.where(_norm(fallback)[:, None] > 0.0, fallback, np.array([0.0, 1.0, 0.0]))
+    good = length > 0.0
+    cn = np.where(good[:, None], cn / np.where(good, length, 1.0)[:, None], fallback)
+    return cn.reshape(t, 3, 3), fn
+

@@ -1,0 +1,82 @@
+"""Exact-where-possible trigonometry and part transforms (spec: Parts, "p' = R·(scale ⊙ p) + position").
+
+Angles are reduced to the first octant before calling sin/cos, so multiples of 90° are exact and
+the sines and cosines of symmetric angles are exact negatives of each other. That keeps shapes
+exactly symmetric, which makes mirror copies meet their neighbours exactly and the pivot of a
+symmetric model exactly 0 on its symmetry axis.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def unit_circle(n: int) -> np.ndarray:
+    """(n, 2) float64 of (cos, sin) of the angles 2π·j/n, j = 0..n-1.
+
+    Every value comes from an angle in [0, π/4], so symmetric angles give exactly symmetric
+    values and quarter turns are exact.
+    """
+    j = np.arange(n, dtype=np.int64)
+    eighth = np.int64(n)  # a full turn is 8n units
+    units = (8 * j) % (8 * n)
+    quadrant = units // (2 * eighth)
+    rem = units % (2 * eighth)
+    low = rem <= eighth
+    base = np.where(low, rem, 2 * eighth - rem).astype(np.float64) * (2.0 * math.pi / (8.0 * n))
+    cb, sb = np.cos(base), np.sin(base)
+    c = np.where(low, cb, sb)
+    s = np.where(low, sb, cb)
+    cos = np.select([quadrant == 0, quadrant == 1, quadrant == 2], [c, -s, -c], s)
+    sin = np.select([quadrant == 0, quadrant == 1, quadrant == 2], [s, c, -s], -c)
+    return np.stack([cos, sin], axis=1) + 0.0
+
+
+def cos_sin_deg(deg: float) -> tuple[float, float]:
+    """cos and sin of an angle in degrees, exact for multiples of 90°."""
+    d = math.fmod(float(deg), 360.0)
+    if d < 0.0:
+        d += 360.0
+    if d >= 360.0:
+        d = 0.0
+    quadrant = int(d // 90.0)
+    r = d - 90.0 * quadrant  # exact (Sterbenz)
+    if r <= 45.0:
+        c, s = math.cos(math.radians(r)), math.sin(math.radians(r))
+    else:
+        a = math.radians(90.0 - r)
+        c, s = math.sin(a), math.cos(a)
+    if quadrant == 1:
+        c, s = -s, c
+    elif quadrant == 2:
+        c, s = -c, -s
+    elif quadrant == 3:
+        c, s = s, -c
+    return c + 0.0, s + 0.0
+
+
+def rotation_matrix(rotation_deg: tuple[float, float, float]) -> np.ndarray:
+    """(3, 3) float64 R = Rz·Ry·Rx: rotate about the fixed model X axis first, then Y, then Z."""
+    cx, sx = cos_sin_deg(rotation_deg[0])
+    cy, sy = cos_sin_deg(rotation_deg[1])
+    cz, sz = cos_sin_deg(rotation_deg[2])
+    rx = np.array([[1.0, 0.0, 0.0], [0.0, cx, -sx], [0.0, sx, cx]])
+    ry = np.array([[cy, 0.0, sy], [0.0, 1.0, 0.0], [-sy, 0.0, cy]])
+    rz = np.array([[cz, -sz, 0.0], [sz, cz, 0.0], [0.0, 0.0, 1.0]])
+    return _matmul3(rz, _matmul3(ry, rx))
+
+
+def _matmul3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # Explicit sums in a fixed order: no BLAS, so results never depend on the machine.
+    return a[:, 0:1] * b[0:1, :] + a[:, 1:2] * b[1:2, :] + a[:, 2:3] * b[2:3, :]
+
+
+def apply_matrix(m: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """m·v for every row of v ((..., 3) float64), in a fixed summation order."""
+    return v[..., 0:1] * m[:, 0] + v[..., 1:2] * m[:, 1] + v[..., 2:3] * m[:, 2]
+
+
+def is_identity(m: np.ndarray) -> bool:
+    return bool(np.array_equal(m, np.eye(3)))
