@@ -1,0 +1,136 @@
+"""The compilers, one module per kind, behind one entry point.
+
+``compile_source(kind, data, ctx)`` runs a kind's compiler on the source
+bytes: load (strict positioned JSON) -> validate (every problem into
+``ctx.report``) -> build (the body record).  It returns the body record, or
+None when the report holds errors.  Compilers are pure functions of the
+source bytes and of what they read through ``ctx`` (which records every
+file read as a dependency).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from veduta.formats import Record
+from veduta.kinds import BY_NAME
+from veduta.source.diagnostics import Report
+from veduta.source.jsonpos import Node
+
+
+class AssetIndex:
+    """Every source of a game by kind and name (``kind -> name -> [paths]``).
+
+    Paths are relative to the assets folder with forward slashes; a name with
+    more than one path is a duplicate (an error the cook reports).
+    """
+
+    def __init__(self, by_kind: dict[str, dict[str, list[str]]] | None = None):
+        self.by_kind = by_kind or {}
+
+    @classmethod
+    def from_paths(cls, paths) -> AssetIndex:
+        from veduta.kinds import kind_of, name_of
+
+        by_kind: dict[str, dict[str, list[str]]] = {}
+        for rel in sorted(paths):
+            k = kind_of(rel)
+            if k is not None:
+                by_kind.setdefault(k.name, {}).setdefault(name_of(rel), []).append(rel)
+        return cls(by_kind)
+
+    def resolve(self, kind: str, name: str) -> str | None:
+        paths = self.by_kind.get(kind, {}).get(name)
+        return paths[0] if paths else None
+
+    def names(self, kind: str) -> list[str]:
+        return sorted(self.by_kind.get(kind, {}))
+
+
+def canonical_path(kind: str, name: str) -> str:
+    """Where a missing asset of *kind* called *name* would be looked for first."""
+    k = BY_NAME[kind]
+    return f"{k.folder}/{name}{k.suffix}"
+
+
+@dataclass
+class CompileContext:
+    """What a compiler may know and read besides its source bytes."""
+
+    assets_dir: str  # the assets folder (absolute or relative to the cwd)
+    source: str  # the source path relative to the assets folder, e.g. "models/crate.vmodel"
+    kind: str
+    name: str
+    report: Report
+    index: AssetIndex = field(default_factory=AssetIndex)
+    #: Every file read besides the source: relative path -> bytes (None = missing).
+    deps: dict[str, bytes | None] = field(default_factory=dict)
+
+    def read_dep(self, rel: str) -> bytes | None:
+        """Read a file relative to the assets folder, recording it as a dependency."""
+        if rel in self.deps:
+            return self.deps[rel]
+        try:
+            with open(os.path.join(self.assets_dir, rel), "rb") as f:
+                data: bytes | None = f.read()
+        except OSError:
+            data = None
+        self.deps[rel] = data
+        return data
+
+    def reference(self, kind: str, name: str, where: Node | None, path: str) -> str | None:
+        """Resolve a reference to another asset and record its source as a dependency.
+
+        Returns its path relative to the assets folder, or None when no such
+        asset exists: then a warning naming it is reported and the path where it
+        would be looked for is recorded (``missing`` in the source_hash), so that
+        adding it there makes this asset stale.
+        """
+        rel = self.index.resolve(kind, name)
+        if rel is None:
+            self.report.warning(where, path, f'{kind} "{name}" does not exist (not checked)',
+                                code="MISSING_REFERENCE")
+            self.deps.setdefault(canonical_path(kind, name), None)
+            return None
+        self.read_dep(rel)
+        return rel
+
+    def load_reference(self, kind: str, name: str, where: Node | None, path: str):
+        """Resolve a reference and parse its source: the positioned JSON root, or None.
+
+        None when it does not exist (warned) or is not valid JSON (its own cook
+        reports that).
+        """
+        rel = self.reference(kind, name, where, path)
+        if rel is None:
+            return None
+        data = self.deps.get(rel)
+        if data is None:
+            return None
+        from veduta.source.jsonpos import parse
+
+        root, problems = parse(data)
+        return root
+
+
+Compiler = Callable[[bytes, CompileContext], "Record | None"]
+_compilers: dict[str, Compiler] = {}
+
+
+def get_compiler(kind: str) -> Compiler:
+    fn = _compilers.get(kind)
+    if fn is None:
+        mod, _, attr = BY_NAME[kind].compiler.partition(":")
+        fn = _compilers[kind] = getattr(importlib.import_module(mod), attr)
+    return fn
+
+
+def compile_source(kind: str, data: bytes, ctx: CompileContext) -> Record | None:
+    """Compile one source; errors and warnings go to ``ctx.report``."""
+    body = get_compiler(kind)(data, ctx)
+    if not ctx.report.ok:
+        return None
+    return body

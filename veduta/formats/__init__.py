@@ -1,0 +1,22 @@
+"""Body chunk codecs, one module per chunk payload."""
+
+from __future__ import annotations
+
+from veduta.formats.codec import Record, decode, encode
+from veduta.formats.material import Material
+from veduta.formats.mesh import Mesh
+from veduta.formats.prefab import Prefab
+from veduta.formats.scene import Scene
+from veduta.formats.texture import Texture
+from veduta.formats.tilemap import Tilemap
+from veduta.formats.world import World
+
+#: Body record class by chunk type.
+BODIES: dict[str, type[Record]] = {c.CHUNK: c for c in (Mesh, Texture, Material, Scene, Prefab, World, Tilemap)}
+
+#: Body chunk type by asset kind (META "kind").
+KIND_CHUNK = {"model": "MESH", "texture": "TEXR", "material": "MATL", "scene": "SCEN", "prefab": "PRFB",
+              "world": "WRLD", "map": "TMAP"}
+
+__all__ = ["BODIES", "KIND_CHUNK", "Record", "encode", "decode", "Mesh", "Texture", "Material", "Scene",
+           "Prefab", "World", "Tilemap"]

@@ -1,0 +1,33 @@
+"""Strict sources: positioned JSON, diagnostics and shared field validators."""
+
+from __future__ import annotations
+
+from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report
+from veduta.source.jsonpos import Node, Obj, parse
+
+__all__ = ["Diagnostic", "Report", "ERROR", "WARNING", "Node", "Obj", "parse", "load_source"]
+
+
+def load_source(data: bytes, file: str, fmt: str) -> tuple[Obj | None, Report]:
+    """Parse *data* strictly and check its ``"veduta": fmt`` header.
+
+    Returns the root object (None when the file is not usable JSON or not an
+    object) and the report holding every problem found so far.  A wrong or
+    missing header is reported but the root is still returned, so a validator
+    can report the rest too.
+    """
+    rep = Report(file)
+    root, problems = parse(data)
+    rep.extend_json(problems)
+    if root is None:
+        return None, rep
+    if not isinstance(root, Obj):
+        rep.error(root, "$", f"expected a JSON object at the top, found {root.kind}")
+        return None, rep
+    head = root.get("veduta")
+    if head is None:
+        rep.error(root, "veduta", f'required field is missing (want "{fmt}")')
+    elif head.value != fmt or head.kind != "string":
+        shown = f'"{head.value}"' if head.kind == "string" else head.kind
+        rep.error(head, "veduta", f'{shown} is not "{fmt}"')
+    return root, rep

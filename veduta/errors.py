@@ -1,0 +1,59 @@
+"""The one exception hierarchy of veduta cook.
+
+User mistakes in sources are not exceptions: validators collect
+:class:`~veduta.source.diagnostics.Diagnostic` objects and report them all.
+Exceptions are for files that cannot be used at all.
+"""
+
+from __future__ import annotations
+
+
+class VedutaError(Exception):
+    """Base class of every error veduta raises on purpose."""
+
+
+class VdaError(VedutaError):
+    """A .vda file (or payload) that breaks the container spec.
+
+    The message always names the file, the chunk and the byte offset (from
+    the start of the file when the chunk is known to sit in a file, else from
+    the start of the payload).
+    """
+
+    def __init__(self, message: str, *, file: str = "", chunk: str = "", offset: int | None = None):
+        self.file = file
+        self.chunk = chunk
+        self.offset = offset
+        self.reason = message
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = []
+        if self.file:
+            where.append(self.file)
+        if self.chunk:
+            where.append(f"chunk {self.chunk}")
+        if self.offset is not None:
+            where.append(f"byte {self.offset}")
+        return (": ".join([", ".join(where), self.reason]) if where else self.reason)
+
+    def located(self, *, file: str | None = None, chunk: str | None = None, base: int = 0) -> VdaError:
+        """Return a copy with file/chunk filled in and the offset shifted by *base*."""
+        return VdaError(
+            self.reason,
+            file=self.file or (file or ""),
+            chunk=self.chunk or (chunk or ""),
+            offset=None if self.offset is None else self.offset + base,
+        )
+
+
+class SourceError(VedutaError):
+    """A source that has errors; carries every diagnostic found."""
+
+    def __init__(self, diagnostics):
+        self.diagnostics = list(diagnostics)
+        super().__init__("\n".join(str(d) for d in self.diagnostics))
+
+
+class ConfigError(VedutaError):
+    """A problem with the game repo's layout or configuration."""

@@ -1,0 +1,419 @@
+"""One declaration per chunk payload drives encode, decode, equality and dump.
+
+A payload is a :class:`Record` subclass whose ``FIELDS`` lists ``(name, type)``
+pairs in file order.  Types are the spec's primitives (``U8``, ``BOOL``,
+``U32``, ``I64``, ``U64``, ``F32``, ``STR``, ``VEC2``, ``VEC3``, ``AABB``,
+``COLOR``) and combinators (``List``, ``Array`` for bulk numpy data, ``Opt``
+for "bool, then when true ...", ``Tuple``, nested records).  Records may
+define ``check(self, fail)`` for the spec's "Readers check" rules; ``fail(field,
+message)`` raises a :class:`VdaError` at that field's offset.
+
+``encode(rec)`` and ``decode(cls, payload)`` are exact inverses:
+``decode(encode(x)) == x`` and ``encode(decode(b)) == b``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, ClassVar
+
+import numpy as np
+
+from veduta.container.binary import F32 as F32Value
+from veduta.container.binary import Reader, Writer, f32_bits
+from veduta.errors import VdaError
+
+
+class Type:
+    name = "?"
+
+    def write(self, w: Writer, v) -> None:
+        raise NotImplementedError
+
+    def read(self, r: Reader, ctx: dict, what: str):
+        raise NotImplementedError
+
+    def default(self):
+        return None
+
+    def eq(self, a, b) -> bool:
+        return a == b
+
+    def to_json(self, v):
+        return v
+
+
+class _Int(Type):
+    def __init__(self, name: str, lo: int, hi: int):
+        self.name, self.lo, self.hi = name, lo, hi
+
+    def write(self, w, v):
+        if not self.lo <= v <= self.hi:
+            raise ValueError(f"{self.name} out of range: {v}")
+        getattr(w, self.name)(v)
+
+    def read(self, r, ctx, what):
+        return getattr(r, self.name)(what)
+
+    def default(self):
+        return 0
+
+
+class _Bool(Type):
+    name = "bool"
+
+    def write(self, w, v):
+        w.bool(v)
+
+    def read(self, r, ctx, what):
+        return r.bool(what)
+
+    def default(self):
+        return False
+
+
+class _F32(Type):
+    name = "f32"
+
+    def write(self, w, v):
+        w.f32(v)
+
+    def read(self, r, ctx, what):
+        return r.f32(what)
+
+    def default(self):
+        return 0.0
+
+    def eq(self, a, b):
+        return f32_bits(a) == f32_bits(b)
+
+    def to_json(self, v):
+        return float(v) if np.isfinite(v) else repr(float(v))
+
+
+class _F64(Type):
+    name = "f64"
+
+    def write(self, w, v):
+        w.f64(v)
+
+    def read(self, r, ctx, what):
+        return r.f64(what)
+
+    def default(self):
+        return 0.0
+
+    def eq(self, a, b):
+        return np.float64(a).tobytes() == np.float64(b).tobytes()
+
+
+class _Str(Type):
+    name = "str"
+
+    def write(self, w, v):
+        w.str(v)
+
+    def read(self, r, ctx, what):
+        return r.str(what)
+
+    def default(self):
+        return ""
+
+
+class _Color(Type):
+    """u32 0xAARRGGBB; shown as "#aarrggbb" in dumps."""
+
+    name = "color"
+
+    def write(self, w, v):
+        w.u32(v)
+
+    def read(self, r, ctx, what):
+        return r.u32(what)
+
+    def default(self):
+        return 0
+
+    def to_json(self, v):
+        return f"#{v:08x}"
+
+
+U8 = _Int("u8", 0, 0xFF)
+U16 = _Int("u16", 0, 0xFFFF)
+U32 = _Int("u32", 0, 0xFFFFFFFF)
+I64 = _Int("i64", -(1 << 63), (1 << 63) - 1)
+U64 = _Int("u64", 0, (1 << 64) - 1)
+BOOL = _Bool()
+F32 = _F32()
+F64 = _F64()
+STR = _Str()
+COLOR = _Color()
+
+
+class Tuple(Type):
+    """Fixed fields without a count, as a Python tuple (vec3 = Tuple(F32, F32, F32))."""
+
+    def __init__(self, *items: Type, name: str = ""):
+        self.items = items
+        self.name = name or "(" + ", ".join(t.name for t in items) + ")"
+
+    def write(self, w, v):
+        if len(v) != len(self.items):
+            raise ValueError(f"{self.name}: want {len(self.items)} items, got {len(v)}")
+        for t, x in zip(self.items, v, strict=True):
+            t.write(w, x)
+
+    def read(self, r, ctx, what):
+        return tuple(t.read(r, ctx, what) for t in self.items)
+
+    def default(self):
+        return tuple(t.default() for t in self.items)
+
+    def eq(self, a, b):
+        return len(a) == len(b) and all(t.eq(x, y) for t, x, y in zip(self.items, a, b, strict=False))
+
+    def to_json(self, v):
+        return [t.to_json(x) for t, x in zip(self.items, v, strict=True)]
+
+
+VEC2 = Tuple(F32, F32, name="vec2")
+VEC3 = Tuple(F32, F32, F32, name="vec3")
+AABB = Tuple(VEC3, VEC3, name="aabb")
+
+
+class List(Type):
+    """list<T>: u32 count, then count elements.  Empty lists read back as []."""
+
+    def __init__(self, item: Type, min_size: int = 1):
+        self.item = item
+        self.min_size = min_size  # smallest encoded element, for the count sanity check
+        self.name = f"list<{item.name}>"
+
+    def write(self, w, v):
+        v = v or []
+        w.u32(len(v))
+        for x in v:
+            self.item.write(w, x)
+
+    def read(self, r, ctx, what):
+        n = r.count(self.min_size, what)
+        return [self.item.read(r, ctx, what) for _ in range(n)]
+
+    def default(self):
+        return []
+
+    def eq(self, a, b):
+        a, b = a or [], b or []
+        return len(a) == len(b) and all(self.item.eq(x, y) for x, y in zip(a, b, strict=True))
+
+    def to_json(self, v):
+        return [self.item.to_json(x) for x in (v or [])]
+
+
+class Array(Type):
+    """list<T> of fixed-size elements held as one numpy array of ``dtype``.
+
+    ``summary`` > 0 makes dumps show the count and a SHA-256 instead of the
+    elements when there are more than that many.
+    """
+
+    def __init__(self, dtype: np.dtype, name: str, summary: int = 0):
+        self.dtype = np.dtype(dtype)
+        self.name = name
+        self.summary = summary
+
+    def write(self, w, v):
+        w.array(np.empty(0, self.dtype) if v is None else v, self.dtype)
+
+    def read(self, r, ctx, what):
+        return r.array(self.dtype, what)
+
+    def default(self):
+        return np.empty(0, self.dtype)
+
+    def eq(self, a, b):
+        a = self.default() if a is None else np.ascontiguousarray(a, self.dtype)
+        b = self.default() if b is None else np.ascontiguousarray(b, self.dtype)
+        return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+    def to_json(self, v):
+        v = self.default() if v is None else v
+        if self.summary and len(v) > self.summary:
+            return {"count": len(v), "sha256": hashlib.sha256(np.ascontiguousarray(v, self.dtype).tobytes()).hexdigest()}
+        return array_to_json(v)
+
+
+def array_to_json(v: np.ndarray):
+    if v.dtype.names:
+        return [{n: array_to_json(row[n]) if isinstance(row[n], np.ndarray) else _scalar(row[n])
+                 for n in v.dtype.names} for row in v]
+    return [_scalar(x) if not isinstance(x, np.ndarray) else array_to_json(x) for x in v]
+
+
+def _scalar(x):
+    if isinstance(x, np.floating):
+        return float(x)
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
+class Opt(Type):
+    """``bool`` then, only when true, the value; None when false."""
+
+    def __init__(self, item: Type):
+        self.item = item
+        self.name = f"opt<{item.name}>"
+
+    def write(self, w, v):
+        w.bool(v is not None)
+        if v is not None:
+            self.item.write(w, v)
+
+    def read(self, r, ctx, what):
+        return self.item.read(r, ctx, what) if r.bool(what) else None
+
+    def eq(self, a, b):
+        if a is None or b is None:
+            return a is None and b is None
+        return self.item.eq(a, b)
+
+    def to_json(self, v):
+        return None if v is None else self.item.to_json(v)
+
+
+class RecordType(Type):
+    """A nested record, encoded inline (no count, no framing)."""
+
+    def __init__(self, cls: type[Record]):
+        self.cls = cls
+        self.name = cls.__name__
+
+    def write(self, w, v):
+        v.write(w)
+
+    def read(self, r, ctx, what):
+        return self.cls.read(r)
+
+    def default(self):
+        return self.cls()
+
+    def eq(self, a, b):
+        return a == b
+
+    def to_json(self, v):
+        return v.to_json()
+
+
+class Record:
+    """Base class of payload values; subclasses declare ``FIELDS``."""
+
+    FIELDS: ClassVar[tuple[tuple[str, Type], ...]] = ()
+    CHUNK: ClassVar[str] = ""
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls._names = tuple(n for n, _ in cls.FIELDS)
+
+    def __init__(self, *args, **kwargs):
+        if len(args) > len(self.FIELDS):
+            raise TypeError(f"{type(self).__name__} takes at most {len(self.FIELDS)} fields")
+        for (name, t), v in zip(self.FIELDS, args, strict=False):
+            kwargs.setdefault(name, v)
+        for name, t in self.FIELDS:
+            object.__setattr__(self, name, kwargs.pop(name) if name in kwargs else t.default())
+        if kwargs:
+            raise TypeError(f"{type(self).__name__} has no field(s) {', '.join(sorted(kwargs))}")
+
+    def __eq__(self, other) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(t.eq(getattr(self, n), getattr(other, n)) for n, t in self.FIELDS)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in self.FIELDS)
+        return f"{type(self).__name__}({inner})"
+
+    def replace(self, **changes) -> Record:
+        vals = {n: getattr(self, n) for n, _ in self.FIELDS}
+        vals.update(changes)
+        return type(self)(**vals)
+
+    # -- encoding -------------------------------------------------------------
+    def write(self, w: Writer) -> None:
+        for name, t in self.FIELDS:
+            try:
+                t.write(w, getattr(self, name))
+            except (ValueError, TypeError, OverflowError, AttributeError) as exc:
+                raise ValueError(f"{type(self).__name__}.{name}: {exc}") from None
+
+    @classmethod
+    def read(cls, r: Reader) -> Record:
+        self = cls.__new__(cls)
+        offsets: dict[str, int] = {}
+        ctx: dict[str, Any] = {}
+        r.stack.append(ctx)
+        for name, t in cls.FIELDS:
+            offsets[name] = r.pos
+            v = t.read(r, ctx, f"{cls.__name__}.{name}")
+            ctx[name] = v
+            object.__setattr__(self, name, v)
+        r.stack.pop()
+        check = getattr(self, "check", None)
+        if check is not None:
+            def fail(field: str, message: str) -> VdaError:
+                return VdaError(f"{cls.__name__}.{field}: {message}", offset=r.base + offsets.get(field, r.pos))
+            check(fail)
+        return self
+
+    def to_json(self) -> dict:
+        return {n: t.to_json(getattr(self, n)) for n, t in self.FIELDS}
+
+
+class Custom(Type):
+    """A type with hand-written read/write that needs the record read so far (``ctx``)."""
+
+    def __init__(self, name: str, write, read, default=None, eq=None, to_json=None):
+        self.name = name
+        self._write, self._read = write, read
+        self._default = default
+        self._eq = eq
+        self._to_json = to_json
+
+    def write(self, w, v):
+        self._write(w, v)
+
+    def read(self, r, ctx, what):
+        return self._read(r, ctx, what)
+
+    def default(self):
+        return self._default() if self._default else None
+
+    def eq(self, a, b):
+        return self._eq(a, b) if self._eq else a == b
+
+    def to_json(self, v):
+        return self._to_json(v) if self._to_json else v
+
+
+def encode(rec: Record) -> bytes:
+    w = Writer()
+    rec.write(w)
+    return w.getvalue()
+
+
+def decode(cls: type[Record], payload: bytes, base: int = 0) -> Record:
+    """Decode a whole payload; it must be consumed exactly."""
+    r = Reader(payload, base)
+    rec = cls.read(r)
+    r.done(cls.__name__)
+    return rec
+
+
+__all__ = [
+    "Type", "Record", "RecordType", "List", "Array", "Opt", "Tuple", "Custom",
+    "U8", "U16", "U32", "I64", "U64", "BOOL", "F32", "F64", "STR", "COLOR", "VEC2", "VEC3", "AABB",
+    "encode", "decode", "F32Value", "array_to_json",
+]

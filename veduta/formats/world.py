@@ -1,0 +1,118 @@
+"""WRLD: compiled world (container spec, "WRLD — compiled world")."""
+
+from __future__ import annotations
+
+from veduta.formats.codec import BOOL, COLOR, F32, I64, STR, U64, List, Record, RecordType
+from veduta.formats.scene import ENTITIES, Camera, Light
+
+FEATURE_KINDS = ("hill", "plain", "lake", "sea")
+
+
+class Biome(Record):
+    FIELDS = (("name", STR), ("ground", STR), ("weight", I64))
+
+
+class Scatter(Record):
+    FIELDS = (("prefab", STR), ("biomes", List(STR, 4)), ("density", F32))
+
+
+class Site(Record):
+    FIELDS = (("tag", STR), ("prefabs", List(STR, 4)), ("biomes", List(STR, 4)), ("spacing", I64), ("chance", F32))
+
+
+class Place(Record):
+    FIELDS = (("name", STR), ("prefab", STR), ("x", I64), ("z", I64), ("rotation", I64))
+
+
+class Terrain(Record):
+    """WRLD fields 24-29."""
+
+    FIELDS = (
+        ("relief", F32), ("relief_scale", I64), ("sea", BOOL), ("sea_level", F32), ("water", STR),
+        ("lod_distance", F32),
+    )
+
+
+class Feature(Record):
+    FIELDS = (
+        ("name", STR), ("kind", STR), ("x", I64), ("z", I64), ("radius", I64), ("has_height", BOOL),
+        ("height", F32), ("depth", F32), ("falloff", I64), ("roughness", F32),
+    )
+
+
+class Vegetation(Record):
+    FIELDS = (
+        ("name", STR), ("prefab", STR), ("model", STR), ("density", F32), ("biomes", List(STR, 4)),
+        ("area", BOOL), ("x", I64), ("z", I64), ("radius", I64), ("scale_min", F32), ("scale_max", F32),
+    )
+
+
+class World(Record):
+    CHUNK = "WRLD"
+    FIELDS = (
+        ("name", STR), ("seed", U64), ("cell", F32), ("chunk", I64), ("extent", I64), ("view", I64),
+        ("biome_scale", I64), ("camera", RecordType(Camera)), ("light", RecordType(Light)),
+        ("background", COLOR), ("biomes", List(RecordType(Biome), 16)),
+        ("scatter", List(RecordType(Scatter), 12)), ("sites", List(RecordType(Site), 28)),
+        ("places", List(RecordType(Place), 32)), ("entities", ENTITIES), ("terrain", RecordType(Terrain)),
+        ("features", List(RecordType(Feature), 63)), ("vegetation", List(RecordType(Vegetation), 50)),
+    )
+
+    @property
+    def cells(self) -> int:
+        """Cells from the origin to the world's edge on each axis (extent x chunk)."""
+        return self.extent * self.chunk
+
+    def check(self, fail):
+        def rng(field, v, lo, hi, lo_open=False):
+            ok = (lo < v if lo_open else lo <= v) and v <= hi
+            if not ok:
+                raise fail(field, f"{v} out of range {'(' if lo_open else '['}{lo}, {hi}]")
+
+        rng("cell", self.cell, 0, 64, lo_open=True)
+        rng("chunk", self.chunk, 4, 64)
+        rng("extent", self.extent, 1, 4096)
+        if not self.extent * self.chunk * self.cell <= 8192:
+            raise fail("extent", f"extent x chunk x cell = {self.extent * self.chunk * self.cell:g} m, over 8192")
+        rng("view", self.view, 1, 4)
+        rng("biome_scale", self.biome_scale, 4, 4096)
+        if not self.biomes:
+            raise fail("biomes", "a world needs at least one biome")
+        for b in self.biomes:
+            rng("biomes", b.weight, 1, 1000)
+        for s in self.scatter or []:
+            rng("scatter", s.density, 0, 1, lo_open=True)
+        for s in self.sites or []:
+            rng("sites", s.spacing, 2, 4096)
+            rng("sites", s.chance, 0, 1, lo_open=True)
+        n = self.cells
+        for p in self.places or []:
+            if not (-n <= p.x < n and -n <= p.z < n):
+                raise fail("places", f"place {p.name!r} cell [{p.x}, {p.z}] is outside the world [{-n}, {n - 1}]")
+            if p.rotation not in (0, 90, 180, 270):
+                raise fail("places", f"place {p.name!r} rotation {p.rotation} is not 0, 90, 180 or 270")
+        t = self.terrain
+        rng("terrain", t.relief, 0, 256)
+        rng("terrain", t.relief_scale, 4, 4096)
+        rng("terrain", t.sea_level, -1024, 1024)
+        if not t.lod_distance > 0:
+            raise fail("terrain", f"lod_distance {t.lod_distance} is not above 0")
+        for f in self.features or []:
+            if f.kind not in FEATURE_KINDS:
+                raise fail("features", f"feature {f.name!r} kind {f.kind!r} is not hill, plain, lake or sea")
+            if not (-n <= f.x <= n and -n <= f.z <= n):
+                raise fail("features", f"feature {f.name!r} vertex [{f.x}, {f.z}] is outside the world")
+            rng("features", f.radius, 1, 16384)
+            rng("features", f.height, -1024, 1024)
+            rng("features", f.depth, 0, 256, lo_open=True)
+            rng("features", f.falloff, 0, 16384)
+            rng("features", f.roughness, 0, 1)
+        for v in self.vegetation or []:
+            if bool(v.prefab) == bool(v.model):
+                raise fail("vegetation", f"vegetation {v.name!r} needs exactly one of prefab and model")
+            rng("vegetation", v.density, 0, 1, lo_open=True)
+            if v.area:
+                rng("vegetation", v.radius, 1, 16384)
+            if not (0 < v.scale_min <= v.scale_max <= 16):
+                raise fail("vegetation", f"vegetation {v.name!r} scale [{v.scale_min}, {v.scale_max}] is not "
+                                         f"0 < min <= max <= 16")

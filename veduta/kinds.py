@@ -1,0 +1,47 @@
+"""The asset kinds: folder, suffix, source format and body chunk of each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str  # META "kind"
+    folder: str  # under the assets folder, and under the cooked folder
+    suffix: str
+    chunk: str
+    compiler: str  # "module:function" of the compiler, imported only when needed
+
+    @property
+    def format(self) -> str:
+        return f"{self.name}/1"
+
+
+KINDS: tuple[Kind, ...] = (
+    Kind("model", "models", ".vmodel", "MESH", "veduta.compile.model:compile_model"),
+    Kind("texture", "textures", ".vtexture", "TEXR", "veduta.compile.texture:compile_texture"),
+    Kind("material", "materials", ".vmaterial", "MATL", "veduta.compile.material:compile_material"),
+    Kind("scene", "scenes", ".vscene", "SCEN", "veduta.compile.scene:compile_scene"),
+    Kind("prefab", "prefabs", ".vprefab", "PRFB", "veduta.compile.prefab:compile_prefab"),
+    Kind("world", "worlds", ".vworld", "WRLD", "veduta.compile.world:compile_world"),
+    Kind("map", "maps", ".vmap", "TMAP", "veduta.compile.tilemap:compile_map"),
+)
+
+BY_NAME = {k.name: k for k in KINDS}
+BY_FOLDER = {k.folder: k for k in KINDS}
+BY_SUFFIX = {k.suffix: k for k in KINDS}
+
+
+def kind_of(rel: str) -> Kind | None:
+    """The kind of a source path relative to the assets folder, or None."""
+    folder, _, rest = rel.partition("/")
+    k = BY_FOLDER.get(folder)
+    if k is None or not rest.endswith(k.suffix):
+        return None
+    return k
+
+
+def name_of(rel: str) -> str:
+    base = rel.rsplit("/", 1)[-1]
+    return base[: base.rfind(".")] if "." in base else base

@@ -1,0 +1,391 @@
+"""Shared field validators for strict sources.
+
+A source format is declared as nested *specs* (``Record``, ``Int``, ``Num``,
+``Str``, ``Color``, ``Vec``, ``ListOf``, ...).  ``spec.read(report, node,
+path)`` checks a positioned JSON node against the spec, appends every problem
+to the report and returns the Python value, or ``INVALID`` when the value is
+unusable.  Reading never stops at the first problem: a record reads all its
+fields, a list all its items.
+
+Example::
+
+    PART = Record({"size": Field(Vec(3, Num(gt=0))), "segments": Field(Int(3, 256), 16)})
+    values = PART.read(report, node, "parts[0]")
+    if values is not INVALID: values["segments"], values.nodes["segments"]
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+from veduta.source.diagnostics import Report
+from veduta.source.jsonpos import Arr, Bool, Node, Null, Num, Obj, Str, join_path
+
+__all__ = [
+    "INVALID", "REQUIRED", "Spec", "Field", "Record", "Values", "Int", "Num_", "Num", "BoolSpec",
+    "Str_", "StrSpec", "Enum", "Color", "Vec", "ListOf", "Any_", "NAME_RE", "AssetName",
+    "describe", "fmt_num", "parse_color",
+]
+
+
+class _Sentinel:
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+    def __bool__(self) -> bool:
+        return False
+
+
+INVALID: Any = _Sentinel("INVALID")
+REQUIRED: Any = _Sentinel("REQUIRED")
+
+NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+
+
+def describe(node: Node) -> str:
+    """What a node is, for 'expected X, found Y' messages."""
+    if isinstance(node, Obj):
+        return "an object"
+    if isinstance(node, Arr):
+        return "an array"
+    if isinstance(node, Str):
+        v = node.value if len(node.value) <= 40 else node.value[:37] + "..."
+        return f'the string "{v}"'
+    if isinstance(node, Bool):
+        return "true" if node.value else "false"
+    if isinstance(node, Null):
+        return "null"
+    if isinstance(node, Num):
+        return node.text
+    return repr(node.value)
+
+
+def fmt_num(v: float | int) -> str:
+    """A number as people write it: 3, 0.5, 1e-06."""
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return str(int(v))
+    return repr(v)
+
+
+class Spec:
+    """Base class: ``read`` checks a node and returns its value or INVALID."""
+
+    #: How the spec is named in 'expected ...' messages and docs.
+    what = "a value"
+
+    def read(self, rep: Report, node: Node, path: str) -> Any:
+        raise NotImplementedError
+
+
+class Any_(Spec):
+    """Accept any JSON value as its plain Python value."""
+
+    what = "any value"
+
+    def read(self, rep, node, path):
+        from veduta.source.jsonpos import to_plain
+
+        return to_plain(node)
+
+
+class BoolSpec(Spec):
+    what = "true or false"
+
+    def read(self, rep, node, path):
+        if not isinstance(node, Bool):
+            rep.error(node, path, f"expected true or false, found {describe(node)}")
+            return INVALID
+        return node.value
+
+
+class Num_(Spec):
+    """A finite number with optional bounds (``ge``/``gt``/``le``/``lt``)."""
+
+    what = "a number"
+
+    def __init__(self, ge=None, le=None, *, gt=None, lt=None, integer=False):
+        self.ge, self.le, self.gt, self.lt, self.integer = ge, le, gt, lt, integer
+
+    def range_text(self) -> str:
+        if (self.ge is not None or self.gt is not None) and (self.le is not None or self.lt is not None):
+            lo = f"[{fmt_num(self.ge)}" if self.ge is not None else f"({fmt_num(self.gt)}"
+            hi = f"{fmt_num(self.le)}]" if self.le is not None else f"{fmt_num(self.lt)})"
+            return f"{lo}, {hi}"
+        parts = []
+        if self.ge is not None:
+            parts.append(f">= {fmt_num(self.ge)}")
+        if self.gt is not None:
+            parts.append(f"> {fmt_num(self.gt)}")
+        if self.le is not None:
+            parts.append(f"<= {fmt_num(self.le)}")
+        if self.lt is not None:
+            parts.append(f"< {fmt_num(self.lt)}")
+        return " and ".join(parts)
+
+    def in_range(self, v) -> bool:
+        return not (
+            (self.ge is not None and v < self.ge)
+            or (self.gt is not None and v <= self.gt)
+            or (self.le is not None and v > self.le)
+            or (self.lt is not None and v >= self.lt)
+        )
+
+    def read(self, rep, node, path):
+        if not isinstance(node, Num):
+            rep.error(node, path, f"expected {'an integer' if self.integer else 'a number'}, found {describe(node)}")
+            return INVALID
+        v = node.value
+        if isinstance(v, float) and not math.isfinite(v):
+            return INVALID  # already reported by the parser
+        if self.integer and not isinstance(v, int):
+            rep.error(node, path, f"expected an integer, found {node.text}")
+            return INVALID
+        if not self.in_range(v):
+            rng = self.range_text()
+            if rng.startswith(("[", "(")):
+                rep.error(node, path, f"{node.text} out of range {rng}")
+            else:
+                rep.error(node, path, f"{node.text} out of range (must be {rng})")
+            return INVALID
+        return v if self.integer else float(v)
+
+
+def Num(ge=None, le=None, *, gt=None, lt=None) -> Num_:  # noqa: N802 - reads like a type
+    return Num_(ge, le, gt=gt, lt=lt)
+
+
+def Int(ge=None, le=None, *, gt=None, lt=None) -> Num_:  # noqa: N802
+    return Num_(ge, le, gt=gt, lt=lt, integer=True)
+
+
+class StrSpec(Spec):
+    what = "a string"
+
+    def __init__(self, *, pattern: re.Pattern | str | None = None, what: str = "", min_len: int = 0,
+                 max_len: int | None = None):
+        self.pattern = re.compile(pattern) if isinstance(pattern, str) else pattern
+        self.pattern_what = what
+        self.min_len, self.max_len = min_len, max_len
+
+    def read(self, rep, node, path):
+        if not isinstance(node, Str):
+            rep.error(node, path, f"expected a string, found {describe(node)}")
+            return INVALID
+        v = node.value
+        if len(v) < self.min_len:
+            rep.error(node, path, "must not be empty" if self.min_len == 1 else
+                      f"must be at least {self.min_len} characters")
+            return INVALID
+        if self.max_len is not None and len(v) > self.max_len:
+            rep.error(node, path, f"{len(v)} characters, more than the limit of {self.max_len}")
+            return INVALID
+        if self.pattern is not None and not self.pattern.fullmatch(v):
+            rep.error(node, path, f'"{v}" is not {self.pattern_what or "valid"}')
+            return INVALID
+        return v
+
+
+Str_ = StrSpec
+
+#: An asset name: 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit.
+AssetName = StrSpec(pattern=NAME_RE, what="a valid name (1-64 of a-z, 0-9, _, -, starting with a letter or digit)")
+
+#: An optional asset reference: "" or a valid name.
+OptionalName = StrSpec(pattern=re.compile(r"|[a-z0-9][a-z0-9_-]{0,63}"),
+                       what="a valid name (1-64 of a-z, 0-9, _, -, starting with a letter or digit)")
+
+
+class Enum(Spec):
+    def __init__(self, *values: str):
+        self.values = values
+        self.what = "one of " + ", ".join(f'"{v}"' for v in values)
+
+    def read(self, rep, node, path):
+        if not isinstance(node, Str):
+            rep.error(node, path, f"expected {self.what}, found {describe(node)}")
+            return INVALID
+        if node.value not in self.values:
+            rep.error(node, path, f'"{node.value}" is not {self.what}')
+            return INVALID
+        return node.value
+
+
+_COLOR_RE = re.compile(r"#([0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
+
+
+def parse_color(text: str) -> int | None:
+    """``#rrggbb`` (opaque) or ``#aarrggbb`` to 0xAARRGGBB; None when malformed."""
+    m = _COLOR_RE.fullmatch(text)
+    if not m:
+        return None
+    h = m.group(1)
+    return int(h, 16) | (0xFF000000 if len(h) == 6 else 0)
+
+
+class Color(Spec):
+    what = 'a colour "#rrggbb" or "#aarrggbb"'
+
+    def read(self, rep, node, path):
+        if not isinstance(node, Str):
+            rep.error(node, path, f"expected {self.what}, found {describe(node)}")
+            return INVALID
+        c = parse_color(node.value)
+        if c is None:
+            rep.error(node, path, f'"{node.value}" is not {self.what}')
+            return INVALID
+        return c
+
+
+class Vec(Spec):
+    """A fixed-length array of numbers, e.g. ``[x, y, z]``; returns a tuple."""
+
+    def __init__(self, n: int, item: Num_ | None = None, *, nonzero: bool = False):
+        self.n, self.item, self.nonzero = n, item or Num(), nonzero
+        self.what = f"an array of {n} {'integers' if self.item.integer else 'numbers'}"
+
+    def read(self, rep, node, path):
+        if not isinstance(node, Arr) or len(node) != self.n:
+            found = f"{len(node)} items" if isinstance(node, Arr) else describe(node)
+            rep.error(node, path, f"expected {self.what}, found {found}")
+            return INVALID
+        out = []
+        for i, item in enumerate(node):
+            v = self.item.read(rep, item, join_path(path, i))
+            if v is not INVALID and self.nonzero and v == 0:
+                rep.error(item, join_path(path, i), "must not be 0")
+                v = INVALID
+            out.append(v)
+        return INVALID if any(v is INVALID for v in out) else tuple(out)
+
+
+class ListOf(Spec):
+    """An array of items of one spec; returns a list (INVALID items dropped, see ``ok``)."""
+
+    def __init__(self, item: Spec, *, min_len: int = 0, max_len: int | None = None, unique: bool = False):
+        self.item, self.min_len, self.max_len, self.unique = item, min_len, max_len, unique
+        self.what = f"an array of {item.what}"
+
+    def read(self, rep, node, path):
+        if not isinstance(node, Arr):
+            rep.error(node, path, f"expected {self.what}, found {describe(node)}")
+            return INVALID
+        if len(node) < self.min_len:
+            rep.error(node, path, "must not be empty" if self.min_len == 1 else
+                      f"{len(node)} items, at least {self.min_len} needed")
+        if self.max_len is not None and len(node) > self.max_len:
+            rep.error(node, path, f"{len(node)} items, more than the limit of {self.max_len}")
+            return INVALID
+        out = []
+        seen: dict = {}
+        bad = False
+        for i, item in enumerate(node):
+            v = self.item.read(rep, item, join_path(path, i))
+            if v is INVALID:
+                bad = True
+                continue
+            if self.unique:
+                key = v if not isinstance(v, list) else tuple(v)
+                if key in seen:
+                    rep.error(item, join_path(path, i), f"{describe(item)} repeats item {seen[key]}")
+                    bad = True
+                    continue
+                seen[key] = i
+            out.append(v)
+        return INVALID if bad else out
+
+
+class Field:
+    """A record field: its spec and default (``REQUIRED`` when it must be present)."""
+
+    __slots__ = ("spec", "default", "doc")
+
+    def __init__(self, spec: Spec, default: Any = REQUIRED, doc: str = ""):
+        self.spec, self.default, self.doc = spec, default, doc
+
+
+class Values(dict):
+    """A record's values by field name, with ``nodes`` (field -> Node) and ``obj``."""
+
+    nodes: dict[str, Node]
+    obj: Obj | None
+    path: str
+    ok: bool = True
+
+    def node(self, name: str) -> Node | None:
+        return self.nodes.get(name)
+
+    def where(self, name: str) -> Node | None:
+        """The node of a field when present, else the record's object (for located errors)."""
+        return self.nodes.get(name) or self.obj
+
+
+class Record(Spec):
+    """A JSON object with declared fields; any other field is an error.
+
+    ``unknown(key) -> message`` customises the message for undeclared keys
+    (models say ``not used by shape box``); by default it is ``unknown field``
+    with a close-match suggestion.
+    """
+
+    what = "an object"
+
+    def __init__(self, fields: dict[str, Field], *, unknown: Callable[[str], str] | None = None,
+                 check: Callable[[Report, Values, str], None] | None = None):
+        self.fields = fields
+        self.unknown = unknown
+        self.check = check
+
+    def unknown_message(self, key: str) -> str:
+        if self.unknown is not None:
+            return self.unknown(key)
+        close = difflib.get_close_matches(key, list(self.fields), n=1, cutoff=0.75)
+        return f"unknown field (did you mean \"{close[0]}\"?)" if close else "unknown field"
+
+    def read(self, rep, node, path):
+        vals = self.read_partial(rep, node, path)
+        return vals if vals is not INVALID and vals.ok else INVALID
+
+    def read_partial(self, rep, node, path) -> Values:
+        """Like ``read`` but returns the values even when some are INVALID
+        (``vals.ok`` tells), so later checks can still look at the good ones.
+        INVALID only when the node is not an object."""
+        if not isinstance(node, Obj):
+            rep.error(node, path, f"expected an object, found {describe(node)}")
+            return INVALID
+        vals = Values()
+        vals.nodes = {}
+        vals.obj = node
+        vals.path = path
+        bad = False
+        for key, child in node.items():
+            if key not in self.fields:
+                rep.error(child, join_path(path, key), self.unknown_message(key))
+                bad = True
+        for name, f in self.fields.items():
+            child = node.get(name)
+            if child is None:
+                if f.default is REQUIRED:
+                    rep.error(node, join_path(path, name), "required field is missing")
+                    bad = True
+                    vals[name] = INVALID
+                else:
+                    vals[name] = f.default
+                continue
+            vals.nodes[name] = child
+            v = f.spec.read(rep, child, join_path(path, name))
+            if v is INVALID:
+                bad = True
+            vals[name] = v
+        if not bad and self.check is not None:
+            n = len(rep.errors)
+            self.check(rep, vals, path)
+            bad = len(rep.errors) > n
+        vals.ok = not bad
+        return vals

@@ -1,0 +1,346 @@
+"""Strict JSON with positions.
+
+``parse(data)`` turns source bytes into a tree of :class:`Node` objects that
+remember where each value starts (1-based line and column, columns counted in
+characters).  It is stricter than :mod:`json`: duplicate keys, trailing data,
+non-finite numbers (``NaN``, ``Infinity``, ``1e999``), control characters in
+strings, lone surrogates and a byte-order mark are problems.  Problems that
+still leave a usable tree (duplicate keys, non-finite numbers) are collected
+and parsing goes on; a syntax error stops it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from collections.abc import Iterator
+
+__all__ = ["Node", "Obj", "Arr", "Str", "Num", "Bool", "Null", "JsonProblem", "parse", "to_plain"]
+
+
+class Node:
+    """A JSON value with its position; ``value`` holds the Python value."""
+
+    __slots__ = ("value", "line", "col")
+    kind = "value"
+
+    def __init__(self, value, line: int, col: int):
+        self.value = value
+        self.line = line
+        self.col = col
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.value!r} @{self.line}:{self.col})"
+
+
+class Obj(Node):
+    """An object: ``value`` maps key to value node (first occurrence wins);
+    ``keys`` maps key to the string node of the key."""
+
+    __slots__ = ("keys",)
+    kind = "object"
+
+    def __init__(self, value: dict[str, Node], keys: dict[str, Node], line: int, col: int):
+        super().__init__(value, line, col)
+        self.keys = keys
+
+    def get(self, key: str) -> Node | None:
+        return self.value.get(key)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.value
+
+    def items(self) -> Iterator[tuple[str, Node]]:
+        return iter(self.value.items())
+
+
+class Arr(Node):
+    __slots__ = ()
+    kind = "array"
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self.value)
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+
+class Str(Node):
+    __slots__ = ()
+    kind = "string"
+
+
+class Num(Node):
+    """A number; ``value`` is an ``int`` when written without fraction or exponent."""
+
+    __slots__ = ("text",)
+    kind = "number"
+
+    def __init__(self, value, text: str, line: int, col: int):
+        super().__init__(value, line, col)
+        self.text = text
+
+
+class Bool(Node):
+    __slots__ = ()
+    kind = "boolean"
+
+
+class Null(Node):
+    __slots__ = ()
+    kind = "null"
+
+
+class JsonProblem:
+    """A problem found while parsing: position and message."""
+
+    __slots__ = ("line", "col", "path", "message", "fatal")
+
+    def __init__(self, line: int, col: int, path: str, message: str, fatal: bool = False):
+        self.line, self.col, self.path, self.message, self.fatal = line, col, path, message, fatal
+
+    def __repr__(self) -> str:
+        return f"JsonProblem({self.line}:{self.col} {self.path}: {self.message})"
+
+
+class _Fatal(Exception):
+    pass
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
+_STR_CHUNK = re.compile(r'[^"\\\x00-\x1f]*')
+_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_BAD_LITERAL = re.compile(r"-?(?:NaN|Infinity|inf|nan)")
+MAX_DEPTH = 256
+
+
+def join_path(path: str, key: str | int) -> str:
+    """``parts`` + 2 -> ``parts[2]``; ``parts[2]`` + ``of`` -> ``parts[2].of``."""
+    if isinstance(key, int):
+        return f"{path}[{key}]" if path else f"[{key}]"
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+        return f"{path}.{key}" if path else key
+    quoted = '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return f"{path}[{quoted}]"
+
+
+class _Parser:
+    def __init__(self, text: str):
+        self.text = text
+        self.problems: list[JsonProblem] = []
+        self._lines = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def pos(self, offset: int) -> tuple[int, int]:
+        i = bisect.bisect_right(self._lines, offset) - 1
+        return i + 1, offset - self._lines[i] + 1
+
+    def problem(self, offset: int, path: str, message: str, fatal: bool = False) -> None:
+        line, col = self.pos(offset)
+        self.problems.append(JsonProblem(line, col, path or "$", message, fatal))
+        if fatal:
+            raise _Fatal
+
+    def ws(self, i: int) -> int:
+        return _WS.match(self.text, i).end()
+
+    def describe(self, i: int) -> str:
+        if i >= len(self.text):
+            return "end of file"
+        ch = self.text[i]
+        if ch in "\n\r\t ":
+            return repr(ch)
+        m = re.compile(r"[A-Za-z0-9_+\-.]+").match(self.text, i)
+        return repr(m.group(0)[:20]) if m else repr(ch)
+
+    def value(self, i: int, path: str, depth: int) -> tuple[Node, int]:
+        text = self.text
+        if depth > MAX_DEPTH:
+            self.problem(i, path, f"nesting deeper than {MAX_DEPTH} levels", fatal=True)
+        if i >= len(text):
+            self.problem(i, path, "expected a value, found end of file", fatal=True)
+        ch = text[i]
+        line, col = self.pos(i)
+        if ch == "{":
+            return self.object(i, path, depth, line, col)
+        if ch == "[":
+            return self.array(i, path, depth, line, col)
+        if ch == '"':
+            s, j = self.string(i, path)
+            return Str(s, line, col), j
+        if ch == "-" or "0" <= ch <= "9":
+            m = _NUMBER.match(text, i)
+            if not m or m.end() == i or (m.group(0) == "-"):
+                bad = _BAD_LITERAL.match(text, i)
+                if bad:
+                    self.problem(i, path, f"{bad.group(0)} is not a finite number", fatal=True)
+                self.problem(i, path, f"expected a value, found {self.describe(i)}", fatal=True)
+            num = m.group(0)
+            j = m.end()
+            if j < len(text) and (text[j].isalnum() or text[j] in "._+-"):
+                self.problem(i, path, f"malformed number {self.describe(i)}", fatal=True)
+            if m.group(1) is None and m.group(2) is None:
+                v: int | float = int(num)
+            else:
+                v = float(num)
+                if not math.isfinite(v):
+                    self.problem(i, path, f"{num} is not a finite number")
+            return Num(v, num, line, col), j
+        for lit, v, cls in (("true", True, Bool), ("false", False, Bool), ("null", None, Null)):
+            if text.startswith(lit, i):
+                j = i + len(lit)
+                if j < len(text) and (text[j].isalnum() or text[j] == "_"):
+                    break
+                return cls(v, line, col), j
+        bad = _BAD_LITERAL.match(text, i)
+        if bad:
+            self.problem(i, path, f"{bad.group(0)} is not a finite number (JSON has no NaN or Infinity)", fatal=True)
+        if ch == "'":
+            self.problem(i, path, "strings must use double quotes", fatal=True)
+        self.problem(i, path, f"expected a value, found {self.describe(i)}", fatal=True)
+        raise AssertionError("unreachable")
+
+    def string(self, i: int, path: str) -> tuple[str, int]:
+        text = self.text
+        j = i + 1
+        parts = []
+        while True:
+            m = _STR_CHUNK.match(text, j)
+            parts.append(m.group(0))
+            j = m.end()
+            if j >= len(text):
+                self.problem(i, path, "unterminated string", fatal=True)
+            ch = text[j]
+            if ch == '"':
+                j += 1
+                break
+            if ch == "\\":
+                if j + 1 >= len(text):
+                    self.problem(i, path, "unterminated string", fatal=True)
+                e = text[j + 1]
+                if e in _ESCAPES:
+                    parts.append(_ESCAPES[e])
+                    j += 2
+                elif e == "u":
+                    cp, j = self._unicode_escape(j, path)
+                    parts.append(cp)
+                else:
+                    self.problem(j, path, f"invalid escape \\{e} in string", fatal=True)
+            else:
+                what = "newline" if ch == "\n" else f"control character U+{ord(ch):04X}"
+                self.problem(j, path, f"{what} in string (escape it)", fatal=True)
+        return "".join(parts), j
+
+    def _unicode_escape(self, j: int, path: str) -> tuple[str, int]:
+        text = self.text
+        hexd = text[j + 2 : j + 6]
+        if not re.fullmatch(r"[0-9a-fA-F]{4}", hexd):
+            self.problem(j, path, "invalid \\u escape in string", fatal=True)
+        cp = int(hexd, 16)
+        j += 6
+        if 0xD800 <= cp < 0xDC00:
+            low = text[j + 2 : j + 6] if text.startswith("\\u", j) else ""
+            if re.fullmatch(r"[0-9a-fA-F]{4}", low) and 0xDC00 <= int(low, 16) < 0xE000:
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (int(low, 16) - 0xDC00)
+                return chr(cp), j + 6
+            self.problem(j - 6, path, "lone surrogate in \\u escape", fatal=True)
+        if 0xDC00 <= cp < 0xE000:
+            self.problem(j - 6, path, "lone surrogate in \\u escape", fatal=True)
+        return chr(cp), j
+
+    def object(self, i: int, path: str, depth: int, line: int, col: int) -> tuple[Obj, int]:
+        text = self.text
+        values: dict[str, Node] = {}
+        keys: dict[str, Node] = {}
+        j = self.ws(i + 1)
+        if j < len(text) and text[j] == "}":
+            return Obj(values, keys, line, col), j + 1
+        while True:
+            if j >= len(text) or text[j] != '"':
+                if j < len(text) and text[j] == "}":
+                    self.problem(j, path, "trailing comma before }", fatal=True)
+                self.problem(j, path, f"expected a field name in double quotes, found {self.describe(j)}", fatal=True)
+            kline, kcol = self.pos(j)
+            key, j = self.string(j, path)
+            j = self.ws(j)
+            if j >= len(text) or text[j] != ":":
+                self.problem(j, join_path(path, key), f"expected ':' after field name, found {self.describe(j)}", fatal=True)
+            j = self.ws(j + 1)
+            child_path = join_path(path, key)
+            node, j = self.value(j, child_path, depth + 1)
+            if key in values:
+                first = keys[key]
+                self.problem(
+                    self._offset(node.line, node.col), child_path,
+                    f"duplicate key {key!r} (first at line {first.line}, column {first.col})",
+                )
+            else:
+                values[key] = node
+                keys[key] = Str(key, kline, kcol)
+            j = self.ws(j)
+            if j < len(text) and text[j] == ",":
+                j = self.ws(j + 1)
+                continue
+            if j < len(text) and text[j] == "}":
+                return Obj(values, keys, line, col), j + 1
+            self.problem(j, path, f"expected ',' or '}}' in object, found {self.describe(j)}", fatal=True)
+
+    def array(self, i: int, path: str, depth: int, line: int, col: int) -> tuple[Arr, int]:
+        text = self.text
+        items: list[Node] = []
+        j = self.ws(i + 1)
+        if j < len(text) and text[j] == "]":
+            return Arr(items, line, col), j + 1
+        while True:
+            if j < len(text) and text[j] == "]":
+                self.problem(j, path, "trailing comma before ]", fatal=True)
+            node, j = self.value(j, join_path(path, len(items)), depth + 1)
+            items.append(node)
+            j = self.ws(j)
+            if j < len(text) and text[j] == ",":
+                j = self.ws(j + 1)
+                continue
+            if j < len(text) and text[j] == "]":
+                return Arr(items, line, col), j + 1
+            self.problem(j, path, f"expected ',' or ']' in array, found {self.describe(j)}", fatal=True)
+
+    def _offset(self, line: int, col: int) -> int:
+        return self._lines[line - 1] + col - 1
+
+
+def parse(data: bytes | str) -> tuple[Node | None, list[JsonProblem]]:
+    """Parse strict JSON; return the tree (None after a fatal problem) and the problems."""
+    if isinstance(data, bytes):
+        if data.startswith(b"\xef\xbb\xbf"):
+            return None, [JsonProblem(1, 1, "$", "file starts with a UTF-8 byte-order mark; save it without", True)]
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            before = data[: exc.start]
+            line = before.count(b"\n") + 1
+            col = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+            return None, [JsonProblem(line, col, "$", f"invalid UTF-8 (byte 0x{data[exc.start]:02x})", True)]
+    else:
+        text = data
+    p = _Parser(text)
+    try:
+        i = p.ws(0)
+        if i >= len(text):
+            p.problem(i, "$", "empty file: expected a JSON object", fatal=True)
+        root, j = p.value(i, "", 0)
+        j = p.ws(j)
+        if j < len(text):
+            p.problem(j, "$", f"trailing data after the JSON value: {p.describe(j)}", fatal=True)
+    except _Fatal:
+        return None, p.problems
+    return root, p.problems
+
+
+def to_plain(node: Node):
+    """The plain Python value of a node tree (dicts, lists, str, int, float, bool, None)."""
+    if isinstance(node, Obj):
+        return {k: to_plain(v) for k, v in node.value.items()}
+    if isinstance(node, Arr):
+        return [to_plain(v) for v in node.value]
+    return node.value
