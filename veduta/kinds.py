@@ -19,7 +19,7 @@ class Kind:
 
 
 KINDS: tuple[Kind, ...] = (
-    Kind("model", "models", ".vmodel", "MESH", "veduta.compile.model:compile_model"),
+    Kind("model", "models", ".vmodel", "MESH", "veduta.compile.model.compile:compile_model"),
     Kind("texture", "textures", ".vtexture", "TEXR", "veduta.compile.texture:compile_texture"),
     Kind("material", "materials", ".vmaterial", "MATL", "veduta.compile.material:compile_material"),
     Kind("scene", "scenes", ".vscene", "SCEN", "veduta.compile.scene:compile_scene"),

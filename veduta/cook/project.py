@@ -1,0 +1,134 @@
+"""A game repo: where its assets, cooked files and cache live, and its sources.
+
+The game root is the folder holding ``dodo.py`` or ``pyproject.toml`` (the
+current folder or the nearest parent).  ``[tool.veduta]`` in its
+``pyproject.toml`` may set ``assets`` (default ``assets``), ``cooked``
+(default ``<assets>/.cooked``) and ``cache`` (default ``cache``), each
+relative to the root.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from veduta.errors import ConfigError
+from veduta.kinds import BY_FOLDER, BY_NAME, KINDS, Kind, name_of
+
+CONFIG_KEYS = ("assets", "cooked", "cache")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One source file: ``rel`` is relative to the assets folder, forward slashes."""
+
+    kind: Kind
+    name: str
+    rel: str
+
+
+@dataclass(frozen=True)
+class Project:
+    root: str
+    assets: str  # paths relative to the current folder when the project was found that way
+    cooked: str
+    cache: str
+
+    @classmethod
+    def find(cls, start: str | None = None) -> Project:
+        start = os.path.abspath(start or os.getcwd())
+        d = start
+        while True:
+            if os.path.isfile(os.path.join(d, "dodo.py")) or os.path.isfile(os.path.join(d, "pyproject.toml")):
+                return cls.at(d)
+            parent = os.path.dirname(d)
+            if parent == d:
+                return cls.at(start)
+            d = parent
+
+    @classmethod
+    def at(cls, root: str) -> Project:
+        cfg = _read_config(os.path.join(root, "pyproject.toml"))
+        rel_root = os.path.relpath(root)
+        assets = os.path.normpath(os.path.join(rel_root, cfg.get("assets", "assets")))
+        cooked = os.path.normpath(os.path.join(rel_root, cfg["cooked"])) if "cooked" in cfg else \
+            os.path.join(assets, ".cooked")
+        cache = os.path.normpath(os.path.join(rel_root, cfg.get("cache", "cache")))
+        return cls(rel_root, assets, cooked, cache)
+
+    # -- sources -------------------------------------------------------------
+    def sources(self) -> list[Source]:
+        """Every source under the assets folder, sorted by path."""
+        out = []
+        for k in KINDS:
+            top = os.path.join(self.assets, k.folder)
+            for rel in _walk(top, k.suffix):
+                rel = f"{k.folder}/{rel}"
+                out.append(Source(k, name_of(rel), rel))
+        out.sort(key=lambda s: s.rel)
+        return out
+
+    def cooked_path(self, kind: Kind | str, name: str) -> str:
+        k = BY_NAME[kind] if isinstance(kind, str) else kind
+        return os.path.join(self.cooked, k.folder, name + ".vda")
+
+    def source_path(self, rel: str) -> str:
+        return os.path.join(self.assets, *rel.split("/"))
+
+    def find_source(self, kind: str, name: str) -> Source | None:
+        """A source by kind and name (the first path when the name is a duplicate)."""
+        k = BY_NAME[kind]
+        for rel in _walk(os.path.join(self.assets, k.folder), k.suffix):
+            if name_of(rel) == name:
+                return Source(k, name, f"{k.folder}/{rel}")
+        return None
+
+    def index(self):
+        from veduta.compile import AssetIndex
+
+        return AssetIndex.from_paths(s.rel for s in self.sources())
+
+
+def _walk(top: str, suffix: str) -> list[str]:
+    """Paths of files ending in *suffix* under *top*, relative to it, sorted; skips dot folders."""
+    out = []
+    stack = [("", top)]
+    while stack:
+        prefix, d = stack.pop()
+        try:
+            it = os.scandir(d)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        with it:
+            for e in it:
+                if e.name.startswith("."):
+                    continue
+                if e.is_dir():
+                    stack.append((prefix + e.name + "/", e.path))
+                elif e.name.endswith(suffix) and len(e.name) > len(suffix):
+                    out.append(prefix + e.name)
+    out.sort()
+    return out
+
+
+def _read_config(path: str) -> dict:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return {}
+    import tomllib
+
+    try:
+        cfg = tomllib.loads(data.decode("utf-8")).get("tool", {}).get("veduta", {})
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    for key, value in cfg.items():
+        if key not in CONFIG_KEYS:
+            raise ConfigError(f"{path}: [tool.veduta] {key}: unknown key (want one of {', '.join(CONFIG_KEYS)})")
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"{path}: [tool.veduta] {key}: expected a folder path string")
+    return cfg
+
+
+__all__ = ["Project", "Source", "BY_FOLDER"]
