@@ -27,6 +27,9 @@ def unit_circle(n: int) -> np.ndarray:
     low = rem <= eighth
     base = np.where(low, rem, 2 * eighth - rem).astype(np.float64) * (2.0 * math.pi / (8.0 * n))
     cb, sb = np.cos(base), np.sin(base)
+    half = rem == eighth  # 45°: one value for both, so the octant symmetry stays exact
+    cb = np.where(half, math.sqrt(0.5), cb)
+    sb = np.where(half, math.sqrt(0.5), sb)
     c = np.where(low, cb, sb)
     s = np.where(low, sb, cb)
     cos = np.select([quadrant == 0, quadrant == 1, quadrant == 2], [c, -s, -c], s)
@@ -43,7 +46,9 @@ def cos_sin_deg(deg: float) -> tuple[float, float]:
         d = 0.0
     quadrant = int(d // 90.0)
     r = d - 90.0 * quadrant  # exact (Sterbenz)
-    if r <= 45.0:
+    if r == 45.0:
+        c = s = math.sqrt(0.5)
+    elif r < 45.0:
         c, s = math.cos(math.radians(r)), math.sin(math.radians(r))
     else:
         a = math.radians(90.0 - r)

@@ -1,0 +1,327 @@
+"""Strict model/1 sources: positioned JSON in, a validated `ModelSpec` out (spec: Errors).
+
+`validate_model` reports every problem at once into a `Report`, each at the line and column of
+the offending value with its JSON path (`parts[2].of`). Only when there is no error does it
+return a `ModelSpec`, which the geometry core (`build.build_model`) can build without further
+checks.
+
+Rules beyond the field types (spec: Parts, Levels of detail, Errors):
+
+* each shape accepts only its own fields plus the common ones; any other field is an error even
+  when it is null, 0 or false: `not used by shape box` for a field of another shape (or of the
+  common set, on a mirror), `unknown field (did you mean "segments"?)` for anything else;
+* `scale` is a number (uniform) or `[x, y, z]`; every component finite and non-zero, negative
+  allowed;
+* profiles are checked by `profile.check_profile_extrude` / `check_profile_lathe`, each problem
+  located at the point it names;
+* `of` names an earlier part; `name`, when present, equals the file name; lod distances increase
+  and a level may name another model (not this one).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from veduta.source import load_source
+from veduta.source.diagnostics import Report
+from veduta.source.fields import (
+    INVALID,
+    Any_,
+    AssetName,
+    BoolSpec,
+    Enum,
+    Field,
+    Int,
+    ListOf,
+    Num,
+    Record,
+    Spec,
+    Vec,
+    describe,
+    fmt_num,
+)
+from veduta.source.jsonpos import Arr, Node, Obj, join_path
+from veduta.source.jsonpos import Num as NumNode
+
+from .profile import check_profile_extrude, check_profile_lathe
+from .types import (
+    AXES,
+    DEFAULT_DRAW_DISTANCE,
+    DEFAULT_PIVOT,
+    DEFAULT_RINGS,
+    DEFAULT_SEGMENTS,
+    DEFAULT_SMOOTH_ANGLE_DEG,
+    DEFAULT_TRIANGLE_BUDGET,
+    EXTRUDE_POINTS_RANGE,
+    FORMAT,
+    LATHE_POINTS_RANGE,
+    MAX_LOD_LEVELS,
+    PARTS_RANGE,
+    PIVOTS,
+    RINGS_RANGE,
+    SEGMENTS_RANGE,
+    SHAPES,
+    SMOOTH_ANGLE_RANGE,
+    UNITS,
+    UV_MODES,
+    LodSpec,
+    ModelSpec,
+    PartSpec,
+)
+
+__all__ = ["read_model", "validate_model", "ModelSource", "COMMON_FIELDS", "SHAPE_FIELDS", "F32_MAX"]
+
+#: The largest finite binary32 value: distances are stored as f32 in MESH.
+F32_MAX = 3.4028234663852886e38
+
+
+class Scale(Spec):
+    """`scale`: a number s (meaning [s, s, s]) or [x, y, z]; components finite and non-zero."""
+
+    what = "a number or an array of 3 numbers"
+    _num = Num()
+
+    def _component(self, rep: Report, node: Node, path: str):
+        v = self._num.read(rep, node, path)
+        if v is not INVALID and v == 0:
+            rep.error(node, path, f"{node.text} is not allowed (scale components must be non-zero)")
+            return INVALID
+        return v
+
+    def read(self, rep, node, path):
+        if isinstance(node, NumNode):
+            v = self._component(rep, node, path)
+            return INVALID if v is INVALID else (v, v, v)
+        if isinstance(node, Arr) and len(node) == 3:
+            out = [self._component(rep, item, join_path(path, i)) for i, item in enumerate(node)]
+            return INVALID if any(v is INVALID for v in out) else tuple(out)
+        found = f"{len(node)} items" if isinstance(node, Arr) else describe(node)
+        rep.error(node, path, f"expected {self.what}, found {found}")
+        return INVALID
+
+
+class Units(Spec):
+    what = f'"{UNITS}"'
+
+    def read(self, rep, node, path):
+        if getattr(node, "kind", "") != "string" or node.value != UNITS:
+            shown = f'"{node.value}"' if node.kind == "string" else describe(node)
+            rep.error(node, path, f'{shown} is not "{UNITS}" (model/1 lengths are meters)')
+            return INVALID
+        return UNITS
+
+
+class Profile(Spec):
+    """An array of [a, b] points (extrude: [x, y]; lathe: [r, y]); shape rules checked later."""
+
+    what = "an array of [a, b] points"
+    _points = ListOf(Vec(2, Num()))
+
+    def read(self, rep, node, path):
+        pts = self._points.read(rep, node, path)
+        return INVALID if pts is INVALID else tuple(pts)
+
+
+POSITIVE = Num(gt=0)
+SEGMENTS = Field(Int(*SEGMENTS_RANGE), DEFAULT_SEGMENTS)
+
+#: Fields every shape except mirror accepts (mirror accepts `material` only), with defaults.
+COMMON_FIELDS: dict[str, Field] = {
+    "position": Field(Vec(3), (0.0, 0.0, 0.0)),
+    "rotation_deg": Field(Vec(3), (0.0, 0.0, 0.0)),
+    "scale": Field(Scale(), (1.0, 1.0, 1.0)),
+    "material": Field(AssetName, ""),
+    "uv": Field(Enum(*UV_MODES), ""),
+    "flip_normals": Field(BoolSpec(), False),
+}
+
+#: Each shape's own fields (a missing default means required).
+SHAPE_FIELDS: dict[str, dict[str, Field]] = {
+    "box": {"size": Field(Vec(3, POSITIVE))},
+    "cylinder": {"radius": Field(POSITIVE), "height": Field(POSITIVE), "segments": SEGMENTS},
+    "sphere": {"radius": Field(POSITIVE), "segments": SEGMENTS, "rings": Field(Int(*RINGS_RANGE), DEFAULT_RINGS)},
+    "plane": {"size": Field(Vec(2, POSITIVE))},
+    "extrude": {"profile": Field(Profile()), "depth": Field(POSITIVE)},
+    "lathe": {"profile": Field(Profile()), "segments": SEGMENTS},
+    "mirror": {"axis": Field(Enum(*AXES)), "of": Field(Int()), "material": COMMON_FIELDS["material"]},
+}
+assert set(SHAPE_FIELDS) == set(SHAPES)
+
+_ALL_PART_FIELDS = ("shape", *COMMON_FIELDS, *sorted({k for f in SHAPE_FIELDS.values() for k in f}))
+_SHAPE = Enum(*SHAPES)
+
+
+def _accepted(shape: str) -> dict[str, Field]:
+    own = SHAPE_FIELDS[shape]
+    return {"shape": Field(Any_()), **own} if shape == "mirror" else {"shape": Field(Any_()), **COMMON_FIELDS, **own}
+
+
+def _unknown_part_field(shape: str, accepted: list[str]):
+    def message(key: str) -> str:
+        if key in _ALL_PART_FIELDS:
+            return f"not used by shape {shape}"
+        close = difflib.get_close_matches(key, accepted, n=1, cutoff=0.75)
+        return f'unknown field (did you mean "{close[0]}"?)' if close else "unknown field"
+
+    return message
+
+
+#: One Record per shape; fields of other shapes are reported `not used by shape <shape>`.
+PART_RECORDS: dict[str, Record] = {
+    s: Record(_accepted(s), unknown=_unknown_part_field(s, list(_accepted(s)))) for s in SHAPES
+}
+_ANY_SHAPE = Record({k: Field(Any_(), None) for k in _ALL_PART_FIELDS})
+
+_POINT_RE = re.compile(r"(?:last )?point (\d+)|edge \d+-(\d+) folds|edges \d+-\d+ and (\d+)-")
+
+
+def _locate_point(profile: Node, message: str) -> tuple[Node, int | None]:
+    """The point a profile message is about (its node and index), else the profile itself."""
+    m = _POINT_RE.match(message)
+    if m and isinstance(profile, Arr):
+        i = int(next(g for g in m.groups() if g is not None))
+        if 0 <= i < len(profile):
+            return profile.value[i], i
+    return profile, None
+
+
+def _check_profile(rep: Report, shape: str, points: tuple, node: Node, path: str) -> bool:
+    lo, hi = EXTRUDE_POINTS_RANGE if shape == "extrude" else LATHE_POINTS_RANGE
+    if not lo <= len(points) <= hi:
+        rep.error(node, path, f"{len(points)} points out of range [{lo}, {hi}]")
+        return False
+    check = check_profile_extrude if shape == "extrude" else check_profile_lathe
+    problems = check(points)
+    for message in problems:
+        where, i = _locate_point(node, message)
+        rep.error(where, path if i is None else join_path(path, i), message)
+    return not problems
+
+
+def _read_part(rep: Report, node: Node, index: int, path: str) -> PartSpec | None:
+    if not isinstance(node, Obj):
+        rep.error(node, path, f"expected an object, found {describe(node)}")
+        return None
+    shape_node = node.get("shape")
+    shape = INVALID
+    if shape_node is None:
+        rep.error(node, join_path(path, "shape"), "required field is missing (want one of "
+                  + ", ".join(f'"{s}"' for s in SHAPES) + ")")
+    else:
+        shape = _SHAPE.read(rep, shape_node, join_path(path, "shape"))
+    if shape is INVALID:
+        _ANY_SHAPE.read_partial(rep, node, path)  # still report fields no shape has
+        return None
+    vals = PART_RECORDS[shape].read_partial(rep, node, path)
+    ok = vals.ok
+    if shape == "mirror" and vals["of"] is not INVALID:
+        of = vals["of"]
+        if not 0 <= of < index:
+            want = "part 0 has no earlier part" if index == 0 else f"want 0..{index - 1}"
+            rep.error(vals.node("of"), join_path(path, "of"), f"{of} is not the index of an earlier part ({want})")
+            ok = False
+    if shape in ("extrude", "lathe") and vals["profile"] is not INVALID:
+        ok &= _check_profile(rep, shape, vals["profile"], vals.node("profile"), join_path(path, "profile"))
+    if not ok:
+        return None
+    fields = {k: v for k, v in vals.items() if k != "shape"}
+    if "profile" in fields:
+        fields["profile"] = tuple((float(a), float(b)) for a, b in fields["profile"])
+    return PartSpec(index=index, shape=shape, **fields)
+
+
+class Parts(Spec):
+    what = "an array of parts"
+
+    def read(self, rep, node, path):
+        if not isinstance(node, Arr):
+            rep.error(node, path, f"expected {self.what}, found {describe(node)}")
+            return INVALID
+        lo, hi = PARTS_RANGE
+        if not lo <= len(node) <= hi:
+            rep.error(node, path, "must not be empty" if len(node) == 0 else
+                      f"{len(node)} parts out of range [{lo}, {hi}]")
+            return INVALID
+        parts = [_read_part(rep, item, i, join_path(path, i)) for i, item in enumerate(node)]
+        return INVALID if any(p is None for p in parts) else tuple(parts)
+
+
+LOD_LEVEL = Record({"distance": Field(Num(gt=0, le=F32_MAX)), "model": Field(AssetName, "")})
+
+TOP = Record({
+    "veduta": Field(Any_(), None),  # checked by load_source
+    "name": Field(AssetName, ""),
+    "units": Field(Units(), UNITS),
+    "pivot": Field(Enum(*PIVOTS), DEFAULT_PIVOT),
+    "symmetry": Field(Enum(*AXES), ""),
+    "smooth_angle_deg": Field(Num(*SMOOTH_ANGLE_RANGE), DEFAULT_SMOOTH_ANGLE_DEG),
+    "triangle_budget": Field(Int(ge=0, le=(1 << 63) - 1), DEFAULT_TRIANGLE_BUDGET),
+    "parts": Field(Parts()),
+    "lod": Field(ListOf(LOD_LEVEL, max_len=MAX_LOD_LEVELS), []),
+    "draw_distance": Field(Num(ge=0, le=F32_MAX), DEFAULT_DRAW_DISTANCE),
+})
+
+
+@dataclass(frozen=True, eq=False)
+class ModelSource:
+    """A validated source: the spec (None when there are errors), the report, and for every lod
+    level the node of its `model` field (None when it has none) to locate references."""
+
+    spec: ModelSpec | None
+    report: Report
+    lod_model_nodes: tuple[Node | None, ...] = ()
+
+
+def _check_lod(rep: Report, levels: list, name: str) -> bool:
+    ok = True
+    prev = None
+    for k, level in enumerate(levels):
+        path = f"lod[{k}]"
+        d = level["distance"]
+        if prev is not None and not d > prev:
+            rep.error(level.node("distance"), f"{path}.distance",
+                      f"{fmt_num(d)} does not increase (want > {fmt_num(prev)}, the previous level's distance)")
+            ok = False
+        prev = d
+        if level["model"] and level["model"] == name:
+            rep.error(level.node("model"), f"{path}.model",
+                      f'"{name}" is this model itself (name another model, or leave model out)')
+            ok = False
+    return ok
+
+
+def validate_model(data: bytes, file: str, name: str) -> ModelSource:
+    """Decode and validate a model/1 source. `file` is shown in messages, `name` is the model
+    name (the file name without .vmodel)."""
+    root, rep = load_source(data, file, FORMAT)
+    if root is None:
+        return ModelSource(None, rep)
+    vals = TOP.read_partial(rep, root, "")
+    ok = vals.ok
+    if vals["name"] and vals["name"] != name:
+        rep.error(vals.node("name"), "name", f'"{vals["name"]}" is not the file name (want "{name}")')
+        ok = False
+    if vals["lod"] is not INVALID:
+        ok &= _check_lod(rep, vals["lod"], name)
+    if not ok or not rep.ok:
+        return ModelSource(None, rep)
+    spec = ModelSpec(
+        name=name,
+        pivot=vals["pivot"],
+        symmetry=vals["symmetry"],
+        smooth_angle_deg=float(vals["smooth_angle_deg"]),
+        triangle_budget=int(vals["triangle_budget"]),
+        parts=vals["parts"],
+        lod=tuple(LodSpec(float(lv["distance"]), lv["model"]) for lv in vals["lod"]),
+        draw_distance=float(vals["draw_distance"]),
+    )
+    nodes = tuple(lv.node("model") for lv in vals["lod"])
+    return ModelSource(spec, rep, nodes)
+
+
+def read_model(data: bytes, file: str, name: str) -> tuple[ModelSpec | None, Report]:
+    """Validated `ModelSpec` (None when the source has errors) and the report of every problem."""
+    src = validate_model(data, file, name)
+    return src.spec, src.report
