@@ -23,7 +23,8 @@ from collections.abc import Callable
 from typing import Any
 
 from veduta.source.diagnostics import Report
-from veduta.source.jsonpos import Arr, Bool, Node, Null, Num, Obj, Str, join_path
+from veduta.source.jsonpos import Arr, Bool, Node, Null, Obj, Str, join_path
+from veduta.source.jsonpos import Num as NumNode  # `Num` below is the number spec
 
 __all__ = [
     "INVALID", "REQUIRED", "Spec", "Field", "Record", "Values", "Int", "Num_", "Num", "BoolSpec",
@@ -62,7 +63,7 @@ def describe(node: Node) -> str:
         return "true" if node.value else "false"
     if isinstance(node, Null):
         return "null"
-    if isinstance(node, Num):
+    if isinstance(node, NumNode):
         return node.text
     return repr(node.value)
 
@@ -138,7 +139,7 @@ class Num_(Spec):
         )
 
     def read(self, rep, node, path):
-        if not isinstance(node, Num):
+        if not isinstance(node, NumNode):
             rep.error(node, path, f"expected {'an integer' if self.integer else 'a number'}, found {describe(node)}")
             return INVALID
         v = node.value
