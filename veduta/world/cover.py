@@ -1,0 +1,240 @@
+"""Scatter and vegetation (docs/world-generation.md, sections 11-12).
+
+Who owns a cell: the first structure whose footprint covers it; otherwise the first scatter rule
+that fires there, then the first vegetation prefab rule. Model rules plant flora independently
+(at most one plant per rule and cell). Both a vectorised version over cell rectangles and a
+scalar version for one cell are given; they must agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .intmath import hash2, hash2_grid
+from .params import PrefabP, WorldP
+from .structures import Structure, gap, need_mm
+
+# owner kinds (arrays use these codes)
+NONE, STRUCTURE, SCATTER, VEGETATION = 0, 1, 2, 3
+KIND_NAMES = {STRUCTURE: "structure", SCATTER: "scatter", VEGETATION: "vegetation"}
+
+
+@dataclass(frozen=True)
+class Plant:
+    """One plant of a model rule in a cell. Positions in mm; scale in thousandths."""
+
+    rule: int
+    x_mm: int
+    z_mm: int
+    y_mm: int
+    rotation: int  # 0, 90, 180 or 270 degrees about +Y
+    mirror: bool  # mirrored along its local x
+    scale: int  # thousandths
+
+
+@dataclass
+class PlantArrays:
+    """The plants of one model rule over a rectangle (each array (h, w); valid where ``mask``)."""
+
+    rule: int
+    mask: np.ndarray
+    x_mm: np.ndarray
+    z_mm: np.ndarray
+    y_mm: np.ndarray
+    rotation: np.ndarray
+    mirror: np.ndarray
+    scale: np.ndarray
+
+
+def biome_ok(p: WorldP, biomes: frozenset[str], pf: PrefabP | None) -> np.ndarray:
+    """Per biome index: may the rule (and its prefab, if any) grow there? (empty list: any)."""
+    return np.asarray([(not biomes or b in biomes) and (pf is None or pf.allows(b)) for b in p.biome_names],
+                      dtype=bool)
+
+
+def plant_draw(h: int, hp: int, rule) -> tuple[int, int, int, int, int]:
+    """(fx, fz, rotation, mirror, scale) of a plant from its two hashes (h decides whether it grows,
+    hp where); fx, fz in thousandths of the cell, scale in thousandths."""
+    fx = 200 + (hp >> 32) % 600
+    fz = 200 + (hp & 0xFFFFFFFF) % 600
+    rot = (h & 3) * 90
+    mirror = (h >> 2) & 1
+    scale = rule.scale_min + ((rule.scale_max - rule.scale_min) * ((h >> 16) & 0xFFFF)) // 65535
+    return fx, fz, rot, mirror, scale
+
+
+def triangle_height(h00, h10, h01, h11, fx, fz):
+    """Height at (fx, fz) thousandths inside a cell, on its two triangles (split along the
+    diagonal from vertex [x, z] to [x + 1, z + 1])."""
+    a = h00 + ((h10 - h00) * fx + (h11 - h10) * fz) // 1000
+    b = h00 + ((h01 - h00) * fz + (h11 - h01) * fx) // 1000
+    if isinstance(a, np.ndarray):
+        return np.where(fx >= fz, a, b)
+    return a if fx >= fz else b
+
+
+def in_area(rule, x, z):
+    """Is the centre of cell [x, z] within the rule's radius of its vertex (x, z)?"""
+    dx = 2 * x + 1 - 2 * rule.x
+    dz = 2 * z + 1 - 2 * rule.z
+    return dx * dx + dz * dz <= 4 * rule.radius * rule.radius
+
+
+class Cover:
+    def __init__(self, p: WorldP, prefabs: dict[str, PrefabP]):
+        self.p = p
+        self.prefabs = prefabs
+        #: (kind, rule index, prefab, biome table) of the rules competing for cells, in order
+        self.rules = []
+        for r in p.scatter:
+            pf = prefabs.get(r.prefab)
+            if pf is not None:
+                self.rules.append((SCATTER, r, pf, biome_ok(p, r.biomes, pf)))
+        for r in p.vegetation:
+            if r.prefab:
+                pf = prefabs.get(r.prefab)
+                if pf is not None:
+                    self.rules.append((VEGETATION, r, pf, biome_ok(p, r.biomes, pf)))
+        self.models = [(r, biome_ok(p, r.biomes, None)) for r in p.vegetation if r.model]
+
+    # -- vectorised -----------------------------------------------------------------------------
+
+    def owners(self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray, structs: list[Structure]):
+        """Owner kind and index arrays (h, w) of a cell rectangle: the index is the structure's
+        position in ``structs`` for STRUCTURE, the rule's index in the world's scatter or
+        vegetation list otherwise (-1 for none)."""
+        h, w = biome.shape
+        p = self.p
+        kind = np.zeros((h, w), dtype=np.int8)
+        index = np.full((h, w), -1, dtype=np.int64)
+        for k, s in enumerate(structs):
+            i0, i1 = max(0, s.x0 - x0), min(w, s.x1 - x0)
+            j0, j1 = max(0, s.z0 - z0), min(h, s.z1 - z0)
+            if i0 < i1 and j0 < j1:
+                sub_k = kind[j0:j1, i0:i1]
+                sub_i = index[j0:j1, i0:i1]
+                free = sub_k == NONE
+                sub_i[free] = k
+                sub_k[free] = STRUCTURE
+        xs = np.arange(x0, x0 + w, dtype=np.int64)
+        zs = np.arange(z0, z0 + h, dtype=np.int64)
+        n = p.cells
+        inside = ((xs >= -n) & (xs < n))[None, :] & ((zs >= -n) & (zs < n))[:, None]
+        open_ = (kind == NONE) & ~wet & inside
+        for code, r, pf, ok in self.rules:
+            cand = open_ & ok[biome]
+            if code == VEGETATION and r.area:
+                cand &= in_area(r, xs[None, :], zs[:, None])
+            if not cand.any():
+                continue
+            cand &= (hash2_grid(r.key, xs, zs) >> 32) < r.density_t
+            cand &= ~self._too_close(pf, x0, z0, w, h, structs)
+            kind[cand] = code
+            index[cand] = r.index
+            open_ &= ~cand
+        return kind, index
+
+    def _too_close(self, pf: PrefabP, x0, z0, w, h, structs) -> np.ndarray:
+        out = np.zeros((h, w), dtype=bool)
+        cell2 = self.p.cell_mm ** 2
+        for s in structs:
+            need = need_mm(pf.tags, pf.distances, s.tags, dict(s.distances))
+            if need == 0:
+                continue
+            reach = -(-need // self.p.cell_mm) + 1
+            i0, i1 = max(0, s.x0 - reach - x0), min(w, s.x1 + reach - x0)
+            j0, j1 = max(0, s.z0 - reach - z0), min(h, s.z1 + reach - z0)
+            if i0 >= i1 or j0 >= j1:
+                continue
+            cx = np.arange(x0 + i0, x0 + i1, dtype=np.int64)[None, :]
+            cz = np.arange(z0 + j0, z0 + j1, dtype=np.int64)[:, None]
+            gx, gz = gap(cx, cx + 1, cz, cz + 1, s.x0, s.x1, s.z0, s.z1)
+            out[j0:j1, i0:i1] |= (gx * gx + gz * gz) * cell2 < need * need
+        return out
+
+    def plants(self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray, footprint: np.ndarray,
+               ground: np.ndarray) -> list[PlantArrays]:
+        """Plants of every model rule over a cell rectangle; ``footprint`` marks cells covered by a
+        structure, ``ground`` is the final ground of the (h + 1, w + 1) vertices."""
+        h, w = biome.shape
+        p = self.p
+        xs = np.arange(x0, x0 + w, dtype=np.int64)
+        zs = np.arange(z0, z0 + h, dtype=np.int64)
+        n = p.cells
+        inside = ((xs >= -n) & (xs < n))[None, :] & ((zs >= -n) & (zs < n))[:, None]
+        open_ = ~wet & ~footprint & inside
+        out = []
+        for r, ok in self.models:
+            hh = hash2_grid(r.key, xs, zs)
+            mask = open_ & ok[biome] & ((hh >> 32) < r.density_t)
+            if r.area:
+                mask &= in_area(r, xs[None, :], zs[:, None])
+            hp = hash2_grid(r.key_place, xs, zs)
+            fx = 200 + ((hp >> 32) % 600).astype(np.int64)
+            fz = 200 + ((hp & 0xFFFFFFFF) % 600).astype(np.int64)
+            rot = (hh & 3).astype(np.int64) * 90
+            mirror = ((hh >> 2) & 1).astype(bool)
+            u = ((hh >> 16) & 0xFFFF).astype(np.int64)
+            scale = r.scale_min + ((r.scale_max - r.scale_min) * u) // 65535
+            cm = p.cell_mm
+            y = triangle_height(ground[:-1, :-1], ground[:-1, 1:], ground[1:, :-1], ground[1:, 1:], fx, fz)
+            out.append(PlantArrays(
+                rule=r.index, mask=mask, x_mm=xs[None, :] * cm + (cm * fx) // 1000,
+                z_mm=zs[:, None] * cm + (cm * fz) // 1000, y_mm=y, rotation=rot, mirror=mirror, scale=scale,
+            ))
+        return out
+
+    # -- scalar ---------------------------------------------------------------------------------
+
+    def owner_at(self, x: int, z: int, biome: int, wet: bool, structs: list[Structure]):
+        """(kind, index) of cell [x, z] as in :meth:`owners`."""
+        for k, s in enumerate(structs):
+            if s.covers(x, z):
+                return STRUCTURE, k
+        n = self.p.cells
+        if wet or not (-n <= x < n and -n <= z < n):
+            return NONE, -1
+        cell2 = self.p.cell_mm ** 2
+        for code, r, pf, ok in self.rules:
+            if not ok[biome]:
+                continue
+            if code == VEGETATION and r.area and not in_area(r, x, z):
+                continue
+            if (hash2(r.key, x, z) >> 32) >= r.density_t:
+                continue
+            close = False
+            for s in structs:
+                need = need_mm(pf.tags, pf.distances, s.tags, dict(s.distances))
+                if need:
+                    gx, gz = gap(x, x + 1, z, z + 1, s.x0, s.x1, s.z0, s.z1)
+                    if (gx * gx + gz * gz) * cell2 < need * need:
+                        close = True
+                        break
+            if not close:
+                return code, r.index
+        return NONE, -1
+
+    def plants_at(self, x: int, z: int, biome: int, wet: bool, in_footprint: bool,
+                  corners: tuple[int, int, int, int]) -> list[Plant]:
+        """Plants of cell [x, z]; corners are the final ground at [x, z], [x+1, z], [x, z+1],
+        [x+1, z+1]."""
+        n = self.p.cells
+        if wet or in_footprint or not (-n <= x < n and -n <= z < n):
+            return []
+        out = []
+        cm = self.p.cell_mm
+        for r, ok in self.models:
+            if not ok[biome]:
+                continue
+            if r.area and not in_area(r, x, z):
+                continue
+            h = hash2(r.key, x, z)
+            if (h >> 32) >= r.density_t:
+                continue
+            fx, fz, rot, mirror, scale = plant_draw(h, hash2(r.key_place, x, z), r)
+            y = triangle_height(*corners, fx, fz)
+            out.append(Plant(rule=r.index, x_mm=x * cm + (cm * fx) // 1000, z_mm=z * cm + (cm * fz) // 1000,
+                             y_mm=y, rotation=rot, mirror=bool(mirror), scale=scale))
+        return out

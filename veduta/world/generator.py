@@ -1,0 +1,229 @@
+"""The world generator: one object per (world, prefabs), answering for any rectangle of cells.
+
+Everything is a pure function of the world and its prefabs; the only state is caches (site
+decisions, and the layers of recently used chunks). Array layout: ``a[j, i]`` is the value at
+x = x0 + i, z = z0 + j. Vertex arrays of a cell rectangle w x h are (h + 1, w + 1).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .cover import NONE, SCATTER, STRUCTURE, VEGETATION, Cover, Plant, PlantArrays
+from .params import PrefabP, prefab_params, world_params
+from .structures import PAD_BLEND, Structure, Structures, apply_pads, coord, pad_at
+from .terrain import NO_WATER, Terrain
+
+CHUNK_CACHE = 64
+
+
+def chunk_name(cx: int, cz: int) -> str:
+    """``chunk_<x>_<z>``, a negative coordinate written with n: chunk [-3, 12] is chunk_n3_12."""
+    return f"chunk_{coord(cx)}_{coord(cz)}"
+
+
+def metres(mm: int) -> float:
+    return int(mm) / 1000.0
+
+
+@dataclass
+class Layers:
+    """Everything generated over a cell rectangle."""
+
+    x0: int
+    z0: int
+    w: int
+    h: int
+    ground: np.ndarray  # (h + 1, w + 1) final ground of the vertices, mm
+    biome: np.ndarray  # (h, w) biome indices
+    level: np.ndarray  # (h, w) water level of each cell, mm (NO_WATER for none)
+    centre: np.ndarray  # (h, w) ground at each cell centre, mm
+    wet: np.ndarray  # (h, w) the cell centre is under water
+    structures: list[Structure]  # structures near the rectangle (canonical order)
+    owner_kind: np.ndarray  # (h, w) NONE, STRUCTURE, SCATTER or VEGETATION
+    owner_index: np.ndarray  # (h, w) index into structures, or the rule's index
+    plants: list[PlantArrays]
+
+
+class Generator:
+    """The deterministic generator of one world.
+
+    ``prefabs`` maps prefab names to decoded prefab records (PRFB); missing prefabs are simply
+    not generated (sites, places, scatter and vegetation naming them produce nothing).
+    """
+
+    def __init__(self, world: Any, prefabs: Mapping[str, Any] | None = None):
+        self.world = world
+        self.p = world_params(world)
+        self.prefabs: dict[str, PrefabP] = {
+            name: prefab_params(rec, self.p.cell_mm) for name, rec in sorted((prefabs or {}).items())
+        }
+        self.terrain = Terrain(self.p)
+        self.structs = Structures(self.p, self.prefabs, self.terrain)
+        self.cover = Cover(self.p, self.prefabs)
+        #: cells around a rectangle within which structures matter (pads and min_distance)
+        self.margin = max(PAD_BLEND + 1, self.structs.reach)
+        self._chunks: OrderedDict[tuple[int, int], Layers] = OrderedDict()
+
+    # -- vectorised layers ----------------------------------------------------------------------
+
+    def heights(self, x0: int, z0: int, w: int, h: int) -> np.ndarray:
+        """Final ground (relief, features, pads) of the vertices x0..x0+w-1, z0..z0+h-1:
+        (h, w) int64 millimetres."""
+        structs = self.structs.in_rect(x0, z0, w, h, PAD_BLEND + 1)
+        return apply_pads(self.terrain.ground(x0, z0, w, h), x0, z0, structs)
+
+    def biomes(self, x0: int, z0: int, w: int, h: int) -> np.ndarray:
+        """Biome indices (into the world's biome list) of the cells of a rectangle, (h, w) int64."""
+        return self.terrain.biomes(x0, z0, w, h)
+
+    def water(self, x0: int, z0: int, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
+        """Water of the cells of a rectangle: (level, wet), each (h, w). level is int64 mm
+        (:data:`NO_WATER` where there is none), wet is bool (the cell centre is below the level)."""
+        ground, _, level, _, wet = self.terrain_layers(x0, z0, w, h)
+        return level, wet
+
+    def terrain_layers(self, x0: int, z0: int, w: int, h: int):
+        """(vertex ground (h+1, w+1), biomes, cell water level, cell centre ground, wet) in one pass."""
+        ground = self.heights(x0, z0, w + 1, h + 1)
+        biome = self.biomes(x0, z0, w, h)
+        lv = self.terrain.water_levels(x0, z0, w + 1, h + 1)
+        level = np.maximum(np.maximum(lv[:-1, :-1], lv[:-1, 1:]), np.maximum(lv[1:, :-1], lv[1:, 1:]))
+        centre = (ground[:-1, :-1] + ground[1:, 1:]) >> 1
+        wet = centre < level
+        return ground, biome, level, centre, wet
+
+    def layers(self, x0: int, z0: int, w: int, h: int) -> Layers:
+        """Everything over a cell rectangle (ground, biomes, water, owners, plants)."""
+        ground, biome, level, centre, wet = self.terrain_layers(x0, z0, w, h)
+        structs = self.structs.in_rect(x0, z0, w, h, self.margin)
+        kind, index = self.cover.owners(x0, z0, biome, wet, structs)
+        plants = self.cover.plants(x0, z0, biome, wet, kind == STRUCTURE, ground)
+        return Layers(x0, z0, w, h, ground, biome, level, centre, wet, structs, kind, index, plants)
+
+    def chunk_layers(self, cx: int, cz: int) -> Layers:
+        """The layers of chunk [cx, cz] (cached, least recently used dropped first)."""
+        key = (cx, cz)
+        lay = self._chunks.get(key)
+        if lay is None:
+            c = self.p.chunk
+            lay = self.layers(cx * c, cz * c, c, c)
+            self._chunks[key] = lay
+            if len(self._chunks) > CHUNK_CACHE:
+                self._chunks.popitem(last=False)
+        else:
+            self._chunks.move_to_end(key)
+        return lay
+
+    def structures_in(self, x0: int, z0: int, w: int, h: int) -> list[Structure]:
+        """Sites and places whose footprint overlaps the cell rectangle, in canonical order."""
+        return self.structs.in_rect(x0, z0, w, h, 0)
+
+    # -- one cell (scalar path, shares no array code with the layers) ---------------------------
+
+    def _cell(self, x: int, z: int):
+        t = self.terrain
+        structs = self.structs.in_rect(x, z, 1, 1, self.margin)
+        corners = tuple(pad_at(t.ground_at(vx, vz), vx, vz, structs)
+                        for vx, vz in ((x, z), (x + 1, z), (x, z + 1), (x + 1, z + 1)))
+        level = max(t.water_level_at(vx, vz) for vx, vz in ((x, z), (x + 1, z), (x, z + 1), (x + 1, z + 1)))
+        centre = (corners[0] + corners[3]) >> 1
+        wet = centre < level
+        biome = t.biome_at(x, z)
+        return structs, corners, level, centre, wet, biome
+
+    def cell_owner(self, x: int, z: int) -> dict | None:
+        """What owns cell [x, z]: {kind: place/site/scatter/vegetation, name, prefab, ...} or None."""
+        structs, corners, level, centre, wet, biome = self._cell(x, z)
+        kind, index = self.cover.owner_at(x, z, biome, wet, structs)
+        return self._owner_json(x, z, kind, index, structs)
+
+    def plants(self, x: int, z: int) -> list[dict]:
+        """The plants of cell [x, z] (model vegetation rules), as in :meth:`query`."""
+        structs, corners, level, centre, wet, biome = self._cell(x, z)
+        covered = any(s.covers(x, z) for s in structs)
+        return [self._plant_json(x, z, pl) for pl in self.cover.plants_at(x, z, biome, wet, covered, corners)]
+
+    def query(self, x: int, z: int) -> dict:
+        """The JSON of ``veduta world query``: cell, chunk, biome, ground height at the cell centre,
+        water, owner and plants of cell [x, z]."""
+        p = self.p
+        structs, corners, level, centre, wet, biome = self._cell(x, z)
+        kind, index = self.cover.owner_at(x, z, biome, wet, structs)
+        covered = kind == STRUCTURE
+        plants = self.cover.plants_at(x, z, biome, wet, covered, corners)
+        c = p.chunk
+        return {
+            "world": p.name,
+            "cell": [x, z],
+            "chunk": [x // c, z // c],
+            "inside": -p.cells <= x < p.cells and -p.cells <= z < p.cells,
+            "biome": p.biome_names[biome],
+            "ground": p.biome_grounds[biome],
+            "height": metres(centre),
+            "water": {"level": None if level == NO_WATER else metres(level), "wet": bool(wet)},
+            "owner": self._owner_json(x, z, kind, index, structs),
+            "plants": [self._plant_json(x, z, pl) for pl in plants],
+        }
+
+    def _local_index(self, x: int, z: int) -> int:
+        c = self.p.chunk
+        return (z % c) * c + (x % c)
+
+    def _owner_json(self, x, z, kind, index, structs) -> dict | None:
+        if kind == NONE:
+            return None
+        if kind == STRUCTURE:
+            s = structs[index]
+            out = {"kind": s.kind, "name": s.name, "prefab": s.prefab}
+            if s.kind == "site":
+                out["rule"] = self.p.sites[s.rule].tag
+            return out
+        c = self.p.chunk
+        base = f"{chunk_name(x // c, z // c)}"
+        local = self._local_index(x, z)
+        if kind == SCATTER:
+            r = self.p.scatter[index]
+            return {"kind": "scatter", "name": f"{base}_scatter_{local}", "prefab": r.prefab, "rule": index}
+        r = self.p.vegetation[index]
+        return {"kind": "vegetation", "name": f"{base}_veg_{r.name}_{local}", "prefab": r.prefab, "rule": r.name}
+
+    def _plant_json(self, x: int, z: int, pl: Plant) -> dict:
+        r = self.p.vegetation[pl.rule]
+        c = self.p.chunk
+        return {
+            "name": f"{chunk_name(x // c, z // c)}_plant_{r.name}_{self._local_index(x, z)}",
+            "rule": r.name,
+            "model": r.model,
+            "position": [metres(pl.x_mm), metres(pl.y_mm), metres(pl.z_mm)],
+            "rotation": pl.rotation,
+            "mirror": pl.mirror,
+            "scale": metres(pl.scale),
+        }
+
+    # -- entities -------------------------------------------------------------------------------
+
+    def chunk_entities(self, cx: int, cz: int) -> list[dict]:
+        """The entities of chunk [cx, cz], deterministic names, in a fixed order: first every
+        structure whose footprint touches the chunk (whole; the game spawns each once), then per
+        cell in row order its scatter or vegetation prefab, then its plants in rule order."""
+        from .entities import chunk_entities
+
+        return chunk_entities(self, cx, cz)
+
+    # -- map ------------------------------------------------------------------------------------
+
+    def render_map(self, at: tuple[int, int] = (0, 0), size: tuple[int, int] = (256, 256), scale: int | None = None):
+        """The top-down map around cell ``at`` (size in cells), a PIL RGB image."""
+        from .mapimage import render_map
+
+        return render_map(self, at, size, scale)
+
+
+def generator_for(world, prefabs) -> Generator:
+    return Generator(world, prefabs)

@@ -1,0 +1,206 @@
+"""Biomes, base ground and water levels (docs/world-generation.md, sections 4-7).
+
+The *base ground* is the relief with every feature applied in file order, before the pads of
+sites and places (veduta.world.structures). Water levels come from lakes, seas and the sea
+level only; they never depend on the ground, so whether a point is wet is simply ``ground <
+level``.
+
+Array layout everywhere: ``a[j, i]`` is the value at x = x0 + i, z = z0 + j.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .intmath import (
+    angular_noise, angular_table, dist8, fbm, fbm_grid, pseudo_angle, smooth, stream_key,
+)
+from .params import FeatureP, WorldP
+from .tables import equalise
+
+#: water level of a vertex or cell that has no water at all
+NO_WATER = -(1 << 62)
+#: height of the dry rim above a lake's water, mm
+RIM_MM = 50
+#: width of the dry rim, in 1/256 cells (2 cells)
+RIM8 = 2 * 256
+RELIEF_OCTAVES = 3
+BIOME_OCTAVES = 2
+RELIEF_SPAN = ((1 << RELIEF_OCTAVES) - 1) * 32768  # 229376
+
+
+class Terrain:
+    """Biomes, base ground and water of one world."""
+
+    def __init__(self, p: WorldP):
+        self.p = p
+        self.biome_keys = [stream_key(p.seed, f"biome/{k + 1}") for k in range(BIOME_OCTAVES)]
+        self.relief_keys = [stream_key(p.seed, f"relief/{k + 1}") for k in range(RELIEF_OCTAVES)]
+        total = sum(p.biome_weights)
+        self.weight_total = total
+        cum = np.cumsum(np.asarray(p.biome_weights, dtype=np.int64))
+        #: biome k covers u * W in [C_(k-1) * 65536, C_k * 65536)
+        self.biome_thresholds = cum[:-1] * 65536
+        self._tables: dict[int, list[int]] = {}
+        self.levels: list[int] = []
+        self.reach: list[int] = []
+        for f in p.features:
+            if f.kind in ("lake", "sea"):
+                self._tables[f.index] = angular_table(f.key)
+            # the level is fixed once: the given height, or the ground the earlier features left
+            if f.has_height or f.kind == "hill":
+                level = f.height_mm
+            else:
+                level = self.ground_at(f.x, f.z, upto=f.index)
+            self.levels.append(level)
+            self.reach.append(feature_reach(f))
+
+    # -- biomes ---------------------------------------------------------------------------------
+
+    def biome_at(self, x: int, z: int) -> int:
+        """Biome index of cell [x, z]."""
+        u = equalise(fbm(self.biome_keys, self.p.biome_scale, x, z))
+        v = u * self.weight_total
+        return sum(1 for t in self.biome_thresholds.tolist() if v >= t)
+
+    def biomes(self, x0: int, z0: int, w: int, h: int) -> np.ndarray:
+        """Biome indices of the cells of a rectangle, (h, w) int64."""
+        xs = np.arange(x0, x0 + w, dtype=np.int64)
+        zs = np.arange(z0, z0 + h, dtype=np.int64)
+        u = equalise(fbm_grid(self.biome_keys, self.p.biome_scale, xs, zs))
+        return np.searchsorted(self.biome_thresholds, u * self.weight_total, side="right").astype(np.int64)
+
+    # -- base ground ----------------------------------------------------------------------------
+
+    def relief_at(self, x: int, z: int) -> int:
+        if self.p.relief_mm == 0:
+            return 0
+        return (self.p.relief_mm * fbm(self.relief_keys, self.p.relief_scale, x, z)) // RELIEF_SPAN
+
+    def ground_at(self, x: int, z: int, upto: int | None = None) -> int:
+        """Base ground at vertex [x, z] in mm, with the features before index ``upto`` (all by
+        default)."""
+        g = self.relief_at(x, z)
+        feats = self.p.features if upto is None else self.p.features[:upto]
+        for f in feats:
+            r = self.reach[f.index]
+            dx, dz = x - f.x, z - f.z
+            if -r <= dx <= r and -r <= dz <= r:
+                g = self._apply(f, g, dx, dz)
+        return g
+
+    def ground(self, x0: int, z0: int, w: int, h: int) -> np.ndarray:
+        """Base ground of the vertices x0..x0+w-1, z0..z0+h-1, (h, w) int64 mm."""
+        xs = np.arange(x0, x0 + w, dtype=np.int64)
+        zs = np.arange(z0, z0 + h, dtype=np.int64)
+        if self.p.relief_mm == 0:
+            g = np.zeros((h, w), dtype=np.int64)
+        else:
+            g = (self.p.relief_mm * fbm_grid(self.relief_keys, self.p.relief_scale, xs, zs)) // RELIEF_SPAN
+        for f in self.p.features:
+            sl = self._window(f, x0, z0, w, h)
+            if sl is None:
+                continue
+            (i0, i1), (j0, j1) = sl
+            dx = xs[i0:i1] - f.x
+            dz = zs[j0:j1] - f.z
+            g[j0:j1, i0:i1] = self._apply(f, g[j0:j1, i0:i1], dx[None, :], dz[:, None])
+        return g
+
+    def _window(self, f: FeatureP, x0: int, z0: int, w: int, h: int):
+        r = self.reach[f.index]
+        i0, i1 = max(0, f.x - r - x0), min(w, f.x + r + 1 - x0)
+        j0, j1 = max(0, f.z - r - z0), min(h, f.z + r + 1 - z0)
+        if i0 >= i1 or j0 >= j1:
+            return None
+        return (i0, i1), (j0, j1)
+
+    def _apply(self, f: FeatureP, g, dx, dz):
+        """One feature's profile on ground g at offsets (dx, dz) from its centre (scalar or array)."""
+        vec = isinstance(g, np.ndarray)
+        d8 = dist8(dx, dz)
+        level = self.levels[f.index]
+        r8 = f.radius * 256
+        if f.kind == "hill":
+            t = 65536 - (np.minimum(d8, r8) << 16) // r8 if vec else 65536 - (min(d8, r8) << 16) // r8
+            add = (f.height_mm * smooth(t)) >> 16
+            return g + add  # add is 0 from the radius on
+        if f.kind == "plain":
+            ri8 = max(f.radius - f.falloff, 0) * 256
+            span = max(1, r8 - ri8)
+            if vec:
+                t = ((np.clip(d8, ri8, r8) - ri8) << 16) // span
+                return np.where(d8 < r8, level + (((g - level) * smooth(t)) >> 16), g)
+            if d8 >= r8:
+                return g
+            t = ((max(d8, ri8) - ri8) << 16) // span
+            return level + (((g - level) * smooth(t)) >> 16)
+        # lake and sea
+        big_r8 = self.water_radius8(f, dx, dz)
+        s8 = max(1, f.falloff) * 256
+        rim = level + RIM_MM
+        if vec:
+            u = (np.minimum(d8, big_r8) << 16) // big_r8
+            bowl = level - ((f.depth_mm * (65536 - ((u * u) >> 16))) >> 16)
+            t = ((np.clip(d8 - big_r8 - RIM8, 0, s8)) << 16) // s8
+            shore = rim + (((g - rim) * smooth(t)) >> 16)
+            return np.where(d8 < big_r8, bowl, np.where(d8 < big_r8 + RIM8, rim, shore))
+        if d8 < big_r8:
+            u = (d8 << 16) // big_r8
+            return level - ((f.depth_mm * (65536 - ((u * u) >> 16))) >> 16)
+        if d8 < big_r8 + RIM8:
+            return rim
+        t = (min(d8 - big_r8 - RIM8, s8) << 16) // s8
+        return rim + (((g - rim) * smooth(t)) >> 16)
+
+    def water_radius8(self, f: FeatureP, dx, dz):
+        """Wandering radius of a lake or sea in the direction (dx, dz), in 1/256 cells:
+        ``R8 = r*256 + ((r*256 * ((roughness_q16 * n) >> 16)) >> 16)`` with n the angular noise."""
+        n = angular_noise(self._tables[f.index], pseudo_angle(dx, dz))
+        r8 = f.radius * 256
+        return r8 + ((r8 * ((f.rough_q16 * n) >> 16)) >> 16)
+
+    # -- water ----------------------------------------------------------------------------------
+
+    def water_level_at(self, x: int, z: int) -> int:
+        """Water level at vertex [x, z] in mm, or NO_WATER."""
+        lv = NO_WATER
+        for f in self.p.features:
+            if f.kind not in ("lake", "sea"):
+                continue
+            r = self.reach[f.index]
+            dx, dz = x - f.x, z - f.z
+            if -r <= dx <= r and -r <= dz <= r and dist8(dx, dz) < self.water_radius8(f, dx, dz):
+                lv = self.levels[f.index]
+        if self.p.sea:
+            lv = max(lv, self.p.sea_level_mm)
+        return lv
+
+    def water_levels(self, x0: int, z0: int, w: int, h: int) -> np.ndarray:
+        """Water levels of the vertices of a rectangle, (h, w) int64 mm (NO_WATER for none)."""
+        lv = np.full((h, w), NO_WATER, dtype=np.int64)
+        xs = np.arange(x0, x0 + w, dtype=np.int64)
+        zs = np.arange(z0, z0 + h, dtype=np.int64)
+        for f in self.p.features:
+            if f.kind not in ("lake", "sea"):
+                continue
+            sl = self._window(f, x0, z0, w, h)
+            if sl is None:
+                continue
+            (i0, i1), (j0, j1) = sl
+            dx = (xs[i0:i1] - f.x)[None, :]
+            dz = (zs[j0:j1] - f.z)[:, None]
+            inside = dist8(dx, dz) < self.water_radius8(f, dx, dz)
+            sub = lv[j0:j1, i0:i1]
+            sub[inside] = self.levels[f.index]
+        if self.p.sea:
+            np.maximum(lv, self.p.sea_level_mm, out=lv)
+        return lv
+
+
+def feature_reach(f: FeatureP) -> int:
+    """Cells from the centre beyond which a feature changes nothing (Chebyshev)."""
+    if f.kind in ("hill", "plain"):
+        return f.radius
+    # wandering radius at most 1.5 r, then the rim (2 cells) and the shore (falloff, at least 1)
+    return f.radius + (f.radius + 1) // 2 + 2 + max(1, f.falloff) + 1
