@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 import tempfile
 
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
 
 def atomic_write(path: str, data: bytes) -> None:
     """Write *data* to *path* so that readers see the old file or the new one, never a part.
@@ -17,6 +20,7 @@ def atomic_write(path: str, data: bytes) -> None:
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), 0o666 & ~_UMASK)  # mkstemp makes 0600; cooked files are ordinary files
             f.write(data)
             f.flush()
             os.fsync(f.fileno())

@@ -1,0 +1,40 @@
+# veduta cook: set-up, tests, sample assets and benchmarks.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: all assets test lint format bench clean distclean
+
+all: assets
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+# Cook the sample game in assets/ (incremental; `-n` cooks in parallel).
+assets: $(STAMP)
+	$(BIN)/doit -n 2 cook
+
+# The whole test suite.
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+
+format: $(STAMP)
+	$(BIN)/ruff format veduta tests
+
+# Benchmarks: N=10000 assets by default (make bench N=2000 for a quick look).
+N ?= 10000
+bench: $(STAMP)
+	$(BIN)/python -m veduta.bench --assets $(N)
+
+clean:
+	rm -rf assets/.cooked cache/doit* cache/state* cache/store
+
+distclean: clean
+	rm -rf $(VENV) *.egg-info

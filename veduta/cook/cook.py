@@ -1,0 +1,327 @@
+"""Cooking one source, deciding staleness, pruning orphans.
+
+Nothing here knows about meshes or pixels: compilers are reached through
+:func:`veduta.compile.compile_source`.  ``cook_one`` is the doit action; it
+takes only plain, picklable arguments so that ``doit -n N`` (process mode)
+can run it in workers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+
+from veduta import COMPILER_VERSION
+from veduta.compile import AssetIndex, CompileContext, compile_source
+from veduta.container.chunks import read_chunks, write_chunks
+from veduta.container.meta import Meta, source_hash
+from veduta.cook.state import make_entry, sig_of, stat_sig
+from veduta.cook.store import Store
+from veduta.errors import VdaError
+from veduta.formats import KIND_CHUNK, encode
+from veduta.fsutil import atomic_write, remove_if_exists
+from veduta.kinds import BY_NAME, kind_of, name_of
+from veduta.source.diagnostics import Report
+
+UPTODATE, COOKED, RESTORED, FAILED = "uptodate", "cooked", "restored", "failed"
+STRAY_TEMP_AGE_S = 600
+
+# The asset index of the game, per assets folder, shared by every cook in a
+# process (and inherited by forked workers).
+_INDEX: dict[str, AssetIndex] = {}
+
+
+def set_index(assets: str, index: AssetIndex) -> None:
+    _INDEX[os.path.abspath(assets)] = index
+
+
+def get_index(assets: str) -> AssetIndex:
+    key = os.path.abspath(assets)
+    idx = _INDEX.get(key)
+    if idx is None:
+        from veduta.cook.project import Project
+
+        p = Project(".", assets, "", "")
+        idx = _INDEX[key] = AssetIndex.from_paths(s.rel for s in p.sources())
+    return idx
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _read_with_sig(path: str, now_ns: int) -> tuple[bytes | None, object]:
+    """The bytes of a file and its signature taken before reading (() when missing)."""
+    try:
+        with open(path, "rb") as f:
+            st = os.fstat(f.fileno())
+            data = f.read()
+    except OSError:
+        return None, ()
+    return data, sig_of(st, now_ns)
+
+
+def cooked_meta(path: str, kind: str) -> Meta | None:
+    """The META of a cooked file if the file is whole (magic, every length and CRC,
+    canonical META, one body chunk of the right type); None otherwise."""
+    data = _read(path)
+    if data is None:
+        return None
+    return _meta_of_bytes(data, kind, path)
+
+
+def _meta_of_bytes(data: bytes, kind: str, path: str = "") -> Meta | None:
+    try:
+        chunks = read_chunks(data, path)
+        metas = [c for c in chunks if c.type == "META"]
+        bodies = [c for c in chunks if c.type == KIND_CHUNK[kind]]
+        if len(metas) != 1 or len(bodies) != 1:
+            return None
+        meta = Meta.decode(metas[0].payload)
+    except VdaError:
+        return None
+    return meta if meta.kind == kind else None
+
+
+def stale_reference(dep: str, index: AssetIndex) -> bool:
+    """A dependency that was missing at cook time but now exists at another path."""
+    k = kind_of(dep)
+    if k is None:
+        return False
+    found = index.resolve(k.name, name_of(dep))
+    return found is not None and found != dep
+
+
+def hash_inputs(rel: str, src: bytes, deps, assets: str, now_ns: int) -> tuple[str, list]:
+    """source_hash of the current files and the (path, sig) list for the stat cache."""
+    files = [(rel, None)]
+    data: dict[str, bytes | None] = {}
+    for d in deps:
+        b, s = _read_with_sig(os.path.join(assets, d), now_ns)
+        data[d] = b
+        files.append((d, s))
+    return source_hash(COMPILER_VERSION, rel, src, deps, data.__getitem__), files
+
+
+def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex, now_ns: int | None = None):
+    """The full up-to-date check (reads and hashes): (fresh, meta deps, stat-cache entry or None).
+
+    Fresh when the cooked file is whole, its META names this source and the
+    current compiler, and the source_hash of the current source and META deps
+    equals the recorded one.
+    """
+    now_ns = time.time_ns() if now_ns is None else now_ns
+    cooked_sig = stat_sig(cooked)
+    meta = cooked_meta(cooked, kind)
+    if meta is None or meta.compiler != COMPILER_VERSION or meta.source != rel:
+        return False, list(meta.deps) if meta else [], None
+    src, src_sig = _read_with_sig(os.path.join(assets, rel), now_ns)
+    if src is None:
+        return False, list(meta.deps), None
+    h, files = hash_inputs(rel, src, meta.deps, assets, now_ns)
+    files[0] = (rel, src_sig)
+    if h != meta.source_hash or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+        return False, list(meta.deps), None
+    csig = sig_of(os.stat(cooked), now_ns) if cooked_sig else None
+    return True, list(meta.deps), make_entry(COMPILER_VERSION, h, csig, files)
+
+
+def fresh_by_stat(entry, rel: str, assets: str, cooked: str, index: AssetIndex) -> bool:
+    """The cheap check: every signature recorded by the last good cook still matches."""
+    if entry is None or entry[0] != COMPILER_VERSION or entry[2] is None:
+        return False
+    if stat_sig(cooked) != tuple(entry[2]):
+        return False
+    for p, s in entry[3]:
+        if s is None:
+            return False
+        cur = stat_sig(os.path.join(assets, p))
+        if cur is None:
+            if s != [] or stale_reference(p, index):
+                return False
+        elif tuple(s) != cur:
+            return False
+    return True
+
+
+# -- the action ------------------------------------------------------------------------------
+
+def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicate_of: list | None = None,
+             display_root: str = ""):
+    """Cook one source (the doit action).
+
+    Returns a dict (doit saves it as the task's values: the outcome, warning
+    lines and the stat-cache entry) or a ``TaskFailed`` whose message is the
+    diagnostics, one per line.
+    """
+    from doit.exceptions import TaskFailed
+
+    shown = os.path.join(display_root or assets, rel) if display_root != "-" else rel
+    if duplicate_of:
+        remove_if_exists(cooked)
+        others = ", ".join(os.path.join(assets, p) for p in duplicate_of)
+        return TaskFailed(f"{shown}:1:1: $: {BY_NAME[kind].name} name \"{name_of(rel)}\" is also used by {others}; "
+                          f"names must be unique per kind across folders", report=True)
+    outcome = cook_file(kind, rel, assets, cooked, cache, shown)
+    if outcome["outcome"] == FAILED:
+        return TaskFailed("\n".join(outcome["messages"]))
+    return outcome
+
+
+def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None) -> dict:
+    """Bring one cooked file up to date: already fresh, restored from the store, or compiled.
+
+    Returns ``{"outcome": ..., "messages": [...], "entry": stat-cache entry or None}``.
+    """
+    now_ns = time.time_ns()
+    shown = shown or os.path.join(assets, rel)
+    index = get_index(assets)
+    src, src_sig = _read_with_sig(os.path.join(assets, rel), now_ns)
+    if src is None:
+        remove_if_exists(cooked)
+        return {"outcome": FAILED, "messages": [f"{shown}:1:1: $: cannot read the source"], "entry": None}
+
+    # 1. the cooked file may already be current (a touched file, or no doit DB yet)
+    meta = cooked_meta(cooked, kind)
+    if meta is not None and meta.compiler == COMPILER_VERSION and meta.source == rel:
+        h, files = hash_inputs(rel, src, meta.deps, assets, now_ns)
+        if h == meta.source_hash and not any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+            files[0] = (rel, src_sig)
+            return {"outcome": UPTODATE, "messages": [],
+                    "entry": make_entry(COMPILER_VERSION, h, sig_of(os.stat(cooked), now_ns), files)}
+
+    # 2. the store may hold the output of this exact source content
+    store = Store(os.path.join(cache, "store"))
+    mkey = manifest_key(rel, src)
+    manifest = _load_manifest(store.get(mkey))
+    for deps, key in manifest:
+        h, files = hash_inputs(rel, src, deps, assets, now_ns)
+        if h != key or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+            continue
+        data = store.get(key)
+        m = _meta_of_bytes(data, kind) if data is not None else None
+        if m is None or m.source_hash != key or m.source != rel:
+            continue
+        atomic_write(cooked, data)
+        files[0] = (rel, src_sig)
+        return {"outcome": RESTORED, "messages": [],
+                "entry": make_entry(COMPILER_VERSION, h, sig_of(os.stat(cooked), now_ns), files)}
+
+    # 3. compile
+    rep = Report(shown)
+    ctx = CompileContext(assets_dir=assets, source=rel, kind=kind, name=name_of(rel), report=rep, index=index)
+    sigs: dict[str, object] = {}
+    ctx.read_dep = _recording_reader(ctx, assets, sigs, now_ns)  # type: ignore[method-assign]
+    try:
+        body = compile_source(kind, src, ctx)
+    except RecursionError:
+        rep.error(None, "$", "source nested too deeply")
+        body = None
+    except Exception as exc:  # a compiler bug: say so, with the traceback to report
+        import traceback
+
+        tb = "".join(traceback.format_exception(exc)).rstrip()
+        rep.error(None, "$", f"internal compiler error, please report: {type(exc).__name__}: {exc}\n{tb}")
+        body = None
+    messages = [str(d) for d in rep.sorted()]
+    if body is None:
+        remove_if_exists(cooked)
+        return {"outcome": FAILED, "messages": messages, "entry": None}
+    deps = sorted(ctx.deps)
+    h = source_hash(COMPILER_VERSION, rel, src, deps, ctx.deps.__getitem__)
+    meta = Meta(COMPILER_VERSION, tuple(deps), kind, name_of(rel), rel, h)
+    data = write_chunks([("META", meta.encode()), (body.CHUNK, encode(body))])
+    atomic_write(cooked, data)
+    store.put(h, data)
+    if (deps, h) not in manifest:
+        store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
+    files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
+    return {"outcome": COOKED, "messages": messages,
+            "entry": make_entry(COMPILER_VERSION, h, sig_of(os.stat(cooked), now_ns), files)}
+
+
+def _recording_reader(ctx: CompileContext, assets: str, sigs: dict, now_ns: int):
+    def read_dep(rel: str) -> bytes | None:
+        if rel in ctx.deps:
+            return ctx.deps[rel]
+        data, sig = _read_with_sig(os.path.join(assets, rel), now_ns)
+        ctx.deps[rel] = data
+        sigs[rel] = sig
+        return data
+
+    return read_dep
+
+
+def manifest_key(rel: str, src: bytes) -> str:
+    """Store key of the manifest listing the outputs cooked from this exact source content."""
+    h = hashlib.sha256(b"veduta-manifest/1\n")
+    h.update(f"{COMPILER_VERSION}\n{rel}\n".encode())
+    h.update(src)
+    return h.hexdigest()
+
+
+def _load_manifest(data: bytes | None) -> list[tuple[list[str], str]]:
+    if not data:
+        return []
+    out = []
+    for line in data.decode("utf-8", "replace").splitlines():
+        key, _, deps = line.partition(" ")
+        if len(key) == 64:
+            out.append(([d for d in deps.split("\t") if d], key))
+    return out
+
+
+def _dump_manifest(entries) -> bytes:
+    # newest last; keep the manifest small
+    entries = entries[-16:]
+    return "".join(f"{key} {chr(9).join(deps)}\n" for deps, key in entries).encode("utf-8")
+
+
+# -- orphans ---------------------------------------------------------------------------------
+
+def orphans(cooked_root: str, names_by_folder: dict[str, set[str]]) -> list[str]:
+    """Cooked files (and stray temp files) with no source behind them."""
+    out = []
+    for folder, names in sorted(names_by_folder.items()):
+        d = os.path.join(cooked_root, folder)
+        try:
+            entries = sorted(os.listdir(d))
+        except OSError:
+            continue
+        for fn in entries:
+            if fn.endswith(".vda") and not fn.startswith("."):
+                if fn[:-4] not in names:
+                    out.append(os.path.join(d, fn))
+            elif fn.startswith(".") and fn.endswith(".tmp"):
+                # a temp file left by a killed cook; never one a running cook is writing
+                path = os.path.join(d, fn)
+                try:
+                    if time.time() - os.stat(path).st_mtime > STRAY_TEMP_AGE_S:
+                        out.append(path)
+                except OSError:
+                    pass
+    return out
+
+
+def prune_orphans(assets: str, cooked_root: str) -> dict:
+    """The action of ``cook:_orphans``: remove cooked files whose source is gone."""
+    from veduta.cook.project import Project
+
+    p = Project(".", assets, cooked_root, "")
+    names = names_by_folder(p.sources())
+    removed = [f for f in orphans(cooked_root, names) if remove_if_exists(f)]
+    return {"outcome": "pruned", "removed": removed}
+
+
+def names_by_folder(sources) -> dict[str, set[str]]:
+    from veduta.kinds import KINDS
+
+    out: dict[str, set[str]] = {k.folder: set() for k in KINDS}
+    for s in sources:
+        out[s.kind.folder].add(s.name)
+    return out
