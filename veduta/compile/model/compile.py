@@ -1,0 +1,76 @@
+"""The model compiler's entry point: source bytes -> MESH record (spec: What the compiler produces).
+
+Stages, each callable alone: `source.validate_model` (load + validate), `build.build_model`
+(geometry), `built_to_mesh` (the MESH record), then `veduta.formats.encode`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from veduta.compile import CompileContext
+from veduta.formats.mesh import Lod, Mesh, MeshPart, Part
+
+from .build import build_model
+from .source import validate_model
+from .types import BuiltModel, ModelSpec
+
+__all__ = ["compile_model", "build_mesh", "built_to_mesh"]
+
+
+def _mesh_parts(parts) -> list[MeshPart]:
+    return [MeshPart(mp.first, mp.count, mp.material) for mp in parts]
+
+
+def built_to_mesh(built: BuiltModel, pivot: str) -> Mesh:
+    """Map a built model onto the MESH fields (container spec, "MESH — compiled model")."""
+    return Mesh(
+        name=built.name,
+        pivot=pivot,
+        symmetry=built.symmetry,
+        smooth_angle_deg=built.smooth_angle_deg,
+        triangle_budget=built.triangle_budget,
+        pivot_offset=built.pivot_offset,
+        bounds=built.bounds,
+        vertices=built.vertices,
+        indices=built.indices,
+        mesh_parts=_mesh_parts(built.mesh_parts),
+        materials=list(built.materials),
+        parts=[
+            Part(p.index, p.shape, p.first, p.count, built.materials[p.material], p.uv, p.flip_normals, p.of)
+            for p in built.parts
+        ],
+        draw_distance=built.draw_distance,
+        lods=[
+            Lod(lv.distance, lv.model, lv.bounds, lv.vertices, lv.indices, _mesh_parts(lv.mesh_parts))
+            for lv in built.lods
+        ],
+    )
+
+
+def build_mesh(spec: ModelSpec) -> Mesh:
+    """Build a validated model into its MESH record (pure)."""
+    return built_to_mesh(build_model(spec), spec.pivot)
+
+
+def _finite(mesh: Mesh) -> bool:
+    arrays = [mesh.vertices] + [lv.vertices for lv in mesh.lods]
+    return all(bool(np.isfinite(a.view(np.float32)).all()) for a in arrays if len(a))
+
+
+def compile_model(data: bytes, ctx: CompileContext) -> Mesh | None:
+    """Compile a .vmodel source; problems go to ctx.report. None when there are errors."""
+    src = validate_model(data, ctx.report.file, ctx.name)
+    ctx.report.items.extend(src.report.items)
+    spec = src.spec
+    if spec is None:
+        return None
+    for k, (level, node) in enumerate(zip(spec.lod, src.lod_model_nodes, strict=True)):
+        if level.model:
+            ctx.reference("model", level.model, node, f"lod[{k}].model")
+    mesh = build_mesh(spec)
+    if not _finite(mesh):
+        ctx.report.error(None, "parts", "the geometry does not fit 32-bit floats (a size, position or "
+                                        "scale is too large or too small)")
+        return None
+    return mesh
