@@ -22,7 +22,7 @@ import numpy as np
 
 from . import shapes
 from .normals import smooth_normals
-from .transform import apply_matrix, is_identity, rotation_matrix
+from .transform import is_identity, rotation_matrix
 from .types import (
     INDEX_DTYPE,
     LOD_MIN_RINGS,
@@ -37,7 +37,7 @@ from .types import (
     PartSpec,
     Vec3,
 )
-from .uv import corner_uvs
+from .uv import corner_uvs, mode_code
 
 _AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
 
@@ -79,38 +79,84 @@ def local_mesh(part: PartSpec) -> shapes.Mesh:
     raise ValueError(f"part {part.index}: no local mesh for shape {shape!r}")
 
 
-def _position_ids(points: np.ndarray) -> np.ndarray:
-    """Equal ids for bitwise-equal rows of points ((v, 3) float64, -0.0 already folded)."""
+def _position_ids(points: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """Equal ids for bitwise-equal rows of points ((v, 3) float64, -0.0 already folded) with
+    the same owner (part); points of different parts never share an id."""
     keys = np.ascontiguousarray(points).view(np.uint64).reshape(-1, 3)
-    order = np.lexsort((keys[:, 2], keys[:, 1], keys[:, 0]))
+    order = np.lexsort((keys[:, 2], keys[:, 1], keys[:, 0], owner))
     sk = keys[order]
+    so = owner[order]
     new = np.ones(len(sk), dtype=bool)
-    new[1:] = (sk[1:] != sk[:-1]).any(axis=1)
+    new[1:] = (sk[1:] != sk[:-1]).any(axis=1) | (so[1:] != so[:-1])
     ids = np.empty(len(sk), dtype=np.int64)
     ids[order] = np.cumsum(new) - 1
     return ids
 
 
-def part_geometry(part: PartSpec, smooth_angle_deg: float) -> PartGeometry:
-    """Build a non-mirror part in model space (before the pivot)."""
-    local, tris = local_mesh(part)
-    scale = np.asarray(part.scale, dtype=np.float64)
-    scaled = local * scale + 0.0
-    # A reflection (negative determinant) turns the winding inside out: undo it, then flip.
-    reflect = bool(np.prod(np.sign(scale)) < 0)
-    if reflect != bool(part.flip_normals):
-        tris = tris[:, [0, 2, 1]]
+def _rotate(rot: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Per-triangle rotation: rot (t, 3, 3), v (t, 3, 3) corners -> rot[t] · v[t, c]."""
+    r = rot[:, None]
+    return v[..., 0:1] * r[..., 0] + v[..., 1:2] * r[..., 1] + v[..., 2:3] * r[..., 2]
+
+
+def part_geometries(parts: list[PartSpec], smooth_angle_deg: float) -> list[PartGeometry]:
+    """Build non-mirror parts in model space (before the pivot), all in one batch.
+
+    Per part: local mesh, scale, winding (a negative scale determinant reverses it, and
+    flip_normals reverses it again), then for all parts at once: smoothing groups and UVs in the
+    scaled local space, rotation and translation.
+    """
+    if not parts:
+        return []
+    scaled_list: list[np.ndarray] = []
+    tris_list: list[np.ndarray] = []
+    base = 0
+    for part in parts:
+        local, tris = local_mesh(part)
+        scale = np.asarray(part.scale, dtype=np.float64)
+        scaled_list.append(local * scale + 0.0)
+        if bool(np.prod(np.sign(scale)) < 0) != bool(part.flip_normals):
+            tris = tris[:, [0, 2, 1]]
+        tris_list.append(tris + base)
+        base += len(local)
+    nv = np.array([len(s) for s in scaled_list])
+    nt = np.array([len(t) for t in tris_list])
+    scaled = np.concatenate(scaled_list)
+    tris = np.concatenate(tris_list)
+    owner_v = np.repeat(np.arange(len(parts)), nv)
+    owner_t = np.repeat(np.arange(len(parts)), nt)
+
     corners = scaled[tris]
-    pid = _position_ids(scaled)[tris]
+    pid = _position_ids(scaled, owner_v)[tris]
     normals, face_n = smooth_normals(pid, corners, smooth_angle_deg)
-    mode = part.uv_mode
-    uvs = corner_uvs(mode, corners, face_n, scaled.min(axis=0), scaled.max(axis=0))
-    rot = rotation_matrix(part.rotation_deg)
-    if not is_identity(rot):
-        corners = apply_matrix(rot, corners)
-        normals = apply_matrix(rot, normals)
-    corners = corners + np.asarray(part.position, dtype=np.float64)
-    return PartGeometry(corners + 0.0, normals + 0.0, uvs + 0.0, mode, bool(part.flip_normals), part.material)
+
+    bounds_v = np.split(scaled, np.cumsum(nv)[:-1])
+    lo = np.array([b.min(axis=0) for b in bounds_v])[owner_t]
+    hi = np.array([b.max(axis=0) for b in bounds_v])[owner_t]
+    modes = np.array([mode_code(p.uv_mode) for p in parts])[owner_t]
+    uvs = corner_uvs(modes, corners, face_n, lo, hi)
+
+    rots = np.array([rotation_matrix(p.rotation_deg) for p in parts])
+    if not all(is_identity(r) for r in rots):
+        rot_t = rots[owner_t]
+        corners = _rotate(rot_t, corners)
+        normals = _rotate(rot_t, normals)
+    corners = corners + np.array([p.position for p in parts], dtype=np.float64)[owner_t][:, None, :]
+    corners += 0.0
+    normals += 0.0
+
+    cuts = np.cumsum(nt)[:-1]
+    return [
+        PartGeometry(c, n, u, p.uv_mode, bool(p.flip_normals), p.material)
+        for p, c, n, u in zip(
+            parts, np.split(corners, cuts), np.split(normals, cuts), np.split(uvs, cuts), strict=True
+        )
+    ]
+
+
+def part_geometry(part: PartSpec, smooth_angle_deg: float) -> PartGeometry:
+    """Build one non-mirror part in model space (before the pivot)."""
+    return part_geometries([part], smooth_angle_deg)[0]
 
 
 def mirror_geometry(source: PartGeometry, axis: str, material: str = "") -> PartGeometry:
@@ -118,14 +164,14 @@ def mirror_geometry(source: PartGeometry, axis: str, material: str = "") -> Part
     `axis`, reversing the winding so it faces outwards; UVs are copied. `material` "" inherits."""
     a = _AXIS_INDEX[axis]
     rev = [0, 2, 1]
-    corners = source.corners[:, rev].copy()
-    normals = source.normals[:, rev].copy()
+    corners = source.corners[:, rev]
+    normals = source.normals[:, rev]
     corners[..., a] = 0.0 - corners[..., a]
     normals[..., a] = 0.0 - normals[..., a]
     return PartGeometry(
         corners,
         normals,
-        source.uvs[:, rev].copy(),
+        source.uvs[:, rev],
         source.uv_mode,
         source.flip_normals,
         material or source.material,
@@ -139,14 +185,17 @@ def build_parts(
     reuse_parts: Optional[tuple[PartSpec, ...]] = None,
 ) -> list[PartGeometry]:
     """Build every part in order. Parts equal to `reuse_parts[i]` reuse `reuse[i]` (LOD)."""
+
+    old = reuse if reuse is not None and reuse_parts is not None else []
+    keep = [i < len(old) and reuse_parts is not None and reuse_parts[i] == p for i, p in enumerate(parts)]
+    todo = [i for i, p in enumerate(parts) if p.shape != "mirror" and not keep[i]]
+    built = dict(zip(todo, part_geometries([parts[i] for i in todo], smooth_angle_deg), strict=True))
     out: list[PartGeometry] = []
     for i, part in enumerate(parts):
         if part.shape == "mirror":
             out.append(mirror_geometry(out[part.of], part.axis, part.material))
-        elif reuse is not None and reuse_parts is not None and reuse_parts[i] == part:
-            out.append(reuse[i])
         else:
-            out.append(part_geometry(part, smooth_angle_deg))
+            out.append(built[i] if i in built else old[i])
     return out
 
 
@@ -173,17 +222,18 @@ def pivot_offset(geoms: list[PartGeometry], pivot: str) -> Vec3:
 # --- stage 3: assemble ------------------------------------------------------------------------
 
 
-def _dedupe(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Share identical rows ((n, 8) float32, compared as bytes) in first-occurrence order.
+def _dedupe(rows: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Share identical rows ((n, 8) float32, compared as bytes) of the same owner (part).
 
-    Returns (unique rows (k, 8), inverse (n,) int64).
+    Rows are kept in first-occurrence order. Returns (unique rows (k, 8), inverse (n,) int64).
     """
     n = len(rows)
     keys = np.ascontiguousarray(rows).view(np.uint64).reshape(n, 4)
-    order = np.lexsort((keys[:, 3], keys[:, 2], keys[:, 1], keys[:, 0]))
+    order = np.lexsort((keys[:, 3], keys[:, 2], keys[:, 1], keys[:, 0], owner))
     sk = keys[order]
+    so = owner[order]
     new = np.ones(n, dtype=bool)
-    new[1:] = (sk[1:] != sk[:-1]).any(axis=1)
+    new[1:] = (sk[1:] != sk[:-1]).any(axis=1) | (so[1:] != so[:-1])
     group = np.cumsum(new) - 1
     first = order[new]  # lexsort is stable: the first of each run is its earliest row
     rank = np.empty(len(first), dtype=np.int64)
@@ -210,45 +260,34 @@ class Assembled:
 
 
 def assemble(geoms: list[PartGeometry], offset: Vec3, materials: tuple[str, ...]) -> Assembled:
-    """Apply the pivot, cast to float32, share identical vertices per part, concatenate."""
+    """Apply the pivot, cast to float32, share identical vertices within each part (never
+    across parts), concatenate in part order."""
     slot = {m: i for i, m in enumerate(materials)}
-    off = np.asarray(offset, dtype=np.float64)
-    blocks: list[np.ndarray] = []
-    index_blocks: list[np.ndarray] = []
-    mesh_parts: list[MeshPart] = []
-    base = 0
-    first = 0
-    for g in geoms:
-        t = g.triangle_count
-        rows = np.empty((3 * t, 8), dtype=np.float32)
-        rows[:, 0:3] = (g.corners.reshape(-1, 3) + off).astype(np.float32)
-        rows[:, 3:6] = g.normals.reshape(-1, 3).astype(np.float32)
-        rows[:, 6:8] = g.uvs.reshape(-1, 2).astype(np.float32)
+    counts = np.array([3 * g.triangle_count for g in geoms], dtype=np.int64)
+    n = int(counts.sum())
+    rows = np.empty((n, 8), dtype=np.float32)
+    if n:
+        rows[:, 0:3] = np.concatenate([g.corners.reshape(-1, 3) for g in geoms]) + np.asarray(offset)
+        rows[:, 3:6] = np.concatenate([g.normals.reshape(-1, 3) for g in geoms])
+        rows[:, 6:8] = np.concatenate([g.uvs.reshape(-1, 2) for g in geoms])
         rows += np.float32(0.0)  # fold -0.0 into 0.0 so equal values have equal bytes
-        unique, inverse = _dedupe(rows)
-        blocks.append(unique)
-        index_blocks.append(inverse + base)
-        mesh_parts.append(MeshPart(first, 3 * t, slot[g.material]))
-        base += len(unique)
-        first += 3 * t
-    rows = np.concatenate(blocks) if blocks else np.zeros((0, 8), dtype=np.float32)
-    vertices = np.empty(len(rows), dtype=VERTEX_DTYPE)
-    vertices["position"] = rows[:, 0:3]
-    vertices["normal"] = rows[:, 3:6]
-    vertices["uv"] = rows[:, 6:8]
-    indices = (
-        np.concatenate(index_blocks).astype(INDEX_DTYPE) if index_blocks else np.zeros(0, INDEX_DTYPE)
+    owner = np.repeat(np.arange(len(geoms)), counts)
+    unique, inverse = _dedupe(rows, owner)
+    vertices = np.empty(len(unique), dtype=VERTEX_DTYPE)
+    vertices["position"] = unique[:, 0:3]
+    vertices["normal"] = unique[:, 3:6]
+    vertices["uv"] = unique[:, 6:8]
+    firsts = np.concatenate([[0], np.cumsum(counts)[:-1]]).tolist()
+    mesh_parts = tuple(
+        MeshPart(int(f), int(c), slot[g.material]) for f, c, g in zip(firsts, counts.tolist(), geoms, strict=True)
     )
-    if len(rows):
-        lo = rows[:, 0:3].min(axis=0).astype(np.float64)
-        hi = rows[:, 0:3].max(axis=0).astype(np.float64)
-        bounds: Bounds = (
-            (float(lo[0]), float(lo[1]), float(lo[2])),
-            (float(hi[0]), float(hi[1]), float(hi[2])),
-        )
+    if len(unique):
+        lo = unique[:, 0:3].min(axis=0).tolist()
+        hi = unique[:, 0:3].max(axis=0).tolist()
+        bounds: Bounds = ((lo[0], lo[1], lo[2]), (hi[0], hi[1], hi[2]))
     else:
         bounds = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
-    return Assembled(vertices, indices, tuple(mesh_parts), bounds)
+    return Assembled(vertices, inverse.astype(INDEX_DTYPE), mesh_parts, bounds)
 
 
 # --- LOD and counts ---------------------------------------------------------------------------

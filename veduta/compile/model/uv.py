@@ -1,7 +1,8 @@
 """UV mapping in metres (spec: UV mapping).
 
-All functions work in the part's scaled local space (after scale, before rotation and
-translation) on triangle corners: corners (t, 3, 3) float64, face normals (t, 3) float64.
+Everything works in each part's scaled local space (after scale, before rotation and
+translation) on triangle corners, for many parts at once: corners (t, 3, 3) float64, face
+normals (t, 3), and per triangle its part's UV mode code and local bounding box lo, hi (t, 3).
 """
 
 from __future__ import annotations
@@ -10,92 +11,105 @@ import math
 
 import numpy as np
 
+from .types import UV_MODES
+
+#: Mode codes: index in UV_MODES.
+BOX, PLANAR, CYLINDRICAL, SPHERICAL = (UV_MODES.index(m) for m in ("box", "planar", "cylindrical", "spherical"))
+
 # Face codes of the box table.
 PX, NX, PY, NY, PZ, NZ = range(6)
 
+# The box table, one row per face code: for u and for v the axis read, the sign, and whether
+# the reference is the bounding box max (1) or min (0): value = sign * (p[axis] - ref).
+#   +X: u = max.z - z, v = max.y - y      -X: u = z - min.z, v = max.y - y
+#   +Y: u = x - min.x, v = z - min.z      -Y: u = x - min.x, v = max.z - z
+#   +Z: u = x - min.x, v = max.y - y      -Z: u = max.x - x, v = max.y - y
+_U_AXIS = np.array([2, 2, 0, 0, 0, 0])
+_U_SIGN = np.array([-1.0, 1.0, 1.0, 1.0, 1.0, -1.0])
+_U_MAX = np.array([1, 0, 0, 0, 0, 1])
+_V_AXIS = np.array([1, 1, 2, 2, 1, 1])
+_V_SIGN = np.array([-1.0, -1.0, 1.0, -1.0, -1.0, -1.0])
+_V_MAX = np.array([1, 1, 0, 1, 1, 1])
 
-def _dominant_axis(normals: np.ndarray) -> np.ndarray:
+
+def dominant_axis(normals: np.ndarray) -> np.ndarray:
     """Axis (0 = X, 1 = Y, 2 = Z) of each normal's largest component; ties prefer Y, Z, X."""
     a = np.abs(normals)
-    return np.where(
-        (a[:, 1] >= a[:, 0]) & (a[:, 1] >= a[:, 2]), 1, np.where(a[:, 2] >= a[:, 0], 2, 0)
-    )
+    return np.where((a[:, 1] >= a[:, 0]) & (a[:, 1] >= a[:, 2]), 1, np.where(a[:, 2] >= a[:, 0], 2, 0))
 
 
 def box_faces(normals: np.ndarray) -> np.ndarray:
-    """Box-table face code per triangle from its normal."""
-    axis = _dominant_axis(normals)
+    """Box-table face code per triangle: the axis of the normal's largest component and its sign."""
+    axis = dominant_axis(normals)
     comp = np.take_along_axis(normals, axis[:, None], axis=1)[:, 0]
-    positive = comp >= 0.0
-    plus = np.array([PX, PY, PZ])[axis]
-    minus = np.array([NX, NY, NZ])[axis]
-    return np.where(positive, plus, minus)
+    return 2 * axis + (comp < 0.0)  # PX, NX, PY, NY, PZ, NZ
+
+
+def planar_faces(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """+X, +Y or +Z row for planar mode: the smallest extent, ties prefer Y, Z, X."""
+    e = hi - lo
+    axis = np.where((e[:, 1] <= e[:, 0]) & (e[:, 1] <= e[:, 2]), 1, np.where(e[:, 2] <= e[:, 0], 2, 0))
+    return 2 * axis
 
 
 def box_table(corners: np.ndarray, faces: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """(t, 3, 2) UVs of corners projected with the box table row of each triangle's face.
+    """(t, 3, 2) UVs of corners projected with the box-table row of each triangle's face.
 
     Every face's top-left corner seen from outside is (0, 0), u grows right, v grows down; top
     faces are seen from above with -Z up, bottom faces from below with +Z up.
     """
-    x, y, z = corners[..., 0], corners[..., 1], corners[..., 2]
-    f = faces[:, None]
-    u = np.select(
-        [f == PZ, f == NZ, f == PX, f == NX],
-        [x - lo[0], hi[0] - x, hi[2] - z, z - lo[2]],
-        x - lo[0],  # PY, NY
-    )
-    v = np.select([f == PY, f == NY], [z - lo[2], hi[2] - z], hi[1] - y)
-    return np.stack([u, v], axis=-1)
-
-
-def planar_face(lo: np.ndarray, hi: np.ndarray) -> int:
-    """Projection row for planar mode: the smallest bounding-box extent, ties prefer Y, Z, X."""
-    ex, ey, ez = (hi - lo).tolist()
-    if ey <= ex and ey <= ez:
-        return PY
-    if ez <= ex:
-        return PZ
-    return PX
+    out = np.empty(corners.shape[:2] + (2,))
+    rows = np.arange(len(faces))
+    for k, (axis, sign, use_max) in enumerate(((_U_AXIS, _U_SIGN, _U_MAX), (_V_AXIS, _V_SIGN, _V_MAX))):
+        ax = axis[faces]
+        p = np.take_along_axis(corners, ax[:, None, None], axis=2)[..., 0]
+        ref = np.where(use_max[faces] == 1, hi[rows, ax], lo[rows, ax])
+        out[..., k] = sign[faces][:, None] * (p - ref[:, None])
+    return out
 
 
 def _unwrapped_theta(corners: np.ndarray) -> np.ndarray:
-    """θ = atan2(x, z) per corner, unwrapped to the branch nearest the triangle centre's angle.
-
-    Corners on the Y axis take the angle of their triangle's centre.
-    """
+    """θ = atan2(x, z) per corner, unwrapped to the branch nearest its triangle centre's angle,
+    so no triangle straddles the seam at −Z. Corners on the Y axis take the centre's angle."""
     x, z = corners[..., 0], corners[..., 2]
-    centre = corners.mean(axis=1)
+    centre = corners.sum(axis=1)
     tc = np.arctan2(centre[:, 0], centre[:, 2])[:, None]
     theta = np.arctan2(x, z)
-    turns = np.round((tc - theta) / (2.0 * math.pi))
-    theta = theta + turns * (2.0 * math.pi)
-    axis = (x == 0.0) & (z == 0.0)
-    return np.where(axis, tc, theta)
+    theta = theta + np.round((tc - theta) / (2.0 * math.pi)) * (2.0 * math.pi)
+    return np.where((x == 0.0) & (z == 0.0), tc, theta)
 
 
 def corner_uvs(
-    mode: str, corners: np.ndarray, normals: np.ndarray, lo: np.ndarray, hi: np.ndarray
+    modes: np.ndarray, corners: np.ndarray, normals: np.ndarray, lo: np.ndarray, hi: np.ndarray
 ) -> np.ndarray:
-    """(t, 3, 2) float64 UVs for a part in `mode`; lo, hi: the part's local bounding box."""
-    if mode == "box":
-        return box_table(corners, box_faces(normals), lo, hi)
-    if mode == "planar":
-        faces = np.full(len(corners), planar_face(lo, hi))
-        return box_table(corners, faces, lo, hi)
-    theta = _unwrapped_theta(corners)
-    x, y, z = corners[..., 0], corners[..., 1], corners[..., 2]
-    if mode == "cylindrical":
+    """(t, 3, 2) float64 UVs.
+
+    modes: (t,) mode code per triangle; corners (t, 3, 3) and normals (t, 3) in scaled local
+    space; lo, hi: (t, 3) bounding box of each triangle's part in the same space.
+    """
+    faces = np.where(modes == PLANAR, planar_faces(lo, hi), box_faces(normals))
+    uses_table = (modes == BOX) | (modes == PLANAR)
+    cyl = modes == CYLINDRICAL
+    vertical = cyl & (dominant_axis(normals) == 1)  # cylindrical: mostly vertical -> ±Y rows
+    uses_table |= vertical
+    out = box_table(corners, faces, lo, hi) if uses_table.any() else np.zeros(corners.shape[:2] + (2,))
+    angular = ~uses_table
+    if angular.any():
+        sel = np.flatnonzero(angular)
+        c = corners[sel]
+        theta = _unwrapped_theta(c)
+        x, y, z = c[..., 0], c[..., 1], c[..., 2]
+        spherical = (modes[sel] == SPHERICAL)[:, None]
         rho = np.sqrt(x * x + z * z)
-        uv = np.stack([(theta + math.pi) * rho, hi[1] - y], axis=-1)
-        vertical = _dominant_axis(normals) == 1
-        if vertical.any():
-            faces = np.where(normals[:, 1] >= 0.0, PY, NY)
-            uv = np.where(vertical[:, None, None], box_table(corners, faces, lo, hi), uv)
-        return uv
-    if mode == "spherical":
         r = np.sqrt(x * x + y * y + z * z)
         safe = np.where(r > 0.0, r, 1.0)
         phi = np.arccos(np.clip(y / safe, -1.0, 1.0))
-        return np.stack([(theta + math.pi) * r, phi * r], axis=-1)
-    raise ValueError(f"unknown uv mode {mode!r}")
+        u = (theta + math.pi) * np.where(spherical, r, rho)
+        v = np.where(spherical, phi * r, hi[sel, 1][:, None] - y)
+        out[sel, :, 0] = u
+        out[sel, :, 1] = v
+    return out
+
+
+def mode_code(mode: str) -> int:
+    return UV_MODES.index(mode)
