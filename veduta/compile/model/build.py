@@ -22,7 +22,7 @@ import numpy as np
 
 from . import shapes
 from .normals import smooth_normals
-from .transform import is_identity, rotation_matrix
+from .transform import rotation_matrix
 from .types import (
     INDEX_DTYPE,
     LOD_MIN_RINGS,
@@ -113,9 +113,10 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float) -> list[Part
     base = 0
     for part in parts:
         local, tris = local_mesh(part)
-        scale = np.asarray(part.scale, dtype=np.float64)
-        scaled_list.append(local * scale + 0.0)
-        if bool(np.prod(np.sign(scale)) < 0) != bool(part.flip_normals):
+        sx, sy, sz = part.scale
+        scaled_list.append(local * np.array([sx, sy, sz], dtype=np.float64) + 0.0)
+        reflect = (sx < 0) ^ (sy < 0) ^ (sz < 0)  # negative determinant
+        if reflect != bool(part.flip_normals):
             tris = tris[:, [0, 2, 1]]
         tris_list.append(tris + base)
         base += len(local)
@@ -130,15 +131,14 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float) -> list[Part
     pid = _position_ids(scaled, owner_v)[tris]
     normals, face_n = smooth_normals(pid, corners, smooth_angle_deg)
 
-    bounds_v = np.split(scaled, np.cumsum(nv)[:-1])
-    lo = np.array([b.min(axis=0) for b in bounds_v])[owner_t]
-    hi = np.array([b.max(axis=0) for b in bounds_v])[owner_t]
+    starts = np.cumsum(nv) - nv
+    lo = np.minimum.reduceat(scaled, starts, axis=0)[owner_t]
+    hi = np.maximum.reduceat(scaled, starts, axis=0)[owner_t]
     modes = np.array([mode_code(p.uv_mode) for p in parts])[owner_t]
     uvs = corner_uvs(modes, corners, face_n, lo, hi)
 
-    rots = np.array([rotation_matrix(p.rotation_deg) for p in parts])
-    if not all(is_identity(r) for r in rots):
-        rot_t = rots[owner_t]
+    if any(any(p.rotation_deg) for p in parts):
+        rot_t = np.array([rotation_matrix(p.rotation_deg) for p in parts])[owner_t]
         corners = _rotate(rot_t, corners)
         normals = _rotate(rot_t, normals)
     corners = corners + np.array([p.position for p in parts], dtype=np.float64)[owner_t][:, None, :]

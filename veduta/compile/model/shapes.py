@@ -55,36 +55,33 @@ def revolve(profile: np.ndarray, segments: int, wrap: bool = False) -> Mesh:
     back to the first (a ring).
     """
     prof = np.asarray(profile, dtype=np.float64)
+    n, s = len(prof), int(segments)
     r = prof[:, 0] + 0.0
-    y = prof[:, 1] + 0.0
-    s = int(segments)
     on_axis = r == 0.0
-    counts = np.where(on_axis, 1, s)
-    base = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
-    total = int(counts.sum())
     circle = unit_circle(s)
-    j = np.arange(total, dtype=np.int64) - np.repeat(base, counts)
-    rr = np.repeat(r, counts)
-    pos = np.stack([rr * circle[j, 1], np.repeat(y, counts), rr * circle[j, 0]], axis=1) + 0.0
+    # Every point as a full ring of s divisions, then keep one vertex per axis point.
+    ring = np.empty((n, s, 3))
+    ring[..., 0] = r[:, None] * circle[:, 1]
+    ring[..., 1] = prof[:, 1:2]
+    ring[..., 2] = r[:, None] * circle[:, 0]
+    keep_v = ~on_axis[:, None] | (np.arange(s) == 0)
+    pos = ring[keep_v] + 0.0
 
-    n = len(prof)
-    i0 = np.arange(n if wrap else n - 1, dtype=np.int64)
+    counts = np.where(on_axis, 1, s)
+    base = np.cumsum(counts) - counts
+    vid = base[:, None] + np.where(on_axis, 0, 1)[:, None] * np.arange(s)  # (n, s) vertex ids
+    vnext = np.roll(vid, -1, axis=1)
+    i0 = np.arange(n if wrap else n - 1)
     i1 = (i0 + 1) % n
-    step = np.where(on_axis, 0, 1).astype(np.int64)
-    jj = np.arange(s, dtype=np.int64)
-    jn = (jj + 1) % s
-    a = base[i0, None] + step[i0, None] * jj
-    b = base[i0, None] + step[i0, None] * jn
-    c = base[i1, None] + step[i1, None] * jn
-    d = base[i1, None] + step[i1, None] * jj
-    t1 = np.stack([a, b, c], axis=-1)  # valid when the start is off the axis
-    t2 = np.stack([a, c, d], axis=-1)  # valid when the end is off the axis
-    keep = np.stack(
-        [np.broadcast_to(~on_axis[i0, None], a.shape), np.broadcast_to(~on_axis[i1, None], a.shape)],
-        axis=-1,
-    )
-    tris = np.stack([t1, t2], axis=2)[keep]  # order: segment, division, (t1, t2)
-    return pos, tris.reshape(-1, 3)
+    quads = np.empty((len(i0), s, 2, 3), dtype=np.int64)
+    quads[:, :, 0, 0] = quads[:, :, 1, 0] = vid[i0]  # a
+    quads[:, :, 0, 1] = vnext[i0]  # b
+    quads[:, :, 0, 2] = quads[:, :, 1, 1] = vnext[i1]  # c
+    quads[:, :, 1, 2] = vid[i1]  # d
+    keep_t = np.empty((len(i0), s, 2), dtype=bool)
+    keep_t[:, :, 0] = ~on_axis[i0, None]  # (a, b, c) needs the start off the axis
+    keep_t[:, :, 1] = ~on_axis[i1, None]  # (a, c, d) needs the end off the axis
+    return pos, quads[keep_t]  # order: segment, division, (abc, acd)
 
 
 def lathe_mesh(profile: np.ndarray, segments: int) -> Mesh:

@@ -75,6 +75,8 @@ __all__ = ["read_model", "validate_model", "ModelSource", "COMMON_FIELDS", "SHAP
 
 #: The largest finite binary32 value: distances are stored as f32 in MESH.
 F32_MAX = 3.4028234663852886e38
+#: The largest i64 (triangle_budget is stored as i64).
+I64_MAX = (1 << 63) - 1
 
 
 class Scale(Spec):
@@ -100,6 +102,22 @@ class Scale(Spec):
         found = f"{len(node)} items" if isinstance(node, Arr) else describe(node)
         rep.error(node, path, f"expected {self.what}, found {found}")
         return INVALID
+
+
+class Capped(Spec):
+    """A number spec with an upper limit set by the storage type (f32, i64), reported apart so
+    range messages stay readable ("-1 out of range (must be >= 0)")."""
+
+    def __init__(self, spec: Spec, hi: float, storage: str):
+        self.spec, self.hi, self.storage = spec, hi, storage
+        self.what = spec.what
+
+    def read(self, rep, node, path):
+        v = self.spec.read(rep, node, path)
+        if v is not INVALID and v > self.hi:
+            rep.error(node, path, f"{node.text} is too large for {self.storage} (at most {self.hi:.8g})")
+            return INVALID
+        return v
 
 
 class Units(Spec):
@@ -248,7 +266,7 @@ class Parts(Spec):
         return INVALID if any(p is None for p in parts) else tuple(parts)
 
 
-LOD_LEVEL = Record({"distance": Field(Num(gt=0, le=F32_MAX)), "model": Field(AssetName, "")})
+LOD_LEVEL = Record({"distance": Field(Capped(Num(gt=0), F32_MAX, "a 32-bit float")), "model": Field(AssetName, "")})
 
 TOP = Record({
     "veduta": Field(Any_(), None),  # checked by load_source
@@ -257,10 +275,10 @@ TOP = Record({
     "pivot": Field(Enum(*PIVOTS), DEFAULT_PIVOT),
     "symmetry": Field(Enum(*AXES), ""),
     "smooth_angle_deg": Field(Num(*SMOOTH_ANGLE_RANGE), DEFAULT_SMOOTH_ANGLE_DEG),
-    "triangle_budget": Field(Int(ge=0, le=(1 << 63) - 1), DEFAULT_TRIANGLE_BUDGET),
+    "triangle_budget": Field(Capped(Int(ge=0), I64_MAX, "a 64-bit integer"), DEFAULT_TRIANGLE_BUDGET),
     "parts": Field(Parts()),
     "lod": Field(ListOf(LOD_LEVEL, max_len=MAX_LOD_LEVELS), []),
-    "draw_distance": Field(Num(ge=0, le=F32_MAX), DEFAULT_DRAW_DISTANCE),
+    "draw_distance": Field(Capped(Num(ge=0), F32_MAX, "a 32-bit float"), DEFAULT_DRAW_DISTANCE),
 })
 
 

@@ -8,33 +8,38 @@ symmetric model exactly 0 on its symmetry axis.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
 
 
+_COS_SIGN = np.array([1.0, -1.0, -1.0, 1.0])
+_SIN_SIGN = np.array([1.0, 1.0, -1.0, -1.0])
+
+
+@functools.lru_cache(maxsize=64)
 def unit_circle(n: int) -> np.ndarray:
-    """(n, 2) float64 of (cos, sin) of the angles 2π·j/n, j = 0..n-1.
+    """(n, 2) float64 of (cos, sin) of the angles 2π·j/n, j = 0..n-1 (read-only, cached).
 
     Every value comes from an angle in [0, π/4], so symmetric angles give exactly symmetric
     values and quarter turns are exact.
     """
-    j = np.arange(n, dtype=np.int64)
-    eighth = np.int64(n)  # a full turn is 8n units
-    units = (8 * j) % (8 * n)
-    quadrant = units // (2 * eighth)
-    rem = units % (2 * eighth)
-    low = rem <= eighth
-    base = np.where(low, rem, 2 * eighth - rem).astype(np.float64) * (2.0 * math.pi / (8.0 * n))
+    units = 8 * np.arange(n, dtype=np.int64)  # a full turn is 8n units
+    quadrant = units // (2 * n)
+    rem = units - quadrant * (2 * n)
+    low = rem <= n
+    base = np.where(low, rem, 2 * n - rem) * (2.0 * math.pi / (8.0 * n))
     cb, sb = np.cos(base), np.sin(base)
-    half = rem == eighth  # 45°: one value for both, so the octant symmetry stays exact
-    cb = np.where(half, math.sqrt(0.5), cb)
-    sb = np.where(half, math.sqrt(0.5), sb)
-    c = np.where(low, cb, sb)
-    s = np.where(low, sb, cb)
-    cos = np.select([quadrant == 0, quadrant == 1, quadrant == 2], [c, -s, -c], s)
-    sin = np.select([quadrant == 0, quadrant == 1, quadrant == 2], [s, c, -s], -c)
-    return np.stack([cos, sin], axis=1) + 0.0
+    half = rem == n  # 45°: one value for both, so the octant symmetry stays exact
+    cb[half] = sb[half] = math.sqrt(0.5)
+    swap = low != (quadrant % 2 == 1)
+    out = np.empty((n, 2))
+    out[:, 0] = np.where(swap, cb, sb) * _COS_SIGN[quadrant]
+    out[:, 1] = np.where(swap, sb, cb) * _SIN_SIGN[quadrant]
+    out += 0.0
+    out.flags.writeable = False
+    return out
 
 
 def cos_sin_deg(deg: float) -> tuple[float, float]:
