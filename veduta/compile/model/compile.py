@@ -58,6 +58,21 @@ def _finite(mesh: Mesh) -> bool:
     return all(bool(np.isfinite(a.view(np.float32)).all()) for a in arrays if len(a))
 
 
+def degenerate_triangles(mesh: Mesh) -> list[tuple[int, int]]:
+    """(part index, count) of parts with triangles of zero area in the compiled (float32) mesh."""
+    corners = mesh.vertices["position"].astype(np.float64)[mesh.indices.astype(np.int64).reshape(-1, 3)]
+    n = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    flat = ~(n != 0).any(axis=1)
+    if not flat.any():
+        return []
+    out = []
+    for p in mesh.parts:
+        k = int(flat[p.first // 3:(p.first + p.count) // 3].sum())
+        if k:
+            out.append((p.index, k))
+    return out
+
+
 def compile_model(data: bytes, ctx: CompileContext) -> Mesh | None:
     """Compile a .vmodel source; problems go to ctx.report. None when there are errors."""
     src = validate_model(data, ctx.report.file, ctx.name)
@@ -68,9 +83,14 @@ def compile_model(data: bytes, ctx: CompileContext) -> Mesh | None:
     for k, (level, node) in enumerate(zip(spec.lod, src.lod_model_nodes, strict=True)):
         if level.model:
             ctx.reference("model", level.model, node, f"lod[{k}].model")
-    mesh = build_mesh(spec)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        mesh = build_mesh(spec)
     if not _finite(mesh):
-        ctx.report.error(None, "parts", "the geometry does not fit 32-bit floats (a size, position or "
-                                        "scale is too large or too small)")
+        ctx.report.error(src.parts_node, "parts", "the geometry does not fit 32-bit floats (a size, position "
+                                                  "or scale is too large)")
         return None
+    for index, count in degenerate_triangles(mesh):
+        ctx.report.warning(src.part_nodes[index], f"parts[{index}]",
+                           f"{count} of its triangles have no area in 32-bit floats (too small, or too far "
+                           "from the origin for its size)", code="MESH_DEGENERATE")
     return mesh

@@ -290,6 +290,8 @@ class ModelSource:
     spec: ModelSpec | None
     report: Report
     lod_model_nodes: tuple[Node | None, ...] = ()
+    parts_node: Node | None = None  # the "parts" array
+    part_nodes: tuple[Node, ...] = ()  # each part's object
 
 
 def _check_lod(rep: Report, levels: list, name: str) -> bool:
@@ -336,7 +338,8 @@ def validate_model(data: bytes, file: str, name: str) -> ModelSource:
         draw_distance=float(vals["draw_distance"]),
     )
     nodes = tuple(lv.node("model") for lv in vals["lod"])
-    return ModelSource(spec, rep, nodes)
+    parts_node = vals.node("parts")
+    return ModelSource(spec, rep, nodes, parts_node, tuple(parts_node))
 
 
 def read_model(data: bytes, file: str, name: str) -> tuple[ModelSpec | None, Report]:
