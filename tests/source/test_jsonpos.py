@@ -1,0 +1,87 @@
+from __future__ import annotations
+
+import pytest
+
+from veduta.source import load_source
+from veduta.source.jsonpos import Arr, Num, Obj, Str, join_path, parse, to_plain
+
+
+def test_positions_point_at_values():
+    root, problems = parse(b'{\n  "a": [1, "x"],\n  "b": {"c": true}\n}')
+    assert problems == []
+    assert isinstance(root, Obj)
+    a = root.get("a")
+    assert isinstance(a, Arr) and (a.line, a.col) == (2, 8)
+    assert isinstance(a.value[1], Str) and (a.value[1].line, a.value[1].col) == (2, 12)
+    c = root.get("b").get("c")
+    assert (c.line, c.col) == (3, 14) and c.value is True
+    assert root.keys["b"].col == 3
+    assert to_plain(root) == {"a": [1, "x"], "b": {"c": True}}
+
+
+def test_columns_count_characters_not_bytes():
+    root, _ = parse('{"é": "ü", "n": 1}'.encode())
+    assert root.get("n").col == 17
+
+
+def test_integers_and_floats_are_distinguished():
+    root, _ = parse(b'{"i": 3, "f": 3.0, "e": 1e2}')
+    assert root.get("i").value == 3 and isinstance(root.get("i").value, int)
+    assert isinstance(root.get("f").value, float) and root.get("f").text == "3.0"
+    assert isinstance(root.get("e"), Num) and root.get("e").value == 100.0
+
+
+@pytest.mark.parametrize(
+    "src, line, col, message",
+    [
+        (b'{"a": 1,}', 1, 9, "trailing comma before }"),
+        (b'{"a": 1} x', 1, 10, "trailing data after the JSON value: 'x'"),
+        (b'{"a": NaN}', 1, 7, "NaN is not a finite number (JSON has no NaN or Infinity)"),
+        (b'{"a": -Infinity}', 1, 7, "-Infinity is not a finite number"),
+        (b"{'a': 1}", 1, 2, "expected a field name in double quotes, found \"'\""),
+        (b'{"a": "x\ny"}', 1, 9, "newline in string (escape it)"),
+        (b'{"a": 01}', 1, 7, "malformed number '01'"),
+        (b'{"a" 1}', 1, 6, "expected ':' after field name, found '1'"),
+        (b"", 1, 1, "empty file: expected a JSON object"),
+        (b'{"a": [1, 2}', 1, 12, "expected ',' or ']' in array, found '}'"),
+        (b'\xef\xbb\xbf{}', 1, 1, "file starts with a UTF-8 byte-order mark; save it without"),
+        (b'{"a": "\xff"}', 1, 8, "invalid UTF-8 (byte 0xff)"),
+        (b'{"a": "\\ud800"}', 1, 8, "lone surrogate in \\u escape"),
+    ],
+)
+def test_fatal_problems_are_located(src, line, col, message):
+    root, problems = parse(src)
+    assert root is None
+    assert len(problems) == 1
+    p = problems[0]
+    assert (p.line, p.col) == (line, col), p
+    assert p.message.startswith(message), p.message
+
+
+def test_duplicate_keys_and_overflow_are_reported_and_parsing_goes_on():
+    root, problems = parse(b'{\n "a": 1,\n "a": 2,\n "b": 1e999,\n "c": 3\n}')
+    assert root is not None and root.get("a").value == 1 and root.get("c").value == 3
+    got = [(p.line, p.col, p.path, p.message) for p in problems]
+    assert got == [
+        (3, 7, "a", "duplicate key 'a' (first at line 2, column 2)"),
+        (4, 7, "b", "1e999 is not a finite number"),
+    ]
+
+
+def test_deep_nesting_is_a_problem_not_a_crash():
+    root, problems = parse(b"[" * 5000 + b"]" * 5000)
+    assert root is None and "nesting deeper" in problems[0].message
+
+
+def test_join_path():
+    assert join_path("", "parts") == "parts"
+    assert join_path("parts", 2) == "parts[2]"
+    assert join_path("parts[2]", "of") == "parts[2].of"
+    assert join_path("props", "my key") == 'props["my key"]'
+
+
+def test_load_source_checks_the_header():
+    root, rep = load_source(b'{"veduta": "model/2"}', "x.vmodel", "model/1")
+    assert [str(d) for d in rep.items] == ['x.vmodel:1:12: veduta: "model/2" is not "model/1"']
+    root, rep = load_source(b"[]", "x.vmodel", "model/1")
+    assert root is None and [str(d) for d in rep.items] == ["x.vmodel:1:1: $: expected a JSON object at the top, found array"]
