@@ -1,0 +1,255 @@
+"""Pixels for the texture compiler: PNG reading, layer compositing and the mip chain.
+
+Arrays are documented numpy-style; ``rgba`` images are ``(h, w, 4) uint8`` with straight
+(not premultiplied) alpha, in sRGB as PNG files store them.  Everything is vectorised (no
+per-pixel Python loops) and uses only IEEE element-wise arithmetic in a fixed order, plus
+table look-ups for the sRGB transfer function, so the same inputs give the same bytes on every
+machine.
+
+Decisions (docs/formats/texture.md):
+
+* layers are composited in sRGB space ("over" and "multiply"), as image editors do, so a layered
+  texture looks like it does in the editor;
+* mip levels are filtered in linear light with premultiplied alpha, so a level keeps the
+  brightness of the level above and transparent pixels do not darken their neighbours; where a
+  filtered pixel is fully transparent its colour is the plain average of its colours instead of
+  black, so straight-alpha bilinear filtering does not fringe;
+* the filter is an exact area (box) filter: each pixel of level i+1 averages the part of level i
+  it covers, weighted by area, so odd sizes (5 -> 2 -> 1) are handled without dropping a row and
+  no tap ever reads across an edge (a tiling texture's levels tile as well as level 0 does).
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import warnings
+import zlib
+
+import numpy as np
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+#: Largest image layer and texture side in pixels (the console draws 320 x 240 frames).
+MAX_SIDE = 2048
+
+
+class ImageError(Exception):
+    """An image that cannot be used; the message says why (the caller names the file)."""
+
+
+# -- PNG ---------------------------------------------------------------------------------------
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) from the PNG signature and IHDR, without decoding; ImageError otherwise."""
+    if not data.startswith(PNG_SIGNATURE):
+        raise ImageError("is not a PNG file (no PNG signature)")
+    if len(data) < 33 or data[12:16] != b"IHDR":
+        raise ImageError("is not a usable PNG file (no IHDR chunk)")
+    (length,) = struct.unpack(">I", data[8:12])
+    w, h = struct.unpack(">II", data[16:24])
+    if length != 13 or w == 0 or h == 0:
+        raise ImageError("is not a usable PNG file (bad IHDR chunk)")
+    return w, h
+
+
+def decode_png(data: bytes) -> np.ndarray:
+    """Decode PNG bytes to ``(h, w, 4) uint8`` RGBA (16-bit channels keep their high byte).
+
+    Call :func:`png_size` first to bound the size: decoding allocates the whole image.
+    """
+    from PIL import Image
+
+    png_size(data)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data), formats=["PNG"]) as im:
+                im.load()
+                return _to_rgba(im)
+    except (OSError, SyntaxError, ValueError, EOFError, zlib.error, struct.error,
+            Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+        raise ImageError(f"cannot be decoded ({exc})") from None
+
+
+def _to_rgba(im) -> np.ndarray:
+    if im.mode in ("I;16", "I;16B", "I;16L", "I"):
+        grey = (np.asarray(im).astype(np.int64) >> 8).clip(0, 255).astype(np.uint8)
+        out = np.empty(grey.shape + (4,), np.uint8)
+        out[..., :3] = grey[..., None]
+        out[..., 3] = 255
+        return out
+    if im.mode != "RGBA":
+        im = im.convert("RGBA")
+    return np.array(im, dtype=np.uint8).reshape(im.height, im.width, 4)
+
+
+# -- colour packing ----------------------------------------------------------------------------
+
+def pack_argb(rgba: np.ndarray) -> np.ndarray:
+    """``(h, w, 4) uint8`` RGBA to ``(h, w) <u4`` 0xAARRGGBB (bytes B, G, R, A)."""
+    bgra = np.ascontiguousarray(rgba[..., [2, 1, 0, 3]], dtype=np.uint8)
+    return bgra.view("<u4").reshape(rgba.shape[:2])
+
+
+def unpack_argb(pixels: np.ndarray) -> np.ndarray:
+    """``(h, w) <u4`` 0xAARRGGBB to ``(h, w, 4) uint8`` RGBA."""
+    bgra = np.ascontiguousarray(pixels, dtype="<u4").view(np.uint8).reshape(pixels.shape + (4,))
+    return np.ascontiguousarray(bgra[..., [2, 1, 0, 3]])
+
+
+def argb_to_rgba(argb: int) -> tuple[int, int, int, int]:
+    return (argb >> 16) & 0xFF, (argb >> 8) & 0xFF, argb & 0xFF, (argb >> 24) & 0xFF
+
+
+# -- compositing (sRGB space, premultiplied float32) -------------------------------------------
+
+def to_premultiplied(rgba: np.ndarray, opacity: float = 1.0) -> np.ndarray:
+    """``(h, w, 4) uint8`` -> ``(h, w, 4) float32`` premultiplied, channels in [0, 1]."""
+    f = rgba.astype(np.float32) * np.float32(1 / 255)
+    a = f[..., 3:4] * np.float32(opacity)
+    out = np.empty(f.shape, np.float32)
+    out[..., :3] = f[..., :3] * a
+    out[..., 3:] = a
+    return out
+
+
+def composite(dst: np.ndarray, src: np.ndarray, blend: str) -> None:
+    """Composite premultiplied *src* onto premultiplied *dst* in place (same shape).
+
+    normal: co = cs + cb (1 - as); multiply: co = cs (1 - ab) + cb (1 - as) + cs cb;
+    alpha: ao = as + ab (1 - as) (W3C Compositing and Blending, source-over).
+    """
+    a_s = src[..., 3:4]
+    keep = np.float32(1) - a_s
+    if blend == "multiply":
+        a_b = dst[..., 3:4]
+        col = src[..., :3] * (np.float32(1) - a_b) + dst[..., :3] * keep + src[..., :3] * dst[..., :3]
+        dst[..., 3:] = a_s + dst[..., 3:] * keep
+        dst[..., :3] = col
+    else:
+        dst *= keep
+        dst += src
+
+
+def from_premultiplied(p: np.ndarray) -> np.ndarray:
+    """``(h, w, 4) float32`` premultiplied -> ``(h, w, 4) uint8`` straight, rounded half up."""
+    a = p[..., 3:4]
+    safe = np.where(a > 0, a, np.float32(1))
+    col = np.where(a > 0, p[..., :3] / safe, np.float32(0))
+    out = np.empty(p.shape, np.uint8)
+    out[..., :3] = np.floor(np.clip(col, 0, 1) * np.float32(255) + np.float32(0.5))
+    out[..., 3:] = np.floor(np.clip(a, 0, 1) * np.float32(255) + np.float32(0.5))
+    return out
+
+
+def checker(width: int, height: int, cell: int, a: int, b: int) -> np.ndarray:
+    """``(height, width, 4) uint8``: colour *a* (0xAARRGGBB) on cells with even x + y, else *b*."""
+    ys = (np.arange(height) // cell)[:, None]
+    xs = (np.arange(width) // cell)[None, :]
+    odd = ((xs + ys) & 1).astype(bool)
+    ca = np.array(argb_to_rgba(a), np.uint8)
+    cb = np.array(argb_to_rgba(b), np.uint8)
+    return np.where(odd[..., None], cb, ca)
+
+
+# -- sRGB transfer function (tables, so the result never depends on a libm's pow) ---------------
+
+def _srgb_to_linear(c: float) -> float:
+    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+
+#: Linear value of each 8-bit sRGB code.
+SRGB_TO_LINEAR = np.array([_srgb_to_linear(i / 255) for i in range(256)], np.float32)
+#: Linear values halfway (in sRGB) between consecutive codes: code k covers [T[k-1], T[k]).
+_THRESHOLDS = np.array([_srgb_to_linear((i + 0.5) / 255) for i in range(255)], np.float32)
+
+
+def linear_to_srgb8(lin: np.ndarray) -> np.ndarray:
+    """Linear values (float32) to the nearest 8-bit sRGB codes."""
+    return np.searchsorted(_THRESHOLDS, lin, side="right").astype(np.uint8)
+
+
+# -- mip chain ---------------------------------------------------------------------------------
+
+def area_taps(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Area filter from *n* samples to *m*: ``(m, k) int64`` source indices and ``(m, k) float32``
+    weights (each row sums to 1).  Destination pixel i covers source [i n / m, (i + 1) n / m)."""
+    i = np.arange(m, dtype=np.int64)
+    left, right = i * n, (i + 1) * n  # in units of 1/m source pixels
+    first = left // m
+    last = (right + m - 1) // m  # exclusive
+    k = int((last - first).max())
+    idx = first[:, None] + np.arange(k, dtype=np.int64)[None, :]
+    lo = np.maximum(left[:, None], idx * m)
+    hi = np.minimum(right[:, None], (idx + 1) * m)
+    overlap = np.clip(hi - lo, 0, None)
+    weights = (overlap / n).astype(np.float32)
+    return np.minimum(idx, n - 1), weights
+
+
+def _reduce(x: np.ndarray, axis: int) -> np.ndarray:
+    n = x.shape[axis]
+    m = max(1, n >> 1)
+    if m == n:
+        return x
+    idx, w = area_taps(n, m)
+    out = None
+    for k in range(idx.shape[1]):
+        taken = np.take(x, idx[:, k], axis=axis)
+        wk = w[:, k][:, None, None] if axis == 0 else w[:, k][None, :, None]
+        term = taken * wk
+        out = term if out is None else out + term
+    return out
+
+
+def _linear_planes(rgba: np.ndarray) -> np.ndarray:
+    """``(h, w, 7) float32``: premultiplied linear r, g, b, alpha, then plain linear r, g, b."""
+    h, w = rgba.shape[:2]
+    out = np.empty((h, w, 7), np.float32)
+    lin = SRGB_TO_LINEAR[rgba[..., :3]]
+    a = rgba[..., 3:4].astype(np.float32) * np.float32(1 / 255)
+    out[..., :3] = lin * a
+    out[..., 3:4] = a
+    out[..., 4:] = lin
+    return out
+
+
+def _planes_to_rgba(p: np.ndarray) -> np.ndarray:
+    a = p[..., 3:4]
+    safe = np.where(a > 0, a, np.float32(1))
+    lin = np.where(a > 0, p[..., :3] / safe, p[..., 4:])
+    out = np.empty(p.shape[:2] + (4,), np.uint8)
+    out[..., :3] = linear_to_srgb8(lin)
+    out[..., 3:] = np.floor(np.clip(a, 0, 1) * np.float32(255) + np.float32(0.5))
+    return out
+
+
+def level_count(width: int, height: int) -> int:
+    """1 + floor(log2(max(width, height))): the chain down to 1 x 1."""
+    return max(width, height).bit_length()
+
+
+def mip_chain(rgba: np.ndarray) -> list[np.ndarray]:
+    """Level 0 and every smaller level down to 1 x 1, each ``(h, w, 4) uint8``.
+
+    Level i measures max(1, w >> i) x max(1, h >> i); each is area-filtered from the float
+    planes of the level above (not from its rounded bytes), in linear light.
+    """
+    h, w = rgba.shape[:2]
+    levels = [rgba]
+    planes = _linear_planes(rgba)
+    for _ in range(1, level_count(w, h)):
+        planes = _reduce(_reduce(planes, 0), 1)
+        levels.append(_planes_to_rgba(planes))
+    return levels
+
+
+def chain_sizes(width: int, height: int) -> list[tuple[int, int]]:
+    return [(max(1, width >> i), max(1, height >> i)) for i in range(level_count(width, height))]
+
+
+__all__ = [
+    "MAX_SIDE", "ImageError", "png_size", "decode_png", "pack_argb", "unpack_argb", "argb_to_rgba",
+    "to_premultiplied", "composite", "from_premultiplied", "checker", "SRGB_TO_LINEAR", "linear_to_srgb8",
+    "area_taps", "mip_chain", "level_count", "chain_sizes",
+]
