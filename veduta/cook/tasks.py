@@ -30,14 +30,24 @@ DB_FILE = "doit.sqlite3"
 BASENAME = "cook"
 
 
+#: file_dep path -> signature that this run's up-to-date pass verified against the
+#: source_hash (by hashing, or by the stat cache of an earlier hash).
+VERIFIED: dict[str, tuple[int, int, int]] = {}
+
+
 class StatChecker(FileChangedChecker):
     """file_dep states are (size, mtime_ns, inode); a racy state never matches.
 
-    Never hashes: content changes are judged by the cook's own source_hash check.
+    Never hashes: a file whose signature changed but whose content this run's
+    up-to-date pass verified (a touched file, a branch switched back) is not
+    modified.
     """
 
     def check_modified(self, file_path, file_stat, state):
-        return state != [file_stat.st_size, file_stat.st_mtime_ns, file_stat.st_ino]
+        cur = (file_stat.st_size, file_stat.st_mtime_ns, file_stat.st_ino)
+        if state is not None and len(state) == 3 and tuple(state) == cur:
+            return False
+        return VERIFIED.get(file_path) != cur
 
     def get_state(self, dep, current_state):
         st = os.stat(dep)
@@ -82,15 +92,22 @@ def cook_tasks(project: Project, display_root: str = ""):
             cache.discard(src.rel)
         else:
             entry = cache.get(src.rel)
-            if fresh_by_stat(entry, src.rel, assets, cooked, index):
-                fresh = True
-                deps = [p for p, s in entry[3][1:] if s != []]
-            else:
-                fresh, deps, new_entry = check_fresh(kind.name, src.rel, assets, cooked, index, now)
+            if not fresh_by_stat(entry, src.rel, assets, cooked, index):
+                fresh, deps, entry = check_fresh(kind.name, src.rel, assets, cooked, index, now)
                 if fresh:
-                    cache.set(src.rel, new_entry)
+                    cache.set(src.rel, entry)
                 else:
                     cache.discard(src.rel)
+                    entry = None
+            if entry is not None:
+                fresh = True
+                deps = []
+                for p, s in entry[3]:
+                    if s:  # exists, not racy
+                        VERIFIED[os.path.join(assets, p)] = tuple(s)
+                    if s != [] and p != src.rel:
+                        deps.append(p)
+            else:
                 deps = [d for d in deps if os.path.exists(os.path.join(assets, d))]
         task = {
             "name": src.rel,
@@ -198,12 +215,14 @@ class CookReporter(ConsoleReporter):
         if messages:
             self._clear_progress()
             self.write("".join(m + "\n" for m in messages))
+        entry = values.get("entry")
         if RUN.cache is not None:
-            entry = values.get("entry")
             if entry:
                 RUN.cache.set(rel, entry)
             else:
                 RUN.cache.discard(rel)
+        if entry:
+            _record_file_deps(task, entry)
         self._progress(rel)
 
     def add_failure(self, task, fail):
@@ -241,6 +260,26 @@ class CookReporter(ConsoleReporter):
         # doit's own failure report for cook tasks would repeat the diagnostics: drop them
         self.failures = [f for f in self.failures if not self._is_cook(f["task"])]
         super().complete_run()
+
+
+def _record_file_deps(task, entry) -> None:
+    """Tell doit's DB the file_dep this cook really had (the deps just found),
+    so that the next run does not see a changed file_dep set and run it again."""
+    from doit.globals import Globals
+
+    dm = Globals.dep_manager
+    if dm is None or RUN.project is None:
+        return
+    assets = RUN.project.assets
+    deps = [os.path.join(assets, p) for p, s in entry[3] if s != []]
+    if set(deps) == set(task.file_dep):
+        return
+    try:
+        for d in deps:
+            dm._set(task.name, d, dm.checker.get_state(d, None))
+        dm._set(task.name, "deps:", tuple(deps))
+    except OSError:
+        pass  # a dep vanished meanwhile: doit will run the task next time
 
 
 def doit_config(project: Project | None = None) -> dict:

@@ -1,0 +1,195 @@
+"""The cook as users rely on it, end to end through doit in a temporary game repo."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+from tests.cook.conftest import BAD, CRATE
+from veduta.container.vda import read_asset_file
+
+
+def summary(cp) -> dict[str, int]:
+    m = re.search(r"cook: (\d+) cooked, (\d+) up to date, (\d+) restored from cache, (\d+) failed", cp.stdout)
+    assert m, cp.stdout + cp.stderr
+    return dict(zip(("cooked", "uptodate", "restored", "failed"), map(int, m.groups())))
+
+
+def age(path, seconds=10):
+    """Make a file look edited *seconds* ago (out of the racy window)."""
+    t = time.time() - seconds
+    os.utime(path, (t, t))
+
+
+def age_all(game):
+    for p in (game.root / "assets").rglob("*"):
+        if p.is_file() and ".cooked" not in p.parts:
+            age(p)
+
+
+def test_first_cook_then_noop_rewrites_nothing(game):
+    cp = game.cook(check=True)
+    assert summary(cp) == {"cooked": 4, "uptodate": 0, "restored": 0, "failed": 0}
+    snap = game.snapshot()
+    assert sorted(snap) == ["models/barrel.vda", "models/crate.vda", "models/tree.vda", "models/tree_far.vda"]
+    for rel in snap:
+        a = read_asset_file(str(game.cooked(rel)))
+        assert a.meta.name == rel.split("/")[1][:-4]
+    meta = read_asset_file(str(game.cooked("models/barrel.vda"))).meta
+    assert meta.source == "models/props/barrel.vmodel" and meta.deps == ()
+    assert read_asset_file(str(game.cooked("models/tree.vda"))).meta.deps == ("models/tree_far.vmodel",)
+    age_all(game)
+    cp = game.cook(check=True)
+    assert summary(cp) == {"cooked": 0, "uptodate": 4, "restored": 0, "failed": 0}
+    assert game.snapshot() == snap
+    # and once more, now answered by the stat cache alone
+    cp = game.cook(check=True)
+    assert summary(cp)["uptodate"] == 4 and game.snapshot() == snap
+
+
+def test_touching_without_changing_compiles_nothing(game):
+    game.cook(check=True)
+    snap = game.snapshot()
+    for p in (game.root / "assets").rglob("*.vmodel"):
+        os.utime(p)  # new mtime, same bytes
+    cp = game.cook(check=True)
+    assert summary(cp)["cooked"] == 0
+    assert game.snapshot() == snap
+
+
+def test_editing_a_source_or_a_dep_recooks_exactly_the_affected(game):
+    game.cook(check=True)
+    age_all(game)
+    game.cook(check=True)
+    before = game.snapshot()
+    game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", "[2, 1, 1]"))
+    cp = game.cook(check=True)
+    assert summary(cp) == {"cooked": 1, "uptodate": 3, "restored": 0, "failed": 0}
+    after = game.snapshot()
+    assert [k for k in after if after[k] != before[k]] == ["models/crate.vda"]
+    # tree_far is a dependency of tree (its lod level): editing it recooks both
+    far = game.root / "assets/models/tree_far.vmodel"
+    far.write_text(far.read_text().replace('"segments": 4', '"segments": 5'))
+    cp = game.cook(check=True)
+    assert summary(cp)["cooked"] == 2
+    again = game.snapshot()
+    assert sorted(k for k in again if again[k] != after[k]) == ["models/tree.vda", "models/tree_far.vda"]
+
+
+def test_same_second_edit_is_not_missed(game):
+    """An edit that keeps size and lands in the same mtime tick is still seen (racy signatures)."""
+    p = game.root / "assets/models/crate.vmodel"
+    game.cook(check=True)
+    st = p.stat()
+    p.write_text(CRATE.replace('"bottom-center"', '"center"       '))  # same length
+    os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))  # and the very same mtime
+    cp = game.cook(check=True)
+    assert summary(cp)["cooked"] == 1
+
+
+def test_deleting_a_source_removes_its_cooked_file(game):
+    game.cook(check=True)
+    assert game.cooked("models/barrel.vda").exists()
+    (game.root / "assets/models/props/barrel.vmodel").unlink()
+    cp = game.cook(check=True)
+    assert not game.cooked("models/barrel.vda").exists()
+    assert "removed assets/.cooked/models/barrel.vda" in cp.stdout
+    assert summary(cp)["uptodate"] == 3
+
+
+def test_errors_are_located_all_at_once_and_others_still_cook(game):
+    game.cook(check=True)
+    game.write("models/crate.vmodel", BAD)
+    cp = game.cook()
+    assert cp.returncode != 0
+    lines = cp.stdout.splitlines()
+    assert lines[:3] == [
+        "assets/models/crate.vmodel:4:52: parts[0].radius: not used by shape box",
+        "assets/models/crate.vmodel:5:68: parts[1].segments: 2 out of range [3, 256]",
+        "assets/models/crate.vmodel:6:45: parts[2].of: 7 is not the index of an earlier part (want 0..1)",
+    ]
+    assert "Traceback" not in cp.stdout + cp.stderr
+    assert not game.cooked("models/crate.vda").exists()  # the previous one is removed
+    assert summary(cp) == {"cooked": 0, "uptodate": 3, "restored": 0, "failed": 1}
+    game.write("models/new.vmodel", CRATE)
+    cp = game.cook()
+    assert summary(cp) == {"cooked": 1, "uptodate": 3, "restored": 0, "failed": 1}
+
+
+def test_duplicate_names_name_both_paths(game):
+    game.write("models/other/crate.vmodel", CRATE)
+    cp = game.cook()
+    assert cp.returncode != 0
+    assert ('assets/models/crate.vmodel:1:1: $: model name "crate" is also used by '
+            'assets/models/other/crate.vmodel') in cp.stdout
+    assert ('assets/models/other/crate.vmodel:1:1: $: model name "crate" is also used by '
+            'assets/models/crate.vmodel') in cp.stdout
+    assert not game.cooked("models/crate.vda").exists()
+    assert summary(cp)["cooked"] == 3
+
+
+def test_returning_to_earlier_content_restores_from_the_store(game):
+    game.cook(check=True)
+    original = game.cooked("models/crate.vda").read_bytes()
+    game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", "[3, 1, 1]"))
+    assert summary(game.cook(check=True))["cooked"] == 1
+    game.write("models/crate.vmodel", CRATE)  # a branch switch back
+    cp = game.cook(check=True)
+    assert summary(cp) == {"cooked": 0, "uptodate": 3, "restored": 1, "failed": 0}
+    assert game.cooked("models/crate.vda").read_bytes() == original
+
+
+def test_corrupt_or_truncated_cooked_files_are_stale(game):
+    game.cook(check=True)
+    age_all(game)
+    good = game.cooked("models/crate.vda").read_bytes()
+    game.cooked("models/crate.vda").write_bytes(good[:-10])
+    bad = bytearray(game.cooked("models/tree.vda").read_bytes())
+    bad[40] ^= 1
+    game.cooked("models/tree.vda").write_bytes(bytes(bad))
+    out = game.doit("list", "--all", "--status", check=True).stdout
+    assert "R cook:models/crate.vmodel" in out and "R cook:models/tree.vmodel" in out
+    assert "U cook:models/props/barrel.vmodel" in out
+    cp = game.cook(check=True)
+    assert summary(cp)["uptodate"] == 2
+    assert game.cooked("models/crate.vda").read_bytes() == good
+
+
+def test_list_status_marks_stale_and_fresh(game):
+    out = game.doit("list", "--all", "--status", check=True).stdout
+    assert "R cook:models/crate.vmodel" in out
+    game.cook(check=True)
+    age_all(game)
+    game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", "[1, 2, 1]"))
+    age(game.root / "assets/models/crate.vmodel")
+    out = game.doit("list", "--all", "--status", check=True).stdout
+    assert "R cook:models/crate.vmodel" in out
+    for rel in ("models/props/barrel.vmodel", "models/tree.vmodel", "models/tree_far.vmodel"):
+        assert f"U cook:{rel}" in out
+
+
+def test_parallel_and_hash_seed_give_identical_bytes(game, tmp_path):
+    game.cook(env={"PYTHONHASHSEED": "1"}, check=True)
+    serial = {k: v[2] for k, v in game.snapshot().items()}
+    for args, seed in ((("-n", "3"), "2"), (("-n", "2", "-P", "thread"), "3")):
+        os.system(f"rm -rf '{game.root}/assets/.cooked' '{game.root}/cache'")
+        cp = game.cook(*args, env={"PYTHONHASHSEED": seed}, check=True)
+        assert summary(cp)["cooked"] == 4
+        assert {k: v[2] for k, v in game.snapshot().items()} == serial
+
+
+def test_config_moves_assets_and_cooked(game):
+    (game.root / "assets").rename(game.root / "src")
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\nassets = "src"\ncooked = "build/cooked"\n')
+    cp = game.cook(check=True)
+    assert summary(cp)["cooked"] == 4
+    assert (game.root / "build/cooked/models/crate.vda").exists()
+    assert not (game.root / "src/.cooked").exists()
+
+
+def test_bad_config_is_a_clear_error(game):
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\nasets = "src"\n')
+    cp = game.cook()
+    assert cp.returncode != 0
+    assert "[tool.veduta] asets: unknown key" in cp.stdout + cp.stderr
