@@ -138,7 +138,8 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float) -> list[Part
     uvs = corner_uvs(modes, corners, face_n, lo, hi)
 
     if any(any(p.rotation_deg) for p in parts):
-        rot_t = np.array([rotation_matrix(p.rotation_deg) for p in parts])[owner_t]
+        eye = np.eye(3)
+        rot_t = np.array([rotation_matrix(p.rotation_deg) if any(p.rotation_deg) else eye for p in parts])[owner_t]
         corners = _rotate(rot_t, corners)
         normals = _rotate(rot_t, normals)
     corners = corners + np.array([p.position for p in parts], dtype=np.float64)[owner_t][:, None, :]
@@ -206,8 +207,8 @@ def pivot_offset(geoms: list[PartGeometry], pivot: str) -> Vec3:
     """Translation that moves the pivot point of all parts' bounding box onto the origin."""
     if pivot == "origin":
         return (0.0, 0.0, 0.0)
-    lo = np.min([g.corners.reshape(-1, 3).min(axis=0) for g in geoms if g.triangle_count], axis=0)
-    hi = np.max([g.corners.reshape(-1, 3).max(axis=0) for g in geoms if g.triangle_count], axis=0)
+    points = np.concatenate([g.corners.reshape(-1, 3) for g in geoms])
+    lo, hi = points.min(axis=0), points.max(axis=0)
     centre = (lo + hi) * 0.5
     if pivot == "center":
         point = centre
@@ -222,20 +223,32 @@ def pivot_offset(geoms: list[PartGeometry], pivot: str) -> Vec3:
 # --- stage 3: assemble ------------------------------------------------------------------------
 
 
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
+
+
 def _dedupe(rows: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Share identical rows ((n, 8) float32, compared as bytes) of the same owner (part).
 
     Rows are kept in first-occurrence order. Returns (unique rows (k, 8), inverse (n,) int64).
+    The result is canonical, so how equal rows are found does not matter: sort by a 64-bit
+    mix of the bytes, and fall back to a full lexicographic sort if two different rows collide.
     """
     n = len(rows)
     keys = np.ascontiguousarray(rows).view(np.uint64).reshape(n, 4)
-    order = np.lexsort((keys[:, 3], keys[:, 2], keys[:, 1], keys[:, 0], owner))
+    mixed = (keys * _MIX).sum(axis=1, dtype=np.uint64) ^ owner.astype(np.uint64)
+    order = np.argsort(mixed, kind="stable")
     sk = keys[order]
     so = owner[order]
+    differ = (sk[1:] != sk[:-1]).any(axis=1) | (so[1:] != so[:-1])
     new = np.ones(n, dtype=bool)
-    new[1:] = (sk[1:] != sk[:-1]).any(axis=1) | (so[1:] != so[:-1])
+    new[1:] = mixed[order][1:] != mixed[order][:-1]
+    if (differ & ~new[1:]).any():  # a collision: sort by the full key instead
+        order = np.lexsort((keys[:, 3], keys[:, 2], keys[:, 1], keys[:, 0], owner))
+        sk = keys[order]
+        so = owner[order]
+        new[1:] = (sk[1:] != sk[:-1]).any(axis=1) | (so[1:] != so[:-1])
     group = np.cumsum(new) - 1
-    first = order[new]  # lexsort is stable: the first of each run is its earliest row
+    first = order[new]  # stable sorts: the first of each run is its earliest row
     rank = np.empty(len(first), dtype=np.int64)
     rank[np.argsort(first, kind="stable")] = np.arange(len(first), dtype=np.int64)
     inverse = np.empty(n, dtype=np.int64)

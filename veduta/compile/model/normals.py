@@ -31,18 +31,18 @@ def _norm(v: np.ndarray) -> np.ndarray:
     return np.sqrt((v * v).sum(axis=-1))
 
 
-def face_normals(corners: np.ndarray) -> np.ndarray:
-    """(t, 3) unit normals cross(b − a, c − a) of corners (t, 3, 3); zero for degenerate ones."""
-    n = _cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+def face_normals(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Unit normals cross(b − a, c − a) ((t, 3), zero for degenerate triangles) and interior
+    angles in radians at each corner ((t, 3)) of triangles corners (t, 3, 3)."""
+    a, b, c = corners[:, 0], corners[:, 1], corners[:, 2]
+    ab, bc, ca = b - a, c - b, a - c
+    n = _cross(ab, -ca)
     length = _norm(n)
-    return np.where(length[:, None] > 0.0, n / np.where(length > 0.0, length, 1.0)[:, None], 0.0)
-
-
-def corner_angles(corners: np.ndarray) -> np.ndarray:
-    """(t, 3) interior angle in radians of each triangle at each corner."""
-    e1 = np.roll(corners, -1, axis=1) - corners
-    e2 = np.roll(corners, -2, axis=1) - corners
-    return np.arctan2(_norm(_cross(e1, e2)), (e1 * e2).sum(axis=-1))
+    unit = n / np.where(length > 0.0, length, 1.0)[:, None]
+    # Every corner's sine term is the same |cross| (twice the area); the cosine term differs.
+    dots = np.stack([-(ab * ca).sum(axis=1), -(bc * ab).sum(axis=1), -(ca * bc).sum(axis=1)], axis=1)
+    angles = np.arctan2(length[:, None], dots)
+    return unit, angles
 
 
 def _angle_deg(n1: np.ndarray, n2: np.ndarray) -> np.ndarray:
@@ -82,26 +82,23 @@ def smooth_normals(
     degenerate triangle alone in its group gets +Y).
     """
     t = len(position_ids)
-    fn = face_normals(corners)
-    weight = corner_angles(corners)
+    fn, weight = face_normals(corners)
     limit = min(float(smooth_angle_deg) + SMOOTH_TOLERANCE_DEG, _FOLD_BACK_DEG)
 
-    # Directed edges k -> k+1 of every triangle, with the corners at both ends.
-    tri = np.repeat(np.arange(t, dtype=np.int64), 3)
-    k = np.tile(np.arange(3, dtype=np.int64), t)
-    k1 = (k + 1) % 3
-    pa = position_ids[tri, k].astype(np.int64)
-    pb = position_ids[tri, k1].astype(np.int64)
-    ca, cb = tri * 3 + k, tri * 3 + k1
+    # Directed edges k -> k+1 of every triangle, with the corners at both ends, keyed by the
+    # unordered pair of positions; degenerate edges get unique negative keys (never paired).
+    ca = np.arange(3 * t, dtype=np.int64)
+    cb = ca.reshape(t, 3)[:, [1, 2, 0]].ravel()
+    pa = position_ids.ravel().astype(np.int64)
+    pb = pa[cb]
     swap = pa > pb
-    lo_p, hi_p = np.where(swap, pb, pa), np.where(swap, pa, pb)
+    lo_p, hi_p = np.minimum(pa, pb), np.maximum(pa, pb)
     lo_c, hi_c = np.where(swap, cb, ca), np.where(swap, ca, cb)
-    valid = lo_p != hi_p
-    span = int(position_ids.max()) + 1 if t else 1
-    key = lo_p * span + hi_p
-    order = np.flatnonzero(valid)
-    order = order[np.argsort(key[order], kind="stable")]
+    span = int(pa.max()) + 1 if t else 1
+    key = np.where(lo_p != hi_p, lo_p * span + hi_p, -1 - ca)
+    order = np.argsort(key, kind="stable")
     skey = key[order]
+    tri = ca // 3
 
     join_a: list[np.ndarray] = []
     join_b: list[np.ndarray] = []
@@ -128,9 +125,11 @@ def smooth_normals(
     )
     cn = sums[root]
     length = _norm(cn)
-    fallback = np.repeat(fn, 3, axis=0)
-    fallback = np.where(_norm(fallback)[:, None] > 0.0, fallback, np.array([0.0, 1.0, 0.0]))
     good = length > 0.0
-    cn = np.where(good[:, None], cn / np.where(good, length, 1.0)[:, None], fallback)
+    cn = cn / np.where(good, length, 1.0)[:, None]
+    if not good.all():  # degenerate triangles alone in their group: face normal, else +Y
+        fallback = np.repeat(fn, 3, axis=0)
+        fallback[(fallback == 0.0).all(axis=1)] = (0.0, 1.0, 0.0)
+        cn[~good] = fallback[~good]
     return cn.reshape(t, 3, 3), fn
 

@@ -28,7 +28,8 @@ def _as_array(points: Sequence[Sequence[float]]) -> np.ndarray:
 def signed_area(points: np.ndarray) -> float:
     """Shoelace area of the closed polygon ((n, 2) float64); > 0 for counter-clockwise."""
     x, y = points[:, 0], points[:, 1]
-    xn, yn = np.roll(x, -1), np.roll(y, -1)
+    xn = np.concatenate([x[1:], x[:1]])
+    yn = np.concatenate([y[1:], y[:1]])
     return float(0.5 * np.sum(x * yn - xn * y))
 
 
@@ -145,13 +146,19 @@ def check_profile_lathe(points: Sequence[Sequence[float]]) -> list[str]:
     return problems
 
 
+#: Polygons up to this many points are ear-clipped in plain Python (faster for small inputs);
+#: larger ones with numpy. Both follow the same rule and give the same triangles.
+_SMALL_POLYGON = 32
+
+
 def triangulate(points: np.ndarray) -> np.ndarray:
     """Ear-clip a simple counter-clockwise polygon ((n, 2) float64).
 
     Returns (n - 2, 3) int64 indices into `points`, each triangle counter-clockwise. Collinear
     points are kept (they become corners of the neighbouring triangles) and are never clipped
     as ears, so no triangle is degenerate. Deterministic: always clips the first valid ear in
-    the current order.
+    the current order (an ear: a strictly convex corner whose triangle holds no other remaining
+    reflex or flat corner, boundary included).
     """
     pts = np.asarray(points, dtype=np.float64)
     n = len(pts)
@@ -159,7 +166,46 @@ def triangulate(points: np.ndarray) -> np.ndarray:
         return np.zeros((0, 3), dtype=np.int64)
     extent = float(np.max(pts.max(axis=0) - pts.min(axis=0)))
     tol = _FLAT_TOLERANCE * extent * extent
-    idx = np.arange(n)
+    if n <= _SMALL_POLYGON:
+        tris = _ear_clip_python(pts[:, 0].tolist(), pts[:, 1].tolist(), tol)
+    else:
+        tris = _ear_clip_numpy(pts, tol)
+    return np.asarray(tris, dtype=np.int64).reshape(-1, 3)
+
+
+def _ear_clip_python(xs: list[float], ys: list[float], tol: float) -> list[tuple[int, int, int]]:
+    def orient(a: int, b: int, c: int) -> float:
+        return (xs[b] - xs[a]) * (ys[c] - ys[a]) - (ys[b] - ys[a]) * (xs[c] - xs[a])
+
+    idx = list(range(len(xs)))
+    tris: list[tuple[int, int, int]] = []
+    while len(idx) > 3:
+        m = len(idx)
+        turn = [orient(idx[k - 1], idx[k], idx[(k + 1) % m]) for k in range(m)]
+        blockers = [k for k in range(m) if turn[k] <= tol]
+        ear = -1
+        for k in range(m):
+            if turn[k] <= tol:
+                continue
+            a, b, c = idx[k - 1], idx[k], idx[(k + 1) % m]
+            near = (k, (k - 1) % m, (k + 1) % m)
+            if not any(
+                orient(a, b, idx[q]) >= 0 and orient(b, c, idx[q]) >= 0 and orient(c, a, idx[q]) >= 0
+                for q in blockers
+                if q not in near
+            ):
+                ear = k
+                break
+        if ear < 0:
+            ear = turn.index(max(turn))  # unreachable for valid simple polygons
+        tris.append((idx[ear - 1], idx[ear], idx[(ear + 1) % m]))
+        del idx[ear]
+    tris.append((idx[0], idx[1], idx[2]))
+    return tris
+
+
+def _ear_clip_numpy(pts: np.ndarray, tol: float) -> list[tuple[int, int, int]]:
+    idx = np.arange(len(pts))
     tris: list[tuple[int, int, int]] = []
     while len(idx) > 3:
         m = len(idx)
@@ -178,21 +224,18 @@ def triangulate(points: np.ndarray) -> np.ndarray:
                 b = cur[convex][:, None, :]
                 c = nxt[convex][:, None, :]
                 q = cur[blockers][None, :, :]
-                # Closed triangle test (blocked by points on the boundary too).
                 inside = (_orient(a, b, q) >= 0) & (_orient(b, c, q) >= 0) & (_orient(c, a, q) >= 0)
                 own = (
                     (blockers[None, :] == convex[:, None])
                     | (blockers[None, :] == (convex[:, None] - 1) % m)
                     | (blockers[None, :] == (convex[:, None] + 1) % m)
                 )
-                ok = ~(inside & ~own).any(axis=1)
-                good = np.flatnonzero(ok)
+                good = np.flatnonzero(~(inside & ~own).any(axis=1))
                 if len(good):
                     ear = int(convex[good[0]])
         if ear < 0:
-            # Unreachable for valid simple polygons; clip the most convex corner so we end.
-            ear = int(np.argmax(turn))
+            ear = int(np.argmax(turn))  # unreachable for valid simple polygons
         tris.append((int(idx[(ear - 1) % m]), int(idx[ear]), int(idx[(ear + 1) % m])))
         idx = np.delete(idx, ear)
     tris.append((int(idx[0]), int(idx[1]), int(idx[2])))
-    return np.asarray(tris, dtype=np.int64)
+    return tris

@@ -70,7 +70,7 @@ def revolve(profile: np.ndarray, segments: int, wrap: bool = False) -> Mesh:
     counts = np.where(on_axis, 1, s)
     base = np.cumsum(counts) - counts
     vid = base[:, None] + np.where(on_axis, 0, 1)[:, None] * np.arange(s)  # (n, s) vertex ids
-    vnext = np.roll(vid, -1, axis=1)
+    vnext = np.concatenate([vid[:, 1:], vid[:, :1]], axis=1)
     i0 = np.arange(n if wrap else n - 1)
     i1 = (i0 + 1) % n
     quads = np.empty((len(i0), s, 2, 3), dtype=np.int64)
