@@ -66,14 +66,16 @@ def test_tree_gives_152_and_40_triangles_and_references_tree_far():
     assert mesh.triangles == 152
     near, far = mesh.lods
     assert (near.distance, near.model, len(near.indices) // 3) == (15.0, "", 40)
-    assert (far.distance, far.model, len(far.indices), len(far.vertices), far.mesh_parts) == (35.0, "tree_far", 0, 0, [])
+    assert (far.distance, far.model, len(far.indices), len(far.vertices), far.mesh_parts) == (
+        35.0, "tree_far", 0, 0, [])
     assert len(near.mesh_parts) == len(mesh.mesh_parts) == 2
     assert mesh.draw_distance == 80.0
     assert ctx.deps == {"models/tree_far.vmodel": (MODELS / "tree_far.vmodel").read_bytes()}
 
 
 def test_missing_lod_model_is_a_warning_at_cook_and_a_recorded_dep():
-    src = '{"veduta": "model/1", "lod": [{"distance": 9, "model": "nowhere"}], "parts": [{"shape": "box", "size": [1,1,1]}]}'
+    src = ('{"veduta": "model/1", "lod": [{"distance": 9, "model": "nowhere"}], '
+           '"parts": [{"shape": "box", "size": [1,1,1]}]}')
     mesh, ctx = compile_text(src, "m")
     assert mesh is not None and ctx.report.ok
     col = src.index('"nowhere"') + 1

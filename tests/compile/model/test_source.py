@@ -44,117 +44,121 @@ def test_file_is_shown_as_given():
     assert out[0].startswith("assets/models/crate.vmodel:4:52: ")
 
 
-B = '{"veduta": "model/1", "parts": [%s]}'
+def B(parts: str) -> str:
+    """A model source with these parts (the template the cases fill in)."""
+    return '{"veduta": "model/1", "parts": [' + parts + "]}"
+
+
 BOX = '{"shape": "box", "size": [1,1,1]}'
 
 BAD = {
     "unknown field with did-you-mean": (
-        B % '{"shape": "cylinder", "radius": 1, "height": 1, "segmnts": 8}',
+        B('{"shape": "cylinder", "radius": 1, "height": 1, "segmnts": 8}'),
         '1:92: parts[0].segmnts: unknown field (did you mean "segments"?)'),
     "unknown top-level field": (
-        '{"veduta": "model/1", "pivto": "center", "parts": [%s]}' % BOX,
+        '{"veduta": "model/1", "pivto": "center", "parts": [' + BOX + "]}",
         '1:32: pivto: unknown field (did you mean "pivot"?)'),
     "unknown field, no suggestion": (
-        B % '{"shape": "box", "size": [1,1,1], "colour": "red"}',
+        B('{"shape": "box", "size": [1,1,1], "colour": "red"}'),
         "1:77: parts[0].colour: unknown field"),
     "wrong type (array)": (
-        B % '{"shape": "box", "size": "big"}',
+        B('{"shape": "box", "size": "big"}'),
         '1:58: parts[0].size: expected an array of 3 numbers, found the string "big"'),
     "wrong type (number)": (
-        B % '{"shape": "sphere", "radius": "1"}',
+        B('{"shape": "sphere", "radius": "1"}'),
         '1:63: parts[0].radius: expected a number, found the string "1"'),
     "wrong length": (
-        B % '{"shape": "plane", "size": [1, 2, 3]}',
+        B('{"shape": "plane", "size": [1, 2, 3]}'),
         "1:60: parts[0].size: expected an array of 2 numbers, found 3 items"),
     "duplicate key": (
-        B % '{"shape": "box", "size": [1,1,1], "size": [2,2,2]}',
+        B('{"shape": "box", "size": [1,1,1], "size": [2,2,2]}'),
         "1:75: parts[0].size: duplicate key 'size' (first at line 1, column 50)"),
     "trailing data": (
-        (B % BOX) + " x",
+        B(BOX) + " x",
         "1:69: $: trailing data after the JSON value: 'x'"),
     "NaN": (
-        B % '{"shape": "sphere", "radius": NaN}',
+        B('{"shape": "sphere", "radius": NaN}'),
         "1:63: parts[0].radius: NaN is not a finite number (JSON has no NaN or Infinity)"),
     "1e999": (
-        B % '{"shape": "sphere", "radius": 1e999}',
+        B('{"shape": "sphere", "radius": 1e999}'),
         "1:63: parts[0].radius: 1e999 is not a finite number"),
     "null on a field the shape does not use": (
-        B % '{"shape": "box", "size": [1,1,1], "segments": null}',
+        B('{"shape": "box", "size": [1,1,1], "segments": null}'),
         "1:79: parts[0].segments: not used by shape box"),
     "0 on a field the shape does not use": (
-        B % '{"shape": "plane", "size": [1,1], "depth": 0}',
+        B('{"shape": "plane", "size": [1,1], "depth": 0}'),
         "1:76: parts[0].depth: not used by shape plane"),
     "false on a common field of a mirror": (
-        B % (BOX + ', {"shape": "mirror", "axis": "x", "of": 0, "flip_normals": false}'),
+        B(BOX + ', {"shape": "mirror", "axis": "x", "of": 0, "flip_normals": false}'),
         "1:126: parts[1].flip_normals: not used by shape mirror"),
     "mirror with position": (
-        B % (BOX + ', {"shape": "mirror", "axis": "x", "of": 0, "position": [0,0,0]}'),
+        B(BOX + ', {"shape": "mirror", "axis": "x", "of": 0, "position": [0,0,0]}'),
         "1:122: parts[1].position: not used by shape mirror"),
     "mirror of part 0 with no earlier part": (
-        B % '{"shape": "mirror", "axis": "x", "of": 0}',
+        B('{"shape": "mirror", "axis": "x", "of": 0}'),
         "1:72: parts[0].of: 0 is not the index of an earlier part (part 0 has no earlier part)"),
     "mirror of a negative index": (
-        B % (BOX + ', {"shape": "mirror", "axis": "x", "of": -1}'),
+        B(BOX + ', {"shape": "mirror", "axis": "x", "of": -1}'),
         "1:107: parts[1].of: -1 is not the index of an earlier part (want 0..0)"),
     "mirror axis": (
-        B % (BOX + ', {"shape": "mirror", "axis": "w", "of": 0}'),
+        B(BOX + ', {"shape": "mirror", "axis": "w", "of": 0}'),
         '1:96: parts[1].axis: "w" is not one of "x", "y", "z"'),
     "bad uv enum": (
-        B % '{"shape": "box", "size": [1,1,1], "uv": "cubic"}',
+        B('{"shape": "box", "size": [1,1,1], "uv": "cubic"}'),
         '1:73: parts[0].uv: "cubic" is not one of "box", "planar", "cylindrical", "spherical"'),
     "bad pivot enum": (
-        '{"veduta": "model/1", "pivot": "top", "parts": [%s]}' % BOX,
+        '{"veduta": "model/1", "pivot": "top", "parts": [' + BOX + "]}",
         '1:32: pivot: "top" is not one of "origin", "center", "bottom-center"'),
     "bad shape": (
-        B % '{"shape": "cube", "size": [1,1,1]}',
+        B('{"shape": "cube", "size": [1,1,1]}'),
         '1:43: parts[0].shape: "cube" is not one of "box", "cylinder", "sphere", "plane", "extrude", '
         '"lathe", "mirror"'),
     "missing shape": (
-        B % '{"size": [1,1,1]}',
+        B('{"size": [1,1,1]}'),
         '1:33: parts[0].shape: required field is missing (want one of "box", "cylinder", "sphere", "plane", '
         '"extrude", "lathe", "mirror")'),
     "required field": (
-        B % '{"shape": "cylinder", "radius": 1}',
+        B('{"shape": "cylinder", "radius": 1}'),
         "1:33: parts[0].height: required field is missing"),
     "zero size": (
-        B % '{"shape": "box", "size": [1,0,1]}',
+        B('{"shape": "box", "size": [1,0,1]}'),
         "1:61: parts[0].size[1]: 0 out of range (must be > 0)"),
     "negative radius": (
-        B % '{"shape": "sphere", "radius": -1}',
+        B('{"shape": "sphere", "radius": -1}'),
         "1:63: parts[0].radius: -1 out of range (must be > 0)"),
     "zero depth": (
-        B % '{"shape": "extrude", "depth": 0, "profile": [[0,0],[1,0],[0,1]]}',
+        B('{"shape": "extrude", "depth": 0, "profile": [[0,0],[1,0],[0,1]]}'),
         "1:63: parts[0].depth: 0 out of range (must be > 0)"),
     "explicit 0 segments is out of range": (
-        B % '{"shape": "sphere", "radius": 1, "segments": 0}',
+        B('{"shape": "sphere", "radius": 1, "segments": 0}'),
         "1:78: parts[0].segments: 0 out of range [3, 256]"),
     "rings": (
-        B % '{"shape": "sphere", "radius": 1, "rings": 129}',
+        B('{"shape": "sphere", "radius": 1, "rings": 129}'),
         "1:75: parts[0].rings: 129 out of range [2, 128]"),
     "non-integer count": (
-        B % '{"shape": "lathe", "profile": [[0,0],[1,0],[0,1]], "segments": 8.5}',
+        B('{"shape": "lathe", "profile": [[0,0],[1,0],[0,1]], "segments": 8.5}'),
         "1:96: parts[0].segments: expected an integer, found 8.5"),
     "zero scale component": (
-        B % '{"shape": "box", "size": [1,1,1], "scale": [1, 0, 1]}',
+        B('{"shape": "box", "size": [1,1,1], "scale": [1, 0, 1]}'),
         "1:80: parts[0].scale[1]: 0 is not allowed (scale components must be non-zero)"),
     "zero uniform scale": (
-        B % '{"shape": "box", "size": [1,1,1], "scale": -0.0}',
+        B('{"shape": "box", "size": [1,1,1], "scale": -0.0}'),
         "1:76: parts[0].scale: -0.0 is not allowed (scale components must be non-zero)"),
     "scale of the wrong type": (
-        B % '{"shape": "box", "size": [1,1,1], "scale": "2"}',
+        B('{"shape": "box", "size": [1,1,1], "scale": "2"}'),
         '1:76: parts[0].scale: expected a number or an array of 3 numbers, found the string "2"'),
     "material name": (
-        B % '{"shape": "box", "size": [1,1,1], "material": "Crate Wood"}',
+        B('{"shape": "box", "size": [1,1,1], "material": "Crate Wood"}'),
         '1:79: parts[0].material: "Crate Wood" is not a valid name (1-64 of a-z, 0-9, _, -, starting with a '
         "letter or digit)"),
     "name differs from the file name": (
-        '{"veduta": "model/1", "name": "crates", "parts": [%s]}' % BOX,
+        '{"veduta": "model/1", "name": "crates", "parts": [' + BOX + "]}",
         '1:31: name: "crates" is not the file name (want "crate")'),
     "units": (
-        '{"veduta": "model/1", "units": "cm", "parts": [%s]}' % BOX,
+        '{"veduta": "model/1", "units": "cm", "parts": [' + BOX + "]}",
         '1:32: units: "cm" is not "m" (model/1 lengths are meters)'),
     "format": (
-        '{"veduta": "model/2", "parts": [%s]}' % BOX,
+        '{"veduta": "model/2", "parts": [' + BOX + "]}",
         '1:12: veduta: "model/2" is not "model/1"'),
     "no parts": (
         '{"veduta": "model/1"}',
@@ -163,53 +167,53 @@ BAD = {
         '{"veduta": "model/1", "parts": []}',
         "1:32: parts: must not be empty"),
     "part not an object": (
-        B % "3",
+        B("3"),
         "1:33: parts[0]: expected an object, found 3"),
     "extrude profile repeats a point": (
-        B % '{"shape": "extrude", "depth": 1, "profile": [[0,0],[1,0],[1,0],[0,1]]}',
+        B('{"shape": "extrude", "depth": 1, "profile": [[0,0],[1,0],[1,0],[0,1]]}'),
         "1:90: parts[0].profile[2]: point 2 repeats point 1"),
     "extrude profile crosses itself": (
-        B % '{"shape": "extrude", "depth": 1, "profile": [[0,0],[1,1],[1,0],[0,1]]}',
+        B('{"shape": "extrude", "depth": 1, "profile": [[0,0],[1,1],[1,0],[0,1]]}'),
         "1:90: parts[0].profile[2]: edges 0-1 and 2-3 cross or touch"),
     "extrude profile closed by hand": (
-        B % '{"shape": "extrude", "depth": 1, "profile": [[0,0],[1,0],[0,1],[0,0]]}',
+        B('{"shape": "extrude", "depth": 1, "profile": [[0,0],[1,0],[0,1],[0,0]]}'),
         "1:96: parts[0].profile[3]: last point 3 repeats the first point (the profile is closed automatically)"),
     "extrude profile too short": (
-        B % '{"shape": "extrude", "depth": 1, "profile": [[0,0],[1,0]]}',
+        B('{"shape": "extrude", "depth": 1, "profile": [[0,0],[1,0]]}'),
         "1:77: parts[0].profile: 2 points out of range [3, 256]"),
     "lathe profile on the axis": (
-        B % '{"shape": "lathe", "profile": [[0,0],[0,1]]}',
+        B('{"shape": "lathe", "profile": [[0,0],[0,1]]}'),
         "1:63: parts[0].profile: every point is on the axis (r = 0); want at least one point with r > 0"),
     "profile point of the wrong length": (
-        B % '{"shape": "lathe", "profile": [[0,0],[1,0,2],[0,1]]}',
+        B('{"shape": "lathe", "profile": [[0,0],[1,0,2],[0,1]]}'),
         "1:70: parts[0].profile[1]: expected an array of 2 numbers, found 3 items"),
     "lod distances increase": (
-        '{"veduta": "model/1", "lod": [{"distance": 20}, {"distance": 10}], "parts": [%s]}' % BOX,
+        '{"veduta": "model/1", "lod": [{"distance": 20}, {"distance": 10}], "parts": [' + BOX + "]}",
         "1:62: lod[1].distance: 10 does not increase (want > 20, the previous level's distance)"),
     "lod distance 0": (
-        '{"veduta": "model/1", "lod": [{"distance": 0}], "parts": [%s]}' % BOX,
+        '{"veduta": "model/1", "lod": [{"distance": 0}], "parts": [' + BOX + "]}",
         "1:44: lod[0].distance: 0 out of range (must be > 0)"),
     "lod naming this model": (
-        '{"veduta": "model/1", "lod": [{"distance": 5, "model": "crate"}], "parts": [%s]}' % BOX,
+        '{"veduta": "model/1", "lod": [{"distance": 5, "model": "crate"}], "parts": [' + BOX + "]}",
         '1:56: lod[0].model: "crate" is this model itself (name another model, or leave model out)'),
     "too many lod levels": (
-        '{"veduta": "model/1", "lod": [%s], "parts": [%s]}'
-        % (",".join('{"distance": %d}' % (i + 1) for i in range(9)), BOX),
+        '{"veduta": "model/1", "lod": [' + ",".join(f'{{"distance": {i + 1}}}' for i in range(9))
+        + '], "parts": [' + BOX + "]}",
         "1:30: lod: 9 items, more than the limit of 8"),
     "draw_distance": (
-        '{"veduta": "model/1", "draw_distance": -1, "parts": [%s]}' % BOX,
+        '{"veduta": "model/1", "draw_distance": -1, "parts": [' + BOX + "]}",
         "1:40: draw_distance: -1 out of range (must be >= 0)"),
     "draw_distance beyond f32": (
-        '{"veduta": "model/1", "draw_distance": 1e39, "parts": [%s]}' % BOX,
+        '{"veduta": "model/1", "draw_distance": 1e39, "parts": [' + BOX + "]}",
         "1:40: draw_distance: 1e39 is too large for a 32-bit float (at most 3.4028235e+38)"),
     "triangle_budget": (
-        '{"veduta": "model/1", "triangle_budget": -5, "parts": [%s]}' % BOX,
+        '{"veduta": "model/1", "triangle_budget": -5, "parts": [' + BOX + "]}",
         "1:42: triangle_budget: -5 out of range (must be >= 0)"),
     "smooth_angle_deg": (
-        '{"veduta": "model/1", "smooth_angle_deg": 181, "parts": [%s]}' % BOX,
+        '{"veduta": "model/1", "smooth_angle_deg": 181, "parts": [' + BOX + "]}",
         "1:43: smooth_angle_deg: 181 out of range [0, 180]"),
     "symmetry": (
-        '{"veduta": "model/1", "symmetry": "", "parts": [%s]}' % BOX,
+        '{"veduta": "model/1", "symmetry": "", "parts": [' + BOX + "]}",
         '1:35: symmetry: "" is not one of "x", "y", "z"'),
     "top level not an object": (
         "[1]",
@@ -247,7 +251,7 @@ def test_every_problem_is_reported_at_once():
 
 
 def test_unknown_shape_still_reports_fields_no_shape_has():
-    assert lines(B % '{"shape": "cube", "size": [1,1,1], "sise": 1}') == [
+    assert lines(B('{"shape": "cube", "size": [1,1,1], "sise": 1}')) == [
         'crate.vmodel:1:43: parts[0].shape: "cube" is not one of "box", "cylinder", "sphere", "plane", '
         '"extrude", "lathe", "mirror"',
         'crate.vmodel:1:76: parts[0].sise: unknown field (did you mean "size"?)',
@@ -265,7 +269,7 @@ def read_ok(text: str, name: str = "m") -> ModelSpec:
 
 
 def test_defaults():
-    spec = read_ok(B % ('{"shape": "cylinder", "radius": 1, "height": 2}, {"shape": "sphere", "radius": 1},'
+    spec = read_ok(B('{"shape": "cylinder", "radius": 1, "height": 2}, {"shape": "sphere", "radius": 1},'
                         '{"shape": "mirror", "axis": "z", "of": 1}'))
     assert spec.name == "m" and spec.pivot == "origin" and spec.symmetry == ""
     assert spec.smooth_angle_deg == 30.0 and spec.triangle_budget == 0 and spec.draw_distance == 0.0
@@ -278,14 +282,14 @@ def test_defaults():
 
 
 def test_scale_number_or_vector():
-    spec = read_ok(B % ('{"shape": "box", "size": [1,1,1], "scale": 2},'
+    spec = read_ok(B('{"shape": "box", "size": [1,1,1], "scale": 2},'
                         '{"shape": "box", "size": [1,1,1], "scale": [1, -0.5, 3]}'))
     assert spec.parts[0].scale == (2.0, 2.0, 2.0)
     assert spec.parts[1].scale == (1.0, -0.5, 3.0)
 
 
 def test_mirror_may_set_its_material():
-    spec = read_ok(B % (BOX + ', {"shape": "mirror", "axis": "x", "of": 0, "material": "red"}'))
+    spec = read_ok(B(BOX + ', {"shape": "mirror", "axis": "x", "of": 0, "material": "red"}'))
     assert spec.parts[1].material == "red"
 
 
