@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from veduta.compile.model import profile as profile_module
 from veduta.compile.model.build import build_model
 from veduta.compile.model.meshcheck import edge_report, signed_volume
 from veduta.compile.model.profile import (
@@ -140,3 +141,31 @@ def test_random_star_polygons(points):
     if check_profile_extrude(points):
         return  # the random extra points can make it self-touching; only valid ones matter
     assert_good_triangulation(points)
+
+
+@settings(max_examples=60, deadline=None)
+@given(star_polygons())
+def test_python_and_numpy_ear_clippers_agree(points):
+    if check_profile_extrude(points):
+        return
+    p = np.asarray(points, dtype=np.float64)
+    if signed_area(p) < 0:
+        p = p[::-1]
+    extent = float(np.max(p.max(axis=0) - p.min(axis=0)))
+    tol = profile_module._FLAT_TOLERANCE * extent * extent
+    small = profile_module._ear_clip_python(p[:, 0].tolist(), p[:, 1].tolist(), tol)
+    large = profile_module._ear_clip_numpy(p, tol)
+    assert small == large
+
+
+def test_large_concave_profile_uses_numpy_path():
+    # A 203-point comb with slanted teeth: many reflex corners, beyond the small-polygon threshold.
+    teeth = 50
+    pts = [(0.0, 0.0), (2.0 * teeth, 0.0)]
+    for k in range(teeth - 1, -1, -1):
+        x = 2.0 * k
+        pts += [(x + 2.0, 1.0), (x + 1.5, 1.0), (x + 1.5, 3.0), (x + 0.5, 3.0)]
+    pts.append((0.0, 1.0))
+    assert check_profile_extrude(pts) == [], check_profile_extrude(pts)[:3]
+    assert len(pts) > profile_module._SMALL_POLYGON
+    assert_good_triangulation(pts)
