@@ -328,7 +328,7 @@ def run_inspect_model(args: argparse.Namespace, out: TextIO | None = None, err: 
     """The `inspect model` command; returns the exit status."""
     out = out or sys.stdout
     err = err or sys.stderr
-    project = getattr(args, "project", None) or Project.find()
+    project = getattr(args, "project", None) or Project.find(getattr(args, "root", None))
     report = inspect_model(project, args.name)
     if args.json:
         out.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
