@@ -1,0 +1,79 @@
+"""The map image and the world commands."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+
+import pytest
+from PIL import Image
+
+from tests.world.worlds import Biome, example_prefabs, example_world
+from veduta.world import Generator
+from veduta.world.cli import add_world_commands
+from veduta.world.mapimage import biome_colour, png_bytes
+
+
+def test_map_bytes_are_identical_for_identical_input(example):
+    a = png_bytes(example.render_map((0, 0), (128, 96)))
+    b = png_bytes(Generator(example_world(), example_prefabs()).render_map((0, 0), (128, 96)))
+    assert a == b
+    assert png_bytes(example.render_map((1, 0), (128, 96))) != a
+    img = Image.open(io.BytesIO(a))
+    assert img.size == (128 * 8, 96 * 8) and img.mode == "RGB"
+    assert set(img.info) <= {"dpi"} and not img.info  # no metadata
+
+
+def test_map_scale_and_content(example):
+    img = example.render_map((-30, 20), (64, 64), scale=2)
+    assert img.size == (128, 128)
+    # the lake's centre is water-blue
+    r, g, b = img.getpixel((64 + 1, 64 + 1))
+    assert b > r and b > g
+
+
+def test_biome_colours():
+    assert biome_colour("plain", "grass") == biome_colour("meadow", "x")
+    assert biome_colour("forest", "moss") != biome_colour("plain", "grass")
+    assert biome_colour("zzz", "qqq") == biome_colour("zzz", "other")  # fallback by name
+
+
+def _parser():
+    parser = argparse.ArgumentParser(prog="veduta")
+    sub = parser.add_subparsers(dest="command")
+    worlds = {"overworld": (example_world(), example_prefabs()),
+              "tiny": (example_world(biomes=[Biome("a", "g", 1)], features=None), {})}
+    add_world_commands(sub, lambda name: worlds[name])
+    return parser
+
+
+def test_cli_query(capsys):
+    args = _parser().parse_args(["world", "query", "overworld", "-30,20"])
+    assert args.func(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["cell"] == [-30, 20] and out["chunk"] == [-2, 1] and out["water"]["wet"] is True
+
+
+def test_cli_query_unknown_world(capsys):
+    args = _parser().parse_args(["world", "query", "nowhere", "0,0"])
+    assert args.func(args) == 1
+    assert "nowhere" in capsys.readouterr().err
+
+
+def test_cli_bad_cell():
+    with pytest.raises(SystemExit):
+        _parser().parse_args(["world", "query", "overworld", "1;2"])
+
+
+def test_cli_map(tmp_path, capsys):
+    out = tmp_path / "maps" / "o.png"
+    args = _parser().parse_args(["world", "map", "overworld", "--out", str(out), "--at", "-30,20", "--size", "40,30"])
+    assert args.func(args) == 0
+    first = out.read_bytes()
+    assert Image.open(out).size == (320, 240)
+    assert args.func(args) == 0
+    assert out.read_bytes() == first
+    args = _parser().parse_args(["world", "map", "tiny", "--out", str(out)])
+    assert args.func(args) == 0
+    assert Image.open(out).size == (1024, 1024)
