@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from veduta.compile.model.compile import build_mesh
 from veduta.compile.model.source import read_model, validate_model
 from veduta.compile.model.types import DEFAULT_RINGS, DEFAULT_SEGMENTS, ModelSpec
 
@@ -307,3 +312,26 @@ def test_samples_are_valid(path):
     spec, rep = read_model(path.read_bytes(), str(path), path.stem)
     assert rep.items == []
     assert spec is not None and spec.name == path.stem
+
+
+# --- robustness -------------------------------------------------------------------------------
+
+SAMPLE_BYTES = [p.read_bytes() for p in sorted(MODELS.glob("*.vmodel"))]
+_TOKENS = [b"0", b"-1", b"1e999", b"null", b"true", b'"x"', b"[]", b"{}", b"[0, 0]", b"256", b"0.5", b","]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(SAMPLE_BYTES), st.data())
+def test_mutated_sources_never_raise(data, draw):
+    """Replace one number or literal of a sample by another token: validation reports, never raises,
+    and whatever it accepts builds."""
+    spans = [m.span() for m in re.finditer(rb"-?\d+(\.\d+)?|true|false|null|\"[a-z_]+\"", data)]
+    start, end = draw.draw(st.sampled_from(spans))
+    mutated = data[:start] + draw.draw(st.sampled_from(_TOKENS)) + data[end:]
+    spec, rep = read_model(mutated, "m.vmodel", "m")
+    assert (spec is None) == (not rep.ok)
+    for d in rep.items:
+        assert d.line >= 1 and d.col >= 1 and d.path and d.message
+    if spec is not None:
+        with np.errstate(all="ignore"):
+            build_mesh(spec)
