@@ -1,11 +1,11 @@
+"""A temporary game repo for end-to-end tests (the `game` fixture in tests/conftest.py)."""
+
 from __future__ import annotations
 
 import os
 import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 CRATE = """{
   "veduta": "model/1",
@@ -87,8 +87,7 @@ class Game:
         return out
 
 
-@pytest.fixture
-def game(tmp_path) -> Game:
+def make_game(tmp_path) -> Game:
     (tmp_path / "game").mkdir()
     g = Game(tmp_path / "game")
     g.write("models/crate.vmodel", CRATE)

@@ -6,8 +6,15 @@ assets folder, e.g. ``cook:models/crate.vmodel``) and ``DOIT_CONFIG``.
 
 from __future__ import annotations
 
-from veduta.cook.tasks import doit_config, task_cook
+import sys
 
-DOIT_CONFIG = doit_config()
+from veduta.cook.tasks import doit_config, task_cook
+from veduta.errors import ConfigError
+
+try:
+    DOIT_CONFIG = doit_config()
+except ConfigError as exc:  # a user mistake: say it, no traceback
+    print(f"veduta: {exc}", file=sys.stderr)
+    raise SystemExit(2) from None
 
 __all__ = ["task_cook", "DOIT_CONFIG"]

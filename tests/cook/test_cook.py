@@ -6,7 +6,7 @@ import os
 import re
 import time
 
-from tests.cook.conftest import BAD, CRATE
+from tests.gamerepo import BAD, CRATE
 from veduta.container.vda import read_asset_file
 
 

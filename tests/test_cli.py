@@ -1,0 +1,79 @@
+"""The veduta command as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.gamerepo import BAD, Game
+
+
+def veduta(game: Game, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "veduta.cli", *args], cwd=game.root, capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_cook_without_dodo_then_dump_and_verify(game):
+    (game.root / "dodo.py").unlink()
+    cp = veduta(game, "cook", "-n", "2")
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "cook: 4 cooked" in cp.stdout
+    cp = veduta(game, "cook")
+    assert "cook: 0 cooked, 4 up to date" in cp.stdout
+    cp = veduta(game, "dump", "assets/.cooked/models/crate.vda")
+    assert cp.returncode == 0
+    d = json.loads(cp.stdout)
+    assert [c["type"] for c in d["chunks"]] == ["META", "MESH"]
+    assert d["chunks"][0]["meta"]["name"] == "crate"
+    assert d["chunks"][1]["body"]["bounds"] == [[-0.5, 0.0, -0.5], [0.5, 1.0, 0.5]]
+    assert len(d["chunks"][1]["body"]["vertices"]) == 24
+    cp = veduta(game, "verify", "assets/.cooked/models/crate.vda", "assets/.cooked/models/tree.vda")
+    assert cp.returncode == 0 and cp.stdout.count(": ok,") == 2
+
+
+def test_cook_only_named_sources(game):
+    cp = veduta(game, "cook", "assets/models/crate.vmodel")
+    assert "cook: 1 cooked" in cp.stdout, cp.stdout + cp.stderr
+    assert game.cooked("models/crate.vda").exists() and not game.cooked("models/tree.vda").exists()
+
+
+def test_verify_reports_every_bad_file(game):
+    veduta(game, "cook")
+    p = game.cooked("models/crate.vda")
+    data = bytearray(p.read_bytes())
+    data[-1] ^= 0xFF
+    p.write_bytes(bytes(data))
+    cp = veduta(game, "verify", str(p), "assets/.cooked/models/tree.vda", "nope.vda")
+    assert cp.returncode == 1
+    assert "crate.vda, chunk MESH, byte" in cp.stderr and "CRC mismatch" in cp.stderr
+    assert "nope.vda: cannot read" in cp.stderr
+    assert "tree.vda: ok" in cp.stdout
+    assert "Traceback" not in cp.stderr
+
+
+def test_cook_errors_without_traceback(game):
+    game.write("models/crate.vmodel", BAD)
+    cp = veduta(game, "cook")
+    assert cp.returncode != 0
+    assert "assets/models/crate.vmodel:5:68: parts[1].segments: 2 out of range [3, 256]" in cp.stdout
+    assert "Traceback" not in cp.stdout + cp.stderr
+    assert "1 failed" in cp.stdout
+
+
+def test_cache_info_and_prune(game):
+    veduta(game, "cook")
+    cp = veduta(game, "cache", "info")
+    assert "cache/store: " in cp.stdout and " entries" in cp.stdout
+    cp = veduta(game, "cache", "prune", "--days", "0", "--dry-run")
+    assert cp.returncode == 0 and "would remove" in cp.stdout
+    cp = veduta(game, "cache", "prune", "--days", "0")
+    assert "removed" in cp.stdout
+    assert "0 entries" in veduta(game, "cache", "info").stdout
+
+
+def test_dump_of_a_bad_file(game, tmp_path):
+    (tmp_path / "x.vda").write_bytes(b"NOPE")
+    cp = veduta(game, "dump", str(tmp_path / "x.vda"))
+    assert cp.returncode == 1 and "bad magic" in cp.stderr
+

@@ -1,0 +1,318 @@
+"""The ``veduta`` command: what doit does not cover.
+
+    veduta cook [-n N] [SOURCE ...]      the cook tasks, without a dodo.py
+    veduta dump FILE.vda [--full]        a cooked file as JSON
+    veduta verify FILE ...               check cooked files; exit 1 on any problem
+    veduta inspect model NAME [--json]   triangles, levels of detail, findings
+    veduta preview texture NAME --out FILE.png
+    veduta world query WORLD X,Z
+    veduta world map WORLD --out FILE.png [--at X,Z] [--size W,H]
+    veduta cache info | prune [--days N] [--dry-run]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from veduta import COMPILER_VERSION, __version__
+from veduta.errors import ConfigError, VdaError, VedutaError
+
+
+def _project(args):
+    from veduta.cook.project import Project
+
+    return Project.find(getattr(args, "root", None) or os.getcwd())
+
+
+# -- cook ------------------------------------------------------------------------------------
+
+def cmd_cook(args) -> int:
+    from doit.cmd_base import ModuleTaskLoader
+    from doit.doit_cmd import DoitMain
+
+    from veduta.cook.tasks import cook_tasks, doit_config
+
+    project = _project(args)
+    root = os.path.abspath(project.root)
+    os.chdir(root)  # doit's paths are relative to the game root, as with a dodo.py
+    from veduta.cook.project import Project
+
+    project = Project.at(".")
+
+    def task_cook():
+        """Cook every asset source into a .vda file (one subtask per source)."""
+        yield from cook_tasks(project)
+
+    config = doit_config(project)
+    loader = ModuleTaskLoader({"task_cook": task_cook, "DOIT_CONFIG": config})
+    argv = ["run"]
+    if args.jobs and args.jobs > 1:
+        argv += ["-n", str(args.jobs)]
+    names = []
+    for s in args.sources:
+        rel = os.path.relpath(os.path.abspath(os.path.join(args.cwd, s)), os.path.abspath(project.assets))
+        names.append("cook:" + rel.replace(os.sep, "/"))
+    argv += names or ["cook"]
+    return DoitMain(loader).run(argv)
+
+
+# -- dump / verify ---------------------------------------------------------------------------
+
+def cmd_dump(args) -> int:
+    from veduta.container.meta import Meta
+    from veduta.container.vda import read_asset_file
+    from veduta.formats import Record
+
+    try:
+        asset = read_asset_file(args.file)
+    except VdaError as exc:
+        print(f"veduta dump: {exc}", file=sys.stderr)
+        return 1
+    chunks = []
+    for ctype, value in asset.chunks:
+        if isinstance(value, Meta):
+            chunks.append({"type": ctype, "meta": json.loads(value.encode())})
+        elif isinstance(value, Record):
+            body = value.to_json() if not args.full else _full_json(value)
+            chunks.append({"type": ctype, "body": body})
+        else:
+            chunks.append({"type": ctype, "unknown": True, "length": len(value)})
+    sys.stdout.write(compact_json({"file": args.file, "chunks": chunks}) + "\n")
+    return 0
+
+
+def compact_json(value, indent: str = "") -> str:
+    """JSON with one item per line, except lists of numbers and strings, which stay on one line."""
+    inner = indent + "  "
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {compact_json(v, inner)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    if isinstance(value, list):
+        if all(not isinstance(v, (dict, list)) for v in value) or all(
+                isinstance(v, list) and all(not isinstance(x, (dict, list)) for x in v) for v in value) and \
+                len(value) <= 4:
+            return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        if not value:
+            return "[]"
+        return "[\n" + ",\n".join(inner + compact_json(v, inner) for v in value) + "\n" + indent + "]"
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _full_json(rec):
+    """Like to_json but with every array element listed (pixels as 0xAARRGGBB hex)."""
+    import numpy as np
+
+    saved = []
+    for t in _array_types(rec):
+        saved.append((t, t.summary))
+        t.summary = 0
+    try:
+        out = rec.to_json()
+    finally:
+        for t, s in saved:
+            t.summary = s
+    if getattr(rec, "CHUNK", "") == "TEXR":
+        out["images"] = [[[f"#{p:08x}" for p in row] for row in np.asarray(img)] for img in rec.images]
+    return out
+
+
+def _array_types(rec):
+    from veduta.formats.codec import Array, List, Opt, RecordType, Tuple
+
+    seen = []
+
+    def walk(t):
+        if isinstance(t, Array):
+            seen.append(t)
+        elif isinstance(t, (List, Opt)):
+            walk(t.item)
+        elif isinstance(t, Tuple):
+            for x in t.items:
+                walk(x)
+        elif isinstance(t, RecordType):
+            for _, x in t.cls.FIELDS:
+                walk(x)
+
+    for _, t in type(rec).FIELDS:
+        walk(t)
+    return seen
+
+
+def cmd_verify(args) -> int:
+    from veduta.container.vda import read_asset_file
+
+    bad = 0
+    for path in args.files:
+        try:
+            a = read_asset_file(path)
+        except VdaError as exc:
+            print(f"{exc}", file=sys.stderr)
+            bad += 1
+            continue
+        note = "" if a.meta.compiler == COMPILER_VERSION else f" (compiled by {a.meta.compiler})"
+        if not args.quiet:
+            print(f"{path}: ok, {a.meta.kind} {a.meta.name}{note}")
+    return 1 if bad else 0
+
+
+# -- preview ---------------------------------------------------------------------------------
+
+def _cooked_record(project, kind: str, name: str):
+    """Cook (if needed) and read one asset; VedutaError when it does not exist or has errors."""
+    from veduta.container.vda import read_asset_file
+    from veduta.cook.cook import FAILED, cook_file
+
+    src = project.find_source(kind, name)
+    if src is None:
+        raise VedutaError(f'no {kind} "{name}" under {project.assets}/{_folder(kind)}/')
+    cooked = project.cooked_path(kind, name)
+    out = cook_file(kind, src.rel, project.assets, cooked, project.cache)
+    for m in out["messages"]:
+        print(m, file=sys.stderr)
+    if out["outcome"] == FAILED:
+        raise VedutaError(f"{kind} {name} has errors")
+    return read_asset_file(cooked).body
+
+
+def _folder(kind: str) -> str:
+    from veduta.kinds import BY_NAME
+
+    return BY_NAME[kind].folder
+
+
+def cmd_preview_texture(args) -> int:
+    from veduta.preview import preview_texture
+
+    project = _project(args)
+    try:
+        tex = _cooked_record(project, "texture", args.name)
+    except VedutaError as exc:
+        print(f"veduta preview: {exc}", file=sys.stderr)
+        return 2
+    preview_texture(tex, args.out)
+    print(f"wrote {args.out}")
+    return 0
+
+
+def load_world(project, name: str):
+    """The cooked world *name* and the cooked prefabs it names (cooking what is stale)."""
+    world = _cooked_record(project, "world", name)
+    prefabs = {}
+    names = set()
+    for s in world.scatter or []:
+        names.add(s.prefab)
+    for s in world.sites or []:
+        names.update(s.prefabs or [])
+    for p in world.places or []:
+        names.add(p.prefab)
+    for v in world.vegetation or []:
+        if v.prefab:
+            names.add(v.prefab)
+    for n in sorted(names):
+        if project.find_source("prefab", n) is not None:
+            try:
+                prefabs[n] = _cooked_record(project, "prefab", n)
+            except VedutaError as exc:
+                print(f"veduta: warning: prefab {n}: {exc}", file=sys.stderr)
+    return world, prefabs
+
+
+# -- cache -----------------------------------------------------------------------------------
+
+def cmd_cache(args) -> int:
+    from veduta.cook.store import Store
+
+    project = _project(args)
+    store = Store(os.path.join(project.cache, "store"))
+    if args.cache_command == "prune":
+        removed, rbytes, kept, kbytes = store.prune(args.days, dry_run=args.dry_run)
+        verb = "would remove" if args.dry_run else "removed"
+        print(f"{verb} {removed} entries ({rbytes / 1e6:.1f} MB) unused for {args.days:g} days; "
+              f"kept {kept} ({kbytes / 1e6:.1f} MB)")
+        return 0
+    n = size = 0
+    for _, s, _ in store.entries():
+        n += 1
+        size += s
+    print(f"{store.root}: {n} entries, {size / 1e6:.1f} MB")
+    return 0
+
+
+# -- main ------------------------------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="veduta", description="veduta cook: the Veduta asset compiler")
+    p.add_argument("--version", action="version", version=f"veduta {__version__} ({COMPILER_VERSION})")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    c = sub.add_parser("cook", help="cook the game's assets (the doit tasks, without a dodo.py)")
+    c.add_argument("-n", "--jobs", type=int, default=0, help="cook in N processes")
+    c.add_argument("sources", nargs="*", metavar="SOURCE", help="only these source files")
+    c.set_defaults(func=cmd_cook)
+
+    d = sub.add_parser("dump", help="print a cooked .vda file as JSON")
+    d.add_argument("file", metavar="FILE.vda")
+    d.add_argument("--full", action="store_true", help="list every vertex, index and pixel")
+    d.set_defaults(func=cmd_dump)
+
+    v = sub.add_parser("verify", help="check cooked files (exit 1 on any problem)")
+    v.add_argument("files", nargs="+", metavar="FILE")
+    v.add_argument("-q", "--quiet", action="store_true", help="print problems only")
+    v.set_defaults(func=cmd_verify)
+
+    i = sub.add_parser("inspect", help="inspect an asset")
+    isub = i.add_subparsers(dest="inspect_command", metavar="KIND")
+    isub.required = True
+    from veduta.compile.model.inspect import add_inspect_model
+
+    add_inspect_model(isub)
+
+    pv = sub.add_parser("preview", help="render an asset to a PNG")
+    psub = pv.add_subparsers(dest="preview_command", metavar="KIND")
+    psub.required = True
+    pt = psub.add_parser("texture", help="the mip chain side by side, and the frames labelled with their clips")
+    pt.add_argument("name", metavar="NAME")
+    pt.add_argument("--out", required=True, metavar="FILE.png")
+    pt.set_defaults(func=cmd_preview_texture)
+
+    from veduta.world.cli import add_world_commands
+
+    add_world_commands(sub, lambda name: load_world(_project(None), name))
+
+    k = sub.add_parser("cache", help="the content-addressed store of cooked files in cache/")
+    ksub = k.add_subparsers(dest="cache_command", metavar="{info,prune}")
+    ksub.required = True
+    ksub.add_parser("info", help="entries and size").set_defaults(func=cmd_cache)
+    kp = ksub.add_parser("prune", help="remove entries unused for a number of days")
+    kp.add_argument("--days", type=float, default=30.0, help="unused for this many days (default 30)")
+    kp.add_argument("--dry-run", action="store_true", help="only say what would go")
+    kp.set_defaults(func=cmd_cache)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.cwd = os.getcwd()
+    try:
+        return int(args.func(args) or 0)
+    except ConfigError as exc:
+        print(f"veduta: {exc}", file=sys.stderr)
+        return 2
+    except VedutaError as exc:
+        print(f"veduta: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
