@@ -49,7 +49,9 @@ def test_rotation_order_is_x_then_y_then_z():
 
 
 def test_rotation_moves_a_cone_tip():
-    cone = PartSpec(0, "lathe", profile=((0.0, 0.0), (0.1, 0.0), (0.0, 1.0)), segments=8, rotation_deg=(90.0, 90.0, 0.0))
+    cone = PartSpec(
+        0, "lathe", profile=((0.0, 0.0), (0.1, 0.0), (0.0, 1.0)), segments=8, rotation_deg=(90.0, 90.0, 0.0)
+    )
     m = build_model(ModelSpec(parts=(cone,)))
     assert m.bounds[1][0] == 1.0  # the tip (0, 1, 0) ends at (1, 0, 0)
     assert m.bounds[0][0] == 0.0
@@ -69,7 +71,9 @@ def test_exact_trig():
 
 
 def test_scale_then_rotate_then_translate():
-    box = PartSpec(0, "box", size=(1.0, 1.0, 1.0), scale=(4.0, 1.0, 1.0), rotation_deg=(0.0, 0.0, 90.0), position=(0.0, 10.0, 0.0))
+    box = PartSpec(
+        0, "box", size=(1.0, 1.0, 1.0), scale=(4.0, 1.0, 1.0), rotation_deg=(0.0, 0.0, 90.0), position=(0.0, 10.0, 0.0)
+    )
     m = build_model(ModelSpec(parts=(box,)))
     assert m.bounds == ((-0.5, 8.0, -0.5), (0.5, 12.0, 0.5))
 
@@ -136,7 +140,17 @@ def test_robot_mirrors_reflect_exactly():
 def test_mirror_of_mirror_and_flip_inheritance():
     spec = ModelSpec(
         parts=(
-            PartSpec(0, "cylinder", radius=0.2, height=1.0, segments=6, position=(1.0, 2.0, 3.0), flip_normals=True, uv="box", material="m"),
+            PartSpec(
+                0,
+                "cylinder",
+                radius=0.2,
+                height=1.0,
+                segments=6,
+                position=(1.0, 2.0, 3.0),
+                flip_normals=True,
+                uv="box",
+                material="m",
+            ),
             PartSpec(1, "mirror", axis="x", of=0),
             PartSpec(2, "mirror", axis="x", of=1),
             PartSpec(3, "mirror", axis="y", of=1, material="other"),
@@ -273,7 +287,9 @@ def test_bytes_do_not_depend_on_hash_seed():
     outs = set()
     for seed in ("1", "2"):
         env = {**os.environ, "PYTHONHASHSEED": seed}
-        out = subprocess.run([sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, check=True
+        )
         outs.add(out.stdout)
     assert len(outs) == 1
 

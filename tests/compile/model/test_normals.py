@@ -96,7 +96,7 @@ def test_parts_never_smooth_into_each_other():
     m = build_model(ModelSpec(parts=(slab, PartSpec(1, "mirror", axis="x", of=0))))
     cn, fn = corner_normals(m)
     tri_pos = m.vertices["position"][m.indices.reshape(-1, 3)]
-    top = (fn[:, 1] > 0.5)
+    top = fn[:, 1] > 0.5
     at_seam = top[:, None] & (tri_pos[..., 0] == 0.0)
     assert at_seam.sum() > 0
     # Corner normals at the seam keep their own part's tilt (no vertical average).

@@ -204,6 +204,4 @@ def test_plane_negative_scale_is_a_reflection():
     down = build_model(one(PartSpec(0, "plane", size=(1.0, 1.0), scale=(1.0, -1.0, 1.0))))
     np.testing.assert_array_equal(triangle_normals(down.vertices["position"], down.indices)[:, 1], -1.0)
     mirrored_x = build_model(one(PartSpec(0, "plane", size=(1.0, 1.0), scale=(-1.0, 1.0, 1.0))))
-    np.testing.assert_array_equal(
-        triangle_normals(mirrored_x.vertices["position"], mirrored_x.indices)[:, 1], 1.0
-    )
+    np.testing.assert_array_equal(triangle_normals(mirrored_x.vertices["position"], mirrored_x.indices)[:, 1], 1.0)

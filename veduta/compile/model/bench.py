@@ -13,7 +13,7 @@ from .types import LodSpec, ModelSpec, PartSpec
 #: The largest sphere the limits allow: 256 segments x 128 rings, 65,024 triangles.
 BIG_SPHERE = ModelSpec(name="big_sphere", parts=(PartSpec(0, "sphere", radius=1.0, segments=256, rings=128),))
 
-#: A typical prop of about a thousand triangles using every shape, with one LOD level.
+#: A typical prop of about a thousand triangles (982) using every shape, with one LOD level.
 TYPICAL = ModelSpec(
     name="typical",
     pivot="bottom-center",
@@ -24,7 +24,7 @@ TYPICAL = ModelSpec(
         PartSpec(1, "cylinder", radius=0.08, height=0.9, segments=16, position=(0.6, 0.6, 0.0),
                  rotation_deg=(0.0, 0.0, -30.0), material="metal"),
         PartSpec(2, "mirror", axis="x", of=1),
-        PartSpec(3, "sphere", radius=0.25, segments=16, rings=8, position=(0.0, 1.25, 0.0), material="glass"),
+        PartSpec(3, "sphere", radius=0.25, segments=16, rings=10, position=(0.0, 1.25, 0.0), material="glass"),
         PartSpec(4, "lathe", profile=((0.0, 0.0), (0.3, 0.0), (0.35, 0.1), (0.25, 0.2), (0.0, 0.22)),
                  segments=24, position=(0.0, -0.02, 0.0), material="metal"),
         PartSpec(5, "extrude", profile=((0.0, 0.0), (0.3, 0.0), (0.3, 0.1), (0.1, 0.1), (0.1, 0.4),
@@ -33,6 +33,8 @@ TYPICAL = ModelSpec(
         PartSpec(7, "sphere", radius=0.06, segments=12, rings=6, position=(0.75, 0.2, 0.0), material="metal"),
         PartSpec(8, "mirror", axis="x", of=7),
         PartSpec(9, "plane", size=(2.0, 2.0), material="shadow"),
+        PartSpec(10, "lathe", profile=((0.3, 0.0), (0.36, 0.0), (0.36, 0.05), (0.3, 0.05), (0.3, 0.0)),
+                 segments=16, position=(0.0, 1.0, 0.0), material="metal"),
     ),
 )  # fmt: skip
 

@@ -2,8 +2,9 @@
 
 Stages, each callable alone:
 
-1. `part_geometry` builds one non-mirror part: local mesh -> scale -> winding -> normals and UVs
-   in the scaled local space -> rotate and translate. `mirror_geometry` reflects a built part.
+1. `part_geometries` builds non-mirror parts (all in one numpy batch): local mesh -> scale ->
+   winding -> smoothing groups, normals and UVs in the scaled local space -> rotate and
+   translate. `mirror_geometry` reflects a built part; `build_parts` runs both in part order.
 2. `pivot_offset` finds the translation that puts the pivot point on the origin.
 3. `assemble` moves every part by it, casts to float32, shares identical vertices within each
    part and concatenates the parts in part order.
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Optional
 
 import numpy as np
 
@@ -79,6 +79,22 @@ def local_mesh(part: PartSpec) -> shapes.Mesh:
     raise ValueError(f"part {part.index}: no local mesh for shape {shape!r}")
 
 
+def _rows_differ(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a[i] != b[i] in any column, for (n, k) arrays (column by column: much faster than
+    a reduction along a short last axis)."""
+    out = a[:, 0] != b[:, 0]
+    for j in range(1, a.shape[1]):
+        out |= a[:, j] != b[:, j]
+    return out
+
+
+def _column_bounds(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Min and max of each column of (n, 3) points."""
+    lo = np.array([points[:, 0].min(), points[:, 1].min(), points[:, 2].min()])
+    hi = np.array([points[:, 0].max(), points[:, 1].max(), points[:, 2].max()])
+    return lo, hi
+
+
 def _position_ids(points: np.ndarray, owner: np.ndarray) -> np.ndarray:
     """Equal ids for bitwise-equal rows of points ((v, 3) float64, -0.0 already folded) with
     the same owner (part); points of different parts never share an id."""
@@ -87,7 +103,7 @@ def _position_ids(points: np.ndarray, owner: np.ndarray) -> np.ndarray:
     sk = keys[order]
     so = owner[order]
     new = np.ones(len(sk), dtype=bool)
-    new[1:] = (sk[1:] != sk[:-1]).any(axis=1) | (so[1:] != so[:-1])
+    new[1:] = _rows_differ(sk[1:], sk[:-1]) | (so[1:] != so[:-1])
     ids = np.empty(len(sk), dtype=np.int64)
     ids[order] = np.cumsum(new) - 1
     return ids
@@ -132,8 +148,9 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float) -> list[Part
     normals, face_n = smooth_normals(pid, corners, smooth_angle_deg)
 
     starts = np.cumsum(nv) - nv
-    lo = np.minimum.reduceat(scaled, starts, axis=0)[owner_t]
-    hi = np.maximum.reduceat(scaled, starts, axis=0)[owner_t]
+    columns = np.ascontiguousarray(scaled.T)
+    lo = np.minimum.reduceat(columns, starts, axis=1).T[owner_t]
+    hi = np.maximum.reduceat(columns, starts, axis=1).T[owner_t]
     modes = np.array([mode_code(p.uv_mode) for p in parts])[owner_t]
     uvs = corner_uvs(modes, corners, face_n, lo, hi)
 
@@ -149,9 +166,7 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float) -> list[Part
     cuts = np.cumsum(nt)[:-1]
     return [
         PartGeometry(c, n, u, p.uv_mode, bool(p.flip_normals), p.material)
-        for p, c, n, u in zip(
-            parts, np.split(corners, cuts), np.split(normals, cuts), np.split(uvs, cuts), strict=True
-        )
+        for p, c, n, u in zip(parts, np.split(corners, cuts), np.split(normals, cuts), np.split(uvs, cuts), strict=True)
     ]
 
 
@@ -182,8 +197,8 @@ def mirror_geometry(source: PartGeometry, axis: str, material: str = "") -> Part
 def build_parts(
     parts: tuple[PartSpec, ...],
     smooth_angle_deg: float,
-    reuse: Optional[list[PartGeometry]] = None,
-    reuse_parts: Optional[tuple[PartSpec, ...]] = None,
+    reuse: list[PartGeometry] | None = None,
+    reuse_parts: tuple[PartSpec, ...] | None = None,
 ) -> list[PartGeometry]:
     """Build every part in order. Parts equal to `reuse_parts[i]` reuse `reuse[i]` (LOD)."""
 
@@ -208,7 +223,7 @@ def pivot_offset(geoms: list[PartGeometry], pivot: str) -> Vec3:
     if pivot == "origin":
         return (0.0, 0.0, 0.0)
     points = np.concatenate([g.corners.reshape(-1, 3) for g in geoms])
-    lo, hi = points.min(axis=0), points.max(axis=0)
+    lo, hi = _column_bounds(points)
     centre = (lo + hi) * 0.5
     if pivot == "center":
         point = centre
@@ -235,18 +250,19 @@ def _dedupe(rows: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray
     """
     n = len(rows)
     keys = np.ascontiguousarray(rows).view(np.uint64).reshape(n, 4)
-    mixed = (keys * _MIX).sum(axis=1, dtype=np.uint64) ^ owner.astype(np.uint64)
+    mixed = keys[:, 0] * _MIX[0] + keys[:, 1] * _MIX[1] + keys[:, 2] * _MIX[2] + keys[:, 3] * _MIX[3]
+    mixed ^= owner.astype(np.uint64)
     order = np.argsort(mixed, kind="stable")
     sk = keys[order]
     so = owner[order]
-    differ = (sk[1:] != sk[:-1]).any(axis=1) | (so[1:] != so[:-1])
+    differ = _rows_differ(sk[1:], sk[:-1]) | (so[1:] != so[:-1])
     new = np.ones(n, dtype=bool)
     new[1:] = mixed[order][1:] != mixed[order][:-1]
     if (differ & ~new[1:]).any():  # a collision: sort by the full key instead
         order = np.lexsort((keys[:, 3], keys[:, 2], keys[:, 1], keys[:, 0], owner))
         sk = keys[order]
         so = owner[order]
-        new[1:] = (sk[1:] != sk[:-1]).any(axis=1) | (so[1:] != so[:-1])
+        new[1:] = _rows_differ(sk[1:], sk[:-1]) | (so[1:] != so[:-1])
     group = np.cumsum(new) - 1
     first = order[new]  # stable sorts: the first of each run is its earliest row
     rank = np.empty(len(first), dtype=np.int64)
@@ -295,8 +311,8 @@ def assemble(geoms: list[PartGeometry], offset: Vec3, materials: tuple[str, ...]
         MeshPart(int(f), int(c), slot[g.material]) for f, c, g in zip(firsts, counts.tolist(), geoms, strict=True)
     )
     if len(unique):
-        lo = unique[:, 0:3].min(axis=0).tolist()
-        hi = unique[:, 0:3].max(axis=0).tolist()
+        lo32, hi32 = _column_bounds(unique)
+        lo, hi = lo32.tolist(), hi32.tolist()
         bounds: Bounds = ((lo[0], lo[1], lo[2]), (hi[0], hi[1], hi[2]))
     else:
         bounds = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
@@ -360,20 +376,17 @@ def triangle_count(spec: ModelSpec) -> int:
     return sum(part_triangle_counts(spec.parts))
 
 
-def lod_triangle_counts(spec: ModelSpec) -> list[Optional[int]]:
+def lod_triangle_counts(spec: ModelSpec) -> list[int | None]:
     """Triangles of every LOD level in order; None for a level drawn by another model."""
     return [
-        None if level.model else sum(part_triangle_counts(spec.parts, k))
-        for k, level in enumerate(spec.lod, start=1)
+        None if level.model else sum(part_triangle_counts(spec.parts, k)) for k, level in enumerate(spec.lod, start=1)
     ]
 
 
 # --- the whole model --------------------------------------------------------------------------
 
 
-def _part_records(
-    parts: tuple[PartSpec, ...], geoms: list[PartGeometry], asm: Assembled
-) -> tuple[BuiltPart, ...]:
+def _part_records(parts: tuple[PartSpec, ...], geoms: list[PartGeometry], asm: Assembled) -> tuple[BuiltPart, ...]:
     return tuple(
         BuiltPart(
             index=i,
@@ -412,9 +425,7 @@ def build_model(spec: ModelSpec) -> BuiltModel:
         lod_parts = tuple(lod_part(p, k) for p in spec.parts)
         lod_geoms = build_parts(lod_parts, spec.smooth_angle_deg, reuse=geoms, reuse_parts=spec.parts)
         lasm = assemble(lod_geoms, offset, materials)
-        levels.append(
-            BuiltLevel(float(lod.distance), "", lasm.bounds, lasm.vertices, lasm.indices, lasm.mesh_parts)
-        )
+        levels.append(BuiltLevel(float(lod.distance), "", lasm.bounds, lasm.vertices, lasm.indices, lasm.mesh_parts))
     return BuiltModel(
         name=spec.name,
         vertices=asm.vertices,

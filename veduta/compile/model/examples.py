@@ -66,12 +66,8 @@ TREE = ModelSpec(
     lod=(LodSpec(15.0), LodSpec(35.0, "tree_far")),
     draw_distance=80.0,
     parts=(
-        PartSpec(
-            0, "cylinder", radius=0.15, height=1.2, segments=8, position=(0.0, 0.6, 0.0), material="bark"
-        ),
-        PartSpec(
-            1, "sphere", radius=0.7, segments=12, rings=6, position=(0.0, 1.6, 0.0), material="leaf"
-        ),
+        PartSpec(0, "cylinder", radius=0.15, height=1.2, segments=8, position=(0.0, 0.6, 0.0), material="bark"),
+        PartSpec(1, "sphere", radius=0.7, segments=12, rings=6, position=(0.0, 1.6, 0.0), material="leaf"),
     ),
 )
 

@@ -35,9 +35,7 @@ def signed_area(points: np.ndarray) -> float:
 
 def _orient(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
     """Twice the signed area of triangles (a, b, c), arrays (..., 2)."""
-    return (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (
-        c[..., 0] - a[..., 0]
-    )
+    return (b[..., 0] - a[..., 0]) * (c[..., 1] - a[..., 1]) - (b[..., 1] - a[..., 1]) * (c[..., 0] - a[..., 0])
 
 
 def _on_box(a: np.ndarray, b: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -107,9 +105,7 @@ def check_profile_extrude(points: Sequence[Sequence[float]]) -> list[str]:
     dot = (e_in * e_out).sum(axis=1)
     for i in np.flatnonzero((cross == 0) & (dot < 0)):
         i = int(i)
-        problems.append(
-            f"edge {i}-{(i + 1) % n} folds back onto edge {(i - 1) % n}-{i}"
-        )
+        problems.append(f"edge {i}-{(i + 1) % n} folds back onto edge {(i - 1) % n}-{i}")
     # Non-adjacent edges must not meet at all.
     if n >= 4:
         ii, jj = np.triu_indices(n, k=2)

@@ -127,8 +127,6 @@ def extrude_mesh(profile: np.ndarray, depth: float) -> Mesh:
     cap = triangulate(prof)
     i = np.arange(n, dtype=np.int64)
     i1 = (i + 1) % n
-    walls = np.stack(
-        [np.stack([n + i, n + i1, i1], axis=1), np.stack([n + i, i1, i], axis=1)], axis=1
-    ).reshape(-1, 3)
+    walls = np.stack([np.stack([n + i, n + i1, i1], axis=1), np.stack([n + i, i1, i], axis=1)], axis=1).reshape(-1, 3)
     tris = np.concatenate([cap, cap[:, ::-1] + n, walls])
     return pos, tris

@@ -13,7 +13,6 @@ import math
 
 import numpy as np
 
-
 _COS_SIGN = np.array([1.0, -1.0, -1.0, 1.0])
 _SIN_SIGN = np.array([1.0, 1.0, -1.0, -1.0])
 
@@ -81,12 +80,3 @@ def rotation_matrix(rotation_deg: tuple[float, float, float]) -> np.ndarray:
 def _matmul3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # Explicit sums in a fixed order: no BLAS, so results never depend on the machine.
     return a[:, 0:1] * b[0:1, :] + a[:, 1:2] * b[1:2, :] + a[:, 2:3] * b[2:3, :]
-
-
-def apply_matrix(m: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """m·v for every row of v ((..., 3) float64), in a fixed summation order."""
-    return v[..., 0:1] * m[:, 0] + v[..., 1:2] * m[:, 1] + v[..., 2:3] * m[:, 2]
-
-
-def is_identity(m: np.ndarray) -> bool:
-    return bool(np.array_equal(m, np.eye(3)))

@@ -72,7 +72,7 @@ def _unwrapped_theta(corners: np.ndarray) -> np.ndarray:
     """θ = atan2(x, z) per corner, unwrapped to the branch nearest its triangle centre's angle,
     so no triangle straddles the seam at −Z. Corners on the Y axis take the centre's angle."""
     x, z = corners[..., 0], corners[..., 2]
-    centre = corners.sum(axis=1)
+    centre = corners[:, 0] + corners[:, 1] + corners[:, 2]
     tc = np.arctan2(centre[:, 0], centre[:, 2])[:, None]
     theta = np.arctan2(x, z)
     theta = theta + np.round((tc - theta) / (2.0 * math.pi)) * (2.0 * math.pi)
