@@ -302,4 +302,4 @@ def test_same_world_in_every_process():
     assert a[0] == GOLDEN
 
 
-GOLDEN = "to be filled"
+GOLDEN = "ccafb377e5a6e09ff685af228260779372e292694c85427bf0c74d3d18d9fda4"
