@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -14,7 +13,16 @@ import numpy as np
 import pytest
 
 from tests.world.worlds import (
-    Distance, Entity, Feature, Place, Prefab, Scatter, Site, Terrain, Vegetation, example_prefabs, example_world,
+    Distance,
+    Entity,
+    Feature,
+    Place,
+    Prefab,
+    Scatter,
+    Site,
+    Vegetation,
+    example_prefabs,
+    example_world,
 )
 from veduta.world import Generator, chunk_name
 from veduta.world.cover import NONE, SCATTER, STRUCTURE, VEGETATION

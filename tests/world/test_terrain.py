@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from tests.world.worlds import Biome, Feature, Terrain, example_prefabs, example_world
 
+from tests.world.worlds import Biome, Feature, Terrain, example_prefabs, example_world
 from veduta.world import NO_WATER, Generator
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from .cover import NONE, SCATTER, STRUCTURE, VEGETATION, Cover, Plant, PlantArrays
+from .cover import NONE, SCATTER, STRUCTURE, Cover, Plant, PlantArrays
 from .params import PrefabP, prefab_params, world_params
 from .structures import PAD_BLEND, Structure, Structures, apply_pads, coord, pad_at
 from .terrain import NO_WATER, Terrain

@@ -199,7 +199,8 @@ def world_params(world) -> WorldP:
 
     scatter_recs = _list(world.scatter)
     scatter = []
-    for i, (s, stream) in enumerate(zip(scatter_recs, _occurrence_streams("scatter", [s.prefab for s in scatter_recs]))):
+    scatter_streams = _occurrence_streams("scatter", [s.prefab for s in scatter_recs])
+    for i, (s, stream) in enumerate(zip(scatter_recs, scatter_streams)):
         scatter.append(ScatterRuleP(
             index=i, prefab=s.prefab, biomes=frozenset(_list(s.biomes)), density_t=to_threshold32(s.density),
             key=stream_key(seed, stream), stream=stream,

@@ -13,7 +13,14 @@ from __future__ import annotations
 import numpy as np
 
 from .intmath import (
-    angular_noise, angular_table, dist8, fbm, fbm_grid, pseudo_angle, smooth, stream_key,
+    angular_noise,
+    angular_table,
+    dist8,
+    fbm,
+    fbm_grid,
+    pseudo_angle,
+    smooth,
+    stream_key,
 )
 from .params import FeatureP, WorldP
 from .tables import equalise
