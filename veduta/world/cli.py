@@ -21,8 +21,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from veduta.errors import VedutaError
-
 LoadWorld = Callable[[str], tuple[Any, dict[str, Any]]]
 
 _PAIR = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
@@ -83,7 +81,7 @@ def cmd_query(args, load_world: LoadWorld, out=None) -> int:
     out = out or sys.stdout
     try:
         gen = _generator(args.world, load_world)
-    except (VedutaError, OSError, KeyError) as e:
+    except (OSError, KeyError) as e:  # VedutaError is the caller's (veduta.cli.main) to report
         print(f"veduta world query: {e}", file=sys.stderr)
         return 1
     x, z = args.cell
@@ -96,7 +94,7 @@ def cmd_map(args, load_world: LoadWorld) -> int:
 
     try:
         gen = _generator(args.world, load_world)
-    except (VedutaError, OSError, KeyError) as e:
+    except (OSError, KeyError) as e:  # VedutaError is the caller's (veduta.cli.main) to report
         print(f"veduta world map: {e}", file=sys.stderr)
         return 1
     if args.scale is not None and not 1 <= args.scale <= 16:
