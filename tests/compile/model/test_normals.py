@@ -112,3 +112,21 @@ def test_components_union_find():
     n = 1000
     chain = components(n, np.arange(n - 1, 0, -1), np.arange(n - 2, -1, -1))
     assert (chain == 0).all()
+
+
+def test_sphere_12x6_creases_at_the_pole_fans_at_30_degrees():
+    # The spec's rule is exact: a 12 x 6 sphere's pole fans meet the first band at 30.49°, over
+    # 30° + 0.001°, so that joint stays sharp at the default (band-to-band joints are smooth).
+    # The spec's shorthand "smooth when 360°/segments and 180°/rings <= smooth_angle_deg" is
+    # therefore approximate; 31° makes this sphere smooth everywhere.
+    sphere = PartSpec(0, "sphere", radius=1.0, segments=12, rings=6)
+    for angle, creased in ((30.0, True), (31.0, False)):
+        m = built(sphere, smooth_angle_deg=angle)
+        pos = m.vertices["position"]
+        rows = np.concatenate([pos, m.vertices["normal"]], axis=1)
+        per_position = {}
+        for row in np.unique(rows, axis=0):
+            per_position.setdefault(tuple(row[:3]), set()).add(tuple(row[3:]))
+        split = {p for p, normals in per_position.items() if len(normals) > 1}
+        heights = {round(abs(float(p[1])), 6) for p in split}
+        assert heights == ({round(float(np.cos(np.pi / 6)), 6)} if creased else set())
