@@ -14,7 +14,13 @@ from PIL import Image
 
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.compile.image import (
-    MAX_SIDE, SRGB_TO_LINEAR, area_taps, linear_to_srgb8, mip_chain, pack_argb, unpack_argb,
+    MAX_SIDE,
+    SRGB_TO_LINEAR,
+    area_taps,
+    linear_to_srgb8,
+    mip_chain,
+    pack_argb,
+    unpack_argb,
 )
 from veduta.container.meta import source_hash
 from veduta.formats import decode, encode
