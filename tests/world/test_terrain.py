@@ -53,7 +53,6 @@ def test_no_terrain_is_flat():
 
 
 def test_relief_amplitude():
-    g = flat(None)
     g = Generator(example_world(terrain=Terrain(relief=4.0, relief_scale=32), features=None, sites=None,
                                 places=None), {})
     h = g.heights(-300, -300, 600, 600)

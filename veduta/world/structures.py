@@ -18,6 +18,10 @@ from .terrain import Terrain
 
 #: pads blend into the ground over this many vertices around the footprint
 PAD_BLEND = 2
+#: prefetch the terrain of a rectangle for its site decisions when there are at least this many
+#: and at most this many cells per decision
+PREFETCH_MIN = 32
+PREFETCH_CELLS = 2000
 
 
 def coord(n: int) -> str:
@@ -90,6 +94,19 @@ def gap(ax0, ax1, az0, az1, bx0, bx1, bz0, bz1):
 
 
 @dataclass(frozen=True)
+class _Window:
+    """Base ground and water levels of vertices, and biomes of cells, over one rectangle."""
+
+    x0: int
+    z0: int
+    w: int
+    h: int
+    ground: np.ndarray
+    levels: np.ndarray
+    biome: np.ndarray
+
+
+@dataclass(frozen=True)
 class SiteDecision:
     """What a site rule does in one region: ``structure`` when a site stands there; otherwise
     ``reason`` says why not (and ``candidate`` is the site that was dropped, if one was drawn)."""
@@ -105,6 +122,7 @@ class Structures:
         self.prefabs = prefabs
         self.terrain = terrain
         self._decisions: dict[tuple[int, int, int], SiteDecision] = {}
+        self._windows: list[_Window] = []
         max_need = max((d for pf in prefabs.values() for d in pf.distances.values()), default=0)
         #: cells within which a min_distance can matter
         self.reach = -(-max_need // p.cell_mm) + 1
@@ -123,7 +141,7 @@ class Structures:
         x0, z0 = pl.x - fw // 2, pl.z - fd // 2
         level, wet = self._pad_level(x0, z0, fw, fd)
         return Structure(
-            kind="place", name=pl.name, prefab=pf.name, x0=x0, z0=z0, fw=fw, fd=fd, level_mm=level,
+            kind="place", name=pl.name, prefab=pl.prefab, x0=x0, z0=z0, fw=fw, fd=fd, level_mm=level,
             rotation=pl.rotation, tags=pf.tags, distances=tuple(sorted(pf.distances.items())),
             order=(0, i), wet=wet,
         )
@@ -131,11 +149,36 @@ class Structures:
     def _pad_level(self, x0: int, z0: int, fw: int, fd: int) -> tuple[int, bool]:
         """Pad level (floored mean of the base ground at the 1, 2 or 4 vertices nearest the
         footprint's centre) and whether a footprint vertex is under water."""
-        g = self.terrain.ground(x0, z0, fw + 1, fd + 1)
-        lv = self.terrain.water_levels(x0, z0, fw + 1, fd + 1)
+        win = self._window_for(x0, z0, fw + 1, fd + 1)
+        if win is not None:
+            i0, j0 = x0 - win.x0, z0 - win.z0
+            g = win.ground[j0:j0 + fd + 1, i0:i0 + fw + 1]
+            lv = win.levels[j0:j0 + fd + 1, i0:i0 + fw + 1]
+        else:
+            g = self.terrain.ground(x0, z0, fw + 1, fd + 1)
+            lv = self.terrain.water_levels(x0, z0, fw + 1, fd + 1)
         xa, xb, za, zb = fw // 2, (fw + 1) // 2, fd // 2, (fd + 1) // 2
         level = (int(g[za, xa]) + int(g[za, xb]) + int(g[zb, xa]) + int(g[zb, xb])) // 4
         return level, bool((g < lv).any())
+
+    def _biome(self, x: int, z: int) -> int:
+        win = self._window_for(x, z, 1, 1)
+        if win is not None:
+            return int(win.biome[z - win.z0, x - win.x0])
+        return self.terrain.biome_at(x, z)
+
+    def _window_for(self, x0: int, z0: int, w: int, h: int) -> _Window | None:
+        for win in self._windows:
+            if win.x0 <= x0 and x0 + w <= win.x0 + win.w and win.z0 <= z0 and z0 + h <= win.z0 + win.h:
+                return win
+        return None
+
+    def _prefetch(self, x0: int, z0: int, w: int, h: int) -> None:
+        """Compute base ground, water levels and biomes of a vertex rectangle at once, for the many
+        site decisions about to be made in it (a speed-up only: the values are the same)."""
+        t = self.terrain
+        win = _Window(x0, z0, w, h, t.ground(x0, z0, w, h), t.water_levels(x0, z0, w, h), t.biomes(x0, z0, w, h))
+        self._windows = [win, *self._windows[:3]]
 
     # -- sites ----------------------------------------------------------------------------------
 
@@ -196,7 +239,7 @@ class Structures:
         n = p.cells
         if x0 < -n or z0 < -n or x0 + pf.fw > n or z0 + pf.fd > n:
             return SiteDecision(None, cand, "outside the world")
-        biome = p.biome_names[self.terrain.biome_at(x0 + pf.fw // 2, z0 + pf.fd // 2)]
+        biome = p.biome_names[self._biome(x0 + pf.fw // 2, z0 + pf.fd // 2)]
         if (rule.biomes and biome not in rule.biomes) or not pf.allows(biome):
             return SiteDecision(None, cand, f"biome {biome}")
         level, wet = self._pad_level(x0, z0, pf.fw, pf.fd)
@@ -236,6 +279,10 @@ class Structures:
             rxs = np.arange(bx0 // s, (bx1 - 1) // s + 1, dtype=np.int64)
             rzs = np.arange(bz0 // s, (bz1 - 1) // s + 1, dtype=np.int64)
             fire = (hash2_grid(rule.key_draw, rxs, rzs) >> 32) < rule.chance_t
+            todo = [(int(rxs[ix]), int(rzs[jz])) for jz, ix in zip(*np.nonzero(fire))
+                    if (i, int(rxs[ix]), int(rzs[jz])) not in self._decisions]
+            if len(todo) >= PREFETCH_MIN and len(todo) * PREFETCH_CELLS >= len(rxs) * len(rzs) * s * s:
+                self._prefetch(int(rxs[0]) * s, int(rzs[0]) * s, len(rxs) * s + 1, len(rzs) * s + 1)
             for jz, ix in zip(*np.nonzero(fire)):
                 st = self.site(i, int(rxs[ix]), int(rzs[jz])).structure
                 if st is not None and st.x0 < bx1 and st.x1 > bx0 and st.z0 < bz1 and st.z1 > bz0:
