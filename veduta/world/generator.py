@@ -85,18 +85,21 @@ class Generator:
     def water(self, x0: int, z0: int, w: int, h: int) -> tuple[np.ndarray, np.ndarray]:
         """Water of the cells of a rectangle: (level, wet), each (h, w). level is int64 mm
         (:data:`NO_WATER` where there is none), wet is bool (the cell centre is below the level)."""
-        ground, _, level, _, wet = self.terrain_layers(x0, z0, w, h)
+        ground = self.heights(x0, z0, w + 1, h + 1)
+        level, _, wet = self._water(ground, x0, z0, w, h)
         return level, wet
+
+    def _water(self, ground: np.ndarray, x0: int, z0: int, w: int, h: int):
+        lv = self.terrain.water_levels(x0, z0, w + 1, h + 1)
+        level = np.maximum(np.maximum(lv[:-1, :-1], lv[:-1, 1:]), np.maximum(lv[1:, :-1], lv[1:, 1:]))
+        centre = (ground[:-1, :-1] + ground[1:, 1:]) >> 1
+        return level, centre, centre < level
 
     def terrain_layers(self, x0: int, z0: int, w: int, h: int):
         """(vertex ground (h+1, w+1), biomes, cell water level, cell centre ground, wet) in one pass."""
         ground = self.heights(x0, z0, w + 1, h + 1)
-        biome = self.biomes(x0, z0, w, h)
-        lv = self.terrain.water_levels(x0, z0, w + 1, h + 1)
-        level = np.maximum(np.maximum(lv[:-1, :-1], lv[:-1, 1:]), np.maximum(lv[1:, :-1], lv[1:, 1:]))
-        centre = (ground[:-1, :-1] + ground[1:, 1:]) >> 1
-        wet = centre < level
-        return ground, biome, level, centre, wet
+        level, centre, wet = self._water(ground, x0, z0, w, h)
+        return ground, self.biomes(x0, z0, w, h), level, centre, wet
 
     def layers(self, x0: int, z0: int, w: int, h: int) -> Layers:
         """Everything over a cell rectangle (ground, biomes, water, owners, plants)."""
