@@ -77,7 +77,8 @@ def test_sample_scene_compiles_cleanly_round_trips_and_is_deterministic():
 
 
 MY_SAMPLES = ["textures", "materials", "scenes", "prefabs", "maps"]
-DIGEST = """
+DIGEST = f"""
+MY_SAMPLES = {MY_SAMPLES!r}
 import hashlib, os, sys
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.formats import encode
@@ -90,14 +91,14 @@ rels = [r for r in rels if kind_of(r)]
 index = AssetIndex.from_paths(rels)
 h = hashlib.sha256()
 for rel in rels:
-    if rel.split("/")[0] not in %r:
+    if rel.split("/")[0] not in MY_SAMPLES:
         continue
     k = kind_of(rel).name
     ctx = CompileContext(assets, rel, k, name_of(rel), Report(rel), index)
     body = compile_source(k, open(os.path.join(assets, rel), "rb").read(), ctx)
     h.update(rel.encode() + encode(body) + repr(sorted(ctx.deps)).encode())
 print(h.hexdigest())
-""" % (MY_SAMPLES,)
+"""
 
 
 def test_samples_of_every_kind_give_the_same_bytes_under_any_hash_seed():

@@ -196,7 +196,8 @@ def read_camera(rep: Report, node: Node | None, path: str = "camera") -> Camera 
     if kind is not INVALID:
         unused = _NOT_USED_BY[kind]
         if unused in vals.nodes:
-            rep.error(vals.node(unused), join_path(path, unused), f"not used by {'an' if kind == 'orthographic' else 'a'} {kind} camera")
+            article = "an" if kind == "orthographic" else "a"
+            rep.error(vals.node(unused), join_path(path, unused), f"not used by {article} {kind} camera")
             ok = False
     near, far = vals["near"], vals["far"]
     if near is not INVALID and far is not INVALID and not far > near:
