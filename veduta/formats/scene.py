@@ -45,7 +45,9 @@ class Entity(Record):
             raise fail("frame", f"{self.frame} out of range [0, 65535]")
 
 
-ENTITIES = List(RecordType(Entity), 4 * 6 + 12 * 3 + 4 + 4 + 1 + 1 + 8 + 4 + 4)
+# smallest entity: 6 empty str (name, kind, model, material, parent, anim), tags count, 3 vec3,
+# visible, has_hitbox, layer i64, frame u32 = 78 bytes
+ENTITIES = List(RecordType(Entity), 4 * 6 + 4 + 12 * 3 + 1 + 1 + 8 + 4)
 
 
 class Scene(Record):

@@ -105,7 +105,7 @@ class Tilemap(Record):
     FIELDS = (
         ("name", STR), ("columns", U32), ("rows", U32), ("tile", F32), ("origin", VEC3),
         ("terrains", List(RecordType(Terrain), 22)), ("layers", List(RecordType(Layer), 17)),
-        ("objects", List(RecordType(Object), 33)),
+        ("objects", List(RecordType(Object), 32)),  # str, 4 u32, str, 2 empty lists
     )
 
     def check(self, fail):
