@@ -235,34 +235,39 @@ def _char_pos(lines: list[str], node: Str, i: int) -> tuple[int, int]:
     return node.line, node.col
 
 
-def _cells(rep: Report, lines: list[str], rows_node: Arr, rows: list[str], path: str,
-           lookup: dict[str, int]) -> np.ndarray | None:
-    """Text rows to ``(rows, columns) <u2`` cells; every unknown character reported (first place, count)."""
-    text = "".join(rows)
-    codes = np.frombuffer(text.encode("utf-32-le"), "<u4").reshape(len(rows), len(rows[0]))
+def _unknown_chars(rep: Report, lines: list[str], rows_node: Arr, rows: list[str], path: str,
+                   lookup: dict[str, int]) -> bool:
+    """Report every character of *rows* that is not a key (first place and count of each); True if none."""
+    codes = np.frombuffer("".join(rows).encode("utf-32-le"), "<u4")
+    keys = np.array(sorted(ord(k) for k in lookup), dtype=np.uint32)
+    bad = ~np.isin(codes, keys)
+    if not bad.any():
+        return True
+    starts = np.cumsum([0] + [len(r) for r in rows])
+    bad_idx = np.flatnonzero(bad)
+    uniq, first, counts = np.unique(codes[bad_idx], return_index=True, return_counts=True)
+    order = np.argsort(bad_idx[first], kind="stable")
+    known = one_of(sorted(k for k in lookup if k not in EMPTY)) if len(lookup) > len(EMPTY) else "no terrains"
+    for j in order[:MAX_UNKNOWN_REPORTED]:
+        at = int(bad_idx[first[j]])
+        r = int(np.searchsorted(starts, at, side="right")) - 1
+        c = at - int(starts[r])
+        ch = chr(int(uniq[j]))
+        more = f", and {int(counts[j]) - 1} more like it" if counts[j] > 1 else ""
+        shown = f'"{ch}"' if ch.isprintable() else f"U+{ord(ch):04X}"
+        rep.error(_char_pos(lines, rows_node.value[r], c), join_path(path, r),
+                  f"{shown} at column {c} is not a terrain key (want {known}, or . or space for empty){more}")
+    if len(uniq) > MAX_UNKNOWN_REPORTED:
+        rep.error(rows_node, path, f"{len(uniq) - MAX_UNKNOWN_REPORTED} more unknown characters")
+    return False
+
+
+def _cells(rows: list[str], lookup: dict[str, int]) -> np.ndarray:
+    """Text rows (equal lengths, every character a key) to ``(rows, columns) <u2`` cells."""
+    codes = np.frombuffer("".join(rows).encode("utf-32-le"), "<u4").reshape(len(rows), len(rows[0]))
     keys = np.array(sorted(ord(k) for k in lookup), dtype=np.uint32)
     values = np.array([lookup[chr(k)] for k in keys.tolist()], dtype=CELL_DTYPE)
-    pos = np.searchsorted(keys, codes) if len(keys) else np.zeros(codes.shape, np.int64)
-    pos = np.minimum(pos, max(len(keys) - 1, 0))
-    found = keys[pos] == codes if len(keys) else np.zeros(codes.shape, bool)
-    if not found.all():
-        flat = codes.reshape(-1)
-        bad_idx = np.flatnonzero(~found.reshape(-1))
-        uniq, first, counts = np.unique(flat[bad_idx], return_index=True, return_counts=True)
-        order = np.argsort(bad_idx[first], kind="stable")
-        known = one_of(sorted(k for k in lookup if k not in EMPTY)) if len(lookup) > 2 else "no terrains"
-        for j in order[:MAX_UNKNOWN_REPORTED]:
-            at = int(bad_idx[first[j]])
-            r, c = divmod(at, codes.shape[1])
-            ch = chr(int(uniq[j]))
-            more = f", and {int(counts[j]) - 1} more like it" if counts[j] > 1 else ""
-            shown = f'"{ch}"' if ch.isprintable() else f"U+{ord(ch):04X}"
-            rep.error(_char_pos(lines, rows_node.value[r], c), join_path(path, r),
-                      f"{shown} at column {c} is not a terrain key (want {known}, or . or space for empty){more}")
-        if len(uniq) > MAX_UNKNOWN_REPORTED:
-            rep.error(rows_node, path, f"{len(uniq) - MAX_UNKNOWN_REPORTED} more unknown characters")
-        return None
-    return values[pos]
+    return values[np.searchsorted(keys, codes)]
 
 
 def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = None) -> Tilemap | None:
@@ -315,6 +320,7 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
                       "a layer has rows or fill, not both" if has_fill else
                       "required field is missing (a layer has rows, or fill for one key everywhere)")
             lv.ok = False
+            lv.both_or_neither = True
         elif has_rows and lv["rows"] is not INVALID and size is None:
             rows = lv["rows"]
             if rows[0]:
@@ -326,11 +332,14 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
 
     layers: list[Layer] = []
     for i, lv in enumerate(layer_vals):
-        if lv is None or not lv.ok or size in (None, INVALID):
+        if lv is None or size in (None, INVALID) or getattr(lv, "both_or_neither", False):
             ok = False
             continue
         p = join_path("layers", i)
         cols, nrows = size
+        if INVALID in (lv["fill"], lv["rows"]):
+            ok = False
+            continue
         if lv["fill"] is not None:
             key = lv["fill"]
             if key not in lookup:
@@ -349,13 +358,14 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
                     rep.error(rnode, join_path(join_path(p, "rows"), r),
                               f"{len(row)} cells, want {cols} (the map's columns)")
                     good = False
+            good &= _unknown_chars(rep, lines, rows_node, rows, join_path(p, "rows"), lookup)
             if not good:
                 ok = False
                 continue
-            cells = _cells(rep, lines, rows_node, rows, join_path(p, "rows"), lookup)
-            if cells is None:
-                ok = False
-                continue
+            cells = _cells(rows, lookup)
+        if not lv.ok:
+            ok = False
+            continue
         layers.append(Layer(name=lv["name"], z=lv["z"], layer=lv["layer"], ysort=lv["ysort"], cells=cells))
 
     # objects
@@ -372,7 +382,8 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
             continue
         good = ov.ok & _unique(rep, ov, "name", p, obj_names, "object", i)
         cell, osize = ov["cell"], ov["size"]
-        if good and size not in (None, INVALID) and (cell[0] + osize[0] > size[0] or cell[1] + osize[1] > size[1]):
+        if (INVALID not in (cell, osize) and size not in (None, INVALID)
+                and (cell[0] + osize[0] > size[0] or cell[1] + osize[1] > size[1])):
             rep.error(ov.node("cell"), join_path(p, "cell"),
                       f"{osize[0]} x {osize[1]} cells at {vec_text(cell)} do not fit the {size[0]} x {size[1]} map")
             good = False
