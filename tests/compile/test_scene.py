@@ -289,3 +289,52 @@ def test_a_material_whose_texture_is_missing_does_not_block_clips(tmp_path):
     sc, ctx = compile_in(tmp_path, files, "scenes/s.vscene")
     assert sc is not None and ctx.report.items == []  # the material's own cook warns about its texture
     assert ctx.deps["textures/sheet.vtexture"] is None  # but adding the texture makes the scene stale
+
+
+# -- robustness: every kind of mine, mutated samples ----------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+SAMPLE_FILES = sorted(p for folder in MY_SAMPLES for p in (ASSETS / folder).rglob("*.v*"))
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6) | st.sampled_from(["", "#ffffff", "walk", "crate", "textures/crate.png", ".", "gg"]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
+    max_leaves=8)
+
+
+def _paths(v, prefix=()):
+    yield prefix
+    if isinstance(v, dict):
+        for k, x in v.items():
+            yield from _paths(x, prefix + (k,))
+    elif isinstance(v, list):
+        for i, x in enumerate(v):
+            yield from _paths(x, prefix + (i,))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(SAMPLE_FILES), st.data(), JSON_VALUES, st.booleans())
+def test_mutated_samples_are_reported_and_never_raise(path, data, value, delete):
+    doc = json.loads(path.read_text())
+    paths = [p for p in _paths(doc) if p and p != ("veduta",)]
+    target = data.draw(st.sampled_from(paths))
+    parent = doc
+    for k in target[:-1]:
+        parent = parent[k]
+    if delete and isinstance(parent, dict):
+        del parent[target[-1]]
+    else:
+        parent[target[-1]] = value
+    rel = str(path.relative_to(ASSETS))
+    kind = kind_of(rel).name
+    ctx = CompileContext(str(ASSETS), rel, kind, name_of(rel), Report(rel), SAMPLE_INDEX)
+    body = compile_source(kind, json.dumps(doc).encode(), ctx)
+    assert (body is None) == (not ctx.report.ok)
+    if body is not None:
+        payload = encode(body)
+        assert encode(decode(type(body), payload)) == payload  # what is accepted, readers accept
+
+
+SAMPLE_INDEX = sample_index()
