@@ -14,11 +14,14 @@ import importlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from veduta.formats import Record
 from veduta.kinds import BY_NAME
 from veduta.source.diagnostics import Report
 from veduta.source.jsonpos import Node
+
+if TYPE_CHECKING:  # the formats (and numpy) load only when something compiles
+    from veduta.formats import Record
 
 
 class AssetIndex:

@@ -19,7 +19,6 @@ from veduta.container.meta import Meta, source_hash
 from veduta.cook.state import make_entry, sig_of, stat_sig
 from veduta.cook.store import Store
 from veduta.errors import VdaError
-from veduta.formats import KIND_CHUNK, encode
 from veduta.fsutil import atomic_write, remove_if_exists
 from veduta.kinds import BY_NAME, kind_of, name_of
 from veduta.source.diagnostics import Report
@@ -79,7 +78,7 @@ def _meta_of_bytes(data: bytes, kind: str, path: str = "") -> Meta | None:
     try:
         chunks = read_chunks(data, path)
         metas = [c for c in chunks if c.type == "META"]
-        bodies = [c for c in chunks if c.type == KIND_CHUNK[kind]]
+        bodies = [c for c in chunks if c.type == BY_NAME[kind].chunk]
         if len(metas) != 1 or len(bodies) != 1:
             return None
         meta = Meta.decode(metas[0].payload)
@@ -128,24 +127,34 @@ def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex
     if h != meta.source_hash or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
         return False, list(meta.deps), None
     csig = sig_of(os.stat(cooked), now_ns) if cooked_sig else None
-    return True, list(meta.deps), make_entry(COMPILER_VERSION, h, csig, files)
+    return True, list(meta.deps), make_entry(h, csig, files)
 
 
-def fresh_by_stat(entry, rel: str, assets: str, cooked: str, index: AssetIndex) -> bool:
-    """The cheap check: every signature recorded by the last good cook still matches."""
-    if entry is None or entry[0] != COMPILER_VERSION or entry[2] is None:
+def fresh_by_stat(entry, assets: str, cooked: str, index: AssetIndex, seen: dict | None = None) -> bool:
+    """The cheap check: every signature recorded by the last good cook still matches
+    (the stat cache holds entries of the current compiler only).
+
+    The stat results are put in *seen* (path -> os.stat_result) for doit's
+    checker to reuse instead of asking the file system again.
+    """
+    csig = entry[1]
+    if csig is None:
         return False
-    if stat_sig(cooked) != tuple(entry[2]):
-        return False
-    for p, s in entry[3]:
+    prefix = assets + "/"
+    stat = os.stat
+    for path, s in ((cooked, csig), *((prefix + p, s) for p, s in entry[2])):
         if s is None:
             return False
-        cur = stat_sig(os.path.join(assets, p))
-        if cur is None:
-            if s != [] or stale_reference(p, index):
+        try:
+            st = stat(path)
+        except OSError:
+            if s != () or stale_reference(path[len(prefix):], index):
                 return False
-        elif tuple(s) != cur:
+            continue
+        if (st.st_size, st.st_mtime_ns, st.st_ino) != s:
             return False
+        if seen is not None:
+            seen[path] = st
     return True
 
 
@@ -193,7 +202,7 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
         if h == meta.source_hash and not any(stale_reference(d, index) for d, s in files[1:] if s == ()):
             files[0] = (rel, src_sig)
             return {"outcome": UPTODATE, "messages": [],
-                    "entry": make_entry(COMPILER_VERSION, h, sig_of(os.stat(cooked), now_ns), files)}
+                    "entry": make_entry(h, sig_of(os.stat(cooked), now_ns), files)}
 
     # 2. the store may hold the output of this exact source content
     store = Store(os.path.join(cache, "store"))
@@ -210,7 +219,7 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
         atomic_write(cooked, data)
         files[0] = (rel, src_sig)
         return {"outcome": RESTORED, "messages": [],
-                "entry": make_entry(COMPILER_VERSION, h, sig_of(os.stat(cooked), now_ns), files)}
+                "entry": make_entry(h, sig_of(os.stat(cooked), now_ns), files)}
 
     # 3. compile
     rep = Report(shown)
@@ -232,6 +241,8 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
     if body is None:
         remove_if_exists(cooked)
         return {"outcome": FAILED, "messages": messages, "entry": None}
+    from veduta.formats import encode
+
     deps = sorted(ctx.deps)
     h = source_hash(COMPILER_VERSION, rel, src, deps, ctx.deps.__getitem__)
     meta = Meta(COMPILER_VERSION, tuple(deps), kind, name_of(rel), rel, h)
@@ -242,7 +253,7 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
         store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
     return {"outcome": COOKED, "messages": messages,
-            "entry": make_entry(COMPILER_VERSION, h, sig_of(os.stat(cooked), now_ns), files)}
+            "entry": make_entry(h, sig_of(os.stat(cooked), now_ns), files)}
 
 
 def _recording_reader(ctx: CompileContext, assets: str, sigs: dict, now_ns: int):

@@ -22,7 +22,7 @@ import time
 from veduta.fsutil import atomic_write
 
 RACY_NS = 2_000_000_000
-_FORMAT = "veduta-state/1"
+_FORMAT = "veduta-state/2"
 
 Sig = tuple[int, int, int] | None
 
@@ -36,61 +36,53 @@ def sig_of(st: os.stat_result, now_ns: int | None = None) -> Sig:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def stat_sig(path: str) -> tuple[int, int, int] | None:
-    """The current signature of a path (never racy-masked), or None when missing."""
+def stat_sig(path: str) -> tuple[int, int, int] | tuple[()]:
+    """The current signature of a path (never racy-masked), or () when missing."""
     try:
         st = os.stat(path)
     except OSError:
-        return None
+        return ()
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-class Entry(tuple):
-    """(compiler, source_hash, cooked_sig, ((path, sig), ...)) with paths relative to the assets folder."""
-
-    __slots__ = ()
-
-    @property
-    def compiler(self) -> str:
-        return self[0]
-
-    @property
-    def source_hash(self) -> str:
-        return self[1]
-
-    @property
-    def cooked_sig(self):
-        return self[2]
-
-    @property
-    def files(self):
-        return self[3]
+#: An entry: (source_hash, cooked file sig, ((path, sig), ...)) with the source
+#: first and paths relative to the assets folder; a sig is (size, mtime_ns,
+#: inode), () for a file that was missing, None when racy.
+Entry = tuple
 
 
-def make_entry(compiler: str, source_hash: str, cooked_sig, files) -> list:
-    return [compiler, source_hash, None if cooked_sig is None else list(cooked_sig),
-            [[p, None if s is None else list(s)] for p, s in files]]
+def make_entry(source_hash: str, cooked_sig, files) -> Entry:
+    return (source_hash, cooked_sig, tuple((p, s) for p, s in files))
+
+
+def entry_from_json(v) -> Entry:
+    """An entry that travelled through JSON (doit's values) back to tuples."""
+    h, csig, files = v
+    return (h, None if csig is None else tuple(csig),
+            tuple((p, None if s is None else tuple(s)) for p, s in files))
 
 
 class StatCache:
-    """source path -> entry, loaded from and saved to one file in cache/."""
+    """source path -> entry for one compiler version, in one file in cache/."""
 
-    def __init__(self, path: str):
+    def __init__(self, path: str, compiler: str):
         self.path = path
-        self.entries: dict[str, list] = {}
+        self.compiler = compiler
+        self.entries: dict[str, Entry] = {}
         self.dirty = False
         try:
             with open(path, "rb") as f:
-                data = marshal.load(f)
-            if isinstance(data, dict) and data.get("format") == _FORMAT:
-                self.entries = data["entries"]
-        except (OSError, EOFError, ValueError, TypeError, KeyError):
+                data = marshal.loads(f.read())  # marshal.load(f) reads item by item: 10x slower
+            if (isinstance(data, tuple) and len(data) == 3 and data[0] == _FORMAT and data[1] == compiler
+                    and isinstance(data[2], dict)):
+                self.entries = data[2]
+        except (OSError, EOFError, ValueError, TypeError):
             self.entries = {}
 
-    def get(self, rel: str):
+    def get(self, rel: str) -> Entry | None:
         return self.entries.get(rel)
 
-    def set(self, rel: str, entry: list) -> None:
+    def set(self, rel: str, entry) -> None:
         if self.entries.get(rel) != entry:
             self.entries[rel] = entry
             self.dirty = True
@@ -108,5 +100,5 @@ class StatCache:
     def save(self) -> None:
         if not self.dirty:
             return
-        atomic_write(self.path, marshal.dumps({"format": _FORMAT, "entries": self.entries}))
+        atomic_write(self.path, marshal.dumps((_FORMAT, self.compiler, self.entries)))
         self.dirty = False

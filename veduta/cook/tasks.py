@@ -10,10 +10,12 @@ states in its (sqlite3) database, never hashing.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
 
+from doit import create_after
 from doit.dependency import FileChangedChecker
 from doit.reporter import ConsoleReporter
 
@@ -23,7 +25,7 @@ from veduta.cook.cook import (
     prune_orphans, set_index,
 )
 from veduta.cook.project import Project
-from veduta.cook.state import RACY_NS, StatCache
+from veduta.cook.state import RACY_NS, StatCache, entry_from_json
 
 STATE_FILE = "state.marshal"
 DB_FILE = "doit.sqlite3"
@@ -33,6 +35,8 @@ BASENAME = "cook"
 #: file_dep path -> signature that this run's up-to-date pass verified against the
 #: source_hash (by hashing, or by the stat cache of an earlier hash).
 VERIFIED: dict[str, tuple[int, int, int]] = {}
+#: path -> os.stat_result taken by this run's up-to-date pass, used once by doit's checks.
+STATS: dict[str, os.stat_result] = {}
 
 
 class StatChecker(FileChangedChecker):
@@ -42,6 +46,13 @@ class StatChecker(FileChangedChecker):
     up-to-date pass verified (a touched file, a branch switched back) is not
     modified.
     """
+
+    def exists(self, file_path):
+        return file_path in STATS or os.path.exists(file_path)
+
+    def info(self, file_path):
+        st = STATS.pop(file_path, None)
+        return st if st is not None else os.stat(file_path)
 
     def check_modified(self, file_path, file_stat, state):
         cur = (file_stat.st_size, file_stat.st_mtime_ns, file_stat.st_ino)
@@ -58,10 +69,30 @@ class StatChecker(FileChangedChecker):
 
 
 class _Run:
-    """What the reporter needs from the task creation of this run."""
+    """What the reporter and the task creation of this run tell each other."""
 
     project: Project | None = None
     cache: StatCache | None = None
+    #: set by CookReporter: this process runs tasks (doit's run command)
+    executing = False
+    #: fresh sources the cook group does not wait for in this run
+    fresh_skipped = 0
+    #: sources the cook group waits for
+    to_run = 0
+
+
+class _GroupHandle:
+    """An ``uptodate`` item of the cook group that only keeps a reference to the group's
+    Task (doit hands it over through ``configure_task``); it has no opinion on status."""
+
+    def __init__(self):
+        self.task = None
+
+    def configure_task(self, task):
+        self.task = task
+
+    def __call__(self):
+        return None
 
 
 RUN = _Run()
@@ -71,54 +102,65 @@ def cook_tasks(project: Project, display_root: str = ""):
     """Yield the doit task dicts of every source of *project* (and the orphan sweep)."""
     from veduta.compile import AssetIndex
 
+    # Creating 10,000 tasks makes millions of small objects that all live to the
+    # end of the run; CPython's cyclic GC would traverse them again and again
+    # (half of a no-op cook).  Collect nothing while tasks are made, then move
+    # them out of the collector's way.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     sources = project.sources()
     index = AssetIndex.from_paths(s.rel for s in sources)
     set_index(project.assets, index)
-    cache = StatCache(os.path.join(project.cache, STATE_FILE))
+    cache = StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
     RUN.project, RUN.cache = project, cache
     assets = project.assets
     now = time.time_ns()
 
-    yield {"name": None, "doc": "cook every asset source into a .vda file"}
+    group = _GroupHandle()
+    yield {"name": None, "doc": "cook every asset source into a .vda file", "uptodate": [group]}
+    fresh_names = []
 
+    prefix = assets + os.sep
+    cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in {s.kind for s in sources}}
     for src in sources:
         kind = src.kind
         paths = index.by_kind[kind.name][src.name]
         duplicate_of = [p for p in paths if p != src.rel] if len(paths) > 1 else None
-        cooked = project.cooked_path(kind, src.name)
-        source_path = os.path.join(assets, src.rel)
-        if duplicate_of:
-            fresh, deps = False, []
-            cache.discard(src.rel)
-        else:
-            entry = cache.get(src.rel)
-            if not fresh_by_stat(entry, src.rel, assets, cooked, index):
-                fresh, deps, entry = check_fresh(kind.name, src.rel, assets, cooked, index, now)
-                if fresh:
-                    cache.set(src.rel, entry)
-                else:
-                    cache.discard(src.rel)
-                    entry = None
-            if entry is not None:
-                fresh = True
-                deps = []
-                for p, s in entry[3]:
-                    if s:  # exists, not racy
-                        VERIFIED[os.path.join(assets, p)] = tuple(s)
-                    if s != [] and p != src.rel:
-                        deps.append(p)
-            else:
-                deps = [d for d in deps if os.path.exists(os.path.join(assets, d))]
+        cooked = cooked_dirs[kind.name] + src.name + ".vda"
+        source_path = prefix + src.rel
+        file_dep = [source_path]
         task = {
             "name": src.rel,
             "actions": [(cook_one, [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root])],
-            "file_dep": [source_path] + [os.path.join(assets, d) for d in deps],
-            "uptodate": [fresh],
-            "doc": f"{kind.name} {src.name}",
+            "file_dep": file_dep,
             "clean": True,
         }
-        if not duplicate_of:
-            task["targets"] = [cooked]
+        if duplicate_of:
+            cache.discard(src.rel)
+            task["uptodate"] = [False]
+            yield task
+            continue
+        task["targets"] = [cooked]
+        entry = cache.get(src.rel)
+        if entry is None or not fresh_by_stat(entry, assets, cooked, index, STATS):
+            fresh, deps, entry = check_fresh(kind.name, src.rel, assets, cooked, index, now)
+            if fresh:
+                cache.set(src.rel, entry)
+            else:
+                cache.discard(src.rel)
+                entry = None
+                # a stale task runs anyway; its file_dep are the last cook's deps that still exist
+                file_dep += [prefix + d for d in deps if os.path.exists(prefix + d)]
+                task["uptodate"] = [False]
+        if entry is not None:
+            # fresh: doit only compares the file_dep stat states (see StatChecker); no uptodate
+            # item at all, since doit's handling of each one costs more than the check itself
+            for p, s in entry[2]:
+                if s:  # exists, not racy
+                    VERIFIED[prefix + p] = s
+                if s != () and p != src.rel:
+                    file_dep.append(prefix + p)
+            fresh_names.append(src.rel)
         yield task
 
     stray = orphans(project.cooked, names_by_folder(sources))
@@ -128,10 +170,23 @@ def cook_tasks(project: Project, display_root: str = ""):
         "uptodate": [not stray],
         "doc": "remove cooked files whose source is gone",
     }
+    if RUN.executing and group.task is not None and fresh_names:
+        # `doit cook` runs the group, which waits for every subtask.  Fresh ones are
+        # known fresh already: let the group wait for the stale ones only, so that
+        # doit spends nothing on the rest.  They stay defined (doit list, doit
+        # cook:<path>, doit clean see them all).
+        fresh = {f"{BASENAME}:{rel}" for rel in fresh_names}
+        group.task.task_dep = [t for t in group.task.task_dep if t not in fresh]
+        RUN.fresh_skipped = len(fresh)
+    RUN.to_run = len(sources) - RUN.fresh_skipped
     cache.keep_only(s.rel for s in sources)
     cache.save()
+    gc.freeze()
+    if gc_was_enabled:
+        gc.enable()
 
 
+@create_after()  # doit run makes the tasks while running (after the reporter starts)
 def task_cook():
     """Cook every asset source into a .vda file (one subtask per source)."""
     project = Project.find(os.getcwd())
@@ -158,6 +213,8 @@ class CookReporter(ConsoleReporter):
         self._last_progress = 0.0
         self._progress_shown = False
         self._started = time.monotonic()
+        self._group_ran = False
+        RUN.executing = True
 
     @staticmethod
     def _is_cook(task) -> bool:
@@ -165,6 +222,11 @@ class CookReporter(ConsoleReporter):
 
     def initialize(self, tasks, selected_tasks):
         self.total = sum(1 for name in tasks if name.startswith(BASENAME + ":") and ":_" not in name)
+
+    def get_status(self, task):
+        if task.name == BASENAME:
+            self._group_ran = True  # the group's fresh subtasks count as up to date
+            self.total = RUN.to_run or self.total
 
     def _clear_progress(self):
         if self._progress_shown:
@@ -216,13 +278,13 @@ class CookReporter(ConsoleReporter):
             self._clear_progress()
             self.write("".join(m + "\n" for m in messages))
         entry = values.get("entry")
+        entry = entry_from_json(entry) if entry else None
         if RUN.cache is not None:
             if entry:
                 RUN.cache.set(rel, entry)
             else:
                 RUN.cache.discard(rel)
-        if entry:
-            _record_file_deps(task, entry)
+        _record_in_db(task, entry, {"outcome": outcome})
         self._progress(rel)
 
     def add_failure(self, task, fail):
@@ -251,6 +313,8 @@ class CookReporter(ConsoleReporter):
                 pass
         for f in self.pruned:
             self.write(f"removed {f} (its source is gone)\n")
+        if self._group_ran:
+            self.counts[UPTODATE] += RUN.fresh_skipped
         if self.total or any(self.counts.values()):
             c = self.counts
             self.write(
@@ -262,16 +326,25 @@ class CookReporter(ConsoleReporter):
         super().complete_run()
 
 
-def _record_file_deps(task, entry) -> None:
-    """Tell doit's DB the file_dep this cook really had (the deps just found),
-    so that the next run does not see a changed file_dep set and run it again."""
+def _record_in_db(task, entry, values: dict) -> None:
+    """Keep doit's DB row of a cook task small and right.
+
+    The values (and result) doit saved carry the stat-cache entry, which the
+    cache now holds: store just the outcome, so every no-op run decodes small
+    rows.  And record the file_dep this cook really had (the deps just found),
+    so that the next run does not see a changed file_dep set and run it again.
+    """
     from doit.globals import Globals
 
     dm = Globals.dep_manager
     if dm is None or RUN.project is None:
         return
+    dm._set(task.name, "_values_:", values)
+    dm._set(task.name, "result:", values)
+    if not entry:
+        return
     assets = RUN.project.assets
-    deps = [os.path.join(assets, p) for p, s in entry[3] if s != []]
+    deps = [os.path.join(assets, p) for p, s in entry[2] if s != ()]
     if set(deps) == set(task.file_dep):
         return
     try:
