@@ -485,3 +485,11 @@ def test_preview_is_deterministic_and_shows_frames(tmp_path):
     assert a.read_bytes() == b.read_bytes()
     with Image.open(a) as im:
         assert im.format == "PNG" and im.width >= 8 * 16 and im.height > 5 * 16
+
+
+def test_the_even_size_fast_path_gives_the_bits_of_the_general_filter():
+    from veduta.compile.image import _reduce
+
+    x = RNG.random((7, 10, 6), dtype=np.float32)
+    for axis in (1, 2):
+        assert _reduce(x, axis).tobytes() == _reduce(x, axis, general=True).tobytes()

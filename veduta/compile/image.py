@@ -103,13 +103,16 @@ def argb_to_rgba(argb: int) -> tuple[int, int, int, int]:
 
 # -- compositing (sRGB space, premultiplied float32) -------------------------------------------
 
+#: u8 code / 255 as float32.
+_UNIT = (np.arange(256, dtype=np.float32) * np.float32(1 / 255)).astype(np.float32)
+
+
 def to_premultiplied(rgba: np.ndarray, opacity: float = 1.0) -> np.ndarray:
     """``(h, w, 4) uint8`` -> ``(h, w, 4) float32`` premultiplied, channels in [0, 1]."""
-    f = rgba.astype(np.float32) * np.float32(1 / 255)
-    a = f[..., 3:4] * np.float32(opacity)
-    out = np.empty(f.shape, np.float32)
-    out[..., :3] = f[..., :3] * a
-    out[..., 3:] = a
+    out = _UNIT[rgba]
+    if opacity != 1:
+        out[..., 3] *= np.float32(opacity)
+    out[..., :3] *= out[..., 3:4]
     return out
 
 
@@ -187,40 +190,48 @@ def area_taps(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     return np.minimum(idx, n - 1), weights
 
 
-def _reduce(x: np.ndarray, axis: int) -> np.ndarray:
+def _reduce(x: np.ndarray, axis: int, general: bool = False) -> np.ndarray:
+    """Halve axis 1 (rows) or 2 (columns) of planar ``(c, h, w) float32`` with the area filter.
+    An even size takes strided views instead of gathered copies: the same two products and one
+    sum per pixel as the general taps, so the same bits (tests compare both)."""
     n = x.shape[axis]
     m = max(1, n >> 1)
     if m == n:
         return x
+    if n % 2 == 0 and not general:
+        half = np.float32(0.5)
+        if axis == 1:
+            return x[:, 0::2] * half + x[:, 1::2] * half
+        return x[:, :, 0::2] * half + x[:, :, 1::2] * half
     idx, w = area_taps(n, m)
     out = None
     for k in range(idx.shape[1]):
         taken = np.take(x, idx[:, k], axis=axis)
-        wk = w[:, k][:, None, None] if axis == 0 else w[:, k][None, :, None]
-        term = taken * wk
-        out = term if out is None else out + term
+        taken *= w[:, k][None, :, None] if axis == 1 else w[:, k][None, None, :]
+        out = taken if out is None else out + taken
     return out
 
 
 def _linear_planes(rgba: np.ndarray) -> np.ndarray:
-    """``(h, w, 7) float32``: premultiplied linear r, g, b, alpha, then plain linear r, g, b."""
+    """Planar ``(7, h, w) float32``: premultiplied linear r, g, b, alpha, then plain linear r, g, b."""
     h, w = rgba.shape[:2]
-    out = np.empty((h, w, 7), np.float32)
-    lin = SRGB_TO_LINEAR[rgba[..., :3]]
-    a = rgba[..., 3:4].astype(np.float32) * np.float32(1 / 255)
-    out[..., :3] = lin * a
-    out[..., 3:4] = a
-    out[..., 4:] = lin
+    out = np.empty((7, h, w), np.float32)
+    for c in range(3):
+        out[4 + c] = SRGB_TO_LINEAR[rgba[..., c]]
+    out[3] = _UNIT[rgba[..., 3]]
+    np.multiply(out[4:], out[3], out=out[:3])
     return out
 
 
 def _planes_to_rgba(p: np.ndarray) -> np.ndarray:
-    a = p[..., 3:4]
-    safe = np.where(a > 0, a, np.float32(1))
-    lin = np.where(a > 0, p[..., :3] / safe, p[..., 4:])
-    out = np.empty(p.shape[:2] + (4,), np.uint8)
-    out[..., :3] = linear_to_srgb8(lin)
-    out[..., 3:] = np.floor(np.clip(a, 0, 1) * np.float32(255) + np.float32(0.5))
+    a = p[3]
+    opaque = a > 0
+    safe = np.where(opaque, a, np.float32(1))
+    out = np.empty(p.shape[1:] + (4,), np.uint8)
+    for c in range(3):
+        lin = np.where(opaque, p[c] / safe, p[4 + c])
+        out[..., c] = linear_to_srgb8(lin)
+    out[..., 3] = np.floor(np.clip(a, 0, 1) * np.float32(255) + np.float32(0.5))
     return out
 
 
@@ -239,7 +250,7 @@ def mip_chain(rgba: np.ndarray) -> list[np.ndarray]:
     levels = [rgba]
     planes = _linear_planes(rgba)
     for _ in range(1, level_count(w, h)):
-        planes = _reduce(_reduce(planes, 0), 1)
+        planes = _reduce(_reduce(planes, 1), 2)
         levels.append(_planes_to_rgba(planes))
     return levels
 
