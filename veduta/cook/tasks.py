@@ -79,6 +79,8 @@ class _Run:
     fresh_skipped = 0
     #: sources the cook group waits for
     to_run = 0
+    #: the task names doit run selected (None before the reporter starts)
+    selected: list | None = None
 
 
 class _GroupHandle:
@@ -116,6 +118,9 @@ def cook_tasks(project: Project, display_root: str = ""):
     assets = project.assets
     now = time.time_ns()
 
+    # Only the cook group (plain `doit cook`) selected: a fresh subtask would be made
+    # only to be skipped, so it is not made at all.
+    only_group = RUN.executing and RUN.selected == [BASENAME]
     group = _GroupHandle()
     yield {"name": None, "doc": "cook every asset source into a .vda file", "uptodate": [group]}
     fresh_names = []
@@ -142,7 +147,7 @@ def cook_tasks(project: Project, display_root: str = ""):
             continue
         task["targets"] = [cooked]
         entry = cache.get(src.rel)
-        if entry is None or not fresh_by_stat(entry, assets, cooked, index, STATS):
+        if entry is None or not fresh_by_stat(entry, assets, cooked, index, None if only_group else STATS):
             fresh, deps, entry = check_fresh(kind.name, src.rel, assets, cooked, index, now)
             if fresh:
                 cache.set(src.rel, entry)
@@ -153,6 +158,9 @@ def cook_tasks(project: Project, display_root: str = ""):
                 file_dep += [prefix + d for d in deps if os.path.exists(prefix + d)]
                 task["uptodate"] = [False]
         if entry is not None:
+            fresh_names.append(src.rel)
+            if only_group:
+                continue
             # fresh: doit only compares the file_dep stat states (see StatChecker); no uptodate
             # item at all, since doit's handling of each one costs more than the check itself
             for p, s in entry[2]:
@@ -160,7 +168,6 @@ def cook_tasks(project: Project, display_root: str = ""):
                     VERIFIED[prefix + p] = s
                 if s != () and p != src.rel:
                     file_dep.append(prefix + p)
-            fresh_names.append(src.rel)
         yield task
 
     stray = orphans(project.cooked, names_by_folder(sources))
@@ -170,7 +177,9 @@ def cook_tasks(project: Project, display_root: str = ""):
         "uptodate": [not stray],
         "doc": "remove cooked files whose source is gone",
     }
-    if RUN.executing and group.task is not None and fresh_names:
+    if only_group:
+        RUN.fresh_skipped = len(fresh_names)
+    elif RUN.executing and group.task is not None and fresh_names:
         # `doit cook` runs the group, which waits for every subtask.  Fresh ones are
         # known fresh already: let the group wait for the stale ones only, so that
         # doit spends nothing on the rest.  They stay defined (doit list, doit
@@ -221,6 +230,7 @@ class CookReporter(ConsoleReporter):
         return task.name.startswith(BASENAME + ":") and not task.name.startswith(BASENAME + ":_")
 
     def initialize(self, tasks, selected_tasks):
+        RUN.selected = list(selected_tasks or [])
         self.total = sum(1 for name in tasks if name.startswith(BASENAME + ":") and ":_" not in name)
 
     def get_status(self, task):
