@@ -1,5 +1,6 @@
 # veduta cook: set-up, tests, sample assets and benchmarks.
 PYTHON ?= python3
+JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -16,11 +17,11 @@ $(STAMP): pyproject.toml
 
 # Cook the sample game in assets/ (incremental; `-n` cooks in parallel).
 assets: $(STAMP)
-	$(BIN)/doit -n 2 cook
+	$(BIN)/doit -n $(JOBS) cook
 
 # The whole test suite.
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(JOBS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
