@@ -146,3 +146,15 @@ def test_a_reference_of_the_wrong_kind_is_not_found(tmp_path):
     files = {"models/crate.vmodel": "{}", "materials/m.vmaterial": '{"veduta": "material/1", "texture": "crate"}'}
     mat, ctx = compile_in(tmp_path, files, "materials/m.vmaterial")
     assert mat is not None and "texture \"crate\" does not exist" in lines(ctx)[0]
+
+
+def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):
+    import re
+
+    text = (ROOT / "docs" / "formats" / "material.md").read_text()
+    section = text[text.index("## Errors"):]
+    src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
+    expected = shown.strip().splitlines()
+    rel = expected[0].split(":")[0]
+    body, ctx = compile_in(tmp_path, {**{}, rel: src}, rel)
+    assert body is None and lines(ctx) == expected

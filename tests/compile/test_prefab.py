@@ -110,3 +110,15 @@ def test_a_missing_model_is_a_warning_and_a_missing_dependency(tmp_path):
     assert pf is not None and [d.severity for d in ctx.report.items] == ["warning"]
     assert 'model "ghost" does not exist' in lines(ctx)[0]
     assert ctx.deps == {"models/ghost.vmodel": None}
+
+
+def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):
+    import re
+
+    text = (ROOT / "docs" / "formats" / "prefab.md").read_text()
+    section = text[text.index("## Errors"):]
+    src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
+    expected = shown.strip().splitlines()
+    rel = expected[0].split(":")[0]
+    body, ctx = compile_in(tmp_path, {**{}, rel: src}, rel)
+    assert body is None and lines(ctx) == expected

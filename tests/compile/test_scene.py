@@ -338,3 +338,15 @@ def test_mutated_samples_are_reported_and_never_raise(path, data, value, delete)
 
 
 SAMPLE_INDEX = sample_index()
+
+
+def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):
+    import re
+
+    text = (ROOT / "docs" / "formats" / "scene.md").read_text()
+    section = text[text.index("## Errors"):]
+    src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
+    expected = shown.strip().splitlines()
+    rel = expected[0].split(":")[0]
+    body, ctx = compile_in(tmp_path, {**{}, rel: src}, rel)
+    assert body is None and lines(ctx) == expected

@@ -493,3 +493,15 @@ def test_the_even_size_fast_path_gives_the_bits_of_the_general_filter():
     x = RNG.random((7, 10, 6), dtype=np.float32)
     for axis in (1, 2):
         assert _reduce(x, axis).tobytes() == _reduce(x, axis, general=True).tobytes()
+
+
+def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):
+    import re
+
+    text = (ROOT / "docs" / "formats" / "texture.md").read_text()
+    section = text[text.index("## Errors"):]
+    src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
+    expected = shown.strip().splitlines()
+    rel = expected[0].split(":")[0]
+    body, ctx = compile_in(tmp_path, {**{}, rel: src}, rel)
+    assert body is None and lines(ctx) == expected

@@ -268,3 +268,15 @@ def test_missing_references_are_warnings_naming_them(tmp_path):
         'maps/m.vmap:6:57: objects[0].prefab: warning: prefab "fort" does not exist (not checked)',
     ]
     assert ctx.deps == {"textures/lawn.vtexture": None, "materials/sea.vmaterial": None, "prefabs/fort.vprefab": None}
+
+
+def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):
+    import re
+
+    text = (ROOT / "docs" / "formats" / "map.md").read_text()
+    section = text[text.index("## Errors"):]
+    src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
+    expected = shown.strip().splitlines()
+    rel = expected[0].split(":")[0]
+    body, ctx = compile_in(tmp_path, {**refs(), rel: src}, rel)
+    assert body is None and lines(ctx) == expected
