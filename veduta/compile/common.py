@@ -110,10 +110,14 @@ def srgb_to_linear(byte: int) -> float:
     """An 8-bit sRGB channel to linear light in [0, 1] (IEC 61966-2-1).
 
     c = byte / 255; linear = c / 12.92 when c <= 0.04045, else ((c + 0.055) / 1.055) ** 2.4,
-    computed in double precision (callers store it as the nearest f32).
+    computed in 40-digit decimal arithmetic so every machine gets the same double (callers store
+    it as the nearest f32).
     """
-    c = byte / 255.0
-    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    from decimal import Decimal
+
+    from veduta.compile.image import srgb_decode
+
+    return srgb_decode(Decimal(byte) / 255)
 
 
 def linear_rgb(argb: int) -> tuple[float, float, float]:

@@ -25,6 +25,7 @@ import io
 import struct
 import warnings
 import zlib
+from decimal import Decimal, localcontext
 
 import numpy as np
 
@@ -157,14 +158,21 @@ def checker(width: int, height: int, cell: int, a: int, b: int) -> np.ndarray:
 
 # -- sRGB transfer function (tables, so the result never depends on a libm's pow) ---------------
 
-def _srgb_to_linear(c: float) -> float:
-    return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+def srgb_decode(c: Decimal) -> float:
+    """sRGB-encoded c in [0, 1] to linear light (IEC 61966-2-1), in 40-digit decimal arithmetic
+    then rounded to the nearest double: the same value on every machine (libm's ``pow`` may
+    differ in the last bit between platforms; ``decimal`` does not)."""
+    with localcontext() as ctx:
+        ctx.prec = 40
+        if c <= Decimal("0.04045"):
+            return float(c / Decimal("12.92"))
+        return float(((c + Decimal("0.055")) / Decimal("1.055")) ** Decimal("2.4"))
 
 
 #: Linear value of each 8-bit sRGB code.
-SRGB_TO_LINEAR = np.array([_srgb_to_linear(i / 255) for i in range(256)], np.float32)
+SRGB_TO_LINEAR = np.array([srgb_decode(Decimal(i) / 255) for i in range(256)], np.float32)
 #: Linear values halfway (in sRGB) between consecutive codes: code k covers [T[k-1], T[k]).
-_THRESHOLDS = np.array([_srgb_to_linear((i + 0.5) / 255) for i in range(255)], np.float32)
+_THRESHOLDS = np.array([srgb_decode((Decimal(i) + Decimal("0.5")) / 255) for i in range(255)], np.float32)
 
 
 def linear_to_srgb8(lin: np.ndarray) -> np.ndarray:

@@ -161,9 +161,7 @@ class Clips(Spec):
             if not NAME_RE.fullmatch(name):
                 rep.error(node.keys[name], p, f'"{name}" is not a valid clip name (1-64 of a-z, 0-9, _, -, '
                                               "starting with a letter or digit)")
-            vals = CLIP.read_partial(rep, child, p)
-            if vals is not INVALID:
-                out[name] = vals
+            out[name] = CLIP.read_partial(rep, child, p)  # INVALID when not an object (reported)
         return out
 
 
@@ -259,8 +257,10 @@ def _check_clips(rep: Report, vals: Values, frames: int | None, grid_text: str) 
     clips = vals["clips"]
     if clips is INVALID:
         return None
-    ok = all(c.ok for c in clips.values())
+    ok = all(c is not INVALID and c.ok for c in clips.values())
     for name, c in clips.items():
+        if c is INVALID:
+            continue
         p = join_path("clips", name)
         if frames is not None and c["frames"] is not INVALID:
             for k, (f, fnode) in enumerate(zip(c["frames"], c.node("frames").value, strict=True)):
