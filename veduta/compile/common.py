@@ -353,6 +353,12 @@ class Refs:
         self._roots[key] = root
         return root
 
+    def parsed(self, kind: str, name: str):
+        """The positioned JSON root of an asset looked up before (None when it is missing, was
+        not looked up, or is not valid JSON)."""
+        root = self._roots.get((kind, name))
+        return None if root is _MISSING else root
+
     def exists(self, kind: str, name: str, where: Node | None, path: str) -> bool:
         return self._root(kind, name, where, path) is not _MISSING
 
