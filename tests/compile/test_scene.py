@@ -96,7 +96,7 @@ for rel in rels:
     k = kind_of(rel).name
     ctx = CompileContext(assets, rel, k, name_of(rel), Report(rel), index)
     body = compile_source(k, open(os.path.join(assets, rel), "rb").read(), ctx)
-    h.update(rel.encode() + encode(body) + repr(sorted(ctx.deps)).encode())
+    h.update(rel.encode() + (encode(body) if body is not None else b"FAILED") + repr(sorted(ctx.deps)).encode())
 print(h.hexdigest())
 """
 
