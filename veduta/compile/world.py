@@ -188,6 +188,7 @@ class PrefabInfo:
 
     name: str
     footprint: tuple[float, float] | None
+    written: tuple[float, float] | None  # the footprint as written in the source, for messages
     tags: tuple[str, ...]
     biomes: tuple[str, ...]
     distances: dict[str, int]  # tag -> mm, as the generator reads them
@@ -206,10 +207,11 @@ def _number(v) -> bool:
 def prefab_info(name: str, root) -> PrefabInfo:
     plain = to_plain(root) if isinstance(root, Node) else None
     if not isinstance(plain, dict):
-        return PrefabInfo(name, None, (), (), {})
+        return PrefabInfo(name, None, None, (), (), {})
     fp = plain.get("footprint")
-    footprint = None
+    footprint = written = None
     if isinstance(fp, list) and len(fp) == 2 and all(_number(x) and 0 < x <= 1024 for x in fp):
+        written = (fp[0], fp[1])
         footprint = (to_f32(float(fp[0])), to_f32(float(fp[1])))
     tags = plain.get("tags", [])
     tags = tuple(t for t in tags if isinstance(t, str)) if isinstance(tags, list) else ()
@@ -221,7 +223,7 @@ def prefab_info(name: str, root) -> PrefabInfo:
         for tag, m in md.items():
             if _number(m) and 0 <= m <= 4096:
                 dist[tag] = to_milli(to_f32(float(m)))
-    return PrefabInfo(name, footprint, tags, biomes, dist)
+    return PrefabInfo(name, footprint, written, tags, biomes, dist)
 
 
 class WorldRefs(Refs):
@@ -337,7 +339,7 @@ class _Checker:
         size = info.cells(self.cell_mm) if self.cell_mm else None
         if size is None or size == (1, 1):
             return
-        w, d = info.footprint
+        w, d = info.written
         cell = self.cell_mm / 1000
         self.rep.error(where, path, f'prefab "{name}" footprint {fmt_num(w)} x {fmt_num(d)} m is larger than '
                                     f"a cell ({fmt_num(cell)} x {fmt_num(cell)} m): {what} places one-cell prefabs")
@@ -379,9 +381,9 @@ class _Checker:
                 self.rep.error(node.value[i], p, f'prefab "{info.name}" is {fw} x {fd} cells, larger than the '
                                                  f"world ({2 * self.cells} x {2 * self.cells} cells)")
 
-    def place_prefab(self, v: Values, path: str) -> None:
+    def place_prefab(self, v: Values, path: str, check_fit: bool = True) -> None:
         info = self.refs.prefab_info(v["prefab"], v.node("prefab"), join_path(path, "prefab"))
-        if info is None or self.cell_mm is None or self.cells is None:
+        if info is None or not check_fit or self.cell_mm is None or self.cells is None:
             return
         size = info.cells(self.cell_mm)
         if size is None or v["cell"] is INVALID or v["rotation"] is INVALID:
@@ -510,7 +512,7 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
     biome_vals = _read_biomes(rep, top.node("biomes"), refs)
     biome_names = None
     if biome_vals is not None and all(_ok(b, "name") for b in biome_vals):
-        biome_names = [b["name"] for b in biome_vals]
+        biome_names = list(dict.fromkeys(b["name"] for b in biome_vals))
     chk = _Checker(ctx, refs, cells, cell_mm, biome_names)
 
     terrain = Terrain(**{k: (_f32(v) if isinstance(v, float) else v) for k, v in TERRAIN_DEFAULTS.items()})
@@ -602,9 +604,10 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
                       f"{v['rotation']} is not 0, 90, 180 or 270 (places turn by quarter turns)")
             ok = False
         if v is not None:
-            ok &= chk.inside(v, p, vertices=False, what="cells")
+            inside = chk.inside(v, p, vertices=False, what="cells")
             if v["prefab"] is not INVALID:
-                chk.place_prefab(v, p)
+                chk.place_prefab(v, p, check_fit=inside)
+            ok &= inside
         if not ok:
             places = None
         elif places is not None:
