@@ -233,7 +233,7 @@ class WorldRefs(Refs):
         """None when the prefab does not exist (a warning naming it is reported)."""
         if not self.exists("prefab", name, where, path):
             return None
-        return prefab_info(name, self._roots.get(("prefab", name)))
+        return prefab_info(name, self.parsed("prefab", name))
 
 
 # -- helpers ------------------------------------------------------------------------------------
