@@ -485,3 +485,28 @@ def test_world_map_is_identical_across_runs_and_hash_seeds(sample_game, tmp_path
         outs.append(out.read_bytes())
     assert outs[0] == outs[1] == outs[2]
     assert outs[0].startswith(b"\x89PNG\r\n\x1a\n")
+
+
+# -- the format reference ------------------------------------------------------------------------
+
+def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):
+    import re
+
+    text = (ROOT / "docs" / "formats" / "world.md").read_text()
+    section = text[text.index("## Errors"):]
+    src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
+    expected = shown.strip().splitlines()
+    rel = expected[0].split(":")[0]
+    body, ctx = compile_in(tmp_path, {rel: src}, rel)
+    assert body is None and lines(ctx) == expected
+
+
+def test_the_documented_examples_are_the_spec_example_and_a_clean_minimal_world(tmp_path):
+    import re
+
+    text = (ROOT / "docs" / "formats" / "world.md").read_text()
+    example = text[text.index("## The spec's example"):]
+    assert re.findall(r"```json\n(.*?)```", example, re.S)[0] == SPEC_EXAMPLE
+    minimal = re.findall(r"```json\n(.*?)```", text[text.index("## Minimal example"):], re.S)[0]
+    w, ctx = compile_world_source(tmp_path, minimal)
+    assert w is not None and ctx.report.items == [], lines(ctx)
