@@ -93,10 +93,12 @@ def compact_json(value, indent: str = "") -> str:
         items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {compact_json(v, inner)}" for k, v in value.items()]
         return "{\n" + ",\n".join(items) + "\n" + indent + "}"
     if isinstance(value, list):
-        if all(not isinstance(v, (dict, list)) for v in value) or all(
-                isinstance(v, list) and all(not isinstance(x, (dict, list)) for x in v) for v in value) and \
-                len(value) <= 4:
-            return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        one_line = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+        flat = all(not isinstance(v, (dict, list)) for v in value)
+        small_lists = len(value) <= 4 and all(
+            isinstance(v, list) and all(not isinstance(x, (dict, list)) for x in v) for v in value)
+        if (flat and (len(one_line) <= 100 or all(isinstance(v, (int, float)) for v in value))) or small_lists:
+            return one_line
         if not value:
             return "[]"
         return "[\n" + ",\n".join(inner + compact_json(v, inner) for v in value) + "\n" + indent + "]"

@@ -3,27 +3,38 @@
 from __future__ import annotations
 
 import os
-import tempfile
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
+_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
 
-def atomic_write(path: str, data: bytes) -> None:
+def atomic_write(path: str, data: bytes, durable: bool = False) -> None:
     """Write *data* to *path* so that readers see the old file or the new one, never a part.
 
-    The bytes go to a temporary file in the same folder, are flushed to disk,
-    and the file is renamed over *path* (atomic on POSIX and Windows).
+    The bytes go to a temporary file in the same folder (``.<name>.<pid>.tmp``)
+    which is then renamed over *path* (atomic on POSIX and Windows): killing the
+    writer at any moment leaves the old file or the new one.  ``durable`` also
+    fsyncs before the rename, for files that must survive a power cut; cooked
+    files and store entries don't need it, since readers check their CRCs and
+    a torn file is simply stale.
     """
-    folder = os.path.dirname(path) or "."
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
+    folder, base = os.path.split(path)
+    tmp = os.path.join(folder, f".{base}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, _FLAGS, 0o666 & ~_UMASK)
+    except FileNotFoundError:
+        os.makedirs(folder or ".", exist_ok=True)
+        fd = os.open(tmp, _FLAGS, 0o666 & ~_UMASK)
+    except FileExistsError:  # left by a killed writer with this pid
+        os.unlink(tmp)
+        fd = os.open(tmp, _FLAGS, 0o666 & ~_UMASK)
     try:
         with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), 0o666 & ~_UMASK)  # mkstemp makes 0600; cooked files are ordinary files
             f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                f.flush()
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -2,7 +2,18 @@ from __future__ import annotations
 
 from veduta.source.diagnostics import Report
 from veduta.source.fields import (
-    INVALID, AssetName, BoolSpec, Color, Enum, Field, Int, ListOf, Num, Record, Vec, parse_color,
+    INVALID,
+    AssetName,
+    BoolSpec,
+    Color,
+    Enum,
+    Field,
+    Int,
+    ListOf,
+    Num,
+    Record,
+    Vec,
+    parse_color,
 )
 from veduta.source.jsonpos import parse
 
@@ -53,7 +64,8 @@ def test_every_problem_is_reported_at_once_with_positions():
 
 def test_required_field_missing_is_reported_at_the_object():
     v, errs = read('{\n  "segments": 3.5\n}')
-    assert errs == ["f.json:1:1: radius: required field is missing", "f.json:2:15: segments: expected an integer, found 3.5"]
+    assert errs == ["f.json:1:1: radius: required field is missing",
+                    "f.json:2:15: segments: expected an integer, found 3.5"]
 
 
 def test_colors():

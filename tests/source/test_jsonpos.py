@@ -84,4 +84,5 @@ def test_load_source_checks_the_header():
     root, rep = load_source(b'{"veduta": "model/2"}', "x.vmodel", "model/1")
     assert [str(d) for d in rep.items] == ['x.vmodel:1:12: veduta: "model/2" is not "model/1"']
     root, rep = load_source(b"[]", "x.vmodel", "model/1")
-    assert root is None and [str(d) for d in rep.items] == ["x.vmodel:1:1: $: expected a JSON object at the top, found array"]
+    assert root is None
+    assert [str(d) for d in rep.items] == ["x.vmodel:1:1: $: expected a JSON object at the top, found array"]

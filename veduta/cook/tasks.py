@@ -21,8 +21,17 @@ from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION
 from veduta.cook.cook import (
-    COOKED, FAILED, RESTORED, UPTODATE, check_fresh, cook_one, fresh_by_stat, names_by_folder, orphans,
-    prune_orphans, set_index,
+    COOKED,
+    FAILED,
+    RESTORED,
+    UPTODATE,
+    check_fresh,
+    cook_one,
+    fresh_by_stat,
+    names_by_folder,
+    orphans,
+    prune_orphans,
+    set_index,
 )
 from veduta.cook.project import Project
 from veduta.cook.state import RACY_NS, StatCache, entry_from_json

@@ -26,6 +26,8 @@ from veduta.errors import VdaError
 
 class Type:
     name = "?"
+    #: the fewest bytes an encoded value takes (bounds list counts before allocating)
+    min_size = 0
 
     def write(self, w: Writer, v) -> None:
         raise NotImplementedError
@@ -44,8 +46,8 @@ class Type:
 
 
 class _Int(Type):
-    def __init__(self, name: str, lo: int, hi: int):
-        self.name, self.lo, self.hi = name, lo, hi
+    def __init__(self, name: str, lo: int, hi: int, size: int):
+        self.name, self.lo, self.hi, self.min_size = name, lo, hi, size
 
     def write(self, w, v):
         if not self.lo <= v <= self.hi:
@@ -61,6 +63,7 @@ class _Int(Type):
 
 class _Bool(Type):
     name = "bool"
+    min_size = 1
 
     def write(self, w, v):
         w.bool(v)
@@ -74,6 +77,7 @@ class _Bool(Type):
 
 class _F32(Type):
     name = "f32"
+    min_size = 4
 
     def write(self, w, v):
         w.f32(v)
@@ -93,6 +97,7 @@ class _F32(Type):
 
 class _F64(Type):
     name = "f64"
+    min_size = 8
 
     def write(self, w, v):
         w.f64(v)
@@ -109,6 +114,7 @@ class _F64(Type):
 
 class _Str(Type):
     name = "str"
+    min_size = 4
 
     def write(self, w, v):
         w.str(v)
@@ -124,6 +130,7 @@ class _Color(Type):
     """u32 0xAARRGGBB; shown as "#aarrggbb" in dumps."""
 
     name = "color"
+    min_size = 4
 
     def write(self, w, v):
         w.u32(v)
@@ -138,11 +145,11 @@ class _Color(Type):
         return f"#{v:08x}"
 
 
-U8 = _Int("u8", 0, 0xFF)
-U16 = _Int("u16", 0, 0xFFFF)
-U32 = _Int("u32", 0, 0xFFFFFFFF)
-I64 = _Int("i64", -(1 << 63), (1 << 63) - 1)
-U64 = _Int("u64", 0, (1 << 64) - 1)
+U8 = _Int("u8", 0, 0xFF, 1)
+U16 = _Int("u16", 0, 0xFFFF, 2)
+U32 = _Int("u32", 0, 0xFFFFFFFF, 4)
+I64 = _Int("i64", -(1 << 63), (1 << 63) - 1, 8)
+U64 = _Int("u64", 0, (1 << 64) - 1, 8)
 BOOL = _Bool()
 F32 = _F32()
 F64 = _F64()
@@ -156,6 +163,7 @@ class Tuple(Type):
     def __init__(self, *items: Type, name: str = ""):
         self.items = items
         self.name = name or "(" + ", ".join(t.name for t in items) + ")"
+        self.min_size = sum(t.min_size for t in items)
 
     def write(self, w, v):
         if len(v) != len(self.items):
@@ -184,9 +192,10 @@ AABB = Tuple(VEC3, VEC3, name="aabb")
 class List(Type):
     """list<T>: u32 count, then count elements.  Empty lists read back as []."""
 
-    def __init__(self, item: Type, min_size: int = 1):
+    min_size = 4
+
+    def __init__(self, item: Type):
         self.item = item
-        self.min_size = min_size  # smallest encoded element, for the count sanity check
         self.name = f"list<{item.name}>"
 
     def write(self, w, v):
@@ -196,7 +205,7 @@ class List(Type):
             self.item.write(w, x)
 
     def read(self, r, ctx, what):
-        n = r.count(self.min_size, what)
+        n = r.count(max(1, self.item.min_size), what)
         return [self.item.read(r, ctx, what) for _ in range(n)]
 
     def default(self):
@@ -216,6 +225,8 @@ class Array(Type):
     ``summary`` > 0 makes dumps show the count and a SHA-256 instead of the
     elements when there are more than that many.
     """
+
+    min_size = 4
 
     def __init__(self, dtype: np.dtype, name: str, summary: int = 0):
         self.dtype = np.dtype(dtype)
@@ -239,7 +250,8 @@ class Array(Type):
     def to_json(self, v):
         v = self.default() if v is None else v
         if self.summary and len(v) > self.summary:
-            return {"count": len(v), "sha256": hashlib.sha256(np.ascontiguousarray(v, self.dtype).tobytes()).hexdigest()}
+            digest = hashlib.sha256(np.ascontiguousarray(v, self.dtype).tobytes()).hexdigest()
+            return {"count": len(v), "sha256": digest}
         return array_to_json(v)
 
 
@@ -260,6 +272,8 @@ def _scalar(x):
 
 class Opt(Type):
     """``bool`` then, only when true, the value; None when false."""
+
+    min_size = 1
 
     def __init__(self, item: Type):
         self.item = item
@@ -288,6 +302,10 @@ class RecordType(Type):
     def __init__(self, cls: type[Record]):
         self.cls = cls
         self.name = cls.__name__
+
+    @property
+    def min_size(self) -> int:
+        return sum(t.min_size for _, t in self.cls.FIELDS)
 
     def write(self, w, v):
         v.write(w)
@@ -318,7 +336,7 @@ class Record:
     def __init__(self, *args, **kwargs):
         if len(args) > len(self.FIELDS):
             raise TypeError(f"{type(self).__name__} takes at most {len(self.FIELDS)} fields")
-        for (name, t), v in zip(self.FIELDS, args, strict=False):
+        for (name, _t), v in zip(self.FIELDS, args, strict=False):
             kwargs.setdefault(name, v)
         for name, t in self.FIELDS:
             object.__setattr__(self, name, kwargs.pop(name) if name in kwargs else t.default())
@@ -375,8 +393,9 @@ class Record:
 class Custom(Type):
     """A type with hand-written read/write that needs the record read so far (``ctx``)."""
 
-    def __init__(self, name: str, write, read, default=None, eq=None, to_json=None):
+    def __init__(self, name: str, write, read, default=None, eq=None, to_json=None, min_size=0):
         self.name = name
+        self.min_size = min_size
         self._write, self._read = write, read
         self._default = default
         self._eq = eq

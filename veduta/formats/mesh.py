@@ -28,7 +28,7 @@ class Part(Record):
 class Lod(Record):
     FIELDS = (
         ("distance", F32), ("model", STR), ("bounds", AABB), ("vertices", VERTICES),
-        ("indices", INDICES), ("mesh_parts", List(RecordType(MeshPart), 24)),
+        ("indices", INDICES), ("mesh_parts", List(RecordType(MeshPart))),
     )
 
 
@@ -54,8 +54,8 @@ class Mesh(Record):
     FIELDS = (
         ("name", STR), ("pivot", STR), ("symmetry", STR), ("smooth_angle_deg", F32),
         ("triangle_budget", I64), ("pivot_offset", VEC3), ("bounds", AABB), ("vertices", VERTICES),
-        ("indices", INDICES), ("mesh_parts", List(RecordType(MeshPart), 24)), ("materials", List(STR, 4)),
-        ("parts", List(RecordType(Part), 61)), ("draw_distance", F32), ("lods", List(RecordType(Lod), 100)),
+        ("indices", INDICES), ("mesh_parts", List(RecordType(MeshPart))), ("materials", List(STR)),
+        ("parts", List(RecordType(Part))), ("draw_distance", F32), ("lods", List(RecordType(Lod))),
     )
 
     def check(self, fail):

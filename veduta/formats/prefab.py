@@ -13,8 +13,8 @@ class Distance(Record):
 class Prefab(Record):
     CHUNK = "PRFB"
     FIELDS = (
-        ("name", STR), ("footprint", VEC2), ("tags", List(STR, 4)), ("biomes", List(STR, 4)),
-        ("distances", List(RecordType(Distance), 8)), ("entities", ENTITIES),
+        ("name", STR), ("footprint", VEC2), ("tags", List(STR)), ("biomes", List(STR)),
+        ("distances", List(RecordType(Distance))), ("entities", ENTITIES),
     )
 
     def check(self, fail):

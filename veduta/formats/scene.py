@@ -3,7 +3,18 @@
 from __future__ import annotations
 
 from veduta.formats.codec import (
-    AABB, BOOL, COLOR, F32, I64, STR, U32, VEC3, List, Opt, Record, RecordType,
+    AABB,
+    BOOL,
+    COLOR,
+    F32,
+    I64,
+    STR,
+    U32,
+    VEC3,
+    List,
+    Opt,
+    Record,
+    RecordType,
 )
 
 
@@ -30,7 +41,7 @@ class Light(Record):
 class Entity(Record):
     FIELDS = (
         ("name", STR), ("kind", STR), ("model", STR), ("material", STR), ("position", VEC3),
-        ("rotation_deg", VEC3), ("scale", VEC3), ("tags", List(STR, 4)), ("parent", STR),
+        ("rotation_deg", VEC3), ("scale", VEC3), ("tags", List(STR)), ("parent", STR),
         ("visible", BOOL), ("hitbox", Opt(AABB)), ("layer", I64), ("frame", U32), ("anim", STR),
     )
 
@@ -47,7 +58,7 @@ class Entity(Record):
 
 # smallest entity: 6 empty str (name, kind, model, material, parent, anim), tags count, 3 vec3,
 # visible, has_hitbox, layer i64, frame u32 = 78 bytes
-ENTITIES = List(RecordType(Entity), 4 * 6 + 4 + 12 * 3 + 1 + 1 + 8 + 4)
+ENTITIES = List(RecordType(Entity))
 
 
 class Scene(Record):

@@ -11,7 +11,18 @@ import hashlib
 import numpy as np
 
 from veduta.formats.codec import (
-    BOOL, F32, I64, STR, U8, U32, Custom, List, Opt, Record, RecordType, Tuple,
+    BOOL,
+    F32,
+    I64,
+    STR,
+    U8,
+    U32,
+    Custom,
+    List,
+    Opt,
+    Record,
+    RecordType,
+    Tuple,
 )
 
 PIXEL_DTYPE = np.dtype("<u4")
@@ -61,7 +72,8 @@ def _read_levels(r, ctx, what):
 
 def _eq_levels(a, b):
     a, b = a or [], b or []
-    return len(a) == len(b) and all(x.shape == y.shape and x.tobytes() == y.tobytes() for x, y in zip(a, b, strict=True))
+    return len(a) == len(b) and all(x.shape == y.shape and x.tobytes() == y.tobytes()
+                                    for x, y in zip(a, b, strict=True))
 
 
 def _levels_json(levels):
@@ -74,7 +86,7 @@ LEVELS = Custom("level x levels", _write_levels, _read_levels, default=list, eq=
 
 
 class Clip(Record):
-    FIELDS = (("name", STR), ("frames", List(U32, 4)), ("fps", F32), ("loop", BOOL), ("next", STR))
+    FIELDS = (("name", STR), ("frames", List(U32)), ("fps", F32), ("loop", BOOL), ("next", STR))
 
 
 class Edge(Record):
@@ -86,7 +98,7 @@ class Texture(Record):
     FIELDS = (
         ("name", STR), ("tiling", BOOL), ("layers", I64), ("width", U32), ("height", U32), ("levels", U32),
         ("wrap", U8), ("images", LEVELS), ("grid", Tuple(U32, U32, name="u32 x 2")),
-        ("clips", List(RecordType(Clip), 18)), ("play", STR), ("edge", Opt(RecordType(Edge))),
+        ("clips", List(RecordType(Clip))), ("play", STR), ("edge", Opt(RecordType(Edge))),
         ("autotile", BOOL),
     )
 

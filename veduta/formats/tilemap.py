@@ -5,7 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from veduta.formats.codec import (
-    BOOL, F32, I64, STR, U8, U32, VEC3, Custom, List, Record, RecordType, array_to_json,
+    BOOL,
+    F32,
+    I64,
+    STR,
+    U8,
+    U32,
+    VEC3,
+    Custom,
+    List,
+    Record,
+    RecordType,
 )
 
 CELL_DTYPE = np.dtype("<u2")
@@ -27,16 +37,18 @@ def _read_cells(r, ctx, what):
     return cells
 
 
-CELLS = Custom("u16 x columns x rows", _write_cells, _read_cells,
-               default=lambda: np.zeros((0, 0), CELL_DTYPE),
-               eq=lambda a, b: a.shape == b.shape and np.asarray(a, CELL_DTYPE).tobytes() == np.asarray(b, CELL_DTYPE).tobytes(),
-               to_json=lambda v: array_to_json(np.asarray(v)))
+def _eq_cells(a, b) -> bool:
+    return a.shape == b.shape and np.asarray(a, CELL_DTYPE).tobytes() == np.asarray(b, CELL_DTYPE).tobytes()
+
+
+CELLS = Custom("u16 x columns x rows", _write_cells, _read_cells, default=lambda: np.zeros((0, 0), CELL_DTYPE),
+               eq=_eq_cells, to_json=lambda v: [" ".join(map(str, row)) for row in np.asarray(v).tolist()])
 
 
 class Terrain(Record):
     FIELDS = (
         ("key", U32), ("name", STR), ("texture", STR), ("material", STR), ("tileset", BOOL),
-        ("tile_column", U8), ("tile_row", U8), ("variants", U8), ("flip", U8), ("tags", List(STR, 4)),
+        ("tile_column", U8), ("tile_row", U8), ("variants", U8), ("flip", U8), ("tags", List(STR)),
     )
 
     def check(self, fail):
@@ -96,7 +108,7 @@ class Prop(Record):
 class Object(Record):
     FIELDS = (
         ("name", STR), ("x", U32), ("y", U32), ("columns", U32), ("rows", U32), ("prefab", STR),
-        ("tags", List(STR, 4)), ("props", List(RecordType(Prop), 6)),
+        ("tags", List(STR)), ("props", List(RecordType(Prop))),
     )
 
 
@@ -104,8 +116,8 @@ class Tilemap(Record):
     CHUNK = "TMAP"
     FIELDS = (
         ("name", STR), ("columns", U32), ("rows", U32), ("tile", F32), ("origin", VEC3),
-        ("terrains", List(RecordType(Terrain), 22)), ("layers", List(RecordType(Layer), 17)),
-        ("objects", List(RecordType(Object), 32)),  # str, 4 u32, str, 2 empty lists
+        ("terrains", List(RecordType(Terrain))), ("layers", List(RecordType(Layer))),
+        ("objects", List(RecordType(Object))),  # str, 4 u32, str, 2 empty lists
     )
 
     def check(self, fail):

@@ -13,11 +13,11 @@ class Biome(Record):
 
 
 class Scatter(Record):
-    FIELDS = (("prefab", STR), ("biomes", List(STR, 4)), ("density", F32))
+    FIELDS = (("prefab", STR), ("biomes", List(STR)), ("density", F32))
 
 
 class Site(Record):
-    FIELDS = (("tag", STR), ("prefabs", List(STR, 4)), ("biomes", List(STR, 4)), ("spacing", I64), ("chance", F32))
+    FIELDS = (("tag", STR), ("prefabs", List(STR)), ("biomes", List(STR)), ("spacing", I64), ("chance", F32))
 
 
 class Place(Record):
@@ -42,7 +42,7 @@ class Feature(Record):
 
 class Vegetation(Record):
     FIELDS = (
-        ("name", STR), ("prefab", STR), ("model", STR), ("density", F32), ("biomes", List(STR, 4)),
+        ("name", STR), ("prefab", STR), ("model", STR), ("density", F32), ("biomes", List(STR)),
         ("area", BOOL), ("x", I64), ("z", I64), ("radius", I64), ("scale_min", F32), ("scale_max", F32),
     )
 
@@ -52,10 +52,10 @@ class World(Record):
     FIELDS = (
         ("name", STR), ("seed", U64), ("cell", F32), ("chunk", I64), ("extent", I64), ("view", I64),
         ("biome_scale", I64), ("camera", RecordType(Camera)), ("light", RecordType(Light)),
-        ("background", COLOR), ("biomes", List(RecordType(Biome), 16)),
-        ("scatter", List(RecordType(Scatter), 12)), ("sites", List(RecordType(Site), 28)),
-        ("places", List(RecordType(Place), 32)), ("entities", ENTITIES), ("terrain", RecordType(Terrain)),
-        ("features", List(RecordType(Feature), 63)), ("vegetation", List(RecordType(Vegetation), 50)),
+        ("background", COLOR), ("biomes", List(RecordType(Biome))),
+        ("scatter", List(RecordType(Scatter))), ("sites", List(RecordType(Site))),
+        ("places", List(RecordType(Place))), ("entities", ENTITIES), ("terrain", RecordType(Terrain)),
+        ("features", List(RecordType(Feature))), ("vegetation", List(RecordType(Vegetation))),
     )
 
     @property

@@ -265,7 +265,8 @@ class _Parser:
             key, j = self.string(j, path)
             j = self.ws(j)
             if j >= len(text) or text[j] != ":":
-                self.problem(j, join_path(path, key), f"expected ':' after field name, found {self.describe(j)}", fatal=True)
+                self.problem(j, join_path(path, key), f"expected ':' after field name, found {self.describe(j)}",
+                             fatal=True)
             j = self.ws(j + 1)
             child_path = join_path(path, key)
             node, j = self.value(j, child_path, depth + 1)
