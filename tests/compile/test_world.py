@@ -421,6 +421,60 @@ def test_materials_and_models_are_dependencies(tmp_path):
     assert sorted(ctx.deps) == ["materials/grass.vmaterial", "materials/lake_water.vmaterial", "models/tuft.vmodel"]
 
 
+# -- robustness ----------------------------------------------------------------------------------
+
+_ODD_VALUES = [None, True, 0, -1, 1, 3.5, -1e9, 1e300, 4096, 8193, 2 ** 64, "", "forest", "meadow", "oak", "cottage",
+               [], [0], [1, 2], [-9000, 0], {}, {"a": 1}, 90, 45, 1e-40]
+
+
+def _mutate(obj, rng):
+    import copy
+
+    obj = copy.deepcopy(obj)
+
+    def paths(o, p=()):
+        if p:
+            yield p
+        items = o.items() if isinstance(o, dict) else enumerate(o) if isinstance(o, list) else ()
+        for k, v in items:
+            yield from paths(v, p + (k,))
+
+    for _ in range(rng.randint(1, 3)):
+        p = rng.choice(list(paths(obj)))
+        parent = obj
+        for k in p[:-1]:
+            parent = parent[k]
+        r = rng.random()
+        if r < 0.3 and isinstance(parent, dict):
+            del parent[p[-1]]
+        elif r < 0.4 and isinstance(parent, dict):
+            parent[p[-1] + "x"] = parent[p[-1]]
+        else:
+            parent[p[-1]] = rng.choice(_ODD_VALUES)
+    return obj
+
+
+def test_mutated_worlds_are_reported_never_raise_and_what_is_accepted_decodes():
+    import random
+
+    rng = random.Random(5)
+    index = sample_index()
+    bases = [json.loads((ASSETS / "worlds/valley.vworld").read_text()), json.loads(SPEC_EXAMPLE)]
+    rel = "worlds/valley.vworld"
+    accepted = 0
+    for _ in range(400):
+        src = json.dumps(_mutate(rng.choice(bases), rng))
+        ctx = CompileContext(str(ASSETS), rel, "world", "valley", Report(rel), index)
+        w = compile_source("world", src.encode(), ctx)
+        if w is None:
+            assert ctx.report.errors, src
+        else:
+            accepted += 1
+            payload = encode(w)
+            assert encode(decode(World, payload)) == payload, src  # readers' checks pass too
+    assert 10 < accepted < 400
+
+
 # -- end to end: cook the sample game, question the world ----------------------------------------
 
 @pytest.fixture(scope="module")
