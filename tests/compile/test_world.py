@@ -296,6 +296,15 @@ def test_the_world_size_limit_uses_the_f32_cell(tmp_path):
     assert w is not None and w.extent * w.chunk * w.cell == 8192
 
 
+def test_numbers_are_checked_as_the_f32_that_wrld_stores(tmp_path):
+    src = world(cell=1e-46, vegetation=[{"name": "g", "model": "tuft", "density": 1e-50, "scale": [1e-40, 1]}])
+    w, ctx = compile_world_source(tmp_path, src, {"models/tuft.vmodel": MODEL})
+    assert w is None and [line.split(": ", 1)[1] for line in lines(ctx)] == [
+        "cell: 1e-46 is 0 as f32, out of range (0, 64]",
+        "vegetation[0].density: 1e-50 is 0 as f32, out of range (0, 1]",
+    ]
+
+
 def test_cells_must_lie_inside_the_world(tmp_path):
     src = world(chunk=4, extent=2,  # cells -8..7, vertices -8..8
                 features=[{"name": "edge", "kind": "hill", "cell": [8, -8], "radius": 3},

@@ -50,7 +50,7 @@ from veduta.source.fields import (
     Field,
     Int,
     ListOf,
-    Num,
+    Num_,
     Record,
     Values,
     Vec,
@@ -94,6 +94,21 @@ FEATURE_DEFAULTS: dict[str, dict[str, float | int | None]] = {
 UNUSED = {"height": 0.0, "depth": 2.0, "falloff": 0, "roughness": 0.0}
 ROTATIONS = (0, 90, 180, 270)
 
+class F32Num(Num_):
+    """A number stored as f32: its range is checked again after rounding, so a tiny positive value
+    that rounds to 0 (``1e-46``) is reported here rather than failing the readers' checks."""
+
+    def __init__(self, ge=None, le=None, *, gt=None, lt=None):
+        super().__init__(ge, le, gt=gt, lt=lt)
+
+    def read(self, rep, node, path):
+        v = super().read(rep, node, path)
+        if v is not INVALID and not self.in_range(to_f32(v)):
+            rep.error(node, path, f"{node.text} is {fmt_num(to_f32(v))} as f32, out of range {self.range_text()}")
+            return INVALID
+        return v
+
+
 CELL2 = Vec(2, Int())  # [x, z] in cells; ranges are checked against the world's size below
 
 BIOME = Record({
@@ -103,12 +118,12 @@ BIOME = Record({
 })
 
 TERRAIN = Record({
-    "relief": Field(Num(0, 256), TERRAIN_DEFAULTS["relief"]),
+    "relief": Field(F32Num(0, 256), TERRAIN_DEFAULTS["relief"]),
     "relief_scale": Field(Int(4, 4096), TERRAIN_DEFAULTS["relief_scale"]),
     "sea": Field(BoolSpec(), TERRAIN_DEFAULTS["sea"]),
-    "sea_level": Field(Num(-1024, 1024), TERRAIN_DEFAULTS["sea_level"]),
+    "sea_level": Field(F32Num(-1024, 1024), TERRAIN_DEFAULTS["sea_level"]),
     "water": Field(OPT_NAME, TERRAIN_DEFAULTS["water"]),
-    "lod_distance": Field(Num(gt=0, le=COORD_LIMIT), TERRAIN_DEFAULTS["lod_distance"]),
+    "lod_distance": Field(F32Num(gt=0, le=COORD_LIMIT), TERRAIN_DEFAULTS["lod_distance"]),
 })
 
 FEATURE = Record({
@@ -116,10 +131,10 @@ FEATURE = Record({
     "kind": Field(Enum(*FEATURE_DEFAULTS)),
     "cell": Field(CELL2),
     "radius": Field(Int(1, 16384)),
-    "height": Field(Num(-1024, 1024), None),
-    "depth": Field(Num(gt=0, le=256), None),
+    "height": Field(F32Num(-1024, 1024), None),
+    "depth": Field(F32Num(gt=0, le=256), None),
     "falloff": Field(Int(0, 16384), None),
-    "roughness": Field(Num(0, 1), None),
+    "roughness": Field(F32Num(0, 1), None),
 })
 
 BIOME_REFS = ListOf(NAME, max_len=MAX_BIOME_REFS, unique=True)
@@ -128,17 +143,17 @@ VEGETATION = Record({
     "name": Field(NAME),
     "prefab": Field(NAME, None),
     "model": Field(NAME, None),
-    "density": Field(Num(gt=0, le=1)),
+    "density": Field(F32Num(gt=0, le=1)),
     "biomes": Field(BIOME_REFS, []),
     "cell": Field(CELL2, None),
     "radius": Field(Int(1, 16384), None),
-    "scale": Field(Vec(2, Num(gt=0, le=16)), None),
+    "scale": Field(Vec(2, F32Num(gt=0, le=16)), None),
 })
 
 SCATTER = Record({
     "prefab": Field(NAME),
     "biomes": Field(BIOME_REFS, []),
-    "density": Field(Num(gt=0, le=1)),
+    "density": Field(F32Num(gt=0, le=1)),
 })
 
 SITE = Record({
@@ -146,7 +161,7 @@ SITE = Record({
     "prefabs": Field(ListOf(NAME, min_len=1, max_len=MAX_SITE_PREFABS)),
     "biomes": Field(BIOME_REFS, []),
     "spacing": Field(Int(2, 4096)),
-    "chance": Field(Num(gt=0, le=1), 1.0),
+    "chance": Field(F32Num(gt=0, le=1), 1.0),
 })
 
 PLACE = Record({
@@ -160,7 +175,7 @@ TOP = Record({
     "veduta": HEADER,
     "name": Field(NAME, ""),
     "seed": Field(Int(0, (1 << 64) - 1), DEFAULTS["seed"]),
-    "cell": Field(Num(gt=0, le=64), DEFAULTS["cell"]),
+    "cell": Field(F32Num(gt=0, le=64), DEFAULTS["cell"]),
     "chunk": Field(Int(4, 64), DEFAULTS["chunk"]),
     "extent": Field(Int(1, 4096), DEFAULTS["extent"]),
     "view": Field(Int(1, 4), DEFAULTS["view"]),
