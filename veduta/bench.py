@@ -75,14 +75,22 @@ def timed(cmd: list[str], cwd: str) -> tuple[float, str]:
     return dt, cp.stdout
 
 
-def bench_cook(n: int, jobs: int, repeat: int) -> dict:
-    root = tempfile.mkdtemp(prefix="veduta-bench-")
+def bench_cook(n: int, jobs: int, repeat: int, where: str = "build") -> dict:
+    # in the project's folder, not /tmp: a game repo lives on the project's file
+    # system (here /tmp creates files 30x slower, which would skew the first cook)
+    os.makedirs(where, exist_ok=True)
+    root = os.path.abspath(tempfile.mkdtemp(prefix="bench-game-", dir=where))
     try:
         make_game(root, n)
         doit = [sys.executable, "-m", "doit"]
         first, out = timed(doit + ["-n", str(jobs), "cook"], root)
         noops = [timed(doit + ["cook"], root)[0] for _ in range(repeat)]
-        floors = [timed([sys.executable, "-c", FLOOR, root], root)[0] for _ in range(repeat)]
+        floors = []
+        for _ in range(repeat):
+            dt, out = timed([sys.executable, "-c", FLOOR, root], root)
+            if int(out) != n:
+                raise SystemExit(f"floor hashed {out.strip()} sources, not {n}")
+            floors.append(dt)
         lists = [timed(doit + ["list", "--all", "--status"], root)[0] for _ in range(max(1, repeat // 2))]
         return {"assets": n, "jobs": jobs, "first": first, "noop": statistics.median(noops),
                 "floor": statistics.median(floors), "list": statistics.median(lists),
@@ -131,6 +139,7 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--skip-cook", action="store_true")
+    ap.add_argument("--dir", default="build", help="where the generated game goes (default build/)")
     args = ap.parse_args(argv)
 
     print(f"veduta bench on {os.cpu_count()} cores, Python {sys.version.split()[0]}")
@@ -149,7 +158,7 @@ def main(argv=None) -> int:
     except ImportError as exc:
         print(f"world generation: skipped ({exc})")
     if not args.skip_cook:
-        r = bench_cook(args.assets, args.jobs, args.repeat)
+        r = bench_cook(args.assets, args.jobs, args.repeat, args.dir)
         print(f"cook of {r['assets']} small models (whole doit processes, median of {args.repeat}):")
         print(f"  first cook (-n {r['jobs']})            {r['first']:8.2f} s   [{r['first_summary']}]")
         print(f"  no-op cook                      {r['noop']:8.3f} s")
