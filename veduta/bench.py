@@ -83,7 +83,7 @@ def bench_cook(n: int, jobs: int, repeat: int, where: str = "build") -> dict:
     try:
         make_game(root, n)
         doit = [sys.executable, "-m", "doit"]
-        first, out = timed(doit + ["-n", str(jobs), "cook"], root)
+        first, first_out = timed(doit + ["-n", str(jobs), "cook"], root)
         noops = [timed(doit + ["cook"], root)[0] for _ in range(repeat)]
         floors = []
         for _ in range(repeat):
@@ -94,7 +94,7 @@ def bench_cook(n: int, jobs: int, repeat: int, where: str = "build") -> dict:
         lists = [timed(doit + ["list", "--all", "--status"], root)[0] for _ in range(max(1, repeat // 2))]
         return {"assets": n, "jobs": jobs, "first": first, "noop": statistics.median(noops),
                 "floor": statistics.median(floors), "list": statistics.median(lists),
-                "first_summary": out.strip().splitlines()[-1]}
+                "first_summary": first_out.strip().splitlines()[-1]}
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
@@ -133,6 +133,16 @@ def bench_world() -> dict:
     return dict(bw())
 
 
+def _print_figures(d: dict) -> None:
+    for k, v in d.items():
+        if k.endswith("_s"):
+            print(f"  {k[:-2]:32} {v * 1000:9.2f} ms")
+        elif k.endswith("_ms"):
+            print(f"  {k[:-3]:32} {v:9.2f} ms")
+        else:
+            print(f"  {k:32} {v}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--assets", type=int, default=10000)
@@ -146,15 +156,13 @@ def main(argv=None) -> int:
     try:
         m = bench_models()
         print("model compile (median):")
-        for k, v in m.items():
-            print(f"  {k:32} {v * 1000:9.2f} ms" if k.endswith("_s") else f"  {k:32} {v}")
+        _print_figures(m)
     except ImportError as exc:
         print(f"model compile: skipped ({exc})")
     try:
         w = bench_world()
         print("world generation (median):")
-        for k, v in w.items():
-            print(f"  {k:32} {v * 1000:9.2f} ms" if k.endswith("_s") else f"  {k:32} {v}")
+        _print_figures(w)
     except ImportError as exc:
         print(f"world generation: skipped ({exc})")
     if not args.skip_cook:

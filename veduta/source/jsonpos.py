@@ -126,6 +126,19 @@ def join_path(path: str, key: str | int) -> str:
     return f"{path}[{quoted}]"
 
 
+def _flat(path) -> str:
+    """A lazy path (nested ``(parent, key)`` tuples, built for every value but
+    needed only for problems) as a string."""
+    keys = []
+    while isinstance(path, tuple):
+        path, key = path
+        keys.append(key)
+    out = path
+    for key in reversed(keys):
+        out = join_path(out, key)
+    return out
+
+
 class _Parser:
     def __init__(self, text: str):
         self.text = text
@@ -136,9 +149,9 @@ class _Parser:
         i = bisect.bisect_right(self._lines, offset) - 1
         return i + 1, offset - self._lines[i] + 1
 
-    def problem(self, offset: int, path: str, message: str, fatal: bool = False) -> None:
+    def problem(self, offset: int, path, message: str, fatal: bool = False) -> None:
         line, col = self.pos(offset)
-        self.problems.append(JsonProblem(line, col, path or "$", message, fatal))
+        self.problems.append(JsonProblem(line, col, _flat(path) or "$", message, fatal))
         if fatal:
             raise _Fatal
 
@@ -265,10 +278,10 @@ class _Parser:
             key, j = self.string(j, path)
             j = self.ws(j)
             if j >= len(text) or text[j] != ":":
-                self.problem(j, join_path(path, key), f"expected ':' after field name, found {self.describe(j)}",
+                self.problem(j, (path, key), f"expected ':' after field name, found {self.describe(j)}",
                              fatal=True)
             j = self.ws(j + 1)
-            child_path = join_path(path, key)
+            child_path = (path, key)
             node, j = self.value(j, child_path, depth + 1)
             if key in values:
                 first = keys[key]
@@ -296,7 +309,7 @@ class _Parser:
         while True:
             if j < len(text) and text[j] == "]":
                 self.problem(j, path, "trailing comma before ]", fatal=True)
-            node, j = self.value(j, join_path(path, len(items)), depth + 1)
+            node, j = self.value(j, (path, len(items)), depth + 1)
             items.append(node)
             j = self.ws(j)
             if j < len(text) and text[j] == ",":
