@@ -193,3 +193,20 @@ def test_bad_config_is_a_clear_error(game):
     cp = game.cook()
     assert cp.returncode != 0
     assert "[tool.veduta] asets: unknown key" in cp.stdout + cp.stderr
+
+
+def test_missing_reference_warns_then_adding_it_anywhere_makes_the_referrer_stale(game):
+    from tests.gamerepo import TREE_FAR
+
+    (game.root / "assets/models/tree_far.vmodel").unlink()
+    cp = game.cook(check=True)
+    warn = [line for line in cp.stdout.splitlines() if "warning:" in line]
+    assert len(warn) == 1 and warn[0].startswith("assets/models/tree.vmodel:")
+    assert 'model "tree_far" does not exist' in warn[0]
+    assert read_asset_file(str(game.cooked("models/tree.vda"))).meta.deps == ("models/tree_far.vmodel",)
+    age_all(game)
+    assert summary(game.cook(check=True))["cooked"] == 0
+    game.write("models/far/tree_far.vmodel", TREE_FAR)  # in a sub-folder, not where it was looked for
+    cp = game.cook(check=True)
+    assert summary(cp)["cooked"] == 2 and "warning" not in cp.stdout
+    assert read_asset_file(str(game.cooked("models/tree.vda"))).meta.deps == ("models/far/tree_far.vmodel",)
