@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.compile.helpers import compile_in, lines
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.formats import decode, encode
 from veduta.formats.material import Material
-from veduta.kinds import kind_of, name_of
 from veduta.source.diagnostics import Report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,21 +18,6 @@ SAMPLES = sorted((ASSETS / "materials").glob("*.vmaterial"))
 
 SHEET = '{"veduta": "texture/1", "size": [32, 16], "layers": [{"type": "fill", "color": "#ffffff"}], ' \
         '"grid": [4, 2], "clips": {"walk": {"frames": [0, 1]}}}'
-
-
-def compile_in(tmp_path: Path, files: dict[str, str | bytes], rel: str):
-    root = tmp_path / "assets"
-    for p, content in files.items():
-        f = root / p
-        f.parent.mkdir(parents=True, exist_ok=True)
-        f.write_bytes(content if isinstance(content, bytes) else content.encode())
-    kind = kind_of(rel).name
-    ctx = CompileContext(str(root), rel, kind, name_of(rel), Report(rel), AssetIndex.from_paths(files))
-    return compile_source(kind, (root / rel).read_bytes(), ctx), ctx
-
-
-def lines(ctx) -> list[str]:
-    return [str(d) for d in ctx.report.sorted()]
 
 
 def sample_index() -> AssetIndex:

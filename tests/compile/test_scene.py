@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.compile.helpers import compile_in, lines
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.compile.common import DEFAULT_CAMERA, DEFAULT_LIGHT, linear_rgb, srgb_to_linear
 from veduta.container.binary import f32_bits
@@ -30,21 +31,6 @@ SHEET = '{"veduta": "texture/1", "size": [32, 16], "layers": [{"type": "fill", "
 SPRITE = '{"veduta": "material/1", "texture": "sheet"}'
 PLAIN = '{"veduta": "material/1", "albedo": "#ff0000"}'
 MODEL = '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1]}]}'
-
-
-def compile_in(tmp_path: Path, files: dict[str, str | bytes], rel: str):
-    root = tmp_path / "assets"
-    for p, content in files.items():
-        f = root / p
-        f.parent.mkdir(parents=True, exist_ok=True)
-        f.write_bytes(content if isinstance(content, bytes) else content.encode())
-    kind = kind_of(rel).name
-    ctx = CompileContext(str(root), rel, kind, name_of(rel), Report(rel), AssetIndex.from_paths(files))
-    return compile_source(kind, (root / rel).read_bytes(), ctx), ctx
-
-
-def lines(ctx) -> list[str]:
-    return [str(d) for d in ctx.report.sorted()]
 
 
 def scene(**fields) -> str:

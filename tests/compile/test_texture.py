@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from tests.compile.helpers import compile_in, lines
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.compile.image import (
     MAX_SIDE,
@@ -25,7 +26,6 @@ from veduta.compile.image import (
 from veduta.container.meta import source_hash
 from veduta.formats import decode, encode
 from veduta.formats.texture import Texture, max_levels
-from veduta.kinds import kind_of, name_of
 from veduta.preview import preview_texture
 from veduta.source.diagnostics import Report
 
@@ -38,22 +38,6 @@ def png_bytes(rgba: np.ndarray) -> bytes:
     buf = io.BytesIO()
     Image.fromarray(rgba).save(buf, format="PNG")
     return buf.getvalue()
-
-
-def compile_in(tmp_path: Path, files: dict[str, str | bytes], rel: str):
-    """Write *files* under tmp_path/assets and compile *rel*; (body, ctx)."""
-    root = tmp_path / "assets"
-    for p, content in files.items():
-        f = root / p
-        f.parent.mkdir(parents=True, exist_ok=True)
-        f.write_bytes(content if isinstance(content, bytes) else content.encode())
-    kind = kind_of(rel).name
-    ctx = CompileContext(str(root), rel, kind, name_of(rel), Report(rel), AssetIndex.from_paths(files))
-    return compile_source(kind, (root / rel).read_bytes(), ctx), ctx
-
-
-def lines(ctx) -> list[str]:
-    return [str(d) for d in ctx.report.sorted()]
 
 
 def source(**fields) -> str:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 
+from tests.compile.helpers import compile_in, lines
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.formats import decode, encode
 from veduta.formats.tilemap import Prop, Tilemap
-from veduta.kinds import kind_of, name_of
 from veduta.source.diagnostics import Report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -22,21 +22,6 @@ MAT = '{"veduta": "material/1", "texture": "tiles"}'
 CAMP = '{"veduta": "prefab/1", "footprint": [3, 2]}'
 TERRAINS = [{"key": "g", "name": "grass", "texture": "tiles", "tile": [0, 0], "variants": 2},
             {"key": "~", "name": "water", "material": "tiles", "tile": [3, 1]}]
-
-
-def compile_in(tmp_path: Path, files: dict[str, str | bytes], rel: str):
-    root = tmp_path / "assets"
-    for p, content in files.items():
-        f = root / p
-        f.parent.mkdir(parents=True, exist_ok=True)
-        f.write_bytes(content if isinstance(content, bytes) else content.encode())
-    kind = kind_of(rel).name
-    ctx = CompileContext(str(root), rel, kind, name_of(rel), Report(rel), AssetIndex.from_paths(files))
-    return compile_source(kind, (root / rel).read_bytes(), ctx), ctx
-
-
-def lines(ctx) -> list[str]:
-    return [str(d) for d in ctx.report.sorted()]
 
 
 def vmap(**fields) -> str:

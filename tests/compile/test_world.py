@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.compile.helpers import compile_in, lines
 from tests.world.worlds import example_world
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.compile.world import DEFAULTS, FEATURE_DEFAULTS, TERRAIN_DEFAULTS
 from veduta.container.binary import to_f32
 from veduta.formats import decode, encode
 from veduta.formats.world import World
-from veduta.kinds import kind_of, name_of
 from veduta.source.diagnostics import Report
 from veduta.world.params import world_params
 
@@ -29,21 +29,6 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SPEC_EXAMPLE = (FIXTURES / "spec_example.vworld").read_text()
 MATERIAL = '{"veduta": "material/1"}'
 MODEL = '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1]}]}'
-
-
-def compile_in(tmp_path: Path, files: dict[str, str | bytes], rel: str):
-    root = tmp_path / "assets"
-    for p, content in files.items():
-        f = root / p
-        f.parent.mkdir(parents=True, exist_ok=True)
-        f.write_bytes(content if isinstance(content, bytes) else content.encode())
-    kind = kind_of(rel).name
-    ctx = CompileContext(str(root), rel, kind, name_of(rel), Report(rel), AssetIndex.from_paths(files))
-    return compile_source(kind, (root / rel).read_bytes(), ctx), ctx
-
-
-def lines(ctx) -> list[str]:
-    return [str(d) for d in ctx.report.sorted()]
 
 
 def world(**fields) -> str:

@@ -1,0 +1,26 @@
+"""Compile a source in a throwaway assets folder (shared by the per-kind compiler tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from veduta.compile import AssetIndex, CompileContext, compile_source
+from veduta.kinds import kind_of, name_of
+from veduta.source.diagnostics import Report
+
+
+def compile_in(tmp_path: Path, files: dict[str, str | bytes], rel: str):
+    """Write *files* under tmp_path/assets and compile *rel*; (body, ctx)."""
+    root = tmp_path / "assets"
+    for p, content in files.items():
+        f = root / p
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_bytes(content if isinstance(content, bytes) else content.encode())
+    kind = kind_of(rel).name
+    ctx = CompileContext(str(root), rel, kind, name_of(rel), Report(rel), AssetIndex.from_paths(files))
+    return compile_source(kind, (root / rel).read_bytes(), ctx), ctx
+
+
+def lines(ctx) -> list[str]:
+    """The diagnostics as printed, in file order."""
+    return [str(d) for d in ctx.report.sorted()]
