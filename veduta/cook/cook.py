@@ -204,19 +204,25 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
             return {"outcome": UPTODATE, "messages": [],
                     "entry": make_entry(h, sig_of(os.stat(cooked), now_ns), files)}
 
-    # 2. the store may hold the output of this exact source content
+    # 2. the store may hold the output of this exact source content: with no deps its key
+    #    is the source_hash of the source alone; with deps, a manifest keyed by the source
+    #    content lists the deps each earlier output had
     store = Store(os.path.join(cache, "store"))
     mkey = manifest_key(rel, src)
-    manifest = _load_manifest(store.get(mkey))
-    for deps, key in manifest:
+    manifest = None
+    candidates = [([], source_hash(COMPILER_VERSION, rel, src, [], _no_read))]
+    if store.has(mkey):
+        manifest = _load_manifest(store.get(mkey))
+        candidates += manifest
+    for deps, key in candidates:
         h, files = hash_inputs(rel, src, deps, assets, now_ns)
         if h != key or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
             continue
         data = store.get(key)
         m = _meta_of_bytes(data, kind) if data is not None else None
-        if m is None or m.source_hash != key or m.source != rel:
+        if m is None or m.source_hash != key or m.source != rel or list(m.deps) != list(deps):
             continue
-        atomic_write(cooked, data)
+        store.copy_out(key, cooked, data)
         files[0] = (rel, src_sig)
         return {"outcome": RESTORED, "messages": [],
                 "entry": make_entry(h, sig_of(os.stat(cooked), now_ns), files)}
@@ -248,12 +254,18 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
     meta = Meta(COMPILER_VERSION, tuple(deps), kind, name_of(rel), rel, h)
     data = write_chunks([("META", meta.encode()), (body.CHUNK, encode(body))])
     atomic_write(cooked, data)
-    store.put(h, data)
-    if (deps, h) not in manifest:
-        store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
+    store.put(h, data, cooked)
+    if deps:
+        manifest = _load_manifest(store.get(mkey)) if manifest is None else manifest
+        if (deps, h) not in manifest:
+            store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
     return {"outcome": COOKED, "messages": messages,
             "entry": make_entry(h, sig_of(os.stat(cooked), now_ns), files)}
+
+
+def _no_read(dep: str) -> bytes | None:
+    raise AssertionError("no deps to read")
 
 
 def _recording_reader(ctx: CompileContext, assets: str, sigs: dict, now_ns: int):

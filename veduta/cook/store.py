@@ -1,14 +1,18 @@
 """A content-addressed store of cooked files (``cache/store/``).
 
 Keys are lowercase hex SHA-256 strings; values are bytes.  The interface is
-two calls, ``get(key)`` and ``put(key, data)``, so that a shared team store
-(an HTTP or S3 back end) can sit behind it later.  Writes are atomic; a
-corrupt or partial entry is never returned because callers verify what they
-get (cooked files carry CRCs and their META).
+``get(key)`` and ``put(key, data)``, so that a shared team store (an HTTP or
+S3 back end) can sit behind it later; ``put`` may be given a file holding the
+bytes, which this local store hard-links instead of copying (``has`` and
+``copy_out`` are the same shortcuts on the way out).  Writes are atomic;
+callers verify what they get (cooked files carry CRCs and their META), so a
+damaged entry is never used.
 
-Growth: one file per distinct cooked output plus one small manifest per
-distinct source content, never deleted by cooking.  ``veduta cache prune``
-removes entries not used for a number of days (by mtime, refreshed on hit).
+Growth: one entry per distinct cooked output (a hard link to the cooked file
+while that output is current, so no extra space until the cooked file is
+replaced) plus one small manifest per distinct content of a source that has
+deps; cooking never deletes.  ``veduta cache prune`` removes entries unused
+for a number of days.
 """
 
 from __future__ import annotations
@@ -22,6 +26,14 @@ from veduta.fsutil import atomic_write
 _KEY = re.compile(r"[0-9a-f]{64}")
 
 
+def _link(src: str, dest: str) -> None:
+    try:
+        os.link(src, dest)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        os.link(src, dest)
+
+
 class Store:
     def __init__(self, root: str):
         self.root = root
@@ -32,23 +44,45 @@ class Store:
         return os.path.join(self.root, key[:2], key[2:])
 
     def get(self, key: str) -> bytes | None:
-        path = self._path(key)
         try:
-            with open(path, "rb") as f:
-                data = f.read()
+            with open(self._path(key), "rb") as f:
+                return f.read()  # reading refreshes the access time prune goes by
         except OSError:
             return None
-        try:
-            os.utime(path)  # last use, for prune
-        except OSError:
-            pass
-        return data
 
-    def put(self, key: str, data: bytes) -> None:
+    def put(self, key: str, data: bytes, path: str | None = None) -> None:
+        """Store *data*; *path*, a file holding exactly these bytes, may be hard-linked
+        instead of writing a copy (a new inode costs ten times a link here)."""
+        dest = self._path(key)
         try:
-            atomic_write(self._path(key), data)
+            if path is not None:
+                try:
+                    _link(path, dest)
+                    return
+                except FileExistsError:
+                    return
+                except OSError:
+                    pass  # another file system, no hard links: write a copy
+            atomic_write(dest, data)
         except OSError:
             pass  # a cache that cannot be written is only a slower cache
+
+    def has(self, key: str) -> bool:
+        return os.path.exists(self._path(key))
+
+    def copy_out(self, key: str, path: str, data: bytes) -> None:
+        """Put the entry *key* (whose bytes are *data*) at *path*, atomically."""
+        folder, base = os.path.split(path)
+        tmp = os.path.join(folder, f".{base}.{os.getpid()}.tmp")
+        try:
+            try:
+                os.unlink(tmp)
+            except FileNotFoundError:
+                pass
+            _link(self._path(key), tmp)
+            os.replace(tmp, path)
+        except OSError:
+            atomic_write(path, data)
 
     # -- maintenance (not part of the get/put interface) ---------------------
     def entries(self):
@@ -67,10 +101,12 @@ class Store:
                     st = os.stat(p)
                 except OSError:
                     continue
-                yield p, st.st_size, st.st_mtime
+                yield p, st.st_size, max(st.st_mtime, st.st_atime)
 
     def prune(self, older_than_days: float, dry_run: bool = False) -> tuple[int, int, int, int]:
-        """Remove entries unused for *older_than_days*; returns (removed, removed bytes, kept, kept bytes)."""
+        """Remove entries unused for *older_than_days* (last written or read: the later of
+        mtime and atime; relatime file systems refresh atime at least daily, which suits
+        a prune counted in days); returns (removed, removed bytes, kept, kept bytes)."""
         cutoff = time.time() - older_than_days * 86400
         removed = rbytes = kept = kbytes = 0
         for p, size, mtime in list(self.entries()):
