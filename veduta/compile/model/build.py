@@ -194,24 +194,32 @@ def mirror_geometry(source: PartGeometry, axis: str, material: str = "") -> Part
     )
 
 
-def build_parts(
-    parts: tuple[PartSpec, ...],
-    smooth_angle_deg: float,
-    reuse: list[PartGeometry] | None = None,
-    reuse_parts: tuple[PartSpec, ...] | None = None,
-) -> list[PartGeometry]:
-    """Build every part in order. Parts equal to `reuse_parts[i]` reuse `reuse[i]` (LOD)."""
+def build_parts(parts: tuple[PartSpec, ...], smooth_angle_deg: float) -> list[PartGeometry]:
+    """Build every part in order (mirrors copy the final geometry of an earlier part)."""
+    return build_part_sets([parts], smooth_angle_deg)[0]
 
-    old = reuse if reuse is not None and reuse_parts is not None else []
-    keep = [i < len(old) and reuse_parts is not None and reuse_parts[i] == p for i, p in enumerate(parts)]
-    todo = [i for i, p in enumerate(parts) if p.shape != "mirror" and not keep[i]]
-    built = dict(zip(todo, part_geometries([parts[i] for i in todo], smooth_angle_deg), strict=True))
-    out: list[PartGeometry] = []
-    for i, part in enumerate(parts):
-        if part.shape == "mirror":
-            out.append(mirror_geometry(out[part.of], part.axis, part.material))
-        else:
-            out.append(built[i] if i in built else old[i])
+
+def build_part_sets(sets: list[tuple[PartSpec, ...]], smooth_angle_deg: float) -> list[list[PartGeometry]]:
+    """Build several part lists (a model and its levels of detail) with one numpy batch.
+
+    A part spec that occurs in more than one list (a box is the same at every level) is
+    built once. Parts never influence each other, so the batch changes no result.
+    """
+    unique: dict[PartSpec, int] = {}
+    for parts in sets:
+        for p in parts:
+            if p.shape != "mirror":
+                unique.setdefault(p, len(unique))
+    built = part_geometries(list(unique), smooth_angle_deg)
+    out: list[list[PartGeometry]] = []
+    for parts in sets:
+        geoms: list[PartGeometry] = []
+        for part in parts:
+            if part.shape == "mirror":
+                geoms.append(mirror_geometry(geoms[part.of], part.axis, part.material))
+            else:
+                geoms.append(built[unique[part]])
+        out.append(geoms)
     return out
 
 
@@ -404,7 +412,11 @@ def _part_records(parts: tuple[PartSpec, ...], geoms: list[PartGeometry], asm: A
 
 def build_model(spec: ModelSpec) -> BuiltModel:
     """Compile a validated model: mesh, materials, parts, pivot, bounds and LOD levels."""
-    geoms = build_parts(spec.parts, spec.smooth_angle_deg)
+    own = [k for k, lod in enumerate(spec.lod, start=1) if not lod.model]  # levels with own geometry
+    sets = build_part_sets([spec.parts] + [tuple(lod_part(p, k) for p in spec.parts) for k in own],
+                           spec.smooth_angle_deg)
+    geoms = sets[0]
+    lod_geoms = dict(zip(own, sets[1:], strict=True))
     offset = pivot_offset(geoms, spec.pivot)
     materials = materials_of(geoms)
     asm = assemble(geoms, offset, materials)
@@ -422,9 +434,7 @@ def build_model(spec: ModelSpec) -> BuiltModel:
                 )
             )
             continue
-        lod_parts = tuple(lod_part(p, k) for p in spec.parts)
-        lod_geoms = build_parts(lod_parts, spec.smooth_angle_deg, reuse=geoms, reuse_parts=spec.parts)
-        lasm = assemble(lod_geoms, offset, materials)
+        lasm = assemble(lod_geoms[k], offset, materials)
         levels.append(BuiltLevel(float(lod.distance), "", lasm.bounds, lasm.vertices, lasm.indices, lasm.mesh_parts))
     return BuiltModel(
         name=spec.name,
