@@ -271,7 +271,7 @@ def build_parser() -> argparse.ArgumentParser:
     i = sub.add_parser("inspect", help="inspect an asset")
     isub = i.add_subparsers(dest="inspect_command", metavar="KIND")
     isub.required = True
-    from veduta.compile.model.inspect import add_inspect_model
+    from veduta.compile.model.cli import add_inspect_model
 
     add_inspect_model(isub)
 

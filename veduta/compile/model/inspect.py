@@ -34,6 +34,7 @@ import numpy as np
 from veduta.cook.project import Project
 
 from .build import build_model, triangle_count
+from .cli import add_inspect_model
 from .meshcheck import edge_report
 from .source import validate_model
 from .types import BuiltModel, ModelSpec, PartSpec
@@ -339,15 +340,3 @@ def run_inspect_model(args: argparse.Namespace, out: TextIO | None = None, err: 
     else:
         out.write(format_text(report))
     return exit_status(report)
-
-
-def add_inspect_model(subparsers) -> argparse.ArgumentParser:
-    """Register `model NAME [--json]` on the subparsers of `inspect`; sets `func=run_inspect_model`
-    (call `args.func(args)`, it returns the exit status)."""
-    p = subparsers.add_parser("model", help="triangles, levels of detail and findings of a model",
-                              description="Report a model's triangles per part and in total, the triangles "
-                                          "of every level of detail, bounds, materials and findings.")
-    p.add_argument("name", metavar="NAME", help="model name (the .vmodel file name without the suffix)")
-    p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.set_defaults(func=run_inspect_model)
-    return p
