@@ -180,3 +180,17 @@ def test_smallest_records_fit_their_list_bounds(cls):
         assert "needs at least" not in str(exc)
         return
     assert back == [smallest, smallest]
+
+
+def test_more_reader_checks():
+    m = samples.mesh()
+    _bad(m.replace(lods=[m.lods[0].replace(distance=float("nan"))]), "not a finite distance")
+    _bad(m.replace(lods=[m.lods[0].replace(distance=-1.0)]), "not a finite distance")
+    t = samples.texture()
+    _bad(t.replace(clips=[samples.Clip("a", [0], 1.0, False, ""), samples.Clip("a", [1], 1.0, False, "")]),
+         "without repeats")
+    p = samples.prefab()
+    _bad(p.replace(distances=[samples.Distance("a", 1.0), samples.Distance("a", 2.0)]), "without repeats")
+    w = samples.world()
+    far = samples.Vegetation("g", "", "b", 0.5, [], True, 10**12, 0, 5, 1.0, 1.0)
+    _bad(w.replace(vegetation=[far]), "centre \\[1000000000000, 0\\] is outside the world")

@@ -196,3 +196,10 @@ def _recrc(data: bytes) -> bytes:
         pos = end + 4
     out += data[pos:]
     return bytes(out)
+
+
+def test_meta_with_a_lone_surrogate_is_a_vda_error():
+    payload = (b'{"compiler":"v","deps":[],"kind":"model","name":"\\ud800","source":"s","source_hash":"'
+               + b"0" * 64 + b'"}')
+    with pytest.raises(VdaError, match="lone surrogate"):
+        Meta.decode(payload)

@@ -74,7 +74,10 @@ class Meta:
         if not _HASH_RE.fullmatch(obj["source_hash"]):
             raise VdaError("META source_hash is not 64 lowercase hex digits", offset=0)
         meta = cls(obj["compiler"], tuple(deps), obj["kind"], obj["name"], obj["source"], obj["source_hash"])
-        canon = meta.encode()
+        try:
+            canon = meta.encode()
+        except UnicodeEncodeError:  # "\ud800": valid JSON, not a Unicode string
+            raise VdaError("META has a lone surrogate escape (not Unicode text)", offset=0) from None
         if canon != payload:
             at = next((i for i, (a, b) in enumerate(zip(canon, payload, strict=False)) if a != b),
                       min(len(canon), len(payload)))

@@ -46,17 +46,6 @@ def encode_asset(asset: Asset) -> bytes:
     return write_chunks(out)
 
 
-def read_meta(data: bytes, file: str = "") -> Meta:
-    """Only the META of a file (framing and CRCs are still checked)."""
-    for c in read_chunks(data, file):
-        if c.type == "META":
-            try:
-                return Meta.decode(c.payload)
-            except VdaError as exc:
-                raise exc.located(file=file, chunk="META", base=c.payload_offset) from None
-    raise VdaError("no META chunk", file=file, offset=len(data))
-
-
 def read_asset(data: bytes, file: str = "") -> Asset:
     """Decode and check a whole cooked asset."""
     chunks = read_chunks(data, file)

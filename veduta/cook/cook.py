@@ -16,7 +16,7 @@ from veduta import COMPILER_VERSION
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.container.chunks import read_chunks, write_chunks
 from veduta.container.meta import Meta, source_hash
-from veduta.cook.state import make_entry, sig_of, stat_sig
+from veduta.cook.state import make_entry, sig
 from veduta.cook.store import Store
 from veduta.errors import VdaError
 from veduta.fsutil import atomic_write, remove_if_exists
@@ -54,7 +54,7 @@ def _read(path: str) -> bytes | None:
         return None
 
 
-def _read_with_sig(path: str, now_ns: int) -> tuple[bytes | None, object]:
+def _read_with_sig(path: str) -> tuple[bytes | None, object]:
     """The bytes of a file and its signature taken before reading (() when missing)."""
     try:
         with open(path, "rb") as f:
@@ -62,25 +62,34 @@ def _read_with_sig(path: str, now_ns: int) -> tuple[bytes | None, object]:
             data = f.read()
     except OSError:
         return None, ()
-    return data, sig_of(st, now_ns)
+    return data, sig(st)
 
 
-def cooked_meta(path: str, kind: str) -> Meta | None:
+def cooked_meta(path: str, kind: str) -> tuple[Meta | None, object]:
     """The META of a cooked file if the file is whole (magic, every length and CRC,
-    canonical META, one body chunk of the right type); None otherwise."""
-    data = _read(path)
+    canonical META, one body chunk of the right kind and no other), and the file's
+    signature taken from the descriptor it was read through (so it describes these
+    bytes even if the file is replaced meanwhile); (None, sig) otherwise."""
+    data, s = _read_with_sig(path)
     if data is None:
-        return None
-    return _meta_of_bytes(data, kind, path)
+        return None, s
+    return _meta_of_bytes(data, kind, path), s
+
+
+_BODY_CHUNKS = frozenset(k.chunk for k in BY_NAME.values())
 
 
 def _meta_of_bytes(data: bytes, kind: str, path: str = "") -> Meta | None:
     try:
         chunks = read_chunks(data, path)
-        metas = [c for c in chunks if c.type == "META"]
-        bodies = [c for c in chunks if c.type == BY_NAME[kind].chunk]
-        if len(metas) != 1 or len(bodies) != 1:
-            return None
+    except VdaError:
+        return None
+    want = BY_NAME[kind].chunk
+    metas = [c for c in chunks if c.type == "META"]
+    bodies = [c for c in chunks if c.type in _BODY_CHUNKS]
+    if len(metas) != 1 or len(bodies) != 1 or bodies[0].type != want:
+        return None
+    try:
         meta = Meta.decode(metas[0].payload)
     except VdaError:
         return None
@@ -96,38 +105,39 @@ def stale_reference(dep: str, index: AssetIndex) -> bool:
     return found is not None and found != dep
 
 
-def hash_inputs(rel: str, src: bytes, deps, assets: str, now_ns: int) -> tuple[str, list]:
+def hash_inputs(rel: str, src: bytes, deps, assets: str) -> tuple[str, list]:
     """source_hash of the current files and the (path, sig) list for the stat cache."""
     files = [(rel, None)]
     data: dict[str, bytes | None] = {}
     for d in deps:
-        b, s = _read_with_sig(os.path.join(assets, d), now_ns)
+        b, s = _read_with_sig(os.path.join(assets, d))
         data[d] = b
         files.append((d, s))
     return source_hash(COMPILER_VERSION, rel, src, deps, data.__getitem__), files
 
 
 def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex, now_ns: int | None = None):
-    """The full up-to-date check (reads and hashes): (fresh, meta deps, stat-cache entry or None).
+    """The full up-to-date check (reads and hashes).
+
+    Returns (fresh, META deps, stat-cache entry, [(path, current signature), ...] of the
+    source and deps read); the last two are None when stale.
 
     Fresh when the cooked file is whole, its META names this source and the
     current compiler, and the source_hash of the current source and META deps
     equals the recorded one.
     """
     now_ns = time.time_ns() if now_ns is None else now_ns
-    cooked_sig = stat_sig(cooked)
-    meta = cooked_meta(cooked, kind)
+    meta, csig = cooked_meta(cooked, kind)
     if meta is None or meta.compiler != COMPILER_VERSION or meta.source != rel:
-        return False, list(meta.deps) if meta else [], None
-    src, src_sig = _read_with_sig(os.path.join(assets, rel), now_ns)
+        return False, list(meta.deps) if meta else [], None, None
+    src, src_sig = _read_with_sig(os.path.join(assets, rel))
     if src is None:
-        return False, list(meta.deps), None
-    h, files = hash_inputs(rel, src, meta.deps, assets, now_ns)
+        return False, list(meta.deps), None, None
+    h, files = hash_inputs(rel, src, meta.deps, assets)
     files[0] = (rel, src_sig)
     if h != meta.source_hash or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
-        return False, list(meta.deps), None
-    csig = sig_of(os.stat(cooked), now_ns) if cooked_sig else None
-    return True, list(meta.deps), make_entry(h, csig, files)
+        return False, list(meta.deps), None, None
+    return True, list(meta.deps), make_entry(h, csig, files, now_ns), files
 
 
 def fresh_by_stat(entry, assets: str, cooked: str, index: AssetIndex, seen: dict | None = None) -> bool:
@@ -151,7 +161,7 @@ def fresh_by_stat(entry, assets: str, cooked: str, index: AssetIndex, seen: dict
             if s != () or stale_reference(path[len(prefix):], index):
                 return False
             continue
-        if (st.st_size, st.st_mtime_ns, st.st_ino) != s:
+        if (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != s:
             return False
         if seen is not None:
             seen[path] = st
@@ -190,19 +200,18 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
     now_ns = time.time_ns()
     shown = shown or os.path.join(assets, rel)
     index = get_index(assets)
-    src, src_sig = _read_with_sig(os.path.join(assets, rel), now_ns)
+    src, src_sig = _read_with_sig(os.path.join(assets, rel))
     if src is None:
         remove_if_exists(cooked)
         return {"outcome": FAILED, "messages": [f"{shown}:1:1: $: cannot read the source"], "entry": None}
 
     # 1. the cooked file may already be current (a touched file, or no doit DB yet)
-    meta = cooked_meta(cooked, kind)
+    meta, csig = cooked_meta(cooked, kind)
     if meta is not None and meta.compiler == COMPILER_VERSION and meta.source == rel:
-        h, files = hash_inputs(rel, src, meta.deps, assets, now_ns)
+        h, files = hash_inputs(rel, src, meta.deps, assets)
         if h == meta.source_hash and not any(stale_reference(d, index) for d, s in files[1:] if s == ()):
             files[0] = (rel, src_sig)
-            return {"outcome": UPTODATE, "messages": [],
-                    "entry": make_entry(h, sig_of(os.stat(cooked), now_ns), files)}
+            return {"outcome": UPTODATE, "messages": [], "entry": make_entry(h, csig, files, now_ns)}
 
     # 2. the store may hold the output of this exact source content: with no deps its key
     #    is the source_hash of the source alone; with deps, a manifest keyed by the source
@@ -215,7 +224,7 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
         manifest = _load_manifest(store.get(mkey))
         candidates += manifest
     for deps, key in candidates:
-        h, files = hash_inputs(rel, src, deps, assets, now_ns)
+        h, files = hash_inputs(rel, src, deps, assets)
         if h != key or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
             continue
         data = store.get(key)
@@ -225,13 +234,13 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
         store.copy_out(key, cooked, data)
         files[0] = (rel, src_sig)
         return {"outcome": RESTORED, "messages": [],
-                "entry": make_entry(h, sig_of(os.stat(cooked), now_ns), files)}
+                "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns)}
 
     # 3. compile
     rep = Report(shown)
     ctx = CompileContext(assets_dir=assets, source=rel, kind=kind, name=name_of(rel), report=rep, index=index)
     sigs: dict[str, object] = {}
-    ctx.read_dep = _recording_reader(ctx, assets, sigs, now_ns)  # type: ignore[method-assign]
+    ctx.read_dep = _recording_reader(ctx, assets, sigs)  # type: ignore[method-assign]
     try:
         body = compile_source(kind, src, ctx)
     except RecursionError:
@@ -252,7 +261,12 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
     deps = sorted(ctx.deps)
     h = source_hash(COMPILER_VERSION, rel, src, deps, ctx.deps.__getitem__)
     meta = Meta(COMPILER_VERSION, tuple(deps), kind, name_of(rel), rel, h)
-    data = write_chunks([("META", meta.encode()), (body.CHUNK, encode(body))])
+    try:
+        data = write_chunks([("META", meta.encode()), (body.CHUNK, encode(body))])
+    except (ValueError, TypeError, OverflowError) as exc:  # a value the format cannot hold: a compiler bug
+        remove_if_exists(cooked)
+        messages.append(f"{shown}:1:1: $: internal compiler error, please report: cannot encode: {exc}")
+        return {"outcome": FAILED, "messages": messages, "entry": None}
     atomic_write(cooked, data)
     store.put(h, data, cooked)
     if deps:
@@ -261,18 +275,18 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
             store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
     return {"outcome": COOKED, "messages": messages,
-            "entry": make_entry(h, sig_of(os.stat(cooked), now_ns), files)}
+            "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns)}
 
 
 def _no_read(dep: str) -> bytes | None:
     raise AssertionError("no deps to read")
 
 
-def _recording_reader(ctx: CompileContext, assets: str, sigs: dict, now_ns: int):
+def _recording_reader(ctx: CompileContext, assets: str, sigs: dict):
     def read_dep(rel: str) -> bytes | None:
         if rel in ctx.deps:
             return ctx.deps[rel]
-        data, sig = _read_with_sig(os.path.join(assets, rel), now_ns)
+        data, sig = _read_with_sig(os.path.join(assets, rel))
         ctx.deps[rel] = data
         sigs[rel] = sig
         return data

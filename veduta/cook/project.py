@@ -59,14 +59,28 @@ class Project:
     # -- sources -------------------------------------------------------------
     def sources(self) -> list[Source]:
         """Every source under the assets folder, sorted by path."""
+        return self.scan()[0]
+
+    def scan(self) -> tuple[list[Source], list[str]]:
+        """Every source under the assets folder, sorted by path, and the problems found
+        on the way (a folder that cannot be read, a file name that is not UTF-8), each
+        a printable line naming the path."""
         out = []
+        problems: list[str] = []
         for k in KINDS:
             top = os.path.join(self.assets, k.folder)
-            for rel in _walk(top, k.suffix):
+            for rel in _walk(top, k.suffix, problems):
                 rel = f"{k.folder}/{rel}"
+                try:
+                    rel.encode("utf-8")
+                except UnicodeEncodeError:
+                    shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                    problems.append(f"{os.path.join(self.assets, shown)}: file name is not valid UTF-8 "
+                                    f"(source names are text in META); rename it")
+                    continue
                 out.append(Source(k, name_of(rel), rel))
         out.sort(key=lambda s: s.rel)
-        return out
+        return out, problems
 
     def cooked_path(self, kind: Kind | str, name: str) -> str:
         k = BY_NAME[kind] if isinstance(kind, str) else kind
@@ -89,8 +103,9 @@ class Project:
         return AssetIndex.from_paths(s.rel for s in self.sources())
 
 
-def _walk(top: str, suffix: str) -> list[str]:
-    """Paths of files ending in *suffix* under *top*, relative to it, sorted; skips dot folders."""
+def _walk(top: str, suffix: str, problems: list[str] | None = None) -> list[str]:
+    """Paths of files ending in *suffix* under *top*, relative to it, sorted; skips dot folders.
+    A folder that cannot be read is a problem (appended to *problems*)."""
     out = []
     stack = [("", top)]
     while stack:
@@ -98,6 +113,10 @@ def _walk(top: str, suffix: str) -> list[str]:
         try:
             it = os.scandir(d)
         except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:
+            if problems is not None:
+                problems.append(f"{d}: cannot read the folder ({exc.strerror})")
             continue
         with it:
             for e in it:

@@ -1,13 +1,15 @@
 """The stat cache: what each source's last good cook saw, to skip re-hashing.
 
 For every source the cache keeps the compiler version, the source_hash, the
-stat signature (size, mtime_ns, inode) of the cooked file and of the source
-and every dependency as they were *before* they were read.  When every
+stat signature (size, mtime_ns, inode, ctime_ns) of the cooked file and of the
+source and every dependency as they were *before* they were read.  ctime is
+in it because a tool can put an old mtime back (``cp -p``, ``touch -r``, fixed
+archive timestamps), while every write or utime moves the ctime.  When every
 signature still matches, the source_hash would come out the same, so the
 asset is up to date without reading a byte.
 
 Safe against same-second edits: a signature taken less than ``RACY_NS`` after
-the file's mtime is recorded as racy (never matches), so a later edit in the
+the file's mtime or ctime is recorded as racy (never matches), so a later edit in the
 same timestamp tick cannot hide; the next check re-hashes and records it
 again, by then no longer racy.  Anything unexpected (missing cache, other
 Python, corrupt file) just means re-hashing.
@@ -17,42 +19,36 @@ from __future__ import annotations
 
 import marshal
 import os
-import time
 
 from veduta.fsutil import atomic_write
 
 RACY_NS = 2_000_000_000
-_FORMAT = "veduta-state/2"
+_FORMAT = "veduta-state/3"
 
-Sig = tuple[int, int, int] | None
-
-
-def sig_of(st: os.stat_result, now_ns: int | None = None) -> Sig:
-    """The signature of a stat result; None when racy (modified less than RACY_NS before now)."""
-    if now_ns is None:
-        now_ns = time.time_ns()
-    if now_ns - st.st_mtime_ns < RACY_NS:
-        return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
+Sig = tuple[int, int, int, int] | None
 
 
-def stat_sig(path: str) -> tuple[int, int, int] | tuple[()]:
-    """The current signature of a path (never racy-masked), or () when missing."""
-    try:
-        st = os.stat(path)
-    except OSError:
-        return ()
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
+def sig(st: os.stat_result) -> tuple[int, int, int, int]:
+    return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
 #: An entry: (source_hash, cooked file sig, ((path, sig), ...)) with the source
 #: first and paths relative to the assets folder; a sig is (size, mtime_ns,
-#: inode), () for a file that was missing, None when racy.
+#: inode, ctime_ns), () for a file that was missing, None when racy.
 Entry = tuple
 
 
-def make_entry(source_hash: str, cooked_sig, files) -> Entry:
-    return (source_hash, cooked_sig, tuple((p, s) for p, s in files))
+def mask_racy(s, now_ns: int):
+    """A signature as the cache may keep it: None when it was taken less than RACY_NS
+    after the file's mtime or ctime (*now_ns*: when it was taken, or earlier)."""
+    if not s:
+        return s
+    return None if now_ns - max(s[1], s[3]) < RACY_NS else s
+
+
+def make_entry(source_hash: str, cooked_sig, files, now_ns: int) -> Entry:
+    """An entry from current signatures (racy ones masked)."""
+    return (source_hash, mask_racy(cooked_sig, now_ns), tuple((p, mask_racy(s, now_ns)) for p, s in files))
 
 
 def entry_from_json(v) -> Entry:

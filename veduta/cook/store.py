@@ -3,10 +3,11 @@
 Keys are lowercase hex SHA-256 strings; values are bytes.  The interface is
 ``get(key)`` and ``put(key, data)``, so that a shared team store (an HTTP or
 S3 back end) can sit behind it later; ``put`` may be given a file holding the
-bytes, which this local store hard-links instead of copying (``has`` and
-``copy_out`` are the same shortcuts on the way out).  Writes are atomic;
-callers verify what they get (cooked files carry CRCs and their META), so a
-damaged entry is never used.
+bytes, which this local store hard-links instead of copying.  Writes are
+atomic.  Callers verify what they get (cooked files carry CRCs and their META,
+whose source_hash must equal the key), and ``put`` replaces an entry whose
+bytes are not the ones given, so an entry damaged through a linked cooked file
+(overwritten in place, against the rules) is neither used nor kept.
 
 Growth: one entry per distinct cooked output (a hard link to the cooked file
 while that output is current, so no extra space until the cooked file is
@@ -60,7 +61,10 @@ class Store:
                     _link(path, dest)
                     return
                 except FileExistsError:
-                    return
+                    # keep an entry only if it still holds these bytes (a cooked file it was
+                    # linked to may have been overwritten in place since)
+                    if self.get(key) == data:
+                        return
                 except OSError:
                     pass  # another file system, no hard links: write a copy
             atomic_write(dest, data)
@@ -71,18 +75,9 @@ class Store:
         return os.path.exists(self._path(key))
 
     def copy_out(self, key: str, path: str, data: bytes) -> None:
-        """Put the entry *key* (whose bytes are *data*) at *path*, atomically."""
-        folder, base = os.path.split(path)
-        tmp = os.path.join(folder, f".{base}.{os.getpid()}.tmp")
-        try:
-            try:
-                os.unlink(tmp)
-            except FileNotFoundError:
-                pass
-            _link(self._path(key), tmp)
-            os.replace(tmp, path)
-        except OSError:
-            atomic_write(path, data)
+        """Put the entry *key* (whose bytes are *data*) at *path*, atomically, as a copy
+        (a link would let an in-place edit of the cooked file reach the store)."""
+        atomic_write(path, data)
 
     # -- maintenance (not part of the get/put interface) ---------------------
     def entries(self):
@@ -96,6 +91,8 @@ class Store:
             if not os.path.isdir(d):
                 continue
             for name in sorted(os.listdir(d)):
+                if name.startswith("."):
+                    continue  # a temp file of a write in progress
                 p = os.path.join(d, name)
                 try:
                     st = os.stat(p)

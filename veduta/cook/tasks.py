@@ -43,13 +43,13 @@ BASENAME = "cook"
 
 #: file_dep path -> signature that this run's up-to-date pass verified against the
 #: source_hash (by hashing, or by the stat cache of an earlier hash).
-VERIFIED: dict[str, tuple[int, int, int]] = {}
+VERIFIED: dict[str, tuple[int, int, int, int]] = {}
 #: path -> os.stat_result taken by this run's up-to-date pass, used once by doit's checks.
 STATS: dict[str, os.stat_result] = {}
 
 
 class StatChecker(FileChangedChecker):
-    """file_dep states are (size, mtime_ns, inode); a racy state never matches.
+    """file_dep states are (size, mtime_ns, inode, ctime_ns); a racy state never matches.
 
     Never hashes: a file whose signature changed but whose content this run's
     up-to-date pass verified (a touched file, a branch switched back) is not
@@ -64,16 +64,16 @@ class StatChecker(FileChangedChecker):
         return st if st is not None else os.stat(file_path)
 
     def check_modified(self, file_path, file_stat, state):
-        cur = (file_stat.st_size, file_stat.st_mtime_ns, file_stat.st_ino)
-        if state is not None and len(state) == 3 and tuple(state) == cur:
+        cur = (file_stat.st_size, file_stat.st_mtime_ns, file_stat.st_ino, file_stat.st_ctime_ns)
+        if state is not None and len(state) == 4 and tuple(state) == cur:
             return False
         return VERIFIED.get(file_path) != cur
 
     def get_state(self, dep, current_state):
         st = os.stat(dep)
-        if time.time_ns() - st.st_mtime_ns < RACY_NS:
+        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
             return ["racy"]
-        new = [st.st_size, st.st_mtime_ns, st.st_ino]
+        new = [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
         return None if new == current_state else new
 
 
@@ -119,7 +119,7 @@ def cook_tasks(project: Project, display_root: str = ""):
     # them out of the collector's way.
     gc_was_enabled = gc.isenabled()
     gc.disable()
-    sources = project.sources()
+    sources, problems = project.scan()
     index = AssetIndex.from_paths(s.rel for s in sources)
     set_index(project.assets, index)
     cache = StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
@@ -156,28 +156,35 @@ def cook_tasks(project: Project, display_root: str = ""):
             continue
         task["targets"] = [cooked]
         entry = cache.get(src.rel)
-        if entry is None or not fresh_by_stat(entry, assets, cooked, index, None if only_group else STATS):
-            fresh, deps, entry = check_fresh(kind.name, src.rel, assets, cooked, index, now)
+        verified = None  # (path, signature) of files whose content this pass checked
+        if entry is not None and fresh_by_stat(entry, assets, cooked, index, None if only_group else STATS):
+            verified = entry[2]
+        else:
+            fresh, deps, entry, verified = check_fresh(kind.name, src.rel, assets, cooked, index, now)
             if fresh:
                 cache.set(src.rel, entry)
             else:
                 cache.discard(src.rel)
-                entry = None
                 # a stale task runs anyway; its file_dep are the last cook's deps that still exist
                 file_dep += [prefix + d for d in deps if os.path.exists(prefix + d)]
                 task["uptodate"] = [False]
-        if entry is not None:
+        if verified is not None:
             fresh_names.append(src.rel)
             if only_group:
                 continue
             # fresh: doit only compares the file_dep stat states (see StatChecker); no uptodate
             # item at all, since doit's handling of each one costs more than the check itself
-            for p, s in entry[2]:
-                if s:  # exists, not racy
+            for p, s in verified:
+                if s:  # exists (and, from the stat cache, is not racy)
                     VERIFIED[prefix + p] = s
                 if s != () and p != src.rel:
                     file_dep.append(prefix + p)
         yield task
+
+    if problems:
+        # sources that cannot be named or read still fail the run, with their paths
+        yield {"name": "_sources", "actions": [(report_problems, [problems])], "uptodate": [False],
+               "doc": "sources that cannot be found or named"}
 
     stray = orphans(project.cooked, names_by_folder(sources))
     yield {
@@ -205,6 +212,12 @@ def cook_tasks(project: Project, display_root: str = ""):
 
 
 @create_after()  # doit run makes the tasks while running (after the reporter starts)
+def report_problems(problems: list[str]):
+    from doit.exceptions import TaskFailed
+
+    return TaskFailed("\n".join(problems))
+
+
 def task_cook():
     """Cook every asset source into a .vda file (one subtask per source)."""
     project = Project.find(os.getcwd())
@@ -309,6 +322,12 @@ class CookReporter(ConsoleReporter):
     def add_failure(self, task, fail):
         if task.name == BASENAME:
             return  # the group fails when a source fails: the summary says so
+        if task.name == f"{BASENAME}:_sources":
+            msg = fail.get_msg() if hasattr(fail, "get_msg") else str(fail)
+            self._clear_progress()
+            self.write(msg.rstrip("\n") + "\n")
+            self.counts[FAILED] += msg.rstrip("\n").count("\n") + 1
+            return
         if not self._is_cook(task):
             return super().add_failure(task, fail)
         self.counts[FAILED] += 1

@@ -111,6 +111,9 @@ class _F64(Type):
     def eq(self, a, b):
         return np.float64(a).tobytes() == np.float64(b).tobytes()
 
+    def to_json(self, v):
+        return float(v) if np.isfinite(v) else repr(float(v))
+
 
 class _Str(Type):
     name = "str"

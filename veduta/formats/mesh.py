@@ -73,6 +73,8 @@ class Mesh(Record):
         prev = None
         nparts = len(self.mesh_parts or [])
         for k, lod in enumerate(self.lods or []):
+            if not 0 <= lod.distance < float("inf"):
+                raise fail("lods", f"level {k} distance {lod.distance} is not a finite distance >= 0")
             if prev is not None and not lod.distance > prev:
                 raise fail("lods", f"level {k} distance {lod.distance} does not increase (previous {prev})")
             prev = lod.distance

@@ -22,8 +22,8 @@ class Prefab(Record):
         if not (0 < w <= 1024 and 0 < d <= 1024):
             raise fail("footprint", f"footprint {w} x {d} is not within (0, 1024] each")
         tags = [x.tag for x in self.distances or []]
-        if tags != sorted(tags):
-            raise fail("distances", "distances are not sorted by tag")
+        if tags != sorted(set(tags)):
+            raise fail("distances", "distances are not sorted by tag without repeats")
         for x in self.distances or []:
             if not 0 <= x.meters <= 4096:
                 raise fail("distances", f"distance {x.tag!r} {x.meters} out of range [0, 4096]")

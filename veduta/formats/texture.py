@@ -110,8 +110,8 @@ class Texture(Record):
             raise fail("grid", f"grid {c} x {r} is not 0 x 0 or 1..256 each")
         frames = max(1, c * r)
         names = [clip.name for clip in self.clips or []]
-        if names != sorted(names):
-            raise fail("clips", "clips are not in name order")
+        if names != sorted(set(names)):
+            raise fail("clips", "clips are not in name order without repeats")
         for clip in self.clips or []:
             if not clip.frames:
                 raise fail("clips", f"clip {clip.name!r} has no frames")

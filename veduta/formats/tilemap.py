@@ -98,7 +98,13 @@ def _eq_value(a, b):
     return a == b
 
 
-VALUE = Custom("prop value", _write_value, _read_value, default=lambda: "", eq=_eq_value)
+def _value_json(v):
+    if isinstance(v, float) and not np.isfinite(v):
+        return repr(v)  # JSON has no NaN or Infinity
+    return v
+
+
+VALUE = Custom("prop value", _write_value, _read_value, default=lambda: "", eq=_eq_value, to_json=_value_json)
 
 
 class Prop(Record):

@@ -112,6 +112,8 @@ class World(Record):
                 raise fail("vegetation", f"vegetation {v.name!r} needs exactly one of prefab and model")
             rng("vegetation", v.density, 0, 1, lo_open=True)
             if v.area:
+                if not (-n <= v.x <= n and -n <= v.z <= n):
+                    raise fail("vegetation", f"vegetation {v.name!r} centre [{v.x}, {v.z}] is outside the world")
                 rng("vegetation", v.radius, 1, 16384)
             if not (0 < v.scale_min <= v.scale_max <= 16):
                 raise fail("vegetation", f"vegetation {v.name!r} scale [{v.scale_min}, {v.scale_max}] is not "
