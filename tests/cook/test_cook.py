@@ -254,3 +254,26 @@ def test_a_source_name_that_is_not_utf8_fails_the_run_and_names_it(game):
     assert "caf\ufffd.vmodel: file name is not valid UTF-8" in cp.stdout
     assert "Traceback" not in cp.stdout + cp.stderr
     assert summary(cp)["cooked"] == 4
+
+
+def test_plain_doit_cook_makes_no_task_for_a_fresh_source(game, monkeypatch):
+    """The no-op speed rests on this: under `doit run` the cook tasks are made late
+    (create_after) and a plain `doit cook` gets no task object for a fresh source."""
+    from veduta.cook import tasks
+    from veduta.cook.project import Project
+
+    assert hasattr(tasks.task_cook, "doit_create_after")
+    game.cook(check=True)
+    age_all(game)
+    game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", "[1, 3, 1]"))
+    age(game.root / "assets/models/crate.vmodel")
+    monkeypatch.chdir(game.root)
+    project = Project.find(str(game.root))
+    monkeypatch.setattr(tasks.RUN, "executing", True)
+    monkeypatch.setattr(tasks.RUN, "selected", ["cook"])
+    names = [t["name"] for t in tasks.cook_tasks(project)]
+    assert names == [None, "models/crate.vmodel", "_orphans"]
+    assert tasks.RUN.fresh_skipped == 3
+    monkeypatch.setattr(tasks.RUN, "selected", ["cook:models/tree.vmodel"])
+    names = [t["name"] for t in tasks.cook_tasks(project)]
+    assert len(names) == 6  # group, four sources, orphan sweep: every subtask when one is named

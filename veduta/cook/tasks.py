@@ -211,13 +211,13 @@ def cook_tasks(project: Project, display_root: str = ""):
         gc.enable()
 
 
-@create_after()  # doit run makes the tasks while running (after the reporter starts)
 def report_problems(problems: list[str]):
     from doit.exceptions import TaskFailed
 
     return TaskFailed("\n".join(problems))
 
 
+@create_after()  # doit run makes the tasks while running (after the reporter starts)
 def task_cook():
     """Cook every asset source into a .vda file (one subtask per source)."""
     project = Project.find(os.getcwd())
