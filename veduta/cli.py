@@ -53,8 +53,13 @@ def cmd_cook(args) -> int:
         argv += ["-n", str(args.jobs)]
     names = []
     for s in args.sources:
-        rel = os.path.relpath(os.path.abspath(os.path.join(args.cwd, s)), os.path.abspath(project.assets))
-        names.append("cook:" + rel.replace(os.sep, "/"))
+        # a path to the file (from where the command runs), or a path under the assets folder
+        full = os.path.abspath(os.path.join(args.cwd, s))
+        if os.path.exists(full):
+            rel = os.path.relpath(full, os.path.abspath(project.assets)).replace(os.sep, "/")
+        else:
+            rel = s.replace(os.sep, "/")
+        names.append("cook:" + rel)
     argv += names or ["cook"]
     return DoitMain(loader).run(argv)
 
@@ -196,7 +201,11 @@ def cmd_preview_texture(args) -> int:
     except VedutaError as exc:
         print(f"veduta preview: {exc}", file=sys.stderr)
         return 2
-    preview_texture(tex, args.out)
+    try:
+        preview_texture(tex, args.out)
+    except OSError as exc:
+        print(f"veduta preview: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
     print(f"wrote {args.out}")
     return 0
 
@@ -247,6 +256,26 @@ def cmd_cache(args) -> int:
 
 # -- main ------------------------------------------------------------------------------------
 
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"{n} is below 0")
+    return n
+
+
+def _days(text: str) -> float:
+    try:
+        d = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days") from None
+    if not d >= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a number of days >= 0")
+    return d
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="veduta", description="veduta cook: the Veduta asset compiler")
     p.add_argument("--version", action="version", version=f"veduta {__version__} ({COMPILER_VERSION})")
@@ -254,7 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
 
     c = sub.add_parser("cook", help="cook the game's assets (the doit tasks, without a dodo.py)")
-    c.add_argument("-n", "--jobs", type=int, default=0, help="cook in N processes")
+    c.add_argument("-n", "--jobs", type=_count, default=0, help="cook in N processes")
     c.add_argument("sources", nargs="*", metavar="SOURCE", help="only these source files")
     c.set_defaults(func=cmd_cook)
 
@@ -292,7 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     ksub.required = True
     ksub.add_parser("info", help="entries and size").set_defaults(func=cmd_cache)
     kp = ksub.add_parser("prune", help="remove entries unused for a number of days")
-    kp.add_argument("--days", type=float, default=30.0, help="unused for this many days (default 30)")
+    kp.add_argument("--days", type=_days, default=30.0, help="unused for this many days (default 30)")
     kp.add_argument("--dry-run", action="store_true", help="only say what would go")
     kp.set_defaults(func=cmd_cache)
     return p

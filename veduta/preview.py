@@ -17,6 +17,10 @@ from veduta.formats.texture import Texture
 
 PAD = 8
 GAP = 6
+#: rows of cells wrap at this width (the mip chain of a large texture may be wider)
+MAX_ROW = 1600
+#: frames drawn at most, in the frame table and per clip (a 256 x 256 grid has 65,536)
+MAX_FRAMES = 256
 BG = (255, 255, 255, 255)
 INK = (20, 20, 20, 255)
 DIM = (110, 110, 110, 255)
@@ -61,7 +65,18 @@ class _Sheet:
         self.rows: list[tuple[str, list[tuple[Image.Image, str]]]] = []
 
     def add(self, heading: str, cells: list[tuple[Image.Image, str]]) -> None:
-        self.rows.append((heading, cells))
+        """A heading and its cells, wrapped into rows no wider than MAX_ROW (a cell wider
+        than that gets a row of its own)."""
+        row: list[tuple[Image.Image, str]] = []
+        x = PAD
+        for im, cap in cells:
+            w = max(im.width, _text_size(self.font, cap)[0]) + GAP
+            if row and x + w > MAX_ROW:
+                self.rows.append((heading, row))
+                heading, row, x = "", [], PAD
+            row.append((im, cap))
+            x += w
+        self.rows.append((heading, row))
 
     def render(self) -> Image.Image:
         line = _text_size(self.font, "Ag0")[1] + 2
@@ -108,14 +123,26 @@ def preview_image(tex: Texture) -> Image.Image:
         base = levels[0]
         fw, fh = tex.width // cols, tex.height // rows
         scale = _scale_for(fw, fh, 48)
-        frames = [_checkered(base[(f // cols) * fh:(f // cols + 1) * fh, (f % cols) * fw:(f % cols + 1) * fw], scale)
-                  for f in range(cols * rows)]
-        sheet.add(f"frames: {cols} x {rows} grid of {fw} x {fh}" + (f" (shown x{scale})" if scale > 1 else ""),
-                  [(im, str(i)) for i, im in enumerate(frames)])
+        cache: dict[int, Image.Image] = {}
+
+        def frame(f: int) -> Image.Image:
+            if f not in cache:
+                r, c = divmod(f, cols)
+                cache[f] = _checkered(base[r * fh:(r + 1) * fh, c * fw:(c + 1) * fw], scale)
+            return cache[f]
+
+        count = cols * rows
+        shown = min(count, MAX_FRAMES)
+        more = f", the first {shown} shown" if shown < count else ""
+        sheet.add(f"frames: {cols} x {rows} grid of {fw} x {fh}" + (f" (shown x{scale})" if scale > 1 else "") + more,
+                  [(frame(i), str(i)) for i in range(shown)])
         for clip in tex.clips or []:
             how = "loop" if clip.loop else (f"then {clip.next}" if clip.next else "once")
             head = f"clip {clip.name}: {clip.fps:g} fps, {how}" + ("  [play]" if clip.name == tex.play else "")
-            sheet.add(head, [(frames[f], str(f)) for f in clip.frames if f < len(frames)])
+            frames = [f for f in clip.frames if f < count]
+            if len(frames) > MAX_FRAMES:
+                head += f", the first {MAX_FRAMES} of {len(frames)} frames shown"
+            sheet.add(head, [(frame(f), str(f)) for f in frames[:MAX_FRAMES]])
     return sheet.render()
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -132,8 +133,22 @@ def get_compiler(kind: str) -> Compiler:
 
 
 def compile_source(kind: str, data: bytes, ctx: CompileContext) -> Record | None:
-    """Compile one source; errors and warnings go to ``ctx.report``."""
-    body = get_compiler(kind)(data, ctx)
+    """Compile one source; errors and warnings go to ``ctx.report``.
+
+    The asset name (the file name without its suffix) must follow the name rule of
+    the spec: other assets refer to it by that name.
+    """
+    from veduta.source.fields import NAME_RE
+
+    if not NAME_RE.fullmatch(ctx.name):
+        ctx.report.error((1, 1), "$", f'file name "{ctx.name}" is not a valid asset name: 1-64 characters of '
+                                      f"a-z, 0-9, _ and -, starting with a letter or digit; rename the file")
+        return None
+    with warnings.catch_warnings():
+        # overflow in a hopeless number (1e308) is reported as an error by the validators;
+        # numpy's own warning on the way there is noise
+        warnings.simplefilter("ignore", RuntimeWarning)
+        body = get_compiler(kind)(data, ctx)
     if not ctx.report.ok:
         return None
     return body

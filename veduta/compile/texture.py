@@ -10,6 +10,7 @@ Stages, each callable alone:
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -59,10 +60,11 @@ MAX_CLIP_FRAMES = 4096
 MAX_GRID = 256
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 
-#: Image paths: relative to the assets folder, forward slashes, no "." or ".." parts, ".png".
-PATH_RE = re.compile(r"(?!.*(?:^|/)\.{1,2}(?:/|$))[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]+)*\.[pP][nN][gG]")
+#: Image paths: relative to the assets folder, forward slashes, no "." or ".." parts, no
+#: backslashes or control characters, ".png" (spaces and non-ASCII letters are fine).
+PATH_RE = re.compile(r"(?!.*(?:^|/)\.{1,2}(?:/|$))[^/\\\x00-\x1f]+(?:/[^/\\\x00-\x1f]+)*\.[pP][nN][gG]")
 IMAGE_PATH = StrSpec(pattern=PATH_RE, what="a PNG path relative to the assets folder "
-                                           '(forward slashes, no ".." parts, ending in .png)')
+                                           '(forward slashes, no "." or ".." parts, no backslashes, ending in .png)')
 
 LAYER_TYPES = ("image", "fill", "checker")
 BLENDS = ("normal", "multiply")
@@ -190,7 +192,12 @@ def read_image(ctx: CompileContext, rel: str, node: Node, path: str) -> np.ndarr
     rep = ctx.report
     data = ctx.read_dep(rel)
     if data is None:
-        rep.error(node, path, f'image "{rel}" not found (paths are relative to the assets folder)')
+        full = os.path.join(ctx.assets_dir, rel)
+        if os.path.lexists(full):
+            why = "is not a readable file" if not os.path.isfile(full) else "cannot be read (permissions?)"
+            rep.error(node, path, f'image "{rel}" {why}')
+        else:
+            rep.error(node, path, f'image "{rel}" not found (paths are relative to the assets folder)')
         return None
     try:
         w, h = png_size(data)

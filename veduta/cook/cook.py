@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 
 from veduta import COMPILER_VERSION
@@ -186,7 +187,14 @@ def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicat
         others = ", ".join(os.path.join(assets, p) for p in duplicate_of)
         return TaskFailed(f"{shown}:1:1: $: {BY_NAME[kind].name} name \"{name_of(rel)}\" is also used by {others}; "
                           f"names must be unique per kind across folders", report=True)
-    outcome = cook_file(kind, rel, assets, cooked, cache, shown)
+    try:
+        outcome = cook_file(kind, rel, assets, cooked, cache, shown)
+    except OSError as exc:  # the file system said no (permissions, full disk, ...)
+        where = f" {exc.filename}" if exc.filename else ""
+        return TaskFailed(f"{shown}:1:1: $: cannot cook: {exc.strerror or exc}{where}")
+    except MemoryError:
+        remove_if_exists(cooked)
+        return TaskFailed(f"{shown}:1:1: $: out of memory while cooking this source")
     if outcome["outcome"] == FAILED:
         return TaskFailed("\n".join(outcome["messages"]))
     return outcome
@@ -321,8 +329,17 @@ def _dump_manifest(entries) -> bytes:
 
 # -- orphans ---------------------------------------------------------------------------------
 
+_TEMP_RE = re.compile(r"\..+\.vda\.\d+\.tmp")
+
+
 def orphans(cooked_root: str, names_by_folder: dict[str, set[str]]) -> list[str]:
-    """Cooked files (and stray temp files) with no source behind them."""
+    """Cooked files with no source behind them, and temp files left by killed cooks.
+
+    Only files veduta wrote are candidates: a ``.vda`` whose META names a source
+    of this folder's kind (the cooked folder may be shared with other files), and
+    temp files of the pattern ``atomic_write`` uses, older than ten minutes (never
+    one a running cook is writing).
+    """
     out = []
     for folder, names in sorted(names_by_folder.items()):
         d = os.path.join(cooked_root, folder)
@@ -331,18 +348,30 @@ def orphans(cooked_root: str, names_by_folder: dict[str, set[str]]) -> list[str]
         except OSError:
             continue
         for fn in entries:
+            path = os.path.join(d, fn)
             if fn.endswith(".vda") and not fn.startswith("."):
-                if fn[:-4] not in names:
-                    out.append(os.path.join(d, fn))
-            elif fn.startswith(".") and fn.endswith(".tmp"):
-                # a temp file left by a killed cook; never one a running cook is writing
-                path = os.path.join(d, fn)
+                if fn[:-4] not in names and _cooked_by_us(path, folder):
+                    out.append(path)
+            elif _TEMP_RE.fullmatch(fn):
                 try:
                     if time.time() - os.stat(path).st_mtime > STRAY_TEMP_AGE_S:
                         out.append(path)
                 except OSError:
                     pass
     return out
+
+
+def _cooked_by_us(path: str, folder: str) -> bool:
+    data = _read(path)
+    if data is None:
+        return False
+    try:
+        for c in read_chunks(data, path):
+            if c.type == "META":
+                return Meta.decode(c.payload).source.startswith(folder + "/")
+    except VdaError:
+        return False
+    return False
 
 
 def prune_orphans(assets: str, cooked_root: str) -> dict:

@@ -67,6 +67,10 @@ class Project:
         a printable line naming the path."""
         out = []
         problems: list[str] = []
+        if not os.path.isdir(self.assets):
+            problems.append(f"{self.assets}: no assets folder here (a game keeps its sources in assets/, "
+                            f"or names the folder with [tool.veduta] assets in pyproject.toml)")
+            return out, problems
         for k in KINDS:
             top = os.path.join(self.assets, k.folder)
             for rel in _walk(top, k.suffix, problems):
@@ -124,8 +128,8 @@ def _walk(top: str, suffix: str, problems: list[str] | None = None) -> list[str]
                     continue
                 if e.is_dir():
                     stack.append((prefix + e.name + "/", e.path))
-                elif e.name.endswith(suffix) and len(e.name) > len(suffix):
-                    out.append(prefix + e.name)
+                elif e.name.endswith(suffix) and len(e.name) > len(suffix) and e.is_file():
+                    out.append(prefix + e.name)  # regular files only: a FIFO would block the read
     out.sort()
     return out
 

@@ -93,8 +93,8 @@ class _Run:
 
 
 class _GroupHandle:
-    """An ``uptodate`` item of the cook group that only keeps a reference to the group's
-    Task (doit hands it over through ``configure_task``); it has no opinion on status."""
+    """An ``uptodate`` item of the cook group that keeps a reference to the group's Task
+    (doit hands it over through ``configure_task``)."""
 
     def __init__(self):
         self.task = None
@@ -103,7 +103,7 @@ class _GroupHandle:
         self.task = task
 
     def __call__(self):
-        return None
+        return True  # the group does nothing itself; `doit list --status` shows it U
 
 
 RUN = _Run()
@@ -181,6 +181,13 @@ def cook_tasks(project: Project, display_root: str = ""):
                     file_dep.append(prefix + p)
         yield task
 
+    known = {f"{BASENAME}:{s.rel}" for s in sources}
+    for name in RUN.selected or []:
+        if name.startswith(BASENAME + ":") and ":_" not in name and name not in known:
+            rel = name[len(BASENAME) + 1:]
+            yield {"name": rel, "actions": [(report_problems, [[
+                f"{os.path.join(assets, rel)}: no such source (cook:<path> takes a source path under "
+                f"{assets}/, e.g. cook:models/crate.vmodel)"]])], "uptodate": [False]}
     if problems:
         # sources that cannot be named or read still fail the run, with their paths
         yield {"name": "_sources", "actions": [(report_problems, [problems])], "uptodate": [False],
@@ -203,7 +210,9 @@ def cook_tasks(project: Project, display_root: str = ""):
         fresh = {f"{BASENAME}:{rel}" for rel in fresh_names}
         group.task.task_dep = [t for t in group.task.task_dep if t not in fresh]
         RUN.fresh_skipped = len(fresh)
-    RUN.to_run = len(sources) - RUN.fresh_skipped
+    selected = [n for n in RUN.selected or [] if n.startswith(BASENAME + ":") and ":_" not in n]
+    RUN.to_run = len(selected) if selected and BASENAME not in (RUN.selected or []) else \
+        len(sources) - RUN.fresh_skipped
     cache.keep_only(s.rel for s in sources)
     cache.save()
     gc.freeze()
@@ -246,6 +255,8 @@ class CookReporter(ConsoleReporter):
         self._started = time.monotonic()
         self._group_ran = False
         RUN.executing = True
+        RUN.to_run = RUN.fresh_skipped = 0  # a new run (the tasks are made after this)
+        RUN.selected = None
 
     @staticmethod
     def _is_cook(task) -> bool:
@@ -258,7 +269,6 @@ class CookReporter(ConsoleReporter):
     def get_status(self, task):
         if task.name == BASENAME:
             self._group_ran = True  # the group's fresh subtasks count as up to date
-            self.total = RUN.to_run or self.total
 
     def _clear_progress(self):
         if self._progress_shown:
@@ -275,8 +285,10 @@ class CookReporter(ConsoleReporter):
             return
         self._last_progress = now
         width = 30
-        filled = width * self.done // max(1, self.total)
-        line = f"cook [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total} {label}"
+        # the tasks are made while doit runs, so the count is known only from then on
+        total = max(RUN.to_run or self.total, self.done, 1)
+        filled = width * self.done // total
+        line = f"cook [{'#' * filled}{'.' * (width - filled)}] {self.done}/{total} {label}"
         sys.stderr.write("\r\x1b[K" + line[:118])
         sys.stderr.flush()
         self._progress_shown = True
@@ -301,7 +313,9 @@ class CookReporter(ConsoleReporter):
                 self.pruned = list((task.values or {}).get("removed", []))
             return super().add_success(task)
         values = task.values or {}
-        outcome = values.get("outcome", COOKED)
+        outcome = values.get("outcome")
+        if outcome is None:
+            return  # not one of ours (doit's placeholder for a name it could not find)
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
         self.done += 1
         rel = task.name[len(BASENAME) + 1 :]
@@ -350,7 +364,8 @@ class CookReporter(ConsoleReporter):
             except OSError:
                 pass
         for f in self.pruned:
-            self.write(f"removed {f} (its source is gone)\n")
+            why = "left by an interrupted cook" if f.endswith(".tmp") else "its source is gone"
+            self.write(f"removed {f} ({why})\n")
         if self._group_ran:
             self.counts[UPTODATE] += RUN.fresh_skipped
         if self.total or any(self.counts.values()):
@@ -395,7 +410,12 @@ def _record_in_db(task, entry, values: dict) -> None:
 
 def doit_config(project: Project | None = None) -> dict:
     project = project or Project.find(os.getcwd())
-    os.makedirs(project.cache, exist_ok=True)
+    try:
+        os.makedirs(project.cache, exist_ok=True)
+    except OSError as exc:
+        from veduta.errors import ConfigError
+
+        raise ConfigError(f"cannot make the cache folder {project.cache}: {exc.strerror}") from None
     return {
         "default_tasks": [BASENAME],
         "dep_file": os.path.join(project.cache, DB_FILE),

@@ -27,7 +27,10 @@ def load_source(data: bytes, file: str, fmt: str) -> tuple[Obj | None, Report]:
     head = root.get("veduta")
     if head is None:
         rep.error(root, "veduta", f'required field is missing (want "{fmt}")')
-    elif head.value != fmt or head.kind != "string":
-        shown = f'"{head.value}"' if head.kind == "string" else head.kind
-        rep.error(head, "veduta", f'{shown} is not "{fmt}"')
+    elif head.kind != "string":
+        from veduta.source.fields import describe
+
+        rep.error(head, "veduta", f'expected the string "{fmt}", found {describe(head)}')
+    elif head.value != fmt:
+        rep.error(head, "veduta", f'"{head.value}" is not "{fmt}"')
     return root, rep

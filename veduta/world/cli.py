@@ -21,9 +21,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from veduta.fsutil import atomic_write
+
 LoadWorld = Callable[[str], tuple[Any, dict[str, Any]]]
 
 _PAIR = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
+
+
+#: cells beyond this are outside any world (extent x chunk <= 4096 x 64)
+MAX_CELL = 1 << 20
 
 
 def parse_pair(text: str) -> tuple[int, int]:
@@ -31,7 +37,10 @@ def parse_pair(text: str) -> tuple[int, int]:
     m = _PAIR.match(text)
     if not m:
         raise argparse.ArgumentTypeError(f"{text!r} is not two integers X,Z")
-    return int(m.group(1)), int(m.group(2))
+    x, z = int(m.group(1)), int(m.group(2))
+    if not (-MAX_CELL <= x <= MAX_CELL and -MAX_CELL <= z <= MAX_CELL):
+        raise argparse.ArgumentTypeError(f"{text!r} is far outside any world (cells within +-{MAX_CELL})")
+    return x, z
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -102,11 +111,14 @@ def cmd_map(args, load_world: LoadWorld) -> int:
         return 2
     img = gen.render_map(args.at, args.size, args.scale)
     path = Path(args.out)
-    if path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(png_bytes(img))
-    tmp.replace(path)
+    if path.is_dir():
+        print(f"veduta world map: {path} is a folder; --out names the PNG file to write", file=sys.stderr)
+        return 1
+    try:
+        atomic_write(str(path), png_bytes(img))  # makes the folder when needed
+    except OSError as e:
+        print(f"veduta world map: cannot write {path}: {e.strerror or e}", file=sys.stderr)
+        return 1
     print(f"{path}: {img.size[0]} x {img.size[1]} px, cells [{args.at[0] - args.size[0] // 2}, "
           f"{args.at[1] - args.size[1] // 2}] + {args.size[0]} x {args.size[1]}")
     return 0

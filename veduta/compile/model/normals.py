@@ -3,12 +3,15 @@
 Around each vertex position, corners of triangles that share an edge there join one smoothing
 group when the triangles' face normals differ by at most smooth_angle_deg + 0.001°; groups chain
 through such edges (union-find). A corner's normal is the normalised sum of its group's face
-normals, each weighted by the triangle's angle at its corner.
+normals, each weighted by the triangle's angle at its corner. Angles come from
+veduta.compile.detmath, so they have the same bits on every machine.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from veduta.compile.detmath import DEG_PER_RAD, atan2
 
 from .types import SMOOTH_TOLERANCE_DEG
 
@@ -46,12 +49,12 @@ def face_normals(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     unit = n / np.where(length > 0.0, length, 1.0)[:, None]
     # Every corner's sine term is the same |cross| (twice the area); the cosine term differs.
     dots = np.stack([-_dot(ab, ca), -_dot(bc, ab), -_dot(ca, bc)], axis=1)
-    angles = np.arctan2(length[:, None], dots)
+    angles = atan2(length[:, None], dots)
     return unit, angles
 
 
 def _angle_deg(n1: np.ndarray, n2: np.ndarray) -> np.ndarray:
-    return np.degrees(np.arctan2(_norm(_cross(n1, n2)), _dot(n1, n2)))
+    return atan2(_norm(_cross(n1, n2)), _dot(n1, n2)) * DEG_PER_RAD  # as np.degrees multiplies
 
 
 def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:

@@ -148,7 +148,7 @@ SEGMENTS = Field(Int(*SEGMENTS_RANGE), DEFAULT_SEGMENTS)
 #: Fields every shape except mirror accepts (mirror accepts `material` only), with defaults.
 COMMON_FIELDS: dict[str, Field] = {
     "position": Field(Vec(3), (0.0, 0.0, 0.0)),
-    "rotation_deg": Field(Vec(3), (0.0, 0.0, 0.0)),
+    "rotation_deg": Field(Vec(3, Num(-3600, 3600)), (0.0, 0.0, 0.0)),  # as scene entities
     "scale": Field(Scale(), (1.0, 1.0, 1.0)),
     "material": Field(AssetName, ""),
     "uv": Field(Enum(*UV_MODES), ""),

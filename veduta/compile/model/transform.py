@@ -1,9 +1,10 @@
 """Exact-where-possible trigonometry and part transforms (spec: Parts, "p' = R·(scale ⊙ p) + position").
 
-Angles are reduced to the first octant before calling sin/cos, so multiples of 90° are exact and
-the sines and cosines of symmetric angles are exact negatives of each other. That keeps shapes
-exactly symmetric, which makes mirror copies meet their neighbours exactly and the pivot of a
-symmetric model exactly 0 on its symmetry axis.
+Angles are reduced to the first octant before taking sines and cosines, so multiples of 90° are
+exact and the sines and cosines of symmetric angles are exact negatives of each other. That keeps
+shapes exactly symmetric, which makes mirror copies meet their neighbours exactly and the pivot of
+a symmetric model exactly 0 on its symmetry axis. The sines and cosines come from
+veduta.compile.detmath, not numpy or the C library, so they have the same bits on every machine.
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ import functools
 import math
 
 import numpy as np
+
+from veduta.compile.detmath import cos_sin, cos_sin_deg
+
+__all__ = ["unit_circle", "cos_sin_deg", "rotation_matrix"]
 
 _COS_SIGN = np.array([1.0, -1.0, -1.0, 1.0])
 _SIN_SIGN = np.array([1.0, 1.0, -1.0, -1.0])
@@ -29,7 +34,7 @@ def unit_circle(n: int) -> np.ndarray:
     rem = units - quadrant * (2 * n)
     low = rem <= n
     base = np.where(low, rem, 2 * n - rem) * (2.0 * math.pi / (8.0 * n))
-    cb, sb = np.cos(base), np.sin(base)
+    cb, sb = cos_sin(base)
     half = rem == n  # 45°: one value for both, so the octant symmetry stays exact
     cb[half] = sb[half] = math.sqrt(0.5)
     swap = low != (quadrant % 2 == 1)
@@ -39,31 +44,6 @@ def unit_circle(n: int) -> np.ndarray:
     out += 0.0
     out.flags.writeable = False
     return out
-
-
-def cos_sin_deg(deg: float) -> tuple[float, float]:
-    """cos and sin of an angle in degrees, exact for multiples of 90°."""
-    d = math.fmod(float(deg), 360.0)
-    if d < 0.0:
-        d += 360.0
-    if d >= 360.0:
-        d = 0.0
-    quadrant = int(d // 90.0)
-    r = d - 90.0 * quadrant  # exact (Sterbenz)
-    if r == 45.0:
-        c = s = math.sqrt(0.5)
-    elif r < 45.0:
-        c, s = math.cos(math.radians(r)), math.sin(math.radians(r))
-    else:
-        a = math.radians(90.0 - r)
-        c, s = math.sin(a), math.cos(a)
-    if quadrant == 1:
-        c, s = -s, c
-    elif quadrant == 2:
-        c, s = -c, -s
-    elif quadrant == 3:
-        c, s = s, -c
-    return c + 0.0, s + 0.0
 
 
 def rotation_matrix(rotation_deg: tuple[float, float, float]) -> np.ndarray:

@@ -1,6 +1,7 @@
 """UV mapping in metres (spec: UV mapping).
 
-Everything works in each part's scaled local space (after scale, before rotation and
+Angles come from veduta.compile.detmath (the same bits on every machine, unlike numpy's
+arctan2/arccos). Everything works in each part's scaled local space (after scale, before rotation and
 translation) on triangle corners, for many parts at once: corners (t, 3, 3) float64, face
 normals (t, 3), and per triangle its part's UV mode code and local bounding box lo, hi (t, 3).
 """
@@ -10,6 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from veduta.compile.detmath import acos, atan2
 
 from .types import UV_MODES
 
@@ -73,8 +76,8 @@ def _unwrapped_theta(corners: np.ndarray) -> np.ndarray:
     so no triangle straddles the seam at −Z. Corners on the Y axis take the centre's angle."""
     x, z = corners[..., 0], corners[..., 2]
     centre = corners[:, 0] + corners[:, 1] + corners[:, 2]
-    tc = np.arctan2(centre[:, 0], centre[:, 2])[:, None]
-    theta = np.arctan2(x, z)
+    tc = atan2(centre[:, 0], centre[:, 2])[:, None]
+    theta = atan2(x, z)
     theta = theta + np.round((tc - theta) / (2.0 * math.pi)) * (2.0 * math.pi)
     return np.where((x == 0.0) & (z == 0.0), tc, theta)
 
@@ -103,7 +106,7 @@ def corner_uvs(
         rho = np.sqrt(x * x + z * z)
         r = np.sqrt(x * x + y * y + z * z)
         safe = np.where(r > 0.0, r, 1.0)
-        phi = np.arccos(np.clip(y / safe, -1.0, 1.0))
+        phi = acos(np.clip(y / safe, -1.0, 1.0))
         u = (theta + math.pi) * np.where(spherical, r, rho)
         v = np.where(spherical, phi * r, hi[sel, 1][:, None] - y)
         out[sel, :, 0] = u
