@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import math
 import struct
+import threading
 
 import numpy as np
 
 __all__ = [
     "atan2", "acos", "cos_sin", "scalar_atan2", "scalar_acos", "scalar_cos_sin", "cos_sin_deg",
-    "PI", "DEG_PER_RAD", "RAD_PER_DEG",
+    "PI", "RAD_PER_DEG",
 ]  # fmt: skip
 
 _h = float.fromhex
@@ -42,8 +43,7 @@ _PIO2_LO = _h("0x1.1a62633145c07p-54")  # 6.12323399573676603587e-17
 _PIO4 = _h("0x1.921fb54442d18p-1")  # 7.85398163397448278999e-01
 _3PIO4 = 3.0 * _PIO4  # 2.35619449019234483700e+00
 
-#: Degrees per radian and radians per degree as numpy's degrees/radians and Python's math use them.
-DEG_PER_RAD = 180.0 / PI
+#: Radians per degree, as numpy's radians() and Python's math.radians() multiply by it.
 RAD_PER_DEG = PI / 180.0
 
 # s_atan.c: atan of the interval centres 0.5, 1, 1.5, inf as hi + lo, and the polynomial aT.
@@ -97,100 +97,127 @@ _C4 = _h("-0x1.27e4f809c52adp-22")  # -2.75573143513906633035e-07
 _C5 = _h("0x1.1ee9ebdb4b1c4p-29")  # 2.08757232129817482790e-09
 _C6 = _h("-0x1.8fae9be8838d4p-37")  # -1.13596475577881948265e-11
 
-#: atan's interval bounds (s_atan.c): t < 7/16 is used as is, the rest is reduced around
-#: 0.5, 1, 1.5 and inf with r = (A·t - B) / (A + B·t).
+#: atan's interval bounds (s_atan.c): t < 7/16 is used as is, the rest is reduced around 0.5, 1,
+#: 1.5 and inf with r = (A·t - B) / (A + B·t); HI + LO = atan of the interval's centre.
 _ATAN_BREAKS = (0.4375, 0.6875, 1.1875, 2.4375)
 _ATAN_A = (1.0, 2.0, 1.0, 1.0, 0.0)
 _ATAN_B = (0.0, 1.0, 1.0, 1.5, 1.0)
 _ATAN_HI = (0.0,) + _ATANHI
 _ATAN_LO = (0.0,) + _ATANLO
-_V_BREAKS = np.array(_ATAN_BREAKS)
-_V_A, _V_B = np.array(_ATAN_A), np.array(_ATAN_B)
-_V_HI, _V_LO = np.array(_ATAN_HI), np.array(_ATAN_LO)
-
 #: Beyond this atan(t) rounds to π/2 (s_atan.c); clamping there keeps -1/t finite for t = inf.
 _ATAN_BIG = 2.0**66
 #: |y/x| above which atan2 returns ±π/2 whatever the sign of x (e_atan2.c: exponents differ by > 60).
 _ATAN2_STEEP = 2.0**60
 #: Keeps the high 32 bits of a double (e_acos.c's SET_LOW_WORD(df, 0)).
 _HIGH_WORD = 0xFFFFFFFF00000000
+
+# The same as numpy columns and tables for the vectorised versions.
+_V_BREAKS = np.array(_ATAN_BREAKS)[:, None]
+_V_TABLE = np.array([_ATAN_A, _ATAN_B, _ATAN_HI, _ATAN_LO])  # rows A, B, HI, LO; one column per interval
 _V_HIGH_WORD = np.uint64(_HIGH_WORD)
+# Two polynomials evaluated side by side, as (2, 1) columns: leading coefficients, then the rest.
+_ATAN_LEAD = np.array([[_AT10], [0.0]])
+_ATAN_STEPS = [
+    np.array([[c0], [c1]]) for c0, c1 in ((_AT8, _AT9), (_AT6, _AT7), (_AT4, _AT5), (_AT2, _AT3), (_AT0, _AT1))
+]
+_ACOS_LEAD = np.array([[_PS5], [0.0]])
+_ACOS_STEPS = [
+    np.array([[c0], [c1]]) for c0, c1 in ((_PS4, 0.0), (_PS3, _QS4), (_PS2, _QS3), (_PS1, _QS2), (_PS0, _QS1))
+]
 
 
 # --- vectorised -------------------------------------------------------------------------------
 
-#: Elements per block: every temporary of a block stays in the CPU cache (about 3x faster than
-#: whole-array temporaries on large meshes). Blocking changes no result: all work is elementwise.
+#: Elements per block. Every temporary of a block lives in a per-thread workspace that is reused
+#: (fresh arrays for every step cost page faults and cache misses: 3-4x slower on large meshes).
+#: Blocking changes no result: all work is elementwise.
 _BLOCK = 8192
+_local = threading.local()
 
 
-def _blocks(n: int):
-    for start in range(0, n, _BLOCK):
-        yield slice(start, min(start + _BLOCK, n))
+class _Workspace:
+    def __init__(self) -> None:
+        self.f = [np.empty(_BLOCK) for _ in range(5)]
+        self.rows = np.empty(4 * _BLOCK)  # up to 4 contiguous rows of a block
+        self.pair = np.empty(2 * _BLOCK)
+        self.marks = np.empty(4 * _BLOCK, dtype=np.uint8)
+        self.k = np.empty(_BLOCK, dtype=np.intp)
+        self.count = np.empty(_BLOCK, dtype=np.uint8)
+        self.masks = [np.empty(_BLOCK, dtype=bool) for _ in range(2)]
 
 
-def _atan_nonneg(t: np.ndarray) -> np.ndarray:
-    """atan(t) for t >= 0 (inf and NaN allowed), elementwise, in place of t; s_atan.c.
+def _workspace() -> _Workspace:
+    ws = getattr(_local, "ws", None)
+    if ws is None:
+        ws = _local.ws = _Workspace()
+    return ws
+
+
+def _atan_nonneg(t: np.ndarray, ws: _Workspace) -> np.ndarray:
+    """atan(t) for finite t >= 0 or NaN, elementwise, in place of t (s_atan.c); uses f[1:], rows,
+    count, pair, marks and k of the workspace.
 
     Each interval reduces t to r = (A·t - B) / (A + B·t) (r = t, (2t - 1)/(2 + t), (t - 1)/(t + 1),
     (t - 1.5)/(1 + 1.5t), -1/t) and returns HI - ((r·(s1 + s2) - LO) - r); for the first,
     HI = LO = 0 gives fdlibm's r - r·(s1 + s2) exactly.
     """
-    np.minimum(t, _ATAN_BIG, out=t)
-    k = np.searchsorted(_V_BREAKS, t, side="right")  # NaN sorts last: interval 4, stays NaN
-    a, b = _V_A.take(k), _V_B.take(k)
-    r = a * t
+    n = len(t)
+    r, z, w, s1 = [f[:n] for f in ws.f[1:5]]
+    marks = ws.marks[: 4 * n].reshape(4, n)
+    k, count = ws.k[:n], ws.count[:n]
+    np.greater_equal(t, _V_BREAKS, out=marks.view(bool))  # interval = breaks reached (NaN: 0, stays NaN)
+    np.add.reduce(marks, axis=0, out=count)
+    np.copyto(k, count)
+    a, b, hi, lo = tab = ws.rows[: 4 * n].reshape(4, n)
+    _V_TABLE.take(k, axis=1, out=tab, mode="clip")  # k is 0..4: "clip" only avoids a buffered copy
+    np.multiply(a, t, out=r)
     r -= b
     b *= t
     b += a
     r /= b
-    z = r * r
-    w = z * z
-    s1 = w * _AT10  # z·(aT0 + w·(aT2 + w·(aT4 + w·(aT6 + w·(aT8 + w·aT10)))))
-    s1 += _AT8
-    s1 *= w
-    s1 += _AT6
-    s1 *= w
-    s1 += _AT4
-    s1 *= w
-    s1 += _AT2
-    s1 *= w
-    s1 += _AT0
-    s1 *= z
-    s2 = w * _AT9  # w·(aT1 + w·(aT3 + w·(aT5 + w·(aT7 + w·aT9))))
-    s2 += _AT7
-    s2 *= w
-    s2 += _AT5
-    s2 *= w
-    s2 += _AT3
-    s2 *= w
-    s2 += _AT1
-    s2 *= w
-    s1 += s2
+    np.multiply(r, r, out=z)
+    np.multiply(z, z, out=w)
+    # Side by side (half the numpy calls): s1 = z·(aT0 + w·(aT2 + w·(aT4 + w·(aT6 + w·(aT8 + w·aT10)))))
+    # and s2 = w·(aT1 + w·(aT3 + w·(aT5 + w·(aT7 + w·aT9)))), s2 led by a zero (0·w + aT9 = aT9).
+    s = ws.pair[: 2 * n].reshape(2, n)
+    np.multiply(_ATAN_LEAD, w, out=s)
+    s += _ATAN_STEPS[0]
+    for coef in _ATAN_STEPS[1:]:
+        s *= w
+        s += coef
+    s[0] *= z
+    s[1] *= w
+    np.add(s[0], s[1], out=s1)
     s1 *= r
-    s1 -= _V_LO.take(k)
+    s1 -= lo
     s1 -= r
-    return np.subtract(_V_HI.take(k), s1, out=t)
+    return np.subtract(hi, s1, out=t)
 
 
-def _atan2_block(y: np.ndarray, x: np.ndarray, out: np.ndarray) -> None:
-    ax = np.abs(x)
-    t = np.abs(y)
-    t /= ax
-    steep = t > _ATAN2_STEEP
-    nan = np.isnan(t)
-    a = _atan_nonneg(t)
+def _atan2_block(y: np.ndarray, x: np.ndarray, out: np.ndarray, ws: _Workspace) -> None:
+    n = len(out)
+    t, adj = ws.f[0][:n], ws.f[1][:n]
+    neg = ws.masks[0][:n]
+    np.abs(y, out=t)
+    t /= np.abs(x, out=adj)
+    # Rare: 0/0, inf/inf or y/0 (NaN, inf), |y/x| > 2^60, NaN inputs.
+    t_in = t.copy() if not t.max() <= _ATAN2_STEEP else None
+    if t_in is not None:
+        np.minimum(t, _ATAN_BIG, out=t)  # atan(t) = π/2 for all t >= 2^66
+    a = _atan_nonneg(t, ws)
     # x < 0 (and -0.0): π - atan|y/x|, unless |y/x| > 2^60 (e_atan2.c: then ±π/2 whatever x)
-    neg = np.signbit(x)
-    neg &= ~steep
-    adj = a - _PI_LO
+    np.signbit(x, out=neg)
+    if t_in is not None:
+        neg &= t_in <= _ATAN2_STEEP
+    np.subtract(a, _PI_LO, out=adj)
     np.subtract(PI, adj, out=adj)
-    np.copyto(a, adj, where=neg)
-    if nan.any():  # 0/0 and inf/inf (NaN inputs stay NaN)
-        ay = np.abs(y)
-        neg = np.signbit(x)
-        np.copyto(a, np.where(neg, PI, 0.0), where=nan & (ay == 0.0) & (ax == 0.0))
-        np.copyto(a, np.where(neg, _3PIO4, _PIO4), where=nan & (ay == np.inf) & (ax == np.inf))
+    np.putmask(a, neg, adj)
+    if t_in is not None:
+        nan = np.isnan(t_in)
+        if nan.any():  # 0/0 and inf/inf (NaN inputs stay NaN)
+            ax, ay, neg_x = np.abs(x), np.abs(y), np.signbit(x)
+            np.putmask(a, nan & (ay == 0.0) & (ax == 0.0), np.where(neg_x, PI, 0.0))
+            np.putmask(a, nan & (ay == np.inf) & (ax == np.inf), np.where(neg_x, _3PIO4, _PIO4))
     np.copysign(a, y, out=out)
 
 
@@ -199,50 +226,49 @@ def atan2(y, x) -> np.ndarray:
     (y and x broadcast against each other)."""
     y = np.asarray(y, dtype=np.float64)
     x = np.asarray(x, dtype=np.float64)
-    shape = np.broadcast_shapes(y.shape, x.shape)
-    yf = np.broadcast_to(y, shape).ravel()
-    xf = np.broadcast_to(x, shape).ravel()
+    shape = y.shape
+    if x.shape != shape:
+        shape = np.broadcast_shapes(shape, x.shape)
+        y, x = np.broadcast_to(y, shape), np.broadcast_to(x, shape)
+    yf, xf = y.ravel(), x.ravel()
     out = np.empty(yf.size)
+    ws = _workspace()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        for b in _blocks(out.size):
-            _atan2_block(yf[b], xf[b], out[b])
+        for start in range(0, out.size, _BLOCK):
+            b = slice(start, start + _BLOCK)
+            _atan2_block(yf[b], xf[b], out[b], ws)
     return out.reshape(shape)
 
 
-def _acos_block(x: np.ndarray, out: np.ndarray) -> None:
-    ax = np.abs(x)
-    small = ax < 0.5
-    z = np.subtract(1.0, ax, out=ax)
+def _acos_block(x: np.ndarray, out: np.ndarray, ws: _Workspace) -> None:
+    n = len(out)
+    z, r, s, df, rs = [f[:n] for f in ws.f[:5]]
+    small, mask = ws.masks[0][:n], ws.masks[1][:n]
+    c = out
+    np.abs(x, out=z)
+    np.less(z, 0.5, out=small)
+    np.subtract(1.0, z, out=z)  # |x| >= 0.5: z = (1 - |x|) / 2
     z *= 0.5
-    np.copyto(z, x * x, where=small)
-    p = z * _PS5  # z·(pS0 + z·(pS1 + z·(pS2 + z·(pS3 + z·(pS4 + z·pS5)))))
-    p += _PS4
-    p *= z
-    p += _PS3
-    p *= z
-    p += _PS2
-    p *= z
-    p += _PS1
-    p *= z
-    p += _PS0
-    p *= z
-    q = z * _QS4  # 1 + z·(qS1 + z·(qS2 + z·(qS3 + z·qS4)))
-    q += _QS3
-    q *= z
-    q += _QS2
-    q *= z
-    q += _QS1
-    q *= z
-    q += 1.0
-    r = np.divide(p, q, out=p)
-    s = np.sqrt(z)
-    rs = r * s
+    np.putmask(z, small, np.multiply(x, x, out=r))  # |x| < 0.5: z = x²
+    # Side by side (half the numpy calls): p = z·(pS0 + z·(pS1 + z·(pS2 + z·(pS3 + z·(pS4 + z·pS5)))))
+    # and q = 1 + z·(qS1 + z·(qS2 + z·(qS3 + z·qS4))), q led by zeros (0·z + 0 = 0, 0·z + qS4 = qS4).
+    pq = ws.pair[: 2 * n].reshape(2, n)
+    np.multiply(_ACOS_LEAD, z, out=pq)
+    pq += _ACOS_STEPS[0]
+    for coef in _ACOS_STEPS[1:]:
+        pq *= z
+        pq += coef
+    pq *= z
+    pq[1] += 1.0
+    np.divide(pq[0], pq[1], out=r)  # r = p / q
+    np.sqrt(z, out=s)
+    np.multiply(r, s, out=rs)
     # x >= 0.5: 2·(df + (r·s + c)), df = s with its low 32 bits cleared, c = (z - df²) / (s + df)
-    df = (s.view(np.uint64) & _V_HIGH_WORD).view(np.float64)
-    c = df * df
+    np.bitwise_and(s.view(np.uint64), _V_HIGH_WORD, out=df.view(np.uint64))
+    np.multiply(df, df, out=c)
     np.subtract(z, c, out=c)
-    den = np.add(s, df, out=q)
-    np.copyto(den, 1.0, where=z == 0.0)  # x = 1: c = 0 / 1
+    den = np.add(s, df, out=pq[1])
+    np.maximum(den, 1e-300, out=den)  # only x = 1 changes (s + df >= 2^-27 else): c = 0 / 1e-300
     c /= den
     c += rs
     c += df
@@ -252,15 +278,14 @@ def _acos_block(x: np.ndarray, out: np.ndarray) -> None:
     rs += s
     rs *= 2.0
     np.subtract(PI, rs, out=rs)
-    np.copyto(c, rs, where=x < 0.0)
+    np.putmask(c, np.less(x, 0.0, out=mask), rs)
     # |x| < 0.5: pio2_hi - (x - (pio2_lo - x·r))
     if small.any():
-        m = x * r
-        np.subtract(_PIO2_LO, m, out=m)
-        np.subtract(x, m, out=m)
-        np.subtract(_PIO2_HI, m, out=m)
-        np.copyto(c, m, where=small)
-    out[...] = c
+        np.multiply(x, r, out=rs)
+        np.subtract(_PIO2_LO, rs, out=rs)
+        np.subtract(x, rs, out=rs)
+        np.subtract(_PIO2_HI, rs, out=rs)
+        np.putmask(c, small, rs)
 
 
 def acos(x) -> np.ndarray:
@@ -268,9 +293,11 @@ def acos(x) -> np.ndarray:
     x = np.asarray(x, dtype=np.float64)
     xf = x.ravel()
     out = np.empty(xf.size)
+    ws = _workspace()
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        for b in _blocks(out.size):
-            _acos_block(xf[b], out[b])
+        for start in range(0, out.size, _BLOCK):
+            b = slice(start, start + _BLOCK)
+            _acos_block(xf[b], out[b], ws)
     return out.reshape(x.shape)
 
 
@@ -283,7 +310,7 @@ def cos_sin(x) -> tuple[np.ndarray, np.ndarray]:
     z = x * x
     w = z * z
     rs = _S2 + z * (_S3 + z * _S4) + z * w * (_S5 + z * _S6)
-    sin = x + z * x * (_S1 + z * rs)
+    sin = np.copysign(x + z * x * (_S1 + z * rs), x)  # the sign of x already, except sin(-0) = -0
     rc = z * (_C1 + z * (_C2 + z * _C3)) + w * w * (_C4 + z * (_C5 + z * _C6))
     hz = 0.5 * z
     w = 1.0 - hz
@@ -297,7 +324,7 @@ def cos_sin(x) -> tuple[np.ndarray, np.ndarray]:
 def _scalar_atan_nonneg(t: float) -> float:
     t = min(t, _ATAN_BIG) if t == t else t
     k = 0
-    while k < 4 and not t < _ATAN_BREAKS[k]:  # NaN ends in interval 4, as with searchsorted
+    while k < 4 and t >= _ATAN_BREAKS[k]:  # NaN: interval 0, stays NaN
         k += 1
     a, b = _ATAN_A[k], _ATAN_B[k]
     r = (a * t - b) / (a + b * t)  # the denominator is >= 1 (or NaN)
@@ -356,7 +383,7 @@ def scalar_cos_sin(x: float) -> tuple[float, float]:
     z = x * x
     w = z * z
     rs = _S2 + z * (_S3 + z * _S4) + z * w * (_S5 + z * _S6)
-    sin = x + z * x * (_S1 + z * rs)
+    sin = math.copysign(x + z * x * (_S1 + z * rs), x)
     rc = z * (_C1 + z * (_C2 + z * _C3)) + w * w * (_C4 + z * (_C5 + z * _C6))
     hz = 0.5 * z
     w = 1.0 - hz
@@ -367,15 +394,12 @@ def scalar_cos_sin(x: float) -> tuple[float, float]:
 def cos_sin_deg(deg: float) -> tuple[float, float]:
     """(cos, sin) of an angle in degrees (any finite value), exact at multiples of 90°.
 
-    The angle is reduced exactly (fmod, then quarter turns, then the octant) to [0°, 45°], so
-    quarter turns give exact 0 and ±1, 45° gives √½ for both, and symmetric angles give exactly
-    symmetric values. -0.0 never comes out.
+    The angle's magnitude is reduced exactly (fmod, then quarter turns, then the octant) to
+    [0°, 45°], so quarter turns give exact 0 and ±1, 45° gives √½ for both, and symmetric angles
+    (-a, 180° - a, 90° - a, a + 360°k) give exactly symmetric values. -0.0 never comes out.
     """
-    d = math.fmod(float(deg), 360.0)  # exact
-    if d < 0.0:
-        d += 360.0
-    if d >= 360.0:  # a tiny negative angle rounded up to 360
-        d = 0.0
+    deg = float(deg)
+    d = math.fmod(abs(deg), 360.0)  # exact (in every C library: the result is representable)
     quadrant = int(d // 90.0)
     r = d - 90.0 * quadrant  # exact (Sterbenz)
     if r == 45.0:
@@ -390,4 +414,6 @@ def cos_sin_deg(deg: float) -> tuple[float, float]:
         c, s = -c, -s
     elif quadrant == 3:
         c, s = s, -c
+    if deg < 0.0:  # cos(-a) = cos(a), sin(-a) = -sin(a): exactly symmetric, no rounding of 360 - a
+        s = -s
     return c + 0.0, s + 0.0

@@ -3,15 +3,16 @@
 Around each vertex position, corners of triangles that share an edge there join one smoothing
 group when the triangles' face normals differ by at most smooth_angle_deg + 0.001°; groups chain
 through such edges (union-find). A corner's normal is the normalised sum of its group's face
-normals, each weighted by the triangle's angle at its corner. Angles come from
-veduta.compile.detmath, so they have the same bits on every machine.
+normals, each weighted by the triangle's angle at its corner. The angles come from
+veduta.compile.detmath and the smoothing test needs none, so every bit is the same on every
+machine.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from veduta.compile.detmath import DEG_PER_RAD, atan2
+from veduta.compile.detmath import atan2, cos_sin_deg
 
 from .types import SMOOTH_TOLERANCE_DEG
 
@@ -53,8 +54,12 @@ def face_normals(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return unit, angles
 
 
-def _angle_deg(n1: np.ndarray, n2: np.ndarray) -> np.ndarray:
-    return atan2(_norm(_cross(n1, n2)), _dot(n1, n2)) * DEG_PER_RAD  # as np.degrees multiplies
+def _within(n1: np.ndarray, n2: np.ndarray, cos_limit: float, sin_limit: float) -> np.ndarray:
+    """Whether the angle θ = atan2(|n1 × n2|, n1 · n2) in [0, π] between each pair of normals is
+    at most a limit L in (0°, 180°), given cos L and sin L > 0: cot is decreasing on (0, π), so
+    θ <= L exactly when (n1 · n2)·sin L >= |n1 × n2|·cos L (also right for θ = 0 and θ = π).
+    Products and a comparison only: no arctangent per pair."""
+    return _dot(n1, n2) * sin_limit >= _norm(_cross(n1, n2)) * cos_limit
 
 
 def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -92,6 +97,7 @@ def smooth_normals(
     t = len(position_ids)
     fn, weight = face_normals(corners)
     limit = min(float(smooth_angle_deg) + SMOOTH_TOLERANCE_DEG, _FOLD_BACK_DEG)
+    cos_limit, sin_limit = cos_sin_deg(limit)
 
     # Directed edges k -> k+1 of every triangle, with the corners at both ends, keyed by the
     # unordered pair of positions; degenerate edges get unique negative keys (never paired).
@@ -117,7 +123,7 @@ def smooth_normals(
             break
         e, f = order[:-d][same], order[d:][same]
         te, tf = tri[e], tri[f]
-        ok = (te != tf) & (_angle_deg(fn[te], fn[tf]) <= limit)
+        ok = (te != tf) & _within(fn[te], fn[tf], cos_limit, sin_limit)
         e, f = e[ok], f[ok]
         join_a += [lo_c[e], hi_c[e]]
         join_b += [lo_c[f], hi_c[f]]

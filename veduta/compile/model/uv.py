@@ -76,8 +76,11 @@ def _unwrapped_theta(corners: np.ndarray) -> np.ndarray:
     so no triangle straddles the seam at −Z. Corners on the Y axis take the centre's angle."""
     x, z = corners[..., 0], corners[..., 2]
     centre = corners[:, 0] + corners[:, 1] + corners[:, 2]
-    tc = atan2(centre[:, 0], centre[:, 2])[:, None]
-    theta = atan2(x, z)
+    t = len(corners)
+    # θ of the centres and of the corners in one call
+    angles = atan2(np.concatenate([centre[:, 0], x.ravel()]), np.concatenate([centre[:, 2], z.ravel()]))
+    tc = angles[:t, None]
+    theta = angles[t:].reshape(x.shape)
     theta = theta + np.round((tc - theta) / (2.0 * math.pi)) * (2.0 * math.pi)
     return np.where((x == 0.0) & (z == 0.0), tc, theta)
 
@@ -102,13 +105,15 @@ def corner_uvs(
         c = corners[sel]
         theta = _unwrapped_theta(c)
         x, y, z = c[..., 0], c[..., 1], c[..., 2]
-        spherical = (modes[sel] == SPHERICAL)[:, None]
+        spherical = modes[sel] == SPHERICAL
         rho = np.sqrt(x * x + z * z)
         r = np.sqrt(x * x + y * y + z * z)
-        safe = np.where(r > 0.0, r, 1.0)
-        phi = acos(np.clip(y / safe, -1.0, 1.0))
-        u = (theta + math.pi) * np.where(spherical, r, rho)
-        v = np.where(spherical, phi * r, hi[sel, 1][:, None] - y)
+        u = (theta + math.pi) * np.where(spherical[:, None], r, rho)
+        v = hi[sel, 1][:, None] - y
+        if spherical.any():  # φ only where it is used
+            ys, rs = y[spherical], r[spherical]
+            phi = acos(np.clip(ys / np.where(rs > 0.0, rs, 1.0), -1.0, 1.0))
+            v[spherical] = phi * rs
         out[sel, :, 0] = u
         out[sel, :, 1] = v
     return out
