@@ -20,14 +20,14 @@ import sys
 import tempfile
 import time
 
+from veduta.cook.state import RACY_NS
+
 SHAPES = [
     '{{ "shape": "box", "size": [{a}, {b}, 1], "position": [0, {h}, 0], "material": "m{m}" }}',
     '{{ "shape": "cylinder", "radius": {a}, "height": {b}, "segments": {s} }}',
     '{{ "shape": "sphere", "radius": {a}, "segments": {s}, "rings": 6, "position": [0, {h}, 0] }}',
     '{{ "shape": "lathe", "profile": [[0, 0], [{a}, 0], [{b}, 1], [0, 1.2]], "segments": {s} }}',
 ]
-
-from veduta.cook.state import RACY_NS
 
 FLOOR = r"""
 import hashlib, os, sys
