@@ -39,6 +39,7 @@ from veduta.source.fields import (
     ListOf,
     Num,
     Record,
+    Scale,
     Spec,
     StrSpec,
     Values,
@@ -48,7 +49,6 @@ from veduta.source.fields import (
     parse_color,
 )
 from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse, to_plain
-from veduta.source.jsonpos import Num as NumNode
 
 __all__ = [
     "F32_MAX", "COORD", "TAG", "TAGS", "NAME", "OPT_NAME", "RgbColor", "Scale", "srgb_to_linear",
@@ -142,31 +142,6 @@ class RgbColor(Spec):
             rep.error(node, path, f'"{node.value}" is not {self.what}{extra}')
             return INVALID
         return c
-
-
-class Scale(Spec):
-    """``scale``: a number s (meaning [s, s, s]) or [x, y, z]; components non-zero, |s| <= 10000."""
-
-    what = "a number or an array of 3 numbers"
-    _num = Num(-10000, 10000)
-
-    def _component(self, rep: Report, node: Node, path: str):
-        v = self._num.read(rep, node, path)
-        if v is not INVALID and v == 0:
-            rep.error(node, path, f"{node.text} is not allowed (scale components must be non-zero)")
-            return INVALID
-        return v
-
-    def read(self, rep, node, path):
-        if isinstance(node, NumNode):
-            v = self._component(rep, node, path)
-            return INVALID if v is INVALID else (v, v, v)
-        if isinstance(node, Arr) and len(node) == 3:
-            out = [self._component(rep, item, join_path(path, i)) for i, item in enumerate(node)]
-            return INVALID if any(v is INVALID for v in out) else tuple(out)
-        found = f"{len(node)} items" if isinstance(node, Arr) else describe(node)
-        rep.error(node, path, f"expected {self.what}, found {found}")
-        return INVALID
 
 
 # -- camera ------------------------------------------------------------------------------------
@@ -421,7 +396,7 @@ ENTITY = Record({
     "material": Field(OPT_NAME, ""),
     "position": Field(Vec(3, COORD), (0.0, 0.0, 0.0)),
     "rotation_deg": Field(Vec(3, ANGLE), (0.0, 0.0, 0.0)),
-    "scale": Field(Scale(), (1.0, 1.0, 1.0)),
+    "scale": Field(Scale(10000), (1.0, 1.0, 1.0)),
     "tags": Field(TAGS, []),
     "parent": Field(OPT_NAME, ""),
     "visible": Field(BoolSpec(), True),

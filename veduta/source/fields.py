@@ -29,7 +29,7 @@ from veduta.source.jsonpos import Num as NumNode  # `Num` below is the number sp
 __all__ = [
     "INVALID", "REQUIRED", "Spec", "Field", "Record", "Values", "Int", "Num_", "Num", "BoolSpec",
     "Str_", "StrSpec", "Enum", "Color", "Vec", "ListOf", "Any_", "NAME_RE", "AssetName",
-    "describe", "fmt_num", "parse_color",
+    "describe", "fmt_num", "parse_color", "Scale",
 ]
 
 
@@ -390,3 +390,31 @@ class Record(Spec):
             bad = len(rep.errors) > n
         vals.ok = not bad
         return vals
+
+
+class Scale(Spec):
+    """``scale``: a number s (meaning [s, s, s]) or [x, y, z]; components non-zero and
+    within *limit* in magnitude (None: any finite number)."""
+
+    what = "a number or an array of 3 numbers"
+
+    def __init__(self, limit: float | None = None):
+        self._num = Num(-limit, limit) if limit is not None else Num()
+
+    def _component(self, rep: Report, node: Node, path: str):
+        v = self._num.read(rep, node, path)
+        if v is not INVALID and v == 0:
+            rep.error(node, path, f"{node.text} is not allowed (scale components must be non-zero)")
+            return INVALID
+        return v
+
+    def read(self, rep, node, path):
+        if isinstance(node, NumNode):
+            v = self._component(rep, node, path)
+            return INVALID if v is INVALID else (v, v, v)
+        if isinstance(node, Arr) and len(node) == 3:
+            out = [self._component(rep, item, join_path(path, i)) for i, item in enumerate(node)]
+            return INVALID if any(v is INVALID for v in out) else tuple(out)
+        found = f"{len(node)} items" if isinstance(node, Arr) else describe(node)
+        rep.error(node, path, f"expected {self.what}, found {found}")
+        return INVALID

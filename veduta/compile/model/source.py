@@ -37,13 +37,13 @@ from veduta.source.fields import (
     ListOf,
     Num,
     Record,
+    Scale,
     Spec,
     Vec,
     describe,
     fmt_num,
 )
 from veduta.source.jsonpos import Arr, Node, Obj, join_path
-from veduta.source.jsonpos import Num as NumNode
 
 from .profile import check_profile_extrude, check_profile_lathe
 from .types import (
@@ -77,31 +77,6 @@ __all__ = ["read_model", "validate_model", "ModelSource", "COMMON_FIELDS", "SHAP
 F32_MAX = 3.4028234663852886e38
 #: The largest i64 (triangle_budget is stored as i64).
 I64_MAX = (1 << 63) - 1
-
-
-class Scale(Spec):
-    """`scale`: a number s (meaning [s, s, s]) or [x, y, z]; components finite and non-zero."""
-
-    what = "a number or an array of 3 numbers"
-    _num = Num()
-
-    def _component(self, rep: Report, node: Node, path: str):
-        v = self._num.read(rep, node, path)
-        if v is not INVALID and v == 0:
-            rep.error(node, path, f"{node.text} is not allowed (scale components must be non-zero)")
-            return INVALID
-        return v
-
-    def read(self, rep, node, path):
-        if isinstance(node, NumNode):
-            v = self._component(rep, node, path)
-            return INVALID if v is INVALID else (v, v, v)
-        if isinstance(node, Arr) and len(node) == 3:
-            out = [self._component(rep, item, join_path(path, i)) for i, item in enumerate(node)]
-            return INVALID if any(v is INVALID for v in out) else tuple(out)
-        found = f"{len(node)} items" if isinstance(node, Arr) else describe(node)
-        rep.error(node, path, f"expected {self.what}, found {found}")
-        return INVALID
 
 
 class Capped(Spec):
