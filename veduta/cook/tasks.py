@@ -148,6 +148,7 @@ def cook_tasks(project: Project, display_root: str = ""):
             "actions": [(cook_one, [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root])],
             "file_dep": file_dep,
             "clean": True,
+            "doc": f"{kind.name} {src.name}",
         }
         if duplicate_of:
             cache.discard(src.rel)
