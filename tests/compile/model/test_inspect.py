@@ -153,7 +153,7 @@ def test_cli_text(project):
     assert status == 0 and err == ""
     assert out == (
         "model tree (models/tree.vmodel)\n"
-        "triangles: 152, vertices: 165\n"
+        "triangles: 152, vertices: 139\n"
         "  part   0  cylinder  bark      32\n"
         "  part   1  sphere    leaf     120\n"
         "lod_triangles: 40 from 15 m, 20 from 35 m (tree_far)\n"

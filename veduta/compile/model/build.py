@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from . import shapes
-from .normals import smooth_normals
+from .normals import smooth_normals, smooth_sphere
 from .transform import rotation_matrix
 from .types import (
     INDEX_DTYPE,
@@ -145,7 +145,9 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float) -> list[Part
 
     corners = scaled[tris]
     pid = _position_ids(scaled, owner_v)[tris]
-    normals, face_n = smooth_normals(pid, corners, smooth_angle_deg)
+    spheres = np.array([p.shape == "sphere" and smooth_sphere(p.segments, p.rings, smooth_angle_deg)
+                        for p in parts])
+    normals, face_n = smooth_normals(pid, corners, smooth_angle_deg, spheres[owner_t] if spheres.any() else None)
 
     starts = np.cumsum(nv) - nv
     columns = np.ascontiguousarray(scaled.T)

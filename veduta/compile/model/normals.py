@@ -85,12 +85,24 @@ def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
             parent = grand
 
 
+def smooth_sphere(segments: int, rings: int, smooth_angle_deg: float) -> bool:
+    """The spec's sphere rule: "Smooth when 360°/segments and 180°/rings are both <=
+    smooth_angle_deg".  On a real UV sphere neighbouring faces meet at slightly more than
+    those angles (a 12 x 6 sphere's pole fans meet the first band at 30.49°), so the
+    general face-angle test alone would leave creases the spec says are not there."""
+    limit = smooth_angle_deg + SMOOTH_TOLERANCE_DEG
+    return 360.0 / segments <= limit and 180.0 / rings <= limit
+
+
 def smooth_normals(
-    position_ids: np.ndarray, corners: np.ndarray, smooth_angle_deg: float
+    position_ids: np.ndarray, corners: np.ndarray, smooth_angle_deg: float,
+    always_smooth: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Corner normals of one part.
 
     position_ids: (t, 3) int, equal ids = same position; corners: (t, 3, 3) float64.
+    always_smooth: optional (t,) bool, triangles that join their neighbours whatever the angle
+    (a sphere the spec declares smooth: see ``smooth_sphere``).
     Returns (corner normals (t, 3, 3), face normals (t, 3)), both unit length (a corner of a
     degenerate triangle alone in its group gets +Y).
     """
@@ -124,6 +136,8 @@ def smooth_normals(
         e, f = order[:-d][same], order[d:][same]
         te, tf = tri[e], tri[f]
         ok = (te != tf) & _within(fn[te], fn[tf], cos_limit, sin_limit)
+        if always_smooth is not None:
+            ok |= (te != tf) & always_smooth[te] & always_smooth[tf]
         e, f = e[ok], f[ok]
         join_a += [lo_c[e], hi_c[e]]
         join_b += [lo_c[f], hi_c[f]]

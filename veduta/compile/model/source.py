@@ -24,6 +24,7 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from veduta.container.binary import to_f32
 from veduta.source import load_source
 from veduta.source.diagnostics import Report
 from veduta.source.fields import (
@@ -91,6 +92,9 @@ class Capped(Spec):
         v = self.spec.read(rep, node, path)
         if v is not INVALID and v > self.hi:
             rep.error(node, path, f"{node.text} is too large for {self.storage} (at most {self.hi:.8g})")
+            return INVALID
+        if v is not INVALID and self.storage == "a 32-bit float" and v != 0 and to_f32(v) == 0:
+            rep.error(node, path, f"{node.text} is too small for {self.storage} (it would be stored as 0)")
             return INVALID
         return v
 
@@ -275,9 +279,11 @@ def _check_lod(rep: Report, levels: list, name: str) -> bool:
     for k, level in enumerate(levels):
         path = f"lod[{k}]"
         d = level["distance"]
-        if prev is not None and not d > prev:
+        # compared as stored (f32): 1.00000001 and 1.00000002 are the same distance there
+        if prev is not None and not to_f32(d) > to_f32(prev):
             rep.error(level.node("distance"), f"{path}.distance",
-                      f"{fmt_num(d)} does not increase (want > {fmt_num(prev)}, the previous level's distance)")
+                      f"{fmt_num(d)} does not increase (want > {fmt_num(prev)}, the previous level's distance"
+                      + (", as a 32-bit float)" if d > prev else ")"))
             ok = False
         prev = d
         if level["model"] and level["model"] == name:
