@@ -21,6 +21,7 @@ rule keeps ``fw <= spacing - margin`` (``veduta.world.structures``).
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 from veduta.compile import CompileContext
@@ -283,6 +284,37 @@ def _unique(rep: Report, items: list[Values | None], path: str, key: str, what: 
             first[name] = i
 
 
+#: prefixes of the names the generator gives (docs/world-generation.md, entity names)
+GENERATED_PREFIXES = ("site_", "chunk_")
+
+
+def _check_generated_names(rep: Report, places: list, sites: list, entities, entities_node) -> None:
+    """Entity names must stay unique in a running world: places and persistent entities may
+    not take the generator's name patterns or each other's names, and no site rule's tag may
+    make its sites' names those of another rule (tag "v_1" against the second "v" rule)."""
+    entity_names = {e.name for e in entities or []}
+    for i, v in enumerate(places):
+        if not _ok(v, "name"):
+            continue
+        path = join_path(join_path("places", i), "name")
+        if v["name"].startswith(GENERATED_PREFIXES):
+            rep.error(v.node("name"), path, f'"{v["name"]}" starts like the names the generator gives '
+                                            f'({", ".join(GENERATED_PREFIXES)}); choose another name')
+        elif v["name"] in entity_names:
+            rep.error(v.node("name"), path, f'"{v["name"]}" is also the name of a persistent entity')
+    for e in entities or []:
+        if e.name.startswith(GENERATED_PREFIXES):
+            rep.error(entities_node, "entities", f'entity "{e.name}" starts like the names the generator gives '
+                                                 f'({", ".join(GENERATED_PREFIXES)}); choose another name')
+    tags = [v["tag"] if _ok(v, "tag") else None for v in sites]
+    for i, tag in enumerate(tags):
+        m = re.fullmatch(r"(.+)_(\d+)", tag or "")
+        if m and m.group(1) in tags and tags.count(m.group(1)) > int(m.group(2)):
+            rep.error(sites[i].node("tag"), join_path(join_path("sites", i), "tag"),
+                      f'"{tag}" would name its sites like rule {int(m.group(2)) + 1} of tag "{m.group(1)}" '
+                      f'(site_{tag}_...); choose another tag')
+
+
 def _ok(v: Values | None, *keys: str) -> bool:
     return v is not None and all(v[k] is not INVALID for k in keys)
 
@@ -510,6 +542,11 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
     if cell is not INVALID:
         cell = _f32(cell)
         cell_mm = max(1, to_milli(cell))
+        if abs(cell * 1000 - cell_mm) > 1e-3:  # the generator places everything in whole mm
+            rep.error(top.where("cell"), "cell",
+                      f"{fmt_num(cell)} m is not a whole number of millimetres (the generator works in "
+                      f"whole millimetres; e.g. {fmt_num(cell_mm / 1000)})")
+            cell = INVALID
     if cell is not INVALID and top["chunk"] is not INVALID and top["extent"] is not INVALID:
         size = top["extent"] * top["chunk"] * cell
         if size > WORLD_LIMIT_M:
@@ -630,6 +667,7 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
                                 rotation=v["rotation"]))
 
     entities = read_entities(rep, top.node("entities"), "entities", refs)
+    _check_generated_names(rep, pvals, sitevals, entities, top.node("entities"))
 
     if (not rep.ok or not top.ok or cells is None or biome_names is None or camera is None or light is None
             or terrain is None or features is None or vegetation is None or scatter is None or sites is None

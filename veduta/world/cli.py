@@ -28,6 +28,9 @@ LoadWorld = Callable[[str], tuple[Any, dict[str, Any]]]
 _PAIR = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
 
 
+#: the largest map side in cells (2048 x 2048 takes about 6 s and 1 GB)
+MAX_MAP_CELLS = 2048
+
 #: cells beyond this are outside any world (extent x chunk <= 4096 x 64)
 MAX_CELL = 1 << 20
 
@@ -45,8 +48,9 @@ def parse_pair(text: str) -> tuple[int, int]:
 
 def parse_size(text: str) -> tuple[int, int]:
     w, h = parse_pair(text)
-    if not (1 <= w <= 8192 and 1 <= h <= 8192):
-        raise argparse.ArgumentTypeError(f"size {w},{h} out of range [1, 8192] each")
+    if not (1 <= w <= MAX_MAP_CELLS and 1 <= h <= MAX_MAP_CELLS):
+        raise argparse.ArgumentTypeError(f"size {w},{h} out of range [1, {MAX_MAP_CELLS}] each "
+                                         f"(draw a larger area as several maps with --at)")
     return w, h
 
 
