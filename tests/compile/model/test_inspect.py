@@ -104,7 +104,7 @@ def test_lod_that_saves_nothing(project):
     r = inspect_model(project, "boxes")
     assert r["lod_triangles"] == [14] and r["triangles"] == 14
     assert codes(r) == [("warning", "MESH_LOD_NO_GAIN")]
-    assert r["findings"][0]["message"] == "level 0 (10 m) draws 14 triangles, no fewer than the 14 before it"
+    assert r["findings"][0]["message"] == "level 1 (10 m) draws 14 triangles, no fewer than the 14 before it"
     assert exit_status(r) == 0
 
 
@@ -167,8 +167,8 @@ def test_cli_text(project):
     assert out.endswith(
         "findings:\n"
         "  error: MESH_OVER_BUDGET: 224 triangles, over the triangle_budget of 100\n"
-        '  error: MESH_LOD_MISSING_MODEL: level 1 (60 m) names model "ghost", which does not exist\n'
-        "  warning: MESH_LOD_NEVER_DRAWN: level 1 starts at 60 m, not before draw_distance 50 m: it is never drawn\n")
+        '  error: MESH_LOD_MISSING_MODEL: level 2 (60 m) names model "ghost", which does not exist\n'
+        "  warning: MESH_LOD_NEVER_DRAWN: level 2 starts at 60 m, not before draw_distance 50 m: it is never drawn\n")
 
 
 def test_cli_json_and_exit_statuses(project):

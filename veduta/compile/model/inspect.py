@@ -193,8 +193,9 @@ def _lod_findings(project: Project, spec: ModelSpec, built: BuiltModel) -> tuple
     levels: list[dict] = []
     out: list[dict] = []
     prev = built.triangle_count
-    for k, (lspec, level) in enumerate(zip(spec.lod, built.lods, strict=True)):
-        path = f"lod[{k}]"
+    for i, (lspec, level) in enumerate(zip(spec.lod, built.lods, strict=True)):
+        path = f"lod[{i}]"
+        k = i + 1  # levels count from 1, as in the spec ("k (1 for the first level)")
         if level.model:
             tris, why = _lod_model_triangles(project, level.model)
             if why == "missing":
