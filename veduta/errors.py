@@ -47,13 +47,5 @@ class VdaError(VedutaError):
         )
 
 
-class SourceError(VedutaError):
-    """A source that has errors; carries every diagnostic found."""
-
-    def __init__(self, diagnostics):
-        self.diagnostics = list(diagnostics)
-        super().__init__("\n".join(str(d) for d in self.diagnostics))
-
-
 class ConfigError(VedutaError):
     """A problem with the game repo's layout or configuration."""

@@ -50,8 +50,6 @@ class AssetIndex:
         paths = self.by_kind.get(kind, {}).get(name)
         return paths[0] if paths else None
 
-    def names(self, kind: str) -> list[str]:
-        return sorted(self.by_kind.get(kind, {}))
 
 
 def canonical_path(kind: str, name: str) -> str:
@@ -102,22 +100,6 @@ class CompileContext:
         self.read_dep(rel)
         return rel
 
-    def load_reference(self, kind: str, name: str, where: Node | None, path: str):
-        """Resolve a reference and parse its source: the positioned JSON root, or None.
-
-        None when it does not exist (warned) or is not valid JSON (its own cook
-        reports that).
-        """
-        rel = self.reference(kind, name, where, path)
-        if rel is None:
-            return None
-        data = self.deps.get(rel)
-        if data is None:
-            return None
-        from veduta.source.jsonpos import parse
-
-        root, problems = parse(data)
-        return root
 
 
 Compiler = Callable[[bytes, CompileContext], "Record | None"]

@@ -19,7 +19,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from veduta.container.binary import F32 as F32Value
 from veduta.container.binary import Reader, Writer, f32_bits
 from veduta.errors import VdaError
 
@@ -437,5 +436,5 @@ def decode(cls: type[Record], payload: bytes, base: int = 0) -> Record:
 __all__ = [
     "Type", "Record", "RecordType", "List", "Array", "Opt", "Tuple", "Custom",
     "U8", "U16", "U32", "I64", "U64", "BOOL", "F32", "F64", "STR", "COLOR", "VEC2", "VEC3", "AABB",
-    "encode", "decode", "F32Value", "array_to_json",
+    "encode", "decode", "array_to_json",
 ]

@@ -198,9 +198,6 @@ Str_ = StrSpec
 #: An asset name: 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit.
 AssetName = StrSpec(pattern=NAME_RE, what="a valid name (1-64 of a-z, 0-9, _, -, starting with a letter or digit)")
 
-#: An optional asset reference: "" or a valid name.
-OptionalName = StrSpec(pattern=re.compile(r"|[a-z0-9][a-z0-9_-]{0,63}"),
-                       what="a valid name (1-64 of a-z, 0-9, _, -, starting with a letter or digit)")
 
 
 class Enum(Spec):
