@@ -24,3 +24,15 @@ def compile_in(tmp_path: Path, files: dict[str, str | bytes], rel: str):
 def lines(ctx) -> list[str]:
     """The diagnostics as printed, in file order."""
     return [str(d) for d in ctx.report.sorted()]
+
+
+def documented_error_example(doc: str) -> tuple[str, str, list[str]]:
+    """The first source block and the printed lines that follow it in the "## Errors" section of
+    docs/formats/<doc>: (source path, source text, expected lines)."""
+    import re
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "formats" / doc).read_text()
+    section = text[text.index("## Errors"):]
+    src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
+    expected = shown.strip().splitlines()
+    return expected[0].split(":")[0], src, expected

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.compile.helpers import compile_in, lines
+from tests.compile.helpers import compile_in, documented_error_example, lines
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.formats import decode, encode
 from veduta.formats.material import Material
@@ -134,12 +134,6 @@ def test_a_reference_of_the_wrong_kind_is_not_found(tmp_path):
 
 
 def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):
-    import re
-
-    text = (ROOT / "docs" / "formats" / "material.md").read_text()
-    section = text[text.index("## Errors"):]
-    src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
-    expected = shown.strip().splitlines()
-    rel = expected[0].split(":")[0]
-    body, ctx = compile_in(tmp_path, {**{}, rel: src}, rel)
+    rel, src, expected = documented_error_example("material.md")
+    body, ctx = compile_in(tmp_path, {rel: src}, rel)
     assert body is None and lines(ctx) == expected

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.compile.helpers import compile_in, lines
+from tests.compile.helpers import compile_in, documented_error_example, lines
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.formats import decode, encode
 from veduta.formats.prefab import Distance, Prefab
@@ -98,12 +98,6 @@ def test_a_missing_model_is_a_warning_and_a_missing_dependency(tmp_path):
 
 
 def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):
-    import re
-
-    text = (ROOT / "docs" / "formats" / "prefab.md").read_text()
-    section = text[text.index("## Errors"):]
-    src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
-    expected = shown.strip().splitlines()
-    rel = expected[0].split(":")[0]
-    body, ctx = compile_in(tmp_path, {**{}, rel: src}, rel)
+    rel, src, expected = documented_error_example("prefab.md")
+    body, ctx = compile_in(tmp_path, {rel: src}, rel)
     assert body is None and lines(ctx) == expected

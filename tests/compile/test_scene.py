@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.compile.helpers import compile_in, lines
+from tests.compile.helpers import compile_in, documented_error_example, lines
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.compile.common import DEFAULT_CAMERA, DEFAULT_LIGHT, linear_rgb, srgb_to_linear
 from veduta.container.binary import f32_bits
@@ -327,12 +327,6 @@ SAMPLE_INDEX = sample_index()
 
 
 def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):
-    import re
-
-    text = (ROOT / "docs" / "formats" / "scene.md").read_text()
-    section = text[text.index("## Errors"):]
-    src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
-    expected = shown.strip().splitlines()
-    rel = expected[0].split(":")[0]
-    body, ctx = compile_in(tmp_path, {**{}, rel: src}, rel)
+    rel, src, expected = documented_error_example("scene.md")
+    body, ctx = compile_in(tmp_path, {rel: src}, rel)
     assert body is None and lines(ctx) == expected

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.compile.helpers import compile_in, lines
+from tests.compile.helpers import compile_in, documented_error_example, lines
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.compile.image import (
     MAX_SIDE,
@@ -480,12 +480,6 @@ def test_the_even_size_fast_path_gives_the_bits_of_the_general_filter():
 
 
 def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):
-    import re
-
-    text = (ROOT / "docs" / "formats" / "texture.md").read_text()
-    section = text[text.index("## Errors"):]
-    src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
-    expected = shown.strip().splitlines()
-    rel = expected[0].split(":")[0]
-    body, ctx = compile_in(tmp_path, {**{}, rel: src}, rel)
+    rel, src, expected = documented_error_example("texture.md")
+    body, ctx = compile_in(tmp_path, {rel: src}, rel)
     assert body is None and lines(ctx) == expected

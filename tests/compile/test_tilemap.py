@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.compile.helpers import compile_in, lines
+from tests.compile.helpers import compile_in, documented_error_example, lines
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.formats import decode, encode
 from veduta.formats.tilemap import Prop, Tilemap
@@ -256,12 +256,6 @@ def test_missing_references_are_warnings_naming_them(tmp_path):
 
 
 def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):
-    import re
-
-    text = (ROOT / "docs" / "formats" / "map.md").read_text()
-    section = text[text.index("## Errors"):]
-    src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
-    expected = shown.strip().splitlines()
-    rel = expected[0].split(":")[0]
+    rel, src, expected = documented_error_example("map.md")
     body, ctx = compile_in(tmp_path, {**refs(), rel: src}, rel)
     assert body is None and lines(ctx) == expected

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.compile.helpers import compile_in, lines
+from tests.compile.helpers import compile_in, documented_error_example, lines
 from tests.world.worlds import example_world
 from veduta.compile import AssetIndex, CompileContext, compile_source
 from veduta.compile.world import DEFAULTS, FEATURE_DEFAULTS, TERRAIN_DEFAULTS
@@ -538,13 +538,7 @@ def test_world_map_is_identical_across_runs_and_hash_seeds(sample_game, tmp_path
 # -- the format reference ------------------------------------------------------------------------
 
 def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):
-    import re
-
-    text = (ROOT / "docs" / "formats" / "world.md").read_text()
-    section = text[text.index("## Errors"):]
-    src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
-    expected = shown.strip().splitlines()
-    rel = expected[0].split(":")[0]
+    rel, src, expected = documented_error_example("world.md")
     body, ctx = compile_in(tmp_path, {rel: src}, rel)
     assert body is None and lines(ctx) == expected
 
