@@ -141,8 +141,36 @@ def cook_tasks(project: Project, display_root: str = ""):
         paths = index.by_kind[kind.name][src.name]
         duplicate_of = [p for p in paths if p != src.rel] if len(paths) > 1 else None
         cooked = cooked_dirs[kind.name] + src.name + ".vda"
-        source_path = prefix + src.rel
-        file_dep = [source_path]
+        file_dep = [prefix + src.rel]
+        uptodate = None
+        if duplicate_of:
+            cache.discard(src.rel)
+            uptodate = [False]
+        else:
+            entry = cache.get(src.rel)
+            verified = None  # (path, signature) of files whose content this pass checked
+            if entry is not None and fresh_by_stat(entry, assets, cooked, index, None if only_group else STATS):
+                verified = entry[2]
+            else:
+                fresh, deps, entry, verified = check_fresh(kind.name, src.rel, assets, cooked, index, now)
+                if fresh:
+                    cache.set(src.rel, entry)
+                else:
+                    cache.discard(src.rel)
+                    # a stale task runs anyway; its file_dep are the last cook's deps that still exist
+                    file_dep += [prefix + d for d in deps if os.path.exists(prefix + d)]
+                    uptodate = [False]
+            if verified is not None:
+                fresh_names.append(src.rel)
+                if only_group:
+                    continue  # decided before any task dict is made: a fresh source costs no more
+                # fresh: doit only compares the file_dep stat states (see StatChecker); no uptodate
+                # item at all, since doit's handling of each one costs more than the check itself
+                for p, s in verified:
+                    if s:  # exists (and, from the stat cache, is not racy)
+                        VERIFIED[prefix + p] = s
+                    if s != () and p != src.rel:
+                        file_dep.append(prefix + p)
         task = {
             "name": src.rel,
             "actions": [(cook_one, [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root])],
@@ -150,36 +178,10 @@ def cook_tasks(project: Project, display_root: str = ""):
             "clean": True,
             "doc": f"{kind.name} {src.name}",
         }
-        if duplicate_of:
-            cache.discard(src.rel)
-            task["uptodate"] = [False]
-            yield task
-            continue
-        task["targets"] = [cooked]
-        entry = cache.get(src.rel)
-        verified = None  # (path, signature) of files whose content this pass checked
-        if entry is not None and fresh_by_stat(entry, assets, cooked, index, None if only_group else STATS):
-            verified = entry[2]
-        else:
-            fresh, deps, entry, verified = check_fresh(kind.name, src.rel, assets, cooked, index, now)
-            if fresh:
-                cache.set(src.rel, entry)
-            else:
-                cache.discard(src.rel)
-                # a stale task runs anyway; its file_dep are the last cook's deps that still exist
-                file_dep += [prefix + d for d in deps if os.path.exists(prefix + d)]
-                task["uptodate"] = [False]
-        if verified is not None:
-            fresh_names.append(src.rel)
-            if only_group:
-                continue
-            # fresh: doit only compares the file_dep stat states (see StatChecker); no uptodate
-            # item at all, since doit's handling of each one costs more than the check itself
-            for p, s in verified:
-                if s:  # exists (and, from the stat cache, is not racy)
-                    VERIFIED[prefix + p] = s
-                if s != () and p != src.rel:
-                    file_dep.append(prefix + p)
+        if not duplicate_of:
+            task["targets"] = [cooked]  # two tasks may not share a target: duplicates have none
+        if uptodate is not None:
+            task["uptodate"] = uptodate
         yield task
 
     known = {f"{BASENAME}:{s.rel}" for s in sources}
