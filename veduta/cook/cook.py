@@ -21,7 +21,7 @@ from veduta.cook.state import make_entry, sig
 from veduta.cook.store import Store
 from veduta.errors import VdaError
 from veduta.fsutil import atomic_write, remove_if_exists
-from veduta.kinds import BY_NAME, kind_of, name_of
+from veduta.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
 from veduta.source.diagnostics import Report
 
 UPTODATE, COOKED, RESTORED, FAILED = "uptodate", "cooked", "restored", "failed"
@@ -363,15 +363,8 @@ def orphans(cooked_root: str, names_by_folder: dict[str, set[str]]) -> list[str]
 
 def _cooked_by_us(path: str, folder: str) -> bool:
     data = _read(path)
-    if data is None:
-        return False
-    try:
-        for c in read_chunks(data, path):
-            if c.type == "META":
-                return Meta.decode(c.payload).source.startswith(folder + "/")
-    except VdaError:
-        return False
-    return False
+    meta = _meta_of_bytes(data, BY_FOLDER[folder].name, path) if data is not None else None
+    return meta is not None and meta.source.startswith(folder + "/")
 
 
 def prune_orphans(assets: str, cooked_root: str) -> dict:
