@@ -1,0 +1,26 @@
+"""The toolchain's tools as plain functions: the one door every face goes through.
+
+Each tool is one function that takes a :class:`~veduta.cook.project.Project` first and plain
+arguments after it (names, cells as ``(x, z)`` tuples, numbers in the source's units), and
+returns plain data: exactly the object its CLI prints with ``--json`` and its MCP tool returns
+as structured content (``veduta/cli.py`` and ``veduta/mcp`` are thin faces over this module).
+A user mistake (unknown asset, malformed argument, refused edit) raises a
+:class:`~veduta.errors.VedutaError` whose message names the problem; the faces turn it into a
+``veduta: ...`` line or a tool error.
+
+Imports are deferred to the call, so importing this module costs nothing on the cook's path.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from veduta.cook.project import Project
+
+
+def inspect_model(project: Project, model: str) -> dict[str, Any]:
+    """Triangles per part and level, bounds and findings of model *model*."""
+    from veduta.compile.model.inspect import inspect_model as run
+
+    return run(project, model)
