@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from veduta.errors import VedutaError
+from veduta.findings import WARNING, finding
 from veduta.kinds import BY_NAME
 
 FAILED_TEXT = "has errors"
@@ -44,8 +45,7 @@ class Cooked:
             self._reported.add((kind, name))
             code = "MISSING" if FAILED_TEXT not in problem else "INVALID"
             tail = f" (used by {used_by})" if used_by else ""
-            self.findings.append({"code": f"EXPORT_{kind.upper()}_{code}", "severity": "warning",
-                                  "message": problem + tail, kind: name})
+            self.findings.append(finding(f"EXPORT_{kind.upper()}_{code}", WARNING, problem + tail, **{kind: name}))
         return rec
 
     def _get(self, kind: str, name: str):
