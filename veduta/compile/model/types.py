@@ -13,9 +13,9 @@ from types import MappingProxyType
 
 import numpy as np
 
-# One compiled vertex (little-endian float32 position, normal and UV, 32 bytes), declared once by
-# the MESH format.
-from veduta.formats.mesh import VERTEX_DTYPE
+# One compiled vertex (little-endian float32 position, normal and UV, 32 bytes) and the index type,
+# declared once by the MESH format.
+from veduta.formats.mesh import INDEX_DTYPE, VERTEX_DTYPE  # noqa: F401 - the model compiler imports both from here
 
 assert VERTEX_DTYPE.itemsize == 32
 
