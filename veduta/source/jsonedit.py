@@ -129,7 +129,7 @@ class Style:
 
 _KEY_COLON = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:\s*)')
 _COMMA_KEY = re.compile(r',([ \t]*)"')
-_LIST = re.compile(r"\[([ \t]*)[^\[\]{}]*?(,[ \t]*)?[^\[\]{}]*?([ \t]*)\]")
+_LIST = re.compile(r"\[([ \t]*)([^\[\]{}\n]*?)([ \t]*)\]")
 
 
 def style_of(sample: str | None) -> Style:
@@ -139,11 +139,12 @@ def style_of(sample: str | None) -> Style:
     # the narrowest spacing written: column-aligned tables pad some members, not all
     colons = [m.group(1) for m in _KEY_COLON.finditer(sample) if "\n" not in m.group(1)]
     colon = min(colons, key=len) if colons else ": "
-    lm = _LIST.search(sample)
     lists = {}
-    if lm:
-        lists = {"list_open": "[" + lm.group(1), "list_close": lm.group(3) + "]",
-                 "list_comma": (lm.group(2) or ", ")}
+    for lm in _LIST.finditer(sample):
+        cm = re.search(r",([ \t]*)", lm.group(2))
+        if cm:  # a flat list with two items or more shows all three spacings
+            lists = {"list_open": "[" + lm.group(1), "list_close": lm.group(3) + "]", "list_comma": "," + cm.group(1)}
+            break
     if "\n" in sample:
         lines = sample.splitlines()
         member = next((ln for ln in lines[1:] if ln.strip() and not ln.strip().startswith("}")), "")
@@ -271,9 +272,27 @@ def _file_style(doc: JsonDoc) -> Style:
     return Style()
 
 
+def _root_spacing(doc: JsonDoc) -> tuple[str, str]:
+    """(separator between two members on one line, key-value separator) of the top level."""
+    keys = list(doc.root.keys)
+    colon, comma = ": ", ", "
+    if keys:
+        k = doc.root.keys[keys[0]]
+        kend = doc.key_start(doc.root, keys[0]) + len(json.dumps(k.value, ensure_ascii=False))
+        colon = doc.text[kend : doc.span(doc.root.value[keys[0]])[0]]
+        if "\n" in colon:
+            colon = ": "
+    if len(keys) >= 2:
+        sep = doc.text[doc.span(doc.root.value[keys[0]])[1] : doc.key_start(doc.root, keys[1])]
+        if "\n" not in sep:
+            comma = sep
+    return comma, colon
+
+
 def _add_member(doc: JsonDoc, key: str, value: dict[str, Any], order: Sequence[str]) -> str:
     text = doc.text
     nl = doc.newline
+    comma, colon = _root_spacing(doc)
     present = list(doc.root.keys)
     rank = {k: i for i, k in enumerate(order)}
     after = None
@@ -285,23 +304,23 @@ def _add_member(doc: JsonDoc, key: str, value: dict[str, Any], order: Sequence[s
             first = present[0]
             pos = doc.key_start(doc.root, first)
             indent = doc.line_prefix(pos) if doc.starts_line(pos) else ""
-            member = json.dumps(key) + ": " + _new_array(doc, indent, value)
-            sep = ", " if doc.one_line() or not doc.starts_line(pos) else "," + nl + indent
+            member = json.dumps(key) + colon + _new_array(doc, indent, value)
+            sep = comma if doc.one_line() or not doc.starts_line(pos) else "," + nl + indent
             return text[:pos] + member + sep + text[pos:]
     else:
         after = present[-1] if present else None
     if after is None:  # an empty object
         r0, r1 = doc.span(doc.root)
-        return text[: r1 - 1] + json.dumps(key) + ": " + _new_array(doc, "", value) + text[r1 - 1 :]
+        return text[: r1 - 1] + json.dumps(key) + colon + _new_array(doc, "", value) + text[r1 - 1 :]
     kpos = doc.key_start(doc.root, after)
     _, vend = doc.span(doc.root.value[after])
     if doc.one_line() or not doc.starts_line(kpos):
         indent = ""
-        sep = ", "
+        sep = comma
     else:
         indent = doc.line_prefix(kpos)
         sep = "," + nl + indent
-    member = json.dumps(key) + ": " + _new_array(doc, indent, value)
+    member = json.dumps(key) + colon + _new_array(doc, indent, value)
     return text[:vend] + sep + member + text[vend:]
 
 
