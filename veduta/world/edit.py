@@ -251,64 +251,13 @@ def _check_name(name: str, what: str) -> None:
 # -- place checks ------------------------------------------------------------------------------
 
 
-def finding(code: str, severity: str, message: str, **where: Any) -> dict[str, Any]:
-    """A finding dict in the shape of ``inspect model --json`` (``{"code", "severity", "message", ...}``)."""
-    return {"code": code, "severity": severity, "message": message, **where}
-
-
-def _footprint(pf, x: int, z: int, rotation: int) -> tuple[int, int, int, int]:
-    fw, fd = (pf.fd, pf.fw) if rotation in (90, 270) else (pf.fw, pf.fd)
-    return x - fw // 2, z - fd // 2, fw, fd
-
-
 def place_problems(gen, name: str, prefab: str, x: int, z: int, rotation: int = 0) -> list[dict]:
-    """The place checks of ``inspect world`` for one place (named *name*, whether or not the
-    generator already has it): outside the world, water under the footprint, overlap with another
-    place, a biome the prefab does not list, a min_distance broken against another place.
+    """The errors of ``inspect world``'s place checks (:func:`veduta.world.checks.place_findings`)
+    for place *name* at cell [x, z]: outside the world, missing prefab, water, biome, overlap,
+    min_distance. Empty when the place can stand there."""
+    from veduta.world.checks import place_findings
 
-    Computed on the base ground (pads do not change whether a footprint is wet), so it can screen
-    candidate cells without building a generator per cell. Findings are error dicts."""
-    from veduta.world.structures import gap, need_mm
-
-    pf = gen.prefabs.get(prefab)
-    if pf is None:
-        return [finding("WORLD_PREFAB_MISSING", "error", f'place "{name}": prefab "{prefab}" does not exist',
-                        place=name, cell=[x, z])]
-    p = gen.p
-    x0, z0, fw, fd = _footprint(pf, x, z, rotation)
-    n = p.cells
-    if x0 < -n or z0 < -n or x0 + fw > n or z0 + fd > n:
-        return [finding("WORLD_PLACE_OUTSIDE", "error",
-                        f'place "{name}": the footprint of prefab "{prefab}" (cells [{x0}, {z0}] to '
-                        f"[{x0 + fw - 1}, {z0 + fd - 1}]) leaves the world (cells {-n}..{n - 1})",
-                        place=name, cell=[x, z])]
-    out = []
-    t = gen.terrain
-    g = t.ground(x0, z0, fw + 1, fd + 1)
-    lv = t.water_levels(x0, z0, fw + 1, fd + 1)
-    if bool((g < lv).any()):
-        out.append(finding("WORLD_PLACE_WATER", "error", f'place "{name}" stands in water (a vertex of its '
-                                                         f"footprint is under water)", place=name, cell=[x, z]))
-    biome = p.biome_names[t.biome_at(x, z)]
-    if not pf.allows(biome):
-        out.append(finding("WORLD_PLACE_BIOME", "error",
-                           f'place "{name}" is in biome "{biome}", which prefab "{prefab}" does not list '
-                           f"({', '.join(sorted(pf.biomes))})", place=name, cell=[x, z]))
-    for s in gen.structs.places:
-        if s.name == name:
-            continue
-        gx, gz = gap(x0, x0 + fw, z0, z0 + fd, s.x0, s.x1, s.z0, s.z1)
-        overlap = x0 < s.x1 and s.x0 < x0 + fw and z0 < s.z1 and s.z0 < z0 + fd
-        if overlap:
-            out.append(finding("WORLD_PLACE_OVERLAP", "error",
-                               f'place "{name}" overlaps place "{s.name}"', place=name, other=s.name, cell=[x, z]))
-            continue
-        need = need_mm(pf.tags, pf.distances, s.tags, dict(s.distances))
-        if need and (gx * gx + gz * gz) * p.cell_mm ** 2 < need * need:
-            out.append(finding("WORLD_PLACE_DISTANCE", "error",
-                               f'place "{name}" is closer to place "{s.name}" than {_m(need):g} m '
-                               f"(min_distance)", place=name, other=s.name, cell=[x, z]))
-    return out
+    return [f for f in place_findings(gen, name, prefab, (x, z), rotation) if f["severity"] == "error"]
 
 
 def _spiral(cx: int, cz: int, r: int) -> list[tuple[int, int]]:
