@@ -191,7 +191,10 @@ def cook_tasks(run: CookRun):
     run.to_run = len(selected) if selected and BASENAME not in (run.selected or []) else \
         len(sources) - run.fresh_skipped
     cache.keep_only(s.rel for s in sources)
-    cache.save()
+    try:
+        cache.save()
+    except OSError:
+        pass  # a cache that cannot be written only makes the next run slower (the database warned)
     gc.freeze()
     if gc_was_enabled:
         gc.enable()
@@ -381,12 +384,8 @@ def _record_in_db(project: Project, task, entry, values: dict) -> None:
 def doit_config(run: CookRun) -> dict:
     """The DOIT_CONFIG of *run*: its file checker and reporter are bound to it."""
     project = run.project
-    try:
-        os.makedirs(project.cache, exist_ok=True)
-    except OSError as exc:
-        from veduta.errors import ConfigError
-
-        raise ConfigError(f"cannot make the cache folder {project.cache}: {exc.strerror}") from None
+    # nothing is made here (importing a dodo.py creates no folder): the database backend makes
+    # the cache folder when a command opens it, and cooks without it when it cannot
     return {
         "default_tasks": [BASENAME],
         "dep_file": os.path.join(project.cache, DB_FILE),
