@@ -3,13 +3,11 @@ traceback, a hang or a crash of the whole cook."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
 import sys
 
 from tests.cook.test_cook import summary
-from tests.gamerepo import CRATE
 
 
 def _lines(cp) -> list[str]:
@@ -21,10 +19,9 @@ def _no_traceback(cp) -> None:
 
 
 def test_absurd_numbers_are_located_errors(game):
-    game.write("models/huge.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, %s, 1]}]}'
-               % ("9" * 5000))
-    game.write("models/neg.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, -%s, 1]}]}'
-               % ("9" * 5000))
+    box = '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, N, 1]}]}'
+    game.write("models/huge.vmodel", box.replace("N", "9" * 5000))
+    game.write("models/neg.vmodel", box.replace("N", "-" + "9" * 5000))
     cp = game.cook()
     _no_traceback(cp)
     assert "assets/models/huge.vmodel:1:62: parts[0].size[1]: 99999999999999999999... is too large a number " \
@@ -37,8 +34,8 @@ def test_absurd_numbers_are_located_errors(game):
 def test_a_huge_value_is_quoted_in_part_with_its_length(game):
     big = "x" * 5_000_000
     game.write("models/a.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], '
-               '"material": "%s"}]}' % big)
-    game.write("models/b.vmodel", '{"veduta": "%s", "%s": 1}' % (big, big))
+               '"material": "BIG"}]}'.replace("BIG", big))
+    game.write("models/b.vmodel", '{"veduta": "BIG", "BIG": 1}'.replace("BIG", big))
     cp = game.cook()
     _no_traceback(cp)
     assert max(len(line) for line in _lines(cp)) < 400
@@ -118,3 +115,33 @@ def test_deleting_the_cache_during_a_cook_ends_with_a_message(game):
     assert "cook:" in out  # the summary
     if "could not save" in err:  # sqlite needed the folder back to save (it usually does)
         assert "veduta: warning: cache/doit.sqlite3: could not save doit's database" in err
+
+
+def test_an_image_path_that_is_a_fifo_is_an_error_not_a_hang(game):
+    import os
+
+    (game.root / "assets/textures").mkdir()
+    os.mkfifo(game.root / "assets/textures/pipe.png")
+    game.write("textures/t.vtexture", '{"veduta": "texture/1", "layers": [{"type": "image", '
+               '"path": "textures/pipe.png"}]}')
+    cp = game.doit("cook")  # a hang would hit the subprocess timeout
+    _no_traceback(cp)
+    assert 'layers[0].path: image "textures/pipe.png" is not a readable file' in cp.stdout
+    assert summary(cp)["failed"] == 1
+
+
+def test_symlink_loops_are_skipped_with_a_warning(game):
+    import os
+
+    models = game.root / "assets/models"
+    os.symlink("self.vmodel", models / "self.vmodel")
+    os.symlink(".", models / "props/again")
+    os.symlink("../..", models / "props/up")
+    cp = game.cook()
+    _no_traceback(cp)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "assets/models/self.vmodel: warning: skipped, cannot follow it (Too many levels of symbolic links)" \
+        in cp.stderr
+    assert "assets/models/props/again: warning: skipped, a link to a folder above it (a loop)" in cp.stderr
+    assert "assets/models/props/up/models: warning: skipped, a link to a folder above it (a loop)" in cp.stderr
+    assert summary(cp)["cooked"] == 4

@@ -94,7 +94,10 @@ def cook_tasks(run: CookRun):
     verified_sigs, stats = run.verified, run.stats
     verified_sigs.clear()
     stats.clear()
-    sources, problems = project.scan()
+    warnings: list[str] = []
+    sources, problems = project.scan(warnings)
+    if warnings:
+        sys.stderr.write("".join(w + "\n" for w in warnings))
     index = AssetIndex.from_paths(s.rel for s in sources)
     set_index(project.assets, index)
     cache = run.cache = StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
