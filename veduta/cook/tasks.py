@@ -244,6 +244,9 @@ class CookReporter(ConsoleReporter):
         self._started = time.monotonic()
         self._group_ran = False
         self.run.start()  # a new run (the tasks are made after this)
+        from veduta.cook.lifeline import install
+
+        install()  # workers forked by `doit -n N` end when this process dies
 
     @staticmethod
     def _is_cook(task) -> bool:
