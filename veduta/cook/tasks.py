@@ -133,6 +133,7 @@ def cook_tasks(project: Project, display_root: str = ""):
     group = _GroupHandle()
     yield {"name": None, "doc": "cook every asset source into a .vda file", "uptodate": [group]}
     fresh_names = []
+    stale_jobs = []  # cook_one's arguments of the stale sources, in task order
 
     prefix = assets + os.sep
     cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in {s.kind for s in sources}}
@@ -171,9 +172,12 @@ def cook_tasks(project: Project, display_root: str = ""):
                         VERIFIED[prefix + p] = s
                     if s != () and p != src.rel:
                         file_dep.append(prefix + p)
+        args = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
+        if uptodate is not None:
+            stale_jobs.append(tuple(args))
         task = {
             "name": src.rel,
-            "actions": [(cook_one, [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root])],
+            "actions": [(cook_one, args)],
             "file_dep": file_dep,
             "clean": True,
             "doc": f"{kind.name} {src.name}",
@@ -218,9 +222,40 @@ def cook_tasks(project: Project, display_root: str = ""):
         len(sources) - RUN.fresh_skipped
     cache.keep_only(s.rel for s in sources)
     cache.save()
+    if RUN.executing and stale_jobs:
+        _cook_ahead(stale_jobs)
     gc.freeze()
     if gc_was_enabled:
         gc.enable()
+
+
+def _cook_ahead(stale_jobs: list[tuple]) -> None:
+    """Start cooking the stale sources this run will run in a pool of worker processes, one per
+    core (``-n N``: N), unless doit runs actions in its own worker processes (``-P process``)."""
+    from veduta.cook import ahead
+
+    runner = _doit_runner()
+    workers = getattr(runner, "num_process", 0) or ahead.cpu_count()
+    if runner is not None and type(runner).__name__ == "MRunner":
+        return  # actions run in doit's processes, forked after this: they cook themselves
+    selected = RUN.selected or []
+    if BASENAME not in selected:  # only the named sources run
+        names = {n[len(BASENAME) + 1:] for n in selected if n.startswith(BASENAME + ":")}
+        stale_jobs = [j for j in stale_jobs if j[1] in names]
+    ahead.begin(stale_jobs, workers)
+
+
+def _doit_runner():
+    """The doit Runner running this task creation (doit passes it nowhere we can reach)."""
+    from doit.runner import Runner
+
+    f = sys._getframe(1)
+    while f is not None:
+        obj = f.f_locals.get("self")
+        if isinstance(obj, Runner):
+            return obj
+        f = f.f_back
+    return None
 
 
 def report_problems(problems: list[str]):
@@ -360,6 +395,9 @@ class CookReporter(ConsoleReporter):
             RUN.cache.discard(task.name[len(BASENAME) + 1 :])
 
     def complete_run(self):
+        from veduta.cook import ahead
+
+        ahead.end()
         self._clear_progress()
         if RUN.cache is not None:
             try:
@@ -425,7 +463,9 @@ def doit_config(project: Project | None = None) -> dict:
         "backend": "veduta",  # CookDB: sqlite3 read in one query (veduta/cook/db.py)
         "check_file_uptodate": StatChecker,
         "reporter": CookReporter,
-        "par_type": "process",
+        # -n N runs actions in threads: the stale sources cook ahead in a process pool
+        # (veduta/cook/ahead.py) and an action only takes its result
+        "par_type": "thread",
         "continue": True,  # one broken source never stops the others
         "minversion": "0.36.0",
     }
