@@ -49,7 +49,7 @@ n = 0
 for d, dirs, files in os.walk(root):
     dirs[:] = [x for x in dirs if not x.startswith(".")]
     for f in files:
-        if f.endswith(%r):
+        if f.endswith(SUFFIXES):
             p = os.path.join(d, f)
             rel = os.path.relpath(p, root).replace(os.sep, "/")
             with open(p, "rb") as fh:
@@ -60,7 +60,7 @@ for d, dirs, files in os.walk(root):
             h.hexdigest()
             n += 1
 print(n)
-""" % (SUFFIXES,)
+""".replace("SUFFIXES", repr(SUFFIXES))
 
 #: One process stat()ing every source (what any up-to-date check must at least do).
 STAT_FLOOR = r"""
@@ -70,11 +70,11 @@ n = 0
 for d, dirs, files in os.walk(root):
     dirs[:] = [x for x in dirs if not x.startswith(".")]
     for f in files:
-        if f.endswith(%r):
+        if f.endswith(SUFFIXES):
             os.stat(os.path.join(d, f))
             n += 1
 print(n)
-""" % (SUFFIXES,)
+""".replace("SUFFIXES", repr(SUFFIXES))
 
 #: The compile floor: the project's compiler over every source in a pool of J processes, no doit.
 COMPILE_FLOOR = r"""
@@ -96,11 +96,11 @@ def task_plain():
     for d, dirs, files in os.walk(root):
         dirs[:] = [x for x in dirs if not x.startswith(".")]
         for f in sorted(files):
-            if f.endswith(%r):
+            if f.endswith(SUFFIXES):
                 src = os.path.join(d, f)
                 yield {"name": src, "file_dep": [src], "targets": [os.path.join("stamps", f)],
                        "actions": [stamp]}
-""" % (SUFFIXES,)
+""".replace("SUFFIXES", repr(SUFFIXES))
 
 
 def make_game(root: str, n: int) -> None:
@@ -139,7 +139,8 @@ def make_heavy_game(root: str, worlds: int = 4, textures: int = 16, models: int 
     os.makedirs(os.path.join(root, "assets", "models", "big"), exist_ok=True)
     for i in range(models):
         with open(os.path.join(root, "assets", "models", "big", f"big_{i:02d}.vmodel"), "w") as f:
-            f.write('{ "veduta": "model/1", "pivot": "bottom-center", "lod": [{ "distance": 20 }, { "distance": 40 }],\n'
+            f.write('{ "veduta": "model/1", "pivot": "bottom-center",\n'
+                    '  "lod": [{ "distance": 20 }, { "distance": 40 }],\n'
                     f'  "parts": [ {{ "shape": "sphere", "radius": 1, "segments": {80 + i}, "rings": 48 }},\n'
                     '    { "shape": "lathe", "profile": [[0, 0], [1, 0.2], [0.5, 1], [0.8, 1.5], [0, 2]], '
                     f'"segments": {48 + i}, "position": [2, 0, 0] }} ] }}\n')

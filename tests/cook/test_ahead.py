@@ -19,8 +19,8 @@ def _big_game(tmp_path, n=30):
     for i in range(n):
         g.write(f"models/gen/m{i:02d}.vmodel", CRATE.replace("[1, 1, 1]", f"[1, {1 + i / 10}, 1]"))
     g.write("models/gen/broken.vmodel", BAD)
-    g.write("models/gen/warns.vmodel", CRATE.replace('"material": "crate_wood"', '"material": "crate_wood"')
-            .replace('"pivot": "bottom-center",', '"pivot": "bottom-center", "lod": [{"distance": 9, "model": "nope"}],'))
+    g.write("models/gen/warns.vmodel",
+            CRATE.replace('"pivot": "bottom-center",', '"pivot": "bottom-center", "lod": [{"distance": 9, "model": "nope"}],'))  # noqa: E501
     g.write("models/other/crate.vmodel", CRATE)  # a duplicate name
     return g
 

@@ -9,7 +9,6 @@ can run it in workers.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import os
 import re
 import time
@@ -187,10 +186,6 @@ def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicat
     if got is not None:
         return as_action(got)
     return as_action(cook_batch([(kind, rel, assets, cooked, cache, duplicate_of, display_root)])[0])
-
-
-# doit's PythonAction inspects the action's signature on every call: give it the answer
-cook_one.__signature__ = inspect.signature(cook_one)  # type: ignore[attr-defined]
 
 
 def as_action(result: dict):
