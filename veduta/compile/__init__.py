@@ -22,7 +22,7 @@ from veduta.source.diagnostics import Report
 from veduta.source.jsonpos import Node
 
 if TYPE_CHECKING:  # the formats (and numpy) load only when something compiles
-    from veduta.formats import Record
+    from veduta.formats import Struct
 
 
 class AssetIndex:
@@ -102,7 +102,7 @@ class CompileContext:
 
 
 
-Compiler = Callable[[bytes, CompileContext], "Record | None"]
+Compiler = Callable[[bytes, CompileContext], "Struct | None"]
 _compilers: dict[str, Compiler] = {}
 
 
@@ -118,14 +118,14 @@ def get_compiler(kind: str) -> Compiler:
 _BATCH_COMPILERS = {"model": "veduta.compile.model.compile:compile_models"}
 
 
-def compile_sources(kind: str, items: list[tuple[bytes, CompileContext]]) -> list[Record | None | BaseException]:
+def compile_sources(kind: str, items: list[tuple[bytes, CompileContext]]) -> list[Struct | None | BaseException]:
     """`compile_source` of several sources of one kind, with the same results, but in one
     call of the kind's batch compiler if it has one (for small models the per-call cost of
     numpy, not the arithmetic, dominates).  An exception raised while compiling one source is
     returned in its place."""
     target = _BATCH_COMPILERS.get(kind)
     if target is None or len(items) < 2:
-        out: list[Record | None | BaseException] = []
+        out: list[Struct | None | BaseException] = []
         for data, ctx in items:
             try:
                 out.append(compile_source(kind, data, ctx))
@@ -135,7 +135,7 @@ def compile_sources(kind: str, items: list[tuple[bytes, CompileContext]]) -> lis
     mod, _, attr = target.partition(":")
     batch = getattr(importlib.import_module(mod), attr)
     named = [i for i, (_, ctx) in enumerate(items) if _name_ok(ctx)]
-    results: list[Record | None | BaseException] = [None] * len(items)
+    results: list[Struct | None | BaseException] = [None] * len(items)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         bodies = batch([items[i] for i in named])
@@ -154,7 +154,7 @@ def _name_ok(ctx: CompileContext) -> bool:
     return False
 
 
-def compile_source(kind: str, data: bytes, ctx: CompileContext) -> Record | None:
+def compile_source(kind: str, data: bytes, ctx: CompileContext) -> Struct | None:
     """Compile one source; errors and warnings go to ``ctx.report``.
 
     The asset name (the file name without its suffix) must follow the name rule of
