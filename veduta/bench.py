@@ -172,6 +172,14 @@ def main(argv=None) -> int:
         _print_figures(w)
     except ImportError as exc:
         print(f"world generation: skipped ({exc})")
+    try:
+        from veduta.world.bench import bench_draw
+
+        d = bench_draw()
+        print("world drawing model (ground LOD: median per chunk; inspect world: best warm run):")
+        _print_figures(d)
+    except ImportError as exc:
+        print(f"world drawing model: skipped ({exc})")
     if not args.skip_cook:
         r = bench_cook(args.assets, args.jobs, args.repeat, args.dir)
         print(f"cook of {r['assets']} small models (whole doit processes, median of {args.repeat}):")
