@@ -346,6 +346,12 @@ def bench_world() -> dict:
     return dict(bw())
 
 
+def bench_draw() -> dict:
+    from veduta.world.bench import bench_draw as bd
+
+    return dict(bd())
+
+
 def _print_figures(d: dict) -> None:
     for k, v in d.items():
         if k.endswith("_s"):
@@ -401,19 +407,18 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     print(f"veduta bench on {os.cpu_count()} cores, Python {sys.version.split()[0]}")
-    if not args.skip_compilers:
+    sections = (("model compile", "model compile (median):", bench_models),
+                ("world generation", "world generation (median):", bench_world),
+                ("world drawing model", "world drawing model (ground LOD: median per chunk; inspect world: best "
+                                        "warm run):", bench_draw))
+    for name, title, run in sections if not args.skip_compilers else ():
         try:
-            m = bench_models()
-            print("model compile (median):")
-            _print_figures(m)
+            figures = run()
         except ImportError as exc:
-            print(f"model compile: skipped ({exc})")
-        try:
-            w = bench_world()
-            print("world generation (median):")
-            _print_figures(w)
-        except ImportError as exc:
-            print(f"world generation: skipped ({exc})")
+            print(f"{name}: skipped ({exc})")
+            continue
+        print(title)
+        _print_figures(figures)
     if not args.skip_cook:
         for n in [int(x) for x in args.assets.split(",") if x]:
             r = bench_cook(n, args.jobs, args.repeat, args.dir, compare=args.compare,
