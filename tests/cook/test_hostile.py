@@ -145,3 +145,17 @@ def test_symlink_loops_are_skipped_with_a_warning(game):
     assert "assets/models/props/again: warning: skipped, a link to a folder above it (a loop)" in cp.stderr
     assert "assets/models/props/up/models: warning: skipped, a link to a folder above it (a loop)" in cp.stderr
     assert summary(cp)["cooked"] == 4
+
+
+def test_a_model_over_the_triangle_limit_is_a_located_error(game):
+    import time
+
+    parts = ", ".join('{"shape": "sphere", "radius": 1, "segments": 256, "rings": 128}' for _ in range(256))
+    game.write("models/huge.vmodel", '{"veduta": "model/1",\n "parts": [' + parts + "]}")
+    t0 = time.monotonic()
+    cp = game.cook()
+    assert time.monotonic() - t0 < 60  # refused before building (building took 86 s and 15.6 GB)
+    _no_traceback(cp)
+    assert "assets/models/huge.vmodel:2:11: parts: 16,646,144 triangles (every level of detail counted), " \
+           "beyond the limit of 1,000,000 per model" in cp.stdout
+    assert summary(cp)["failed"] == 1 and summary(cp)["cooked"] == 4
