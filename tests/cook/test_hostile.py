@@ -159,3 +159,26 @@ def test_a_model_over_the_triangle_limit_is_a_located_error(game):
     assert "assets/models/huge.vmodel:2:11: parts: 16,646,144 triangles (every level of detail counted), " \
            "beyond the limit of 1,000,000 per model" in cp.stdout
     assert summary(cp)["failed"] == 1 and summary(cp)["cooked"] == 4
+
+
+def test_cooked_or_cache_folders_overlapping_the_sources_are_refused(game):
+    for key, value, why in (("cooked", "assets", "it is the assets folder"),
+                            ("cooked", ".", "it holds the assets folder"),
+                            ("cooked", "assets/models", "it is the models source folder"),
+                            ("cache", "assets/models/c", "it is inside the models source folder")):
+        (game.root / "pyproject.toml").write_text(f'[tool.veduta]\n{key} = "{value}"\n')
+        cp = game.cook()
+        _no_traceback(cp)
+        assert cp.returncode == 2
+        assert cp.stderr.startswith(f"veduta: pyproject.toml: [tool.veduta] {key} = '{value}': {why}; "), cp.stderr
+        assert not list(game.root.rglob("*.vda"))
+
+
+def test_a_cooked_folder_that_is_a_file_is_one_line(game):
+    (game.root / "assets/.cooked").write_text("not a folder")
+    cp = game.cook()
+    _no_traceback(cp)
+    assert cp.returncode != 0
+    assert cp.stdout.splitlines()[0] == \
+        "assets/.cooked: is a file, not a folder (cooked files go under assets/.cooked/models/); move it away"
+    assert len(cp.stdout.splitlines()) == 2  # that line and the summary
