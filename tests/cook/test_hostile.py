@@ -182,3 +182,23 @@ def test_a_cooked_folder_that_is_a_file_is_one_line(game):
     assert cp.stdout.splitlines()[0] == \
         "assets/.cooked: is a file, not a folder (cooked files go under assets/.cooked/models/); move it away"
     assert len(cp.stdout.splitlines()) == 2  # that line and the summary
+
+
+def test_a_second_cook_waits_for_the_first(game):
+    import time
+
+    for i in range(16):
+        game.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
+                   f'"radius": {1 + i / 100}, "segments": 96, "rings": 48}}]}}')
+    first = subprocess.Popen([sys.executable, "-m", "doit", "cook"], cwd=game.root, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    lock = game.root / "cache/cook.lock"
+    deadline = time.monotonic() + 60
+    while not lock.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    second = game.cook()
+    out1, err1 = first.communicate(timeout=300)
+    assert "veduta: another cook is running in this game (cache/cook.lock); waiting for it to finish" \
+        in second.stderr
+    assert summary(second)["cooked"] == 0 and summary(second)["uptodate"] == 20  # no work done twice
+    assert summary(type("cp", (), {"stdout": out1, "stderr": err1})())["cooked"] == 20

@@ -289,6 +289,9 @@ class CookReporter(ConsoleReporter):
         from veduta.cook.lifeline import install
 
         install()  # workers forked by `doit -n N` end when this process dies
+        from veduta.cook import runlock
+
+        self._lock = runlock.acquire(self.run.project.cache)  # one cook at a time per game
 
     @staticmethod
     def _is_cook(task) -> bool:
@@ -413,6 +416,10 @@ class CookReporter(ConsoleReporter):
         # doit's own failure report for cook tasks would repeat the diagnostics: drop them
         drop_failures(self, self._is_cook)
         super().complete_run()
+        from veduta.cook import runlock
+
+        runlock.release(self._lock)
+        self._lock = None
 
 
 def _record_in_db(project: Project, task, entry, values: dict) -> None:
