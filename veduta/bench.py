@@ -172,6 +172,14 @@ def main(argv=None) -> int:
         _print_figures(w)
     except ImportError as exc:
         print(f"world generation: skipped ({exc})")
+    try:
+        from veduta.world.edit_bench import bench_edit
+
+        e = bench_edit(args.repeat, args.dir)
+        print(f"world editing on valley (in-process, median of {args.repeat}; dry runs unless written):")
+        _print_figures(e)
+    except ImportError as exc:
+        print(f"world editing: skipped ({exc})")
     if not args.skip_cook:
         r = bench_cook(args.assets, args.jobs, args.repeat, args.dir)
         print(f"cook of {r['assets']} small models (whole doit processes, median of {args.repeat}):")

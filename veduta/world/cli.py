@@ -220,6 +220,7 @@ def _run_edit(args, tool: str, kwargs: dict, out=None) -> int:
     import os
 
     from veduta import api
+    from veduta.cli import compact_json
     from veduta.cook.project import Project
     from veduta.world.edit import EditRefused
 
@@ -230,10 +231,10 @@ def _run_edit(args, tool: str, kwargs: dict, out=None) -> int:
     except EditRefused as exc:
         if not args.json:
             raise
-        out.write(json.dumps({"refused": True, "message": str(exc), "findings": exc.findings}, indent=2) + "\n")
+        out.write(compact_json({"refused": True, "message": str(exc), "findings": exc.findings}) + "\n")
         return 1
     if args.json:
-        out.write(json.dumps(report, indent=2) + "\n")
+        out.write(compact_json(report) + "\n")
     else:
         out.write(format_edit(report))
     return 0

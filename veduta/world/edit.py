@@ -430,33 +430,36 @@ def _rule_warnings(rep, section: str, index: int | None = None) -> list[dict]:
 
 
 def _heights(gen, x: int, z: int, r: int) -> dict[str, Any]:
-    """Final ground over the disc of radius r (vertices) around vertex (x, z): centre, min, max,
-    mean (metres), and the wet cells of the square around it."""
+    """Final ground over the disc of radius r (vertices) around vertex (x, z), inside the world:
+    centre, min, max and mean in metres. A disc wider than SAMPLE_SIDE vertices is sampled every
+    ``step`` vertices (reported)."""
     import numpy as np
 
-    step = max(1, -(-(2 * r + 1) // SAMPLE_SIDE))
     n = gen.p.cells
-    xs = [v for v in range(x - r, x + r + 1, step) if -n <= v <= n]
-    zs = [v for v in range(z - r, z + r + 1, step) if -n <= v <= n]
-    g = gen.heights(xs[0], zs[0], len(xs), len(zs)) if step == 1 else _strided(gen, xs, zs)
-    dx = np.asarray(xs, dtype=np.int64)[None, :] - x
-    dz = np.asarray(zs, dtype=np.int64)[:, None] - z
-    disc = dx * dx + dz * dz <= r * r
-    vals = g[disc] if disc.any() else g.ravel()
+    x0, x1 = max(-n, x - r), min(n, x + r)
+    z0, z1 = max(-n, z - r), min(n, z + r)
+    step = max(1, -(-(2 * r + 1) // SAMPLE_SIDE))
+    xs = np.arange(x0, x1 + 1, step, dtype=np.int64)
+    lo, hi, total, count = None, None, 0, 0
+    rows = max(1, 256 // step) * step  # vertex rows per heights() call: bounded memory
+    for zb in range(z0, z1 + 1, rows):
+        g = gen.heights(x0, zb, x1 - x0 + 1, min(rows, z1 + 1 - zb))[::step, ::step]
+        zs = np.arange(zb, zb + g.shape[0] * step, step, dtype=np.int64)
+        disc = (xs[None, :] - x) ** 2 + (zs[:, None] - z) ** 2 <= r * r
+        vals = g[disc]
+        if vals.size:
+            lo = int(vals.min()) if lo is None else min(lo, int(vals.min()))
+            hi = int(vals.max()) if hi is None else max(hi, int(vals.max()))
+            total += int(vals.sum())
+            count += int(vals.size)
     centre = int(gen.heights(x, z, 1, 1)[0, 0])
-    out = {"centre": _m(centre), "min": _m(int(vals.min())), "max": _m(int(vals.max())),
-           "mean": round(float(vals.mean()) / 1000.0, 3)}
+    if not count:  # the whole disc is outside the world: its centre vertex is all there is
+        lo = hi = total = centre
+        count = 1
+    out = {"centre": _m(centre), "min": _m(lo), "max": _m(hi), "mean": round(total / count / 1000.0, 3)}
     if step > 1:
         out["step"] = step
     return out
-
-
-def _strided(gen, xs, zs):
-    import numpy as np
-
-    # one heights() call per sampled row keeps memory bounded on a huge feature
-    rows = [gen.heights(xs[0], z, xs[-1] - xs[0] + 1, 1)[0, :: xs[1] - xs[0] if len(xs) > 1 else 1] for z in zs]
-    return np.asarray(rows, dtype=np.int64)
 
 
 def _terrain_report(before, after, x: int, z: int, r: int, reach: int) -> dict[str, Any]:
