@@ -277,10 +277,11 @@ def format_edit(r: dict) -> str:
         where = "in its area" if "area" in r else (f"in the {r['chunks']['count']} chunks around the start cell "
                                                    f"({r['per_chunk']:g} per chunk)")
         lines.append(f"  plants: {n} {where}" + ("" if "plants" in r else " (before removal)"))
-        if "triangles" in r:
-            tri = "unknown" if r["triangles"] is None else f"{r['triangles']} ({r['triangles_each']} each, " \
-                                                             f"{r['triangles_basis']})"
-            lines.append(f"  triangles: {tri}")
+        if "view" in r:
+            v = r["view"]
+            full = "unknown" if r["triangles_full"] is None else f"{r['triangles_full']} ({r['triangles_each']} each)"
+            lines.append(f"  triangles: {r['triangles']} drawn in the view at {v['focus']} ({v['without_rule']} -> "
+                         f"{v['triangles']} of a {v['budget']} budget); all at full detail: {full}")
     for c in r.get("changes") or []:
         lines.append(f"  {_change_text(c)}")
     for w in r.get("warnings") or []:

@@ -559,6 +559,28 @@ def _triangles_each(ws: WorldSource, model: str | None, prefab: str | None) -> i
     return total
 
 
+def _view_triangles(ws: WorldSource, gens: list, focus: tuple[int, int]) -> list[dict[str, int]]:
+    """The triangles drawn from a view at *focus* in each generator's world, by the drawing model
+    of ``inspect world`` (veduta.world.draw: levels of detail, flora thinning, draw_distance, the
+    camera's view volume): ``{"total", "flora", "entities"}`` per generator."""
+    from veduta.compile.model.inspect import inspect_model
+    from veduta.world.draw import Drawer, ModelDraw
+    from veduta.world.inspect import needed_models
+
+    names = sorted({n for g in gens for n in needed_models(g)})
+    models = {}
+    for n in names:
+        rep = inspect_model(ws.project, n)
+        if rep["status"] in ("ok", "findings"):
+            models[n] = ModelDraw.from_report(rep)
+    out = []
+    for g in gens:
+        v = Drawer(g, models).view(focus)
+        out.append({"total": v["ground"] + v["skirts"] + v["water"] + v["flora"] + v["entities"],
+                    "flora": v["flora"], "entities": v["entities"]})
+    return out
+
+
 def _vegetation_counts(ws: WorldSource, gen, rule_name: str) -> dict[str, Any]:
     """How many plants (or prefab cells) a rule gets: in its area, or in the loaded chunks around
     the start cell for a world-wide rule (with the figure per chunk)."""
@@ -626,6 +648,18 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
                          "message": f'{kind} "{asset}" does not exist: the rule ' + (
                              "plants it, but nothing is drawn" if model else "places nothing")})
     each = _triangles_each(ws, model, prefab)
+    # what the rule costs to draw: a view at its area's centre (the start cell for a world-wide
+    # rule) with it, against the same view without it
+    if old is None:
+        without = ws.generator(ws.world)
+    else:
+        from veduta.source.jsonedit import remove_item
+
+        without = ws.generator(_compile_new(ws, remove_item(text, "vegetation", index), "")[0])
+    focus = tuple(element["cell"]) if "cell" in element else (0, 0)
+    v_without, v_with = _view_triangles(ws, [without, after], focus)
+    view = {"focus": list(focus), "triangles": v_with["total"], "without_rule": v_without["total"],
+            "budget": _frame_budget()}
     if model:
         mesh = ws.model(model)
         if mesh is not None and not mesh.draw_distance:
@@ -641,12 +675,19 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     warnings += _rule_warnings(rep, "vegetation", rule_index)
     out = _base(ws, "vegetation", name, "replaced" if old is not None else "added", old, element, dry_run)
     out.update(counts)
-    out["triangles"] = None if each is None else each * counts["plants"]
+    out["triangles"] = v_with["total"] - v_without["total"]
+    out["view"] = view
+    out["triangles_full"] = None if each is None else each * counts["plants"]
     out["triangles_each"] = each
-    out["triangles_basis"] = "level 0 (full detail) of the model for every plant counted"
     out["warnings"] = warnings
     out["written"] = _write(ws, text, dry_run)
     return out
+
+
+def _frame_budget() -> int:
+    from veduta.world.draw import FRAME_BUDGET
+
+    return FRAME_BUDGET
 
 
 # -- remove --------------------------------------------------------------------------------------
