@@ -17,6 +17,8 @@ import json
 import os
 import sys
 
+from veduta.argtypes import glb_file, png_file
+
 
 def _project():
     from veduta.cook.project import Project
@@ -98,7 +100,7 @@ def add_export_commands(subparsers) -> argparse.ArgumentParser:
                         description="Write a cooked model (every level of detail) or a chunk of a world "
                                     "(ground, skirts, water, entities and flora) as binary glTF 2.0 (.glb).")
     g.add_argument("model", nargs="?", metavar="MODEL", help="model name")
-    g.add_argument("--out", required=True, metavar="FILE.glb", help="the file to write")
+    g.add_argument("--out", required=True, metavar="FILE.glb", type=glb_file, help="the file to write")
     g.add_argument("--lod", type=_whole(0, 64), metavar="K", help="only level K (0 is the full model)")
     g.add_argument("--world", metavar="WORLD", help="export a chunk of this world instead of a model")
     g.add_argument("--chunk", type=parse_pair, metavar="CX,CZ", help="the chunk to export (with --world)")
@@ -120,7 +122,7 @@ def add_preview_model(preview_subparsers) -> argparse.ArgumentParser:
                                       description="Draw a model from the front, side, top and three "
                                                   "quarters, and each level of detail, into one PNG.")
     p.add_argument("name", metavar="NAME", help="model name")
-    p.add_argument("--out", required=True, metavar="FILE.png", help="the file to write")
+    p.add_argument("--out", required=True, metavar="FILE.png", type=png_file, help="the file to write")
     p.add_argument("--size", type=_whole(MIN_SIZE, MAX_SIZE), default=DEFAULT_SIZE, metavar="N",
                    help=f"pixels per view (default {DEFAULT_SIZE})")
     p.add_argument("--json", action="store_true", help="print a summary of what was drawn as JSON")
