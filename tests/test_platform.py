@@ -76,3 +76,23 @@ def test_world_reader_messages_name_the_item_and_field():
     bad = world.replace(features=[world.features[0], world.features[-1].replace(height=2000.0)])
     with pytest.raises(VdaError, match=r"World\.features: features\[1\]\.height 2000\.0 out of range \[-1024, 1024\]"):
         decode(World, encode(bad))
+
+
+def test_the_readme_dodo_that_merges_doit_config(game):
+    readme = (ROOT / "README.md").read_text()
+    start = readme.index("from veduta.dodo import *  # task_cook, DOIT_CONFIG")
+    dodo = readme[start:readme.index("```", start)]
+    (game.root / "dodo.py").write_text(dodo)
+    cp = game.doit()  # the default tasks: cook, then package
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "cook: 4 cooked" in cp.stdout and (game.root / "game.zip").exists()
+
+
+def test_exit_codes_are_as_the_readme_says(game):
+    assert game.cook().returncode == 0
+    game.write("models/bad.vmodel", "[1, 2")
+    assert game.cook().returncode == 2
+    assert game.doit("cook:models/bad.vmodel").returncode == 1
+    assert game.doit("--no-such-option").returncode == 3
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\nnope = "x"\n')
+    assert game.cook().returncode == 2
