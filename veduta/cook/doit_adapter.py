@@ -71,40 +71,69 @@ class PrestatChecker(FileChangedChecker):
 
 
 class PreloadedSqliteDB(SqliteDB):
-    """doit's sqlite3 backend, every row read in one query at open.
+    """doit's sqlite3 backend, every row read in one query once more than a few are asked for.
 
     doit 0.37's ``SqliteDB`` runs one SELECT per task (``_get_task_data``), a large
     share of a no-op cook of 10,000 tasks.  No public hook changes how rows are
     read, so this subclass uses ``SqliteDB._conn`` (the open connection),
     ``_cache`` (rows decoded so far) and overrides ``_get_task_data``; rows are
-    decoded only when their task is asked for.  Registered as the doit backend
+    decoded only when their task is asked for.  A plain no-op ``doit cook`` asks for a
+    handful of rows (the fresh sources get no task): those are read one by one, and only
+    the ``PRELOAD_AFTER``-th read loads every row.  Registered as the doit backend
     ``veduta`` (entry point ``doit.BACKEND`` in pyproject.toml).
     """
 
     desc = "sqlite3, preloaded in one query (veduta cook)"
+    PRELOAD_AFTER = 16
 
     def __init__(self, name, codec, *, module_name=None):
         super().__init__(name, codec, module_name=module_name)
-        self._raw: dict[str, str] = {}
+        self._raw: dict[str, str] | None = None  # every row, once preloaded
+        self._reads = 0
+        self._gone: set[str] = set()  # removed before the preload
+
+    def _preload(self) -> dict[str, str]:
+        if self._raw is None:
+            try:
+                cur = self._conn.execute("select task_id, cast(task_data as text) as d from doit")
+                self._raw = {row["task_id"]: row["d"] for row in cur if row["task_id"] not in self._gone}
+            except Exception:  # an unreadable DB behaves like an empty one (doit rebuilds)
+                self._raw = {}
+        return self._raw
+
+    def _one(self, task_id) -> str | None:
         try:
-            cur = self._conn.execute("select task_id, cast(task_data as text) as d from doit")
-            self._raw = {row["task_id"]: row["d"] for row in cur}
-        except Exception:  # an unreadable DB behaves like an empty one (doit rebuilds)
-            self._raw = {}
+            row = self._conn.execute("select cast(task_data as text) as d from doit where task_id=?",
+                                     (task_id,)).fetchone()
+        except Exception:  # noqa: BLE001 - as above
+            return None
+        return row["d"] if row else None
 
     def _get_task_data(self, task_id):
-        raw = self._raw.pop(task_id, None)
+        if self._raw is None:
+            self._reads += 1
+            if self._reads < self.PRELOAD_AFTER:
+                raw = self._one(task_id)
+                return self.codec.decode(raw) if raw else {}
+        raw = self._preload().pop(task_id, None)
         return self.codec.decode(raw) if raw else {}
 
     def in_(self, task_id):
-        return task_id in self._cache or task_id in self._raw
+        if task_id in self._cache:
+            return True
+        if self._raw is None:
+            return self._one(task_id) is not None
+        return task_id in self._raw
 
     def remove(self, task_id):
-        self._raw.pop(task_id, None)
+        if self._raw is None:
+            self._gone.add(task_id)
+        else:
+            self._raw.pop(task_id, None)
         super().remove(task_id)
 
     def remove_all(self):
-        self._raw.clear()
+        self._raw = {}
         super().remove_all()
 
 
