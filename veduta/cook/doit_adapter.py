@@ -81,23 +81,56 @@ class PreloadedSqliteDB(SqliteDB):
     handful of rows (the fresh sources get no task): those are read one by one, and only
     the ``PRELOAD_AFTER``-th read loads every row.  Registered as the doit backend
     ``veduta`` (entry point ``doit.BACKEND`` in pyproject.toml).
+
+    Faults never end a cook in a traceback (the cooked files are safe whatever
+    happens to this database; losing it only means re-checking every source):
+    a folder that cannot be made or written means cooking with a database in
+    memory, a damaged file is moved aside and a new one started, and a failed
+    save at the end of the run (``cache/`` deleted meanwhile) is a warning.
+    Each says so in one ``veduta: warning:`` line on stderr.
     """
 
     desc = "sqlite3, preloaded in one query (veduta cook)"
     PRELOAD_AFTER = 16
 
     def __init__(self, name, codec, *, module_name=None):
-        super().__init__(name, codec, module_name=module_name)
+        import sqlite3
+
+        from doit.dependency import DatabaseException
+
         self._raw: dict[str, str] | None = None  # every row, once preloaded
         self._reads = 0
         self._gone: set[str] = set()  # removed before the preload
+        name = _writable_db_path(name)
+        try:
+            super().__init__(name, codec, module_name=module_name)
+            self._check()
+        except (DatabaseException, sqlite3.DatabaseError) as exc:
+            if name == ":memory:":
+                raise
+            reason = str(exc).rsplit("Original error: ", 1)[-1]
+            aside = _move_aside(name)
+            _warn(f"{name}: doit's database is damaged ({reason}); "
+                  + (f"moved it to {aside} and started a new one" if aside else "started a new one in memory")
+                  + " (this cook re-checks every source)")
+            if not aside:
+                name = ":memory:"
+            super().__init__(name, codec, module_name=module_name)
+            self._check()
+
+    def _check(self) -> None:
+        try:  # a damaged file fails here at the latest: every row's data is read, in sqlite only
+            self._conn.execute("select sum(length(task_id) + length(task_data)) from doit").fetchone()
+        except Exception:
+            self._conn.close()
+            raise
 
     def _preload(self) -> dict[str, str]:
         if self._raw is None:
             try:
                 cur = self._conn.execute("select task_id, cast(task_data as text) as d from doit")
                 self._raw = {row["task_id"]: row["d"] for row in cur if row["task_id"] not in self._gone}
-            except Exception:  # an unreadable DB behaves like an empty one (doit rebuilds)
+            except Exception:  # noqa: BLE001 - checked at open: behaves like an empty database
                 self._raw = {}
         return self._raw
 
@@ -108,6 +141,15 @@ class PreloadedSqliteDB(SqliteDB):
         except Exception:  # noqa: BLE001 - as above
             return None
         return row["d"] if row else None
+
+    def dump(self):
+        import sqlite3
+
+        try:
+            super().dump()
+        except sqlite3.Error as exc:
+            _warn(f"{self.name}: could not save doit's database ({exc}); the cooked files are safe, "
+                  f"the next cook re-checks every source")
 
     def _get_task_data(self, task_id):
         if self._raw is None:
@@ -135,6 +177,45 @@ class PreloadedSqliteDB(SqliteDB):
     def remove_all(self):
         self._raw = {}
         super().remove_all()
+
+
+def _warn(message: str) -> None:
+    import sys
+
+    sys.stderr.write(f"veduta: warning: {message}\n")
+
+
+def _writable_db_path(name: str) -> str:
+    """*name*, its folder made if needed; ":memory:" (with a warning) when it cannot be written."""
+    if name == ":memory:":
+        return name
+    folder = os.path.dirname(name) or "."
+    try:
+        os.makedirs(folder, exist_ok=True)
+        if not os.access(folder, os.W_OK) or (os.path.exists(name) and not os.access(name, os.W_OK)):
+            import errno
+
+            raise OSError(errno.EACCES, "not writable")
+    except OSError as exc:
+        _warn(f"cannot write the cache folder {folder} ({exc.strerror or exc}): cooking without doit's "
+              f"database and the cache (every source is re-checked; cooked files are written as usual)")
+        return ":memory:"
+    return name
+
+
+def _move_aside(name: str) -> str | None:
+    """Move a damaged database file to ``<name>.damaged``; None when that fails."""
+    aside = name + ".damaged"
+    try:
+        os.replace(name, aside)
+    except OSError:
+        return None
+    for extra in ("-journal", "-wal", "-shm"):
+        try:
+            os.unlink(name + extra)
+        except OSError:
+            pass
+    return aside
 
 
 # -- the saved row of a task ------------------------------------------------------------------
