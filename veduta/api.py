@@ -53,3 +53,18 @@ def preview_model(project: Project, model: str, out: str, size: int = 160) -> di
     from veduta.export.preview import preview_model as run
 
     return run(project, model, out, size)
+
+
+def check(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
+    """Every check the cook makes, on every source (or those named, paths under the assets
+    folder), writing nothing: ``{ok, checked, errors, warnings, diagnostics}``."""
+    from veduta.cook.check import check as run
+
+    return run(project, sources)
+
+
+def why(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
+    """Each stale source and the reasons it would cook again: ``{checked, stale: [...]}``."""
+    from veduta.cook.why import why as run
+
+    return run(project, sources)

@@ -13,6 +13,9 @@ from veduta.source.jsonpos import JsonProblem, Node
 
 ERROR = "error"
 WARNING = "warning"
+NOTE = "note"
+#: How diagnostics are printed for people (``text``) and tools (``json``, ``github``).
+FORMATS = ("text", "json", "github")
 
 
 @dataclass(frozen=True)
@@ -79,3 +82,35 @@ class Report:
     def sorted(self) -> list[Diagnostic]:
         """By position in the file; problems at one position keep the order found."""
         return sorted(self.items, key=lambda d: (d.line, d.col))
+
+
+def format_diagnostic(d: Diagnostic | dict, fmt: str = "text") -> str:
+    """One diagnostic as one line in *fmt* (see :data:`FORMATS`).
+
+    ``text``: ``file:line:col: path: [warning: ]message``; ``json``: the object of
+    :meth:`Diagnostic.to_json` (file, line, col, severity, path, message, code when there is
+    one); ``github``: a workflow command (``::error file=...,line=...,col=...,title=...::...``)
+    that GitHub Actions shows as an annotation on the line.
+    """
+    if isinstance(d, Diagnostic):
+        d = d.to_json()
+    if fmt == "json":
+        import json
+
+        return json.dumps(d, ensure_ascii=False)
+    if fmt == "github":
+        level = {ERROR: "error", WARNING: "warning"}.get(d["severity"], "notice")
+        title = d.get("code") or d["path"]
+        props = ",".join(f"{k}={_gh_prop(v)}" for k, v in (("file", d["file"]), ("line", d["line"]),
+                                                             ("col", d["col"]), ("title", title)))
+        return f"::{level} {props}::{_gh_data(d['path'] + ': ' + d['message'])}"
+    tag = "" if d["severity"] == ERROR else f"{d['severity']}: "
+    return f"{d['file']}:{d['line']}:{d['col']}: {d['path']}: {tag}{d['message']}"
+
+
+def _gh_data(text: str) -> str:
+    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(value) -> str:
+    return _gh_data(value).replace(":", "%3A").replace(",", "%2C")
