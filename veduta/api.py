@@ -55,12 +55,13 @@ def preview_model(project: Project, model: str, out: str, size: int = 160) -> di
     return run(project, model, out, size)
 
 
-def check(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
+def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1) -> dict[str, Any]:
     """Every check the cook makes, on every source (or those named, paths under the assets
-    folder), writing nothing: ``{ok, checked, errors, warnings, diagnostics}``."""
+    folder), writing nothing: ``{ok, checked, compiled, fresh, errors, warnings, diagnostics}``.
+    Sources whose cooked file is fresh are known good and not compiled again unless *full*."""
     from veduta.cook.check import check as run
 
-    return run(project, sources)
+    return run(project, sources, full, jobs)
 
 
 def why(project: Project, sources: list[str] | None = None) -> dict[str, Any]:

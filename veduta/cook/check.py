@@ -73,13 +73,47 @@ def check_source(project: Project, src: Source, index, duplicates: list[str] | N
     return rep.sorted()
 
 
-def check(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
+def _fresh(project: Project, src: Source, index, cache) -> bool:
+    """Whether the cooked file proves the source good: made by this compiler from exactly the
+    current source and dependencies (the cook's own test), so compiling again cannot find an
+    error.  Reads only (the stat cache is consulted, never saved)."""
+    from veduta.cook.cook import check_fresh, fresh_by_stat
+
+    cooked = project.cooked_path(src.kind, src.name)
+    entry = cache.get(src.rel) if cache is not None else None
+    if entry is not None and fresh_by_stat(entry, project.assets, cooked, index):
+        return True
+    return check_fresh(src.kind.name, src.rel, project.assets, cooked, index)[0]
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(project: Project, index) -> None:
+    _WORKER["project"], _WORKER["index"] = project, index
+
+
+def _check_in_worker(job) -> list[dict]:
+    src, dups = job
+    return [d.to_json() for d in check_source(_WORKER["project"], src, _WORKER["index"], dups)]
+
+
+def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1) -> dict[str, Any]:
     """Check every source of *project* (or those named, paths under the assets folder).
 
-    Returns ``{"ok", "checked", "errors", "warnings", "diagnostics": [...]}``, the diagnostics
-    as :meth:`Diagnostic.to_json` objects in source order; ``ok`` is False when any is an error.
+    A source whose cooked file is fresh (made by this compiler from exactly the current source
+    and dependencies) compiled without an error, so it is not compiled again unless *full*
+    (then its warnings are reported again too); every other source is compiled as the cook
+    would, in *jobs* processes.
+
+    Returns ``{"ok", "checked", "compiled", "fresh", "errors", "warnings", "diagnostics"}``, the
+    diagnostics as :meth:`Diagnostic.to_json` objects in source order; ``ok`` is False when any
+    is an error.
     """
+    from veduta import COMPILER_VERSION
     from veduta.compile import AssetIndex
+    from veduta.cook.state import StatCache
+    from veduta.cook.tasks import STATE_FILE
 
     all_sources, problems = project.scan()
     index = AssetIndex.from_paths(s.rel for s in all_sources)
@@ -95,11 +129,26 @@ def check(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
     for text in problems:  # folders that cannot be read, file names that are not UTF-8
         file, _, message = text.partition(": ")
         diagnostics.append(Diagnostic(file, 1, 1, "$", message).to_json())
+    cache = None if full else StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
+    work = []
+    fresh = 0
     for src in selected:
         paths = index.by_kind[src.kind.name][src.name]
         dups = [p for p in paths if p != src.rel] if len(paths) > 1 else None
-        diagnostics.extend(d.to_json() for d in check_source(project, src, index, dups))
+        if not full and not dups and _fresh(project, src, index, cache):
+            fresh += 1
+            continue
+        work.append((src, dups))
+    if jobs > 1 and len(work) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(project, index)) as pool:
+            for found in pool.map(_check_in_worker, work, chunksize=max(1, min(64, len(work) // (4 * jobs)))):
+                diagnostics.extend(found)
+    else:
+        for src, dups in work:
+            diagnostics.extend(d.to_json() for d in check_source(project, src, index, dups))
     errors = sum(1 for d in diagnostics if d["severity"] == ERROR)
     warnings = sum(1 for d in diagnostics if d["severity"] == WARNING)
-    return {"ok": errors == 0, "checked": len(selected), "errors": errors, "warnings": warnings,
-            "diagnostics": diagnostics}
+    return {"ok": errors == 0, "checked": len(selected), "compiled": len(work), "fresh": fresh, "errors": errors,
+            "warnings": warnings, "diagnostics": diagnostics}

@@ -196,7 +196,9 @@ def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicat
         remove_if_exists(cooked)
         return TaskFailed(f"{shown}:1:1: $: out of memory while cooking this source")
     if outcome["outcome"] == FAILED:
-        return TaskFailed("\n".join(outcome["messages"]))
+        fail = TaskFailed("\n".join(outcome["messages"]))
+        fail.diagnostics = outcome.get("diagnostics")  # for --format json|github (with codes)
+        return fail
     return outcome
 
 
@@ -260,10 +262,12 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
         tb = "".join(traceback.format_exception(exc)).rstrip()
         rep.error(None, "$", f"internal compiler error, please report: {type(exc).__name__}: {exc}\n{tb}")
         body = None
-    messages = [str(d) for d in rep.sorted()]
+    found = rep.sorted()
+    messages = [str(d) for d in found]
+    diagnostics = [d.to_json() for d in found]  # the same, as data (--format json|github)
     if body is None:
         remove_if_exists(cooked)
-        return {"outcome": FAILED, "messages": messages, "entry": None}
+        return {"outcome": FAILED, "messages": messages, "diagnostics": diagnostics, "entry": None}
     from veduta.formats import encode
 
     deps = sorted(ctx.deps)
@@ -282,7 +286,7 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
         if (deps, h) not in manifest:
             store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
-    return {"outcome": COOKED, "messages": messages,
+    return {"outcome": COOKED, "messages": messages, "diagnostics": diagnostics,
             "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns)}
 
 

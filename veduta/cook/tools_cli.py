@@ -8,16 +8,7 @@ import os
 import sys
 import time
 
-from veduta.source.diagnostics import ERROR, FORMATS, format_diagnostic
-
-#: The environment variable that picks the diagnostics format of ``doit cook`` (and the
-#: default of ``--format``): text, json or github.
-FORMAT_ENV = "VEDUTA_FORMAT"
-
-
-def default_format() -> str:
-    fmt = os.environ.get(FORMAT_ENV, "text").strip().lower() or "text"
-    return fmt if fmt in FORMATS else "text"
+from veduta.source.diagnostics import FORMAT_ENV, FORMATS, default_format, format_diagnostic
 
 
 def add_format_option(parser) -> None:
@@ -38,6 +29,10 @@ def _sources(project, args) -> list[str] | None:
     return resolve_sources(project, args.sources, args.cwd) if args.sources else None
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
 # -- check -------------------------------------------------------------------------------------
 
 def cmd_check(args) -> int:
@@ -45,7 +40,8 @@ def cmd_check(args) -> int:
 
     project = _project(args)
     started = time.monotonic()
-    result = api.check(project, _sources(project, args))
+    jobs = args.jobs or os.cpu_count() or 1
+    result = api.check(project, _sources(project, args), full=args.all, jobs=jobs)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0 if result["ok"] else 1
@@ -54,10 +50,9 @@ def cmd_check(args) -> int:
     for d in result["diagnostics"]:
         out.write(format_diagnostic(d, fmt) + "\n")
     if fmt == "text":
-        n = result["checked"]
-        print(f"check: {n} source{'s' if n != 1 else ''}, {result['errors']} error{'s' if result['errors'] != 1 else ''}, "
-              f"{result['warnings']} warning{'s' if result['warnings'] != 1 else ''} "
-              f"({time.monotonic() - started:.2f} s)", file=sys.stderr)
+        fresh = f" ({result['fresh']} known good by their fresh cooked files)" if result["fresh"] else ""
+        print(f"check: {_count(result['checked'], 'source')}{fresh}, {_count(result['errors'], 'error')}, "
+              f"{_count(result['warnings'], 'warning')} ({time.monotonic() - started:.2f} s)", file=sys.stderr)
     return 0 if result["ok"] else 1
 
 
@@ -95,6 +90,9 @@ def add_tool_commands(sub) -> None:
     """Register check, why and watch on the ``veduta`` sub-command parser."""
     c = sub.add_parser("check", help="check sources as the cook does, writing nothing (exit 1 on errors)")
     c.add_argument("sources", nargs="*", metavar="SOURCE", help="only these source files (default: all)")
+    c.add_argument("--all", action="store_true",
+                   help="compile every source, also those whose cooked file is fresh (their warnings again)")
+    c.add_argument("-n", "--jobs", type=int, default=0, help="check in N processes (default: one per core)")
     add_format_option(c)
     c.add_argument("--json", action="store_true", help="the whole result as one JSON object")
     c.set_defaults(func=cmd_check)

@@ -186,8 +186,8 @@ def _guess(project: Project, src: Source, meta, deps) -> list[dict]:
             h = source_hash(COMPILER_VERSION, src.rel, data, deps, lambda d, p=p: None if d == p else current[d])
             if h == meta.source_hash:
                 return [_reason("DEP_APPEARED", f"{p} exists now (it was missing)", p)]
-    out = [_reason("CHANGED", "the source or one of its dependencies changed since the last cook "
-                              f"(dependencies: {', '.join(deps) or 'none'}; no record in {project.cache}/ tells which)")]
+    out = [_reason("CHANGED", "the source or one of its dependencies changed since the last cook (dependencies: "
+                              f"{', '.join(deps) or 'none'}; no record in {project.cache}/ tells which)")]
     out += [_reason("DEP_DISAPPEARED", f"{p} is missing (it may have been missing at the last cook too)", p)
             for p in gone]
     return out

@@ -7,6 +7,8 @@ pointing at the offending value.
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 
 from veduta.source.jsonpos import JsonProblem, Node
@@ -16,6 +18,15 @@ WARNING = "warning"
 NOTE = "note"
 #: How diagnostics are printed for people (``text``) and tools (``json``, ``github``).
 FORMATS = ("text", "json", "github")
+#: The environment variable that picks the format where no option can (``doit cook``), and the
+#: default of ``--format``.
+FORMAT_ENV = "VEDUTA_FORMAT"
+
+
+def default_format() -> str:
+    """The format $VEDUTA_FORMAT names, else ``text``."""
+    fmt = os.environ.get(FORMAT_ENV, "").strip().lower()
+    return fmt if fmt in FORMATS else "text"
 
 
 @dataclass(frozen=True)
@@ -114,3 +125,26 @@ def _gh_data(text: str) -> str:
 
 def _gh_prop(value) -> str:
     return _gh_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+_LINE = re.compile(r'(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<path>(?:[^ "]|"(?:[^"\\]|\\.)*")+): '
+                   r"(?:(?P<sev>warning|note): )?(?P<message>.*)")
+
+
+def parse_lines(text: str) -> list[dict]:
+    """Diagnostics printed as text back to :meth:`Diagnostic.to_json` objects (no codes: the
+    text has none).  A line that does not start a diagnostic continues the one before (a
+    traceback), or is a problem of a whole file (``path: message``) when it comes first."""
+    out: list[dict] = []
+    for line in text.splitlines():
+        m = _LINE.fullmatch(line)
+        if m:
+            out.append({"file": m["file"], "line": int(m["line"]), "col": int(m["col"]), "path": m["path"],
+                        "severity": m["sev"] or ERROR, "message": m["message"]})
+        elif out:
+            out[-1]["message"] += "\n" + line
+        elif line.strip():
+            file, sep, message = line.partition(": ")
+            out.append({"file": file if sep else "", "line": 1, "col": 1, "path": "$", "severity": ERROR,
+                        "message": message if sep else line})
+    return out
