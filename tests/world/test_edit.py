@@ -70,6 +70,10 @@ def test_place_at_a_cell(game):
     s = next(s for s in gen.structs.places if s.name == "inn")
     assert [s.x0, s.z0] == r["footprint"]["cell"] and [s.fw, s.fd] == r["footprint"]["size"]
     assert place_problems(gen, "inn", "cottage", -74, 0) == []
+    # and inspect world, on the edited world, has nothing against it
+    report = api.inspect_world(game, "valley")
+    assert report["status"] == "ok"
+    assert not [f for f in report["findings"] if f.get("place") == "inn" and f["severity"] == "error"]
     # the site the place displaced is gone, as reported
     dropped = [c["name"] for c in r["changes"] if c["change"] == "dropped"]
     assert dropped and all(not any(st.name == n for st in gen.structures_in(-120, -40, 100, 100)) for n in dropped)
@@ -165,6 +169,10 @@ def test_terrain_lake_reports_water_and_cooks_as_reported(game):
     assert gen.heights(-75, 5, 1, 1)[0, 0] / 1000 == r["after"]["centre"]
     assert gen.query(-75, 5)["water"]["wet"] is True
     assert [s.name for s in gen.structs.places if s.wet] == r["places_in_water"]
+    # inspect world reports the place the tool said is now in water
+    report = api.inspect_world(game, "valley")
+    wet = sorted(f["place"] for f in report["findings"] if f["code"] == "WORLD_PLACE_WATER")
+    assert wet == r["places_in_water"]
 
 
 def test_terrain_hill_and_dry_run(game):
