@@ -191,7 +191,9 @@ def as_action(result: dict):
         return result
     from doit.exceptions import TaskFailed
 
-    return TaskFailed("\n".join(result["messages"]))
+    fail = TaskFailed("\n".join(result["messages"]))
+    fail.diagnostics = result.get("diagnostics")  # for --format json|github (with codes)
+    return fail
 
 
 def cook_batch(jobs: list[tuple]) -> list[dict]:
@@ -346,10 +348,12 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         tb = "".join(traceback.format_exception(exc)).rstrip()
         rep.error(None, "$", f"internal compiler error, please report: {type(exc).__name__}: {exc}\n{tb}")
         body = None
-    messages = [str(d) for d in rep.sorted()]
+    found = rep.sorted()
+    messages = [str(d) for d in found]
+    diagnostics = [d.to_json() for d in found]  # the same, as data (--format json|github)
     if body is None:
         remove_if_exists(cooked)
-        return {"outcome": FAILED, "messages": messages, "entry": None}
+        return {"outcome": FAILED, "messages": messages, "diagnostics": diagnostics, "entry": None}
     from veduta.formats import encode
 
     deps = sorted(ctx.deps)
@@ -368,7 +372,7 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         if (deps, h) not in manifest:
             store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
-    return {"outcome": COOKED, "messages": messages,
+    return {"outcome": COOKED, "messages": messages, "diagnostics": diagnostics,
             "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns)}
 
 
