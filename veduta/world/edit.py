@@ -523,7 +523,6 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell, radi
     and after over its area (centre, min, max, mean), the places in water and the sites and
     places that change (dropped, added, on a pad at another height, in or out of water)."""
     from veduta.compile.world import FEATURE_DEFAULTS
-    from veduta.world.params import FeatureP
     from veduta.world.terrain import feature_reach
 
     _check_name(name, "feature name")
@@ -547,7 +546,6 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell, radi
         o = next(fp for fp in before.p.features if fp.name == name)
         ox, oz = o.x, o.z
         reach = max(reach, feature_reach(o) + max(abs(ox - x), abs(oz - z)))
-    assert isinstance(f, FeatureP)
     out = _base(ws, "features", name, "replaced" if old is not None else "added", old, element, dry_run)
     out.update({"kind": kind, "cell": [x, z], "radius": radius,
                 "level": _m(after.terrain.levels[f.index]) if kind != "hill" else None})
