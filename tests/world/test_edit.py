@@ -204,9 +204,10 @@ def test_terrain_hill_and_dry_run(game):
 def test_terrain_refused(game, kw, message):
     path = _valley(game)
     old = path.read_bytes()
-    with pytest.raises(EditRefused, match=message):
+    with pytest.raises(EditRefused, match=message) as e:
         api.world_terrain(game, "valley", "bad", **kw)
     assert path.read_bytes() == old
+    assert e.value.findings and e.value.findings[0]["path"].startswith("features[5].")
 
 
 # -- vegetation ----------------------------------------------------------------------------------
