@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Callable
 
 
@@ -11,7 +12,7 @@ def out_file(suffix: str) -> Callable[[str], str]:
     *suffix* (``veduta preview ... --out x.jpg`` would write PNG bytes under a JPEG name)."""
 
     def check(text: str) -> str:
-        if not text.lower().endswith(suffix):
+        if not text.lower().endswith(suffix) and not os.path.isdir(text):  # a folder: the command says so
             raise argparse.ArgumentTypeError(f"{text!r}: the file is written as {suffix[1:].upper()}, "
                                              f"so its name must end in {suffix}")
         return text
