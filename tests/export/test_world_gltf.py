@@ -134,3 +134,15 @@ def test_world_errors(valley, tmp_path, capsys, monkeypatch):
     assert main(["export", "gltf", "--world", "atlantis", "--chunk", "-1,0", "--out", str(tmp_path / "x.glb")]) == 1
     assert "Traceback" not in capsys.readouterr().err
     assert not (tmp_path / "x.glb").exists()
+
+
+def test_same_chunk_same_bytes(valley, tmp_path):
+    project, gen = valley[0], valley[3]
+    a, b = tmp_path / "a.glb", tmp_path / "b.glb"
+    api.export_gltf(project, str(a), world="valley", chunk=(-5, 0))
+    api.export_gltf(project, str(b), world="valley", chunk=(-5, 0))
+    assert a.read_bytes() == b.read_bytes()
+    doc, _ = load(a)
+    (root,) = doc["scenes"][0]["nodes"]
+    assert doc["nodes"][root]["name"] == "chunk_n5_0"
+    assert doc["nodes"][root]["extras"] == {"veduta": {"chunk": [-5, 0], "grid": draw.chunk_ground(gen, -5, 0).grid}}
