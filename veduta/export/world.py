@@ -101,7 +101,7 @@ class _WorldExport:
         self.cooked = Cooked(project)
         self.world = self.cooked.require("world", world_name)
         prefabs = {}
-        for n in _prefab_names(self.world):
+        for n in self.world.prefab_names():
             rec = self.cooked.get("prefab", n, f"world {world_name}")
             if rec is not None:
                 prefabs[n] = rec
@@ -220,20 +220,6 @@ class _WorldExport:
             else:
                 roots.append(self.instances[e["name"]])
         return roots
-
-
-def _prefab_names(world) -> list[str]:
-    names: set[str] = set()
-    for s in world.scatter or []:
-        names.add(s.prefab)
-    for s in world.sites or []:
-        names.update(s.prefabs or [])
-    for p in world.places or []:
-        names.add(p.prefab)
-    for v in world.vegetation or []:
-        if v.prefab:
-            names.add(v.prefab)
-    return sorted(n for n in names if n)
 
 
 def export_chunk(project, world: str, chunk: tuple[int, int], out: str, radius: int = 0) -> dict[str, Any]:
