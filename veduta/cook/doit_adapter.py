@@ -176,6 +176,49 @@ def wait_only_for(group: GroupHandle, drop: set[str]) -> bool:
     return True
 
 
+# -- the runner -------------------------------------------------------------------------------
+
+def runner_parallelism() -> tuple[str, int]:
+    """How the doit run creating tasks right now runs actions: ``("serial", 0)``,
+    ``("threads", N)`` or ``("processes", N)`` (``-n N`` with ``-P thread|process``);
+    ``("none", 0)`` outside a run (``doit list``, ``doit info``).
+
+    doit 0.37 passes its options (``num_process``, ``par_type``) to the runner only, and a
+    ``create_after`` task creator is called from inside the runner's loop
+    (``Runner.run_tasks`` -> ``TaskDispatcher``); no public API tells a task creator which
+    runner it is under, so this looks for the Runner in the calling frames.  The answer
+    matters: actions of ``MRunner`` run in processes doit forks after the tasks are made.
+    """
+    import sys
+
+    from doit.runner import MRunner, MThreadRunner, Runner
+
+    f = sys._getframe(1)
+    while f is not None:
+        obj = f.f_locals.get("self")
+        if isinstance(obj, Runner):
+            if isinstance(obj, MThreadRunner):
+                return "threads", obj.num_process
+            if isinstance(obj, MRunner):
+                return "processes", obj.num_process
+            return "serial", 0
+        f = f.f_back
+    return "none", 0
+
+
+def fix_action_signature(func: Callable) -> None:
+    """Spare doit's ``PythonAction`` from working out *func*'s signature on every call.
+
+    doit 0.37 calls ``inspect.signature(func)`` for each action it executes
+    (``BaseAction._prepare_kwargs``, to pass ``targets``/``dependencies``/... to
+    functions that ask for them); for 10,000 cook tasks that was a tenth of the main
+    process's work.  ``inspect.signature`` returns a function's ``__signature__`` when set.
+    """
+    import inspect
+
+    func.__signature__ = inspect.signature(func)  # type: ignore[attr-defined]
+
+
 # -- the reporter -----------------------------------------------------------------------------
 
 def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
@@ -190,4 +233,4 @@ def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
 
 
 __all__ = ["DOIT_CHECKED", "bind_class", "PrestatChecker", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
-           "wait_only_for", "drop_failures"]
+           "wait_only_for", "drop_failures", "runner_parallelism", "fix_action_signature"]

@@ -38,12 +38,16 @@ from veduta.cook.doit_adapter import (
     PrestatChecker,
     bind_class,
     drop_failures,
+    fix_action_signature,
     overwrite_saved,
+    runner_parallelism,
     wait_only_for,
 )
 from veduta.cook.project import Project
 from veduta.cook.run import CookRun
 from veduta.cook.state import RACY_NS, StatCache, entry_from_json
+
+fix_action_signature(cook_one)
 
 STATE_FILE = "state.marshal"
 DB_FILE = "doit.sqlite3"
@@ -107,6 +111,7 @@ def cook_tasks(run: CookRun):
     group = GroupHandle()
     yield {"name": None, "doc": "cook every asset source into a .vda file", "uptodate": [group]}
     fresh_names = []
+    stale_jobs = []  # cook_one's arguments of the stale sources, in task order
 
     prefix = assets + os.sep
     cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in {s.kind for s in sources}}
@@ -145,9 +150,12 @@ def cook_tasks(run: CookRun):
                         verified_sigs[prefix + p] = s
                     if s != () and p != src.rel:
                         file_dep.append(prefix + p)
+        args = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
+        if uptodate is not None:
+            stale_jobs.append(tuple(args))
         task = {
             "name": src.rel,
-            "actions": [(cook_one, [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root])],
+            "actions": [(cook_one, args)],
             "file_dep": file_dep,
             "clean": True,
             "doc": f"{kind.name} {src.name}",
@@ -192,9 +200,26 @@ def cook_tasks(run: CookRun):
         len(sources) - run.fresh_skipped
     cache.keep_only(s.rel for s in sources)
     cache.save()
+    if run.executing and stale_jobs:
+        _cook_ahead(run, stale_jobs)
     gc.freeze()
     if gc_was_enabled:
         gc.enable()
+
+
+def _cook_ahead(run: CookRun, stale_jobs: list[tuple]) -> None:
+    """Start cooking the stale sources this run will run in a pool of worker processes, one per
+    core (``-n N``: N), unless doit runs the actions in processes of its own (``-P process``)."""
+    from veduta.cook import ahead
+
+    how, n = runner_parallelism()
+    if how not in ("serial", "threads"):
+        return  # doit's own worker processes, forked after this, cook in their actions
+    selected = run.selected or []
+    if BASENAME not in selected:  # only the named sources run
+        names = {n[len(BASENAME) + 1:] for n in selected if n.startswith(BASENAME + ":")}
+        stale_jobs = [j for j in stale_jobs if j[1] in names]
+    ahead.begin(stale_jobs, n or ahead.cpu_count())
 
 
 def report_problems(problems: list[str]):
@@ -339,6 +364,9 @@ class CookReporter(ConsoleReporter):
             self.run.cache.discard(task.name[len(BASENAME) + 1 :])
 
     def complete_run(self):
+        from veduta.cook import ahead
+
+        ahead.end()
         self._clear_progress()
         if self.run.cache is not None:
             try:
@@ -393,7 +421,9 @@ def doit_config(run: CookRun) -> dict:
         "backend": "veduta",  # sqlite3 read in one query (veduta/cook/doit_adapter.py)
         "check_file_uptodate": bind_class(StatChecker, run=run),
         "reporter": bind_class(CookReporter, run=run),
-        "par_type": "process",
+        # -n N runs actions in threads: the stale sources cook ahead in a process pool
+        # (veduta/cook/ahead.py) and an action only takes its result
+        "par_type": "thread",
         "continue": True,  # one broken source never stops the others
         "minversion": DOIT_CHECKED,  # the pin in pyproject.toml
     }
