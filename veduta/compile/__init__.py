@@ -75,11 +75,10 @@ class CompileContext:
         """Read a file relative to the assets folder, recording it as a dependency."""
         if rel in self.deps:
             return self.deps[rel]
-        try:
-            with open(os.path.join(self.assets_dir, rel), "rb") as f:
-                data: bytes | None = f.read()
-        except OSError:
-            data = None
+        from veduta.fsutil import read_regular
+
+        got = read_regular(os.path.join(self.assets_dir, rel))  # regular files only: a FIFO would block
+        data = got[0] if got is not None else None
         self.deps[rel] = data
         return data
 

@@ -20,7 +20,7 @@ from veduta.container.meta import Meta, source_hash
 from veduta.cook.state import make_entry, sig
 from veduta.cook.store import Store
 from veduta.errors import VdaError
-from veduta.fsutil import atomic_write, remove_if_exists
+from veduta.fsutil import atomic_write, read_regular, remove_if_exists
 from veduta.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
 from veduta.source.diagnostics import Report
 
@@ -57,13 +57,10 @@ def _read(path: str) -> bytes | None:
 
 def _read_with_sig(path: str) -> tuple[bytes | None, object]:
     """The bytes of a file and its signature taken before reading (() when missing)."""
-    try:
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            data = f.read()
-    except OSError:
+    got = read_regular(path)
+    if got is None:
         return None, ()
-    return data, sig(st)
+    return got[0], sig(got[1])
 
 
 def cooked_meta(path: str, kind: str) -> tuple[Meta | None, object]:

@@ -98,7 +98,10 @@ def cook_tasks(run: CookRun):
     verified_sigs, stats = run.verified, run.stats
     verified_sigs.clear()
     stats.clear()
-    sources, problems = project.scan()
+    warnings: list[str] = []
+    sources, problems = project.scan(warnings)
+    if warnings:
+        sys.stderr.write("".join(w + "\n" for w in warnings))
     index = AssetIndex.from_paths(s.rel for s in sources)
     set_index(project.assets, index)
     cache = run.cache = StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
@@ -199,7 +202,10 @@ def cook_tasks(run: CookRun):
     run.to_run = len(selected) if selected and BASENAME not in (run.selected or []) else \
         len(sources) - run.fresh_skipped
     cache.keep_only(s.rel for s in sources)
-    cache.save()
+    try:
+        cache.save()
+    except OSError:
+        pass  # a cache that cannot be written only makes the next run slower (the database warned)
     if run.executing and stale_jobs:
         _cook_ahead(run, stale_jobs)
     gc.freeze()
@@ -263,6 +269,9 @@ class CookReporter(ConsoleReporter):
         self._started = time.monotonic()
         self._group_ran = False
         self.run.start()  # a new run (the tasks are made after this)
+        from veduta.cook.lifeline import install
+
+        install()  # workers forked by `doit -n N` end when this process dies
 
     @staticmethod
     def _is_cook(task) -> bool:
@@ -409,12 +418,8 @@ def _record_in_db(project: Project, task, entry, values: dict) -> None:
 def doit_config(run: CookRun) -> dict:
     """The DOIT_CONFIG of *run*: its file checker and reporter are bound to it."""
     project = run.project
-    try:
-        os.makedirs(project.cache, exist_ok=True)
-    except OSError as exc:
-        from veduta.errors import ConfigError
-
-        raise ConfigError(f"cannot make the cache folder {project.cache}: {exc.strerror}") from None
+    # nothing is made here (importing a dodo.py creates no folder): the database backend makes
+    # the cache folder when a command opens it, and cooks without it when it cannot
     return {
         "default_tasks": [BASENAME],
         "dep_file": os.path.join(project.cache, DB_FILE),
