@@ -97,11 +97,12 @@ def _quaternion(rx: float, ry: float, rz: float) -> list[float]:
 class _WorldExport:
     def __init__(self, project, world_name: str):
         from veduta.world.generator import Generator
+        from veduta.world.params import prefab_names
 
         self.cooked = Cooked(project)
         self.world = self.cooked.require("world", world_name)
         prefabs = {}
-        for n in self.world.prefab_names():
+        for n in prefab_names(self.world):
             rec = self.cooked.get("prefab", n, f"world {world_name}")
             if rec is not None:
                 prefabs[n] = rec

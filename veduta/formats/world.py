@@ -63,20 +63,6 @@ class World(Struct):
         """Cells from the origin to the world's edge on each axis (extent x chunk)."""
         return self.extent * self.chunk
 
-    def prefab_names(self) -> list[str]:
-        """Every prefab the world names (scatter, sites, places, prefab vegetation), sorted."""
-        names: set[str] = set()
-        for s in self.scatter or []:
-            names.add(s.prefab)
-        for s in self.sites or []:
-            names.update(s.prefabs or [])
-        for p in self.places or []:
-            names.add(p.prefab)
-        for v in self.vegetation or []:
-            if v.prefab:
-                names.add(v.prefab)
-        return sorted(n for n in names if n)
-
     def check(self, fail):
         def rng(field, v, lo, hi, lo_open=False):
             ok = (lo < v if lo_open else lo <= v) and v <= hi
