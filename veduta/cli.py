@@ -7,7 +7,7 @@
     veduta preview texture NAME --out FILE.png
     veduta world query WORLD X,Z
     veduta world map WORLD --out FILE.png [--at X,Z] [--size W,H]
-    veduta cache info | prune [--days N] [--dry-run]
+    veduta cache info | prune [--days N] [--dry-run] | push
 """
 
 from __future__ import annotations
@@ -233,27 +233,6 @@ def load_world(project, name: str):
     return world, prefabs
 
 
-# -- cache -----------------------------------------------------------------------------------
-
-def cmd_cache(args) -> int:
-    from veduta.cook.store import Store
-
-    project = _project(args)
-    store = Store(os.path.join(project.cache, "store"))
-    if args.cache_command == "prune":
-        removed, rbytes, kept, kbytes = store.prune(args.days, dry_run=args.dry_run)
-        verb = "would remove" if args.dry_run else "removed"
-        print(f"{verb} {removed} entries ({rbytes / 1e6:.1f} MB) unused for {args.days:g} days; "
-              f"kept {kept} ({kbytes / 1e6:.1f} MB)")
-        return 0
-    n = size = 0
-    for _, s, _ in store.entries():
-        n += 1
-        size += s
-    print(f"{store.root}: {n} entries, {size / 1e6:.1f} MB")
-    return 0
-
-
 # -- main ------------------------------------------------------------------------------------
 
 def _count(text: str) -> int:
@@ -264,16 +243,6 @@ def _count(text: str) -> int:
     if n < 0:
         raise argparse.ArgumentTypeError(f"{n} is below 0")
     return n
-
-
-def _days(text: str) -> float:
-    try:
-        d = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days") from None
-    if not d >= 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a number of days >= 0")
-    return d
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -316,14 +285,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_world_commands(sub, lambda name: load_world(_project(None), name))
 
-    k = sub.add_parser("cache", help="the content-addressed store of cooked files in cache/")
-    ksub = k.add_subparsers(dest="cache_command", metavar="{info,prune}")
-    ksub.required = True
-    ksub.add_parser("info", help="entries and size").set_defaults(func=cmd_cache)
-    kp = ksub.add_parser("prune", help="remove entries unused for a number of days")
-    kp.add_argument("--days", type=_days, default=30.0, help="unused for this many days (default 30)")
-    kp.add_argument("--dry-run", action="store_true", help="only say what would go")
-    kp.set_defaults(func=cmd_cache)
+    from veduta.cook.cache_cli import add_cache_commands
+
+    add_cache_commands(sub, lambda: _project(None))
     return p
 
 
