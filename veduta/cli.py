@@ -36,20 +36,20 @@ def cmd_cook(args) -> int:
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
-    from veduta.cook.tasks import cook_tasks, doit_config
+    from veduta.cook.tasks import CookRun, cook_tasks, doit_config
 
     project = _project(args)
     root = os.path.abspath(project.root)
     os.chdir(root)  # doit's paths are relative to the game root, as with a dodo.py
     from veduta.cook.project import Project
 
-    project = Project.at(".")
+    run = CookRun(Project.at("."))
 
     def task_cook():
         """Cook every asset source into a .vda file (one subtask per source)."""
-        yield from cook_tasks(project)
+        yield from cook_tasks(run)
 
-    config = doit_config(project)
+    config = doit_config(run)
     loader = ModuleTaskLoader({"task_cook": task_cook, "DOIT_CONFIG": config})
     argv = ["run"]
     if args.jobs and args.jobs > 1:
@@ -291,6 +291,10 @@ def build_parser() -> argparse.ArgumentParser:
     from veduta.world.cli import add_world_commands
 
     add_world_commands(sub, lambda name: load_world(_project(None), name))
+
+    from veduta.schemas.cli import add_schema_command
+
+    add_schema_command(sub)
 
     from veduta.cook.cache_cli import add_cache_commands
 

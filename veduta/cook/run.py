@@ -1,0 +1,49 @@
+"""The state of one cook run, handed around instead of kept in module globals (STYLE.md 13).
+
+A :class:`CookRun` is made once per run (``veduta cook``, a game's ``dodo.py``, a
+test, a watch cycle) and handed to everything that shares state during the run:
+the task pass (``veduta.cook.tasks.cook_tasks``), doit's file checker and the
+reporter (bound to it by ``veduta.cook.tasks.doit_config``).  Two runs in one
+process each have their own, so nothing of one leaks into the other.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from veduta.cook.project import Project
+from veduta.cook.state import StatCache
+
+
+@dataclass
+class CookRun:
+    """What the task pass, the file checker and the reporter of one run tell each other."""
+
+    project: Project
+    #: how source paths are shown in messages ("" = under the assets folder, "-" = relative)
+    display_root: str = ""
+    #: the stat cache, opened by the task pass
+    cache: StatCache | None = None
+    #: set by the reporter: this process runs tasks (doit's run command)
+    executing: bool = False
+    #: the task names doit run selected (None before the reporter starts)
+    selected: list[str] | None = None
+    #: fresh sources the cook group does not wait for in this run
+    fresh_skipped: int = 0
+    #: sources the cook group waits for
+    to_run: int = 0
+    #: file_dep path -> signature that the up-to-date pass verified against the source_hash
+    #: (by hashing, or by the stat cache of an earlier hash)
+    verified: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
+    #: path -> os.stat_result taken by the up-to-date pass, used once by doit's checks
+    stats: dict[str, os.stat_result] = field(default_factory=dict)
+
+    def start(self) -> None:
+        """A new doit run begins (its reporter starts; the tasks are made after this)."""
+        self.executing = True
+        self.selected = None
+        self.fresh_skipped = self.to_run = 0
+
+
+__all__ = ["CookRun"]
