@@ -36,7 +36,7 @@ def cmd_cook(args) -> int:
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
-    from veduta.cook.tasks import CookRun, cook_tasks, doit_config
+    from veduta.cook.tasks import CookRun, doit_config, task_creator
 
     project = _project(args)
     root = os.path.abspath(project.root)
@@ -44,13 +44,10 @@ def cmd_cook(args) -> int:
     from veduta.cook.project import Project
 
     run = CookRun(Project.at("."))
-
-    def task_cook():
-        """Cook every asset source into a .vda file (one subtask per source)."""
-        yield from cook_tasks(run)
-
     config = doit_config(run)
-    loader = ModuleTaskLoader({"task_cook": task_cook, "DOIT_CONFIG": config})
+    # made while doit runs (after its reporter starts), as with a dodo.py: plain `cook` then
+    # makes no task for a fresh source, and stale ones may be fetched from the shared cache
+    loader = ModuleTaskLoader({"task_cook": task_creator(run), "DOIT_CONFIG": config})
     argv = ["run"]
     if args.jobs and args.jobs > 1:
         argv += ["-n", str(args.jobs)]

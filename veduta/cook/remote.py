@@ -89,6 +89,12 @@ def parse_url(url: str, root: str = ".") -> dict:
     return {"scheme": "file", "path": os.path.normpath(os.path.join(root, os.path.expanduser(url)))}
 
 
+def configured(project, environ=None) -> bool:
+    """Is a shared tier set for *project* (without parsing or checking it)?"""
+    url = (os.environ if environ is None else environ).get(ENV_URL)
+    return bool(url.strip()) if url is not None else bool(getattr(project, "cache_url", ""))
+
+
 def _flag(text: str, name: str) -> bool:
     t = text.strip().lower()
     if t in _TRUE:
@@ -398,5 +404,5 @@ def parallel(fn, items, workers: int = WORKERS) -> list:
         return list(ex.map(fn, items))
 
 
-__all__ = ["Settings", "Tier", "FolderTier", "S3Tier", "settings", "open_tier", "parse_url", "parallel",
+__all__ = ["Settings", "Tier", "configured", "FolderTier", "S3Tier", "settings", "open_tier", "parse_url", "parallel",
            "ENV_URL", "ENV_WRITE", "ENV_TIMEOUT"]

@@ -41,12 +41,6 @@ from veduta.errors import VdaError
 STORE_DIR = "store"
 
 
-def configured(project) -> bool:
-    """Is a shared tier set for *project* (without parsing or checking it)?"""
-    url = os.environ.get(remote.ENV_URL)
-    return bool(url.strip()) if url is not None else bool(getattr(project, "cache_url", ""))
-
-
 def valid_entry(key: str, data: bytes) -> bool:
     """Is *data* fit to be store entry *key*: a whole cooked file of the current compiler whose
     META source_hash is *key*, or a manifest (lines ``<key> <deps>``)?  Checked before an upload,
@@ -243,4 +237,4 @@ def cache_push(project) -> dict:
             "bytes": sum(sizes), "skipped": sorted(skipped)}
 
 
-__all__ = ["SharedCache", "configured", "valid_entry", "cache_info", "cache_push"]
+__all__ = ["SharedCache", "valid_entry", "cache_info", "cache_push"]
