@@ -19,13 +19,6 @@ if TYPE_CHECKING:
     from veduta.cook.project import Project
 
 
-def inspect_model(project: Project, model: str) -> dict[str, Any]:
-    """Triangles per part and level, bounds and findings of model *model*."""
-    from veduta.compile.model.inspect import inspect_model as run
-
-    return run(project, model)
-
-
 def cache_info(project: Project, probe: bool = True) -> dict[str, Any]:
     """The local store (path, entries, bytes) and the shared cache tier (settings; with *probe*,
     whether this machine reaches it): ``{"local": {...}, "shared": {...} or None}``."""
@@ -40,6 +33,53 @@ def cache_push(project: Project) -> dict[str, Any]:
     from veduta.cook.shared import cache_push as run
 
     return run(project)
+
+
+def inspect_model(project: Project, model: str) -> dict[str, Any]:
+    """Triangles per part and level, bounds and findings of model *model*."""
+    from veduta.compile.model.inspect import inspect_model as run
+
+    return run(project, model)
+
+
+def world_place(project: Project, world: str, name: str, prefab: str, cell: tuple[int, int] | None = None,
+                near: tuple[int, int] | None = None, rotation: int = 0, search: int = 32,
+                dry_run: bool = False) -> dict[str, Any]:
+    """Add or replace place *name* at *cell*, or at the valid cell nearest *near* (checked as inspect world
+    checks places); ``cell`` in the report is where it went."""
+    from veduta.world.edit import world_place as run
+
+    return run(project, world, name, prefab, cell=cell, near=near, rotation=rotation, search=search,
+               dry_run=dry_run)
+
+
+def world_terrain(project: Project, world: str, name: str, kind: str, cell: tuple[int, int], radius: int,
+                  height: float | None = None, depth: float | None = None, falloff: int | None = None,
+                  roughness: float | None = None, dry_run: bool = False) -> dict[str, Any]:
+    """Add or replace feature *name* (hill, plain, lake, sea): ground ``before``/``after``, ``places_in_water``."""
+    from veduta.world.edit import world_terrain as run
+
+    return run(project, world, name, kind, cell, radius, height=height, depth=depth, falloff=falloff,
+               roughness=roughness, dry_run=dry_run)
+
+
+def world_vegetation(project: Project, world: str, name: str, density: float, prefab: str | None = None,
+                     model: str | None = None, biomes: list[str] | None = None, cell: tuple[int, int] | None = None,
+                     radius: int | None = None, scale: tuple[float, float] | None = None,
+                     dry_run: bool = False) -> dict[str, Any]:
+    """Add or replace vegetation rule *name*: ``plants``, ``triangles``, ``warnings``."""
+    from veduta.world.edit import world_vegetation as run
+
+    return run(project, world, name, density, prefab=prefab, model=model, biomes=biomes, cell=cell, radius=radius,
+               scale=scale, dry_run=dry_run)
+
+
+def world_remove(project: Project, world: str, name: str, section: str | None = None,
+                 dry_run: bool = False) -> dict[str, Any]:
+    """Remove the feature, vegetation rule or place *name* (``section`` when the name is in several lists)."""
+    from veduta.world.edit import world_remove as run
+
+    return run(project, world, name, section=section, dry_run=dry_run)
 
 
 def export_gltf(project: Project, out: str, model: str | None = None, lod: int | None = None,
