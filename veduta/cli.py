@@ -4,6 +4,8 @@
     veduta dump FILE.vda [--full]        a cooked file as JSON
     veduta verify FILE ...               check cooked files; exit 1 on any problem
     veduta inspect model NAME [--json]   triangles, levels of detail, findings
+    veduta inspect world NAME [--json] [--sheet FILE.png] [--at X,Z] [--all]
+    veduta inspect prefab NAME [--json]
     veduta preview texture NAME --out FILE.png
     veduta preview model NAME --out FILE.png [--size N] [--json]
     veduta export gltf MODEL --out FILE.glb [--lod K] [--json]
@@ -20,7 +22,7 @@ import json
 import os
 import sys
 
-from veduta import COMPILER_VERSION, __version__
+from veduta import COMPILER_VERSION
 from veduta.errors import ConfigError, VdaError, VedutaError
 
 
@@ -69,7 +71,7 @@ def cmd_cook(args) -> int:
 def cmd_dump(args) -> int:
     from veduta.container.meta import Meta
     from veduta.container.vda import read_asset_file
-    from veduta.formats import Record
+    from veduta.formats import Struct
 
     try:
         asset = read_asset_file(args.file)
@@ -80,7 +82,7 @@ def cmd_dump(args) -> int:
     for ctype, value in asset.chunks:
         if isinstance(value, Meta):
             chunks.append({"type": ctype, "meta": json.loads(value.encode())})
-        elif isinstance(value, Record):
+        elif isinstance(value, Struct):
             body = value.to_json() if not args.full else _full_json(value)
             chunks.append({"type": ctype, "body": body})
         else:
@@ -129,7 +131,7 @@ def _full_json(rec):
 
 
 def _array_types(rec):
-    from veduta.formats.codec import Array, List, Opt, RecordType, Tuple
+    from veduta.formats.codec import Array, List, Opt, StructType, Tuple
 
     seen = []
 
@@ -141,7 +143,7 @@ def _array_types(rec):
         elif isinstance(t, Tuple):
             for x in t.items:
                 walk(x)
-        elif isinstance(t, RecordType):
+        elif isinstance(t, StructType):
             for _, x in t.cls.FIELDS:
                 walk(x)
 
@@ -245,9 +247,19 @@ def _count(text: str) -> int:
     return n
 
 
+class _Version(argparse.Action):
+    """--version: the package version is read from the installed metadata only when asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import veduta
+
+        print(f"veduta {veduta.__version__} ({COMPILER_VERSION})")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="veduta", description="veduta cook: the Veduta asset compiler")
-    p.add_argument("--version", action="version", version=f"veduta {__version__} ({COMPILER_VERSION})")
+    p.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
@@ -272,6 +284,9 @@ def build_parser() -> argparse.ArgumentParser:
     from veduta.compile.model.cli import add_inspect_model
 
     add_inspect_model(isub)
+    from veduta.world.inspect_cli import add_inspect_world
+
+    add_inspect_world(isub)
 
     pv = sub.add_parser("preview", help="render an asset to a PNG")
     psub = pv.add_subparsers(dest="preview_command", metavar="KIND")
