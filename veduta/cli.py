@@ -57,11 +57,13 @@ def cmd_cook(args) -> int:
     for s in args.sources:
         # a path to the file (from where the command runs), or a path under the assets folder
         full = os.path.abspath(os.path.join(args.cwd, s))
-        if os.path.exists(full):
-            rel = os.path.relpath(full, os.path.abspath(project.assets)).replace(os.sep, "/")
-        else:
+        rel = os.path.relpath(full, os.path.abspath(project.assets)).replace(os.sep, "/")
+        if not os.path.exists(full) and rel.startswith("../"):
             rel = s.replace(os.sep, "/")
         names.append("cook:" + rel)
+    # the tasks are made before doit runs here: say which were asked for, so that a source that
+    # does not exist gets a task that says so (instead of doit's "invalid parameter")
+    run.selected = names or None
     argv += names or ["cook"]
     return DoitMain(loader).run(argv)
 
