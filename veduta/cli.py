@@ -46,6 +46,8 @@ def cmd_cook(args) -> int:
     from veduta.cook.project import Project
 
     run = CookRun(Project.at("."))
+    if args.format:
+        run.fmt = args.format
     config = doit_config(run)
     # made while doit runs (after its reporter starts), as with a dodo.py: plain `cook` then
     # makes no task for a fresh source, and stale ones may be fetched from the shared cache
@@ -216,19 +218,11 @@ def cmd_preview_texture(args) -> int:
 
 def load_world(project, name: str):
     """The cooked world *name* and the cooked prefabs it names (cooking what is stale)."""
+    from veduta.world.params import prefab_names
+
     world = _cooked_record(project, "world", name)
     prefabs = {}
-    names = set()
-    for s in world.scatter or []:
-        names.add(s.prefab)
-    for s in world.sites or []:
-        names.update(s.prefabs or [])
-    for p in world.places or []:
-        names.add(p.prefab)
-    for v in world.vegetation or []:
-        if v.prefab:
-            names.add(v.prefab)
-    for n in sorted(names):
+    for n in prefab_names(world):
         if project.find_source("prefab", n) is not None:
             try:
                 prefabs[n] = _cooked_record(project, "prefab", n)
@@ -268,6 +262,9 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("cook", help="cook the game's assets (the doit tasks, without a dodo.py)")
     c.add_argument("-n", "--jobs", type=_count, default=0, help="cook in N processes")
     c.add_argument("sources", nargs="*", metavar="SOURCE", help="only these source files")
+    from veduta.cook.tools_cli import add_format_option
+
+    add_format_option(c)
     c.set_defaults(func=cmd_cook)
 
     d = sub.add_parser("dump", help="print a cooked .vda file as JSON")
@@ -306,9 +303,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_world_commands(sub, lambda name: load_world(_project(None), name))
 
+    from veduta.cook.tools_cli import add_tool_commands
     from veduta.schemas.cli import add_schema_command
 
     add_schema_command(sub)
+    add_tool_commands(sub)
 
     from veduta.cook.cache_cli import add_cache_commands
 

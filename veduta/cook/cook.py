@@ -22,7 +22,7 @@ from veduta.cook.store import Store
 from veduta.errors import VdaError
 from veduta.fsutil import TEMP_SUFFIX_RE, atomic_write, read_regular, remove_if_exists
 from veduta.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
-from veduta.source.diagnostics import Report
+from veduta.source.diagnostics import WARNING, Diagnostic, Report
 
 UPTODATE, COOKED, RESTORED, SHARED, FAILED = "uptodate", "cooked", "restored", "shared", "failed"
 STRAY_TEMP_AGE_S = 600
@@ -220,7 +220,9 @@ def as_action(result: dict):
         return result
     from doit.exceptions import TaskFailed
 
-    return TaskFailed("\n".join(result["messages"]))
+    fail = TaskFailed("\n".join(result["messages"]))
+    fail.diagnostics = result.get("diagnostics")  # for --format json|github (with codes)
+    return fail
 
 
 def cook_batch(jobs: list[tuple]) -> list[dict]:
@@ -352,7 +354,9 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         store.copy_out(key, cooked, data)
         files[0] = (rel, src_sig)
         shared_hit = key in (shared or ())
-        return {"outcome": SHARED if shared_hit else RESTORED, "messages": _notes(shown, notes),
+        found = _notes(shown, notes)
+        return {"outcome": SHARED if shared_hit else RESTORED, "messages": [str(d) for d in found],
+                "diagnostics": [d.to_json() for d in found],
                 "entry": make_entry(key, sig(os.stat(cooked)), files, now_ns),
                 "put": [] if shared_hit else [key] + ([mkey] if files[1:] else [])}
 
@@ -372,10 +376,12 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         tb = "".join(traceback.format_exception(exc)).rstrip()
         rep.error(None, "$", f"internal compiler error, please report: {type(exc).__name__}: {exc}\n{tb}")
         body = None
-    messages = _notes(shown, notes) + [str(d) for d in rep.sorted()]
+    found = _notes(shown, notes) + rep.sorted()
+    messages = [str(d) for d in found]
+    diagnostics = [d.to_json() for d in found]  # the same, as data (--format json|github)
     if body is None:
         remove_if_exists(cooked)
-        return {"outcome": FAILED, "messages": messages, "entry": None}
+        return {"outcome": FAILED, "messages": messages, "diagnostics": diagnostics, "entry": None}
     from veduta.formats import encode
 
     deps = sorted(ctx.deps)
@@ -392,13 +398,14 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
     if deps and (deps, h) not in manifest:
         store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
-    return {"outcome": COOKED, "messages": messages,
+    return {"outcome": COOKED, "messages": messages, "diagnostics": diagnostics,
             "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns),
             "put": [h] + ([mkey] if deps else [])}
 
 
-def _notes(shown: str, notes) -> list[str]:
-    return [f"{shown}:1:1: $: warning: {n}" for n in notes or ()]
+def _notes(shown: str, notes) -> list[Diagnostic]:
+    """Warnings about a source from before its cook (a rejected shared cache object)."""
+    return [Diagnostic(shown, 1, 1, "$", n, WARNING) for n in notes or ()]
 
 
 def find_in_store(store, kind: str, rel: str, src: bytes, assets: str, index: AssetIndex):

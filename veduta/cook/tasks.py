@@ -122,6 +122,10 @@ def cook_tasks(run: CookRun):
 
     prefix = assets + os.sep
     cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in {s.kind for s in sources}}
+    blocked = {name: why for name, d in cooked_dirs.items() if (why := _not_a_folder(d[:-1]))}
+    if blocked:  # one line per blocked folder, not one failure per source
+        problems = problems + sorted(set(blocked.values()))
+        sources = [s for s in sources if s.kind.name not in blocked]
     for src in sources:
         kind = src.kind
         paths = index.by_kind[kind.name][src.name]
@@ -264,6 +268,19 @@ def _cook_ahead(run: CookRun, stale_jobs: list[tuple]) -> None:
     ahead.begin(stale_jobs, n or ahead.cpu_count())
 
 
+def _not_a_folder(path: str) -> str:
+    """Why cooked files cannot be written under *path* (a file where a folder must be), or ""."""
+    p = path
+    while p and not os.path.isdir(p):
+        if os.path.lexists(p):
+            return f"{p}: is a file, not a folder (cooked files go under {path}/); move it away"
+        parent = os.path.dirname(p)
+        if parent == p:
+            break
+        p = parent
+    return ""
+
+
 def report_problems(problems: list[str]):
     from doit.exceptions import TaskFailed
 
@@ -308,6 +325,9 @@ class CookReporter(ConsoleReporter):
         from veduta.cook.lifeline import install
 
         install()  # workers forked by `doit -n N` end when this process dies
+        from veduta.cook import runlock
+
+        self._lock = runlock.acquire(self.run.project.cache)  # one cook at a time per game
 
     @staticmethod
     def _is_cook(task) -> bool:
@@ -375,7 +395,7 @@ class CookReporter(ConsoleReporter):
         messages = values.get("messages") or []
         if messages:
             self._clear_progress()
-            self.write("".join(m + "\n" for m in messages))
+            self._diagnostics("\n".join(messages), values.get("diagnostics"))
         entry = values.get("entry")
         entry = entry_from_json(entry) if entry else None
         cache = self.run.cache
@@ -393,7 +413,7 @@ class CookReporter(ConsoleReporter):
         if task.name == f"{BASENAME}:_sources":
             msg = fail.get_msg() if hasattr(fail, "get_msg") else str(fail)
             self._clear_progress()
-            self.write(msg.rstrip("\n") + "\n")
+            self._diagnostics(msg)
             self.counts[FAILED] += msg.rstrip("\n").count("\n") + 1
             return
         if not self._is_cook(task):
@@ -404,11 +424,30 @@ class CookReporter(ConsoleReporter):
         msg = fail.get_msg() if hasattr(fail, "get_msg") else str(fail)
         if getattr(fail, "exception", None) is not None and not isinstance(fail.exception, str):
             # an exception escaped a compiler: a bug, show it whole
-            self.write(f"{task.name}: internal error (please report):\n{msg}\n")
+            self._diagnostics(f"{task.name}: internal error (please report):\n{msg}")
         else:
-            self.write(msg.rstrip("\n") + "\n")
+            self._diagnostics(msg, getattr(fail, "diagnostics", None))
         if self.run.cache is not None:
             self.run.cache.discard(task.name[len(BASENAME) + 1 :])
+
+    def _diagnostics(self, text: str, found: list[dict] | None = None) -> None:
+        """Diagnostics (text lines, and the same as data when the cook gave it) in the run's
+        format: text as they are; json or github one per line (docs/cooking.md)."""
+        fmt = self.run.fmt
+        if fmt == "text":
+            self.write(text.rstrip("\n") + "\n")
+            return
+        from veduta.source.diagnostics import format_diagnostic, parse_lines
+
+        self.write("".join(format_diagnostic(d, fmt) + "\n" for d in (found or parse_lines(text))))
+
+    def _note(self, text: str) -> None:
+        """What is not a diagnostic (the summary, removed files): on stdout as text, on stderr
+        when stdout carries json or github lines for a tool."""
+        if self.run.fmt == "text":
+            self.write(text)
+        else:
+            sys.stderr.write(text)
 
     def complete_run(self):
         from veduta.cook import ahead
@@ -422,26 +461,30 @@ class CookReporter(ConsoleReporter):
                 pass
         for f in self.pruned:
             why = "left by an interrupted cook" if f.endswith(".tmp") else "its source is gone"
-            self.write(f"removed {f} ({why})\n")
+            self._note(f"removed {f} ({why})\n")
         if self._group_ran:
             self.counts[UPTODATE] += self.run.fresh_skipped
         shared = self.run.shared
         if shared is not None:
             shared.finish()  # the uploads of this run
             if shared.uploaded:
-                self.write(f"shared cache: uploaded {shared.uploaded} objects "
+                self._note(f"shared cache: uploaded {shared.uploaded} objects "
                            f"({shared.tier.bytes_out / 1e6:.1f} MB) to {shared.settings.where}\n")
         if self.total or any(self.counts.values()):
             c = self.counts
             # restored from the shared cache, counted apart, when this run asked it
             remote = f"{c[SHARED]} from the shared cache, " if shared is not None or c[SHARED] else ""
-            self.write(
+            self._note(
                 f"cook: {c[COOKED]} cooked, {c[UPTODATE]} up to date, {c[RESTORED]} restored from cache, "
                 f"{remote}{c[FAILED]} failed ({time.monotonic() - self._started:.2f} s)\n"
             )
         # doit's own failure report for cook tasks would repeat the diagnostics: drop them
         drop_failures(self, self._is_cook)
         super().complete_run()
+        from veduta.cook import runlock
+
+        runlock.release(self._lock)
+        self._lock = None
 
 
 def _record_in_db(project: Project, task, entry, values: dict) -> None:
