@@ -221,17 +221,9 @@ def load_world(project, name: str):
     """The cooked world *name* and the cooked prefabs it names (cooking what is stale)."""
     world = _cooked_record(project, "world", name)
     prefabs = {}
-    names = set()
-    for s in world.scatter or []:
-        names.add(s.prefab)
-    for s in world.sites or []:
-        names.update(s.prefabs or [])
-    for p in world.places or []:
-        names.add(p.prefab)
-    for v in world.vegetation or []:
-        if v.prefab:
-            names.add(v.prefab)
-    for n in sorted(names):
+    from veduta.world.params import prefab_names
+
+    for n in prefab_names(world):
         if project.find_source("prefab", n) is not None:
             try:
                 prefabs[n] = _cooked_record(project, "prefab", n)

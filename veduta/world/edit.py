@@ -116,18 +116,9 @@ class WorldSource:
     def generator(self, world):
         """The generator of a compiled world, with every prefab it names that compiles."""
         from veduta.world.generator import Generator
+        from veduta.world.params import prefab_names
 
-        names = set()
-        for s in world.scatter or []:
-            names.add(s.prefab)
-        for s in world.sites or []:
-            names.update(s.prefabs or [])
-        for p in world.places or []:
-            names.add(p.prefab)
-        for v in world.vegetation or []:
-            if v.prefab:
-                names.add(v.prefab)
-        prefabs = {n: rec for n in sorted(names) if (rec := self.prefab(n)) is not None}
+        prefabs = {n: rec for n in prefab_names(world) if (rec := self.prefab(n)) is not None}
         return Generator(world, prefabs)
 
 

@@ -136,6 +136,16 @@ class WorldP:
         return self.biome_names.index(name)
 
 
+def prefab_names(world) -> list[str]:
+    """The prefabs a decoded world names (scatter, sites, places, vegetation prefab rules), sorted."""
+    names = {s.prefab for s in _list(world.scatter)}
+    for s in _list(world.sites):
+        names.update(_list(s.prefabs))
+    names.update(pl.prefab for pl in _list(world.places))
+    names.update(v.prefab for v in _list(getattr(world, "vegetation", None)) if v.prefab)
+    return sorted(names)
+
+
 def _distances(rec) -> dict[str, int]:
     out: dict[str, int] = {}
     for d in _list(getattr(rec, "distances", None)):
