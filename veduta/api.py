@@ -108,3 +108,19 @@ def preview_model(project: Project, model: str, out: str, size: int = 160) -> di
     from veduta.export.preview import preview_model as run
 
     return run(project, model, out, size)
+
+
+def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1) -> dict[str, Any]:
+    """Every check the cook makes, on every source (or those named, paths under the assets
+    folder), writing nothing: ``{ok, checked, compiled, fresh, errors, warnings, diagnostics}``.
+    Sources whose cooked file is fresh are known good and not compiled again unless *full*."""
+    from veduta.cook.check import check as run
+
+    return run(project, sources, full, jobs)
+
+
+def why(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
+    """Each stale source and the reasons it would cook again: ``{checked, stale: [...]}``."""
+    from veduta.cook.why import why as run
+
+    return run(project, sources)

@@ -46,6 +46,8 @@ def cmd_cook(args) -> int:
     from veduta.cook.project import Project
 
     run = CookRun(Project.at("."))
+    if args.format:
+        run.fmt = args.format
 
     def task_cook():
         """Cook every asset source into a .vda file (one subtask per source)."""
@@ -219,10 +221,10 @@ def cmd_preview_texture(args) -> int:
 
 def load_world(project, name: str):
     """The cooked world *name* and the cooked prefabs it names (cooking what is stale)."""
-    world = _cooked_record(project, "world", name)
-    prefabs = {}
     from veduta.world.params import prefab_names
 
+    world = _cooked_record(project, "world", name)
+    prefabs = {}
     for n in prefab_names(world):
         if project.find_source("prefab", n) is not None:
             try:
@@ -294,6 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("cook", help="cook the game's assets (the doit tasks, without a dodo.py)")
     c.add_argument("-n", "--jobs", type=_count, default=0, help="cook in N processes")
     c.add_argument("sources", nargs="*", metavar="SOURCE", help="only these source files")
+    from veduta.cook.tools_cli import add_format_option
+
+    add_format_option(c)
     c.set_defaults(func=cmd_cook)
 
     d = sub.add_parser("dump", help="print a cooked .vda file as JSON")
@@ -332,9 +337,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_world_commands(sub, lambda name: load_world(_project(None), name))
 
+    from veduta.cook.tools_cli import add_tool_commands
     from veduta.schemas.cli import add_schema_command
 
     add_schema_command(sub)
+    add_tool_commands(sub)
 
     k = sub.add_parser("cache", help="the content-addressed store of cooked files in cache/")
     ksub = k.add_subparsers(dest="cache_command", metavar="{info,prune}")

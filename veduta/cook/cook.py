@@ -191,7 +191,9 @@ def as_action(result: dict):
         return result
     from doit.exceptions import TaskFailed
 
-    return TaskFailed("\n".join(result["messages"]))
+    fail = TaskFailed("\n".join(result["messages"]))
+    fail.diagnostics = result.get("diagnostics")  # for --format json|github (with codes)
+    return fail
 
 
 def cook_batch(jobs: list[tuple]) -> list[dict]:
@@ -346,10 +348,12 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         tb = "".join(traceback.format_exception(exc)).rstrip()
         rep.error(None, "$", f"internal compiler error, please report: {type(exc).__name__}: {exc}\n{tb}")
         body = None
-    messages = [str(d) for d in rep.sorted()]
+    found = rep.sorted()
+    messages = [str(d) for d in found]
+    diagnostics = [d.to_json() for d in found]  # the same, as data (--format json|github)
     if body is None:
         remove_if_exists(cooked)
-        return {"outcome": FAILED, "messages": messages, "entry": None}
+        return {"outcome": FAILED, "messages": messages, "diagnostics": diagnostics, "entry": None}
     from veduta.formats import encode
 
     deps = sorted(ctx.deps)
@@ -368,7 +372,7 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         if (deps, h) not in manifest:
             store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
-    return {"outcome": COOKED, "messages": messages,
+    return {"outcome": COOKED, "messages": messages, "diagnostics": diagnostics,
             "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns)}
 
 
@@ -434,11 +438,13 @@ def orphans(cooked_root: str, names_by_folder: dict[str, set[str]]) -> list[str]
         except OSError:
             continue
         for fn in entries:
-            path = os.path.join(d, fn)
             if fn.endswith(".vda") and not fn.startswith("."):
-                if fn[:-4] not in names and _cooked_by_us(path, folder):
-                    out.append(path)
+                if fn[:-4] not in names:
+                    path = os.path.join(d, fn)
+                    if _cooked_by_us(path, folder):
+                        out.append(path)
             elif _TEMP_RE.fullmatch(fn):
+                path = os.path.join(d, fn)
                 try:
                     if time.time() - os.stat(path).st_mtime > STRAY_TEMP_AGE_S:
                         out.append(path)
@@ -470,3 +476,12 @@ def names_by_folder(sources) -> dict[str, set[str]]:
     for s in sources:
         out[s.kind.folder].add(s.name)
     return out
+
+
+def index_of(sources) -> AssetIndex:
+    """The asset index of sources sorted by path (as ``Project.scan`` gives them): what
+    ``AssetIndex.from_paths`` makes of their paths, without working out kinds and names again."""
+    by_kind: dict[str, dict[str, list[str]]] = {}
+    for s in sources:
+        by_kind.setdefault(s.kind.name, {}).setdefault(s.name, []).append(s.rel)
+    return AssetIndex(by_kind)

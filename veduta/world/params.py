@@ -137,12 +137,17 @@ class WorldP:
 
 
 def prefab_names(world) -> list[str]:
-    """The prefabs a decoded world names (scatter, sites, places, vegetation prefab rules), sorted."""
-    names = {s.prefab for s in _list(world.scatter)}
+    """Every prefab a world names (scatter, sites, places, vegetation prefab rules), sorted."""
+    names = set()
+    for s in _list(world.scatter):
+        names.add(s.prefab)
     for s in _list(world.sites):
         names.update(_list(s.prefabs))
-    names.update(pl.prefab for pl in _list(world.places))
-    names.update(v.prefab for v in _list(getattr(world, "vegetation", None)) if v.prefab)
+    for p in _list(world.places):
+        names.add(p.prefab)
+    for v in _list(getattr(world, "vegetation", None)):
+        if v.prefab:
+            names.add(v.prefab)
     return sorted(names)
 
 
