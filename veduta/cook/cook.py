@@ -495,11 +495,13 @@ def orphans(cooked_root: str, names_by_folder: dict[str, set[str]]) -> list[str]
         except OSError:
             continue
         for fn in entries:
-            path = os.path.join(d, fn)
             if fn.endswith(".vda") and not fn.startswith("."):
-                if fn[:-4] not in names and _cooked_by_us(path, folder):
-                    out.append(path)
+                if fn[:-4] not in names:
+                    path = os.path.join(d, fn)
+                    if _cooked_by_us(path, folder):
+                        out.append(path)
             elif _TEMP_RE.fullmatch(fn):
+                path = os.path.join(d, fn)
                 try:
                     if time.time() - os.stat(path).st_mtime > STRAY_TEMP_AGE_S:
                         out.append(path)
@@ -531,3 +533,12 @@ def names_by_folder(sources) -> dict[str, set[str]]:
     for s in sources:
         out[s.kind.folder].add(s.name)
     return out
+
+
+def index_of(sources) -> AssetIndex:
+    """The asset index of sources sorted by path (as ``Project.scan`` gives them): what
+    ``AssetIndex.from_paths`` makes of their paths, without working out kinds and names again."""
+    by_kind: dict[str, dict[str, list[str]]] = {}
+    for s in sources:
+        by_kind.setdefault(s.kind.name, {}).setdefault(s.name, []).append(s.rel)
+    return AssetIndex(by_kind)

@@ -29,6 +29,7 @@ from veduta.cook.cook import (
     check_fresh,
     cook_one,
     fresh_by_stat,
+    index_of,
     names_by_folder,
     orphans,
     prune_orphans,
@@ -88,7 +89,6 @@ class StatChecker(PrestatChecker):
 
 def cook_tasks(run: CookRun):
     """Yield the doit task dicts of every source of the run's project (and the orphan sweep)."""
-    from veduta.compile import AssetIndex
 
     # Creating 10,000 tasks makes millions of small objects that all live to the
     # end of the run; CPython's cyclic GC would traverse them again and again
@@ -104,7 +104,7 @@ def cook_tasks(run: CookRun):
     sources, problems = project.scan(warnings)
     if warnings:
         sys.stderr.write("".join(w + "\n" for w in warnings))
-    index = AssetIndex.from_paths(s.rel for s in sources)
+    index = index_of(sources)
     set_index(project.assets, index)
     cache = run.cache = StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
     assets = project.assets
