@@ -72,13 +72,16 @@ def cmd_export_gltf(args) -> int:
     r = api.export_gltf(_project(), args.out, model=args.model, lod=args.lod, world=args.world,
                         chunk=args.chunk, radius=args.radius)
     if args.world is None:
-        n = len(r["meshes"])
-        what = f"{n} mesh{'es' if n != 1 else ''} ({r['triangles']} triangles)"
+        what = f"{_n(len(r['meshes']), 'mesh', 'meshes')} ({r['triangles']} triangles)"
     else:
-        what = (f"{len(r['chunks'])} chunk{'s' if len(r['chunks']) != 1 else ''}, {r['nodes']} nodes, "
-                f"{len(r['meshes'])} meshes ({r['triangles']} triangles drawn)")
-    return _report(r, args.json, f"wrote {r['out']}: {what}, {len(r['materials'])} materials, "
-                                 f"{len(r['textures'])} textures, {r['bytes']} bytes")
+        what = (f"{_n(len(r['chunks']), 'chunk')}, {_n(r['entities'], 'entity', 'entities')} using "
+                f"{_n(len(r['meshes']), 'model')} ({r['triangles']} triangles drawn)")
+    return _report(r, args.json, f"wrote {r['out']}: {what}, {_n(len(r['materials']), 'material')}, "
+                                 f"{_n(len(r['textures']), 'texture')}, {r['bytes']} bytes")
+
+
+def _n(count: int, one: str, many: str = "") -> str:
+    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def cmd_preview_model(args) -> int:
