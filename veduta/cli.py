@@ -23,6 +23,7 @@ import os
 import sys
 
 from veduta import COMPILER_VERSION
+from veduta.argtypes import png_file
 from veduta.errors import ConfigError, VdaError, VedutaError
 
 
@@ -292,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     psub.required = True
     pt = psub.add_parser("texture", help="the mip chain side by side, and the frames labelled with their clips")
     pt.add_argument("name", metavar="NAME")
-    pt.add_argument("--out", required=True, metavar="FILE.png")
+    pt.add_argument("--out", required=True, metavar="FILE.png", type=png_file)
     pt.set_defaults(func=cmd_preview_texture)
     from veduta.export.cli import add_export_commands, add_preview_model
 
