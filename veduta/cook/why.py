@@ -88,6 +88,8 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
     kind, rel, assets = src.kind.name, src.rel, project.assets
     cooked = project.cooked_path(src.kind, src.name)
     entry = cache.get(rel)
+    if entry is not None and fresh_by_stat(entry, assets, cooked, index):
+        return []  # every signature the last good cook recorded still matches: nothing to read
     if not os.path.exists(cooked):
         if entry is None:
             return [_reason("NEVER_COOKED", "never cooked (or its last cook failed)")]
@@ -99,8 +101,6 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
         return [_reason("COMPILER_CHANGED", f'cooked by compiler "{meta.compiler}", now "{COMPILER_VERSION}"')]
     if meta.source != rel:
         return [_reason("SOURCE_MOVED", f"cooked from {meta.source}, now {rel}")]
-    if entry is not None and fresh_by_stat(entry, assets, cooked, index):
-        return []
     fresh, deps, _, _ = check_fresh(kind, rel, assets, cooked, index)
     if fresh:
         return []
