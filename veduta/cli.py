@@ -25,7 +25,7 @@ from typing import cast
 
 from veduta import COMPILER_VERSION
 from veduta.argtypes import png_file
-from veduta.errors import ConfigError, VdaError, VedutaError
+from veduta.errors import ConfigError, UsageError, VdaError, VedutaError
 
 
 def _project(args):
@@ -323,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
     args.cwd = os.getcwd()
     try:
         return int(args.func(args) or 0)
-    except ConfigError as exc:
+    except (ConfigError, UsageError) as exc:
         print(f"veduta: {exc}", file=sys.stderr)
         return 2
     except VedutaError as exc:

@@ -49,3 +49,8 @@ class VdaError(VedutaError):
 
 class ConfigError(VedutaError):
     """A problem with the game repo's layout or configuration."""
+
+
+class UsageError(VedutaError):
+    """A usage mistake: a bad argument, an option value out of range, an unknown asset name.
+    The command line exits with status 2 (1 is for problems found in assets)."""

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from veduta.argtypes import png_file
-from veduta.fsutil import atomic_write
+from veduta.fsutil import write_output
 
 LoadWorld = Callable[[str], tuple[Any, dict[str, Any]]]
 
@@ -40,6 +40,9 @@ _PAIR = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
 
 #: the largest map side in cells (2048 x 2048 takes about 6 s and 1 GB)
 MAX_MAP_CELLS = 2048
+
+#: the largest map in pixels (W x H cells x scale^2): 4096 x 4096, about 50 MB of RGB
+MAX_MAP_PIXELS = 4096 * 4096
 
 #: cells beyond this are outside any world (extent x chunk <= 4096 x 64)
 MAX_CELL = 1 << 20
@@ -126,16 +129,19 @@ def cmd_map(args, load_world: LoadWorld) -> int:
     if args.scale is not None and not 1 <= args.scale <= 16:
         print(f"veduta world map: scale {args.scale} out of range [1, 16]", file=sys.stderr)
         return 2
-    img = gen.render_map(args.at, args.size, args.scale)
+    w, h = args.size
+    if args.scale is not None and w * h * args.scale * args.scale > MAX_MAP_PIXELS:
+        print(f"veduta world map: {w} x {h} cells at scale {args.scale} is {w * args.scale} x {h * args.scale} "
+              f"pixels, over the {MAX_MAP_PIXELS} pixel limit (4096 x 4096): lower --scale or --size",
+              file=sys.stderr)
+        return 2
     path = Path(args.out)
     if path.is_dir():
-        print(f"veduta world map: {path} is a folder; --out names the PNG file to write", file=sys.stderr)
+        print(f"veduta world map: cannot write {path}: it is a folder (--out names the PNG file to write)",
+              file=sys.stderr)
         return 1
-    try:
-        atomic_write(str(path), png_bytes(img))  # makes the folder when needed
-    except OSError as e:
-        print(f"veduta world map: cannot write {path}: {e.strerror or e}", file=sys.stderr)
-        return 1
+    img = gen.render_map(args.at, args.size, args.scale)
+    write_output(str(path), png_bytes(img))  # VedutaError "cannot write ..." (exit 1)
     print(f"{path}: {img.size[0]} x {img.size[1]} px, cells [{args.at[0] - args.size[0] // 2}, "
           f"{args.at[1] - args.size[1] // 2}] + {args.size[0]} x {args.size[1]}")
     return 0

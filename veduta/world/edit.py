@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from veduta.errors import VedutaError
-from veduta.fsutil import atomic_write
+from veduta.fsutil import rewrite_source
 
 if TYPE_CHECKING:
     from veduta.cook.project import Project
@@ -213,6 +213,15 @@ def _compile_new(ws: WorldSource, text: str, what: str):
 def _write(ws: WorldSource, text: str, dry_run: bool) -> bool:
     if dry_run:
         return False
+    import stat
+
+    try:
+        mode = stat.S_IMODE(os.stat(ws.path).st_mode)
+    except OSError:
+        mode = 0o200
+    if not mode & 0o222:
+        raise EditRefused(f"{ws.shown} is read-only (mode {mode:o}), so nothing was written; "
+                          f"make it writable (chmod u+w) to edit it")
     try:
         with open(ws.path, "rb") as f:
             now = f.read()
@@ -220,7 +229,10 @@ def _write(ws: WorldSource, text: str, dry_run: bool) -> bool:
         now = None
     if now != ws.text.encode("utf-8"):  # an editor saved it while we worked: keep the author's version
         raise EditRefused(f"{ws.shown} changed while the edit was prepared; nothing was written (run it again)")
-    atomic_write(ws.path, text.encode("utf-8"))
+    try:
+        rewrite_source(ws.path, text.encode("utf-8"))
+    except OSError as e:
+        raise VedutaError(f"cannot write {ws.shown}: {e.strerror or e}") from None
     return True
 
 

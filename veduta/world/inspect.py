@@ -340,15 +340,21 @@ def inspect_world(project, name: str, at: Iterable[tuple[int, int]] = (), all_vi
     if world is None:
         return head
     gen = Generator(world, prefabs)
+    n = gen.p.cells
+    for x, z in at:
+        if not (-n <= x < n and -n <= z < n):
+            from veduta.errors import UsageError
+
+            raise UsageError(f"focus cell {x},{z} is outside world {name}: its cells are {-n}..{n - 1} on x and z")
     models, invalid, _ = _model_draws(project, needed_models(gen))
     out = head | report_world(gen, models, invalid_models=invalid, at=at, all_views=all_views)
     out["status"] = "findings" if has_error(out["findings"]) else "ok"
     if sheet is not None:
-        from veduta.fsutil import atomic_write
+        from veduta.fsutil import write_output
 
         from .mapimage import png_bytes
 
-        atomic_write(str(sheet), png_bytes(render_sheet(gen, out)))
+        write_output(str(sheet), png_bytes(render_sheet(gen, out)))
         out["sheet"] = str(sheet)
     return out
 
