@@ -25,7 +25,7 @@ from typing import cast
 
 from veduta import COMPILER_VERSION
 from veduta.argtypes import png_file
-from veduta.errors import ConfigError, UsageError, VdaError, VedutaError
+from veduta.errors import ConfigError, UsageError, VdaError, VedutaError, no_such_asset
 
 
 def _project(args):
@@ -184,7 +184,7 @@ def _cooked_record(project, kind: str, name: str):
 
     src = project.find_source(kind, name)
     if src is None:
-        raise VedutaError(f'no {kind} "{name}" under {project.assets}/{_folder(kind)}/')
+        raise no_such_asset(project, kind, name)
     cooked = project.cooked_path(kind, name)
     out = cook_file(kind, src.rel, project.assets, cooked, project.cache)
     for m in out["messages"]:
@@ -208,7 +208,7 @@ def cmd_preview_texture(args) -> int:
         tex = _cooked_record(project, "texture", args.name)
     except VedutaError as exc:
         print(f"veduta preview: {exc}", file=sys.stderr)
-        return 2
+        return 2 if isinstance(exc, UsageError) else 1
     try:
         preview_texture(tex, args.out)
     except OSError as exc:

@@ -104,3 +104,87 @@ def test_world_map_limits_pixels_and_makes_no_folders(game, tmp_path, capsys):
     assert not out.parent.exists()
     assert main(["world", "map", "valley", "--out", str(tmp_path / "m.png"), "--size", "16,16"]) == 0
     assert (tmp_path / "m.png").read_bytes().startswith(b"\x89PNG")
+
+
+# -- 5, 6, 9, 12, 14: JSON refusals, exit codes, findings always, neutral wording, one message -----
+
+
+def _refusal(capsys) -> dict:
+    cap = capsys.readouterr()
+    r = json.loads(cap.out)
+    assert set(r) == {"refused", "message", "findings"} and r["refused"] is True, r
+    return r
+
+
+def test_every_json_refusal_is_json(game, capsys):
+    base = ["world"]
+    cases = [
+        (["remove", "valley", "nothere"], 2, 'no feature, vegetation rule or place named "nothere"'),
+        (["terrain", "valley", "B", "--kind", "hill", "--cell", "0,0", "--radius", "3"], 2, "not a valid name"),
+        (["place", "valley", "inn", "cottage", "--near", "0,0", "--search", "999"], 2, "search 999 out of range"),
+        (["vegetation", "valley", "v", "--model", "grass_tuft", "--density", "0.1", "--cell", "0,0"], 2,
+         "an area needs both cell and radius"),
+        (["remove", "nope", "x"], 2, 'no world "nope" under '),
+        (["place", "valley", "inn", "nope", "--cell", "0,0"], 2, 'prefab "nope" does not exist'),
+        (["place", "valley", "inn", "cottage", "--cell", "-40,12"], 1, "is refused (WORLD_PLACE_BIOME"),
+    ]
+    for argv, code, text in cases:
+        assert main(base + argv + ["--json"]) == code, argv
+        r = _refusal(capsys)
+        assert text in r["message"], r
+        # and without --json: one veduta: line, the same exit code
+        assert main(base + argv) == code
+        cap = capsys.readouterr()
+        assert cap.out == "" and cap.err.startswith("veduta: ") and text in cap.err
+
+
+def test_no_valid_cell_carries_counts(game, capsys):
+    assert main(["world", "place", "valley", "inn", "cottage", "--near", "-1024,0", "--search", "2", "--json"]) == 1
+    r = _refusal(capsys)
+    assert "no valid cell" in r["message"] and r["findings"]
+    assert all(set(f) == {"code", "severity", "message", "count"} for f in r["findings"])
+    assert sum(f["count"] for f in r["findings"]) == 13  # the cells within 2 of the corner
+    assert {f["code"] for f in r["findings"]} <= {"WORLD_PLACE_OUTSIDE", "WORLD_PLACE_WATER", "WORLD_PLACE_BIOME"}
+
+
+def test_exit_codes(game, tmp_path, capsys):
+    models = Path(game.assets) / "models"
+    (models / "badm.vmodel").write_text('{ "veduta": "model/1", "parts": [ { "shape": "box", "radius": 1 } ] }')
+    png = str(tmp_path / "x.png")
+    usage = [["inspect", "model", "nope"], ["inspect", "prefab", "nope"], ["inspect", "world", "nope"],
+             ["world", "query", "nope", "0,0"], ["preview", "model", "ghost", "--out", png],
+             ["preview", "texture", "ghost", "--out", png],
+             ["world", "place", "valley", "inn", "cottage", "--near", "0,0", "--search", "999"],
+             ["world", "vegetation", "valley", "v", "--model", "grass_tuft", "--density", "0.1", "--cell", "0,0"]]
+    for argv in usage:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert "veduta" in err and "Traceback" not in err
+    # problems in assets: 1
+    for argv in (["inspect", "model", "badm"], ["preview", "model", "badm", "--out", png]):
+        assert main(argv) == 1, argv
+        capsys.readouterr()
+
+
+def test_missing_assets_have_findings_and_one_message(game, capsys):
+    for kind in ("model", "prefab", "world"):
+        assert main(["inspect", kind, "nope", "--json"]) == 2
+        r = json.loads(capsys.readouterr().out)
+        assert r["status"] == "missing" and r["findings"] == []
+        assert r["errors"] == [{"message": f'no {kind} "nope" under {game.assets}/{kind}s/'}]
+    assert main(["world", "query", "nope", "0,0"]) == 2
+    assert capsys.readouterr().err == f'veduta: no world "nope" under {game.assets}/worlds/\n'
+    assert main(["world", "remove", "nope", "x"]) == 2
+    assert capsys.readouterr().err == f'veduta: no world "nope" under {game.assets}/worlds/\n'
+
+
+def test_ambiguous_name_message_names_no_parameter(game, capsys):
+    from veduta import api
+    from veduta.errors import UsageError
+
+    api.world_place(game, "valley", "mill_pond", "cottage", near=(-70, 0))
+    with pytest.raises(UsageError) as e:
+        api.world_remove(game, "valley", "mill_pond")
+    msg = str(e.value)
+    assert msg == '"mill_pond" names a feature and a place; say which list: features or places'
+    assert main(["world", "remove", "valley", "mill_pond", "--from", "places"]) == 0

@@ -230,17 +230,18 @@ def _run_edit(args, tool: str, kwargs: dict, out=None) -> int:
     from veduta import api
     from veduta.cli import compact_json
     from veduta.cook.project import Project
-    from veduta.world.edit import EditRefused
+    from veduta.errors import ConfigError, UsageError, VedutaError
 
     out = out or sys.stdout
-    project = Project.find(getattr(args, "cwd", None) or os.getcwd())
     try:
+        project = Project.find(getattr(args, "cwd", None) or os.getcwd())
         report = getattr(api, tool)(project, args.world, dry_run=args.dry_run, **kwargs)
-    except EditRefused as exc:
+    except VedutaError as exc:  # every refusal: with --json, as JSON on stdout
         if not args.json:
             raise
-        out.write(compact_json({"refused": True, "message": str(exc), "findings": exc.findings}) + "\n")
-        return 1
+        findings = getattr(exc, "findings", None) or []
+        out.write(compact_json({"refused": True, "message": str(exc), "findings": findings}) + "\n")
+        return 2 if isinstance(exc, (UsageError, ConfigError)) else 1
     if args.json:
         out.write(compact_json(report) + "\n")
     else:
