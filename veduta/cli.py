@@ -12,7 +12,7 @@
     veduta export gltf --world WORLD --chunk CX,CZ [--radius N] --out FILE.glb [--json]
     veduta world query WORLD X,Z
     veduta world map WORLD --out FILE.png [--at X,Z] [--size W,H]
-    veduta cache info | prune [--days N] [--dry-run]
+    veduta cache info | prune [--days N] [--dry-run] | push
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import os
 import sys
 
 from veduta import COMPILER_VERSION
+from veduta.argtypes import png_file
 from veduta.errors import ConfigError, VdaError, VedutaError
 
 
@@ -38,7 +39,7 @@ def cmd_cook(args) -> int:
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
 
-    from veduta.cook.tasks import CookRun, cook_tasks, doit_config
+    from veduta.cook.tasks import CookRun, doit_config, task_creator
 
     project = _project(args)
     root = os.path.abspath(project.root)
@@ -48,13 +49,10 @@ def cmd_cook(args) -> int:
     run = CookRun(Project.at("."))
     if args.format:
         run.fmt = args.format
-
-    def task_cook():
-        """Cook every asset source into a .vda file (one subtask per source)."""
-        yield from cook_tasks(run)
-
     config = doit_config(run)
-    loader = ModuleTaskLoader({"task_cook": task_cook, "DOIT_CONFIG": config})
+    # made while doit runs (after its reporter starts), as with a dodo.py: plain `cook` then
+    # makes no task for a fresh source, and stale ones may be fetched from the shared cache
+    loader = ModuleTaskLoader({"task_cook": task_creator(run), "DOIT_CONFIG": config})
     argv = ["run"]
     if args.jobs and args.jobs > 1:
         argv += ["-n", str(args.jobs)]
@@ -234,27 +232,6 @@ def load_world(project, name: str):
     return world, prefabs
 
 
-# -- cache -----------------------------------------------------------------------------------
-
-def cmd_cache(args) -> int:
-    from veduta.cook.store import Store
-
-    project = _project(args)
-    store = Store(os.path.join(project.cache, "store"))
-    if args.cache_command == "prune":
-        removed, rbytes, kept, kbytes = store.prune(args.days, dry_run=args.dry_run)
-        verb = "would remove" if args.dry_run else "removed"
-        print(f"{verb} {removed} entries ({rbytes / 1e6:.1f} MB) unused for {args.days:g} days; "
-              f"kept {kept} ({kbytes / 1e6:.1f} MB)")
-        return 0
-    n = size = 0
-    for _, s, _ in store.entries():
-        n += 1
-        size += s
-    print(f"{store.root}: {n} entries, {size / 1e6:.1f} MB")
-    return 0
-
-
 # -- main ------------------------------------------------------------------------------------
 
 def _count(text: str) -> int:
@@ -265,16 +242,6 @@ def _count(text: str) -> int:
     if n < 0:
         raise argparse.ArgumentTypeError(f"{n} is below 0")
     return n
-
-
-def _days(text: str) -> float:
-    try:
-        d = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days") from None
-    if not d >= 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a number of days >= 0")
-    return d
 
 
 class _Version(argparse.Action):
@@ -326,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
     psub.required = True
     pt = psub.add_parser("texture", help="the mip chain side by side, and the frames labelled with their clips")
     pt.add_argument("name", metavar="NAME")
-    pt.add_argument("--out", required=True, metavar="FILE.png")
+    pt.add_argument("--out", required=True, metavar="FILE.png", type=png_file)
     pt.set_defaults(func=cmd_preview_texture)
     from veduta.export.cli import add_export_commands, add_preview_model
 
@@ -343,14 +310,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_schema_command(sub)
     add_tool_commands(sub)
 
-    k = sub.add_parser("cache", help="the content-addressed store of cooked files in cache/")
-    ksub = k.add_subparsers(dest="cache_command", metavar="{info,prune}")
-    ksub.required = True
-    ksub.add_parser("info", help="entries and size").set_defaults(func=cmd_cache)
-    kp = ksub.add_parser("prune", help="remove entries unused for a number of days")
-    kp.add_argument("--days", type=_days, default=30.0, help="unused for this many days (default 30)")
-    kp.add_argument("--dry-run", action="store_true", help="only say what would go")
-    kp.set_defaults(func=cmd_cache)
+    from veduta.cook.cache_cli import add_cache_commands
+
+    add_cache_commands(sub, lambda: _project(None))
     return p
 
 
