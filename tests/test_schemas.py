@@ -10,6 +10,8 @@ import json
 import os
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from veduta.compile import AssetIndex, CompileContext, compile_source
@@ -217,8 +219,6 @@ def test_veduta_schema_writes_the_shipped_files(tmp_path, capsys):
 
 # -- the schema never rejects a source the cook accepts ----------------------------------------
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 _VALUES = [-1, 0, 0.5, 1, 2, 3, 300, 1e9, "x", "", "box", "#ffffff", "#80ffffff", True, False, None, [], {},
            [1, 2], [1, 2, 3], [0, 0, 0], {"x": 1}]
