@@ -266,3 +266,32 @@ def _get(doc, path):
     for step in path:
         doc = doc[step]
     return doc
+
+
+def test_only_keywords_draft_07_also_has():
+    """Editors whose JSON support stops at draft-07 (older VS Code, many language servers)
+    read the schemas the same way."""
+    from jsonschema import Draft7Validator
+
+    draft7 = {"$schema", "title", "description", "default", "type", "properties", "required",
+              "additionalProperties", "items", "minItems", "maxItems", "uniqueItems", "enum", "const", "pattern",
+              "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "not",
+              "anyOf", "allOf", "if", "then", "else", "propertyNames", "maxProperties"}
+
+    def keywords(node):
+        if isinstance(node, dict):
+            for key, sub in node.items():
+                yield key
+                if key == "properties":
+                    for s in sub.values():
+                        yield from keywords(s)
+                elif key not in ("default", "enum", "const"):
+                    yield from keywords(sub)
+        elif isinstance(node, list):
+            for sub in node:
+                yield from keywords(sub)
+
+    for k in KINDS:
+        schema = schema_of(k.name)
+        assert set(keywords(schema)) <= draft7, set(keywords(schema)) - draft7
+        Draft7Validator.check_schema({key: v for key, v in schema.items() if key != "$schema"})
