@@ -21,6 +21,7 @@ import argparse
 import json
 import os
 import sys
+from typing import cast
 
 from veduta import COMPILER_VERSION
 from veduta.argtypes import png_file
@@ -91,7 +92,7 @@ def cmd_dump(args) -> int:
             body = value.to_json() if not args.full else _full_json(value)
             chunks.append({"type": ctype, "body": body})
         else:
-            chunks.append({"type": ctype, "unknown": True, "length": len(value)})
+            chunks.append({"type": ctype, "unknown": True, "length": len(cast(bytes, value))})
     sys.stdout.write(compact_json({"file": args.file, "chunks": chunks}) + "\n")
     return 0
 

@@ -183,7 +183,8 @@ def _guess(project: Project, src: Source, meta, deps) -> list[dict]:
     gone = [p for p in deps if current[p] is None]
     for p in deps:
         if current[p] is not None:
-            h = source_hash(COMPILER_VERSION, src.rel, data, deps, lambda d, p=p: None if d == p else current[d])
+            h = source_hash(COMPILER_VERSION, src.rel, data, deps,
+                            lambda d, p=p: None if d == p else current[d])  # type: ignore[misc]
             if h == meta.source_hash:
                 return [_reason("DEP_APPEARED", f"{p} exists now (it was missing)", p)]
     out = [_reason("CHANGED", "the source or one of its dependencies changed since the last cook (dependencies: "
