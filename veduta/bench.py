@@ -373,6 +373,7 @@ def bench_models() -> dict:
             t0 = time.perf_counter()
             ctx = CompileContext(".", "models/robot.vmodel", "model", "robot", Report("robot.vmodel"))
             mesh = compile_model(src, ctx)
+            assert mesh is not None, ctx.report.items
             write_chunks([("MESH", encode(mesh))])
             times.append(time.perf_counter() - t0)
             tris = mesh.triangles
