@@ -60,7 +60,7 @@ class Cooked:
         p = self.project
         src = p.find_source(kind, name) if name else None
         if src is None:
-            result = (None, str(no_such_asset(p, kind, name)))
+            result: tuple[Any, str] = (None, str(no_such_asset(p, kind, name)))
         else:
             cooked = p.cooked_path(kind, name)
             out = cook_file(kind, src.rel, p.assets, cooked, p.cache)
