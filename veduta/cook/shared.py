@@ -37,6 +37,7 @@ from veduta.cook.cook import (
 )
 from veduta.cook.store import Store
 from veduta.errors import VdaError
+from veduta.fsutil import read_regular
 
 STORE_DIR = "store"
 
@@ -100,8 +101,10 @@ class SharedCache:
     def _fetch_one(self, kind: str, rel: str, assets: str, index):
         if self.tier.down:
             return None
-        with open(os.path.join(assets, rel), "rb") as f:
-            src = f.read()
+        got = read_regular(os.path.join(assets, rel))  # never a FIFO's endless read
+        if got is None:
+            return None  # the cook says why
+        src = got[0]
         hit, local_manifest = find_in_store(self.local, kind, rel, src, assets, index)
         if hit is not None:
             return None  # the local store has it: restored from there, no download

@@ -54,7 +54,7 @@ def _cook(root: str, jobs: int, env: dict) -> tuple[float, str]:
 
 def _tiers(where: str):
     """(name, env of a writing cook, cleanup) of each tier served here."""
-    share = tempfile.mkdtemp(prefix="bench-share-", dir=where)
+    share = os.path.abspath(tempfile.mkdtemp(prefix="bench-share-", dir=where))
     out = [("folder", {"VEDUTA_CACHE_URL": share}, lambda: shutil.rmtree(share, ignore_errors=True))]
     try:
         import logging
