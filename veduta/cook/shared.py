@@ -8,8 +8,8 @@ stale, so a no-op cook imports nothing of the storage client):
   source_hash of the source alone, else the manifest of its content and the output
   whose deps still hash the same), verify every object (:func:`check_output`: container,
   CRCs, META naming this source, compiler and the source_hash this cook computed), and
-  put what passes into the local store.  The cook then restores it from there as usual,
-  and counts it as restored from the shared cache.  A rejected object becomes a warning
+  put what passes in place as the cooked file, hard-linked into the local store.  The
+  task then finds it current and counts it as restored from the shared cache.  A rejected object becomes a warning
   on its source, which then compiles (and, when writing, replaces the object).
 - :meth:`SharedCache.upload`: when writing, the store keys of what this run cooked or
   restored from the local store, uploaded in background threads while the cook goes
