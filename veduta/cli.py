@@ -21,8 +21,10 @@ import argparse
 import json
 import os
 import sys
+from typing import cast
 
 from veduta import COMPILER_VERSION
+from veduta.argtypes import png_file
 from veduta.errors import ConfigError, VdaError, VedutaError
 
 
@@ -90,7 +92,7 @@ def cmd_dump(args) -> int:
             body = value.to_json() if not args.full else _full_json(value)
             chunks.append({"type": ctype, "body": body})
         else:
-            chunks.append({"type": ctype, "unknown": True, "length": len(value)})
+            chunks.append({"type": ctype, "unknown": True, "length": len(cast(bytes, value))})
     sys.stdout.write(compact_json({"file": args.file, "chunks": chunks}) + "\n")
     return 0
 
@@ -292,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     psub.required = True
     pt = psub.add_parser("texture", help="the mip chain side by side, and the frames labelled with their clips")
     pt.add_argument("name", metavar="NAME")
-    pt.add_argument("--out", required=True, metavar="FILE.png")
+    pt.add_argument("--out", required=True, metavar="FILE.png", type=png_file)
     pt.set_defaults(func=cmd_preview_texture)
     from veduta.export.cli import add_export_commands, add_preview_model
 

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from veduta.argtypes import png_file
 from veduta.fsutil import atomic_write
 
 LoadWorld = Callable[[str], tuple[Any, dict[str, Any]]]
@@ -84,10 +85,11 @@ def add_world_commands(subparsers, load_world: LoadWorld) -> argparse.ArgumentPa
 
     m = sub.add_parser("map", help="write the top-down map as PNG")
     m.add_argument("world", help="world name")
-    m.add_argument("--out", required=True, help="PNG file to write")
+    m.add_argument("--out", required=True, type=png_file, help="PNG file to write")
     m.add_argument("--at", type=parse_pair, default=(0, 0), help="centre cell X,Z (default 0,0)")
     m.add_argument("--size", type=parse_size, default=(256, 256), help="cells W,H (default 256,256)")
-    m.add_argument("--scale", type=int, default=None, help="pixels per cell (default 1024 // max(W, H), 1..8)")
+    m.add_argument("--scale", type=int, default=None,
+                   help="pixels per cell, 1..16 (default 1024 // max(W, H), clamped to 1..8)")
     m.set_defaults(func=lambda args: cmd_map(args, load_world))
     _allow_negative_pairs(m)
     add_edit_commands(sub)
