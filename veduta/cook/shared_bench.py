@@ -84,7 +84,10 @@ def bench_shared(n: int, jobs: int, repeat: int, where: str = "build", heavy: bo
     root = os.path.abspath(tempfile.mkdtemp(prefix="bench-shared-", dir=where))
     tiers = []
     try:
-        n = make_heavy_game(root) if heavy else (make_game(root, n) or n)
+        if heavy:
+            n = make_heavy_game(root)
+        else:
+            make_game(root, n)
         r: dict = {"assets": n, "jobs": jobs, "heavy": heavy, "tiers": {}}
         compiles = []
         for _ in range(repeat):
