@@ -22,7 +22,7 @@ from veduta.cook.store import Store
 from veduta.errors import VdaError
 from veduta.fsutil import atomic_write, remove_if_exists
 from veduta.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
-from veduta.source.diagnostics import Report
+from veduta.source.diagnostics import Diagnostic, Report
 
 UPTODATE, COOKED, RESTORED, FAILED = "uptodate", "cooked", "restored", "failed"
 STRAY_TEMP_AGE_S = 600
@@ -176,8 +176,9 @@ def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicat
     """Cook one source (the doit action).
 
     Returns a dict (doit saves it as the task's values: the outcome, warning
-    lines and the stat-cache entry) or a ``TaskFailed`` whose message is the
-    diagnostics, one per line.
+    lines, the warnings as dicts and the stat-cache entry) or a ``TaskFailed`` whose
+    message is the diagnostics, one per line (and its ``diagnostics`` attribute the
+    same as dicts).
     """
     from doit.exceptions import TaskFailed
 
@@ -185,25 +186,40 @@ def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicat
     if duplicate_of:
         remove_if_exists(cooked)
         others = ", ".join(os.path.join(assets, p) for p in duplicate_of)
-        return TaskFailed(f"{shown}:1:1: $: {BY_NAME[kind].name} name \"{name_of(rel)}\" is also used by {others}; "
-                          f"names must be unique per kind across folders", report=True)
+        return _failed([Diagnostic(shown, 1, 1, "$", f"{BY_NAME[kind].name} name \"{name_of(rel)}\" is also used "
+                                                     f"by {others}; names must be unique per kind across folders")])
     try:
         outcome = cook_file(kind, rel, assets, cooked, cache, shown)
     except OSError as exc:  # the file system said no (permissions, full disk, ...)
         where = f" {exc.filename}" if exc.filename else ""
-        return TaskFailed(f"{shown}:1:1: $: cannot cook: {exc.strerror or exc}{where}")
+        return _failed([Diagnostic(shown, 1, 1, "$", f"cannot cook: {exc.strerror or exc}{where}")])
     except MemoryError:
         remove_if_exists(cooked)
-        return TaskFailed(f"{shown}:1:1: $: out of memory while cooking this source")
+        return _failed([Diagnostic(shown, 1, 1, "$", "out of memory while cooking this source")])
     if outcome["outcome"] == FAILED:
-        return TaskFailed("\n".join(outcome["messages"]))
+        failed = TaskFailed("\n".join(outcome["messages"]))
+        failed.diagnostics = outcome["diagnostics"]
+        return failed
     return outcome
+
+
+def _failed(diagnostics: list[Diagnostic]):
+    """A doit ``TaskFailed`` whose message is the diagnostic lines; its ``diagnostics`` attribute
+    holds them as dicts (``Diagnostic.to_json``), for a reporter that collects data (doit pickles
+    the object whole from a worker process)."""
+    from doit.exceptions import TaskFailed
+
+    failed = TaskFailed("\n".join(str(d) for d in diagnostics))
+    failed.diagnostics = [d.to_json() for d in diagnostics]
+    return failed
 
 
 def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None) -> dict:
     """Bring one cooked file up to date: already fresh, restored from the store, or compiled.
 
-    Returns ``{"outcome": ..., "messages": [...], "entry": stat-cache entry or None}``.
+    Returns ``{"outcome": ..., "messages": [...], "diagnostics": [...], "entry": stat-cache entry
+    or None}``: the messages are the diagnostic lines, the diagnostics the same as dicts
+    (:meth:`~veduta.source.diagnostics.Diagnostic.to_json`).
     """
     now_ns = time.time_ns()
     shown = shown or os.path.join(assets, rel)
@@ -211,7 +227,7 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
     src, src_sig = _read_with_sig(os.path.join(assets, rel))
     if src is None:
         remove_if_exists(cooked)
-        return {"outcome": FAILED, "messages": [f"{shown}:1:1: $: cannot read the source"], "entry": None}
+        return _outcome(FAILED, [Diagnostic(shown, 1, 1, "$", "cannot read the source")])
 
     # 1. the cooked file may already be current (a touched file, or no doit DB yet)
     meta, csig = cooked_meta(cooked, kind)
@@ -219,7 +235,7 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
         h, files = hash_inputs(rel, src, meta.deps, assets)
         if h == meta.source_hash and not any(stale_reference(d, index) for d, s in files[1:] if s == ()):
             files[0] = (rel, src_sig)
-            return {"outcome": UPTODATE, "messages": [], "entry": make_entry(h, csig, files, now_ns)}
+            return _outcome(UPTODATE, [], make_entry(h, csig, files, now_ns))
 
     # 2. the store may hold the output of this exact source content: with no deps its key
     #    is the source_hash of the source alone; with deps, a manifest keyed by the source
@@ -241,8 +257,7 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
             continue
         store.copy_out(key, cooked, data)
         files[0] = (rel, src_sig)
-        return {"outcome": RESTORED, "messages": [],
-                "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns)}
+        return _outcome(RESTORED, [], make_entry(h, sig(os.stat(cooked)), files, now_ns))
 
     # 3. compile
     rep = Report(shown)
@@ -260,10 +275,10 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
         tb = "".join(traceback.format_exception(exc)).rstrip()
         rep.error(None, "$", f"internal compiler error, please report: {type(exc).__name__}: {exc}\n{tb}")
         body = None
-    messages = [str(d) for d in rep.sorted()]
+    diagnostics = rep.sorted()
     if body is None:
         remove_if_exists(cooked)
-        return {"outcome": FAILED, "messages": messages, "entry": None}
+        return _outcome(FAILED, diagnostics)
     from veduta.formats import encode
 
     deps = sorted(ctx.deps)
@@ -273,8 +288,9 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
         data = write_chunks([("META", meta.encode()), (body.CHUNK, encode(body))])
     except (ValueError, TypeError, OverflowError) as exc:  # a value the format cannot hold: a compiler bug
         remove_if_exists(cooked)
-        messages.append(f"{shown}:1:1: $: internal compiler error, please report: cannot encode: {exc}")
-        return {"outcome": FAILED, "messages": messages, "entry": None}
+        diagnostics.append(Diagnostic(shown, 1, 1, "$",
+                                      f"internal compiler error, please report: cannot encode: {exc}"))
+        return _outcome(FAILED, diagnostics)
     atomic_write(cooked, data)
     store.put(h, data, cooked)
     if deps:
@@ -282,8 +298,12 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
         if (deps, h) not in manifest:
             store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
-    return {"outcome": COOKED, "messages": messages,
-            "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns)}
+    return _outcome(COOKED, diagnostics, make_entry(h, sig(os.stat(cooked)), files, now_ns))
+
+
+def _outcome(outcome: str, diagnostics: list[Diagnostic], entry=None) -> dict:
+    return {"outcome": outcome, "messages": [str(d) for d in diagnostics],
+            "diagnostics": [d.to_json() for d in diagnostics], "entry": entry}
 
 
 def _no_read(dep: str) -> bytes | None:
