@@ -69,7 +69,9 @@ def prefab_instance(record: Any, instance: str, origin: tuple[float, float, floa
 
 
 def structure_entities(gen: Generator, s: Structure) -> list[dict]:
-    pf = gen.prefabs[s.prefab]
+    pf = gen.prefabs.get(s.prefab)
+    if pf is None:  # a place whose prefab is missing owns its cell and spawns nothing
+        return []
     cm = gen.p.cell_mm
     origin = ((2 * s.x0 + s.fw) * cm / 2000.0, metres(s.level_mm), (2 * s.z0 + s.fd) * cm / 2000.0)
     source = {"kind": s.kind, "name": s.name, "prefab": s.prefab}

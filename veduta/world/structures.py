@@ -128,21 +128,23 @@ class Structures:
         self.reach = -(-max_need // p.cell_mm) + 1
         self.margins = [self._margin(rule) for rule in p.sites]
         self.site_names = self._site_prefixes()
-        self.places = [s for s in (self._place(i) for i in range(len(p.places))) if s is not None]
+        self.places = [self._place(i) for i in range(len(p.places))]
 
     # -- places ---------------------------------------------------------------------------------
 
-    def _place(self, i: int) -> Structure | None:
+    def _place(self, i: int) -> Structure:
         pl = self.p.places[i]
         pf = self.prefabs.get(pl.prefab)
-        if pf is None:
-            return None
-        fw, fd = (pf.fd, pf.fw) if pl.rotation in (90, 270) else (pf.fw, pf.fd)
+        # a place whose prefab is missing still owns its cell (1 x 1, no tags, spawns nothing)
+        fw, fd = (pf.fw, pf.fd) if pf is not None else (1, 1)
+        if pl.rotation in (90, 270):
+            fw, fd = fd, fw
         x0, z0 = pl.x - fw // 2, pl.z - fd // 2
         level, wet = self._pad_level(x0, z0, fw, fd)
         return Structure(
             kind="place", name=pl.name, prefab=pl.prefab, x0=x0, z0=z0, fw=fw, fd=fd, level_mm=level,
-            rotation=pl.rotation, tags=pf.tags, distances=tuple(sorted(pf.distances.items())),
+            rotation=pl.rotation, tags=pf.tags if pf is not None else (),
+            distances=tuple(sorted(pf.distances.items())) if pf is not None else (),
             order=(0, i), wet=wet,
         )
 
