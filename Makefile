@@ -4,6 +4,8 @@ JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# node tools of the test suite (package.json: the Khronos glTF Validator)
+NODE_STAMP := node_modules/.installed
 
 .PHONY: all assets test lint format bench clean distclean
 
@@ -15,12 +17,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $(NODE_STAMP)
+
 # Cook the sample game in assets/ (incremental; `-n` cooks in parallel).
 assets: $(STAMP)
 	$(BIN)/doit -n $(JOBS) cook
 
 # The whole test suite.
-test: $(STAMP)
+test: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python -m pytest -n $(JOBS)
 
 lint: $(STAMP)
@@ -38,4 +44,4 @@ clean:
 	rm -rf assets/.cooked cache/doit* cache/state* cache/store
 
 distclean: clean
-	rm -rf $(VENV) *.egg-info
+	rm -rf $(VENV) *.egg-info node_modules

@@ -69,3 +69,32 @@ def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: 
     from veduta.world.tools import world_map as run
 
     return run(lambda name: load_world(project, name), world, at, size, scale)
+
+
+def export_gltf(project: Project, out: str, model: str | None = None, lod: int | None = None,
+                world: str | None = None, chunk: tuple[int, int] | None = None, radius: int = 0) -> dict[str, Any]:
+    """Write a binary glTF 2.0 file *out*: model *model* (every level of detail, or level *lod*),
+    or the chunks within *radius* of *chunk* of world *world*. Returns what was written."""
+    from veduta.errors import VedutaError
+
+    if (model is None) == (world is None):
+        raise VedutaError("export gltf takes a model name, or a world with a chunk, not both")
+    if world is not None:
+        if chunk is None:
+            raise VedutaError("export gltf of a world needs the chunk CX,CZ to export")
+        if lod is not None:
+            raise VedutaError("--lod is for a model; a world chunk is exported at its finest drawn level")
+        from veduta.export.world import export_chunk
+
+        return export_chunk(project, world, chunk, out, radius)
+    from veduta.export.gltf import export_model
+
+    return export_model(project, model, out, lod)
+
+
+def preview_model(project: Project, model: str, out: str, size: int = 160) -> dict[str, Any]:
+    """Write a PNG sheet of shaded views of model *model* and its levels of detail to *out*
+    (*size* pixels per view). Returns what was drawn."""
+    from veduta.export.preview import preview_model as run
+
+    return run(project, model, out, size)

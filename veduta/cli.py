@@ -5,6 +5,9 @@
     veduta verify FILE ... [--json]      check cooked files; exit 1 on any problem
     veduta inspect model NAME [--json]   triangles, levels of detail, findings
     veduta preview texture NAME --out FILE.png
+    veduta preview model NAME --out FILE.png [--size N] [--json]
+    veduta export gltf MODEL --out FILE.glb [--lod K] [--json]
+    veduta export gltf --world WORLD --chunk CX,CZ [--radius N] --out FILE.glb [--json]
     veduta world query WORLD X,Z [--json]
     veduta world map WORLD --out FILE.png [--at X,Z] [--size W,H] [--json]
     veduta cache info | prune [--days N] [--dry-run]
@@ -208,6 +211,10 @@ def build_parser() -> argparse.ArgumentParser:
     pt.add_argument("name", metavar="NAME")
     pt.add_argument("--out", required=True, metavar="FILE.png")
     pt.set_defaults(func=cmd_preview_texture)
+    from veduta.export.cli import add_export_commands, add_preview_model
+
+    add_preview_model(psub)
+    add_export_commands(sub)
 
     from veduta.world.cli import add_world_commands
 
