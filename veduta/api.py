@@ -35,7 +35,7 @@ def cook(project: Project, sources: list[str] | None = None, jobs: int = 0, echo
     ``doit cook`` prints goes to *echo* (None: nowhere).  Runs in the game root (changes the
     current folder to it).
     """
-    from veduta.cook.run import run_cook
+    from veduta.cook.inprocess import run_cook
 
     return run_cook(project, sources, jobs, echo)
 

@@ -220,6 +220,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_world_commands(sub, lambda name: load_world(_project(None), name))
 
+    from veduta.schemas.cli import add_schema_command
+
+    add_schema_command(sub)
+
     k = sub.add_parser("cache", help="the content-addressed store of cooked files in cache/")
     ksub = k.add_subparsers(dest="cache_command", metavar="{info,prune}")
     ksub.required = True

@@ -1,20 +1,26 @@
 """What a game repo's dodo.py imports: ``from veduta.dodo import *``.
 
 It provides ``task_cook`` (one subtask per source, named by its path under the
-assets folder, e.g. ``cook:models/crate.vmodel``) and ``DOIT_CONFIG``.
+assets folder, e.g. ``cook:models/crate.vmodel``) and ``DOIT_CONFIG``, both bound
+to one :class:`~veduta.cook.run.CookRun` for the game found from the current folder.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
-from veduta.cook.tasks import doit_config, task_cook
+from veduta.cook.project import Project
+from veduta.cook.tasks import CookRun, doit_config, task_creator
 from veduta.errors import ConfigError
 
 try:
-    DOIT_CONFIG = doit_config()
+    _RUN = CookRun(Project.find(os.getcwd()))
+    DOIT_CONFIG = doit_config(_RUN)
 except ConfigError as exc:  # a user mistake: say it, no traceback
     print(f"veduta: {exc}", file=sys.stderr)
     raise SystemExit(2) from None
+
+task_cook = task_creator(_RUN)
 
 __all__ = ["task_cook", "DOIT_CONFIG"]

@@ -262,18 +262,18 @@ def test_plain_doit_cook_makes_no_task_for_a_fresh_source(game, monkeypatch):
     from veduta.cook import tasks
     from veduta.cook.project import Project
 
-    assert hasattr(tasks.task_cook, "doit_create_after")
     game.cook(check=True)
     age_all(game)
     game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", "[1, 3, 1]"))
     age(game.root / "assets/models/crate.vmodel")
     monkeypatch.chdir(game.root)
-    project = Project.find(str(game.root))
-    monkeypatch.setattr(tasks.RUN, "executing", True)
-    monkeypatch.setattr(tasks.RUN, "selected", ["cook"])
-    names = [t["name"] for t in tasks.cook_tasks(project)]
+    run = tasks.CookRun(Project.find(str(game.root)))
+    assert hasattr(tasks.task_creator(run), "doit_create_after")
+    run.start()
+    run.selected = ["cook"]
+    names = [t["name"] for t in tasks.cook_tasks(run)]
     assert names == [None, "models/crate.vmodel", "_orphans"]
-    assert tasks.RUN.fresh_skipped == 3
-    monkeypatch.setattr(tasks.RUN, "selected", ["cook:models/tree.vmodel"])
-    names = [t["name"] for t in tasks.cook_tasks(project)]
+    assert run.fresh_skipped == 3
+    run.selected = ["cook:models/tree.vmodel"]
+    names = [t["name"] for t in tasks.cook_tasks(run)]
     assert len(names) == 6  # group, four sources, orphan sweep: every subtask when one is named

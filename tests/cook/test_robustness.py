@@ -45,6 +45,14 @@ class _Tty(io.StringIO):
         return True
 
 
+def _reporter(t, root):
+    """The reporter class of a run of no game in particular (doit makes the reporter itself)."""
+    from veduta.cook.doit_adapter import bind_class
+    from veduta.cook.project import Project
+
+    return bind_class(t.CookReporter, run=t.CookRun(Project.at(str(root))))
+
+
 class _Task:
     def __init__(self, name, values=None):
         self.name = name
@@ -53,14 +61,12 @@ class _Task:
         self.actions = []
 
 
-def test_progress_on_a_terminal_and_summary(monkeypatch):
+def test_progress_on_a_terminal_and_summary(monkeypatch, tmp_path):
     from veduta.cook import tasks as t
 
     err, out = _Tty(), io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)
-    monkeypatch.setattr(t.RUN, "cache", None)
-    monkeypatch.setattr(t.RUN, "project", None)
-    rep = t.CookReporter(out, {})
+    rep = _reporter(t, tmp_path)(out, {})
     rep._started -= 5  # a long cook
     names = [f"cook:models/m{i}.vmodel" for i in range(3)]
     rep.initialize({n: None for n in names}, ["cook"])
@@ -75,13 +81,12 @@ def test_progress_on_a_terminal_and_summary(monkeypatch):
     assert "cook: 2 cooked, 1 up to date, 0 restored from cache, 0 failed" in out.getvalue()
 
 
-def test_no_progress_when_not_a_terminal(monkeypatch):
+def test_no_progress_when_not_a_terminal(monkeypatch, tmp_path):
     from veduta.cook import tasks as t
 
     err, out = io.StringIO(), io.StringIO()
     monkeypatch.setattr(sys, "stderr", err)
-    monkeypatch.setattr(t.RUN, "cache", None)
-    rep = t.CookReporter(out, {})
+    rep = _reporter(t, tmp_path)(out, {})
     rep._started -= 5
     rep.initialize({"cook:a.vmodel": None}, ["cook"])
     rep.add_success(_Task("cook:a.vmodel", {"outcome": "cooked", "messages": ["w: warning: x"], "entry": None}))

@@ -33,6 +33,7 @@ from veduta.source.fields import (
     NAME_RE,
     Any_,
     BoolSpec,
+    Declared,
     Enum,
     Field,
     Int,
@@ -44,8 +45,10 @@ from veduta.source.fields import (
     StrSpec,
     Values,
     Vec,
+    color_text,
     describe,
     fmt_num,
+    js_pattern,
     parse_color,
 )
 from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse, to_plain
@@ -54,7 +57,7 @@ __all__ = [
     "F32_MAX", "COORD", "TAG", "TAGS", "NAME", "OPT_NAME", "RgbColor", "Scale", "srgb_to_linear",
     "linear_rgb", "CAMERA", "DEFAULT_CAMERA", "read_camera", "LIGHT", "DEFAULT_LIGHT", "read_light",
     "ENTITY", "read_entities", "Refs", "TextureFacts", "MaterialFacts", "PrefabFacts", "check_name",
-    "load", "one_of",
+    "load", "one_of", "ENTITIES", "CAMERA_FIELD", "LIGHT_FIELD", "ENTITIES_FIELD",
 ]
 
 #: The largest finite binary32 value.
@@ -143,6 +146,12 @@ class RgbColor(Spec):
             return INVALID
         return c
 
+    def schema(self) -> dict:
+        return {"type": "string", "pattern": js_pattern(r"#[0-9a-fA-F]{6}")}
+
+    def to_json(self, value):
+        return color_text(value) if isinstance(value, int) else value
+
 
 # -- camera ------------------------------------------------------------------------------------
 
@@ -157,6 +166,11 @@ CAMERA = Record({
     "look_at": Field(Vec(3, COORD), (0.0, 0.0, 0.0)),
 })
 _NOT_USED_BY = {"perspective": "size", "orthographic": "fov_deg"}
+CAMERA.schema_extra = {"allOf": [
+    {"if": {"properties": {"type": {"const": "orthographic"}}, "required": ["type"]},
+     "then": {"properties": {_NOT_USED_BY["orthographic"]: False}},
+     "else": {"properties": {_NOT_USED_BY["perspective"]: False}}},
+]}
 
 #: The camera of a source that has none.
 DEFAULT_CAMERA = Camera(ortho=False, fov_deg=60.0, size=0.0, near=0.1, far=100.0,
@@ -387,7 +401,9 @@ def _check_hitbox(rep: Report, vals: Values, path: str) -> None:
         rep.error(vals.node("max"), join_path(path, "max"), f"{vec_text(hi)} is below min {vec_text(lo)} on {axes}")
 
 
-HITBOX = Record({"min": Field(Vec(3, COORD)), "max": Field(Vec(3, COORD))}, check=_check_hitbox)
+HITBOX = Record({"min": Field(Vec(3, COORD), doc="[x, y, z] corner, meters, relative to the entity."),
+                 "max": Field(Vec(3, COORD), doc="[x, y, z] corner, not below min on any axis.")},
+                check=_check_hitbox)
 
 ENTITY = Record({
     "name": Field(NAME),
@@ -542,6 +558,13 @@ def read_entities(rep: Report, node: Node | None, path: str, refs: Refs | None) 
 # -- small helpers for compilers --------------------------------------------------------------
 
 HEADER = Field(Any_(), None)  # "veduta": checked by load_source
+
+#: The fields scene, prefab and world sources share, read by read_camera, read_light and
+#: read_entities with the specs declared here.
+ENTITIES = ListOf(ENTITY, max_len=MAX_ENTITIES)
+CAMERA_FIELD = Field(Declared(CAMERA), None, "The camera the engine starts with.")
+LIGHT_FIELD = Field(Declared(LIGHT), None, "The directional light and the ambient colour.")
+ENTITIES_FIELD = Field(Declared(ENTITIES), None, "Entities: a model or sprite each, placed, tagged and parented.")
 
 
 def finite_f32(v: float) -> bool:

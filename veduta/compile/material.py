@@ -27,6 +27,10 @@ TOP = Record({
     "filter": Field(Enum(*FILTER), "bilinear"),
     "grid": Field(Vec(2, Int(1, 256)), None),
 })
+TOP.schema_extra = {"allOf": [  # cutoff only with "alpha": "cutout" (validate)
+    {"if": {"properties": {"alpha": {"const": "cutout"}}, "required": ["alpha"]},
+     "else": {"properties": {"cutoff": False}}},
+]}
 
 
 def validate(root: Obj, ctx: CompileContext, refs: Refs | None = None) -> Material | None:

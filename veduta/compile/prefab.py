@@ -8,9 +8,9 @@ entities as in scenes (positions relative to the centre of the footprint, on the
 from __future__ import annotations
 
 from veduta.compile import CompileContext
-from veduta.compile.common import HEADER, NAME, TAG, TAGS, Refs, check_name, load, read_entities
+from veduta.compile.common import ENTITIES_FIELD, HEADER, NAME, TAG, TAGS, Refs, check_name, load, read_entities
 from veduta.formats.prefab import Distance, Prefab
-from veduta.source.fields import INVALID, Any_, Field, ListOf, Num, Record, Spec, Vec, describe
+from veduta.source.fields import INVALID, Field, ListOf, Num, Record, Spec, Vec, describe, js_pattern
 from veduta.source.jsonpos import Obj, join_path
 
 FORMAT = "prefab/1"
@@ -43,6 +43,10 @@ class Distances(Spec):
             out[tag] = v
         return INVALID if bad else out
 
+    def schema(self) -> dict:
+        return {"type": "object", "propertyNames": {"pattern": js_pattern(TAG.pattern)},
+                "additionalProperties": self._meters.schema(), "maxProperties": MAX_DISTANCES}
+
 
 TOP = Record({
     "veduta": HEADER,
@@ -51,7 +55,7 @@ TOP = Record({
     "tags": Field(TAGS, []),
     "biomes": Field(ListOf(NAME, max_len=64, unique=True), []),
     "min_distance": Field(Distances(), {}),
-    "entities": Field(Any_(), None),  # read_entities
+    "entities": ENTITIES_FIELD,
 })
 
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from veduta.compile import CompileContext
 from veduta.compile.common import (
+    CAMERA_FIELD,
+    ENTITIES_FIELD,
     HEADER,
+    LIGHT_FIELD,
     NAME,
     OPT_NAME,
     Refs,
@@ -20,7 +23,7 @@ from veduta.compile.common import (
     read_light,
 )
 from veduta.formats.scene import Scene
-from veduta.source.fields import INVALID, Any_, Color, Field, Record
+from veduta.source.fields import INVALID, Color, Field, Record
 from veduta.source.jsonpos import Obj
 
 FORMAT = "scene/1"
@@ -28,10 +31,10 @@ FORMAT = "scene/1"
 TOP = Record({
     "veduta": HEADER,
     "name": Field(NAME, ""),
-    "camera": Field(Any_(), None),  # read_camera
-    "light": Field(Any_(), None),  # read_light
+    "camera": CAMERA_FIELD,
+    "light": LIGHT_FIELD,
     "background": Field(Color(), 0xFF000000),
-    "entities": Field(Any_(), None),  # read_entities
+    "entities": ENTITIES_FIELD,
     "map": Field(OPT_NAME, ""),
 })
 

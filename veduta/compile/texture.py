@@ -39,6 +39,7 @@ from veduta.source.fields import (
     Any_,
     BoolSpec,
     Color,
+    Declared,
     Enum,
     Field,
     Int,
@@ -48,8 +49,10 @@ from veduta.source.fields import (
     Spec,
     StrSpec,
     Values,
+    Variants,
     Vec,
     describe,
+    js_pattern,
 )
 from veduta.source.jsonpos import Node, Obj, join_path
 
@@ -74,9 +77,11 @@ COMMON_LAYER_FIELDS = {
     "blend": Field(Enum(*BLENDS), "normal"),
 }
 LAYER_FIELDS = {
-    "image": {"path": Field(IMAGE_PATH), "at": Field(Vec(2, Int(-MAX_SIDE, MAX_SIDE)), (0, 0))},
-    "fill": {"color": Field(Color())},
-    "checker": {"colors": Field(ListOf(Color(), min_len=2, max_len=2)), "cell": Field(Int(1, MAX_SIDE), 8)},
+    "image": {"path": Field(IMAGE_PATH, doc="A PNG, relative to the assets folder."),
+              "at": Field(Vec(2, Int(-MAX_SIDE, MAX_SIDE)), (0, 0), "[x, y] of the image's top-left pixel.")},
+    "fill": {"color": Field(Color(), doc="The whole texture in one colour.")},
+    "checker": {"colors": Field(ListOf(Color(), min_len=2, max_len=2), doc="The two colours, first at the top left."),
+                "cell": Field(Int(1, MAX_SIDE), 8, "The squares' side in pixels.")},
 }
 _ALL_LAYER_FIELDS = {k for f in LAYER_FIELDS.values() for k in f}
 
@@ -96,6 +101,7 @@ def _unknown_layer_field(kind: str):
 LAYER_RECORDS = {k: Record({**COMMON_LAYER_FIELDS, **f}, unknown=_unknown_layer_field(k))
                  for k, f in LAYER_FIELDS.items()}
 _LAYER_TYPE = Enum(*LAYER_TYPES)
+LAYERS = ListOf(Variants("type", LAYER_RECORDS, "What the layer draws."), min_len=1, max_len=MAX_LAYERS)
 
 CLIP = Record({
     "frames": Field(ListOf(Int(0, 65535), min_len=1, max_len=MAX_CLIP_FRAMES)),
@@ -166,12 +172,16 @@ class Clips(Spec):
             out[name] = CLIP.read_partial(rep, child, p)  # INVALID when not an object (reported)
         return out
 
+    def schema(self) -> dict:
+        return {"type": "object", "propertyNames": {"pattern": js_pattern(NAME_RE)},
+                "additionalProperties": CLIP.schema(), "maxProperties": MAX_CLIPS}
+
 
 TOP = Record({
     "veduta": HEADER,
     "name": Field(NAME, ""),
     "size": Field(Vec(2, Int(1, MAX_SIDE)), None),
-    "layers": Field(Any_()),  # read by _read_layers
+    "layers": Field(Declared(LAYERS)),  # read by _read_layers
     "tiling": Field(BoolSpec(), False),
     "wrap": Field(Enum("repeat", "clamp"), None),
     "mipmaps": Field(BoolSpec(), None),

@@ -18,8 +18,8 @@ from veduta.source.diagnostics import Report
 from veduta.source.fields import (
     INVALID,
     NAME_RE,
-    Any_,
     BoolSpec,
+    Declared,
     Enum,
     Field,
     Int,
@@ -32,6 +32,7 @@ from veduta.source.fields import (
     Vec,
     describe,
     fmt_num,
+    js_pattern,
 )
 from veduta.source.jsonpos import Arr, Node, Obj, Str, join_path
 
@@ -70,6 +71,13 @@ class Key(Spec):
             rep.error(node, path, f"U+{ord(v):04X} is a control character, not a usable key")
             return INVALID
         return v
+
+    def schema(self) -> dict:
+        # one code point (minLength/maxLength count code points, as len() does)
+        out: dict = {"type": "string", "minLength": 1, "maxLength": 1, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]$"}
+        if not self.allow_empty:
+            out["not"] = {"enum": list(EMPTY)}
+        return out
 
 
 class Props(Spec):
@@ -111,6 +119,11 @@ class Props(Spec):
                 bad = True
         return INVALID if bad else out
 
+    def schema(self) -> dict:
+        return {"type": "object", "propertyNames": {"pattern": js_pattern(NAME_RE)}, "maxProperties": MAX_PROPS,
+                "additionalProperties": {"anyOf": [{"type": "string", "maxLength": MAX_PROP_TEXT},
+                                                   {"type": ["number", "boolean"]}]}}
+
 
 TERRAIN = Record({
     "key": Field(Key()),
@@ -147,9 +160,9 @@ TOP = Record({
     "size": Field(Vec(2, Int(1, MAX_SIDE)), None),
     "tile": Field(Num(gt=0, le=1024), 1.0),
     "origin": Field(Vec(3, COORD), (0.0, 0.0, 0.0)),
-    "terrains": Field(Any_(), None),
-    "layers": Field(Any_()),
-    "objects": Field(Any_(), None),
+    "terrains": Field(Declared(ListOf(TERRAIN, max_len=MAX_TERRAINS)), None),
+    "layers": Field(Declared(ListOf(LAYER, min_len=1, max_len=MAX_LAYERS))),
+    "objects": Field(Declared(ListOf(OBJECT, max_len=MAX_OBJECTS)), None),
 })
 
 

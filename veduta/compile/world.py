@@ -26,8 +26,11 @@ from dataclasses import dataclass
 
 from veduta.compile import CompileContext
 from veduta.compile.common import (
+    CAMERA_FIELD,
     COORD_LIMIT,
+    ENTITIES_FIELD,
     HEADER,
+    LIGHT_FIELD,
     NAME,
     OPT_NAME,
     TAG,
@@ -44,9 +47,9 @@ from veduta.formats.world import Biome, Feature, Place, Scatter, Site, Terrain, 
 from veduta.source.diagnostics import Report
 from veduta.source.fields import (
     INVALID,
-    Any_,
     BoolSpec,
     Color,
+    Declared,
     Enum,
     Field,
     Int,
@@ -137,6 +140,12 @@ FEATURE = Record({
     "falloff": Field(Int(0, 16384), None),
     "roughness": Field(F32Num(0, 1), None),
 })
+#: a field a kind does not use is an error (_feature)
+FEATURE.schema_extra = {"allOf": [
+    {"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
+     "then": {"properties": {k: False for k in UNUSED if k not in uses}}}
+    for kind, uses in FEATURE_DEFAULTS.items()
+]}
 
 BIOME_REFS = ListOf(NAME, max_len=MAX_BIOME_REFS, unique=True)
 
@@ -181,17 +190,18 @@ TOP = Record({
     "extent": Field(Int(1, 4096), DEFAULTS["extent"]),
     "view": Field(Int(1, 4), DEFAULTS["view"]),
     "biome_scale": Field(Int(4, 4096), DEFAULTS["biome_scale"]),
-    "camera": Field(Any_(), None),  # read_camera
-    "light": Field(Any_(), None),  # read_light
+    "camera": CAMERA_FIELD,
+    "light": LIGHT_FIELD,
     "background": Field(Color(), DEFAULTS["background"]),
-    "biomes": Field(Any_()),  # required; read below
-    "terrain": Field(Any_(), None),
-    "features": Field(Any_(), None),
-    "vegetation": Field(Any_(), None),
-    "scatter": Field(Any_(), None),
-    "sites": Field(Any_(), None),
-    "places": Field(Any_(), None),
-    "entities": Field(Any_(), None),  # read_entities
+    # the lists below are read with these specs by _read_list (their items one by one)
+    "biomes": Field(Declared(ListOf(BIOME, min_len=1, max_len=MAX_BIOMES))),
+    "terrain": Field(Declared(TERRAIN), None),
+    "features": Field(Declared(ListOf(FEATURE, max_len=MAX_FEATURES)), None),
+    "vegetation": Field(Declared(ListOf(VEGETATION, max_len=MAX_RULES)), None),
+    "scatter": Field(Declared(ListOf(SCATTER, max_len=MAX_RULES)), None),
+    "sites": Field(Declared(ListOf(SITE, max_len=MAX_RULES)), None),
+    "places": Field(Declared(ListOf(PLACE, max_len=MAX_PLACES)), None),
+    "entities": ENTITIES_FIELD,
 })
 
 

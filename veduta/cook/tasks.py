@@ -16,7 +16,6 @@ import sys
 import time
 
 from doit import create_after
-from doit.dependency import FileChangedChecker
 from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION
@@ -33,7 +32,17 @@ from veduta.cook.cook import (
     prune_orphans,
     set_index,
 )
+from veduta.cook.doit_adapter import (
+    DOIT_CHECKED,
+    GroupHandle,
+    PrestatChecker,
+    bind_class,
+    drop_failures,
+    overwrite_saved,
+    wait_only_for,
+)
 from veduta.cook.project import Project
+from veduta.cook.run import CookRun
 from veduta.cook.state import RACY_NS, StatCache, entry_from_json
 
 STATE_FILE = "state.marshal"
@@ -41,33 +50,27 @@ DB_FILE = "doit.sqlite3"
 BASENAME = "cook"
 
 
-#: file_dep path -> signature that this run's up-to-date pass verified against the
-#: source_hash (by hashing, or by the stat cache of an earlier hash).
-VERIFIED: dict[str, tuple[int, int, int, int]] = {}
-#: path -> os.stat_result taken by this run's up-to-date pass, used once by doit's checks.
-STATS: dict[str, os.stat_result] = {}
-
-
-class StatChecker(FileChangedChecker):
+class StatChecker(PrestatChecker):
     """file_dep states are (size, mtime_ns, inode, ctime_ns); a racy state never matches.
 
     Never hashes: a file whose signature changed but whose content this run's
     up-to-date pass verified (a touched file, a branch switched back) is not
-    modified.
+    modified.  doit makes it itself: :func:`doit_config` binds a subclass to the
+    run (``run``).
     """
 
-    def exists(self, file_path):
-        return file_path in STATS or os.path.exists(file_path)
+    run: CookRun
 
-    def info(self, file_path):
-        st = STATS.pop(file_path, None)
-        return st if st is not None else os.stat(file_path)
+    def __init__(self) -> None:
+        super().__init__()
+        self.prestat = self.run.stats  # filled by the run's task pass (cleared in place)
+        self.verified = self.run.verified
 
     def check_modified(self, file_path, file_stat, state):
         cur = (file_stat.st_size, file_stat.st_mtime_ns, file_stat.st_ino, file_stat.st_ctime_ns)
         if state is not None and len(state) == 4 and tuple(state) == cur:
             return False
-        return VERIFIED.get(file_path) != cur
+        return self.verified.get(file_path) != cur
 
     def get_state(self, dep, current_state):
         st = os.stat(dep)
@@ -77,40 +80,8 @@ class StatChecker(FileChangedChecker):
         return None if new == current_state else new
 
 
-class _Run:
-    """What the reporter and the task creation of this run tell each other."""
-
-    project: Project | None = None
-    cache: StatCache | None = None
-    #: set by CookReporter: this process runs tasks (doit's run command)
-    executing = False
-    #: fresh sources the cook group does not wait for in this run
-    fresh_skipped = 0
-    #: sources the cook group waits for
-    to_run = 0
-    #: the task names doit run selected (None before the reporter starts)
-    selected: list | None = None
-
-
-class _GroupHandle:
-    """An ``uptodate`` item of the cook group that keeps a reference to the group's Task
-    (doit hands it over through ``configure_task``)."""
-
-    def __init__(self):
-        self.task = None
-
-    def configure_task(self, task):
-        self.task = task
-
-    def __call__(self):
-        return True  # the group does nothing itself; `doit list --status` shows it U
-
-
-RUN = _Run()
-
-
-def cook_tasks(project: Project, display_root: str = ""):
-    """Yield the doit task dicts of every source of *project* (and the orphan sweep)."""
+def cook_tasks(run: CookRun):
+    """Yield the doit task dicts of every source of the run's project (and the orphan sweep)."""
     from veduta.compile import AssetIndex
 
     # Creating 10,000 tasks makes millions of small objects that all live to the
@@ -119,18 +90,21 @@ def cook_tasks(project: Project, display_root: str = ""):
     # them out of the collector's way.
     gc_was_enabled = gc.isenabled()
     gc.disable()
+    project, display_root = run.project, run.display_root
+    verified_sigs, stats = run.verified, run.stats
+    verified_sigs.clear()
+    stats.clear()
     sources, problems = project.scan()
     index = AssetIndex.from_paths(s.rel for s in sources)
     set_index(project.assets, index)
-    cache = StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
-    RUN.project, RUN.cache = project, cache
+    cache = run.cache = StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
     assets = project.assets
     now = time.time_ns()
 
     # Only the cook group (plain `doit cook`) selected: a fresh subtask would be made
     # only to be skipped, so it is not made at all.
-    only_group = RUN.executing and RUN.selected == [BASENAME]
-    group = _GroupHandle()
+    only_group = run.executing and run.selected == [BASENAME]
+    group = GroupHandle()
     yield {"name": None, "doc": "cook every asset source into a .vda file", "uptodate": [group]}
     fresh_names = []
 
@@ -149,7 +123,7 @@ def cook_tasks(project: Project, display_root: str = ""):
         else:
             entry = cache.get(src.rel)
             verified = None  # (path, signature) of files whose content this pass checked
-            if entry is not None and fresh_by_stat(entry, assets, cooked, index, None if only_group else STATS):
+            if entry is not None and fresh_by_stat(entry, assets, cooked, index, None if only_group else stats):
                 verified = entry[2]
             else:
                 fresh, deps, entry, verified = check_fresh(kind.name, src.rel, assets, cooked, index, now)
@@ -168,7 +142,7 @@ def cook_tasks(project: Project, display_root: str = ""):
                 # item at all, since doit's handling of each one costs more than the check itself
                 for p, s in verified:
                     if s:  # exists (and, from the stat cache, is not racy)
-                        VERIFIED[prefix + p] = s
+                        verified_sigs[prefix + p] = s
                     if s != () and p != src.rel:
                         file_dep.append(prefix + p)
         task = {
@@ -185,7 +159,7 @@ def cook_tasks(project: Project, display_root: str = ""):
         yield task
 
     known = {f"{BASENAME}:{s.rel}" for s in sources}
-    for name in RUN.selected or []:
+    for name in run.selected or []:
         if name.startswith(BASENAME + ":") and ":_" not in name and name not in known:
             rel = name[len(BASENAME) + 1:]
             yield {"name": rel, "actions": [(report_problems, [[
@@ -204,18 +178,18 @@ def cook_tasks(project: Project, display_root: str = ""):
         "doc": "remove cooked files whose source is gone",
     }
     if only_group:
-        RUN.fresh_skipped = len(fresh_names)
-    elif RUN.executing and group.task is not None and fresh_names:
+        run.fresh_skipped = len(fresh_names)
+    elif run.executing and fresh_names:
         # `doit cook` runs the group, which waits for every subtask.  Fresh ones are
         # known fresh already: let the group wait for the stale ones only, so that
         # doit spends nothing on the rest.  They stay defined (doit list, doit
         # cook:<path>, doit clean see them all).
         fresh = {f"{BASENAME}:{rel}" for rel in fresh_names}
-        group.task.task_dep = [t for t in group.task.task_dep if t not in fresh]
-        RUN.fresh_skipped = len(fresh)
-    selected = [n for n in RUN.selected or [] if n.startswith(BASENAME + ":") and ":_" not in n]
-    RUN.to_run = len(selected) if selected and BASENAME not in (RUN.selected or []) else \
-        len(sources) - RUN.fresh_skipped
+        if wait_only_for(group, fresh):
+            run.fresh_skipped = len(fresh)
+    selected = [n for n in run.selected or [] if n.startswith(BASENAME + ":") and ":_" not in n]
+    run.to_run = len(selected) if selected and BASENAME not in (run.selected or []) else \
+        len(sources) - run.fresh_skipped
     cache.keep_only(s.rel for s in sources)
     cache.save()
     gc.freeze()
@@ -229,11 +203,15 @@ def report_problems(problems: list[str]):
     return TaskFailed("\n".join(problems))
 
 
-@create_after()  # doit run makes the tasks while running (after the reporter starts)
-def task_cook():
-    """Cook every asset source into a .vda file (one subtask per source)."""
-    project = Project.find(os.getcwd())
-    yield from cook_tasks(project)
+def task_creator(run: CookRun):
+    """The ``task_cook`` of a dodo file (or of ``veduta cook``'s loader), making *run*'s tasks."""
+
+    @create_after()  # doit run makes the tasks while running (after the reporter starts)
+    def task_cook():
+        """Cook every asset source into a .vda file (one subtask per source)."""
+        yield from cook_tasks(run)
+
+    return task_cook
 
 
 # -- reporting -------------------------------------------------------------------------------
@@ -245,6 +223,8 @@ class CookReporter(ConsoleReporter):
     """
 
     desc = "veduta cook: diagnostics, progress on a terminal, summary"
+    #: the run this reporter reports (doit makes the reporter itself: doit_config binds it)
+    run: CookRun
 
     def __init__(self, outstream, options):
         super().__init__(outstream, options)
@@ -257,16 +237,14 @@ class CookReporter(ConsoleReporter):
         self._progress_shown = False
         self._started = time.monotonic()
         self._group_ran = False
-        RUN.executing = True
-        RUN.to_run = RUN.fresh_skipped = 0  # a new run (the tasks are made after this)
-        RUN.selected = None
+        self.run.start()  # a new run (the tasks are made after this)
 
     @staticmethod
     def _is_cook(task) -> bool:
         return task.name.startswith(BASENAME + ":") and not task.name.startswith(BASENAME + ":_")
 
     def initialize(self, tasks, selected_tasks):
-        RUN.selected = list(selected_tasks or [])
+        self.run.selected = list(selected_tasks or [])
         self.total = sum(1 for name in tasks if name.startswith(BASENAME + ":") and ":_" not in name)
 
     def get_status(self, task):
@@ -289,7 +267,7 @@ class CookReporter(ConsoleReporter):
         self._last_progress = now
         width = 30
         # the tasks are made while doit runs, so the count is known only from then on
-        total = max(RUN.to_run or self.total, self.done, 1)
+        total = max(self.run.to_run or self.total, self.done, 1)
         filled = width * self.done // total
         line = f"cook [{'#' * filled}{'.' * (width - filled)}] {self.done}/{total} {label}"
         sys.stderr.write("\r\x1b[K" + line[:118])
@@ -328,12 +306,13 @@ class CookReporter(ConsoleReporter):
             self.write("".join(m + "\n" for m in messages))
         entry = values.get("entry")
         entry = entry_from_json(entry) if entry else None
-        if RUN.cache is not None:
+        cache = self.run.cache
+        if cache is not None:
             if entry:
-                RUN.cache.set(rel, entry)
+                cache.set(rel, entry)
             else:
-                RUN.cache.discard(rel)
-        _record_in_db(task, entry, {"outcome": outcome})
+                cache.discard(rel)
+        _record_in_db(self.run.project, task, entry, {"outcome": outcome})
         self._progress(rel)
 
     def add_failure(self, task, fail):
@@ -356,21 +335,21 @@ class CookReporter(ConsoleReporter):
             self.write(f"{task.name}: internal error (please report):\n{msg}\n")
         else:
             self.write(msg.rstrip("\n") + "\n")
-        if RUN.cache is not None:
-            RUN.cache.discard(task.name[len(BASENAME) + 1 :])
+        if self.run.cache is not None:
+            self.run.cache.discard(task.name[len(BASENAME) + 1 :])
 
     def complete_run(self):
         self._clear_progress()
-        if RUN.cache is not None:
+        if self.run.cache is not None:
             try:
-                RUN.cache.save()
+                self.run.cache.save()
             except OSError:
                 pass
         for f in self.pruned:
             why = "left by an interrupted cook" if f.endswith(".tmp") else "its source is gone"
             self.write(f"removed {f} ({why})\n")
         if self._group_ran:
-            self.counts[UPTODATE] += RUN.fresh_skipped
+            self.counts[UPTODATE] += self.run.fresh_skipped
         if self.total or any(self.counts.values()):
             c = self.counts
             self.write(
@@ -378,11 +357,11 @@ class CookReporter(ConsoleReporter):
                 f"{c[FAILED]} failed ({time.monotonic() - self._started:.2f} s)\n"
             )
         # doit's own failure report for cook tasks would repeat the diagnostics: drop them
-        self.failures = [f for f in self.failures if not self._is_cook(f["task"])]
+        drop_failures(self, self._is_cook)
         super().complete_run()
 
 
-def _record_in_db(task, entry, values: dict) -> None:
+def _record_in_db(project: Project, task, entry, values: dict) -> None:
     """Keep doit's DB row of a cook task small and right.
 
     The values (and result) doit saved carry the stat-cache entry, which the
@@ -390,29 +369,18 @@ def _record_in_db(task, entry, values: dict) -> None:
     rows.  And record the file_dep this cook really had (the deps just found),
     so that the next run does not see a changed file_dep set and run it again.
     """
-    from doit.globals import Globals
-
-    dm = Globals.dep_manager
-    if dm is None or RUN.project is None:
-        return
-    dm._set(task.name, "_values_:", values)
-    dm._set(task.name, "result:", values)
-    if not entry:
-        return
-    assets = RUN.project.assets
-    deps = [os.path.join(assets, p) for p, s in entry[2] if s != ()]
-    if set(deps) == set(task.file_dep):
-        return
+    deps = [os.path.join(project.assets, p) for p, s in entry[2] if s != ()] if entry else None
+    if deps is not None and set(deps) == set(task.file_dep):
+        deps = None
     try:
-        for d in deps:
-            dm._set(task.name, d, dm.checker.get_state(d, None))
-        dm._set(task.name, "deps:", tuple(deps))
+        overwrite_saved(task.name, values, deps)
     except OSError:
         pass  # a dep vanished meanwhile: doit will run the task next time
 
 
-def doit_config(project: Project | None = None) -> dict:
-    project = project or Project.find(os.getcwd())
+def doit_config(run: CookRun) -> dict:
+    """The DOIT_CONFIG of *run*: its file checker and reporter are bound to it."""
+    project = run.project
     try:
         os.makedirs(project.cache, exist_ok=True)
     except OSError as exc:
@@ -422,13 +390,13 @@ def doit_config(project: Project | None = None) -> dict:
     return {
         "default_tasks": [BASENAME],
         "dep_file": os.path.join(project.cache, DB_FILE),
-        "backend": "veduta",  # CookDB: sqlite3 read in one query (veduta/cook/db.py)
-        "check_file_uptodate": StatChecker,
-        "reporter": CookReporter,
+        "backend": "veduta",  # sqlite3 read in one query (veduta/cook/doit_adapter.py)
+        "check_file_uptodate": bind_class(StatChecker, run=run),
+        "reporter": bind_class(CookReporter, run=run),
         "par_type": "process",
         "continue": True,  # one broken source never stops the others
-        "minversion": "0.36.0",
+        "minversion": DOIT_CHECKED,  # the pin in pyproject.toml
     }
 
 
-__all__ = ["task_cook", "doit_config", "CookReporter", "StatChecker", "COMPILER_VERSION"]
+__all__ = ["CookRun", "cook_tasks", "task_creator", "doit_config", "CookReporter", "StatChecker", "COMPILER_VERSION"]

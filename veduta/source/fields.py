@@ -29,7 +29,7 @@ from veduta.source.jsonpos import Num as NumNode  # `Num` below is the number sp
 __all__ = [
     "INVALID", "REQUIRED", "Spec", "Field", "Record", "Values", "Int", "Num_", "Num", "BoolSpec",
     "Str_", "StrSpec", "Enum", "Color", "Vec", "ListOf", "Any_", "NAME_RE", "AssetName",
-    "describe", "fmt_num", "parse_color", "Scale",
+    "describe", "fmt_num", "parse_color", "Scale", "Declared", "Variants", "js_pattern", "color_text",
 ]
 
 
@@ -75,14 +75,30 @@ def fmt_num(v: float | int) -> str:
     return repr(v)
 
 
+def js_pattern(pattern: re.Pattern | str) -> str:
+    """A Python pattern used with ``fullmatch`` as a JSON Schema (ECMA-262) ``pattern``."""
+    text = pattern.pattern if isinstance(pattern, re.Pattern) else pattern
+    return f"^(?:{text})$"
+
+
 class Spec:
-    """Base class: ``read`` checks a node and returns its value or INVALID."""
+    """Base class: ``read`` checks a node and returns its value or INVALID; ``schema`` is the
+    same rule as JSON Schema (Draft 2020-12), as far as a schema can say it."""
 
     #: How the spec is named in 'expected ...' messages and docs.
     what = "a value"
 
     def read(self, rep: Report, node: Node, path: str) -> Any:
         raise NotImplementedError
+
+    def schema(self) -> dict:
+        return {}
+
+    def to_json(self, value: Any) -> Any:
+        """A value as read (a default) written back as JSON: tuples as lists."""
+        if isinstance(value, tuple | list):
+            return [self.to_json(v) for v in value]
+        return value
 
 
 class Any_(Spec):
@@ -96,6 +112,48 @@ class Any_(Spec):
         return to_plain(node)
 
 
+class Declared(Spec):
+    """A field the compiler reads by hand (in steps, with rules between fields, or with files
+    it must read), declared here with the spec that says its shape.  ``read`` hands the node on
+    unchanged (absent fields keep the field's default); the compiler reads it with ``spec``
+    itself (``read_camera`` with ``CAMERA``), and the schema comes from ``spec``."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self.what = spec.what
+
+    def read(self, rep, node, path):
+        return node
+
+    def schema(self) -> dict:
+        return self.spec.schema()
+
+
+class Variants(Spec):
+    """Objects whose fields depend on one tag field (a model part's ``shape``, a texture
+    layer's ``type``): one Record per tag value.  Read by hand by the compilers (they locate
+    errors their own way); declared for the schema, as ``if``/``then`` per tag value."""
+
+    def __init__(self, tag: str, records: dict[str, Record], doc: str = ""):
+        self.tag, self.records, self.doc = tag, records, doc
+        self.what = "an object"
+
+    def read(self, rep, node, path):
+        raise NotImplementedError("read by hand by the compiler; declared for the schema")
+
+    def schema(self) -> dict:
+        tag_schema: dict = {"enum": list(self.records)}
+        if self.doc:
+            tag_schema["description"] = self.doc
+        branches = []
+        for value, record in self.records.items():
+            then = record.schema()
+            then["properties"][self.tag] = {"const": value}
+            branches.append({"if": {"properties": {self.tag: {"const": value}}, "required": [self.tag]},
+                             "then": then})
+        return {"type": "object", "required": [self.tag], "properties": {self.tag: tag_schema}, "allOf": branches}
+
+
 class BoolSpec(Spec):
     what = "true or false"
 
@@ -104,6 +162,9 @@ class BoolSpec(Spec):
             rep.error(node, path, f"expected true or false, found {describe(node)}")
             return INVALID
         return node.value
+
+    def schema(self) -> dict:
+        return {"type": "boolean"}
 
 
 class Num_(Spec):
@@ -129,6 +190,14 @@ class Num_(Spec):
         if self.lt is not None:
             parts.append(f"< {fmt_num(self.lt)}")
         return " and ".join(parts)
+
+    def schema(self) -> dict:
+        out: dict = {"type": "integer" if self.integer else "number"}
+        for key, v in (("minimum", self.ge), ("exclusiveMinimum", self.gt), ("maximum", self.le),
+                       ("exclusiveMaximum", self.lt)):
+            if v is not None:
+                out[key] = v
+        return out
 
     def in_range(self, v) -> bool:
         return not (
@@ -192,6 +261,16 @@ class StrSpec(Spec):
             return INVALID
         return v
 
+    def schema(self) -> dict:
+        out: dict = {"type": "string"}
+        if self.min_len:
+            out["minLength"] = self.min_len
+        if self.max_len is not None:
+            out["maxLength"] = self.max_len
+        if self.pattern is not None:
+            out["pattern"] = js_pattern(self.pattern)
+        return out
+
 
 Str_ = StrSpec
 
@@ -214,8 +293,16 @@ class Enum(Spec):
             return INVALID
         return node.value
 
+    def schema(self) -> dict:
+        return {"enum": list(self.values)}
+
 
 _COLOR_RE = re.compile(r"#([0-9a-fA-F]{6}|[0-9a-fA-F]{8})")
+
+
+def color_text(argb: int) -> str:
+    """0xAARRGGBB as written in sources: ``#rrggbb`` when opaque, else ``#aarrggbb``."""
+    return f"#{argb & 0xFFFFFF:06x}" if argb >> 24 == 0xFF else f"#{argb:08x}"
 
 
 def parse_color(text: str) -> int | None:
@@ -240,6 +327,12 @@ class Color(Spec):
             return INVALID
         return c
 
+    def schema(self) -> dict:
+        return {"type": "string", "pattern": js_pattern(_COLOR_RE)}
+
+    def to_json(self, value):
+        return color_text(value) if isinstance(value, int) else value
+
 
 class Vec(Spec):
     """A fixed-length array of numbers, e.g. ``[x, y, z]``; returns a tuple."""
@@ -261,6 +354,12 @@ class Vec(Spec):
                 v = INVALID
             out.append(v)
         return INVALID if any(v is INVALID for v in out) else tuple(out)
+
+    def schema(self) -> dict:
+        item = self.item.schema()
+        if self.nonzero:
+            item["not"] = {"const": 0}
+        return {"type": "array", "items": item, "minItems": self.n, "maxItems": self.n}
 
 
 class ListOf(Spec):
@@ -297,6 +396,19 @@ class ListOf(Spec):
                 seen[key] = i
             out.append(v)
         return INVALID if bad else out
+
+    def schema(self) -> dict:
+        out: dict = {"type": "array", "items": self.item.schema()}
+        if self.min_len:
+            out["minItems"] = self.min_len
+        if self.max_len is not None:
+            out["maxItems"] = self.max_len
+        if self.unique:
+            out["uniqueItems"] = True
+        return out
+
+    def to_json(self, value):
+        return [self.item.to_json(v) for v in value] if isinstance(value, list | tuple) else value
 
 
 class Field:
@@ -388,6 +500,48 @@ class Record(Spec):
         vals.ok = not bad
         return vals
 
+    def schema(self) -> dict:
+        """``type: object`` with every declared field (description and default for editors),
+        the required ones, and no others."""
+        props = {}
+        for name, f in self.fields.items():
+            props[name] = field_schema(f)
+        out: dict = {"type": "object", "properties": props}
+        required = [n for n, f in self.fields.items() if f.default is REQUIRED]
+        if required:
+            out["required"] = required
+        out["additionalProperties"] = False
+        out.update(self.schema_extra)
+        return out
+
+    #: What a schema can say of the rules in ``check`` (e.g. ``allOf`` of ``if``/``then``).
+    schema_extra: dict = {}
+
+
+def field_schema(f: Field) -> dict:
+    """A field's schema with its description and, when the validator accepts it written
+    out, its default (a default computed from other fields is not shown)."""
+    out = f.spec.schema()
+    if f.doc:
+        out = {"description": f.doc, **out}
+    if f.default is not REQUIRED and f.default is not None:
+        value = f.spec.to_json(f.default)
+        if _accepts(f.spec, value):
+            out["default"] = value
+    return out
+
+
+def _accepts(spec: Spec, value: Any) -> bool:
+    import json
+
+    from veduta.source.jsonpos import parse
+
+    node, problems = parse(json.dumps(value))
+    if node is None or problems or isinstance(spec, Declared):
+        return False
+    rep = Report("default")
+    return spec.read(rep, node, "") is not INVALID and rep.ok
+
 
 class Scale(Spec):
     """``scale``: a number s (meaning [s, s, s]) or [x, y, z]; components non-zero and
@@ -415,3 +569,7 @@ class Scale(Spec):
         found = f"{len(node)} items" if isinstance(node, Arr) else describe(node)
         rep.error(node, path, f"expected {self.what}, found {found}")
         return INVALID
+
+    def schema(self) -> dict:
+        component = {**self._num.schema(), "not": {"const": 0}}
+        return {"anyOf": [component, {"type": "array", "items": component, "minItems": 3, "maxItems": 3}]}

@@ -40,6 +40,7 @@ from veduta.source.fields import (
     Record,
     Scale,
     Spec,
+    Variants,
     Vec,
     describe,
     fmt_num,
@@ -98,6 +99,9 @@ class Capped(Spec):
             return INVALID
         return v
 
+    def schema(self) -> dict:
+        return {**self.spec.schema(), "maximum": self.hi}
+
 
 class Units(Spec):
     what = f'"{UNITS}"'
@@ -109,6 +113,9 @@ class Units(Spec):
             return INVALID
         return UNITS
 
+    def schema(self) -> dict:
+        return {"const": UNITS}
+
 
 class Profile(Spec):
     """An array of [a, b] points (extrude: [x, y]; lathe: [r, y]); shape rules checked later."""
@@ -116,13 +123,19 @@ class Profile(Spec):
     what = "an array of [a, b] points"
     _points = ListOf(Vec(2, Num()))
 
+    def __init__(self, points: tuple[int, int]):
+        self.points = points  # how many points the shape needs, checked by _check_profile
+
     def read(self, rep, node, path):
         pts = self._points.read(rep, node, path)
         return INVALID if pts is INVALID else tuple(pts)
 
+    def schema(self) -> dict:
+        return {**self._points.schema(), "minItems": self.points[0], "maxItems": self.points[1]}
+
 
 POSITIVE = Num(gt=0)
-SEGMENTS = Field(Int(*SEGMENTS_RANGE), DEFAULT_SEGMENTS)
+SEGMENTS = Field(Int(*SEGMENTS_RANGE), DEFAULT_SEGMENTS, "Divisions around the axis.")
 
 #: Fields every shape except mirror accepts (mirror accepts `material` only), with defaults.
 COMMON_FIELDS: dict[str, Field] = {
@@ -136,13 +149,20 @@ COMMON_FIELDS: dict[str, Field] = {
 
 #: Each shape's own fields (a missing default means required).
 SHAPE_FIELDS: dict[str, dict[str, Field]] = {
-    "box": {"size": Field(Vec(3, POSITIVE))},
-    "cylinder": {"radius": Field(POSITIVE), "height": Field(POSITIVE), "segments": SEGMENTS},
-    "sphere": {"radius": Field(POSITIVE), "segments": SEGMENTS, "rings": Field(Int(*RINGS_RANGE), DEFAULT_RINGS)},
-    "plane": {"size": Field(Vec(2, POSITIVE))},
-    "extrude": {"profile": Field(Profile()), "depth": Field(POSITIVE)},
-    "lathe": {"profile": Field(Profile()), "segments": SEGMENTS},
-    "mirror": {"axis": Field(Enum(*AXES)), "of": Field(Int()), "material": COMMON_FIELDS["material"]},
+    "box": {"size": Field(Vec(3, POSITIVE), doc="[x, y, z] in meters, each > 0.")},
+    "cylinder": {"radius": Field(POSITIVE, doc="Meters, > 0."), "height": Field(POSITIVE, doc="Meters along y, > 0."),
+                 "segments": SEGMENTS},
+    "sphere": {"radius": Field(POSITIVE, doc="Meters, > 0."), "segments": SEGMENTS,
+               "rings": Field(Int(*RINGS_RANGE), DEFAULT_RINGS, "Divisions from pole to pole.")},
+    "plane": {"size": Field(Vec(2, POSITIVE), doc="[x, z] in meters, each > 0; the plane faces +y.")},
+    "extrude": {"profile": Field(Profile(EXTRUDE_POINTS_RANGE), doc="[x, y] points of a simple polygon (closed "
+                                 "automatically), extruded along z."),
+                "depth": Field(POSITIVE, doc="Meters along z, > 0.")},
+    "lathe": {"profile": Field(Profile(LATHE_POINTS_RANGE), doc="[r, y] points (r >= 0) turned around the y axis."),
+              "segments": SEGMENTS},
+    "mirror": {"axis": Field(Enum(*AXES), doc="The axis whose coordinate is negated."),
+               "of": Field(Int(), doc="The index of an earlier part to mirror."),
+               "material": COMMON_FIELDS["material"]},
 }
 assert set(SHAPE_FIELDS) == set(SHAPES)
 
@@ -185,7 +205,7 @@ def _locate_point(profile: Node, message: str) -> tuple[Node, int | None]:
 
 
 def _check_profile(rep: Report, shape: str, points: tuple, node: Node, path: str) -> bool:
-    lo, hi = EXTRUDE_POINTS_RANGE if shape == "extrude" else LATHE_POINTS_RANGE
+    lo, hi = PART_RECORDS[shape].fields["profile"].spec.points
     if not lo <= len(points) <= hi:
         rep.error(node, path, f"{len(points)} points out of range [{lo}, {hi}]")
         return False
@@ -243,6 +263,11 @@ class Parts(Spec):
             return INVALID
         parts = [_read_part(rep, item, i, join_path(path, i)) for i, item in enumerate(node)]
         return INVALID if any(p is None for p in parts) else tuple(parts)
+
+    def schema(self) -> dict:
+        lo, hi = PARTS_RANGE
+        return {"type": "array", "minItems": lo, "maxItems": hi,
+                "items": Variants("shape", PART_RECORDS, "The primitive this part is.").schema()}
 
 
 LOD_LEVEL = Record({"distance": Field(Capped(Num(gt=0), F32_MAX, "a 32-bit float")), "model": Field(AssetName, "")})

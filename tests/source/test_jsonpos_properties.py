@@ -1,0 +1,160 @@
+"""Differential property tests: the positioned JSON parser against ``json.loads``.
+
+Editors and CI tools now point at positions this parser reports, so on every generated
+document it must agree with the standard library: the same value, every node's line and
+column pointing at text that decodes to that node's value, and rejecting what ``json.loads``
+rejects (it may reject more: duplicate keys, non-finite numbers, lone surrogates, a BOM,
+nesting deeper than MAX_DEPTH; never less).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from veduta.source.jsonpos import MAX_DEPTH, Arr, Node, Obj, parse, to_plain
+
+# Values json.loads gives back as they were: finite floats, ints of any size, any text.
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text()
+)
+values = st.recursive(
+    scalars,
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    max_leaves=40,
+)
+layouts = st.fixed_dictionaries({
+    "indent": st.sampled_from([None, 0, 1, 2, "\t", " \r\n "]),
+    "separators": st.sampled_from([None, (",", ":"), (" , ", " : "), (",\n", ":\t")]),
+    "ensure_ascii": st.booleans(),
+})
+
+
+def same(a, b) -> bool:
+    """Equal values of equal types (1 is not 1.0, -0.0 is not 0.0), recursively."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, float):
+        return a == b and math.copysign(1, a) == math.copysign(1, b)
+    return a == b
+
+
+def offsets(text: str) -> list[int]:
+    """The offset where each line starts, as the parser counts lines (``\\n`` only)."""
+    out = [0]
+    out.extend(i + 1 for i, ch in enumerate(text) if ch == "\n")
+    return out
+
+
+def nodes(node: Node):
+    yield node
+    if isinstance(node, Obj):
+        for child in node.value.values():
+            yield from nodes(child)
+    elif isinstance(node, Arr):
+        for child in node.value:
+            yield from nodes(child)
+
+
+def check_positions(text: str, root: Node) -> None:
+    """Every node's (line, col) is where json's decoder finds that node's value."""
+    starts = offsets(text)
+    decoder = json.JSONDecoder()
+    for node in nodes(root):
+        offset = starts[node.line - 1] + node.col - 1
+        value, _ = decoder.raw_decode(text, offset)
+        assert same(value, to_plain(node)), (node.line, node.col)
+    if isinstance(root, Obj):
+        for key, knode in root.keys.items():
+            offset = starts[knode.line - 1] + knode.col - 1
+            assert decoder.raw_decode(text, offset)[0] == key
+
+
+@settings(max_examples=300, deadline=None)
+@given(values, layouts)
+def test_valid_documents_agree_with_json_loads(value, layout):
+    text = json.dumps(value, **layout)
+    root, problems = parse(text.encode("utf-8"))
+    assert problems == []
+    assert same(to_plain(root), json.loads(text))
+    check_positions(text, root)
+
+
+@settings(max_examples=100, deadline=None)
+@given(values, st.text(alphabet=" \t\r\n", max_size=4), st.text(alphabet=" \t\r\n", max_size=4))
+def test_surrounding_whitespace_is_allowed(value, before, after):
+    text = before + json.dumps(value, indent=1) + after
+    root, problems = parse(text)
+    assert problems == [] and same(to_plain(root), json.loads(text))
+    check_positions(text, root)
+
+
+# Problems the strict parser reports that json.loads lets through.
+STRICTER = ("duplicate key", "is not a finite number", "lone surrogate", "byte-order mark", "nesting deeper")
+
+
+def loads_or_none(text: str):
+    try:
+        return json.loads(text), True
+    except (ValueError, RecursionError):
+        return None, False
+
+
+@settings(max_examples=400, deadline=None)
+@given(values, layouts, st.data())
+def test_damaged_documents_are_rejected_like_json_loads(value, layout, data):
+    """Delete, insert or replace one character of a valid document: when json.loads rejects the
+    result the parser reports a fatal problem; when it accepts, the parser gives the same value
+    or one of its documented stricter problems."""
+    text = json.dumps(value, **layout)
+    i = data.draw(st.integers(0, len(text)), label="at")
+    action = data.draw(st.sampled_from(["delete", "insert", "replace"]), label="action")
+    ch = data.draw(st.sampled_from(list('{}[]",:0-1.eE+tfn \\u\x01') + ["NaN", "Infinity", "\ud800"]), label="char")
+    if action == "delete":
+        damaged = text[:i] + text[i + 1:]
+    elif action == "insert":
+        damaged = text[:i] + ch + text[i:]
+    else:
+        damaged = text[:i] + ch + text[i + 1:]
+    expected, ok = loads_or_none(damaged)
+    root, problems = parse(damaged)
+    if not ok:
+        assert root is None and problems and problems[-1].fatal, damaged
+        return
+    if problems:
+        assert all(any(s in p.message for s in STRICTER) for p in problems), (damaged, problems)
+        return
+    assert same(to_plain(root), expected)
+    check_positions(damaged, root)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.dictionaries(st.text(max_size=3), st.integers(), min_size=1, max_size=4), st.data())
+def test_duplicate_keys_are_reported_where_the_repeat_is(obj, data):
+    key = data.draw(st.sampled_from(sorted(obj)))
+    text = json.dumps(obj)[:-1] + ", " + json.dumps(key) + ": 7}"
+    root, problems = parse(text)
+    assert root is not None and [p.message.split(" (")[0] for p in problems] == [f"duplicate key {key!r}"]
+    assert same(to_plain(root), obj)  # the first occurrence wins (json.loads keeps the last)
+    starts = offsets(text)
+    p = problems[0]
+    assert text[starts[p.line - 1] + p.col - 1:] == "7}"
+
+
+def test_nesting_limit_is_reported_not_a_crash():
+    deep = "[" * (MAX_DEPTH + 2) + "]" * (MAX_DEPTH + 2)
+    root, problems = parse(deep)
+    assert root is None and "nesting deeper" in problems[-1].message
+    ok = "[" * MAX_DEPTH + "]" * MAX_DEPTH
+    assert parse(ok)[1] == [] and json.loads(ok) is not None

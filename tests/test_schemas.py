@@ -1,0 +1,215 @@
+"""The JSON Schemas of the source formats: valid Draft 2020-12, equal to a fresh generation from
+the field declarations, accepting every sample source and rejecting each kind's typical mistakes,
+which the cook's validators reject too (the schema and the validator cannot drift apart)."""
+
+from __future__ import annotations
+
+import copy
+import glob
+import json
+import os
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from veduta.compile import AssetIndex, CompileContext, compile_source
+from veduta.kinds import BY_NAME, KINDS
+from veduta.schemas import generate, schema_of, shipped
+from veduta.schemas.cli import cmd_schema
+from veduta.source.diagnostics import Report
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ASSETS = os.path.join(ROOT, "assets")
+
+
+def samples(kind: str) -> list[str]:
+    k = BY_NAME[kind]
+    return sorted(glob.glob(os.path.join(ASSETS, k.folder, "**", "*" + k.suffix), recursive=True))
+
+
+def validator(kind: str) -> Draft202012Validator:
+    return Draft202012Validator(schema_of(kind))
+
+
+def cook_errors(kind: str, source: dict, name: str) -> list[str]:
+    """The errors the kind's compiler reports for *source* (in the sample game)."""
+    k = BY_NAME[kind]
+    rel = f"{k.folder}/{name}{k.suffix}"
+    index = AssetIndex.from_paths(os.path.relpath(p, ASSETS).replace(os.sep, "/")
+                                  for p in glob.glob(os.path.join(ASSETS, "**", "*.v*"), recursive=True))
+    ctx = CompileContext(ASSETS, rel, kind, name, Report(rel), index)
+    compile_source(kind, json.dumps(source).encode(), ctx)
+    return [str(d) for d in ctx.report.errors]
+
+
+@pytest.mark.parametrize("kind", [k.name for k in KINDS])
+def test_schema_is_valid_draft_2020_12(kind):
+    schema = schema_of(kind)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(schema)
+    assert schema["additionalProperties"] is False and schema["required"][0] == "veduta"
+
+
+def test_shipped_schemas_equal_a_fresh_generation():
+    assert shipped() == generate(), "run: python -m veduta.schemas"
+
+
+@pytest.mark.parametrize("kind", [k.name for k in KINDS])
+def test_every_sample_source_validates(kind):
+    files = samples(kind)
+    assert files
+    v = validator(kind)
+    for path in files:
+        with open(path, encoding="utf-8") as f:
+            errors = [f"{list(e.absolute_path)}: {e.message}" for e in v.iter_errors(json.load(f))]
+        assert errors == [], path
+
+
+def _set(doc: dict, path: list, value) -> dict:
+    doc = copy.deepcopy(doc)
+    node = doc
+    for step in path[:-1]:
+        node = node[step]
+    if value is _DELETE:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return doc
+
+
+_DELETE = object()
+
+# kind -> (sample name, [(mistake, path, value)]): each is a typical mistake the schema catches
+MISTAKES = {
+    "model": ("crate", [
+        ("unknown field", ["parts", 0, "colour"], "red"),
+        ("field of another shape", ["parts", 0, "radius"], 1),
+        ("bad enum", ["pivot"], "middle"),
+        ("bad shape", ["parts", 0, "shape"], "cube"),
+        ("out of range", ["parts", 1, "segments"], 2),
+        ("wrong type", ["parts", 0, "size"], "1 1 1"),
+        ("wrong length", ["parts", 0, "size"], [1, 1]),
+        ("zero scale", ["parts", 0, "scale"], [1, 0, 1]),
+        ("missing required", ["parts", 0, "size"], _DELETE),
+        ("missing shape", ["parts", 0, "shape"], _DELETE),
+        ("no parts", ["parts"], []),
+        ("wrong header", ["veduta"], "model/2"),
+        ("missing header", ["veduta"], _DELETE),
+    ]),
+    "texture": ("crate", [
+        ("unknown field", ["tiled"], True),
+        ("bad enum", ["wrap"], "mirror"),
+        ("out of range", ["layers", 0, "opacity"], 2),
+        ("wrong type", ["tiling"], "yes"),
+        ("missing required", ["layers", 0, "path"], _DELETE),
+        ("field of another layer type", ["layers", 0, "color"], "#ffffff"),
+        ("bad layer type", ["layers", 0, "type"], "gradient"),
+        ("bad path", ["layers", 0, "path"], "../crate.png"),
+        ("no layers", ["layers"], []),
+    ]),
+    "material": ("crate_wood", [
+        ("unknown field", ["shininess"], 3),
+        ("bad enum", ["cull"], "front"),
+        ("out of range", ["grid"], [0, 2]),
+        ("wrong type", ["unlit"], 1),
+        ("bad colour", ["albedo"], "#12345"),
+        ("cutoff without cutout", ["cutoff"], 0.5),
+    ]),
+    "scene": ("demo", [
+        ("unknown field", ["camera", "zoom"], 2),
+        ("bad enum", ["camera", "type"], "fisheye"),
+        ("size on a perspective camera", ["camera", "size"], 4),
+        ("out of range", ["camera", "fov_deg"], 180),
+        ("wrong type", ["entities", 0, "visible"], "no"),
+        ("missing required", ["entities", 0, "name"], _DELETE),
+        ("bad name", ["entities", 0, "name"], "Player One"),
+        ("light colour with alpha", ["light", "color"], "#80fff4e0"),
+        ("repeated tag", ["entities", 0, "tags"], ["player", "player"]),
+    ]),
+    "prefab": ("well", [
+        ("unknown field", ["size"], [2, 2]),
+        ("out of range", ["footprint"], [0, 2]),
+        ("wrong type", ["min_distance", "tree"], "3"),
+        ("missing required", ["footprint"], _DELETE),
+        ("bad tag", ["min_distance"], {"Tree": 3}),
+        ("hitbox field", ["entities", 0, "hitbox", "centre"], [0, 0, 0]),
+    ]),
+    "world": ("valley", [
+        ("unknown field", ["gravity"], 9.8),
+        ("bad enum", ["features", 0, "kind"], "mountain"),
+        ("field a feature kind does not use", ["features", 0, "depth"], 2),
+        ("out of range", ["chunk"], 2),
+        ("wrong type", ["seed"], "42"),
+        ("missing required", ["biomes"], _DELETE),
+        ("no biomes", ["biomes"], []),
+        ("negative seed", ["seed"], -1),
+    ]),
+    "map": ("town", [
+        ("unknown field", ["layers", 0, "opacity"], 1),
+        ("out of range", ["terrains", 0, "variants"], 0),
+        ("wrong type", ["objects"], {}),
+        ("missing required", ["layers"], _DELETE),
+        ("long key", ["terrains", 0, "key"], "gg"),
+        ("empty-cell key", ["terrains", 0, "key"], "."),
+        ("bad flip", ["terrains", 0, "flip"], ["z"]),
+    ]),
+}
+
+
+@pytest.mark.parametrize("kind, mistake, path, value", [
+    (kind, mistake, path, value) for kind, (_, cases) in MISTAKES.items() for mistake, path, value in cases
+], ids=lambda x: x if isinstance(x, str) else None)
+def test_typical_mistakes_fail_the_schema_and_the_cook(kind, mistake, path, value):
+    name = MISTAKES[kind][0]
+    k = BY_NAME[kind]
+    with open(os.path.join(ASSETS, k.folder, name + k.suffix), encoding="utf-8") as f:
+        good = json.load(f)
+    assert list(validator(kind).iter_errors(good)) == []
+    bad = _set(good, path, value)
+    assert list(validator(kind).iter_errors(bad)), f"the schema accepts {mistake}"
+    assert cook_errors(kind, bad, name), f"the cook accepts {mistake}"
+
+
+def test_mistakes_cover_every_kind():
+    assert set(MISTAKES) == {k.name for k in KINDS}
+
+
+def test_fields_have_hover_text_and_defaults():
+    model = schema_of("model")
+    pivot = model["properties"]["pivot"]
+    assert pivot["default"] == "origin" and pivot["enum"] == ["origin", "center", "bottom-center"]
+    assert "description" in pivot
+    box = next(b["then"] for b in model["properties"]["parts"]["items"]["allOf"]
+               if b["if"]["properties"]["shape"]["const"] == "box")
+    assert box["required"] == ["shape", "size"] and box["additionalProperties"] is False
+    assert box["properties"]["position"]["default"] == [0.0, 0.0, 0.0] and box["properties"]["size"]["description"]
+    assert schema_of("material")["properties"]["albedo"]["default"] == "#ffffff"
+
+    def undocumented(node, path):
+        if isinstance(node, dict):
+            for key, sub in node.get("properties", {}).items():
+                if isinstance(sub, dict) and "description" not in sub and set(sub) != {"const"}:
+                    yield f"{path}.{key}"  # (a variant's tag is described once, beside its enum)
+            for key, sub in node.items():
+                if key != "if":
+                    yield from undocumented(sub, f"{path}/{key}")
+        elif isinstance(node, list):
+            for i, sub in enumerate(node):
+                yield from undocumented(sub, f"{path}[{i}]")
+
+    for k in KINDS:
+        assert list(undocumented(schema_of(k.name), k.name)) == []
+
+
+def test_veduta_schema_writes_the_shipped_files(tmp_path, capsys):
+    class Args:
+        cwd = str(tmp_path)
+        out = "schemas"
+        json = True
+
+    assert cmd_schema(Args) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["files"] == [f"schemas/{k.name}.schema.json" for k in KINDS]
+    for k in KINDS:
+        text = (tmp_path / "schemas" / f"{k.name}.schema.json").read_text(encoding="utf-8")
+        assert json.loads(text) == schema_of(k.name)

@@ -1,0 +1,193 @@
+"""The one door to doit's internals (STYLE.md rule 12).
+
+veduta cook leans on a few things doit offers no public API for.  Each one is a
+function or class here whose docstring names the doit version it was checked
+against (:data:`DOIT_CHECKED`, the version ``pyproject.toml`` pins) and why no
+public API serves.  Nothing else in veduta touches a private doit name;
+``tests/cook/test_doit_adapter.py`` checks every assumption made here against the
+installed doit, so a doit upgrade that breaks one fails there, by name.
+
+Where the internals are described: doit's own source, ``doit/dependency.py``
+(``Dependency``, ``SqliteDB``, ``FileChangedChecker``), ``doit/runner.py`` (the
+order of ``save_success`` and the reporter's ``add_success``),
+``doit/reporter.py`` (``ConsoleReporter.failures``), ``doit/task.py``
+(``configure_task`` on ``uptodate`` items), ``doit/cmd_base.py`` and
+``doit/cmd_run.py`` (how the checker and reporter classes are instantiated);
+a summary of what the cook relies on is in ``/work/shared/notes/doit.md`` and
+``docs/cooking.md``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+from doit.dependency import FileChangedChecker, SqliteDB
+
+#: The doit version every use below was read from and tested against.
+DOIT_CHECKED = "0.37.0"
+
+T = TypeVar("T", bound=type)
+
+
+# -- classes doit instantiates itself ---------------------------------------------------------
+
+def bind_class(cls: T, **attrs: Any) -> T:
+    """A subclass of *cls* carrying *attrs* as class attributes, under the same name.
+
+    doit 0.37 takes ``check_file_uptodate`` and ``reporter`` from DOIT_CONFIG as
+    classes and instantiates them itself (``checker_cls()`` in
+    ``Dependency.__init__``; ``reporter_cls(outstream, options)`` in
+    ``cmd_run.Run._execute``), so there is no public way to hand them an object
+    of ours: per-run state reaches them as a class attribute of a subclass made
+    for that run.  The name stays the same because doit records the checker's
+    class name in every task's row (``checker:``) and runs every task again when
+    it changes.
+    """
+    return type(cls.__name__, (cls,), {"__module__": cls.__module__, "__qualname__": cls.__qualname__, **attrs})
+
+
+class PrestatChecker(FileChangedChecker):
+    """A file checker that reuses ``os.stat`` results taken earlier in the run.
+
+    doit 0.37's ``Dependency.get_status`` asks the checker ``exists(path)`` for
+    targets and ``info(path)`` for each file_dep before ``check_modified``;
+    neither is in doit's documented checker interface (only ``check_modified``
+    and ``get_state`` are), but overriding them is the only way to spare a
+    second stat of a file the cook's up-to-date pass just stat'ed.  Subclasses
+    fill or replace :attr:`prestat` (path -> ``os.stat_result``, each used once).
+    """
+
+    def __init__(self) -> None:
+        self.prestat: dict[str, os.stat_result] = {}
+
+    def exists(self, file_path):
+        return file_path in self.prestat or os.path.exists(file_path)
+
+    def info(self, file_path):
+        st = self.prestat.pop(file_path, None)
+        return st if st is not None else os.stat(file_path)
+
+
+class PreloadedSqliteDB(SqliteDB):
+    """doit's sqlite3 backend, every row read in one query at open.
+
+    doit 0.37's ``SqliteDB`` runs one SELECT per task (``_get_task_data``), a large
+    share of a no-op cook of 10,000 tasks.  No public hook changes how rows are
+    read, so this subclass uses ``SqliteDB._conn`` (the open connection),
+    ``_cache`` (rows decoded so far) and overrides ``_get_task_data``; rows are
+    decoded only when their task is asked for.  Registered as the doit backend
+    ``veduta`` (entry point ``doit.BACKEND`` in pyproject.toml).
+    """
+
+    desc = "sqlite3, preloaded in one query (veduta cook)"
+
+    def __init__(self, name, codec, *, module_name=None):
+        super().__init__(name, codec, module_name=module_name)
+        self._raw: dict[str, str] = {}
+        try:
+            cur = self._conn.execute("select task_id, cast(task_data as text) as d from doit")
+            self._raw = {row["task_id"]: row["d"] for row in cur}
+        except Exception:  # an unreadable DB behaves like an empty one (doit rebuilds)
+            self._raw = {}
+
+    def _get_task_data(self, task_id):
+        raw = self._raw.pop(task_id, None)
+        return self.codec.decode(raw) if raw else {}
+
+    def in_(self, task_id):
+        return task_id in self._cache or task_id in self._raw
+
+    def remove(self, task_id):
+        self._raw.pop(task_id, None)
+        super().remove(task_id)
+
+    def remove_all(self):
+        self._raw.clear()
+        super().remove_all()
+
+
+# -- the saved row of a task ------------------------------------------------------------------
+
+def overwrite_saved(task_name: str, values: dict, file_dep: Iterable[str] | None = None) -> None:
+    """Replace what doit just saved for a successful task: its values (and result), and
+    optionally its file_dep list with their current states.
+
+    doit 0.37 saves a task's row (``Dependency.save_success``) right before the
+    reporter's ``add_success`` (``runner.Runner.process_task_result``) and offers
+    no public way to change it: the values a task returns are saved whole, and
+    the file_dep saved are the ones the task had when it was made.  This goes
+    through ``doit.globals.Globals.dep_manager``, ``Dependency._set`` and
+    ``dm.checker.get_state``.  A file_dep that vanished meanwhile raises OSError
+    (doit then runs the task next time).
+    """
+    from doit.globals import Globals
+
+    dm = Globals.dep_manager
+    if dm is None:
+        return
+    dm._set(task_name, "_values_:", values)
+    dm._set(task_name, "result:", values)
+    if file_dep is None:
+        return
+    deps = list(file_dep)
+    states = [(d, dm.checker.get_state(d, None)) for d in deps]
+    for d, state in states:
+        dm._set(task_name, d, state)
+    dm._set(task_name, "deps:", tuple(deps))
+
+
+# -- the group task ---------------------------------------------------------------------------
+
+class GroupHandle:
+    """An ``uptodate`` item of a group task that keeps a reference to the group's Task.
+
+    doit 0.37 calls ``configure_task(task)`` on every ``uptodate`` item that has
+    one (``Task._init_uptodate``); it is how doit's own ``result_dep`` reaches
+    its task, but it is not documented for user items.  A task dict has no other
+    way to learn its Task object, which :func:`wait_only_for` needs.
+    """
+
+    def __init__(self) -> None:
+        self.task: Any = None
+
+    def configure_task(self, task) -> None:
+        self.task = task
+
+    def __call__(self) -> bool:
+        return True  # the group does nothing itself; `doit list --status` shows it U
+
+
+def wait_only_for(group: GroupHandle, drop: set[str]) -> bool:
+    """Let the group task wait for its subtasks except those named in *drop*.
+
+    With ``create_after``, doit 0.37 fills a group task's ``task_dep`` with every
+    subtask as they are yielded and copies the list into the group's execution
+    node only once the creator is exhausted (``doit/control.py``: ``ExecNode``
+    copies ``task.task_dep``); a subtask that is known fresh can be left out of
+    the list then, so that doit spends nothing on it.  There is no public way to
+    yield a subtask the group does not wait for.  Returns False when the group's
+    Task is unknown (nothing changed).
+    """
+    if group.task is None:
+        return False
+    group.task.task_dep = [t for t in group.task.task_dep if t not in drop]
+    return True
+
+
+# -- the reporter -----------------------------------------------------------------------------
+
+def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
+    """Forget the failures of the tasks *unwanted(task)* names before the final report.
+
+    doit 0.37's ``ConsoleReporter`` keeps failures in the undocumented list
+    ``self.failures`` (dicts with a ``task`` key) and prints them all in
+    ``complete_run``; no option leaves some out, and the cook has already
+    reported its own failures as located lines.
+    """
+    reporter.failures = [f for f in reporter.failures if not unwanted(f["task"])]
+
+
+__all__ = ["DOIT_CHECKED", "bind_class", "PrestatChecker", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
+           "wait_only_for", "drop_failures"]
