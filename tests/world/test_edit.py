@@ -1,0 +1,336 @@
+"""veduta world place|terrain|vegetation|remove on a copy of the sample game (veduta.world.edit)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from veduta import api
+from veduta.cli import load_world, main
+from veduta.cook.project import Project
+from veduta.errors import VedutaError
+from veduta.source.jsonedit import JsonDoc
+from veduta.world.edit import EditRefused, place_problems
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def game(tmp_path):
+    """A copy of the sample game's sources (no cooked files), and its Project."""
+    root = tmp_path / "game"
+    shutil.copytree(REPO / "assets", root / "assets", ignore=shutil.ignore_patterns(".cooked"))
+    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    return Project.at(str(root))
+
+
+def _valley(project) -> Path:
+    return Path(project.source_path("worlds/valley.vworld"))
+
+
+def _outside(text: str, key: str) -> tuple[str, str]:
+    doc = JsonDoc(text)
+    a, b = doc.span(doc.root.get(key))
+    return text[:a], text[b:]
+
+
+def _only_array_changed(old: str, new: str, key: str) -> None:
+    """Every byte outside the array root[key] is the same."""
+    if key in JsonDoc(old).root.value:
+        assert _outside(new, key) == _outside(old, key)
+
+
+def _cooked(project, world="valley"):
+    """A generator of the world as the cook writes it (cooking what is stale)."""
+    from veduta.world.generator import Generator
+
+    return Generator(*load_world(project, world))
+
+
+# -- place ---------------------------------------------------------------------------------------
+
+
+def test_place_at_a_cell(game):
+    path = _valley(game)
+    old = path.read_text()
+    r = api.world_place(game, "valley", "inn", "cottage", cell=(-74, 0))
+    assert r["written"] and r["action"] == "added" and r["cell"] == [-74, 0] and r["old"] is None
+    assert r["new"] == {"name": "inn", "prefab": "cottage", "cell": [-74, 0]}
+    new = path.read_text()
+    _only_array_changed(old, new, "places")
+    assert '              { "name": "inn", "prefab": "cottage", "cell": [-74, 0] } ],' in new
+    # the cooked world has it where the report says, on the reported pad
+    gen = _cooked(game)
+    q = gen.query(-74, 0)
+    assert q["owner"] == {"kind": "place", "name": "inn", "prefab": "cottage"}
+    assert q["height"] == r["height"]
+    s = next(s for s in gen.structs.places if s.name == "inn")
+    assert [s.x0, s.z0] == r["footprint"]["cell"] and [s.fw, s.fd] == r["footprint"]["size"]
+    assert place_problems(gen, "inn", "cottage", -74, 0) == []
+    # the site the place displaced is gone, as reported
+    dropped = [c["name"] for c in r["changes"] if c["change"] == "dropped"]
+    assert dropped and all(not any(st.name == n for st in gen.structures_in(-120, -40, 100, 100)) for n in dropped)
+
+
+@pytest.mark.parametrize("cell, prefab, code", [
+    ((-40, 12), "cottage", "WORLD_PLACE_BIOME"),      # the forest: cottages want meadow or heath
+    ((-35, 40), "well", "WORLD_PLACE_WATER"),         # mill_pond's centre
+    ((-70, 1), "well", "WORLD_PLACE_OVERLAP"),        # on village_well
+    ((-67, 0), "oak", "WORLD_PLACE_DISTANCE"),        # an oak keeps 3 m from a well (2 here)
+    ((1022, 0), "cottage", "WORLD_PLACE_OUTSIDE"),    # the footprint leaves the world (cells -1024..1023)
+    ((0, 0), "castle", "WORLD_PREFAB_MISSING"),
+])
+def test_place_refused(game, cell, prefab, code):
+    path = _valley(game)
+    old = path.read_bytes()
+    with pytest.raises(EditRefused) as e:
+        api.world_place(game, "valley", "inn", prefab, cell=cell)
+    assert code in str(e.value) and "nothing was written" in str(e.value)
+    assert code in [f["code"] for f in e.value.findings]
+    assert path.read_bytes() == old
+
+
+def test_place_dry_run_reports_the_same_and_writes_nothing(game):
+    path = _valley(game)
+    old = path.read_bytes()
+    dry = api.world_place(game, "valley", "inn", "cottage", near=(-70, 0), dry_run=True)
+    assert path.read_bytes() == old and dry["dry_run"] and not dry["written"]
+    real = api.world_place(game, "valley", "inn", "cottage", near=(-70, 0))
+    assert real["written"]
+    assert {k: v for k, v in dry.items() if k not in ("dry_run", "written")} == \
+        {k: v for k, v in real.items() if k not in ("dry_run", "written")}
+
+
+def test_place_near_finds_the_nearest_valid_cell(game):
+    r = api.world_place(game, "valley", "inn", "cottage", near=(-70, 0), dry_run=True)
+    x, z = r["cell"]
+    d = (x + 70) ** 2 + z ** 2
+    assert r["searched"] >= 2  # [-70, 0] itself is the well
+    # every nearer cell (and every cell as near tried before it) is refused
+    ws_gen = _cooked(game)
+    for cx in range(-70 - 10, -70 + 11):
+        for cz in range(-10, 11):
+            dd = (cx + 70) ** 2 + cz ** 2
+            if dd < d or (dd == d and (cz, cx) < (z, x)):
+                assert place_problems(ws_gen, "inn", "cottage", cx, cz), (cx, cz)
+    assert place_problems(ws_gen, "inn", "cottage", x, z) == []
+    # the same answer every time
+    assert api.world_place(game, "valley", "inn", "cottage", near=(-70, 0), dry_run=True)["cell"] == [x, z]
+
+
+def test_place_near_gives_up_clearly(game):
+    old = _valley(game).read_bytes()
+    with pytest.raises(EditRefused, match=r"no valid cell for place \"inn\" .* within 3 cells of \[-600, 0\]: 29 "
+                                          r"cells tried \(.*WORLD_PLACE_WATER 29\)"):
+        api.world_place(game, "valley", "inn", "cottage", near=(-600, 0), search=3)
+    assert _valley(game).read_bytes() == old
+    with pytest.raises(VedutaError, match="search 999 out of range"):
+        api.world_place(game, "valley", "inn", "cottage", near=(0, 0), search=999)
+    with pytest.raises(VedutaError, match="either cell"):
+        api.world_place(game, "valley", "inn", "cottage", cell=(0, 0), near=(0, 0))
+
+
+def test_place_replaces_a_place_of_the_same_name(game):
+    path = _valley(game)
+    old = path.read_text()
+    r = api.world_place(game, "valley", "keeper_cottage", "cottage", cell=(-59, -8), rotation=90)
+    assert r["action"] == "replaced"
+    assert r["old"] == {"name": "keeper_cottage", "prefab": "cottage", "cell": [-59, -7], "rotation": 90}
+    assert r["new"] == {"name": "keeper_cottage", "prefab": "cottage", "cell": [-59, -8], "rotation": 90}
+    new = path.read_text()
+    _only_array_changed(old, new, "places")
+    assert new.count('"keeper_cottage"') == 1
+    assert '{ "name": "village_well", "prefab": "well", "cell": [-70, 0] },' in new  # the other place as it was
+
+
+# -- terrain -------------------------------------------------------------------------------------
+
+
+def test_terrain_lake_reports_water_and_cooks_as_reported(game):
+    path = _valley(game)
+    old = path.read_text()
+    r = api.world_terrain(game, "valley", "pond2", "lake", (-75, 5), 6)
+    assert r["written"] and r["action"] == "added"
+    new = path.read_text()
+    _only_array_changed(old, new, "features")
+    assert r["before"]["centre"] == -0.159 and r["after"]["centre"] == r["after"]["min"] < r["before"]["min"]
+    assert r["places_in_water"] == ["village_well"] and r["places_newly_in_water"] == ["village_well"]
+    changes = {(c["name"], c["change"]) for c in r["changes"]}
+    assert ("village_well", "in water") in changes
+    assert any(c["kind"] == "site" and c["change"] == "dropped" and c["reason"] == "water" for c in r["changes"])
+    gen = _cooked(game)
+    assert gen.heights(-75, 5, 1, 1)[0, 0] / 1000 == r["after"]["centre"]
+    assert gen.query(-75, 5)["water"]["wet"] is True
+    assert [s.name for s in gen.structs.places if s.wet] == r["places_in_water"]
+
+
+def test_terrain_hill_and_dry_run(game):
+    path = _valley(game)
+    old = path.read_bytes()
+    dry = api.world_terrain(game, "valley", "bump", "hill", (-60, 10), 20, height=3, dry_run=True)
+    assert path.read_bytes() == old
+    assert dry["after"]["centre"] == pytest.approx(dry["before"]["centre"] + 3, abs=0.002)
+    assert dry["before"]["min"] <= dry["before"]["centre"] <= dry["before"]["max"]
+    pads = {c["name"]: c for c in dry["changes"] if c["change"] == "pad"}
+    assert "village_well" in pads and pads["village_well"]["after"] > pads["village_well"]["before"]
+    real = api.world_terrain(game, "valley", "bump", "hill", (-60, 10), 20, height=3)
+    assert {k: v for k, v in dry.items() if k not in ("dry_run", "written")} == \
+        {k: v for k, v in real.items() if k not in ("dry_run", "written")}
+    gen = _cooked(game)
+    well = next(s for s in gen.structs.places if s.name == "village_well")
+    assert well.level_mm / 1000 == pads["village_well"]["after"]
+    # replacing it reports old and new
+    r = api.world_terrain(game, "valley", "bump", "hill", (-60, 10), 20, height=1.5)
+    assert r["action"] == "replaced" and r["old"]["height"] == 3 and r["new"]["height"] == 1.5
+    assert path.read_text().count('"bump"') == 1
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(kind="hill", cell=(0, 0), radius=5, depth=2), "not used by a hill"),
+    (dict(kind="lake", cell=(5000, 0), radius=5), "outside the world"),
+    (dict(kind="hill", cell=(0, 0), radius=0), "out of range"),
+])
+def test_terrain_refused(game, kw, message):
+    path = _valley(game)
+    old = path.read_bytes()
+    with pytest.raises(EditRefused, match=message):
+        api.world_terrain(game, "valley", "bad", **kw)
+    assert path.read_bytes() == old
+
+
+# -- vegetation ----------------------------------------------------------------------------------
+
+
+def test_vegetation_area_rule_counts_what_the_cook_plants(game):
+    path = _valley(game)
+    old = path.read_text()
+    r = api.world_vegetation(game, "valley", "daisies", 0.5, model="poppy", cell=(-20, -20), radius=8,
+                             scale=(0.5, 1))
+    new = path.read_text()
+    _only_array_changed(old, new, "vegetation")
+    assert r["new"] == {"name": "daisies", "model": "poppy", "density": 0.5, "cell": [-20, -20], "radius": 8,
+                        "scale": [0.5, 1]}
+    assert r["area"] == {"cell": [-20, -20], "radius": 8} and r["warnings"] == []
+    gen = _cooked(game)
+    # the cooked world's plants, cell by cell on the scalar path
+    n = sum(1 for x in range(-28, -12) for z in range(-28, -12)
+            for p in gen.plants(x, z) if p["rule"] == "daisies")
+    assert r["plants"] == n > 0
+    assert r["triangles"] == r["triangles_each"] * n and r["triangles_each"] > 0
+
+
+def test_vegetation_world_wide_rule_and_warnings(game):
+    r = api.world_vegetation(game, "valley", "ferns", 0.2, model="grass_tuft", biomes=["forest"], dry_run=True)
+    assert r["chunks"] == {"first": [-2, -2], "count": 25} and r["plants"] > 0
+    assert r["per_chunk"] == round(r["plants"] / 25, 2)
+    r = api.world_vegetation(game, "valley", "ghosts", 0.2, model="ghost", dry_run=True)
+    assert [w["code"] for w in r["warnings"]] == ["WORLD_MODEL_MISSING", "MISSING_REFERENCE"]
+    assert r["triangles"] is None
+    # a prefab rule that wins no cell: forest trees asked to grow on the meadow only
+    r = api.world_vegetation(game, "valley", "meadow_pines", 0.5, prefab="tree", biomes=["meadow"],
+                             cell=(-100, -24), radius=5, dry_run=True)
+    codes = [w["code"] for w in r["warnings"]]
+    assert r["plants"] == 0 and "WORLD_VEGETATION_EMPTY" in codes
+    # flora without draw_distance
+    model = Path(game.source_path("models/grass_tuft.vmodel"))
+    model.write_text(model.read_text().replace('  "draw_distance": 30,\n', ""))
+    r = api.world_vegetation(game, "valley", "ferns", 0.2, model="grass_tuft", dry_run=True)
+    assert "WORLD_FLORA_NO_DRAW_DISTANCE" in [w["code"] for w in r["warnings"]]
+
+
+def test_vegetation_refused(game):
+    path = _valley(game)
+    old = path.read_bytes()
+    with pytest.raises(EditRefused, match=r'"swamp" is not a biome of this world'):
+        api.world_vegetation(game, "valley", "reeds", 0.3, model="grass_tuft", biomes=["swamp"])
+    with pytest.raises(EditRefused, match="out of range"):
+        api.world_vegetation(game, "valley", "reeds", 1.5, model="grass_tuft")
+    with pytest.raises(VedutaError, match="not both"):
+        api.world_vegetation(game, "valley", "reeds", 0.3, model="grass_tuft", prefab="oak")
+    assert path.read_bytes() == old
+
+
+# -- remove --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, section", [("mill_pond", "features"), ("poppies", "vegetation"),
+                                           ("keeper_cottage", "places")])
+def test_remove(game, name, section):
+    path = _valley(game)
+    old = path.read_text()
+    dry = api.world_remove(game, "valley", name, dry_run=True)
+    assert path.read_text() == old
+    r = api.world_remove(game, "valley", name)
+    assert r["list"] == section and r["action"] == "removed" and r["old"]["name"] == name
+    assert {k: v for k, v in dry.items() if k not in ("dry_run", "written")} == \
+        {k: v for k, v in r.items() if k not in ("dry_run", "written")}
+    new = path.read_text()
+    _only_array_changed(old, new, section)
+    assert f'"{name}"' not in new
+    gen = _cooked(game)
+    assert name not in [x.name for x in getattr(gen.world, section)]
+    if section == "features":
+        assert gen.query(-35, 40)["water"]["wet"] is False
+        assert r["after"]["centre"] == gen.heights(-35, 40, 1, 1)[0, 0] / 1000
+    if section == "vegetation":
+        assert r["plants_before"] > 0
+
+
+def test_remove_fails_without_such_name(game):
+    old = _valley(game).read_bytes()
+    with pytest.raises(VedutaError, match='has no feature, vegetation rule or place named "nowhere"'):
+        api.world_remove(game, "valley", "nowhere")
+    with pytest.raises(VedutaError, match='has no place named "mill_pond"'):
+        api.world_remove(game, "valley", "mill_pond", section="places")
+    assert _valley(game).read_bytes() == old
+
+
+def test_a_world_with_errors_is_not_edited(game):
+    path = _valley(game)
+    broken = path.read_text().replace('"view": 2', '"veiw": 2')
+    path.write_text(broken)
+    for call in (lambda: api.world_remove(game, "valley", "poppies"),
+                 lambda: api.world_place(game, "valley", "inn", "cottage", near=(-70, 0))):
+        with pytest.raises(EditRefused, match=r"(?s)world valley has errors, so it is not edited.*veiw: unknown field"):
+            call()
+    assert path.read_text() == broken
+    with pytest.raises(VedutaError, match='no world "atlantis"'):
+        api.world_remove(game, "atlantis", "x")
+
+
+# -- the command line ------------------------------------------------------------------------------
+
+
+def test_cli_json_keys_and_refusal(game, monkeypatch, capsys):
+    monkeypatch.chdir(game.root)
+    assert main(["world", "place", "valley", "inn", "cottage", "--near", "-70,0", "--dry-run", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert r["cell"] == [-74, 0] and r["dry_run"] is True
+    assert main(["world", "terrain", "valley", "bump", "--kind", "hill", "--cell", "-60,10", "--radius", "20",
+                 "--height", "3", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert {"before", "after", "places_in_water"} <= set(r) and r["new"]["height"] == 3
+    assert main(["world", "vegetation", "valley", "ferns", "--model", "grass_tuft", "--density", "0.2",
+                 "--biomes", "forest,heath", "--scale", "0.5,1.5", "--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert {"plants", "triangles", "warnings"} <= set(r) and r["new"]["biomes"] == ["forest", "heath"]
+    assert main(["world", "remove", "valley", "ferns"]) == 0
+    out = capsys.readouterr().out
+    assert "vegetation rule ferns removed" in out and "wrote assets/worlds/valley.vworld" in out.replace("\\", "/")
+    assert main(["world", "place", "valley", "inn", "cottage", "--cell", "-40,12", "--json"]) == 1
+    r = json.loads(capsys.readouterr().out)
+    assert r["refused"] is True and r["findings"][0]["code"] == "WORLD_PLACE_BIOME"
+    assert main(["world", "remove", "valley", "nowhere"]) == 1
+    assert 'named "nowhere"' in capsys.readouterr().err
+
+
+def test_cli_text_report(game, monkeypatch, capsys):
+    monkeypatch.chdir(game.root)
+    assert main(["world", "terrain", "valley", "pond2", "--kind", "lake", "--cell", "-75,5", "--radius", "6",
+                 "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "feature pond2 added" in out and "places in water: village_well" in out
+    assert "before: centre -0.159 m" in out and "dry run:" in out

@@ -1,0 +1,697 @@
+"""World editing: ``veduta world place|terrain|vegetation|remove`` (world-format.md, tools).
+
+Each tool is one function (``world_place``, ``world_terrain``, ``world_vegetation``,
+``world_remove``) taking the project, the world's name and the source's own field names, and
+returning the plain report its ``--json`` prints. They share one recipe:
+
+1. read the world's source and compile it with the world compiler: a world with errors is not
+   edited (:class:`~veduta.errors.VedutaError` listing them);
+2. build the new text with a minimal edit (:mod:`veduta.source.jsonedit`): only the edited array
+   changes, every other byte of the file is kept; a NAME already in the list is replaced;
+3. compile the new text: any error refuses the edit (the file is untouched);
+4. run a generator on the old and on the new world and compare them (what the tool reports);
+5. unless ``dry_run``, write the new text atomically.
+
+Nothing here writes cooked files: the world and its prefabs are compiled in memory.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from veduta.errors import VedutaError
+from veduta.fsutil import atomic_write
+
+if TYPE_CHECKING:
+    from veduta.cook.project import Project
+
+#: the lists the tools edit, and what one element is called in messages
+SECTIONS = {"features": "feature", "vegetation": "vegetation rule", "places": "place"}
+#: ``--near``: the default and largest search radius, in cells
+NEAR_SEARCH = 32
+NEAR_SEARCH_MAX = 256
+#: terrain reports sample at most this many vertices per side (a coarser grid beyond)
+SAMPLE_SIDE = 512
+#: area vegetation rules are counted cell by cell up to this radius, in cells
+COUNT_RADIUS_MAX = 256
+
+
+class EditRefused(VedutaError):
+    """The edit would break the world (or the world is already broken); nothing was written."""
+
+    def __init__(self, message: str, findings: list[dict] | None = None):
+        super().__init__(message)
+        self.findings = findings or []
+
+
+# -- the world as source text, compiled --------------------------------------------------------
+
+
+@dataclass
+class WorldSource:
+    """A world's source file, its text and its compiled WRLD record."""
+
+    project: Any
+    name: str
+    rel: str  # under the assets folder, e.g. "worlds/valley.vworld"
+    path: str
+    text: str
+    world: Any
+    warnings: list = field(default_factory=list)
+    index: Any = None
+    _prefabs: dict = field(default_factory=dict)
+    _models: dict = field(default_factory=dict)
+
+    @property
+    def shown(self) -> str:
+        return os.path.join(self.project.assets, self.rel)
+
+    def compile(self, text: str):
+        """(record or None, report) of a world text as if it were this source."""
+        from veduta.compile import CompileContext, compile_source
+        from veduta.source.diagnostics import Report
+
+        rep = Report(self.shown)
+        ctx = CompileContext(assets_dir=self.project.assets, source=self.rel, kind="world", name=self.name,
+                             report=rep, index=self.index)
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise EditRefused("the new text is not UTF-8") from None
+        return compile_source("world", data, ctx), rep
+
+    def prefab(self, name: str):
+        """The compiled PRFB record of prefab *name*, None when it is missing or has errors."""
+        if name not in self._prefabs:
+            self._prefabs[name] = self._compile_asset("prefab", name)
+        return self._prefabs[name]
+
+    def model(self, name: str):
+        """The compiled MESH record of model *name*, None when it is missing or has errors."""
+        if name not in self._models:
+            self._models[name] = self._compile_asset("model", name)
+        return self._models[name]
+
+    def _compile_asset(self, kind: str, name: str):
+        from veduta.compile import CompileContext, compile_source
+        from veduta.source.diagnostics import Report
+
+        rel = self.index.resolve(kind, name)
+        if rel is None:
+            return None
+        try:
+            with open(self.project.source_path(rel), "rb") as f:
+                data = f.read()
+        except OSError:
+            return None
+        ctx = CompileContext(assets_dir=self.project.assets, source=rel, kind=kind, name=name,
+                             report=Report(rel), index=self.index)
+        return compile_source(kind, data, ctx)
+
+    def exists(self, kind: str, name: str) -> bool:
+        return self.index.resolve(kind, name) is not None
+
+    def generator(self, world):
+        """The generator of a compiled world, with every prefab it names that compiles."""
+        from veduta.world.generator import Generator
+
+        names = set()
+        for s in world.scatter or []:
+            names.add(s.prefab)
+        for s in world.sites or []:
+            names.update(s.prefabs or [])
+        for p in world.places or []:
+            names.add(p.prefab)
+        for v in world.vegetation or []:
+            if v.prefab:
+                names.add(v.prefab)
+        prefabs = {n: rec for n in sorted(names) if (rec := self.prefab(n)) is not None}
+        return Generator(world, prefabs)
+
+
+def load_world_source(project: Project, world: str) -> WorldSource:
+    """Read and compile world *world*; :class:`EditRefused` when it has errors."""
+    from veduta.kinds import BY_NAME
+
+    src = project.find_source("world", world)
+    if src is None:
+        raise VedutaError(f'no world "{world}" under {os.path.join(project.assets, BY_NAME["world"].folder)}/')
+    path = project.source_path(src.rel)
+    with open(path, "rb") as f:
+        data = f.read()
+    ws = WorldSource(project, world, src.rel, path, "", None, index=project.index())
+    try:
+        ws.text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        ws.text = ""
+    rec, rep = ws.compile(ws.text) if ws.text else (None, None)
+    if rec is None:
+        lines = [str(d) for d in rep.sorted() if d.severity == "error"] if rep else [f"{ws.shown}: not UTF-8"]
+        raise EditRefused(f"world {world} has errors, so it is not edited; fix them first:\n  "
+                          + "\n  ".join(lines))
+    ws.world = rec
+    ws.warnings = [str(d) for d in rep.warnings]
+    return ws
+
+
+def _find(ws: WorldSource, section: str, name: str) -> int | None:
+    """Index of the element of *section* named *name* in the source text, None when absent."""
+    from veduta.source.jsonedit import JsonDoc
+    from veduta.source.jsonpos import Arr, Obj, to_plain
+
+    doc = JsonDoc(ws.text)
+    node = doc.root.get(section)
+    if not isinstance(node, Arr):
+        return None
+    for i, item in enumerate(node):
+        if isinstance(item, Obj) and item.get("name") is not None and to_plain(item.get("name")) == name:
+            return i
+    return None
+
+
+def _element(ws: WorldSource, section: str, index: int) -> dict:
+    from veduta.source.jsonedit import JsonDoc
+    from veduta.source.jsonpos import to_plain
+
+    return to_plain(JsonDoc(ws.text).root.get(section).value[index])
+
+
+def _top_order() -> list[str]:
+    from veduta.compile.world import TOP
+
+    return list(TOP.fields)
+
+
+def _plain(v):
+    """Whole floats as integers (3.0 is written 3), so the report shows what the file says."""
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return int(v)
+    if isinstance(v, (list, tuple)):
+        return [_plain(x) for x in v]
+    return v
+
+
+def _edit_text(ws: WorldSource, section: str, element: dict, index: int | None) -> str:
+    """The new text; *element* is normalised in place to what is written."""
+    from veduta.source.jsonedit import append_item, replace_item
+
+    for k, v in element.items():
+        element[k] = _plain(v)
+    if index is None:
+        return append_item(ws.text, section, element, _top_order())
+    return replace_item(ws.text, section, index, element)
+
+
+def _compile_new(ws: WorldSource, text: str, what: str):
+    rec, rep = ws.compile(text)
+    if rec is None:
+        lines = [f"{d.path}: {d.message}" for d in rep.sorted() if d.severity == "error"]
+        raise EditRefused(f"{what} would make world {ws.name} invalid, so nothing was written:\n  "
+                          + "\n  ".join(lines))
+    return rec, rep
+
+
+def _write(ws: WorldSource, text: str, dry_run: bool) -> bool:
+    if dry_run:
+        return False
+    atomic_write(ws.path, text.encode("utf-8"))
+    return True
+
+
+def _base(ws: WorldSource, section: str, name: str, action: str, old: dict | None, new: dict | None,
+          dry_run: bool) -> dict[str, Any]:
+    return {"world": ws.name, "source": ws.shown.replace(os.sep, "/"), "list": section, "name": name,
+            "action": action, "old": old, "new": new, "dry_run": bool(dry_run), "written": False}
+
+
+def _m(mm: int) -> float:
+    return int(mm) / 1000.0
+
+
+def _cell(v, what: str = "cell") -> tuple[int, int]:
+    try:
+        x, z = v
+        if isinstance(x, bool) or isinstance(z, bool) or int(x) != x or int(z) != z:
+            raise TypeError
+        return int(x), int(z)
+    except (TypeError, ValueError):
+        raise VedutaError(f"{what} {v!r} is not two whole numbers [x, z]") from None
+
+
+def _check_name(name: str, what: str) -> None:
+    from veduta.source.fields import NAME_RE
+
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+        raise VedutaError(f"{what} {name!r} is not a valid name (1-64 of a-z, 0-9, _, -, starting with a letter "
+                          f"or digit)")
+
+
+# -- place checks ------------------------------------------------------------------------------
+
+
+def place_problems(gen, name: str, prefab: str, x: int, z: int, rotation: int = 0) -> list[dict]:
+    """The errors of ``inspect world``'s place checks (:func:`veduta.world.checks.place_findings`)
+    for place *name* at cell [x, z]: outside the world, missing prefab, water, biome, overlap,
+    min_distance. Empty when the place can stand there."""
+    from veduta.world.checks import place_findings
+
+    return [f for f in place_findings(gen, name, prefab, (x, z), rotation) if f["severity"] == "error"]
+
+
+def _spiral(cx: int, cz: int, r: int) -> list[tuple[int, int]]:
+    """Cells within r of (cx, cz), nearest first; ties by z, then x (deterministic)."""
+    out = [(dx * dx + dz * dz, dz, dx) for dz in range(-r, r + 1) for dx in range(-r, r + 1)
+           if dx * dx + dz * dz <= r * r]
+    out.sort()
+    return [(cx + dx, cz + dz) for _, dz, dx in out]
+
+
+# -- structures that change ----------------------------------------------------------------------
+
+
+def _rect_around(gen, x: int, z: int, reach: int) -> tuple[int, int, int, int]:
+    """The cell rectangle within *reach* of vertex (x, z) plus what structures there touch,
+    clamped to the world."""
+    from veduta.world.structures import PAD_BLEND
+
+    m = reach + PAD_BLEND + gen.structs.reach + 1
+    n = gen.p.cells
+    x0, z0 = max(-n, x - m), max(-n, z - m)
+    x1, z1 = min(n, x + m), min(n, z + m)
+    return x0, z0, max(0, x1 - x0), max(0, z1 - z0)
+
+
+def structure_changes(before, after, rect: tuple[int, int, int, int]) -> list[dict]:
+    """Sites and places of a rectangle that differ between two generators: dropped, added, wet,
+    or on a pad at another height."""
+    x0, z0, w, h = rect
+    if w <= 0 or h <= 0:
+        return []
+    a = {s.name: s for s in before.structures_in(x0, z0, w, h)}
+    b = {s.name: s for s in after.structures_in(x0, z0, w, h)}
+    out = []
+    for name in sorted(set(a) | set(b), key=lambda n: ((a.get(n) or b.get(n)).order, n)):
+        s, t = a.get(name), b.get(name)
+        if t is None:
+            why = ""
+            if s.kind == "site":
+                why = after.structs.site(s.rule, *s.region).reason
+            out.append({"kind": s.kind, "name": name, "change": "dropped", "reason": why or "removed",
+                        "cell": [s.x0, s.z0]})
+        elif s is None:
+            out.append({"kind": t.kind, "name": name, "change": "added", "cell": [t.x0, t.z0]})
+        else:
+            if s.level_mm != t.level_mm:
+                out.append({"kind": t.kind, "name": name, "change": "pad", "before": _m(s.level_mm),
+                            "after": _m(t.level_mm), "cell": [t.x0, t.z0]})
+            if s.wet != t.wet:
+                out.append({"kind": t.kind, "name": name, "change": "in water" if t.wet else "out of water",
+                            "cell": [t.x0, t.z0]})
+    return out
+
+
+# -- place ---------------------------------------------------------------------------------------
+
+
+def world_place(project: Project, world: str, name: str, prefab: str, cell=None, near=None, rotation: int = 0,
+                search: int = NEAR_SEARCH, dry_run: bool = False) -> dict[str, Any]:
+    """Add (or replace) place *name* with *prefab* at *cell*, or at the valid cell nearest *near*.
+
+    The cell must pass the place checks of ``inspect world`` (water, overlap, biome, distances,
+    outside the world, missing prefab): any error refuses the edit and names the finding codes.
+    ``near`` searches the cells within *search* cells (at most 256), nearest first (ties by z,
+    then x), and writes the first valid one."""
+    from veduta.compile.world import ROTATIONS
+
+    _check_name(name, "place name")
+    _check_name(prefab, "prefab")
+    if (cell is None) == (near is None):
+        raise VedutaError("give either cell (a cell to check) or near (where to look for one), not both"
+                          if cell is not None else "give a cell (cell) or where to look for one (near)")
+    if rotation not in ROTATIONS:
+        raise VedutaError(f"rotation {rotation} is not 0, 90, 180 or 270")
+    if not isinstance(search, int) or not 1 <= search <= NEAR_SEARCH_MAX:
+        raise VedutaError(f"search {search} out of range [1, {NEAR_SEARCH_MAX}] cells")
+    ws = load_world_source(project, world)
+    if not ws.exists("prefab", prefab):
+        raise EditRefused(f'prefab "{prefab}" does not exist (WORLD_PREFAB_MISSING); nothing was written',
+                          [{"code": "WORLD_PREFAB_MISSING", "severity": "error",
+                            "message": f'prefab "{prefab}" does not exist'}])
+    if ws.prefab(prefab) is None:
+        raise EditRefused(f'prefab "{prefab}" has errors (inspect prefab {prefab}); nothing was written')
+    index = _find(ws, "places", name)
+    old = _element(ws, "places", index) if index is not None else None
+
+    before = ws.generator(ws.world)
+    # the generator the checks run on: the old world plus the prefab (absent when nothing uses it yet)
+    screen = before if prefab in before.prefabs else _with_prefab(ws, prefab)
+    tried = 0
+    if cell is not None:
+        x, z = _cell(cell)
+        candidates = [(x, z)]
+    else:
+        nx, nz = _cell(near, "near")
+        candidates = _spiral(nx, nz, search)
+    rejected: dict[str, int] = {}
+    chosen = None
+    problems: list[dict] = []
+    for x, z in candidates:
+        tried += 1
+        problems = place_problems(screen, name, prefab, x, z, rotation)
+        if not problems:
+            chosen = (x, z)
+            break
+        for f in problems:
+            rejected[f["code"]] = rejected.get(f["code"], 0) + 1
+    if chosen is None:
+        if cell is not None:
+            codes = ", ".join(f["code"] for f in problems)
+            raise EditRefused(f'place "{name}" at cell [{cell[0]}, {cell[1]}] is refused ({codes}); nothing was '
+                              f"written:\n  " + "\n  ".join(f"{f['code']}: {f['message']}" for f in problems),
+                              problems)
+        why = ", ".join(f"{k} {v}" for k, v in sorted(rejected.items()))
+        raise EditRefused(f'no valid cell for place "{name}" (prefab "{prefab}", rotation {rotation}) within '
+                          f"{search} cells of [{near[0]}, {near[1]}]: {tried} cells tried ({why}); try another "
+                          f"near or a larger search (at most {NEAR_SEARCH_MAX})", [])
+    x, z = chosen
+    element: dict[str, Any] = {"name": name, "prefab": prefab, "cell": [x, z]}
+    if rotation:
+        element["rotation"] = rotation
+    text = _edit_text(ws, "places", element, index)
+    rec, rep = _compile_new(ws, text, f'place "{name}"')
+    after = ws.generator(rec)
+    final = place_problems(after, name, prefab, x, z, rotation)
+    if final:  # the screen and the new world disagree: say so rather than write
+        raise EditRefused(f'place "{name}" at cell [{x}, {z}] is refused ('
+                          + ", ".join(f["code"] for f in final) + "); nothing was written", final)
+    s = next(st for st in after.structs.places if st.name == name)
+    rect = _rect_around(after, x, z, max(s.fw, s.fd))
+    changes = [c for c in structure_changes(before, after, rect) if c["name"] != name]
+    out = _base(ws, "places", name, "replaced" if old is not None else "added", old, element, dry_run)
+    out.update({
+        "cell": [x, z], "prefab": prefab, "rotation": rotation,
+        "footprint": {"cell": [s.x0, s.z0], "size": [s.fw, s.fd]},
+        "height": _m(s.level_mm),
+        "biome": after.p.biome_names[after.terrain.biome_at(x, z)],
+        "searched": tried if near is not None else None,
+        "changes": changes,
+        "warnings": _rule_warnings(rep, "places"),
+    })
+    if near is not None:
+        out["near"] = list(_cell(near, "near"))
+    out["written"] = _write(ws, text, dry_run)
+    return out
+
+
+def _with_prefab(ws: WorldSource, prefab: str):
+    from veduta.world.generator import Generator
+
+    gen = ws.generator(ws.world)
+    prefabs = {n: p.record for n, p in gen.prefabs.items()}
+    prefabs[prefab] = ws.prefab(prefab)
+    return Generator(ws.world, prefabs)
+
+
+def _rule_warnings(rep, section: str, index: int | None = None) -> list[dict]:
+    """The compiler's warnings about the edited list (as findings)."""
+    out = []
+    for d in rep.warnings:
+        if d.path == section or d.path.startswith(section + "["):
+            if index is not None and not d.path.startswith(f"{section}[{index}]"):
+                continue
+            out.append({"code": d.code or "WORLD_SOURCE_WARNING", "severity": "warning",
+                        "message": f"{d.path}: {d.message}"})
+    return out
+
+
+# -- terrain -------------------------------------------------------------------------------------
+
+
+def _heights(gen, x: int, z: int, r: int) -> dict[str, Any]:
+    """Final ground over the disc of radius r (vertices) around vertex (x, z): centre, min, max,
+    mean (metres), and the wet cells of the square around it."""
+    import numpy as np
+
+    step = max(1, -(-(2 * r + 1) // SAMPLE_SIDE))
+    n = gen.p.cells
+    xs = [v for v in range(x - r, x + r + 1, step) if -n <= v <= n]
+    zs = [v for v in range(z - r, z + r + 1, step) if -n <= v <= n]
+    g = gen.heights(xs[0], zs[0], len(xs), len(zs)) if step == 1 else _strided(gen, xs, zs)
+    dx = np.asarray(xs, dtype=np.int64)[None, :] - x
+    dz = np.asarray(zs, dtype=np.int64)[:, None] - z
+    disc = dx * dx + dz * dz <= r * r
+    vals = g[disc] if disc.any() else g.ravel()
+    centre = int(gen.heights(x, z, 1, 1)[0, 0])
+    out = {"centre": _m(centre), "min": _m(int(vals.min())), "max": _m(int(vals.max())),
+           "mean": round(float(vals.mean()) / 1000.0, 3)}
+    if step > 1:
+        out["step"] = step
+    return out
+
+
+def _strided(gen, xs, zs):
+    import numpy as np
+
+    # one heights() call per sampled row keeps memory bounded on a huge feature
+    rows = [gen.heights(xs[0], z, xs[-1] - xs[0] + 1, 1)[0, :: xs[1] - xs[0] if len(xs) > 1 else 1] for z in zs]
+    return np.asarray(rows, dtype=np.int64)
+
+
+def _terrain_report(before, after, x: int, z: int, r: int, reach: int) -> dict[str, Any]:
+    rect = _rect_around(after, x, z, reach)
+    wet_before = sorted(s.name for s in before.structs.places if s.wet)
+    wet_after = sorted(s.name for s in after.structs.places if s.wet)
+    return {
+        "before": _heights(before, x, z, r),
+        "after": _heights(after, x, z, r),
+        "places_in_water": wet_after,
+        "places_newly_in_water": [n for n in wet_after if n not in wet_before],
+        "changes": structure_changes(before, after, rect),
+    }
+
+
+def world_terrain(project: Project, world: str, name: str, kind: str, cell, radius: int, height: float | None = None,
+                  depth: float | None = None, falloff: int | None = None, roughness: float | None = None,
+                  dry_run: bool = False) -> dict[str, Any]:
+    """Add (or replace) feature *name* (a hill, plain, lake or sea) and report the ground before
+    and after over its area (centre, min, max, mean), the places in water and the sites and
+    places that change (dropped, added, on a pad at another height, in or out of water)."""
+    from veduta.compile.world import FEATURE_DEFAULTS
+    from veduta.world.params import FeatureP
+    from veduta.world.terrain import feature_reach
+
+    _check_name(name, "feature name")
+    if kind not in FEATURE_DEFAULTS:
+        raise VedutaError(f'kind "{kind}" is not "hill", "plain", "lake" or "sea"')
+    x, z = _cell(cell)
+    element: dict[str, Any] = {"name": name, "kind": kind, "cell": [x, z], "radius": radius}
+    for key, v in (("height", height), ("depth", depth), ("falloff", falloff), ("roughness", roughness)):
+        if v is not None:
+            element[key] = v
+    ws = load_world_source(project, world)
+    index = _find(ws, "features", name)
+    old = _element(ws, "features", index) if index is not None else None
+    text = _edit_text(ws, "features", element, index)
+    rec, rep = _compile_new(ws, text, f'feature "{name}"')
+    before = ws.generator(ws.world)
+    after = ws.generator(rec)
+    f = next(fp for fp in after.p.features if fp.name == name)
+    reach = feature_reach(f)
+    if old is not None:  # a moved feature changes its old area too
+        o = next(fp for fp in before.p.features if fp.name == name)
+        ox, oz = o.x, o.z
+        reach = max(reach, feature_reach(o) + max(abs(ox - x), abs(oz - z)))
+    assert isinstance(f, FeatureP)
+    out = _base(ws, "features", name, "replaced" if old is not None else "added", old, element, dry_run)
+    out.update({"kind": kind, "cell": [x, z], "radius": radius,
+                "level": _m(after.terrain.levels[f.index]) if kind != "hill" else None})
+    out.update(_terrain_report(before, after, x, z, radius, reach))
+    out["warnings"] = _rule_warnings(rep, "features")
+    out["written"] = _write(ws, text, dry_run)
+    return out
+
+
+# -- vegetation ----------------------------------------------------------------------------------
+
+
+def _rule_count(gen, rule_index: int, x0: int, z0: int, w: int, h: int) -> int:
+    """Plants (model rule) or cells won (prefab rule) of vegetation rule *rule_index* in a rectangle,
+    chunk by chunk (the chunk layers are what the game generates)."""
+    from veduta.world.cover import VEGETATION
+
+    r = gen.p.vegetation[rule_index]
+    c = gen.p.chunk
+    n = 0
+    for cz in range(z0 // c, (z0 + h - 1) // c + 1):
+        for cx in range(x0 // c, (x0 + w - 1) // c + 1):
+            lay = gen.chunk_layers(cx, cz)
+            i0, i1 = max(0, x0 - cx * c), min(c, x0 + w - cx * c)
+            j0, j1 = max(0, z0 - cz * c), min(c, z0 + h - cz * c)
+            if r.model:
+                for pa in lay.plants:
+                    if pa.rule == rule_index:
+                        n += int(pa.mask[j0:j1, i0:i1].sum())
+            else:
+                sub_k = lay.owner_kind[j0:j1, i0:i1]
+                sub_i = lay.owner_index[j0:j1, i0:i1]
+                n += int(((sub_k == VEGETATION) & (sub_i == rule_index)).sum())
+    return n
+
+
+def _triangles_each(ws: WorldSource, model: str | None, prefab: str | None) -> int | None:
+    """Level-0 triangles of one plant (its model) or one instance (its prefab's entities' models)."""
+    if model:
+        mesh = ws.model(model)
+        return None if mesh is None else mesh.triangles
+    rec = ws.prefab(prefab) if prefab else None
+    if rec is None:
+        return None
+    total = 0
+    for e in rec.entities or []:
+        if e.model:
+            mesh = ws.model(e.model)
+            total += mesh.triangles if mesh is not None else 0
+    return total
+
+
+def _vegetation_counts(ws: WorldSource, gen, rule_name: str) -> dict[str, Any]:
+    """How many plants (or prefab cells) a rule gets: in its area, or in the loaded chunks around
+    the start cell for a world-wide rule (with the figure per chunk)."""
+    i = next(k for k, r in enumerate(gen.p.vegetation) if r.name == rule_name)
+    r = gen.p.vegetation[i]
+    n = gen.p.cells
+    c = gen.p.chunk
+    if r.area and r.radius <= COUNT_RADIUS_MAX:
+        x0, z0 = max(-n, r.x - r.radius), max(-n, r.z - r.radius)
+        x1, z1 = min(n, r.x + r.radius), min(n, r.z + r.radius)
+        count = _rule_count(gen, i, x0, z0, x1 - x0, z1 - z0) if x1 > x0 and z1 > z0 else 0
+        counted = {"area": {"cell": [r.x, r.z], "radius": r.radius}}
+    else:
+        view = int(ws.world.view)
+        cx0, cz0 = -view, -view  # the start cell [0, 0] is in chunk [0, 0]
+        if r.area:
+            cx0, cz0 = r.x // c - view, r.z // c - view
+        side = 2 * view + 1
+        count = _rule_count(gen, i, cx0 * c, cz0 * c, side * c, side * c)
+        counted = {"chunks": {"first": [cx0, cz0], "count": side * side},
+                   "per_chunk": round(count / (side * side), 2)}
+    return {"rule": i, "plants": count, **counted}
+
+
+def world_vegetation(project: Project, world: str, name: str, density: float, prefab: str | None = None,
+                     model: str | None = None, biomes=None, cell=None, radius: int | None = None, scale=None,
+                     dry_run: bool = False) -> dict[str, Any]:
+    """Add (or replace) vegetation rule *name* and report how many plants it gets (in its area, or
+    in the loaded chunks around the start cell for a world-wide rule), what they cost to draw
+    (``triangles``) and warnings (a missing model or prefab, flora without draw_distance, a
+    prefab rule that wins no cell)."""
+    _check_name(name, "vegetation rule name")
+    if (prefab is None) == (model is None):
+        raise VedutaError("give a prefab (one per cell: trees, rocks) or a model (flora), not both"
+                          if prefab is not None else "give a prefab (trees, rocks) or a model (flora)")
+    if (cell is None) != (radius is None):
+        raise VedutaError("an area needs both cell and radius")
+    element: dict[str, Any] = {"name": name}
+    if prefab is not None:
+        element["prefab"] = prefab
+    else:
+        element["model"] = model
+    element["density"] = density
+    if biomes:
+        element["biomes"] = list(biomes)
+    if cell is not None:
+        element["cell"] = list(_cell(cell))
+        element["radius"] = radius
+    if scale is not None:
+        element["scale"] = list(scale)
+    ws = load_world_source(project, world)
+    index = _find(ws, "vegetation", name)
+    old = _element(ws, "vegetation", index) if index is not None else None
+    text = _edit_text(ws, "vegetation", element, index)
+    rec, rep = _compile_new(ws, text, f'vegetation rule "{name}"')
+    after = ws.generator(rec)
+    counts = _vegetation_counts(ws, after, name)
+    rule_index = counts.pop("rule")
+    warnings = []
+    asset = model or prefab
+    kind = "model" if model else "prefab"
+    if not ws.exists(kind, asset):
+        code = "WORLD_MODEL_MISSING" if model else "WORLD_PREFAB_MISSING"
+        warnings.append({"code": code, "severity": "warning",
+                         "message": f'{kind} "{asset}" does not exist: the rule ' + (
+                             "plants it, but nothing is drawn" if model else "places nothing")})
+    each = _triangles_each(ws, model, prefab)
+    if model:
+        mesh = ws.model(model)
+        if mesh is not None and not mesh.draw_distance:
+            warnings.append({"code": "WORLD_FLORA_NO_DRAW_DISTANCE", "severity": "warning",
+                             "message": f'flora model "{model}" has no draw_distance: every plant in the loaded '
+                                        f"chunks is drawn, however far"})
+    if counts["plants"] == 0 and ws.exists(kind, asset):
+        what = "wins no cell" if prefab else "plants nothing"
+        where = "in its area" if "area" in counts else "in the chunks around the start cell"
+        warnings.append({"code": "WORLD_VEGETATION_EMPTY", "severity": "warning",
+                         "message": f'vegetation rule "{name}" {what} {where} (biomes, water, density, or '
+                                    f"earlier rules taking the cells)"})
+    warnings += _rule_warnings(rep, "vegetation", rule_index)
+    out = _base(ws, "vegetation", name, "replaced" if old is not None else "added", old, element, dry_run)
+    out.update(counts)
+    out["triangles"] = None if each is None else each * counts["plants"]
+    out["triangles_each"] = each
+    out["triangles_basis"] = "level 0 (full detail) of the model for every plant counted"
+    out["warnings"] = warnings
+    out["written"] = _write(ws, text, dry_run)
+    return out
+
+
+# -- remove --------------------------------------------------------------------------------------
+
+
+def world_remove(project: Project, world: str, name: str, section: str | None = None,
+                 dry_run: bool = False) -> dict[str, Any]:
+    """Remove the feature, vegetation rule or place *name* (``section`` picks the list when the
+    name is in several); fails when there is none. Removing a feature reports the ground before and
+    after as ``world_terrain`` does; a vegetation rule, the plants it had; a place, the sites that
+    come back."""
+    from veduta.source.jsonedit import remove_item
+    from veduta.world.terrain import feature_reach
+
+    if section is not None and section not in SECTIONS:
+        raise VedutaError(f'section "{section}" is not "features", "vegetation" or "places"')
+    ws = load_world_source(project, world)
+    found = [(sec, i) for sec in (SECTIONS if section is None else [section])
+             if (i := _find(ws, sec, name)) is not None]
+    if not found:
+        names = [SECTIONS[s] for s in (SECTIONS if section is None else [section])]
+        where = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+        raise VedutaError(f'world {world} has no {where} named "{name}"; nothing was removed')
+    if len(found) > 1:
+        raise VedutaError(f'"{name}" names a ' + " and a ".join(SECTIONS[s] for s, _ in found)
+                          + "; say which with section (--from " + "|".join(s for s, _ in found) + ")")
+    sec, index = found[0]
+    old = _element(ws, sec, index)
+    text = remove_item(ws.text, sec, index)
+    rec, rep = _compile_new(ws, text, f'removing {SECTIONS[sec]} "{name}"')
+    before = ws.generator(ws.world)
+    out = _base(ws, sec, name, "removed", old, None, dry_run)
+    if sec == "features":
+        after = ws.generator(rec)
+        f = next(fp for fp in before.p.features if fp.name == name)
+        out.update(_terrain_report(before, after, f.x, f.z, f.radius, feature_reach(f)))
+    elif sec == "vegetation":
+        counts = _vegetation_counts(ws, before, name)
+        counts.pop("rule")
+        out["plants_before"] = counts.pop("plants")
+        out.update(counts)
+    else:
+        after = ws.generator(rec)
+        s = next((st for st in before.structs.places if st.name == name), None)
+        if s is not None:
+            rect = _rect_around(after, s.x0 + s.fw // 2, s.z0 + s.fd // 2, max(s.fw, s.fd))
+            out["changes"] = [c for c in structure_changes(before, after, rect) if c["name"] != name]
+        else:
+            out["changes"] = []
+    out["written"] = _write(ws, text, dry_run)
+    return out
