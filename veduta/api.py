@@ -71,6 +71,21 @@ def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: 
     return run(lambda name: load_world(project, name), world, at, size, scale)
 
 
+def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tuple = (), all_views: bool = False,
+                  sheet: str | None = None) -> dict[str, Any]:
+    """Findings of world *world* (places, prefabs, models, view, triangle budget per view), ranked."""
+    from veduta.world.inspect import inspect_world as run
+
+    return run(project, world, at=at, all_views=all_views, sheet=sheet)
+
+
+def inspect_prefab(project: Project, prefab: str) -> dict[str, Any]:
+    """Footprint, entities, triangles of their models and findings of prefab *prefab*."""
+    from veduta.world.inspect import inspect_prefab as run
+
+    return run(project, prefab)
+
+
 def world_place(project: Project, world: str, name: str, prefab: str, cell: tuple[int, int] | None = None,
                 near: tuple[int, int] | None = None, rotation: int = 0, search: int = 32,
                 dry_run: bool = False) -> dict[str, Any]:

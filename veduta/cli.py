@@ -4,6 +4,8 @@
     veduta dump FILE.vda [--full]        a cooked file as JSON
     veduta verify FILE ... [--json]      check cooked files; exit 1 on any problem
     veduta inspect model NAME [--json]   triangles, levels of detail, findings
+    veduta inspect world NAME [--json] [--sheet FILE.png] [--at X,Z] [--all]
+    veduta inspect prefab NAME [--json]
     veduta preview texture NAME --out FILE.png
     veduta preview model NAME --out FILE.png [--size N] [--json]
     veduta export gltf MODEL --out FILE.glb [--lod K] [--json]
@@ -203,6 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
     from veduta.compile.model.cli import add_inspect_model
 
     add_inspect_model(isub)
+    from veduta.world.inspect_cli import add_inspect_world
+
+    add_inspect_world(isub)
 
     pv = sub.add_parser("preview", help="render an asset to a PNG")
     psub = pv.add_subparsers(dest="preview_command", metavar="KIND")

@@ -153,8 +153,9 @@ class Generator:
         return [self._plant_json(x, z, pl) for pl in self.cover.plants_at(x, z, biome, wet, covered, corners)]
 
     def query(self, x: int, z: int) -> dict:
-        """The JSON of ``veduta world query``: cell, chunk, biome, ground height at the cell centre,
-        water, owner and plants of cell [x, z]."""
+        """The JSON of ``veduta world query``: cell, chunk, biome, ground height at the cell centre
+        (full detail, and ``drawn_height`` on the chunk's finest drawn level: what HeightAt
+        returns), water, owner and plants of cell [x, z]."""
         p = self.p
         structs, corners, level, centre, wet, biome = self._cell(x, z)
         kind, index = self.cover.owner_at(x, z, biome, wet, structs)
@@ -169,10 +170,18 @@ class Generator:
             "biome": p.biome_names[biome],
             "ground": p.biome_grounds[biome],
             "height": metres(centre),
+            "drawn_height": metres(self.drawn_height(x, z)),
             "water": {"level": None if level == NO_WATER else metres(level), "wet": bool(wet)},
             "owner": self._owner_json(x, z, kind, index, structs),
             "plants": [self._plant_json(x, z, pl) for pl in plants],
         }
+
+    def drawn_height(self, x: int, z: int) -> int:
+        """Ground at the centre of cell [x, z] on its chunk's finest drawn level of detail, mm
+        (what the runtime's HeightAt returns; veduta.world.draw.drawn_height)."""
+        from .draw import drawn_height
+
+        return drawn_height(self, x, z)
 
     def _local_index(self, x: int, z: int) -> int:
         c = self.p.chunk

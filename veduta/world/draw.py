@@ -1,0 +1,800 @@
+"""What the engine draws of a world (docs/world-generation.md, section 16; world-format.md, Rendering).
+
+The drawing model, computed with the generator's integers so its figures are the runtime's:
+
+- the ground's levels of detail per chunk (grids of 1, 2, 4, 8 and 16 cells), the finest drawn
+  level (6 cm rule, biome edges), flat runs merged into one quad, skirts, water quads;
+- flora thinning (one plant in 2^k at a model's level k, a nested seeded selection);
+- entities and prefab instances with their models' lod and draw_distance;
+- views: a camera placed relative to a focus cell, its view volume, distances as seen through
+  a 60 degree lens (an orthographic camera counts 0.866 x size), the loaded window of
+  (2 view + 1)^2 chunks, and the triangles drawn in it.
+
+Geometry for exporters: :func:`ground_mesh`, :func:`skirt_mesh`, :func:`water_mesh` (one chunk,
+metres, counter-clockwise seen from above). Figures: :func:`chunk_ground`, :func:`rule_cost`,
+:func:`view_cost`. Heights on the drawn ground: :func:`drawn_height`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .generator import Generator
+from .intmath import hash2_grid
+
+#: the grids of the ground's levels of detail, in cells
+GRIDS = (1, 2, 4, 8, 16)
+#: the finest drawn level passes within this of every vertex (mm)
+TOLERANCE_MM = 60
+#: triangles a console draws per frame
+FRAME_BUDGET = 1200
+#: the frame's width / height (320 x 240)
+ASPECT = 4.0 / 3.0
+#: distances are as seen through this lens (vertical field of view, degrees)
+LENS_DEG = 60.0
+#: an orthographic camera counts this times its size as the distance of everything
+ORTHO_FACTOR = 0.866
+#: bits of a plant's growth hash that thin flora: kept at level k when (h >> THIN_SHIFT) & (2^k - 1) == 0
+THIN_SHIFT = 8
+THIN_BITS = 8
+
+
+# -- models ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelDraw:
+    """What the drawing model needs of a model: triangles of level 0, 1, ... (None when a level's
+    model is missing: counted as 0), the distances its levels start at (metres), its
+    draw_distance (0: no limit) and the radius of a sphere around its origin holding its bounds."""
+
+    name: str
+    triangles: tuple[int, ...]
+    distances: tuple[float, ...]
+    draw_distance: float
+    radius: float
+
+    @classmethod
+    def from_report(cls, report: Mapping[str, Any]) -> ModelDraw:
+        """From an ``inspect model`` report (veduta.compile.model.inspect.inspect_model)."""
+        lods = report.get("lods") or []
+        tris = (int(report["triangles"]), *[int(lv["triangles"] or 0) for lv in lods])
+        b = report["bounds"]
+        corners = np.array([b["min"], b["max"]], dtype=np.float64)
+        return cls(report["name"], tris, tuple(float(lv["distance"]) for lv in lods),
+                   float(report.get("draw_distance") or 0.0), float(np.linalg.norm(np.abs(corners).max(axis=0))))
+
+    def level(self, d: np.ndarray) -> np.ndarray:
+        """The level drawn at effective distances ``d`` (0 = full detail)."""
+        return np.searchsorted(np.asarray(self.distances, dtype=np.float64), d, side="right")
+
+    def drawn(self, d: np.ndarray) -> np.ndarray:
+        """Whether anything is drawn at effective distances ``d`` (draw_distance)."""
+        return d < self.draw_distance if self.draw_distance > 0 else np.ones(np.shape(d), dtype=bool)
+
+
+# -- ground ------------------------------------------------------------------------------------
+
+
+def grids_for(chunk: int) -> tuple[int, ...]:
+    """The grids a chunk of ``chunk`` cells can be drawn with (those dividing it)."""
+    return tuple(g for g in GRIDS if g <= chunk and chunk % g == 0)
+
+
+def interpolate(ground: np.ndarray, g: int) -> np.ndarray:
+    """Heights of every vertex of ``ground`` ((n + 1, n + 1) mm, n a multiple of g) on the
+    triangles of the grid g: each grid quad split along the diagonal from its min corner to its
+    max corner, ``a``/``b`` the vertex's offsets in cells from the quad's min corner along x/z,
+    ``h00 + ((h10 - h00) a + (h11 - h10) b) // g`` when a >= b, else
+    ``h00 + ((h01 - h00) b + (h11 - h01) a) // g``."""
+    n = ground.shape[0] - 1
+    q = n // g
+    idx = np.arange(n + 1)
+    qi = np.minimum(idx // g, q - 1)
+    a = idx - qi * g
+    c = ground[::g, ::g]
+    h00 = c[qi[:, None], qi[None, :]]
+    h10 = c[qi[:, None], qi[None, :] + 1]
+    h01 = c[qi[:, None] + 1, qi[None, :]]
+    h11 = c[qi[:, None] + 1, qi[None, :] + 1]
+    ax, bz = a[None, :], a[:, None]
+    upper = h00 + ((h10 - h00) * ax + (h11 - h10) * bz) // g
+    lower = h00 + ((h01 - h00) * bz + (h11 - h01) * ax) // g
+    return np.where(ax >= bz, upper, lower)
+
+
+def finest_grid(ground: np.ndarray, biome: np.ndarray, grids: tuple[int, ...]) -> int:
+    """The grid of a chunk's finest drawn level.
+
+    The coarsest grid (tried from the coarsest) whose triangles pass within 6 cm of every vertex;
+    where biomes meet in the chunk, 1 when its ground is flat (all vertices within 6 cm of each
+    other: merged flat runs keep the edge to the cell at no cost) and at most 2 otherwise."""
+    fit = 1
+    for g in sorted(grids, reverse=True):
+        if g == 1 or int(np.abs(interpolate(ground, g) - ground).max()) <= TOLERANCE_MM:
+            fit = g
+            break
+    if biome.min() != biome.max():
+        return 1 if int(ground.max()) - int(ground.min()) <= TOLERANCE_MM else min(fit, 2)
+    return fit
+
+
+def _runs(flat: np.ndarray, key: np.ndarray) -> int:
+    """Quads after merging: each maximal run along x of flat quads with the same key is one."""
+    same = flat[:, 1:] & flat[:, :-1] & (key[:, 1:] == key[:, :-1])
+    return int(flat.size - same.sum())
+
+
+def level_quads(ground: np.ndarray, biome: np.ndarray, g: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """(quads drawn, flat (q, q) bool, run key (q, q) int64) of the level with grid g: a quad is
+    flat when its four corners have the same height; flat quads merge along x with their
+    neighbour when both are flat at the same height on the same biome (the biome of a grid quad
+    is that of the cell at its min corner)."""
+    c = ground[::g, ::g]
+    h = c[:-1, :-1]
+    flat = (h == c[:-1, 1:]) & (h == c[1:, :-1]) & (h == c[1:, 1:])
+    b = biome[::g, ::g]
+    key = h * 1024 + b  # height and biome together (biome indices are below 256)
+    return _runs(flat, key), flat, key
+
+
+def edge_profiles(ground: np.ndarray) -> list[np.ndarray]:
+    """The four chunk edges' vertex heights (full detail): north (z = z0), south, west (x = x0),
+    east."""
+    return [ground[0, :], ground[-1, :], ground[:, 0], ground[:, -1]]
+
+
+def straight(edge: np.ndarray) -> bool:
+    """An edge is straight when its heights change linearly along it (every grid draws it the
+    same, so no crack can open there)."""
+    return bool((edge[2:] - 2 * edge[1:-1] + edge[:-2] == 0).all())
+
+
+@dataclass
+class ChunkGround:
+    """The ground of one chunk as the engine draws it.
+
+    ``grids[k]`` is the grid of level k (k = 0 the finest drawn, drawn below lod_distance; level
+    k >= 1 from lod_distance x 2^(k-1) m); ``triangles[k]`` its triangles after merging flat
+    runs; ``skirt_triangles[k]`` its skirts'; ``water_triangles`` the water's (every level)."""
+
+    cx: int
+    cz: int
+    grids: tuple[int, ...]
+    triangles: tuple[int, ...]
+    skirt_triangles: tuple[int, ...]
+    skirt_edges: tuple[int, ...]  # depth (mm) of the skirt of each edge N, S, W, E; 0 for none
+    water_triangles: int
+    y_min: int  # mm, lowest ground (skirts included) or water
+    y_max: int
+    ground: np.ndarray = field(repr=False)  # (c + 1, c + 1) mm
+    biome: np.ndarray = field(repr=False)  # (c, c)
+    water_cell: np.ndarray = field(repr=False)  # (c, c) bool: a corner under water
+    water_level: np.ndarray = field(repr=False)  # (c, c) mm
+
+    @property
+    def grid(self) -> int:
+        return self.grids[0]
+
+
+def chunk_ground(gen: Generator, cx: int, cz: int) -> ChunkGround:
+    """The levels of detail, skirts and water of chunk [cx, cz]."""
+    c = gen.p.chunk
+    x0, z0 = cx * c, cz * c
+    ground, biome, _, _, _ = gen.terrain_layers(x0, z0, c, c)
+    return _chunk_ground(gen, cx, cz, ground, biome)
+
+
+def _chunk_ground(gen: Generator, cx: int, cz: int, ground: np.ndarray, biome: np.ndarray) -> ChunkGround:
+    c = gen.p.chunk
+    x0, z0 = cx * c, cz * c
+    grids = grids_for(c)
+    g0 = finest_grid(ground, biome, grids)
+    levels = tuple(g for g in grids if g >= g0)
+    tris = tuple(2 * level_quads(ground, biome, g)[0] for g in levels)
+    depths = []
+    for e in edge_profiles(ground):
+        depths.append(0 if straight(e) else int(e.max() - e.min()))
+    n_skirts = sum(1 for d in depths if d)
+    skirts = tuple(2 * n_skirts * (c // g) for g in levels)
+    vlev = gen.terrain.water_levels(x0, z0, c + 1, c + 1)
+    under = ground < vlev
+    wcell = under[:-1, :-1] | under[:-1, 1:] | under[1:, :-1] | under[1:, 1:]
+    wlev = np.maximum(np.maximum(vlev[:-1, :-1], vlev[:-1, 1:]), np.maximum(vlev[1:, :-1], vlev[1:, 1:]))
+    wtris = 2 * (_runs(wcell, wlev) - int((~wcell).sum()))  # runs of water cells only
+    y_min = int(ground.min()) - max(depths)
+    y_max = int(max(ground.max(), wlev[wcell].max() if wcell.any() else ground.max()))
+    return ChunkGround(cx, cz, levels, tris, skirts, tuple(depths), wtris, y_min, y_max, ground, biome, wcell,
+                       np.where(wcell, wlev, 0))
+
+
+def level_at(gen: Generator, d: np.ndarray | float, levels: int):
+    """The ground level drawn at effective distance d: 0 below lod_distance, k from
+    lod_distance x 2^(k-1) (the coarsest level beyond)."""
+    lod = lod_distance(gen)
+    d = np.asarray(d, dtype=np.float64)
+    k = np.zeros(d.shape, dtype=np.int64)
+    for j in range(1, levels):
+        k = np.where(d >= lod * 2.0 ** (j - 1), j, k)
+    return k
+
+
+def lod_distance(gen: Generator) -> float:
+    t = getattr(gen.world, "terrain", None)
+    return float(getattr(t, "lod_distance", 24.0) or 24.0) if t is not None else 24.0
+
+
+def drawn_height(gen: Generator, x: int, z: int) -> int:
+    """The height (mm) at the centre of cell [x, z] on the triangles of its chunk's finest drawn
+    level (what the runtime's HeightAt returns there): with G the grid, (qx, qz) the min vertex of
+    the grid quad holding the cell, ``a = 2 (x - qx) + 1`` and ``b = 2 (z - qz) + 1`` (the centre in
+    half cells), ``h00 + ((h10 - h00) a + (h11 - h10) b) // (2 G)`` when a >= b, else
+    ``h00 + ((h01 - h00) b + (h11 - h01) a) // (2 G)``."""
+    c = gen.p.chunk
+    cx, cz = x // c, z // c
+    ground = gen.heights(cx * c, cz * c, c + 1, c + 1)
+    g = finest_grid(ground, gen.biomes(cx * c, cz * c, c, c), grids_for(c))
+    i, j = x - cx * c, z - cz * c
+    qi, qj = (i // g) * g, (j // g) * g
+    h00, h10 = int(ground[qj, qi]), int(ground[qj, qi + g])
+    h01, h11 = int(ground[qj + g, qi]), int(ground[qj + g, qi + g])
+    a, b = 2 * (i - qi) + 1, 2 * (j - qj) + 1
+    if a >= b:
+        return h00 + ((h10 - h00) * a + (h11 - h10) * b) // (2 * g)
+    return h00 + ((h01 - h00) * b + (h11 - h01) * a) // (2 * g)
+
+
+# -- geometry for exporters ---------------------------------------------------------------------
+
+
+def _compact(vertices: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    used, inverse = np.unique(triangles.ravel(), return_inverse=True)
+    return vertices[used], inverse.reshape(-1, 3).astype(np.int64)
+
+
+def ground_mesh(gen: Generator, cx: int, cz: int, level: int = 0) -> dict[str, np.ndarray]:
+    """The ground of chunk [cx, cz] at a level (0 = the finest drawn) as a triangle mesh.
+
+    Returns ``{"vertices": (n, 3) float64 metres (world x, y, z), "triangles": (m, 3) int64
+    (counter-clockwise seen from above), "biomes": (m,) int64 biome index of each triangle,
+    "grid": int}``. Flat runs are one quad (two triangles), as drawn."""
+    cg = chunk_ground(gen, cx, cz)
+    g = cg.grids[min(level, len(cg.grids) - 1)]
+    c = gen.p.chunk
+    q = c // g
+    cm = gen.p.cell_mm
+    coarse = cg.ground[::g, ::g]
+    ii, jj = np.meshgrid(np.arange(q + 1), np.arange(q + 1))
+    verts = np.stack([(cx * c + ii * g) * cm / 1000.0, coarse / 1000.0, (cz * c + jj * g) * cm / 1000.0],
+                     axis=-1).reshape(-1, 3)
+    _, flat, key = level_quads(cg.ground, cg.biome, g)
+    bq = cg.biome[::g, ::g]
+    tris: list[tuple[int, int, int]] = []
+    tb: list[int] = []
+
+    def vid(i: int, j: int) -> int:
+        return j * (q + 1) + i
+
+    for j in range(q):
+        i = 0
+        while i < q:
+            e = i + 1
+            if flat[j, i]:
+                while e < q and flat[j, e] and key[j, e] == key[j, i]:
+                    e += 1
+            a, b, cc, d = vid(i, j), vid(e, j), vid(i, j + 1), vid(e, j + 1)
+            tris += [(a, d, b), (a, cc, d)]
+            tb += [int(bq[j, i])] * 2
+            i = e
+    v, t = _compact(verts, np.asarray(tris, dtype=np.int64))
+    return {"vertices": v, "triangles": t, "biomes": np.asarray(tb, dtype=np.int64), "grid": g}
+
+
+def skirt_mesh(gen: Generator, cx: int, cz: int, level: int = 0) -> dict[str, np.ndarray]:
+    """The skirts of chunk [cx, cz] at a level: below each chunk edge that is not straight, one
+    quad per grid segment from the edge down by the edge's height range (full detail), facing
+    out of the chunk. ``{"vertices": (n, 3) metres, "triangles": (m, 3) int64}``."""
+    cg = chunk_ground(gen, cx, cz)
+    g = cg.grids[min(level, len(cg.grids) - 1)]
+    c = gen.p.chunk
+    cm = gen.p.cell_mm
+    x0, z0 = cx * c, cz * c
+    verts: list[tuple[float, float, float]] = []
+    tris: list[tuple[int, int, int]] = []
+    idx = np.arange(0, c + 1, g)
+    edges = [  # (cells x, cells z of the edge's vertices, heights, outward: reverse winding?)
+        (x0 + idx, np.full(idx.shape, z0), cg.ground[0, idx], True),
+        (x0 + idx, np.full(idx.shape, z0 + c), cg.ground[c, idx], False),
+        (np.full(idx.shape, x0), z0 + idx, cg.ground[idx, 0], False),
+        (np.full(idx.shape, x0 + c), z0 + idx, cg.ground[idx, c], True),
+    ]
+    for (xs, zs, hs, flip), depth in zip(edges, cg.skirt_edges, strict=True):
+        if not depth:
+            continue
+        base = len(verts)
+        for x, z, h in zip(xs.tolist(), zs.tolist(), hs.tolist(), strict=True):
+            verts.append((x * cm / 1000.0, h / 1000.0, z * cm / 1000.0))
+            verts.append((x * cm / 1000.0, (h - depth) / 1000.0, z * cm / 1000.0))
+        for s in range(len(xs) - 1):
+            top0, bot0, top1, bot1 = base + 2 * s, base + 2 * s + 1, base + 2 * s + 2, base + 2 * s + 3
+            if flip:
+                tris += [(top0, top1, bot0), (bot0, top1, bot1)]
+            else:
+                tris += [(top0, bot0, top1), (bot0, bot1, top1)]
+    return {"vertices": np.asarray(verts, dtype=np.float64).reshape(-1, 3),
+            "triangles": np.asarray(tris, dtype=np.int64).reshape(-1, 3)}
+
+
+def water_mesh(gen: Generator, cx: int, cz: int) -> dict[str, np.ndarray]:
+    """The water of chunk [cx, cz]: a quad at the cell's water level (the highest of its corners'
+    levels) over every cell with a corner under water, runs along x at one level merged.
+    ``{"vertices": (n, 3) metres, "triangles": (m, 3) int64}`` (counter-clockwise from above)."""
+    cg = chunk_ground(gen, cx, cz)
+    c = gen.p.chunk
+    cm = gen.p.cell_mm
+    verts: list[tuple[float, float, float]] = []
+    tris: list[tuple[int, int, int]] = []
+    for j in range(c):
+        i = 0
+        while i < c:
+            if not cg.water_cell[j, i]:
+                i += 1
+                continue
+            e = i + 1
+            while e < c and cg.water_cell[j, e] and cg.water_level[j, e] == cg.water_level[j, i]:
+                e += 1
+            y = int(cg.water_level[j, i]) / 1000.0
+            xa, xb = (cx * c + i) * cm / 1000.0, (cx * c + e) * cm / 1000.0
+            za, zb = (cz * c + j) * cm / 1000.0, (cz * c + j + 1) * cm / 1000.0
+            b = len(verts)
+            verts += [(xa, y, za), (xb, y, za), (xa, y, zb), (xb, y, zb)]
+            tris += [(b, b + 3, b + 1), (b, b + 2, b + 3)]
+            i = e
+    return {"vertices": np.asarray(verts, dtype=np.float64).reshape(-1, 3),
+            "triangles": np.asarray(tris, dtype=np.int64).reshape(-1, 3)}
+
+
+# -- flora -------------------------------------------------------------------------------------
+
+
+def thin_keep(h: np.ndarray, level: np.ndarray) -> np.ndarray:
+    """Which plants a chunk draws at their model's level: all at level 0; at level k >= 1 those
+    whose growth hash h (world-generation.md, section 12) has ``(h >> 8) & (2^k - 1) == 0`` (a
+    seeded half at level 1, a quarter of the plants, half of that half, at level 2, ...; levels
+    beyond 8 keep those of level 8)."""
+    k = np.minimum(np.asarray(level, dtype=np.int64), THIN_BITS)
+    mask = (np.left_shift(np.int64(1), k) - 1).astype(np.uint64)
+    return ((np.asarray(h, dtype=np.uint64) >> np.uint64(THIN_SHIFT)) & mask) == 0
+
+
+def thinned_triangles(model: ModelDraw, d: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """Triangles each plant costs at effective distances d (0 when thinned, culled by
+    draw_distance)."""
+    k = model.level(d)
+    tris = np.asarray(model.triangles, dtype=np.int64)[k]
+    return np.where(model.drawn(d) & thin_keep(h, k), tris, 0)
+
+
+def rule_cost(gen: Generator, rule: str, models: Mapping[str, ModelDraw], x0: int, z0: int, w: int, h: int,
+              distance: float = 0.0) -> dict[str, Any]:
+    """What vegetation rule ``rule`` (its name) costs to draw over a cell rectangle, every plant
+    or prefab seen at one effective distance (0: up close).
+
+    Returns ``{"rule", "kind": "model"|"prefab", "count" (plants or prefab instances), "triangles"
+    (drawn at that distance, thinning and draw_distance applied), "full_triangles" (all at level
+    0), "model"/"prefab", "missing": [names of missing models]}``. A missing model costs 0."""
+    p = gen.p
+    idx = next((r.index for r in p.vegetation if r.name == rule), None)
+    if idx is None:
+        raise KeyError(f"no vegetation rule {rule!r}")
+    r = p.vegetation[idx]
+    lay = gen.layers(x0, z0, w, h)
+    missing: list[str] = []
+    if r.model:
+        pa = next(pa for pa in lay.plants if pa.rule == idx)
+        n = int(pa.mask.sum())
+        m = models.get(r.model)
+        if m is None:
+            return {"rule": rule, "kind": "model", "model": r.model, "count": n, "triangles": 0,
+                    "full_triangles": 0, "missing": [r.model]}
+        xs = np.arange(x0, x0 + w, dtype=np.int64)
+        zs = np.arange(z0, z0 + h, dtype=np.int64)
+        hh = hash2_grid(r.key, xs, zs)[pa.mask]
+        tris = thinned_triangles(m, np.full(n, float(distance)), hh)
+        return {"rule": rule, "kind": "model", "model": r.model, "count": n, "triangles": int(tris.sum()),
+                "full_triangles": n * m.triangles[0], "missing": []}
+    from .cover import VEGETATION
+
+    n = int(((lay.owner_kind == VEGETATION) & (lay.owner_index == idx)).sum())
+    pf = gen.prefabs.get(r.prefab)
+    per = per_full = 0
+    if pf is not None:
+        for e in pf.record.entities or []:
+            name = getattr(e, "model", "") or ""
+            if not name:
+                continue
+            m = models.get(name)
+            if m is None:
+                missing.append(name)
+                continue
+            d = np.asarray([float(distance)])
+            k = int(m.level(d)[0])
+            per += m.triangles[k] if bool(m.drawn(d)[0]) else 0
+            per_full += m.triangles[0]
+    return {"rule": rule, "kind": "prefab", "prefab": r.prefab, "count": n, "triangles": n * per,
+            "full_triangles": n * per_full, "missing": sorted(set(missing))}
+
+
+# -- views -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Camera:
+    """A camera in world metres: eye, unit forward/right/up, projection."""
+
+    eye: tuple[float, float, float]
+    forward: tuple[float, float, float]
+    right: tuple[float, float, float]
+    up: tuple[float, float, float]
+    ortho: bool
+    fov_deg: float
+    size: float
+    near: float
+    far: float
+
+    @property
+    def lens(self) -> float:
+        """Distances are multiplied by this to be as seen through a 60 degree lens (perspective)."""
+        return math.tan(math.radians(self.fov_deg) / 2) / math.tan(math.radians(LENS_DEG) / 2)
+
+    def effective(self, d: np.ndarray) -> np.ndarray:
+        """Effective distances of things at distances d (metres) from the eye."""
+        if self.ortho:
+            return np.full(np.shape(d), ORTHO_FACTOR * self.size)
+        return np.asarray(d, dtype=np.float64) * self.lens
+
+    def planes(self) -> np.ndarray:
+        """(6, 4) inward planes (nx, ny, nz, d): a point p is inside when n.p + d >= 0 for all."""
+        e, f, r, u = (np.asarray(v, dtype=np.float64) for v in (self.eye, self.forward, self.right, self.up))
+        out = [(f, -f @ (e + self.near * f)), (-f, f @ (e + self.far * f))]
+        if self.ortho:
+            hw, hh = self.size * ASPECT / 2, self.size / 2
+            out += [(r, -r @ (e - hw * r)), (-r, r @ (e + hw * r)), (u, -u @ (e - hh * u)), (-u, u @ (e + hh * u))]
+        else:
+            tv = math.tan(math.radians(self.fov_deg) / 2)
+            th = tv * ASPECT
+            # each side plane passes through the eye and holds an edge direction and an axis
+            for edge, axis in ((f - th * r, u), (f + th * r, u), (f - tv * u, r), (f + tv * u, r)):
+                n = np.cross(edge, axis)
+                n = n / np.linalg.norm(n)
+                if n @ f < 0:  # the inward side is the one the view direction lies on
+                    n = -n
+                out.append((n, -n @ e))
+        return np.array([[*n, d] for n, d in out], dtype=np.float64)
+
+    def corners(self) -> np.ndarray:
+        """(8, 3) corners of the view volume: near rectangle, then far rectangle."""
+        e, f, r, u = (np.asarray(v, dtype=np.float64) for v in (self.eye, self.forward, self.right, self.up))
+        out = []
+        for dist in (self.near, self.far):
+            if self.ortho:
+                hw, hh = self.size * ASPECT / 2, self.size / 2
+            else:
+                hh = dist * math.tan(math.radians(self.fov_deg) / 2)
+                hw = hh * ASPECT
+            c = e + dist * f
+            for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+                out.append(c + sx * hw * r + sy * hh * u)
+        return np.array(out)
+
+
+def camera_record(world: Any) -> dict[str, Any]:
+    """The world's camera as plain data (the scene defaults when it has none)."""
+    cam = getattr(world, "camera", None)
+    if cam is None:
+        return {"type": "perspective", "fov_deg": 60.0, "size": 0.0, "near": 0.1, "far": 100.0,
+                "position": [0.0, 5.0, 10.0], "look_at": [0.0, 0.0, 0.0]}
+    def f32(v) -> float:  # the stored f32 as its shortest decimal (0.1, not 0.10000000149011612)
+        return float(str(np.float32(v)))
+
+    return {"type": "orthographic" if cam.ortho else "perspective", "fov_deg": f32(cam.fov_deg),
+            "size": f32(cam.size), "near": f32(cam.near), "far": f32(cam.far),
+            "position": [f32(v) for v in cam.position], "look_at": [f32(v) for v in cam.look_at]}
+
+
+def focus_origin(gen: Generator, cell: tuple[int, int]) -> tuple[float, float, float]:
+    """Where a view's camera and persistent entities are placed relative to: the centre of the
+    focus cell, on the ground there (its centre height)."""
+    x, z = cell
+    cm = gen.p.cell_mm
+    g = gen.heights(x, z, 2, 2)
+    return ((2 * x + 1) * cm / 2000.0, int((g[0, 0] + g[1, 1]) >> 1) / 1000.0, (2 * z + 1) * cm / 2000.0)
+
+
+def make_camera(rec: Mapping[str, Any], origin: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> Camera:
+    """A :class:`Camera` from :func:`camera_record` data placed relative to ``origin``. Up is +Y,
+    or north (-Z) for a camera looking straight down or up."""
+    o = np.asarray(origin, dtype=np.float64)
+    eye = o + np.asarray(rec["position"], dtype=np.float64)
+    f = o + np.asarray(rec["look_at"], dtype=np.float64) - eye
+    f = f / np.linalg.norm(f)
+    world_up = np.array([0.0, 1.0, 0.0])
+    if np.linalg.norm(np.cross(f, world_up)) < 1e-6:
+        world_up = np.array([0.0, 0.0, -1.0])
+    r = np.cross(f, world_up)
+    r = r / np.linalg.norm(r)
+    u = np.cross(r, f)
+    return Camera(tuple(eye), tuple(f), tuple(r), tuple(u), rec["type"] == "orthographic", rec["fov_deg"],
+                  rec["size"], rec["near"], rec["far"])
+
+
+def section(cam: Camera, y: float) -> list[np.ndarray]:
+    """The corners of the view volume's section by the horizontal plane at height y (empty when
+    it does not meet it)."""
+    c = cam.corners()
+    edges = [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4), (0, 4), (1, 5), (2, 6), (3, 7)]
+    pts = []
+    for a, b in edges:
+        pa, pb = c[a], c[b]
+        da, db = pa[1] - y, pb[1] - y
+        if da == 0:
+            pts.append(pa)
+        if (da < 0 < db) or (db < 0 < da):
+            t = da / (da - db)
+            pts.append(pa + t * (pb - pa))
+    return pts
+
+
+def view_reach(gen: Generator, rec: Mapping[str, Any]) -> float:
+    """The farthest the camera (placed around a focus at the origin, on the focus's ground)
+    sees on the focus's ground level, as the largest |dx| or |dz| in metres."""
+    cam = make_camera(rec)
+    pts = section(cam, 0.0)
+    if not pts:
+        return 0.0
+    a = np.abs(np.asarray(pts))
+    return float(max(a[:, 0].max(), a[:, 2].max()))
+
+
+def loaded_radius(gen: Generator) -> float:
+    """Metres the loaded window surely reaches from the focus on every side: view x chunk x
+    cell (the focus at the edge of its chunk)."""
+    view = int(getattr(gen.world, "view", 1) or 1)
+    return view * gen.p.chunk * gen.p.cell_mm / 1000.0
+
+
+def loaded_chunks(gen: Generator, cell: tuple[int, int]) -> list[tuple[int, int]]:
+    """The (2 view + 1)^2 chunks loaded around a focus cell (those inside the world), row order."""
+    view = int(getattr(gen.world, "view", 1) or 1)
+    c = gen.p.chunk
+    fx, fz = cell[0] // c, cell[1] // c
+    e = gen.p.extent
+    return [(cx, cz) for cz in range(fz - view, fz + view + 1) for cx in range(fx - view, fx + view + 1)
+            if -e <= cx < e and -e <= cz < e]
+
+
+# -- the cost of a view -------------------------------------------------------------------------
+
+
+@dataclass
+class ChunkDraw:
+    """Everything of one chunk the view costing needs (cached per chunk by :class:`Drawer`)."""
+
+    ground: ChunkGround
+    box: np.ndarray  # (2, 3) metres: min, max
+    # things with models: positions (n, 3), radius (n,), model index (n,), thinning hash (n,) (0 for
+    # entities: never thinned), flora flag (n,)
+    pos: np.ndarray
+    radius: np.ndarray
+    model: np.ndarray
+    thin: np.ndarray
+    flora: np.ndarray
+    structures: tuple[Any, ...]  # structures (sites, places) whose footprint touches the chunk
+
+
+class Drawer:
+    """Costs views of one world: chunk data are cached, so many views of one area are cheap.
+
+    ``models`` maps model names to :class:`ModelDraw`; a name not in it draws nothing (and is
+    listed in :attr:`missing_models`)."""
+
+    def __init__(self, gen: Generator, models: Mapping[str, ModelDraw], camera: Mapping[str, Any] | None = None):
+        self.gen = gen
+        self.models = dict(models)
+        self.names = sorted(self.models)
+        self.index = {n: i for i, n in enumerate(self.names)}
+        self.camera = dict(camera) if camera is not None else camera_record(gen.world)
+        self._chunks: dict[tuple[int, int], ChunkDraw] = {}
+        self._structs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self.missing_models: set[str] = set()
+        self._tris = [np.asarray(self.models[n].triangles, dtype=np.int64) for n in self.names]
+        self._rad = np.asarray([self.models[n].radius for n in self.names] or [0.0])
+
+    # things with models
+
+    def _entities(self, ents: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(positions, radius, model index) of entity dicts (children at parent + local offset)."""
+        by = {e["name"]: e for e in ents}
+        pos, rad, mod = [], [], []
+        for e in ents:
+            name = e.get("model") or ""
+            if not name or not e.get("visible", True):
+                continue
+            if name not in self.index:
+                self.missing_models.add(name)
+                continue
+            p = np.asarray(e["position"], dtype=np.float64)
+            parent, hops = e.get("parent") or "", 0
+            while parent in by and hops < 16:
+                p = p + np.asarray(by[parent]["position"], dtype=np.float64)
+                parent, hops = by[parent].get("parent") or "", hops + 1
+            s = max(abs(float(v)) for v in e.get("scale") or (1, 1, 1))
+            pos.append(p)
+            rad.append(self._rad[self.index[name]] * s)
+            mod.append(self.index[name])
+        return (np.asarray(pos, dtype=np.float64).reshape(-1, 3), np.asarray(rad, dtype=np.float64),
+                np.asarray(mod, dtype=np.int64))
+
+    def _structure(self, s) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        got = self._structs.get(s.name)
+        if got is None:
+            from .entities import structure_entities
+
+            got = self._entities(structure_entities(self.gen, s))
+            self._structs[s.name] = got
+        return got
+
+    def chunk(self, cx: int, cz: int) -> ChunkDraw:
+        key = (cx, cz)
+        got = self._chunks.get(key)
+        if got is not None:
+            return got
+        from .cover import SCATTER, STRUCTURE, VEGETATION
+        from .entities import prefab_instance
+        from .generator import metres
+
+        gen, p = self.gen, self.gen.p
+        c, cm = p.chunk, p.cell_mm
+        lay = gen.layers(cx * c, cz * c, c, c)
+        cg = _chunk_ground(gen, cx, cz, lay.ground, lay.biome)
+        parts_pos, parts_rad, parts_mod, parts_thin, parts_flora = [], [], [], [], []
+        # scatter and vegetation prefabs
+        ents: list[dict] = []
+        for j, i in zip(*np.nonzero((lay.owner_kind == SCATTER) | (lay.owner_kind == VEGETATION)), strict=True):
+            kind, idx = int(lay.owner_kind[j, i]), int(lay.owner_index[j, i])
+            prefab = p.scatter[idx].prefab if kind == SCATTER else p.vegetation[idx].prefab
+            x, z = cx * c + int(i), cz * c + int(j)
+            origin = ((2 * x + 1) * cm / 2000.0, metres(lay.centre[j, i]), (2 * z + 1) * cm / 2000.0)
+            ents += prefab_instance(gen.prefabs[prefab].record, f"c{x}_{z}", origin, 0, {})
+        e_pos, e_rad, e_mod = self._entities(ents)
+        parts_pos.append(e_pos)
+        parts_rad.append(e_rad)
+        parts_mod.append(e_mod)
+        parts_thin.append(np.zeros(len(e_mod), dtype=np.uint64))
+        parts_flora.append(np.zeros(len(e_mod), dtype=bool))
+        # flora
+        xs = np.arange(cx * c, cx * c + c, dtype=np.int64)
+        zs = np.arange(cz * c, cz * c + c, dtype=np.int64)
+        covered = lay.owner_kind == STRUCTURE
+        for pa in lay.plants:
+            r = p.vegetation[pa.rule]
+            mask = pa.mask & ~covered
+            n = int(mask.sum())
+            if not n:
+                continue
+            if r.model not in self.index:
+                self.missing_models.add(r.model)
+                continue
+            mi = self.index[r.model]
+            pos = np.stack([pa.x_mm[mask], pa.y_mm[mask], pa.z_mm[mask]], axis=-1) / 1000.0
+            parts_pos.append(pos)
+            parts_rad.append(self._rad[mi] * pa.scale[mask] / 1000.0)
+            parts_mod.append(np.full(n, mi, dtype=np.int64))
+            parts_thin.append(hash2_grid(r.key, xs, zs)[mask])
+            parts_flora.append(np.ones(n, dtype=bool))
+        x0m, z0m = cx * c * cm / 1000.0, cz * c * cm / 1000.0
+        side = c * cm / 1000.0
+        box = np.array([[x0m, cg.y_min / 1000.0, z0m], [x0m + side, cg.y_max / 1000.0, z0m + side]])
+        got = ChunkDraw(cg, box, np.concatenate(parts_pos), np.concatenate(parts_rad), np.concatenate(parts_mod),
+                        np.concatenate(parts_thin), np.concatenate(parts_flora),
+                        tuple(s for s in lay.structures
+                              if s.x0 < cx * c + c and s.x1 > cx * c and s.z0 < cz * c + c and s.z1 > cz * c))
+        self._chunks[key] = got
+        return got
+
+    def view(self, cell: tuple[int, int], name: str = "") -> dict[str, Any]:
+        """The triangles drawn from a view whose focus is ``cell``: the camera placed relative to
+        the focus (:func:`focus_origin`), the loaded window around it, each loaded chunk culled
+        when its box lies outside the view volume, else its ground drawn at the level of its
+        nearest point's effective distance (plus skirts and water); every structure touching a
+        loaded chunk, every scatter/vegetation prefab, plant and persistent entity culled by the
+        view volume (a sphere around its model's bounds), its model's level by effective distance,
+        none past draw_distance, flora thinned."""
+        gen = self.gen
+        origin = focus_origin(gen, cell)
+        cam = make_camera(self.camera, origin)
+        planes = cam.planes()
+        eye = np.asarray(cam.eye)
+        out = {"name": name, "focus": [int(cell[0]), int(cell[1])], "chunks": 0, "chunks_drawn": 0, "ground": 0,
+               "skirts": 0, "water": 0, "flora": 0, "entities": 0, "plants_drawn": 0, "entities_drawn": 0}
+        pos, rad, mod, thin, flora = [], [], [], [], []
+        structs: dict[str, Any] = {}
+        for cx, cz in loaded_chunks(gen, cell):
+            ch = self.chunk(cx, cz)
+            out["chunks"] += 1
+            structs.update((st.name, st) for st in ch.structures)
+            pos.append(ch.pos)
+            rad.append(ch.radius)
+            mod.append(ch.model)
+            thin.append(ch.thin)
+            flora.append(ch.flora)
+            if not _box_visible(planes, ch.box):
+                continue
+            out["chunks_drawn"] += 1
+            near = np.clip(eye, ch.box[0], ch.box[1])
+            d = float(cam.effective(np.linalg.norm(near - eye)))
+            k = int(level_at(gen, d, len(ch.ground.grids)))
+            out["ground"] += ch.ground.triangles[k]
+            out["skirts"] += ch.ground.skirt_triangles[k]
+            out["water"] += ch.ground.water_triangles
+        for s in (structs[n] for n in sorted(structs)):
+            a, b, m = self._structure(s)
+            pos.append(a)
+            rad.append(b)
+            mod.append(m)
+            thin.append(np.zeros(len(m), dtype=np.uint64))
+            flora.append(np.zeros(len(m), dtype=bool))
+        a, b, m = self._entities(_persistent(gen, origin))
+        pos.append(a)
+        rad.append(b)
+        mod.append(m)
+        thin.append(np.zeros(len(m), dtype=np.uint64))
+        flora.append(np.zeros(len(m), dtype=bool))
+        P, R, M = np.concatenate(pos), np.concatenate(rad), np.concatenate(mod)
+        H, F = np.concatenate(thin), np.concatenate(flora)
+        if len(M):
+            inside = ((P @ planes[:, :3].T + planes[:, 3]) >= -R[:, None]).all(axis=1)
+            d = cam.effective(np.maximum(0.0, np.linalg.norm(P - eye, axis=1) - R))
+            tris = np.zeros(len(M), dtype=np.int64)
+            for mi in np.unique(M[inside]).tolist():
+                sel = inside & (M == mi)
+                model = self.models[self.names[mi]]
+                k = model.level(d[sel])
+                t = self._tris[mi][k]
+                keep = model.drawn(d[sel]) & (~F[sel] | thin_keep(H[sel], k))
+                tris[sel] = np.where(keep, t, 0)
+            out["flora"] = int(tris[F].sum())
+            out["entities"] = int(tris[~F].sum())
+            out["plants_drawn"] = int((tris[F] > 0).sum())
+            out["entities_drawn"] = int((tris[~F] > 0).sum())
+        out["triangles"] = out["ground"] + out["skirts"] + out["water"] + out["flora"] + out["entities"]
+        return out
+
+
+def view_cost(gen: Generator, models: Mapping[str, ModelDraw], cell: tuple[int, int],
+              camera: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The triangles drawn from one view (see :meth:`Drawer.view`)."""
+    return Drawer(gen, models, camera).view(cell)
+
+
+def _box_visible(planes: np.ndarray, box: np.ndarray) -> bool:
+    # the corner farthest along each plane's normal must be inside that plane
+    far = np.where(planes[:, :3] >= 0, box[1], box[0])
+    return bool(((far * planes[:, :3]).sum(axis=1) + planes[:, 3] >= 0).all())
+
+
+def _persistent(gen: Generator, origin: tuple[float, float, float]) -> list[dict]:
+    """The world's persistent entities placed relative to the focus."""
+    from .entities import prefab_instance
+
+    ents = getattr(gen.world, "entities", None) or []
+    if not ents:
+        return []
+    rec = type("Persistent", (), {"entities": ents})()
+    out = prefab_instance(rec, "persistent", origin, 0, {})
+    return out
