@@ -22,7 +22,7 @@ import json
 import os
 import sys
 
-from veduta import COMPILER_VERSION, __version__
+from veduta import COMPILER_VERSION
 from veduta.errors import ConfigError, VdaError, VedutaError
 
 
@@ -177,9 +177,19 @@ def _days(text: str) -> float:
     return d
 
 
+class _Version(argparse.Action):
+    """--version: the package version is read from the installed metadata only when asked."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        import veduta
+
+        print(f"veduta {veduta.__version__} ({COMPILER_VERSION})")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="veduta", description="veduta cook: the Veduta asset compiler")
-    p.add_argument("--version", action="version", version=f"veduta {__version__} ({COMPILER_VERSION})")
+    p.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 

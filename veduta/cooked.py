@@ -20,14 +20,14 @@ def dump_file(path: str, full: bool = False) -> dict[str, Any]:
     by type and length.  Raises :class:`~veduta.errors.VdaError` for a file that breaks the spec."""
     from veduta.container.meta import Meta
     from veduta.container.vda import read_asset_file
-    from veduta.formats import Record
+    from veduta.formats import Struct
 
     asset = read_asset_file(path)
     chunks: list[dict[str, Any]] = []
     for ctype, value in asset.chunks:
         if isinstance(value, Meta):
             chunks.append({"type": ctype, "meta": json.loads(value.encode())})
-        elif isinstance(value, Record):
+        elif isinstance(value, Struct):
             chunks.append({"type": ctype, "body": _full_json(value) if full else value.to_json()})
         else:
             chunks.append({"type": ctype, "unknown": True, "length": len(value)})
@@ -53,7 +53,7 @@ def _full_json(rec) -> dict:
 
 
 def _array_types(rec):
-    from veduta.formats.codec import Array, List, Opt, RecordType, Tuple
+    from veduta.formats.codec import Array, List, Opt, StructType, Tuple
 
     seen = []
 
@@ -65,7 +65,7 @@ def _array_types(rec):
         elif isinstance(t, Tuple):
             for x in t.items:
                 walk(x)
-        elif isinstance(t, RecordType):
+        elif isinstance(t, StructType):
             for _, x in t.cls.FIELDS:
                 walk(x)
 

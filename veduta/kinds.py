@@ -28,6 +28,8 @@ KINDS: tuple[Kind, ...] = (
     Kind("map", "maps", ".vmap", "TMAP", "veduta.compile.tilemap:compile_map"),
 )
 
+#: The META "kind" values, in the order of KINDS.
+NAMES: tuple[str, ...] = tuple(k.name for k in KINDS)
 BY_NAME = {k.name: k for k in KINDS}
 BY_FOLDER = {k.folder: k for k in KINDS}
 BY_SUFFIX = {k.suffix: k for k in KINDS}

@@ -154,7 +154,7 @@ def _record_classes():
     out = set()
     for mod in (material, mesh, prefab, scene, texture, tilemap, world):
         for v in vars(mod).values():
-            if isinstance(v, type) and issubclass(v, codec.Record) and v is not codec.Record:
+            if isinstance(v, type) and issubclass(v, codec.Struct) and v is not codec.Struct:
                 out.add(v)
     return sorted(out, key=lambda c: (c.__module__, c.__name__))
 
@@ -164,14 +164,14 @@ def test_smallest_records_fit_their_list_bounds(cls):
     """A list's count is bounded by the bytes left and the smallest encoded item: a list
     of the smallest items must still decode (min_size derived from the declaration)."""
     from veduta.container.binary import Reader, Writer
-    from veduta.formats.codec import List, RecordType
+    from veduta.formats.codec import List, StructType
 
-    t = List(RecordType(cls))
+    t = List(StructType(cls))
     smallest = cls()
     w = Writer()
     t.write(w, [smallest, smallest])
     data = w.getvalue()
-    assert len(data) == 4 + 2 * RecordType(cls).min_size or cls.__name__ in {"Texture", "Layer", "Prop"}
+    assert len(data) == 4 + 2 * StructType(cls).min_size or cls.__name__ in {"Texture", "Layer", "Prop"}
     r = Reader(data)
     r.stack.append({"columns": 0, "rows": 0, "levels": 0, "width": 0, "height": 0})
     try:

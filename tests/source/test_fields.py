@@ -11,13 +11,13 @@ from veduta.source.fields import (
     Int,
     ListOf,
     Num,
-    Record,
+    ObjectSpec,
     Vec,
     parse_color,
 )
 from veduta.source.jsonpos import parse
 
-SPEC = Record({
+SPEC = ObjectSpec({
     "name": Field(AssetName, ""),
     "segments": Field(Int(3, 256), 16),
     "radius": Field(Num(gt=0)),

@@ -22,7 +22,7 @@ from veduta.source.diagnostics import Report
 from veduta.source.jsonpos import Node
 
 if TYPE_CHECKING:  # the formats (and numpy) load only when something compiles
-    from veduta.formats import Record
+    from veduta.formats import Struct
 
 
 class AssetIndex:
@@ -102,7 +102,7 @@ class CompileContext:
 
 
 
-Compiler = Callable[[bytes, CompileContext], "Record | None"]
+Compiler = Callable[[bytes, CompileContext], "Struct | None"]
 _compilers: dict[str, Compiler] = {}
 
 
@@ -114,7 +114,7 @@ def get_compiler(kind: str) -> Compiler:
     return fn
 
 
-def compile_source(kind: str, data: bytes, ctx: CompileContext) -> Record | None:
+def compile_source(kind: str, data: bytes, ctx: CompileContext) -> Struct | None:
     """Compile one source; errors and warnings go to ``ctx.report``.
 
     The asset name (the file name without its suffix) must follow the name rule of

@@ -39,7 +39,7 @@ from veduta.source.fields import (
     Int,
     ListOf,
     Num,
-    Record,
+    ObjectSpec,
     Scale,
     Spec,
     StrSpec,
@@ -156,7 +156,7 @@ class RgbColor(Spec):
 # -- camera ------------------------------------------------------------------------------------
 
 CAMERA_TYPES = ("perspective", "orthographic")
-CAMERA = Record({
+CAMERA = ObjectSpec({
     "type": Field(Enum(*CAMERA_TYPES), "perspective"),
     "fov_deg": Field(Num(gt=0, lt=180), 60.0),
     "size": Field(Num(gt=0, le=COORD_LIMIT), 10.0),
@@ -211,7 +211,7 @@ def read_camera(rep: Report, node: Node | None, path: str = "camera") -> Camera 
 
 # -- light -------------------------------------------------------------------------------------
 
-LIGHT = Record({
+LIGHT = ObjectSpec({
     "direction": Field(Vec(3, Num(-COORD_LIMIT, COORD_LIMIT)), (-0.4, -1.0, -0.3)),
     "color": Field(RgbColor(), 0xFFFFFFFF),
     "ambient": Field(RgbColor(), 0xFF404040),
@@ -401,11 +401,11 @@ def _check_hitbox(rep: Report, vals: Values, path: str) -> None:
         rep.error(vals.node("max"), join_path(path, "max"), f"{vec_text(hi)} is below min {vec_text(lo)} on {axes}")
 
 
-HITBOX = Record({"min": Field(Vec(3, COORD), doc="[x, y, z] corner, meters, relative to the entity."),
+HITBOX = ObjectSpec({"min": Field(Vec(3, COORD), doc="[x, y, z] corner, meters, relative to the entity."),
                  "max": Field(Vec(3, COORD), doc="[x, y, z] corner, not below min on any axis.")},
                 check=_check_hitbox)
 
-ENTITY = Record({
+ENTITY = ObjectSpec({
     "name": Field(NAME),
     "kind": Field(OPT_NAME, ""),
     "model": Field(OPT_NAME, ""),

@@ -10,12 +10,12 @@ from __future__ import annotations
 from veduta.compile import CompileContext
 from veduta.compile.common import HEADER, NAME, OPT_NAME, Refs, check_name, load, vec_text
 from veduta.formats.material import ALPHA_MODES, CULL, FILTER, Material
-from veduta.source.fields import INVALID, BoolSpec, Color, Enum, Field, Int, Num, Record, Vec
+from veduta.source.fields import INVALID, BoolSpec, Color, Enum, Field, Int, Num, ObjectSpec, Vec
 from veduta.source.jsonpos import Obj
 
 FORMAT = "material/1"
 
-TOP = Record({
+TOP = ObjectSpec({
     "veduta": HEADER,
     "name": Field(NAME, ""),
     "albedo": Field(Color(), 0xFFFFFFFF),

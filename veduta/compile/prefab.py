@@ -10,7 +10,7 @@ from __future__ import annotations
 from veduta.compile import CompileContext
 from veduta.compile.common import ENTITIES_FIELD, HEADER, NAME, TAG, TAGS, Refs, check_name, load, read_entities
 from veduta.formats.prefab import Distance, Prefab
-from veduta.source.fields import INVALID, Field, ListOf, Num, Record, Spec, Vec, describe, js_pattern
+from veduta.source.fields import INVALID, Field, ListOf, Num, ObjectSpec, Spec, Vec, describe, js_pattern
 from veduta.source.jsonpos import Obj, join_path
 
 FORMAT = "prefab/1"
@@ -48,7 +48,7 @@ class Distances(Spec):
                 "additionalProperties": self._meters.schema(), "maxProperties": MAX_DISTANCES}
 
 
-TOP = Record({
+TOP = ObjectSpec({
     "veduta": HEADER,
     "name": Field(NAME, ""),
     "footprint": Field(Vec(2, Num(gt=0, le=1024))),

@@ -23,12 +23,12 @@ from veduta.compile.common import (
     read_light,
 )
 from veduta.formats.scene import Scene
-from veduta.source.fields import INVALID, Color, Field, Record
+from veduta.source.fields import INVALID, Color, Field, ObjectSpec
 from veduta.source.jsonpos import Obj
 
 FORMAT = "scene/1"
 
-TOP = Record({
+TOP = ObjectSpec({
     "veduta": HEADER,
     "name": Field(NAME, ""),
     "camera": CAMERA_FIELD,

@@ -45,7 +45,7 @@ from veduta.source.fields import (
     Int,
     ListOf,
     Num,
-    Record,
+    ObjectSpec,
     Spec,
     StrSpec,
     Values,
@@ -98,19 +98,19 @@ def _unknown_layer_field(kind: str):
     return message
 
 
-LAYER_RECORDS = {k: Record({**COMMON_LAYER_FIELDS, **f}, unknown=_unknown_layer_field(k))
+LAYER_RECORDS = {k: ObjectSpec({**COMMON_LAYER_FIELDS, **f}, unknown=_unknown_layer_field(k))
                  for k, f in LAYER_FIELDS.items()}
 _LAYER_TYPE = Enum(*LAYER_TYPES)
 LAYERS = ListOf(Variants("type", LAYER_RECORDS, "What the layer draws."), min_len=1, max_len=MAX_LAYERS)
 
-CLIP = Record({
+CLIP = ObjectSpec({
     "frames": Field(ListOf(Int(0, 65535), min_len=1, max_len=MAX_CLIP_FRAMES)),
     "fps": Field(Num(gt=0, le=1000), 8.0),
     "loop": Field(BoolSpec(), True),
     "next": Field(OPT_NAME, ""),
 })
 
-EDGE = Record({
+EDGE = ObjectSpec({
     "priority": Field(Int(1, 1_000_000)),
     "width": Field(Num(gt=0, le=4), 0.25),
     "roughness": Field(Num(0, 1), 0.5),
@@ -177,7 +177,7 @@ class Clips(Spec):
                 "additionalProperties": CLIP.schema(), "maxProperties": MAX_CLIPS}
 
 
-TOP = Record({
+TOP = ObjectSpec({
     "veduta": HEADER,
     "name": Field(NAME, ""),
     "size": Field(Vec(2, Int(1, MAX_SIDE)), None),

@@ -25,7 +25,7 @@ from veduta.source.fields import (
     Int,
     ListOf,
     Num,
-    Record,
+    ObjectSpec,
     Spec,
     StrSpec,
     Values,
@@ -125,7 +125,7 @@ class Props(Spec):
                                                    {"type": ["number", "boolean"]}]}}
 
 
-TERRAIN = Record({
+TERRAIN = ObjectSpec({
     "key": Field(Key()),
     "name": Field(NAME),
     "texture": Field(OPT_NAME, ""),
@@ -136,7 +136,7 @@ TERRAIN = Record({
     "tags": Field(TAGS, []),
 })
 
-LAYER = Record({
+LAYER = ObjectSpec({
     "name": Field(NAME),
     "z": Field(COORD, 0.0),
     "layer": Field(Int(-1000, 1000), 0),
@@ -145,7 +145,7 @@ LAYER = Record({
     "fill": Field(Key(allow_empty=True), None),
 })
 
-OBJECT = Record({
+OBJECT = ObjectSpec({
     "name": Field(NAME),
     "cell": Field(Vec(2, Int(0, MAX_SIDE - 1))),
     "size": Field(Vec(2, Int(1, MAX_SIDE)), (1, 1)),
@@ -154,7 +154,7 @@ OBJECT = Record({
     "props": Field(Props(), {}),
 })
 
-TOP = Record({
+TOP = ObjectSpec({
     "veduta": HEADER,
     "name": Field(NAME, ""),
     "size": Field(Vec(2, Int(1, MAX_SIDE)), None),

@@ -55,7 +55,7 @@ from veduta.source.fields import (
     Int,
     ListOf,
     Num_,
-    Record,
+    ObjectSpec,
     Values,
     Vec,
     fmt_num,
@@ -115,13 +115,13 @@ class F32Num(Num_):
 
 CELL2 = Vec(2, Int())  # [x, z] in cells; ranges are checked against the world's size below
 
-BIOME = Record({
+BIOME = ObjectSpec({
     "name": Field(NAME),
     "ground": Field(NAME),
     "weight": Field(Int(1, 1000), 1),
 })
 
-TERRAIN = Record({
+TERRAIN = ObjectSpec({
     "relief": Field(F32Num(0, 256), TERRAIN_DEFAULTS["relief"]),
     "relief_scale": Field(Int(4, 4096), TERRAIN_DEFAULTS["relief_scale"]),
     "sea": Field(BoolSpec(), TERRAIN_DEFAULTS["sea"]),
@@ -130,7 +130,7 @@ TERRAIN = Record({
     "lod_distance": Field(F32Num(gt=0, le=COORD_LIMIT), TERRAIN_DEFAULTS["lod_distance"]),
 })
 
-FEATURE = Record({
+FEATURE = ObjectSpec({
     "name": Field(NAME),
     "kind": Field(Enum(*FEATURE_DEFAULTS)),
     "cell": Field(CELL2),
@@ -149,7 +149,7 @@ FEATURE.schema_extra = {"allOf": [
 
 BIOME_REFS = ListOf(NAME, max_len=MAX_BIOME_REFS, unique=True)
 
-VEGETATION = Record({
+VEGETATION = ObjectSpec({
     "name": Field(NAME),
     "prefab": Field(NAME, None),
     "model": Field(NAME, None),
@@ -160,13 +160,13 @@ VEGETATION = Record({
     "scale": Field(Vec(2, F32Num(gt=0, le=16)), None),
 })
 
-SCATTER = Record({
+SCATTER = ObjectSpec({
     "prefab": Field(NAME),
     "biomes": Field(BIOME_REFS, []),
     "density": Field(F32Num(gt=0, le=1)),
 })
 
-SITE = Record({
+SITE = ObjectSpec({
     "tag": Field(TAG),
     "prefabs": Field(ListOf(NAME, min_len=1, max_len=MAX_SITE_PREFABS)),
     "biomes": Field(BIOME_REFS, []),
@@ -174,14 +174,14 @@ SITE = Record({
     "chance": Field(F32Num(gt=0, le=1), 1.0),
 })
 
-PLACE = Record({
+PLACE = ObjectSpec({
     "name": Field(NAME),
     "prefab": Field(NAME),
     "cell": Field(CELL2),
     "rotation": Field(Int(), 0),
 })
 
-TOP = Record({
+TOP = ObjectSpec({
     "veduta": HEADER,
     "name": Field(NAME, ""),
     "seed": Field(Int(0, (1 << 64) - 1), DEFAULTS["seed"]),
@@ -264,7 +264,7 @@ class WorldRefs(Refs):
 
 # -- helpers ------------------------------------------------------------------------------------
 
-def _read_list(rep: Report, node: Node | None, path: str, item: Record, max_len: int) -> list[Values | None]:
+def _read_list(rep: Report, node: Node | None, path: str, item: ObjectSpec, max_len: int) -> list[Values | None]:
     """Every item of an optional array of records (None for an item that is not an object)."""
     if node is None:
         return []

@@ -16,8 +16,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from veduta.errors import VdaError
+from veduta.kinds import NAMES as KINDS
 
-KINDS = ("model", "texture", "material", "scene", "prefab", "world", "map")
 KEYS = ("compiler", "deps", "kind", "name", "source", "source_hash")
 _HASH_RE = re.compile(r"[0-9a-f]{64}")
 HASH_PREFIX = b"veduta-cook/1\n"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from veduta.container.chunks import read_chunks, write_chunks
 from veduta.container.meta import Meta
 from veduta.errors import VdaError
-from veduta.formats import BODIES, KIND_CHUNK, Record, decode, encode
+from veduta.formats import BODIES, KIND_CHUNK, Struct, decode, encode
 
 
 @dataclass
@@ -15,12 +15,12 @@ class Asset:
     """A decoded cooked asset.
 
     ``chunks`` keeps every chunk in file order: the META (a :class:`Meta`), the
-    body (a :class:`Record`) and unknown chunks as ``(type, payload)`` bytes, so
+    body (a :class:`Struct`) and unknown chunks as ``(type, payload)`` bytes, so
     that ``encode_asset(read_asset(b)) == b``.
     """
 
     meta: Meta
-    body: Record
+    body: Struct
     chunks: list[tuple[str, object]] = field(default_factory=list)
 
     @property
@@ -28,7 +28,7 @@ class Asset:
         return KIND_CHUNK[self.meta.kind]
 
 
-def make_asset(meta: Meta, body: Record) -> Asset:
+def make_asset(meta: Meta, body: Struct) -> Asset:
     if body.CHUNK != KIND_CHUNK[meta.kind]:
         raise ValueError(f"a {meta.kind} needs a {KIND_CHUNK[meta.kind]} body, not {body.CHUNK}")
     return Asset(meta, body, [("META", meta), (body.CHUNK, body)])
@@ -39,7 +39,7 @@ def encode_asset(asset: Asset) -> bytes:
     for ctype, value in asset.chunks:
         if isinstance(value, Meta):
             out.append((ctype, value.encode()))
-        elif isinstance(value, Record):
+        elif isinstance(value, Struct):
             out.append((ctype, encode(value)))
         else:
             out.append((ctype, value))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from veduta.formats.codec import Record, decode, encode
+from veduta.formats.codec import Struct, decode, encode
 from veduta.formats.material import Material
 from veduta.formats.mesh import Mesh
 from veduta.formats.prefab import Prefab
@@ -10,13 +10,13 @@ from veduta.formats.scene import Scene
 from veduta.formats.texture import Texture
 from veduta.formats.tilemap import Tilemap
 from veduta.formats.world import World
+from veduta.kinds import KINDS
 
 #: Body record class by chunk type.
-BODIES: dict[str, type[Record]] = {c.CHUNK: c for c in (Mesh, Texture, Material, Scene, Prefab, World, Tilemap)}
+BODIES: dict[str, type[Struct]] = {c.CHUNK: c for c in (Mesh, Texture, Material, Scene, Prefab, World, Tilemap)}
 
-#: Body chunk type by asset kind (META "kind").
-KIND_CHUNK = {"model": "MESH", "texture": "TEXR", "material": "MATL", "scene": "SCEN", "prefab": "PRFB",
-              "world": "WRLD", "map": "TMAP"}
+#: Body chunk type by asset kind (META "kind"), from veduta.kinds.
+KIND_CHUNK = {k.name: k.chunk for k in KINDS}
 
-__all__ = ["BODIES", "KIND_CHUNK", "Record", "encode", "decode", "Mesh", "Texture", "Material", "Scene",
+__all__ = ["BODIES", "KIND_CHUNK", "Struct", "encode", "decode", "Mesh", "Texture", "Material", "Scene",
            "Prefab", "World", "Tilemap"]

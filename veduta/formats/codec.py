@@ -1,6 +1,6 @@
 """One declaration per chunk payload drives encode, decode, equality and dump.
 
-A payload is a :class:`Record` subclass whose ``FIELDS`` lists ``(name, type)``
+A payload is a :class:`Struct` subclass whose ``FIELDS`` lists ``(name, type)``
 pairs in file order.  Types are the spec's primitives (``U8``, ``BOOL``,
 ``U32``, ``I64``, ``U64``, ``F32``, ``STR``, ``VEC2``, ``VEC3``, ``AABB``,
 ``COLOR``) and combinators (``List``, ``Array`` for bulk numpy data, ``Opt``
@@ -298,10 +298,10 @@ class Opt(Type):
         return None if v is None else self.item.to_json(v)
 
 
-class RecordType(Type):
+class StructType(Type):
     """A nested record, encoded inline (no count, no framing)."""
 
-    def __init__(self, cls: type[Record]):
+    def __init__(self, cls: type[Struct]):
         self.cls = cls
         self.name = cls.__name__
 
@@ -325,8 +325,9 @@ class RecordType(Type):
         return v.to_json()
 
 
-class Record:
-    """Base class of payload values; subclasses declare ``FIELDS``."""
+class Struct:
+    """A binary structure of a chunk payload (a whole body, or a part nested in one):
+    subclasses declare ``FIELDS``, encoded in that order."""
 
     FIELDS: ClassVar[tuple[tuple[str, Type], ...]] = ()
     CHUNK: ClassVar[str] = ""
@@ -356,7 +357,7 @@ class Record:
         inner = ", ".join(f"{n}={getattr(self, n)!r}" for n, _ in self.FIELDS)
         return f"{type(self).__name__}({inner})"
 
-    def replace(self, **changes) -> Record:
+    def replace(self, **changes) -> Struct:
         vals = {n: getattr(self, n) for n, _ in self.FIELDS}
         vals.update(changes)
         return type(self)(**vals)
@@ -370,7 +371,7 @@ class Record:
                 raise ValueError(f"{type(self).__name__}.{name}: {exc}") from None
 
     @classmethod
-    def read(cls, r: Reader) -> Record:
+    def read(cls, r: Reader) -> Struct:
         self = cls.__new__(cls)
         offsets: dict[str, int] = {}
         ctx: dict[str, Any] = {}
@@ -419,13 +420,13 @@ class Custom(Type):
         return self._to_json(v) if self._to_json else v
 
 
-def encode(rec: Record) -> bytes:
+def encode(rec: Struct) -> bytes:
     w = Writer()
     rec.write(w)
     return w.getvalue()
 
 
-def decode(cls: type[Record], payload: bytes, base: int = 0) -> Record:
+def decode(cls: type[Struct], payload: bytes, base: int = 0) -> Struct:
     """Decode a whole payload; it must be consumed exactly."""
     r = Reader(payload, base)
     rec = cls.read(r)
@@ -434,7 +435,7 @@ def decode(cls: type[Record], payload: bytes, base: int = 0) -> Record:
 
 
 __all__ = [
-    "Type", "Record", "RecordType", "List", "Array", "Opt", "Tuple", "Custom",
+    "Type", "Struct", "StructType", "List", "Array", "Opt", "Tuple", "Custom",
     "U8", "U16", "U32", "I64", "U64", "BOOL", "F32", "F64", "STR", "COLOR", "VEC2", "VEC3", "AABB",
     "encode", "decode", "array_to_json",
 ]

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from veduta.formats.codec import BOOL, COLOR, F32, STR, U8, U32, Record, Tuple
+from veduta.formats.codec import BOOL, COLOR, F32, STR, U8, U32, Struct, Tuple
 
 ALPHA_MODES = ("opaque", "blend", "cutout")
 CULL = ("back", "none")
 FILTER = ("bilinear", "nearest")
 
 
-class Material(Record):
+class Material(Struct):
     CHUNK = "MATL"
     FIELDS = (
         ("name", STR), ("albedo", COLOR), ("texture", STR), ("unlit", BOOL), ("alpha", STR),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from veduta.formats.codec import AABB, BOOL, F32, I64, STR, VEC3, Array, List, Record, RecordType
+from veduta.formats.codec import AABB, BOOL, F32, I64, STR, VEC3, Array, List, Struct, StructType
 
 #: vertex = vec3 position, vec3 normal, vec2 uv (32 bytes), little-endian.
 VERTEX_DTYPE = np.dtype([("position", "<f4", (3,)), ("normal", "<f4", (3,)), ("uv", "<f4", (2,))])
@@ -14,21 +14,21 @@ VERTICES = Array(VERTEX_DTYPE, "list<vertex>", summary=64)
 INDICES = Array(INDEX_DTYPE, "list<u32>", summary=192)
 
 
-class MeshPart(Record):
+class MeshPart(Struct):
     FIELDS = (("first", I64), ("count", I64), ("material", I64))
 
 
-class Part(Record):
+class Part(Struct):
     FIELDS = (
         ("index", I64), ("shape", STR), ("first", I64), ("count", I64), ("material", STR),
         ("uv", STR), ("flip_normals", BOOL), ("of", I64),
     )
 
 
-class Lod(Record):
+class Lod(Struct):
     FIELDS = (
         ("distance", F32), ("model", STR), ("bounds", AABB), ("vertices", VERTICES),
-        ("indices", INDICES), ("mesh_parts", List(RecordType(MeshPart))),
+        ("indices", INDICES), ("mesh_parts", List(StructType(MeshPart))),
     )
 
 
@@ -49,13 +49,13 @@ def _check_geometry(fail, vertices, indices, mesh_parts, nmaterials, prefix=""):
                                               f"{nmaterials} materials")
 
 
-class Mesh(Record):
+class Mesh(Struct):
     CHUNK = "MESH"
     FIELDS = (
         ("name", STR), ("pivot", STR), ("symmetry", STR), ("smooth_angle_deg", F32),
         ("triangle_budget", I64), ("pivot_offset", VEC3), ("bounds", AABB), ("vertices", VERTICES),
-        ("indices", INDICES), ("mesh_parts", List(RecordType(MeshPart))), ("materials", List(STR)),
-        ("parts", List(RecordType(Part))), ("draw_distance", F32), ("lods", List(RecordType(Lod))),
+        ("indices", INDICES), ("mesh_parts", List(StructType(MeshPart))), ("materials", List(STR)),
+        ("parts", List(StructType(Part))), ("draw_distance", F32), ("lods", List(StructType(Lod))),
     )
 
     def check(self, fail):

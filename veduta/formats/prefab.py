@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from veduta.formats.codec import F32, STR, VEC2, List, Record, RecordType
+from veduta.formats.codec import F32, STR, VEC2, List, Struct, StructType
 from veduta.formats.scene import ENTITIES
 
 
-class Distance(Record):
+class Distance(Struct):
     FIELDS = (("tag", STR), ("meters", F32))
 
 
-class Prefab(Record):
+class Prefab(Struct):
     CHUNK = "PRFB"
     FIELDS = (
         ("name", STR), ("footprint", VEC2), ("tags", List(STR)), ("biomes", List(STR)),
-        ("distances", List(RecordType(Distance))), ("entities", ENTITIES),
+        ("distances", List(StructType(Distance))), ("entities", ENTITIES),
     )
 
     def check(self, fail):

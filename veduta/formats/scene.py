@@ -13,12 +13,12 @@ from veduta.formats.codec import (
     VEC3,
     List,
     Opt,
-    Record,
-    RecordType,
+    Struct,
+    StructType,
 )
 
 
-class Camera(Record):
+class Camera(Struct):
     """SCEN fields 2-8."""
 
     FIELDS = (
@@ -27,7 +27,7 @@ class Camera(Record):
     )
 
 
-class Light(Record):
+class Light(Struct):
     """SCEN fields 9-11: direction as written, colours in linear RGB [0, 1]."""
 
     FIELDS = (("direction", VEC3), ("color", VEC3), ("ambient", VEC3))
@@ -38,7 +38,7 @@ class Light(Record):
                 raise fail(f, f"{list(getattr(self, f))} is not linear RGB in [0, 1]")
 
 
-class Entity(Record):
+class Entity(Struct):
     FIELDS = (
         ("name", STR), ("kind", STR), ("model", STR), ("material", STR), ("position", VEC3),
         ("rotation_deg", VEC3), ("scale", VEC3), ("tags", List(STR)), ("parent", STR),
@@ -58,12 +58,12 @@ class Entity(Record):
 
 # smallest entity: 6 empty str (name, kind, model, material, parent, anim), tags count, 3 vec3,
 # visible, has_hitbox, layer i64, frame u32 = 78 bytes
-ENTITIES = List(RecordType(Entity))
+ENTITIES = List(StructType(Entity))
 
 
-class Scene(Record):
+class Scene(Struct):
     CHUNK = "SCEN"
     FIELDS = (
-        ("name", STR), ("camera", RecordType(Camera)), ("light", RecordType(Light)), ("background", COLOR),
+        ("name", STR), ("camera", StructType(Camera)), ("light", StructType(Light)), ("background", COLOR),
         ("entities", ENTITIES), ("map", STR),
     )

@@ -20,8 +20,8 @@ from veduta.formats.codec import (
     Custom,
     List,
     Opt,
-    Record,
-    RecordType,
+    Struct,
+    StructType,
     Tuple,
 )
 
@@ -85,20 +85,20 @@ def _levels_json(levels):
 LEVELS = Custom("level x levels", _write_levels, _read_levels, default=list, eq=_eq_levels, to_json=_levels_json)
 
 
-class Clip(Record):
+class Clip(Struct):
     FIELDS = (("name", STR), ("frames", List(U32)), ("fps", F32), ("loop", BOOL), ("next", STR))
 
 
-class Edge(Record):
+class Edge(Struct):
     FIELDS = (("priority", I64), ("width", F32), ("roughness", F32), ("seed", I64))
 
 
-class Texture(Record):
+class Texture(Struct):
     CHUNK = "TEXR"
     FIELDS = (
         ("name", STR), ("tiling", BOOL), ("layers", I64), ("width", U32), ("height", U32), ("levels", U32),
         ("wrap", U8), ("images", LEVELS), ("grid", Tuple(U32, U32, name="u32 x 2")),
-        ("clips", List(RecordType(Clip))), ("play", STR), ("edge", Opt(RecordType(Edge))),
+        ("clips", List(StructType(Clip))), ("play", STR), ("edge", Opt(StructType(Edge))),
         ("autotile", BOOL),
     )
 

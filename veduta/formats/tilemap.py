@@ -14,8 +14,8 @@ from veduta.formats.codec import (
     VEC3,
     Custom,
     List,
-    Record,
-    RecordType,
+    Struct,
+    StructType,
 )
 
 CELL_DTYPE = np.dtype("<u2")
@@ -45,7 +45,7 @@ CELLS = Custom("u16 x columns x rows", _write_cells, _read_cells, default=lambda
                eq=_eq_cells, to_json=lambda v: [" ".join(map(str, row)) for row in np.asarray(v).tolist()])
 
 
-class Terrain(Record):
+class Terrain(Struct):
     FIELDS = (
         ("key", U32), ("name", STR), ("texture", STR), ("material", STR), ("tileset", BOOL),
         ("tile_column", U8), ("tile_row", U8), ("variants", U8), ("flip", U8), ("tags", List(STR)),
@@ -62,7 +62,7 @@ class Terrain(Record):
             raise fail("key", f"{self.key} is not a Unicode code point")
 
 
-class Layer(Record):
+class Layer(Struct):
     FIELDS = (("name", STR), ("z", F32), ("layer", I64), ("ysort", BOOL), ("cells", CELLS))
 
 
@@ -107,23 +107,23 @@ def _value_json(v):
 VALUE = Custom("prop value", _write_value, _read_value, default=lambda: "", eq=_eq_value, to_json=_value_json)
 
 
-class Prop(Record):
+class Prop(Struct):
     FIELDS = (("name", STR), ("value", VALUE))
 
 
-class Object(Record):
+class Object(Struct):
     FIELDS = (
         ("name", STR), ("x", U32), ("y", U32), ("columns", U32), ("rows", U32), ("prefab", STR),
-        ("tags", List(STR)), ("props", List(RecordType(Prop))),
+        ("tags", List(STR)), ("props", List(StructType(Prop))),
     )
 
 
-class Tilemap(Record):
+class Tilemap(Struct):
     CHUNK = "TMAP"
     FIELDS = (
         ("name", STR), ("columns", U32), ("rows", U32), ("tile", F32), ("origin", VEC3),
-        ("terrains", List(RecordType(Terrain))), ("layers", List(RecordType(Layer))),
-        ("objects", List(RecordType(Object))),  # str, 4 u32, str, 2 empty lists
+        ("terrains", List(StructType(Terrain))), ("layers", List(StructType(Layer))),
+        ("objects", List(StructType(Object))),  # str, 4 u32, str, 2 empty lists
     )
 
     def check(self, fail):

@@ -2,29 +2,29 @@
 
 from __future__ import annotations
 
-from veduta.formats.codec import BOOL, COLOR, F32, I64, STR, U64, List, Record, RecordType
+from veduta.formats.codec import BOOL, COLOR, F32, I64, STR, U64, List, Struct, StructType
 from veduta.formats.scene import ENTITIES, Camera, Light
 
 FEATURE_KINDS = ("hill", "plain", "lake", "sea")
 
 
-class Biome(Record):
+class Biome(Struct):
     FIELDS = (("name", STR), ("ground", STR), ("weight", I64))
 
 
-class Scatter(Record):
+class Scatter(Struct):
     FIELDS = (("prefab", STR), ("biomes", List(STR)), ("density", F32))
 
 
-class Site(Record):
+class Site(Struct):
     FIELDS = (("tag", STR), ("prefabs", List(STR)), ("biomes", List(STR)), ("spacing", I64), ("chance", F32))
 
 
-class Place(Record):
+class Place(Struct):
     FIELDS = (("name", STR), ("prefab", STR), ("x", I64), ("z", I64), ("rotation", I64))
 
 
-class Terrain(Record):
+class Terrain(Struct):
     """WRLD fields 24-29."""
 
     FIELDS = (
@@ -33,29 +33,29 @@ class Terrain(Record):
     )
 
 
-class Feature(Record):
+class Feature(Struct):
     FIELDS = (
         ("name", STR), ("kind", STR), ("x", I64), ("z", I64), ("radius", I64), ("has_height", BOOL),
         ("height", F32), ("depth", F32), ("falloff", I64), ("roughness", F32),
     )
 
 
-class Vegetation(Record):
+class Vegetation(Struct):
     FIELDS = (
         ("name", STR), ("prefab", STR), ("model", STR), ("density", F32), ("biomes", List(STR)),
         ("area", BOOL), ("x", I64), ("z", I64), ("radius", I64), ("scale_min", F32), ("scale_max", F32),
     )
 
 
-class World(Record):
+class World(Struct):
     CHUNK = "WRLD"
     FIELDS = (
         ("name", STR), ("seed", U64), ("cell", F32), ("chunk", I64), ("extent", I64), ("view", I64),
-        ("biome_scale", I64), ("camera", RecordType(Camera)), ("light", RecordType(Light)),
-        ("background", COLOR), ("biomes", List(RecordType(Biome))),
-        ("scatter", List(RecordType(Scatter))), ("sites", List(RecordType(Site))),
-        ("places", List(RecordType(Place))), ("entities", ENTITIES), ("terrain", RecordType(Terrain)),
-        ("features", List(RecordType(Feature))), ("vegetation", List(RecordType(Vegetation))),
+        ("biome_scale", I64), ("camera", StructType(Camera)), ("light", StructType(Light)),
+        ("background", COLOR), ("biomes", List(StructType(Biome))),
+        ("scatter", List(StructType(Scatter))), ("sites", List(StructType(Site))),
+        ("places", List(StructType(Place))), ("entities", ENTITIES), ("terrain", StructType(Terrain)),
+        ("features", List(StructType(Feature))), ("vegetation", List(StructType(Vegetation))),
     )
 
     @property

@@ -1,5 +1,5 @@
 """JSON Schemas (Draft 2020-12) of the source formats, made from the validators' own field
-declarations (``Record``, ``Field`` and the specs in :mod:`veduta.source.fields`), so a schema
+declarations (``ObjectSpec``, ``Field`` and the specs in :mod:`veduta.source.fields`), so a schema
 cannot say something the cook does not check.
 
 ``generate()`` returns ``{file name: schema}``; the same files are shipped in this package
@@ -27,7 +27,7 @@ __all__ = ["SCHEMA_DIALECT", "SOURCES", "generate", "schema_of", "render", "writ
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
-#: Where each kind's top-level Record is declared ("module:attribute").
+#: Where each kind's top-level ObjectSpec is declared ("module:attribute").
 SOURCES = {
     "model": "veduta.compile.model.source:TOP",
     "texture": "veduta.compile.texture:TOP",

@@ -1,6 +1,6 @@
 """Shared field validators for strict sources.
 
-A source format is declared as nested *specs* (``Record``, ``Int``, ``Num``,
+A source format is declared as nested *specs* (``ObjectSpec``, ``Int``, ``Num``,
 ``Str``, ``Color``, ``Vec``, ``ListOf``, ...).  ``spec.read(report, node,
 path)`` checks a positioned JSON node against the spec, appends every problem
 to the report and returns the Python value, or ``INVALID`` when the value is
@@ -9,7 +9,7 @@ fields, a list all its items.
 
 Example::
 
-    PART = Record({"size": Field(Vec(3, Num(gt=0))), "segments": Field(Int(3, 256), 16)})
+    PART = ObjectSpec({"size": Field(Vec(3, Num(gt=0))), "segments": Field(Int(3, 256), 16)})
     values = PART.read(report, node, "parts[0]")
     if values is not INVALID: values["segments"], values.nodes["segments"]
 """
@@ -27,7 +27,7 @@ from veduta.source.jsonpos import Arr, Bool, Node, Null, Obj, Str, join_path
 from veduta.source.jsonpos import Num as NumNode  # `Num` below is the number spec
 
 __all__ = [
-    "INVALID", "REQUIRED", "Spec", "Field", "Record", "Values", "Int", "Num_", "Num", "BoolSpec",
+    "INVALID", "REQUIRED", "Spec", "Field", "ObjectSpec", "Values", "Int", "Num_", "Num", "BoolSpec",
     "Str_", "StrSpec", "Enum", "Color", "Vec", "ListOf", "Any_", "NAME_RE", "AssetName",
     "describe", "fmt_num", "parse_color", "Scale", "Declared", "Variants", "js_pattern", "color_text",
 ]
@@ -131,10 +131,10 @@ class Declared(Spec):
 
 class Variants(Spec):
     """Objects whose fields depend on one tag field (a model part's ``shape``, a texture
-    layer's ``type``): one Record per tag value.  Read by hand by the compilers (they locate
+    layer's ``type``): one ObjectSpec per tag value.  Read by hand by the compilers (they locate
     errors their own way); declared for the schema, as ``if``/``then`` per tag value."""
 
-    def __init__(self, tag: str, records: dict[str, Record], doc: str = ""):
+    def __init__(self, tag: str, records: dict[str, ObjectSpec], doc: str = ""):
         self.tag, self.records, self.doc = tag, records, doc
         self.what = "an object"
 
@@ -436,7 +436,7 @@ class Values(dict):
         return self.nodes.get(name) or self.obj
 
 
-class Record(Spec):
+class ObjectSpec(Spec):
     """A JSON object with declared fields; any other field is an error.
 
     ``unknown(key) -> message`` customises the message for undeclared keys

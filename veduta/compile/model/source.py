@@ -37,7 +37,7 @@ from veduta.source.fields import (
     Int,
     ListOf,
     Num,
-    Record,
+    ObjectSpec,
     Scale,
     Spec,
     Variants,
@@ -185,11 +185,11 @@ def _unknown_part_field(shape: str, accepted: list[str]):
     return message
 
 
-#: One Record per shape; fields of other shapes are reported `not used by shape <shape>`.
-PART_RECORDS: dict[str, Record] = {
-    s: Record(_accepted(s), unknown=_unknown_part_field(s, list(_accepted(s)))) for s in SHAPES
+#: One ObjectSpec per shape; fields of other shapes are reported `not used by shape <shape>`.
+PART_RECORDS: dict[str, ObjectSpec] = {
+    s: ObjectSpec(_accepted(s), unknown=_unknown_part_field(s, list(_accepted(s)))) for s in SHAPES
 }
-_ANY_SHAPE = Record({k: Field(Any_(), None) for k in _ALL_PART_FIELDS})
+_ANY_SHAPE = ObjectSpec({k: Field(Any_(), None) for k in _ALL_PART_FIELDS})
 
 _POINT_RE = re.compile(r"(?:last )?point (\d+)|edge \d+-(\d+) folds|edges \d+-\d+ and (\d+)-")
 
@@ -270,9 +270,9 @@ class Parts(Spec):
                 "items": Variants("shape", PART_RECORDS, "The primitive this part is.").schema()}
 
 
-LOD_LEVEL = Record({"distance": Field(Capped(Num(gt=0), F32_MAX, "a 32-bit float")), "model": Field(AssetName, "")})
+LOD_LEVEL = ObjectSpec({"distance": Field(Capped(Num(gt=0), F32_MAX, "a 32-bit float")), "model": Field(AssetName, "")})
 
-TOP = Record({
+TOP = ObjectSpec({
     "veduta": Field(Any_(), None),  # checked by load_source
     "name": Field(AssetName, ""),
     "units": Field(Units(), UNITS),

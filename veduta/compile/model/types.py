@@ -13,12 +13,11 @@ from types import MappingProxyType
 
 import numpy as np
 
-#: One compiled vertex: little-endian float32 position, normal and UV, 32 bytes.
-VERTEX_DTYPE = np.dtype([("position", "<f4", (3,)), ("normal", "<f4", (3,)), ("uv", "<f4", (2,))])
-assert VERTEX_DTYPE.itemsize == 32
+# One compiled vertex (little-endian float32 position, normal and UV, 32 bytes) and the index type,
+# declared once by the MESH format.
+from veduta.formats.mesh import INDEX_DTYPE, VERTEX_DTYPE  # noqa: F401 - the model compiler imports both from here
 
-#: Index type of the compiled mesh (3 per triangle, counter-clockwise front faces).
-INDEX_DTYPE = np.dtype("<u4")
+assert VERTEX_DTYPE.itemsize == 32
 
 FORMAT = "model/1"
 UNITS = "m"
