@@ -140,6 +140,12 @@ def bench_world() -> dict:
     return dict(bw())
 
 
+def bench_draw() -> dict:
+    from veduta.world.bench import bench_draw as bd
+
+    return dict(bd())
+
+
 def _print_figures(d: dict) -> None:
     for k, v in d.items():
         if k.endswith("_s"):
@@ -160,18 +166,18 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     print(f"veduta bench on {os.cpu_count()} cores, Python {sys.version.split()[0]}")
-    try:
-        m = bench_models()
-        print("model compile (median):")
-        _print_figures(m)
-    except ImportError as exc:
-        print(f"model compile: skipped ({exc})")
-    try:
-        w = bench_world()
-        print("world generation (median):")
-        _print_figures(w)
-    except ImportError as exc:
-        print(f"world generation: skipped ({exc})")
+    sections = (("model compile", "model compile (median):", bench_models),
+                ("world generation", "world generation (median):", bench_world),
+                ("world drawing model", "world drawing model (ground LOD: median per chunk; inspect world: best "
+                                        "warm run):", bench_draw))
+    for name, title, run in sections:
+        try:
+            figures = run()
+        except ImportError as exc:
+            print(f"{name}: skipped ({exc})")
+            continue
+        print(title)
+        _print_figures(figures)
     if not args.skip_cook:
         r = bench_cook(args.assets, args.jobs, args.repeat, args.dir)
         print(f"cook of {r['assets']} small models (whole doit processes, median of {args.repeat}):")

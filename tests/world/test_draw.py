@@ -204,3 +204,10 @@ def test_flat_world_features_do_not_change_the_counts_of_far_chunks():
     gen = Generator(w, {})
     assert D.chunk_ground(gen, 0, 0).grid < 16
     assert D.chunk_ground(gen, 5, 5).triangles == (2,)
+
+
+def test_the_drawing_bench_runs():
+    from veduta.world.bench import bench_draw
+
+    r = bench_draw(repeat=1, chunks=3, valley=False)
+    assert r["ground_lod_one_chunk_ms"] > 0 and r["chunk_terrain_layers_floor_ms"] > 0

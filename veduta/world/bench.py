@@ -108,3 +108,73 @@ if __name__ == "__main__":
     import json
 
     print(json.dumps(bench_world(), indent=2))
+
+
+GOAL_INSPECT_VALLEY_S = 30.0
+
+
+def bench_draw(repeat: int = 3, chunks: int = 41, valley: bool = True) -> dict:
+    """The drawing model's speed: ground levels of detail of one chunk (median over distinct
+    chunks of the spec's example world, from the generator's layers, and beside it the floor:
+    the layers alone), and a full ``inspect world valley`` on a copy of the sample assets (the
+    first run cooks what it needs; then the best of ``repeat`` warm runs). Goal: valley in well
+    under 30 s."""
+    from . import draw
+    from .generator import Generator
+
+    world, prefabs = example_world()
+    gen = Generator(world, prefabs)
+    layers, lod = [], []
+    for k in range(chunks):
+        cx, cz = (k * 7) % 61 - 30, (k * 13) % 59 - 29
+        t0 = time.perf_counter()
+        ground, biome, _, _, _ = gen.terrain_layers(cx * 16, cz * 16, 16, 16)
+        t1 = time.perf_counter()
+        draw._chunk_ground(gen, cx, cz, ground, biome)
+        t2 = time.perf_counter()
+        layers.append(t1 - t0)
+        lod.append(t2 - t1)
+    out = {
+        "ground_lod_one_chunk_ms": round(statistics.median(lod) * 1000, 3),
+        "chunk_terrain_layers_floor_ms": round(statistics.median(layers) * 1000, 3),
+    }
+    if valley:
+        out.update(_bench_valley(repeat))
+    return out
+
+
+def _bench_valley(repeat: int) -> dict:
+    import os
+    import shutil
+    import tempfile
+
+    from veduta.cook.project import Project
+
+    from .inspect import inspect_world
+
+    here = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assets = os.path.join(here, "assets")
+    if not os.path.isfile(os.path.join(assets, "worlds", "valley.vworld")):
+        return {"inspect_world_valley": "skipped (no sample assets)"}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = os.path.join(tmp, "game")
+        shutil.copytree(assets, os.path.join(root, "assets"), ignore=shutil.ignore_patterns(".cooked"))
+        with open(os.path.join(root, "dodo.py"), "w") as f:
+            f.write("from veduta.dodo import *\n")
+        project = Project.at(root)
+        t0 = time.perf_counter()
+        r = inspect_world(project, "valley")
+        cold = time.perf_counter() - t0
+        warm = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            inspect_world(project, "valley")
+            warm.append(time.perf_counter() - t0)
+    best = min(warm)
+    return {
+        "inspect_world_valley_first_s": round(cold, 3),
+        "inspect_world_valley_s": round(best, 3),
+        "inspect_world_valley_views": len(r["views"]),
+        "inspect_world_valley_goal_s": GOAL_INSPECT_VALLEY_S,
+        "inspect_world_valley_ok": best < GOAL_INSPECT_VALLEY_S,
+    }

@@ -8,7 +8,7 @@ Core functions (the ``--json`` shapes; docs/inspect.md lists every code):
 
 Views evaluated by inspect world: the start cell [0, 0], every place's cell, the cells given
 with ``at``, and with ``all_views`` the centre cell of every chunk of the world (slow: about
-5 ms per chunk).
+10 ms per chunk).
 """
 
 from __future__ import annotations

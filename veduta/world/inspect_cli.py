@@ -28,7 +28,7 @@ def add_inspect_world(subparsers) -> argparse.ArgumentParser:
     w.add_argument("--at", type=parse_pair, action="append", default=[], metavar="X,Z",
                    help="also evaluate the view focused on this cell (repeatable)")
     w.add_argument("--all", action="store_true", dest="all_views",
-                   help="also a view at the centre of every chunk of the world (about 5 ms per chunk)")
+                   help="also a view at the centre of every chunk of the world (about 10 ms per chunk)")
     w.set_defaults(func=run_inspect_world)
     _allow_negative_pairs(w)
     p = subparsers.add_parser("prefab", help="footprint, entities, triangles and findings of a prefab")
