@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 ERROR, WARNING, NOTE = "error", "warning", "note"
-#: ranking of severities ("info" is the old name of a note, kept for inspect model)
-SEVERITY_ORDER = {ERROR: 0, WARNING: 1, NOTE: 2, "info": 2}
+#: ranking of severities
+SEVERITY_ORDER = {ERROR: 0, WARNING: 1, NOTE: 2}
 
 
 def finding(code: str, severity: str, message: str, **where: Any) -> dict[str, Any]:

@@ -260,3 +260,19 @@ def test_scatter_rule_uses_prefab_biomes():
     w = example_world(camera=Cam(), biomes=[Biome("plain", "grass", 1000), Biome("forest", "moss", 1)],
                       biome_scale=4096, scatter=[Scatter("fir", None, 0.1)])
     assert "WORLD_RULE_IDLE" in codes(report(world=w, prefabs=pf))
+
+
+def test_the_report_is_deterministic(example_report):
+    assert json.dumps(report(), sort_keys=False) == json.dumps(example_report, sort_keys=False)
+
+
+def test_a_world_with_errors_is_invalid(tmp_path, monkeypatch, capsys):
+    root = _game(tmp_path, with_samples=False)
+    (root / "assets" / "worlds" / "bad.vworld").write_text('{ "veduta": "world/1", "seed": -1, "biomes": [] }')
+    monkeypatch.chdir(root)
+    assert main(["inspect", "world", "bad"]) == 2
+    err = capsys.readouterr().err
+    assert "bad.vworld" in err and "seed" in err
+    assert main(["inspect", "world", "bad", "--json"]) == 2
+    r = json.loads(capsys.readouterr().out)
+    assert r["status"] == "invalid" and r["errors"] and "findings" not in r

@@ -1,7 +1,7 @@
 """`veduta inspect model NAME [--json]`: triangle counts, levels of detail and findings.
 
 `inspect_model(project, name)` returns a plain dict (what `--json` prints). Findings carry stable
-codes and a severity, most severe first (error, then warning, then info; discovery order within
+codes and a severity, most severe first (error, then warning, then note; discovery order within
 one severity):
 
 =========================  ========  ============================================================
@@ -32,6 +32,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from veduta.cook.project import Project
+from veduta.findings import SEVERITY_ORDER, ranked
 
 from .build import build_model, triangle_count
 from .cli import add_inspect_model
@@ -42,8 +43,7 @@ from .types import BuiltModel, ModelSpec, PartSpec
 __all__ = ["inspect_model", "add_inspect_model", "run_inspect_model", "exit_status", "format_text",
            "SEVERITY_ORDER", "SYMMETRY_TOLERANCE"]
 
-ERROR, WARNING, INFO = "error", "warning", "info"
-SEVERITY_ORDER = {ERROR: 0, WARNING: 1, INFO: 2}
+ERROR, WARNING = "error", "warning"
 
 #: Mirror images may differ by this fraction of the model's largest bounds extent.
 SYMMETRY_TOLERANCE = 1e-5
@@ -223,7 +223,7 @@ def _lod_findings(project: Project, spec: ModelSpec, built: BuiltModel) -> tuple
 
 
 def _sorted_findings(findings: list[dict]) -> list[dict]:
-    return sorted(findings, key=lambda f: SEVERITY_ORDER[f["severity"]])  # stable
+    return ranked(findings)
 
 
 def inspect_built(project: Project, spec: ModelSpec, built: BuiltModel) -> dict:
