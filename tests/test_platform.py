@@ -37,3 +37,9 @@ def test_the_vertex_layout_is_declared_once():
     types = importlib.import_module("veduta.compile.model.types")
 
     assert types.VERTEX_DTYPE is mesh.VERTEX_DTYPE
+
+
+def test_importing_the_dodo_module_creates_nothing(tmp_path):
+    cp = subprocess.run([sys.executable, "-c", "import veduta.dodo"], cwd=tmp_path, capture_output=True, text=True)
+    assert cp.returncode == 0, cp.stderr
+    assert list(tmp_path.iterdir()) == []

@@ -1,12 +1,22 @@
-"""``make bench``: cook speed on a generated game, model compile and world generation throughput.
+"""``make bench``: cook speed against its floors, model compile and world generation throughput.
 
-    python -m veduta.bench [--assets N] [--jobs J] [--repeat R] [--skip-cook]
+    python -m veduta.bench [--assets N[,N...]] [--jobs J] [--repeat R] [--heavy/--no-heavy]
+                           [--compare/--no-compare] [--skip-cook]
 
-Cook figures are whole ``doit`` processes in a generated game of N small
-models (as a user runs them): the first cook (parallel, J processes), the
-no-op cook (median of R), and the floor: one Python process reading and
-SHA-256-hashing every source by the spec's recipe.  The goal is a no-op cook
-at most 2x the floor.
+Every cook figure is a whole process (as a user runs it), the median of R runs, measured in
+the same run as the floor it is compared with:
+
+- a game of N small generated models, and a heavier game (the sample assets plus worlds,
+  512 x 512 textures with their mip chains and large models) where compile work dominates;
+- first cook: ``doit -n J cook`` and plain ``doit cook`` (which uses every core by itself),
+  each from nothing (no cooked files, no cache), against the *compile floor*: the project's
+  compiler (``veduta.cook.cook.cook_batch``: read, compile, write, store) in a J-process pool
+  with no doit, and in one process;
+- no-op ``doit cook`` against the *re-hash floor* (one process reading and SHA-256-hashing
+  every source by the spec's recipe) and, beside it, the *stat floor* (one process stat()ing
+  every source), ninja's no-op with one edge per asset and plain doit's with one task and a
+  file_dep per asset (``--compare``);
+- ``doit list --all --status`` against the no-op, time and peak memory.
 """
 
 from __future__ import annotations
@@ -29,16 +39,19 @@ SHAPES = [
     '{{ "shape": "lathe", "profile": [[0, 0], [{a}, 0], [{b}, 1], [0, 1.2]], "segments": {s} }}',
 ]
 
-FLOOR = r"""
+SUFFIXES = (".vmodel", ".vtexture", ".vmaterial", ".vscene", ".vprefab", ".vworld", ".vmap")
+
+#: One process reading and hashing every source as the spec's source_hash recipe starts.
+REHASH_FLOOR = r"""
 import hashlib, os, sys
-root = sys.argv[1]
+root = os.path.join(sys.argv[1], "assets")
 n = 0
-for d, dirs, files in os.walk(os.path.join(root, "assets")):
+for d, dirs, files in os.walk(root):
     dirs[:] = [x for x in dirs if not x.startswith(".")]
     for f in files:
-        if f.endswith(".vmodel"):
+        if f.endswith(SUFFIXES):
             p = os.path.join(d, f)
-            rel = os.path.relpath(p, os.path.join(root, "assets")).replace(os.sep, "/")
+            rel = os.path.relpath(p, root).replace(os.sep, "/")
             with open(p, "rb") as fh:
                 data = fh.read()
             h = hashlib.sha256(b"veduta-cook/1\nveduta-asset/0.8.0\n")
@@ -47,7 +60,47 @@ for d, dirs, files in os.walk(os.path.join(root, "assets")):
             h.hexdigest()
             n += 1
 print(n)
+""".replace("SUFFIXES", repr(SUFFIXES))
+
+#: One process stat()ing every source (what any up-to-date check must at least do).
+STAT_FLOOR = r"""
+import os, sys
+root = os.path.join(sys.argv[1], "assets")
+n = 0
+for d, dirs, files in os.walk(root):
+    dirs[:] = [x for x in dirs if not x.startswith(".")]
+    for f in files:
+        if f.endswith(SUFFIXES):
+            os.stat(os.path.join(d, f))
+            n += 1
+print(n)
+""".replace("SUFFIXES", repr(SUFFIXES))
+
+#: The compile floor: the project's compiler over every source in a pool of J processes, no doit.
+COMPILE_FLOOR = r"""
+import sys
+from veduta.bench import compile_floor
+print(compile_floor(sys.argv[1], int(sys.argv[2])))
 """
+
+#: Plain doit: one task per asset with its source as file_dep and a stamp as target.
+PLAIN_DODO = r"""
+import os
+DOIT_CONFIG = {"dep_file": "cache/plain.sqlite3", "backend": "sqlite3", "verbosity": 0}
+
+def stamp(targets):
+    open(targets[0], "wb").close()
+
+def task_plain():
+    root = "assets"
+    for d, dirs, files in os.walk(root):
+        dirs[:] = [x for x in dirs if not x.startswith(".")]
+        for f in sorted(files):
+            if f.endswith(SUFFIXES):
+                src = os.path.join(d, f)
+                yield {"name": src, "file_dep": [src], "targets": [os.path.join("stamps", f)],
+                       "actions": [stamp]}
+""".replace("SUFFIXES", repr(SUFFIXES))
 
 
 def make_game(root: str, n: int) -> None:
@@ -62,48 +115,201 @@ def make_game(root: str, n: int) -> None:
         with open(os.path.join(folder, f"m{i:05d}.vmodel"), "w") as f:
             f.write('{\n  "veduta": "model/1",\n  "pivot": "bottom-center",\n  "parts": [\n    '
                     + ",\n    ".join(parts) + "\n  ]\n}\n")
+    _settle(root)
+
+
+def make_heavy_game(root: str, worlds: int = 4, textures: int = 16, models: int = 16) -> int:
+    """The sample game (every kind, its references resolving) plus *worlds* copies of its world
+    with other seeds, *textures* 512 x 512 textures with mip chains and *models* large models.
+    Returns the number of sources."""
+    here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets")
+    shutil.copytree(here, os.path.join(root, "assets"), ignore=shutil.ignore_patterns(".cooked", "*.py"))
+    with open(os.path.join(root, "dodo.py"), "w") as f:
+        f.write("from veduta.dodo import *\n")
+    world = open(os.path.join(here, "worlds", "valley.vworld"), encoding="utf-8").read()
+    for i in range(worlds):
+        with open(os.path.join(root, "assets", "worlds", f"valley_{i:02d}.vworld"), "w", encoding="utf-8") as f:
+            f.write(world.replace('"seed": 20240611', f'"seed": {1000 + i}', 1))
+    os.makedirs(os.path.join(root, "assets", "textures", "big"), exist_ok=True)
+    for i in range(textures):
+        with open(os.path.join(root, "assets", "textures", "big", f"big_{i:02d}.vtexture"), "w") as f:
+            f.write('{ "veduta": "texture/1", "size": [512, 512], "tiling": true, "layers": [\n'
+                    f'  {{ "type": "checker", "colors": ["#5a5a5a", "#8c8c{i:02x}"], "cell": {4 + i % 12} }},\n'
+                    '  { "type": "fill", "color": "#20ff8000" } ] }\n')
+    os.makedirs(os.path.join(root, "assets", "models", "big"), exist_ok=True)
+    for i in range(models):
+        with open(os.path.join(root, "assets", "models", "big", f"big_{i:02d}.vmodel"), "w") as f:
+            f.write('{ "veduta": "model/1", "pivot": "bottom-center",\n'
+                    '  "lod": [{ "distance": 20 }, { "distance": 40 }],\n'
+                    f'  "parts": [ {{ "shape": "sphere", "radius": 1, "segments": {80 + i}, "rings": 48 }},\n'
+                    '    { "shape": "lathe", "profile": [[0, 0], [1, 0.2], [0.5, 1], [0.8, 1.5], [0, 2]], '
+                    f'"segments": {48 + i}, "position": [2, 0, 0] }} ] }}\n')
+    _settle(root)
+    n = 0
+    for _, dirs, files in os.walk(os.path.join(root, "assets")):
+        dirs[:] = [x for x in dirs if not x.startswith(".")]
+        n += sum(f.endswith(SUFFIXES) for f in files)
+    return n
+
+
+def _settle(root: str) -> None:
     t = time.time() - 60  # out of the racy window, as files in a repo are
     for d, _, files in os.walk(os.path.join(root, "assets")):
         for f in files:
             os.utime(os.path.join(d, f), (t, t))
 
 
-def timed(cmd: list[str], cwd: str) -> tuple[float, str]:
+def compile_floor(root: str, jobs: int, batch: int = 32) -> int:
+    """Cook every source of the game at *root* with the project's compiler and no doit: batches
+    of ``cook_batch`` in a pool of *jobs* processes (one: in this process).  Returns the count."""
+    import multiprocessing
+
+    from veduta.compile import AssetIndex
+    from veduta.cook.cook import FAILED, cook_batch, set_index
+    from veduta.cook.project import Project
+
+    project = Project.find(root)
+    sources = project.scan()[0]
+    set_index(project.assets, AssetIndex.from_paths(s.rel for s in sources))
+    work = [(s.kind.name, s.rel, project.assets, os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
+             project.cache, None, "") for s in sources]
+    batches = [work[i:i + batch] for i in range(0, len(work), batch)]
+    if jobs <= 1:
+        results = [r for b in batches for r in cook_batch(b)]
+    else:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            results = [r for rs in pool.imap_unordered(cook_batch, batches) for r in rs]
+    failed = [m for r in results if r["outcome"] == FAILED for m in r["messages"]]
+    if failed:
+        raise SystemExit("the compile floor failed:\n" + "\n".join(failed[:5]))
+    return len(results)
+
+
+def run(cmd: list[str], cwd: str) -> tuple[float, str, int]:
+    """Run *cmd* to its end: (wall seconds, stdout, peak resident KiB of the process)."""
+    out = tempfile.TemporaryFile()
+    err = tempfile.TemporaryFile()
     t0 = time.perf_counter()
-    cp = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL)
+    _, status, usage = os.wait4(p.pid, 0)
     dt = time.perf_counter() - t0
-    if cp.returncode != 0:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{cp.stdout}\n{cp.stderr}")
-    return dt, cp.stdout
+    p.returncode = os.waitstatus_to_exitcode(status)
+    out.seek(0)
+    err.seek(0)
+    text = out.read().decode("utf-8", "replace")
+    if p.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{text}\n{err.read().decode('utf-8', 'replace')}")
+    return dt, text, usage.ru_maxrss
 
 
-def bench_cook(n: int, jobs: int, repeat: int, where: str = "build") -> dict:
+def timed(cmd: list[str], cwd: str) -> tuple[float, str]:
+    dt, text, _ = run(cmd, cwd)
+    return dt, text
+
+
+def _fresh(root: str) -> None:
+    """Back to a game that was never cooked (no cooked files, no cache)."""
+    shutil.rmtree(os.path.join(root, "assets", ".cooked"), ignore_errors=True)
+    shutil.rmtree(os.path.join(root, "cache"), ignore_errors=True)
+    shutil.rmtree(os.path.join(root, "stamps"), ignore_errors=True)
+
+
+def _median(cmd: list[str], root: str, repeat: int, fresh: bool = False) -> tuple[float, str, int]:
+    times, peaks, text = [], [], ""
+    for _ in range(repeat):
+        if fresh:
+            _fresh(root)
+        dt, text, peak = run(cmd, root)
+        times.append(dt)
+        peaks.append(peak)
+    return statistics.median(times), text, int(statistics.median(peaks))
+
+
+def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool = False,
+               compare: bool = False, first_repeat: int | None = None) -> dict:
+    """Every cook figure of one game (n small models, or the heavy game) in one run."""
     # in the project's folder, not /tmp: a game repo lives on the project's file
     # system (here /tmp creates files 30x slower, which would skew the first cook)
     os.makedirs(where, exist_ok=True)
     root = os.path.abspath(tempfile.mkdtemp(prefix="bench-game-", dir=where))
+    py = sys.executable
+    doit = [py, "-m", "doit"]
+    first_repeat = first_repeat or max(1, min(repeat, 3))
     try:
-        make_game(root, n)
-        doit = [sys.executable, "-m", "doit"]
-        first, first_out = timed(doit + ["-n", str(jobs), "cook"], root)
+        if heavy:
+            n = make_heavy_game(root)
+        else:
+            make_game(root, n)
+        r: dict = {"assets": n, "jobs": jobs, "heavy": heavy}
+        # first cooks from nothing, paired run by run with the compile floors
+        firsts, plains, floors, floor1 = [], [], [], []
+        for _ in range(first_repeat):
+            _fresh(root)
+            dt, out, _ = run(doit + ["-n", str(jobs), "cook"], root)
+            firsts.append(dt)
+            r["first_summary"] = out.strip().splitlines()[-1]
+            _fresh(root)
+            plains.append(run(doit + ["cook"], root)[0])
+            _fresh(root)
+            dt, out, _ = run([py, "-c", COMPILE_FLOOR, root, str(jobs)], root)
+            if int(out) != n:
+                raise SystemExit(f"the compile floor cooked {out.strip()} sources, not {n}")
+            floors.append(dt)
+            _fresh(root)
+            floor1.append(run([py, "-c", COMPILE_FLOOR, root, "1"], root)[0])
+        r.update(first=statistics.median(firsts), first_plain=statistics.median(plains),
+                 compile_floor=statistics.median(floors), compile_floor_1=statistics.median(floor1))
+        # the game cooked by doit, then no-ops
+        _fresh(root)
+        run(doit + ["cook"], root)
         # files written less than 2 s before a check are "racy" and get re-hashed once
         # (docs/cooking.md); the steady state is what every later no-op costs
-        settle, _ = timed(doit + ["cook"], root)
+        r["settle"] = run(doit + ["cook"], root)[0]
         time.sleep(RACY_NS / 1e9)
-        timed(doit + ["cook"], root)
-        noops = [timed(doit + ["cook"], root)[0] for _ in range(repeat)]
-        floors = []
-        for _ in range(repeat):
-            dt, out = timed([sys.executable, "-c", FLOOR, root], root)
-            if int(out) != n:
-                raise SystemExit(f"floor hashed {out.strip()} sources, not {n}")
-            floors.append(dt)
-        lists = [timed(doit + ["list", "--all", "--status"], root)[0] for _ in range(max(1, repeat // 2))]
-        return {"assets": n, "jobs": jobs, "first": first, "settle": settle, "noop": statistics.median(noops),
-                "floor": statistics.median(floors), "list": statistics.median(lists),
-                "first_summary": first_out.strip().splitlines()[-1]}
+        run(doit + ["cook"], root)
+        r["noop"], _, r["noop_kib"] = _median(doit + ["cook"], root, repeat)
+        r["floor"], out, _ = _median([py, "-c", REHASH_FLOOR, root], root, repeat)
+        if int(out) != n:
+            raise SystemExit(f"the re-hash floor hashed {out.strip()} sources, not {n}")
+        r["stat_floor"], _, _ = _median([py, "-c", STAT_FLOOR, root], root, repeat)
+        r["list"], _, r["list_kib"] = _median(doit + ["list", "--all", "--status"], root, repeat)
+        if compare:
+            r.update(_compare(root, repeat))
+        return r
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _compare(root: str, repeat: int) -> dict:
+    """No-ops of other tools on the same sources: ninja (one edge per asset), plain doit."""
+    out: dict = {}
+    ninja = shutil.which("ninja")
+    if ninja is None:
+        try:
+            import ninja as ninja_pkg  # the PyPI package ships the binary
+
+            ninja = os.path.join(ninja_pkg.BIN_DIR, "ninja")
+        except ImportError:
+            ninja = None
+    sources = []
+    for d, dirs, files in os.walk(os.path.join(root, "assets")):
+        dirs[:] = [x for x in dirs if not x.startswith(".")]
+        sources += sorted(os.path.relpath(os.path.join(d, f), root) for f in files if f.endswith(SUFFIXES))
+    os.makedirs(os.path.join(root, "stamps"), exist_ok=True)
+    if ninja:
+        with open(os.path.join(root, "build.ninja"), "w") as f:
+            f.write("rule stamp\n  command = touch $out\n")
+            for i, s in enumerate(sources):
+                f.write(f"build stamps/n{i}: stamp {s}\n")
+        run([ninja, "-j", "2"], root)
+        out["ninja"] = _median([ninja], root, repeat)[0]
+    with open(os.path.join(root, "plain_dodo.py"), "w") as f:
+        f.write(PLAIN_DODO)
+    plain = [sys.executable, "-m", "doit", "-f", "plain_dodo.py"]
+    run(plain, root)
+    time.sleep(RACY_NS / 1e9)
+    out["plain_doit"] = _median(plain, root, repeat)[0]
+    return out
 
 
 def bench_models() -> dict:
@@ -156,12 +362,47 @@ def _print_figures(d: dict) -> None:
             print(f"  {k:32} {v}")
 
 
+def print_cook(r: dict, repeat: int) -> None:
+    what = f"heavy game of {r['assets']} sources" if r["heavy"] else f"{r['assets']} small models"
+    j = r["jobs"]
+    print(f"cook, {what} (whole processes, medians; ratios within this run):")
+
+    def row(label: str, seconds: float, ratio: str = "") -> None:
+        print(f"  {label:48} {seconds:9.3f} s  {ratio}")
+
+    cf = r["compile_floor"]
+    row(f"first cook, doit -n {j} cook", r["first"], f"{r['first'] / cf:5.2f}x compile floor ({j} proc; goal <= 1.25)")
+    row("first cook, plain doit cook", r["first_plain"], f"{r['first_plain'] / cf:5.2f}x compile floor")
+    row(f"compile floor: compiler in a {j}-process pool", cf)
+    row("compile floor, one process", r["compile_floor_1"], f"{r['compile_floor_1'] / cf:5.2f}x")
+    row("no-op right after the first cook (re-hashes)", r["settle"])
+    row("no-op doit cook", r["noop"], f"{r['noop'] / r['floor']:5.2f}x re-hash floor (goal <= 1.0)")
+    row("re-hash floor: one process hashing every source", r["floor"])
+    row("stat floor: one process stat()ing every source", r["stat_floor"],
+        f"{r['stat_floor'] / r['floor']:5.2f}x re-hash floor")
+    if "ninja" in r:
+        row("ninja no-op, one edge per asset", r["ninja"], f"{r['ninja'] / r['floor']:5.2f}x re-hash floor")
+    if "plain_doit" in r:
+        row("plain doit no-op, one file_dep per asset", r["plain_doit"],
+            f"{r['plain_doit'] / r['floor']:5.2f}x re-hash floor")
+    row("doit list --all --status", r["list"], f"{r['list'] / r['noop']:5.2f}x no-op (goal <= 1.5)")
+    print(f"  {'peak memory: list / no-op':48} {r['list_kib'] / 1024:7.0f} MB / {r['noop_kib'] / 1024:.0f} MB"
+          f"  {r['list_kib'] / r['noop_kib']:5.2f}x")
+    print(f"  first cook said: {r['first_summary']}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--assets", type=int, default=10000)
+    ap.add_argument("--assets", default="10000", help="game sizes, comma-separated (default 10000)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--first-repeat", type=int, default=3, help="runs of each first cook (default 3)")
+    ap.add_argument("--heavy", action=argparse.BooleanOptionalAction, default=True,
+                    help="also the heavy game (worlds, textures with mips, large models)")
+    ap.add_argument("--compare", action=argparse.BooleanOptionalAction, default=True,
+                    help="also ninja's and plain doit's no-op")
     ap.add_argument("--skip-cook", action="store_true")
+    ap.add_argument("--skip-compilers", action="store_true")
     ap.add_argument("--dir", default="build", help="where the generated game goes (default build/)")
     args = ap.parse_args(argv)
 
@@ -170,7 +411,7 @@ def main(argv=None) -> int:
                 ("world generation", "world generation (median):", bench_world),
                 ("world drawing model", "world drawing model (ground LOD: median per chunk; inspect world: best "
                                         "warm run):", bench_draw))
-    for name, title, run in sections:
+    for name, title, run in sections if not args.skip_compilers else ():
         try:
             figures = run()
         except ImportError as exc:
@@ -179,14 +420,14 @@ def main(argv=None) -> int:
         print(title)
         _print_figures(figures)
     if not args.skip_cook:
-        r = bench_cook(args.assets, args.jobs, args.repeat, args.dir)
-        print(f"cook of {r['assets']} small models (whole doit processes, median of {args.repeat}):")
-        print(f"  first cook (-n {r['jobs']})            {r['first']:8.2f} s   [{r['first_summary']}]")
-        print(f"  no-op right after (re-hashes)   {r['settle']:8.3f} s")
-        print(f"  no-op cook                      {r['noop']:8.3f} s")
-        print(f"  floor (read + SHA-256 sources)  {r['floor']:8.3f} s")
-        print(f"  no-op / floor                   {r['noop'] / r['floor']:8.2f} x   (goal <= 2)")
-        print(f"  doit list --all --status        {r['list']:8.3f} s")
+        for n in [int(x) for x in args.assets.split(",") if x]:
+            r = bench_cook(n, args.jobs, args.repeat, args.dir, compare=args.compare,
+                           first_repeat=args.first_repeat)
+            print_cook(r, args.repeat)
+            sys.stdout.flush()
+        if args.heavy:
+            r = bench_cook(0, args.jobs, args.repeat, args.dir, heavy=True, first_repeat=args.first_repeat)
+            print_cook(r, args.repeat)
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -50,3 +51,26 @@ def remove_if_exists(path: str) -> bool:
         return True
     except FileNotFoundError:
         return False
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def read_regular(path: str) -> tuple[bytes, os.stat_result] | None:
+    """The bytes of *path* and its stat taken before reading, if it is a regular file; else None.
+
+    Opened without blocking and checked before reading, so a FIFO, a device or a folder in
+    the place of a file is never read (a FIFO would block the cook for ever).
+    """
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        try:
+            return f.read(), st
+        except OSError:
+            return None

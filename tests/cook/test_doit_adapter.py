@@ -170,3 +170,42 @@ def test_two_runs_in_one_process_keep_their_own_state(game, tmp_path):
     assert all(p.startswith(a.project.assets) for p in a.verified)
     assert all(p.startswith(b.project.assets) for p in b.verified)
     assert a.cache is not b.cache
+
+
+def _nothing():
+    pass  # an action doit's worker processes can unpickle
+
+
+def test_runner_parallelism_seen_from_a_task_creator():
+    seen = []
+
+    @doit.create_after()
+    def task_p():
+        seen.append(da.runner_parallelism())
+        yield {"name": "a", "actions": [(_nothing, [])]}
+
+    def run(*args):
+        loader = ModuleTaskLoader({"task_p": task_p, "DOIT_CONFIG": {"dep_file": ":memory:", "backend": "sqlite3",
+                                                                       "outfile": io.StringIO()}})
+        assert DoitMain(loader).run(["run", *args, "p"]) == 0
+
+    run()
+    run("-n", "3", "-P", "thread")
+    run("-n", "2", "-P", "process")
+    assert seen == [("serial", 0), ("threads", 3), ("processes", 2)]
+    assert da.runner_parallelism() == ("none", 0)
+
+
+def test_fix_action_signature_is_what_doit_binds_arguments_with():
+    from doit.action import PythonAction
+
+    def act(a, b, targets):
+        return {"got": (a, b, targets)}
+
+    da.fix_action_signature(act)
+    assert act.__signature__ is not None
+    task = Task("t", [(act, [1, 2])], targets=["out"])
+    task.options = {}
+    action = task.actions[0]
+    assert isinstance(action, PythonAction)
+    assert action._prepare_kwargs() == {"targets": ["out"]}

@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 from tests.cook.test_cook import summary
 from veduta.container.vda import read_asset_file
 
@@ -93,3 +95,45 @@ def test_no_progress_when_not_a_terminal(monkeypatch, tmp_path):
     rep.complete_run()
     assert err.getvalue() == ""
     assert out.getvalue().startswith("w: warning: x\ncook: 1 cooked")
+
+
+def _children(pid: int) -> set[int]:
+    out: set[int] = set()
+    try:
+        for tid in os.listdir(f"/proc/{pid}/task"):
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                out.update(int(x) for x in f.read().split())
+    except OSError:
+        pass
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal: Linux only")
+def test_workers_end_when_the_cook_is_killed(game):
+    for i in range(12):
+        game.write(f"models/gen/big{i:02d}.vmodel", BIG.format(r=0.5 + i / 100))
+    p = subprocess.Popen([sys.executable, "-m", "doit", "-n", "2", "cook"], cwd=game.root,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    workers: set[int] = set()
+    deadline = time.monotonic() + 60
+    while len(workers) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        workers = _children(p.pid)
+    assert len(workers) >= 2, "doit -n 2 started no workers"
+    os.kill(p.pid, signal.SIGKILL)  # the main process only, as kill -9 PID does
+    p.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [w for w in workers if _alive(w)]
+    for w in left:
+        os.kill(w, signal.SIGKILL)
+    assert not left, f"workers {left} outlived their parent"

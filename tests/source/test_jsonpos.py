@@ -36,8 +36,6 @@ def test_integers_and_floats_are_distinguished():
     [
         (b'{"a": 1,}', 1, 9, "trailing comma before }"),
         (b'{"a": 1} x', 1, 10, "trailing data after the JSON value: 'x'"),
-        (b'{"a": NaN}', 1, 7, "NaN is not a finite number (JSON has no NaN or Infinity)"),
-        (b'{"a": -Infinity}', 1, 7, "-Infinity is not a finite number"),
         (b"{'a': 1}", 1, 2, "expected a field name in double quotes, found \"'\""),
         (b'{"a": "x\ny"}', 1, 9, "newline in string (escape it)"),
         (b'{"a": 01}', 1, 7, "malformed number '01'"),

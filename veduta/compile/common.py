@@ -51,7 +51,7 @@ from veduta.source.fields import (
     js_pattern,
     parse_color,
 )
-from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse, to_plain
+from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse, quote, to_plain
 
 __all__ = [
     "F32_MAX", "COORD", "TAG", "TAGS", "NAME", "OPT_NAME", "RgbColor", "Scale", "srgb_to_linear",
@@ -93,7 +93,7 @@ def check_name(rep: Report, vals: Values, name: str) -> bool:
     """The optional top-level ``name`` must equal the file name (as in model sources)."""
     given = vals.get("name")
     if given and given is not INVALID and given != name:
-        rep.error(vals.node("name"), "name", f'"{given}" is not the file name (want "{name}")')
+        rep.error(vals.node("name"), "name", f'{quote(given)} is not the file name (want "{name}")')
         return False
     return True
 
@@ -142,7 +142,7 @@ class RgbColor(Spec):
         c = parse_color(node.value)
         if c is None or len(node.value) != 7:
             extra = " (a light colour has no alpha)" if c is not None else ""
-            rep.error(node, path, f'"{node.value}" is not {self.what}{extra}')
+            rep.error(node, path, f'{quote(node.value)} is not {self.what}{extra}')
             return INVALID
         return c
 

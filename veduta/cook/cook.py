@@ -14,13 +14,13 @@ import re
 import time
 
 from veduta import COMPILER_VERSION
-from veduta.compile import AssetIndex, CompileContext, compile_source
+from veduta.compile import AssetIndex, CompileContext
 from veduta.container.chunks import read_chunks, write_chunks
 from veduta.container.meta import Meta, source_hash
 from veduta.cook.state import make_entry, sig
 from veduta.cook.store import Store
 from veduta.errors import VdaError
-from veduta.fsutil import atomic_write, remove_if_exists
+from veduta.fsutil import atomic_write, read_regular, remove_if_exists
 from veduta.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
 from veduta.source.diagnostics import Diagnostic, Report
 
@@ -57,13 +57,10 @@ def _read(path: str) -> bytes | None:
 
 def _read_with_sig(path: str) -> tuple[bytes | None, object]:
     """The bytes of a file and its signature taken before reading (() when missing)."""
-    try:
-        with open(path, "rb") as f:
-            st = os.fstat(f.fileno())
-            data = f.read()
-    except OSError:
+    got = read_regular(path)
+    if got is None:
         return None, ()
-    return data, sig(st)
+    return got[0], sig(got[1])
 
 
 def cooked_meta(path: str, kind: str) -> tuple[Meta | None, object]:
@@ -176,42 +173,102 @@ def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicat
     """Cook one source (the doit action).
 
     Returns a dict (doit saves it as the task's values: the outcome, warning
-    lines, the warnings as dicts and the stat-cache entry) or a ``TaskFailed`` whose
-    message is the diagnostics, one per line (and its ``diagnostics`` attribute the
-    same as dicts).
+    lines, the same as dicts and the stat-cache entry) or a ``TaskFailed`` whose message
+    is the diagnostics, one per line (its ``diagnostics`` attribute: the same as dicts,
+    for a reporter that collects data; doit pickles it whole from a worker).  When the run
+    cooks its stale sources ahead in a pool (``veduta.cook.ahead``), the result is taken
+    from there.
     """
+    from veduta.cook import ahead
+
+    got = ahead.take(rel)
+    if got is not None:
+        return as_action(got)
+    return as_action(cook_batch([(kind, rel, assets, cooked, cache, duplicate_of, display_root)])[0])
+
+
+def as_action(result: dict):
+    """A result of :func:`cook_batch` as a doit action returns it (a failure as ``TaskFailed``)."""
+    if result["outcome"] != FAILED:
+        return result
     from doit.exceptions import TaskFailed
 
-    shown = os.path.join(display_root or assets, rel) if display_root != "-" else rel
-    if duplicate_of:
-        remove_if_exists(cooked)
-        others = ", ".join(os.path.join(assets, p) for p in duplicate_of)
-        return _failed([Diagnostic(shown, 1, 1, "$", f"{BY_NAME[kind].name} name \"{name_of(rel)}\" is also used "
-                                                     f"by {others}; names must be unique per kind across folders")])
-    try:
-        outcome = cook_file(kind, rel, assets, cooked, cache, shown)
-    except OSError as exc:  # the file system said no (permissions, full disk, ...)
-        where = f" {exc.filename}" if exc.filename else ""
-        return _failed([Diagnostic(shown, 1, 1, "$", f"cannot cook: {exc.strerror or exc}{where}")])
-    except MemoryError:
-        remove_if_exists(cooked)
-        return _failed([Diagnostic(shown, 1, 1, "$", "out of memory while cooking this source")])
-    if outcome["outcome"] == FAILED:
-        failed = TaskFailed("\n".join(outcome["messages"]))
-        failed.diagnostics = outcome["diagnostics"]
-        return failed
-    return outcome
-
-
-def _failed(diagnostics: list[Diagnostic]):
-    """A doit ``TaskFailed`` whose message is the diagnostic lines; its ``diagnostics`` attribute
-    holds them as dicts (``Diagnostic.to_json``), for a reporter that collects data (doit pickles
-    the object whole from a worker process)."""
-    from doit.exceptions import TaskFailed
-
-    failed = TaskFailed("\n".join(str(d) for d in diagnostics))
-    failed.diagnostics = [d.to_json() for d in diagnostics]
+    failed = TaskFailed("\n".join(result["messages"]))
+    failed.diagnostics = result["diagnostics"]
     return failed
+
+
+def cook_batch(jobs: list[tuple]) -> list[dict]:
+    """Cook several sources, each job the arguments of :func:`cook_one`; one plain result dict
+    per job (picklable: what a worker process sends back), a failure included, as
+    ``{"outcome": "failed", "messages": [...], "diagnostics": [...], "entry": None}``.  Sources
+    that need compiling are compiled together (see :func:`veduta.compile.compile_sources`)."""
+    steps = []
+    for kind, rel, assets, cooked, cache, duplicate_of, display_root in jobs:
+        shown = os.path.join(display_root or assets, rel) if display_root != "-" else rel
+        if duplicate_of:
+            remove_if_exists(cooked)
+            others = ", ".join(os.path.join(assets, p) for p in duplicate_of)
+            steps.append(_failed(shown, f"{BY_NAME[kind].name} name \"{name_of(rel)}\" is also used by "
+                                        f"{others}; names must be unique per kind across folders"))
+        else:
+            steps.append(_cook_steps(kind, rel, assets, cooked, cache, shown))
+    return _drive(steps, [(job[3], os.path.join(job[6] or job[2], job[1]) if job[6] != "-" else job[1])
+                          for job in jobs])
+
+
+def _failed(shown: str, message: str) -> dict:
+    """A failure with one diagnostic at the start of the source."""
+    return _outcome(FAILED, [Diagnostic(shown, 1, 1, "$", message)])
+
+
+def _outcome(outcome: str, diagnostics: list[Diagnostic], entry=None) -> dict:
+    """A result dict: the diagnostics as lines (``messages``) and as dicts (``diagnostics``)."""
+    return {"outcome": outcome, "messages": [str(d) for d in diagnostics],
+            "diagnostics": [d.to_json() for d in diagnostics], "entry": entry}
+
+
+def _drive(steps: list, where: list[tuple[str, str]]) -> list[dict]:
+    """Run cook generators (see ``_cook_steps``) to their end, compiling what they ask for in
+    one `compile_sources` call per kind."""
+    from veduta.compile import compile_sources
+
+    results: list = [None] * len(steps)
+    waiting: dict[str, list] = {}
+
+    def advance(i, gen, send=None, throw=None):
+        try:
+            want = gen.throw(throw) if throw is not None else gen.send(send)
+        except StopIteration as stop:
+            results[i] = stop.value
+        except OSError as exc:  # the file system said no (permissions, full disk, ...)
+            cooked, shown = where[i]
+            place = f" {exc.filename}" if exc.filename else ""
+            results[i] = _failed(shown, f"cannot cook: {exc.strerror or exc}{place}")
+        except MemoryError:
+            cooked, shown = where[i]
+            remove_if_exists(cooked)
+            results[i] = _failed(shown, "out of memory while cooking this source")
+        else:
+            waiting.setdefault(want[0], []).append((i, gen, want))
+
+    for i, step in enumerate(steps):
+        if isinstance(step, dict):
+            results[i] = step
+        else:
+            advance(i, step)
+    for kind in sorted(waiting):
+        batch = waiting[kind]
+        try:
+            bodies = compile_sources(kind, [(src, ctx) for _, _, (_, src, ctx) in batch])
+        except MemoryError as exc:
+            bodies = [exc] * len(batch)
+        for (i, gen, _), body in zip(batch, bodies, strict=True):
+            if isinstance(body, BaseException):
+                advance(i, gen, throw=body)
+            else:
+                advance(i, gen, send=body)
+    return results
 
 
 def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None) -> dict:
@@ -221,13 +278,39 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
     or None}``: the messages are the diagnostic lines, the diagnostics the same as dicts
     (:meth:`~veduta.source.diagnostics.Diagnostic.to_json`).
     """
+    gen = _cook_steps(kind, rel, assets, cooked, cache, shown)
+    try:
+        _, src, ctx = next(gen)
+    except StopIteration as stop:
+        return stop.value
+    from veduta.compile import compile_source
+
+    try:
+        body = compile_source(kind, src, ctx)
+    except Exception as exc:  # noqa: BLE001 - reported by the steps, as when compiled in a batch
+        return _finish(gen, throw=exc)
+    return _finish(gen, send=body)
+
+
+def _finish(gen, send=None, throw=None) -> dict:
+    try:
+        gen.throw(throw) if throw is not None else gen.send(send)
+    except StopIteration as stop:
+        return stop.value
+    raise RuntimeError("a cook step asked for a second compile")
+
+
+def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None):
+    """`cook_file` as a generator: it yields ``(kind, source bytes, CompileContext)`` when the
+    source must be compiled, is sent the body (or thrown the compiler's exception), and
+    returns the result dict."""
     now_ns = time.time_ns()
     shown = shown or os.path.join(assets, rel)
     index = get_index(assets)
     src, src_sig = _read_with_sig(os.path.join(assets, rel))
     if src is None:
         remove_if_exists(cooked)
-        return _outcome(FAILED, [Diagnostic(shown, 1, 1, "$", "cannot read the source")])
+        return _failed(shown, "cannot read the source")
 
     # 1. the cooked file may already be current (a touched file, or no doit DB yet)
     meta, csig = cooked_meta(cooked, kind)
@@ -265,7 +348,7 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
     sigs: dict[str, object] = {}
     ctx.read_dep = _recording_reader(ctx, assets, sigs)  # type: ignore[method-assign]
     try:
-        body = compile_source(kind, src, ctx)
+        body = yield (kind, src, ctx)
     except RecursionError:
         rep.error(None, "$", "source nested too deeply")
         body = None
@@ -299,11 +382,6 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
             store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
     return _outcome(COOKED, diagnostics, make_entry(h, sig(os.stat(cooked)), files, now_ns))
-
-
-def _outcome(outcome: str, diagnostics: list[Diagnostic], entry=None) -> dict:
-    return {"outcome": outcome, "messages": [str(d) for d in diagnostics],
-            "diagnostics": [d.to_json() for d in diagnostics], "entry": entry}
 
 
 def _no_read(dep: str) -> bytes | None:

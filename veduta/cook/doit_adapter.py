@@ -79,18 +79,56 @@ class PreloadedSqliteDB(SqliteDB):
     ``_cache`` (rows decoded so far) and overrides ``_get_task_data``; rows are
     decoded only when their task is asked for.  Registered as the doit backend
     ``veduta`` (entry point ``doit.BACKEND`` in pyproject.toml).
+
+    Faults never end a cook in a traceback (the cooked files are safe whatever
+    happens to this database; losing it only means re-checking every source):
+    a folder that cannot be made or written means cooking with a database in
+    memory, a damaged file is moved aside and a new one started, and a failed
+    save at the end of the run (``cache/`` deleted meanwhile) is a warning.
+    Each says so in one ``veduta: warning:`` line on stderr.
     """
 
     desc = "sqlite3, preloaded in one query (veduta cook)"
 
     def __init__(self, name, codec, *, module_name=None):
-        super().__init__(name, codec, module_name=module_name)
+        import sqlite3
+
+        from doit.dependency import DatabaseException
+
         self._raw: dict[str, str] = {}
+        name = _writable_db_path(name)
         try:
+            super().__init__(name, codec, module_name=module_name)
+            self._preload()
+        except (DatabaseException, sqlite3.DatabaseError) as exc:
+            if name == ":memory:":
+                raise
+            reason = str(exc).rsplit("Original error: ", 1)[-1]
+            aside = _move_aside(name)
+            _warn(f"{name}: doit's database is damaged ({reason}); "
+                  + (f"moved it to {aside} and started a new one" if aside else "started a new one in memory")
+                  + " (this cook re-checks every source)")
+            if not aside:
+                name = ":memory:"
+            super().__init__(name, codec, module_name=module_name)
+            self._preload()
+
+    def _preload(self) -> None:
+        try:  # a damaged file fails here at the latest
             cur = self._conn.execute("select task_id, cast(task_data as text) as d from doit")
             self._raw = {row["task_id"]: row["d"] for row in cur}
-        except Exception:  # an unreadable DB behaves like an empty one (doit rebuilds)
-            self._raw = {}
+        except Exception:
+            self._conn.close()
+            raise
+
+    def dump(self):
+        import sqlite3
+
+        try:
+            super().dump()
+        except sqlite3.Error as exc:
+            _warn(f"{self.name}: could not save doit's database ({exc}); the cooked files are safe, "
+                  f"the next cook re-checks every source")
 
     def _get_task_data(self, task_id):
         raw = self._raw.pop(task_id, None)
@@ -106,6 +144,45 @@ class PreloadedSqliteDB(SqliteDB):
     def remove_all(self):
         self._raw.clear()
         super().remove_all()
+
+
+def _warn(message: str) -> None:
+    import sys
+
+    sys.stderr.write(f"veduta: warning: {message}\n")
+
+
+def _writable_db_path(name: str) -> str:
+    """*name*, its folder made if needed; ":memory:" (with a warning) when it cannot be written."""
+    if name == ":memory:":
+        return name
+    folder = os.path.dirname(name) or "."
+    try:
+        os.makedirs(folder, exist_ok=True)
+        if not os.access(folder, os.W_OK) or (os.path.exists(name) and not os.access(name, os.W_OK)):
+            import errno
+
+            raise OSError(errno.EACCES, "not writable")
+    except OSError as exc:
+        _warn(f"cannot write the cache folder {folder} ({exc.strerror or exc}): cooking without doit's "
+              f"database and the cache (every source is re-checked; cooked files are written as usual)")
+        return ":memory:"
+    return name
+
+
+def _move_aside(name: str) -> str | None:
+    """Move a damaged database file to ``<name>.damaged``; None when that fails."""
+    aside = name + ".damaged"
+    try:
+        os.replace(name, aside)
+    except OSError:
+        return None
+    for extra in ("-journal", "-wal", "-shm"):
+        try:
+            os.unlink(name + extra)
+        except OSError:
+            pass
+    return aside
 
 
 # -- the saved row of a task ------------------------------------------------------------------
@@ -176,6 +253,49 @@ def wait_only_for(group: GroupHandle, drop: set[str]) -> bool:
     return True
 
 
+# -- the runner -------------------------------------------------------------------------------
+
+def runner_parallelism() -> tuple[str, int]:
+    """How the doit run creating tasks right now runs actions: ``("serial", 0)``,
+    ``("threads", N)`` or ``("processes", N)`` (``-n N`` with ``-P thread|process``);
+    ``("none", 0)`` outside a run (``doit list``, ``doit info``).
+
+    doit 0.37 passes its options (``num_process``, ``par_type``) to the runner only, and a
+    ``create_after`` task creator is called from inside the runner's loop
+    (``Runner.run_tasks`` -> ``TaskDispatcher``); no public API tells a task creator which
+    runner it is under, so this looks for the Runner in the calling frames.  The answer
+    matters: actions of ``MRunner`` run in processes doit forks after the tasks are made.
+    """
+    import sys
+
+    from doit.runner import MRunner, MThreadRunner, Runner
+
+    f = sys._getframe(1)
+    while f is not None:
+        obj = f.f_locals.get("self")
+        if isinstance(obj, Runner):
+            if isinstance(obj, MThreadRunner):
+                return "threads", obj.num_process
+            if isinstance(obj, MRunner):
+                return "processes", obj.num_process
+            return "serial", 0
+        f = f.f_back
+    return "none", 0
+
+
+def fix_action_signature(func: Callable) -> None:
+    """Spare doit's ``PythonAction`` from working out *func*'s signature on every call.
+
+    doit 0.37 calls ``inspect.signature(func)`` for each action it executes
+    (``BaseAction._prepare_kwargs``, to pass ``targets``/``dependencies``/... to
+    functions that ask for them); for 10,000 cook tasks that was a tenth of the main
+    process's work.  ``inspect.signature`` returns a function's ``__signature__`` when set.
+    """
+    import inspect
+
+    func.__signature__ = inspect.signature(func)  # type: ignore[attr-defined]
+
+
 # -- the reporter -----------------------------------------------------------------------------
 
 def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
@@ -190,4 +310,4 @@ def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
 
 
 __all__ = ["DOIT_CHECKED", "bind_class", "PrestatChecker", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
-           "wait_only_for", "drop_failures"]
+           "wait_only_for", "drop_failures", "runner_parallelism", "fix_action_signature"]

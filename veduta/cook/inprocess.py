@@ -66,8 +66,8 @@ def source_task_names(project: Project, sources: list[str]) -> list[str]:
             rel = s
         rel = rel.replace(os.sep, "/")
         if kind_of(rel) is None or ".." in rel.split("/") or not os.path.isfile(os.path.join(assets, rel)):
-            raise VedutaError(f"{s}: no such source (give the path of a source file, from the game root or "
-                              f"under {project.assets}/, e.g. models/crate.vmodel)")
+            raise VedutaError(f"{os.path.join(project.assets, rel)}: no such source (give the path of a source "
+                              f"file, from the game root or under {project.assets}/, e.g. models/crate.vmodel)")
         names.append(f"{BASENAME}:{rel}")
     return names
 
@@ -99,6 +99,8 @@ def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
     # keeps what it collected for this function to return
     reporter = bind_class(CollectingReporter, run=run)(echo if echo is not None else io.StringIO(), {})
     config = doit_config(run) | {"reporter": reporter}
+    # the tasks are made before doit runs here: say which were asked for (as veduta cook did)
+    run.selected = names or None
     argv = ["run"]
     if jobs > 1:
         argv += ["-n", str(jobs)]

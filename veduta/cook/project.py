@@ -61,10 +61,10 @@ class Project:
         """Every source under the assets folder, sorted by path."""
         return self.scan()[0]
 
-    def scan(self) -> tuple[list[Source], list[str]]:
+    def scan(self, warnings: list[str] | None = None) -> tuple[list[Source], list[str]]:
         """Every source under the assets folder, sorted by path, and the problems found
         on the way (a folder that cannot be read, a file name that is not UTF-8), each
-        a printable line naming the path."""
+        a printable line naming the path.  Links skipped (loops) are appended to *warnings*."""
         out = []
         problems: list[str] = []
         if not os.path.isdir(self.assets):
@@ -73,7 +73,7 @@ class Project:
             return out, problems
         for k in KINDS:
             top = os.path.join(self.assets, k.folder)
-            for rel in _walk(top, k.suffix, problems):
+            for rel in _walk(top, k.suffix, problems, warnings):
                 rel = f"{k.folder}/{rel}"
                 try:
                     rel.encode("utf-8")
@@ -107,13 +107,23 @@ class Project:
         return AssetIndex.from_paths(s.rel for s in self.sources())
 
 
-def _walk(top: str, suffix: str, problems: list[str] | None = None) -> list[str]:
+def _walk(top: str, suffix: str, problems: list[str] | None = None, warnings: list[str] | None = None) -> list[str]:
     """Paths of files ending in *suffix* under *top*, relative to it, sorted; skips dot folders.
-    A folder that cannot be read is a problem (appended to *problems*)."""
+
+    A folder that cannot be read is a problem (appended to *problems*).  Symbolic links are
+    followed, but never into a folder already on the way down (a loop such as ``ln -s .
+    again``), and a link that cannot be resolved (a loop of links, a dangling one) is skipped;
+    both are warnings (appended to *warnings*).  Only regular files count: a FIFO would block
+    the read.
+    """
     out = []
-    stack = [("", top)]
+    try:
+        st = os.stat(top)
+    except OSError:
+        return out
+    stack = [("", top, frozenset({(st.st_dev, st.st_ino)}))]
     while stack:
-        prefix, d = stack.pop()
+        prefix, d, above = stack.pop()
         try:
             it = os.scandir(d)
         except (FileNotFoundError, NotADirectoryError):
@@ -126,10 +136,23 @@ def _walk(top: str, suffix: str, problems: list[str] | None = None) -> list[str]
             for e in it:
                 if e.name.startswith("."):
                     continue
-                if e.is_dir():
-                    stack.append((prefix + e.name + "/", e.path))
-                elif e.name.endswith(suffix) and len(e.name) > len(suffix) and e.is_file():
-                    out.append(prefix + e.name)  # regular files only: a FIFO would block the read
+                try:
+                    is_dir = e.is_dir()
+                    is_file = not is_dir and e.name.endswith(suffix) and len(e.name) > len(suffix) and e.is_file()
+                    dst = e.stat() if is_dir else None
+                except OSError as exc:  # a link loop (a file linked to itself), ...
+                    if warnings is not None:
+                        warnings.append(f"{e.path}: warning: skipped, cannot follow it ({exc.strerror or exc})")
+                    continue
+                if dst is not None:
+                    ident = (dst.st_dev, dst.st_ino)
+                    if ident in above:
+                        if warnings is not None:
+                            warnings.append(f"{e.path}: warning: skipped, a link to a folder above it (a loop)")
+                        continue
+                    stack.append((prefix + e.name + "/", e.path, above | {ident}))
+                elif is_file:
+                    out.append(prefix + e.name)
     out.sort()
     return out
 

@@ -38,12 +38,16 @@ from veduta.cook.doit_adapter import (
     PrestatChecker,
     bind_class,
     drop_failures,
+    fix_action_signature,
     overwrite_saved,
+    runner_parallelism,
     wait_only_for,
 )
 from veduta.cook.project import Project
 from veduta.cook.run import CookRun
 from veduta.cook.state import RACY_NS, StatCache, entry_from_json
+
+fix_action_signature(cook_one)
 
 STATE_FILE = "state.marshal"
 DB_FILE = "doit.sqlite3"
@@ -94,7 +98,10 @@ def cook_tasks(run: CookRun):
     verified_sigs, stats = run.verified, run.stats
     verified_sigs.clear()
     stats.clear()
-    sources, problems = project.scan()
+    warnings: list[str] = []
+    sources, problems = project.scan(warnings)
+    if warnings:
+        sys.stderr.write("".join(w + "\n" for w in warnings))
     index = AssetIndex.from_paths(s.rel for s in sources)
     set_index(project.assets, index)
     cache = run.cache = StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
@@ -107,6 +114,7 @@ def cook_tasks(run: CookRun):
     group = GroupHandle()
     yield {"name": None, "doc": "cook every asset source into a .vda file", "uptodate": [group]}
     fresh_names = []
+    stale_jobs = []  # cook_one's arguments of the stale sources, in task order
 
     prefix = assets + os.sep
     cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in {s.kind for s in sources}}
@@ -145,9 +153,12 @@ def cook_tasks(run: CookRun):
                         verified_sigs[prefix + p] = s
                     if s != () and p != src.rel:
                         file_dep.append(prefix + p)
+        args = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
+        if uptodate is not None:
+            stale_jobs.append(tuple(args))
         task = {
             "name": src.rel,
-            "actions": [(cook_one, [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root])],
+            "actions": [(cook_one, args)],
             "file_dep": file_dep,
             "clean": True,
             "doc": f"{kind.name} {src.name}",
@@ -191,10 +202,30 @@ def cook_tasks(run: CookRun):
     run.to_run = len(selected) if selected and BASENAME not in (run.selected or []) else \
         len(sources) - run.fresh_skipped
     cache.keep_only(s.rel for s in sources)
-    cache.save()
+    try:
+        cache.save()
+    except OSError:
+        pass  # a cache that cannot be written only makes the next run slower (the database warned)
+    if run.executing and stale_jobs:
+        _cook_ahead(run, stale_jobs)
     gc.freeze()
     if gc_was_enabled:
         gc.enable()
+
+
+def _cook_ahead(run: CookRun, stale_jobs: list[tuple]) -> None:
+    """Start cooking the stale sources this run will run in a pool of worker processes, one per
+    core (``-n N``: N), unless doit runs the actions in processes of its own (``-P process``)."""
+    from veduta.cook import ahead
+
+    how, n = runner_parallelism()
+    if how not in ("serial", "threads"):
+        return  # doit's own worker processes, forked after this, cook in their actions
+    selected = run.selected or []
+    if BASENAME not in selected:  # only the named sources run
+        names = {n[len(BASENAME) + 1:] for n in selected if n.startswith(BASENAME + ":")}
+        stale_jobs = [j for j in stale_jobs if j[1] in names]
+    ahead.begin(stale_jobs, n or ahead.cpu_count())
 
 
 def report_problems(problems: list[str]):
@@ -238,6 +269,9 @@ class CookReporter(ConsoleReporter):
         self._started = time.monotonic()
         self._group_ran = False
         self.run.start()  # a new run (the tasks are made after this)
+        from veduta.cook.lifeline import install
+
+        install()  # workers forked by `doit -n N` end when this process dies
 
     @staticmethod
     def _is_cook(task) -> bool:
@@ -339,6 +373,9 @@ class CookReporter(ConsoleReporter):
             self.run.cache.discard(task.name[len(BASENAME) + 1 :])
 
     def complete_run(self):
+        from veduta.cook import ahead
+
+        ahead.end()
         self._clear_progress()
         if self.run.cache is not None:
             try:
@@ -381,19 +418,17 @@ def _record_in_db(project: Project, task, entry, values: dict) -> None:
 def doit_config(run: CookRun) -> dict:
     """The DOIT_CONFIG of *run*: its file checker and reporter are bound to it."""
     project = run.project
-    try:
-        os.makedirs(project.cache, exist_ok=True)
-    except OSError as exc:
-        from veduta.errors import ConfigError
-
-        raise ConfigError(f"cannot make the cache folder {project.cache}: {exc.strerror}") from None
+    # nothing is made here (importing a dodo.py creates no folder): the database backend makes
+    # the cache folder when a command opens it, and cooks without it when it cannot
     return {
         "default_tasks": [BASENAME],
         "dep_file": os.path.join(project.cache, DB_FILE),
         "backend": "veduta",  # sqlite3 read in one query (veduta/cook/doit_adapter.py)
         "check_file_uptodate": bind_class(StatChecker, run=run),
         "reporter": bind_class(CookReporter, run=run),
-        "par_type": "process",
+        # -n N runs actions in threads: the stale sources cook ahead in a process pool
+        # (veduta/cook/ahead.py) and an action only takes its result
+        "par_type": "thread",
         "continue": True,  # one broken source never stops the others
         "minversion": DOIT_CHECKED,  # the pin in pyproject.toml
     }

@@ -32,5 +32,7 @@ def load_source(data: bytes, file: str, fmt: str) -> tuple[Obj | None, Report]:
 
         rep.error(head, "veduta", f'expected the string "{fmt}", found {describe(head)}')
     elif head.value != fmt:
-        rep.error(head, "veduta", f'"{head.value}" is not "{fmt}"')
+        from veduta.source.jsonpos import quote
+
+        rep.error(head, "veduta", f'{quote(head.value)} is not "{fmt}"')
     return root, rep

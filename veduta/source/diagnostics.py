@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from veduta.source.jsonpos import JsonProblem, Node
+from veduta.source.jsonpos import JsonProblem, Node, clip
 
 ERROR = "error"
 WARNING = "warning"
+#: Longest message and JSON path a diagnostic keeps (a huge value or key is quoted in part).
+MAX_MESSAGE = 400
+MAX_PATH = 100
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,9 @@ class Report:
 
     file: str
     items: list[Diagnostic] = field(default_factory=list)
+    #: positions of values the JSON reader already reported (a non-finite or huge number):
+    #: a validator's error about the same value would only repeat it
+    json_reported: set[tuple[int, int]] = field(default_factory=set)
 
     def add(self, where: Node | tuple[int, int] | None, path: str, message: str,
             severity: str = ERROR, code: str = "") -> None:
@@ -52,6 +58,10 @@ class Report:
             line, col = where
         else:
             line, col = where.line, where.col
+        if severity == ERROR and (line, col) in self.json_reported:
+            return
+        if len(message) > MAX_MESSAGE or len(path) > MAX_PATH:
+            message, path = clip(message, MAX_MESSAGE), clip(path, MAX_PATH)
         self.items.append(Diagnostic(self.file, line, col, path, message, severity, code))
 
     def error(self, where, path: str, message: str, code: str = "") -> None:
@@ -63,6 +73,7 @@ class Report:
     def extend_json(self, problems: list[JsonProblem]) -> None:
         for p in problems:
             self.add((p.line, p.col), p.path, p.message)
+            self.json_reported.add((p.line, p.col))
 
     @property
     def errors(self) -> list[Diagnostic]:

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from veduta.source.diagnostics import Report
-from veduta.source.jsonpos import Arr, Bool, Node, Null, Obj, Str, join_path
+from veduta.source.jsonpos import Arr, Bool, Node, Null, Obj, Str, clip, join_path, quote
 from veduta.source.jsonpos import Num as NumNode  # `Num` below is the number spec
 
 __all__ = [
@@ -57,14 +57,14 @@ def describe(node: Node) -> str:
     if isinstance(node, Arr):
         return "an array"
     if isinstance(node, Str):
-        v = node.value if len(node.value) <= 40 else node.value[:37] + "..."
-        return f'the string "{v}"'
+        v = node.value
+        return f'the string "{v}"' if len(v) <= 40 else f'the string "{v[:37]}..." ({len(v)} characters)'
     if isinstance(node, Bool):
         return "true" if node.value else "false"
     if isinstance(node, Null):
         return "null"
     if isinstance(node, NumNode):
-        return node.text
+        return clip(node.text)
     return repr(node.value)
 
 
@@ -257,7 +257,7 @@ class StrSpec(Spec):
             rep.error(node, path, f"{len(v)} characters, more than the limit of {self.max_len}")
             return INVALID
         if self.pattern is not None and not self.pattern.fullmatch(v):
-            rep.error(node, path, f'"{v}" is not {self.pattern_what or "valid"}')
+            rep.error(node, path, f'{quote(v)} is not {self.pattern_what or "valid"}')
             return INVALID
         return v
 
@@ -289,7 +289,7 @@ class Enum(Spec):
             rep.error(node, path, f"expected {self.what}, found {describe(node)}")
             return INVALID
         if node.value not in self.values:
-            rep.error(node, path, f'"{node.value}" is not {self.what}')
+            rep.error(node, path, f'{quote(node.value)} is not {self.what}')
             return INVALID
         return node.value
 
@@ -323,7 +323,7 @@ class Color(Spec):
             return INVALID
         c = parse_color(node.value)
         if c is None:
-            rep.error(node, path, f'"{node.value}" is not {self.what}')
+            rep.error(node, path, f'{quote(node.value)} is not {self.what}')
             return INVALID
         return c
 

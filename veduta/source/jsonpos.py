@@ -114,6 +114,25 @@ _STR_CHUNK = re.compile(r'[^"\\\x00-\x1f]*')
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _BAD_LITERAL = re.compile(r"-?(?:NaN|Infinity|inf|nan)")
 MAX_DEPTH = 256
+#: Integer literals longer than this are out of range for every field (and past Python's
+#: int-conversion limit of 4300 digits): a located problem, never a conversion error.
+MAX_INT_DIGITS = 1000
+#: How much of a long value a message quotes (then its length).
+QUOTE_CHARS = 40
+
+
+def quote(text: str) -> str:
+    """*text* in double quotes for a message; a long one as its first characters and its length."""
+    if len(text) <= QUOTE_CHARS:
+        return f'"{text}"'
+    return f'"{text[:QUOTE_CHARS]}..." ({len(text)} characters)'
+
+
+def clip(text: str, limit: int = QUOTE_CHARS) -> str:
+    """*text* if short, else its first characters and its length: messages never echo a huge value."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
 
 
 def join_path(path: str, key: str | int) -> str:
@@ -187,18 +206,23 @@ class _Parser:
             if not m or m.end() == i or (m.group(0) == "-"):
                 bad = _BAD_LITERAL.match(text, i)
                 if bad:
-                    self.problem(i, path, f"{bad.group(0)} is not a finite number", fatal=True)
+                    return self._non_finite(bad, i, path, line, col, "")
                 self.problem(i, path, f"expected a value, found {self.describe(i)}", fatal=True)
             num = m.group(0)
             j = m.end()
             if j < len(text) and (text[j].isalnum() or text[j] in "._+-"):
                 self.problem(i, path, f"malformed number {self.describe(i)}", fatal=True)
             if m.group(1) is None and m.group(2) is None:
+                if len(num) > MAX_INT_DIGITS:
+                    digits = len(num) - num.startswith("-")
+                    self.problem(i, path, f"{num[:20]}... is too large a number ({digits} digits)")
+                    return Num(-math.inf if num.startswith("-") else math.inf, clip(num, 20), line, col), j
                 v: int | float = int(num)
             else:
                 v = float(num)
                 if not math.isfinite(v):
-                    self.problem(i, path, f"{num} is not a finite number")
+                    self.problem(i, path, f"{clip(num, 20)} is not a finite number")
+                    num = clip(num, 20)
             return Num(v, num, line, col), j
         for lit, v, cls in (("true", True, Bool), ("false", False, Bool), ("null", None, Null)):
             if text.startswith(lit, i):
@@ -208,11 +232,21 @@ class _Parser:
                 return cls(v, line, col), j
         bad = _BAD_LITERAL.match(text, i)
         if bad:
-            self.problem(i, path, f"{bad.group(0)} is not a finite number (JSON has no NaN or Infinity)", fatal=True)
+            return self._non_finite(bad, i, path, line, col, " (JSON has no NaN or Infinity)")
         if ch == "'":
             self.problem(i, path, "strings must use double quotes", fatal=True)
         self.problem(i, path, f"expected a value, found {self.describe(i)}", fatal=True)
         raise AssertionError("unreachable")
+
+    def _non_finite(self, bad: re.Match, i: int, path, line: int, col: int, why: str) -> tuple[Node, int]:
+        """``NaN``/``Infinity``: a located problem, then parsing goes on (later mistakes are reported too)."""
+        word = bad.group(0)
+        j = bad.end()
+        if j < len(self.text) and (self.text[j].isalnum() or self.text[j] in "_.+-"):
+            self.problem(i, path, f"malformed number {self.describe(i)}", fatal=True)
+        self.problem(i, path, f"{word} is not a finite number{why}")
+        value = math.nan if word.lstrip("-").lower() == "nan" else (-math.inf if word[0] == "-" else math.inf)
+        return Num(value, word, line, col), j
 
     def string(self, i: int, path: str) -> tuple[str, int]:
         text = self.text

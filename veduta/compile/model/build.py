@@ -115,15 +115,19 @@ def _rotate(rot: np.ndarray, v: np.ndarray) -> np.ndarray:
     return v[..., 0:1] * r[..., 0] + v[..., 1:2] * r[..., 1] + v[..., 2:3] * r[..., 2]
 
 
-def part_geometries(parts: list[PartSpec], smooth_angle_deg: float) -> list[PartGeometry]:
+def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]) -> list[PartGeometry]:
     """Build non-mirror parts in model space (before the pivot), all in one batch.
 
     Per part: local mesh, scale, winding (a negative scale determinant reverses it, and
     flip_normals reverses it again), then for all parts at once: smoothing groups and UVs in the
-    scaled local space, rotation and translation.
+    scaled local space, rotation and translation.  *smooth_angle_deg* is one angle for every
+    part or one per part (parts of several models in one batch): every step is element-wise
+    or confined to one part, so a part comes out with the same bits in any batch.
     """
     if not parts:
         return []
+    angles = [float(smooth_angle_deg)] * len(parts) if isinstance(smooth_angle_deg, (int, float)) \
+        else [float(a) for a in smooth_angle_deg]
     scaled_list: list[np.ndarray] = []
     tris_list: list[np.ndarray] = []
     base = 0
@@ -145,9 +149,10 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float) -> list[Part
 
     corners = scaled[tris]
     pid = _position_ids(scaled, owner_v)[tris]
-    spheres = np.array([p.shape == "sphere" and smooth_sphere(p.segments, p.rings, smooth_angle_deg)
-                        for p in parts])
-    normals, face_n = smooth_normals(pid, corners, smooth_angle_deg, spheres[owner_t] if spheres.any() else None)
+    spheres = np.array([p.shape == "sphere" and smooth_sphere(p.segments, p.rings, a)
+                        for p, a in zip(parts, angles, strict=True)])
+    angle_t = angles[0] if len(set(angles)) == 1 else np.array(angles)[owner_t]
+    normals, face_n = smooth_normals(pid, corners, angle_t, spheres[owner_t] if spheres.any() else None)
 
     starts = np.cumsum(nv) - nv
     columns = np.ascontiguousarray(scaled.T)
@@ -207,20 +212,30 @@ def build_part_sets(sets: list[tuple[PartSpec, ...]], smooth_angle_deg: float) -
     A part spec that occurs in more than one list (a box is the same at every level) is
     built once. Parts never influence each other, so the batch changes no result.
     """
-    unique: dict[PartSpec, int] = {}
-    for parts in sets:
+    return _build_sets([(parts, smooth_angle_deg, 0) for parts in sets])
+
+
+def _build_sets(sets: list[tuple[tuple[PartSpec, ...], float, int]]) -> list[list[PartGeometry]]:
+    """`build_part_sets` for part lists of several models: (parts, smooth angle, model number).
+
+    Equal part specs are shared within a model only (the model number is in the key).
+    """
+    unique: dict[tuple[int, PartSpec], int] = {}
+    angles: list[float] = []
+    for parts, angle, model in sets:
         for p in parts:
-            if p.shape != "mirror":
-                unique.setdefault(p, len(unique))
-    built = part_geometries(list(unique), smooth_angle_deg)
+            if p.shape != "mirror" and (model, p) not in unique:
+                unique[(model, p)] = len(unique)
+                angles.append(angle)
+    built = part_geometries([p for _, p in unique], angles)
     out: list[list[PartGeometry]] = []
-    for parts in sets:
+    for parts, _, model in sets:
         geoms: list[PartGeometry] = []
         for part in parts:
             if part.shape == "mirror":
                 geoms.append(mirror_geometry(geoms[part.of], part.axis, part.material))
             else:
-                geoms.append(built[unique[part]])
+                geoms.append(built[unique[(model, part)]])
         out.append(geoms)
     return out
 
@@ -251,10 +266,11 @@ def pivot_offset(geoms: list[PartGeometry], pivot: str) -> Vec3:
 _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
 
 
-def _dedupe(rows: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _dedupe(rows: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Share identical rows ((n, 8) float32, compared as bytes) of the same owner (part).
 
-    Rows are kept in first-occurrence order. Returns (unique rows (k, 8), inverse (n,) int64).
+    Rows are kept in first-occurrence order. Returns (unique rows (k, 8), inverse (n,) int64,
+    the row number of each unique row's first occurrence (k,), ascending).
     The result is canonical, so how equal rows are found does not matter: sort by a 64-bit
     mix of the bytes, and fall back to a full lexicographic sort if two different rows collide.
     """
@@ -279,7 +295,8 @@ def _dedupe(rows: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray
     rank[np.argsort(first, kind="stable")] = np.arange(len(first), dtype=np.int64)
     inverse = np.empty(n, dtype=np.int64)
     inverse[order] = rank[group]
-    return rows[np.sort(first)], inverse
+    first = np.sort(first)
+    return rows[first], inverse, first
 
 
 def materials_of(geoms: list[PartGeometry]) -> tuple[str, ...]:
@@ -301,32 +318,56 @@ class Assembled:
 def assemble(geoms: list[PartGeometry], offset: Vec3, materials: tuple[str, ...]) -> Assembled:
     """Apply the pivot, cast to float32, share identical vertices within each part (never
     across parts), concatenate in part order."""
-    slot = {m: i for i, m in enumerate(materials)}
+    return assemble_many([(geoms, offset, materials)])[0]
+
+
+def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) -> list[Assembled]:
+    """`assemble` of several meshes (geoms, offset, materials) in one numpy batch.
+
+    Vertices are shared within a part only, so one mesh's rows and their first occurrences
+    stay in its own range of the batch: each mesh comes out with the same bits as alone.
+    """
+    geoms = [g for job in jobs for g in job[0]]
     counts = np.array([3 * g.triangle_count for g in geoms], dtype=np.int64)
     n = int(counts.sum())
     rows = np.empty((n, 8), dtype=np.float32)
     if n:
-        rows[:, 0:3] = np.concatenate([g.corners.reshape(-1, 3) for g in geoms]) + np.asarray(offset)
+        offsets = np.repeat(np.array([job[1] for job in jobs], dtype=np.float64).reshape(-1, 3),
+                            [3 * sum(g.triangle_count for g in job[0]) for job in jobs], axis=0)
+        rows[:, 0:3] = np.concatenate([g.corners.reshape(-1, 3) for g in geoms]) + offsets
         rows[:, 3:6] = np.concatenate([g.normals.reshape(-1, 3) for g in geoms])
         rows[:, 6:8] = np.concatenate([g.uvs.reshape(-1, 2) for g in geoms])
         rows += np.float32(0.0)  # fold -0.0 into 0.0 so equal values have equal bytes
     owner = np.repeat(np.arange(len(geoms)), counts)
-    unique, inverse = _dedupe(rows, owner)
+    unique, inverse, firsts = _dedupe(rows, owner)
     vertices = np.empty(len(unique), dtype=VERTEX_DTYPE)
     vertices["position"] = unique[:, 0:3]
     vertices["normal"] = unique[:, 3:6]
     vertices["uv"] = unique[:, 6:8]
-    firsts = np.concatenate([[0], np.cumsum(counts)[:-1]]).tolist()
-    mesh_parts = tuple(
-        MeshPart(int(f), int(c), slot[g.material]) for f, c, g in zip(firsts, counts.tolist(), geoms, strict=True)
-    )
-    if len(unique):
-        lo32, hi32 = _column_bounds(unique)
-        lo, hi = lo32.tolist(), hi32.tolist()
-        bounds: Bounds = ((lo[0], lo[1], lo[2]), (hi[0], hi[1], hi[2]))
-    else:
-        bounds = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
-    return Assembled(vertices, inverse.astype(INDEX_DTYPE), mesh_parts, bounds)
+    # each mesh's rows, and (first occurrences being sorted) its unique rows, are one range
+    row_ends = np.cumsum([3 * sum(g.triangle_count for g in job[0]) for job in jobs]).tolist()
+    unique_ends = np.searchsorted(firsts, row_ends).tolist()
+    out = []
+    row0 = u0 = 0
+    geom0 = 0
+    counts_list = counts.tolist()
+    for (job_geoms, _, materials), row1, u1 in zip(jobs, row_ends, unique_ends, strict=True):
+        slot = {m: i for i, m in enumerate(materials)}
+        mesh_parts = []
+        first = 0
+        for g, c in zip(job_geoms, counts_list[geom0:geom0 + len(job_geoms)], strict=True):
+            mesh_parts.append(MeshPart(first, c, slot[g.material]))
+            first += c
+        if u1 > u0:
+            lo32, hi32 = _column_bounds(unique[u0:u1])
+            lo, hi = lo32.tolist(), hi32.tolist()
+            bounds: Bounds = ((lo[0], lo[1], lo[2]), (hi[0], hi[1], hi[2]))
+        else:
+            bounds = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
+        indices = (inverse[row0:row1] - u0).astype(INDEX_DTYPE)
+        out.append(Assembled(vertices[u0:u1].copy(), indices, tuple(mesh_parts), bounds))
+        row0, u0, geom0 = row1, u1, geom0 + len(job_geoms)
+    return out
 
 
 # --- LOD and counts ---------------------------------------------------------------------------
@@ -414,14 +455,45 @@ def _part_records(parts: tuple[PartSpec, ...], geoms: list[PartGeometry], asm: A
 
 def build_model(spec: ModelSpec) -> BuiltModel:
     """Compile a validated model: mesh, materials, parts, pivot, bounds and LOD levels."""
-    own = [k for k, lod in enumerate(spec.lod, start=1) if not lod.model]  # levels with own geometry
-    sets = build_part_sets([spec.parts] + [tuple(lod_part(p, k) for p in spec.parts) for k in own],
-                           spec.smooth_angle_deg)
-    geoms = sets[0]
-    lod_geoms = dict(zip(own, sets[1:], strict=True))
-    offset = pivot_offset(geoms, spec.pivot)
-    materials = materials_of(geoms)
-    asm = assemble(geoms, offset, materials)
+    return build_models([spec])[0]
+
+
+def build_models(specs: list[ModelSpec]) -> list[BuiltModel]:
+    """`build_model` of several models, their parts in one numpy batch (for small models the
+    cost of a numpy call, not the arithmetic, dominates).  Each model comes out with the same
+    bits as built alone: parts never influence each other."""
+    sets: list[tuple[tuple[PartSpec, ...], float, int]] = []
+    levels_of: list[list[int]] = []
+    for m, spec in enumerate(specs):
+        own = [k for k, lod in enumerate(spec.lod, start=1) if not lod.model]  # levels with own geometry
+        levels_of.append(own)
+        sets += [(parts, spec.smooth_angle_deg, m)
+                 for parts in [spec.parts] + [tuple(lod_part(p, k) for p in spec.parts) for k in own]]
+    built = _build_sets(sets)
+    geoms_of, offsets, materials_list = [], [], []
+    jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]] = []
+    at = 0
+    for spec, own in zip(specs, levels_of, strict=True):
+        geoms = built[at]
+        offset = pivot_offset(geoms, spec.pivot)
+        materials = materials_of(geoms)
+        geoms_of.append(geoms)
+        offsets.append(offset)
+        materials_list.append(materials)
+        jobs += [(g, offset, materials) for g in built[at:at + 1 + len(own)]]
+        at += 1 + len(own)
+    assembled = assemble_many(jobs)
+    out = []
+    at = 0
+    for spec, own, geoms, offset, materials in zip(specs, levels_of, geoms_of, offsets, materials_list, strict=True):
+        lod_asm = dict(zip(own, assembled[at + 1:at + 1 + len(own)], strict=True))
+        out.append(_finish_model(spec, geoms, offset, materials, assembled[at], lod_asm))
+        at += 1 + len(own)
+    return out
+
+
+def _finish_model(spec: ModelSpec, geoms: list[PartGeometry], offset: Vec3, materials: tuple[str, ...],
+                  asm: Assembled, lod_asm: dict[int, Assembled]) -> BuiltModel:
     levels: list[BuiltLevel] = []
     for k, lod in enumerate(spec.lod, start=1):
         if lod.model:
@@ -436,7 +508,7 @@ def build_model(spec: ModelSpec) -> BuiltModel:
                 )
             )
             continue
-        lasm = assemble(lod_geoms[k], offset, materials)
+        lasm = lod_asm[k]
         levels.append(BuiltLevel(float(lod.distance), "", lasm.bounds, lasm.vertices, lasm.indices, lasm.mesh_parts))
     return BuiltModel(
         name=spec.name,

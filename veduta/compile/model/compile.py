@@ -11,11 +11,11 @@ import numpy as np
 from veduta.compile import CompileContext
 from veduta.formats.mesh import Lod, Mesh, MeshPart, Part
 
-from .build import build_model
-from .source import validate_model
+from .build import build_model, build_models, triangle_count
+from .source import ModelSource, validate_model
 from .types import BuiltModel, ModelSpec
 
-__all__ = ["compile_model", "build_mesh", "built_to_mesh"]
+__all__ = ["compile_model", "compile_models", "build_mesh", "built_to_mesh"]
 
 
 def _mesh_parts(parts) -> list[MeshPart]:
@@ -75,22 +75,65 @@ def degenerate_triangles(mesh: Mesh) -> list[tuple[int, int]]:
 
 def compile_model(data: bytes, ctx: CompileContext) -> Mesh | None:
     """Compile a .vmodel source; problems go to ctx.report. None when there are errors."""
-    src = validate_model(data, ctx.report.file, ctx.name)
-    ctx.report.items.extend(src.report.items)
-    spec = src.spec
-    if spec is None:
-        return None
-    for k, (level, node) in enumerate(zip(spec.lod, src.lod_model_nodes, strict=True)):
-        if level.model:
-            ctx.reference("model", level.model, node, f"lod[{k}].model")
+    result = compile_models([(data, ctx)])[0]
+    if isinstance(result, BaseException):
+        raise result
+    return result
+
+
+#: Models with more triangles than this are built alone (batching pays for small ones only).
+BATCH_TRIANGLES = 4096
+
+
+def compile_models(items: list[tuple[bytes, CompileContext]]) -> list[Mesh | None | BaseException]:
+    """`compile_model` of several sources, the geometry of the small ones in one numpy batch
+    (byte for byte what each compiles to alone).  An exception raised while compiling one
+    source (a compiler bug) is returned in its place, so the others still compile."""
+    out: list[Mesh | None | BaseException] = [None] * len(items)
+    sources: dict[int, ModelSource] = {}
+    for i, (data, ctx) in enumerate(items):
+        try:
+            src = validate_model(data, ctx.report.file, ctx.name)
+            ctx.report.items.extend(src.report.items)
+            spec = src.spec
+            if spec is None:
+                continue
+            for k, (level, node) in enumerate(zip(spec.lod, src.lod_model_nodes, strict=True)):
+                if level.model:
+                    ctx.reference("model", level.model, node, f"lod[{k}].model")
+        except Exception as exc:  # noqa: BLE001 - returned to the caller, attributed to this source
+            out[i] = exc
+            continue
+        sources[i] = src
+    small = [i for i, src in sources.items() if triangle_count(src.spec) <= BATCH_TRIANGLES]
+    built: dict[int, BuiltModel | BaseException] = {}
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-        mesh = build_mesh(spec)
-    if not _finite(mesh):
-        ctx.report.error(src.parts_node, "parts", "the geometry does not fit 32-bit floats (a size, position "
-                                                  "or scale is too large)")
-        return None
-    for index, count in degenerate_triangles(mesh):
-        ctx.report.warning(src.part_nodes[index], f"parts[{index}]",
-                           f"{count} of its triangles have no area in 32-bit floats (too small, or too far "
-                           "from the origin for its size)", code="MESH_DEGENERATE")
+        if len(small) > 1:
+            try:
+                built.update(zip(small, build_models([sources[i].spec for i in small]), strict=True))
+            except Exception:  # noqa: BLE001 - built one by one below, to find whose it is
+                pass
+        for i, src in sources.items():
+            if i not in built:
+                try:
+                    built[i] = build_model(src.spec)
+                except Exception as exc:  # noqa: BLE001
+                    built[i] = exc
+    for i, src in sources.items():
+        b = built[i]
+        out[i] = b if isinstance(b, BaseException) else _checked_mesh(src, b, items[i][1])
+    return out
+
+
+def _checked_mesh(src: ModelSource, built: BuiltModel, ctx: CompileContext) -> Mesh | None:
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        mesh = built_to_mesh(built, src.spec.pivot)
+        if not _finite(mesh):
+            ctx.report.error(src.parts_node, "parts", "the geometry does not fit 32-bit floats (a size, position "
+                                                      "or scale is too large)")
+            return None
+        for index, count in degenerate_triangles(mesh):
+            ctx.report.warning(src.part_nodes[index], f"parts[{index}]",
+                               f"{count} of its triangles have no area in 32-bit floats (too small, or too far "
+                               "from the origin for its size)", code="MESH_DEGENERATE")
     return mesh

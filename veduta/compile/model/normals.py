@@ -94,13 +94,18 @@ def smooth_sphere(segments: int, rings: int, smooth_angle_deg: float) -> bool:
     return 360.0 / segments <= limit and 180.0 / rings <= limit
 
 
+def _limit(smooth_angle_deg: float) -> float:
+    return min(float(smooth_angle_deg) + SMOOTH_TOLERANCE_DEG, _FOLD_BACK_DEG)
+
+
 def smooth_normals(
-    position_ids: np.ndarray, corners: np.ndarray, smooth_angle_deg: float,
+    position_ids: np.ndarray, corners: np.ndarray, smooth_angle_deg: float | np.ndarray,
     always_smooth: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Corner normals of one part.
 
     position_ids: (t, 3) int, equal ids = same position; corners: (t, 3, 3) float64.
+    smooth_angle_deg: one angle, or (t,) float64 per triangle (parts of several models).
     always_smooth: optional (t,) bool, triangles that join their neighbours whatever the angle
     (a sphere the spec declares smooth: see ``smooth_sphere``).
     Returns (corner normals (t, 3, 3), face normals (t, 3)), both unit length (a corner of a
@@ -108,8 +113,14 @@ def smooth_normals(
     """
     t = len(position_ids)
     fn, weight = face_normals(corners)
-    limit = min(float(smooth_angle_deg) + SMOOTH_TOLERANCE_DEG, _FOLD_BACK_DEG)
-    cos_limit, sin_limit = cos_sin_deg(limit)
+    per_triangle = isinstance(smooth_angle_deg, np.ndarray)
+    if per_triangle:  # triangles of several models, each model's angle
+        distinct, which = np.unique(smooth_angle_deg, return_inverse=True)
+        limits = [cos_sin_deg(_limit(a)) for a in distinct.tolist()]
+        cos_t = np.array([c for c, _ in limits])[which]
+        sin_t = np.array([s for _, s in limits])[which]
+    else:
+        cos_limit, sin_limit = cos_sin_deg(_limit(smooth_angle_deg))
 
     # Directed edges k -> k+1 of every triangle, with the corners at both ends, keyed by the
     # unordered pair of positions; degenerate edges get unique negative keys (never paired).
@@ -135,6 +146,8 @@ def smooth_normals(
             break
         e, f = order[:-d][same], order[d:][same]
         te, tf = tri[e], tri[f]
+        if per_triangle:  # te and tf are of one part, so of one model
+            cos_limit, sin_limit = cos_t[te], sin_t[te]
         ok = (te != tf) & _within(fn[te], fn[tf], cos_limit, sin_limit)
         if always_smooth is not None:
             ok |= (te != tf) & always_smooth[te] & always_smooth[tf]

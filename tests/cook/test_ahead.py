@@ -1,0 +1,72 @@
+"""Stale sources cooked ahead in a process pool (veduta/cook/ahead.py): the same bytes, the same
+per-asset diagnostics and the same summary as cooking each source in its own action."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from tests.cook.test_cook import summary
+from tests.gamerepo import BAD, CRATE, make_game
+from veduta.compile import AssetIndex
+from veduta.cook import ahead
+from veduta.cook.cook import cook_batch, set_index
+from veduta.cook.project import Project
+
+
+def _big_game(tmp_path, n=30):
+    g = make_game(tmp_path)
+    for i in range(n):
+        g.write(f"models/gen/m{i:02d}.vmodel", CRATE.replace("[1, 1, 1]", f"[1, {1 + i / 10}, 1]"))
+    g.write("models/gen/broken.vmodel", BAD)
+    g.write("models/gen/warns.vmodel",
+            CRATE.replace('"pivot": "bottom-center",', '"pivot": "bottom-center", "lod": [{"distance": 9, "model": "nope"}],'))  # noqa: E501
+    g.write("models/other/crate.vmodel", CRATE)  # a duplicate name
+    return g
+
+
+def _lines(cp) -> list[str]:
+    return sorted(line for line in cp.stdout.splitlines() if not line.startswith("cook: "))
+
+
+def test_pool_cook_matches_one_action_per_source(tmp_path):
+    g = _big_game(tmp_path)
+    runs = {}
+    for label, args in (("plain", ()), ("threads", ("-n", "2")), ("processes", ("-n", "2", "-P", "process"))):
+        os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
+        cp = g.cook(*args)
+        assert cp.returncode != 0  # the broken source and the duplicates fail the run
+        assert "Traceback" not in cp.stdout + cp.stderr
+        runs[label] = (summary(cp), _lines(cp), {k: v[2] for k, v in g.snapshot().items()})
+    assert runs["plain"] == runs["threads"] == runs["processes"]
+    counts, lines, cooked = runs["plain"]
+    assert counts == {"cooked": 34, "uptodate": 0, "restored": 0, "failed": 3}
+    assert any(re.match(r"assets/models/gen/broken.vmodel:4:52: parts\[0\].radius", ln) for ln in lines)
+    assert any("warns.vmodel" in ln and "warning" in ln and "nope" in ln for ln in lines)
+    assert sum("is also used by" in ln for ln in lines) == 2
+    # and the next run finds everything cooked up to date
+    cp = g.cook()
+    assert summary(cp) == {"cooked": 0, "uptodate": 34, "restored": 0, "failed": 3}
+
+
+def test_ahead_hands_out_each_result_once_in_any_order(tmp_path):
+    g = _big_game(tmp_path, n=12)
+    project = Project.find(str(g.root))
+    sources = project.scan()[0]
+    set_index(project.assets, AssetIndex.from_paths(s.rel for s in sources))
+    jobs = [(s.kind.name, s.rel, project.assets, os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
+             project.cache, None, "") for s in sources if "other" not in s.rel and s.name != "crate"]
+    pool = ahead.begin(jobs, 2)
+    try:
+        assert pool is not None and len(pool.batches) > 2
+        got = {j[1]: ahead.take(j[1]) for j in reversed(jobs)}
+        assert ahead.take(jobs[0][1]) is None  # taken already: the action would cook it itself
+        assert ahead.take("models/unknown.vmodel") is None
+    finally:
+        ahead.end()
+    assert ahead.CURRENT is None and ahead.take(jobs[0][1]) is None
+    again = dict(zip([j[1] for j in jobs], cook_batch(jobs), strict=True))
+    for rel, r in got.items():
+        assert r["outcome"] == ("failed" if "broken" in rel else "cooked")
+        assert again[rel]["outcome"] == ("failed" if "broken" in rel else "uptodate")
+        assert r["messages"] == again[rel]["messages"] or r["outcome"] == "cooked"

@@ -1,0 +1,147 @@
+"""Hostile inputs and faults (issue 14): each a clear located error or a warning, never a
+traceback, a hang or a crash of the whole cook."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+
+from tests.cook.test_cook import summary
+
+
+def _lines(cp) -> list[str]:
+    return (cp.stdout + cp.stderr).splitlines()
+
+
+def _no_traceback(cp) -> None:
+    assert "Traceback" not in cp.stdout + cp.stderr, cp.stdout + cp.stderr
+
+
+def test_absurd_numbers_are_located_errors(game):
+    box = '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, N, 1]}]}'
+    game.write("models/huge.vmodel", box.replace("N", "9" * 5000))
+    game.write("models/neg.vmodel", box.replace("N", "-" + "9" * 5000))
+    cp = game.cook()
+    _no_traceback(cp)
+    assert "assets/models/huge.vmodel:1:62: parts[0].size[1]: 99999999999999999999... is too large a number " \
+           "(5000 digits)" in cp.stdout
+    assert "assets/models/neg.vmodel:1:62: parts[0].size[1]: -9999999999999999999... is too large a number " \
+           "(5000 digits)" in cp.stdout
+    assert summary(cp)["failed"] == 2 and summary(cp)["cooked"] == 4
+
+
+def test_a_huge_value_is_quoted_in_part_with_its_length(game):
+    big = "x" * 5_000_000
+    game.write("models/a.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], '
+               '"material": "BIG"}]}'.replace("BIG", big))
+    game.write("models/b.vmodel", '{"veduta": "BIG", "BIG": 1}'.replace("BIG", big))
+    cp = game.cook()
+    _no_traceback(cp)
+    assert max(len(line) for line in _lines(cp)) < 400
+    assert 'parts[0].material: "' + "x" * 40 + '..." (5000000 characters) is not a valid name' in cp.stdout
+    assert 'veduta: "' + "x" * 40 + '..." (5000000 characters) is not "model/1"' in cp.stdout
+
+
+def test_non_finite_numbers_do_not_stop_the_report(game):
+    game.write("models/a.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [NaN, 1, Infinity],\n'
+               '"material": 3}]}')
+    game.write("models/b.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], '
+               '"material": 1e400}]}')
+    cp = game.cook()
+    _no_traceback(cp)
+    out = cp.stdout
+    assert "assets/models/a.vmodel:1:59: parts[0].size[0]: NaN is not a finite number" in out
+    assert "assets/models/a.vmodel:1:67: parts[0].size[2]: Infinity is not a finite number" in out
+    assert "assets/models/a.vmodel:2:13: parts[0].material: expected a string, found 3" in out  # reported too
+    b = [line for line in out.splitlines() if line.startswith("assets/models/b.vmodel")]
+    assert b == ["assets/models/b.vmodel:1:81: parts[0].material: 1e400 is not a finite number"]  # one line
+
+
+def test_a_missing_source_named_on_the_command_line(game):
+    cp = subprocess.run([sys.executable, "-m", "veduta.cli", "cook", "models/ghost.vmodel"], cwd=game.root,
+                        capture_output=True, text=True, timeout=300)
+    _no_traceback(cp)
+    assert cp.returncode != 0
+    assert "assets/models/ghost.vmodel: no such source" in cp.stdout + cp.stderr
+    assert "veduta list" not in cp.stdout + cp.stderr and "invalid parameter" not in cp.stdout + cp.stderr
+
+
+def test_a_damaged_database_is_moved_aside(game):
+    game.cook(check=True)
+    db = game.root / "cache/doit.sqlite3"
+    db.write_bytes(b"this is not a database" * 100)
+    cp = game.cook()
+    _no_traceback(cp)
+    assert cp.returncode == 0
+    assert [line for line in cp.stderr.splitlines() if "damaged" in line] == [
+        "veduta: warning: cache/doit.sqlite3: doit's database is damaged (file is not a database); moved it to "
+        "cache/doit.sqlite3.damaged and started a new one (this cook re-checks every source)"]
+    assert summary(cp)["cooked"] == 0 and (game.root / "cache/doit.sqlite3.damaged").exists()
+    sqlite3.connect(db).execute("select * from doit").fetchall()  # a good one again
+    cp = game.cook(check=True)
+    assert "warning" not in cp.stderr
+
+
+def test_an_unwritable_cache_folder_means_cooking_without_it(game):
+    # /proc cannot be written, not even by root (a chmod would not stop root)
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\ncache = "/proc/veduta-cache"\n')
+    cp = game.cook()
+    _no_traceback(cp)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "veduta: warning: cannot write the cache folder /proc/veduta-cache (" in cp.stderr
+    assert summary(cp)["cooked"] == 4
+    cp = game.cook()
+    assert cp.returncode == 0 and summary(cp)["cooked"] == 0  # the cooked files still count
+
+
+def test_deleting_the_cache_during_a_cook_ends_with_a_message(game):
+    import shutil
+    import time
+
+    for i in range(30):
+        game.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
+                   f'"radius": {1 + i / 100}, "segments": 128, "rings": 64}}]}}')
+    p = subprocess.Popen([sys.executable, "-m", "doit", "cook"], cwd=game.root, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    cache = game.root / "cache"
+    deadline = time.monotonic() + 60
+    while not (cache / "doit.sqlite3").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    shutil.rmtree(cache)
+    out, err = p.communicate(timeout=300)
+    assert "Traceback" not in out + err, out + err
+    assert "cook:" in out  # the summary
+    if "could not save" in err:  # sqlite needed the folder back to save (it usually does)
+        assert "veduta: warning: cache/doit.sqlite3: could not save doit's database" in err
+
+
+def test_an_image_path_that_is_a_fifo_is_an_error_not_a_hang(game):
+    import os
+
+    (game.root / "assets/textures").mkdir()
+    os.mkfifo(game.root / "assets/textures/pipe.png")
+    game.write("textures/t.vtexture", '{"veduta": "texture/1", "layers": [{"type": "image", '
+               '"path": "textures/pipe.png"}]}')
+    cp = game.doit("cook")  # a hang would hit the subprocess timeout
+    _no_traceback(cp)
+    assert 'layers[0].path: image "textures/pipe.png" is not a readable file' in cp.stdout
+    assert summary(cp)["failed"] == 1
+
+
+def test_symlink_loops_are_skipped_with_a_warning(game):
+    import os
+
+    models = game.root / "assets/models"
+    os.symlink("self.vmodel", models / "self.vmodel")
+    os.symlink(".", models / "props/again")
+    os.symlink("../..", models / "props/up")
+    cp = game.cook()
+    _no_traceback(cp)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert "assets/models/self.vmodel: warning: skipped, cannot follow it (Too many levels of symbolic links)" \
+        in cp.stderr
+    assert "assets/models/props/again: warning: skipped, a link to a folder above it (a loop)" in cp.stderr
+    assert "assets/models/props/up/models: warning: skipped, a link to a folder above it (a loop)" in cp.stderr
+    assert summary(cp)["cooked"] == 4

@@ -1,0 +1,120 @@
+"""Cooking ahead: the stale sources of a run cook in a process pool while doit records results.
+
+doit runs tasks one at a time (``-n N`` ships one task per message to its workers and does all
+bookkeeping in its main process), which leaves the cores idle or busy with overhead when
+every task is a millisecond of compiling.  So once the up-to-date pass knows which sources
+are stale, ``start`` hands them, in the order doit will ask for them, to a pool of worker
+processes in batches (``cook_batch``: the models of a batch are built in one numpy batch).
+Each task's action (``cook_one``) then only takes its result with :func:`take`; doit still
+runs every task, saves its values, reports it and counts it, so per-asset errors, progress,
+the summary and doit's database are what they were.
+
+Nothing here changes what is cooked: a result is the one ``cook_one`` would have produced in
+the worker.  When there is no pool (few stale sources, doit's own process workers, an
+explicit ``-n 1``) or it broke, ``take`` returns None and the action cooks the source itself.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+
+#: Sources per batch sent to a worker (enough to amortise numpy's per-call cost, small
+#: enough that the first results come soon and the last batches balance).
+BATCH = 32
+#: Fewer stale sources than this cook in the action itself (a pool costs a few ms to start).
+MIN_SOURCES = 8
+
+
+def cpu_count() -> int:
+    """Cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+class Ahead:
+    """A process pool cooking *jobs* (``cook_one`` argument tuples, in the order doit will run
+    them) in batches; :meth:`take` hands out each source's result once."""
+
+    def __init__(self, jobs: list[tuple], workers: int, batch: int = BATCH):
+        self.pid = os.getpid()
+        self.workers = workers
+        # small runs: smaller batches, so that every worker gets several
+        size = max(1, min(batch, -(-len(jobs) // (4 * workers))))
+        self.batches = [jobs[b:b + size] for b in range(0, len(jobs), size)]
+        self.where = {job[1]: b for b, batch_jobs in enumerate(self.batches) for job in batch_jobs}
+        self.futures: list[Future | None] = []
+        self.results: dict[str, dict] = {}
+        self.pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()  # doit -n N with threads: several actions take at once
+
+    def start(self) -> None:
+        from veduta.cook.cook import cook_batch
+
+        # fork: workers start in milliseconds with everything imported and the asset index set;
+        # only safe while this process runs no other thread
+        fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if fork else "spawn")
+        self.pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
+        self.futures = [self.pool.submit(cook_batch, jobs) for jobs in self.batches]
+        atexit.register(self.close)
+
+    def take(self, rel: str) -> dict | None:
+        """The result of source *rel*, waiting for its batch; None when this pool does not cook
+        it (or broke, or this is another process): the caller then cooks it itself."""
+        if os.getpid() != self.pid:
+            return None
+        with self._lock:
+            b = self.where.pop(rel, None)
+            if b is None:
+                return None
+            if rel not in self.results:
+                future = self.futures[b]
+                if future is None:
+                    return None
+                self.futures[b] = None
+                try:
+                    batch = future.result()
+                except Exception:  # noqa: BLE001 - a broken pool: the action cooks the source itself
+                    return None
+                for job, result in zip(self.batches[b], batch, strict=True):
+                    self.results[job[1]] = result
+            return self.results.pop(rel, None)
+
+    def close(self) -> None:
+        """Stop the pool (waiting for the batches being cooked; the rest are dropped)."""
+        if self.pool is not None and os.getpid() == self.pid:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+#: The pool of the run in progress in this process (set by the cook's task creation).
+CURRENT: Ahead | None = None
+
+
+def take(rel: str) -> dict | None:
+    ahead = CURRENT
+    return ahead.take(rel) if ahead is not None else None
+
+
+def begin(jobs: list[tuple], workers: int) -> Ahead | None:
+    """Start cooking *jobs* ahead in *workers* processes (None: too few to be worth a pool)."""
+    global CURRENT
+    end()
+    if workers < 1 or len(jobs) < MIN_SOURCES:
+        return None
+    CURRENT = Ahead(jobs, workers)
+    CURRENT.start()
+    return CURRENT
+
+
+def end() -> None:
+    global CURRENT
+    if CURRENT is not None:
+        CURRENT.close()
+        CURRENT = None
