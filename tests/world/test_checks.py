@@ -68,6 +68,8 @@ def test_drops_site(example):
     out = place_findings(example, "tower", "oak", (site.x0, site.z0))
     f = [f for f in out if f["code"] == "WORLD_PLACE_DROPS_SITE"]
     assert f and f[0]["other"] == site.name and f[0]["severity"] == "note"
+    far = place_findings(example, "tower", "oak", (site.x0 - 40, site.z0 - 40))
+    assert site.name not in [f.get("other") for f in far]
     # the world's own capital already dropped what it drops: reported the same way
     gen = Generator(example_world(places=[Place("capital", "city", site.x0, site.z0, 0)]), example_prefabs())
     assert site.name in [f["other"] for f in place_findings(gen, "capital", "city", (site.x0, site.z0))

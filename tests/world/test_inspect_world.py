@@ -238,6 +238,12 @@ def test_inspect_prefab(tmp_path, monkeypatch, capsys):
     assert main(["inspect", "prefab", "oak"]) == 0
     assert capsys.readouterr().out.startswith("prefab oak (prefabs/oak.vprefab)")
     assert main(["inspect", "prefab", "nowhere"]) == 2
+    # a model whose source has errors
+    (root / "assets" / "models" / "broken.vmodel").write_text('{ "veduta": "model/1", "parts": [] }')
+    (root / "assets" / "prefabs" / "shed.vprefab").write_text(json.dumps({
+        "veduta": "prefab/1", "footprint": [1, 1], "entities": [{"name": "a", "kind": "prop", "model": "broken"}]}))
+    assert main(["inspect", "prefab", "shed", "--json"]) == 1
+    assert codes(json.loads(capsys.readouterr().out)) == ["PREFAB_MODEL_INVALID"]
 
 
 def test_prefab_empty_and_findings_of_models():

@@ -112,15 +112,15 @@ def finest_grid(ground: np.ndarray, biome: np.ndarray, grids: tuple[int, ...]) -
     """The grid of a chunk's finest drawn level.
 
     The coarsest grid (tried from the coarsest) whose triangles pass within 6 cm of every vertex;
-    where biomes meet in the chunk, 1 when its ground is flat (all vertices within 6 cm of each
-    other: merged flat runs keep the edge to the cell at no cost) and at most 2 otherwise."""
+    where biomes meet in the chunk, 1 when its ground is flat (every vertex at the same height:
+    merged flat runs keep the edge to the cell at little cost) and at most 2 otherwise."""
     fit = 1
     for g in sorted(grids, reverse=True):
         if g == 1 or int(np.abs(interpolate(ground, g) - ground).max()) <= TOLERANCE_MM:
             fit = g
             break
     if biome.min() != biome.max():
-        return 1 if int(ground.max()) - int(ground.min()) <= TOLERANCE_MM else min(fit, 2)
+        return 1 if int(ground.max()) == int(ground.min()) else min(fit, 2)
     return fit
 
 
