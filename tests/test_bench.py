@@ -11,3 +11,12 @@ def test_generated_game_cooks_and_the_bench_reports(tmp_path):
     assert r["noop"] > 0 and r["floor"] > 0 and r["settle"] > 0
     make_game(str(tmp_path / "g"), 3)
     assert len(list((tmp_path / "g" / "assets" / "models").rglob("*.vmodel"))) == 3
+
+
+def test_world_editing_bench_reports_every_command(tmp_path):
+    from veduta.world.edit_bench import CASES, bench_edit
+
+    r = bench_edit(1, str(tmp_path))
+    assert all(r[f"edit_{key}_dry_s"] > 0 for key, _, _ in CASES)
+    assert r["edit_floor_compile_valley_s"] > 0 and r["edit_place_and_remove_written_s"] > 0
+    assert not list(tmp_path.iterdir())  # the copied game is gone

@@ -352,6 +352,12 @@ def bench_draw() -> dict:
     return dict(bd())
 
 
+def bench_edit(repeat: int, where: str) -> dict:
+    from veduta.world.edit_bench import bench_edit as be
+
+    return dict(be(repeat, where))
+
+
 def _print_figures(d: dict) -> None:
     for k, v in d.items():
         if k.endswith("_s"):
@@ -410,7 +416,9 @@ def main(argv=None) -> int:
     sections = (("model compile", "model compile (median):", bench_models),
                 ("world generation", "world generation (median):", bench_world),
                 ("world drawing model", "world drawing model (ground LOD: median per chunk; inspect world: best "
-                                        "warm run):", bench_draw))
+                                        "warm run):", bench_draw),
+                ("world editing", f"world editing on valley (in-process, median of {args.repeat}; dry runs unless "
+                                  f"written):", lambda: bench_edit(args.repeat, args.dir)))
     for name, title, run in sections if not args.skip_compilers else ():
         try:
             figures = run()

@@ -61,12 +61,10 @@ def _items(text: str, key: str) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("layout", sorted(LAYOUTS))
-@pytest.mark.parametrize("key", ["places", "features"])
+@pytest.mark.parametrize("layout, key", [(lay, key) for lay in sorted(LAYOUTS) for key in ("places", "features")
+                                         if key in _arrays(LAYOUTS[lay])])
 def test_append_keeps_every_other_byte(layout, key):
     text = LAYOUTS[layout]
-    if key not in _arrays(text):
-        pytest.skip("no such array in this layout")
     new = append_item(text, key, NEW)
     before, after = _outside(text, key)
     assert new.startswith(before) and new.endswith(after)

@@ -219,16 +219,27 @@ def test_vegetation_area_rule_counts_what_the_cook_plants(game):
     n = sum(1 for x in range(-28, -12) for z in range(-28, -12)
             for p in gen.plants(x, z) if p["rule"] == "daisies")
     assert r["plants"] == n > 0
-    assert r["triangles"] == r["triangles_each"] * n and r["triangles_each"] > 0
+    assert r["triangles_full"] == r["triangles_each"] * n and r["triangles_each"] > 0
+    # drawn in a view at the area's centre: every poppy there is within its draw_distance, and a
+    # poppy has no coarser level, so the view draws them all
+    v = r["view"]
+    assert v["focus"] == [-20, -20] and v["budget"] == 1200
+    assert r["triangles"] == v["triangles"] - v["without_rule"] == r["triangles_full"]
 
 
 def test_vegetation_world_wide_rule_and_warnings(game):
     r = api.world_vegetation(game, "valley", "ferns", 0.2, model="grass_tuft", biomes=["forest"], dry_run=True)
     assert r["chunks"] == {"first": [-2, -2], "count": 25} and r["plants"] > 0
     assert r["per_chunk"] == round(r["plants"] / 25, 2)
+    assert r["view"]["focus"] == [0, 0]
+    # grass_tuft is drawn up to 30 m: the view at the start cell (on heath) draws some of the
+    # plants of the 25 chunks, not all
+    r = api.world_vegetation(game, "valley", "ferns", 0.2, model="grass_tuft", dry_run=True)
+    assert 0 < r["triangles"] < r["triangles_full"]
+    assert r["triangles"] == r["view"]["triangles"] - r["view"]["without_rule"]
     r = api.world_vegetation(game, "valley", "ghosts", 0.2, model="ghost", dry_run=True)
     assert [w["code"] for w in r["warnings"]] == ["WORLD_MODEL_MISSING", "MISSING_REFERENCE"]
-    assert r["triangles"] is None
+    assert r["triangles_full"] is None and r["triangles"] == 0
     # a prefab rule that wins no cell: forest trees asked to grow on the meadow only
     r = api.world_vegetation(game, "valley", "meadow_pines", 0.5, prefab="tree", biomes=["meadow"],
                              cell=(-100, -24), radius=5, dry_run=True)

@@ -205,6 +205,7 @@ def _run_edit(args, tool: str, kwargs: dict, out=None) -> int:
     import os
 
     from veduta import api
+    from veduta.cli import compact_json
     from veduta.cook.project import Project
     from veduta.world.edit import EditRefused
 
@@ -215,10 +216,10 @@ def _run_edit(args, tool: str, kwargs: dict, out=None) -> int:
     except EditRefused as exc:
         if not args.json:
             raise
-        out.write(json.dumps({"refused": True, "message": str(exc), "findings": exc.findings}, indent=2) + "\n")
+        out.write(compact_json({"refused": True, "message": str(exc), "findings": exc.findings}) + "\n")
         return 1
     if args.json:
-        out.write(json.dumps(report, indent=2) + "\n")
+        out.write(compact_json(report) + "\n")
     else:
         out.write(format_edit(report))
     return 0
@@ -261,10 +262,11 @@ def format_edit(r: dict) -> str:
         where = "in its area" if "area" in r else (f"in the {r['chunks']['count']} chunks around the start cell "
                                                    f"({r['per_chunk']:g} per chunk)")
         lines.append(f"  plants: {n} {where}" + ("" if "plants" in r else " (before removal)"))
-        if "triangles" in r:
-            tri = "unknown" if r["triangles"] is None else f"{r['triangles']} ({r['triangles_each']} each, " \
-                                                             f"{r['triangles_basis']})"
-            lines.append(f"  triangles: {tri}")
+        if "view" in r:
+            v = r["view"]
+            full = "unknown" if r["triangles_full"] is None else f"{r['triangles_full']} ({r['triangles_each']} each)"
+            lines.append(f"  triangles: {r['triangles']} drawn in the view at {v['focus']} ({v['without_rule']} -> "
+                         f"{v['triangles']} of a {v['budget']} budget); all at full detail: {full}")
     for c in r.get("changes") or []:
         lines.append(f"  {_change_text(c)}")
     for w in r.get("warnings") or []:

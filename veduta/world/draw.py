@@ -18,6 +18,7 @@ metres, counter-clockwise seen from above). Figures: :func:`chunk_ground`, :func
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +43,8 @@ ORTHO_FACTOR = 0.866
 #: bits of a plant's growth hash that thin flora: kept at level k when (h >> THIN_SHIFT) & (2^k - 1) == 0
 THIN_SHIFT = 8
 THIN_BITS = 8
+#: chunks whose drawing data a Drawer keeps (least recently used dropped first)
+CHUNK_CACHE = 4096
 
 
 # -- models ------------------------------------------------------------------------------------
@@ -609,7 +612,7 @@ class Drawer:
         self.names = sorted(self.models)
         self.index = {n: i for i, n in enumerate(self.names)}
         self.camera = dict(camera) if camera is not None else camera_record(gen.world)
-        self._chunks: dict[tuple[int, int], ChunkDraw] = {}
+        self._chunks: OrderedDict[tuple[int, int], ChunkDraw] = OrderedDict()
         self._structs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self.missing_models: set[str] = set()
         self._tris = [np.asarray(self.models[n].triangles, dtype=np.int64) for n in self.names]
@@ -653,6 +656,7 @@ class Drawer:
         key = (cx, cz)
         got = self._chunks.get(key)
         if got is not None:
+            self._chunks.move_to_end(key)
             return got
         from .cover import SCATTER, STRUCTURE, VEGETATION
         from .entities import prefab_instance
@@ -705,6 +709,8 @@ class Drawer:
                         tuple(s for s in lay.structures
                               if s.x0 < cx * c + c and s.x1 > cx * c and s.z0 < cz * c + c and s.z1 > cz * c))
         self._chunks[key] = got
+        if len(self._chunks) > CHUNK_CACHE:  # --all walks the world row by row: keep a few rows
+            self._chunks.popitem(last=False)
         return got
 
     def view(self, cell: tuple[int, int], name: str = "") -> dict[str, Any]:
@@ -724,21 +730,27 @@ class Drawer:
                "skirts": 0, "water": 0, "flora": 0, "entities": 0, "plants_drawn": 0, "entities_drawn": 0}
         pos, rad, mod, thin, flora = [], [], [], [], []
         structs: dict[str, Any] = {}
-        for cx, cz in loaded_chunks(gen, cell):
-            ch = self.chunk(cx, cz)
-            out["chunks"] += 1
+        chunks = [self.chunk(cx, cz) for cx, cz in loaded_chunks(gen, cell)]
+        out["chunks"] = len(chunks)
+        for ch in chunks:
             structs.update((st.name, st) for st in ch.structures)
             pos.append(ch.pos)
             rad.append(ch.radius)
             mod.append(ch.model)
             thin.append(ch.thin)
             flora.append(ch.flora)
-            if not _box_visible(planes, ch.box):
-                continue
+        boxes = np.stack([ch.box for ch in chunks])  # (n, 2, 3)
+        visible = _boxes_visible(planes, boxes)
+        near = np.clip(eye, boxes[:, 0], boxes[:, 1])
+        dist = cam.effective(np.linalg.norm(near - eye, axis=1))
+        lod = lod_distance(gen)
+        for ch, d in zip((c for c, v in zip(chunks, visible.tolist(), strict=True) if v), dist[visible].tolist(),
+                         strict=True):
             out["chunks_drawn"] += 1
-            near = np.clip(eye, ch.box[0], ch.box[1])
-            d = float(cam.effective(np.linalg.norm(near - eye)))
-            k = int(level_at(gen, d, len(ch.ground.grids)))
+            # level k >= 1 from lod_distance x 2^(k-1); the coarsest beyond
+            k = 0 if d < lod else min(len(ch.ground.grids) - 1, 1 + int(math.floor(math.log2(d / lod))))
+            while k > 0 and d < lod * 2.0 ** (k - 1):  # guard the float log at exact powers of two
+                k -= 1
             out["ground"] += ch.ground.triangles[k]
             out["skirts"] += ch.ground.skirt_triangles[k]
             out["water"] += ch.ground.water_triangles
@@ -782,10 +794,12 @@ def view_cost(gen: Generator, models: Mapping[str, ModelDraw], cell: tuple[int, 
     return Drawer(gen, models, camera).view(cell)
 
 
-def _box_visible(planes: np.ndarray, box: np.ndarray) -> bool:
-    # the corner farthest along each plane's normal must be inside that plane
-    far = np.where(planes[:, :3] >= 0, box[1], box[0])
-    return bool(((far * planes[:, :3]).sum(axis=1) + planes[:, 3] >= 0).all())
+def _boxes_visible(planes: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(n,) bool: boxes ((n, 2, 3) min, max) not wholly outside one of the planes (the corner
+    farthest along each plane's normal must be inside it)."""
+    n = planes[:, :3]  # (6, 3)
+    far = np.where(n[None, :, :] >= 0, boxes[:, None, 1, :], boxes[:, None, 0, :])  # (n, 6, 3)
+    return ((far * n[None]).sum(axis=2) + planes[None, :, 3] >= 0).all(axis=1)
 
 
 def _persistent(gen: Generator, origin: tuple[float, float, float]) -> list[dict]:

@@ -430,33 +430,36 @@ def _rule_warnings(rep, section: str, index: int | None = None) -> list[dict]:
 
 
 def _heights(gen, x: int, z: int, r: int) -> dict[str, Any]:
-    """Final ground over the disc of radius r (vertices) around vertex (x, z): centre, min, max,
-    mean (metres), and the wet cells of the square around it."""
+    """Final ground over the disc of radius r (vertices) around vertex (x, z), inside the world:
+    centre, min, max and mean in metres. A disc wider than SAMPLE_SIDE vertices is sampled every
+    ``step`` vertices (reported)."""
     import numpy as np
 
-    step = max(1, -(-(2 * r + 1) // SAMPLE_SIDE))
     n = gen.p.cells
-    xs = [v for v in range(x - r, x + r + 1, step) if -n <= v <= n]
-    zs = [v for v in range(z - r, z + r + 1, step) if -n <= v <= n]
-    g = gen.heights(xs[0], zs[0], len(xs), len(zs)) if step == 1 else _strided(gen, xs, zs)
-    dx = np.asarray(xs, dtype=np.int64)[None, :] - x
-    dz = np.asarray(zs, dtype=np.int64)[:, None] - z
-    disc = dx * dx + dz * dz <= r * r
-    vals = g[disc] if disc.any() else g.ravel()
+    x0, x1 = max(-n, x - r), min(n, x + r)
+    z0, z1 = max(-n, z - r), min(n, z + r)
+    step = max(1, -(-(2 * r + 1) // SAMPLE_SIDE))
+    xs = np.arange(x0, x1 + 1, step, dtype=np.int64)
+    lo, hi, total, count = None, None, 0, 0
+    rows = max(1, 256 // step) * step  # vertex rows per heights() call: bounded memory
+    for zb in range(z0, z1 + 1, rows):
+        g = gen.heights(x0, zb, x1 - x0 + 1, min(rows, z1 + 1 - zb))[::step, ::step]
+        zs = np.arange(zb, zb + g.shape[0] * step, step, dtype=np.int64)
+        disc = (xs[None, :] - x) ** 2 + (zs[:, None] - z) ** 2 <= r * r
+        vals = g[disc]
+        if vals.size:
+            lo = int(vals.min()) if lo is None else min(lo, int(vals.min()))
+            hi = int(vals.max()) if hi is None else max(hi, int(vals.max()))
+            total += int(vals.sum())
+            count += int(vals.size)
     centre = int(gen.heights(x, z, 1, 1)[0, 0])
-    out = {"centre": _m(centre), "min": _m(int(vals.min())), "max": _m(int(vals.max())),
-           "mean": round(float(vals.mean()) / 1000.0, 3)}
+    if not count:  # the whole disc is outside the world: its centre vertex is all there is
+        lo = hi = total = centre
+        count = 1
+    out = {"centre": _m(centre), "min": _m(lo), "max": _m(hi), "mean": round(total / count / 1000.0, 3)}
     if step > 1:
         out["step"] = step
     return out
-
-
-def _strided(gen, xs, zs):
-    import numpy as np
-
-    # one heights() call per sampled row keeps memory bounded on a huge feature
-    rows = [gen.heights(xs[0], z, xs[-1] - xs[0] + 1, 1)[0, :: xs[1] - xs[0] if len(xs) > 1 else 1] for z in zs]
-    return np.asarray(rows, dtype=np.int64)
 
 
 def _terrain_report(before, after, x: int, z: int, r: int, reach: int) -> dict[str, Any]:
@@ -556,6 +559,28 @@ def _triangles_each(ws: WorldSource, model: str | None, prefab: str | None) -> i
     return total
 
 
+def _view_triangles(ws: WorldSource, gens: list, focus: tuple[int, int]) -> list[dict[str, int]]:
+    """The triangles drawn from a view at *focus* in each generator's world, by the drawing model
+    of ``inspect world`` (veduta.world.draw: levels of detail, flora thinning, draw_distance, the
+    camera's view volume): ``{"total", "flora", "entities"}`` per generator."""
+    from veduta.compile.model.inspect import inspect_model
+    from veduta.world.draw import Drawer, ModelDraw
+    from veduta.world.inspect import needed_models
+
+    names = sorted({n for g in gens for n in needed_models(g)})
+    models = {}
+    for n in names:
+        rep = inspect_model(ws.project, n)
+        if rep["status"] in ("ok", "findings"):
+            models[n] = ModelDraw.from_report(rep)
+    out = []
+    for g in gens:
+        v = Drawer(g, models).view(focus)
+        out.append({"total": v["ground"] + v["skirts"] + v["water"] + v["flora"] + v["entities"],
+                    "flora": v["flora"], "entities": v["entities"]})
+    return out
+
+
 def _vegetation_counts(ws: WorldSource, gen, rule_name: str) -> dict[str, Any]:
     """How many plants (or prefab cells) a rule gets: in its area, or in the loaded chunks around
     the start cell for a world-wide rule (with the figure per chunk)."""
@@ -623,6 +648,18 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
                          "message": f'{kind} "{asset}" does not exist: the rule ' + (
                              "plants it, but nothing is drawn" if model else "places nothing")})
     each = _triangles_each(ws, model, prefab)
+    # what the rule costs to draw: a view at its area's centre (the start cell for a world-wide
+    # rule) with it, against the same view without it
+    if old is None:
+        without = ws.generator(ws.world)
+    else:
+        from veduta.source.jsonedit import remove_item
+
+        without = ws.generator(_compile_new(ws, remove_item(text, "vegetation", index), "")[0])
+    focus = tuple(element["cell"]) if "cell" in element else (0, 0)
+    v_without, v_with = _view_triangles(ws, [without, after], focus)
+    view = {"focus": list(focus), "triangles": v_with["total"], "without_rule": v_without["total"],
+            "budget": _frame_budget()}
     if model:
         mesh = ws.model(model)
         if mesh is not None and not mesh.draw_distance:
@@ -638,12 +675,19 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     warnings += _rule_warnings(rep, "vegetation", rule_index)
     out = _base(ws, "vegetation", name, "replaced" if old is not None else "added", old, element, dry_run)
     out.update(counts)
-    out["triangles"] = None if each is None else each * counts["plants"]
+    out["triangles"] = v_with["total"] - v_without["total"]
+    out["view"] = view
+    out["triangles_full"] = None if each is None else each * counts["plants"]
     out["triangles_each"] = each
-    out["triangles_basis"] = "level 0 (full detail) of the model for every plant counted"
     out["warnings"] = warnings
     out["written"] = _write(ws, text, dry_run)
     return out
+
+
+def _frame_budget() -> int:
+    from veduta.world.draw import FRAME_BUDGET
+
+    return FRAME_BUDGET
 
 
 # -- remove --------------------------------------------------------------------------------------
