@@ -340,6 +340,36 @@ def bench_models() -> dict:
     return out
 
 
+LARGEST_MODEL = r"""
+import json, resource, sys, time
+from veduta.compile import CompileContext
+from veduta.compile.model.compile import compile_model
+from veduta.compile.model.source import total_triangles, validate_model
+from veduta.compile.model.types import MAX_TRIANGLES
+from veduta.source.diagnostics import Report
+n = MAX_TRIANGLES // 65024  # the largest parts (256 x 128 spheres) that fit the limit
+parts = [{"shape": "sphere", "radius": 1 + i / 100, "segments": 256, "rings": 128, "position": [3 * i, 0, 0]}
+         for i in range(n)]
+src = json.dumps({"veduta": "model/1", "parts": parts}).encode()
+tris = total_triangles(validate_model(src, "big.vmodel", "big").spec)
+t0 = time.perf_counter()
+mesh = compile_model(src, CompileContext(".", "models/big.vmodel", "model", "big", Report("big.vmodel")))
+dt = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+print(json.dumps({"triangles": tris, "time": dt, "peak": peak, "ok": mesh is not None}))
+"""
+
+
+def bench_largest_model() -> dict:
+    """The largest legal model (docs/formats/model.md, Limits) built in a process of its own:
+    time and peak memory (the process's maximum resident size)."""
+    import json
+
+    cp = subprocess.run([sys.executable, "-c", LARGEST_MODEL], capture_output=True, text=True, check=True)
+    r = json.loads(cp.stdout)
+    return {"triangles": f"{r['triangles']:,}", "build_s": r["time"], "peak_memory": f"{r['peak'] / 2**20:.0f} MiB"}
+
+
 def bench_world() -> dict:
     from veduta.world.bench import bench_world as bw
 
@@ -414,6 +444,7 @@ def main(argv=None) -> int:
 
     print(f"veduta bench on {os.cpu_count()} cores, Python {sys.version.split()[0]}")
     sections = (("model compile", "model compile (median):", bench_models),
+                ("largest model", "largest legal model (one process):", bench_largest_model),
                 ("world generation", "world generation (median):", bench_world),
                 ("world drawing model", "world drawing model (ground LOD: median per chunk; inspect world: best "
                                         "warm run):", bench_draw),

@@ -145,3 +145,60 @@ def test_symlink_loops_are_skipped_with_a_warning(game):
     assert "assets/models/props/again: warning: skipped, a link to a folder above it (a loop)" in cp.stderr
     assert "assets/models/props/up/models: warning: skipped, a link to a folder above it (a loop)" in cp.stderr
     assert summary(cp)["cooked"] == 4
+
+
+def test_a_model_over_the_triangle_limit_is_a_located_error(game):
+    import time
+
+    parts = ", ".join('{"shape": "sphere", "radius": 1, "segments": 256, "rings": 128}' for _ in range(256))
+    game.write("models/huge.vmodel", '{"veduta": "model/1",\n "parts": [' + parts + "]}")
+    t0 = time.monotonic()
+    cp = game.cook()
+    assert time.monotonic() - t0 < 60  # refused before building (building took 86 s and 15.6 GB)
+    _no_traceback(cp)
+    assert "assets/models/huge.vmodel:2:11: parts: 16,646,144 triangles (every level of detail counted), " \
+           "beyond the limit of 1,000,000 per model" in cp.stdout
+    assert summary(cp)["failed"] == 1 and summary(cp)["cooked"] == 4
+
+
+def test_cooked_or_cache_folders_overlapping_the_sources_are_refused(game):
+    for key, value, why in (("cooked", "assets", "it is the assets folder"),
+                            ("cooked", ".", "it holds the assets folder"),
+                            ("cooked", "assets/models", "it is the models source folder"),
+                            ("cache", "assets/models/c", "it is inside the models source folder")):
+        (game.root / "pyproject.toml").write_text(f'[tool.veduta]\n{key} = "{value}"\n')
+        cp = game.cook()
+        _no_traceback(cp)
+        assert cp.returncode == 2
+        assert cp.stderr.startswith(f"veduta: pyproject.toml: [tool.veduta] {key} = '{value}': {why}; "), cp.stderr
+        assert not list(game.root.rglob("*.vda"))
+
+
+def test_a_cooked_folder_that_is_a_file_is_one_line(game):
+    (game.root / "assets/.cooked").write_text("not a folder")
+    cp = game.cook()
+    _no_traceback(cp)
+    assert cp.returncode != 0
+    assert cp.stdout.splitlines()[0] == \
+        "assets/.cooked: is a file, not a folder (cooked files go under assets/.cooked/models/); move it away"
+    assert len(cp.stdout.splitlines()) == 2  # that line and the summary
+
+
+def test_a_second_cook_waits_for_the_first(game):
+    import time
+
+    for i in range(16):
+        game.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
+                   f'"radius": {1 + i / 100}, "segments": 96, "rings": 48}}]}}')
+    first = subprocess.Popen([sys.executable, "-m", "doit", "cook"], cwd=game.root, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    lock = game.root / "cache/cook.lock"
+    deadline = time.monotonic() + 60
+    while not lock.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    second = game.cook()
+    out1, err1 = first.communicate(timeout=300)
+    assert "veduta: another cook is running in this game (cache/cook.lock); waiting for it to finish" \
+        in second.stderr
+    assert summary(second)["cooked"] == 0 and summary(second)["uptodate"] == 20  # no work done twice
+    assert summary(type("cp", (), {"stdout": out1, "stderr": err1})())["cooked"] == 20

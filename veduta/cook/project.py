@@ -54,6 +54,13 @@ class Project:
         cooked = os.path.normpath(os.path.join(rel_root, cfg["cooked"])) if "cooked" in cfg else \
             os.path.join(assets, ".cooked")
         cache = os.path.normpath(os.path.join(rel_root, cfg.get("cache", "cache")))
+        for key, folder in (("cooked", cooked), ("cache", cache)):
+            clash = _overlap(folder, assets)
+            if clash:
+                where = os.path.normpath(os.path.join(rel_root, "pyproject.toml"))
+                raise ConfigError(f"{where}: [tool.veduta] {key} = {cfg.get(key, folder)!r}: {clash}; "
+                                  f"pick a folder outside the source folders (the default is "
+                                  f"{'<assets>/.cooked' if key == 'cooked' else 'cache'})")
         return cls(rel_root, assets, cooked, cache)
 
     # -- sources -------------------------------------------------------------
@@ -105,6 +112,22 @@ class Project:
         from veduta.compile import AssetIndex
 
         return AssetIndex.from_paths(s.rel for s in self.sources())
+
+
+def _overlap(folder: str, assets: str) -> str:
+    """Why *folder* (cooked files, cache) may not be where it is, or "" when it may: it must not
+    be the assets folder, hold it, or lie in a kind's source folder (its files would mix with
+    the sources, and a scan would read them)."""
+    f, a = os.path.abspath(folder), os.path.abspath(assets)
+    if f == a:
+        return "it is the assets folder"
+    if a.startswith(f.rstrip(os.sep) + os.sep):
+        return "it holds the assets folder"
+    if f.startswith(a + os.sep):
+        first = os.path.relpath(f, a).split(os.sep)[0]
+        if first in BY_FOLDER:
+            return f"it is {'' if f == os.path.join(a, first) else 'inside '}the {first} source folder"
+    return ""
 
 
 def _walk(top: str, suffix: str, problems: list[str] | None = None, warnings: list[str] | None = None) -> list[str]:

@@ -118,6 +118,10 @@ def cook_tasks(run: CookRun):
 
     prefix = assets + os.sep
     cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in {s.kind for s in sources}}
+    blocked = {name: why for name, d in cooked_dirs.items() if (why := _not_a_folder(d[:-1]))}
+    if blocked:  # one line per blocked folder, not one failure per source
+        problems = problems + sorted(set(blocked.values()))
+        sources = [s for s in sources if s.kind.name not in blocked]
     for src in sources:
         kind = src.kind
         paths = index.by_kind[kind.name][src.name]
@@ -228,6 +232,19 @@ def _cook_ahead(run: CookRun, stale_jobs: list[tuple]) -> None:
     ahead.begin(stale_jobs, n or ahead.cpu_count())
 
 
+def _not_a_folder(path: str) -> str:
+    """Why cooked files cannot be written under *path* (a file where a folder must be), or ""."""
+    p = path
+    while p and not os.path.isdir(p):
+        if os.path.lexists(p):
+            return f"{p}: is a file, not a folder (cooked files go under {path}/); move it away"
+        parent = os.path.dirname(p)
+        if parent == p:
+            break
+        p = parent
+    return ""
+
+
 def report_problems(problems: list[str]):
     from doit.exceptions import TaskFailed
 
@@ -272,6 +289,9 @@ class CookReporter(ConsoleReporter):
         from veduta.cook.lifeline import install
 
         install()  # workers forked by `doit -n N` end when this process dies
+        from veduta.cook import runlock
+
+        self._lock = runlock.acquire(self.run.project.cache)  # one cook at a time per game
 
     @staticmethod
     def _is_cook(task) -> bool:
@@ -396,6 +416,10 @@ class CookReporter(ConsoleReporter):
         # doit's own failure report for cook tasks would repeat the diagnostics: drop them
         drop_failures(self, self._is_cook)
         super().complete_run()
+        from veduta.cook import runlock
+
+        runlock.release(self._lock)
+        self._lock = None
 
 
 def _record_in_db(project: Project, task, entry, values: dict) -> None:

@@ -60,6 +60,7 @@ from .types import (
     FORMAT,
     LATHE_POINTS_RANGE,
     MAX_LOD_LEVELS,
+    MAX_TRIANGLES,
     PARTS_RANGE,
     PIVOTS,
     RINGS_RANGE,
@@ -345,7 +346,19 @@ def validate_model(data: bytes, file: str, name: str) -> ModelSource:
     )
     nodes = tuple(lv.node("model") for lv in vals["lod"])
     parts_node = vals.node("parts")
+    total = total_triangles(spec)
+    if total > MAX_TRIANGLES:
+        rep.error(parts_node, "parts", f"{total:,} triangles (every level of detail counted), beyond the limit of "
+                                       f"{MAX_TRIANGLES:,} per model: use fewer parts, segments or rings")
+        return ModelSource(None, rep)
     return ModelSource(spec, rep, nodes, parts_node, tuple(parts_node))
+
+
+def total_triangles(spec: ModelSpec) -> int:
+    """Triangles the model builds: level 0 and every level of detail drawn by this model."""
+    from .build import lod_triangle_counts, triangle_count
+
+    return triangle_count(spec) + sum(n for n in lod_triangle_counts(spec) if n)
 
 
 def read_model(data: bytes, file: str, name: str) -> tuple[ModelSpec | None, Report]:
