@@ -26,18 +26,18 @@ def inspect_model(project: Project, model: str) -> dict[str, Any]:
     return run(project, model)
 
 
-def cook(project: Project, sources: list[str] | None = None, jobs: int = 0, echo: TextIO | None = None
-         ) -> dict[str, Any]:
+def cook(project: Project, sources: list[str] | None = None, jobs: int = 0, echo: TextIO | None = None,
+         fmt: str | None = None) -> dict[str, Any]:
     """Cook *sources* (paths of source files; every source when empty) with the doit tasks.
 
     ``{"ok", "summary": {"cooked", "up_to_date", "restored", "failed", "removed"}, "diagnostics":
     [{"file", "line", "col", "path", "severity", "message"[, "code"]}, ...]}``.  The text
-    ``doit cook`` prints goes to *echo* (None: nowhere).  Runs in the game root (changes the
-    current folder to it).
+    ``doit cook`` prints goes to *echo* (None: nowhere), its diagnostics in format *fmt*
+    (``--format``).  Runs in the game root (changes the current folder to it).
     """
     from veduta.cook.inprocess import run_cook
 
-    return run_cook(project, sources, jobs, echo)
+    return run_cook(project, sources, jobs, echo, fmt)
 
 
 def dump(project: Project, path: str, full: bool = False) -> dict[str, Any]:
@@ -153,3 +153,19 @@ def preview_model(project: Project, model: str, out: str, size: int = 160) -> di
     from veduta.export.preview import preview_model as run
 
     return run(project, model, out, size)
+
+
+def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1) -> dict[str, Any]:
+    """Every check the cook makes, on every source (or those named, paths under the assets
+    folder), writing nothing: ``{ok, checked, compiled, fresh, errors, warnings, diagnostics}``.
+    Sources whose cooked file is fresh are known good and not compiled again unless *full*."""
+    from veduta.cook.check import check as run
+
+    return run(project, sources, full, jobs)
+
+
+def why(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
+    """Each stale source and the reasons it would cook again: ``{checked, stale: [...]}``."""
+    from veduta.cook.why import why as run
+
+    return run(project, sources)

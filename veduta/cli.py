@@ -42,7 +42,7 @@ def cmd_cook(args) -> int:
     for s in args.sources:
         full = os.path.abspath(os.path.join(args.cwd, s))
         sources.append(full if os.path.exists(full) else s)
-    result = api.cook(_project(args), sources, args.jobs, echo=sys.stdout)
+    result = api.cook(_project(args), sources, args.jobs, echo=sys.stdout, fmt=args.format)
     return 0 if result["ok"] else 1
 
 
@@ -196,6 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("cook", help="cook the game's assets (the doit tasks, without a dodo.py)")
     c.add_argument("-n", "--jobs", type=_count, default=0, help="cook in N processes")
     c.add_argument("sources", nargs="*", metavar="SOURCE", help="only these source files")
+    from veduta.cook.tools_cli import add_format_option
+
+    add_format_option(c)
     c.set_defaults(func=cmd_cook)
 
     d = sub.add_parser("dump", help="print a cooked .vda file as JSON")
@@ -235,9 +238,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_world_commands(sub, lambda name: load_world(_project(None), name))
 
+    from veduta.cook.tools_cli import add_tool_commands
     from veduta.schemas.cli import add_schema_command
 
     add_schema_command(sub)
+    add_tool_commands(sub)
 
     k = sub.add_parser("cache", help="the content-addressed store of cooked files in cache/")
     ksub = k.add_subparsers(dest="cache_command", metavar="{info,prune}")

@@ -70,3 +70,11 @@ def test_ahead_hands_out_each_result_once_in_any_order(tmp_path):
         assert r["outcome"] == ("failed" if "broken" in rel else "cooked")
         assert again[rel]["outcome"] == ("failed" if "broken" in rel else "uptodate")
         assert r["messages"] == again[rel]["messages"] or r["outcome"] == "cooked"
+
+
+def test_index_of_sources_is_the_index_of_their_paths(tmp_path):
+    from veduta.cook.cook import index_of
+
+    g = _big_game(tmp_path, n=3)
+    sources = Project.find(str(g.root)).scan()[0]
+    assert index_of(sources).by_kind == AssetIndex.from_paths(s.rel for s in sources).by_kind

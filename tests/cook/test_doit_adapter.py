@@ -40,14 +40,19 @@ def test_preloaded_db_reads_what_sqlite_db_wrote(tmp_path):
     db.set("a", "x", 1)
     db.set("b", "y", [2])
     db.dump()
+    for preload_after in (16, 1):  # a few rows read one by one; then every row in one query
+        pre = da.PreloadedSqliteDB(path, JSONCodec())
+        pre.PRELOAD_AFTER = preload_after
+        assert pre.in_("a") and not pre.in_("c")
+        assert pre.get("a", "x") == 1 and pre.get("b", "y") == [2] and pre.get("c", "z") is None
+        assert (pre._raw is None) == (preload_after == 16)
+        assert pre.in_("b")
     pre = da.PreloadedSqliteDB(path, JSONCodec())
-    assert set(pre._raw) == {"a", "b"}  # one query read every row
-    assert pre.in_("a") and not pre.in_("c")
-    assert pre.get("a", "x") == 1 and pre.get("b", "y") == [2] and pre.get("c", "z") is None
     pre.remove("b")
     pre.dump()
     again = da.PreloadedSqliteDB(path, JSONCodec())
-    assert again.get("a", "x") == 1 and not again.in_("b")
+    again.PRELOAD_AFTER = 1
+    assert again.get("a", "x") == 1 and not again.in_("b") and set(again._preload()) == set()
 
 
 def _dep(tmp_path, checker_cls=None):

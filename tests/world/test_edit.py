@@ -70,6 +70,10 @@ def test_place_at_a_cell(game):
     s = next(s for s in gen.structs.places if s.name == "inn")
     assert [s.x0, s.z0] == r["footprint"]["cell"] and [s.fw, s.fd] == r["footprint"]["size"]
     assert place_problems(gen, "inn", "cottage", -74, 0) == []
+    # and inspect world, on the edited world, has nothing against it
+    report = api.inspect_world(game, "valley")
+    assert report["status"] == "ok"
+    assert not [f for f in report["findings"] if f.get("place") == "inn" and f["severity"] == "error"]
     # the site the place displaced is gone, as reported
     dropped = [c["name"] for c in r["changes"] if c["change"] == "dropped"]
     assert dropped and all(not any(st.name == n for st in gen.structures_in(-120, -40, 100, 100)) for n in dropped)
@@ -165,6 +169,10 @@ def test_terrain_lake_reports_water_and_cooks_as_reported(game):
     assert gen.heights(-75, 5, 1, 1)[0, 0] / 1000 == r["after"]["centre"]
     assert gen.query(-75, 5)["water"]["wet"] is True
     assert [s.name for s in gen.structs.places if s.wet] == r["places_in_water"]
+    # inspect world reports the place the tool said is now in water
+    report = api.inspect_world(game, "valley")
+    wet = sorted(f["place"] for f in report["findings"] if f["code"] == "WORLD_PLACE_WATER")
+    assert wet == r["places_in_water"]
 
 
 def test_terrain_hill_and_dry_run(game):
@@ -345,3 +353,41 @@ def test_cli_text_report(game, monkeypatch, capsys):
     out = capsys.readouterr().out
     assert "feature pond2 added" in out and "places in water: village_well" in out
     assert "before: centre -0.159 m" in out and "dry run:" in out
+
+
+def test_the_near_prescreen_agrees_with_the_place_checks(game):
+    """--near rules cells out from arrays computed once; each such cell's first finding is the same
+    code, and the cells it passes are left to the full check."""
+    from veduta.world.edit import _prescreen, _with_prefab, load_world_source
+
+    ws = load_world_source(game, "valley")
+    for prefab, rotation in (("cottage", 90), ("well", 0)):
+        gen = _with_prefab(ws, prefab)
+        # the mill pond's shore, forest and meadow, and the west edge of the world
+        cells = [(x, z) for x in range(-48, -20, 3) for z in range(26, 56, 3)] + \
+                [(x, z) for x in range(-1026, -1016) for z in (0, 5)]
+        quick = _prescreen(gen, prefab, rotation, cells)
+        seen = set()
+        for x, z in cells:
+            code = quick(x, z)
+            full = place_problems(gen, "x", prefab, x, z, rotation)
+            if code is not None:
+                assert full and full[0]["code"] == code, (x, z, code, full)
+                seen.add(code)
+        assert {"WORLD_PLACE_WATER", "WORLD_PLACE_OUTSIDE"} <= seen
+
+
+def test_a_file_saved_meanwhile_is_not_overwritten(game, monkeypatch):
+    from veduta.world import edit
+
+    path = _valley(game)
+    real = edit._compile_new
+
+    def save_meanwhile(ws, text, what):  # the author saves between our read and our write
+        path.write_text(ws.text.replace('"seed": 20240611', '"seed": 5'))
+        return real(ws, text, what)
+
+    monkeypatch.setattr(edit, "_compile_new", save_meanwhile)
+    with pytest.raises(EditRefused, match="changed while the edit was prepared"):
+        api.world_remove(game, "valley", "poppies")
+    assert '"seed": 5' in path.read_text() and '"poppies"' in path.read_text()

@@ -22,7 +22,7 @@ from veduta.cook.store import Store
 from veduta.errors import VdaError
 from veduta.fsutil import atomic_write, read_regular, remove_if_exists
 from veduta.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
-from veduta.source.diagnostics import Diagnostic, Report
+from veduta.source.diagnostics import Report
 
 UPTODATE, COOKED, RESTORED, FAILED = "uptodate", "cooked", "restored", "failed"
 STRAY_TEMP_AGE_S = 600
@@ -173,11 +173,9 @@ def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicat
     """Cook one source (the doit action).
 
     Returns a dict (doit saves it as the task's values: the outcome, warning
-    lines, the same as dicts and the stat-cache entry) or a ``TaskFailed`` whose message
-    is the diagnostics, one per line (its ``diagnostics`` attribute: the same as dicts,
-    for a reporter that collects data; doit pickles it whole from a worker).  When the run
-    cooks its stale sources ahead in a pool (``veduta.cook.ahead``), the result is taken
-    from there.
+    lines and the stat-cache entry) or a ``TaskFailed`` whose message is the
+    diagnostics, one per line.  When the run cooks its stale sources ahead in a pool
+    (``veduta.cook.ahead``), the result is taken from there.
     """
     from veduta.cook import ahead
 
@@ -193,39 +191,32 @@ def as_action(result: dict):
         return result
     from doit.exceptions import TaskFailed
 
-    failed = TaskFailed("\n".join(result["messages"]))
-    failed.diagnostics = result["diagnostics"]
-    return failed
+    fail = TaskFailed("\n".join(result["messages"]))
+    fail.diagnostics = result.get("diagnostics")  # for --format json|github (with codes)
+    return fail
 
 
 def cook_batch(jobs: list[tuple]) -> list[dict]:
     """Cook several sources, each job the arguments of :func:`cook_one`; one plain result dict
     per job (picklable: what a worker process sends back), a failure included, as
-    ``{"outcome": "failed", "messages": [...], "diagnostics": [...], "entry": None}``.  Sources
-    that need compiling are compiled together (see :func:`veduta.compile.compile_sources`)."""
+    ``{"outcome": "failed", "messages": [...], "entry": None}``.  Sources that need
+    compiling are compiled together (see :func:`veduta.compile.compile_sources`)."""
     steps = []
     for kind, rel, assets, cooked, cache, duplicate_of, display_root in jobs:
         shown = os.path.join(display_root or assets, rel) if display_root != "-" else rel
         if duplicate_of:
             remove_if_exists(cooked)
             others = ", ".join(os.path.join(assets, p) for p in duplicate_of)
-            steps.append(_failed(shown, f"{BY_NAME[kind].name} name \"{name_of(rel)}\" is also used by "
-                                        f"{others}; names must be unique per kind across folders"))
+            steps.append(_failed(f"{shown}:1:1: $: {BY_NAME[kind].name} name \"{name_of(rel)}\" is also used by "
+                                 f"{others}; names must be unique per kind across folders"))
         else:
             steps.append(_cook_steps(kind, rel, assets, cooked, cache, shown))
     return _drive(steps, [(job[3], os.path.join(job[6] or job[2], job[1]) if job[6] != "-" else job[1])
                           for job in jobs])
 
 
-def _failed(shown: str, message: str) -> dict:
-    """A failure with one diagnostic at the start of the source."""
-    return _outcome(FAILED, [Diagnostic(shown, 1, 1, "$", message)])
-
-
-def _outcome(outcome: str, diagnostics: list[Diagnostic], entry=None) -> dict:
-    """A result dict: the diagnostics as lines (``messages``) and as dicts (``diagnostics``)."""
-    return {"outcome": outcome, "messages": [str(d) for d in diagnostics],
-            "diagnostics": [d.to_json() for d in diagnostics], "entry": entry}
+def _failed(message: str) -> dict:
+    return {"outcome": FAILED, "messages": [message], "entry": None}
 
 
 def _drive(steps: list, where: list[tuple[str, str]]) -> list[dict]:
@@ -244,11 +235,11 @@ def _drive(steps: list, where: list[tuple[str, str]]) -> list[dict]:
         except OSError as exc:  # the file system said no (permissions, full disk, ...)
             cooked, shown = where[i]
             place = f" {exc.filename}" if exc.filename else ""
-            results[i] = _failed(shown, f"cannot cook: {exc.strerror or exc}{place}")
+            results[i] = _failed(f"{shown}:1:1: $: cannot cook: {exc.strerror or exc}{place}")
         except MemoryError:
             cooked, shown = where[i]
             remove_if_exists(cooked)
-            results[i] = _failed(shown, "out of memory while cooking this source")
+            results[i] = _failed(f"{shown}:1:1: $: out of memory while cooking this source")
         else:
             waiting.setdefault(want[0], []).append((i, gen, want))
 
@@ -274,9 +265,7 @@ def _drive(steps: list, where: list[tuple[str, str]]) -> list[dict]:
 def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None) -> dict:
     """Bring one cooked file up to date: already fresh, restored from the store, or compiled.
 
-    Returns ``{"outcome": ..., "messages": [...], "diagnostics": [...], "entry": stat-cache entry
-    or None}``: the messages are the diagnostic lines, the diagnostics the same as dicts
-    (:meth:`~veduta.source.diagnostics.Diagnostic.to_json`).
+    Returns ``{"outcome": ..., "messages": [...], "entry": stat-cache entry or None}``.
     """
     gen = _cook_steps(kind, rel, assets, cooked, cache, shown)
     try:
@@ -310,7 +299,7 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
     src, src_sig = _read_with_sig(os.path.join(assets, rel))
     if src is None:
         remove_if_exists(cooked)
-        return _failed(shown, "cannot read the source")
+        return {"outcome": FAILED, "messages": [f"{shown}:1:1: $: cannot read the source"], "entry": None}
 
     # 1. the cooked file may already be current (a touched file, or no doit DB yet)
     meta, csig = cooked_meta(cooked, kind)
@@ -318,7 +307,7 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         h, files = hash_inputs(rel, src, meta.deps, assets)
         if h == meta.source_hash and not any(stale_reference(d, index) for d, s in files[1:] if s == ()):
             files[0] = (rel, src_sig)
-            return _outcome(UPTODATE, [], make_entry(h, csig, files, now_ns))
+            return {"outcome": UPTODATE, "messages": [], "entry": make_entry(h, csig, files, now_ns)}
 
     # 2. the store may hold the output of this exact source content: with no deps its key
     #    is the source_hash of the source alone; with deps, a manifest keyed by the source
@@ -340,7 +329,8 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
             continue
         store.copy_out(key, cooked, data)
         files[0] = (rel, src_sig)
-        return _outcome(RESTORED, [], make_entry(h, sig(os.stat(cooked)), files, now_ns))
+        return {"outcome": RESTORED, "messages": [],
+                "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns)}
 
     # 3. compile
     rep = Report(shown)
@@ -358,10 +348,12 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         tb = "".join(traceback.format_exception(exc)).rstrip()
         rep.error(None, "$", f"internal compiler error, please report: {type(exc).__name__}: {exc}\n{tb}")
         body = None
-    diagnostics = rep.sorted()
+    found = rep.sorted()
+    messages = [str(d) for d in found]
+    diagnostics = [d.to_json() for d in found]  # the same, as data (--format json|github)
     if body is None:
         remove_if_exists(cooked)
-        return _outcome(FAILED, diagnostics)
+        return {"outcome": FAILED, "messages": messages, "diagnostics": diagnostics, "entry": None}
     from veduta.formats import encode
 
     deps = sorted(ctx.deps)
@@ -371,9 +363,8 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         data = write_chunks([("META", meta.encode()), (body.CHUNK, encode(body))])
     except (ValueError, TypeError, OverflowError) as exc:  # a value the format cannot hold: a compiler bug
         remove_if_exists(cooked)
-        diagnostics.append(Diagnostic(shown, 1, 1, "$",
-                                      f"internal compiler error, please report: cannot encode: {exc}"))
-        return _outcome(FAILED, diagnostics)
+        messages.append(f"{shown}:1:1: $: internal compiler error, please report: cannot encode: {exc}")
+        return {"outcome": FAILED, "messages": messages, "entry": None}
     atomic_write(cooked, data)
     store.put(h, data, cooked)
     if deps:
@@ -381,7 +372,8 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         if (deps, h) not in manifest:
             store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
-    return _outcome(COOKED, diagnostics, make_entry(h, sig(os.stat(cooked)), files, now_ns))
+    return {"outcome": COOKED, "messages": messages, "diagnostics": diagnostics,
+            "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns)}
 
 
 def _no_read(dep: str) -> bytes | None:
@@ -446,11 +438,13 @@ def orphans(cooked_root: str, names_by_folder: dict[str, set[str]]) -> list[str]
         except OSError:
             continue
         for fn in entries:
-            path = os.path.join(d, fn)
             if fn.endswith(".vda") and not fn.startswith("."):
-                if fn[:-4] not in names and _cooked_by_us(path, folder):
-                    out.append(path)
+                if fn[:-4] not in names:
+                    path = os.path.join(d, fn)
+                    if _cooked_by_us(path, folder):
+                        out.append(path)
             elif _TEMP_RE.fullmatch(fn):
+                path = os.path.join(d, fn)
                 try:
                     if time.time() - os.stat(path).st_mtime > STRAY_TEMP_AGE_S:
                         out.append(path)
@@ -482,3 +476,12 @@ def names_by_folder(sources) -> dict[str, set[str]]:
     for s in sources:
         out[s.kind.folder].add(s.name)
     return out
+
+
+def index_of(sources) -> AssetIndex:
+    """The asset index of sources sorted by path (as ``Project.scan`` gives them): what
+    ``AssetIndex.from_paths`` makes of their paths, without working out kinds and names again."""
+    by_kind: dict[str, dict[str, list[str]]] = {}
+    for s in sources:
+        by_kind.setdefault(s.kind.name, {}).setdefault(s.name, []).append(s.rel)
+    return AssetIndex(by_kind)

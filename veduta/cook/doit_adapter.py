@@ -71,13 +71,15 @@ class PrestatChecker(FileChangedChecker):
 
 
 class PreloadedSqliteDB(SqliteDB):
-    """doit's sqlite3 backend, every row read in one query at open.
+    """doit's sqlite3 backend, every row read in one query once more than a few are asked for.
 
     doit 0.37's ``SqliteDB`` runs one SELECT per task (``_get_task_data``), a large
     share of a no-op cook of 10,000 tasks.  No public hook changes how rows are
     read, so this subclass uses ``SqliteDB._conn`` (the open connection),
     ``_cache`` (rows decoded so far) and overrides ``_get_task_data``; rows are
-    decoded only when their task is asked for.  Registered as the doit backend
+    decoded only when their task is asked for.  A plain no-op ``doit cook`` asks for a
+    handful of rows (the fresh sources get no task): those are read one by one, and only
+    the ``PRELOAD_AFTER``-th read loads every row.  Registered as the doit backend
     ``veduta`` (entry point ``doit.BACKEND`` in pyproject.toml).
 
     Faults never end a cook in a traceback (the cooked files are safe whatever
@@ -89,17 +91,20 @@ class PreloadedSqliteDB(SqliteDB):
     """
 
     desc = "sqlite3, preloaded in one query (veduta cook)"
+    PRELOAD_AFTER = 16
 
     def __init__(self, name, codec, *, module_name=None):
         import sqlite3
 
         from doit.dependency import DatabaseException
 
-        self._raw: dict[str, str] = {}
+        self._raw: dict[str, str] | None = None  # every row, once preloaded
+        self._reads = 0
+        self._gone: set[str] = set()  # removed before the preload
         name = _writable_db_path(name)
         try:
             super().__init__(name, codec, module_name=module_name)
-            self._preload()
+            self._check()
         except (DatabaseException, sqlite3.DatabaseError) as exc:
             if name == ":memory:":
                 raise
@@ -111,15 +116,31 @@ class PreloadedSqliteDB(SqliteDB):
             if not aside:
                 name = ":memory:"
             super().__init__(name, codec, module_name=module_name)
-            self._preload()
+            self._check()
 
-    def _preload(self) -> None:
-        try:  # a damaged file fails here at the latest
-            cur = self._conn.execute("select task_id, cast(task_data as text) as d from doit")
-            self._raw = {row["task_id"]: row["d"] for row in cur}
+    def _check(self) -> None:
+        try:  # a damaged file fails here at the latest: every row's data is read, in sqlite only
+            self._conn.execute("select sum(length(task_id) + length(task_data)) from doit").fetchone()
         except Exception:
             self._conn.close()
             raise
+
+    def _preload(self) -> dict[str, str]:
+        if self._raw is None:
+            try:
+                cur = self._conn.execute("select task_id, cast(task_data as text) as d from doit")
+                self._raw = {row["task_id"]: row["d"] for row in cur if row["task_id"] not in self._gone}
+            except Exception:  # noqa: BLE001 - checked at open: behaves like an empty database
+                self._raw = {}
+        return self._raw
+
+    def _one(self, task_id) -> str | None:
+        try:
+            row = self._conn.execute("select cast(task_data as text) as d from doit where task_id=?",
+                                     (task_id,)).fetchone()
+        except Exception:  # noqa: BLE001 - as above
+            return None
+        return row["d"] if row else None
 
     def dump(self):
         import sqlite3
@@ -131,18 +152,30 @@ class PreloadedSqliteDB(SqliteDB):
                   f"the next cook re-checks every source")
 
     def _get_task_data(self, task_id):
-        raw = self._raw.pop(task_id, None)
+        if self._raw is None:
+            self._reads += 1
+            if self._reads < self.PRELOAD_AFTER:
+                raw = self._one(task_id)
+                return self.codec.decode(raw) if raw else {}
+        raw = self._preload().pop(task_id, None)
         return self.codec.decode(raw) if raw else {}
 
     def in_(self, task_id):
-        return task_id in self._cache or task_id in self._raw
+        if task_id in self._cache:
+            return True
+        if self._raw is None:
+            return self._one(task_id) is not None
+        return task_id in self._raw
 
     def remove(self, task_id):
-        self._raw.pop(task_id, None)
+        if self._raw is None:
+            self._gone.add(task_id)
+        else:
+            self._raw.pop(task_id, None)
         super().remove(task_id)
 
     def remove_all(self):
-        self._raw.clear()
+        self._raw = {}
         super().remove_all()
 
 

@@ -37,18 +37,12 @@ class CollectingReporter(CookReporter):
         if task.name != BASENAME and task.name.startswith(BASENAME + ":") and \
                 (self._is_cook(task) or task.name == f"{BASENAME}:_sources"):
             found = getattr(fail, "diagnostics", None)
-            if found is None:  # problems with no source position (unreadable folders, unknown names)
-                found = [_loose(line) for line in (getattr(fail, "message", "") or "").splitlines() if line]
+            if found is None:  # problems known only as lines (unreadable folders, duplicate names)
+                from veduta.source.diagnostics import parse_lines
+
+                found = parse_lines(getattr(fail, "message", "") or "")
             self.diagnostics += found
         return super().add_failure(task, fail)
-
-
-def _loose(line: str) -> dict:
-    """A ``<path>: <message>`` problem line as a diagnostic dict."""
-    file, sep, message = line.partition(": ")
-    if not sep:
-        file, message = "", line
-    return {"file": file, "line": 1, "col": 1, "path": "$", "severity": "error", "message": message}
 
 
 def source_task_names(project: Project, sources: list[str]) -> list[str]:
@@ -73,11 +67,12 @@ def source_task_names(project: Project, sources: list[str]) -> list[str]:
 
 
 def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
-             echo: TextIO | None = None) -> dict[str, Any]:
+             echo: TextIO | None = None, fmt: str | None = None) -> dict[str, Any]:
     """Cook *sources* (every source when empty) of *project* with doit, in this process.
 
     *jobs* > 1 cooks in that many worker processes.  The text ``doit cook`` prints goes to
-    *echo* (None: dropped).  Returns ``{"ok", "summary": {"cooked", "up_to_date", "restored",
+    *echo* (None: dropped), its diagnostics in format *fmt* (text, json or github lines;
+    default: VEDUTA_FORMAT or text).  Returns ``{"ok", "summary": {"cooked", "up_to_date", "restored",
     "failed", "removed"}, "diagnostics": [...]}``, the diagnostics sorted by file, line and column
     (dicts as :meth:`~veduta.source.diagnostics.Diagnostic.to_json` makes them).
     """
@@ -90,6 +85,8 @@ def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
     project = Project.at(".")
     names = source_task_names(project, list(sources or []))
     run = CookRun(project)
+    if fmt:
+        run.fmt = fmt
 
     def task_cook():
         """Cook every asset source into a .vda file (one subtask per source)."""

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from veduta.cook.project import Project
 from veduta.cook.state import StatCache
+from veduta.source.diagnostics import default_format
 
 
 @dataclass
@@ -23,6 +24,8 @@ class CookRun:
     project: Project
     #: how source paths are shown in messages ("" = under the assets folder, "-" = relative)
     display_root: str = ""
+    #: how the reporter prints diagnostics: text, json or github (--format, else $VEDUTA_FORMAT)
+    fmt: str = field(default_factory=default_format)
     #: the stat cache, opened by the task pass
     cache: StatCache | None = None
     #: set by the reporter: this process runs tasks (doit's run command)

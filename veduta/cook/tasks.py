@@ -27,6 +27,7 @@ from veduta.cook.cook import (
     check_fresh,
     cook_one,
     fresh_by_stat,
+    index_of,
     names_by_folder,
     orphans,
     prune_orphans,
@@ -86,7 +87,6 @@ class StatChecker(PrestatChecker):
 
 def cook_tasks(run: CookRun):
     """Yield the doit task dicts of every source of the run's project (and the orphan sweep)."""
-    from veduta.compile import AssetIndex
 
     # Creating 10,000 tasks makes millions of small objects that all live to the
     # end of the run; CPython's cyclic GC would traverse them again and again
@@ -102,7 +102,7 @@ def cook_tasks(run: CookRun):
     sources, problems = project.scan(warnings)
     if warnings:
         sys.stderr.write("".join(w + "\n" for w in warnings))
-    index = AssetIndex.from_paths(s.rel for s in sources)
+    index = index_of(sources)
     set_index(project.assets, index)
     cache = run.cache = StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
     assets = project.assets
@@ -357,7 +357,7 @@ class CookReporter(ConsoleReporter):
         messages = values.get("messages") or []
         if messages:
             self._clear_progress()
-            self.write("".join(m + "\n" for m in messages))
+            self._diagnostics("\n".join(messages), values.get("diagnostics"))
         entry = values.get("entry")
         entry = entry_from_json(entry) if entry else None
         cache = self.run.cache
@@ -375,7 +375,7 @@ class CookReporter(ConsoleReporter):
         if task.name == f"{BASENAME}:_sources":
             msg = fail.get_msg() if hasattr(fail, "get_msg") else str(fail)
             self._clear_progress()
-            self.write(msg.rstrip("\n") + "\n")
+            self._diagnostics(msg)
             self.counts[FAILED] += msg.rstrip("\n").count("\n") + 1
             return
         if not self._is_cook(task):
@@ -386,11 +386,30 @@ class CookReporter(ConsoleReporter):
         msg = fail.get_msg() if hasattr(fail, "get_msg") else str(fail)
         if getattr(fail, "exception", None) is not None and not isinstance(fail.exception, str):
             # an exception escaped a compiler: a bug, show it whole
-            self.write(f"{task.name}: internal error (please report):\n{msg}\n")
+            self._diagnostics(f"{task.name}: internal error (please report):\n{msg}")
         else:
-            self.write(msg.rstrip("\n") + "\n")
+            self._diagnostics(msg, getattr(fail, "diagnostics", None))
         if self.run.cache is not None:
             self.run.cache.discard(task.name[len(BASENAME) + 1 :])
+
+    def _diagnostics(self, text: str, found: list[dict] | None = None) -> None:
+        """Diagnostics (text lines, and the same as data when the cook gave it) in the run's
+        format: text as they are; json or github one per line (docs/cooking.md)."""
+        fmt = self.run.fmt
+        if fmt == "text":
+            self.write(text.rstrip("\n") + "\n")
+            return
+        from veduta.source.diagnostics import format_diagnostic, parse_lines
+
+        self.write("".join(format_diagnostic(d, fmt) + "\n" for d in (found or parse_lines(text))))
+
+    def _note(self, text: str) -> None:
+        """What is not a diagnostic (the summary, removed files): on stdout as text, on stderr
+        when stdout carries json or github lines for a tool."""
+        if self.run.fmt == "text":
+            self.write(text)
+        else:
+            sys.stderr.write(text)
 
     def complete_run(self):
         from veduta.cook import ahead
@@ -404,12 +423,12 @@ class CookReporter(ConsoleReporter):
                 pass
         for f in self.pruned:
             why = "left by an interrupted cook" if f.endswith(".tmp") else "its source is gone"
-            self.write(f"removed {f} ({why})\n")
+            self._note(f"removed {f} ({why})\n")
         if self._group_ran:
             self.counts[UPTODATE] += self.run.fresh_skipped
         if self.total or any(self.counts.values()):
             c = self.counts
-            self.write(
+            self._note(
                 f"cook: {c[COOKED]} cooked, {c[UPTODATE]} up to date, {c[RESTORED]} restored from cache, "
                 f"{c[FAILED]} failed ({time.monotonic() - self._started:.2f} s)\n"
             )

@@ -7,6 +7,7 @@ import os
 
 
 def cmd_schema(args) -> int:
+    from veduta.errors import VedutaError
     from veduta.fsutil import atomic_write
     from veduta.schemas import shipped
 
@@ -15,7 +16,10 @@ def cmd_schema(args) -> int:
     written = []
     for name, text in files.items():
         path = os.path.join(out, name)
-        atomic_write(path, text.encode("utf-8"))
+        try:
+            atomic_write(path, text.encode("utf-8"))
+        except OSError as exc:
+            raise VedutaError(f"cannot write {path}: {exc.strerror or exc}") from None
         written.append(os.path.relpath(path, args.cwd).replace(os.sep, "/"))
     if args.json:
         print(json.dumps({"out": args.out, "files": written}))

@@ -7,12 +7,26 @@ pointing at the offending value.
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 
 from veduta.source.jsonpos import JsonProblem, Node, clip
 
 ERROR = "error"
 WARNING = "warning"
+NOTE = "note"
+#: How diagnostics are printed for people (``text``) and tools (``json``, ``github``).
+FORMATS = ("text", "json", "github")
+#: The environment variable that picks the format where no option can (``doit cook``), and the
+#: default of ``--format``.
+FORMAT_ENV = "VEDUTA_FORMAT"
+
+
+def default_format() -> str:
+    """The format $VEDUTA_FORMAT names, else ``text``."""
+    fmt = os.environ.get(FORMAT_ENV, "").strip().lower()
+    return fmt if fmt in FORMATS else "text"
 #: Longest message and JSON path a diagnostic keeps (a huge value or key is quoted in part).
 MAX_MESSAGE = 400
 MAX_PATH = 100
@@ -90,3 +104,58 @@ class Report:
     def sorted(self) -> list[Diagnostic]:
         """By position in the file; problems at one position keep the order found."""
         return sorted(self.items, key=lambda d: (d.line, d.col))
+
+
+def format_diagnostic(d: Diagnostic | dict, fmt: str = "text") -> str:
+    """One diagnostic as one line in *fmt* (see :data:`FORMATS`).
+
+    ``text``: ``file:line:col: path: [warning: ]message``; ``json``: the object of
+    :meth:`Diagnostic.to_json` (file, line, col, severity, path, message, code when there is
+    one); ``github``: a workflow command (``::error file=...,line=...,col=...,title=...::...``)
+    that GitHub Actions shows as an annotation on the line.
+    """
+    if isinstance(d, Diagnostic):
+        d = d.to_json()
+    if fmt == "json":
+        import json
+
+        return json.dumps(d, ensure_ascii=False)
+    if fmt == "github":
+        level = {ERROR: "error", WARNING: "warning"}.get(d["severity"], "notice")
+        title = d.get("code") or d["path"]
+        props = ",".join(f"{k}={_gh_prop(v)}" for k, v in (("file", d["file"]), ("line", d["line"]),
+                                                             ("col", d["col"]), ("title", title)))
+        return f"::{level} {props}::{_gh_data(d['path'] + ': ' + d['message'])}"
+    tag = "" if d["severity"] == ERROR else f"{d['severity']}: "
+    return f"{d['file']}:{d['line']}:{d['col']}: {d['path']}: {tag}{d['message']}"
+
+
+def _gh_data(text: str) -> str:
+    return str(text).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(value) -> str:
+    return _gh_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+_LINE = re.compile(r'(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<path>(?:[^ "]|"(?:[^"\\]|\\.)*")+): '
+                   r"(?:(?P<sev>warning|note): )?(?P<message>.*)")
+
+
+def parse_lines(text: str) -> list[dict]:
+    """Diagnostics printed as text back to :meth:`Diagnostic.to_json` objects (no codes: the
+    text has none).  A line that does not start a diagnostic continues the one before (a
+    traceback), or is a problem of a whole file (``path: message``) when it comes first."""
+    out: list[dict] = []
+    for line in text.splitlines():
+        m = _LINE.fullmatch(line)
+        if m:
+            out.append({"file": m["file"], "line": int(m["line"]), "col": int(m["col"]), "path": m["path"],
+                        "severity": m["sev"] or ERROR, "message": m["message"]})
+        elif out:
+            out[-1]["message"] += "\n" + line
+        elif line.strip():
+            file, sep, message = line.partition(": ")
+            out.append({"file": file if sep else "", "line": 1, "col": 1, "path": "$", "severity": ERROR,
+                        "message": message if sep else line})
+    return out

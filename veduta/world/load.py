@@ -15,20 +15,11 @@ def load_world(project, name: str, warn: Callable[[str], None] | None = None) ->
     named prefab that does not exist is left out; one with errors is left out and said to *warn*.
     """
     from veduta.cooked import cooked_record
+    from veduta.world.params import prefab_names
 
     world = cooked_record(project, "world", name, warn)
-    names = set()
-    for s in world.scatter or []:
-        names.add(s.prefab)
-    for s in world.sites or []:
-        names.update(s.prefabs or [])
-    for p in world.places or []:
-        names.add(p.prefab)
-    for v in world.vegetation or []:
-        if v.prefab:
-            names.add(v.prefab)
     prefabs = {}
-    for n in sorted(names):
+    for n in prefab_names(world):
         if project.find_source("prefab", n) is not None:
             try:
                 prefabs[n] = cooked_record(project, "prefab", n, warn)

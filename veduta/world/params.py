@@ -136,6 +136,21 @@ class WorldP:
         return self.biome_names.index(name)
 
 
+def prefab_names(world) -> list[str]:
+    """Every prefab a world names (scatter, sites, places, vegetation prefab rules), sorted."""
+    names = set()
+    for s in _list(world.scatter):
+        names.add(s.prefab)
+    for s in _list(world.sites):
+        names.update(_list(s.prefabs))
+    for p in _list(world.places):
+        names.add(p.prefab)
+    for v in _list(getattr(world, "vegetation", None)):
+        if v.prefab:
+            names.add(v.prefab)
+    return sorted(names)
+
+
 def _distances(rec) -> dict[str, int]:
     out: dict[str, int] = {}
     for d in _list(getattr(rec, "distances", None)):

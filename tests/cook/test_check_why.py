@@ -1,0 +1,222 @@
+"""veduta check, veduta why and the diagnostics formats, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.gamerepo import BAD, TREE_FAR, Game
+
+MATERIAL = '{ "veduta": "material/1", "albedo": "#8a6a40" }\n'
+#: a model whose far level names a model that does not exist: a warning, not an error
+GHOST = """{
+  "veduta": "model/1",
+  "lod": [ { "distance": 20, "model": "ghost" } ],
+  "parts": [ { "shape": "box", "size": [1, 1, 1] } ]
+}
+"""
+
+
+def veduta(game: Game, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    e = dict(os.environ)
+    e.pop("VEDUTA_FORMAT", None)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-m", "veduta.cli", *args], cwd=game.root, capture_output=True,
+                          text=True, timeout=300, env=e)
+
+
+def tree_state(root) -> dict:
+    """Every file and folder under the game with its size and mtime."""
+    out = {}
+    for d, dirs, files in os.walk(root):
+        for name in dirs + files:
+            p = os.path.join(d, name)
+            st = os.stat(p)
+            out[os.path.relpath(p, root)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+# -- check ---------------------------------------------------------------------------------------
+
+def test_check_reports_what_the_cook_reports_and_writes_nothing(game):
+    game.write("models/bad.vmodel", BAD)
+    game.write("models/lonely.vmodel", GHOST)
+    before = tree_state(game.root)
+    cp = veduta(game, "check")
+    assert cp.returncode == 1
+    assert tree_state(game.root) == before  # no cooked file, no cache, no doit database
+    lines = cp.stdout.splitlines()
+    assert "assets/models/bad.vmodel:4:52: parts[0].radius: not used by shape box" in lines
+    assert "assets/models/bad.vmodel:5:68: parts[1].segments: 2 out of range [3, 256]" in lines
+    # a missing reference is a warning, as in the cook
+    assert 'assets/models/lonely.vmodel:3:39: lod[0].model: warning: model "ghost" does not exist (not checked)' \
+        in lines
+    assert "check: 6 sources, 3 errors, 1 warning " in cp.stderr
+    # the same lines as the cook prints
+    cook = game.cook()
+    for line in lines:
+        assert line in cook.stdout
+
+
+def test_check_passes_with_warnings_only_and_checks_named_sources(game):
+    game.write("models/lonely.vmodel", GHOST)
+    cp = veduta(game, "check")
+    assert cp.returncode == 0 and "1 warning" in cp.stderr, cp.stdout + cp.stderr
+    game.write("models/bad.vmodel", BAD)
+    cp = veduta(game, "check", "assets/models/tree.vmodel", "models/tree_far.vmodel")
+    assert cp.returncode == 0 and cp.stdout == "" and "check: 2 sources, 0 errors, 0 warnings" in cp.stderr
+    cp = veduta(game, "check", "assets/models/bad.vmodel")
+    assert cp.returncode == 1 and "check: 1 source, 3 errors" in cp.stderr
+    cp = veduta(game, "check", "models/nope.vmodel")
+    assert cp.returncode == 1 and "no such source: models/nope.vmodel" in cp.stderr and "Traceback" not in cp.stderr
+
+
+def test_check_references_and_duplicate_names(game):
+    game.write("materials/crate_wood.vmaterial", MATERIAL)
+    cp = veduta(game, "check", "--json")
+    result = json.loads(cp.stdout)
+    assert result == {"ok": True, "checked": 5, "compiled": 5, "fresh": 0, "errors": 0, "warnings": 0,
+                      "diagnostics": []}
+    game.write("models/more/crate.vmodel", (game.root / "assets/models/crate.vmodel").read_text())
+    cp = veduta(game, "check", "--json")
+    result = json.loads(cp.stdout)
+    assert cp.returncode == 1 and result["errors"] == 2
+    assert all("names must be unique per kind" in d["message"] for d in result["diagnostics"])
+
+
+def test_format_json_is_one_object_per_line(game):
+    game.write("models/bad.vmodel", BAD)
+    game.write("models/lonely.vmodel", GHOST)
+    cp = veduta(game, "check", "--format", "json")
+    assert cp.returncode == 1
+    objs = [json.loads(line) for line in cp.stdout.splitlines()]
+    assert len(objs) == 4
+    first = next(o for o in objs if o["path"] == "parts[0].radius")
+    assert first == {"file": "assets/models/bad.vmodel", "line": 4, "col": 52, "path": "parts[0].radius",
+                     "severity": "error", "message": "not used by shape box"}
+    warn = next(o for o in objs if o["severity"] == "warning")
+    assert warn["code"] == "MISSING_REFERENCE" and warn["file"] == "assets/models/lonely.vmodel"
+
+
+def test_format_github_annotations_and_the_environment_variable(game):
+    game.write("models/bad.vmodel", BAD)
+    game.write("models/lonely.vmodel", GHOST)
+    cp = veduta(game, "check", env={"VEDUTA_FORMAT": "github"})
+    lines = cp.stdout.splitlines()
+    assert "::error file=assets/models/bad.vmodel,line=5,col=68,title=parts[1].segments::" \
+           "parts[1].segments: 2 out of range [3, 256]" in lines
+    assert "::warning file=assets/models/lonely.vmodel,line=3,col=39,title=MISSING_REFERENCE::" \
+           'lod[0].model: model "ghost" does not exist (not checked)' in lines
+    assert all(line.startswith(("::error ", "::warning ")) for line in lines)
+
+
+def test_format_on_cook_and_doit_cook(game):
+    game.write("models/bad.vmodel", BAD)
+    game.write("models/lonely.vmodel", GHOST)
+    cp = veduta(game, "cook", "--format", "json")
+    assert cp.returncode != 0
+    objs = [json.loads(line) for line in cp.stdout.splitlines() if line.startswith("{")]
+    assert {o["path"] for o in objs if o["severity"] == "error"} == {"parts[0].radius", "parts[1].segments",
+                                                                    "parts[2].of"}
+    assert any(o["severity"] == "warning" for o in objs)
+    game.write("models/bad.vmodel", BAD.replace('"segments": 2', '"segments": 3'))
+    cp = game.cook(env={"VEDUTA_FORMAT": "github"})
+    lines = [line for line in cp.stdout.splitlines() if line.startswith("::")]
+    assert lines and all(line.startswith(("::error ", "::warning ")) for line in lines)
+    assert any("title=parts[0].radius::" in line for line in lines)
+
+
+# -- why -----------------------------------------------------------------------------------------
+
+def why(game: Game, *args: str) -> dict:
+    cp = veduta(game, "why", "--json", *args)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    return {item["source"]: [r["code"] for r in item["reasons"]] for item in json.loads(cp.stdout)["stale"]}
+
+
+def test_why_tells_each_reason(game):
+    assert why(game) == {s: ["NEVER_COOKED"] for s in ["models/crate.vmodel", "models/props/barrel.vmodel",
+                                                       "models/tree.vmodel", "models/tree_far.vmodel"]}
+    game.cook(check=True)
+    cp = veduta(game, "why")
+    assert cp.returncode == 0 and cp.stdout.startswith("nothing is stale (4 sources up to date)")
+
+    before = tree_state(game.root)
+    game.write("models/crate.vmodel", (game.root / "assets/models/crate.vmodel").read_text() + "\n")
+    assert why(game) == {"models/crate.vmodel": ["SOURCE_CHANGED"]}
+    game.write("models/tree_far.vmodel", (game.root / "assets/models/tree_far.vmodel").read_text() + " ")
+    assert why(game) == {"models/crate.vmodel": ["SOURCE_CHANGED"], "models/tree.vmodel": ["DEP_CHANGED"],
+                         "models/tree_far.vmodel": ["SOURCE_CHANGED"]}
+    # (when tree_far was written less than 2 s before the cook, the stat cache kept no signature
+    # of it, and the message adds "(or was written just before the last cook)")
+    line = next(x for x in veduta(game, "why").stdout.splitlines() if x.startswith("assets/models/tree.vmodel"))
+    assert line.startswith("assets/models/tree.vmodel: models/tree_far.vmodel changed") and \
+        line.endswith("[DEP_CHANGED]")
+    game.cook(check=True)
+    assert why(game) == {}
+    game.write("models/lonely.vmodel", GHOST)
+    game.cook()
+    game.write("models/ghost.vmodel", TREE_FAR)
+    assert why(game, "assets/models/lonely.vmodel") == {"models/lonely.vmodel": ["DEP_APPEARED"]}
+    game.cook(check=True)
+
+    (game.root / "assets/models/tree_far.vmodel").unlink()
+    assert why(game) == {"models/tree.vmodel": ["DEP_DISAPPEARED"]}
+    game.write("models/tree_far.vmodel", "{}")
+    game.cook()
+    os.unlink(game.cooked("models/crate.vda"))
+    p = game.cooked("models/barrel.vda")
+    data = bytearray(p.read_bytes())
+    data[-3] ^= 0xFF
+    p.write_bytes(bytes(data))
+    result = json.loads(veduta(game, "why", "--json").stdout)
+    reasons = {i["source"]: i["reasons"] for i in result["stale"]}
+    assert [r["code"] for r in reasons["models/crate.vmodel"]] == ["COOKED_MISSING"]
+    assert [r["code"] for r in reasons["models/props/barrel.vmodel"]] == ["COOKED_DAMAGED"]
+    assert "CRC" in reasons["models/props/barrel.vmodel"][0]["message"]
+    assert [r["code"] for r in reasons["models/tree_far.vmodel"]] == ["NEVER_COOKED"]  # its cook failed
+    assert os.path.exists(game.root / "cache")
+    assert {k: v for k, v in tree_state(game.root).items() if k.startswith("cache")} != before  # cooks wrote
+
+
+def test_why_writes_nothing_and_doit_list_status_still_works(game):
+    game.cook(check=True)
+    game.write("models/crate.vmodel", (game.root / "assets/models/crate.vmodel").read_text() + "\n")
+    before = tree_state(game.root)
+    assert why(game) == {"models/crate.vmodel": ["SOURCE_CHANGED"]}
+    assert tree_state(game.root) == before
+    cp = game.doit("list", "--all", "--status", check=True)
+    assert "R cook:models/crate.vmodel" in cp.stdout and "U cook:models/tree.vmodel" in cp.stdout
+
+
+def test_why_without_the_stat_cache_still_explains(game):
+    game.write("models/lonely.vmodel", GHOST)
+    game.cook()
+    for f in (game.root / "cache").iterdir():
+        if f.is_file():
+            f.unlink()
+    game.write("models/ghost.vmodel", TREE_FAR)
+    assert why(game) == {"models/ghost.vmodel": ["NEVER_COOKED"], "models/lonely.vmodel": ["DEP_APPEARED"]}
+    game.write("models/tree.vmodel", (game.root / "assets/models/tree.vmodel").read_text() + "\n")
+    assert why(game, "models/tree.vmodel") == {"models/tree.vmodel": ["CHANGED"]}
+
+
+def test_check_trusts_fresh_cooked_files_unless_all(game):
+    game.write("models/lonely.vmodel", GHOST)
+    game.cook()
+    before = tree_state(game.root)
+    cp = veduta(game, "check", "--json")
+    result = json.loads(cp.stdout)
+    assert result["ok"] and (result["checked"], result["fresh"], result["compiled"]) == (5, 5, 0)
+    assert result["warnings"] == 0  # as a no-op cook, known-good sources are not compiled again
+    cp = veduta(game, "check", "--all", "-n", "2", "--json")
+    result = json.loads(cp.stdout)
+    assert (result["fresh"], result["compiled"], result["warnings"]) == (0, 5, 1)
+    game.write("models/tree_far.vmodel", BAD)  # tree depends on it: both are compiled again
+    result = json.loads(veduta(game, "check", "--json").stdout)
+    assert (result["fresh"], result["compiled"], result["errors"]) == (3, 2, 3)
+    assert {d["file"] for d in result["diagnostics"]} == {"assets/models/tree_far.vmodel"}
+    assert {k: v for k, v in tree_state(game.root).items() if not k.startswith("assets/models/tree_far")} == \
+        {k: v for k, v in before.items() if not k.startswith("assets/models/tree_far")}

@@ -1,0 +1,94 @@
+"""veduta watch with a real process, real file edits and a real SIGINT."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+from tests.gamerepo import BAD, CRATE, Game
+
+
+class Watcher:
+    def __init__(self, game: Game):
+        env = dict(os.environ)
+        env.pop("VEDUTA_FORMAT", None)
+        self.proc = subprocess.Popen([sys.executable, "-m", "veduta.cli", "watch"], cwd=game.root, env=env,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines: queue.Queue[str] = queue.Queue()
+        self.seen: list[str] = []
+        self.pump = threading.Thread(target=self._pump, daemon=True)
+        self.pump.start()
+
+    def _pump(self):
+        for line in self.proc.stdout:
+            self.lines.put(line.rstrip("\n"))
+
+    def wait_for(self, text: str, timeout: float = 60) -> str:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:
+                line = self.lines.get(timeout=0.1)
+            except queue.Empty:
+                assert self.proc.poll() is None, "\n".join(self.seen)
+                continue
+            self.seen.append(line)
+            if text in line:
+                return line
+        raise AssertionError(f"no {text!r} in:\n" + "\n".join(self.seen))
+
+    def stop(self) -> int:
+        """SIGINT, as Ctrl-C sends; the exit status, with every line printed in ``seen``."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            return self.proc.wait(timeout=30)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.pump.join(timeout=10)
+            while not self.lines.empty():
+                self.seen.append(self.lines.get())
+
+
+def test_watch_recooks_saves_survives_errors_and_stops_on_ctrl_c(game):
+    w = Watcher(game)
+    try:
+        w.wait_for("cook: 4 cooked")
+        w.wait_for("watch: watching")
+        crate = game.cooked("models/crate.vda")
+        before = crate.read_bytes()
+
+        # a save recooks what it made stale, within a second of the change being noticed
+        saved = time.monotonic()
+        game.write("models/crate.vmodel", CRATE.replace('"size": [1, 1, 1]', '"size": [2, 1, 1]'))
+        w.wait_for("changed: models/crate.vmodel")
+        w.wait_for("cook: 1 cooked, 3 up to date")
+        took = time.monotonic() - saved
+        assert crate.read_bytes() != before
+        assert took < 10, took  # a generous bound for a loaded CI machine; typically well under 1 s
+
+        # a source with errors prints its diagnostics and the watch goes on
+        game.write("models/crate.vmodel", BAD)
+        w.wait_for("parts[1].segments: 2 out of range [3, 256]")
+        w.wait_for("1 failed")
+        w.wait_for("watch: cooked in")
+        assert not crate.exists()
+
+        # fixing it cooks again; a dependency's edit recooks its dependents
+        game.write("models/crate.vmodel", CRATE)
+        w.wait_for("1 restored from cache")  # the content cooked before
+        game.write("models/tree_far.vmodel", (game.root / "assets/models/tree_far.vmodel").read_text() + "\n")
+        w.wait_for("cook: 2 cooked")
+        assert crate.exists()
+    finally:
+        code = w.stop()
+    assert code == 0
+    out = "\n".join(w.seen)
+    assert "watch: stopped" in out and "Traceback" not in out
+    # no temporary file is left behind
+    assert not [p for p in (game.root / "assets").rglob(".*.tmp")]
