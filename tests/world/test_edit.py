@@ -204,9 +204,10 @@ def test_terrain_hill_and_dry_run(game):
 def test_terrain_refused(game, kw, message):
     path = _valley(game)
     old = path.read_bytes()
-    with pytest.raises(EditRefused, match=message):
+    with pytest.raises(EditRefused, match=message) as e:
         api.world_terrain(game, "valley", "bad", **kw)
     assert path.read_bytes() == old
+    assert e.value.findings and e.value.findings[0]["path"].startswith("features[5].")
 
 
 # -- vegetation ----------------------------------------------------------------------------------
@@ -215,8 +216,14 @@ def test_terrain_refused(game, kw, message):
 def test_vegetation_area_rule_counts_what_the_cook_plants(game):
     path = _valley(game)
     old = path.read_text()
+    dry = api.world_vegetation(game, "valley", "daisies", 0.5, model="poppy", cell=(-20, -20), radius=8,
+                               scale=(0.5, 1), dry_run=True)
+    assert path.read_text() == old and not dry["written"]
     r = api.world_vegetation(game, "valley", "daisies", 0.5, model="poppy", cell=(-20, -20), radius=8,
                              scale=(0.5, 1))
+    assert r["written"]
+    assert {k: v for k, v in dry.items() if k not in ("dry_run", "written")} == \
+        {k: v for k, v in r.items() if k not in ("dry_run", "written")}
     new = path.read_text()
     _only_array_changed(old, new, "vegetation")
     assert r["new"] == {"name": "daisies", "model": "poppy", "density": 0.5, "cell": [-20, -20], "radius": 8,

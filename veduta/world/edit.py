@@ -141,7 +141,7 @@ def load_world_source(project: Project, world: str) -> WorldSource:
     if rec is None:
         lines = [str(d) for d in rep.sorted() if d.severity == "error"] if rep else [f"{ws.shown}: not UTF-8"]
         raise EditRefused(f"world {world} has errors, so it is not edited; fix them first:\n  "
-                          + "\n  ".join(lines))
+                          + "\n  ".join(lines), _source_errors(rep) if rep else [])
     ws.world = rec
     ws.warnings = [str(d) for d in rep.warnings]
     return ws
@@ -195,12 +195,18 @@ def _edit_text(ws: WorldSource, section: str, element: dict, index: int | None) 
     return replace_item(ws.text, section, index, element)
 
 
+def _source_errors(rep) -> list[dict]:
+    """The compiler's errors as findings (``path`` is the JSON path in the source)."""
+    return [{"code": d.code or "WORLD_SOURCE_ERROR", "severity": "error", "message": d.message, "path": d.path}
+            for d in rep.sorted() if d.severity == "error"]
+
+
 def _compile_new(ws: WorldSource, text: str, what: str):
     rec, rep = ws.compile(text)
     if rec is None:
-        lines = [f"{d.path}: {d.message}" for d in rep.sorted() if d.severity == "error"]
+        errors = _source_errors(rep)
         raise EditRefused(f"{what} would make world {ws.name} invalid, so nothing was written:\n  "
-                          + "\n  ".join(lines))
+                          + "\n  ".join(f"{f['path']}: {f['message']}" for f in errors), errors)
     return rec, rep
 
 
@@ -523,7 +529,6 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell, radi
     and after over its area (centre, min, max, mean), the places in water and the sites and
     places that change (dropped, added, on a pad at another height, in or out of water)."""
     from veduta.compile.world import FEATURE_DEFAULTS
-    from veduta.world.params import FeatureP
     from veduta.world.terrain import feature_reach
 
     _check_name(name, "feature name")
@@ -547,7 +552,6 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell, radi
         o = next(fp for fp in before.p.features if fp.name == name)
         ox, oz = o.x, o.z
         reach = max(reach, feature_reach(o) + max(abs(ox - x), abs(oz - z)))
-    assert isinstance(f, FeatureP)
     out = _base(ws, "features", name, "replaced" if old is not None else "added", old, element, dry_run)
     out.update({"kind": kind, "cell": [x, z], "radius": radius,
                 "level": _m(after.terrain.levels[f.index]) if kind != "hill" else None})
