@@ -19,6 +19,22 @@ if TYPE_CHECKING:
     from veduta.cook.project import Project
 
 
+def cache_info(project: Project, probe: bool = True) -> dict[str, Any]:
+    """The local store (path, entries, bytes) and the shared cache tier (settings; with *probe*,
+    whether this machine reaches it): ``{"local": {...}, "shared": {...} or None}``."""
+    from veduta.cook.shared import cache_info as run
+
+    return run(project, probe)
+
+
+def cache_push(project: Project) -> dict[str, Any]:
+    """Upload the local store's valid entries that the shared cache lacks:
+    ``{"url", "local", "present", "uploaded", "bytes", "skipped"}``."""
+    from veduta.cook.shared import cache_push as run
+
+    return run(project)
+
+
 def inspect_model(project: Project, model: str) -> dict[str, Any]:
     """Triangles per part and level, bounds and findings of model *model*."""
     from veduta.compile.model.inspect import inspect_model as run

@@ -12,7 +12,7 @@
     veduta export gltf --world WORLD --chunk CX,CZ [--radius N] --out FILE.glb [--json]
     veduta world query WORLD X,Z [--json]
     veduta world map WORLD --out FILE.png [--at X,Z] [--size W,H] [--json]
-    veduta cache info | prune [--days N] [--dry-run]
+    veduta cache info | prune [--days N] [--dry-run] | push
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import os
 import sys
 
 from veduta import COMPILER_VERSION
+from veduta.argtypes import png_file
 from veduta.errors import ConfigError, VdaError, VedutaError
 
 
@@ -134,27 +135,6 @@ def load_world(project, name: str):
     return load(project, name, _warn)
 
 
-# -- cache -----------------------------------------------------------------------------------
-
-def cmd_cache(args) -> int:
-    from veduta.cook.store import Store
-
-    project = _project(args)
-    store = Store(os.path.join(project.cache, "store"))
-    if args.cache_command == "prune":
-        removed, rbytes, kept, kbytes = store.prune(args.days, dry_run=args.dry_run)
-        verb = "would remove" if args.dry_run else "removed"
-        print(f"{verb} {removed} entries ({rbytes / 1e6:.1f} MB) unused for {args.days:g} days; "
-              f"kept {kept} ({kbytes / 1e6:.1f} MB)")
-        return 0
-    n = size = 0
-    for _, s, _ in store.entries():
-        n += 1
-        size += s
-    print(f"{store.root}: {n} entries, {size / 1e6:.1f} MB")
-    return 0
-
-
 # -- main ------------------------------------------------------------------------------------
 
 def _count(text: str) -> int:
@@ -165,16 +145,6 @@ def _count(text: str) -> int:
     if n < 0:
         raise argparse.ArgumentTypeError(f"{n} is below 0")
     return n
-
-
-def _days(text: str) -> float:
-    try:
-        d = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of days") from None
-    if not d >= 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a number of days >= 0")
-    return d
 
 
 class _Version(argparse.Action):
@@ -227,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     psub.required = True
     pt = psub.add_parser("texture", help="the mip chain side by side, and the frames labelled with their clips")
     pt.add_argument("name", metavar="NAME")
-    pt.add_argument("--out", required=True, metavar="FILE.png")
+    pt.add_argument("--out", required=True, metavar="FILE.png", type=png_file)
     pt.set_defaults(func=cmd_preview_texture)
     from veduta.export.cli import add_export_commands, add_preview_model
 
@@ -244,14 +214,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_schema_command(sub)
     add_tool_commands(sub)
 
-    k = sub.add_parser("cache", help="the content-addressed store of cooked files in cache/")
-    ksub = k.add_subparsers(dest="cache_command", metavar="{info,prune}")
-    ksub.required = True
-    ksub.add_parser("info", help="entries and size").set_defaults(func=cmd_cache)
-    kp = ksub.add_parser("prune", help="remove entries unused for a number of days")
-    kp.add_argument("--days", type=_days, default=30.0, help="unused for this many days (default 30)")
-    kp.add_argument("--dry-run", action="store_true", help="only say what would go")
-    kp.set_defaults(func=cmd_cache)
+    from veduta.cook.cache_cli import add_cache_commands
+
+    add_cache_commands(sub, lambda: _project(None))
     return p
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+import re
 import stat
 
 _UMASK = os.umask(0)
@@ -10,24 +12,49 @@ os.umask(_UMASK)
 _FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
 
+def _host() -> str:
+    try:
+        name = os.uname().nodename
+    except AttributeError:  # Windows
+        import socket
+
+        name = socket.gethostname()
+    return re.sub(r"[^A-Za-z0-9-]", "-", name)[:40] or "host"
+
+
+#: this machine's name as it appears in temp file names (a folder may be shared between machines)
+HOST = _host()
+_SEQ = itertools.count()
+#: ``.<name>.<host>.<pid>.<n>.tmp``: what :func:`temp_name` makes (the orphan sweep's pattern)
+TEMP_SUFFIX_RE = r"\.[A-Za-z0-9-]+\.\d+\.\d+\.tmp"
+
+
+def temp_name(path: str) -> str:
+    """A temp file name beside *path* unique to this machine, process and call: two machines
+    writing into one shared folder (a network share as the shared cache), two processes or
+    two threads never write the same temp file."""
+    folder, base = os.path.split(path)
+    return os.path.join(folder, f".{base}.{HOST}.{os.getpid()}.{next(_SEQ)}.tmp")
+
+
 def atomic_write(path: str, data: bytes, durable: bool = False) -> None:
     """Write *data* to *path* so that readers see the old file or the new one, never a part.
 
-    The bytes go to a temporary file in the same folder (``.<name>.<pid>.tmp``)
-    which is then renamed over *path* (atomic on POSIX and Windows): killing the
+    The bytes go to a temporary file in the same folder (``.<name>.<host>.<pid>.<n>.tmp``,
+    see :func:`temp_name`) which is then renamed over *path* (atomic on POSIX and Windows): killing the
     writer at any moment leaves the old file or the new one.  ``durable`` also
     fsyncs before the rename, for files that must survive a power cut; cooked
     files and store entries don't need it, since readers check their CRCs and
     a torn file is simply stale.
     """
-    folder, base = os.path.split(path)
-    tmp = os.path.join(folder, f".{base}.{os.getpid()}.tmp")
+    folder = os.path.dirname(path)
+    tmp = temp_name(path)
     try:
         fd = os.open(tmp, _FLAGS, 0o666 & ~_UMASK)
     except FileNotFoundError:
         os.makedirs(folder or ".", exist_ok=True)
         fd = os.open(tmp, _FLAGS, 0o666 & ~_UMASK)
-    except FileExistsError:  # left by a killed writer with this pid
+    except FileExistsError:  # left by a killed writer with this host, pid and sequence number
         os.unlink(tmp)
         fd = os.open(tmp, _FLAGS, 0o666 & ~_UMASK)
     try:

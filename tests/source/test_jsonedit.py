@@ -190,3 +190,17 @@ def test_random_layouts(text, element, data):
     gone = remove_item(text, "items", i)
     assert gone.startswith(before) and gone.endswith(after)
     assert _items(gone, "items") == items[:i] + items[i + 1:]
+
+
+@settings(max_examples=100, deadline=None)
+@given(layouts())
+def test_every_span_is_its_value_as_written(text):
+    from veduta.source.jsonpos import parse_spans
+
+    root, spans, problems = parse_spans(text)
+    assert root is not None and not problems
+    assert len(spans) > 3
+    for node, a, b in spans.values():
+        assert json.loads(text[a:b]) == to_plain(node)
+        assert not text[a:b].startswith((" ", "\n")) and not text[a:b].endswith((" ", "\n"))
+    assert parse_spans("[1,")[0] is None

@@ -20,11 +20,11 @@ from veduta.container.meta import Meta, source_hash
 from veduta.cook.state import make_entry, sig
 from veduta.cook.store import Store
 from veduta.errors import VdaError
-from veduta.fsutil import atomic_write, read_regular, remove_if_exists
+from veduta.fsutil import TEMP_SUFFIX_RE, atomic_write, read_regular, remove_if_exists
 from veduta.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
-from veduta.source.diagnostics import Report
+from veduta.source.diagnostics import WARNING, Diagnostic, Report
 
-UPTODATE, COOKED, RESTORED, FAILED = "uptodate", "cooked", "restored", "failed"
+UPTODATE, COOKED, RESTORED, SHARED, FAILED = "uptodate", "cooked", "restored", "shared", "failed"
 STRAY_TEMP_AGE_S = 600
 
 # The asset index of the game, per assets folder, shared by every cook in a
@@ -92,6 +92,34 @@ def _meta_of_bytes(data: bytes, kind: str, path: str = "") -> Meta | None:
     except VdaError:
         return None
     return meta if meta.kind == kind else None
+
+
+def check_output(data: bytes, kind: str, rel: str, key: str, deps) -> str | None:
+    """Why *data* is not the cooked output of source *rel* (of *kind*) whose current
+    source_hash over *deps* is *key*, or None when it is: a whole container (magic, every
+    length and CRC, canonical META, one body chunk of the right kind), META naming this
+    source, these deps, the current compiler and *key* as its source_hash.  What came from
+    a store is used only after this check (a shared store is never trusted)."""
+    try:
+        chunks = read_chunks(data)
+    except VdaError as exc:
+        return f"not a whole cooked file: {exc}"
+    metas = [c for c in chunks if c.type == "META"]
+    bodies = [c for c in chunks if c.type in _BODY_CHUNKS]
+    want = BY_NAME[kind].chunk
+    if len(metas) != 1 or len(bodies) != 1 or bodies[0].type != want:
+        return f"not one META and one {want} chunk"
+    try:
+        m = Meta.decode(metas[0].payload)
+    except VdaError as exc:
+        return f"bad META: {exc}"
+    if m.kind != kind or m.source != rel:
+        return f"cooked from another source ({m.kind} {m.source})"
+    if m.compiler != COMPILER_VERSION:
+        return f"compiled by {m.compiler}, not {COMPILER_VERSION}"
+    if m.source_hash != key or list(m.deps) != list(deps):
+        return "its META source_hash is not the one of these source files"
+    return None
 
 
 def stale_reference(dep: str, index: AssetIndex) -> bool:
@@ -169,20 +197,21 @@ def fresh_by_stat(entry, assets: str, cooked: str, index: AssetIndex, seen: dict
 # -- the action ------------------------------------------------------------------------------
 
 def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicate_of: list | None = None,
-             display_root: str = ""):
+             display_root: str = "", shared: list | None = None, notes: list | None = None):
     """Cook one source (the doit action).
 
     Returns a dict (doit saves it as the task's values: the outcome, warning
     lines and the stat-cache entry) or a ``TaskFailed`` whose message is the
     diagnostics, one per line.  When the run cooks its stale sources ahead in a pool
-    (``veduta.cook.ahead``), the result is taken from there.
+    (``veduta.cook.ahead``), the result is taken from there.  *shared*, *notes*: see
+    :func:`cook_file`.
     """
     from veduta.cook import ahead
 
     got = ahead.take(rel)
     if got is not None:
         return as_action(got)
-    return as_action(cook_batch([(kind, rel, assets, cooked, cache, duplicate_of, display_root)])[0])
+    return as_action(cook_batch([(kind, rel, assets, cooked, cache, duplicate_of, display_root, shared, notes)])[0])
 
 
 def as_action(result: dict):
@@ -202,7 +231,7 @@ def cook_batch(jobs: list[tuple]) -> list[dict]:
     ``{"outcome": "failed", "messages": [...], "entry": None}``.  Sources that need
     compiling are compiled together (see :func:`veduta.compile.compile_sources`)."""
     steps = []
-    for kind, rel, assets, cooked, cache, duplicate_of, display_root in jobs:
+    for kind, rel, assets, cooked, cache, duplicate_of, display_root, *shared_notes in jobs:
         shown = os.path.join(display_root or assets, rel) if display_root != "-" else rel
         if duplicate_of:
             remove_if_exists(cooked)
@@ -210,7 +239,7 @@ def cook_batch(jobs: list[tuple]) -> list[dict]:
             steps.append(_failed(f"{shown}:1:1: $: {BY_NAME[kind].name} name \"{name_of(rel)}\" is also used by "
                                  f"{others}; names must be unique per kind across folders"))
         else:
-            steps.append(_cook_steps(kind, rel, assets, cooked, cache, shown))
+            steps.append(_cook_steps(kind, rel, assets, cooked, cache, shown, *shared_notes))
     return _drive(steps, [(job[3], os.path.join(job[6] or job[2], job[1]) if job[6] != "-" else job[1])
                           for job in jobs])
 
@@ -262,12 +291,17 @@ def _drive(steps: list, where: list[tuple[str, str]]) -> list[dict]:
     return results
 
 
-def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None) -> dict:
+def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None,
+              shared: list | None = None, notes: list | None = None) -> dict:
     """Bring one cooked file up to date: already fresh, restored from the store, or compiled.
 
-    Returns ``{"outcome": ..., "messages": [...], "entry": stat-cache entry or None}``.
+    *shared*: store keys this run fetched from the shared tier (a hit on one is SHARED, not
+    RESTORED); *notes*: warnings about this source from before the run (a shared object
+    that was rejected), shown as this source's warnings.
+    Returns ``{"outcome": ..., "messages": [...], "entry": stat-cache entry or None,
+    "put": [store keys a writing shared tier should get]}``.
     """
-    gen = _cook_steps(kind, rel, assets, cooked, cache, shown)
+    gen = _cook_steps(kind, rel, assets, cooked, cache, shown, shared, notes)
     try:
         _, src, ctx = next(gen)
     except StopIteration as stop:
@@ -289,7 +323,8 @@ def _finish(gen, send=None, throw=None) -> dict:
     raise RuntimeError("a cook step asked for a second compile")
 
 
-def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None):
+def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None,
+                shared: list | None = None, notes: list | None = None):
     """`cook_file` as a generator: it yields ``(kind, source bytes, CompileContext)`` when the
     source must be compiled, is sent the body (or thrown the compiler's exception), and
     returns the result dict."""
@@ -309,28 +344,21 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
             files[0] = (rel, src_sig)
             return {"outcome": UPTODATE, "messages": [], "entry": make_entry(h, csig, files, now_ns)}
 
-    # 2. the store may hold the output of this exact source content: with no deps its key
-    #    is the source_hash of the source alone; with deps, a manifest keyed by the source
-    #    content lists the deps each earlier output had
+    # 2. the store may hold the output of this exact source content (put there by an
+    #    earlier cook, or fetched from the shared tier for this run: *shared* names those keys)
     store = Store(os.path.join(cache, "store"))
     mkey = manifest_key(rel, src)
-    manifest = None
-    candidates = [([], source_hash(COMPILER_VERSION, rel, src, [], _no_read))]
-    if store.has(mkey):
-        manifest = _load_manifest(store.get(mkey))
-        candidates += manifest
-    for deps, key in candidates:
-        h, files = hash_inputs(rel, src, deps, assets)
-        if h != key or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
-            continue
-        data = store.get(key)
-        m = _meta_of_bytes(data, kind) if data is not None else None
-        if m is None or m.source_hash != key or m.source != rel or list(m.deps) != list(deps):
-            continue
+    hit, manifest = find_in_store(store, kind, rel, src, assets, index)
+    if hit is not None:
+        key, data, files = hit
         store.copy_out(key, cooked, data)
         files[0] = (rel, src_sig)
-        return {"outcome": RESTORED, "messages": [],
-                "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns)}
+        shared_hit = key in (shared or ())
+        found = _notes(shown, notes)
+        return {"outcome": SHARED if shared_hit else RESTORED, "messages": [str(d) for d in found],
+                "diagnostics": [d.to_json() for d in found],
+                "entry": make_entry(key, sig(os.stat(cooked)), files, now_ns),
+                "put": [] if shared_hit else [key] + ([mkey] if files[1:] else [])}
 
     # 3. compile
     rep = Report(shown)
@@ -348,7 +376,7 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         tb = "".join(traceback.format_exception(exc)).rstrip()
         rep.error(None, "$", f"internal compiler error, please report: {type(exc).__name__}: {exc}\n{tb}")
         body = None
-    found = rep.sorted()
+    found = _notes(shown, notes) + rep.sorted()
     messages = [str(d) for d in found]
     diagnostics = [d.to_json() for d in found]  # the same, as data (--format json|github)
     if body is None:
@@ -367,13 +395,41 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         return {"outcome": FAILED, "messages": messages, "entry": None}
     atomic_write(cooked, data)
     store.put(h, data, cooked)
-    if deps:
-        manifest = _load_manifest(store.get(mkey)) if manifest is None else manifest
-        if (deps, h) not in manifest:
-            store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
+    if deps and (deps, h) not in manifest:
+        store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
     return {"outcome": COOKED, "messages": messages, "diagnostics": diagnostics,
-            "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns)}
+            "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns),
+            "put": [h] + ([mkey] if deps else [])}
+
+
+def _notes(shown: str, notes) -> list[Diagnostic]:
+    """Warnings about a source from before its cook (a rejected shared cache object)."""
+    return [Diagnostic(shown, 1, 1, "$", n, WARNING) for n in notes or ()]
+
+
+def find_in_store(store, kind: str, rel: str, src: bytes, assets: str, index: AssetIndex):
+    """An output of source *rel* (content *src*) in *store* that its current deps still hash to:
+    ``((key, bytes, [(path, sig), ...] of the source and deps), manifest)``, or ``(None, manifest)``.
+
+    With no deps the key is the source_hash of the source alone; with deps, a manifest keyed
+    by the source content lists the deps each earlier output had.  An entry is used only if
+    :func:`check_output` passes (its META names this source, deps, compiler and source_hash).
+    """
+    mkey = manifest_key(rel, src)
+    manifest = _load_manifest(store.get(mkey))
+    candidates = [([], source_hash(COMPILER_VERSION, rel, src, [], _no_read))]
+    for deps, key in reversed(manifest):  # newest first
+        if deps and (deps, key) not in candidates:
+            candidates.append((deps, key))
+    for deps, key in candidates:
+        h, files = hash_inputs(rel, src, deps, assets)
+        if h != key or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+            continue
+        data = store.get(key)
+        if data is not None and check_output(data, kind, rel, key, deps) is None:
+            return (key, data, files), manifest
+    return None, manifest
 
 
 def _no_read(dep: str) -> bytes | None:
@@ -419,7 +475,8 @@ def _dump_manifest(entries) -> bytes:
 
 # -- orphans ---------------------------------------------------------------------------------
 
-_TEMP_RE = re.compile(r"\..+\.vda\.\d+\.tmp")
+# atomic_write's temp files (and the ``.<name>.<pid>.tmp`` of earlier versions)
+_TEMP_RE = re.compile(r"\..+\.vda(?:" + TEMP_SUFFIX_RE + r"|\.\d+\.tmp)")
 
 
 def orphans(cooked_root: str, names_by_folder: dict[str, set[str]]) -> list[str]:

@@ -17,7 +17,7 @@ from veduta.cook.cook import COOKED, FAILED, RESTORED, UPTODATE
 from veduta.cook.doit_adapter import bind_class
 from veduta.cook.project import Project
 from veduta.cook.run import CookRun
-from veduta.cook.tasks import BASENAME, CookReporter, cook_tasks, doit_config
+from veduta.cook.tasks import BASENAME, CookReporter, doit_config, task_creator
 from veduta.errors import VedutaError
 
 
@@ -88,22 +88,17 @@ def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
     if fmt:
         run.fmt = fmt
 
-    def task_cook():
-        """Cook every asset source into a .vda file (one subtask per source)."""
-        yield from cook_tasks(run)
-
     # doit takes a reporter object as well as a class (cmd_run.Run._execute): one made here
     # keeps what it collected for this function to return
     reporter = bind_class(CollectingReporter, run=run)(echo if echo is not None else io.StringIO(), {})
     config = doit_config(run) | {"reporter": reporter}
-    # the tasks are made before doit runs here: say which were asked for (as veduta cook did)
-    run.selected = names or None
+    # the tasks are made while doit runs (after its reporter starts), as with a dodo.py
     argv = ["run"]
     if jobs > 1:
         argv += ["-n", str(jobs)]
     argv += names or [BASENAME]
     try:
-        rc = DoitMain(ModuleTaskLoader({"task_cook": task_cook, "DOIT_CONFIG": config})).run(argv)
+        rc = DoitMain(ModuleTaskLoader({"task_cook": task_creator(run), "DOIT_CONFIG": config})).run(argv)
     finally:
         gc.unfreeze()  # cook_tasks froze this run's tasks: a long-lived process must free them
     c = reporter.counts

@@ -4,7 +4,9 @@ The game root is the folder holding ``dodo.py`` or ``pyproject.toml`` (the
 current folder or the nearest parent).  ``[tool.veduta]`` in its
 ``pyproject.toml`` may set ``assets`` (default ``assets``), ``cooked``
 (default ``<assets>/.cooked``) and ``cache`` (default ``cache``), each
-relative to the root.
+relative to the root, and the shared cache tier: ``cache_url`` (``s3://bucket/prefix``,
+``file:///path`` or a folder path) and ``cache_write`` (true to upload; default false),
+see docs/shared-cache.md.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from veduta.errors import ConfigError
 from veduta.kinds import BY_FOLDER, BY_NAME, KINDS, Kind, name_of
 
-CONFIG_KEYS = ("assets", "cooked", "cache")
+CONFIG_KEYS = ("assets", "cooked", "cache", "cache_url", "cache_write")
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,10 @@ class Project:
     assets: str  # paths relative to the current folder when the project was found that way
     cooked: str
     cache: str
+    #: the shared cache tier as configured in pyproject.toml (VEDUTA_CACHE_URL wins; see
+    #: veduta.cook.remote.settings); "" when none
+    cache_url: str = ""
+    cache_write: bool = False
 
     @classmethod
     def find(cls, start: str | None = None) -> Project:
@@ -61,7 +67,7 @@ class Project:
                 raise ConfigError(f"{where}: [tool.veduta] {key} = {cfg.get(key, folder)!r}: {clash}; "
                                   f"pick a folder outside the source folders (the default is "
                                   f"{'<assets>/.cooked' if key == 'cooked' else 'cache'})")
-        return cls(rel_root, assets, cooked, cache)
+        return cls(rel_root, assets, cooked, cache, cfg.get("cache_url", ""), cfg.get("cache_write", False))
 
     # -- sources -------------------------------------------------------------
     def sources(self) -> list[Source]:
@@ -195,7 +201,14 @@ def _read_config(path: str) -> dict:
     for key, value in cfg.items():
         if key not in CONFIG_KEYS:
             raise ConfigError(f"{path}: [tool.veduta] {key}: unknown key (want one of {', '.join(CONFIG_KEYS)})")
-        if not isinstance(value, str) or not value:
+        if key == "cache_write":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{path}: [tool.veduta] cache_write: expected true or false")
+        elif key == "cache_url":
+            if not isinstance(value, str):
+                raise ConfigError(f"{path}: [tool.veduta] cache_url: expected a string (s3://bucket/prefix, "
+                                  f"file:///path or a folder path)")
+        elif not isinstance(value, str) or not value:
             raise ConfigError(f"{path}: [tool.veduta] {key}: expected a folder path string")
     return cfg
 

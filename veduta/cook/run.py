@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from veduta.cook.project import Project
 from veduta.cook.state import StatCache
@@ -41,12 +42,16 @@ class CookRun:
     verified: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
     #: path -> os.stat_result taken by the up-to-date pass, used once by doit's checks
     stats: dict[str, os.stat_result] = field(default_factory=dict)
+    #: the shared cache of this run (veduta.cook.shared.SharedCache), made by the task pass
+    #: when a URL is set and a source is stale; the reporter hands it what to upload
+    shared: Any = None
 
     def start(self) -> None:
         """A new doit run begins (its reporter starts; the tasks are made after this)."""
         self.executing = True
         self.selected = None
         self.fresh_skipped = self.to_run = 0
+        self.shared = None
 
 
 __all__ = ["CookRun"]

@@ -19,10 +19,12 @@ from doit import create_after
 from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION
+from veduta.cook import remote
 from veduta.cook.cook import (
     COOKED,
     FAILED,
     RESTORED,
+    SHARED,
     UPTODATE,
     check_fresh,
     cook_one,
@@ -115,6 +117,8 @@ def cook_tasks(run: CookRun):
     yield {"name": None, "doc": "cook every asset source into a .vda file", "uptodate": [group]}
     fresh_names = []
     stale_jobs = []  # cook_one's arguments of the stale sources, in task order
+    # stale tasks held back for one parallel fetch from the shared cache (when a URL is set)
+    held: list[dict] | None = [] if run.executing and remote.configured(project) else None
 
     prefix = assets + os.sep
     cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in {s.kind for s in sources}}
@@ -159,7 +163,7 @@ def cook_tasks(run: CookRun):
                         file_dep.append(prefix + p)
         args = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
         if uptodate is not None:
-            stale_jobs.append(tuple(args))
+            stale_jobs.append(args)
         task = {
             "name": src.rel,
             "actions": [(cook_one, args)],
@@ -171,7 +175,12 @@ def cook_tasks(run: CookRun):
             task["targets"] = [cooked]  # two tasks may not share a target: duplicates have none
         if uptodate is not None:
             task["uptodate"] = uptodate
+            if held is not None and not duplicate_of:
+                held.append(task)
+                continue
         yield task
+    if held:
+        yield from shared_fetch(run, held, index)
 
     known = {f"{BASENAME}:{s.rel}" for s in sources}
     for name in run.selected or []:
@@ -211,10 +220,37 @@ def cook_tasks(run: CookRun):
     except OSError:
         pass  # a cache that cannot be written only makes the next run slower (the database warned)
     if run.executing and stale_jobs:
-        _cook_ahead(run, stale_jobs)
+        _cook_ahead(run, [tuple(args) for args in stale_jobs])
     gc.freeze()
     if gc_was_enabled:
         gc.enable()
+
+
+def shared_fetch(run: CookRun, tasks: list[dict], index):
+    """Yield the stale *tasks* after asking the shared cache, in parallel, for their outputs:
+    what it has (and passes verification) waits in the local store, and the task's action is
+    told which keys came from the shared cache (and gets warnings about rejected objects).
+    Only called when a URL is set and a task is stale: nothing of the storage client is
+    imported otherwise."""
+    from veduta.cook.shared import SharedCache
+    from veduta.errors import ConfigError
+
+    project = run.project
+    try:
+        settings = remote.settings(project)
+    except ConfigError as exc:
+        print(f"veduta: warning: shared cache: {exc}; going on without it", file=sys.stderr)
+        yield from tasks
+        return
+    run.shared = shared = SharedCache(settings, project.cache)
+    sel = run.selected or [BASENAME]
+    wanted = [t for t in tasks if BASENAME in sel or f"{BASENAME}:{t['name']}" in sel]
+    got = shared.fetch([(t["actions"][0][1][0], t["name"]) for t in wanted], project.assets, index)
+    for t in tasks:
+        keys, notes = got.get(t["name"], ([], []))
+        if keys or notes:
+            t["actions"][0][1].extend([keys, notes])  # cook_one(..., shared, notes)
+        yield t
 
 
 def _cook_ahead(run: CookRun, stale_jobs: list[tuple]) -> None:
@@ -276,7 +312,7 @@ class CookReporter(ConsoleReporter):
 
     def __init__(self, outstream, options):
         super().__init__(outstream, options)
-        self.counts = {COOKED: 0, UPTODATE: 0, RESTORED: 0, FAILED: 0}
+        self.counts = {COOKED: 0, UPTODATE: 0, RESTORED: 0, SHARED: 0, FAILED: 0}
         self.total = 0
         self.done = 0
         self.pruned: list[str] = []
@@ -352,6 +388,8 @@ class CookReporter(ConsoleReporter):
         if outcome is None:
             return  # not one of ours (doit's placeholder for a name it could not find)
         self.counts[outcome] = self.counts.get(outcome, 0) + 1
+        if values.get("put") and self.run.shared is not None:
+            self.run.shared.upload(values["put"])  # when writing, in the background
         self.done += 1
         rel = task.name[len(BASENAME) + 1 :]
         messages = values.get("messages") or []
@@ -426,11 +464,19 @@ class CookReporter(ConsoleReporter):
             self._note(f"removed {f} ({why})\n")
         if self._group_ran:
             self.counts[UPTODATE] += self.run.fresh_skipped
+        shared = self.run.shared
+        if shared is not None:
+            shared.finish()  # the uploads of this run
+            if shared.uploaded:
+                self._note(f"shared cache: uploaded {shared.uploaded} objects "
+                           f"({shared.tier.bytes_out / 1e6:.1f} MB) to {shared.settings.where}\n")
         if self.total or any(self.counts.values()):
             c = self.counts
+            # restored from the shared cache, counted apart, when this run asked it
+            remote = f"{c[SHARED]} from the shared cache, " if shared is not None or c[SHARED] else ""
             self._note(
                 f"cook: {c[COOKED]} cooked, {c[UPTODATE]} up to date, {c[RESTORED]} restored from cache, "
-                f"{c[FAILED]} failed ({time.monotonic() - self._started:.2f} s)\n"
+                f"{remote}{c[FAILED]} failed ({time.monotonic() - self._started:.2f} s)\n"
             )
         # doit's own failure report for cook tasks would repeat the diagnostics: drop them
         drop_failures(self, self._is_cook)

@@ -17,6 +17,8 @@ import json
 import os
 import sys
 
+from veduta.argtypes import glb_file, png_file
+
 
 def _project():
     from veduta.cook.project import Project
@@ -70,13 +72,16 @@ def cmd_export_gltf(args) -> int:
     r = api.export_gltf(_project(), args.out, model=args.model, lod=args.lod, world=args.world,
                         chunk=args.chunk, radius=args.radius)
     if args.world is None:
-        n = len(r["meshes"])
-        what = f"{n} mesh{'es' if n != 1 else ''} ({r['triangles']} triangles)"
+        what = f"{_n(len(r['meshes']), 'mesh', 'meshes')} ({r['triangles']} triangles)"
     else:
-        what = (f"{len(r['chunks'])} chunk{'s' if len(r['chunks']) != 1 else ''}, {r['nodes']} nodes, "
-                f"{len(r['meshes'])} meshes ({r['triangles']} triangles drawn)")
-    return _report(r, args.json, f"wrote {r['out']}: {what}, {len(r['materials'])} materials, "
-                                 f"{len(r['textures'])} textures, {r['bytes']} bytes")
+        what = (f"{_n(len(r['chunks']), 'chunk')}, {_n(r['entities'], 'entity', 'entities')} using "
+                f"{_n(len(r['meshes']), 'model')} ({r['triangles']} triangles drawn)")
+    return _report(r, args.json, f"wrote {r['out']}: {what}, {_n(len(r['materials']), 'material')}, "
+                                 f"{_n(len(r['textures']), 'texture')}, {r['bytes']} bytes")
+
+
+def _n(count: int, one: str, many: str = "") -> str:
+    return f"{count} {one if count == 1 else (many or one + 's')}"
 
 
 def cmd_preview_model(args) -> int:
@@ -98,7 +103,7 @@ def add_export_commands(subparsers) -> argparse.ArgumentParser:
                         description="Write a cooked model (every level of detail) or a chunk of a world "
                                     "(ground, skirts, water, entities and flora) as binary glTF 2.0 (.glb).")
     g.add_argument("model", nargs="?", metavar="MODEL", help="model name")
-    g.add_argument("--out", required=True, metavar="FILE.glb", help="the file to write")
+    g.add_argument("--out", required=True, metavar="FILE.glb", type=glb_file, help="the file to write")
     g.add_argument("--lod", type=_whole(0, 64), metavar="K", help="only level K (0 is the full model)")
     g.add_argument("--world", metavar="WORLD", help="export a chunk of this world instead of a model")
     g.add_argument("--chunk", type=parse_pair, metavar="CX,CZ", help="the chunk to export (with --world)")
@@ -120,7 +125,7 @@ def add_preview_model(preview_subparsers) -> argparse.ArgumentParser:
                                       description="Draw a model from the front, side, top and three "
                                                   "quarters, and each level of detail, into one PNG.")
     p.add_argument("name", metavar="NAME", help="model name")
-    p.add_argument("--out", required=True, metavar="FILE.png", help="the file to write")
+    p.add_argument("--out", required=True, metavar="FILE.png", type=png_file, help="the file to write")
     p.add_argument("--size", type=_whole(MIN_SIZE, MAX_SIZE), default=DEFAULT_SIZE, metavar="N",
                    help=f"pixels per view (default {DEFAULT_SIZE})")
     p.add_argument("--json", action="store_true", help="print a summary of what was drawn as JSON")

@@ -84,6 +84,16 @@ class Materials:
             self.names.append(name)
         return self._materials[name]
 
+    def builtin(self, name: str, rgba: tuple[float, float, float, float]) -> None:
+        """A material the engine has built in (linear RGBA, blended when alpha < 1)."""
+        if name not in self._materials:
+            m: dict[str, Any] = {"name": name, "pbrMetallicRoughness": {
+                "baseColorFactor": list(rgba), "metallicFactor": 0.0, "roughnessFactor": 1.0}}
+            if rgba[3] < 1:
+                m["alphaMode"] = "BLEND"
+            self._materials[name] = self.g.add("materials", m)
+            self.names.append(name)
+
     def _make(self, name: str, rec) -> int:
         if rec is None:  # missing or broken: a plain white stand-in keeps the primitive visible
             return self.g.add("materials", {"name": name, "pbrMetallicRoughness": {
@@ -145,7 +155,7 @@ class Materials:
 
 
 def add_mesh(g: glb.Gltf, mats: Materials, name: str, vertices: np.ndarray, indices: np.ndarray,
-             mesh_parts: Sequence, materials: Sequence[str], override: str = "") -> int | None:
+             mesh_parts: Sequence, materials: Sequence[str], override: str = "", used_by: str = "") -> int | None:
     """A glTF mesh of cooked geometry: one primitive per material slot sharing the cooked
     vertex bytes. *override* (an entity's material) replaces every slot. None without triangles."""
     indices = np.asarray(indices, "<u4")
@@ -170,7 +180,7 @@ def add_mesh(g: glb.Gltf, mats: Materials, name: str, vertices: np.ndarray, indi
             continue
         prim: dict[str, Any] = {"attributes": attrs, "indices": g.indices(idx)}
         mname = override or (materials[slot] if slot < len(materials) else "")
-        m = mats.index(mname, f"model {name}" if not override else name)
+        m = mats.index(mname, used_by or f"model {name}")
         if m is not None:
             prim["material"] = m
         prim["mode"] = 4

@@ -64,10 +64,10 @@ class World(Struct):
         return self.extent * self.chunk
 
     def check(self, fail):
-        def rng(field, v, lo, hi, lo_open=False):
+        def rng(field, v, lo, hi, lo_open=False, item=""):
             ok = (lo < v if lo_open else lo <= v) and v <= hi
-            if not ok:
-                raise fail(field, f"{v} out of range {'(' if lo_open else '['}{lo}, {hi}]")
+            if not ok:  # *item* names the list item and its field, e.g. features[2].height
+                raise fail(field, f"{item + ' ' if item else ''}{v} out of range {'(' if lo_open else '['}{lo}, {hi}]")
 
         rng("cell", self.cell, 0, 64, lo_open=True)
         rng("chunk", self.chunk, 4, 64)
@@ -78,13 +78,13 @@ class World(Struct):
         rng("biome_scale", self.biome_scale, 4, 4096)
         if not self.biomes:
             raise fail("biomes", "a world needs at least one biome")
-        for b in self.biomes:
-            rng("biomes", b.weight, 1, 1000)
-        for s in self.scatter or []:
-            rng("scatter", s.density, 0, 1, lo_open=True)
-        for s in self.sites or []:
-            rng("sites", s.spacing, 2, 4096)
-            rng("sites", s.chance, 0, 1, lo_open=True)
+        for i, b in enumerate(self.biomes):
+            rng("biomes", b.weight, 1, 1000, item=f"biomes[{i}].weight")
+        for i, s in enumerate(self.scatter or []):
+            rng("scatter", s.density, 0, 1, lo_open=True, item=f"scatter[{i}].density")
+        for i, s in enumerate(self.sites or []):
+            rng("sites", s.spacing, 2, 4096, item=f"sites[{i}].spacing")
+            rng("sites", s.chance, 0, 1, lo_open=True, item=f"sites[{i}].chance")
         n = self.cells
         for p in self.places or []:
             if not (-n <= p.x < n and -n <= p.z < n):
@@ -92,29 +92,29 @@ class World(Struct):
             if p.rotation not in (0, 90, 180, 270):
                 raise fail("places", f"place {p.name!r} rotation {p.rotation} is not 0, 90, 180 or 270")
         t = self.terrain
-        rng("terrain", t.relief, 0, 256)
-        rng("terrain", t.relief_scale, 4, 4096)
-        rng("terrain", t.sea_level, -1024, 1024)
+        rng("terrain", t.relief, 0, 256, item="terrain.relief")
+        rng("terrain", t.relief_scale, 4, 4096, item="terrain.relief_scale")
+        rng("terrain", t.sea_level, -1024, 1024, item="terrain.sea_level")
         if not t.lod_distance > 0:
             raise fail("terrain", f"lod_distance {t.lod_distance} is not above 0")
-        for f in self.features or []:
+        for i, f in enumerate(self.features or []):
             if f.kind not in FEATURE_KINDS:
                 raise fail("features", f"feature {f.name!r} kind {f.kind!r} is not hill, plain, lake or sea")
             if not (-n <= f.x <= n and -n <= f.z <= n):
                 raise fail("features", f"feature {f.name!r} vertex [{f.x}, {f.z}] is outside the world")
-            rng("features", f.radius, 1, 16384)
-            rng("features", f.height, -1024, 1024)
-            rng("features", f.depth, 0, 256, lo_open=True)
-            rng("features", f.falloff, 0, 16384)
-            rng("features", f.roughness, 0, 1)
-        for v in self.vegetation or []:
+            rng("features", f.radius, 1, 16384, item=f"features[{i}].radius")
+            rng("features", f.height, -1024, 1024, item=f"features[{i}].height")
+            rng("features", f.depth, 0, 256, lo_open=True, item=f"features[{i}].depth")
+            rng("features", f.falloff, 0, 16384, item=f"features[{i}].falloff")
+            rng("features", f.roughness, 0, 1, item=f"features[{i}].roughness")
+        for i, v in enumerate(self.vegetation or []):
             if bool(v.prefab) == bool(v.model):
                 raise fail("vegetation", f"vegetation {v.name!r} needs exactly one of prefab and model")
-            rng("vegetation", v.density, 0, 1, lo_open=True)
+            rng("vegetation", v.density, 0, 1, lo_open=True, item=f"vegetation[{i}].density")
             if v.area:
                 if not (-n <= v.x <= n and -n <= v.z <= n):
                     raise fail("vegetation", f"vegetation {v.name!r} centre [{v.x}, {v.z}] is outside the world")
-                rng("vegetation", v.radius, 1, 16384)
+                rng("vegetation", v.radius, 1, 16384, item=f"vegetation[{i}].radius")
             if not (0 < v.scale_min <= v.scale_max <= 16):
                 raise fail("vegetation", f"vegetation {v.name!r} scale [{v.scale_min}, {v.scale_max}] is not "
                                          f"0 < min <= max <= 16")

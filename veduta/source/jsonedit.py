@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from veduta.source.jsonpos import Arr, Node, Obj, _Fatal, _Parser
+from veduta.source.jsonpos import Arr, Node, Obj, parse_spans
 
 __all__ = ["JsonDoc", "EditError", "append_item", "replace_item", "remove_item", "render_value"]
 
@@ -38,44 +38,27 @@ class EditError(ValueError):
     """The text cannot be edited this way (not JSON, not an object, the key is not an array)."""
 
 
-class _SpanParser(_Parser):
-    """The strict parser, also recording where each value starts and ends (character offsets)."""
-
-    def __init__(self, text: str):
-        super().__init__(text)
-        self.spans: dict[int, tuple[Node, int, int]] = {}
-
-    def value(self, i: int, path: str, depth: int):
-        node, j = super().value(i, path, depth)
-        self.spans[id(node)] = (node, i, j)  # the node is kept, so its id is never reused
-        return node, j
-
-
 class JsonDoc:
     """A parsed JSON text with the span of every value (``doc.span(node) -> (start, end)``)."""
 
     def __init__(self, text: str):
         self.text = text
-        p = _SpanParser(text)
-        try:
-            i = p.ws(0)
-            root, j = p.value(i, "", 0)
-            if p.ws(j) != len(text):
-                raise EditError("trailing data after the JSON value")
-        except (_Fatal, IndexError):
-            raise EditError("not valid JSON") from None
+        root, self._spans, problems = parse_spans(text)
+        if root is None:
+            raise EditError("not valid JSON: " + "; ".join(p.message for p in problems))
         if not isinstance(root, Obj):
             raise EditError("the top level is not an object")
         self.root = root
-        self._p = p
+        self._lines = [0] + [m.end() for m in re.finditer("\n", text)]
         self.newline = "\r\n" if "\r\n" in text else "\n"
 
     def span(self, node: Node) -> tuple[int, int]:
-        _, start, end = self._p.spans[id(node)]
+        _, start, end = self._spans[id(node)]
         return start, end
 
     def offset(self, line: int, col: int) -> int:
-        return self._p._offset(line, col)
+        """The character offset of a 1-based line and column."""
+        return self._lines[line - 1] + col - 1
 
     def key_start(self, obj: Obj, key: str) -> int:
         k = obj.keys[key]

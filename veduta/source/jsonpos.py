@@ -16,7 +16,7 @@ import math
 import re
 from collections.abc import Iterator
 
-__all__ = ["Node", "Obj", "Arr", "Str", "Num", "Bool", "Null", "JsonProblem", "parse", "to_plain"]
+__all__ = ["Node", "Obj", "Arr", "Str", "Num", "Bool", "Null", "JsonProblem", "parse", "parse_spans", "to_plain"]
 
 
 class Node:
@@ -383,6 +383,37 @@ def parse(data: bytes | str) -> tuple[Node | None, list[JsonProblem]]:
     except _Fatal:
         return None, p.problems
     return root, p.problems
+
+
+class _SpanParser(_Parser):
+    """The parser, also recording where each value starts and ends (for byte-preserving edits)."""
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.spans: dict[int, tuple[Node, int, int]] = {}
+
+    def value(self, i: int, path: str, depth: int) -> tuple[Node, int]:
+        node, j = super().value(i, path, depth)
+        self.spans[id(node)] = (node, i, j)  # the node is kept, so its id is never reused
+        return node, j
+
+
+def parse_spans(text: str) -> tuple[Node | None, dict[int, tuple[Node, int, int]], list[JsonProblem]]:
+    """:func:`parse` of a text that also says where every value is: ``spans[id(node)]`` is
+    ``(node, start, end)``, character offsets into *text* (``text[start:end]`` is the value as
+    written). The tree is None after a fatal problem."""
+    p = _SpanParser(text)
+    try:
+        i = p.ws(0)
+        if i >= len(text):
+            p.problem(i, "$", "empty file: expected a JSON object", fatal=True)
+        root, j = p.value(i, "", 0)
+        j = p.ws(j)
+        if j < len(text):
+            p.problem(j, "$", f"trailing data after the JSON value: {p.describe(j)}", fatal=True)
+    except _Fatal:
+        return None, p.spans, p.problems
+    return root, p.spans, p.problems
 
 
 def to_plain(node: Node):

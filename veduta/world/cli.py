@@ -28,6 +28,7 @@ import re
 import sys
 from pathlib import Path
 
+from veduta.argtypes import png_file
 from veduta.errors import VedutaError
 from veduta.fsutil import atomic_write
 
@@ -78,7 +79,7 @@ def add_world_commands(subparsers, load_world: LoadWorld) -> argparse.ArgumentPa
 
     m = sub.add_parser("map", help="write the top-down map as PNG")
     m.add_argument("world", help="world name")
-    m.add_argument("--out", required=True, help="PNG file to write")
+    m.add_argument("--out", required=True, type=png_file, help="PNG file to write")
     m.add_argument("--at", type=parse_pair, default=(0, 0), help="centre cell X,Z (default 0,0)")
     m.add_argument("--size", type=parse_size, default=(256, 256), help="cells W,H (default 256,256)")
     m.add_argument("--scale", type=int, default=None, help="pixels per cell (default 1024 // max(W, H), 1..8; "

@@ -585,18 +585,36 @@ def loaded_chunks(gen: Generator, cell: tuple[int, int]) -> list[tuple[int, int]
 
 
 @dataclass
-class ChunkDraw:
-    """Everything of one chunk the view costing needs (cached per chunk by :class:`Drawer`)."""
+class Things:
+    """Things drawn with a model: positions (n, 3) metres, bounding radius (n,), model index (n,),
+    growth hash (n,) uint64 for thinning and a flora flag (n,) (entities: 0 and False)."""
 
-    ground: ChunkGround
-    box: np.ndarray  # (2, 3) metres: min, max
-    # things with models: positions (n, 3), radius (n,), model index (n,), thinning hash (n,) (0 for
-    # entities: never thinned), flora flag (n,)
     pos: np.ndarray
     radius: np.ndarray
     model: np.ndarray
     thin: np.ndarray
     flora: np.ndarray
+
+    @classmethod
+    def of(cls, pos, radius, model, thin=None) -> Things:
+        n = len(model)
+        return cls(np.asarray(pos, dtype=np.float64).reshape(-1, 3), np.asarray(radius, dtype=np.float64),
+                   np.asarray(model, dtype=np.int64), np.zeros(n, dtype=np.uint64) if thin is None else thin,
+                   np.zeros(n, dtype=bool) if thin is None else np.ones(n, dtype=bool))
+
+    @classmethod
+    def join(cls, parts: list[Things]) -> Things:
+        return cls(*(np.concatenate([getattr(t, f) for t in parts])
+                     for f in ("pos", "radius", "model", "thin", "flora")))
+
+
+@dataclass
+class ChunkDraw:
+    """Everything of one chunk the view costing needs (cached per chunk by :class:`Drawer`)."""
+
+    ground: ChunkGround
+    box: np.ndarray  # (2, 3) metres: min, max
+    things: Things  # scatter and vegetation prefabs' entities, and plants
     structures: tuple[Any, ...]  # structures (sites, places) whose footprint touches the chunk
 
 
@@ -613,15 +631,15 @@ class Drawer:
         self.index = {n: i for i, n in enumerate(self.names)}
         self.camera = dict(camera) if camera is not None else camera_record(gen.world)
         self._chunks: OrderedDict[tuple[int, int], ChunkDraw] = OrderedDict()
-        self._structs: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._structs: dict[str, Things] = {}
         self.missing_models: set[str] = set()
         self._tris = [np.asarray(self.models[n].triangles, dtype=np.int64) for n in self.names]
         self._rad = np.asarray([self.models[n].radius for n in self.names] or [0.0])
 
     # things with models
 
-    def _entities(self, ents: list[dict]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(positions, radius, model index) of entity dicts (children at parent + local offset)."""
+    def _entities(self, ents: list[dict]) -> Things:
+        """The things of entity dicts (children at their parent's position + their offset)."""
         by = {e["name"]: e for e in ents}
         pos, rad, mod = [], [], []
         for e in ents:
@@ -640,10 +658,9 @@ class Drawer:
             pos.append(p)
             rad.append(self._rad[self.index[name]] * s)
             mod.append(self.index[name])
-        return (np.asarray(pos, dtype=np.float64).reshape(-1, 3), np.asarray(rad, dtype=np.float64),
-                np.asarray(mod, dtype=np.int64))
+        return Things.of(pos, rad, mod)
 
-    def _structure(self, s) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _structure(self, s) -> Things:
         got = self._structs.get(s.name)
         if got is None:
             from .entities import structure_entities
@@ -666,7 +683,6 @@ class Drawer:
         c, cm = p.chunk, p.cell_mm
         lay = gen.layers(cx * c, cz * c, c, c)
         cg = _chunk_ground(gen, cx, cz, lay.ground, lay.biome)
-        parts_pos, parts_rad, parts_mod, parts_thin, parts_flora = [], [], [], [], []
         # scatter and vegetation prefabs
         ents: list[dict] = []
         for j, i in zip(*np.nonzero((lay.owner_kind == SCATTER) | (lay.owner_kind == VEGETATION)), strict=True):
@@ -675,12 +691,7 @@ class Drawer:
             x, z = cx * c + int(i), cz * c + int(j)
             origin = ((2 * x + 1) * cm / 2000.0, metres(lay.centre[j, i]), (2 * z + 1) * cm / 2000.0)
             ents += prefab_instance(gen.prefabs[prefab].record, f"c{x}_{z}", origin, 0, {})
-        e_pos, e_rad, e_mod = self._entities(ents)
-        parts_pos.append(e_pos)
-        parts_rad.append(e_rad)
-        parts_mod.append(e_mod)
-        parts_thin.append(np.zeros(len(e_mod), dtype=np.uint64))
-        parts_flora.append(np.zeros(len(e_mod), dtype=bool))
+        parts = [self._entities(ents)]
         # flora
         xs = np.arange(cx * c, cx * c + c, dtype=np.int64)
         zs = np.arange(cz * c, cz * c + c, dtype=np.int64)
@@ -696,16 +707,12 @@ class Drawer:
                 continue
             mi = self.index[r.model]
             pos = np.stack([pa.x_mm[mask], pa.y_mm[mask], pa.z_mm[mask]], axis=-1) / 1000.0
-            parts_pos.append(pos)
-            parts_rad.append(self._rad[mi] * pa.scale[mask] / 1000.0)
-            parts_mod.append(np.full(n, mi, dtype=np.int64))
-            parts_thin.append(hash2_grid(r.key, xs, zs)[mask])
-            parts_flora.append(np.ones(n, dtype=bool))
+            parts.append(Things.of(pos, self._rad[mi] * pa.scale[mask] / 1000.0, np.full(n, mi),
+                                   hash2_grid(r.key, xs, zs)[mask]))
         x0m, z0m = cx * c * cm / 1000.0, cz * c * cm / 1000.0
         side = c * cm / 1000.0
         box = np.array([[x0m, cg.y_min / 1000.0, z0m], [x0m + side, cg.y_max / 1000.0, z0m + side]])
-        got = ChunkDraw(cg, box, np.concatenate(parts_pos), np.concatenate(parts_rad), np.concatenate(parts_mod),
-                        np.concatenate(parts_thin), np.concatenate(parts_flora),
+        got = ChunkDraw(cg, box, Things.join(parts),
                         tuple(s for s in lay.structures
                               if s.x0 < cx * c + c and s.x1 > cx * c and s.z0 < cz * c + c and s.z1 > cz * c))
         self._chunks[key] = got
@@ -728,17 +735,11 @@ class Drawer:
         eye = np.asarray(cam.eye)
         out = {"name": name, "focus": [int(cell[0]), int(cell[1])], "chunks": 0, "chunks_drawn": 0, "ground": 0,
                "skirts": 0, "water": 0, "flora": 0, "entities": 0, "plants_drawn": 0, "entities_drawn": 0}
-        pos, rad, mod, thin, flora = [], [], [], [], []
         structs: dict[str, Any] = {}
         chunks = [self.chunk(cx, cz) for cx, cz in loaded_chunks(gen, cell)]
         out["chunks"] = len(chunks)
         for ch in chunks:
             structs.update((st.name, st) for st in ch.structures)
-            pos.append(ch.pos)
-            rad.append(ch.radius)
-            mod.append(ch.model)
-            thin.append(ch.thin)
-            flora.append(ch.flora)
         boxes = np.stack([ch.box for ch in chunks])  # (n, 2, 3)
         visible = _boxes_visible(planes, boxes)
         near = np.clip(eye, boxes[:, 0], boxes[:, 1])
@@ -754,21 +755,9 @@ class Drawer:
             out["ground"] += ch.ground.triangles[k]
             out["skirts"] += ch.ground.skirt_triangles[k]
             out["water"] += ch.ground.water_triangles
-        for s in (structs[n] for n in sorted(structs)):
-            a, b, m = self._structure(s)
-            pos.append(a)
-            rad.append(b)
-            mod.append(m)
-            thin.append(np.zeros(len(m), dtype=np.uint64))
-            flora.append(np.zeros(len(m), dtype=bool))
-        a, b, m = self._entities(_persistent(gen, origin))
-        pos.append(a)
-        rad.append(b)
-        mod.append(m)
-        thin.append(np.zeros(len(m), dtype=np.uint64))
-        flora.append(np.zeros(len(m), dtype=bool))
-        P, R, M = np.concatenate(pos), np.concatenate(rad), np.concatenate(mod)
-        H, F = np.concatenate(thin), np.concatenate(flora)
+        things = Things.join([ch.things for ch in chunks] + [self._structure(structs[n]) for n in sorted(structs)]
+                             + [self._entities(_persistent(gen, origin))])
+        P, R, M, H, F = things.pos, things.radius, things.model, things.thin, things.flora
         if len(M):
             inside = ((P @ planes[:, :3].T + planes[:, 3]) >= -R[:, None]).all(axis=1)
             d = cam.effective(np.maximum(0.0, np.linalg.norm(P - eye, axis=1) - R))

@@ -301,33 +301,30 @@ def _error_list(messages: list[str]) -> list[dict]:
     return [{"message": m} for m in messages if ": warning: " not in m]
 
 
+def _head(project, kind: str, name: str) -> tuple[Any, dict[str, Any]]:
+    """(record or None, head of the report: name, source, status, errors)."""
+    rec, status, messages = _cooked(project, kind, name)
+    src = project.find_source(kind, name)
+    head: dict[str, Any] = {"name": name, "source": src.rel if src else None, "status": status, "errors": []}
+    if rec is None:
+        head["errors"] = (_error_list(messages) if status == "invalid"
+                          else [{"message": f'no {kind} named "{name}" under {project.assets}'}])
+    return rec, head
+
+
 def load_world(project, name: str) -> tuple[Any, dict[str, Any], dict]:
     """(world record, prefab records by name, head of the report) for inspect world; the world
     record is None when it is missing or has errors (the head says so)."""
-    world, status, messages = _cooked(project, "world", name)
-    src = project.find_source("world", name)
-    head: dict[str, Any] = {"name": name, "source": src.rel if src else None, "status": "ok"}
+    from .params import prefab_names
+
+    world, head = _head(project, "world", name)
     if world is None:
-        head["status"] = status
-        head["errors"] = (_error_list(messages) if status == "invalid"
-                          else [{"message": f'no world named "{name}" under {project.assets}'}])
         return None, {}, head
-    names = set()
-    for s in world.scatter or []:
-        names.add(s.prefab)
-    for s in world.sites or []:
-        names.update(s.prefabs or [])
-    for pl in world.places or []:
-        names.add(pl.prefab)
-    for v in world.vegetation or []:
-        if v.prefab:
-            names.add(v.prefab)
     prefabs = {}
-    for n in sorted(names):
+    for n in prefab_names(world):
         rec, _, _ = _cooked(project, "prefab", n)
         if rec is not None:
             prefabs[n] = rec
-    head["errors"] = []
     return world, prefabs, head
 
 
@@ -479,13 +476,8 @@ def inspect_prefab(project, name: str) -> dict[str, Any]:
     "triangles", "findings"}``."""
     from veduta.compile.model.inspect import inspect_model
 
-    rec, status, messages = _cooked(project, "prefab", name)
-    src = project.find_source("prefab", name)
-    out: dict[str, Any] = {"name": name, "source": src.rel if src else None, "status": "ok"}
+    rec, out = _head(project, "prefab", name)
     if rec is None:
-        out["status"] = status
-        out["errors"] = (_error_list(messages) if status == "invalid"
-                         else [{"message": f'no prefab named "{name}" under {project.assets}'}])
         return out
     models = {}
     for e in rec.entities or []:
@@ -500,6 +492,5 @@ def inspect_prefab(project, name: str) -> dict[str, Any]:
             extra.append(finding("PREFAB_MATERIAL_MISSING", ERROR, f"entity {e.name} names material {e.material}, "
                                  "which does not exist", path=f"entities[{i}].material", entity=e.name))
     out["findings"] = ranked(extra + out["findings"])
-    out["errors"] = []
     out["status"] = "findings" if has_error(out["findings"]) else "ok"
     return out

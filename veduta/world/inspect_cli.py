@@ -14,6 +14,8 @@ import json
 import sys
 from typing import TextIO
 
+from veduta.argtypes import png_file
+
 from .cli import _allow_negative_pairs, parse_pair
 
 
@@ -24,7 +26,8 @@ def add_inspect_world(subparsers) -> argparse.ArgumentParser:
                                           "views at the start cell, every place and the cells given with --at.")
     w.add_argument("name", metavar="NAME", help="world name (assets/worlds/<name>.vworld)")
     w.add_argument("--json", action="store_true", help="print the report as JSON")
-    w.add_argument("--sheet", metavar="FILE.png", help="write the map around the origin with the findings marked")
+    w.add_argument("--sheet", metavar="FILE.png", type=png_file,
+                   help="write the map around the origin with the findings marked")
     w.add_argument("--at", type=parse_pair, action="append", default=[], metavar="X,Z",
                    help="also evaluate the view focused on this cell (repeatable)")
     w.add_argument("--all", action="store_true", dest="all_views",

@@ -1,0 +1,206 @@
+"""The shared cache tier's get/put interface against a real S3-protocol server and a folder."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+
+import pytest
+
+from veduta.cook import remote
+from veduta.cook.project import Project
+from veduta.errors import ConfigError
+
+K1, K2 = "ab" * 32, "0f" * 32
+
+
+def _project(tmp_path, url="", write=False) -> Project:
+    return Project(str(tmp_path), str(tmp_path / "assets"), "", str(tmp_path / "cache"), url, write)
+
+
+def _tier(tmp_path, url, warnings=None, **env):
+    s = remote.settings(_project(tmp_path, url), environ=env)
+    return remote.open_tier(s, warn=(warnings.append if warnings is not None else None))
+
+
+# -- settings ------------------------------------------------------------------------------------
+
+def test_environment_wins_over_pyproject_and_writes_are_off_by_default(tmp_path):
+    p = _project(tmp_path, "s3://team-cache/game", write=False)
+    s = remote.settings(p, environ={})
+    assert (s.scheme, s.bucket, s.prefix, s.write, s.write_from) == ("s3", "team-cache", "game/", False, "default")
+    s = remote.settings(p, environ={"VEDUTA_CACHE_URL": "file:///mnt/share/cache", "VEDUTA_CACHE_WRITE": "1"})
+    assert (s.scheme, s.path, s.url_from, s.write, s.write_from) == \
+        ("file", "/mnt/share/cache", "VEDUTA_CACHE_URL", True, "VEDUTA_CACHE_WRITE")
+    assert remote.settings(_project(tmp_path, "s3://b-b-b", write=True), environ={"VEDUTA_CACHE_WRITE": "0"}).write \
+        is False
+    assert remote.settings(p, environ={"VEDUTA_CACHE_URL": ""}) is None  # an empty URL turns it off
+    assert remote.settings(_project(tmp_path), environ={}) is None
+    rel = remote.settings(_project(tmp_path, "shared/cache"), environ={})
+    assert rel.path == os.path.join(str(tmp_path), "shared", "cache")  # a plain path is relative to the game
+
+
+@pytest.mark.parametrize("url, why", [
+    ("http://cache.example/x", "only s3://"),
+    ("s3://A_Bucket/x", "not an S3 bucket name"),
+    ("file://server/share", "local path"),
+])
+def test_bad_urls_are_config_errors(tmp_path, url, why):
+    with pytest.raises(ConfigError, match=why):
+        remote.settings(_project(tmp_path, url), environ={})
+    with pytest.raises(ConfigError, match="VEDUTA_CACHE_WRITE"):
+        remote.settings(_project(tmp_path, "s3://bbb"), environ={"VEDUTA_CACHE_WRITE": "maybe"})
+
+
+def test_pyproject_keys(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.veduta]\ncache_url = "s3://bkt/p"\ncache_write = true\n')
+    p = Project.at(str(tmp_path))
+    assert (p.cache_url, p.cache_write) == ("s3://bkt/p", True)
+    (tmp_path / "pyproject.toml").write_text('[tool.veduta]\ncache_write = "yes"\n')
+    with pytest.raises(ConfigError, match="cache_write: expected true or false"):
+        Project.at(str(tmp_path))
+
+
+# -- S3 ------------------------------------------------------------------------------------------
+
+def test_s3_get_put_keys_and_layout(tmp_path, s3):
+    tier = _tier(tmp_path, f"s3://{s3['bucket']}/studio/game")
+    assert tier.get(K1) is None and tier.down is None  # a miss is not a failure
+    assert tier.put(K1, b"one") and tier.put(K2, b"two")
+    assert tier.get(K1) == b"one" and tier.get(K2) == b"two"
+    assert tier.keys() == {K1, K2}
+    from tests.s3server import client
+
+    names = sorted(o["Key"] for o in client(s3["env"]).list_objects_v2(Bucket=s3["bucket"])["Contents"])
+    assert names == [f"studio/game/0f/{K2[2:]}", f"studio/game/ab/{K1[2:]}"]  # the local store's layout
+    info = tier.probe()
+    assert info["reachable"] and s3["bucket"] in info["detail"]
+    with pytest.raises(ValueError):
+        tier.get("../../etc/passwd")
+
+
+def test_writers_of_one_key_replace_it_whole(tmp_path, s3):
+    """Two machines writing one key (the same bytes, as cooking is deterministic, or a fix of a
+    damaged object): each PUT replaces the object whole.  (Truly simultaneous PUTs of one key
+    are S3's business, atomic there; moto's in-memory server races on them, so they are
+    tested on the folder tier below.)"""
+    a, b = _tier(tmp_path, f"s3://{s3['bucket']}"), _tier(tmp_path, f"s3://{s3['bucket']}")
+    assert a.put(K1, b"damaged") and b.put(K1, b"good" * 1000)
+    assert a.get(K1) == b"good" * 1000
+
+
+def test_concurrent_writers_of_one_key_in_a_shared_folder(tmp_path):
+    share = tmp_path / "share"
+    share.mkdir()
+    tiers = [_tier(tmp_path, str(share)) for _ in range(4)]
+    data = os.urandom(300_000)
+    assert all(remote.parallel(lambda i: tiers[i % 4].put(K1, data), range(24)))
+    assert tiers[0].get(K1) == data
+    assert sorted(os.listdir(share / "ab")) == [K1[2:]]  # no temp file left, none clobbered
+
+
+def test_missing_bucket_warns_once_and_turns_the_tier_off(tmp_path, s3):
+    warnings: list[str] = []
+    tier = _tier(tmp_path, "s3://no-such-bucket-here", warnings)
+    assert tier.get(K1) is None and tier.get(K2) is None and not tier.put(K1, b"x")
+    assert tier.down == "no such bucket"
+    assert warnings == ["shared cache s3://no-such-bucket-here: no such bucket; going on without it"]
+
+
+def test_wrong_credentials_are_a_warning(tmp_path, s3, monkeypatch):
+    from tests.s3server import client
+
+    # moto accepts any key; a bucket policy that denies everyone is what a real server says
+    client(s3["env"]).put_bucket_policy(Bucket=s3["bucket"], Policy=(
+        '{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:*",'
+        f'"Resource":["arn:aws:s3:::{s3["bucket"]}","arn:aws:s3:::{s3["bucket"]}/*"]}}]}}'))
+    warnings: list[str] = []
+    tier = _tier(tmp_path, f"s3://{s3['bucket']}", warnings)
+    tier.get(K1)
+    if tier.down is None:
+        pytest.skip("this moto does not enforce bucket policies")
+    assert "access denied" in tier.down and len(warnings) == 1
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_dead_server_is_one_warning_and_no_wait(tmp_path, s3, monkeypatch):
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{_closed_port()}")
+    warnings: list[str] = []
+    tier = _tier(tmp_path, "s3://bucket-x", warnings)
+    t0 = time.monotonic()
+    got = remote.parallel(tier.get, [K1, K2] * 20)
+    assert got == [None] * 40
+    assert time.monotonic() - t0 < 5
+    assert len(warnings) == 1 and "unreachable (http://127.0.0.1:" in warnings[0]
+    assert not tier.probe()["reachable"]
+
+
+def test_a_server_that_never_answers_times_out(tmp_path, s3, monkeypatch):
+    """Accepts connections and never says a word: the time-out bounds the wait."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(64)
+    conns = []
+    stop = threading.Event()
+
+    def hold():
+        srv.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                conns.append(srv.accept()[0])
+            except OSError:
+                pass
+
+    th = threading.Thread(target=hold, daemon=True)
+    th.start()
+    try:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{srv.getsockname()[1]}")
+        warnings: list[str] = []
+        tier = _tier(tmp_path, "s3://bucket-y", warnings, VEDUTA_CACHE_TIMEOUT="0.5")
+        t0 = time.monotonic()
+        assert remote.parallel(tier.get, [K1] * 8) == [None] * 8
+        assert time.monotonic() - t0 < 4  # 2 attempts of 0.5 s, in parallel
+        assert len(warnings) == 1 and "timed out" in warnings[0]
+    finally:
+        stop.set()
+        th.join()
+        for c in conns:
+            c.close()
+        srv.close()
+
+
+# -- folder ----------------------------------------------------------------------------------------
+
+def test_folder_tier(tmp_path):
+    share = tmp_path / "share"
+    share.mkdir()
+    tier = _tier(tmp_path, share.as_uri())
+    assert tier.get(K1) is None
+    assert tier.put(K1, b"one") and tier.get(K1) == b"one"
+    assert (share / "ab" / K1[2:]).read_bytes() == b"one"
+    (share / "ab" / f".{K1[2:]}.otherhost.12.0.tmp").write_bytes(b"half")  # another machine's write
+    assert tier.keys() == {K1}
+    assert tier.probe()["reachable"]
+
+
+def test_folder_tier_that_is_not_mounted_is_never_created(tmp_path):
+    warnings: list[str] = []
+    tier = _tier(tmp_path, str(tmp_path / "not-mounted"), warnings)
+    assert tier.get(K1) is None and not tier.put(K1, b"x")
+    assert not (tmp_path / "not-mounted").exists()
+    assert len(warnings) == 1 and "no such folder" in warnings[0]
+
+
+def test_temp_names_are_unique_per_host_process_and_call(tmp_path):
+    from veduta.fsutil import HOST, temp_name
+
+    a, b = temp_name(str(tmp_path / "x.vda")), temp_name(str(tmp_path / "x.vda"))
+    assert a != b
+    assert f".x.vda.{HOST}.{os.getpid()}." in a and a.endswith(".tmp")

@@ -1,0 +1,246 @@
+"""The shared cache tier in real cooks: CI fills it, a fresh clone restores from it.
+
+Every cook is a whole ``doit`` process talking S3 over HTTP to moto's server on
+127.0.0.1 (tests/s3server.py), configured only through the environment a studio's
+CI and developers would set.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.gamerepo import Game, make_game
+from tests.s3server import client
+from veduta.cook.cook import manifest_key
+from veduta.cook.store import Store
+
+SOURCES = ["models/crate.vmodel", "models/props/barrel.vmodel", "models/tree.vmodel", "models/tree_far.vmodel"]
+COOKED = ["models/barrel.vda", "models/crate.vda", "models/tree.vda", "models/tree_far.vda"]
+
+
+def summary(cp) -> dict[str, int]:
+    m = re.search(r"cook: (\d+) cooked, (\d+) up to date, (\d+) restored from cache, (?:(\d+) from the shared "
+                  r"cache, )?(\d+) failed", cp.stdout)
+    assert m, cp.stdout + cp.stderr
+    return dict(zip(("cooked", "uptodate", "restored", "shared", "failed"), (int(g or 0) for g in m.groups())))
+
+
+def clone(game: Game, where) -> Game:
+    """A fresh clone: the sources (and dodo.py), no cache/, no cooked files."""
+    os.makedirs(where)
+    shutil.copy(game.root / "dodo.py", where / "dodo.py")
+    for rel in SOURCES:
+        (where / "assets" / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(game.root / "assets" / rel, where / "assets" / rel)
+    return Game(where)
+
+
+def cooked_bytes(game: Game) -> dict[str, bytes]:
+    return {rel: game.cooked(rel).read_bytes() for rel in COOKED}
+
+
+def objects(s3) -> dict[str, bytes]:
+    c = client(s3["env"])
+    names = [o["Key"] for o in c.list_objects_v2(Bucket=s3["bucket"]).get("Contents", [])]
+    return {n: c.get_object(Bucket=s3["bucket"], Key=n)["Body"].read() for n in names}
+
+
+def env(s3, write: bool = False, **more) -> dict[str, str]:
+    e = dict(s3["env"], VEDUTA_CACHE_URL=f"s3://{s3['bucket']}/game", VEDUTA_CACHE_WRITE="1" if write else "0")
+    e.update(more)
+    return e
+
+
+@pytest.fixture
+def ci(tmp_path, s3):
+    """A game that CI has cooked with writes on: (game, its cooked bytes, the bucket's objects)."""
+    game = make_game(tmp_path)
+    cp = game.cook(env=env(s3, write=True), check=True)
+    assert summary(cp) == {"cooked": 4, "uptodate": 0, "restored": 0, "shared": 0, "failed": 0}
+    # 4 cooked files and the manifest of tree.vmodel (it reads tree_far.vmodel)
+    assert "shared cache: uploaded 5 objects" in cp.stdout, cp.stdout
+    return game, cooked_bytes(game), objects(s3)
+
+
+def test_ci_fills_the_cache_and_a_fresh_clone_restores_without_compiling(tmp_path, s3, ci):
+    game, want, objs = ci
+    assert len(objs) == 5 and all(n.startswith("game/") for n in objs)
+    dev = clone(game, tmp_path / "dev")
+    cp = dev.cook(env=env(s3), check=True)
+    assert summary(cp) == {"cooked": 0, "uptodate": 0, "restored": 0, "shared": 4, "failed": 0}, cp.stdout
+    assert cooked_bytes(dev) == want
+    assert cp.stderr == ""
+    # then the usual: a no-op, and after an edit the local store and the compiler as before
+    assert summary(dev.cook(env=env(s3), check=True))["uptodate"] == 4
+    assert objects(s3) == objs  # a developer's cook never uploads
+
+
+def test_parallel_cook_restores_too(tmp_path, s3, ci):
+    game, want, _ = ci
+    dev = clone(game, tmp_path / "dev")
+    cp = dev.cook("-n", "2", "cook", env=env(s3), check=True)
+    assert summary(cp)["shared"] == 4
+    assert cooked_bytes(dev) == want
+
+
+def test_writes_off_uploads_nothing(tmp_path, s3):
+    game = make_game(tmp_path)
+    cp = game.cook(env=env(s3, write=False), check=True)
+    assert summary(cp) == {"cooked": 4, "uptodate": 0, "restored": 0, "shared": 0, "failed": 0}
+    assert "uploaded" not in cp.stdout
+    assert objects(s3) == {}
+    # the pyproject setting alone does not write either
+    (game.root / "pyproject.toml").write_text(f'[tool.veduta]\ncache_url = "s3://{s3["bucket"]}/game"\n')
+    game.write("models/crate.vmodel", (game.root / "assets/models/crate.vmodel").read_text() + "\n")
+    e = dict(s3["env"])
+    assert summary(game.cook(env=e, check=True))["cooked"] == 1
+    assert objects(s3) == {}
+
+
+def test_poisoned_objects_are_rejected_recompiled_and_replaced(tmp_path, s3, ci):
+    game, want, objs = ci
+    c = client(s3["env"])
+    name = {rel: n for n, data in objs.items() for rel in COOKED if data == want[rel]}
+    # a truncated object, a foreign one (another asset's bytes under crate's key), a flipped byte
+    c.put_object(Bucket=s3["bucket"], Key=name["models/barrel.vda"], Body=want["models/barrel.vda"][:-9])
+    c.put_object(Bucket=s3["bucket"], Key=name["models/crate.vda"], Body=want["models/tree_far.vda"])
+    bad = bytearray(want["models/tree.vda"])
+    bad[len(bad) // 2] ^= 0x40
+    c.put_object(Bucket=s3["bucket"], Key=name["models/tree.vda"], Body=bytes(bad))
+
+    dev = clone(game, tmp_path / "dev")
+    cp = dev.cook(env=env(s3), check=True)
+    assert summary(cp) == {"cooked": 3, "uptodate": 0, "restored": 0, "shared": 1, "failed": 0}, cp.stdout
+    assert cooked_bytes(dev) == want
+    warnings = sorted(ln for ln in cp.stdout.splitlines() if "rejected" in ln)
+    assert len(warnings) == 3, cp.stdout
+    assert warnings[0].startswith("assets/models/crate.vmodel:1:1: $: warning: shared cache object ")
+    assert "cooked from another source (model models/tree_far.vmodel)" in warnings[0]
+    assert "not a whole cooked file" in warnings[1] and "props/barrel.vmodel" in warnings[1]
+    assert "not a whole cooked file" in warnings[2] and "CRC" in warnings[2]
+    assert objects(s3)[name["models/crate.vda"]] == want["models/tree_far.vda"]  # reading never writes
+
+    # a writing cook replaces them
+    ci2 = clone(game, tmp_path / "ci2")
+    cp = ci2.cook(env=env(s3, write=True), check=True)
+    # the 3 objects and tree's manifest (tree compiled again)
+    assert summary(cp)["cooked"] == 3 and "shared cache: uploaded 4 objects" in cp.stdout, cp.stdout
+    assert objects(s3) == objs
+    cp = clone(game, tmp_path / "dev2").cook(env=env(s3), check=True)
+    assert summary(cp)["shared"] == 4 and "rejected" not in cp.stdout
+
+
+def test_a_poisoned_manifest_only_costs_a_compile(tmp_path, s3, ci):
+    game, want, objs = ci
+    src = (game.root / "assets/models/tree.vmodel").read_bytes()
+    mkey = manifest_key("models/tree.vmodel", src)
+    c = client(s3["env"])
+    c.put_object(Bucket=s3["bucket"], Key=f"game/{mkey[:2]}/{mkey[2:]}", Body=b"\x00garbage\nab cd\n")
+    dev = clone(game, tmp_path / "dev")
+    cp = dev.cook(env=env(s3), check=True)
+    assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}
+    assert cooked_bytes(dev) == want
+
+
+def test_a_stopped_server_degrades_to_compiling(tmp_path, s3, ci):
+    game, want, _ = ci
+    with __import__("socket").socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # nothing listens here once closed
+    dev = clone(game, tmp_path / "dev")
+    t0 = time.monotonic()
+    cp = dev.cook(env=env(s3, write=True, AWS_ENDPOINT_URL=f"http://127.0.0.1:{port}"))
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert summary(cp) == {"cooked": 4, "uptodate": 0, "restored": 0, "shared": 0, "failed": 0}
+    assert cooked_bytes(dev) == want
+    warnings = [ln for ln in cp.stderr.splitlines() if "shared cache" in ln]
+    assert len(warnings) == 1 and "unreachable" in warnings[0] and "going on without it" in warnings[0]
+    assert time.monotonic() - t0 < 60
+
+
+def test_no_op_cook_imports_no_storage_client(tmp_path, s3):
+    game = make_game(tmp_path)
+    code = ("import sys; from veduta.cli import main; rc = main(['cook']); "
+            "print('BOTO', 'boto3' in sys.modules, 'botocore' in sys.modules); sys.exit(rc)")
+
+    def run():
+        e = dict(os.environ, **env(s3))
+        cp = subprocess.run([sys.executable, "-c", code], cwd=game.root, env=e, capture_output=True, text=True,
+                            timeout=300)
+        assert cp.returncode == 0, cp.stdout + cp.stderr
+        return cp.stdout
+
+    assert "BOTO True True" in run()  # stale sources: the tier is asked
+    assert "BOTO False False" in run()  # nothing stale: not even imported
+
+
+def test_push_seeds_the_tier_and_info_reports_it(tmp_path, s3):
+    game = make_game(tmp_path)
+    game.cook(check=True)  # no shared cache at all
+    want = cooked_bytes(game)
+    e = dict(os.environ, **env(s3))
+
+    def veduta(*args):
+        return subprocess.run([sys.executable, "-m", "veduta.cli", *args], cwd=game.root, env=e,
+                              capture_output=True, text=True, timeout=300)
+
+    cp = veduta("cache", "info")
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert f"shared cache: s3://{s3['bucket']}/game (from VEDUTA_CACHE_URL)" in cp.stdout
+    assert "writes: off" in cp.stdout and "  reachable: bucket" in cp.stdout
+    cp = veduta("cache", "push")
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert cp.stdout.startswith("pushed 5 entries"), cp.stdout
+    assert "pushed 0 entries" in veduta("cache", "push").stdout  # only what the tier lacks
+    dev = clone(game, tmp_path / "dev")
+    assert summary(dev.cook(env=env(s3), check=True))["shared"] == 4
+    assert cooked_bytes(dev) == want
+
+    e["AWS_ENDPOINT_URL"] = "http://127.0.0.1:9"  # nothing there
+    cp = veduta("cache", "info")
+    assert cp.returncode == 1 and "NOT reachable: unreachable" in cp.stdout
+    cp = veduta("cache", "push")
+    assert cp.returncode != 0 and "unreachable" in cp.stderr and "Traceback" not in cp.stderr
+
+
+def test_folder_tier_end_to_end(tmp_path):
+    share = tmp_path / "share"
+    share.mkdir()
+    game = make_game(tmp_path)
+    e = {"VEDUTA_CACHE_URL": share.as_uri(), "VEDUTA_CACHE_WRITE": "1"}
+    assert "uploaded 5 objects" in game.cook(env=e, check=True).stdout
+    want = cooked_bytes(game)
+    dev = clone(game, tmp_path / "dev")
+    cp = dev.cook(env={"VEDUTA_CACHE_URL": str(share), "VEDUTA_CACHE_WRITE": "0"}, check=True)
+    assert summary(cp)["shared"] == 4 and cooked_bytes(dev) == want
+    assert not [p for p in share.rglob("*") if p.name.endswith(".tmp")]
+
+
+def test_a_store_entry_of_another_compiler_is_not_restored(game):
+    """A cooked file edited in place (so its store entry, a hard link, too) to name another
+    compiler is recompiled once, not restored from the store on every cook."""
+    from veduta.container.chunks import read_chunks, write_chunks
+    from veduta.container.meta import Meta
+
+    game.cook(check=True)
+    path = game.cooked("models/crate.vda")
+    chunks = read_chunks(path.read_bytes())
+    meta = Meta.decode(chunks[0].payload)
+    other = Meta("veduta-asset/0.0.1", meta.deps, meta.kind, meta.name, meta.source, meta.source_hash)
+    data = write_chunks([("META", other.encode())] + [(c.type, c.payload) for c in chunks[1:]])
+    with open(path, "r+b") as f:  # in place, against the rules: the store's link sees it too
+        f.write(data)
+        f.truncate()
+    key = meta.source_hash
+    assert Store(str(game.root / "cache" / "store")).get(key) == data
+    cp = game.cook(check=True)
+    assert "cook: 1 cooked, 3 up to date, 0 restored from cache" in cp.stdout, cp.stdout
+    cp = game.cook(check=True)
+    assert "cook: 0 cooked, 4 up to date" in cp.stdout, cp.stdout

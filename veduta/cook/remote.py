@@ -1,0 +1,408 @@
+"""The shared cache tier: the store's ``get(key)`` / ``put(key, data)`` on a team's storage.
+
+Two back ends behind one small interface (:class:`Tier`):
+
+- ``s3://bucket/prefix``: any S3-compatible object storage, through boto3 (the
+  reference S3 client; endpoint, region and credentials come from the standard AWS
+  environment and config files: ``AWS_ENDPOINT_URL``, ``AWS_ACCESS_KEY_ID``,
+  ``AWS_PROFILE``, ``~/.aws/config``, ..., never from the game's files);
+- ``file:///path`` or a plain path: a folder, e.g. a network share.
+
+Objects are laid out as the local store is: ``<prefix>/<key[:2]>/<key[2:]>``, so a
+folder tier can be copied into a bucket (``aws s3 sync``) and back.
+
+A tier never raises and never hangs a cook: every call has short time-outs, and the
+first failure (unreachable, refused, timed out, access denied) prints one warning and
+turns the tier off for the rest of the run (:attr:`Tier.down`); later calls return at
+once.  A miss (no such object) is not a failure.  Nothing here trusts what it reads:
+callers verify every object (``veduta.cook.cook.check_output``).
+
+This module imports nothing heavy; boto3 is imported when an ``s3://`` tier is opened.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+import time
+from dataclasses import dataclass
+
+from veduta.errors import ConfigError
+
+ENV_URL = "VEDUTA_CACHE_URL"
+ENV_WRITE = "VEDUTA_CACHE_WRITE"
+ENV_TIMEOUT = "VEDUTA_CACHE_TIMEOUT"
+DEFAULT_TIMEOUT_S = 5.0
+#: parallel requests (downloads while cooking, uploads, push)
+WORKERS = 16
+
+_KEY = re.compile(r"[0-9a-f]{64}")
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"", "0", "false", "no", "off"}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Where the shared tier is and what this run may do with it."""
+
+    url: str  # as configured
+    url_from: str  # "VEDUTA_CACHE_URL" or "<root>/pyproject.toml"
+    write: bool
+    write_from: str  # "VEDUTA_CACHE_WRITE", "<root>/pyproject.toml" or "default"
+    scheme: str  # "s3" or "file"
+    bucket: str = ""  # s3
+    prefix: str = ""  # s3: "" or "some/prefix/" (with the slash)
+    path: str = ""  # file: the folder
+    timeout: float = DEFAULT_TIMEOUT_S
+
+    @property
+    def where(self) -> str:
+        """The tier as a short URL for messages."""
+        if self.scheme == "s3":
+            return f"s3://{self.bucket}/{self.prefix}".rstrip("/")
+        return self.path
+
+
+def parse_url(url: str, root: str = ".") -> dict:
+    """``s3://bucket[/prefix]``, ``file:///path`` or a plain path (relative to *root*, the
+    game root) as the fields of :class:`Settings`; ConfigError for anything else."""
+    if url.startswith("s3://"):
+        bucket, _, prefix = url[5:].partition("/")
+        if not re.fullmatch(r"[a-z0-9][a-z0-9.\-]{1,61}[a-z0-9]", bucket):
+            raise ConfigError(f"cache_url {url!r}: {bucket!r} is not an S3 bucket name")
+        prefix = prefix.strip("/")
+        return {"scheme": "s3", "bucket": bucket, "prefix": prefix + "/" if prefix else ""}
+    if url.startswith("file://"):
+        from urllib.parse import unquote, urlsplit
+
+        parts = urlsplit(url)
+        if parts.netloc not in ("", "localhost"):
+            raise ConfigError(f"cache_url {url!r}: a file:// URL names a local path (file:///path)")
+        path = unquote(parts.path)
+        if not path:
+            raise ConfigError(f"cache_url {url!r}: no path")
+        return {"scheme": "file", "path": path}
+    if re.match(r"[A-Za-z][A-Za-z0-9+.\-]*://", url):
+        raise ConfigError(f"cache_url {url!r}: only s3://bucket/prefix, file:///path or a folder path")
+    return {"scheme": "file", "path": os.path.normpath(os.path.join(root, os.path.expanduser(url)))}
+
+
+def configured(project, environ=None) -> bool:
+    """Is a shared tier set for *project* (without parsing or checking it)?"""
+    url = (os.environ if environ is None else environ).get(ENV_URL)
+    return bool(url.strip()) if url is not None else bool(getattr(project, "cache_url", ""))
+
+
+def _flag(text: str, name: str) -> bool:
+    t = text.strip().lower()
+    if t in _TRUE:
+        return True
+    if t in _FALSE:
+        return False
+    raise ConfigError(f"{name}={text!r}: expected 1 or 0 (true/false)")
+
+
+def settings(project, environ=None) -> Settings | None:
+    """The shared tier of *project*, or None when no URL is set.
+
+    ``VEDUTA_CACHE_URL`` wins over ``[tool.veduta] cache_url``; ``VEDUTA_CACHE_WRITE``
+    over ``cache_write`` (default off).  An empty ``VEDUTA_CACHE_URL`` turns the tier off.
+    """
+    env = os.environ if environ is None else environ
+    cfg_file = os.path.join(project.root, "pyproject.toml")
+    if ENV_URL in env:
+        url, url_from = env[ENV_URL].strip(), ENV_URL
+    else:
+        url, url_from = getattr(project, "cache_url", ""), cfg_file
+    if not url:
+        return None
+    if ENV_WRITE in env:
+        write, write_from = _flag(env[ENV_WRITE], ENV_WRITE), ENV_WRITE
+    elif getattr(project, "cache_write", False):
+        write, write_from = True, cfg_file
+    else:
+        write, write_from = False, "default"
+    timeout = DEFAULT_TIMEOUT_S
+    if env.get(ENV_TIMEOUT):
+        try:
+            timeout = float(env[ENV_TIMEOUT])
+        except ValueError:
+            timeout = -1
+        if not 0 < timeout <= 600:
+            raise ConfigError(f"{ENV_TIMEOUT}={env[ENV_TIMEOUT]!r}: expected seconds, above 0 and at most 600")
+    return Settings(url, url_from, write, write_from, timeout=timeout, **parse_url(url, project.root))
+
+
+def open_tier(s: Settings, warn=None) -> Tier:
+    """The tier for *s*; *warn(message)* gets the one warning when it fails (default: stderr)."""
+    return (S3Tier if s.scheme == "s3" else FolderTier)(s, warn)
+
+
+def _warn_stderr(message: str) -> None:
+    print(f"veduta: warning: {message}", file=sys.stderr, flush=True)
+
+
+class Tier:
+    """``get(key)``, ``put(key, data)``, ``keys()`` and ``probe()`` on one shared store."""
+
+    def __init__(self, s: Settings, warn=None):
+        self.settings = s
+        self.warn = warn or _warn_stderr
+        #: why the tier is off for the rest of this run (None while it works)
+        self.down: str | None = None
+        self._lock = threading.Lock()
+        self.gets = self.hits = self.puts = 0
+        self.bytes_in = self.bytes_out = 0
+
+    # -- the interface ---------------------------------------------------------------------
+    def get(self, key: str) -> bytes | None:
+        """The object *key*, or None (a miss, or the tier is down)."""
+        _check_key(key)
+        if self.down:
+            return None
+        try:
+            data = self._get(key)
+        except Exception as exc:  # noqa: BLE001 - whatever the transport raises, the cook goes on
+            self.fail(exc)
+            return None
+        with self._lock:
+            self.gets += 1
+            if data is not None:
+                self.hits += 1
+                self.bytes_in += len(data)
+        return data
+
+    def put(self, key: str, data: bytes) -> bool:
+        """Store *data* as *key* (replacing what is there); False when the tier is down."""
+        _check_key(key)
+        if self.down:
+            return False
+        try:
+            self._put(key, data)
+        except Exception as exc:  # noqa: BLE001
+            self.fail(exc)
+            return False
+        with self._lock:
+            self.puts += 1
+            self.bytes_out += len(data)
+        return True
+
+    def keys(self) -> set[str]:
+        """Every key in the tier (empty when it is down)."""
+        if self.down:
+            return set()
+        try:
+            return set(self._keys())
+        except Exception as exc:  # noqa: BLE001
+            self.fail(exc)
+            return set()
+
+    def probe(self) -> dict:
+        """``{"reachable": bool, "detail": str, "ms": float}``: can this machine read the tier?"""
+        t0 = time.perf_counter()
+        try:
+            detail = self._probe()
+            ok = True
+        except Exception as exc:  # noqa: BLE001
+            ok, detail = False, _describe(exc)
+        return {"reachable": ok, "detail": detail, "ms": round((time.perf_counter() - t0) * 1000, 1)}
+
+    def fail(self, exc: BaseException | str) -> None:
+        """Turn the tier off for this run, with one warning."""
+        why = exc if isinstance(exc, str) else _describe(exc)
+        with self._lock:
+            if self.down:
+                return
+            self.down = why
+        self.warn(f"shared cache {self.settings.where}: {why}; going on without it")
+
+    def object_name(self, key: str) -> str:
+        return f"{key[:2]}/{key[2:]}"
+
+    # -- back ends ---------------------------------------------------------------------------
+    def _get(self, key: str) -> bytes | None:
+        raise NotImplementedError
+
+    def _put(self, key: str, data: bytes) -> None:
+        raise NotImplementedError
+
+    def _keys(self):
+        raise NotImplementedError
+
+    def _probe(self) -> str:
+        raise NotImplementedError
+
+
+def _check_key(key: str) -> None:
+    if not _KEY.fullmatch(key):
+        raise ValueError(f"bad store key {key!r}")
+
+
+def _key_of(name: str) -> str | None:
+    """The key of an object name ``ab/cdef...`` (None for anything else: temp files, strays)."""
+    top, _, rest = name.partition("/")
+    key = top + rest
+    return key if len(top) == 2 and _KEY.fullmatch(key) else None
+
+
+def _describe(exc: BaseException) -> str:
+    """A short, human reason for a transport failure."""
+    resp = getattr(exc, "response", None)
+    if isinstance(resp, dict):
+        err = resp.get("Error") or {}
+        status = (resp.get("ResponseMetadata") or {}).get("HTTPStatusCode")
+        code = err.get("Code") or status
+        msg = err.get("Message") or ""
+        if str(code) in ("403", "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch"):
+            return f"access denied ({code}{': ' + msg if msg else ''}; check the AWS credentials)"
+        if code == "NoSuchBucket":
+            return "no such bucket"
+        return f"{code}{': ' + msg if msg else ''}"
+    name = type(exc).__name__
+    if name in ("ConnectTimeoutError", "ReadTimeoutError", "TimeoutError"):
+        return f"timed out ({exc})"
+    if name == "EndpointConnectionError" or isinstance(exc, ConnectionError):
+        url = str(getattr(exc, "kwargs", {}).get("endpoint_url", ""))
+        m = re.match(r"[a-z]+://[^/]+", url)
+        return f"unreachable ({m.group(0) if m else exc})"
+    if name in ("NoCredentialsError", "PartialCredentialsError"):
+        return "no AWS credentials (set AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or AWS_PROFILE)"
+    if isinstance(exc, OSError):
+        return f"{exc.strerror or exc}{' ' + str(exc.filename) if exc.filename else ''}"
+    return f"{name}: {exc}"
+
+
+class FolderTier(Tier):
+    """A folder (a network share): the local store's layout, written atomically with temp
+    names unique per machine and process (``veduta.fsutil.temp_name``)."""
+
+    def __init__(self, s: Settings, warn=None):
+        super().__init__(s, warn)
+        self.root = s.path
+        self._root_ok = False
+
+    def _path(self, key: str) -> str:
+        return os.path.join(self.root, key[:2], key[2:])
+
+    def _need_root(self) -> None:
+        if not self._root_ok:
+            if not os.path.isdir(self.root):
+                # never create the share's root: a share that is not mounted must not become
+                # an empty local folder that everyone's cook then "shares"
+                raise FileNotFoundError(2, "no such folder (is the share mounted?)", self.root)
+            self._root_ok = True
+
+    def _get(self, key: str) -> bytes | None:
+        self._need_root()
+        try:
+            with open(self._path(key), "rb") as f:
+                return f.read()
+        except FileNotFoundError:
+            return None
+
+    def _put(self, key: str, data: bytes) -> None:
+        from veduta.fsutil import atomic_write
+
+        self._need_root()
+        atomic_write(self._path(key), data)
+
+    def _keys(self):
+        self._need_root()
+        for top in sorted(os.listdir(self.root)):
+            d = os.path.join(self.root, top)
+            if len(top) != 2 or not os.path.isdir(d):
+                continue
+            for name in sorted(os.listdir(d)):
+                key = _key_of(f"{top}/{name}")
+                if key:
+                    yield key
+
+    def _probe(self) -> str:
+        self._need_root()
+        os.listdir(self.root)
+        writable = os.access(self.root, os.W_OK)
+        return f"folder {self.root} ({'writable' if writable else 'read-only'} for this user)"
+
+
+class S3Tier(Tier):
+    """S3-compatible object storage through boto3."""
+
+    def __init__(self, s: Settings, warn=None):
+        super().__init__(s, warn)
+        self._client = None
+        self._client_lock = threading.Lock()
+
+    @property
+    def client(self):
+        if self._client is None:
+            with self._client_lock:
+                if self._client is None:
+                    self._client = self._make_client()
+        return self._client
+
+    def _make_client(self):
+        try:
+            import boto3
+            from botocore.config import Config
+        except ImportError:
+            raise RuntimeError("an s3:// shared cache needs boto3: pip install 'veduta-cook[s3]'") from None
+        t = self.settings.timeout
+        cfg = Config(connect_timeout=t, read_timeout=t, retries={"total_max_attempts": 2, "mode": "standard"},
+                     max_pool_connections=WORKERS * 2, user_agent_extra="veduta-cook")
+        # the standard chain: AWS_* environment, AWS_PROFILE, ~/.aws/config and credentials
+        return boto3.session.Session().client("s3", config=cfg)
+
+    def _name(self, key: str) -> str:
+        return self.settings.prefix + self.object_name(key)
+
+    def _get(self, key: str) -> bytes | None:
+        client = self.client
+        try:
+            r = client.get_object(Bucket=self.settings.bucket, Key=self._name(key))
+        except client.exceptions.NoSuchKey:
+            return None
+        except Exception as exc:
+            resp = getattr(exc, "response", None) or {}
+            if (resp.get("ResponseMetadata") or {}).get("HTTPStatusCode") == 404 and \
+                    (resp.get("Error") or {}).get("Code") != "NoSuchBucket":
+                return None
+            raise
+        with r["Body"] as body:
+            return body.read()
+
+    def _put(self, key: str, data: bytes) -> None:
+        # one PUT is atomic: readers see the old object or the new one; writers of one key
+        # write the same bytes (cooking is deterministic), so the last one winning is harmless
+        self.client.put_object(Bucket=self.settings.bucket, Key=self._name(key), Body=data)
+
+    def _keys(self):
+        pages = self.client.get_paginator("list_objects_v2").paginate(
+            Bucket=self.settings.bucket, Prefix=self.settings.prefix)
+        n = len(self.settings.prefix)
+        for page in pages:
+            for obj in page.get("Contents", ()):
+                key = _key_of(obj["Key"][n:])
+                if key:
+                    yield key
+
+    def _probe(self) -> str:
+        client = self.client
+        client.head_bucket(Bucket=self.settings.bucket)
+        return f"bucket {self.settings.bucket} at {client.meta.endpoint_url} ({client.meta.region_name or 'no region'})"
+
+
+def parallel(fn, items, workers: int = WORKERS) -> list:
+    """``[fn(item) for item in items]`` in up to *workers* threads (network-bound work), in order."""
+    items = list(items)
+    if len(items) <= 1:
+        return [fn(i) for i in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=min(workers, len(items)), thread_name_prefix="veduta-cache") as ex:
+        return list(ex.map(fn, items))
+
+
+__all__ = ["Settings", "Tier", "configured", "FolderTier", "S3Tier", "settings", "open_tier", "parse_url", "parallel",
+           "ENV_URL", "ENV_WRITE", "ENV_TIMEOUT"]

@@ -1,0 +1,240 @@
+"""The shared cache tier in a cook: fetch before compiling, upload after, push, info.
+
+One :class:`SharedCache` per cook run (made only when a URL is set and a source is
+stale, so a no-op cook imports nothing of the storage client):
+
+- :meth:`SharedCache.fetch`: for the stale sources, in parallel, ask the tier for the
+  output of each source's current content (the same keys as the local store:
+  source_hash of the source alone, else the manifest of its content and the output
+  whose deps still hash the same), verify every object (:func:`check_output`: container,
+  CRCs, META naming this source, compiler and the source_hash this cook computed), and
+  put what passes into the local store.  The cook then restores it from there as usual,
+  and counts it as restored from the shared cache.  A rejected object becomes a warning
+  on its source, which then compiles (and, when writing, replaces the object).
+- :meth:`SharedCache.upload`: when writing, the store keys of what this run cooked or
+  restored from the local store, uploaded in background threads while the cook goes
+  on; :meth:`SharedCache.finish` waits for them at the end of the run.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from veduta import COMPILER_VERSION
+from veduta.container.chunks import MAGIC, read_chunks
+from veduta.container.meta import Meta, source_hash
+from veduta.cook import remote
+from veduta.cook.cook import (
+    _dump_manifest,
+    _load_manifest,
+    _no_read,
+    check_output,
+    find_in_store,
+    hash_inputs,
+    manifest_key,
+    stale_reference,
+)
+from veduta.cook.store import Store
+from veduta.errors import VdaError
+
+STORE_DIR = "store"
+
+
+def valid_entry(key: str, data: bytes) -> bool:
+    """Is *data* fit to be store entry *key*: a whole cooked file of the current compiler whose
+    META source_hash is *key*, or a manifest (lines ``<key> <deps>``)?  Checked before an upload,
+    so a damaged local entry never reaches the team."""
+    if data[:4] == MAGIC:
+        try:
+            metas = [c for c in read_chunks(data) if c.type == "META"]
+            if len(metas) != 1:
+                return False
+            m = Meta.decode(metas[0].payload)
+        except VdaError:
+            return False
+        return m.source_hash == key and m.compiler == COMPILER_VERSION
+    try:
+        lines = data.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return False
+    return bool(lines) and all(len(ln) > 65 and ln[64] == " " and remote._KEY.fullmatch(ln[:64]) for ln in lines)
+
+
+class SharedCache:
+    """The shared tier for one cook run (see the module doc)."""
+
+    def __init__(self, settings: remote.Settings, cache_dir: str, warn=None):
+        self.settings = settings
+        self.tier = remote.open_tier(settings, warn)
+        self.local = Store(os.path.join(cache_dir, STORE_DIR))
+        self.fetched = self.rejected = self.uploaded = 0
+        self._lock = threading.Lock()
+        self._pool = None
+        self._queued: set[str] = set()
+        self._futures: list = []
+
+    @property
+    def writing(self) -> bool:
+        return self.settings.write
+
+    # -- before compiling ----------------------------------------------------------------------
+    def fetch(self, items, assets: str, index) -> dict[str, tuple[list[str], list[str]]]:
+        """For *items* ``(kind name, source rel)`` (stale sources), fetch what the tier has into
+        the local store; returns ``{rel: ([store keys fetched], [warnings])}`` for the sources
+        it fetched something for or has a warning about."""
+        out: dict[str, tuple[list[str], list[str]]] = {}
+
+        def one(item):
+            kind, rel = item
+            try:
+                return rel, self._fetch_one(kind, rel, assets, index)
+            except OSError:
+                return rel, None  # a source that cannot be read: the cook says so
+
+        for rel, got in remote.parallel(one, items):
+            if got is not None and (got[0] or got[1]):
+                out[rel] = got
+        return out
+
+    def _fetch_one(self, kind: str, rel: str, assets: str, index):
+        if self.tier.down:
+            return None
+        with open(os.path.join(assets, rel), "rb") as f:
+            src = f.read()
+        hit, local_manifest = find_in_store(self.local, kind, rel, src, assets, index)
+        if hit is not None:
+            return None  # the local store has it: restored from there, no download
+        notes: list[str] = []
+        key0 = source_hash(COMPILER_VERSION, rel, src, [], _no_read)
+        data = self.tier.get(key0)
+        if data is not None:
+            return self._take(kind, rel, key0, [], data, notes, None, None)
+        mkey = manifest_key(rel, src)
+        mdata = self.tier.get(mkey)
+        for deps, key in reversed(_load_manifest(mdata)):  # newest first
+            if not deps:
+                continue
+            h, files = hash_inputs(rel, src, deps, assets)
+            if h != key or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+                continue
+            data = self.tier.get(key)
+            if data is None:
+                continue
+            keys, notes = self._take(kind, rel, key, deps, data, notes, mkey, local_manifest)
+            if keys:
+                return keys, notes
+        return [], notes
+
+    def _take(self, kind, rel, key, deps, data, notes, mkey, local_manifest):
+        why = check_output(data, kind, rel, key, deps)
+        if why is not None:
+            with self._lock:
+                self.rejected += 1
+            fix = "; this cook replaces it" if self.writing else ""
+            notes.append(f"shared cache object {key[:12]} rejected: {why}{fix}")
+            return [], notes
+        self.local.put(key, data)
+        if mkey is not None and (deps, key) not in local_manifest:
+            self.local.put(mkey, _dump_manifest(local_manifest + [(deps, key)]))
+        with self._lock:
+            self.fetched += 1
+        return [key], notes
+
+    # -- after compiling -----------------------------------------------------------------------
+    def upload(self, keys) -> None:
+        """Queue the local store entries *keys* for upload (when writing); returns at once."""
+        if not self.writing or self.tier.down:
+            return
+        new = [k for k in keys if k not in self._queued]
+        if not new:
+            return
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(max_workers=remote.WORKERS, thread_name_prefix="veduta-upload")
+        for k in new:
+            self._queued.add(k)
+            self._futures.append(self._pool.submit(self._upload_one, k))
+
+    def _upload_one(self, key: str) -> None:
+        data = self.local.get(key)
+        if data is None or not valid_entry(key, data):
+            return
+        if self.tier.put(key, data):
+            with self._lock:
+                self.uploaded += 1
+
+    def finish(self) -> None:
+        """Wait for the uploads of this run."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
+
+# -- the tools ---------------------------------------------------------------------------------
+
+def cache_info(project, probe: bool = True) -> dict:
+    """The local store (entries, bytes) and the shared tier (settings, reachability)."""
+    store = Store(os.path.join(project.cache, STORE_DIR))
+    n = size = 0
+    for _, s, _ in store.entries():
+        n += 1
+        size += s
+    out: dict = {"local": {"path": store.root, "entries": n, "bytes": size}, "shared": None}
+    s = remote.settings(project)
+    if s is None:
+        return out
+    shared = {"url": s.url, "url_from": s.url_from, "kind": s.scheme, "read": True, "write": s.write,
+              "write_from": s.write_from, "timeout_s": s.timeout}
+    if s.scheme == "s3":
+        shared.update(bucket=s.bucket, prefix=s.prefix)
+    else:
+        shared.update(path=s.path)
+    if probe:
+        shared.update(remote.open_tier(s, warn=lambda m: None).probe())
+    out["shared"] = shared
+    return out
+
+
+def cache_push(project) -> dict:
+    """Upload every valid entry of the local store that the shared tier lacks.
+
+    Pushing is an explicit act (seeding a new tier from a machine that has cooked), so it
+    does not need ``cache_write``; the storage's credentials decide who may write.
+    """
+    from veduta.errors import VedutaError
+
+    s = remote.settings(project)
+    if s is None:
+        raise VedutaError(f"no shared cache set: [tool.veduta] cache_url in {project.root}/pyproject.toml "
+                          f"or {remote.ENV_URL}")
+    failures: list[str] = []
+    tier = remote.open_tier(s, warn=failures.append)
+    store = Store(os.path.join(project.cache, STORE_DIR))
+    have = tier.keys()
+    if tier.down:
+        raise VedutaError(f"shared cache {s.where}: {tier.down}")
+    local = []
+    for path, _, _ in store.entries():
+        key = os.path.basename(os.path.dirname(path)) + os.path.basename(path)
+        if remote._KEY.fullmatch(key):
+            local.append(key)
+    todo = [k for k in local if k not in have]
+    skipped = []
+
+    def one(key):
+        data = store.get(key)
+        if data is None or not valid_entry(key, data):
+            skipped.append(key)
+            return 0
+        return len(data) if tier.put(key, data) else 0
+
+    sizes = remote.parallel(one, todo)
+    if tier.down:
+        raise VedutaError(f"shared cache {s.where}: {tier.down} (uploaded {tier.puts} of {len(todo)})")
+    return {"url": s.url, "local": len(local), "present": len(local) - len(todo), "uploaded": tier.puts,
+            "bytes": sum(sizes), "skipped": sorted(skipped)}
+
+
+__all__ = ["SharedCache", "valid_entry", "cache_info", "cache_push"]
