@@ -31,6 +31,7 @@ test: $(STAMP) $(NODE_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 format: $(STAMP)
 	$(BIN)/ruff format veduta tests

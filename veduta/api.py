@@ -56,15 +56,17 @@ def cook(project: Project, sources: list[str] | None = None, jobs: int = 0, echo
     return run_cook(project, sources, jobs, echo, fmt)
 
 
-def dump(project: Project, path: str, full: bool = False) -> dict[str, Any]:
-    """A cooked file as JSON: ``{"file", "chunks": [{"type", "meta"|"body"|"unknown"...}]}``."""
+def dump(project: Project | None, path: str, full: bool = False) -> dict[str, Any]:
+    """A cooked file as JSON (*path* as given; no project needed):
+    ``{"file", "chunks": [{"type", "meta"|"body"|"unknown"...}]}``."""
     from veduta.cooked import dump_file
 
     return dump_file(path, full)
 
 
-def verify(project: Project, paths: list[str]) -> dict[str, Any]:
-    """Check cooked files: ``{"ok", "files": [{"file", "ok", "kind", "name", ...} | {"file", "ok", "error"}]}``."""
+def verify(project: Project | None, paths: list[str]) -> dict[str, Any]:
+    """Check cooked files (paths as given):
+    ``{"ok", "files": [{"file", "ok", "kind", "name", ...} | {"file", "ok", "error"}]}``."""
     from veduta.cooked import verify_files
 
     return verify_files(list(paths))

@@ -282,11 +282,32 @@ def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool
             raise SystemExit(f"the re-hash floor hashed {out.strip()} sources, not {n}")
         r["stat_floor"], _, _ = _median([py, "-c", STAT_FLOOR, root], root, repeat)
         r["list"], _, r["list_kib"] = _median(doit + ["list", "--all", "--status"], root, repeat)
+        r.update(_bench_authoring(root, repeat, jobs))
         if compare:
             r.update(_compare(root, repeat))
         return r
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _bench_authoring(root: str, repeat: int, jobs: int) -> dict:
+    """veduta check and why on the cooked game (docs/authoring-tools.md): check as a pre-commit
+    hook runs it (every source, fresh ones known good by their cooked files), check of one
+    source, check --all (every source compiled, as on a fresh clone), why with nothing stale."""
+    veduta = [sys.executable, "-m", "veduta.cli"]
+    one = None
+    for d, dirs, files in os.walk(os.path.join(root, "assets")):
+        dirs[:] = sorted(x for x in dirs if not x.startswith("."))
+        named = sorted(f for f in files if f.endswith(SUFFIXES))
+        if named:
+            one = os.path.relpath(os.path.join(d, named[0]), root)
+            break
+    out = {"check": _median(veduta + ["check"], root, repeat)[0],
+           "why": _median(veduta + ["why"], root, repeat)[0],
+           "check_all": run(veduta + ["check", "--all", "-n", str(jobs)], root)[0]}
+    if one is not None:
+        out["check_one"] = _median(veduta + ["check", one], root, repeat)[0]
+    return out
 
 
 def _compare(root: str, repeat: int) -> dict:
@@ -433,6 +454,12 @@ def print_cook(r: dict, repeat: int) -> None:
         row("plain doit no-op, one file_dep per asset", r["plain_doit"],
             f"{r['plain_doit'] / r['floor']:5.2f}x re-hash floor")
     row("doit list --all --status", r["list"], f"{r['list'] / r['noop']:5.2f}x no-op (goal <= 1.5)")
+    row("veduta check (fresh sources known good)", r["check"], f"{r['check'] / r['noop']:5.2f}x no-op")
+    if "check_one" in r:
+        row("veduta check SOURCE (one source)", r["check_one"])
+    row(f"veduta check --all -n {j} (every source compiled)", r["check_all"],
+        f"{r['check_all'] / cf:5.2f}x compile floor")
+    row("veduta why (nothing stale)", r["why"], f"{r['why'] / r['noop']:5.2f}x no-op")
     print(f"  {'peak memory: list / no-op':48} {r['list_kib'] / 1024:7.0f} MB / {r['noop_kib'] / 1024:.0f} MB"
           f"  {r['list_kib'] / r['noop_kib']:5.2f}x")
     if "first_summary" in r:

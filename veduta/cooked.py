@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from veduta.errors import VdaError, VedutaError
 
@@ -30,7 +30,7 @@ def dump_file(path: str, full: bool = False) -> dict[str, Any]:
         elif isinstance(value, Struct):
             chunks.append({"type": ctype, "body": _full_json(value) if full else value.to_json()})
         else:
-            chunks.append({"type": ctype, "unknown": True, "length": len(value)})
+            chunks.append({"type": ctype, "unknown": True, "length": len(cast(bytes, value))})
     return {"file": path, "chunks": chunks}
 
 

@@ -44,7 +44,7 @@ def _checkered(rgba: np.ndarray, scale: int) -> Image.Image:
     """The image scaled up by an integer factor (nearest) over a grey checkerboard."""
     img = Image.fromarray(rgba, "RGBA")
     if scale != 1:
-        img = img.resize((img.width * scale, img.height * scale), Image.NEAREST)
+        img = img.resize((img.width * scale, img.height * scale), Image.Resampling.NEAREST)
     h, w = img.height, img.width
     ys, xs = np.mgrid[0:h, 0:w]
     cell = ((xs // 4 + ys // 4) & 1).astype(np.uint8)

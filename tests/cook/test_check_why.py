@@ -220,3 +220,22 @@ def test_check_trusts_fresh_cooked_files_unless_all(game):
     assert {d["file"] for d in result["diagnostics"]} == {"assets/models/tree_far.vmodel"}
     assert {k: v for k, v in tree_state(game.root).items() if not k.startswith("assets/models/tree_far")} == \
         {k: v for k, v in before.items() if not k.startswith("assets/models/tree_far")}
+
+
+def test_check_in_batches_finds_what_one_by_one_finds(game):
+    from veduta.compile import AssetIndex
+    from veduta.cook.check import check_sources
+    from veduta.cook.project import Project
+
+    game.write("models/bad.vmodel", BAD)
+    game.write("models/lonely.vmodel", GHOST)
+    for i in range(12):
+        game.write(f"models/many/m{i:02d}.vmodel", BAD if i % 5 == 0 else GHOST)
+    project = Project.at(str(game.root))
+    sources, _ = project.scan()
+    index = AssetIndex.from_paths(s.rel for s in sources)
+    jobs = [(s, None) for s in sources]
+    batched = check_sources(project, jobs, index)
+    single = [check_sources(project, [job], index)[0] for job in jobs]
+    assert batched == single
+    assert sum(len(d) for d in batched) == 3 * 4 + 10  # 4 bad models, 10 with a missing lod model

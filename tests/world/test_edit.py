@@ -252,6 +252,8 @@ def test_vegetation_world_wide_rule_and_warnings(game):
     r = api.world_vegetation(game, "valley", "ferns", 0.2, model="grass_tuft", dry_run=True)
     assert 0 < r["triangles"] < r["triangles_full"]
     assert r["triangles"] == r["view"]["triangles"] - r["view"]["without_rule"]
+    assert api.world_vegetation(game, "valley", "ferns", 0.2, model="grass_tuft", biomes="forest",
+                                dry_run=True)["new"]["biomes"] == ["forest"]
     r = api.world_vegetation(game, "valley", "ghosts", 0.2, model="ghost", dry_run=True)
     assert [w["code"] for w in r["warnings"]] == ["WORLD_MODEL_MISSING", "MISSING_REFERENCE"]
     assert r["triangles_full"] is None and r["triangles"] == 0

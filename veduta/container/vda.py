@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 from veduta.container.chunks import read_chunks, write_chunks
 from veduta.container.meta import Meta
@@ -42,7 +43,7 @@ def encode_asset(asset: Asset) -> bytes:
         elif isinstance(value, Struct):
             out.append((ctype, encode(value)))
         else:
-            out.append((ctype, value))
+            out.append((ctype, cast(bytes, value)))  # an unknown chunk, kept as its payload bytes
     return write_chunks(out)
 
 

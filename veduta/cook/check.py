@@ -17,7 +17,7 @@ from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report
 if TYPE_CHECKING:
     from veduta.cook.project import Project, Source
 
-__all__ = ["check", "resolve_sources"]
+__all__ = ["check", "check_sources", "resolve_sources"]
 
 
 def resolve_sources(project: Project, names: list[str], cwd: str | None = None) -> list[str]:
@@ -45,32 +45,44 @@ def resolve_sources(project: Project, names: list[str], cwd: str | None = None) 
     return list(dict.fromkeys(out))
 
 
+def check_sources(project: Project, jobs: list[tuple[Source, list[str] | None]], index) -> list[list[Diagnostic]]:
+    """Every diagnostic the cook would report for each ``(source, duplicates)`` job, reading
+    only; sources of a kind are compiled together (``compile_sources``: one batch call for
+    small models, as the cook does)."""
+    from veduta.compile import CompileContext, compile_sources
+
+    reports = []
+    by_kind: dict[str, list] = {}
+    for src, duplicates in jobs:
+        shown = project.source_path(src.rel)
+        rep = Report(shown)
+        reports.append(rep)
+        if duplicates:
+            others = ", ".join(project.source_path(p) for p in duplicates)
+            rep.error((1, 1), "$", f'{src.kind.name} name "{src.name}" is also used by {others}; '
+                                   "names must be unique per kind across folders")
+            continue
+        try:
+            with open(shown, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            rep.error((1, 1), "$", f"cannot read the source ({exc.strerror})")
+            continue
+        ctx = CompileContext(assets_dir=project.assets, source=src.rel, kind=src.kind.name, name=src.name,
+                             report=rep, index=index)
+        by_kind.setdefault(src.kind.name, []).append((data, ctx))
+    for kind, items in by_kind.items():
+        for body, (_, ctx) in zip(compile_sources(kind, items), items, strict=True):
+            if isinstance(body, RecursionError):
+                ctx.report.error(None, "$", "source nested too deeply")
+            elif isinstance(body, BaseException):  # a compiler bug: say so, as the cook does
+                ctx.report.error(None, "$", f"internal compiler error, please report: {type(body).__name__}: {body}")
+    return [rep.sorted() for rep in reports]
+
+
 def check_source(project: Project, src: Source, index, duplicates: list[str] | None = None) -> list[Diagnostic]:
     """Every diagnostic the cook would report for one source, reading only."""
-    from veduta.compile import CompileContext, compile_source
-
-    shown = project.source_path(src.rel)
-    rep = Report(shown)
-    if duplicates:
-        others = ", ".join(project.source_path(p) for p in duplicates)
-        rep.error((1, 1), "$", f'{src.kind.name} name "{src.name}" is also used by {others}; '
-                               "names must be unique per kind across folders")
-        return rep.items
-    try:
-        with open(shown, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        rep.error((1, 1), "$", f"cannot read the source ({exc.strerror})")
-        return rep.items
-    ctx = CompileContext(assets_dir=project.assets, source=src.rel, kind=src.kind.name, name=src.name,
-                         report=rep, index=index)
-    try:
-        compile_source(src.kind.name, data, ctx)
-    except RecursionError:
-        rep.error(None, "$", "source nested too deeply")
-    except Exception as exc:  # a compiler bug: say so, as the cook does
-        rep.error(None, "$", f"internal compiler error, please report: {type(exc).__name__}: {exc}")
-    return rep.sorted()
+    return check_sources(project, [(src, duplicates)], index)[0]
 
 
 def _fresh(project: Project, src: Source, index, cache) -> bool:
@@ -87,15 +99,17 @@ def _fresh(project: Project, src: Source, index, cache) -> bool:
 
 
 _WORKER: dict = {}
+#: sources compiled together in one batch (and sent to a worker at once)
+BATCH = 32
 
 
 def _init_worker(project: Project, index) -> None:
     _WORKER["project"], _WORKER["index"] = project, index
 
 
-def _check_in_worker(job) -> list[dict]:
-    src, dups = job
-    return [d.to_json() for d in check_source(_WORKER["project"], src, _WORKER["index"], dups)]
+def _check_in_worker(jobs) -> list[dict]:
+    found = check_sources(_WORKER["project"], jobs, _WORKER["index"])
+    return [d.to_json() for diags in found for d in diags]
 
 
 def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1) -> dict[str, Any]:
@@ -139,15 +153,18 @@ def check(project: Project, sources: list[str] | None = None, full: bool = False
             fresh += 1
             continue
         work.append((src, dups))
-    if jobs > 1 and len(work) > 1:
+    size = max(1, min(BATCH, len(work) // max(1, 4 * jobs)))
+    batches = [work[i:i + size] for i in range(0, len(work), size)]
+    if jobs > 1 and len(batches) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
         with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(project, index)) as pool:
-            for found in pool.map(_check_in_worker, work, chunksize=max(1, min(64, len(work) // (4 * jobs)))):
+            for found in pool.map(_check_in_worker, batches):
                 diagnostics.extend(found)
     else:
-        for src, dups in work:
-            diagnostics.extend(d.to_json() for d in check_source(project, src, index, dups))
+        _init_worker(project, index)
+        for batch in batches:
+            diagnostics.extend(_check_in_worker(batch))
     errors = sum(1 for d in diagnostics if d["severity"] == ERROR)
     warnings = sum(1 for d in diagnostics if d["severity"] == WARNING)
     return {"ok": errors == 0, "checked": len(selected), "compiled": len(work), "fresh": fresh, "errors": errors,

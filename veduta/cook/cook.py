@@ -133,7 +133,7 @@ def stale_reference(dep: str, index: AssetIndex) -> bool:
 
 def hash_inputs(rel: str, src: bytes, deps, assets: str) -> tuple[str, list]:
     """source_hash of the current files and the (path, sig) list for the stat cache."""
-    files = [(rel, None)]
+    files: list[tuple[str, object]] = [(rel, None)]
     data: dict[str, bytes | None] = {}
     for d in deps:
         b, s = _read_with_sig(os.path.join(assets, d))
@@ -418,7 +418,7 @@ def find_in_store(store, kind: str, rel: str, src: bytes, assets: str, index: As
     """
     mkey = manifest_key(rel, src)
     manifest = _load_manifest(store.get(mkey))
-    candidates = [([], source_hash(COMPILER_VERSION, rel, src, [], _no_read))]
+    candidates: list[tuple[list[str], str]] = [([], source_hash(COMPILER_VERSION, rel, src, [], _no_read))]
     for deps, key in reversed(manifest):  # newest first
         if deps and (deps, key) not in candidates:
             candidates.append((deps, key))

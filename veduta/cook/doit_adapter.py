@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from doit.dependency import FileChangedChecker, SqliteDB
 
@@ -45,7 +45,8 @@ def bind_class(cls: T, **attrs: Any) -> T:
     class name in every task's row (``checker:``) and runs every task again when
     it changes.
     """
-    return type(cls.__name__, (cls,), {"__module__": cls.__module__, "__qualname__": cls.__qualname__, **attrs})
+    bound = type(cls.__name__, (cls,), {"__module__": cls.__module__, "__qualname__": cls.__qualname__, **attrs})
+    return cast(T, bound)
 
 
 class PrestatChecker(FileChangedChecker):
@@ -303,7 +304,7 @@ def runner_parallelism() -> tuple[str, int]:
 
     from doit.runner import MRunner, MThreadRunner, Runner
 
-    f = sys._getframe(1)
+    f: Any = sys._getframe(1)
     while f is not None:
         obj = f.f_locals.get("self")
         if isinstance(obj, Runner):

@@ -78,7 +78,7 @@ class Project:
         """Every source under the assets folder, sorted by path, and the problems found
         on the way (a folder that cannot be read, a file name that is not UTF-8), each
         a printable line naming the path.  Links skipped (loops) are appended to *warnings*."""
-        out = []
+        out: list[Source] = []
         problems: list[str] = []
         if not os.path.isdir(self.assets):
             problems.append(f"{self.assets}: no assets folder here (a game keeps its sources in assets/, "
@@ -145,7 +145,7 @@ def _walk(top: str, suffix: str, problems: list[str] | None = None, warnings: li
     both are warnings (appended to *warnings*).  Only regular files count: a FIFO would block
     the read.
     """
-    out = []
+    out: list[str] = []
     try:
         st = os.stat(top)
     except OSError:

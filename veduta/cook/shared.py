@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 from veduta import COMPILER_VERSION
 from veduta.container.chunks import MAGIC, read_chunks
@@ -70,7 +71,7 @@ class SharedCache:
         self.local = Store(os.path.join(cache_dir, STORE_DIR))
         self.fetched = self.rejected = self.uploaded = 0
         self._lock = threading.Lock()
-        self._pool = None
+        self._pool: ThreadPoolExecutor | None = None
         self._queued: set[str] = set()
         self._futures: list = []
 
@@ -150,8 +151,6 @@ class SharedCache:
         if not new:
             return
         if self._pool is None:
-            from concurrent.futures import ThreadPoolExecutor
-
             self._pool = ThreadPoolExecutor(max_workers=remote.WORKERS, thread_name_prefix="veduta-upload")
         for k in new:
             self._queued.add(k)

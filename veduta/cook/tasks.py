@@ -242,6 +242,9 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
         print(f"veduta: warning: shared cache: {exc}; going on without it", file=sys.stderr)
         yield from tasks
         return
+    if settings is None:  # the caller checked that a URL is set; it was unset meanwhile
+        yield from tasks
+        return
     run.shared = shared = SharedCache(settings, project.cache)
     sel = run.selected or [BASENAME]
     wanted = [t for t in tasks if BASENAME in sel or f"{BASENAME}:{t['name']}" in sel]

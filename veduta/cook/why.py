@@ -88,6 +88,8 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
     kind, rel, assets = src.kind.name, src.rel, project.assets
     cooked = project.cooked_path(src.kind, src.name)
     entry = cache.get(rel)
+    if entry is not None and fresh_by_stat(entry, assets, cooked, index):
+        return []  # every signature the last good cook recorded still matches: nothing to read
     if not os.path.exists(cooked):
         if entry is None:
             return [_reason("NEVER_COOKED", "never cooked (or its last cook failed)")]
@@ -99,8 +101,6 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
         return [_reason("COMPILER_CHANGED", f'cooked by compiler "{meta.compiler}", now "{COMPILER_VERSION}"')]
     if meta.source != rel:
         return [_reason("SOURCE_MOVED", f"cooked from {meta.source}, now {rel}")]
-    if entry is not None and fresh_by_stat(entry, assets, cooked, index):
-        return []
     fresh, deps, _, _ = check_fresh(kind, rel, assets, cooked, index)
     if fresh:
         return []
@@ -183,7 +183,8 @@ def _guess(project: Project, src: Source, meta, deps) -> list[dict]:
     gone = [p for p in deps if current[p] is None]
     for p in deps:
         if current[p] is not None:
-            h = source_hash(COMPILER_VERSION, src.rel, data, deps, lambda d, p=p: None if d == p else current[d])
+            h = source_hash(COMPILER_VERSION, src.rel, data, deps,
+                            lambda d, p=p: None if d == p else current[d])  # type: ignore[misc]
             if h == meta.source_hash:
                 return [_reason("DEP_APPEARED", f"{p} exists now (it was missing)", p)]
     out = [_reason("CHANGED", "the source or one of its dependencies changed since the last cook (dependencies: "

@@ -15,7 +15,7 @@ message)`` raises a :class:`VdaError` at that field's offset.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -306,7 +306,7 @@ class StructType(Type):
         self.name = cls.__name__
 
     @property
-    def min_size(self) -> int:
+    def min_size(self) -> int:  # type: ignore[override]  # computed from the fields, read-only
         return sum(t.min_size for _, t in self.cls.FIELDS)
 
     def write(self, w, v):
@@ -328,6 +328,9 @@ class StructType(Type):
 class Struct:
     """A binary structure of a chunk payload (a whole body, or a part nested in one):
     subclasses declare ``FIELDS``, encoded in that order."""
+
+    if TYPE_CHECKING:  # the fields are set from FIELDS: tell the type checker they exist
+        def __getattr__(self, name: str) -> Any: ...
 
     FIELDS: ClassVar[tuple[tuple[str, Type], ...]] = ()
     CHUNK: ClassVar[str] = ""

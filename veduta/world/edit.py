@@ -669,6 +669,8 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     else:
         element["model"] = model
     element["density"] = density
+    if isinstance(biomes, str):  # "meadow,heath" from a caller that passes text
+        biomes = [b.strip() for b in biomes.split(",") if b.strip()]
     if biomes:
         element["biomes"] = list(biomes)
     if cell is not None:

@@ -219,8 +219,8 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
     p = gen.p
     findings: list[dict] = []
     findings += _prefab_findings(gen)
-    findings += _model_findings(gen, models, invalid_models)
     findings += _place_findings(gen)
+    findings += _model_findings(gen, models, invalid_models)
     cam = camera_record(gen.world)
     reach = view_reach(gen, cam)
     radius = loaded_radius(gen)
