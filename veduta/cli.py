@@ -174,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("dump", help="print a cooked .vda file as JSON")
     d.add_argument("file", metavar="FILE.vda")
     d.add_argument("--full", action="store_true", help="list every vertex, index and pixel")
+    d.add_argument("--json", action="store_true", help="accepted for symmetry: the output is JSON already")
     d.set_defaults(func=cmd_dump)
 
     v = sub.add_parser("verify", help="check cooked files (exit 1 on any problem)")
@@ -217,6 +218,10 @@ def build_parser() -> argparse.ArgumentParser:
     from veduta.cook.cache_cli import add_cache_commands
 
     add_cache_commands(sub, lambda: _project(None))
+
+    from veduta.mcp.cli import add_mcp_command
+
+    add_mcp_command(sub)
     return p
 
 
