@@ -10,7 +10,8 @@ import sys
 def cmd_mcp(args: argparse.Namespace) -> int:
     from veduta.cook.project import Project
 
-    root = os.path.abspath(Project.find(args.root or os.getcwd()).root)  # a ConfigError (exit 2) when there is no game here
+    # a ConfigError (exit 2) when there is no game here
+    root = os.path.abspath(Project.find(args.root or os.getcwd()).root)
     try:
         from veduta.mcp.server import serve
     except ImportError as exc:
