@@ -57,7 +57,7 @@ def test_cli_query(capsys):
 
 def test_cli_query_unknown_world(capsys):
     args = _parser().parse_args(["world", "query", "nowhere", "0,0"])
-    assert args.func(args) == 1
+    assert args.func(args) == 2  # an unknown asset name is a usage mistake
     assert "nowhere" in capsys.readouterr().err
 
 
