@@ -13,6 +13,7 @@
     veduta world query WORLD X,Z [--json]
     veduta world map WORLD --out FILE.png [--at X,Z] [--size W,H] [--json]
     veduta cache info | prune [--days N] [--dry-run] | push
+    veduta mcp [--root DIR]              the tools over the Model Context Protocol (stdio)
 """
 
 from __future__ import annotations
@@ -217,7 +218,21 @@ def build_parser() -> argparse.ArgumentParser:
     from veduta.cook.cache_cli import add_cache_commands
 
     add_cache_commands(sub, lambda: _project(None))
+
+    mc = sub.add_parser("mcp", help="serve the tools over the Model Context Protocol (stdio), for AI agents",
+                        description="Serve this game repo's tools (cook, inspect_*, world_*, dump, verify) to an "
+                                    "MCP client over stdin/stdout. docs/mcp.md lists the tools.")
+    mc.add_argument("--root", metavar="DIR", help="the game repo to serve (default: found from the current folder)")
+    mc.set_defaults(func=cmd_mcp)
     return p
+
+
+def cmd_mcp(args) -> int:
+    try:
+        from veduta.mcp.server import serve
+    except ImportError as exc:
+        raise VedutaError(f"veduta mcp needs the MCP SDK ({exc.name}): pip install 'veduta-cook[mcp]'") from None
+    return serve(args.root)
 
 
 def main(argv: list[str] | None = None) -> int:
