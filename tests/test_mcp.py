@@ -1,153 +1,184 @@
-"""veduta mcp: the real server as a subprocess, driven by the MCP SDK's own client over stdio."""
+"""``veduta mcp``: the real server as a subprocess, driven by the MCP SDK's own client."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import anyio
 import pytest
 
-pytest.importorskip("mcp")
+mcp = pytest.importorskip("mcp")
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
 
-from mcp import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-
-from tests.gamerepo import BAD  # noqa: E402
-
-ASSETS = Path(__file__).resolve().parent.parent / "assets"
+REPO = Path(__file__).resolve().parent.parent
+TOOLS = {"cook", "check", "why", "inspect_model", "inspect_prefab", "inspect_world", "world_query", "world_map",
+         "world_place", "world_terrain", "world_vegetation", "world_remove", "dump", "verify"}
 
 
-@pytest.fixture(scope="module")
-def valley(tmp_path_factory) -> Path:
-    """A game with the sample assets (the valley world, its prefabs and models), nothing cooked."""
-    root = tmp_path_factory.mktemp("mcp") / "game"
-    shutil.copytree(ASSETS, root / "assets", ignore=shutil.ignore_patterns(".cooked"))
+@pytest.fixture
+def sample_game(tmp_path) -> Path:
+    """A game repo holding the repository's sample assets (nothing cooked)."""
+    root = tmp_path / "game"
+    shutil.copytree(REPO / "assets", root / "assets", ignore=shutil.ignore_patterns(".cooked"))
     (root / "dodo.py").write_text("from veduta.dodo import *\n")
     return root
 
 
-def session(root: Path, body) -> None:
-    """Start ``veduta mcp --root ROOT`` and run ``await body(client)``."""
+def serve(root: Path, body):
+    """Start ``veduta mcp --root ROOT`` and run ``await body(session)`` against it."""
 
     async def main():
-        params = StdioServerParameters(command=sys.executable, args=["-m", "veduta.cli", "mcp", "--root", str(root)],
-                                       cwd=str(root.parent))
-        with open(os.devnull, "w") as errlog:
-            async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as client:
-                    await client.initialize()
-                    await body(client)
+        params = StdioServerParameters(command=sys.executable, args=["-m", "veduta", "mcp", "--root", str(root)],
+                                       cwd=str(root))
+        with open(root / "server.log", "w") as log:
+            async with stdio_client(params, errlog=log) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return await body(session)
 
-    anyio.run(main)
-
-
-def test_tools_results_and_errors(valley):
-    async def body(c: ClientSession):
-        tools = {t.name: t for t in (await c.list_tools()).tools}
-        assert set(tools) >= {"cook", "dump", "verify", "inspect_model", "world_query", "world_map"}
-        for t in tools.values():
-            assert t.description and len(t.description) > 40, t.name
-            assert t.input_schema["type"] == "object"
-        assert tools["world_query"].input_schema["required"] == ["world", "cell"]
-
-        r = await c.call_tool("cook", {"sources": ["models/crate.vmodel"]})
-        assert not r.is_error and r.structured_content["ok"] is True
-        assert r.structured_content["summary"]["cooked"] == 1
-        assert json.loads(r.content[0].text) == r.structured_content
-
-        r = await c.call_tool("dump", {"path": "assets/.cooked/models/crate.vda"})
-        assert [ch["type"] for ch in r.structured_content["chunks"]] == ["META", "MESH"]
-        r = await c.call_tool("verify", {"paths": ["assets/.cooked/models/crate.vda", "nope.vda"]})
-        assert [f["ok"] for f in r.structured_content["files"]] == [True, False]
-
-        r = await c.call_tool("inspect_model", {"model": "crate"})
-        assert r.structured_content["status"] == "ok" and r.structured_content["name"] == "crate"
-
-        r = await c.call_tool("world_query", {"world": "valley", "cell": [-70, 0]})
-        assert not r.is_error, r.content
-        assert r.structured_content["owner"] == {"kind": "place", "name": "village_well", "prefab": "well"}
-
-        r = await c.call_tool("world_map", {"world": "valley", "at": [-70, 0], "size": [40, 30]})
-        image = r.content[0]
-        assert image.type == "image" and image.mime_type == "image/png"
-        assert base64.b64decode(image.data).startswith(b"\x89PNG\r\n\x1a\n")
-        assert r.structured_content == {"world": "valley", "at": [-70, 0], "size": [40, 30], "origin": [-90, -15],
-                                        "scale": 8, "width": 320, "height": 240}
-
-        # user mistakes: tool errors naming the problem; the server answers on
-        for name, args, said in [
-            ("world_query", {"world": "nowhere", "cell": [0, 0]}, 'no world "nowhere"'),
-            ("world_query", {"world": "valley", "cell": [0]}, "cell"),
-            ("world_query", {"world": "valley", "cell": [1 << 30, 0]}, "far outside"),
-            ("world_map", {"world": "valley", "size": [0, 5]}, "size 0,5 out of range"),
-            ("inspect_model", {"model": "ghost"}, 'no model named "ghost"'),
-            ("dump", {"path": "nope.vda"}, "nope.vda"),
-            ("cook", {"sources": ["models/ghost.vmodel"]}, "no such source"),
-            ("no_such_tool", {}, "no_such_tool"),
-        ]:
-            r = await c.call_tool(name, args)
-            assert r.is_error, (name, args)
-            assert said in r.content[0].text, (name, r.content[0].text)
-        r = await c.call_tool("world_query", {"world": "valley", "cell": [0, 0]})
-        assert not r.is_error
-
-    session(valley, body)
+    return asyncio.run(main())
 
 
-def test_cook_reports_every_diagnostic(valley, tmp_path):
-    root = tmp_path / "game"
-    shutil.copytree(valley / "assets" / "models", root / "assets" / "models")
-    (root / "dodo.py").write_text("from veduta.dodo import *\n")
-    (root / "assets/models/crate.vmodel").write_text(BAD)
-
-    async def body(c: ClientSession):
-        r = await c.call_tool("cook", {})
-        assert not r.is_error  # a source with errors is data, not a tool error
-        d = r.structured_content
-        assert d["ok"] is False and d["summary"]["failed"] == 1
-        assert {"file": "assets/models/crate.vmodel", "line": 5, "col": 68, "path": "parts[1].segments",
-                "severity": "error", "message": "2 out of range [3, 256]"} in d["diagnostics"]
-
-    session(root, body)
+def cli_json(root: Path, *args: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "veduta", *args, "--json"], cwd=root, capture_output=True,
+                         text=True, check=False)
+    return json.loads(out.stdout)
 
 
-def test_concurrent_calls_are_all_answered(valley):
-    async def body(c: ClientSession):
-        results: dict[int, object] = {}
-
-        async def call(i: int):
-            if i % 3 == 0:
-                results[i] = await c.call_tool("world_query", {"world": "valley", "cell": [i, -i]})
-            elif i % 3 == 1:
-                results[i] = await c.call_tool("inspect_model", {"model": "crate"})
-            else:
-                results[i] = await c.call_tool("world_query", {"world": "nowhere", "cell": [0, 0]})
-
-        with anyio.fail_after(120):
-            async with anyio.create_task_group() as tg:
-                for i in range(12):
-                    tg.start_soon(call, i)
-        assert len(results) == 12
-        for i, r in results.items():
-            assert r.is_error == (i % 3 == 2)
-            if i % 3 == 0:
-                assert r.structured_content["cell"] == [i, -i]
-
-    session(valley, body)
+def text_of(result) -> str:
+    return "\n".join(c.text for c in result.content if c.type == "text")
 
 
-def test_cook_does_not_import_the_sdk(valley):
-    code = ("import sys, veduta.cli as c; c.main(['cook', 'models/crate.vmodel']); "
-            "bad = sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'pydantic', 'starlette'))); "
-            "print('IMPORTED', bad)")
-    cp = subprocess.run([sys.executable, "-c", code], cwd=valley, capture_output=True, text=True, timeout=300)
-    assert "IMPORTED []" in cp.stdout, cp.stdout + cp.stderr
-    code = "import sys, veduta.dodo; print('IMPORTED', sorted(m for m in sys.modules if m.startswith('mcp')))"
-    cp = subprocess.run([sys.executable, "-c", code], cwd=valley, capture_output=True, text=True, timeout=300)
-    assert "IMPORTED []" in cp.stdout, cp.stdout + cp.stderr
+def test_tools_are_listed_with_descriptions_and_typed_inputs(sample_game):
+    async def body(s):
+        return (await s.list_tools()).tools
+
+    tools = {t.name: t for t in serve(sample_game, body)}
+    assert set(tools) == TOOLS
+    for t in tools.values():
+        assert len(t.description) > 40, t.name
+        assert t.input_schema["type"] == "object"
+    cell = tools["world_query"].input_schema["properties"]["cell"]
+    assert cell["type"] == "array" and cell["minItems"] == cell["maxItems"] == 2
+    assert [i["type"] for i in cell["prefixItems"]] == ["integer", "integer"]
+    assert set(tools["world_query"].input_schema["required"]) == {"world", "cell"}
+    kind = tools["world_terrain"].input_schema["properties"]["kind"]
+    assert kind["enum"] == ["hill", "plain", "lake", "sea"]
+    assert "metres" in tools["world_terrain"].description and "cells" in tools["world_vegetation"].description
+
+
+def test_each_tool_returns_its_cli_json(sample_game):
+    async def body(s):
+        out = {}
+        out["cook"] = await s.call_tool("cook", {})
+        out["cook_again"] = await s.call_tool("cook", {"sources": ["models/crate.vmodel"]})
+        out["query"] = await s.call_tool("world_query", {"world": "valley", "cell": [3, -4]})
+        out["model"] = await s.call_tool("inspect_model", {"model": "tree"})
+        out["prefab"] = await s.call_tool("inspect_prefab", {"prefab": "cottage"})
+        out["world"] = await s.call_tool("inspect_world", {"world": "valley"})
+        out["map"] = await s.call_tool("world_map", {"world": "valley", "at": [-60, 0], "size": [40, 30]})
+        out["dump"] = await s.call_tool("dump", {"path": "assets/.cooked/models/crate.vda"})
+        out["verify"] = await s.call_tool("verify", {"paths": ["assets/.cooked/models/crate.vda",
+                                                               "assets/.cooked/worlds/valley.vda"]})
+        out["check"] = await s.call_tool("check", {})
+        out["why"] = await s.call_tool("why", {})
+        return out
+
+    r = serve(sample_game, body)
+    for name, res in r.items():
+        assert not res.is_error, (name, text_of(res))
+        if name != "map":
+            assert json.loads(text_of(res)) == res.structured_content, name
+    cook = r["cook"].structured_content
+    assert cook["ok"] is True and cook["summary"]["cooked"] > 40 and cook["summary"]["failed"] == 0
+    assert r["cook_again"].structured_content["summary"]["up_to_date"] == 1
+    assert (sample_game / "assets/.cooked/worlds/valley.vda").is_file()
+    assert r["query"].structured_content == cli_json(sample_game, "world", "query", "valley", "3,-4")
+    assert r["model"].structured_content == cli_json(sample_game, "inspect", "model", "tree")
+    assert r["prefab"].structured_content == cli_json(sample_game, "inspect", "prefab", "cottage")
+    assert r["world"].structured_content == cli_json(sample_game, "inspect", "world", "valley")
+    assert r["dump"].structured_content == cli_json(sample_game, "dump", "assets/.cooked/models/crate.vda")
+    assert r["verify"].structured_content["ok"] is True
+    assert r["check"].structured_content["ok"] is True
+    assert r["why"].structured_content["stale"] == []
+    # the map: a PNG image of size x scale pixels, and its metadata as structured content
+    meta = r["map"].structured_content
+    image = [c for c in r["map"].content if c.type == "image"][0]
+    png = base64.b64decode(image.data)
+    assert image.mime_type == "image/png" and png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert meta["png_bytes"] == len(png)
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert (width, height) == (meta["width"], meta["height"]) == (40 * meta["scale"], 30 * meta["scale"])
+
+
+def test_user_mistakes_are_tool_errors_and_the_server_goes_on(sample_game):
+    async def body(s):
+        out = {}
+        out["unknown_world"] = await s.call_tool("world_query", {"world": "atlantis", "cell": [0, 0]})
+        out["bad_cell"] = await s.call_tool("world_query", {"world": "valley", "cell": [1]})
+        out["unknown_model"] = await s.call_tool("inspect_model", {"model": "ghost"})
+        out["overlap"] = await s.call_tool("world_place", {"world": "valley", "name": "second_well",
+                                                           "prefab": "well", "cell": [-70, 0]})
+        out["remove_none"] = await s.call_tool("world_remove", {"world": "valley", "name": "nothing_here"})
+        out["bad_kind"] = await s.call_tool("world_terrain", {"world": "valley", "name": "h", "kind": "volcano",
+                                                              "cell": [0, 0], "radius": 4})
+        out["still_up"] = await s.call_tool("world_query", {"world": "valley", "cell": [0, 0]})
+        return out
+
+    before = (sample_game / "assets/worlds/valley.vworld").read_bytes()
+    r = serve(sample_game, body)
+    assert r["unknown_world"].is_error and '"atlantis"' in text_of(r["unknown_world"])
+    assert r["bad_cell"].is_error and "cell" in text_of(r["bad_cell"])
+    assert r["unknown_model"].is_error and '"ghost"' in text_of(r["unknown_model"])
+    assert r["overlap"].is_error and "WORLD_PLACE_OVERLAP" in text_of(r["overlap"])
+    assert r["remove_none"].is_error and "nothing_here" in text_of(r["remove_none"])
+    assert r["bad_kind"].is_error and "volcano" in text_of(r["bad_kind"])
+    assert not r["still_up"].is_error and r["still_up"].structured_content["world"] == "valley"
+    assert (sample_game / "assets/worlds/valley.vworld").read_bytes() == before
+
+
+def test_concurrent_calls_are_answered_and_edits_of_one_world_never_interleave(sample_game):
+    source = sample_game / "assets/worlds/valley.vworld"
+    before = source.read_bytes()
+    names = [f"well_{i}" for i in range(4)]
+
+    async def body(s):
+        queries = [s.call_tool("world_query", {"world": "valley", "cell": [x, -x]}) for x in range(6)]
+        places = [s.call_tool("world_place", {"world": "valley", "name": n, "prefab": "well", "near": [-66, 4]})
+                  for n in names]
+        placed = await asyncio.gather(*queries, *places)
+        inspected = await s.call_tool("inspect_world", {"world": "valley"})
+        dry = await s.call_tool("world_terrain", {"world": "valley", "name": "mound", "kind": "hill",
+                                                  "cell": [40, 40], "radius": 6, "height": 3, "dry_run": True})
+        veg = await s.call_tool("world_vegetation", {"world": "valley", "name": "tufts", "model": "grass_tuft",
+                                                     "density": 0.2, "cell": [-60, 10], "radius": 5,
+                                                     "dry_run": True})
+        removed = await asyncio.gather(*[s.call_tool("world_remove", {"world": "valley", "name": n})
+                                         for n in names])
+        return placed, inspected, dry, veg, removed
+
+    placed, inspected, dry, veg, removed = serve(sample_game, body)
+    for res in placed + removed + [inspected, dry, veg]:
+        assert not res.is_error, text_of(res)
+    cells = [tuple(r.structured_content["cell"]) for r in placed[6:]]
+    assert len(set(cells)) == 4  # each edit saw the ones before it: four wells, four cells
+    findings = inspected.structured_content["findings"]
+    assert not [f for f in findings if f["code"] == "WORLD_PLACE_OVERLAP"]
+    assert {"before", "after", "places_in_water"} <= set(dry.structured_content)
+    assert {"plants", "triangles", "warnings"} <= set(veg.structured_content)
+    assert source.read_bytes() == before  # four adds and four removes give the author's bytes back
+
+
+def test_the_cook_never_imports_the_sdk(sample_game):
+    code = ("import sys\nfrom veduta.cli import main\nrc = main(['cook'])\n"
+            "assert rc == 0, rc\nassert not [m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')]\n"
+            "import veduta.dodo, veduta.api\nassert 'mcp' not in sys.modules\nprint('light')\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=sample_game, capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("light")

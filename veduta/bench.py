@@ -41,8 +41,9 @@ SHAPES = [
 
 SUFFIXES = (".vmodel", ".vtexture", ".vmaterial", ".vscene", ".vprefab", ".vworld", ".vmap")
 
-#: One process reading and hashing every source as the spec's source_hash recipe starts.
-REHASH_FLOOR = r"""
+#: One process visiting every source (a dot folder is skipped, as the cook does) and doing EACH
+#: to the file at ``p`` (relative path ``rel``); prints the count.
+_EVERY_SOURCE = r"""
 import hashlib, os, sys
 root = os.path.join(sys.argv[1], "assets")
 n = 0
@@ -51,30 +52,22 @@ for d, dirs, files in os.walk(root):
     for f in files:
         if f.endswith(SUFFIXES):
             p = os.path.join(d, f)
-            rel = os.path.relpath(p, root).replace(os.sep, "/")
-            with open(p, "rb") as fh:
-                data = fh.read()
-            h = hashlib.sha256(b"veduta-cook/1\nveduta-asset/0.8.0\n")
-            h.update(f"source {rel} {len(data)}\n".encode())
-            h.update(data)
-            h.hexdigest()
+            EACH
             n += 1
 print(n)
 """.replace("SUFFIXES", repr(SUFFIXES))
 
+#: One process reading and hashing every source as the spec's source_hash recipe starts.
+REHASH_FLOOR = _EVERY_SOURCE.replace("EACH", """rel = os.path.relpath(p, root).replace(os.sep, "/")
+            with open(p, "rb") as fh:
+                data = fh.read()
+            h = hashlib.sha256(b"veduta-cook/1\\nveduta-asset/0.8.0\\n")
+            h.update(f"source {rel} {len(data)}\\n".encode())
+            h.update(data)
+            h.hexdigest()""")
+
 #: One process stat()ing every source (what any up-to-date check must at least do).
-STAT_FLOOR = r"""
-import os, sys
-root = os.path.join(sys.argv[1], "assets")
-n = 0
-for d, dirs, files in os.walk(root):
-    dirs[:] = [x for x in dirs if not x.startswith(".")]
-    for f in files:
-        if f.endswith(SUFFIXES):
-            os.stat(os.path.join(d, f))
-            n += 1
-print(n)
-""".replace("SUFFIXES", repr(SUFFIXES))
+STAT_FLOOR = _EVERY_SOURCE.replace("EACH", "os.stat(p)")
 
 #: The compile floor: the project's compiler over every source in a pool of J processes, no doit.
 COMPILE_FLOOR = r"""
@@ -493,6 +486,9 @@ def main(argv=None) -> int:
                     help="also the heavy game (worlds, textures with mips, large models)")
     ap.add_argument("--compare", action=argparse.BooleanOptionalAction, default=True,
                     help="also ninja's and plain doit's no-op")
+    ap.add_argument("--shared", action=argparse.BooleanOptionalAction, default=True,
+                    help="also a fresh clone restoring from a warm shared cache against compiling "
+                         "(veduta/cook/shared_bench.py)")
     ap.add_argument("--skip-cook", action="store_true")
     ap.add_argument("--skip-compilers", action="store_true")
     ap.add_argument("--dir", default="build", help="where the generated game goes (default build/)")
@@ -523,6 +519,13 @@ def main(argv=None) -> int:
         if args.heavy:
             r = bench_cook(0, args.jobs, args.repeat, args.dir, heavy=True, first_repeat=args.first_repeat)
             print_cook(r, args.repeat)
+        if args.shared:
+            from veduta.cook.shared_bench import bench_shared, print_shared
+
+            shared_repeat = max(1, min(args.repeat, 3))
+            for n, heavy in [(int(x), False) for x in args.assets.split(",") if x] + [(0, True)] * args.heavy:
+                print_shared(bench_shared(n, args.jobs, shared_repeat, args.dir, heavy=heavy), shared_repeat)
+                sys.stdout.flush()
     return 0
 
 

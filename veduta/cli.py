@@ -13,7 +13,6 @@
     veduta world query WORLD X,Z [--json]
     veduta world map WORLD --out FILE.png [--at X,Z] [--size W,H] [--json]
     veduta cache info | prune [--days N] [--dry-run] | push
-    veduta mcp [--root DIR]              the tools over the Model Context Protocol (stdio)
 """
 
 from __future__ import annotations
@@ -175,6 +174,7 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("dump", help="print a cooked .vda file as JSON")
     d.add_argument("file", metavar="FILE.vda")
     d.add_argument("--full", action="store_true", help="list every vertex, index and pixel")
+    d.add_argument("--json", action="store_true", help="accepted for symmetry: the output is JSON already")
     d.set_defaults(func=cmd_dump)
 
     v = sub.add_parser("verify", help="check cooked files (exit 1 on any problem)")
@@ -219,20 +219,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_cache_commands(sub, lambda: _project(None))
 
-    mc = sub.add_parser("mcp", help="serve the tools over the Model Context Protocol (stdio), for AI agents",
-                        description="Serve this game repo's tools (cook, inspect_*, world_*, dump, verify) to an "
-                                    "MCP client over stdin/stdout. docs/mcp.md lists the tools.")
-    mc.add_argument("--root", metavar="DIR", help="the game repo to serve (default: found from the current folder)")
-    mc.set_defaults(func=cmd_mcp)
+    from veduta.mcp.cli import add_mcp_command
+
+    add_mcp_command(sub)
     return p
-
-
-def cmd_mcp(args) -> int:
-    try:
-        from veduta.mcp.server import serve
-    except ImportError as exc:
-        raise VedutaError(f"veduta mcp needs the MCP SDK ({exc.name}): pip install 'veduta-cook[mcp]'") from None
-    return serve(args.root)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,6 @@
-"""``veduta mcp``: the toolchain's tools over the Model Context Protocol (stdio).
+"""``veduta mcp``: the toolchain's tools for agents, over the Model Context Protocol.
 
-The server lives in :mod:`veduta.mcp.server`, which imports the MCP SDK; this package's
-``__init__`` imports nothing, so registering the ``mcp`` sub-command costs the CLI nothing.
+The server (:mod:`veduta.mcp.server`) is a thin face over :mod:`veduta.api`: every tool calls
+the same function as its CLI command and returns the same data as that command's ``--json``.
+Importing this package imports nothing of the SDK; only :func:`veduta.mcp.server.serve` does.
 """

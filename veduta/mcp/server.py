@@ -1,270 +1,245 @@
-"""The MCP server: every tool a thin face over :mod:`veduta.api` (STYLE.md 11).
+"""The MCP server of ``veduta mcp``: one tool per :mod:`veduta.api` function, over stdio.
 
-Each tool calls the same function as its CLI command and returns that command's ``--json``
-data as structured content (and as JSON text, for clients that read only text); ``world_map``
-returns the PNG as image content.  A user mistake (a :class:`~veduta.errors.VedutaError`) is a
-tool error whose text names the problem; it never ends the server.  Tools are plain functions:
-the SDK runs each call on a worker thread, so calls are answered concurrently.  Edits of one
-world take that world's lock, so two never interleave; cooks take one lock (doit runs one at a
-time in a process).
-
-Adding a tool that has landed in ``veduta.api``: one function below with typed, described
-parameters, decorated with ``@tool(...)``.
+Each tool is a thin face: it checks nothing the core function does not, calls it with the
+game repo's :class:`~veduta.cook.project.Project`, and returns its data as structured content
+(and the same JSON as text, for clients that read only text). A user mistake
+(:class:`~veduta.errors.VedutaError`: unknown asset, malformed argument, refused edit) becomes a
+tool error whose text names the problem; any other exception becomes a tool error naming it, and
+the server goes on. The SDK runs each call in a worker thread, so calls are answered
+concurrently; edits of one world take that world's lock, and cooks take one lock, so they never
+interleave.
 """
 
 from __future__ import annotations
 
-import base64
-import functools
 import json
 import os
 import threading
 from collections.abc import Callable
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations
+from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import Field
 
-from veduta import __version__, api
-from veduta.cook.project import Project
+from veduta import api
 from veduta.errors import VedutaError
 
-Cell = Annotated[list[int], Field(min_length=2, max_length=2, description="a cell [x, z] (whole cells; a cell is "
-                                                                          "the world's cell size, 1 m by default)")]
+Cell = Annotated[tuple[int, int], Field(description="a cell [x, z] (integers; +x east, -z north)")]
+DryRun = Annotated[bool, Field(description="report what the edit would do, and write nothing")]
 
 INSTRUCTIONS = """\
-Tools of veduta cook, the asset toolchain of the Veduta game engine, working on one game repo
-(sources under assets/, cooked .vda files under assets/.cooked/). Cells are [x, z] in whole
-cells; heights and distances in metres unless a field says otherwise. World edits change the
-world's .vworld source text (comments and layout kept); pass dry_run to see the result first.
-Results are the same JSON as the `veduta ... --json` commands."""
+veduta cook: the asset toolchain of the Veduta game engine, serving one game repo.
+Sources live under assets/ (models/*.vmodel, prefabs/*.vprefab, worlds/*.vworld, ...); tools
+name assets by name (the file name without suffix). Worlds are grids of cells (cell metres
+square, usually 1 m); cells are [x, z] integer pairs, +x east, -z north. Heights and radii of
+terrain are in metres and cells as each tool says. The authoring loop: world_map and
+world_query to look, world_terrain to shape, world_vegetation to plant, world_place for
+landmarks (near= finds a valid cell), inspect_world until it reports no error, then cook.
+Edits change the world's .vworld source minimally and are validated before they are written;
+use dry_run to see a report first."""
 
 
-class Locks:
-    """One lock per world name (edits of one world never interleave) and one for the cook."""
+class Tools:
+    """The tools of one server: the project root and the locks that keep edits apart."""
 
-    def __init__(self) -> None:
-        self._guard = threading.Lock()
-        self._worlds: dict[str, threading.Lock] = {}
-        self.cook = threading.Lock()
+    def __init__(self, root: str):
+        self.root = os.path.abspath(root)
+        self._cook_lock = threading.Lock()
+        self._locks_lock = threading.Lock()
+        self._world_locks: dict[str, threading.Lock] = {}
 
-    def world(self, name: str) -> threading.Lock:
-        with self._guard:
-            return self._worlds.setdefault(name, threading.Lock())
+    def project(self):
+        from veduta.cook.project import Project
+
+        return Project.find(self.root)
+
+    def world_lock(self, world: str) -> threading.Lock:
+        with self._locks_lock:
+            return self._world_locks.setdefault(world, threading.Lock())
+
+    def call(self, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Run a core function; its user mistakes (and crashes) become tool errors."""
+        try:
+            return fn(self.project(), *args, **kwargs)
+        except VedutaError as exc:
+            findings = getattr(exc, "findings", None)
+            text = str(exc)
+            if findings:
+                text += "\n" + json.dumps({"findings": findings}, indent=1, sort_keys=True)
+            raise ToolError(text) from None
+        except ToolError:
+            raise
+        except Exception as exc:  # a bug, not a user mistake: say so, keep serving
+            raise ToolError(f"internal error in veduta ({type(exc).__name__}: {exc}); please report it") from None
+
+    def edit(self, world: str, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> dict[str, Any]:
+        with self.world_lock(world):
+            return self.call(fn, world, *args, **kwargs)
 
 
-def data_result(data: dict[str, Any]) -> CallToolResult:
-    """Structured content *data*, and the same as JSON text."""
-    return CallToolResult(content=[TextContent(type="text", text=json.dumps(data, ensure_ascii=False))],
-                          structured_content=data)
+def _result(data: dict[str, Any], *extra: Any) -> CallToolResult:
+    text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
+    return CallToolResult(content=[*extra, TextContent(type="text", text=text)], structured_content=data)
 
 
-def _cell(v: list[int] | None) -> tuple[int, int] | None:
-    return None if v is None else (v[0], v[1])
+def _missing(report: dict[str, Any], kind: str) -> dict[str, Any]:
+    """inspect_* report a missing asset as data; an agent is told it as an error."""
+    if report.get("status") == "missing":
+        messages = "; ".join(e.get("message", "") for e in report.get("errors", [])) or f"no such {kind}"
+        raise ToolError(messages)
+    return report
 
 
-def build_server(project: Project) -> MCPServer:
-    """The server for *project* (paths in its tools are relative to the current folder, which
-    :func:`serve` makes the game root)."""
-    server: MCPServer = MCPServer("veduta", instructions=INSTRUCTIONS, version=__version__)
-    locks = Locks()
+def build_server(root: str) -> MCPServer:
+    """The server for the game repo at *root*, with every tool registered."""
+    from veduta import __version__
 
-    def tool(name: str, description: str, *, read_only: bool = True, destructive: bool = False,
-             lock: Callable[[dict[str, Any]], threading.Lock] | None = None):
-        """Register the decorated function as tool *name*; a VedutaError becomes a tool error."""
+    t = Tools(root)
+    server = MCPServer("veduta", instructions=INSTRUCTIONS, version=__version__)
+    tool = server.tool
 
-        def register(fn: Callable[..., CallToolResult]) -> Callable[..., CallToolResult]:
-            @functools.wraps(fn)
-            def face(**kwargs: Any) -> CallToolResult:
-                try:
-                    if lock is None:
-                        return fn(**kwargs)
-                    with lock(kwargs):
-                        return fn(**kwargs)
-                except VedutaError as exc:
-                    findings = getattr(exc, "findings", None)
-                    text = str(exc)
-                    if findings:
-                        text += "\n" + json.dumps({"findings": findings}, ensure_ascii=False)
-                    raise ToolError(text) from None
-
-            server.add_tool(face, name=name, description=description,
-                            annotations=ToolAnnotations(read_only_hint=read_only, destructive_hint=destructive,
-                                                        idempotent_hint=True, open_world_hint=False))
-            return fn
-
-        return register
-
-    def world_lock(kwargs: dict[str, Any]) -> threading.Lock:
-        return locks.world(kwargs["world"])
-
-    # -- cooking and cooked files ---------------------------------------------------------------
-
-    @tool("cook", "Cook the game's asset sources into .vda files (only what is stale; like `veduta cook`). "
-                  "Returns ok, a summary (counts of cooked, up_to_date, restored, failed sources, removed "
-                  "orphan files) and every diagnostic {file, line, col (1-based), path (JSON path in the "
-                  "source), severity, message[, code]}. Fix the sources and cook again until ok.",
-          read_only=False, lock=lambda kwargs: locks.cook)
+    @tool(description="Cook the game's asset sources into .vda files (what `veduta cook` does): only what is "
+          "stale. Returns the summary (cooked, up_to_date, restored, failed, removed) and every diagnostic "
+          "(file, line, col, path, severity, message).")
     def cook(sources: Annotated[list[str] | None, Field(
-            description="source files to cook, as paths from the game root (assets/models/crate.vmodel) or "
-                        "under assets/ (models/crate.vmodel); omit to cook every source")] = None
-             ) -> CallToolResult:
-        return data_result(api.cook(project, sources or []))
+            description="source files to cook, as paths under the game root or under assets/ "
+            "(e.g. 'models/crate.vmodel'); omit to cook everything")] = None) -> CallToolResult:
+        with t._cook_lock:
+            return _result(t.call(api.cook, sources or None))
 
-    @tool("dump", "A cooked .vda file as JSON: its META (compiler, kind, name, source, deps, source_hash) and "
-                  "its body chunk (arrays summarised), like `veduta dump`.")
-    def dump(path: Annotated[str, Field(description="path of a .vda file from the game root, e.g. "
-                                                    "assets/.cooked/models/crate.vda")]) -> CallToolResult:
-        return data_result(api.dump(project, path))
+    @tool(description="Check every source (or those named) as the cook would, references included, writing "
+          "nothing. Returns ok, counts and every diagnostic (file, line, col, path, severity, message).")
+    def check(sources: Annotated[list[str] | None, Field(
+            description="source paths under assets/; omit to check everything")] = None) -> CallToolResult:
+        return _result(t.call(api.check, sources or None))
 
-    @tool("verify", "Check cooked .vda files against the container spec (magic, lengths, CRCs, META, body), "
-                    "like `veduta verify --json`: ok, and per file its kind and name or the error with the "
-                    "chunk and byte offset.")
-    def verify(paths: Annotated[list[str], Field(min_length=1, description="paths of .vda files from the game "
-                                                                            "root")]) -> CallToolResult:
-        return data_result(api.verify(project, paths))
+    @tool(description="List each stale asset and why it would cook again (never cooked, source changed, a "
+          "dependency changed, compiler changed, ...).")
+    def why(sources: Annotated[list[str] | None, Field(
+            description="source paths under assets/; omit for every source")] = None) -> CallToolResult:
+        return _result(t.call(api.why, sources or None))
 
-    # -- inspection -----------------------------------------------------------------------------
+    @tool(description="Inspect a model: triangles per part and level of detail, bounds in metres, and findings "
+          "(code, severity error|warning|note, message).")
+    def inspect_model(model: Annotated[str, Field(description="model name (file name without .vmodel)")]
+                      ) -> CallToolResult:
+        return _result(_missing(t.call(api.inspect_model, model), "model"))
 
-    @tool("inspect_model", "Inspect model NAME: triangles per part and in total, triangles of every level of "
-                           "detail (distances in metres), bounds in metres, materials and findings (MESH_* codes "
-                           "with severity error/warning/note), like `veduta inspect model --json`.")
-    def inspect_model(model: Annotated[str, Field(description="model name: the .vmodel file name without the "
-                                                              "suffix")]) -> CallToolResult:
-        report = api.inspect_model(project, model)
-        if report.get("status") == "missing":
-            raise VedutaError(report["errors"][0]["message"])
-        return data_result(report)
+    @tool(description="Inspect a prefab: footprint in cells, entities, triangles of its models, findings.")
+    def inspect_prefab(prefab: Annotated[str, Field(description="prefab name (file name without .vprefab)")]
+                       ) -> CallToolResult:
+        return _result(_missing(t.call(api.inspect_prefab, prefab), "prefab"))
 
-    if hasattr(api, "inspect_prefab"):
-        @tool("inspect_prefab", "Inspect prefab NAME: footprint in cells, entities, triangles of their models "
-                                "and findings (PREFAB_* codes), like `veduta inspect prefab --json`.")
-        def inspect_prefab(prefab: Annotated[str, Field(description="prefab name: the .vprefab file name "
-                                                                    "without the suffix")]) -> CallToolResult:
-            return data_result(api.inspect_prefab(project, prefab))
+    @tool(description="Inspect a world: findings ranked by severity (places in water, overlapping, in a wrong "
+          "biome or too close; missing prefabs or models; a camera that sees past the loaded chunks; views "
+          "over the 1200-triangle budget, WORLD_CHUNK_BUDGET) and the triangles drawn in each view. Fix every "
+          "error before cooking.")
+    def inspect_world(world: Annotated[str, Field(description="world name (file name without .vworld)")],
+                      at: Annotated[list[tuple[int, int]] | None, Field(
+                          description="extra view foci as cells [x, z], beside the start cell and every place"
+                      )] = None) -> CallToolResult:
+        return _result(_missing(t.call(api.inspect_world, world, [tuple(c) for c in at or []]), "world"))
 
-    if hasattr(api, "inspect_world"):
-        @tool("inspect_world", "Inspect world NAME: findings about its places, prefabs and models and the "
-                               "triangles drawn per view (WORLD_* codes), like `veduta inspect world --json`.")
-        def inspect_world(world: Annotated[str, Field(description="world name: the .vworld file name without "
-                                                                  "the suffix")],
-                          at: Annotated[list[Cell] | None, Field(description="cells [x, z] to view from "
-                                                                             "(default: the world's views)")] = None,
-                          all_views: Annotated[bool, Field(description="report every view, not only the "
-                                                                       "worst")] = False) -> CallToolResult:
-            return data_result(api.inspect_world(project, world, at=[(c[0], c[1]) for c in at or []],
-                                                 all_views=all_views))
+    @tool(description="What is at one cell of a world: biome, ground height in metres (full detail and as "
+          "drawn), water, the structure that owns the cell, plants and entities.")
+    def world_query(world: Annotated[str, Field(description="world name")], cell: Cell) -> CallToolResult:
+        return _result(t.call(api.world_query, world, tuple(cell)))
 
-    # -- the world generator --------------------------------------------------------------------
-
-    @tool("world_query", "What is at one cell of a world: biome, ground kind, ground height in metres at the "
-                         "cell centre, water (level in metres, wet), the owner (place, site, scatter, "
-                         "vegetation) and plants, like `veduta world query --json`.")
-    def world_query(world: Annotated[str, Field(description="world name (assets/worlds/<name>.vworld)")],
-                    cell: Cell) -> CallToolResult:
-        return data_result(api.world_query(project, world, (cell[0], cell[1])))
-
-    @tool("world_map", "Draw the top-down map of a world around a cell as a PNG (biomes, hill shading, water, "
-                       "trees, chunk borders, labels), returned as an image; the structured result says which "
-                       "cells it covers (origin = the cell at the top-left pixel) and the pixels per cell.")
-    def world_map(world: Annotated[str, Field(description="world name (assets/worlds/<name>.vworld)")],
-                  at: Annotated[list[int], Field(min_length=2, max_length=2,
-                                                 description="centre cell [x, z]")] = [0, 0],  # noqa: B006
-                  size: Annotated[list[int], Field(min_length=2, max_length=2,
-                                                   description="cells [width, height] to draw, each "
-                                                               "1..2048")] = [256, 256],  # noqa: B006
-                  scale: Annotated[int | None, Field(description="pixels per cell, 1..16 (default: "
-                                                                 "1024 // the larger side, 1..8)")] = None
+    @tool(description="The top-down map of a world around a cell, as a PNG image (biome colours shaded by "
+          "relief, water, features, footprints, names) and its metadata. One pixel per cell times scale.")
+    def world_map(world: Annotated[str, Field(description="world name")],
+                  at: Annotated[tuple[int, int], Field(description="the centre cell [x, z]")] = (0, 0),
+                  size: Annotated[tuple[int, int], Field(description="width and depth in cells [w, h]")] = (256, 256)
                   ) -> CallToolResult:
-        data = api.world_map(project, world, (at[0], at[1]), (size[0], size[1]), scale)
+        import base64
+
+        data = dict(t.call(api.world_map, world, tuple(at), tuple(size)))
         png = data.pop("png")
-        return CallToolResult(content=[ImageContent(type="image", data=base64.b64encode(png).decode("ascii"),
-                                                    mime_type="image/png"),
-                                       TextContent(type="text", text=json.dumps(data))],
-                              structured_content=data)
+        image = ImageContent(type="image", data=base64.b64encode(png).decode("ascii"), mime_type="image/png")
+        data["png_bytes"] = len(png)
+        return _result(data, image)
 
-    # -- world editing (each takes the world's lock) ----------------------------------------------
+    @tool(description="Add (or replace, same name) a place: a named landmark prefab at a cell. Give cell to "
+          "validate that exact cell (refused, naming the finding code, when it is in water, overlaps another "
+          "place, is in a biome the prefab does not allow, breaks a min_distance or is outside the world), "
+          "or near to let it choose the nearest valid cell. Returns the cell used.")
+    def world_place(world: Annotated[str, Field(description="world name")],
+                    name: Annotated[str, Field(description="the place's name")],
+                    prefab: Annotated[str, Field(description="prefab name")],
+                    cell: Annotated[tuple[int, int] | None, Field(description="the exact cell [x, z]")] = None,
+                    near: Annotated[tuple[int, int] | None, Field(
+                        description="find the valid cell nearest this one [x, z]")] = None,
+                    rotation: Annotated[Literal[0, 90, 180, 270], Field(description="degrees")] = 0,
+                    search: Annotated[int, Field(description="with near: search radius in cells", ge=1)] = 32,
+                    dry_run: DryRun = False) -> CallToolResult:
+        return _result(t.edit(world, api.world_place, name, prefab, cell=_opt(cell), near=_opt(near),
+                              rotation=rotation, search=search, dry_run=dry_run))
 
-    if hasattr(api, "world_place"):
-        @tool("world_place", "Add or move the place NAME (one prefab at one cell) in a world's source, checked "
-                             "as inspect world checks places (outside, water, biome, overlap, distance): a "
-                             "refused placement is an error listing the findings. Give cell, or near to take "
-                             "the valid cell nearest to it.", read_only=False, lock=world_lock)
-        def world_place(world: Annotated[str, Field(description="world name")],
-                        name: Annotated[str, Field(description="the place's name (unique in the world)")],
-                        prefab: Annotated[str, Field(description="prefab name to place")],
-                        cell: Annotated[list[int] | None, Field(min_length=2, max_length=2,
-                                                                description="cell [x, z] of the place")] = None,
-                        near: Annotated[list[int] | None, Field(min_length=2, max_length=2,
-                                                                description="search from this cell [x, z] for the "
-                                                                            "nearest valid one")] = None,
-                        rotation: Annotated[int, Field(description="degrees: 0, 90, 180 or 270")] = 0,
-                        dry_run: Annotated[bool, Field(description="check and report, write nothing")] = False
-                        ) -> CallToolResult:
-            return data_result(api.world_place(project, world, name, prefab, cell=_cell(cell), near=_cell(near),
-                                               rotation=rotation, dry_run=dry_run))
+    @tool(description="Add (or replace, same name) a terrain feature: a hill (height metres at the centre), a "
+          "plain (levels the ground, height metres), a lake or sea (water at height metres, depth metres "
+          "below). Reports ground heights before and after over its area (centre, min, max), places now in "
+          "water (places_in_water) and sites or places that change.")
+    def world_terrain(world: Annotated[str, Field(description="world name")],
+                      name: Annotated[str, Field(description="the feature's name")],
+                      kind: Annotated[Literal["hill", "plain", "lake", "sea"], Field(description="feature kind")],
+                      cell: Annotated[tuple[int, int], Field(description="centre cell [x, z]")],
+                      radius: Annotated[int, Field(description="radius in cells")],
+                      height: Annotated[float | None, Field(description="metres (see kind)")] = None,
+                      depth: Annotated[float | None, Field(description="lake/sea: metres below the water")] = None,
+                      falloff: Annotated[int | None, Field(description="cells over which it blends out")] = None,
+                      roughness: Annotated[float | None, Field(description="how much the edge wanders")] = None,
+                      dry_run: DryRun = False) -> CallToolResult:
+        return _result(t.edit(world, api.world_terrain, name, kind, tuple(cell), radius, height=height,
+                              depth=depth, falloff=falloff, roughness=roughness, dry_run=dry_run))
 
-    if hasattr(api, "world_terrain"):
-        @tool("world_terrain", "Add or replace the terrain feature NAME of a world (a hill, plain, lake or sea "
-                               "around a cell; radius in cells, height and depth in metres); reports the ground "
-                               "before and after and places that end up in water.", read_only=False,
-              lock=world_lock)
-        def world_terrain(world: Annotated[str, Field(description="world name")],
-                          name: Annotated[str, Field(description="the feature's name")],
-                          kind: Annotated[str, Field(description="hill, plain, lake or sea")],
-                          cell: Cell,
-                          radius: Annotated[int, Field(description="radius in cells")],
-                          height: Annotated[float | None, Field(description="metres (hill, plain)")] = None,
-                          depth: Annotated[float | None, Field(description="metres (lake, sea)")] = None,
-                          falloff: Annotated[int | None, Field(description="cells of the edge's slope")] = None,
-                          roughness: Annotated[float | None, Field(description="0..1")] = None,
-                          dry_run: Annotated[bool, Field(description="report, write nothing")] = False
-                          ) -> CallToolResult:
-            return data_result(api.world_terrain(project, world, name, kind, (cell[0], cell[1]), radius,
-                                                 height=height, depth=depth, falloff=falloff, roughness=roughness,
-                                                 dry_run=dry_run))
+    @tool(description="Add (or replace, same name) a vegetation rule planting a model (flora, any number per "
+          "cell) or a prefab (trees: one per cell, competing with scatter) with a density 0..1 per cell, "
+          "world-wide or in a round area (cell + radius in cells), optionally only on some biomes. Reports "
+          "plants, the triangles they cost to draw, and warnings.")
+    def world_vegetation(world: Annotated[str, Field(description="world name")],
+                         name: Annotated[str, Field(description="the rule's name")],
+                         density: Annotated[float, Field(description="share of cells planted, 0..1")],
+                         model: Annotated[str | None, Field(description="flora model name")] = None,
+                         prefab: Annotated[str | None, Field(description="prefab name")] = None,
+                         biomes: Annotated[list[str] | None, Field(description="biome names")] = None,
+                         cell: Annotated[tuple[int, int] | None, Field(description="area centre [x, z]")] = None,
+                         radius: Annotated[int | None, Field(description="area radius in cells")] = None,
+                         scale: Annotated[tuple[float, float] | None, Field(
+                             description="random scale range [min, max]")] = None,
+                         dry_run: DryRun = False) -> CallToolResult:
+        return _result(t.edit(world, api.world_vegetation, name, density, prefab=prefab, model=model,
+                              biomes=biomes, cell=_opt(cell), radius=radius, scale=_opt(scale), dry_run=dry_run))
 
-    if hasattr(api, "world_vegetation"):
-        @tool("world_vegetation", "Add or replace the vegetation rule NAME of a world: a prefab or model planted "
-                                  "at a density (plants per cell) in biomes, or around a cell within a radius "
-                                  "(cells); reports plants and triangles.", read_only=False, lock=world_lock)
-        def world_vegetation(world: Annotated[str, Field(description="world name")],
-                             name: Annotated[str, Field(description="the rule's name")],
-                             density: Annotated[float, Field(description="plants per cell, 0..1")],
-                             prefab: Annotated[str | None, Field(description="prefab to plant")] = None,
-                             model: Annotated[str | None, Field(description="model to plant")] = None,
-                             biomes: Annotated[list[str] | None, Field(description="biome names")] = None,
-                             cell: Annotated[list[int] | None, Field(min_length=2, max_length=2,
-                                                                     description="centre cell [x, z]")] = None,
-                             radius: Annotated[int | None, Field(description="cells around cell")] = None,
-                             scale: Annotated[list[float] | None, Field(min_length=2, max_length=2,
-                                                                        description="model rules: [min, max] "
-                                                                                    "scale")] = None,
-                             dry_run: Annotated[bool, Field(description="report, write nothing")] = False
-                             ) -> CallToolResult:
-            return data_result(api.world_vegetation(
-                project, world, name, density, prefab=prefab, model=model, biomes=biomes, cell=_cell(cell),
-                radius=radius, scale=None if scale is None else (scale[0], scale[1]), dry_run=dry_run))
+    @tool(description="Remove a feature, vegetation rule or place from a world by name (an error when there "
+          "is none). section says which list when the name is in several.")
+    def world_remove(world: Annotated[str, Field(description="world name")],
+                     name: Annotated[str, Field(description="the name to remove")],
+                     section: Annotated[Literal["features", "vegetation", "places"] | None, Field(
+                         description="which list, when the name is in several")] = None,
+                     dry_run: DryRun = False) -> CallToolResult:
+        return _result(t.edit(world, api.world_remove, name, section=section, dry_run=dry_run))
 
-    if hasattr(api, "world_remove"):
-        @tool("world_remove", "Remove the terrain feature, vegetation rule or place NAME from a world's source.",
-              read_only=False, destructive=True, lock=world_lock)
-        def world_remove(world: Annotated[str, Field(description="world name")],
-                         name: Annotated[str, Field(description="the name to remove")],
-                         section: Annotated[str | None, Field(description="features, vegetation or places, when "
-                                                                          "the name is in several")] = None,
-                         dry_run: Annotated[bool, Field(description="report, write nothing")] = False
-                         ) -> CallToolResult:
-            return data_result(api.world_remove(project, world, name, section=section, dry_run=dry_run))
+    @tool(description="A cooked .vda file as JSON: its chunks, META (kind, compiler, source hashes) and body "
+          "(large arrays summarised).")
+    def dump(path: Annotated[str, Field(description="path of a .vda file, relative to the game root")]
+             ) -> CallToolResult:
+        return _result(t.call(lambda _p: api.dump(None, path)))
+
+    @tool(description="Check cooked .vda files against the container spec and their kind's reader checks.")
+    def verify(paths: Annotated[list[str], Field(description="paths of .vda files, relative to the game root")]
+               ) -> CallToolResult:
+        return _result(t.call(lambda _p: api.verify(None, list(paths))))
 
     return server
 
 
-def serve(root: str | None = None) -> int:
-    """Serve the game repo at *root* (default: found from the current folder) over stdio."""
-    project = Project.find(root or os.getcwd())
-    os.chdir(os.path.abspath(project.root))  # tool paths are relative to the game root
-    build_server(Project.at(".")).run("stdio")
-    return 0
+def _opt(pair: Any) -> tuple | None:
+    return None if pair is None else tuple(pair)
+
+
+def serve(root: str) -> None:
+    """Serve the game repo at *root* over stdio until the client closes."""
+    os.chdir(os.path.abspath(root))  # the cook's paths are relative to the game root
+    build_server(".").run()
