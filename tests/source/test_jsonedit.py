@@ -82,7 +82,9 @@ def test_append_follows_the_neighbours_style():
     assert ('{ "name": "keeper", "prefab": "cottage", "cell": [-59, -7], "rotation": 90 },\n'
             '              { "name": "inn", "prefab": "cottage", "cell": [-40, 12], "rotation": 90 } ],') in new
     new = append_item(ALIGNED, "features", {"name": "h", "kind": "hill", "cell": [1, 2], "radius": 5})
-    assert ('"depth": 2.5 },\n    { "name": "h", "kind": "hill", "cell": [1, 2], "radius": 5 }\n  ],') in new
+    # a column-aligned table: the new row is aligned too
+    assert ('"depth": 2.5 },\n    { "name": "h",             "kind": "hill",  "cell": [1, 2],     "radius": 5 }\n'
+            '  ],') in new
     new = append_item(MINIFIED, "places", NEW)
     assert new.endswith(',{"name":"inn","prefab":"cottage","cell":[-40,12],"rotation":90}]}')
     new = append_item(PRETTY, "places", NEW)

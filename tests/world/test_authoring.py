@@ -82,4 +82,10 @@ def test_the_authoring_tutorial_runs_as_written(tmp_path, monkeypatch):
 
     report = api.inspect_world(Project.at(str(root)), "isle")
     assert report["status"] == "ok"
+    # and the page's figures for its views are true
+    lo, hi = (int(v.replace(",", "")) for v in re.search(r"draw ([\d,]+) to ([\d,]+) triangles",
+                                                         DOC.read_text()).groups())
+    tris = [v["triangles"] for v in report["views"]]
+    assert [v["name"] for v in report["views"]][0] == "start" and len(tris) >= 2
+    assert lo <= min(tris) and max(tris) <= hi and hi - lo <= max(tris) - min(tris) + 200, tris
     assert not [f for f in report["findings"] if f["severity"] == "error"]

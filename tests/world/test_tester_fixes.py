@@ -188,3 +188,107 @@ def test_ambiguous_name_message_names_no_parameter(game, capsys):
     msg = str(e.value)
     assert msg == '"mill_pond" names a feature and a place; say which list: features or places'
     assert main(["world", "remove", "valley", "mill_pond", "--from", "places"]) == 0
+
+
+# -- 7, 13: broken or missing vegetation assets: one warning naming the asset ------------------------
+
+
+def test_vegetation_warns_once_and_names_broken_assets(game, capsys):
+    assets = Path(game.assets)
+    (assets / "models" / "badm.vmodel").write_text('{ "veduta": "model/1", "parts": [ { "shape": "box", '
+                                                   '"radius": 1 } ] }')
+    (assets / "prefabs" / "brk.vprefab").write_text('{ "veduta": "prefab/1", "footprint": [1, 1], "bogus": 1 }')
+    (assets / "prefabs" / "badp.vprefab").write_text(json.dumps({
+        "veduta": "prefab/1", "footprint": [1, 1],
+        "entities": [{"name": "a", "kind": "prop", "model": "badm"}, {"name": "b", "kind": "prop", "model": "ghost"}]}))
+    area = ["--cell", "-82,16", "--radius", "9", "--dry-run", "--json"]
+
+    def warnings(*what: str) -> list[tuple[str, str]]:
+        assert main(["world", "vegetation", "valley", "v", *what, "--density", "0.3", *area]) == 0
+        return [(w["code"], w["message"]) for w in json.loads(capsys.readouterr().out)["warnings"]]
+
+    w = warnings("--model", "ghost")
+    assert [c for c, _ in w] == ["WORLD_MODEL_MISSING"] and '"ghost"' in w[0][1]  # once, not also MISSING_REFERENCE
+    w = warnings("--model", "badm")
+    assert w == [("WORLD_MODEL_INVALID", 'model "badm" has errors (veduta inspect model badm): the rule plants '
+                                         "it, but nothing is drawn")]
+    w = warnings("--prefab", "brk")
+    assert [c for c, _ in w] == ["WORLD_PREFAB_INVALID"] and '"brk" has errors' in w[0][1]  # not ..._EMPTY
+    w = warnings("--prefab", "badp")
+    assert [c for c, _ in w] == ["WORLD_MODEL_INVALID", "WORLD_MODEL_MISSING"]
+    assert '"badm", which has errors' in w[0][1] and '"ghost", which does not exist' in w[1][1]
+
+
+# -- 8: added elements follow their neighbours' spacing ----------------------------------------------
+
+
+def test_new_elements_copy_compact_and_aligned_neighbours():
+    from veduta.source.jsonedit import append_item, replace_item
+
+    compact = '{"veduta":"world/1","seed":1,"places":[{"name":"a","prefab":"well","cell":[5,5]}]}'
+    assert append_item(compact, "places", {"name": "b", "prefab": "well", "cell": [0, 0]}) == \
+        compact[:-2] + ',{"name":"b","prefab":"well","cell":[0,0]}]}'
+    tabs = '{\n\t"biomes":[{"name":"m","ground":"grass"}],\n\t"places":[]\n}'
+    assert append_item(tabs, "places", {"name": "b", "prefab": "well", "cell": [0, 0]}) == \
+        '{\n\t"biomes":[{"name":"m","ground":"grass"}],\n\t"places":[\n\t\t{"name":"b","prefab":"well",' \
+        '"cell":[0,0]}\n\t]\n}'
+    table = ('{ "vegetation": [\n'
+             '    { "name": "grass",     "model": "grass_tuft", "density": 0.35 },\n'
+             '    { "name": "oak_grove", "prefab": "oak", "density": 0.3 }\n  ] }')
+    new = append_item(table, "vegetation", {"name": "ferns", "model": "fern", "density": 0.2})
+    assert new.splitlines()[3] == '    { "name": "ferns",     "model": "fern", "density": 0.2 }'
+    new = replace_item(table, "vegetation", 0, {"name": "g", "model": "grass_tuft", "density": 0.5})
+    assert new.splitlines()[1] == '    { "name": "g",         "model": "grass_tuft", "density": 0.5 },'
+    # equal widths by chance are not a table: no padding
+    plain = '{"p": [{"name": "aa", "prefab": "x"}, {"name": "bb", "prefab": "y"}]}'
+    assert append_item(plain, "p", {"name": "c", "prefab": "z"}).endswith(', {"name": "c", "prefab": "z"}]}')
+
+
+def test_sample_valley_vegetation_is_aligned(game, capsys):
+    assert main(["world", "vegetation", "valley", "ferns", "--model", "grass_tuft", "--density", "0.2",
+                 "--biomes", "forest"]) == 0
+    capsys.readouterr()
+    assert '    { "name": "ferns",       "model": "grass_tuft", "density": 0.2, "biomes": ["forest"] }\n' in \
+        _valley(game).read_text()
+
+
+# -- 10: the text terrain report says when it is sampled ---------------------------------------------
+
+
+def test_terrain_text_says_sampled(game, capsys):
+    argv = ["world", "terrain", "valley", "big", "--kind", "hill", "--cell", "0,0", "--radius", "600",
+            "--height", "5", "--dry-run"]
+    assert main(argv + ["--json"]) == 0
+    r = json.loads(capsys.readouterr().out)
+    step = r["before"]["step"]
+    assert step == 3
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert f"mean {r['before']['mean']:g} (sampled every {step} cells)" in out
+    assert f"mean {r['after']['mean']:g} (sampled every {step} cells)" in out
+    assert main(["world", "terrain", "valley", "small", "--kind", "hill", "--cell", "0,0", "--radius", "5",
+                 "--height", "1", "--dry-run"]) == 0
+    assert "sampled" not in capsys.readouterr().out
+
+
+# -- 11: sheet labels do not overlap ---------------------------------------------------------------
+
+
+def test_sheet_labels_do_not_overlap():
+    from PIL import Image, ImageDraw
+
+    from veduta.world.inspect import place_labels
+    from veduta.world.mapimage import _font, label_box
+
+    img = Image.new("RGB", (400, 400))
+    draw = ImageDraw.Draw(img)
+    font = _font()
+    labels = [((200, 200), 6, "start: 5350", (255, 255, 255)), ((200, 200), 6, "at 0,0: 5350", (255, 255, 255)),
+              ((202, 201), 8, "WORLD_CHUNK_BUDGET", (250, 170, 20)), ((390, 5), 8, "WORLD_PLACE_WATER", (230, 30, 30))]
+    taken = [label_box(draw, (206, 195), "a map label", font)]
+    placed = place_labels(draw, font, labels, img.size, taken=taken)
+    boxes = taken + [label_box(draw, xy, text, font) for xy, text, _ in placed]
+    for i, a in enumerate(boxes):
+        assert 0 <= a[0] and 0 <= a[1] and a[2] <= 400 and a[3] <= 400
+        for b in boxes[i + 1:]:
+            assert min(a[2], b[2]) <= max(a[0], b[0]) or min(a[3], b[3]) <= max(a[1], b[1]), (a, b)

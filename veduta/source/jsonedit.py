@@ -108,6 +108,9 @@ class Style:
     list_open: str = "["
     list_close: str = "]"
     list_comma: str = ", "
+    #: one-line only: where member i starts, from the element's start, in column-aligned arrays
+    #: (None: not aligned); a member is padded with spaces to reach its column
+    columns: tuple[int | None, ...] = ()
 
 
 _KEY_COLON = re.compile(r'"(?:[^"\\]|\\.)*"(\s*:\s*)')
@@ -115,19 +118,26 @@ _COMMA_KEY = re.compile(r',([ \t]*)"')
 _LIST = re.compile(r"\[([ \t]*)([^\[\]{}\n]*?)([ \t]*)\]")
 
 
-def style_of(sample: str | None) -> Style:
-    """The style of an existing element's text (one object), or the default one-line style."""
+def _list_style(text: str) -> dict[str, str]:
+    """Spacing of the first flat list with two items or more in *text* (none: {})."""
+    for lm in _LIST.finditer(text):
+        cm = re.search(r",([ \t]*)", lm.group(2))
+        if cm:  # a flat list with two items or more shows all three spacings
+            return {"list_open": "[" + lm.group(1), "list_close": lm.group(3) + "]", "list_comma": "," + cm.group(1)}
+    return {}
+
+
+def style_of(sample: str | None, context: str = "") -> Style:
+    """The style of an existing element's text (one object), or the default one-line style.
+    *context* (the whole file) gives the lists' spacing when the element has no list to copy."""
     if not sample or not sample.startswith("{"):
-        return Style()
+        st = Style()
+        lists = _list_style(context)
+        return Style(**lists) if lists else st
     # the narrowest spacing written: column-aligned tables pad some members, not all
     colons = [m.group(1) for m in _KEY_COLON.finditer(sample) if "\n" not in m.group(1)]
     colon = min(colons, key=len) if colons else ": "
-    lists = {}
-    for lm in _LIST.finditer(sample):
-        cm = re.search(r",([ \t]*)", lm.group(2))
-        if cm:  # a flat list with two items or more shows all three spacings
-            lists = {"list_open": "[" + lm.group(1), "list_close": lm.group(3) + "]", "list_comma": "," + cm.group(1)}
-            break
+    lists = _list_style(sample) or _list_style(context)
     if "\n" in sample:
         lines = sample.splitlines()
         member = next((ln for ln in lines[1:] if ln.strip() and not ln.strip().startswith("}")), "")
@@ -140,7 +150,37 @@ def style_of(sample: str | None) -> Style:
     close = re.search(r"([ \t]*)\}$", sample).group(1) + "}"
     commas = [m.group(1) for m in _COMMA_KEY.finditer(sample)]
     comma = "," + (min(commas, key=len) if commas else " ")
+    if not lists:  # no list anywhere: as tight as the members ("cell":[5,5] beside "a":1,"b":2)
+        tight = comma == "," and open_ == "{"
+        lists = {"list_comma": "," if tight else ", "}
     return Style(open=open_, close=close, colon=colon, comma=comma, **lists)
+
+
+def _columns(doc: JsonDoc, arr: Arr, comma: str) -> tuple[int | None, ...]:
+    """Where member i starts (from its element's start) when every one-line element of *arr*
+    (two or more) starts it at the same column and some pad to reach it (a separator wider than
+    *comma*); else None for i."""
+    rows, gaps = [], []
+    for item in arr:
+        if not isinstance(item, Obj):
+            return ()
+        a, b = doc.span(item)
+        if "\n" in doc.text[a:b]:
+            return ()
+        keys = list(item.keys)
+        rows.append([doc.key_start(item, k) - a for k in keys])
+        # the spacing before member i: from the end of member i-1's value
+        gaps.append([0] + [doc.key_start(item, k) - doc.span(item.value[keys[i - 1]])[1]
+                           for i, k in enumerate(keys) if i])
+    if len(rows) < 2:
+        return ()
+    out: list[int | None] = []
+    for i in range(max(len(r) for r in rows)):
+        at = {r[i] for r in rows if len(r) > i}
+        widths = {g[i] for g in gaps if len(g) > i}
+        counted = sum(1 for r in rows if len(r) > i)
+        out.append(at.pop() if len(at) == 1 and counted >= 2 and max(widths) > len(comma) else None)
+    return tuple(out)
 
 
 def _scalar(v: Any) -> str:
@@ -175,7 +215,17 @@ def render_value(value: dict[str, Any], st: Style, newline: str = "\n") -> str:
     if st.multiline:
         sep = "," + newline + st.member_indent
         return "{" + newline + st.member_indent + sep.join(members) + newline + st.close_indent + "}"
-    return st.open + st.comma.join(members) + st.close
+    if not st.columns:
+        return st.open + st.comma.join(members) + st.close
+    out = st.open
+    for i, m in enumerate(members):
+        if i:
+            out += st.comma
+            col = st.columns[i] if i < len(st.columns) else None
+            if col is not None and len(out) < col:
+                out += " " * (col - len(out))
+        out += m
+    return out + st.close
 
 
 # -- edits ---------------------------------------------------------------------------------------
@@ -208,12 +258,12 @@ def append_item(text: str, key: str, value: dict[str, Any], order: Sequence[str]
         indent = doc.line_prefix(doc.key_start(doc.root, key))
         indent = indent if indent.strip() == "" else ""
         return text[:a0] + _new_array(doc, indent, value) + text[a1:]
-    st = style_of(_sample(doc, node))
+    st = _with_columns(style_of(_sample(doc, node), text), doc, node)
     last_start, last_end = doc.span(items[-1])
     if len(items) >= 2:
         sep = text[doc.span(items[-2])[1] : last_start]
     elif doc.one_line():
-        sep = ", "
+        sep = _root_spacing(doc)[0]
     elif doc.starts_line(last_start):
         sep = "," + nl + doc.line_prefix(last_start)
     else:
@@ -225,6 +275,17 @@ def append_item(text: str, key: str, value: dict[str, Any], order: Sequence[str]
         if base.strip() == "" and new_base != base:
             st = _shift(st, base, new_base)
     return text[:last_end] + sep + render_value(value, st, nl) + text[last_end:]
+
+
+def _with_columns(st: Style, doc: JsonDoc, arr: Arr) -> Style:
+    if st.multiline:
+        return st
+    columns = _columns(doc, arr, st.comma)
+    if not any(c is not None for c in columns):
+        return st
+    from dataclasses import replace
+
+    return replace(st, columns=columns)
 
 
 def _shift(st: Style, old: str, new: str) -> Style:
@@ -251,8 +312,8 @@ def _file_style(doc: JsonDoc) -> Style:
     """The style of the first array of objects elsewhere in the file (one-line by default)."""
     for _, node in doc.root.items():
         if isinstance(node, Arr) and len(node) and isinstance(node.value[0], Obj):
-            return style_of(_sample(doc, node, 0))
-    return Style()
+            return style_of(_sample(doc, node, 0), doc.text)
+    return style_of(None, doc.text)
 
 
 def _root_spacing(doc: JsonDoc) -> tuple[str, str]:
@@ -315,7 +376,7 @@ def replace_item(text: str, key: str, index: int, value: dict[str, Any]) -> str:
     if not 0 <= index < len(items):
         raise EditError(f'"{key}" has no element {index}')
     a, b = doc.span(items[index])
-    st = style_of(text[a:b])
+    st = _with_columns(style_of(text[a:b], text), doc, node)
     return text[:a] + render_value(value, st, doc.newline) + text[b:]
 
 

@@ -225,7 +225,8 @@ def _run_edit(args, tool: str, kwargs: dict, out=None) -> int:
 
 
 def _heights_text(h: dict) -> str:
-    return f"centre {h['centre']:g} m, min {h['min']:g}, max {h['max']:g}, mean {h['mean']:g}"
+    sampled = f" (sampled every {h['step']} cells)" if h.get("step", 1) > 1 else ""
+    return f"centre {h['centre']:g} m, min {h['min']:g}, max {h['max']:g}, mean {h['mean']:g}{sampled}"
 
 
 def _change_text(c: dict) -> str:

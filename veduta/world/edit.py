@@ -707,11 +707,29 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     warnings = []
     asset = model or prefab
     kind = "model" if model else "prefab"
-    if not ws.exists(kind, asset):
+    missing = not ws.exists(kind, asset)
+    broken = not missing and (ws.model(asset) if model else ws.prefab(asset)) is None
+    if missing:
         code = "WORLD_MODEL_MISSING" if model else "WORLD_PREFAB_MISSING"
         warnings.append({"code": code, "severity": "warning",
                          "message": f'{kind} "{asset}" does not exist: the rule ' + (
                              "plants it, but nothing is drawn" if model else "places nothing")})
+    elif broken:
+        code = "WORLD_MODEL_INVALID" if model else "WORLD_PREFAB_INVALID"
+        warnings.append({"code": code, "severity": "warning",
+                         "message": f'{kind} "{asset}" has errors (veduta inspect {kind} {asset}): the rule ' + (
+                             "plants it, but nothing is drawn" if model else "places nothing")})
+    elif prefab:  # the prefab's own models: one that is missing or broken draws nothing
+        rec = ws.prefab(prefab)
+        for m in sorted({e.model for e in rec.entities or [] if getattr(e, "model", "")}):
+            if not ws.exists("model", m):
+                warnings.append({"code": "WORLD_MODEL_MISSING", "severity": "warning",
+                                 "message": f'prefab "{prefab}" names model "{m}", which does not exist: '
+                                            "its entities draw nothing"})
+            elif ws.model(m) is None:
+                warnings.append({"code": "WORLD_MODEL_INVALID", "severity": "warning",
+                                 "message": f'prefab "{prefab}" names model "{m}", which has errors (veduta inspect '
+                                            f"model {m}): its entities draw nothing"})
     each = _triangles_each(ws, model, prefab)
     # what the rule costs to draw: a view at its area's centre (the start cell for a world-wide
     # rule) with it, against the same view without it
@@ -731,13 +749,15 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
             warnings.append({"code": "WORLD_FLORA_NO_DRAW_DISTANCE", "severity": "warning",
                              "message": f'flora model "{model}" has no draw_distance: every plant in the loaded '
                                         f"chunks is drawn, however far"})
-    if counts["plants"] == 0 and ws.exists(kind, asset):
+    if counts["plants"] == 0 and not missing and not broken:
         what = "wins no cell" if prefab else "plants nothing"
         where = "in its area" if "area" in counts else "in the chunks around the start cell"
         warnings.append({"code": "WORLD_VEGETATION_EMPTY", "severity": "warning",
                          "message": f'vegetation rule "{name}" {what} {where} (biomes, water, density, or '
                                     f"earlier rules taking the cells)"})
-    warnings += _rule_warnings(rep, "vegetation", rule_index)
+    # the compiler's MISSING_REFERENCE says what WORLD_*_MISSING says: once is enough
+    warnings += [w for w in _rule_warnings(rep, "vegetation", rule_index)
+                 if not (missing and w["code"] == "MISSING_REFERENCE")]
     out = _base(ws, "vegetation", name, "replaced" if old is not None else "added", old, element, dry_run)
     out.update(counts)
     out["triangles"] = v_with["total"] - v_without["total"]

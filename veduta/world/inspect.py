@@ -374,11 +374,12 @@ def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CE
     view's focus by a cross labelled with its triangles. A PIL RGB image."""
     from PIL import ImageDraw
 
-    from .mapimage import _font, _label
+    from .mapimage import _font, _label, render_map
 
     n = gen.p.cells
     side = min(size, 2 * n)
-    img = gen.render_map((0, 0), (side, side))
+    map_labels: list[tuple[int, int, int, int]] = []
+    img = render_map(gen, (0, 0), (side, side), boxes=map_labels)
     scale = img.size[0] // side
     x0 = z0 = -(side // 2)
     draw = ImageDraw.Draw(img)
@@ -386,6 +387,8 @@ def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CE
 
     def px(x: int, z: int) -> tuple[int, int]:
         return (x - x0) * scale + scale // 2, (z - z0) * scale + scale // 2
+
+    labels: list[tuple[tuple[int, int], int, str, Any]] = []
 
     for v in report.get("views", []):
         x, z = v["focus"]
@@ -395,7 +398,7 @@ def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CE
         colour = MARK[WARNING] if v["triangles"] > FRAME_BUDGET else (255, 255, 255)
         draw.line([(cx - 5, cz), (cx + 5, cz)], fill=colour, width=2)
         draw.line([(cx, cz - 5), (cx, cz + 5)], fill=colour, width=2)
-        _label(draw, (cx + 6, cz + 2), f"{v['name']}: {v['triangles']}", colour, font)
+        labels.append(((cx, cz), 6, f"{v['name']}: {v['triangles']}", colour))
     for f in reversed(report.get("findings", [])):  # errors drawn last, on top
         if "cell" not in f:
             continue
@@ -405,8 +408,55 @@ def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CE
         cx, cz = px(x, z)
         colour = MARK[f["severity"]]
         draw.ellipse([cx - 7, cz - 7, cx + 7, cz + 7], outline=colour, width=2)
-        _label(draw, (cx + 8, cz - 10), f["code"], colour, font)
+        labels.append(((cx, cz), 8, f["code"], colour))
+    for xy, text, colour in place_labels(draw, font, labels, img.size, taken=map_labels):
+        _label(draw, xy, text, colour, font)
     return img
+
+
+def place_labels(draw, font, labels, size: tuple[int, int],
+                 taken: list[tuple[int, int, int, int]] = ()) -> list[tuple[tuple[int, int], str, Any]]:
+    """Positions for labels ``((cx, cy), gap, text, colour)`` beside their marks so that no two
+    overlap: each takes the first of a few offsets around its mark (right, left, below, above,
+    then further out) whose box (outline included) is free and inside the image; when none is,
+    the one overlapping least. Greedy, in the given order; ``taken``: boxes already drawn (the
+    map's own labels). Returns ``[((x, y), text, colour)]``."""
+    placed: list[tuple[int, int, int, int]] = list(taken)
+    out = []
+    W, H = size
+
+    def overlap(b) -> int:
+        area = 0
+        for p in placed:
+            w = min(b[2], p[2]) - max(b[0], p[0])
+            h = min(b[3], p[3]) - max(b[1], p[1])
+            if w > 0 and h > 0:
+                area += w * h
+        if b[0] < 0 or b[1] < 0 or b[2] > W or b[3] > H:
+            area += 10**9
+        return area
+
+    for (cx, cy), gap, text, colour in labels:
+        left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
+        tw, th = right - left, bottom - top
+        candidates = []
+        for k in (0, 1, 2):
+            d = gap + k * (th + 2)
+            candidates += [(cx + gap, cy - th // 2 + k * (th + 2)), (cx + gap, cy - th // 2 - k * (th + 2)),
+                           (cx - gap - tw, cy - th // 2 + k * (th + 2)), (cx - gap - tw, cy - th // 2 - k * (th + 2)),
+                           (cx - tw // 2, cy + d), (cx - tw // 2, cy - d - th)]
+        best = None
+        for x, y in candidates:
+            box = (x + left - 1, y + top - 1, x + right + 1, y + bottom + 1)
+            cost = overlap(box)
+            if best is None or cost < best[0]:
+                best = (cost, (x, y), box)
+            if cost == 0:
+                break
+        assert best is not None
+        placed.append(best[2])
+        out.append((best[1], text, colour))
+    return out
 
 
 def exit_status(report: dict) -> int:

@@ -62,10 +62,17 @@ def _label(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, colour, fo
     draw.text((x, y), text, fill=light, font=font)
 
 
+def label_box(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, font) -> tuple[int, int, int, int]:
+    """The pixels :func:`_label` covers (its outline included)."""
+    left, top, right, bottom = (int(v) for v in draw.textbbox(xy, text, font=font))
+    return left - 1, top - 1, right + 1, bottom + 1
+
+
 def render_map(gen, at: tuple[int, int] = (0, 0), size: tuple[int, int] = (256, 256),
-               scale: int | None = None) -> Image.Image:
+               scale: int | None = None, boxes: list | None = None) -> Image.Image:
     """Map of the size[0] x size[1] cells centred on cell ``at``; ``scale`` pixels per cell
-    (default: 1024 // the larger side, clamped to 1..8)."""
+    (default: 1024 // the larger side, clamped to 1..8). ``boxes``: a list that gets the box of
+    every label drawn (so that more labels can be placed beside them)."""
     w, h = int(size[0]), int(size[1])
     x0, z0 = int(at[0]) - w // 2, int(at[1]) - h // 2
     if scale is None:
@@ -140,6 +147,8 @@ def render_map(gen, at: tuple[int, int] = (0, 0), size: tuple[int, int] = (256, 
             labels.append(((a, d + 2), s.name, (255, 230, 230)))
     for xy, text, colour in labels:
         _label(draw, xy, text, colour, font)
+        if boxes is not None:
+            boxes.append(label_box(draw, xy, text, font))
     return img
 
 
