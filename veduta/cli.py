@@ -42,12 +42,14 @@ def cmd_cook(args) -> int:
 
     from veduta.cook.tasks import CookRun, doit_config, task_creator
 
-    project = _project(args)
-    root = os.path.abspath(project.root)
-    os.chdir(root)  # doit's paths are relative to the game root, as with a dodo.py
+    found = _project(args)
+    # its paths are relative to where the command runs: resolve them before leaving
+    assets = os.path.abspath(found.assets)
+    os.chdir(os.path.abspath(found.root))  # doit's paths are relative to the game root, as with a dodo.py
     from veduta.cook.project import Project
 
-    run = CookRun(Project.at("."))
+    project = Project.at(".")
+    run = CookRun(project)
     if args.format:
         run.fmt = args.format
     config = doit_config(run)
@@ -61,7 +63,7 @@ def cmd_cook(args) -> int:
     for s in args.sources:
         # a path to the file (from where the command runs), or a path under the assets folder
         full = os.path.abspath(os.path.join(args.cwd, s))
-        rel = os.path.relpath(full, os.path.abspath(project.assets)).replace(os.sep, "/")
+        rel = os.path.relpath(full, assets).replace(os.sep, "/")
         if not os.path.exists(full) and rel.startswith("../"):
             rel = s.replace(os.sep, "/")
         names.append("cook:" + rel)
