@@ -57,7 +57,7 @@ def cmd_cook(args) -> int:
     # makes no task for a fresh source, and stale ones may be fetched from the shared cache
     loader = ModuleTaskLoader({"task_cook": task_creator(run), "DOIT_CONFIG": config})
     argv = ["run"]
-    if args.jobs and args.jobs > 1:
+    if args.jobs:  # -n 1 too: an explicit -n 1 cooks serially (no pool, veduta/cook/ahead.py)
         argv += ["-n", str(args.jobs)]
     names = []
     for s in args.sources:

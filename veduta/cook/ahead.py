@@ -91,6 +91,7 @@ class Ahead:
         if self.pool is not None and os.getpid() == self.pid:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
+            atexit.unregister(self.close)  # a long-lived process (veduta watch) keeps no dead pool
 
 
 #: The pool of the run in progress in this process (set by the cook's task creation).

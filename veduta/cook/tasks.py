@@ -214,11 +214,14 @@ def cook_tasks(run: CookRun):
     selected = [n for n in run.selected or [] if n.startswith(BASENAME + ":") and ":_" not in n]
     run.to_run = len(selected) if selected and BASENAME not in (run.selected or []) else \
         len(sources) - run.fresh_skipped
-    cache.keep_only(s.rel for s in sources)
-    try:
-        cache.save()
-    except OSError:
-        pass  # a cache that cannot be written only makes the next run slower (the database warned)
+    if run.executing:
+        # only a run that cooks (and holds the cook lock) writes the cook state: `doit list`,
+        # `doit info` and the like look and leave it as it was
+        cache.keep_only(s.rel for s in sources)
+        try:
+            cache.save()
+        except OSError:
+            pass  # a cache that cannot be written only makes the next run slower (the database warned)
     if run.executing and stale_jobs:
         _cook_ahead(run, [tuple(args) for args in stale_jobs])
     gc.freeze()
@@ -264,6 +267,8 @@ def _cook_ahead(run: CookRun, stale_jobs: list[tuple]) -> None:
     how, n = runner_parallelism()
     if how not in ("serial", "threads"):
         return  # doit's own worker processes, forked after this, cook in their actions
+    if how == "threads" and n == 1:
+        return  # an explicit -n 1: serial, each action cooks its own source
     selected = run.selected or []
     if BASENAME not in selected:  # only the named sources run
         names = {n[len(BASENAME) + 1:] for n in selected if n.startswith(BASENAME + ":")}
@@ -352,15 +357,15 @@ class CookReporter(ConsoleReporter):
     def _progress(self, label: str):
         if not self.tty:
             return
+        # the tasks are made while doit runs (after initialize): the count is the run's
+        total = max(self.run.to_run or self.total, self.done, 1)
         now = time.monotonic()
-        if now - self._last_progress < 0.1 and self.done < self.total:
-            return
+        if now - self._last_progress < 0.1 and self.done < total:
+            return  # at most ten redraws a second, but always the last one
         if now - self._started < 0.5:
             return
         self._last_progress = now
         width = 30
-        # the tasks are made while doit runs, so the count is known only from then on
-        total = max(self.run.to_run or self.total, self.done, 1)
         filled = width * self.done // total
         line = f"cook [{'#' * filled}{'.' * (width - filled)}] {self.done}/{total} {label}"
         sys.stderr.write("\r\x1b[K" + line[:118])
@@ -456,6 +461,7 @@ class CookReporter(ConsoleReporter):
         from veduta.cook import ahead
 
         ahead.end()
+        gc.unfreeze()  # the task pass froze this run's objects: let them go with the run
         self._clear_progress()
         if self.run.cache is not None:
             try:

@@ -1,0 +1,119 @@
+"""Cook-path defects found in review (/work/coord/review-cook.md), each as a user meets it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+
+from tests.cook.test_cook import age_all
+from tests.gamerepo import CRATE, Game, make_game
+
+
+def _many(tmp_path, n: int) -> Game:
+    g = make_game(tmp_path)
+    for i in range(n):
+        g.write(f"models/gen/m{i:03d}.vmodel", CRATE.replace("[1, 1, 1]", f"[1, {1 + i / 100}, 1]"))
+    return g
+
+
+def _python(game: Game, code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=game.root, capture_output=True, text=True, timeout=300)
+
+
+def test_explicit_n_1_cooks_without_a_pool(tmp_path):
+    g = _many(tmp_path, 20)
+    probe = """if True:
+        import sys
+        from veduta.cook import ahead
+        start = ahead.Ahead.start
+        def told(self):
+            print("POOL", self.workers)
+            start(self)
+        ahead.Ahead.start = told
+        from veduta.cli import main
+        sys.exit(main(["cook", *sys.argv[1:]]))
+    """
+    cp = subprocess.run([sys.executable, "-c", probe, "-n", "1"], cwd=g.root, capture_output=True, text=True,
+                        timeout=300)
+    assert cp.returncode == 0 and "cook: 24 cooked" in cp.stdout, cp.stdout + cp.stderr
+    assert "POOL" not in cp.stdout
+    os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
+    cp = subprocess.run([sys.executable, "-c", probe, "-n", "2"], cwd=g.root, capture_output=True, text=True,
+                        timeout=300)
+    assert "POOL 2" in cp.stdout and "cook: 24 cooked" in cp.stdout, cp.stdout + cp.stderr
+
+
+def test_doit_list_leaves_the_cook_state_alone(game):
+    game.cook(check=True)
+    age_all(game)
+    game.cook(check=True)
+    state = game.root / "cache/state.marshal"
+    before = state.read_bytes()
+    os.unlink(game.cooked("models/barrel.vda"))
+    game.doit("list", "--all", "--status", check=True)
+    assert state.read_bytes() == before
+    cp = subprocess.run([sys.executable, "-m", "veduta.cli", "why", "--json"], cwd=game.root, capture_output=True,
+                        text=True, timeout=300)
+    reasons = {i["source"]: [r["code"] for r in i["reasons"]] for i in json.loads(cp.stdout)["stale"]}
+    assert reasons == {"models/props/barrel.vmodel": ["COOKED_MISSING"]}
+
+
+def test_progress_is_redrawn_at_most_ten_times_a_second(tmp_path):
+    g = _many(tmp_path, 400)
+    master, slave = os.openpty()
+    t0 = time.monotonic()
+    p = subprocess.Popen([sys.executable, "-m", "doit", "-n", "1", "cook"], cwd=g.root, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    err = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 1.0)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            err += chunk
+        elif p.poll() is not None:
+            break
+    out = p.communicate(timeout=300)[0].decode()
+    os.close(master)
+    elapsed = time.monotonic() - t0
+    assert "cook: 404 cooked" in out, out + err.decode(errors="replace")
+    redraws = len(re.findall(rb"\r\x1b\[Kcook \[", err))
+    assert redraws >= 1, err[-500:]  # the bar was shown (the cook took over half a second)
+    assert redraws <= elapsed * 10 + 3, (redraws, elapsed)
+
+
+def test_runs_in_one_process_leave_no_frozen_objects_or_pools_behind(tmp_path):
+    g = _many(tmp_path, 20)
+    code = """if True:
+        import gc, shutil, sys, weakref
+        from veduta.cook import ahead
+        pools = []
+        init = ahead.Ahead.__init__
+        def made(self, *a, **k):
+            pools.append(weakref.ref(self))
+            init(self, *a, **k)
+        ahead.Ahead.__init__ = made
+        from veduta.cli import main
+        seen = []
+        for i in range(3):
+            shutil.rmtree("assets/.cooked", ignore_errors=True)
+            assert main(["cook", "-n", "2"]) == 0
+            gc.collect()
+            seen.append((gc.get_freeze_count(), len(pools), sum(p() is not None for p in pools)))
+        print("SEEN", seen, file=sys.stderr)
+    """
+    cp = _python(g, code)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    seen = eval(cp.stderr.split("SEEN ", 1)[1].splitlines()[0])
+    # every run froze its task objects and had a pool; none of either outlives its run
+    assert seen == [(0, 1, 0), (0, 2, 0), (0, 3, 0)], seen
