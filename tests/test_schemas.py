@@ -10,6 +10,8 @@ import json
 import os
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from veduta.compile import AssetIndex, CompileContext, compile_source
@@ -213,3 +215,83 @@ def test_veduta_schema_writes_the_shipped_files(tmp_path, capsys):
     for k in KINDS:
         text = (tmp_path / "schemas" / f"{k.name}.schema.json").read_text(encoding="utf-8")
         assert json.loads(text) == schema_of(k.name)
+
+
+# -- the schema never rejects a source the cook accepts ----------------------------------------
+
+
+_VALUES = [-1, 0, 0.5, 1, 2, 3, 300, 1e9, "x", "", "box", "#ffffff", "#80ffffff", True, False, None, [], {},
+           [1, 2], [1, 2, 3], [0, 0, 0], {"x": 1}]
+_SAMPLES = {"model": "robot", "texture": "hero", "material": "hero_sprite", "scene": "demo", "prefab": "cottage",
+            "world": "valley", "map": "town"}
+
+
+def _paths(node, path=()):
+    yield path
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _paths(v, (*path, k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _paths(v, (*path, i))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from(sorted(_SAMPLES)), data=st.data())
+def test_the_schema_never_rejects_what_the_cook_accepts(kind, data):
+    """Random one-value mutations of a sample source: whenever the schema says no, the cook
+    reports an error too (the schema may let through what only the cook can see, never the
+    other way round)."""
+    k = BY_NAME[kind]
+    with open(os.path.join(ASSETS, k.folder, _SAMPLES[kind] + k.suffix), encoding="utf-8") as f:
+        doc = json.load(f)
+    paths = [p for p in _paths(doc) if p]
+    path = data.draw(st.sampled_from(paths), label="path")
+    action = data.draw(st.sampled_from(["replace", "delete", "add"]), label="action")
+    if action == "add":
+        target = path if isinstance(_get(doc, path), dict) else path[:-1]
+        if not isinstance(_get(doc, target), dict):
+            action, target = "replace", path
+        else:
+            path = (*target, data.draw(st.sampled_from(["extra", "size", "radius", "type", "name"]), label="key"))
+    value = _DELETE if action == "delete" and isinstance(_get(doc, path[:-1]), dict) else \
+        data.draw(st.sampled_from(_VALUES), label="value")
+    mutated = _set(doc, list(path), value)
+    schema_errors = [e.message for e in validator(kind).iter_errors(mutated)]
+    if schema_errors:
+        assert cook_errors(kind, mutated, _SAMPLES[kind]), (path, value, schema_errors[:3])
+
+
+def _get(doc, path):
+    for step in path:
+        doc = doc[step]
+    return doc
+
+
+def test_only_keywords_draft_07_also_has():
+    """Editors whose JSON support stops at draft-07 (older VS Code, many language servers)
+    read the schemas the same way."""
+    from jsonschema import Draft7Validator
+
+    draft7 = {"$schema", "title", "description", "default", "type", "properties", "required",
+              "additionalProperties", "items", "minItems", "maxItems", "uniqueItems", "enum", "const", "pattern",
+              "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "not",
+              "anyOf", "allOf", "if", "then", "else", "propertyNames", "maxProperties"}
+
+    def keywords(node):
+        if isinstance(node, dict):
+            for key, sub in node.items():
+                yield key
+                if key == "properties":
+                    for s in sub.values():
+                        yield from keywords(s)
+                elif key not in ("default", "enum", "const"):
+                    yield from keywords(sub)
+        elif isinstance(node, list):
+            for sub in node:
+                yield from keywords(sub)
+
+    for k in KINDS:
+        schema = schema_of(k.name)
+        assert set(keywords(schema)) <= draft7, set(keywords(schema)) - draft7
+        Draft7Validator.check_schema({key: v for key, v in schema.items() if key != "$schema"})
