@@ -191,6 +191,10 @@ def compile_floor(root: str, jobs: int, batch: int = 32) -> int:
 _ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
+#: CPU seconds (user + system) of every run, its waited-for children included (a pool's workers).
+CPU: list[float] = []
+
+
 def run(cmd: list[str], cwd: str) -> tuple[float, str, int]:
     """Run *cmd* to its end: (wall seconds, stdout, peak resident KiB of the process)."""
     out = tempfile.TemporaryFile()
@@ -205,6 +209,7 @@ def run(cmd: list[str], cwd: str) -> tuple[float, str, int]:
     text = out.read().decode("utf-8", "replace")
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{text}\n{err.read().decode('utf-8', 'replace')}")
+    CPU.append(usage.ru_utime + usage.ru_stime)
     return dt, text, usage.ru_maxrss
 
 
@@ -220,15 +225,17 @@ def _fresh(root: str) -> None:
     shutil.rmtree(os.path.join(root, "stamps"), ignore_errors=True)
 
 
-def _median(cmd: list[str], root: str, repeat: int, fresh: bool = False) -> tuple[float, str, int]:
-    times, peaks, text = [], [], ""
+def _median(cmd: list[str], root: str, repeat: int, fresh: bool = False) -> tuple[float, str, int, float]:
+    """(median wall seconds, last output, median peak KiB, median CPU seconds) of *repeat* runs."""
+    times, peaks, cpus, text = [], [], [], ""
     for _ in range(repeat):
         if fresh:
             _fresh(root)
         dt, text, peak = run(cmd, root)
         times.append(dt)
         peaks.append(peak)
-    return statistics.median(times), text, int(statistics.median(peaks))
+        cpus.append(CPU[-1])
+    return statistics.median(times), text, int(statistics.median(peaks)), statistics.median(cpus)
 
 
 def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool = False,
@@ -251,23 +258,25 @@ def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool
         run([py, "-c", "import veduta.cook.tasks, veduta.compile.model.compile, veduta.formats, doit.doit_cmd"], root)
         # first cooks from nothing, paired run by run with the compile floors
         firsts, plains, floors, floor1 = [], [], [], []
-        for _ in range(first_repeat):
+        for _ in range(first_repeat):  # one of each in turn, so that a busy spell hits all four
             _fresh(root)
             dt, out, _ = run(doit + ["-n", str(jobs), "cook"], root)
-            firsts.append(dt)
+            firsts.append((dt, CPU[-1]))
             r["first_summary"] = out.strip().splitlines()[-1]
             _fresh(root)
-            plains.append(run(doit + ["cook"], root)[0])
+            plains.append((run(doit + ["cook"], root)[0], CPU[-1]))
             _fresh(root)
             dt, out, _ = run([py, "-c", COMPILE_FLOOR, root, str(jobs)], root)
             if int(out) != n:
                 raise SystemExit(f"the compile floor cooked {out.strip()} sources, not {n}")
-            floors.append(dt)
+            floors.append((dt, CPU[-1]))
             _fresh(root)
-            floor1.append(run([py, "-c", COMPILE_FLOOR, root, "1"], root)[0])
-        if first_repeat:
-            r.update(first=statistics.median(firsts), first_plain=statistics.median(plains),
-                     compile_floor=statistics.median(floors), compile_floor_1=statistics.median(floor1))
+            floor1.append((run([py, "-c", COMPILE_FLOOR, root, "1"], root)[0], CPU[-1]))
+        for key, got in (("first", firsts), ("first_plain", plains), ("compile_floor", floors),
+                         ("compile_floor_1", floor1)):
+            if got:
+                r[key] = statistics.median(w for w, _ in got)
+                r[key + "_cpu"] = statistics.median(c for _, c in got)
         # the game cooked by doit, then no-ops
         _fresh(root)
         run(doit + ["cook"], root)
@@ -276,12 +285,12 @@ def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool
         r["settle"] = run(doit + ["cook"], root)[0]
         time.sleep(RACY_NS / 1e9)
         run(doit + ["cook"], root)
-        r["noop"], _, r["noop_kib"] = _median(doit + ["cook"], root, repeat)
-        r["floor"], out, _ = _median([py, "-c", REHASH_FLOOR, root], root, repeat)
+        r["noop"], _, r["noop_kib"], r["noop_cpu"] = _median(doit + ["cook"], root, repeat)
+        r["floor"], out, _, r["floor_cpu"] = _median([py, "-c", REHASH_FLOOR, root], root, repeat)
         if int(out) != n:
             raise SystemExit(f"the re-hash floor hashed {out.strip()} sources, not {n}")
-        r["stat_floor"], _, _ = _median([py, "-c", STAT_FLOOR, root], root, repeat)
-        r["list"], _, r["list_kib"] = _median(doit + ["list", "--all", "--status"], root, repeat)
+        r["stat_floor"], _, _, r["stat_floor_cpu"] = _median([py, "-c", STAT_FLOOR, root], root, repeat)
+        r["list"], _, r["list_kib"], r["list_cpu"] = _median(doit + ["list", "--all", "--status"], root, repeat)
         r.update(_bench_authoring(root, repeat, jobs))
         if compare:
             r.update(_compare(root, repeat))
@@ -302,11 +311,13 @@ def _bench_authoring(root: str, repeat: int, jobs: int) -> dict:
         if named:
             one = os.path.relpath(os.path.join(d, named[0]), root)
             break
-    out = {"check": _median(veduta + ["check"], root, repeat)[0],
-           "why": _median(veduta + ["why"], root, repeat)[0],
-           "check_all": run(veduta + ["check", "--all", "-n", str(jobs)], root)[0]}
+    out: dict = {}
+    out["check"], _, _, out["check_cpu"] = _median(veduta + ["check"], root, repeat)
+    out["why"], _, _, out["why_cpu"] = _median(veduta + ["why"], root, repeat)
+    out["check_all"] = run(veduta + ["check", "--all", "-n", str(jobs)], root)[0]
+    out["check_all_cpu"] = CPU[-1]
     if one is not None:
-        out["check_one"] = _median(veduta + ["check", one], root, repeat)[0]
+        out["check_one"], _, _, out["check_one_cpu"] = _median(veduta + ["check", one], root, repeat)
     return out
 
 
@@ -332,13 +343,13 @@ def _compare(root: str, repeat: int) -> dict:
             for i, s in enumerate(sources):
                 f.write(f"build stamps/n{i}: stamp {s}\n")
         run([ninja, "-j", "2"], root)
-        out["ninja"] = _median([ninja], root, repeat)[0]
+        out["ninja"], _, _, out["ninja_cpu"] = _median([ninja], root, repeat)
     with open(os.path.join(root, "plain_dodo.py"), "w") as f:
         f.write(PLAIN_DODO)
     plain = [sys.executable, "-m", "doit", "-f", "plain_dodo.py"]
     run(plain, root)
     time.sleep(RACY_NS / 1e9)
-    out["plain_doit"] = _median(plain, root, repeat)[0]
+    out["plain_doit"], _, _, out["plain_doit_cpu"] = _median(plain, root, repeat)
     return out
 
 
@@ -362,6 +373,7 @@ def bench_models() -> dict:
             t0 = time.perf_counter()
             ctx = CompileContext(".", "models/robot.vmodel", "model", "robot", Report("robot.vmodel"))
             mesh = compile_model(src, ctx)
+            assert mesh is not None, ctx.report.items
             write_chunks([("MESH", encode(mesh))])
             times.append(time.perf_counter() - t0)
             tris = mesh.triangles
@@ -431,35 +443,40 @@ def _print_figures(d: dict) -> None:
 def print_cook(r: dict, repeat: int) -> None:
     what = f"heavy game of {r['assets']} sources" if r["heavy"] else f"{r['assets']} small models"
     j = r["jobs"]
-    print(f"cook, {what} (whole processes, medians; ratios within this run):")
+    print(f"cook, {what} (whole processes, medians; ratios within this run; cpu = user + system of the")
+    print("process and its workers, which a busy machine disturbs less than wall time):")
+    print(f"  {'':48} {'wall':>9}    {'cpu':>7}    ratio (wall, cpu)")
 
-    def row(label: str, seconds: float, ratio: str = "") -> None:
-        print(f"  {label:48} {seconds:9.3f} s  {ratio}")
+    def row(label: str, key: str, base: str = "", goal: str = "") -> None:
+        wall, cpu = r[key], r.get(key + "_cpu", float("nan"))
+        ratio = ""
+        if base:
+            ratio = f"{wall / r[base]:5.2f}x {r[base + '_cpu'] and cpu / r[base + '_cpu']:5.2f}x {goal}"
+        print(f"  {label:48} {wall:8.3f} s  {cpu:7.3f} s  {ratio}")
 
     if "first" in r:
-        cf = r["compile_floor"]
-        row(f"first cook, doit -n {j} cook", r["first"],
-            f"{r['first'] / cf:5.2f}x compile floor ({j} proc; goal <= 1.25)")
-        row("first cook, plain doit cook", r["first_plain"], f"{r['first_plain'] / cf:5.2f}x compile floor")
-        row(f"compile floor: compiler in a {j}-process pool", cf)
-        row("compile floor, one process", r["compile_floor_1"], f"{r['compile_floor_1'] / cf:5.2f}x")
-    row("no-op right after the first cook (re-hashes)", r["settle"])
-    row("no-op doit cook", r["noop"], f"{r['noop'] / r['floor']:5.2f}x re-hash floor (goal <= 1.0)")
-    row("re-hash floor: one process hashing every source", r["floor"])
-    row("stat floor: one process stat()ing every source", r["stat_floor"],
-        f"{r['stat_floor'] / r['floor']:5.2f}x re-hash floor")
+        row(f"first cook, doit -n {j} cook", "first", "compile_floor", "of the compile floor (goal <= 1.25)")
+        row("first cook, plain doit cook", "first_plain", "compile_floor", "of the compile floor")
+        row(f"compile floor: compiler in a {j}-process pool", "compile_floor")
+        row("compile floor, one process", "compile_floor_1", "compile_floor")
+    if "settle" in r:
+        print(f"  {'no-op right after the first cook (re-hashes)':48} {r['settle']:8.3f} s")
+    row("no-op doit cook", "noop", "floor", "of the re-hash floor (goal <= 1.0)")
+    row("re-hash floor: one process hashing every source", "floor")
+    row("stat floor: one process stat()ing every source", "stat_floor", "floor")
     if "ninja" in r:
-        row("ninja no-op, one edge per asset", r["ninja"], f"{r['ninja'] / r['floor']:5.2f}x re-hash floor")
+        row("ninja no-op, one edge per asset", "ninja", "floor")
     if "plain_doit" in r:
-        row("plain doit no-op, one file_dep per asset", r["plain_doit"],
-            f"{r['plain_doit'] / r['floor']:5.2f}x re-hash floor")
-    row("doit list --all --status", r["list"], f"{r['list'] / r['noop']:5.2f}x no-op (goal <= 1.5)")
-    row("veduta check (fresh sources known good)", r["check"], f"{r['check'] / r['noop']:5.2f}x no-op")
-    if "check_one" in r:
-        row("veduta check SOURCE (one source)", r["check_one"])
-    row(f"veduta check --all -n {j} (every source compiled)", r["check_all"],
-        f"{r['check_all'] / cf:5.2f}x compile floor")
-    row("veduta why (nothing stale)", r["why"], f"{r['why'] / r['noop']:5.2f}x no-op")
+        row("plain doit no-op, one file_dep per asset", "plain_doit", "floor")
+    row("doit list --all --status", "list", "noop", "of the no-op (goal <= 1.5)")
+    if "check" in r:
+        row("veduta check (fresh sources known good)", "check", "noop", "of the no-op")
+        if "check_one" in r:
+            row("veduta check SOURCE (one source)", "check_one")
+        if "compile_floor" in r:
+            row(f"veduta check --all -n {j} (every source compiled)", "check_all", "compile_floor",
+                "of the compile floor")
+        row("veduta why (nothing stale)", "why", "noop", "of the no-op")
     print(f"  {'peak memory: list / no-op':48} {r['list_kib'] / 1024:7.0f} MB / {r['noop_kib'] / 1024:.0f} MB"
           f"  {r['list_kib'] / r['noop_kib']:5.2f}x")
     if "first_summary" in r:

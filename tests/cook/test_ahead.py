@@ -78,3 +78,19 @@ def test_index_of_sources_is_the_index_of_their_paths(tmp_path):
     g = _big_game(tmp_path, n=3)
     sources = Project.find(str(g.root)).scan()[0]
     assert index_of(sources).by_kind == AssetIndex.from_paths(s.rel for s in sources).by_kind
+
+
+def test_list_status_trusts_the_cooks_own_check_but_not_over_doit_ignore(tmp_path):
+    from tests.cook.test_cook import age_all
+
+    g = _big_game(tmp_path, n=2)
+    g.cook()
+    age_all(g)
+    g.cook()
+    g.doit("ignore", "cook:models/crate.vmodel", check=True)
+    g.write("models/tree_far.vmodel", CRATE)  # stale, and so is tree, which reads it
+    out = g.doit("list", "--all", "--status", check=True).stdout
+    assert "I cook:models/crate.vmodel" in out
+    assert "R cook:models/tree_far.vmodel" in out and "R cook:models/tree.vmodel" in out
+    assert "U cook:models/props/barrel.vmodel" in out and "U cook:models/gen/m01.vmodel" in out
+    assert "R cook:models/gen/broken.vmodel" in out  # failed last time: no cooked file

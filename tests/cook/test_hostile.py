@@ -18,6 +18,21 @@ def _no_traceback(cp) -> None:
     assert "Traceback" not in cp.stdout + cp.stderr, cp.stdout + cp.stderr
 
 
+def _slow_cook_started(game, n: int, segments: int, rings: int, wait_for: str) -> subprocess.Popen:
+    """A `doit cook` of *n* big spheres, started once *wait_for* (under the game root) exists."""
+    import time
+
+    for i in range(n):
+        game.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
+                   f'"radius": {1 + i / 100}, "segments": {segments}, "rings": {rings}}}]}}')
+    p = subprocess.Popen([sys.executable, "-m", "doit", "cook"], cwd=game.root, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while not (game.root / wait_for).exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return p
+
+
 def test_absurd_numbers_are_located_errors(game):
     box = '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, N, 1]}]}'
     game.write("models/huge.vmodel", box.replace("N", "9" * 5000))
@@ -99,17 +114,9 @@ def test_deleting_the_cache_during_a_cook_ends_with_a_message(game):
     import shutil
     import time
 
-    for i in range(30):
-        game.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
-                   f'"radius": {1 + i / 100}, "segments": 128, "rings": 64}}]}}')
-    p = subprocess.Popen([sys.executable, "-m", "doit", "cook"], cwd=game.root, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
-    cache = game.root / "cache"
-    deadline = time.monotonic() + 60
-    while not (cache / "doit.sqlite3").exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    p = _slow_cook_started(game, 30, 128, 64, "cache/doit.sqlite3")
     time.sleep(0.3)
-    shutil.rmtree(cache)
+    shutil.rmtree(game.root / "cache")
     out, err = p.communicate(timeout=300)
     assert "Traceback" not in out + err, out + err
     assert "cook:" in out  # the summary
@@ -185,17 +192,7 @@ def test_a_cooked_folder_that_is_a_file_is_one_line(game):
 
 
 def test_a_second_cook_waits_for_the_first(game):
-    import time
-
-    for i in range(16):
-        game.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
-                   f'"radius": {1 + i / 100}, "segments": 96, "rings": 48}}]}}')
-    first = subprocess.Popen([sys.executable, "-m", "doit", "cook"], cwd=game.root, stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True)
-    lock = game.root / "cache/cook.lock"
-    deadline = time.monotonic() + 60
-    while not lock.exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
+    first = _slow_cook_started(game, 16, 96, 48, "cache/cook.lock")
     second = game.cook()
     out1, err1 = first.communicate(timeout=300)
     assert "veduta: another cook is running in this game (cache/cook.lock); waiting for it to finish" \

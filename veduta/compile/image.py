@@ -217,6 +217,7 @@ def _reduce(x: np.ndarray, axis: int, general: bool = False) -> np.ndarray:
         taken = np.take(x, idx[:, k], axis=axis)
         taken *= w[:, k][None, :, None] if axis == 1 else w[:, k][None, None, :]
         out = taken if out is None else out + taken
+    assert out is not None  # idx has at least one column
     return out
 
 

@@ -44,7 +44,7 @@ class Distances(Spec):
         return INVALID if bad else out
 
     def schema(self) -> dict:
-        return {"type": "object", "propertyNames": {"pattern": js_pattern(TAG.pattern)},
+        return {"type": "object", "propertyNames": {"pattern": js_pattern(TAG.pattern or "")},
                 "additionalProperties": self._meters.schema(), "maxProperties": MAX_DISTANCES}
 
 

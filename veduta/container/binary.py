@@ -21,6 +21,10 @@ _F32 = struct.Struct("<f")
 _F64 = struct.Struct("<d")
 
 
+#: ``str``, for annotations inside Reader (whose method ``str`` shadows the name there).
+Text = str
+
+
 class F32(float):
     """A float that remembers its exact binary32 bit pattern.
 
@@ -29,6 +33,7 @@ class F32(float):
     """
 
     __slots__ = ("bits",)
+    bits: int
 
     def __new__(cls, bits: int):
         self = super().__new__(cls, _F32.unpack(_U32.pack(bits))[0])
@@ -165,7 +170,7 @@ class Reader:
         except UnicodeDecodeError as exc:
             raise self.fail(f"invalid UTF-8 in {what}", p + exc.start) from None
 
-    def count(self, itemsize: int, what: str) -> int:
+    def count(self, itemsize: int, what: Text) -> int:
         """A u32 list count, checked against the bytes left (each item >= itemsize bytes)."""
         at = self.pos
         n = self.u32(what)
@@ -174,15 +179,15 @@ class Reader:
                             f"{self.end - self.pos} left", at)
         return n
 
-    def array(self, dtype: np.dtype, what: str) -> np.ndarray:
+    def array(self, dtype: np.dtype, what: Text) -> np.ndarray:
         n = self.count(dtype.itemsize, what)
         p = self.need(n * dtype.itemsize, what)
         return np.frombuffer(self.data, dtype=dtype, count=n, offset=p).copy()
 
-    def fixed_array(self, dtype: np.dtype, n: int, what: str) -> np.ndarray:
+    def fixed_array(self, dtype: np.dtype, n: int, what: Text) -> np.ndarray:
         p = self.need(n * dtype.itemsize, what)
         return np.frombuffer(self.data, dtype=dtype, count=n, offset=p).copy()
 
-    def done(self, what: str) -> None:
+    def done(self, what: Text) -> None:
         if self.pos != self.end:
             raise self.fail(f"{self.end - self.pos} trailing bytes after {what}")

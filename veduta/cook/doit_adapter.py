@@ -102,6 +102,7 @@ class PreloadedSqliteDB(SqliteDB):
         self._raw: dict[str, str] | None = None  # every row, once preloaded
         self._reads = 0
         self._gone: set[str] = set()  # removed before the preload
+        self._ignored: set[str] | None = None  # see may_be_ignored
         name = _writable_db_path(name)
         try:
             super().__init__(name, codec, module_name=module_name)
@@ -142,6 +143,19 @@ class PreloadedSqliteDB(SqliteDB):
         except Exception:  # noqa: BLE001 - as above
             return None
         return row["d"] if row else None
+
+    def may_be_ignored(self, task_id) -> bool:
+        """False when the saved row of *task_id* surely has no ``ignore:`` entry (``doit
+        ignore``); the rows that do are found by one query, without decoding any row."""
+        if task_id in self._cache:
+            return True
+        if self._ignored is None:
+            try:
+                cur = self._conn.execute("""select task_id from doit where task_data like '%"ignore:"%'""")
+                self._ignored = {row["task_id"] for row in cur}
+            except Exception:  # noqa: BLE001 - unsure: ask doit
+                return True
+        return task_id in self._ignored
 
     def dump(self):
         import sqlite3
@@ -287,6 +301,45 @@ def wait_only_for(group: GroupHandle, drop: set[str]) -> bool:
     return True
 
 
+# -- the status of a task --------------------------------------------------------------------
+
+def trust_fresh(fresh: set[str]) -> None:
+    """Let doit take the tasks named in *fresh* as up to date without checking them itself.
+
+    The cook's own pass has just verified these (stat cache or re-hash), and doit 0.37's
+    per-task check (``Dependency.get_status``: the task's saved row decoded, each file_dep's
+    state compared) and ``status_is_ignore`` (the row decoded again) made ``doit list --all
+    --status`` several times a no-op.  doit has no hook for a task's status other than
+    ``uptodate`` items, which do not skip the file_dep checks; so the current dependency
+    manager (``Globals.dep_manager``, set before tasks are loaded) gets instance-level
+    wrappers: a trusted task is 'up-to-date' with no changed deps, and is ignored only if its
+    saved row mentions ``"ignore:"`` (``doit ignore``; then doit's own check answers).
+    ``get_log=True`` (``doit info``, which prints the reasons) always asks doit.
+    """
+    from doit.dependency import DependencyStatus
+    from doit.globals import Globals
+
+    dm = Globals.dep_manager
+    if dm is None or not fresh:
+        return
+    get_status, status_is_ignore = dm.get_status, dm.status_is_ignore
+    backend = dm.backend
+
+    def trusted_status(task, tasks_dict, get_log=False):
+        if not get_log and task.name in fresh:
+            task.dep_changed = []
+            return DependencyStatus(False)
+        return get_status(task, tasks_dict, get_log)
+
+    def trusted_ignore(task):
+        if task.name in fresh and hasattr(backend, "may_be_ignored") and not backend.may_be_ignored(task.name):
+            return None
+        return status_is_ignore(task)
+
+    dm.get_status = trusted_status
+    dm.status_is_ignore = trusted_ignore
+
+
 # -- the runner -------------------------------------------------------------------------------
 
 def runner_parallelism() -> tuple[str, int]:
@@ -344,4 +397,4 @@ def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
 
 
 __all__ = ["DOIT_CHECKED", "bind_class", "PrestatChecker", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
-           "wait_only_for", "drop_failures", "runner_parallelism", "fix_action_signature"]
+           "wait_only_for", "drop_failures", "runner_parallelism", "fix_action_signature", "trust_fresh"]

@@ -44,6 +44,7 @@ from veduta.cook.doit_adapter import (
     fix_action_signature,
     overwrite_saved,
     runner_parallelism,
+    trust_fresh,
     wait_only_for,
 )
 from veduta.cook.project import Project
@@ -201,6 +202,9 @@ def cook_tasks(run: CookRun):
         "uptodate": [not stray],
         "doc": "remove cooked files whose source is gone",
     }
+    if fresh_names and not only_group:
+        # made fresh subtasks (doit list --status, doit cook:<path>): doit need not check again
+        trust_fresh({f"{BASENAME}:{rel}" for rel in fresh_names})
     if only_group:
         run.fresh_skipped = len(fresh_names)
     elif run.executing and fresh_names:

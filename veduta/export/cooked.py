@@ -59,7 +59,7 @@ class Cooked:
         p = self.project
         src = p.find_source(kind, name) if name else None
         if src is None:
-            result = (None, f'no {kind} "{name}" under {p.assets}/{BY_NAME[kind].folder}/')
+            result: tuple[Any, str] = (None, f'no {kind} "{name}" under {p.assets}/{BY_NAME[kind].folder}/')
         else:
             cooked = p.cooked_path(kind, name)
             out = cook_file(kind, src.rel, p.assets, cooked, p.cache)

@@ -111,7 +111,7 @@ def _objects(schema: dict, path: str):
     """The object schemas at a DOC_TABLES path."""
     nodes = [schema]
     for step in path.split(".") if path else []:
-        nxt = []
+        nxt: list[dict] = []
         for n in nodes:
             if step == "*":
                 nxt.extend(n)

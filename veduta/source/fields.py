@@ -555,7 +555,7 @@ class Scale(Spec):
     def _component(self, rep: Report, node: Node, path: str):
         v = self._num.read(rep, node, path)
         if v is not INVALID and v == 0:
-            rep.error(node, path, f"{node.text} is not allowed (scale components must be non-zero)")
+            rep.error(node, path, f"{describe(node)} is not allowed (scale components must be non-zero)")
             return INVALID
         return v
 

@@ -120,7 +120,7 @@ def smooth_normals(
         cos_t = np.array([c for c, _ in limits])[which]
         sin_t = np.array([s for _, s in limits])[which]
     else:
-        cos_limit, sin_limit = cos_sin_deg(_limit(smooth_angle_deg))
+        cos_limit, sin_limit = cos_sin_deg(_limit(float(smooth_angle_deg)))
 
     # Directed edges k -> k+1 of every triangle, with the corners at both ends, keyed by the
     # unordered pair of positions; degenerate edges get unique negative keys (never paired).

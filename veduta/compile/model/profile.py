@@ -103,9 +103,8 @@ def check_profile_extrude(points: Sequence[Sequence[float]]) -> list[str]:
     e_in, e_out = p - prv, nxt - p
     cross = e_in[:, 0] * e_out[:, 1] - e_in[:, 1] * e_out[:, 0]
     dot = (e_in * e_out).sum(axis=1)
-    for i in np.flatnonzero((cross == 0) & (dot < 0)):
-        i = int(i)
-        problems.append(f"edge {i}-{(i + 1) % n} folds back onto edge {(i - 1) % n}-{i}")
+    for k in map(int, np.flatnonzero((cross == 0) & (dot < 0))):
+        problems.append(f"edge {k}-{(k + 1) % n} folds back onto edge {(k - 1) % n}-{k}")
     # Non-adjacent edges must not meet at all.
     if n >= 4:
         ii, jj = np.triu_indices(n, k=2)
