@@ -117,3 +117,27 @@ def test_runs_in_one_process_leave_no_frozen_objects_or_pools_behind(tmp_path):
     seen = eval(cp.stderr.split("SEEN ", 1)[1].splitlines()[0])
     # every run froze its task objects and had a pool; none of either outlives its run
     assert seen == [(0, 1, 0), (0, 2, 0), (0, 3, 0)], seen
+
+
+def test_list_status_shows_the_cooks_decision_without_doits_rows(game):
+    """#2: fresh sources whose doit rows are gone (database deleted or damaged, a run killed
+    before doit saved) are U in `doit list --status`, as the cook and `veduta why` decide."""
+    game.cook(check=True)
+    age_all(game)
+    db = game.root / "cache/doit.sqlite3"
+    sources = ["models/crate.vmodel", "models/props/barrel.vmodel", "models/tree.vmodel", "models/tree_far.vmodel"]
+    for damage in ("delete", "garble"):
+        if damage == "delete":
+            db.unlink()
+        else:
+            db.write_bytes(b"not a database" * 100)
+        cp = game.cook(check=True)
+        assert "cook: 0 cooked, 4 up to date" in cp.stdout
+        out = game.doit("list", "--all", "--status", check=True).stdout
+        assert [f"U cook:{s}" in out for s in sources] == [True] * 4, out
+    db.unlink()
+    cp = game.doit("cook:models/crate.vmodel", check=True)
+    assert "cook: 0 cooked, 1 up to date" in cp.stdout
+    game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", "[1, 3, 1]"))
+    out = game.doit("list", "--all", "--status", check=True).stdout
+    assert "R cook:models/crate.vmodel" in out and "U cook:models/tree.vmodel" in out
