@@ -239,3 +239,14 @@ def test_check_in_batches_finds_what_one_by_one_finds(game):
     single = [check_sources(project, [job], index)[0] for job in jobs]
     assert batched == single
     assert sum(len(d) for d in batched) == 3 * 4 + 10  # 4 bad models, 10 with a missing lod model
+
+
+def test_the_sample_game_checks_clean():
+    """The repo's own sample game has no error (every source compiled, nothing written)."""
+    from veduta import api
+    from veduta.cook.project import Project
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    result = api.check(Project.at(root), full=True)
+    assert result["ok"] and result["checked"] == result["compiled"] > 50, \
+        [d for d in result["diagnostics"] if d["severity"] == "error"]
