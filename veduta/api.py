@@ -115,6 +115,7 @@ def export_gltf(project: Project, out: str, model: str | None = None, lod: int |
         return export_chunk(project, world, chunk, out, radius)
     from veduta.export.gltf import export_model
 
+    assert model is not None  # one of model and world, checked above
     return export_model(project, model, out, lod)
 
 

@@ -493,6 +493,9 @@ def main(argv=None) -> int:
                     help="also the heavy game (worlds, textures with mips, large models)")
     ap.add_argument("--compare", action=argparse.BooleanOptionalAction, default=True,
                     help="also ninja's and plain doit's no-op")
+    ap.add_argument("--shared", action=argparse.BooleanOptionalAction, default=True,
+                    help="also a fresh clone restoring from a warm shared cache against compiling "
+                         "(veduta/cook/shared_bench.py)")
     ap.add_argument("--skip-cook", action="store_true")
     ap.add_argument("--skip-compilers", action="store_true")
     ap.add_argument("--dir", default="build", help="where the generated game goes (default build/)")
@@ -523,6 +526,13 @@ def main(argv=None) -> int:
         if args.heavy:
             r = bench_cook(0, args.jobs, args.repeat, args.dir, heavy=True, first_repeat=args.first_repeat)
             print_cook(r, args.repeat)
+        if args.shared:
+            from veduta.cook.shared_bench import bench_shared, print_shared
+
+            shared_repeat = max(1, min(args.repeat, 3))
+            for n, heavy in [(int(x), False) for x in args.assets.split(",") if x] + [(0, True)] * args.heavy:
+                print_shared(bench_shared(n, args.jobs, shared_repeat, args.dir, heavy=heavy), shared_repeat)
+                sys.stdout.flush()
     return 0
 
 

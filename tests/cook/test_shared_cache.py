@@ -244,3 +244,13 @@ def test_a_store_entry_of_another_compiler_is_not_restored(game):
     assert "cook: 1 cooked, 3 up to date, 0 restored from cache" in cp.stdout, cp.stdout
     cp = game.cook(check=True)
     assert "cook: 0 cooked, 4 up to date" in cp.stdout, cp.stdout
+
+
+def test_the_bench_restores_from_both_tiers(tmp_path):
+    from veduta.cook.shared_bench import bench_shared
+
+    r = bench_shared(12, 2, 1, str(tmp_path))
+    assert r["compile"] > 0 and set(r["tiers"]) == {"folder", "s3 (moto server, 127.0.0.1)"}
+    for t in r["tiers"].values():
+        assert "12 from the shared cache" in t["said"] and t["restore"] > 0 and t["fill"] > 0
+    assert not list(tmp_path.iterdir())  # cleaned up

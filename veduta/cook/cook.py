@@ -336,13 +336,16 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         remove_if_exists(cooked)
         return {"outcome": FAILED, "messages": [f"{shown}:1:1: $: cannot read the source"], "entry": None}
 
-    # 1. the cooked file may already be current (a touched file, or no doit DB yet)
+    # 1. the cooked file may already be current (a touched file, or no doit DB yet, or put
+    #    in place by this run's fetch from the shared cache: *shared* names its key)
     meta, csig = cooked_meta(cooked, kind)
     if meta is not None and meta.compiler == COMPILER_VERSION and meta.source == rel:
         h, files = hash_inputs(rel, src, meta.deps, assets)
         if h == meta.source_hash and not any(stale_reference(d, index) for d, s in files[1:] if s == ()):
             files[0] = (rel, src_sig)
-            return {"outcome": UPTODATE, "messages": [], "entry": make_entry(h, csig, files, now_ns)}
+            found = _notes(shown, notes)
+            return {"outcome": SHARED if h in (shared or ()) else UPTODATE, "messages": [str(d) for d in found],
+                    "diagnostics": [d.to_json() for d in found], "entry": make_entry(h, csig, files, now_ns)}
 
     # 2. the store may hold the output of this exact source content (put there by an
     #    earlier cook, or fetched from the shared tier for this run: *shared* names those keys)

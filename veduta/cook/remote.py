@@ -35,6 +35,7 @@ ENV_URL = "VEDUTA_CACHE_URL"
 ENV_WRITE = "VEDUTA_CACHE_WRITE"
 ENV_TIMEOUT = "VEDUTA_CACHE_TIMEOUT"
 DEFAULT_TIMEOUT_S = 5.0
+CONNECT_TIMEOUT_S = 2.0
 #: parallel requests (downloads while cooking, uploads, push)
 WORKERS = 16
 
@@ -349,7 +350,9 @@ class S3Tier(Tier):
         except ImportError:
             raise RuntimeError("an s3:// shared cache needs boto3: pip install 'veduta-cook[s3]'") from None
         t = self.settings.timeout
-        cfg = Config(connect_timeout=t, read_timeout=t, retries={"total_max_attempts": 2, "mode": "standard"},
+        # short time-outs and one retry: a dead or black-holed server costs seconds, once
+        cfg = Config(connect_timeout=min(t, CONNECT_TIMEOUT_S), read_timeout=t,
+                     retries={"total_max_attempts": 2, "mode": "standard"},
                      max_pool_connections=WORKERS * 2, user_agent_extra="veduta-cook")
         # the standard chain: AWS_* environment, AWS_PROFILE, ~/.aws/config and credentials
         return boto3.session.Session().client("s3", config=cfg)

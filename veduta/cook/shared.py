@@ -8,8 +8,8 @@ stale, so a no-op cook imports nothing of the storage client):
   source_hash of the source alone, else the manifest of its content and the output
   whose deps still hash the same), verify every object (:func:`check_output`: container,
   CRCs, META naming this source, compiler and the source_hash this cook computed), and
-  put what passes into the local store.  The cook then restores it from there as usual,
-  and counts it as restored from the shared cache.  A rejected object becomes a warning
+  put what passes in place as the cooked file, hard-linked into the local store.  The
+  task then finds it current and counts it as restored from the shared cache.  A rejected object becomes a warning
   on its source, which then compiles (and, when writing, replaces the object).
 - :meth:`SharedCache.upload`: when writing, the store keys of what this run cooked or
   restored from the local store, uploaded in background threads while the cook goes
@@ -38,6 +38,7 @@ from veduta.cook.cook import (
 )
 from veduta.cook.store import Store
 from veduta.errors import VdaError
+from veduta.fsutil import atomic_write, read_regular
 
 STORE_DIR = "store"
 
@@ -81,15 +82,17 @@ class SharedCache:
 
     # -- before compiling ----------------------------------------------------------------------
     def fetch(self, items, assets: str, index) -> dict[str, tuple[list[str], list[str]]]:
-        """For *items* ``(kind name, source rel)`` (stale sources), fetch what the tier has into
-        the local store; returns ``{rel: ([store keys fetched], [warnings])}`` for the sources
+        """For *items* ``(kind name, source rel, cooked path)`` (stale sources), fetch what the
+        tier has and put each verified object in place as the cooked file, hard-linked into the
+        local store (as a compiled output is: one new file, no copy); returns
+        ``{rel: ([store keys fetched], [warnings])}`` for the sources
         it fetched something for or has a warning about."""
         out: dict[str, tuple[list[str], list[str]]] = {}
 
         def one(item):
-            kind, rel = item
+            kind, rel, cooked = item
             try:
-                return rel, self._fetch_one(kind, rel, assets, index)
+                return rel, self._fetch_one(kind, rel, cooked, assets, index)
             except OSError:
                 return rel, None  # a source that cannot be read: the cook says so
 
@@ -98,11 +101,13 @@ class SharedCache:
                 out[rel] = got
         return out
 
-    def _fetch_one(self, kind: str, rel: str, assets: str, index):
+    def _fetch_one(self, kind: str, rel: str, cooked: str, assets: str, index):
         if self.tier.down:
             return None
-        with open(os.path.join(assets, rel), "rb") as f:
-            src = f.read()
+        got = read_regular(os.path.join(assets, rel))  # never a FIFO's endless read
+        if got is None:
+            return None  # the cook says why
+        src = got[0]
         hit, local_manifest = find_in_store(self.local, kind, rel, src, assets, index)
         if hit is not None:
             return None  # the local store has it: restored from there, no download
@@ -110,7 +115,7 @@ class SharedCache:
         key0 = source_hash(COMPILER_VERSION, rel, src, [], _no_read)
         data = self.tier.get(key0)
         if data is not None:
-            return self._take(kind, rel, key0, [], data, notes, None, None)
+            return self._take(kind, rel, cooked, key0, [], data, notes, None, None)
         mkey = manifest_key(rel, src)
         mdata = self.tier.get(mkey)
         for deps, key in reversed(_load_manifest(mdata)):  # newest first
@@ -122,12 +127,12 @@ class SharedCache:
             data = self.tier.get(key)
             if data is None:
                 continue
-            keys, notes = self._take(kind, rel, key, deps, data, notes, mkey, local_manifest)
+            keys, notes = self._take(kind, rel, cooked, key, deps, data, notes, mkey, local_manifest)
             if keys:
                 return keys, notes
         return [], notes
 
-    def _take(self, kind, rel, key, deps, data, notes, mkey, local_manifest):
+    def _take(self, kind, rel, cooked, key, deps, data, notes, mkey, local_manifest):
         why = check_output(data, kind, rel, key, deps)
         if why is not None:
             with self._lock:
@@ -135,7 +140,11 @@ class SharedCache:
             fix = "; this cook replaces it" if self.writing else ""
             notes.append(f"shared cache object {key[:12]} rejected: {why}{fix}")
             return [], notes
-        self.local.put(key, data)
+        try:
+            atomic_write(cooked, data)
+        except OSError:
+            return [], notes  # the cook compiles it and says what the file system said
+        self.local.put(key, data, cooked)
         if mkey is not None and (deps, key) not in local_manifest:
             self.local.put(mkey, _dump_manifest(local_manifest + [(deps, key)]))
         with self._lock:

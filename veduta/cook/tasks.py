@@ -235,8 +235,9 @@ def cook_tasks(run: CookRun):
 
 def shared_fetch(run: CookRun, tasks: list[dict], index):
     """Yield the stale *tasks* after asking the shared cache, in parallel, for their outputs:
-    what it has (and passes verification) waits in the local store, and the task's action is
-    told which keys came from the shared cache (and gets warnings about rejected objects).
+    what it has (and passes verification) is put in place (and in the local store), and the
+    task's action is told which keys came from the shared cache, so that it counts them (and
+    gets warnings about rejected objects).
     Only called when a URL is set and a task is stale: nothing of the storage client is
     imported otherwise."""
     from veduta.cook.shared import SharedCache
@@ -255,7 +256,9 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
     run.shared = shared = SharedCache(settings, project.cache)
     sel = run.selected or [BASENAME]
     wanted = [t for t in tasks if BASENAME in sel or f"{BASENAME}:{t['name']}" in sel]
-    got = shared.fetch([(t["actions"][0][1][0], t["name"]) for t in wanted], project.assets, index)
+    # cook_one's arguments: kind, rel, assets, cooked, ...
+    got = shared.fetch([(t["actions"][0][1][0], t["name"], t["actions"][0][1][3]) for t in wanted],
+                       project.assets, index)
     for t in tasks:
         keys, notes = got.get(t["name"], ([], []))
         if keys or notes:

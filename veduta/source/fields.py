@@ -479,8 +479,8 @@ class ObjectSpec(Spec):
                 rep.error(child, join_path(path, key), self.unknown_message(key))
                 bad = True
         for name, f in self.fields.items():
-            child = node.get(name)
-            if child is None:
+            given = node.get(name)
+            if given is None:
                 if f.default is REQUIRED:
                     rep.error(node, join_path(path, name), "required field is missing")
                     bad = True
@@ -488,8 +488,8 @@ class ObjectSpec(Spec):
                 else:
                     vals[name] = f.default
                 continue
-            vals.nodes[name] = child
-            v = f.spec.read(rep, child, join_path(path, name))
+            vals.nodes[name] = given
+            v = f.spec.read(rep, given, join_path(path, name))
             if v is INVALID:
                 bad = True
             vals[name] = v
