@@ -13,7 +13,7 @@ Imports are deferred to the call, so importing this module costs nothing on the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from veduta.cook.project import Project
@@ -40,6 +40,53 @@ def inspect_model(project: Project, model: str) -> dict[str, Any]:
     from veduta.compile.model.inspect import inspect_model as run
 
     return run(project, model)
+
+
+def cook(project: Project, sources: list[str] | None = None, jobs: int = 0, echo: TextIO | None = None,
+         fmt: str | None = None) -> dict[str, Any]:
+    """Cook *sources* (paths of source files; every source when empty) with the doit tasks.
+
+    ``{"ok", "summary": {"cooked", "up_to_date", "restored", "failed", "removed"}, "diagnostics":
+    [{"file", "line", "col", "path", "severity", "message"[, "code"]}, ...]}``.  The text
+    ``doit cook`` prints goes to *echo* (None: nowhere), its diagnostics in format *fmt*
+    (``--format``).  Runs in the game root (changes the current folder to it).
+    """
+    from veduta.cook.inprocess import run_cook
+
+    return run_cook(project, sources, jobs, echo, fmt)
+
+
+def dump(project: Project | None, path: str, full: bool = False) -> dict[str, Any]:
+    """A cooked file as JSON (*path* as given; no project needed):
+    ``{"file", "chunks": [{"type", "meta"|"body"|"unknown"...}]}``."""
+    from veduta.cooked import dump_file
+
+    return dump_file(path, full)
+
+
+def verify(project: Project | None, paths: list[str]) -> dict[str, Any]:
+    """Check cooked files (paths as given):
+    ``{"ok", "files": [{"file", "ok", "kind", "name", ...} | {"file", "ok", "error"}]}``."""
+    from veduta.cooked import verify_files
+
+    return verify_files(list(paths))
+
+
+def world_query(project: Project, world: str, cell: tuple[int, int]) -> dict[str, Any]:
+    """What is at cell ``(x, z)`` of *world*: biome, ground height in metres, water, owner, plants."""
+    from veduta.world.load import load_world
+    from veduta.world.tools import world_query as run
+
+    return run(lambda name: load_world(project, name), world, cell)
+
+
+def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: tuple[int, int] = (256, 256),
+              scale: int | None = None) -> dict[str, Any]:
+    """The top-down map of *size* cells around cell *at*: metadata and ``"png"`` (bytes)."""
+    from veduta.world.load import load_world
+    from veduta.world.tools import world_map as run
+
+    return run(lambda name: load_world(project, name), world, at, size, scale)
 
 
 def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tuple = (), all_views: bool = False,

@@ -41,8 +41,9 @@ SHAPES = [
 
 SUFFIXES = (".vmodel", ".vtexture", ".vmaterial", ".vscene", ".vprefab", ".vworld", ".vmap")
 
-#: One process reading and hashing every source as the spec's source_hash recipe starts.
-REHASH_FLOOR = r"""
+#: One process visiting every source (a dot folder is skipped, as the cook does) and doing EACH
+#: to the file at ``p`` (relative path ``rel``); prints the count.
+_EVERY_SOURCE = r"""
 import hashlib, os, sys
 root = os.path.join(sys.argv[1], "assets")
 n = 0
@@ -51,30 +52,22 @@ for d, dirs, files in os.walk(root):
     for f in files:
         if f.endswith(SUFFIXES):
             p = os.path.join(d, f)
-            rel = os.path.relpath(p, root).replace(os.sep, "/")
-            with open(p, "rb") as fh:
-                data = fh.read()
-            h = hashlib.sha256(b"veduta-cook/1\nveduta-asset/0.8.0\n")
-            h.update(f"source {rel} {len(data)}\n".encode())
-            h.update(data)
-            h.hexdigest()
+            EACH
             n += 1
 print(n)
 """.replace("SUFFIXES", repr(SUFFIXES))
 
+#: One process reading and hashing every source as the spec's source_hash recipe starts.
+REHASH_FLOOR = _EVERY_SOURCE.replace("EACH", """rel = os.path.relpath(p, root).replace(os.sep, "/")
+            with open(p, "rb") as fh:
+                data = fh.read()
+            h = hashlib.sha256(b"veduta-cook/1\\nveduta-asset/0.8.0\\n")
+            h.update(f"source {rel} {len(data)}\\n".encode())
+            h.update(data)
+            h.hexdigest()""")
+
 #: One process stat()ing every source (what any up-to-date check must at least do).
-STAT_FLOOR = r"""
-import os, sys
-root = os.path.join(sys.argv[1], "assets")
-n = 0
-for d, dirs, files in os.walk(root):
-    dirs[:] = [x for x in dirs if not x.startswith(".")]
-    for f in files:
-        if f.endswith(SUFFIXES):
-            os.stat(os.path.join(d, f))
-            n += 1
-print(n)
-""".replace("SUFFIXES", repr(SUFFIXES))
+STAT_FLOOR = _EVERY_SOURCE.replace("EACH", "os.stat(p)")
 
 #: The compile floor: the project's compiler over every source in a pool of J processes, no doit.
 COMPILE_FLOOR = r"""

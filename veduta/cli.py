@@ -2,7 +2,7 @@
 
     veduta cook [-n N] [SOURCE ...]      the cook tasks, without a dodo.py
     veduta dump FILE.vda [--full]        a cooked file as JSON
-    veduta verify FILE ...               check cooked files; exit 1 on any problem
+    veduta verify FILE ... [--json]      check cooked files; exit 1 on any problem
     veduta inspect model NAME [--json]   triangles, levels of detail, findings
     veduta inspect world NAME [--json] [--sheet FILE.png] [--at X,Z] [--all]
     veduta inspect prefab NAME [--json]
@@ -10,8 +10,8 @@
     veduta preview model NAME --out FILE.png [--size N] [--json]
     veduta export gltf MODEL --out FILE.glb [--lod K] [--json]
     veduta export gltf --world WORLD --chunk CX,CZ [--radius N] --out FILE.glb [--json]
-    veduta world query WORLD X,Z
-    veduta world map WORLD --out FILE.png [--at X,Z] [--size W,H]
+    veduta world query WORLD X,Z [--json]
+    veduta world map WORLD --out FILE.png [--at X,Z] [--size W,H] [--json]
     veduta cache info | prune [--days N] [--dry-run] | push
 """
 
@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import sys
-from typing import cast
 
 from veduta import COMPILER_VERSION
 from veduta.argtypes import png_file
@@ -37,65 +36,28 @@ def _project(args):
 # -- cook ------------------------------------------------------------------------------------
 
 def cmd_cook(args) -> int:
-    from doit.cmd_base import ModuleTaskLoader
-    from doit.doit_cmd import DoitMain
+    from veduta import api
 
-    from veduta.cook.tasks import CookRun, doit_config, task_creator
-
-    found = _project(args)
-    # its paths are relative to where the command runs: resolve them before leaving
-    assets = os.path.abspath(found.assets)
-    os.chdir(os.path.abspath(found.root))  # doit's paths are relative to the game root, as with a dodo.py
-    from veduta.cook.project import Project
-
-    project = Project.at(".")
-    run = CookRun(project)
-    if args.format:
-        run.fmt = args.format
-    config = doit_config(run)
-    # made while doit runs (after its reporter starts), as with a dodo.py: plain `cook` then
-    # makes no task for a fresh source, and stale ones may be fetched from the shared cache
-    loader = ModuleTaskLoader({"task_cook": task_creator(run), "DOIT_CONFIG": config})
-    argv = ["run"]
-    if args.jobs:  # -n 1 too: an explicit -n 1 cooks serially (no pool, veduta/cook/ahead.py)
-        argv += ["-n", str(args.jobs)]
-    names = []
+    # a path that exists is taken from where the command runs (the cook runs in the game root)
+    sources = []
     for s in args.sources:
-        # a path to the file (from where the command runs), or a path under the assets folder
         full = os.path.abspath(os.path.join(args.cwd, s))
-        rel = os.path.relpath(full, assets).replace(os.sep, "/")
-        if not os.path.exists(full) and rel.startswith("../"):
-            rel = s.replace(os.sep, "/")
-        names.append("cook:" + rel)
-    # the tasks are made before doit runs here: say which were asked for, so that a source that
-    # does not exist gets a task that says so (instead of doit's "invalid parameter")
-    run.selected = names or None
-    argv += names or ["cook"]
-    return DoitMain(loader).run(argv)
+        sources.append(full if os.path.exists(full) else s)
+    result = api.cook(_project(args), sources, args.jobs, echo=sys.stdout, fmt=args.format)
+    return 0 if result["ok"] else 1
 
 
 # -- dump / verify ---------------------------------------------------------------------------
 
 def cmd_dump(args) -> int:
-    from veduta.container.meta import Meta
-    from veduta.container.vda import read_asset_file
-    from veduta.formats import Struct
+    from veduta import api
 
     try:
-        asset = read_asset_file(args.file)
+        data = api.dump(None, args.file, args.full)
     except VdaError as exc:
         print(f"veduta dump: {exc}", file=sys.stderr)
         return 1
-    chunks = []
-    for ctype, value in asset.chunks:
-        if isinstance(value, Meta):
-            chunks.append({"type": ctype, "meta": json.loads(value.encode())})
-        elif isinstance(value, Struct):
-            body = value.to_json() if not args.full else _full_json(value)
-            chunks.append({"type": ctype, "body": body})
-        else:
-            chunks.append({"type": ctype, "unknown": True, "length": len(cast(bytes, value))})
-    sys.stdout.write(compact_json({"file": args.file, "chunks": chunks}) + "\n")
+    sys.stdout.write(compact_json(data) + "\n")
     return 0
 
 
@@ -120,86 +82,32 @@ def compact_json(value, indent: str = "") -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _full_json(rec):
-    """Like to_json but with every array element listed (pixels as 0xAARRGGBB hex)."""
-    import numpy as np
-
-    saved = []
-    for t in _array_types(rec):
-        saved.append((t, t.summary))
-        t.summary = 0
-    try:
-        out = rec.to_json()
-    finally:
-        for t, s in saved:
-            t.summary = s
-    if getattr(rec, "CHUNK", "") == "TEXR":
-        out["images"] = [[[f"#{p:08x}" for p in row] for row in np.asarray(img)] for img in rec.images]
-    return out
-
-
-def _array_types(rec):
-    from veduta.formats.codec import Array, List, Opt, StructType, Tuple
-
-    seen = []
-
-    def walk(t):
-        if isinstance(t, Array):
-            seen.append(t)
-        elif isinstance(t, (List, Opt)):
-            walk(t.item)
-        elif isinstance(t, Tuple):
-            for x in t.items:
-                walk(x)
-        elif isinstance(t, StructType):
-            for _, x in t.cls.FIELDS:
-                walk(x)
-
-    for _, t in type(rec).FIELDS:
-        walk(t)
-    return seen
-
-
 def cmd_verify(args) -> int:
-    from veduta.container.vda import read_asset_file
+    from veduta import api
 
-    bad = 0
-    for path in args.files:
-        try:
-            a = read_asset_file(path)
-        except VdaError as exc:
-            print(f"{exc}", file=sys.stderr)
-            bad += 1
-            continue
-        note = "" if a.meta.compiler == COMPILER_VERSION else f" (compiled by {a.meta.compiler})"
-        if not args.quiet:
-            print(f"{path}: ok, {a.meta.kind} {a.meta.name}{note}")
-    return 1 if bad else 0
+    result = api.verify(None, args.files)
+    if args.json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+    for f in result["files"]:
+        if not f["ok"]:
+            print(f["error"], file=sys.stderr)
+        elif not args.quiet and not args.json:
+            note = "" if f["current"] else f" (compiled by {f['compiler']})"
+            print(f"{f['file']}: ok, {f['kind']} {f['name']}{note}")
+    return 0 if result["ok"] else 1
 
 
 # -- preview ---------------------------------------------------------------------------------
 
+def _warn(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
 def _cooked_record(project, kind: str, name: str):
     """Cook (if needed) and read one asset; VedutaError when it does not exist or has errors."""
-    from veduta.container.vda import read_asset_file
-    from veduta.cook.cook import FAILED, cook_file
+    from veduta.cooked import cooked_record
 
-    src = project.find_source(kind, name)
-    if src is None:
-        raise VedutaError(f'no {kind} "{name}" under {project.assets}/{_folder(kind)}/')
-    cooked = project.cooked_path(kind, name)
-    out = cook_file(kind, src.rel, project.assets, cooked, project.cache)
-    for m in out["messages"]:
-        print(m, file=sys.stderr)
-    if out["outcome"] == FAILED:
-        raise VedutaError(f"{kind} {name} has errors")
-    return read_asset_file(cooked).body
-
-
-def _folder(kind: str) -> str:
-    from veduta.kinds import BY_NAME
-
-    return BY_NAME[kind].folder
+    return cooked_record(project, kind, name, _warn)
 
 
 def cmd_preview_texture(args) -> int:
@@ -222,17 +130,9 @@ def cmd_preview_texture(args) -> int:
 
 def load_world(project, name: str):
     """The cooked world *name* and the cooked prefabs it names (cooking what is stale)."""
-    from veduta.world.params import prefab_names
+    from veduta.world.load import load_world as load
 
-    world = _cooked_record(project, "world", name)
-    prefabs = {}
-    for n in prefab_names(world):
-        if project.find_source("prefab", n) is not None:
-            try:
-                prefabs[n] = _cooked_record(project, "prefab", n)
-            except VedutaError as exc:
-                print(f"veduta: warning: prefab {n}: {exc}", file=sys.stderr)
-    return world, prefabs
+    return load(project, name, _warn)
 
 
 # -- main ------------------------------------------------------------------------------------
@@ -274,11 +174,13 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("dump", help="print a cooked .vda file as JSON")
     d.add_argument("file", metavar="FILE.vda")
     d.add_argument("--full", action="store_true", help="list every vertex, index and pixel")
+    d.add_argument("--json", action="store_true", help="accepted for symmetry: the output is JSON already")
     d.set_defaults(func=cmd_dump)
 
     v = sub.add_parser("verify", help="check cooked files (exit 1 on any problem)")
     v.add_argument("files", nargs="+", metavar="FILE")
     v.add_argument("-q", "--quiet", action="store_true", help="print problems only")
+    v.add_argument("--json", action="store_true", help="print the result as JSON (problems also go to stderr)")
     v.set_defaults(func=cmd_verify)
 
     i = sub.add_parser("inspect", help="inspect an asset")
@@ -316,6 +218,10 @@ def build_parser() -> argparse.ArgumentParser:
     from veduta.cook.cache_cli import add_cache_commands
 
     add_cache_commands(sub, lambda: _project(None))
+
+    from veduta.mcp.cli import add_mcp_command
+
+    add_mcp_command(sub)
     return p
 
 

@@ -6,8 +6,8 @@ The CLI owner calls :func:`add_world_commands` with the ``add_subparsers()`` obj
 and a dict of cooked PRFB records by name). Each sub-command sets ``args.func``; call
 ``args.func(args)``, which returns the exit code.
 
-    veduta world query WORLD X,Z
-    veduta world map WORLD --out FILE.png [--at X,Z] [--size W,H] [--scale N]
+    veduta world query WORLD X,Z [--json]
+    veduta world map WORLD --out FILE.png [--at X,Z] [--size W,H] [--scale N] [--json]
 
     veduta world place WORLD NAME PREFAB (--cell X,Z | --near X,Z) [--rotation R] [--search N]
     veduta world terrain WORLD NAME --kind K --cell X,Z --radius R [--height H] [--depth D] [--falloff F]
@@ -26,23 +26,17 @@ import argparse
 import json
 import re
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from veduta.argtypes import png_file
+from veduta.errors import VedutaError
 from veduta.fsutil import atomic_write
 
-LoadWorld = Callable[[str], tuple[Any, dict[str, Any]]]
+from .tools import MAX_CELL, MAX_MAP_CELLS, LoadWorld, check_cell, check_size, world_map, world_query
+
+__all__ = ["add_world_commands", "parse_pair", "parse_size", "MAX_CELL", "MAX_MAP_CELLS", "LoadWorld"]
 
 _PAIR = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
-
-
-#: the largest map side in cells (2048 x 2048 takes about 6 s and 1 GB)
-MAX_MAP_CELLS = 2048
-
-#: cells beyond this are outside any world (extent x chunk <= 4096 x 64)
-MAX_CELL = 1 << 20
 
 
 def parse_pair(text: str) -> tuple[int, int]:
@@ -50,18 +44,17 @@ def parse_pair(text: str) -> tuple[int, int]:
     m = _PAIR.match(text)
     if not m:
         raise argparse.ArgumentTypeError(f"{text!r} is not two integers X,Z")
-    x, z = int(m.group(1)), int(m.group(2))
-    if not (-MAX_CELL <= x <= MAX_CELL and -MAX_CELL <= z <= MAX_CELL):
-        raise argparse.ArgumentTypeError(f"{text!r} is far outside any world (cells within +-{MAX_CELL})")
-    return x, z
+    try:
+        return check_cell((int(m.group(1)), int(m.group(2))))
+    except VedutaError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def parse_size(text: str) -> tuple[int, int]:
-    w, h = parse_pair(text)
-    if not (1 <= w <= MAX_MAP_CELLS and 1 <= h <= MAX_MAP_CELLS):
-        raise argparse.ArgumentTypeError(f"size {w},{h} out of range [1, {MAX_MAP_CELLS}] each "
-                                         f"(draw a larger area as several maps with --at)")
-    return w, h
+    try:
+        return check_size(parse_pair(text))
+    except VedutaError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _allow_negative_pairs(parser: argparse.ArgumentParser) -> None:
@@ -80,6 +73,7 @@ def add_world_commands(subparsers, load_world: LoadWorld) -> argparse.ArgumentPa
     q = sub.add_parser("query", help="print what is at a cell, as JSON")
     q.add_argument("world", help="world name (assets/worlds/<name>.vworld)")
     q.add_argument("cell", type=parse_pair, help="cell X,Z")
+    q.add_argument("--json", action="store_true", help="print JSON (the default: the output is JSON already)")
     q.set_defaults(func=lambda args: cmd_query(args, load_world))
     _allow_negative_pairs(q)
 
@@ -88,56 +82,46 @@ def add_world_commands(subparsers, load_world: LoadWorld) -> argparse.ArgumentPa
     m.add_argument("--out", required=True, type=png_file, help="PNG file to write")
     m.add_argument("--at", type=parse_pair, default=(0, 0), help="centre cell X,Z (default 0,0)")
     m.add_argument("--size", type=parse_size, default=(256, 256), help="cells W,H (default 256,256)")
-    m.add_argument("--scale", type=int, default=None,
-                   help="pixels per cell, 1..16 (default 1024 // max(W, H), clamped to 1..8)")
+    m.add_argument("--scale", type=int, default=None, help="pixels per cell (default 1024 // max(W, H), 1..8; "
+                                                           "at most 16)")
+    m.add_argument("--json", action="store_true", help="print what was drawn as JSON (cells, pixels, scale)")
     m.set_defaults(func=lambda args: cmd_map(args, load_world))
     _allow_negative_pairs(m)
     add_edit_commands(sub)
     return world
 
 
-def _generator(name: str, load_world: LoadWorld):
-    from .generator import Generator
-
-    world, prefabs = load_world(name)
-    return Generator(world, prefabs)
-
-
 def cmd_query(args, load_world: LoadWorld, out=None) -> int:
     out = out or sys.stdout
     try:
-        gen = _generator(args.world, load_world)
-    except (OSError, KeyError) as e:  # VedutaError is the caller's (veduta.cli.main) to report
+        data = world_query(load_world, args.world, args.cell)
+    except (OSError, VedutaError) as e:
         print(f"veduta world query: {e}", file=sys.stderr)
         return 1
-    x, z = args.cell
-    out.write(json.dumps(gen.query(x, z), indent=2) + "\n")
+    out.write(json.dumps(data, indent=2) + "\n")  # the text is the JSON (--json changes nothing)
     return 0
 
 
 def cmd_map(args, load_world: LoadWorld) -> int:
-    from .mapimage import png_bytes
-
-    try:
-        gen = _generator(args.world, load_world)
-    except (OSError, KeyError) as e:  # VedutaError is the caller's (veduta.cli.main) to report
-        print(f"veduta world map: {e}", file=sys.stderr)
-        return 1
-    if args.scale is not None and not 1 <= args.scale <= 16:
-        print(f"veduta world map: scale {args.scale} out of range [1, 16]", file=sys.stderr)
-        return 2
-    img = gen.render_map(args.at, args.size, args.scale)
     path = Path(args.out)
     if path.is_dir():
         print(f"veduta world map: {path} is a folder; --out names the PNG file to write", file=sys.stderr)
         return 1
     try:
-        atomic_write(str(path), png_bytes(img))  # makes the folder when needed
+        data = world_map(load_world, args.world, args.at, args.size, args.scale)
+    except (OSError, VedutaError) as e:
+        print(f"veduta world map: {e}", file=sys.stderr)
+        return 1
+    try:
+        atomic_write(str(path), data.pop("png"))  # makes the folder when needed
     except OSError as e:
         print(f"veduta world map: cannot write {path}: {e.strerror or e}", file=sys.stderr)
         return 1
-    print(f"{path}: {img.size[0]} x {img.size[1]} px, cells [{args.at[0] - args.size[0] // 2}, "
-          f"{args.at[1] - args.size[1] // 2}] + {args.size[0]} x {args.size[1]}")
+    if args.json:
+        print(json.dumps(data, indent=2))
+    else:
+        print(f"{path}: {data['width']} x {data['height']} px, cells [{data['origin'][0]}, {data['origin'][1]}] "
+              f"+ {data['size'][0]} x {data['size'][1]}")
     return 0
 
 

@@ -1,0 +1,184 @@
+"""``veduta mcp``: the real server as a subprocess, driven by the MCP SDK's own client."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+mcp = pytest.importorskip("mcp")
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+TOOLS = {"cook", "check", "why", "inspect_model", "inspect_prefab", "inspect_world", "world_query", "world_map",
+         "world_place", "world_terrain", "world_vegetation", "world_remove", "dump", "verify"}
+
+
+@pytest.fixture
+def sample_game(tmp_path) -> Path:
+    """A game repo holding the repository's sample assets (nothing cooked)."""
+    root = tmp_path / "game"
+    shutil.copytree(REPO / "assets", root / "assets", ignore=shutil.ignore_patterns(".cooked"))
+    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    return root
+
+
+def serve(root: Path, body):
+    """Start ``veduta mcp --root ROOT`` and run ``await body(session)`` against it."""
+
+    async def main():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "veduta", "mcp", "--root", str(root)],
+                                       cwd=str(root))
+        with open(root / "server.log", "w") as log:
+            async with stdio_client(params, errlog=log) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    return await body(session)
+
+    return asyncio.run(main())
+
+
+def cli_json(root: Path, *args: str) -> dict:
+    out = subprocess.run([sys.executable, "-m", "veduta", *args, "--json"], cwd=root, capture_output=True,
+                         text=True, check=False)
+    return json.loads(out.stdout)
+
+
+def text_of(result) -> str:
+    return "\n".join(c.text for c in result.content if c.type == "text")
+
+
+def test_tools_are_listed_with_descriptions_and_typed_inputs(sample_game):
+    async def body(s):
+        return (await s.list_tools()).tools
+
+    tools = {t.name: t for t in serve(sample_game, body)}
+    assert set(tools) == TOOLS
+    for t in tools.values():
+        assert len(t.description) > 40, t.name
+        assert t.input_schema["type"] == "object"
+    cell = tools["world_query"].input_schema["properties"]["cell"]
+    assert cell["type"] == "array" and cell["minItems"] == cell["maxItems"] == 2
+    assert [i["type"] for i in cell["prefixItems"]] == ["integer", "integer"]
+    assert set(tools["world_query"].input_schema["required"]) == {"world", "cell"}
+    kind = tools["world_terrain"].input_schema["properties"]["kind"]
+    assert kind["enum"] == ["hill", "plain", "lake", "sea"]
+    assert "metres" in tools["world_terrain"].description and "cells" in tools["world_vegetation"].description
+
+
+def test_each_tool_returns_its_cli_json(sample_game):
+    async def body(s):
+        out = {}
+        out["cook"] = await s.call_tool("cook", {})
+        out["cook_again"] = await s.call_tool("cook", {"sources": ["models/crate.vmodel"]})
+        out["query"] = await s.call_tool("world_query", {"world": "valley", "cell": [3, -4]})
+        out["model"] = await s.call_tool("inspect_model", {"model": "tree"})
+        out["prefab"] = await s.call_tool("inspect_prefab", {"prefab": "cottage"})
+        out["world"] = await s.call_tool("inspect_world", {"world": "valley"})
+        out["map"] = await s.call_tool("world_map", {"world": "valley", "at": [-60, 0], "size": [40, 30]})
+        out["dump"] = await s.call_tool("dump", {"path": "assets/.cooked/models/crate.vda"})
+        out["verify"] = await s.call_tool("verify", {"paths": ["assets/.cooked/models/crate.vda",
+                                                               "assets/.cooked/worlds/valley.vda"]})
+        out["check"] = await s.call_tool("check", {})
+        out["why"] = await s.call_tool("why", {})
+        return out
+
+    r = serve(sample_game, body)
+    for name, res in r.items():
+        assert not res.is_error, (name, text_of(res))
+        if name != "map":
+            assert json.loads(text_of(res)) == res.structured_content, name
+    cook = r["cook"].structured_content
+    assert cook["ok"] is True and cook["summary"]["cooked"] > 40 and cook["summary"]["failed"] == 0
+    assert r["cook_again"].structured_content["summary"]["up_to_date"] == 1
+    assert (sample_game / "assets/.cooked/worlds/valley.vda").is_file()
+    assert r["query"].structured_content == cli_json(sample_game, "world", "query", "valley", "3,-4")
+    assert r["model"].structured_content == cli_json(sample_game, "inspect", "model", "tree")
+    assert r["prefab"].structured_content == cli_json(sample_game, "inspect", "prefab", "cottage")
+    assert r["world"].structured_content == cli_json(sample_game, "inspect", "world", "valley")
+    assert r["dump"].structured_content == cli_json(sample_game, "dump", "assets/.cooked/models/crate.vda")
+    assert r["verify"].structured_content["ok"] is True
+    assert r["check"].structured_content["ok"] is True
+    assert r["why"].structured_content["stale"] == []
+    # the map: a PNG image of size x scale pixels, and its metadata as structured content
+    meta = r["map"].structured_content
+    image = [c for c in r["map"].content if c.type == "image"][0]
+    png = base64.b64decode(image.data)
+    assert image.mime_type == "image/png" and png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert meta["png_bytes"] == len(png)
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    assert (width, height) == (meta["width"], meta["height"]) == (40 * meta["scale"], 30 * meta["scale"])
+
+
+def test_user_mistakes_are_tool_errors_and_the_server_goes_on(sample_game):
+    async def body(s):
+        out = {}
+        out["unknown_world"] = await s.call_tool("world_query", {"world": "atlantis", "cell": [0, 0]})
+        out["bad_cell"] = await s.call_tool("world_query", {"world": "valley", "cell": [1]})
+        out["unknown_model"] = await s.call_tool("inspect_model", {"model": "ghost"})
+        out["overlap"] = await s.call_tool("world_place", {"world": "valley", "name": "second_well",
+                                                           "prefab": "well", "cell": [-70, 0]})
+        out["remove_none"] = await s.call_tool("world_remove", {"world": "valley", "name": "nothing_here"})
+        out["bad_kind"] = await s.call_tool("world_terrain", {"world": "valley", "name": "h", "kind": "volcano",
+                                                              "cell": [0, 0], "radius": 4})
+        out["still_up"] = await s.call_tool("world_query", {"world": "valley", "cell": [0, 0]})
+        return out
+
+    before = (sample_game / "assets/worlds/valley.vworld").read_bytes()
+    r = serve(sample_game, body)
+    assert r["unknown_world"].is_error and '"atlantis"' in text_of(r["unknown_world"])
+    assert r["bad_cell"].is_error and "cell" in text_of(r["bad_cell"])
+    assert r["unknown_model"].is_error and '"ghost"' in text_of(r["unknown_model"])
+    assert r["overlap"].is_error and "WORLD_PLACE_OVERLAP" in text_of(r["overlap"])
+    assert r["remove_none"].is_error and "nothing_here" in text_of(r["remove_none"])
+    assert r["bad_kind"].is_error and "volcano" in text_of(r["bad_kind"])
+    assert not r["still_up"].is_error and r["still_up"].structured_content["world"] == "valley"
+    assert (sample_game / "assets/worlds/valley.vworld").read_bytes() == before
+
+
+def test_concurrent_calls_are_answered_and_edits_of_one_world_never_interleave(sample_game):
+    source = sample_game / "assets/worlds/valley.vworld"
+    before = source.read_bytes()
+    names = [f"well_{i}" for i in range(4)]
+
+    async def body(s):
+        queries = [s.call_tool("world_query", {"world": "valley", "cell": [x, -x]}) for x in range(6)]
+        places = [s.call_tool("world_place", {"world": "valley", "name": n, "prefab": "well", "near": [-66, 4]})
+                  for n in names]
+        placed = await asyncio.gather(*queries, *places)
+        inspected = await s.call_tool("inspect_world", {"world": "valley"})
+        dry = await s.call_tool("world_terrain", {"world": "valley", "name": "mound", "kind": "hill",
+                                                  "cell": [40, 40], "radius": 6, "height": 3, "dry_run": True})
+        veg = await s.call_tool("world_vegetation", {"world": "valley", "name": "tufts", "model": "grass_tuft",
+                                                     "density": 0.2, "cell": [-60, 10], "radius": 5,
+                                                     "dry_run": True})
+        removed = await asyncio.gather(*[s.call_tool("world_remove", {"world": "valley", "name": n})
+                                         for n in names])
+        return placed, inspected, dry, veg, removed
+
+    placed, inspected, dry, veg, removed = serve(sample_game, body)
+    for res in placed + removed + [inspected, dry, veg]:
+        assert not res.is_error, text_of(res)
+    cells = [tuple(r.structured_content["cell"]) for r in placed[6:]]
+    assert len(set(cells)) == 4  # each edit saw the ones before it: four wells, four cells
+    findings = inspected.structured_content["findings"]
+    assert not [f for f in findings if f["code"] == "WORLD_PLACE_OVERLAP"]
+    assert {"before", "after", "places_in_water"} <= set(dry.structured_content)
+    assert {"plants", "triangles", "warnings"} <= set(veg.structured_content)
+    assert source.read_bytes() == before  # four adds and four removes give the author's bytes back
+
+
+def test_the_cook_never_imports_the_sdk(sample_game):
+    code = ("import sys\nfrom veduta.cli import main\nrc = main(['cook'])\n"
+            "assert rc == 0, rc\nassert not [m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')]\n"
+            "import veduta.dodo, veduta.api\nassert 'mcp' not in sys.modules\nprint('light')\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=sample_game, capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip().endswith("light")

@@ -1,0 +1,111 @@
+"""The cook as a function: run the doit tasks in this process and return what happened as data.
+
+``veduta cook`` and the MCP ``cook`` tool call :func:`run_cook` (through ``veduta.api.cook``).
+It runs the same tasks, database and reporter as ``doit cook``; the reporter here also keeps
+every diagnostic as a dict, and writes its text (the lines ``doit cook`` prints) to *echo*,
+or nowhere: on an MCP server stdout is the protocol channel.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import os
+from typing import Any, TextIO
+
+from veduta.cook.cook import COOKED, FAILED, RESTORED, UPTODATE
+from veduta.cook.doit_adapter import bind_class
+from veduta.cook.project import Project
+from veduta.cook.run import CookRun
+from veduta.cook.tasks import BASENAME, CookReporter, doit_config, task_creator
+from veduta.errors import VedutaError
+
+
+class CollectingReporter(CookReporter):
+    """The cook's reporter, which also keeps the diagnostics of every source as dicts."""
+
+    def __init__(self, outstream, options):
+        super().__init__(outstream, options)
+        self.diagnostics: list[dict] = []
+
+    def add_success(self, task):
+        if self._is_cook(task):
+            self.diagnostics += (task.values or {}).get("diagnostics") or []
+        return super().add_success(task)
+
+    def add_failure(self, task, fail):
+        if task.name != BASENAME and task.name.startswith(BASENAME + ":") and \
+                (self._is_cook(task) or task.name == f"{BASENAME}:_sources"):
+            found = getattr(fail, "diagnostics", None)
+            if found is None:  # problems known only as lines (unreadable folders, duplicate names)
+                from veduta.source.diagnostics import parse_lines
+
+                found = parse_lines(getattr(fail, "message", "") or "")
+            self.diagnostics += found
+        return super().add_failure(task, fail)
+
+
+def source_task_names(project: Project, sources: list[str]) -> list[str]:
+    """doit task names (``cook:models/crate.vmodel``) of source paths: absolute, relative to the
+    current folder (the game root when the project was found from it), or under the assets folder."""
+    from veduta.kinds import kind_of
+
+    assets = os.path.abspath(project.assets)
+    names = []
+    for s in sources:
+        full = os.path.abspath(s)
+        if os.path.exists(full) and (full + os.sep).startswith(assets + os.sep):
+            rel = os.path.relpath(full, assets)
+        else:
+            rel = s
+        rel = rel.replace(os.sep, "/")
+        if kind_of(rel) is None or ".." in rel.split("/") or not os.path.isfile(os.path.join(assets, rel)):
+            raise VedutaError(f"{os.path.join(project.assets, rel)}: no such source (give the path of a source "
+                              f"file, from the game root or under {project.assets}/, e.g. models/crate.vmodel)")
+        names.append(f"{BASENAME}:{rel}")
+    return names
+
+
+def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
+             echo: TextIO | None = None, fmt: str | None = None) -> dict[str, Any]:
+    """Cook *sources* (every source when empty) of *project* with doit, in this process.
+
+    *jobs* > 1 cooks in that many worker processes.  The text ``doit cook`` prints goes to
+    *echo* (None: dropped), its diagnostics in format *fmt* (text, json or github lines;
+    default: VEDUTA_FORMAT or text).  Returns ``{"ok", "summary": {"cooked", "up_to_date", "restored",
+    "failed", "removed"}, "diagnostics": [...]}``, the diagnostics sorted by file, line and column
+    (dicts as :meth:`~veduta.source.diagnostics.Diagnostic.to_json` makes them).
+    """
+    from doit.cmd_base import ModuleTaskLoader
+    from doit.doit_cmd import DoitMain
+
+    root = os.path.abspath(project.root)
+    if os.path.abspath(os.getcwd()) != root:
+        os.chdir(root)  # doit's paths are relative to the game root, as with a dodo.py
+    project = Project.at(".")
+    names = source_task_names(project, list(sources or []))
+    run = CookRun(project)
+    if fmt:
+        run.fmt = fmt
+
+    # doit takes a reporter object as well as a class (cmd_run.Run._execute): one made here
+    # keeps what it collected for this function to return
+    reporter = bind_class(CollectingReporter, run=run)(echo if echo is not None else io.StringIO(), {})
+    config = doit_config(run) | {"reporter": reporter}
+    # the tasks are made while doit runs (after its reporter starts), as with a dodo.py
+    argv = ["run"]
+    if jobs:  # -n 1 too: an explicit -n 1 cooks serially (no pool, veduta/cook/ahead.py)
+        argv += ["-n", str(jobs)]
+    argv += names or [BASENAME]
+    try:
+        rc = DoitMain(ModuleTaskLoader({"task_cook": task_creator(run), "DOIT_CONFIG": config})).run(argv)
+    finally:
+        gc.unfreeze()  # cook_tasks froze this run's tasks: a long-lived process must free them
+    c = reporter.counts
+    diagnostics = sorted(reporter.diagnostics, key=lambda d: (d["file"], d["line"], d["col"]))
+    return {
+        "ok": rc == 0 and not c[FAILED],
+        "summary": {"cooked": c[COOKED], "up_to_date": c[UPTODATE], "restored": c[RESTORED], "failed": c[FAILED],
+                    "removed": list(reporter.pruned)},
+        "diagnostics": diagnostics,
+    }

@@ -1,0 +1,245 @@
+"""The MCP server of ``veduta mcp``: one tool per :mod:`veduta.api` function, over stdio.
+
+Each tool is a thin face: it checks nothing the core function does not, calls it with the
+game repo's :class:`~veduta.cook.project.Project`, and returns its data as structured content
+(and the same JSON as text, for clients that read only text). A user mistake
+(:class:`~veduta.errors.VedutaError`: unknown asset, malformed argument, refused edit) becomes a
+tool error whose text names the problem; any other exception becomes a tool error naming it, and
+the server goes on. The SDK runs each call in a worker thread, so calls are answered
+concurrently; edits of one world take that world's lock, and cooks take one lock, so they never
+interleave.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import CallToolResult, ImageContent, TextContent
+from pydantic import Field
+
+from veduta import api
+from veduta.errors import VedutaError
+
+Cell = Annotated[tuple[int, int], Field(description="a cell [x, z] (integers; +x east, -z north)")]
+DryRun = Annotated[bool, Field(description="report what the edit would do, and write nothing")]
+
+INSTRUCTIONS = """\
+veduta cook: the asset toolchain of the Veduta game engine, serving one game repo.
+Sources live under assets/ (models/*.vmodel, prefabs/*.vprefab, worlds/*.vworld, ...); tools
+name assets by name (the file name without suffix). Worlds are grids of cells (cell metres
+square, usually 1 m); cells are [x, z] integer pairs, +x east, -z north. Heights and radii of
+terrain are in metres and cells as each tool says. The authoring loop: world_map and
+world_query to look, world_terrain to shape, world_vegetation to plant, world_place for
+landmarks (near= finds a valid cell), inspect_world until it reports no error, then cook.
+Edits change the world's .vworld source minimally and are validated before they are written;
+use dry_run to see a report first."""
+
+
+class Tools:
+    """The tools of one server: the project root and the locks that keep edits apart."""
+
+    def __init__(self, root: str):
+        self.root = os.path.abspath(root)
+        self._cook_lock = threading.Lock()
+        self._locks_lock = threading.Lock()
+        self._world_locks: dict[str, threading.Lock] = {}
+
+    def project(self):
+        from veduta.cook.project import Project
+
+        return Project.find(self.root)
+
+    def world_lock(self, world: str) -> threading.Lock:
+        with self._locks_lock:
+            return self._world_locks.setdefault(world, threading.Lock())
+
+    def call(self, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> dict[str, Any]:
+        """Run a core function; its user mistakes (and crashes) become tool errors."""
+        try:
+            return fn(self.project(), *args, **kwargs)
+        except VedutaError as exc:
+            findings = getattr(exc, "findings", None)
+            text = str(exc)
+            if findings:
+                text += "\n" + json.dumps({"findings": findings}, indent=1, sort_keys=True)
+            raise ToolError(text) from None
+        except ToolError:
+            raise
+        except Exception as exc:  # a bug, not a user mistake: say so, keep serving
+            raise ToolError(f"internal error in veduta ({type(exc).__name__}: {exc}); please report it") from None
+
+    def edit(self, world: str, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> dict[str, Any]:
+        with self.world_lock(world):
+            return self.call(fn, world, *args, **kwargs)
+
+
+def _result(data: dict[str, Any], *extra: Any) -> CallToolResult:
+    text = json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False)
+    return CallToolResult(content=[*extra, TextContent(type="text", text=text)], structured_content=data)
+
+
+def _missing(report: dict[str, Any], kind: str) -> dict[str, Any]:
+    """inspect_* report a missing asset as data; an agent is told it as an error."""
+    if report.get("status") == "missing":
+        messages = "; ".join(e.get("message", "") for e in report.get("errors", [])) or f"no such {kind}"
+        raise ToolError(messages)
+    return report
+
+
+def build_server(root: str) -> MCPServer:
+    """The server for the game repo at *root*, with every tool registered."""
+    from veduta import __version__
+
+    t = Tools(root)
+    server = MCPServer("veduta", instructions=INSTRUCTIONS, version=__version__)
+    tool = server.tool
+
+    @tool(description="Cook the game's asset sources into .vda files (what `veduta cook` does): only what is "
+          "stale. Returns the summary (cooked, up_to_date, restored, failed, removed) and every diagnostic "
+          "(file, line, col, path, severity, message).")
+    def cook(sources: Annotated[list[str] | None, Field(
+            description="source files to cook, as paths under the game root or under assets/ "
+            "(e.g. 'models/crate.vmodel'); omit to cook everything")] = None) -> CallToolResult:
+        with t._cook_lock:
+            return _result(t.call(api.cook, sources or None))
+
+    @tool(description="Check every source (or those named) as the cook would, references included, writing "
+          "nothing. Returns ok, counts and every diagnostic (file, line, col, path, severity, message).")
+    def check(sources: Annotated[list[str] | None, Field(
+            description="source paths under assets/; omit to check everything")] = None) -> CallToolResult:
+        return _result(t.call(api.check, sources or None))
+
+    @tool(description="List each stale asset and why it would cook again (never cooked, source changed, a "
+          "dependency changed, compiler changed, ...).")
+    def why(sources: Annotated[list[str] | None, Field(
+            description="source paths under assets/; omit for every source")] = None) -> CallToolResult:
+        return _result(t.call(api.why, sources or None))
+
+    @tool(description="Inspect a model: triangles per part and level of detail, bounds in metres, and findings "
+          "(code, severity error|warning|note, message).")
+    def inspect_model(model: Annotated[str, Field(description="model name (file name without .vmodel)")]
+                      ) -> CallToolResult:
+        return _result(_missing(t.call(api.inspect_model, model), "model"))
+
+    @tool(description="Inspect a prefab: footprint in cells, entities, triangles of its models, findings.")
+    def inspect_prefab(prefab: Annotated[str, Field(description="prefab name (file name without .vprefab)")]
+                       ) -> CallToolResult:
+        return _result(_missing(t.call(api.inspect_prefab, prefab), "prefab"))
+
+    @tool(description="Inspect a world: findings ranked by severity (places in water, overlapping, in a wrong "
+          "biome or too close; missing prefabs or models; a camera that sees past the loaded chunks; views "
+          "over the 1200-triangle budget, WORLD_CHUNK_BUDGET) and the triangles drawn in each view. Fix every "
+          "error before cooking.")
+    def inspect_world(world: Annotated[str, Field(description="world name (file name without .vworld)")],
+                      at: Annotated[list[tuple[int, int]] | None, Field(
+                          description="extra view foci as cells [x, z], beside the start cell and every place"
+                      )] = None) -> CallToolResult:
+        return _result(_missing(t.call(api.inspect_world, world, [tuple(c) for c in at or []]), "world"))
+
+    @tool(description="What is at one cell of a world: biome, ground height in metres (full detail and as "
+          "drawn), water, the structure that owns the cell, plants and entities.")
+    def world_query(world: Annotated[str, Field(description="world name")], cell: Cell) -> CallToolResult:
+        return _result(t.call(api.world_query, world, tuple(cell)))
+
+    @tool(description="The top-down map of a world around a cell, as a PNG image (biome colours shaded by "
+          "relief, water, features, footprints, names) and its metadata. One pixel per cell times scale.")
+    def world_map(world: Annotated[str, Field(description="world name")],
+                  at: Annotated[tuple[int, int], Field(description="the centre cell [x, z]")] = (0, 0),
+                  size: Annotated[tuple[int, int], Field(description="width and depth in cells [w, h]")] = (256, 256)
+                  ) -> CallToolResult:
+        import base64
+
+        data = dict(t.call(api.world_map, world, tuple(at), tuple(size)))
+        png = data.pop("png")
+        image = ImageContent(type="image", data=base64.b64encode(png).decode("ascii"), mime_type="image/png")
+        data["png_bytes"] = len(png)
+        return _result(data, image)
+
+    @tool(description="Add (or replace, same name) a place: a named landmark prefab at a cell. Give cell to "
+          "validate that exact cell (refused, naming the finding code, when it is in water, overlaps another "
+          "place, is in a biome the prefab does not allow, breaks a min_distance or is outside the world), "
+          "or near to let it choose the nearest valid cell. Returns the cell used.")
+    def world_place(world: Annotated[str, Field(description="world name")],
+                    name: Annotated[str, Field(description="the place's name")],
+                    prefab: Annotated[str, Field(description="prefab name")],
+                    cell: Annotated[tuple[int, int] | None, Field(description="the exact cell [x, z]")] = None,
+                    near: Annotated[tuple[int, int] | None, Field(
+                        description="find the valid cell nearest this one [x, z]")] = None,
+                    rotation: Annotated[Literal[0, 90, 180, 270], Field(description="degrees")] = 0,
+                    search: Annotated[int, Field(description="with near: search radius in cells", ge=1)] = 32,
+                    dry_run: DryRun = False) -> CallToolResult:
+        return _result(t.edit(world, api.world_place, name, prefab, cell=_opt(cell), near=_opt(near),
+                              rotation=rotation, search=search, dry_run=dry_run))
+
+    @tool(description="Add (or replace, same name) a terrain feature: a hill (height metres at the centre), a "
+          "plain (levels the ground, height metres), a lake or sea (water at height metres, depth metres "
+          "below). Reports ground heights before and after over its area (centre, min, max), places now in "
+          "water (places_in_water) and sites or places that change.")
+    def world_terrain(world: Annotated[str, Field(description="world name")],
+                      name: Annotated[str, Field(description="the feature's name")],
+                      kind: Annotated[Literal["hill", "plain", "lake", "sea"], Field(description="feature kind")],
+                      cell: Annotated[tuple[int, int], Field(description="centre cell [x, z]")],
+                      radius: Annotated[int, Field(description="radius in cells")],
+                      height: Annotated[float | None, Field(description="metres (see kind)")] = None,
+                      depth: Annotated[float | None, Field(description="lake/sea: metres below the water")] = None,
+                      falloff: Annotated[int | None, Field(description="cells over which it blends out")] = None,
+                      roughness: Annotated[float | None, Field(description="how much the edge wanders")] = None,
+                      dry_run: DryRun = False) -> CallToolResult:
+        return _result(t.edit(world, api.world_terrain, name, kind, tuple(cell), radius, height=height,
+                              depth=depth, falloff=falloff, roughness=roughness, dry_run=dry_run))
+
+    @tool(description="Add (or replace, same name) a vegetation rule planting a model (flora, any number per "
+          "cell) or a prefab (trees: one per cell, competing with scatter) with a density 0..1 per cell, "
+          "world-wide or in a round area (cell + radius in cells), optionally only on some biomes. Reports "
+          "plants, the triangles they cost to draw, and warnings.")
+    def world_vegetation(world: Annotated[str, Field(description="world name")],
+                         name: Annotated[str, Field(description="the rule's name")],
+                         density: Annotated[float, Field(description="share of cells planted, 0..1")],
+                         model: Annotated[str | None, Field(description="flora model name")] = None,
+                         prefab: Annotated[str | None, Field(description="prefab name")] = None,
+                         biomes: Annotated[list[str] | None, Field(description="biome names")] = None,
+                         cell: Annotated[tuple[int, int] | None, Field(description="area centre [x, z]")] = None,
+                         radius: Annotated[int | None, Field(description="area radius in cells")] = None,
+                         scale: Annotated[tuple[float, float] | None, Field(
+                             description="random scale range [min, max]")] = None,
+                         dry_run: DryRun = False) -> CallToolResult:
+        return _result(t.edit(world, api.world_vegetation, name, density, prefab=prefab, model=model,
+                              biomes=biomes, cell=_opt(cell), radius=radius, scale=_opt(scale), dry_run=dry_run))
+
+    @tool(description="Remove a feature, vegetation rule or place from a world by name (an error when there "
+          "is none). section says which list when the name is in several.")
+    def world_remove(world: Annotated[str, Field(description="world name")],
+                     name: Annotated[str, Field(description="the name to remove")],
+                     section: Annotated[Literal["features", "vegetation", "places"] | None, Field(
+                         description="which list, when the name is in several")] = None,
+                     dry_run: DryRun = False) -> CallToolResult:
+        return _result(t.edit(world, api.world_remove, name, section=section, dry_run=dry_run))
+
+    @tool(description="A cooked .vda file as JSON: its chunks, META (kind, compiler, source hashes) and body "
+          "(large arrays summarised).")
+    def dump(path: Annotated[str, Field(description="path of a .vda file, relative to the game root")]
+             ) -> CallToolResult:
+        return _result(t.call(lambda _p: api.dump(None, path)))
+
+    @tool(description="Check cooked .vda files against the container spec and their kind's reader checks.")
+    def verify(paths: Annotated[list[str], Field(description="paths of .vda files, relative to the game root")]
+               ) -> CallToolResult:
+        return _result(t.call(lambda _p: api.verify(None, list(paths))))
+
+    return server
+
+
+def _opt(pair: Any) -> tuple | None:
+    return None if pair is None else tuple(pair)
+
+
+def serve(root: str) -> None:
+    """Serve the game repo at *root* over stdio until the client closes."""
+    os.chdir(os.path.abspath(root))  # the cook's paths are relative to the game root
+    build_server(".").run()
