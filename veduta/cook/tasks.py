@@ -41,6 +41,7 @@ from veduta.cook.doit_adapter import (
     PrestatChecker,
     bind_class,
     drop_failures,
+    exit_as_failure,
     fix_action_signature,
     overwrite_saved,
     runner_parallelism,
@@ -336,6 +337,10 @@ class CookReporter(ConsoleReporter):
         self._progress_shown = False
         self._started = time.monotonic()
         self._group_ran = False
+        # exit 1 when sources failed (the group then fails with doit's UnmetDependency, an error
+        # for doit: exit 2); any other error keeps doit's 2 (docs/authoring-tools.md, Exit codes)
+        self._group_unmet = False
+        self._other_error = False
         self.run.start()  # a new run (the tasks are made after this)
         from veduta.cook.lifeline import install
 
@@ -423,8 +428,15 @@ class CookReporter(ConsoleReporter):
         self._progress(rel)
 
     def add_failure(self, task, fail):
-        if task.name == BASENAME:
+        from doit.exceptions import TaskFailed, UnmetDependency
+
+        if task.name == BASENAME and isinstance(fail, UnmetDependency):
+            self._group_unmet = True
             return  # the group fails when a source fails: the summary says so
+        if not isinstance(fail, TaskFailed):
+            self._other_error = True
+        if task.name == BASENAME:
+            return
         if task.name == f"{BASENAME}:_sources":
             msg = fail.get_msg() if hasattr(fail, "get_msg") else str(fail)
             self._clear_progress()
@@ -496,6 +508,8 @@ class CookReporter(ConsoleReporter):
             )
         # doit's own failure report for cook tasks would repeat the diagnostics: drop them
         drop_failures(self, self._is_cook)
+        if self._group_unmet and not self._other_error:
+            exit_as_failure()  # sources failed: 1, not doit's 2
         super().complete_run()
         from veduta.cook import runlock
 
