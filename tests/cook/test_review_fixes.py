@@ -141,3 +141,44 @@ def test_list_status_shows_the_cooks_decision_without_doits_rows(game):
     game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", "[1, 3, 1]"))
     out = game.doit("list", "--all", "--status", check=True).stdout
     assert "R cook:models/crate.vmodel" in out and "U cook:models/tree.vmodel" in out
+
+
+def test_a_failed_source_exits_1_and_a_configuration_mistake_2(game):
+    """#5: docs/authoring-tools.md: 1 = a source failed, 2 = configuration (or a doit error)."""
+    game.write("models/bad.vmodel", "[1, 2")
+    assert game.cook().returncode == 1
+    assert game.cook("-n", "2", "cook").returncode == 1
+    cp = subprocess.run([sys.executable, "-m", "veduta.cli", "cook"], cwd=game.root, capture_output=True, text=True,
+                        timeout=300)
+    assert cp.returncode == 1 and "1 failed" in cp.stdout, cp.stdout + cp.stderr
+    (game.root / "assets/models/bad.vmodel").unlink()
+    assert game.cook().returncode == 0
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\nnope = "x"\n')
+    assert game.cook().returncode == 2
+
+
+def test_a_dead_pool_worker_is_one_warning_and_its_sources_count_as_cooked(tmp_path):
+    """#8: a worker killed mid-run: one warning, the rest cooked in the main process, and the
+    summary counts what the dead worker wrote as cooked (not up to date)."""
+    g = _many(tmp_path, 40)
+    code = """if True:
+        import os, signal, sys
+        import veduta.cook.cook as cook
+        main_pid = os.getpid()
+        batch = cook.cook_batch
+        def dies_after_one_batch(jobs):
+            done = batch(jobs)
+            if os.getpid() != main_pid and any(j[1] == "models/gen/m005.vmodel" for j in jobs):
+                os.kill(os.getpid(), signal.SIGKILL)  # after writing its batch's files
+            return done
+        cook.cook_batch = dies_after_one_batch
+        from doit.doit_cmd import DoitMain
+        from doit.cmd_base import DodoTaskLoader
+        sys.exit(DoitMain(DodoTaskLoader()).run(["-n", "2", "cook"]))
+    """
+    cp = _python(g, code)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert cp.stderr.count("veduta: warning: a cook worker process ended") == 1, cp.stderr
+    assert "cook: 44 cooked, 0 up to date" in cp.stdout, cp.stdout + cp.stderr
+    assert "Traceback" not in cp.stderr
+    assert "cook: 0 cooked, 44 up to date" in g.cook(check=True).stdout

@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import os
+import sys
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -51,6 +52,9 @@ class Ahead:
         self.futures: list[Future | None] = []
         self.results: dict[str, dict] = {}
         self.pool: ProcessPoolExecutor | None = None
+        #: sources of batches lost with a broken pool (a worker killed): their action cooks them,
+        #: and what the dead worker may have written already still counts as cooked
+        self.lost: set[str] = set()
         self._lock = threading.Lock()  # doit -n N with threads: several actions take at once
 
     def start(self) -> None:
@@ -80,7 +84,11 @@ class Ahead:
                 self.futures[b] = None
                 try:
                     batch = future.result()
-                except Exception:  # noqa: BLE001 - a broken pool: the action cooks the source itself
+                except Exception as exc:  # noqa: BLE001 - a broken pool: the action cooks the source itself
+                    if not self.lost:
+                        sys.stderr.write(f"veduta: warning: a cook worker process ended ({exc}); "
+                                         f"cooking the rest in this process\n")
+                    self.lost.update(job[1] for job in self.batches[b])
                     return None
                 for job, result in zip(self.batches[b], batch, strict=True):
                     self.results[job[1]] = result
@@ -101,6 +109,13 @@ CURRENT: Ahead | None = None
 def take(rel: str) -> dict | None:
     ahead = CURRENT
     return ahead.take(rel) if ahead is not None else None
+
+
+def lost(rel: str) -> bool:
+    """Whether source *rel* was being cooked by a pool that broke in this run (its cooked file
+    may be the dead worker's work of this run, not an earlier cook's)."""
+    ahead = CURRENT
+    return ahead is not None and rel in ahead.lost
 
 
 def begin(jobs: list[tuple], workers: int) -> Ahead | None:
