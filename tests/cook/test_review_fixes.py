@@ -182,3 +182,24 @@ def test_a_dead_pool_worker_is_one_warning_and_its_sources_count_as_cooked(tmp_p
     assert "cook: 44 cooked, 0 up to date" in cp.stdout, cp.stdout + cp.stderr
     assert "Traceback" not in cp.stderr
     assert "cook: 0 cooked, 44 up to date" in g.cook(check=True).stdout
+
+
+def test_ctrl_c_of_doit_cook_is_one_line_not_a_traceback(tmp_path):
+    """#9: Ctrl-C (SIGINT to the whole process group, as a terminal sends it) during `doit cook`."""
+    import signal
+
+    g = make_game(tmp_path)
+    for i in range(30):
+        g.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
+                f'"radius": {1 + i / 100}, "segments": 128, "rings": 64}}]}}')
+    p = subprocess.Popen([sys.executable, "-m", "doit", "cook"], cwd=g.root, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not (g.root / "cache/cook.lock").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode in (-signal.SIGINT, 130), (p.returncode, out, err)
+    assert "Traceback" not in err, err
+    assert "cook: interrupted" in err

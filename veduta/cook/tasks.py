@@ -345,6 +345,7 @@ class CookReporter(ConsoleReporter):
         from veduta.cook.lifeline import install
 
         install()  # workers forked by `doit -n N` end when this process dies
+        _quiet_interrupt()
         from veduta.cook import runlock
 
         self._lock = runlock.acquire(self.run.project.cache)  # one cook at a time per game
@@ -515,6 +516,28 @@ class CookReporter(ConsoleReporter):
 
         runlock.release(self._lock)
         self._lock = None
+
+
+def _quiet_interrupt() -> None:
+    """Ctrl-C of ``doit cook``: one line, not doit's KeyboardInterrupt traceback.
+
+    doit lets KeyboardInterrupt out of its main; ``veduta cook`` catches it (exit 130).  A
+    dodo's ``doit cook`` has no such frame of ours, so the process's excepthook says it in one
+    line; the status stays the interrupted one (Python ends an unhandled KeyboardInterrupt
+    with SIGINT: 130 in a shell).  Other exceptions go to the hook that was there.
+    """
+    previous = sys.excepthook
+    if getattr(previous, "veduta_quiet", False):
+        return
+
+    def hook(kind, value, tb):
+        if issubclass(kind, KeyboardInterrupt):
+            sys.stderr.write("\ncook: interrupted (cooked files are whole; the next cook goes on)\n")
+            return
+        previous(kind, value, tb)
+
+    hook.veduta_quiet = True  # type: ignore[attr-defined]
+    sys.excepthook = hook
 
 
 def _record_in_db(project: Project, task, entry, values: dict) -> None:
