@@ -203,3 +203,58 @@ def test_ctrl_c_of_doit_cook_is_one_line_not_a_traceback(tmp_path):
     assert p.returncode in (-signal.SIGINT, 130), (p.returncode, out, err)
     assert "Traceback" not in err, err
     assert "cook: interrupted" in err
+
+
+def test_a_slow_batch_does_not_hold_up_other_threads_takes(tmp_path):
+    """#10: doit -n N threads take results of other batches while one waits for a slow batch."""
+    import threading
+
+    from veduta.compile import AssetIndex
+    from veduta.cook import ahead
+    from veduta.cook.cook import set_index
+    from veduta.cook.project import Project
+
+    g = make_game(tmp_path)
+    g.write("models/slow.vmodel", '{"veduta": "model/1", "parts": [' + ", ".join(
+        f'{{"shape": "sphere", "radius": {1 + i / 10}, "segments": 256, "rings": 128}}' for i in range(6)) + "]}")
+    project = Project.find(str(g.root))
+    sources = project.scan()[0]
+    set_index(project.assets, AssetIndex.from_paths(s.rel for s in sources))
+    jobs = [(s.kind.name, s.rel, project.assets, os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
+             project.cache, None, "") for s in sources if s.name in ("slow", "crate")]
+    jobs.sort(key=lambda j: j[1] != "models/slow.vmodel")
+    pool = ahead.Ahead(jobs, 2)
+    assert len(pool.batches) == 2
+    pool.start()
+    done = {}
+
+    def take(rel):
+        got = pool.take(rel)
+        done[rel] = (time.monotonic(), got["outcome"] if got else None)
+
+    try:
+        slow = threading.Thread(target=take, args=("models/slow.vmodel",))
+        slow.start()
+        time.sleep(0.05)
+        take("models/crate.vmodel")
+        slow.join()
+    finally:
+        pool.close()
+    assert done["models/crate.vmodel"][1] == done["models/slow.vmodel"][1] == "cooked"
+    assert done["models/crate.vmodel"][0] < done["models/slow.vmodel"][0]
+
+
+def test_fork_is_avoided_while_a_thread_threading_does_not_know_runs(tmp_path):
+    """#10: a native thread (watchfiles' watcher under veduta watch) is not in threading's count."""
+    import _thread
+    import threading
+
+    from veduta.cook import ahead
+
+    assert ahead.one_thread() == (len(os.listdir("/proc/self/task")) == 1)
+    stop = threading.Event()
+    _thread.start_new_thread(stop.wait, ())
+    try:
+        assert not ahead.one_thread()
+    finally:
+        stop.set()
