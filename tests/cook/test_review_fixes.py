@@ -141,3 +141,120 @@ def test_list_status_shows_the_cooks_decision_without_doits_rows(game):
     game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", "[1, 3, 1]"))
     out = game.doit("list", "--all", "--status", check=True).stdout
     assert "R cook:models/crate.vmodel" in out and "U cook:models/tree.vmodel" in out
+
+
+def test_a_failed_source_exits_1_and_a_configuration_mistake_2(game):
+    """#5: docs/authoring-tools.md: 1 = a source failed, 2 = configuration (or a doit error)."""
+    game.write("models/bad.vmodel", "[1, 2")
+    assert game.cook().returncode == 1
+    assert game.cook("-n", "2", "cook").returncode == 1
+    cp = subprocess.run([sys.executable, "-m", "veduta.cli", "cook"], cwd=game.root, capture_output=True, text=True,
+                        timeout=300)
+    assert cp.returncode == 1 and "1 failed" in cp.stdout, cp.stdout + cp.stderr
+    (game.root / "assets/models/bad.vmodel").unlink()
+    assert game.cook().returncode == 0
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\nnope = "x"\n')
+    assert game.cook().returncode == 2
+
+
+def test_a_dead_pool_worker_is_one_warning_and_its_sources_count_as_cooked(tmp_path):
+    """#8: a worker killed mid-run: one warning, the rest cooked in the main process, and the
+    summary counts what the dead worker wrote as cooked (not up to date)."""
+    g = _many(tmp_path, 40)
+    code = """if True:
+        import os, signal, sys
+        import veduta.cook.cook as cook
+        main_pid = os.getpid()
+        batch = cook.cook_batch
+        def dies_after_one_batch(jobs):
+            done = batch(jobs)
+            if os.getpid() != main_pid and any(j[1] == "models/gen/m005.vmodel" for j in jobs):
+                os.kill(os.getpid(), signal.SIGKILL)  # after writing its batch's files
+            return done
+        cook.cook_batch = dies_after_one_batch
+        from doit.doit_cmd import DoitMain
+        from doit.cmd_base import DodoTaskLoader
+        sys.exit(DoitMain(DodoTaskLoader()).run(["-n", "2", "cook"]))
+    """
+    cp = _python(g, code)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert cp.stderr.count("veduta: warning: a cook worker process ended") == 1, cp.stderr
+    assert "cook: 44 cooked, 0 up to date" in cp.stdout, cp.stdout + cp.stderr
+    assert "Traceback" not in cp.stderr
+    assert "cook: 0 cooked, 44 up to date" in g.cook(check=True).stdout
+
+
+def test_ctrl_c_of_doit_cook_is_one_line_not_a_traceback(tmp_path):
+    """#9: Ctrl-C (SIGINT to the whole process group, as a terminal sends it) during `doit cook`."""
+    import signal
+
+    g = make_game(tmp_path)
+    for i in range(30):
+        g.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
+                f'"radius": {1 + i / 100}, "segments": 128, "rings": 64}}]}}')
+    p = subprocess.Popen([sys.executable, "-m", "doit", "cook"], cwd=g.root, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not (g.root / "cache/cook.lock").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode in (-signal.SIGINT, 130), (p.returncode, out, err)
+    assert "Traceback" not in err, err
+    assert "cook: interrupted" in err
+
+
+def test_a_slow_batch_does_not_hold_up_other_threads_takes(tmp_path):
+    """#10: doit -n N threads take results of other batches while one waits for a slow batch."""
+    import threading
+
+    from veduta.compile import AssetIndex
+    from veduta.cook import ahead
+    from veduta.cook.cook import set_index
+    from veduta.cook.project import Project
+
+    g = make_game(tmp_path)
+    g.write("models/slow.vmodel", '{"veduta": "model/1", "parts": [' + ", ".join(
+        f'{{"shape": "sphere", "radius": {1 + i / 10}, "segments": 256, "rings": 128}}' for i in range(6)) + "]}")
+    project = Project.find(str(g.root))
+    sources = project.scan()[0]
+    set_index(project.assets, AssetIndex.from_paths(s.rel for s in sources))
+    jobs = [(s.kind.name, s.rel, project.assets, os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
+             project.cache, None, "") for s in sources if s.name in ("slow", "crate")]
+    jobs.sort(key=lambda j: j[1] != "models/slow.vmodel")
+    pool = ahead.Ahead(jobs, 2)
+    assert len(pool.batches) == 2
+    pool.start()
+    done = {}
+
+    def take(rel):
+        got = pool.take(rel)
+        done[rel] = (time.monotonic(), got["outcome"] if got else None)
+
+    try:
+        slow = threading.Thread(target=take, args=("models/slow.vmodel",))
+        slow.start()
+        time.sleep(0.05)
+        take("models/crate.vmodel")
+        slow.join()
+    finally:
+        pool.close()
+    assert done["models/crate.vmodel"][1] == done["models/slow.vmodel"][1] == "cooked"
+    assert done["models/crate.vmodel"][0] < done["models/slow.vmodel"][0]
+
+
+def test_fork_is_avoided_while_a_thread_threading_does_not_know_runs(tmp_path):
+    """#10: a native thread (watchfiles' watcher under veduta watch) is not in threading's count."""
+    import _thread
+    import threading
+
+    from veduta.cook import ahead
+
+    assert ahead.one_thread() == (len(os.listdir("/proc/self/task")) == 1)
+    stop = threading.Event()
+    _thread.start_new_thread(stop.wait, ())
+    try:
+        assert not ahead.one_thread()
+    finally:
+        stop.set()

@@ -41,6 +41,7 @@ from veduta.cook.doit_adapter import (
     PrestatChecker,
     bind_class,
     drop_failures,
+    exit_as_failure,
     fix_action_signature,
     overwrite_saved,
     runner_parallelism,
@@ -336,10 +337,15 @@ class CookReporter(ConsoleReporter):
         self._progress_shown = False
         self._started = time.monotonic()
         self._group_ran = False
+        # exit 1 when sources failed (the group then fails with doit's UnmetDependency, an error
+        # for doit: exit 2); any other error keeps doit's 2 (docs/authoring-tools.md, Exit codes)
+        self._group_unmet = False
+        self._other_error = False
         self.run.start()  # a new run (the tasks are made after this)
         from veduta.cook.lifeline import install
 
         install()  # workers forked by `doit -n N` end when this process dies
+        _quiet_interrupt()
         from veduta.cook import runlock
 
         self._lock = runlock.acquire(self.run.project.cache)  # one cook at a time per game
@@ -423,8 +429,15 @@ class CookReporter(ConsoleReporter):
         self._progress(rel)
 
     def add_failure(self, task, fail):
-        if task.name == BASENAME:
+        from doit.exceptions import TaskFailed, UnmetDependency
+
+        if task.name == BASENAME and isinstance(fail, UnmetDependency):
+            self._group_unmet = True
             return  # the group fails when a source fails: the summary says so
+        if not isinstance(fail, TaskFailed):
+            self._other_error = True
+        if task.name == BASENAME:
+            return
         if task.name == f"{BASENAME}:_sources":
             msg = fail.get_msg() if hasattr(fail, "get_msg") else str(fail)
             self._clear_progress()
@@ -496,11 +509,35 @@ class CookReporter(ConsoleReporter):
             )
         # doit's own failure report for cook tasks would repeat the diagnostics: drop them
         drop_failures(self, self._is_cook)
+        if self._group_unmet and not self._other_error:
+            exit_as_failure()  # sources failed: 1, not doit's 2
         super().complete_run()
         from veduta.cook import runlock
 
         runlock.release(self._lock)
         self._lock = None
+
+
+def _quiet_interrupt() -> None:
+    """Ctrl-C of ``doit cook``: one line, not doit's KeyboardInterrupt traceback.
+
+    doit lets KeyboardInterrupt out of its main; ``veduta cook`` catches it (exit 130).  A
+    dodo's ``doit cook`` has no such frame of ours, so the process's excepthook says it in one
+    line; the status stays the interrupted one (Python ends an unhandled KeyboardInterrupt
+    with SIGINT: 130 in a shell).  Other exceptions go to the hook that was there.
+    """
+    previous = sys.excepthook
+    if getattr(previous, "veduta_quiet", False):
+        return
+
+    def hook(kind, value, tb):
+        if issubclass(kind, KeyboardInterrupt):
+            sys.stderr.write("\ncook: interrupted (cooked files are whole; the next cook goes on)\n")
+            return
+        previous(kind, value, tb)
+
+    hook.veduta_quiet = True  # type: ignore[attr-defined]
+    sys.excepthook = hook
 
 
 def _record_in_db(project: Project, task, entry, values: dict) -> None:
