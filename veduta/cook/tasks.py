@@ -481,7 +481,6 @@ class CookReporter(ConsoleReporter):
         from veduta.cook import ahead
 
         ahead.end()
-        gc.unfreeze()  # the task pass froze this run's objects: let them go with the run
         self._clear_progress()
         if self.run.cache is not None:
             try:
