@@ -112,7 +112,9 @@ def test_each_tool_returns_its_cli_json(sample_game):
     image = [c for c in r["map"].content if c.type == "image"][0]
     png = base64.b64decode(image.data)
     assert image.mime_type == "image/png" and png[:8] == b"\x89PNG\r\n\x1a\n"
-    assert meta["png_bytes"] == len(png)
+    assert meta == cli_json(sample_game, "world", "map", "valley", "--at", "-60,0", "--size", "40,30",
+                            "--out", "map.png")
+    assert (sample_game / "map.png").read_bytes() == png
     width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
     assert (width, height) == (meta["width"], meta["height"]) == (40 * meta["scale"], 30 * meta["scale"])
 

@@ -24,7 +24,7 @@ import sys
 
 from veduta import COMPILER_VERSION
 from veduta.argtypes import png_file
-from veduta.errors import ConfigError, VdaError, VedutaError
+from veduta.errors import ConfigError, UsageError, VdaError, VedutaError
 
 
 def _project(args):
@@ -118,7 +118,7 @@ def cmd_preview_texture(args) -> int:
         tex = _cooked_record(project, "texture", args.name)
     except VedutaError as exc:
         print(f"veduta preview: {exc}", file=sys.stderr)
-        return 2
+        return 2 if isinstance(exc, UsageError) else 1
     try:
         preview_texture(tex, args.out)
     except OSError as exc:
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     args.cwd = os.getcwd()
     try:
         return int(args.func(args) or 0)
-    except ConfigError as exc:
+    except (ConfigError, UsageError) as exc:
         print(f"veduta: {exc}", file=sys.stderr)
         return 2
     except VedutaError as exc:

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any, cast
 
-from veduta.errors import VdaError, VedutaError
+from veduta.errors import UsageError, VdaError, VedutaError, no_such_asset
 
 
 def dump_file(path: str, full: bool = False) -> dict[str, Any]:
@@ -107,10 +107,10 @@ def cooked_record(project, kind: str, name: str, warn: Callable[[str], None] | N
     from veduta.kinds import BY_NAME
 
     if kind not in BY_NAME:
-        raise VedutaError(f'no asset kind "{kind}" (want one of {", ".join(sorted(BY_NAME))})')
+        raise UsageError(f'no asset kind "{kind}" (want one of {", ".join(sorted(BY_NAME))})')
     src = project.find_source(kind, name)
     if src is None:
-        raise VedutaError(f'no {kind} "{name}" under {project.assets}/{BY_NAME[kind].folder}/')
+        raise no_such_asset(project, kind, name)
     cooked = project.cooked_path(kind, name)
     out = cook_file(kind, src.rel, project.assets, cooked, project.cache)
     if out["outcome"] == FAILED:

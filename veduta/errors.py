@@ -49,3 +49,15 @@ class VdaError(VedutaError):
 
 class ConfigError(VedutaError):
     """A problem with the game repo's layout or configuration."""
+
+
+class UsageError(VedutaError):
+    """A usage mistake: a bad argument, an option value out of range, an unknown asset name.
+    The command line exits with status 2 (1 is for problems found in assets)."""
+
+
+def no_such_asset(project, kind: str, name: str) -> UsageError:
+    """The one "no such asset" error of every tool: ``no world "nope" under assets/worlds/``."""
+    from veduta.kinds import BY_NAME
+
+    return UsageError(f'no {kind} "{name}" under {project.assets}/{BY_NAME[kind].folder}/')

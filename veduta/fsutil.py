@@ -72,6 +72,62 @@ def atomic_write(path: str, data: bytes, durable: bool = False) -> None:
         raise
 
 
+def rewrite_source(path: str, data: bytes) -> str:
+    """Replace an author's file *path* with *data* atomically, as an editor would: a symlink's
+    target is written (the link stays), the file keeps its mode, and a file with no write bits
+    is refused (:class:`PermissionError`). Returns the path written. Cooked outputs use
+    :func:`atomic_write`."""
+    real = os.path.realpath(path)
+    st = os.stat(real)
+    mode = stat.S_IMODE(st.st_mode)
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
+        raise PermissionError(f"{path} is read-only (mode {mode:o})")
+    tmp = temp_name(real)
+    try:
+        fd = os.open(tmp, _FLAGS, 0o600)
+    except FileExistsError:
+        os.unlink(tmp)
+        fd = os.open(tmp, _FLAGS, 0o600)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            if hasattr(os, "fchmod"):
+                os.fchmod(f.fileno(), mode)
+            os.fsync(f.fileno())
+        if not hasattr(os, "fchmod"):
+            os.chmod(tmp, mode)
+        os.replace(tmp, real)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return real
+
+
+def write_output(path: str, data: bytes) -> None:
+    """Write a file a command was asked to write (``--out``, ``--sheet``) atomically; a folder in
+    its place, a missing folder or a file where a folder should be is
+    :class:`~veduta.errors.VedutaError` ``cannot write PATH: reason`` (no folder is made)."""
+    from veduta.errors import VedutaError
+
+    folder = os.path.dirname(path) or "."
+    reason = None
+    if os.path.isdir(path):
+        reason = "it is a folder"
+    elif not os.path.isdir(folder):
+        reason = f"{folder} is not a folder" if os.path.exists(folder) else f"no folder {folder}"
+    if reason is None:
+        try:
+            atomic_write(path, data)
+            return
+        except OSError as e:
+            reason = e.strerror or str(e)
+    raise VedutaError(f"cannot write {path}: {reason}")
+
+
 def remove_if_exists(path: str) -> bool:
     try:
         os.unlink(path)

@@ -70,7 +70,7 @@ def test_check_passes_with_warnings_only_and_checks_named_sources(game):
     cp = veduta(game, "check", "assets/models/bad.vmodel")
     assert cp.returncode == 1 and "check: 1 source, 3 errors" in cp.stderr
     cp = veduta(game, "check", "models/nope.vmodel")
-    assert cp.returncode == 1 and "no such source: models/nope.vmodel" in cp.stderr and "Traceback" not in cp.stderr
+    assert cp.returncode == 2 and "no such source: models/nope.vmodel" in cp.stderr and "Traceback" not in cp.stderr
 
 
 def test_check_references_and_duplicate_names(game):

@@ -154,7 +154,7 @@ def test_one_level_and_the_same_bytes_twice(sample, tmp_path):
 def test_cli_errors_are_lines_not_tracebacks(game, tmp_path, capsys, monkeypatch):
     game.write("models/bad.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 0]}]}')
     monkeypatch.chdir(game.root)
-    assert main(["export", "gltf", "ghost", "--out", str(tmp_path / "g.glb")]) == 1
+    assert main(["export", "gltf", "ghost", "--out", str(tmp_path / "g.glb")]) == 2  # unknown asset: usage
     err = capsys.readouterr().err
     assert err.startswith('veduta: no model "ghost" under') and "Traceback" not in err
     assert main(["export", "gltf", "bad", "--out", str(tmp_path / "b.glb")]) == 1

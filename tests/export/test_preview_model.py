@@ -71,7 +71,7 @@ def test_missing_model_and_bad_size(sample, tmp_path, capsys, monkeypatch):
     with pytest.raises(VedutaError, match='no model "ghost"'):
         api.preview_model(sample, "ghost", str(tmp_path / "g.png"))
     monkeypatch.chdir(sample.root)
-    assert main(["preview", "model", "ghost", "--out", str(tmp_path / "g.png")]) == 1
+    assert main(["preview", "model", "ghost", "--out", str(tmp_path / "g.png")]) == 2  # unknown asset: usage
     assert "Traceback" not in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["preview", "model", "tree", "--out", str(tmp_path / "t.png"), "--size", "8"])

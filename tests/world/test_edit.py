@@ -351,7 +351,7 @@ def test_cli_json_keys_and_refusal(game, monkeypatch, capsys):
     assert main(["world", "place", "valley", "inn", "cottage", "--cell", "-40,12", "--json"]) == 1
     r = json.loads(capsys.readouterr().out)
     assert r["refused"] is True and r["findings"][0]["code"] == "WORLD_PLACE_BIOME"
-    assert main(["world", "remove", "valley", "nowhere"]) == 1
+    assert main(["world", "remove", "valley", "nowhere"]) == 2  # a usage mistake
     assert 'named "nowhere"' in capsys.readouterr().err
 
 

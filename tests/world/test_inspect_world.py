@@ -202,6 +202,7 @@ def test_the_sample_valley(tmp_path, monkeypatch, capsys):
     root = _game(tmp_path, with_samples=True)
     monkeypatch.chdir(root)
     sheet = tmp_path / "sheet" / "valley.png"
+    sheet.parent.mkdir()  # no folder is made for an output
     t0 = time.perf_counter()
     assert main(["inspect", "world", "valley", "--json", "--sheet", str(sheet)]) == 0
     took = time.perf_counter() - t0
@@ -215,7 +216,7 @@ def test_the_sample_valley(tmp_path, monkeypatch, capsys):
     text = capsys.readouterr().out
     assert text.startswith("world valley (worlds/valley.vworld)") and "place village_well" in text
     assert main(["inspect", "world", "nowhere"]) == 2
-    assert 'no world named "nowhere"' in capsys.readouterr().err
+    assert 'no world "nowhere" under ' in capsys.readouterr().err
 
 
 def test_inspect_prefab(tmp_path, monkeypatch, capsys):
@@ -276,9 +277,9 @@ def test_a_world_with_errors_is_invalid(tmp_path, monkeypatch, capsys):
     root = _game(tmp_path, with_samples=False)
     (root / "assets" / "worlds" / "bad.vworld").write_text('{ "veduta": "world/1", "seed": -1, "biomes": [] }')
     monkeypatch.chdir(root)
-    assert main(["inspect", "world", "bad"]) == 2
+    assert main(["inspect", "world", "bad"]) == 1  # a problem in the asset
     err = capsys.readouterr().err
     assert "bad.vworld" in err and "seed" in err
-    assert main(["inspect", "world", "bad", "--json"]) == 2
+    assert main(["inspect", "world", "bad", "--json"]) == 1
     r = json.loads(capsys.readouterr().out)
-    assert r["status"] == "invalid" and r["errors"] and "findings" not in r
+    assert r["status"] == "invalid" and r["errors"] and r["findings"] == []

@@ -57,7 +57,7 @@ def test_cli_query(capsys):
 
 def test_cli_query_unknown_world(capsys):
     args = _parser().parse_args(["world", "query", "nowhere", "0,0"])
-    assert args.func(args) == 1
+    assert args.func(args) == 2  # an unknown asset name is a usage mistake
     assert "nowhere" in capsys.readouterr().err
 
 
@@ -68,6 +68,7 @@ def test_cli_bad_cell():
 
 def test_cli_map(tmp_path, capsys):
     out = tmp_path / "maps" / "o.png"
+    out.parent.mkdir()  # no folder is made for an output
     args = _parser().parse_args(["world", "map", "overworld", "--out", str(out), "--at", "-30,20", "--size", "40,30"])
     assert args.func(args) == 0
     first = out.read_bytes()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from veduta.errors import VedutaError
+from veduta.errors import UsageError
 from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ __all__ = ["check", "check_sources", "resolve_sources"]
 def resolve_sources(project: Project, names: list[str], cwd: str | None = None) -> list[str]:
     """Source paths relative to the assets folder for *names*, each a path to the file (from
     *cwd*) or a path under the assets folder (``models/crate.vmodel``).  A name that is
-    neither is a user mistake (VedutaError naming it)."""
+    neither is a user mistake (UsageError naming it)."""
     from veduta.kinds import kind_of
 
     cwd = cwd or os.getcwd()
@@ -40,7 +40,7 @@ def resolve_sources(project: Project, names: list[str], cwd: str | None = None) 
         else:
             out.append(rel)
     if unknown:
-        raise VedutaError(f"no such source: {', '.join(unknown)} (give a source file, or a path under "
+        raise UsageError(f"no such source: {', '.join(unknown)} (give a source file, or a path under "
                           f"{project.assets}/ such as models/crate.vmodel)")
     return list(dict.fromkeys(out))
 
@@ -136,7 +136,7 @@ def check(project: Project, sources: list[str] | None = None, full: bool = False
         selected = [s for s in all_sources if s.rel in wanted]
         missing = sorted(wanted - {s.rel for s in selected})
         if missing:
-            raise VedutaError(f"no such source: {', '.join(missing)}")
+            raise UsageError(f"no such source: {', '.join(missing)}")
     else:
         selected = all_sources
     diagnostics: list[dict] = []

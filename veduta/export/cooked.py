@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from veduta.errors import VedutaError
+from veduta.errors import VedutaError, no_such_asset
 from veduta.findings import WARNING, finding
-from veduta.kinds import BY_NAME
 
 FAILED_TEXT = "has errors"
 
@@ -35,6 +34,8 @@ class Cooked:
         """The record of an asset the export cannot do without (VedutaError when missing or broken)."""
         rec, problem = self._get(kind, name)
         if rec is None:
+            if FAILED_TEXT not in problem:
+                raise no_such_asset(self.project, kind, name)
             raise VedutaError(problem + _tail(self.messages))
         return rec
 
@@ -59,7 +60,7 @@ class Cooked:
         p = self.project
         src = p.find_source(kind, name) if name else None
         if src is None:
-            result: tuple[Any, str] = (None, f'no {kind} "{name}" under {p.assets}/{BY_NAME[kind].folder}/')
+            result: tuple[Any, str] = (None, str(no_such_asset(p, kind, name)))
         else:
             cooked = p.cooked_path(kind, name)
             out = cook_file(kind, src.rel, p.assets, cooked, p.cache)

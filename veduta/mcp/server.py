@@ -148,17 +148,21 @@ def build_server(root: str) -> MCPServer:
         return _result(t.call(api.world_query, world, tuple(cell)))
 
     @tool(description="The top-down map of a world around a cell, as a PNG image (biome colours shaded by "
-          "relief, water, features, footprints, names) and its metadata. One pixel per cell times scale.")
+          "relief, water, features, footprints, names) and, as structured content, what `veduta world map "
+          "--json` prints: the cells drawn (origin = the cell at the top-left pixel), scale in pixels per cell, "
+          "width and height in pixels.")
     def world_map(world: Annotated[str, Field(description="world name")],
                   at: Annotated[tuple[int, int], Field(description="the centre cell [x, z]")] = (0, 0),
-                  size: Annotated[tuple[int, int], Field(description="width and depth in cells [w, h]")] = (256, 256)
+                  size: Annotated[tuple[int, int], Field(description="width and depth in cells [w, h], each "
+                                                                     "1..2048")] = (256, 256),
+                  scale: Annotated[int | None, Field(description="pixels per cell, 1..16 (default 1024 // the "
+                                                                 "larger side, at most 8)")] = None
                   ) -> CallToolResult:
         import base64
 
-        data = dict(t.call(api.world_map, world, tuple(at), tuple(size)))
-        png = data.pop("png")
+        data = dict(t.call(api.world_map, world, tuple(at), tuple(size), scale))
+        png = data.pop("png")  # the image content; the rest is the CLI's --json
         image = ImageContent(type="image", data=base64.b64encode(png).decode("ascii"), mime_type="image/png")
-        data["png_bytes"] = len(png)
         return _result(data, image)
 
     @tool(description="Add (or replace, same name) a place: a named landmark prefab at a cell. Give cell to "

@@ -29,8 +29,8 @@ import sys
 from pathlib import Path
 
 from veduta.argtypes import png_file
-from veduta.errors import VedutaError
-from veduta.fsutil import atomic_write
+from veduta.errors import UsageError, VedutaError
+from veduta.fsutil import write_output
 
 from .tools import MAX_CELL, MAX_MAP_CELLS, LoadWorld, check_cell, check_size, world_map, world_query
 
@@ -97,7 +97,7 @@ def cmd_query(args, load_world: LoadWorld, out=None) -> int:
         data = world_query(load_world, args.world, args.cell)
     except (OSError, VedutaError) as e:
         print(f"veduta world query: {e}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(e, UsageError) else 1
     out.write(json.dumps(data, indent=2) + "\n")  # the text is the JSON (--json changes nothing)
     return 0
 
@@ -105,18 +105,15 @@ def cmd_query(args, load_world: LoadWorld, out=None) -> int:
 def cmd_map(args, load_world: LoadWorld) -> int:
     path = Path(args.out)
     if path.is_dir():
-        print(f"veduta world map: {path} is a folder; --out names the PNG file to write", file=sys.stderr)
+        print(f"veduta world map: cannot write {path}: it is a folder (--out names the PNG file to write)",
+              file=sys.stderr)
         return 1
     try:
         data = world_map(load_world, args.world, args.at, args.size, args.scale)
+        write_output(str(path), data.pop("png"))  # no folder is made
     except (OSError, VedutaError) as e:
         print(f"veduta world map: {e}", file=sys.stderr)
-        return 1
-    try:
-        atomic_write(str(path), data.pop("png"))  # makes the folder when needed
-    except OSError as e:
-        print(f"veduta world map: cannot write {path}: {e.strerror or e}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(e, UsageError) else 1
     if args.json:
         print(json.dumps(data, indent=2))
     else:
@@ -208,17 +205,18 @@ def _run_edit(args, tool: str, kwargs: dict, out=None) -> int:
     from veduta import api
     from veduta.cli import compact_json
     from veduta.cook.project import Project
-    from veduta.world.edit import EditRefused
+    from veduta.errors import ConfigError, UsageError, VedutaError
 
     out = out or sys.stdout
-    project = Project.find(getattr(args, "cwd", None) or os.getcwd())
     try:
+        project = Project.find(getattr(args, "cwd", None) or os.getcwd())
         report = getattr(api, tool)(project, args.world, dry_run=args.dry_run, **kwargs)
-    except EditRefused as exc:
+    except VedutaError as exc:  # every refusal: with --json, as JSON on stdout
         if not args.json:
             raise
-        out.write(compact_json({"refused": True, "message": str(exc), "findings": exc.findings}) + "\n")
-        return 1
+        findings = getattr(exc, "findings", None) or []
+        out.write(compact_json({"refused": True, "message": str(exc), "findings": findings}) + "\n")
+        return 2 if isinstance(exc, (UsageError, ConfigError)) else 1
     if args.json:
         out.write(compact_json(report) + "\n")
     else:

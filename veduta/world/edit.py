@@ -21,8 +21,8 @@ import os
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from veduta.errors import VedutaError
-from veduta.fsutil import atomic_write
+from veduta.errors import UsageError, VedutaError
+from veduta.fsutil import rewrite_source
 
 if TYPE_CHECKING:
     from veduta.cook.project import Project
@@ -44,6 +44,10 @@ class EditRefused(VedutaError):
     def __init__(self, message: str, findings: list[dict] | None = None):
         super().__init__(message)
         self.findings = findings or []
+
+
+class UnknownAsset(EditRefused, UsageError):
+    """The edit names an asset that does not exist (a usage mistake: exit 2); nothing was written."""
 
 
 # -- the world as source text, compiled --------------------------------------------------------
@@ -124,11 +128,11 @@ class WorldSource:
 
 def load_world_source(project: Project, world: str) -> WorldSource:
     """Read and compile world *world*; :class:`EditRefused` when it has errors."""
-    from veduta.kinds import BY_NAME
+    from veduta.errors import no_such_asset
 
     src = project.find_source("world", world)
     if src is None:
-        raise VedutaError(f'no world "{world}" under {os.path.join(project.assets, BY_NAME["world"].folder)}/')
+        raise no_such_asset(project, "world", world)
     path = project.source_path(src.rel)
     with open(path, "rb") as f:
         data = f.read()
@@ -213,6 +217,15 @@ def _compile_new(ws: WorldSource, text: str, what: str):
 def _write(ws: WorldSource, text: str, dry_run: bool) -> bool:
     if dry_run:
         return False
+    import stat
+
+    try:
+        mode = stat.S_IMODE(os.stat(ws.path).st_mode)
+    except OSError:
+        mode = 0o200
+    if not mode & 0o222:
+        raise EditRefused(f"{ws.shown} is read-only (mode {mode:o}), so nothing was written; "
+                          f"make it writable (chmod u+w) to edit it")
     try:
         with open(ws.path, "rb") as f:
             now = f.read()
@@ -220,7 +233,10 @@ def _write(ws: WorldSource, text: str, dry_run: bool) -> bool:
         now = None
     if now != ws.text.encode("utf-8"):  # an editor saved it while we worked: keep the author's version
         raise EditRefused(f"{ws.shown} changed while the edit was prepared; nothing was written (run it again)")
-    atomic_write(ws.path, text.encode("utf-8"))
+    try:
+        rewrite_source(ws.path, text.encode("utf-8"))
+    except OSError as e:
+        raise VedutaError(f"cannot write {ws.shown}: {e.strerror or e}") from None
     return True
 
 
@@ -241,14 +257,14 @@ def _cell(v, what: str = "cell") -> tuple[int, int]:
             raise TypeError
         return int(x), int(z)
     except (TypeError, ValueError):
-        raise VedutaError(f"{what} {v!r} is not two whole numbers [x, z]") from None
+        raise UsageError(f"{what} {v!r} is not two whole numbers [x, z]") from None
 
 
 def _check_name(name: str, what: str) -> None:
     from veduta.source.fields import NAME_RE
 
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise VedutaError(f"{what} {name!r} is not a valid name (1-64 of a-z, 0-9, _, -, starting with a letter "
+        raise UsageError(f"{what} {name!r} is not a valid name (1-64 of a-z, 0-9, _, -, starting with a letter "
                           f"or digit)")
 
 
@@ -332,15 +348,15 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell=None,
     _check_name(name, "place name")
     _check_name(prefab, "prefab")
     if (cell is None) == (near is None):
-        raise VedutaError("give either cell (a cell to check) or near (where to look for one), not both"
+        raise UsageError("give either cell (a cell to check) or near (where to look for one), not both"
                           if cell is not None else "give a cell (cell) or where to look for one (near)")
     if rotation not in ROTATIONS:
-        raise VedutaError(f"rotation {rotation} is not 0, 90, 180 or 270")
+        raise UsageError(f"rotation {rotation} is not 0, 90, 180 or 270")
     if not isinstance(search, int) or not 1 <= search <= NEAR_SEARCH_MAX:
-        raise VedutaError(f"search {search} out of range [1, {NEAR_SEARCH_MAX}] cells")
+        raise UsageError(f"search {search} out of range [1, {NEAR_SEARCH_MAX}] cells")
     ws = load_world_source(project, world)
     if not ws.exists("prefab", prefab):
-        raise EditRefused(f'prefab "{prefab}" does not exist (WORLD_PREFAB_MISSING); nothing was written',
+        raise UnknownAsset(f'prefab "{prefab}" does not exist (WORLD_PREFAB_MISSING); nothing was written',
                           [{"code": "WORLD_PREFAB_MISSING", "severity": "error",
                             "message": f'prefab "{prefab}" does not exist'}])
     if ws.prefab(prefab) is None:
@@ -380,9 +396,11 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell=None,
                               f"written:\n  " + "\n  ".join(f"{f['code']}: {f['message']}" for f in problems),
                               problems)
         why = ", ".join(f"{k} {v}" for k, v in sorted(rejected.items()))
+        counts = [{"code": k, "severity": "error", "count": v,
+                   "message": f"{v} of the {tried} cells tried: {k}"} for k, v in sorted(rejected.items())]
         raise EditRefused(f'no valid cell for place "{name}" (prefab "{prefab}", rotation {rotation}) within '
                           f"{search} cells of [{near[0]}, {near[1]}]: {tried} cells tried ({why}); try another "
-                          f"near or a larger search (at most {NEAR_SEARCH_MAX})", [])
+                          f"near or a larger search (at most {NEAR_SEARCH_MAX})", counts)
     x, z = chosen
     element: dict[str, Any] = {"name": name, "prefab": prefab, "cell": [x, z]}
     if rotation:
@@ -533,7 +551,7 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell, radi
 
     _check_name(name, "feature name")
     if kind not in FEATURE_DEFAULTS:
-        raise VedutaError(f'kind "{kind}" is not "hill", "plain", "lake" or "sea"')
+        raise UsageError(f'kind "{kind}" is not "hill", "plain", "lake" or "sea"')
     x, z = _cell(cell)
     element: dict[str, Any] = {"name": name, "kind": kind, "cell": [x, z], "radius": radius}
     for key, v in (("height", height), ("depth", depth), ("falloff", falloff), ("roughness", roughness)):
@@ -659,10 +677,10 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     prefab rule that wins no cell)."""
     _check_name(name, "vegetation rule name")
     if (prefab is None) == (model is None):
-        raise VedutaError("give a prefab (one per cell: trees, rocks) or a model (flora), not both"
+        raise UsageError("give a prefab (one per cell: trees, rocks) or a model (flora), not both"
                           if prefab is not None else "give a prefab (trees, rocks) or a model (flora)")
     if (cell is None) != (radius is None):
-        raise VedutaError("an area needs both cell and radius")
+        raise UsageError("an area needs both cell and radius")
     element: dict[str, Any] = {"name": name}
     if prefab is not None:
         element["prefab"] = prefab
@@ -750,17 +768,17 @@ def world_remove(project: Project, world: str, name: str, section: str | None = 
     from veduta.world.terrain import feature_reach
 
     if section is not None and section not in SECTIONS:
-        raise VedutaError(f'section "{section}" is not "features", "vegetation" or "places"')
+        raise UsageError(f'section "{section}" is not "features", "vegetation" or "places"')
     ws = load_world_source(project, world)
     found = [(sec, i) for sec in (SECTIONS if section is None else [section])
              if (i := _find(ws, sec, name)) is not None]
     if not found:
         names = [SECTIONS[s] for s in (SECTIONS if section is None else [section])]
         where = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-        raise VedutaError(f'world {world} has no {where} named "{name}"; nothing was removed')
+        raise UsageError(f'world {world} has no {where} named "{name}"; nothing was removed')
     if len(found) > 1:
-        raise VedutaError(f'"{name}" names a ' + " and a ".join(SECTIONS[s] for s, _ in found)
-                          + "; say which with section (--from " + "|".join(s for s, _ in found) + ")")
+        raise UsageError(f'"{name}" names a ' + " and a ".join(SECTIONS[s] for s, _ in found)
+                         + "; say which list: " + " or ".join(s for s, _ in found))
     sec, index = found[0]
     old = _element(ws, sec, index)
     text = remove_item(ws.text, sec, index)

@@ -303,12 +303,15 @@ def _error_list(messages: list[str]) -> list[dict]:
 
 def _head(project, kind: str, name: str) -> tuple[Any, dict[str, Any]]:
     """(record or None, head of the report: name, source, status, errors)."""
+    from veduta.errors import no_such_asset
+
     rec, status, messages = _cooked(project, kind, name)
     src = project.find_source(kind, name)
-    head: dict[str, Any] = {"name": name, "source": src.rel if src else None, "status": status, "errors": []}
+    head: dict[str, Any] = {"name": name, "source": src.rel if src else None, "status": status, "errors": [],
+                            "findings": []}
     if rec is None:
         head["errors"] = (_error_list(messages) if status == "invalid"
-                          else [{"message": f'no {kind} named "{name}" under {project.assets}'}])
+                          else [{"message": str(no_such_asset(project, kind, name))}])
     return rec, head
 
 
@@ -340,15 +343,21 @@ def inspect_world(project, name: str, at: Iterable[tuple[int, int]] = (), all_vi
     if world is None:
         return head
     gen = Generator(world, prefabs)
+    n = gen.p.cells
+    for x, z in at:
+        if not (-n <= x < n and -n <= z < n):
+            from veduta.errors import UsageError
+
+            raise UsageError(f"focus cell {x},{z} is outside world {name}: its cells are {-n}..{n - 1} on x and z")
     models, invalid, _ = _model_draws(project, needed_models(gen))
     out = head | report_world(gen, models, invalid_models=invalid, at=at, all_views=all_views)
     out["status"] = "findings" if has_error(out["findings"]) else "ok"
     if sheet is not None:
-        from veduta.fsutil import atomic_write
+        from veduta.fsutil import write_output
 
         from .mapimage import png_bytes
 
-        atomic_write(str(sheet), png_bytes(render_sheet(gen, out)))
+        write_output(str(sheet), png_bytes(render_sheet(gen, out)))
         out["sheet"] = str(sheet)
     return out
 
@@ -401,8 +410,8 @@ def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CE
 
 
 def exit_status(report: dict) -> int:
-    """2 missing or invalid source, 1 an error finding, 0 otherwise."""
-    return {"missing": 2, "invalid": 2, "findings": 1}.get(report["status"], 0)
+    """2 no such asset (a usage mistake), 1 a source with errors or an error finding, 0 otherwise."""
+    return {"missing": 2, "invalid": 1, "findings": 1}.get(report["status"], 0)
 
 
 # -- prefabs ---------------------------------------------------------------------------------------

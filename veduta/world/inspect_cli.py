@@ -3,7 +3,7 @@
     veduta inspect world NAME [--json] [--sheet FILE.png] [--at X,Z]... [--all]
     veduta inspect prefab NAME [--json]
 
-Exit status: 2 when the asset does not exist or its source has errors, 1 when an error finding
+Exit status: 2 when the asset does not exist (a usage mistake), 1 when its source has errors or an error finding
 exists, else 0.
 """
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from veduta.errors import VedutaError
+from veduta.errors import UsageError
 
 LoadWorld = Callable[[str], tuple[Any, dict[str, Any]]]
 
@@ -24,17 +24,20 @@ MAX_CELL = 1 << 20
 #: map pixels per cell
 MAX_SCALE = 16
 
+#: the largest map in pixels (W x H cells x scale^2): 4096 x 4096, about 50 MB of RGB
+MAX_MAP_PIXELS = 4096 * 4096
+
 
 def check_cell(cell: Sequence[int], what: str = "cell") -> tuple[int, int]:
     """A cell ``[x, z]`` as a tuple of ints; VedutaError when it is not two whole numbers within reach."""
     try:
         x, z = cell
     except (TypeError, ValueError):
-        raise VedutaError(f"{what} {cell!r} is not two whole numbers [x, z]") from None
+        raise UsageError(f"{what} {cell!r} is not two whole numbers [x, z]") from None
     if any(isinstance(v, bool) or not isinstance(v, int) for v in (x, z)):
-        raise VedutaError(f"{what} {list(cell)!r} is not two whole numbers [x, z]")
+        raise UsageError(f"{what} {list(cell)!r} is not two whole numbers [x, z]")
     if not (-MAX_CELL <= x <= MAX_CELL and -MAX_CELL <= z <= MAX_CELL):
-        raise VedutaError(f"{what} [{x}, {z}] is far outside any world (cells within +-{MAX_CELL})")
+        raise UsageError(f"{what} [{x}, {z}] is far outside any world (cells within +-{MAX_CELL})")
     return x, z
 
 
@@ -42,14 +45,14 @@ def check_size(size: Sequence[int]) -> tuple[int, int]:
     """A map size ``[w, h]`` in cells; VedutaError unless each is in [1, MAX_MAP_CELLS]."""
     w, h = check_cell(size, "size")
     if not (1 <= w <= MAX_MAP_CELLS and 1 <= h <= MAX_MAP_CELLS):
-        raise VedutaError(f"size {w},{h} out of range [1, {MAX_MAP_CELLS}] each "
+        raise UsageError(f"size {w},{h} out of range [1, {MAX_MAP_CELLS}] each "
                           f"(draw a larger area as several maps with --at)")
     return w, h
 
 
 def check_scale(scale: int | None) -> int | None:
     if scale is not None and (isinstance(scale, bool) or not isinstance(scale, int) or not 1 <= scale <= MAX_SCALE):
-        raise VedutaError(f"scale {scale!r} out of range [1, {MAX_SCALE}] pixels per cell")
+        raise UsageError(f"scale {scale!r} out of range [1, {MAX_SCALE}] pixels per cell")
     return scale
 
 
@@ -60,7 +63,7 @@ def generator(load_world: LoadWorld, name: str):
     try:
         world, prefabs = load_world(name)
     except KeyError:
-        raise VedutaError(f'no world "{name}"') from None
+        raise UsageError(f'no world "{name}"') from None
     return Generator(world, prefabs)
 
 
@@ -89,6 +92,10 @@ def world_map(load_world: LoadWorld, world: str, at: Sequence[int] = (0, 0), siz
     scale = check_scale(scale)
     gen = generator(load_world, world)
     s = scale if scale is not None else default_scale(size)
+    w, h = size
+    if w * h * s * s > MAX_MAP_PIXELS:
+        raise UsageError(f"{w} x {h} cells at scale {s} is {w * s} x {h * s} pixels, over the {MAX_MAP_PIXELS} "
+                         f"pixel limit (4096 x 4096): lower the scale or the size")
     img = gen.render_map(at, size, s)
     return {"world": world, "at": list(at), "size": list(size),
             "origin": [at[0] - size[0] // 2, at[1] - size[1] // 2], "scale": s,

@@ -263,10 +263,12 @@ def inspect_model(project: Project, name: str) -> dict:
     Always has "name", "status" ("ok", "findings" when an error finding exists, "invalid" for
     source errors, "missing") and "errors" (source diagnostics as dicts); the rest when it built.
     """
+    from veduta.errors import no_such_asset
+
     src = project.find_source("model", name)
     if src is None:
         return {"name": name, "status": "missing", "source": None,
-                "errors": [{"message": f'no model named "{name}" under {project.assets}'}]}
+                "errors": [{"message": str(no_such_asset(project, "model", name))}], "findings": []}
     path = project.source_path(src.rel)
     with open(path, "rb") as f:
         data = f.read()
@@ -275,6 +277,7 @@ def inspect_model(project: Project, name: str) -> dict:
     if ms.spec is None:
         out["status"] = "invalid"
         out["errors"] = [d.to_json() | {"text": str(d)} for d in ms.report.sorted()]
+        out["findings"] = []
         return out
     out |= inspect_built(project, ms.spec, build_model(ms.spec))
     out["errors"] = []
@@ -283,8 +286,8 @@ def inspect_model(project: Project, name: str) -> dict:
 
 
 def exit_status(report: dict) -> int:
-    """2 missing or invalid source, 1 an error finding, 0 otherwise."""
-    return {"missing": 2, "invalid": 2, "findings": 1}.get(report["status"], 0)
+    """2 no such asset (a usage mistake), 1 a source with errors or an error finding, 0 otherwise."""
+    return {"missing": 2, "invalid": 1, "findings": 1}.get(report["status"], 0)
 
 
 # --- output -----------------------------------------------------------------------------------
