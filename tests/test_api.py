@@ -157,3 +157,11 @@ def test_world_query_and_map_data_equal_the_cli_json(valley):
     assert cli("world", "query", "valley", "-70,0", "--json") == q
     assert cli("world", "map", "valley", "--at", "-70,0", "--size", "40,30", "--out", "m.png", "--json") == m
     assert (valley / "m.png").read_bytes() == png
+
+
+def test_cook_leaves_the_game_lock_free(game, here):
+    import fcntl
+
+    api.cook(here, ["models/crate.vmodel"])
+    with open(game.root / "cache" / "cook.lock", "a") as f:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if this process still held it

@@ -101,6 +101,13 @@ def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
         rc = DoitMain(ModuleTaskLoader({"task_cook": task_creator(run), "DOIT_CONFIG": config})).run(argv)
     finally:
         gc.unfreeze()  # cook_tasks froze this run's tasks: a long-lived process must free them
+        if getattr(reporter, "_lock", None) is not None:
+            # doit stopped before its run ended (complete_run releases it): drop the game's cook
+            # lock here, or the next cook of this process (the MCP server's) would wait forever
+            from veduta.cook import runlock
+
+            runlock.release(reporter._lock)
+            reporter._lock = None
     c = reporter.counts
     diagnostics = sorted(reporter.diagnostics, key=lambda d: (d["file"], d["line"], d["col"]))
     return {
