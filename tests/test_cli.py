@@ -38,6 +38,20 @@ def test_cook_only_named_sources(game):
     assert game.cooked("models/crate.vda").exists() and not game.cooked("models/tree.vda").exists()
 
 
+def test_cook_named_sources_from_a_sub_folder(game):
+    def cook_from(where, *sources):
+        return subprocess.run([sys.executable, "-m", "veduta.cli", "cook", *sources], cwd=game.root / where,
+                              capture_output=True, text=True, timeout=300)
+
+    cp = cook_from("assets/models", "crate.vmodel")
+    assert cp.returncode == 0 and "cook: 1 cooked" in cp.stdout, cp.stdout + cp.stderr
+    cp = cook_from("assets", "models/tree.vmodel", str(game.root / "assets/models/props/barrel.vmodel"))
+    assert cp.returncode == 0 and "cook: 2 cooked" in cp.stdout, cp.stdout + cp.stderr
+    assert not game.cooked("models/tree_far.vda").exists()
+    cp = cook_from("assets/models", "nope.vmodel")
+    assert cp.returncode == 1 and "no such source" in cp.stdout + cp.stderr, cp.stdout + cp.stderr
+
+
 def test_verify_reports_every_bad_file(game):
     veduta(game, "cook")
     p = game.cooked("models/crate.vda")

@@ -214,3 +214,22 @@ def test_fix_action_signature_is_what_doit_binds_arguments_with():
     action = task.actions[0]
     assert isinstance(action, PythonAction)
     assert action._prepare_kwargs() == {"targets": ["out"]}
+
+
+def test_exit_as_failure_from_complete_run_turns_an_error_into_1():
+    from doit.exceptions import TaskError
+
+    class Reporter(ConsoleReporter):
+        def complete_run(self):
+            da.exit_as_failure()
+            super().complete_run()
+
+    def run(reporter):
+        loader = ModuleTaskLoader({"task_e": lambda: {"actions": [(lambda: TaskError("x"), [])]},
+                                   "DOIT_CONFIG": {"dep_file": ":memory:", "backend": "sqlite3",
+                                                   "outfile": io.StringIO(), "reporter": reporter}})
+        return DoitMain(loader).run(["run", "e"])
+
+    assert run(ConsoleReporter) == 2
+    assert run(Reporter) == 1
+    da.exit_as_failure()  # outside a run: nothing to change

@@ -19,6 +19,7 @@ from __future__ import annotations
 import atexit
 import multiprocessing
 import os
+import sys
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -37,6 +38,17 @@ def cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+def one_thread() -> bool:
+    """Whether this process runs one thread only, so that forking it is safe.  Counts the
+    threads of the operating system (Linux: /proc/self/task), which include those a native
+    library started (watchfiles' Rust watcher under ``veduta watch``) that
+    ``threading.active_count()`` does not see."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:  # not Linux
+        return threading.active_count() == 1
+
+
 class Ahead:
     """A process pool cooking *jobs* (``cook_one`` argument tuples, in the order doit will run
     them) in batches; :meth:`take` hands out each source's result once."""
@@ -51,6 +63,9 @@ class Ahead:
         self.futures: list[Future | None] = []
         self.results: dict[str, dict] = {}
         self.pool: ProcessPoolExecutor | None = None
+        #: sources of batches lost with a broken pool (a worker killed): their action cooks them,
+        #: and what the dead worker may have written already still counts as cooked
+        self.lost: set[str] = set()
         self._lock = threading.Lock()  # doit -n N with threads: several actions take at once
 
     def start(self) -> None:
@@ -58,7 +73,7 @@ class Ahead:
 
         # fork: workers start in milliseconds with everything imported and the asset index set;
         # only safe while this process runs no other thread
-        fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+        fork = one_thread() and "fork" in multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if fork else "spawn")
         self.pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
         self.futures = [self.pool.submit(cook_batch, jobs) for jobs in self.batches]
@@ -73,15 +88,25 @@ class Ahead:
             b = self.where.pop(rel, None)
             if b is None:
                 return None
-            if rel not in self.results:
-                future = self.futures[b]
-                if future is None:
-                    return None
+            if rel in self.results:
+                return self.results.pop(rel)
+            future = self.futures[b]
+        if future is None:
+            return None
+        # waited for without the lock: doit -n N's other threads take results of other batches
+        # meanwhile (each thread waiting for the same batch gets it from the same future)
+        try:
+            batch = future.result()
+        except Exception as exc:  # noqa: BLE001 - a broken pool: the action cooks the source itself
+            with self._lock:
+                if not self.lost:
+                    sys.stderr.write(f"veduta: warning: a cook worker process ended ({exc}); "
+                                     f"cooking the rest in this process\n")
+                self.lost.update(job[1] for job in self.batches[b])
+            return None
+        with self._lock:
+            if self.futures[b] is not None:  # the first thread back files the whole batch
                 self.futures[b] = None
-                try:
-                    batch = future.result()
-                except Exception:  # noqa: BLE001 - a broken pool: the action cooks the source itself
-                    return None
                 for job, result in zip(self.batches[b], batch, strict=True):
                     self.results[job[1]] = result
             return self.results.pop(rel, None)
@@ -91,6 +116,7 @@ class Ahead:
         if self.pool is not None and os.getpid() == self.pid:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
+            atexit.unregister(self.close)  # a long-lived process (veduta watch) keeps no dead pool
 
 
 #: The pool of the run in progress in this process (set by the cook's task creation).
@@ -100,6 +126,13 @@ CURRENT: Ahead | None = None
 def take(rel: str) -> dict | None:
     ahead = CURRENT
     return ahead.take(rel) if ahead is not None else None
+
+
+def lost(rel: str) -> bool:
+    """Whether source *rel* was being cooked by a pool that broke in this run (its cooked file
+    may be the dead worker's work of this run, not an earlier cook's)."""
+    ahead = CURRENT
+    return ahead is not None and rel in ahead.lost
 
 
 def begin(jobs: list[tuple], workers: int) -> Ahead | None:

@@ -211,7 +211,10 @@ def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicat
     got = ahead.take(rel)
     if got is not None:
         return as_action(got)
-    return as_action(cook_batch([(kind, rel, assets, cooked, cache, duplicate_of, display_root, shared, notes)])[0])
+    result = cook_batch([(kind, rel, assets, cooked, cache, duplicate_of, display_root, shared, notes)])[0]
+    if result["outcome"] == UPTODATE and ahead.lost(rel):
+        result["outcome"] = COOKED  # stale when the run began: a worker that died cooked it
+    return as_action(result)
 
 
 def as_action(result: dict):

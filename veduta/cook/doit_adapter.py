@@ -370,6 +370,32 @@ def runner_parallelism() -> tuple[str, int]:
     return "none", 0
 
 
+def exit_as_failure() -> None:
+    """Make the doit run in progress exit 1 (a task failed) where doit would exit 2 (an error).
+
+    Called from the reporter's ``complete_run`` when the only errors of the run were the cook
+    group's ``UnmetDependency`` (a source failed, so the group whose ``task_dep`` it is cannot
+    run).  doit 0.37 counts every failure that is not a ``TaskFailed`` as an error
+    (``Runner._handle_task_error`` sets ``final_result`` to ``ERROR``), so a plain ``doit
+    cook`` with one broken source exited 2, the code for a configuration mistake.  No public
+    API sets the exit status: ``Runner.finish`` calls ``reporter.complete_run()`` and then
+    returns ``self.final_result``, so this finds the Runner in the calling frames (as
+    :func:`runner_parallelism` does) and sets ``final_result`` from ``ERROR`` to ``FAILURE``.
+    """
+    import sys
+
+    from doit.runner import ERROR, FAILURE, Runner
+
+    f: Any = sys._getframe(1)
+    while f is not None:
+        obj = f.f_locals.get("self")
+        if isinstance(obj, Runner):
+            if obj.final_result == ERROR:
+                obj.final_result = FAILURE
+            return
+        f = f.f_back
+
+
 def fix_action_signature(func: Callable) -> None:
     """Spare doit's ``PythonAction`` from working out *func*'s signature on every call.
 
@@ -397,4 +423,5 @@ def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
 
 
 __all__ = ["DOIT_CHECKED", "bind_class", "PrestatChecker", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
-           "wait_only_for", "drop_failures", "runner_parallelism", "fix_action_signature", "trust_fresh"]
+           "wait_only_for", "drop_failures", "runner_parallelism", "fix_action_signature", "trust_fresh",
+           "exit_as_failure"]

@@ -94,7 +94,7 @@ def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
     config = doit_config(run) | {"reporter": reporter}
     # the tasks are made while doit runs (after its reporter starts), as with a dodo.py
     argv = ["run"]
-    if jobs > 1:
+    if jobs:  # -n 1 too: an explicit -n 1 cooks serially (no pool, veduta/cook/ahead.py)
         argv += ["-n", str(jobs)]
     argv += names or [BASENAME]
     try:

@@ -41,6 +41,7 @@ from veduta.cook.doit_adapter import (
     PrestatChecker,
     bind_class,
     drop_failures,
+    exit_as_failure,
     fix_action_signature,
     overwrite_saved,
     runner_parallelism,
@@ -218,11 +219,14 @@ def cook_tasks(run: CookRun):
     selected = [n for n in run.selected or [] if n.startswith(BASENAME + ":") and ":_" not in n]
     run.to_run = len(selected) if selected and BASENAME not in (run.selected or []) else \
         len(sources) - run.fresh_skipped
-    cache.keep_only(s.rel for s in sources)
-    try:
-        cache.save()
-    except OSError:
-        pass  # a cache that cannot be written only makes the next run slower (the database warned)
+    if run.executing:
+        # only a run that cooks (and holds the cook lock) writes the cook state: `doit list`,
+        # `doit info` and the like look and leave it as it was
+        cache.keep_only(s.rel for s in sources)
+        try:
+            cache.save()
+        except OSError:
+            pass  # a cache that cannot be written only makes the next run slower (the database warned)
     if run.executing and stale_jobs:
         _cook_ahead(run, [tuple(args) for args in stale_jobs])
     gc.freeze()
@@ -271,6 +275,8 @@ def _cook_ahead(run: CookRun, stale_jobs: list[tuple]) -> None:
     how, n = runner_parallelism()
     if how not in ("serial", "threads"):
         return  # doit's own worker processes, forked after this, cook in their actions
+    if how == "threads" and n == 1:
+        return  # an explicit -n 1: serial, each action cooks its own source
     selected = run.selected or []
     if BASENAME not in selected:  # only the named sources run
         names = {n[len(BASENAME) + 1:] for n in selected if n.startswith(BASENAME + ":")}
@@ -331,10 +337,15 @@ class CookReporter(ConsoleReporter):
         self._progress_shown = False
         self._started = time.monotonic()
         self._group_ran = False
+        # exit 1 when sources failed (the group then fails with doit's UnmetDependency, an error
+        # for doit: exit 2); any other error keeps doit's 2 (docs/authoring-tools.md, Exit codes)
+        self._group_unmet = False
+        self._other_error = False
         self.run.start()  # a new run (the tasks are made after this)
         from veduta.cook.lifeline import install
 
         install()  # workers forked by `doit -n N` end when this process dies
+        _quiet_interrupt()
         from veduta.cook import runlock
 
         self._lock = runlock.acquire(self.run.project.cache)  # one cook at a time per game
@@ -359,15 +370,15 @@ class CookReporter(ConsoleReporter):
     def _progress(self, label: str):
         if not self.tty:
             return
+        # the tasks are made while doit runs (after initialize): the count is the run's
+        total = max(self.run.to_run or self.total, self.done, 1)
         now = time.monotonic()
-        if now - self._last_progress < 0.1 and self.done < self.total:
-            return
+        if now - self._last_progress < 0.1 and self.done < total:
+            return  # at most ten redraws a second, but always the last one
         if now - self._started < 0.5:
             return
         self._last_progress = now
         width = 30
-        # the tasks are made while doit runs, so the count is known only from then on
-        total = max(self.run.to_run or self.total, self.done, 1)
         filled = width * self.done // total
         line = f"cook [{'#' * filled}{'.' * (width - filled)}] {self.done}/{total} {label}"
         sys.stderr.write("\r\x1b[K" + line[:118])
@@ -418,8 +429,15 @@ class CookReporter(ConsoleReporter):
         self._progress(rel)
 
     def add_failure(self, task, fail):
-        if task.name == BASENAME:
+        from doit.exceptions import TaskFailed, UnmetDependency
+
+        if task.name == BASENAME and isinstance(fail, UnmetDependency):
+            self._group_unmet = True
             return  # the group fails when a source fails: the summary says so
+        if not isinstance(fail, TaskFailed):
+            self._other_error = True
+        if task.name == BASENAME:
+            return
         if task.name == f"{BASENAME}:_sources":
             msg = fail.get_msg() if hasattr(fail, "get_msg") else str(fail)
             self._clear_progress()
@@ -490,11 +508,35 @@ class CookReporter(ConsoleReporter):
             )
         # doit's own failure report for cook tasks would repeat the diagnostics: drop them
         drop_failures(self, self._is_cook)
+        if self._group_unmet and not self._other_error:
+            exit_as_failure()  # sources failed: 1, not doit's 2
         super().complete_run()
         from veduta.cook import runlock
 
         runlock.release(self._lock)
         self._lock = None
+
+
+def _quiet_interrupt() -> None:
+    """Ctrl-C of ``doit cook``: one line, not doit's KeyboardInterrupt traceback.
+
+    doit lets KeyboardInterrupt out of its main; ``veduta cook`` catches it (exit 130).  A
+    dodo's ``doit cook`` has no such frame of ours, so the process's excepthook says it in one
+    line; the status stays the interrupted one (Python ends an unhandled KeyboardInterrupt
+    with SIGINT: 130 in a shell).  Other exceptions go to the hook that was there.
+    """
+    previous = sys.excepthook
+    if getattr(previous, "veduta_quiet", False):
+        return
+
+    def hook(kind, value, tb):
+        if issubclass(kind, KeyboardInterrupt):
+            sys.stderr.write("\ncook: interrupted (cooked files are whole; the next cook goes on)\n")
+            return
+        previous(kind, value, tb)
+
+    hook.veduta_quiet = True  # type: ignore[attr-defined]
+    sys.excepthook = hook
 
 
 def _record_in_db(project: Project, task, entry, values: dict) -> None:
