@@ -292,3 +292,15 @@ def test_sheet_labels_do_not_overlap():
         assert 0 <= a[0] and 0 <= a[1] and a[2] <= 400 and a[3] <= 400
         for b in boxes[i + 1:]:
             assert min(a[2], b[2]) <= max(a[0], b[0]) or min(a[3], b[3]) <= max(a[1], b[1]), (a, b)
+
+
+def test_out_of_range_values_of_the_new_element_are_usage_mistakes(game, capsys):
+    old = _valley(game).read_bytes()
+    assert main(["world", "terrain", "valley", "bump", "--kind", "hill", "--cell", "0,0", "--radius", "0",
+                 "--height", "2"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith('veduta: feature "bump" would make world valley invalid') and ".radius: 0 out of range" in err
+    assert main(["world", "vegetation", "valley", "v", "--model", "grass_tuft", "--density", "5", "--json"]) == 2
+    r = _refusal(capsys)
+    assert [(f["path"], f["message"]) for f in r["findings"]] == [("vegetation[4].density", "5 out of range (0, 1]")]
+    assert _valley(game).read_bytes() == old

@@ -50,6 +50,11 @@ class UnknownAsset(EditRefused, UsageError):
     """The edit names an asset that does not exist (a usage mistake: exit 2); nothing was written."""
 
 
+class BadValue(EditRefused, UsageError):
+    """A value given for the new element is out of range or wrong for its field (the compiler's
+    errors are all inside the element): a usage mistake, exit 2; nothing was written."""
+
+
 # -- the world as source text, compiled --------------------------------------------------------
 
 
@@ -205,12 +210,24 @@ def _source_errors(rep) -> list[dict]:
             for d in rep.sorted() if d.severity == "error"]
 
 
-def _compile_new(ws: WorldSource, text: str, what: str):
+def _compile_new(ws: WorldSource, text: str, what: str, section: str | None = None, index: int | None = None):
+    """Compile the new text; EditRefused when it has errors (:class:`BadValue` when they are all
+    in the new element, ``section[index]``, index None: the last one)."""
     rec, rep = ws.compile(text)
     if rec is None:
         errors = _source_errors(rep)
-        raise EditRefused(f"{what} would make world {ws.name} invalid, so nothing was written:\n  "
-                          + "\n  ".join(f"{f['path']}: {f['message']}" for f in errors), errors)
+        message = (f"{what} would make world {ws.name} invalid, so nothing was written:\n  "
+                   + "\n  ".join(f"{f['path']}: {f['message']}" for f in errors))
+        if section is not None and errors:
+            if index is None:
+                from veduta.source.jsonedit import JsonDoc
+
+                index = len(JsonDoc(text).array(section)) - 1
+            mine = f"{section}[{index}]"
+            if all((f["path"] or "") == mine or (f["path"] or "").startswith((mine + ".", mine + "["))
+                   for f in errors):
+                raise BadValue(message, errors)
+        raise EditRefused(message, errors)
     return rec, rep
 
 
@@ -406,7 +423,7 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell=None,
     if rotation:
         element["rotation"] = rotation
     text = _edit_text(ws, "places", element, index)
-    rec, rep = _compile_new(ws, text, f'place "{name}"')
+    rec, rep = _compile_new(ws, text, f'place "{name}"', "places", index)
     after = ws.generator(rec)
     final = place_problems(after, name, prefab, x, z, rotation)
     if final:  # the screen and the new world disagree: say so rather than write
@@ -561,7 +578,7 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell, radi
     index = _find(ws, "features", name)
     old = _element(ws, "features", index) if index is not None else None
     text = _edit_text(ws, "features", element, index)
-    rec, rep = _compile_new(ws, text, f'feature "{name}"')
+    rec, rep = _compile_new(ws, text, f'feature "{name}"', "features", index)
     before = ws.generator(ws.world)
     after = ws.generator(rec)
     f = next(fp for fp in after.p.features if fp.name == name)
@@ -700,7 +717,7 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     index = _find(ws, "vegetation", name)
     old = _element(ws, "vegetation", index) if index is not None else None
     text = _edit_text(ws, "vegetation", element, index)
-    rec, rep = _compile_new(ws, text, f'vegetation rule "{name}"')
+    rec, rep = _compile_new(ws, text, f'vegetation rule "{name}"', "vegetation", index)
     after = ws.generator(rec)
     counts = _vegetation_counts(ws, after, name)
     rule_index = counts.pop("rule")
