@@ -37,7 +37,7 @@ def temp_name(path: str) -> str:
     return os.path.join(folder, f".{base}.{HOST}.{os.getpid()}.{next(_SEQ)}.tmp")
 
 
-def atomic_write(path: str, data: bytes, durable: bool = False) -> None:
+def atomic_write(path: str, data: bytes, durable: bool = False, mode: int | None = None) -> None:
     """Write *data* to *path* so that readers see the old file or the new one, never a part.
 
     The bytes go to a temporary file in the same folder (``.<name>.<host>.<pid>.<n>.tmp``,
@@ -45,7 +45,8 @@ def atomic_write(path: str, data: bytes, durable: bool = False) -> None:
     writer at any moment leaves the old file or the new one.  ``durable`` also
     fsyncs before the rename, for files that must survive a power cut; cooked
     files and store entries don't need it, since readers check their CRCs and
-    a torn file is simply stale.
+    a torn file is simply stale.  *mode* sets the new file's permission bits (default: as
+    the umask allows).
     """
     folder = os.path.dirname(path)
     tmp = temp_name(path)
@@ -60,6 +61,8 @@ def atomic_write(path: str, data: bytes, durable: bool = False) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+            if mode is not None:
+                os.chmod(tmp, mode)
             if durable:
                 f.flush()
                 os.fsync(f.fileno())
@@ -82,28 +85,7 @@ def rewrite_source(path: str, data: bytes) -> str:
     mode = stat.S_IMODE(st.st_mode)
     if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
         raise PermissionError(f"{path} is read-only (mode {mode:o})")
-    tmp = temp_name(real)
-    try:
-        fd = os.open(tmp, _FLAGS, 0o600)
-    except FileExistsError:
-        os.unlink(tmp)
-        fd = os.open(tmp, _FLAGS, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            if hasattr(os, "fchmod"):
-                os.fchmod(f.fileno(), mode)
-            os.fsync(f.fileno())
-        if not hasattr(os, "fchmod"):
-            os.chmod(tmp, mode)
-        os.replace(tmp, real)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write(real, data, durable=True, mode=mode)
     return real
 
 

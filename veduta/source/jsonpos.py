@@ -372,6 +372,11 @@ def parse(data: bytes | str) -> tuple[Node | None, list[JsonProblem]]:
     else:
         text = data
     p = _Parser(text)
+    return _document(p, text), p.problems
+
+
+def _document(p: _Parser, text: str) -> Node | None:
+    """The one JSON value that is the whole of *text*, or None after a fatal problem."""
     try:
         i = p.ws(0)
         if i >= len(text):
@@ -381,8 +386,8 @@ def parse(data: bytes | str) -> tuple[Node | None, list[JsonProblem]]:
         if j < len(text):
             p.problem(j, "$", f"trailing data after the JSON value: {p.describe(j)}", fatal=True)
     except _Fatal:
-        return None, p.problems
-    return root, p.problems
+        return None
+    return root
 
 
 class _SpanParser(_Parser):
@@ -403,16 +408,7 @@ def parse_spans(text: str) -> tuple[Node | None, dict[int, tuple[Node, int, int]
     ``(node, start, end)``, character offsets into *text* (``text[start:end]`` is the value as
     written). The tree is None after a fatal problem."""
     p = _SpanParser(text)
-    try:
-        i = p.ws(0)
-        if i >= len(text):
-            p.problem(i, "$", "empty file: expected a JSON object", fatal=True)
-        root, j = p.value(i, "", 0)
-        j = p.ws(j)
-        if j < len(text):
-            p.problem(j, "$", f"trailing data after the JSON value: {p.describe(j)}", fatal=True)
-    except _Fatal:
-        return None, p.spans, p.problems
+    root = _document(p, text)
     return root, p.spans, p.problems
 
 
