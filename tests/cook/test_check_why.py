@@ -250,3 +250,9 @@ def test_the_sample_game_checks_clean():
     result = api.check(Project.at(root), full=True)
     assert result["ok"] and result["checked"] == result["compiled"] > 50, \
         [d for d in result["diagnostics"] if d["severity"] == "error"]
+
+
+def test_why_of_an_unknown_source_is_a_usage_mistake(game):
+    game.write("models/tree_far.vmodel", TREE_FAR)
+    cp = veduta(game, "why", "models/nope.vmodel")
+    assert cp.returncode == 2 and "no such source: models/nope.vmodel" in cp.stderr and "Traceback" not in cp.stderr

@@ -129,16 +129,8 @@ def check(project: Project, sources: list[str] | None = None, full: bool = False
     from veduta.cook.state import StatCache
     from veduta.cook.tasks import STATE_FILE
 
-    all_sources, problems = project.scan()
+    all_sources, problems, selected = project.select(sources)
     index = AssetIndex.from_paths(s.rel for s in all_sources)
-    if sources is not None:
-        wanted = set(sources)
-        selected = [s for s in all_sources if s.rel in wanted]
-        missing = sorted(wanted - {s.rel for s in selected})
-        if missing:
-            raise UsageError(f"no such source: {', '.join(missing)}")
-    else:
-        selected = all_sources
     diagnostics: list[dict] = []
     for text in problems:  # folders that cannot be read, file names that are not UTF-8
         file, _, message = text.partition(": ")

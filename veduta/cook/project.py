@@ -74,6 +74,22 @@ class Project:
         """Every source under the assets folder, sorted by path."""
         return self.scan()[0]
 
+    def select(self, sources: list[str] | None) -> tuple[list[Source], list[str], list[Source]]:
+        """:meth:`scan`, and the sources named by *sources* (paths under the assets folder; all
+        when None): ``(all sources, problems, selected)``.  A name that is no source is a
+        :class:`~veduta.errors.UsageError` naming it."""
+        all_sources, problems = self.scan()
+        if sources is None:
+            return all_sources, problems, all_sources
+        wanted = set(sources)
+        selected = [s for s in all_sources if s.rel in wanted]
+        missing = sorted(wanted - {s.rel for s in selected})
+        if missing:
+            from veduta.errors import UsageError
+
+            raise UsageError(f"no such source: {', '.join(missing)}")
+        return all_sources, problems, selected
+
     def scan(self, warnings: list[str] | None = None) -> tuple[list[Source], list[str]]:
         """Every source under the assets folder, sorted by path, and the problems found
         on the way (a folder that cannot be read, a file name that is not UTF-8), each

@@ -204,17 +204,9 @@ def why(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
     from veduta.compile import AssetIndex
     from veduta.cook.state import StatCache
     from veduta.cook.tasks import STATE_FILE
-    from veduta.errors import VedutaError
 
-    all_sources, _ = project.scan()
+    all_sources, _, selected = project.select(sources)
     index = AssetIndex.from_paths(s.rel for s in all_sources)
-    selected = all_sources
-    if sources is not None:
-        wanted = set(sources)
-        selected = [s for s in all_sources if s.rel in wanted]
-        missing = sorted(wanted - {s.rel for s in selected})
-        if missing:
-            raise VedutaError(f"no such source: {', '.join(missing)}")
     cache = StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)  # read, never saved
     stale = []
     for src in selected:
