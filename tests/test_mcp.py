@@ -18,7 +18,8 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 TOOLS = {"cook", "check", "why", "inspect_model", "inspect_prefab", "inspect_world", "world_query", "world_map",
-         "world_place", "world_terrain", "world_vegetation", "world_remove", "dump", "verify"}
+         "world_place", "world_terrain", "world_vegetation", "world_remove", "dump", "verify", "export_gltf",
+         "preview_model"}
 
 
 @pytest.fixture
@@ -35,7 +36,7 @@ def serve(root: Path, body):
 
     async def main():
         params = StdioServerParameters(command=sys.executable, args=["-m", "veduta", "mcp", "--root", str(root)],
-                                       cwd=str(root))
+                                       cwd=str(root), env={"PYTHONPATH": str(REPO)})  # the veduta under test
         with open(root / "server.log", "w") as log:
             async with stdio_client(params, errlog=log) as (read, write):
                 async with ClientSession(read, write) as session:
@@ -88,6 +89,8 @@ def test_each_tool_returns_its_cli_json(sample_game):
                                                                "assets/.cooked/worlds/valley.vda"]})
         out["check"] = await s.call_tool("check", {})
         out["why"] = await s.call_tool("why", {})
+        out["gltf"] = await s.call_tool("export_gltf", {"model": "tree", "out": "tree.glb"})
+        out["preview"] = await s.call_tool("preview_model", {"model": "tree", "out": "tree.png"})
         return out
 
     r = serve(sample_game, body)
@@ -107,6 +110,10 @@ def test_each_tool_returns_its_cli_json(sample_game):
     assert r["verify"].structured_content["ok"] is True
     assert r["check"].structured_content["ok"] is True
     assert r["why"].structured_content["stale"] == []
+    assert (sample_game / "tree.glb").read_bytes()[:4] == b"glTF"
+    assert (sample_game / "tree.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert r["gltf"].structured_content == cli_json(sample_game, "export", "gltf", "tree", "--out", "tree.glb")
+    assert r["preview"].structured_content == cli_json(sample_game, "preview", "model", "tree", "--out", "tree.png")
     # the map: a PNG image of size x scale pixels, and its metadata as structured content
     meta = r["map"].structured_content
     image = [c for c in r["map"].content if c.type == "image"][0]

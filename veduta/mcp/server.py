@@ -236,6 +236,27 @@ def build_server(root: str) -> MCPServer:
                ) -> CallToolResult:
         return _result(t.call(lambda _p: api.verify(None, list(paths))))
 
+    @tool(description="Write a binary glTF 2.0 (.glb) file of a cooked model (every level of detail, or level "
+          "lod), or of a world's chunks (ground at its finest drawn level, skirts, water, entities) within "
+          "radius chunks of chunk [cx, cz]. Give model, or world with chunk. Returns what was written.")
+    def export_gltf(out: Annotated[str, Field(description="the .glb file to write, relative to the game root")],
+                    model: Annotated[str | None, Field(description="model name")] = None,
+                    lod: Annotated[int | None, Field(description="only this level of detail (0 = full)", ge=0)
+                                   ] = None,
+                    world: Annotated[str | None, Field(description="world name")] = None,
+                    chunk: Annotated[tuple[int, int] | None, Field(description="chunk [cx, cz]")] = None,
+                    radius: Annotated[int, Field(description="chunks around chunk", ge=0)] = 0) -> CallToolResult:
+        return _result(t.call(api.export_gltf, out, model=model, lod=lod, world=world, chunk=_opt(chunk),
+                              radius=radius))
+
+    @tool(description="Write a PNG sheet of shaded views (front, side, top, three-quarter) of a cooked model "
+          "and its levels of detail, labelled with triangle counts. Returns what was drawn.")
+    def preview_model(model: Annotated[str, Field(description="model name")],
+                      out: Annotated[str, Field(description="the .png file to write, relative to the game root")],
+                      size: Annotated[int, Field(description="pixels per view", ge=32, le=1024)] = 160
+                      ) -> CallToolResult:
+        return _result(t.call(api.preview_model, model, out, size))
+
     return server
 
 
