@@ -23,9 +23,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 def add_mcp_command(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser("mcp", help="serve the toolchain's tools to an AI agent (Model Context Protocol, stdio)",
-                              description="Serve cook, check, why, inspect_*, world_*, dump, verify, export_gltf and preview_model as MCP "
-                              "tools over stdio, for the game repo found from --root (default: the current "
-                              "folder). See docs/mcp.md.")
+                              description="Serve cook, check, why, inspect_*, world_*, dump, verify, export_gltf "
+                              "and preview_model as MCP tools over stdio, for the game repo found from --root "
+                              "(default: the current folder). See docs/mcp.md.")
     p.add_argument("--root", metavar="DIR", help="the game repo to serve (default: found from the current folder)")
     p.set_defaults(func=cmd_mcp)
     return p
