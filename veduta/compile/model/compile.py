@@ -90,7 +90,7 @@ def compile_models(items: list[tuple[bytes, CompileContext]]) -> list[Mesh | Non
     (byte for byte what each compiles to alone).  An exception raised while compiling one
     source (a compiler bug) is returned in its place, so the others still compile."""
     out: list[Mesh | None | BaseException] = [None] * len(items)
-    sources: dict[int, ModelSource] = {}
+    sources: dict[int, tuple[ModelSource, ModelSpec]] = {}
     for i, (data, ctx) in enumerate(items):
         try:
             src = validate_model(data, ctx.report.file, ctx.name)
@@ -104,30 +104,30 @@ def compile_models(items: list[tuple[bytes, CompileContext]]) -> list[Mesh | Non
         except Exception as exc:  # noqa: BLE001 - returned to the caller, attributed to this source
             out[i] = exc
             continue
-        sources[i] = src
-    small = [i for i, src in sources.items() if triangle_count(src.spec) <= BATCH_TRIANGLES]
+        sources[i] = (src, spec)
+    small = [i for i, (_, spec) in sources.items() if triangle_count(spec) <= BATCH_TRIANGLES]
     built: dict[int, BuiltModel | BaseException] = {}
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         if len(small) > 1:
             try:
-                built.update(zip(small, build_models([sources[i].spec for i in small]), strict=True))
+                built.update(zip(small, build_models([sources[i][1] for i in small]), strict=True))
             except Exception:  # noqa: BLE001 - built one by one below, to find whose it is
                 pass
-        for i, src in sources.items():
+        for i, (_, spec) in sources.items():
             if i not in built:
                 try:
-                    built[i] = build_model(src.spec)
+                    built[i] = build_model(spec)
                 except Exception as exc:  # noqa: BLE001
                     built[i] = exc
-    for i, src in sources.items():
+    for i, (src, spec) in sources.items():
         b = built[i]
-        out[i] = b if isinstance(b, BaseException) else _checked_mesh(src, b, items[i][1])
+        out[i] = b if isinstance(b, BaseException) else _checked_mesh(src, spec, b, items[i][1])
     return out
 
 
-def _checked_mesh(src: ModelSource, built: BuiltModel, ctx: CompileContext) -> Mesh | None:
+def _checked_mesh(src: ModelSource, spec: ModelSpec, built: BuiltModel, ctx: CompileContext) -> Mesh | None:
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-        mesh = built_to_mesh(built, src.spec.pivot)
+        mesh = built_to_mesh(built, spec.pivot)
         if not _finite(mesh):
             ctx.report.error(src.parts_node, "parts", "the geometry does not fit 32-bit floats (a size, position "
                                                       "or scale is too large)")

@@ -195,7 +195,7 @@ _ANY_SHAPE = ObjectSpec({k: Field(Any_(), None) for k in _ALL_PART_FIELDS})
 _POINT_RE = re.compile(r"(?:last )?point (\d+)|edge \d+-(\d+) folds|edges \d+-\d+ and (\d+)-")
 
 
-def _locate_point(profile: Node, message: str) -> tuple[Node, int | None]:
+def _locate_point(profile: Node | None, message: str) -> tuple[Node | None, int | None]:
     """The point a profile message is about (its node and index), else the profile itself."""
     m = _POINT_RE.match(message)
     if m and isinstance(profile, Arr):
@@ -205,8 +205,8 @@ def _locate_point(profile: Node, message: str) -> tuple[Node, int | None]:
     return profile, None
 
 
-def _check_profile(rep: Report, shape: str, points: tuple, node: Node, path: str) -> bool:
-    lo, hi = PART_RECORDS[shape].fields["profile"].spec.points
+def _check_profile(rep: Report, shape: str, points: tuple, node: Node | None, path: str) -> bool:
+    lo, hi = EXTRUDE_POINTS_RANGE if shape == "extrude" else LATHE_POINTS_RANGE
     if not lo <= len(points) <= hi:
         rep.error(node, path, f"{len(points)} points out of range [{lo}, {hi}]")
         return False
@@ -346,6 +346,7 @@ def validate_model(data: bytes, file: str, name: str) -> ModelSource:
     )
     nodes = tuple(lv.node("model") for lv in vals["lod"])
     parts_node = vals.node("parts")
+    assert isinstance(parts_node, Arr)  # read by Parts
     total = total_triangles(spec)
     if total > MAX_TRIANGLES:
         rep.error(parts_node, "parts", f"{total:,} triangles (every level of detail counted), beyond the limit of "
