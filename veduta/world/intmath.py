@@ -207,11 +207,14 @@ def fbm(keys: list[int], p: int, x: int, z: int) -> int:
 
 
 def fbm_grid(keys: list[int], p: int, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+    """:func:`fbm` over the grid of ``zs x xs``, shape (len(zs), len(xs)) (zeros for no octave)."""
     n = len(keys)
-    total = None
+    total: np.ndarray | None = None
     for k, (key, pk) in enumerate(zip(keys, octave_periods(p, n))):
         v = value_noise_grid(key, pk, xs, zs) << (n - 1 - k)
         total = v if total is None else total + v
+    if total is None:  # no octave: the sum is 0, as fbm's
+        return np.zeros((len(zs), len(xs)), np.int64)
     return total
 
 
