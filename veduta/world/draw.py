@@ -21,7 +21,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -260,7 +260,16 @@ def _compact(vertices: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, n
     return vertices[used], inverse.reshape(-1, 3).astype(np.int64)
 
 
-def ground_mesh(gen: Generator, cx: int, cz: int, level: int = 0) -> dict[str, np.ndarray]:
+class GroundMesh(TypedDict):
+    """What :func:`ground_mesh` returns (see there)."""
+
+    vertices: np.ndarray
+    triangles: np.ndarray
+    biomes: np.ndarray
+    grid: int
+
+
+def ground_mesh(gen: Generator, cx: int, cz: int, level: int = 0) -> GroundMesh:
     """The ground of chunk [cx, cz] at a level (0 = the finest drawn) as a triangle mesh.
 
     Returns ``{"vertices": (n, 3) float64 metres (world x, y, z), "triangles": (m, 3) int64
@@ -733,8 +742,8 @@ class Drawer:
         cam = make_camera(self.camera, origin)
         planes = cam.planes()
         eye = np.asarray(cam.eye)
-        out = {"name": name, "focus": [int(cell[0]), int(cell[1])], "chunks": 0, "chunks_drawn": 0, "ground": 0,
-               "skirts": 0, "water": 0, "flora": 0, "entities": 0, "plants_drawn": 0, "entities_drawn": 0}
+        out = {"chunks": 0, "chunks_drawn": 0, "ground": 0, "skirts": 0, "water": 0, "flora": 0, "entities": 0,
+               "plants_drawn": 0, "entities_drawn": 0}
         structs: dict[str, Any] = {}
         chunks = [self.chunk(cx, cz) for cx, cz in loaded_chunks(gen, cell)]
         out["chunks"] = len(chunks)
@@ -760,21 +769,21 @@ class Drawer:
         P, R, M, H, F = things.pos, things.radius, things.model, things.thin, things.flora
         if len(M):
             inside = ((P @ planes[:, :3].T + planes[:, 3]) >= -R[:, None]).all(axis=1)
-            d = cam.effective(np.maximum(0.0, np.linalg.norm(P - eye, axis=1) - R))
+            de = cam.effective(np.maximum(0.0, np.linalg.norm(P - eye, axis=1) - R))
             tris = np.zeros(len(M), dtype=np.int64)
             for mi in np.unique(M[inside]).tolist():
                 sel = inside & (M == mi)
                 model = self.models[self.names[mi]]
-                k = model.level(d[sel])
-                t = self._tris[mi][k]
-                keep = model.drawn(d[sel]) & (~F[sel] | thin_keep(H[sel], k))
+                level = model.level(de[sel])
+                t = self._tris[mi][level]
+                keep = model.drawn(de[sel]) & (~F[sel] | thin_keep(H[sel], level))
                 tris[sel] = np.where(keep, t, 0)
             out["flora"] = int(tris[F].sum())
             out["entities"] = int(tris[~F].sum())
             out["plants_drawn"] = int((tris[F] > 0).sum())
             out["entities_drawn"] = int((tris[~F] > 0).sum())
         out["triangles"] = out["ground"] + out["skirts"] + out["water"] + out["flora"] + out["entities"]
-        return out
+        return {"name": name, "focus": [int(cell[0]), int(cell[1])], **out}
 
 
 def view_cost(gen: Generator, models: Mapping[str, ModelDraw], cell: tuple[int, int],
