@@ -35,6 +35,7 @@ from veduta.source.fields import (
     js_pattern,
 )
 from veduta.source.jsonpos import Arr, Node, Obj, Str, join_path
+from veduta.source.jsonpos import Num as JsonNum
 
 FORMAT = "map/1"
 MAX_SIDE = 1024
@@ -108,7 +109,7 @@ class Props(Spec):
                 out[name] = child.value
             elif kind == "boolean":
                 out[name] = child.value
-            elif kind == "number":
+            elif isinstance(child, JsonNum):  # kind "number"
                 v = child.value
                 if isinstance(v, int) and abs(v) > 2 ** 53:
                     rep.error(child, p, f"{child.text} is not exactly representable as a double (|n| <= 2^53)")
