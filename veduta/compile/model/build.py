@@ -128,24 +128,18 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
         return []
     angles = [float(smooth_angle_deg)] * len(parts) if isinstance(smooth_angle_deg, (int, float)) \
         else [float(a) for a in smooth_angle_deg]
-    scaled_list: list[np.ndarray] = []
-    tris_list: list[np.ndarray] = []
-    base = 0
-    for part in parts:
-        local, tris = local_mesh(part)
-        sx, sy, sz = part.scale
-        scaled_list.append(local * np.array([sx, sy, sz], dtype=np.float64) + 0.0)
-        reflect = (sx < 0) ^ (sy < 0) ^ (sz < 0)  # negative determinant
-        if reflect != bool(part.flip_normals):
-            tris = tris[:, [0, 2, 1]]
-        tris_list.append(tris + base)
-        base += len(local)
-    nv = np.array([len(s) for s in scaled_list])
-    nt = np.array([len(t) for t in tris_list])
-    scaled = np.concatenate(scaled_list)
-    tris = np.concatenate(tris_list)
+    meshes = [local_mesh(part) for part in parts]
+    nv = np.array([len(local) for local, _ in meshes])
+    nt = np.array([len(tris) for _, tris in meshes])
     owner_v = np.repeat(np.arange(len(parts)), nv)
     owner_t = np.repeat(np.arange(len(parts)), nt)
+    scaled = np.concatenate([local for local, _ in meshes]) * np.array([p.scale for p in parts])[owner_v] + 0.0
+    tris = np.concatenate([tris for _, tris in meshes]) + (np.cumsum(nv) - nv)[owner_t][:, None]
+    # winding: a negative scale determinant reverses it, and flip_normals reverses it again
+    flip = [((p.scale[0] < 0) ^ (p.scale[1] < 0) ^ (p.scale[2] < 0)) != bool(p.flip_normals) for p in parts]
+    if any(flip):
+        flip_t = np.array(flip)[owner_t]
+        tris[flip_t] = tris[flip_t][:, [0, 2, 1]]
 
     corners = scaled[tris]
     pid = _position_ids(scaled, owner_v)[tris]
@@ -241,6 +235,28 @@ def _build_sets(sets: list[tuple[tuple[PartSpec, ...], float, int]]) -> list[lis
 
 
 # --- stage 2: pivot ---------------------------------------------------------------------------
+
+
+def pivot_offsets(models: list[tuple[list[PartGeometry], str]]) -> list[Vec3]:
+    """`pivot_offset` of several models (geoms, pivot), their bounds in one numpy pass."""
+    counts = [sum(3 * g.triangle_count for g in geoms) for geoms, _ in models]
+    if len(models) < 2 or not all(counts):
+        return [pivot_offset(geoms, pivot) for geoms, pivot in models]
+    points = np.concatenate([g.corners.reshape(-1, 3) for geoms, _ in models for g in geoms])
+    sizes = np.array(counts, dtype=np.int64)
+    starts = np.cumsum(sizes) - sizes
+    lo = np.minimum.reduceat(points, starts, axis=0)
+    hi = np.maximum.reduceat(points, starts, axis=0)
+    centre = (lo + hi) * 0.5
+    point = centre.copy()
+    point[:, 1] = np.where([pivot == "bottom-center" for _, pivot in models], lo[:, 1], centre[:, 1])
+    off = (0.0 - point + 0.0).tolist()
+    out: list[Vec3] = []
+    for (_, pivot), (x, y, z) in zip(models, off, strict=True):
+        if pivot not in ("origin", "center", "bottom-center"):
+            raise ValueError(f"unknown pivot {pivot!r}")
+        out.append((0.0, 0.0, 0.0) if pivot == "origin" else (x, y, z))
+    return out
 
 
 def pivot_offset(geoms: list[PartGeometry], pivot: str) -> Vec3:
@@ -347,6 +363,11 @@ def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) 
     # each mesh's rows, and (first occurrences being sorted) its unique rows, are one range
     row_ends = np.cumsum([3 * sum(g.triangle_count for g in job[0]) for job in jobs]).tolist()
     unique_ends = np.searchsorted(firsts, row_ends).tolist()
+    # each mesh's bounds: the min and max of its unique positions (float32), all in one pass
+    starts = sorted(set([0] + unique_ends[:-1]) - {len(unique)}) if len(unique) else []
+    lo_all = np.minimum.reduceat(unique[:, 0:3], starts, axis=0).tolist() if starts else []
+    hi_all = np.maximum.reduceat(unique[:, 0:3], starts, axis=0).tolist() if starts else []
+    bounds_of = iter(zip(lo_all, hi_all, strict=True))
     out = []
     row0 = u0 = 0
     geom0 = 0
@@ -359,8 +380,7 @@ def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) 
             mesh_parts.append(MeshPart(first, c, slot[g.material]))
             first += c
         if u1 > u0:
-            lo32, hi32 = _column_bounds(unique[u0:u1])
-            lo, hi = lo32.tolist(), hi32.tolist()
+            lo, hi = next(bounds_of)
             bounds: Bounds = ((lo[0], lo[1], lo[2]), (hi[0], hi[1], hi[2]))
         else:
             bounds = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
@@ -472,10 +492,13 @@ def build_models(specs: list[ModelSpec]) -> list[BuiltModel]:
     built = _build_sets(sets)
     geoms_of, offsets, materials_list = [], [], []
     jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]] = []
+    firsts = [0]  # each model's first set in built (its level 0), then its own levels
+    for own in levels_of[:-1]:
+        firsts.append(firsts[-1] + 1 + len(own))
+    pivots = pivot_offsets([(built[first], spec.pivot) for first, spec in zip(firsts, specs, strict=True)])
     at = 0
-    for spec, own in zip(specs, levels_of, strict=True):
+    for own, offset in zip(levels_of, pivots, strict=True):
         geoms = built[at]
-        offset = pivot_offset(geoms, spec.pivot)
         materials = materials_of(geoms)
         geoms_of.append(geoms)
         offsets.append(offset)
