@@ -203,9 +203,15 @@ def _view_findings(gen: Generator, drawer: Drawer, cells: list[tuple[str, tuple[
         worst = max(over, key=lambda v: v["triangles"])
         parts = ", ".join(f"{k} {worst[k]}" for k in ("ground", "skirts", "water", "flora", "entities") if worst[k])
         others = f"; {len(over) - 1} other view(s) over too" if len(over) > 1 else ""
+        kept = ""
+        if worst["window"]["triangles"] < worst["triangles"]:
+            sx, sz = worst["kept"]
+            kept = (f" with the chunks the engine keeps loaded {'east' if sx > 0 else 'west'} and "
+                    f"{'south' if sz > 0 else 'north'} of its window (the window alone: "
+                    f"{worst['window']['triangles']})")
         out.append(finding("WORLD_CHUNK_BUDGET", WARNING, f"view {worst['name']} (focus cell {worst['focus']}) "
-                           f"draws {worst['triangles']} triangles, over the {FRAME_BUDGET} a console draws per frame "
-                           f"({parts}){others}", view=worst["name"], triangles=worst["triangles"],
+                           f"draws {worst['triangles']} triangles{kept}, over the {FRAME_BUDGET} a console draws "
+                           f"per frame ({parts}){others}", view=worst["name"], triangles=worst["triangles"],
                            **_where_cell(*worst["focus"])))
     return views, out
 
@@ -249,7 +255,8 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
         "world": {"seed": p.seed, "cell": p.cell_mm / 1000.0, "chunk": p.chunk, "extent": p.extent, "view": view,
                   "cells": p.cells},
         "camera": cam,
-        "loaded": {"chunks": (2 * view + 1) ** 2, "radius_m": radius, "reach_m": round(reach, 3)},
+        "loaded": {"chunks": (2 * view + 1) ** 2, "chunks_max": (2 * view + 2) ** 2, "radius_m": radius,
+                   "reach_m": round(reach, 3)},
         "budget": FRAME_BUDGET,
         "area": {"cell": [area[0], area[1]], "size": [area[2], area[3]]},
         "places": [
