@@ -166,13 +166,9 @@ def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex
     return True, list(meta.deps), make_entry(h, csig, files, now_ns), files
 
 
-def fresh_by_stat(entry, assets: str, cooked: str, index: AssetIndex, seen: dict | None = None) -> bool:
+def fresh_by_stat(entry, assets: str, cooked: str, index: AssetIndex) -> bool:
     """The cheap check: every signature recorded by the last good cook still matches
-    (the stat cache holds entries of the current compiler only).
-
-    The stat results are put in *seen* (path -> os.stat_result) for doit's
-    checker to reuse instead of asking the file system again.
-    """
+    (the stat cache holds entries of the current compiler only)."""
     csig = entry[1]
     if csig is None:
         return False
@@ -189,8 +185,6 @@ def fresh_by_stat(entry, assets: str, cooked: str, index: AssetIndex, seen: dict
             continue
         if (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != s:
             return False
-        if seen is not None:
-            seen[path] = st
     return True
 
 
