@@ -51,7 +51,7 @@ from veduta.cook.doit_adapter import (
 )
 from veduta.cook.project import Project
 from veduta.cook.run import CookRun
-from veduta.cook.state import RACY_NS, StatCache, entry_from_json
+from veduta.cook.state import RACY_NS, StatCache, entry_from_json, unpack_entry
 
 fix_action_signature(cook_one)
 
@@ -123,7 +123,8 @@ def cook_tasks(run: CookRun):
     held: list[dict] | None = [] if run.executing and remote.configured(project) else None
 
     prefix = assets + os.sep
-    cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in {s.kind for s in sources}}
+    kinds = {s.kind.name: s.kind for s in sources}  # (by name: hashing a Kind is slower)
+    cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in kinds.values()}
     blocked = {name: why for name, d in cooked_dirs.items() if (why := _not_a_folder(d[:-1]))}
     if blocked:  # one line per blocked folder, not one failure per source
         problems = problems + sorted(set(blocked.values()))
@@ -139,10 +140,10 @@ def cook_tasks(run: CookRun):
             cache.discard(src.rel)
             uptodate = [False]
         else:
-            entry = cache.get(src.rel)
+            packed = cache.packed(src.rel)
             verified = None  # (path, signature) of files whose content this pass checked
-            if entry is not None and fresh_by_stat(entry, assets, cooked, index):
-                verified = entry[2]
+            if packed is not None and fresh_by_stat(src.rel, packed, assets, cooked, index):
+                verified = () if only_group else unpack_entry(src.rel, packed)[2]
             else:
                 fresh, deps, entry, verified = check_fresh(kind.name, src.rel, assets, cooked, index, now)
                 if fresh:
