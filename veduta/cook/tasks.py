@@ -51,7 +51,7 @@ from veduta.cook.doit_adapter import (
 )
 from veduta.cook.project import Project
 from veduta.cook.run import CookRun
-from veduta.cook.state import RACY_NS, StatCache, entry_from_json, unpack_entry
+from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json
 
 fix_action_signature(cook_one)
 
@@ -79,7 +79,7 @@ class StatChecker(FileChangedChecker):
         cur = (file_stat.st_size, file_stat.st_mtime_ns, file_stat.st_ino, file_stat.st_ctime_ns)
         if state is not None and len(state) == 4 and tuple(state) == cur:
             return False
-        return self.verified.get(file_path) != cur
+        return self.verified.get(file_path) != SIG.pack(*cur)
 
     def get_state(self, dep, current_state):
         st = os.stat(dep)
@@ -143,7 +143,17 @@ def cook_tasks(run: CookRun):
             packed = cache.packed(src.rel)
             verified = None  # (path, signature) of files whose content this pass checked
             if packed is not None and fresh_by_stat(src.rel, packed, assets, cooked, index):
-                verified = () if only_group else unpack_entry(src.rel, packed)[2]
+                fresh_names.append(src.rel)
+                if only_group:
+                    continue  # decided before any task is made: a fresh source costs no more
+                # (the packed entry as it is: no signature in it is racy, or it would not be fresh)
+                blob, deps = packed[1], packed[2]
+                verified_sigs[prefix + src.rel] = blob[32:64]
+                for i, d in enumerate(deps, 2):
+                    s = blob[32 * i:32 * i + 32]
+                    if s != MISSING:
+                        verified_sigs[prefix + d] = s
+                        file_dep.append(prefix + d)
             else:
                 fresh, deps, entry, verified = check_fresh(kind.name, src.rel, assets, cooked, index, now)
                 if fresh:
@@ -161,7 +171,7 @@ def cook_tasks(run: CookRun):
                 # item at all, since doit's handling of each one costs more than the check itself
                 for p, s in verified:
                     if s:  # exists (and, from the stat cache, is not racy)
-                        verified_sigs[prefix + p] = s
+                        verified_sigs[prefix + p] = SIG.pack(*s)
                     if s != () and p != src.rel:
                         file_dep.append(prefix + p)
         args = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
