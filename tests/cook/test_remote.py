@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import socket
 import threading
@@ -99,6 +100,69 @@ def test_concurrent_writers_of_one_key_in_a_shared_folder(tmp_path):
     assert all(remote.parallel(lambda i: tiers[i % 4].put(K1, data), range(24)))
     assert tiers[0].get(K1) == data
     assert sorted(os.listdir(share / "ab")) == [K1[2:]]  # no temp file left, none clobbered
+
+
+def _set_semantics(tier, listed):
+    """add/get_set on *tier*; *listed()* lists the names the tier holds (its own listing)."""
+    assert tier.get_set(K1) == (None, []) and tier.down is None  # a miss is not a failure
+    assert tier.add(K1, b"first") and tier.add(K1, b"first")  # the same member twice: one name
+    time.sleep(1.1)  # newest first goes by modification time (S3 lists it to the second)
+    assert tier.add(K1, b"second") and tier.put(K1, b"whole")
+    assert tier.get_set(K1) == (b"whole", [b"second", b"first"])
+    first = tier.member_name(K1, b"first")
+    assert first == f"ab/{K1[2:]}.d/{hashlib.sha256(b'first').hexdigest()}"
+    assert sorted(listed()) == sorted([f"ab/{K1[2:]}", first, tier.member_name(K1, b"second")])
+    assert tier.keys() == {K1} and tier.names() == set(listed())
+    assert tier.get_set(K2) == (None, [])  # sets of other keys are apart
+
+
+def test_s3_sets_are_members_named_by_their_digest(tmp_path, s3):
+    from tests.s3server import client
+
+    tier = _tier(tmp_path, f"s3://{s3['bucket']}/studio/game")
+
+    def listed():
+        return [o["Key"].removeprefix("studio/game/")
+                for o in client(s3["env"]).list_objects_v2(Bucket=s3["bucket"]).get("Contents", [])]
+
+    _set_semantics(tier, listed)
+    # a member whose bytes do not hash to its name (damaged, or written by hand) is left out
+    client(s3["env"]).put_object(Bucket=s3["bucket"], Key="studio/game/" + tier.member_name(K1, b"first"),
+                                 Body=b"tampered")
+    assert tier.get_set(K1) == (b"whole", [b"second"])
+
+
+def test_folder_sets_are_members_named_by_their_digest(tmp_path):
+    share = tmp_path / "share"
+    share.mkdir()
+    tier = _tier(tmp_path, str(share))
+    _set_semantics(tier, lambda: [str(p.relative_to(share)) for p in share.rglob("*") if p.is_file()])
+    (share / tier.member_name(K1, b"first")).write_bytes(b"tampered")
+    assert tier.get_set(K1) == (b"whole", [b"second"])
+
+
+@pytest.mark.parametrize("kind", ["s3", "folder"])
+def test_concurrent_writers_of_one_set_lose_nothing(tmp_path, kind, request):
+    """Sixteen writers (eight tiers, as eight machines) add to one set at once, half of them
+    the same member: every member is there afterwards, each once."""
+    if kind == "s3":
+        s3 = request.getfixturevalue("s3")
+        url = f"s3://{s3['bucket']}/game"
+    else:
+        (tmp_path / "share").mkdir()
+        url = str(tmp_path / "share")
+    tiers = [_tier(tmp_path, url) for _ in range(8)]
+    members = [f"deps of writer {i}".encode() for i in range(8)] + [b"the same deps"] * 8
+    barrier = threading.Barrier(len(members))
+
+    def write(i):
+        barrier.wait()
+        return tiers[i % 8].add(K1, members[i])
+
+    assert all(remote.parallel(write, range(len(members)), workers=len(members)))
+    whole, got = _tier(tmp_path, url).get_set(K1)
+    assert whole is None and sorted(got) == sorted(set(members))
+    assert len(_tier(tmp_path, url).names()) == 9
 
 
 def test_missing_bucket_warns_once_and_turns_the_tier_off(tmp_path, s3):

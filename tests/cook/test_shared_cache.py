@@ -7,6 +7,7 @@ CI and developers would set.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ import pytest
 from tests.gamerepo import Game, make_game
 from tests.s3server import client
 from veduta.cook.cook import manifest_key
+from veduta.cook.shared import deps_member
 from veduta.cook.store import Store
 
 SOURCES = ["models/crate.vmodel", "models/props/barrel.vmodel", "models/tree.vmodel", "models/tree_far.vmodel"]
@@ -142,11 +144,92 @@ def test_a_poisoned_manifest_only_costs_a_compile(tmp_path, s3, ci):
     src = (game.root / "assets/models/tree.vmodel").read_bytes()
     mkey = manifest_key("models/tree.vmodel", src)
     c = client(s3["env"])
+    (member,) = [n for n in objs if n.startswith(f"game/{mkey[:2]}/{mkey[2:]}.d/")]
+    assert objs[member] == deps_member(["models/tree_far.vmodel"])
+    # a garbled whole manifest (as earlier versions wrote), a member whose bytes are not what its
+    # name says, and well-formed members naming a file outside the assets and a missing one
     c.put_object(Bucket=s3["bucket"], Key=f"game/{mkey[:2]}/{mkey[2:]}", Body=b"\x00garbage\nab cd\n")
+    c.put_object(Bucket=s3["bucket"], Key=member, Body=deps_member(["models/crate.vmodel"]))
+    for deps in (["../../game/assets/models/tree_far.vmodel"], ["models/nothing.vmodel"]):
+        m = deps_member(deps)
+        c.put_object(Bucket=s3["bucket"], Key=f"game/{mkey[:2]}/{mkey[2:]}.d/{hashlib.sha256(m).hexdigest()}", Body=m)
     dev = clone(game, tmp_path / "dev")
     cp = dev.cook(env=env(s3), check=True)
     assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}
     assert cooked_bytes(dev) == want
+
+
+def test_a_cache_written_by_earlier_versions_is_still_read(tmp_path, s3, ci):
+    """Earlier versions kept a whole manifest at the manifest key (lines ``<output key> <deps>``)
+    instead of the set of deps lists: a cache they filled restores as before."""
+    game, want, objs = ci
+    src = (game.root / "assets/models/tree.vmodel").read_bytes()
+    mkey = manifest_key("models/tree.vmodel", src)
+    c = client(s3["env"])
+    (member,) = [n for n in objs if n.startswith(f"game/{mkey[:2]}/{mkey[2:]}.d/")]
+    c.delete_object(Bucket=s3["bucket"], Key=member)
+    tree_key = next(n for n, d in objs.items() if d == want["models/tree.vda"]).removeprefix("game/")
+    c.put_object(Bucket=s3["bucket"], Key=f"game/{mkey[:2]}/{mkey[2:]}",
+                 Body=f"{'0' * 64} models/gone.vmodel\n{tree_key.replace('/', '')} models/tree_far.vmodel\n".encode())
+    dev = clone(game, tmp_path / "dev")
+    cp = dev.cook(env=env(s3), check=True)
+    assert summary(cp) == {"cooked": 0, "uptodate": 0, "restored": 0, "shared": 4, "failed": 0}, cp.stdout
+    assert cooked_bytes(dev) == want
+
+
+def _variant(game: Game, where, i: int) -> Game:
+    """A clone whose tree_far.vmodel (a dep of tree.vmodel, whose own bytes are the same in every
+    variant) is variant *i*: as CI jobs of different branches would have."""
+    g = clone(game, where)
+    path = g.root / "assets/models/tree_far.vmodel"
+    path.write_text(path.read_text().replace('"radius": 0.6', f'"radius": {0.6 + 0.05 * i:g}'))
+    return g
+
+
+def _concurrent_writers(game: Game, tmp_path, e: dict[str, str], n: int = 4) -> list[Game]:
+    """*n* writing cooks of *n* variants, started together."""
+    writers = [_variant(game, tmp_path / f"ci{i}", i) for i in range(n)]
+    procs = [subprocess.Popen([sys.executable, "-m", "doit", "cook"], cwd=w.root, env=dict(os.environ, **e),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for w in writers]
+    for p in procs:
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 0, out + err
+        assert "shared cache: uploaded" in out and "warning" not in out + err, out + err
+    return writers
+
+
+def _every_variant_restores(game: Game, tmp_path, e: dict[str, str], writers: list[Game]) -> None:
+    for i, w in enumerate(writers):
+        dev = _variant(game, tmp_path / f"dev{i}", i)
+        cp = dev.cook(env=e, check=True)
+        assert summary(cp) == {"cooked": 0, "uptodate": 0, "restored": 0, "shared": 4, "failed": 0}, cp.stdout
+        assert cooked_bytes(dev) == cooked_bytes(w)
+    assert len({cooked_bytes(w)["models/tree.vda"] for w in writers}) == len(writers)
+
+
+def test_concurrent_writers_lose_nothing_s3(tmp_path, s3):
+    """Four CI jobs cook four variants of one source's dep at once against one bucket: afterwards
+    a fresh clone of each variant restores everything, none compiles.  (Earlier versions kept one
+    manifest per source content and each job replaced it with its own list, so three of the
+    four tree.vmodel outputs could not be found.)"""
+    game = make_game(tmp_path)
+    writers = _concurrent_writers(game, tmp_path, env(s3, write=True))
+    _every_variant_restores(game, tmp_path, env(s3), writers)
+    src = (game.root / "assets/models/tree.vmodel").read_bytes()
+    mkey = manifest_key("models/tree.vmodel", src)
+    # 2 shared outputs, 4 tree_far and 4 tree outputs, one member (every job read the same deps)
+    names = sorted(objects(s3))
+    assert len(names) == 11 and [n for n in names if ".d/" in n] == [
+        f"game/{mkey[:2]}/{mkey[2:]}.d/{hashlib.sha256(deps_member(['models/tree_far.vmodel'])).hexdigest()}"]
+
+
+def test_concurrent_writers_lose_nothing_folder(tmp_path):
+    share = tmp_path / "share"
+    share.mkdir()
+    game = make_game(tmp_path)
+    writers = _concurrent_writers(game, tmp_path, {"VEDUTA_CACHE_URL": str(share), "VEDUTA_CACHE_WRITE": "1"})
+    _every_variant_restores(game, tmp_path, {"VEDUTA_CACHE_URL": str(share), "VEDUTA_CACHE_WRITE": "0"}, writers)
+    assert not [p for p in share.rglob("*") if p.name.endswith(".tmp")]
 
 
 def test_a_stopped_server_degrades_to_compiling(tmp_path, s3, ci):

@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from veduta.source.jsonpos import MAX_DEPTH, Arr, Node, Obj, parse, to_plain
+from veduta.source.jsonpos import MAX_DEPTH, Arr, Node, Obj, parse, parse_fast, to_plain
+from veduta.source.jsonpos import Num as NumNode
 
 # Values json.loads gives back as they were: finite floats, ints of any size, any text.
 scalars = (
@@ -158,3 +160,79 @@ def test_nesting_limit_is_reported_not_a_crash():
     assert root is None and "nesting deeper" in problems[-1].message
     ok = "[" * MAX_DEPTH + "]" * MAX_DEPTH
     assert parse(ok)[1] == [] and json.loads(ok) is not None
+
+
+# -- the fast path: the standard library's decoder, deferring to the strict parser ---------------
+
+def same_tree(fast: Node, strict: Node) -> bool:
+    """The same node classes, values and number texts, keys in the same order (positions aside)."""
+    if type(fast) is not type(strict) or (fast.line, fast.col) != (0, 0):
+        return False
+    if isinstance(strict, Obj):
+        return list(fast.value) == list(strict.value) and list(fast.keys) == list(strict.keys) \
+            and all(same_tree(fast.value[k], strict.value[k]) for k in strict.value)
+    if isinstance(strict, Arr):
+        return len(fast) == len(strict) and all(same_tree(a, b) for a, b in zip(fast, strict, strict=True))
+    if isinstance(strict, NumNode) and fast.text != strict.text:
+        return False
+    return same(fast.value, strict.value)
+
+
+def fast_agrees(data: bytes) -> None:
+    """parse_fast gives a tree exactly when parse finds no problem, and then the same tree."""
+    fast = parse_fast(data)
+    strict, problems = parse(data)
+    if problems:
+        assert fast is None, (data, problems)
+    else:
+        assert fast is not None and same_tree(fast, strict), data
+
+
+@settings(max_examples=300, deadline=None)
+@given(values, layouts)
+def test_fast_path_reads_valid_documents_as_the_strict_parser(value, layout):
+    fast_agrees(json.dumps(value, **layout).encode("utf-8"))
+
+
+@settings(max_examples=500, deadline=None)
+@given(values, layouts, st.data())
+def test_fast_path_accepts_exactly_what_the_strict_parser_accepts(value, layout, data):
+    """One character deleted, inserted or replaced (the stricter problems among them: duplicate
+    keys, NaN, Infinity, lone surrogates, huge numbers, a BOM, bad UTF-8)."""
+    text = json.dumps(value, **layout)
+    i = data.draw(st.integers(0, len(text)), label="at")
+    action = data.draw(st.sampled_from(["delete", "insert", "replace"]), label="action")
+    ch = data.draw(st.sampled_from(list('{}[]",:0-1.eE+tfn \\u\x01\x7f\ufeff') + [
+        "NaN", "-Infinity", "Infinity", "\\ud800", "\\udc00", "\\ud83d\\ude00", "1e400", "-1e999", "9" * 1001,
+        '"a": 1, "a": 2', '{"k": 1, "k": 1}', "\\u0000"]), label="piece")
+    if action == "delete":
+        damaged = text[:i] + text[i + 1:]
+    elif action == "insert":
+        damaged = text[:i] + ch + text[i:]
+    else:
+        damaged = text[:i] + ch + text[i + 1:]
+    raw = damaged.encode("utf-8", "surrogatepass")
+    fast_agrees(raw)
+    fast_agrees(b"\xef\xbb\xbf" + raw)
+    fast_agrees(raw[:i] + b"\xff" + raw[i:])
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": 1, "a": 1}', '[NaN]', '[-Infinity]', '{"x": 1e400}', '[-1e999]', '"\\ud800"', '"\\udc00x"',
+    '{"\\ud800": 1}', '"\\ud83d\\u0041"', "[" + "1" * 1001 + "]", "[-" + "1" * 1000 + "]",
+    "[" * (MAX_DEPTH + 2) + "]" * (MAX_DEPTH + 2), "[" * (MAX_DEPTH + 1) + "1" + "]" * (MAX_DEPTH + 1),
+    "[" * 100000 + "]" * 100000, '{"a": "\x01"}', '{"a": 1} x', "", "  ", "\ufeff{}", "{'a': 1}",
+])
+def test_fast_path_leaves_every_problem_to_the_strict_parser(text):
+    assert parse(text.encode("utf-8", "surrogatepass"))[1], text
+    assert parse_fast(text.encode("utf-8", "surrogatepass")) is None
+
+
+@pytest.mark.parametrize("text", [
+    '{"a": 1}', "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), "[" * MAX_DEPTH + "1" + "]" * MAX_DEPTH,
+    '"\\ud83d\\ude00"', "[" + "1" * 1000 + "]", "[-" + "1" * 999 + "]", "[1e-400, -0, -0.0, 1E+2]", "7",
+    '{"a": "\\u00e9\\n\\"\\/"}',
+])
+def test_fast_path_reads_the_edge_cases_the_strict_parser_accepts(text):
+    fast_agrees(text.encode("utf-8"))
+    assert parse_fast(text.encode("utf-8")) is not None

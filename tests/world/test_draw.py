@@ -171,11 +171,16 @@ def test_views_cull_chunks_and_count_levels():
     w = flat_world(camera=None, entities=[Entity("player", kind="player", model="hero")])
     gen = Generator(w, {})
     v = D.Drawer(gen, MODELS, ortho(12)).view((0, 0))
-    # a top-down 16 x 12 m view around the origin sees 4 chunks' corners of the 9 loaded
-    assert v["chunks"] == 9 and v["chunks_drawn"] == 4
+    # a top-down 16 x 12 m view around the origin sees 4 chunks' corners of the 9 of the window;
+    # the chunks the engine may keep beyond it are out of sight, so the window is the worst
+    assert v["window"] == {"chunks": 9, "triangles": v["triangles"]} and v["chunks"] == 9 and v["kept"] == [0, 0]
+    assert v["chunks_drawn"] == 4
     assert v["ground"] == 4 * 2 and v["entities"] == 272 and v["triangles"] == 8 + 272
     wide = D.Drawer(gen, MODELS, ortho(60, y=30)).view((0, 0))
-    assert wide["chunks_drawn"] == 9
+    # an 80 x 60 m one (x within 40 m, z within 30 m of the focus) sees the chunks kept beyond
+    # the window too, except those south (z 32..48 m): 16 loaded and drawn at worst, kept north
+    assert wide["chunks"] == wide["chunks_drawn"] == 16 and wide["window"] == {"chunks": 9, "triangles": 9 * 2 + 272}
+    assert wide["triangles"] == 16 * 2 + 272 and wide["kept"][1] == -1
 
 
 def test_a_view_draws_structures_and_flora(example):
@@ -196,6 +201,69 @@ def test_loaded_window_and_places_with_missing_prefabs():
     assert len(D.loaded_chunks(gen, (0, 0))) == 25
     assert D.loaded_chunks(gen, (0, 0))[0] == (-2, -2)
     assert D.Drawer(gen, MODELS).view((3, 3))["entities"] == 0
+
+
+def _engine_walk(view: int, steps: int, seed: int):
+    """The engine's streaming rule (world-format.md, "Cells and chunks") on a random walk of the
+    focus's chunk (king moves, sometimes a stand or a jump of two): the window of chunks within
+    view is loaded, a loaded chunk is unloaded when it is more than view + 1 away.  Yields the
+    focus's chunk and the loaded chunks after each step."""
+    rng = np.random.default_rng(seed)
+    f = (0, 0)
+    loaded = {(x, z) for x in range(-view, view + 1) for z in range(-view, view + 1)}
+    for _ in range(steps):
+        dx, dz = (int(v) for v in rng.integers(-1, 2, size=2) * (2 if rng.random() < 0.05 else 1))
+        f = (f[0] + dx, f[1] + dz)
+        loaded = {c for c in loaded if max(abs(c[0] - f[0]), abs(c[1] - f[1])) <= view + 1}
+        loaded |= {(f[0] + x, f[1] + z) for x in range(-view, view + 1) for z in range(-view, view + 1)}
+        yield f, loaded
+
+
+@pytest.mark.parametrize("view", [1, 2, 3])
+def test_the_kept_sides_hold_whatever_the_engine_can_have_loaded(view):
+    gen = Generator(flat_world(view=view), {})
+    c = gen.p.chunk
+    window = D.loaded_chunks(gen, (0, 0))
+    grown = {side: set(D.loaded_chunks(gen, (0, 0), side)) for side in D.KEPT_SIDES}
+    # the window is (2v+1)^2, each grown window (2v+2)^2, and together they are every chunk
+    # the engine can hold around a focus, the (2v+3)^2 within view + 1
+    assert len(window) == (2 * view + 1) ** 2 and len(set(window)) == len(window)
+    assert all(len(g) == (2 * view + 2) ** 2 and set(window) < g for g in grown.values())
+    assert set().union(*grown.values()) == {(x, z) for x in range(-view - 1, view + 2)
+                                             for z in range(-view - 1, view + 2)}
+    # the engine never holds more than one of them: walks of 3000 steps
+    most, seen = 0, set()
+    for f, loaded in _engine_walk(view, 3000, seed=view):
+        cell = (f[0] * c + 3, f[1] * c + c - 1)  # any cell of the focus's chunk
+        sides = [s for s in D.KEPT_SIDES if loaded <= set(D.loaded_chunks(gen, cell, s))]
+        assert sides, (f, sorted(loaded))
+        most = max(most, len(loaded))
+        if len(loaded) == (2 * view + 2) ** 2:
+            seen.add(next(s for s in sides if loaded == set(D.loaded_chunks(gen, cell, s))))
+    assert most == (2 * view + 2) ** 2 and seen == set(D.KEPT_SIDES)
+
+
+def test_views_count_the_chunks_the_engine_keeps_beyond_the_window():
+    """A village (150 triangles) two chunks east of the focus's chunk: outside the window of
+    view 1, inside what the engine keeps loaded after the focus came from the east."""
+    gen = Generator(flat_world(places=[Place("far_village", "village", 40, 8)]), example_prefabs())
+    cam = ortho(80)  # sees 107 x 80 m: every chunk within 2 of the focus
+    v = D.Drawer(gen, MODELS, cam).view((8, 8))
+    assert v["window"] == {"chunks": 9, "triangles": 9 * 2}
+    assert v["kept"][0] == 1 and v["chunks"] == 16 and v["chunks_drawn"] == 16
+    assert v["ground"] == 16 * 2 and v["entities"] == 150 and v["triangles"] == 182
+    assert D.Drawer(gen, MODELS, cam).view((8, 8), kept=False)["triangles"] == 18
+    # mirrored: the village two chunks west, north, in a corner
+    for cell, side in (((-24, 8), -1), ((8, -24), None), ((-24, -24), -1), ((40, 40), 1)):
+        g = Generator(flat_world(places=[Place("v", "village", *cell)]), example_prefabs())
+        w = D.Drawer(g, MODELS, cam).view((8, 8))
+        assert w["entities"] == 150 and w["window"]["triangles"] == 18, cell
+        if side is not None:
+            assert w["kept"][0] == side
+        if cell[1] < 0:
+            assert w["kept"][1] == -1
+        if cell == (40, 40):
+            assert w["kept"] == [1, 1]
 
 
 def test_flat_world_features_do_not_change_the_counts_of_far_chunks():

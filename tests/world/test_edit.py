@@ -329,6 +329,20 @@ def test_a_world_with_errors_is_not_edited(game):
         api.world_remove(game, "atlantis", "x")
 
 
+def test_an_empty_world_file_is_refused_with_the_compilers_error_and_bad_utf8_as_such(game):
+    # an empty file used to be reported as "not UTF-8" (its empty text stood for a failed decode)
+    path = _valley(game)
+    path.write_bytes(b"")
+    with pytest.raises(EditRefused, match=r"(?s)not edited.*empty file: expected a JSON object") as exc:
+        api.world_remove(game, "valley", "poppies")
+    assert "UTF-8" not in str(exc.value)
+    assert [f["path"] for f in exc.value.findings] == ["$"]
+    path.write_bytes(b'{"veduta": "world/1", "name": "caf\xe9"}')
+    with pytest.raises(EditRefused, match=r"(?s)not edited.*valley.vworld: not UTF-8"):
+        api.world_remove(game, "valley", "poppies")
+    assert path.read_bytes() == b'{"veduta": "world/1", "name": "caf\xe9"}'
+
+
 # -- the command line ------------------------------------------------------------------------------
 
 

@@ -61,7 +61,7 @@ def example_report():
 def test_the_example_world_report(example_report):
     r = example_report
     assert [v["name"] for v in r["views"]][:2] == ["start", "place capital"]
-    assert r["loaded"] == {"chunks": 9, "radius_m": 16.0, "reach_m": 8.0}
+    assert r["loaded"] == {"chunks": 9, "chunks_max": 16, "radius_m": 16.0, "reach_m": 8.0}
     assert r["places"][0] == {"name": "capital", "prefab": "city", "cell": [120, -40], "rotation": 90,
                               "footprint": [116, -46, 9, 12]}
     sev = [f["severity"] for f in r["findings"]]
@@ -125,6 +125,34 @@ def test_chunk_budget_both_ways(example_report):
     assert f[0]["view"] in f[0]["message"]
     quiet = report(world=World(biomes=[Biome("plain", "grass", 1)], camera=Cam()), prefabs={})
     assert "WORLD_CHUNK_BUDGET" not in codes(quiet) and quiet["worst_view"]["triangles"] <= D.FRAME_BUDGET
+
+
+def test_chunk_budget_counts_the_chunks_the_engine_keeps_loaded():
+    """A 1500-triangle tower two chunks east of the start: outside the start's window (view 1),
+    but the engine keeps that chunk loaded after the hero came from the east, and a wide camera
+    sees it; the budget is of the worst the engine can have loaded."""
+    from veduta.world.inspect import _view_findings
+
+    prefabs = {"tower": Prefab("tower", (2.0, 2.0), entities=[Entity("tower", model="tower")])}
+    models = dict(MODELS, tower=D.ModelDraw("tower", (1500,), (), 0.0, 5.0))
+
+    def start_view(tower_x):
+        w = World(biomes=[Biome("plain", "grass", 1)], camera=Cam(size=80.0),
+                  places=[Place("tall", "tower", tower_x, 8)])
+        gen = Generator(w, prefabs)
+        return _view_findings(gen, D.Drawer(gen, models, D.camera_record(w)), [("start", (8, 8))])
+
+    (start,), (f,) = start_view(40)
+    assert start["window"] == {"chunks": 9, "triangles": 9 * 2}  # the tower's chunk is not in the window
+    assert start["kept"][0] == 1 and start["chunks"] == 16 and start["triangles"] == 16 * 2 + 1500
+    assert f["code"] == "WORLD_CHUNK_BUDGET" and f["triangles"] == 1532
+    assert "draws 1532 triangles with the chunks the engine keeps loaded east and " in f["message"]
+    assert "(the window alone: 18)" in f["message"]
+    # west of the window likewise; three chunks away the engine never has it loaded with this focus
+    (west,), _ = start_view(-24)
+    assert west["kept"][0] == -1 and west["triangles"] == 1532
+    (far,), findings = start_view(56)
+    assert far["triangles"] == 16 * 2 and far["entities"] == 0 and not findings
 
 
 def test_more_views_at_cells():

@@ -518,32 +518,32 @@ def read_entities(rep: Report, node: Node | None, path: str, refs: Refs | None) 
         all_vals.append(vals)
     # parents: exist, not self, no cycle (reported once, at the first entity of the cycle)
     parent_of: dict[str, str] = {}
-    for i, vals in enumerate(all_vals):
-        if vals is None or vals["parent"] in (INVALID, "") or vals["name"] is INVALID:
+    for i, entity in enumerate(all_vals):
+        if entity is None or entity["parent"] in (INVALID, "") or entity["name"] is INVALID:
             continue
-        par = vals["parent"]
+        par = entity["parent"]
         p = join_path(join_path(path, i), "parent")
-        if par == vals["name"]:
-            rep.error(vals.node("parent"), p, f'"{par}" is the entity itself')
+        if par == entity["name"]:
+            rep.error(entity.node("parent"), p, f'"{par}" is the entity itself')
             ok = False
         elif par not in first:
-            rep.error(vals.node("parent"), p, f'"{par}" is not the name of an entity here')
+            rep.error(entity.node("parent"), p, f'"{par}" is not the name of an entity here')
             ok = False
-        elif first[vals["name"]] == i:
-            parent_of[vals["name"]] = par
+        elif first[entity["name"]] == i:
+            parent_of[entity["name"]] = par
     reported: set[str] = set()
-    for i, vals in enumerate(all_vals):
-        if vals is None or vals["name"] not in parent_of or vals["name"] in reported:
+    for i, entity in enumerate(all_vals):
+        if entity is None or entity["name"] not in parent_of or entity["name"] in reported:
             continue
-        chain = [vals["name"]]
-        seen = {vals["name"]}
-        cur = vals["name"]
+        chain = [entity["name"]]
+        seen = {entity["name"]}
+        cur = entity["name"]
         while cur in parent_of:
             cur = parent_of[cur]
             if cur in seen:
-                if cur == vals["name"]:
+                if cur == entity["name"]:
                     chain.append(cur)
-                    rep.error(vals.node("parent"), join_path(join_path(path, i), "parent"),
+                    rep.error(entity.node("parent"), join_path(join_path(path, i), "parent"),
                               "parents form a cycle: " + " -> ".join(chain))
                     reported.update(chain)
                     ok = False
@@ -552,7 +552,7 @@ def read_entities(rep: Report, node: Node | None, path: str, refs: Refs | None) 
             chain.append(cur)
     if not ok:
         return None
-    return [_entity(v) for v in all_vals]  # type: ignore[arg-type]
+    return [_entity(v) for v in all_vals if v is not None]  # none is None when ok
 
 
 # -- small helpers for compilers --------------------------------------------------------------

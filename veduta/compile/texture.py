@@ -54,7 +54,7 @@ from veduta.source.fields import (
     describe,
     js_pattern,
 )
-from veduta.source.jsonpos import Node, Obj, join_path
+from veduta.source.jsonpos import Arr, Node, Obj, join_path
 
 FORMAT = "texture/1"
 MAX_LAYERS = 32
@@ -119,20 +119,35 @@ EDGE = ObjectSpec({
 
 
 @dataclass
-class LayerSpec:
-    """One validated layer: ``kind`` image (``pixels`` decoded, placed at ``at``), fill or checker."""
-
-    kind: str
+class _Layer:
     opacity: float
     blend: str
-    pixels: np.ndarray | None = None  # (h, w, 4) uint8 for image layers
-    at: tuple[int, int] = (0, 0)
-    color: int = 0
-    colors: tuple[int, int] = (0, 0)
-    cell: int = 8
-    path: str = ""
-    where: Node | None = None  # the node errors about the layer's placement point at
-    where_path: str = ""
+
+
+@dataclass
+class ImageLayer(_Layer):
+    """An image layer: ``pixels`` decoded from ``path``, placed at ``at``."""
+
+    pixels: np.ndarray  # (h, w, 4) uint8
+    at: tuple[int, int]
+    path: str
+    where: Node | None  # the node errors about the layer's placement point at
+    where_path: str
+
+
+@dataclass
+class FillLayer(_Layer):
+    color: int
+
+
+@dataclass
+class CheckerLayer(_Layer):
+    colors: tuple[int, int]
+    cell: int
+
+
+#: one validated layer
+LayerSpec = ImageLayer | FillLayer | CheckerLayer
 
 
 @dataclass
@@ -193,8 +208,9 @@ TOP = ObjectSpec({
 })
 
 
-def read_image(ctx: CompileContext, rel: str, node: Node, path: str) -> np.ndarray | None:
-    """Read and decode a PNG through ``ctx.read_dep`` (a META dependency from then on).
+def read_image(ctx: CompileContext, rel: str, node: Node | None, path: str) -> np.ndarray | None:
+    """Read and decode a PNG through ``ctx.read_dep`` (a META dependency from then on); errors
+    point at *node* (None: the file's start).
 
     The size is checked from the PNG header before decoding, so a huge image is an error, not an
     out-of-memory.  Every problem is an error naming the file.
@@ -221,52 +237,54 @@ def read_image(ctx: CompileContext, rel: str, node: Node, path: str) -> np.ndarr
 
 
 def _read_layers(ctx: CompileContext, node: Node, path: str) -> list[LayerSpec] | None:
+    """The layers, or None when one has a problem (every problem reported)."""
     rep = ctx.report
-    if node.kind != "array":
+    if not isinstance(node, Arr):
         rep.error(node, path, f"expected an array of layers, found {describe(node)}")
         return None
     if not 1 <= len(node) <= MAX_LAYERS:
         rep.error(node, path, "must not be empty" if not len(node) else
                   f"{len(node)} layers, more than the limit of {MAX_LAYERS}")
         return None
-    out: list[LayerSpec | None] = []
+    out: list[LayerSpec] = []
+    bad = False
     images: dict[str, np.ndarray | None] = {}
     for i, item in enumerate(node):
         p = join_path(path, i)
         if not isinstance(item, Obj):
             rep.error(item, p, f"expected an object, found {describe(item)}")
-            out.append(None)
+            bad = True
             continue
         tnode = item.get("type")
         if tnode is None:
             rep.error(item, join_path(p, "type"), f"required field is missing (want {one_of(LAYER_TYPES)})")
-            out.append(None)
+            bad = True
             continue
         kind = _LAYER_TYPE.read(rep, tnode, join_path(p, "type"))
         if kind is INVALID:
-            out.append(None)
+            bad = True
             continue
         vals = LAYER_RECORDS[kind].read_partial(rep, item, p)
+        pixels = None
         if kind == "image" and vals["path"] is not INVALID:
             rel = vals["path"]
             if rel not in images:
                 images[rel] = read_image(ctx, rel, vals.node("path"), join_path(p, "path"))
-            if images[rel] is None:
-                vals.ok = False
-        if not vals.ok:
-            out.append(None)
+            pixels = images[rel]
+        if not vals.ok or (kind == "image" and pixels is None):
+            bad = True
             continue
-        layer = LayerSpec(kind, vals["opacity"], vals["blend"])
-        if kind == "image":
-            layer.pixels, layer.at, layer.path = images[vals["path"]], vals["at"], vals["path"]
+        layer: LayerSpec
+        if pixels is not None:
             at = "at" if "at" in vals.nodes else "path"
-            layer.where, layer.where_path = vals.node(at), join_path(p, at)
+            layer = ImageLayer(vals["opacity"], vals["blend"], pixels=pixels, at=vals["at"], path=vals["path"],
+                               where=vals.node(at), where_path=join_path(p, at))
         elif kind == "fill":
-            layer.color = vals["color"]
+            layer = FillLayer(vals["opacity"], vals["blend"], color=vals["color"])
         else:
-            layer.colors, layer.cell = tuple(vals["colors"]), vals["cell"]
+            layer = CheckerLayer(vals["opacity"], vals["blend"], colors=tuple(vals["colors"]), cell=vals["cell"])
         out.append(layer)
-    return None if any(x is None for x in out) else out  # type: ignore[return-value]
+    return None if bad else out
 
 
 def _check_clips(rep: Report, vals: Values, frames: int | None, grid_text: str) -> list[Clip] | None:
@@ -314,13 +332,14 @@ def validate(root: Obj, ctx: CompileContext) -> TextureSpec | None:
     if vals is INVALID:
         return None
     ok = vals.ok and check_name(rep, vals, ctx.name)
-    layers = _read_layers(ctx, vals.node("layers"), "layers") if "layers" in vals.nodes else None
+    lnode = vals.node("layers")
+    layers = _read_layers(ctx, lnode, "layers") if lnode is not None else None
     ok &= layers is not None
 
     # size: given, else the first image layer's
     size = vals["size"]
     if size is None and layers is not None:
-        first = next((lay for lay in layers if lay.kind == "image"), None)
+        first = next((lay for lay in layers if isinstance(lay, ImageLayer)), None)
         if first is None:
             rep.error(root, "size", "required field is missing (no layer is an image to take the size from)")
             ok = False
@@ -328,7 +347,7 @@ def validate(root: Obj, ctx: CompileContext) -> TextureSpec | None:
             size = (first.pixels.shape[1], first.pixels.shape[0])
     if size not in (None, INVALID) and layers is not None:
         for lay in layers:
-            if lay.kind != "image":
+            if not isinstance(lay, ImageLayer):
                 continue
             h, w = lay.pixels.shape[:2]
             x, y = lay.at
@@ -375,7 +394,7 @@ def validate(root: Obj, ctx: CompileContext) -> TextureSpec | None:
             ok = False
 
     edge = vals["edge"]
-    if not ok or not rep.ok:
+    if not ok or not rep.ok or layers is None or clips is None:  # (a None one made ok False)
         return None
     mipmaps = vals["mipmaps"] if vals["mipmaps"] is not None else grid is None
     return TextureSpec(
@@ -390,19 +409,19 @@ def validate(root: Obj, ctx: CompileContext) -> TextureSpec | None:
 def composite_layers(width: int, height: int, layers: list[LayerSpec]) -> np.ndarray:
     """Level 0: the layers composited in order over transparent black, ``(h, w, 4) uint8``."""
     first = layers[0]
-    if (len(layers) == 1 and first.kind == "image" and first.at == (0, 0) and first.opacity == 1
+    if (len(layers) == 1 and isinstance(first, ImageLayer) and first.at == (0, 0) and first.opacity == 1
             and first.pixels.shape[:2] == (height, width)):
         return first.pixels  # exact, transparent pixels keep their colour
     canvas = np.zeros((height, width, 4), np.float32)
     for lay in layers:
-        if lay.kind == "image":
+        if isinstance(lay, ImageLayer):
             h, w = lay.pixels.shape[:2]
             x, y = lay.at
             x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, width), min(y + h, height)
             src = to_premultiplied(lay.pixels[y0 - y:y1 - y, x0 - x:x1 - x], lay.opacity)
             composite(canvas[y0:y1, x0:x1], src, lay.blend)
             continue
-        if lay.kind == "fill":
+        if isinstance(lay, FillLayer):
             pixels = np.broadcast_to(np.array(argb_to_rgba(lay.color), np.uint8), (height, width, 4))
         else:
             pixels = checker(width, height, lay.cell, *lay.colors)

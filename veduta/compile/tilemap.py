@@ -35,6 +35,7 @@ from veduta.source.fields import (
     js_pattern,
 )
 from veduta.source.jsonpos import Arr, Node, Obj, Str, join_path
+from veduta.source.jsonpos import Num as JsonNum
 
 FORMAT = "map/1"
 MAX_SIDE = 1024
@@ -108,7 +109,7 @@ class Props(Spec):
                 out[name] = child.value
             elif kind == "boolean":
                 out[name] = child.value
-            elif kind == "number":
+            elif isinstance(child, JsonNum):  # kind "number"
                 v = child.value
                 if isinstance(v, int) and abs(v) > 2 ** 53:
                     rep.error(child, p, f"{child.text} is not exactly representable as a double (|n| <= 2^53)")
@@ -214,11 +215,11 @@ def _read_terrain(rep: Report, refs: Refs, vals: Values, p: str) -> Terrain | No
         ok = False
     grid, owner = None, ""
     if ok and tex:
-        facts = refs.texture(tex, vals.node("texture"), join_path(p, "texture"))
-        grid, owner = (facts.grid if facts else None), f'texture "{tex}"'
+        tfacts = refs.texture(tex, vals.node("texture"), join_path(p, "texture"))
+        grid, owner = (tfacts.grid if tfacts else None), f'texture "{tex}"'
     elif ok and mat:
-        facts = refs.material(mat, vals.node("material"), join_path(p, "material"))
-        grid, owner = (facts.grid if facts else None), f'material "{mat}"'
+        mfacts = refs.material(mat, vals.node("material"), join_path(p, "material"))
+        grid, owner = (mfacts.grid if mfacts else None), f'material "{mat}"'
     if ok and tile not in (None, INVALID) and grid is not None and variants is not INVALID:
         c, r = tile
         if grid == (0, 0):
@@ -318,6 +319,7 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
         if "layers" in vals.nodes else None
     ok &= layer_items is not None
     layer_vals: list[Values | None] = []
+    mixed: set[int] = set()  # layers with rows and fill, or neither (reported)
     layer_names: dict = {}
     for i, item in enumerate(layer_items or []):
         p = join_path("layers", i)
@@ -333,7 +335,7 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
                       "a layer has rows or fill, not both" if has_fill else
                       "required field is missing (a layer has rows, or fill for one key everywhere)")
             lv.ok = False
-            lv.both_or_neither = True
+            mixed.add(i)
         elif has_rows and lv["rows"] is not INVALID and size is None:
             rows = lv["rows"]
             if rows[0]:
@@ -344,10 +346,11 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
         ok = False
 
     layers: list[Layer] = []
-    for i, lv in enumerate(layer_vals):
-        if lv is None or size in (None, INVALID) or getattr(lv, "both_or_neither", False):
+    for i, lvo in enumerate(layer_vals):
+        if lvo is None or size in (None, INVALID) or i in mixed:
             ok = False
             continue
+        lv = lvo
         p = join_path("layers", i)
         cols, nrows = size
         if INVALID in (lv["fill"], lv["rows"]):
@@ -362,6 +365,7 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
             cells = np.full((nrows, cols), lookup[key], CELL_DTYPE)
         else:
             rows, rows_node = lv["rows"], lv.node("rows")
+            assert isinstance(rows_node, Arr)  # rows given (not fill), read from an array
             good = True
             if len(rows) != nrows:
                 rep.error(rows_node, join_path(p, "rows"), f"{len(rows)} rows, want {nrows} (the map's rows)")

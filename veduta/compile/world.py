@@ -23,6 +23,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from veduta.compile import CompileContext
 from veduta.compile.common import (
@@ -223,7 +224,8 @@ class PrefabInfo:
         """Footprint in cells (fw, fd) as the generator computes it, None when unknown."""
         if self.footprint is None:
             return None
-        return tuple(max(1, -(-to_milli(v) // cell_mm)) for v in self.footprint)  # type: ignore[return-value]
+        w, d = self.footprint
+        return max(1, -(-to_milli(w) // cell_mm)), max(1, -(-to_milli(d) // cell_mm))
 
 
 def _number(v) -> bool:
@@ -325,7 +327,8 @@ def _check_generated_names(rep: Report, places: list, sites: list, entities, ent
                       f'(site_{tag}_...); choose another tag')
 
 
-def _ok(v: Values | None, *keys: str) -> bool:
+def _ok(v: Values | None, *keys: str) -> TypeGuard[Values]:
+    """A record (not None) whose fields *keys* are valid."""
     return v is not None and all(v[k] is not INVALID for k in keys)
 
 
@@ -393,17 +396,20 @@ class _Checker:
             return
         self.never_fires(info, rule_biomes, where, path,
                          "this rule allows" if rule_biomes else "is a biome of this world")
-        size = info.cells(self.cell_mm) if self.cell_mm else None
-        if size is None or size == (1, 1):
+        cell_mm = self.cell_mm
+        size = info.cells(cell_mm) if cell_mm else None
+        if not cell_mm or size is None or size == (1, 1):
             return
+        assert info.written is not None  # a footprint (size) comes with the one written
         w, d = info.written
-        cell = self.cell_mm / 1000
+        cell = cell_mm / 1000
         self.rep.error(where, path, f'prefab "{name}" footprint {fmt_num(w)} x {fmt_num(d)} m is larger than '
                                     f"a cell ({fmt_num(cell)} x {fmt_num(cell)} m): {what} places one-cell prefabs")
 
     def site_prefabs(self, v: Values, path: str) -> None:
         names = v["prefabs"]
         node = v.node("prefabs")
+        assert isinstance(node, Arr)  # prefabs is required and was read (the caller checks)
         infos: list[tuple[int, PrefabInfo]] = []
         for i, name in enumerate(names):
             p = join_path(join_path(path, "prefabs"), i)
@@ -573,11 +579,13 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
 
     biome_vals = _read_biomes(rep, top.node("biomes"), refs)
     biome_names = None
-    if biome_vals is not None and all(_ok(b, "name") for b in biome_vals):
-        biome_names = list(dict.fromkeys(b["name"] for b in biome_vals))
+    named = [b for b in biome_vals if _ok(b, "name")] if biome_vals is not None else []
+    if biome_vals is not None and len(named) == len(biome_vals):  # every biome has a name
+        biome_names = list(dict.fromkeys(b["name"] for b in named))
     chk = _Checker(ctx, refs, cells, cell_mm, biome_names)
 
-    terrain = Terrain(**{k: (_f32(v) if isinstance(v, float) else v) for k, v in TERRAIN_DEFAULTS.items()})
+    terrain: Terrain | None = Terrain(**{k: (_f32(v) if isinstance(v, float) else v)
+                                         for k, v in TERRAIN_DEFAULTS.items()})
     tnode = top.node("terrain")
     if tnode is not None:
         t = TERRAIN.read(rep, tnode, "terrain")
@@ -670,7 +678,7 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
             if v["prefab"] is not INVALID:
                 chk.place_prefab(v, p, check_fit=inside)
             ok &= inside
-        if not ok:
+        if v is None or not ok:
             places = None
         elif places is not None:
             places.append(Place(name=v["name"], prefab=v["prefab"], x=v["cell"][0], z=v["cell"][1],
@@ -683,7 +691,7 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
             or terrain is None or features is None or vegetation is None or scatter is None or sites is None
             or places is None or entities is None):
         return None
-    biomes = [Biome(name=b["name"], ground=b["ground"], weight=b["weight"]) for b in biome_vals]
+    biomes = [Biome(name=b["name"], ground=b["ground"], weight=b["weight"]) for b in named]
     return World(
         name=ctx.name, seed=top["seed"], cell=cell, chunk=top["chunk"], extent=top["extent"], view=top["view"],
         biome_scale=top["biome_scale"], camera=camera, light=light, background=top["background"], biomes=biomes,

@@ -9,7 +9,12 @@ Two back ends behind one small interface (:class:`Tier`):
 - ``file:///path`` or a plain path: a folder, e.g. a network share.
 
 Objects are laid out as the local store is: ``<prefix>/<key[:2]>/<key[2:]>``, so a
-folder tier can be copied into a bucket (``aws s3 sync``) and back.
+folder tier can be copied into a bucket (``aws s3 sync``) and back.  Besides objects, a tier
+holds *sets*: :meth:`Tier.add` puts a member of set *key* at
+``<key[:2]>/<key[2:]>.d/<sha256 of the member>`` and :meth:`Tier.get_set` reads them all with
+one listing.  Every name is a function of what it holds (an output's source_hash, a member's
+digest), so concurrent writers only ever write the same bytes to one name or different
+names: nothing a writer adds can be lost to another's write (docs/shared-cache.md).
 
 A tier never raises and never hangs a cook: every call has short time-outs, and the
 first failure (unreachable, refused, timed out, access denied) prints one warning and
@@ -22,6 +27,7 @@ This module imports nothing heavy; boto3 is imported when an ``s3://`` tier is o
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sys
@@ -38,6 +44,9 @@ DEFAULT_TIMEOUT_S = 5.0
 CONNECT_TIMEOUT_S = 2.0
 #: parallel requests (downloads while cooking, uploads, push)
 WORKERS = 16
+#: members of one set read by :meth:`Tier.get_set` (the newest)
+SET_READ = 16
+SET_SUFFIX = ".d"
 
 _KEY = re.compile(r"[0-9a-f]{64}")
 _TRUE = {"1", "true", "yes", "on"}
@@ -146,7 +155,8 @@ def _warn_stderr(message: str) -> None:
 
 
 class Tier:
-    """``get(key)``, ``put(key, data)``, ``keys()`` and ``probe()`` on one shared store."""
+    """``get(key)``, ``put(key, data)``, ``add(key, member)``, ``get_set(key)``, ``keys()``,
+    ``names()`` and ``probe()`` on one shared store."""
 
     def __init__(self, s: Settings, warn=None):
         self.settings = s
@@ -190,12 +200,52 @@ class Tier:
             self.bytes_out += len(data)
         return True
 
+    def add(self, key: str, member: bytes) -> bool:
+        """Add *member* to set *key* (a no-op when it is there already: the same name holds the
+        same bytes); False when the tier is down."""
+        _check_key(key)
+        if self.down:
+            return False
+        try:
+            self._put_name(self.member_name(key, member), member)
+        except Exception as exc:  # noqa: BLE001
+            self.fail(exc)
+            return False
+        with self._lock:
+            self.puts += 1
+            self.bytes_out += len(member)
+        return True
+
+    def get_set(self, key: str) -> tuple[bytes | None, list[bytes]]:
+        """The object *key* itself (None if absent) and the members of set *key*, newest first
+        (at most :data:`SET_READ`; a member whose bytes do not hash to its name is left out), in
+        one listing and a GET for each: ``(None, [])`` on a miss or when the tier is down."""
+        _check_key(key)
+        if self.down:
+            return None, []
+        try:
+            whole, members = self._get_set(key)
+        except Exception as exc:  # noqa: BLE001
+            self.fail(exc)
+            return None, []
+        got = [m for name, m in members if m is not None and name == self.member_name(key, m)]
+        with self._lock:
+            self.gets += 1 + len(members)
+            self.hits += (whole is not None) + len(got)
+            self.bytes_in += len(whole or b"") + sum(map(len, got))
+        return whole, got
+
     def keys(self) -> set[str]:
-        """Every key in the tier (empty when it is down)."""
+        """Every object key in the tier (empty when it is down)."""
+        return {k for k in map(_key_of, self.names()) if k}
+
+    def names(self) -> set[str]:
+        """Every name in the tier: objects ``ab/cdef...`` and set members ``ab/cdef....d/<digest>``
+        (:meth:`member_name`); empty when it is down."""
         if self.down:
             return set()
         try:
-            return set(self._keys())
+            return {n for n in self._names() if _key_of(n) or _member_of(n)}
         except Exception as exc:  # noqa: BLE001
             self.fail(exc)
             return set()
@@ -222,14 +272,25 @@ class Tier:
     def object_name(self, key: str) -> str:
         return f"{key[:2]}/{key[2:]}"
 
+    def member_name(self, key: str, member: bytes) -> str:
+        """Where *member* of set *key* is kept: named by its own digest."""
+        return f"{self.object_name(key)}{SET_SUFFIX}/{hashlib.sha256(member).hexdigest()}"
+
     # -- back ends ---------------------------------------------------------------------------
     def _get(self, key: str) -> bytes | None:
         raise NotImplementedError
 
     def _put(self, key: str, data: bytes) -> None:
+        self._put_name(self.object_name(key), data)
+
+    def _put_name(self, name: str, data: bytes) -> None:
         raise NotImplementedError
 
-    def _keys(self):
+    def _get_set(self, key: str) -> tuple[bytes | None, list[tuple[str, bytes | None]]]:
+        """The object *key* and ``(name, bytes)`` of the newest :data:`SET_READ` members."""
+        raise NotImplementedError
+
+    def _names(self):
         raise NotImplementedError
 
     def _probe(self) -> str:
@@ -242,10 +303,18 @@ def _check_key(key: str) -> None:
 
 
 def _key_of(name: str) -> str | None:
-    """The key of an object name ``ab/cdef...`` (None for anything else: temp files, strays)."""
+    """The key of an object name ``ab/cdef...`` (None for anything else: set members, temp
+    files, strays)."""
     top, _, rest = name.partition("/")
     key = top + rest
     return key if len(top) == 2 and _KEY.fullmatch(key) else None
+
+
+def _member_of(name: str) -> tuple[str, str] | None:
+    """``(set key, member digest)`` of a member name ``ab/cdef....d/<digest>`` (else None)."""
+    head, sep, digest = name.rpartition(SET_SUFFIX + "/")
+    key = _key_of(head) if sep else None
+    return (key, digest) if key and _KEY.fullmatch(digest) else None
 
 
 def _describe(exc: BaseException) -> str:
@@ -303,22 +372,46 @@ class FolderTier(Tier):
         except FileNotFoundError:
             return None
 
-    def _put(self, key: str, data: bytes) -> None:
+    def _put_name(self, name: str, data: bytes) -> None:
         from veduta.fsutil import atomic_write
 
         self._need_root()
-        atomic_write(self._path(key), data)
+        atomic_write(os.path.join(self.root, *name.split("/")), data)
 
-    def _keys(self):
+    def _get_set(self, key: str):
+        whole = self._get(key)
+        d = self._path(key) + SET_SUFFIX
+        try:
+            names = [n for n in os.listdir(d) if _KEY.fullmatch(n)]
+        except (FileNotFoundError, NotADirectoryError):
+            return whole, []
+        dated = []
+        for n in names:
+            try:
+                dated.append((os.stat(os.path.join(d, n)).st_mtime_ns, n))
+            except FileNotFoundError:
+                continue
+        out = []
+        for _, n in sorted(dated, reverse=True)[:SET_READ]:
+            try:
+                with open(os.path.join(d, n), "rb") as f:
+                    out.append((f"{self.object_name(key)}{SET_SUFFIX}/{n}", f.read()))
+            except FileNotFoundError:
+                continue
+        return whole, out
+
+    def _names(self):
         self._need_root()
         for top in sorted(os.listdir(self.root)):
             d = os.path.join(self.root, top)
             if len(top) != 2 or not os.path.isdir(d):
                 continue
             for name in sorted(os.listdir(d)):
-                key = _key_of(f"{top}/{name}")
-                if key:
-                    yield key
+                if name.endswith(SET_SUFFIX) and os.path.isdir(os.path.join(d, name)):
+                    for m in sorted(os.listdir(os.path.join(d, name))):
+                        yield f"{top}/{name}/{m}"
+                else:
+                    yield f"{top}/{name}"
 
     def _probe(self) -> str:
         self._need_root()
@@ -375,20 +468,41 @@ class S3Tier(Tier):
         with r["Body"] as body:
             return body.read()
 
-    def _put(self, key: str, data: bytes) -> None:
-        # one PUT is atomic: readers see the old object or the new one; writers of one key
-        # write the same bytes (cooking is deterministic), so the last one winning is harmless
-        self.client.put_object(Bucket=self.settings.bucket, Key=self._name(key), Body=data)
+    def _put_name(self, name: str, data: bytes) -> None:
+        # one PUT is atomic: readers see the old object or the new one; writers of one name
+        # write the same bytes (an output's key is its inputs' hash, a member's name its own
+        # digest), so the last one winning is harmless
+        self.client.put_object(Bucket=self.settings.bucket, Key=self.settings.prefix + name, Body=data)
 
-    def _keys(self):
+    def _get_set(self, key: str):
+        # one LIST finds both the object (a whole manifest of earlier versions) and the members:
+        # keys have a fixed length, so nothing else starts with this name
+        name = self._name(key)
+        pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.settings.bucket, Prefix=name)
+        whole, dated = None, []
+        for obj in (o for page in pages for o in page.get("Contents", ())):
+            if obj["Key"] == name:
+                whole = self._get(key)
+            elif obj["Key"].startswith(name + SET_SUFFIX + "/"):
+                dated.append((obj["LastModified"], obj["Key"]))
+        out = []
+        n = len(self.settings.prefix)
+        for _, k in sorted(dated, reverse=True)[:SET_READ]:
+            try:
+                body = self.client.get_object(Bucket=self.settings.bucket, Key=k)["Body"]
+            except self.client.exceptions.NoSuchKey:
+                continue
+            with body:
+                out.append((k[n:], body.read()))
+        return whole, out
+
+    def _names(self):
         pages = self.client.get_paginator("list_objects_v2").paginate(
             Bucket=self.settings.bucket, Prefix=self.settings.prefix)
         n = len(self.settings.prefix)
         for page in pages:
             for obj in page.get("Contents", ()):
-                key = _key_of(obj["Key"][n:])
-                if key:
-                    yield key
+                yield obj["Key"][n:]
 
     def _probe(self) -> str:
         client = self.client

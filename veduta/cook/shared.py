@@ -5,20 +5,23 @@ stale, so a no-op cook imports nothing of the storage client):
 
 - :meth:`SharedCache.fetch`: for the stale sources, in parallel, ask the tier for the
   output of each source's current content (the same keys as the local store:
-  source_hash of the source alone, else the manifest of its content and the output
-  whose deps still hash the same), verify every object (:func:`check_output`: container,
+  source_hash of the source alone, else the deps lists earlier cooks of its content read,
+  a set in the tier, and the output their files now hash to), verify every object (:func:`check_output`: container,
   CRCs, META naming this source, compiler and the source_hash this cook computed), and
   put what passes in place as the cooked file, hard-linked into the local store.  The
   task then finds it current and counts it as restored from the shared cache.  A rejected object becomes a warning
   on its source, which then compiles (and, when writing, replaces the object).
 - :meth:`SharedCache.upload`: when writing, the store keys of what this run cooked or
   restored from the local store, uploaded in background threads while the cook goes
-  on; :meth:`SharedCache.finish` waits for them at the end of the run.
+  on; :meth:`SharedCache.finish` waits for them at the end of the run.  A manifest of the
+  local store goes up as members of a set (one per deps list), never as a whole file that
+  another writer's upload could replace (docs/shared-cache.md, "Many writers").
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -41,6 +44,8 @@ from veduta.errors import VdaError
 from veduta.fsutil import atomic_write, read_regular
 
 STORE_DIR = "store"
+#: the first line of a deps list kept in the shared tier (see :func:`deps_member`)
+MEMBER_HEAD = "veduta-deps/1\n"
 
 
 def valid_entry(key: str, data: bytes) -> bool:
@@ -61,6 +66,37 @@ def valid_entry(key: str, data: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return bool(lines) and all(len(ln) > 65 and ln[64] == " " and remote._KEY.fullmatch(ln[:64]) for ln in lines)
+
+
+def deps_member(deps) -> bytes:
+    """A deps list as a member of the shared set of a source content (its manifest key)."""
+    return (MEMBER_HEAD + "".join(f"{d}\n" for d in deps)).encode("utf-8")
+
+
+def member_deps(data: bytes) -> list[str]:
+    """The deps list of a member (empty for anything else)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return []
+    return text[len(MEMBER_HEAD):].splitlines() if text.startswith(MEMBER_HEAD) and text.endswith("\n") else []
+
+
+def manifest_members(data: bytes) -> list[bytes]:
+    """The members a local manifest adds to the shared set: one per distinct deps list, oldest first."""
+    out: list[bytes] = []
+    for deps, _ in _load_manifest(data):
+        m = deps_member(deps)
+        if deps and m not in out:
+            out.append(m)
+    return out
+
+
+def _inside(dep: str) -> bool:
+    """Is *dep* a plain path inside the assets folder?  A deps list from the tier is not trusted:
+    a dep elsewhere (``../``, ``/home/...``) would have a private file hashed into the key asked for."""
+    return bool(dep) and not dep.startswith("/") and "\\" not in dep and posixpath.normpath(dep) == dep \
+        and not dep.startswith("../") and dep != ".."
 
 
 class SharedCache:
@@ -116,18 +152,23 @@ class SharedCache:
         data = self.tier.get(key0)
         if data is not None:
             return self._take(kind, rel, cooked, key0, [], data, notes, None, None)
+        # the deps lists earlier cooks of this content read (the members of its set, newest
+        # first, then a whole manifest of earlier versions): each names the files to hash,
+        # and their hash is the key of the output to ask for
         mkey = manifest_key(rel, src)
-        mdata = self.tier.get(mkey)
-        for deps, key in reversed(_load_manifest(mdata)):  # newest first
-            if not deps:
-                continue
+        whole, members = self.tier.get_set(mkey)
+        candidates: list[list[str]] = []
+        for deps in [member_deps(m) for m in members] + [d for d, _ in reversed(_load_manifest(whole))]:
+            if deps and deps not in candidates and all(map(_inside, deps)):
+                candidates.append(deps)
+        for deps in candidates:
             h, files = hash_inputs(rel, src, deps, assets)
-            if h != key or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+            if any(stale_reference(d, index) for d, s in files[1:] if s == ()):
                 continue
-            data = self.tier.get(key)
+            data = self.tier.get(h)
             if data is None:
                 continue
-            keys, notes = self._take(kind, rel, cooked, key, deps, data, notes, mkey, local_manifest)
+            keys, notes = self._take(kind, rel, cooked, h, deps, data, notes, mkey, local_manifest)
             if keys:
                 return keys, notes
         return [], notes
@@ -169,9 +210,12 @@ class SharedCache:
         data = self.local.get(key)
         if data is None or not valid_entry(key, data):
             return
-        if self.tier.put(key, data):
-            with self._lock:
-                self.uploaded += 1
+        if data[:4] == MAGIC:
+            n = int(self.tier.put(key, data))
+        else:  # a manifest: its deps lists, each a member of the set of this source content
+            n = sum(self.tier.add(key, m) for m in manifest_members(data))
+        with self._lock:
+            self.uploaded += n
 
     def finish(self) -> None:
         """Wait for the uploads of this run."""
@@ -220,7 +264,7 @@ def cache_push(project) -> dict:
     failures: list[str] = []
     tier = remote.open_tier(s, warn=failures.append)
     store = Store(os.path.join(project.cache, STORE_DIR))
-    have = tier.keys()
+    have = tier.names()
     if tier.down:
         raise VedutaError(f"shared cache {s.where}: {tier.down}")
     local = []
@@ -228,21 +272,28 @@ def cache_push(project) -> dict:
         key = os.path.basename(os.path.dirname(path)) + os.path.basename(path)
         if remote._KEY.fullmatch(key):
             local.append(key)
-    todo = [k for k in local if k not in have]
     skipped = []
 
-    def one(key):
+    def one(key) -> tuple[bool, int]:
+        """(was the entry there already, bytes uploaded)"""
+        if tier.object_name(key) in have:
+            return True, 0
         data = store.get(key)
         if data is None or not valid_entry(key, data):
             skipped.append(key)
-            return 0
-        return len(data) if tier.put(key, data) else 0
+            return False, 0
+        if data[:4] == MAGIC:
+            return False, len(data) if tier.put(key, data) else 0
+        todo = [m for m in manifest_members(data) if tier.member_name(key, m) not in have]
+        return not todo, sum(len(m) for m in todo if tier.add(key, m))
 
-    sizes = remote.parallel(one, todo)
+    done = remote.parallel(one, local)
     if tier.down:
-        raise VedutaError(f"shared cache {s.where}: {tier.down} (uploaded {tier.puts} of {len(todo)})")
-    return {"url": s.url, "local": len(local), "present": len(local) - len(todo), "uploaded": tier.puts,
-            "bytes": sum(sizes), "skipped": sorted(skipped)}
+        raise VedutaError(f"shared cache {s.where}: {tier.down} (uploaded {tier.puts} objects)")
+    return {"url": s.url, "local": len(local), "present": sum(p for p, _ in done),
+            "uploaded": sum(1 for _, n in done if n), "objects": tier.puts, "bytes": sum(n for _, n in done),
+            "skipped": sorted(skipped)}
 
 
-__all__ = ["SharedCache", "valid_entry", "cache_info", "cache_push"]
+__all__ = ["SharedCache", "valid_entry", "deps_member", "member_deps", "manifest_members", "cache_info",
+           "cache_push"]

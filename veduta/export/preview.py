@@ -60,7 +60,12 @@ def _material_colours(cooked: Cooked, names: list[str], model: str) -> tuple[np.
     return np.array(rgb, np.float64).reshape(-1, 3), np.array(two, bool)
 
 
-def _triangles(cooked: Cooked, level: dict[str, Any], model: str):
+#: what :func:`raster.render` draws: corners ``(n, 3, 3)``, normals ``(n, 3, 3)``, linear RGB
+#: ``(n, 3)`` and two-sidedness ``(n,)`` of n triangles
+Triangles = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _triangles(cooked: Cooked, level: dict[str, Any], model: str) -> Triangles:
     """Corners, normals, colour and two-sidedness per triangle of one level."""
     v = level["vertices"]
     idx = np.asarray(level["indices"], np.int64).reshape(-1, 3)
@@ -98,7 +103,7 @@ def preview_model(project, name: str, out: str, size: int = DEFAULT_SIZE) -> dic
     hi = np.array(mesh.bounds[1], np.float64)
     centre = (lo + hi) / 2
     radius = 0.0
-    tris = []
+    tris: list[Triangles] = []
     for lv in levels:
         t = _triangles(cooked, lv, name)
         tris.append(t)
@@ -106,7 +111,7 @@ def preview_model(project, name: str, out: str, size: int = DEFAULT_SIZE) -> dic
             radius = max(radius, float(np.linalg.norm(t[0].reshape(-1, 3) - centre, axis=1).max()))
     scale = (size / 2 - 4) / radius if radius > 0 else 1.0
 
-    def draw(t, view: str) -> Image.Image:
+    def draw(t: Triangles, view: str) -> Image.Image:
         return Image.fromarray(raster.render(*t, raster.VIEWS[view], centre, scale, size), "RGB").convert("RGBA")
 
     base = levels[0]

@@ -335,10 +335,6 @@ class Struct:
     FIELDS: ClassVar[tuple[tuple[str, Type], ...]] = ()
     CHUNK: ClassVar[str] = ""
 
-    def __init_subclass__(cls, **kw):
-        super().__init_subclass__(**kw)
-        cls._names = tuple(n for n, _ in cls.FIELDS)
-
     def __init__(self, *args, **kwargs):
         if len(args) > len(self.FIELDS):
             raise TypeError(f"{type(self).__name__} takes at most {len(self.FIELDS)} fields")

@@ -3,9 +3,35 @@
 from __future__ import annotations
 
 from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report
-from veduta.source.jsonpos import Node, Obj, parse
+from veduta.source.jsonpos import Node, Obj, parse, parse_fast
 
-__all__ = ["Diagnostic", "Report", "ERROR", "WARNING", "Node", "Obj", "parse", "load_source"]
+__all__ = ["Diagnostic", "Report", "ERROR", "WARNING", "Node", "Obj", "parse", "load_source", "load_fast",
+           "NoProblems", "Reported"]
+
+
+class Reported(Exception):
+    """Raised by :class:`NoProblems` at the first problem reported."""
+
+
+class NoProblems(Report):
+    """The report of a validation that is expected to find nothing (of a tree from
+    :func:`load_fast`, whose nodes have no positions): the first problem or warning reported
+    raises :class:`Reported`, and the caller reads the source again with :func:`load_source`
+    to report everything, located."""
+
+    def add(self, where, path: str, message: str, severity: str = ERROR, code: str = "") -> None:
+        raise Reported
+
+
+def load_fast(data: bytes, fmt: str) -> Obj | None:
+    """The root object of *data* read by :func:`~veduta.source.jsonpos.parse_fast` (no
+    positions) when the JSON has no problem and its header is ``"veduta": fmt``; else None,
+    and :func:`load_source` says what is wrong (with positions)."""
+    root = parse_fast(data)
+    if type(root) is not Obj:
+        return None
+    head = root.value.get("veduta")
+    return root if head is not None and head.kind == "string" and head.value == fmt else None
 
 
 def load_source(data: bytes, file: str, fmt: str) -> tuple[Obj | None, Report]:

@@ -72,6 +72,9 @@ class Report:
             line, col = where
         else:
             line, col = where.line, where.col
+            if not line:
+                raise ValueError(f"{self.file}: {path}: a problem reported at a node with no position "
+                                 "(read by parse_fast: read the source again with parse)")
         if severity == ERROR and (line, col) in self.json_reported:
             return
         if len(message) > MAX_MESSAGE or len(path) > MAX_PATH:

@@ -474,12 +474,14 @@ class ObjectSpec(Spec):
         vals.obj = node
         vals.path = path
         bad = False
-        for key, child in node.items():
-            if key not in self.fields:
+        fields = self.fields
+        given_fields = node.value
+        for key, child in given_fields.items():
+            if key not in fields:
                 rep.error(child, join_path(path, key), self.unknown_message(key))
                 bad = True
-        for name, f in self.fields.items():
-            given = node.get(name)
+        for name, f in fields.items():
+            given = given_fields.get(name)
             if given is None:
                 if f.default is REQUIRED:
                     rep.error(node, join_path(path, name), "required field is missing")

@@ -27,7 +27,7 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from veduta.source.jsonpos import Arr, Node, Obj, parse_spans
 
@@ -118,7 +118,15 @@ _COMMA_KEY = re.compile(r',([ \t]*)"')
 _LIST = re.compile(r"\[([ \t]*)([^\[\]{}\n]*?)([ \t]*)\]")
 
 
-def _list_style(text: str) -> dict[str, str]:
+class _ListSpacing(TypedDict, total=False):
+    """The list fields of a :class:`Style` (those a sample shows)."""
+
+    list_open: str
+    list_close: str
+    list_comma: str
+
+
+def _list_style(text: str) -> _ListSpacing:
     """Spacing of the first flat list with two items or more in *text* (none: {})."""
     for lm in _LIST.finditer(text):
         cm = re.search(r",([ \t]*)", lm.group(2))
@@ -146,8 +154,11 @@ def style_of(sample: str | None, context: str = "") -> Style:
         close_indent = last[: len(last) - len(last.lstrip())]
         return Style(multiline=True, open="{", close="}", colon=colon, member_indent=member_indent,
                      close_indent=close_indent, **lists)
-    open_ = "{" + re.match(r"\{([ \t]*)", sample).group(1)
-    close = re.search(r"([ \t]*)\}$", sample).group(1) + "}"
+    # *sample* is one object's text: it starts with "{" and ends with "}"
+    om, cm = re.match(r"\{([ \t]*)", sample), re.search(r"([ \t]*)\}$", sample)
+    assert om is not None and cm is not None, sample
+    open_ = "{" + om.group(1)
+    close = cm.group(1) + "}"
     commas = [m.group(1) for m in _COMMA_KEY.finditer(sample)]
     comma = "," + (min(commas, key=len) if commas else " ")
     if not lists:  # no list anywhere: as tight as the members ("cell":[5,5] beside "a":1,"b":2)

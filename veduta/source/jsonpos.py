@@ -7,16 +7,24 @@ non-finite numbers (``NaN``, ``Infinity``, ``1e999``), control characters in
 strings, lone surrogates and a byte-order mark are problems.  Problems that
 still leave a usable tree (duplicate keys, non-finite numbers) are collected
 and parsing goes on; a syntax error stops it.
+
+``parse_fast(data)`` is the same tree without positions (every line and column 0), read by
+the standard library's C decoder in a fraction of the time, for sources that have no
+problem: it gives None for anything the strict parser might say something about, and the
+caller then parses with ``parse`` (positions are only ever needed to report a problem).
 """
 
 from __future__ import annotations
 
 import bisect
+import json
 import math
 import re
 from collections.abc import Iterator
+from typing import NoReturn, TypeAlias
 
-__all__ = ["Node", "Obj", "Arr", "Str", "Num", "Bool", "Null", "JsonProblem", "parse", "parse_spans", "to_plain"]
+__all__ = ["Node", "Obj", "Arr", "Str", "Num", "Bool", "Null", "JsonProblem", "parse", "parse_fast", "parse_spans",
+           "to_plain"]
 
 
 class Node:
@@ -108,6 +116,11 @@ class _Fatal(Exception):
     pass
 
 
+#: Where a value is, built for every value but needed only for problems: a path string, or
+#: ``(parent path, key or index)`` (see ``_flat``).
+Path: TypeAlias = "str | tuple[Path, str | int]"
+
+
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _STR_CHUNK = re.compile(r'[^"\\\x00-\x1f]*')
@@ -139,16 +152,16 @@ def join_path(path: str, key: str | int) -> str:
     """``parts`` + 2 -> ``parts[2]``; ``parts[2]`` + ``of`` -> ``parts[2].of``."""
     if isinstance(key, int):
         return f"{path}[{key}]" if path else f"[{key}]"
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+    if key.isascii() and key.isidentifier():  # [A-Za-z_][A-Za-z0-9_]*
         return f"{path}.{key}" if path else key
     quoted = '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return f"{path}[{quoted}]"
 
 
-def _flat(path) -> str:
+def _flat(path: Path) -> str:
     """A lazy path (nested ``(parent, key)`` tuples, built for every value but
     needed only for problems) as a string."""
-    keys = []
+    keys: list[str | int] = []
     while isinstance(path, tuple):
         path, key = path
         keys.append(key)
@@ -168,14 +181,21 @@ class _Parser:
         i = bisect.bisect_right(self._lines, offset) - 1
         return i + 1, offset - self._lines[i] + 1
 
-    def problem(self, offset: int, path, message: str, fatal: bool = False) -> None:
+    def problem(self, offset: int, path: Path, message: str) -> None:
+        """A problem that leaves a usable tree: parsing goes on."""
         line, col = self.pos(offset)
-        self.problems.append(JsonProblem(line, col, _flat(path) or "$", message, fatal))
-        if fatal:
-            raise _Fatal
+        self.problems.append(JsonProblem(line, col, _flat(path) or "$", message))
+
+    def fatal(self, offset: int, path: Path, message: str) -> NoReturn:
+        """A problem that stops parsing."""
+        line, col = self.pos(offset)
+        self.problems.append(JsonProblem(line, col, _flat(path) or "$", message, True))
+        raise _Fatal
 
     def ws(self, i: int) -> int:
-        return _WS.match(self.text, i).end()
+        m = _WS.match(self.text, i)
+        assert m is not None  # it matches the empty string
+        return m.end()
 
     def describe(self, i: int) -> str:
         if i >= len(self.text):
@@ -186,12 +206,12 @@ class _Parser:
         m = re.compile(r"[A-Za-z0-9_+\-.]+").match(self.text, i)
         return repr(m.group(0)[:20]) if m else repr(ch)
 
-    def value(self, i: int, path: str, depth: int) -> tuple[Node, int]:
+    def value(self, i: int, path: Path, depth: int) -> tuple[Node, int]:
         text = self.text
         if depth > MAX_DEPTH:
-            self.problem(i, path, f"nesting deeper than {MAX_DEPTH} levels", fatal=True)
+            self.fatal(i, path, f"nesting deeper than {MAX_DEPTH} levels")
         if i >= len(text):
-            self.problem(i, path, "expected a value, found end of file", fatal=True)
+            self.fatal(i, path, "expected a value, found end of file")
         ch = text[i]
         line, col = self.pos(i)
         if ch == "{":
@@ -207,11 +227,11 @@ class _Parser:
                 bad = _BAD_LITERAL.match(text, i)
                 if bad:
                     return self._non_finite(bad, i, path, line, col, "")
-                self.problem(i, path, f"expected a value, found {self.describe(i)}", fatal=True)
+                self.fatal(i, path, f"expected a value, found {self.describe(i)}")
             num = m.group(0)
             j = m.end()
             if j < len(text) and (text[j].isalnum() or text[j] in "._+-"):
-                self.problem(i, path, f"malformed number {self.describe(i)}", fatal=True)
+                self.fatal(i, path, f"malformed number {self.describe(i)}")
             if m.group(1) is None and m.group(2) is None:
                 if len(num) > MAX_INT_DIGITS:
                     digits = len(num) - num.startswith("-")
@@ -224,47 +244,48 @@ class _Parser:
                     self.problem(i, path, f"{clip(num, 20)} is not a finite number")
                     num = clip(num, 20)
             return Num(v, num, line, col), j
-        for lit, v, cls in (("true", True, Bool), ("false", False, Bool), ("null", None, Null)):
+        for lit, lit_value, cls in (("true", True, Bool), ("false", False, Bool), ("null", None, Null)):
             if text.startswith(lit, i):
                 j = i + len(lit)
                 if j < len(text) and (text[j].isalnum() or text[j] == "_"):
                     break
-                return cls(v, line, col), j
+                return cls(lit_value, line, col), j
         bad = _BAD_LITERAL.match(text, i)
         if bad:
             return self._non_finite(bad, i, path, line, col, " (JSON has no NaN or Infinity)")
         if ch == "'":
-            self.problem(i, path, "strings must use double quotes", fatal=True)
-        self.problem(i, path, f"expected a value, found {self.describe(i)}", fatal=True)
+            self.fatal(i, path, "strings must use double quotes")
+        self.fatal(i, path, f"expected a value, found {self.describe(i)}")
         raise AssertionError("unreachable")
 
-    def _non_finite(self, bad: re.Match, i: int, path, line: int, col: int, why: str) -> tuple[Node, int]:
+    def _non_finite(self, bad: re.Match, i: int, path: Path, line: int, col: int, why: str) -> tuple[Node, int]:
         """``NaN``/``Infinity``: a located problem, then parsing goes on (later mistakes are reported too)."""
         word = bad.group(0)
         j = bad.end()
         if j < len(self.text) and (self.text[j].isalnum() or self.text[j] in "_.+-"):
-            self.problem(i, path, f"malformed number {self.describe(i)}", fatal=True)
+            self.fatal(i, path, f"malformed number {self.describe(i)}")
         self.problem(i, path, f"{word} is not a finite number{why}")
         value = math.nan if word.lstrip("-").lower() == "nan" else (-math.inf if word[0] == "-" else math.inf)
         return Num(value, word, line, col), j
 
-    def string(self, i: int, path: str) -> tuple[str, int]:
+    def string(self, i: int, path: Path) -> tuple[str, int]:
         text = self.text
         j = i + 1
         parts = []
         while True:
             m = _STR_CHUNK.match(text, j)
+            assert m is not None  # it matches the empty string
             parts.append(m.group(0))
             j = m.end()
             if j >= len(text):
-                self.problem(i, path, "unterminated string", fatal=True)
+                self.fatal(i, path, "unterminated string")
             ch = text[j]
             if ch == '"':
                 j += 1
                 break
             if ch == "\\":
                 if j + 1 >= len(text):
-                    self.problem(i, path, "unterminated string", fatal=True)
+                    self.fatal(i, path, "unterminated string")
                 e = text[j + 1]
                 if e in _ESCAPES:
                     parts.append(_ESCAPES[e])
@@ -273,17 +294,17 @@ class _Parser:
                     cp, j = self._unicode_escape(j, path)
                     parts.append(cp)
                 else:
-                    self.problem(j, path, f"invalid escape \\{e} in string", fatal=True)
+                    self.fatal(j, path, f"invalid escape \\{e} in string")
             else:
                 what = "newline" if ch == "\n" else f"control character U+{ord(ch):04X}"
-                self.problem(j, path, f"{what} in string (escape it)", fatal=True)
+                self.fatal(j, path, f"{what} in string (escape it)")
         return "".join(parts), j
 
-    def _unicode_escape(self, j: int, path: str) -> tuple[str, int]:
+    def _unicode_escape(self, j: int, path: Path) -> tuple[str, int]:
         text = self.text
         hexd = text[j + 2 : j + 6]
         if not re.fullmatch(r"[0-9a-fA-F]{4}", hexd):
-            self.problem(j, path, "invalid \\u escape in string", fatal=True)
+            self.fatal(j, path, "invalid \\u escape in string")
         cp = int(hexd, 16)
         j += 6
         if 0xD800 <= cp < 0xDC00:
@@ -291,12 +312,12 @@ class _Parser:
             if re.fullmatch(r"[0-9a-fA-F]{4}", low) and 0xDC00 <= int(low, 16) < 0xE000:
                 cp = 0x10000 + ((cp - 0xD800) << 10) + (int(low, 16) - 0xDC00)
                 return chr(cp), j + 6
-            self.problem(j - 6, path, "lone surrogate in \\u escape", fatal=True)
+            self.fatal(j - 6, path, "lone surrogate in \\u escape")
         if 0xDC00 <= cp < 0xE000:
-            self.problem(j - 6, path, "lone surrogate in \\u escape", fatal=True)
+            self.fatal(j - 6, path, "lone surrogate in \\u escape")
         return chr(cp), j
 
-    def object(self, i: int, path: str, depth: int, line: int, col: int) -> tuple[Obj, int]:
+    def object(self, i: int, path: Path, depth: int, line: int, col: int) -> tuple[Obj, int]:
         text = self.text
         values: dict[str, Node] = {}
         keys: dict[str, Node] = {}
@@ -306,14 +327,13 @@ class _Parser:
         while True:
             if j >= len(text) or text[j] != '"':
                 if j < len(text) and text[j] == "}":
-                    self.problem(j, path, "trailing comma before }", fatal=True)
-                self.problem(j, path, f"expected a field name in double quotes, found {self.describe(j)}", fatal=True)
+                    self.fatal(j, path, "trailing comma before }")
+                self.fatal(j, path, f"expected a field name in double quotes, found {self.describe(j)}")
             kline, kcol = self.pos(j)
             key, j = self.string(j, path)
             j = self.ws(j)
             if j >= len(text) or text[j] != ":":
-                self.problem(j, (path, key), f"expected ':' after field name, found {self.describe(j)}",
-                             fatal=True)
+                self.fatal(j, (path, key), f"expected ':' after field name, found {self.describe(j)}")
             j = self.ws(j + 1)
             child_path = (path, key)
             node, j = self.value(j, child_path, depth + 1)
@@ -332,9 +352,9 @@ class _Parser:
                 continue
             if j < len(text) and text[j] == "}":
                 return Obj(values, keys, line, col), j + 1
-            self.problem(j, path, f"expected ',' or '}}' in object, found {self.describe(j)}", fatal=True)
+            self.fatal(j, path, f"expected ',' or '}}' in object, found {self.describe(j)}")
 
-    def array(self, i: int, path: str, depth: int, line: int, col: int) -> tuple[Arr, int]:
+    def array(self, i: int, path: Path, depth: int, line: int, col: int) -> tuple[Arr, int]:
         text = self.text
         items: list[Node] = []
         j = self.ws(i + 1)
@@ -342,7 +362,7 @@ class _Parser:
             return Arr(items, line, col), j + 1
         while True:
             if j < len(text) and text[j] == "]":
-                self.problem(j, path, "trailing comma before ]", fatal=True)
+                self.fatal(j, path, "trailing comma before ]")
             node, j = self.value(j, (path, len(items)), depth + 1)
             items.append(node)
             j = self.ws(j)
@@ -351,7 +371,7 @@ class _Parser:
                 continue
             if j < len(text) and text[j] == "]":
                 return Arr(items, line, col), j + 1
-            self.problem(j, path, f"expected ',' or ']' in array, found {self.describe(j)}", fatal=True)
+            self.fatal(j, path, f"expected ',' or ']' in array, found {self.describe(j)}")
 
     def _offset(self, line: int, col: int) -> int:
         return self._lines[line - 1] + col - 1
@@ -380,11 +400,11 @@ def _document(p: _Parser, text: str) -> Node | None:
     try:
         i = p.ws(0)
         if i >= len(text):
-            p.problem(i, "$", "empty file: expected a JSON object", fatal=True)
+            p.fatal(i, "$", "empty file: expected a JSON object")
         root, j = p.value(i, "", 0)
         j = p.ws(j)
         if j < len(text):
-            p.problem(j, "$", f"trailing data after the JSON value: {p.describe(j)}", fatal=True)
+            p.fatal(j, "$", f"trailing data after the JSON value: {p.describe(j)}")
     except _Fatal:
         return None
     return root
@@ -397,7 +417,7 @@ class _SpanParser(_Parser):
         super().__init__(text)
         self.spans: dict[int, tuple[Node, int, int]] = {}
 
-    def value(self, i: int, path: str, depth: int) -> tuple[Node, int]:
+    def value(self, i: int, path: Path, depth: int) -> tuple[Node, int]:
         node, j = super().value(i, path, depth)
         self.spans[id(node)] = (node, i, j)  # the node is kept, so its id is never reused
         return node, j
@@ -410,6 +430,93 @@ def parse_spans(text: str) -> tuple[Node | None, dict[int, tuple[Node, int, int]
     p = _SpanParser(text)
     root = _document(p, text)
     return root, p.spans, p.problems
+
+
+class _Doubt(Exception):
+    """Raised inside :func:`parse_fast` for input only the strict parser may judge."""
+
+
+def _fast_int(text: str) -> Num:
+    if len(text) > MAX_INT_DIGITS:
+        raise _Doubt
+    return Num(int(text), text, 0, 0)
+
+
+def _fast_float(text: str) -> Num:
+    v = float(text)
+    if not math.isfinite(v):  # 1e400
+        raise _Doubt
+    return Num(v, text, 0, 0)
+
+
+def _fast_constant(text: str) -> Num:
+    raise _Doubt  # NaN, Infinity, -Infinity
+
+
+def _fast_node(v) -> Node:
+    """A decoded value as an unlocated node (objects and numbers are nodes already)."""
+    cls = type(v)
+    if cls is Num or cls is Obj:
+        return v
+    if cls is str:
+        return Str(v, 0, 0)
+    if cls is list:
+        return Arr([x if type(x) is Num or type(x) is Obj else _fast_node(x) for x in v], 0, 0)
+    if v is True or v is False:
+        return Bool(v, 0, 0)
+    return Null(None, 0, 0)
+
+
+def _fast_object(pairs: list[tuple[str, object]]) -> Obj:
+    values: dict[str, Node] = {}
+    keys: dict[str, Node] = {}
+    for key, v in pairs:
+        values[key] = v if type(v) is Num or type(v) is Obj else _fast_node(v)
+        keys[key] = Str(key, 0, 0)
+    if len(values) != len(pairs):
+        raise _Doubt  # a duplicate key
+    return Obj(values, keys, 0, 0)
+
+
+_FAST = json.JSONDecoder(object_pairs_hook=_fast_object, parse_int=_fast_int, parse_float=_fast_float,
+                         parse_constant=_fast_constant)
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _doubtful(node: Node, depth: int, strings: bool) -> bool:
+    """Whether a value of the tree is deeper than MAX_DEPTH, or (*strings*) a string or key
+    holds a surrogate (only a lone one, from a ``\\u`` escape, can be there)."""
+    if depth > MAX_DEPTH:
+        return True
+    if isinstance(node, Obj):
+        return (strings and any(_SURROGATE.search(k) for k in node.value)) or \
+            any(_doubtful(v, depth + 1, strings) for v in node.value.values())
+    if isinstance(node, Arr):
+        return any(_doubtful(v, depth + 1, strings) for v in node.value)
+    return strings and isinstance(node, Str) and _SURROGATE.search(node.value) is not None
+
+
+def parse_fast(data: bytes) -> Node | None:
+    """The tree :func:`parse` gives for *data* when it finds no problem there, with every
+    line and column 0; or None, and then only :func:`parse` can tell.
+
+    The standard library's C decoder reads the text, through hooks that build the nodes and
+    give up on what it accepts but the strict parser reports: duplicate keys, ``NaN`` and
+    ``Infinity``, numbers out of range, lone surrogates (from ``\\u`` escapes), nesting deeper
+    than MAX_DEPTH.  What it rejects (a byte-order mark, bad UTF-8, control characters in a
+    string, trailing data, any syntax error) gives None too.
+    """
+    try:
+        text = data.decode("utf-8")
+        if text.startswith("\ufeff"):
+            return None
+        root = _fast_node(_FAST.decode(text))
+    except (ValueError, RecursionError, _Doubt):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return None
+    strings = "\\u" in text
+    if (strings or text.count("[") + text.count("{") > MAX_DEPTH) and _doubtful(root, 0, strings):
+        return None  # (a value's depth is at most the number of brackets before it)
+    return root
 
 
 def to_plain(node: Node):

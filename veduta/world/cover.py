@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .intmath import hash2, hash2_grid
-from .params import PrefabP, WorldP
+from .params import PrefabP, ScatterRuleP, VegRuleP, WorldP
 from .structures import Structure, gap, need_mm
 
 # owner kinds (arrays use these codes)
@@ -87,17 +87,17 @@ class Cover:
         self.p = p
         self.prefabs = prefabs
         #: (kind, rule index, prefab, biome table) of the rules competing for cells, in order
-        self.rules = []
+        self.rules: list[tuple[int, ScatterRuleP | VegRuleP, PrefabP, np.ndarray]] = []
         for r in p.scatter:
             pf = prefabs.get(r.prefab)
             if pf is not None:
                 self.rules.append((SCATTER, r, pf, biome_ok(p, r.biomes, pf)))
-        for r in p.vegetation:
-            if r.prefab:
-                pf = prefabs.get(r.prefab)
+        for v in p.vegetation:
+            if v.prefab:
+                pf = prefabs.get(v.prefab)
                 if pf is not None:
-                    self.rules.append((VEGETATION, r, pf, biome_ok(p, r.biomes, pf)))
-        self.models = [(r, biome_ok(p, r.biomes, None)) for r in p.vegetation if r.model]
+                    self.rules.append((VEGETATION, v, pf, biome_ok(p, v.biomes, pf)))
+        self.models = [(v, biome_ok(p, v.biomes, None)) for v in p.vegetation if v.model]
 
     # -- vectorised -----------------------------------------------------------------------------
 
@@ -125,7 +125,7 @@ class Cover:
         open_ = (kind == NONE) & ~wet & inside
         for code, r, pf, ok in self.rules:
             cand = open_ & ok[biome]
-            if code == VEGETATION and r.area:
+            if isinstance(r, VegRuleP) and r.area:  # a VEGETATION rule
                 cand &= in_area(r, xs[None, :], zs[:, None])
             if not cand.any():
                 continue
@@ -200,7 +200,7 @@ class Cover:
         for code, r, pf, ok in self.rules:
             if not ok[biome]:
                 continue
-            if code == VEGETATION and r.area and not in_area(r, x, z):
+            if isinstance(r, VegRuleP) and r.area and not in_area(r, x, z):  # a VEGETATION rule
                 continue
             if (hash2(r.key, x, z) >> 32) >= r.density_t:
                 continue

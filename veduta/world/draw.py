@@ -7,8 +7,9 @@ The drawing model, computed with the generator's integers so its figures are the
 - flora thinning (one plant in 2^k at a model's level k, a nested seeded selection);
 - entities and prefab instances with their models' lod and draw_distance;
 - views: a camera placed relative to a focus cell, its view volume, distances as seen through
-  a 60 degree lens (an orthographic camera counts 0.866 x size), the loaded window of
-  (2 view + 1)^2 chunks, and the triangles drawn in it.
+  a 60 degree lens (an orthographic camera counts 0.866 x size), the loaded chunks (the
+  window of (2 view + 1)^2, and at worst the (2 view + 2)^2 with the chunks the engine keeps
+  one beyond it on two sides), and the triangles drawn in them.
 
 Geometry for exporters: :func:`ground_mesh`, :func:`skirt_mesh`, :func:`water_mesh` (one chunk,
 metres, counter-clockwise seen from above). Figures: :func:`chunk_ground`, :func:`rule_cost`,
@@ -21,7 +22,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
@@ -260,7 +261,16 @@ def _compact(vertices: np.ndarray, triangles: np.ndarray) -> tuple[np.ndarray, n
     return vertices[used], inverse.reshape(-1, 3).astype(np.int64)
 
 
-def ground_mesh(gen: Generator, cx: int, cz: int, level: int = 0) -> dict[str, np.ndarray]:
+class GroundMesh(TypedDict):
+    """What :func:`ground_mesh` returns (see there)."""
+
+    vertices: np.ndarray
+    triangles: np.ndarray
+    biomes: np.ndarray
+    grid: int
+
+
+def ground_mesh(gen: Generator, cx: int, cz: int, level: int = 0) -> GroundMesh:
     """The ground of chunk [cx, cz] at a level (0 = the finest drawn) as a triangle mesh.
 
     Returns ``{"vertices": (n, 3) float64 metres (world x, y, z), "triangles": (m, 3) int64
@@ -571,14 +581,31 @@ def loaded_radius(gen: Generator) -> float:
     return view * gen.p.chunk * gen.p.cell_mm / 1000.0
 
 
-def loaded_chunks(gen: Generator, cell: tuple[int, int]) -> list[tuple[int, int]]:
-    """The (2 view + 1)^2 chunks loaded around a focus cell (those inside the world), row order."""
+def loaded_chunks(gen: Generator, cell: tuple[int, int], kept: tuple[int, int] = (0, 0)) -> list[tuple[int, int]]:
+    """The chunks loaded around a focus cell (those inside the world), row order: the
+    (2 view + 1)^2 window around the focus's chunk, and with ``kept = (sx, sz)`` (each -1, 0 or
+    1) the chunks one beyond it on that side in x and in z, which the engine keeps loaded
+    after the focus came from there (:data:`KEPT_SIDES`)."""
     view = int(getattr(gen.world, "view", 1) or 1)
     c = gen.p.chunk
     fx, fz = cell[0] // c, cell[1] // c
     e = gen.p.extent
-    return [(cx, cz) for cz in range(fz - view, fz + view + 1) for cx in range(fx - view, fx + view + 1)
+    sx, sz = kept
+    return [(cx, cz) for cz in range(fz - view + min(sz, 0), fz + view + max(sz, 0) + 1)
+            for cx in range(fx - view + min(sx, 0), fx + view + max(sx, 0) + 1)
             if -e <= cx < e and -e <= cz < e]
+
+
+#: The four largest sets of chunks the engine can have loaded around a focus, as ``kept`` sides
+#: for :func:`loaded_chunks`: the (2 view + 2)^2 chunks of the window grown by one chunk east or
+#: west and south or north.  The engine loads the window around the focus's chunk and unloads a
+#: chunk only when it is more than view + 1 chunks away (world-format.md, "Cells and chunks"), so
+#: besides the window it may hold chunks of the ring view + 1 away; but never ring chunks on
+#: opposite sides at once: one east of the window was loaded while the focus stood east of its
+#: chunk now, one west of it while the focus stood west of it, and whichever came first was more
+#: than view + 1 chunks from the focus when it stood at the other.  Each of the four is reached
+#: by a focus that came in diagonally from that corner (tests/world/test_draw.py walks it).
+KEPT_SIDES: tuple[tuple[int, int], ...] = ((1, 1), (-1, 1), (1, -1), (-1, -1))
 
 
 # -- the cost of a view -------------------------------------------------------------------------
@@ -720,61 +747,92 @@ class Drawer:
             self._chunks.popitem(last=False)
         return got
 
-    def view(self, cell: tuple[int, int], name: str = "") -> dict[str, Any]:
+    def view(self, cell: tuple[int, int], name: str = "", kept: bool = True) -> dict[str, Any]:
         """The triangles drawn from a view whose focus is ``cell``: the camera placed relative to
-        the focus (:func:`focus_origin`), the loaded window around it, each loaded chunk culled
+        the focus (:func:`focus_origin`), the loaded chunks around it, each loaded chunk culled
         when its box lies outside the view volume, else its ground drawn at the level of its
         nearest point's effective distance (plus skirts and water); every structure touching a
         loaded chunk, every scatter/vegetation prefab, plant and persistent entity culled by the
         view volume (a sphere around its model's bounds), its model's level by effective distance,
-        none past draw_distance, flora thinned."""
+        none past draw_distance, flora thinned.
+
+        The loaded chunks are the worst the engine can have around this focus: the window and
+        the chunks it keeps one beyond it on the two sides (:data:`KEPT_SIDES`) that draw the
+        most, named by ``kept`` ([sx, sz]; [0, 0], the window alone, when no kept chunk adds a
+        triangle); ``window`` gives the chunks and triangles of the window alone (just after a
+        load or a jump).  With ``kept=False`` the window alone."""
         gen = self.gen
         origin = focus_origin(gen, cell)
         cam = make_camera(self.camera, origin)
         planes = cam.planes()
         eye = np.asarray(cam.eye)
-        out = {"name": name, "focus": [int(cell[0]), int(cell[1])], "chunks": 0, "chunks_drawn": 0, "ground": 0,
-               "skirts": 0, "water": 0, "flora": 0, "entities": 0, "plants_drawn": 0, "entities_drawn": 0}
-        structs: dict[str, Any] = {}
-        chunks = [self.chunk(cx, cz) for cx, cz in loaded_chunks(gen, cell)]
-        out["chunks"] = len(chunks)
-        for ch in chunks:
-            structs.update((st.name, st) for st in ch.structures)
+        window_keys = loaded_chunks(gen, cell)
+        sides = KEPT_SIDES if kept else ()
+        keys = sorted(set(window_keys).union(*(loaded_chunks(gen, cell, k) for k in sides)),
+                      key=lambda k: (k[1], k[0]))
+        at = {k: i for i, k in enumerate(keys)}
+        chunks = [self.chunk(cx, cz) for cx, cz in keys]
+        n = len(chunks)
+        # the ground of every chunk that may be loaded (0 when culled)
+        ground = np.zeros((3, n), dtype=np.int64)  # ground, skirts, water
         boxes = np.stack([ch.box for ch in chunks])  # (n, 2, 3)
         visible = _boxes_visible(planes, boxes)
         near = np.clip(eye, boxes[:, 0], boxes[:, 1])
         dist = cam.effective(np.linalg.norm(near - eye, axis=1))
         lod = lod_distance(gen)
-        for ch, d in zip((c for c, v in zip(chunks, visible.tolist(), strict=True) if v), dist[visible].tolist(),
-                         strict=True):
-            out["chunks_drawn"] += 1
+        for i in np.flatnonzero(visible).tolist():
+            ch, d = chunks[i], float(dist[i])
             # level k >= 1 from lod_distance x 2^(k-1); the coarsest beyond
             k = 0 if d < lod else min(len(ch.ground.grids) - 1, 1 + int(math.floor(math.log2(d / lod))))
             while k > 0 and d < lod * 2.0 ** (k - 1):  # guard the float log at exact powers of two
                 k -= 1
-            out["ground"] += ch.ground.triangles[k]
-            out["skirts"] += ch.ground.skirt_triangles[k]
-            out["water"] += ch.ground.water_triangles
-        things = Things.join([ch.things for ch in chunks] + [self._structure(structs[n]) for n in sorted(structs)]
-                             + [self._entities(_persistent(gen, origin))])
+            ground[:, i] = (ch.ground.triangles[k], ch.ground.skirt_triangles[k], ch.ground.water_triangles)
+        # things: each chunk's, each structure's (spawned whole while a chunk it touches is
+        # loaded) and the persistent entities, with the part they belong to
+        structs: dict[str, Any] = {}
+        for ch in chunks:
+            structs.update((st.name, st) for st in ch.structures)
+        snames = sorted(structs)
+        sidx = {nm: j for j, nm in enumerate(snames)}
+        touches = [{sidx[st.name] for st in ch.structures} for ch in chunks]
+        parts = [ch.things for ch in chunks] + [self._structure(structs[nm]) for nm in snames] \
+            + [self._entities(_persistent(gen, origin))]
+        things = Things.join(parts)
+        owner = np.repeat(np.arange(len(parts)), [len(t.model) for t in parts])
         P, R, M, H, F = things.pos, things.radius, things.model, things.thin, things.flora
+        tris = np.zeros(len(M), dtype=np.int64)
         if len(M):
             inside = ((P @ planes[:, :3].T + planes[:, 3]) >= -R[:, None]).all(axis=1)
-            d = cam.effective(np.maximum(0.0, np.linalg.norm(P - eye, axis=1) - R))
-            tris = np.zeros(len(M), dtype=np.int64)
+            de = cam.effective(np.maximum(0.0, np.linalg.norm(P - eye, axis=1) - R))
             for mi in np.unique(M[inside]).tolist():
                 sel = inside & (M == mi)
                 model = self.models[self.names[mi]]
-                k = model.level(d[sel])
-                t = self._tris[mi][k]
-                keep = model.drawn(d[sel]) & (~F[sel] | thin_keep(H[sel], k))
+                level = model.level(de[sel])
+                t = self._tris[mi][level]
+                keep = model.drawn(de[sel]) & (~F[sel] | thin_keep(H[sel], level))
                 tris[sel] = np.where(keep, t, 0)
-            out["flora"] = int(tris[F].sum())
-            out["entities"] = int(tris[~F].sum())
-            out["plants_drawn"] = int((tris[F] > 0).sum())
-            out["entities_drawn"] = int((tris[~F] > 0).sum())
-        out["triangles"] = out["ground"] + out["skirts"] + out["water"] + out["flora"] + out["entities"]
-        return out
+        per = np.zeros((4, len(parts)), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
+        for row, w in enumerate((tris * F, tris * ~F, (tris > 0) & F, (tris > 0) & ~F)):
+            per[row] = np.bincount(owner, weights=w, minlength=len(parts)).astype(np.int64)
+
+        def figures(loaded: list[tuple[int, int]]) -> dict[str, int]:
+            idx = [at[k] for k in loaded]
+            own = idx + [n + j for j in sorted(set().union(*(touches[i] for i in idx)))] + [len(parts) - 1]
+            g = ground[:, idx].sum(axis=1).tolist()
+            f = per[:, own].sum(axis=1).tolist()
+            out = {"chunks": len(idx), "chunks_drawn": int(visible[idx].sum()), "ground": g[0], "skirts": g[1],
+                   "water": g[2], "flora": f[0], "entities": f[1], "plants_drawn": f[2], "entities_drawn": f[3]}
+            out["triangles"] = out["ground"] + out["skirts"] + out["water"] + out["flora"] + out["entities"]
+            return out
+
+        window = figures(window_keys)
+        worst, side = window, [0, 0]
+        for sx, sz in sides:
+            f = figures(loaded_chunks(gen, cell, (sx, sz)))
+            if f["triangles"] > worst["triangles"]:
+                worst, side = f, [sx, sz]
+        return {"name": name, "focus": [int(cell[0]), int(cell[1])], **worst, "kept": side,
+                "window": {"chunks": window["chunks"], "triangles": window["triangles"]}}
 
 
 def view_cost(gen: Generator, models: Mapping[str, ModelDraw], cell: tuple[int, int],

@@ -26,6 +26,9 @@ from veduta.fsutil import rewrite_source
 
 if TYPE_CHECKING:
     from veduta.cook.project import Project
+    from veduta.formats.codec import Struct
+    from veduta.source.diagnostics import Report
+    from veduta.world.generator import Generator
 
 #: the lists the tools edit, and what one element is called in messages
 SECTIONS = {"features": "feature", "vegetation": "vegetation rule", "places": "place"}
@@ -77,7 +80,7 @@ class WorldSource:
     def shown(self) -> str:
         return os.path.join(self.project.assets, self.rel)
 
-    def compile(self, text: str):
+    def compile(self, text: str) -> tuple[Struct | None, Report]:
         """(record or None, report) of a world text as if it were this source."""
         from veduta.compile import CompileContext, compile_source
         from veduta.source.diagnostics import Report
@@ -142,15 +145,15 @@ def load_world_source(project: Project, world: str) -> WorldSource:
     with open(path, "rb") as f:
         data = f.read()
     ws = WorldSource(project, world, src.rel, path, "", None, index=project.index())
+    refused = f"world {world} has errors, so it is not edited; fix them first:\n  "
     try:
         ws.text = data.decode("utf-8")
     except UnicodeDecodeError:
-        ws.text = ""
-    rec, rep = ws.compile(ws.text) if ws.text else (None, None)
+        raise EditRefused(f"{refused}{ws.shown}: not UTF-8") from None
+    rec, rep = ws.compile(ws.text)
     if rec is None:
-        lines = [str(d) for d in rep.sorted() if d.severity == "error"] if rep else [f"{ws.shown}: not UTF-8"]
-        raise EditRefused(f"world {world} has errors, so it is not edited; fix them first:\n  "
-                          + "\n  ".join(lines), _source_errors(rep) if rep else [])
+        lines = [str(d) for d in rep.sorted() if d.severity == "error"]
+        raise EditRefused(refused + "\n  ".join(lines), _source_errors(rep))
     ws.world = rec
     ws.warnings = [str(d) for d in rep.warnings]
     return ws
@@ -166,7 +169,7 @@ def _find(ws: WorldSource, section: str, name: str) -> int | None:
     if not isinstance(node, Arr):
         return None
     for i, item in enumerate(node):
-        if isinstance(item, Obj) and item.get("name") is not None and to_plain(item.get("name")) == name:
+        if isinstance(item, Obj) and (key := item.get("name")) is not None and to_plain(key) == name:
             return i
     return None
 
@@ -175,7 +178,7 @@ def _element(ws: WorldSource, section: str, index: int) -> dict:
     from veduta.source.jsonedit import JsonDoc
     from veduta.source.jsonpos import to_plain
 
-    return to_plain(JsonDoc(ws.text).root.get(section).value[index])
+    return to_plain(JsonDoc(ws.text).array(section).value[index])
 
 
 def _top_order() -> list[str]:
@@ -204,7 +207,7 @@ def _edit_text(ws: WorldSource, section: str, element: dict, index: int | None) 
     return replace_item(ws.text, section, index, element)
 
 
-def _source_errors(rep) -> list[dict]:
+def _source_errors(rep: Report) -> list[dict]:
     """The compiler's errors as findings (``path`` is the JSON path in the source)."""
     return [{"code": d.code or "WORLD_SOURCE_ERROR", "severity": "error", "message": d.message, "path": d.path}
             for d in rep.sorted() if d.severity == "error"]
@@ -320,7 +323,7 @@ def _rect_around(gen, x: int, z: int, reach: int) -> tuple[int, int, int, int]:
     return x0, z0, max(0, x1 - x0), max(0, z1 - z0)
 
 
-def structure_changes(before, after, rect: tuple[int, int, int, int]) -> list[dict]:
+def structure_changes(before: Generator, after: Generator, rect: tuple[int, int, int, int]) -> list[dict]:
     """Sites and places of a rectangle that differ between two generators: dropped, added, wet,
     or on a pad at another height."""
     x0, z0, w, h = rect
@@ -328,12 +331,13 @@ def structure_changes(before, after, rect: tuple[int, int, int, int]) -> list[di
         return []
     a = {s.name: s for s in before.structures_in(x0, z0, w, h)}
     b = {s.name: s for s in after.structures_in(x0, z0, w, h)}
-    out = []
-    for name in sorted(set(a) | set(b), key=lambda n: ((a.get(n) or b.get(n)).order, n)):
+    out: list[dict[str, Any]] = []
+    for name in sorted(set(a) | set(b), key=lambda n: ((a[n] if n in a else b[n]).order, n)):
         s, t = a.get(name), b.get(name)
         if t is None:
+            s = a[name]
             why = ""
-            if s.kind == "site":
+            if s.region is not None:  # a site: why its rule has none there now
                 why = after.structs.site(s.rule, *s.region).reason
             out.append({"kind": s.kind, "name": name, "change": "dropped", "reason": why or "removed",
                         "cell": [s.x0, s.z0]})
@@ -522,7 +526,9 @@ def _heights(gen, x: int, z: int, r: int) -> dict[str, Any]:
     z0, z1 = max(-n, z - r), min(n, z + r)
     step = max(1, -(-(2 * r + 1) // SAMPLE_SIDE))
     xs = np.arange(x0, x1 + 1, step, dtype=np.int64)
-    lo, hi, total, count = None, None, 0, 0
+    los: list[int] = []
+    his: list[int] = []
+    total, count = 0, 0
     rows = max(1, 256 // step) * step  # vertex rows per heights() call: bounded memory
     for zb in range(z0, z1 + 1, rows):
         g = gen.heights(x0, zb, x1 - x0 + 1, min(rows, z1 + 1 - zb))[::step, ::step]
@@ -530,13 +536,14 @@ def _heights(gen, x: int, z: int, r: int) -> dict[str, Any]:
         disc = (xs[None, :] - x) ** 2 + (zs[:, None] - z) ** 2 <= r * r
         vals = g[disc]
         if vals.size:
-            lo = int(vals.min()) if lo is None else min(lo, int(vals.min()))
-            hi = int(vals.max()) if hi is None else max(hi, int(vals.max()))
+            los.append(int(vals.min()))
+            his.append(int(vals.max()))
             total += int(vals.sum())
             count += int(vals.size)
     centre = int(gen.heights(x, z, 1, 1)[0, 0])
+    lo, hi = (min(los), max(his)) if count else (centre, centre)
     if not count:  # the whole disc is outside the world: its centre vertex is all there is
-        lo = hi = total = centre
+        total = centre
         count = 1
     out = {"centre": _m(centre), "min": _m(lo), "max": _m(hi), "mean": round(total / count / 1000.0, 3)}
     if step > 1:
@@ -672,7 +679,7 @@ def _vegetation_counts(ws: WorldSource, gen, rule_name: str) -> dict[str, Any]:
         x0, z0 = max(-n, r.x - r.radius), max(-n, r.z - r.radius)
         x1, z1 = min(n, r.x + r.radius), min(n, r.z + r.radius)
         count = _rule_count(gen, i, x0, z0, x1 - x0, z1 - z0) if x1 > x0 and z1 > z0 else 0
-        counted = {"area": {"cell": [r.x, r.z], "radius": r.radius}}
+        counted: dict[str, Any] = {"area": {"cell": [r.x, r.z], "radius": r.radius}}
     else:
         view = int(ws.world.view)
         cx0, cz0 = -view, -view  # the start cell [0, 0] is in chunk [0, 0]
@@ -693,9 +700,14 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     (``triangles``) and warnings (a missing model or prefab, flora without draw_distance, a
     prefab rule that wins no cell)."""
     _check_name(name, "vegetation rule name")
-    if (prefab is None) == (model is None):
-        raise UsageError("give a prefab (one per cell: trees, rocks) or a model (flora), not both"
-                          if prefab is not None else "give a prefab (trees, rocks) or a model (flora)")
+    if prefab is not None and model is not None:
+        raise UsageError("give a prefab (one per cell: trees, rocks) or a model (flora), not both")
+    if model is not None:
+        kind, asset = "model", model
+    elif prefab is not None:
+        kind, asset = "prefab", prefab
+    else:
+        raise UsageError("give a prefab (trees, rocks) or a model (flora)")
     if (cell is None) != (radius is None):
         raise UsageError("an area needs both cell and radius")
     element: dict[str, Any] = {"name": name}
@@ -722,8 +734,6 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     counts = _vegetation_counts(ws, after, name)
     rule_index = counts.pop("rule")
     warnings = []
-    asset = model or prefab
-    kind = "model" if model else "prefab"
     missing = not ws.exists(kind, asset)
     broken = not missing and (ws.model(asset) if model else ws.prefab(asset)) is None
     if missing:
@@ -750,7 +760,7 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     each = _triangles_each(ws, model, prefab)
     # what the rule costs to draw: a view at its area's centre (the start cell for a world-wide
     # rule) with it, against the same view without it
-    if old is None:
+    if index is None:
         without = ws.generator(ws.world)
     else:
         from veduta.source.jsonedit import remove_item

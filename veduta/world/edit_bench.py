@@ -15,6 +15,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 
 #: what the commands are asked, on valley
 CASES: list[tuple[str, str, dict]] = [
@@ -74,7 +75,7 @@ def bench_edit(repeat: int = 5, where: str | None = None) -> dict:
         out: dict[str, float] = {"edit_floor_compile_valley_s": _median(floor, repeat)}
         for key, tool, kw in CASES:
             fn = getattr(api, tool)
-            out[f"edit_{key}_dry_s"] = _median(lambda fn=fn, kw=kw: fn(project, "valley", dry_run=True, **kw), repeat)
+            out[f"edit_{key}_dry_s"] = _median(partial(fn, project, "valley", dry_run=True, **kw), repeat)
 
         def write_pair():
             api.world_place(project, "valley", "inn", "cottage", cell=(-74, 0))

@@ -98,23 +98,25 @@ def chunk_entities(gen: Generator, cx: int, cz: int) -> list[dict]:
             kind = int(lay.owner_kind[j, i])
             if kind in (SCATTER, VEGETATION):
                 idx = int(lay.owner_index[j, i])
+                source: dict[str, Any]
                 if kind == SCATTER:
-                    rule = p.scatter[idx]
+                    prefab = p.scatter[idx].prefab
                     inst = f"{base}_scatter_{local}"
-                    source = {"kind": "scatter", "name": inst, "prefab": rule.prefab, "rule": idx}
+                    source = {"kind": "scatter", "name": inst, "prefab": prefab, "rule": idx}
                 else:
-                    rule = p.vegetation[idx]
-                    inst = f"{base}_veg_{rule.name}_{local}"
-                    source = {"kind": "vegetation", "name": inst, "prefab": rule.prefab, "rule": rule.name}
+                    veg = p.vegetation[idx]
+                    prefab = veg.prefab
+                    inst = f"{base}_veg_{veg.name}_{local}"
+                    source = {"kind": "vegetation", "name": inst, "prefab": prefab, "rule": veg.name}
                 origin = ((2 * x + 1) * cm / 2000.0, metres(lay.centre[j, i]), (2 * z + 1) * cm / 2000.0)
-                out.extend(prefab_instance(gen.prefabs[rule.prefab].record, inst, origin, 0, source))
+                out.extend(prefab_instance(gen.prefabs[prefab].record, inst, origin, 0, source))
             if kind == STRUCTURE:
                 continue
             for pa in lay.plants:
                 if not pa.mask[j, i]:
                     continue
                 rule = p.vegetation[pa.rule]
-                s = metres(pa.scale[j, i])
+                size = metres(pa.scale[j, i])
                 name = f"{base}_plant_{rule.name}_{local}"
                 out.append({
                     "name": name,
@@ -123,7 +125,7 @@ def chunk_entities(gen: Generator, cx: int, cz: int) -> list[dict]:
                     "material": "",
                     "position": [metres(pa.x_mm[j, i]), metres(pa.y_mm[j, i]), metres(pa.z_mm[j, i])],
                     "rotation_deg": [0.0, float(pa.rotation[j, i]), 0.0],
-                    "scale": [-s if pa.mirror[j, i] else s, s, s],
+                    "scale": [-size if pa.mirror[j, i] else size, size, size],
                     "tags": ["flora"],
                     "parent": "",
                     "visible": True,

@@ -14,7 +14,7 @@ with ``at``, and with ``all_views`` the centre cell of every chunk of the world 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -71,13 +71,13 @@ def _prefab_findings(gen: Generator) -> list[dict]:
     for i, r in enumerate(p.scatter):
         if r.prefab not in gen.prefabs:
             missing(r.prefab, f"scatter rule {i}", rule=f"scatter[{i}]")
-    for i, r in enumerate(p.sites):
-        for name in r.prefabs:
+    for i, site in enumerate(p.sites):
+        for name in site.prefabs:
             if name not in gen.prefabs:
-                missing(name, f"site rule {r.tag}", rule=f"sites[{i}]")
-    for i, r in enumerate(p.vegetation):
-        if r.prefab and r.prefab not in gen.prefabs:
-            missing(r.prefab, f"vegetation rule {r.name}", rule=f"vegetation[{i}]")
+                missing(name, f"site rule {site.tag}", rule=f"sites[{i}]")
+    for i, veg in enumerate(p.vegetation):
+        if veg.prefab and veg.prefab not in gen.prefabs:
+            missing(veg.prefab, f"vegetation rule {veg.name}", rule=f"vegetation[{i}]")
     return out
 
 
@@ -154,23 +154,23 @@ def _area_findings(gen: Generator, area: tuple[int, int, int, int]) -> list[dict
             out.append(finding("WORLD_RULE_IDLE", WARNING, f"scatter rule {i} ({r.prefab}) places nothing in {span}: "
                                "none of its biomes appears there", rule=f"scatter[{i}]"))
     n = p.cells
-    for r in p.vegetation:
-        if (r.prefab and r.prefab not in gen.prefabs):
+    for v in p.vegetation:
+        if (v.prefab and v.prefab not in gen.prefabs):
             continue
-        if not r.area and not allowed(r.biomes, r.prefab):
-            out.append(finding("WORLD_RULE_IDLE", WARNING, f"vegetation rule {r.name} plants nothing in {span}: none "
-                               "of its biomes appears there", rule=f"vegetation[{r.index}]"))
-        if r.area:
-            ax0, ax1, az0, az1 = r.x - r.radius, r.x + r.radius, r.z - r.radius, r.z + r.radius
+        if not v.area and not allowed(v.biomes, v.prefab):
+            out.append(finding("WORLD_RULE_IDLE", WARNING, f"vegetation rule {v.name} plants nothing in {span}: none "
+                               "of its biomes appears there", rule=f"vegetation[{v.index}]"))
+        if v.area:
+            ax0, ax1, az0, az1 = v.x - v.radius, v.x + v.radius, v.z - v.radius, v.z + v.radius
             if ax1 <= -n or ax0 >= n or az1 <= -n or az0 >= n:
-                out.append(finding("WORLD_VEGETATION_OUTSIDE", WARNING, f"vegetation rule {r.name}: its area "
-                                   f"(radius {r.radius} around vertex [{r.x}, {r.z}]) lies outside the world",
-                                   rule=f"vegetation[{r.index}]", **_where_cell(r.x, r.z)))
+                out.append(finding("WORLD_VEGETATION_OUTSIDE", WARNING, f"vegetation rule {v.name}: its area "
+                                   f"(radius {v.radius} around vertex [{v.x}, {v.z}]) lies outside the world",
+                                   rule=f"vegetation[{v.index}]", **_where_cell(v.x, v.z)))
             elif ax0 < -n or ax1 > n or az0 < -n or az1 > n:
-                out.append(finding("WORLD_VEGETATION_OUTSIDE", NOTE, f"vegetation rule {r.name}: part of its area "
-                                   f"(radius {r.radius} around vertex [{r.x}, {r.z}]) lies outside the world (cells "
-                                   f"{-n}..{n - 1}) and plants nothing there", rule=f"vegetation[{r.index}]",
-                                   **_where_cell(r.x, r.z)))
+                out.append(finding("WORLD_VEGETATION_OUTSIDE", NOTE, f"vegetation rule {v.name}: part of its area "
+                                   f"(radius {v.radius} around vertex [{v.x}, {v.z}]) lies outside the world (cells "
+                                   f"{-n}..{n - 1}) and plants nothing there", rule=f"vegetation[{v.index}]",
+                                   **_where_cell(v.x, v.z)))
     for i, rule in enumerate(p.sites):
         if not any(name in gen.prefabs for name in rule.prefabs):
             continue  # WORLD_PREFAB_MISSING says it
@@ -203,9 +203,15 @@ def _view_findings(gen: Generator, drawer: Drawer, cells: list[tuple[str, tuple[
         worst = max(over, key=lambda v: v["triangles"])
         parts = ", ".join(f"{k} {worst[k]}" for k in ("ground", "skirts", "water", "flora", "entities") if worst[k])
         others = f"; {len(over) - 1} other view(s) over too" if len(over) > 1 else ""
+        kept = ""
+        if worst["window"]["triangles"] < worst["triangles"]:
+            sx, sz = worst["kept"]
+            kept = (f" with the chunks the engine keeps loaded {'east' if sx > 0 else 'west'} and "
+                    f"{'south' if sz > 0 else 'north'} of its window (the window alone: "
+                    f"{worst['window']['triangles']})")
         out.append(finding("WORLD_CHUNK_BUDGET", WARNING, f"view {worst['name']} (focus cell {worst['focus']}) "
-                           f"draws {worst['triangles']} triangles, over the {FRAME_BUDGET} a console draws per frame "
-                           f"({parts}){others}", view=worst["name"], triangles=worst["triangles"],
+                           f"draws {worst['triangles']} triangles{kept}, over the {FRAME_BUDGET} a console draws "
+                           f"per frame ({parts}){others}", view=worst["name"], triangles=worst["triangles"],
                            **_where_cell(*worst["focus"])))
     return views, out
 
@@ -249,7 +255,8 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
         "world": {"seed": p.seed, "cell": p.cell_mm / 1000.0, "chunk": p.chunk, "extent": p.extent, "view": view,
                   "cells": p.cells},
         "camera": cam,
-        "loaded": {"chunks": (2 * view + 1) ** 2, "radius_m": radius, "reach_m": round(reach, 3)},
+        "loaded": {"chunks": (2 * view + 1) ** 2, "chunks_max": (2 * view + 2) ** 2, "radius_m": radius,
+                   "reach_m": round(reach, 3)},
         "budget": FRAME_BUDGET,
         "area": {"cell": [area[0], area[1]], "size": [area[2], area[3]]},
         "places": [
@@ -415,7 +422,7 @@ def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CE
 
 
 def place_labels(draw, font, labels, size: tuple[int, int],
-                 taken: list[tuple[int, int, int, int]] = ()) -> list[tuple[tuple[int, int], str, Any]]:
+                 taken: Sequence[tuple[int, int, int, int]] = ()) -> list[tuple[tuple[int, int], str, Any]]:
     """Positions for labels ``((cx, cy), gap, text, colour)`` beside their marks so that no two
     overlap: each takes the first of a few offsets around its mark (right, left, below, above,
     then further out) whose box (outline included) is free and inside the image; when none is,

@@ -62,12 +62,15 @@ def format_world(r: dict) -> str:
     w = r["world"]
     lines = [f"world {r['name']} ({r['source']})",
              f"cells {-w['cells']}..{w['cells'] - 1}, chunk {w['chunk']}, view {w['view']}: "
-             f"{r['loaded']['chunks']} chunks loaded, {r['loaded']['radius_m']:g} m around the focus; "
+             f"{r['loaded']['chunks']} chunks loaded ({r['loaded']['chunks_max']} at most, with those kept beyond "
+             f"them on two sides), {r['loaded']['radius_m']:g} m around the focus; "
              f"the camera sees {r['loaded']['reach_m']:g} m"]
     lines.append(f"views (triangles of a {r['budget']} budget: ground + skirts + water + flora + entities):")
     width = max(len(v["name"]) for v in r["views"])
     for v in r["views"]:
         mark = "  over" if v["triangles"] > r["budget"] else ""
+        if v["window"]["triangles"] != v["triangles"]:
+            mark += f"  (window alone {v['window']['triangles']})"
         lines.append(f"  {v['name']:<{width}}  {v['triangles']:>6} = {v['ground']} + {v['skirts']} + {v['water']} + "
                      f"{v['flora']} + {v['entities']}{mark}")
     lines += _findings_text(r["findings"])

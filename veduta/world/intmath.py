@@ -207,11 +207,14 @@ def fbm(keys: list[int], p: int, x: int, z: int) -> int:
 
 
 def fbm_grid(keys: list[int], p: int, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+    """:func:`fbm` over the grid of ``zs x xs``, shape (len(zs), len(xs)) (zeros for no octave)."""
     n = len(keys)
-    total = None
+    total: np.ndarray | None = None
     for k, (key, pk) in enumerate(zip(keys, octave_periods(p, n))):
         v = value_noise_grid(key, pk, xs, zs) << (n - 1 - k)
         total = v if total is None else total + v
+    if total is None:  # no octave: the sum is 0, as fbm's
+        return np.zeros((len(zs), len(xs)), np.int64)
     return total
 
 
@@ -227,10 +230,10 @@ def pseudo_angle(dx, dz):
         dx, dz = np.broadcast_arrays(np.asarray(dx, dtype=np.int64), np.asarray(dz, dtype=np.int64))
         ax, az = np.abs(dx), np.abs(dz)
         s = np.maximum(ax + az, 1)
-        q = np.where((dx > 0) & (dz >= 0), 0,
-                     np.where((dx <= 0) & (dz > 0), 1, np.where((dx < 0) & (dz <= 0), 2, 3)))
-        num = np.where((q & 1) == 0, az, ax)
-        pa = q * 16384 + (num * 16384) // s
+        quad = np.where((dx > 0) & (dz >= 0), 0,
+                        np.where((dx <= 0) & (dz > 0), 1, np.where((dx < 0) & (dz <= 0), 2, 3)))
+        num = np.where((quad & 1) == 0, az, ax)
+        pa = quad * 16384 + (num * 16384) // s
         return np.where((dx == 0) & (dz == 0), 0, pa)
     if dx == 0 and dz == 0:
         return 0

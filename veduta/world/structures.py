@@ -256,9 +256,9 @@ class Structures:
             sj = p.sites[j].spacing
             for rzj in range((z0 - r) // sj, (z0 + pf.fd + r - 1) // sj + 1):
                 for rxj in range((x0 - r) // sj, (x0 + pf.fw + r - 1) // sj + 1):
-                    other = self.site(j, rxj, rzj).structure
-                    if other is not None and self.conflict(cand, other):
-                        return SiteDecision(None, cand, f"site {other.name}")
+                    there = self.site(j, rxj, rzj).structure
+                    if there is not None and self.conflict(cand, there):
+                        return SiteDecision(None, cand, f"site {there.name}")
         return SiteDecision(cand, cand, "")
 
     def conflict(self, a: Structure, b: Structure) -> bool:

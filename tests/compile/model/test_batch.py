@@ -81,3 +81,43 @@ def test_a_broken_source_or_a_compiler_bug_stays_with_its_own_source(monkeypatch
     assert isinstance(out[3], ZeroDivisionError)
     with pytest.raises(ZeroDivisionError):
         compile_source("model", _generated(3), _ctx("models/c.vmodel"))
+
+
+def test_diagnostics_in_a_batch_are_the_ones_each_source_gets_alone():
+    """Sources read by the fast JSON path and checked in one pass (overflow, degenerate parts,
+    lod references, mistakes found by the validators or only by the strict parser): every
+    diagnostic, with its line and column, is the one the source gets compiled alone."""
+    sources = [
+        _generated(0),
+        b'{"veduta": "model/1", "parts": [{"shape": "box", "size": [1e39, 1, 1]}]}',
+        b'{"veduta": "model/1",\n "parts": [{"shape": "box", "size": [1, 1, 1]},\n'
+        b'  {"shape": "box", "size": [1, 1, 1], "scale": 1e-300}]}',
+        b'{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1]}],\n'
+        b' "lod": [{"distance": 5, "model": "nowhere"}, {"distance": 9, "model": "g0"}]}',
+        b'{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], "radius": 2}]}',
+        b'{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1]}], "parts": []}',
+        b'{"veduta": "model/1", "parts": [{"shape": "sphere", "radius": NaN}]}',
+        b'{"veduta": "model/2", "parts": [{"shape": "box", "size": [1, 1, 1]}]}',
+        b'{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], "name": "\\ud800"}]}',
+        _generated(3),
+    ]
+    index = AssetIndex.from_paths([f"models/g{i}.vmodel" for i in range(len(sources))])
+
+    def ctx(i: int) -> CompileContext:
+        rel = f"models/g{i}.vmodel"
+        return CompileContext(str(ASSETS), rel, "model", name_of(rel), Report(rel), index)
+
+    alone = [(c := ctx(i), compile_source("model", s, c)) for i, s in enumerate(sources)]
+    together = [ctx(i) for i in range(len(sources))]
+    bodies = compile_sources("model", list(zip(sources, together, strict=True)))
+    for (actx, abody), bctx, bbody in zip(alone, together, bodies, strict=True):
+        assert [str(d) for d in bctx.report.sorted()] == [str(d) for d in actx.report.sorted()]
+        assert (bbody is None) == (abody is None)
+        assert abody is None or encode(bbody) == encode(abody)
+        assert bctx.deps == actx.deps
+    lines = [str(d) for c in together for d in c.report.sorted()]
+    assert [line.split(": ")[0] + ": " + line.split(": ")[1] for line in lines] == [
+        "models/g1.vmodel:1:32: parts", "models/g2.vmodel:3:3: parts[1]", "models/g3.vmodel:2:35: lod[0].model",
+        "models/g4.vmodel:1:79: parts[0].radius", "models/g5.vmodel:1:80: parts",
+        "models/g6.vmodel:1:63: parts[0].radius", "models/g7.vmodel:1:12: veduta",
+        "models/g8.vmodel:1:78: parts[0].name"]

@@ -60,16 +60,36 @@ def _finite(mesh: Mesh) -> bool:
 
 def degenerate_triangles(mesh: Mesh) -> list[tuple[int, int]]:
     """(part index, count) of parts with triangles of zero area in the compiled (float32) mesh."""
-    corners = mesh.vertices["position"].astype(np.float64)[mesh.indices.astype(np.int64).reshape(-1, 3)]
+    return mesh_checks([mesh])[0][1]
+
+
+def mesh_checks(meshes: list[Mesh]) -> list[tuple[bool, list[tuple[int, int]]]]:
+    """For each mesh: whether every float of its vertices and its levels' is finite, and
+    :func:`degenerate_triangles` (zero area in float32, the corners' cross product taken in
+    float64), the triangles of all meshes in one numpy pass."""
+    finite = [_finite(m) for m in meshes]
+    nt = [len(m.indices) // 3 for m in meshes]
+    tris = np.concatenate([m.indices.astype(np.int64).reshape(-1, 3) for m in meshes])
+    if len(meshes) > 1:
+        nv = np.array([len(m.vertices) for m in meshes], dtype=np.int64)
+        tris += np.repeat(np.cumsum(nv) - nv, nt)[:, None]
+    corners = np.concatenate([m.vertices["position"] for m in meshes]).astype(np.float64)[tris]
+    del tris
     n = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+    del corners
     flat = ~(n != 0).any(axis=1)
+    out: list[tuple[bool, list[tuple[int, int]]]] = [(ok, []) for ok in finite]
     if not flat.any():
-        return []
-    out = []
-    for p in mesh.parts:
-        k = int(flat[p.first // 3:(p.first + p.count) // 3].sum())
-        if k:
-            out.append((p.index, k))
+        return out
+    running = np.concatenate([[0], np.cumsum(flat)])
+    t0 = 0
+    for m, k, (_, found) in zip(meshes, nt, out, strict=True):
+        if running[t0 + k] > running[t0]:
+            for p in m.parts:
+                count = int(running[t0 + (p.first + p.count) // 3] - running[t0 + p.first // 3])
+                if count:
+                    found.append((p.index, count))
+        t0 += k
     return out
 
 
@@ -90,50 +110,62 @@ def compile_models(items: list[tuple[bytes, CompileContext]]) -> list[Mesh | Non
     (byte for byte what each compiles to alone).  An exception raised while compiling one
     source (a compiler bug) is returned in its place, so the others still compile."""
     out: list[Mesh | None | BaseException] = [None] * len(items)
-    sources: dict[int, ModelSource] = {}
+    sources: dict[int, tuple[ModelSource, ModelSpec]] = {}
     for i, (data, ctx) in enumerate(items):
         try:
-            src = validate_model(data, ctx.report.file, ctx.name)
+            src = validate_model(data, ctx.report.file, ctx.name, located=False)
             ctx.report.items.extend(src.report.items)
             spec = src.spec
             if spec is None:
                 continue
+            if any(level.model for level in spec.lod):  # a missing one is reported at its node
+                src = src.located()
             for k, (level, node) in enumerate(zip(spec.lod, src.lod_model_nodes, strict=True)):
                 if level.model:
                     ctx.reference("model", level.model, node, f"lod[{k}].model")
         except Exception as exc:  # noqa: BLE001 - returned to the caller, attributed to this source
             out[i] = exc
             continue
-        sources[i] = src
-    small = [i for i, src in sources.items() if triangle_count(src.spec) <= BATCH_TRIANGLES]
+        sources[i] = (src, spec)
+    small = [i for i, (_, spec) in sources.items() if triangle_count(spec) <= BATCH_TRIANGLES]
     built: dict[int, BuiltModel | BaseException] = {}
     with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
         if len(small) > 1:
             try:
-                built.update(zip(small, build_models([sources[i].spec for i in small]), strict=True))
+                built.update(zip(small, build_models([sources[i][1] for i in small]), strict=True))
             except Exception:  # noqa: BLE001 - built one by one below, to find whose it is
                 pass
-        for i, src in sources.items():
+        for i, (_, spec) in sources.items():
             if i not in built:
                 try:
-                    built[i] = build_model(src.spec)
+                    built[i] = build_model(spec)
                 except Exception as exc:  # noqa: BLE001
                     built[i] = exc
-    for i, src in sources.items():
-        b = built[i]
-        out[i] = b if isinstance(b, BaseException) else _checked_mesh(src, b, items[i][1])
+    meshes: dict[int, Mesh] = {}
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
+        for i, (_, spec) in sources.items():
+            b = built[i]
+            if isinstance(b, BaseException):
+                out[i] = b
+            else:
+                meshes[i] = built_to_mesh(b, spec.pivot)
+        checks = mesh_checks(list(meshes.values())) if meshes else []
+    for (i, mesh), (finite, degenerate) in zip(meshes.items(), checks, strict=True):
+        out[i] = _report_checks(sources[i][0], mesh, finite, degenerate, items[i][1])
     return out
 
 
-def _checked_mesh(src: ModelSource, built: BuiltModel, ctx: CompileContext) -> Mesh | None:
-    with np.errstate(over="ignore", invalid="ignore", divide="ignore", under="ignore"):
-        mesh = built_to_mesh(built, src.spec.pivot)
-        if not _finite(mesh):
-            ctx.report.error(src.parts_node, "parts", "the geometry does not fit 32-bit floats (a size, position "
-                                                      "or scale is too large)")
-            return None
-        for index, count in degenerate_triangles(mesh):
-            ctx.report.warning(src.part_nodes[index], f"parts[{index}]",
-                               f"{count} of its triangles have no area in 32-bit floats (too small, or too far "
-                               "from the origin for its size)", code="MESH_DEGENERATE")
+def _report_checks(src: ModelSource, mesh: Mesh, finite: bool, degenerate: list[tuple[int, int]],
+                   ctx: CompileContext) -> Mesh | None:
+    """The mesh, or None after reporting that its geometry does not fit float32; warnings for
+    parts with degenerate triangles."""
+    if not finite:
+        ctx.report.error(src.located().parts_node, "parts",
+                         "the geometry does not fit 32-bit floats (a size, position or scale is too large)")
+        return None
+    for index, count in degenerate:
+        src = src.located()
+        ctx.report.warning(src.part_nodes[index], f"parts[{index}]",
+                           f"{count} of its triangles have no area in 32-bit floats (too small, or too far "
+                           "from the origin for its size)", code="MESH_DEGENERATE")
     return mesh

@@ -8,6 +8,8 @@ and lathe all come from one revolve core.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .profile import signed_area, triangulate
@@ -32,14 +34,14 @@ _QUAD = np.array([[0, 1, 2], [0, 2, 3]], dtype=np.int64)
 _BOX_TRIS = (np.arange(6, dtype=np.int64)[:, None, None] * 4 + _QUAD[None]).reshape(-1, 3)
 
 
-def box_mesh(size: tuple[float, float, float]) -> Mesh:
-    """Box spanning ±size/2: 24 vertices (4 per face), 12 triangles."""
+def box_mesh(size: Sequence[float]) -> Mesh:
+    """Box spanning ±size/2 (size: x, y, z): 24 vertices (4 per face), 12 triangles."""
     half = np.asarray(size, dtype=np.float64) * 0.5
     return (_BOX_FACES * half).reshape(-1, 3) + 0.0, _BOX_TRIS.copy()
 
 
-def plane_mesh(size: tuple[float, float]) -> Mesh:
-    """Rectangle size[0] × size[1] in the XZ plane at y = 0, facing +Y: 4 vertices, 2 triangles."""
+def plane_mesh(size: Sequence[float]) -> Mesh:
+    """Rectangle size[0] × size[1] (x, z) in the XZ plane at y = 0, facing +Y: 4 vertices, 2 triangles."""
     hx, hz = float(size[0]) * 0.5, float(size[1]) * 0.5
     pos = np.array([[-hx, 0.0, -hz], [-hx, 0.0, hz], [hx, 0.0, hz], [hx, 0.0, -hz]])
     return pos, _QUAD.copy()

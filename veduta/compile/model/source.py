@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from veduta.container.binary import to_f32
-from veduta.source import load_source
+from veduta.source import NoProblems, Reported, load_fast, load_source
 from veduta.source.diagnostics import Report
 from veduta.source.fields import (
     INVALID,
@@ -195,7 +195,7 @@ _ANY_SHAPE = ObjectSpec({k: Field(Any_(), None) for k in _ALL_PART_FIELDS})
 _POINT_RE = re.compile(r"(?:last )?point (\d+)|edge \d+-(\d+) folds|edges \d+-\d+ and (\d+)-")
 
 
-def _locate_point(profile: Node, message: str) -> tuple[Node, int | None]:
+def _locate_point(profile: Node | None, message: str) -> tuple[Node | None, int | None]:
     """The point a profile message is about (its node and index), else the profile itself."""
     m = _POINT_RE.match(message)
     if m and isinstance(profile, Arr):
@@ -205,8 +205,8 @@ def _locate_point(profile: Node, message: str) -> tuple[Node, int | None]:
     return profile, None
 
 
-def _check_profile(rep: Report, shape: str, points: tuple, node: Node, path: str) -> bool:
-    lo, hi = PART_RECORDS[shape].fields["profile"].spec.points
+def _check_profile(rep: Report, shape: str, points: tuple, node: Node | None, path: str) -> bool:
+    lo, hi = EXTRUDE_POINTS_RANGE if shape == "extrude" else LATHE_POINTS_RANGE
     if not lo <= len(points) <= hi:
         rep.error(node, path, f"{len(points)} points out of range [{lo}, {hi}]")
         return False
@@ -290,13 +290,23 @@ TOP = ObjectSpec({
 @dataclass(frozen=True, eq=False)
 class ModelSource:
     """A validated source: the spec (None when there are errors), the report, and for every lod
-    level the node of its `model` field (None when it has none) to locate references."""
+    level the node of its `model` field (None when it has none) to locate references.
+
+    `data` is set when the nodes have no positions (read by `validate_model(..., located=False)`
+    and found without problems): `located()` then gives the source validated with positions."""
 
     spec: ModelSpec | None
     report: Report
     lod_model_nodes: tuple[Node | None, ...] = ()
     parts_node: Node | None = None  # the "parts" array
     part_nodes: tuple[Node, ...] = ()  # each part's object
+    data: bytes | None = None
+
+    def located(self) -> ModelSource:
+        """This source with nodes that know their line and column (to report a problem at)."""
+        if self.data is None or self.spec is None:
+            return self
+        return validate_model(self.data, self.report.file, self.spec.name)
 
 
 def _check_lod(rep: Report, levels: list, name: str) -> bool:
@@ -319,12 +329,31 @@ def _check_lod(rep: Report, levels: list, name: str) -> bool:
     return ok
 
 
-def validate_model(data: bytes, file: str, name: str) -> ModelSource:
+def validate_model(data: bytes, file: str, name: str, located: bool = True) -> ModelSource:
     """Decode and validate a model/1 source. `file` is shown in messages, `name` is the model
-    name (the file name without .vmodel)."""
-    root, rep = load_source(data, file, FORMAT)
-    if root is None:
+    name (the file name without .vmodel).
+
+    `located=False` may read the source with the standard library's JSON decoder and nodes
+    without positions (a few times faster); the result is the same, and `ModelSource.located`
+    gives the nodes with positions. Any problem or warning found that way is found again,
+    with its position, by the strict parser.
+    """
+    if not located:
+        root = load_fast(data, FORMAT)
+        if root is not None:
+            try:
+                src = _validate(root, NoProblems(file), name)
+            except Reported:
+                pass
+            else:
+                return replace(src, report=Report(file), data=data)
+    loaded, rep = load_source(data, file, FORMAT)
+    if loaded is None:
         return ModelSource(None, rep)
+    return _validate(loaded, rep, name)
+
+
+def _validate(root: Obj, rep: Report, name: str) -> ModelSource:
     vals = TOP.read_partial(rep, root, "")
     ok = vals.ok
     if vals["name"] and vals["name"] != name:
@@ -346,6 +375,7 @@ def validate_model(data: bytes, file: str, name: str) -> ModelSource:
     )
     nodes = tuple(lv.node("model") for lv in vals["lod"])
     parts_node = vals.node("parts")
+    assert isinstance(parts_node, Arr)  # read by Parts
     total = total_triangles(spec)
     if total > MAX_TRIANGLES:
         rep.error(parts_node, "parts", f"{total:,} triangles (every level of detail counted), beyond the limit of "
