@@ -538,7 +538,7 @@ def _quiet_interrupt() -> None:
             return
         previous(kind, value, tb)
 
-    hook.veduta_quiet = True  # type: ignore[attr-defined]
+    hook.veduta_quiet = True  # type: ignore[attr-defined]  # a mark on the function: installed once
     sys.excepthook = hook
 
 
