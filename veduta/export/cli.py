@@ -2,7 +2,7 @@
 loads on use, through :mod:`veduta.api`).
 
     veduta export gltf MODEL --out FILE.glb [--lod K] [--json]
-    veduta export gltf --world WORLD --chunk CX,CZ [--radius N] --out FILE.glb [--json]
+    veduta export gltf --world WORLD --chunk CX,CZ [--radius N] [--levels] --out FILE.glb [--json]
     veduta preview model NAME --out FILE.png [--size N] [--json]
 
 Both print one line saying what they wrote (``--json``: the core function's summary), the
@@ -62,20 +62,24 @@ def cmd_export_gltf(args) -> int:
     if args.world is not None and args.chunk is None:
         print("veduta export gltf: --world needs --chunk CX,CZ", file=sys.stderr)
         return 2
-    if args.world is None and (args.chunk is not None or args.radius):
-        print("veduta export gltf: --chunk and --radius go with --world", file=sys.stderr)
+    if args.world is None and (args.chunk is not None or args.radius or args.levels):
+        print("veduta export gltf: --chunk, --radius and --levels go with --world", file=sys.stderr)
         return 2
     if args.world is not None and args.lod is not None:
-        print("veduta export gltf: --lod goes with a MODEL (a chunk is exported at its finest drawn level)",
+        print("veduta export gltf: --lod goes with a MODEL (a chunk is exported at its finest drawn level, "
+              "or at the level of its distance with --levels)",
               file=sys.stderr)
         return 2
     r = api.export_gltf(_project(), args.out, model=args.model, lod=args.lod, world=args.world,
-                        chunk=args.chunk, radius=args.radius)
+                        chunk=args.chunk, radius=args.radius, levels=args.levels)
     if args.world is None:
         what = f"{_n(len(r['meshes']), 'mesh', 'meshes')} ({r['triangles']} triangles)"
     else:
         what = (f"{_n(len(r['chunks']), 'chunk')}, {_n(r['entities'], 'entity', 'entities')} using "
                 f"{_n(len(r['meshes']), 'model')} ({r['triangles']} triangles drawn)")
+        if args.levels:
+            ks = sorted({c["level"] for c in r["chunks"]})
+            what += f", ground at level{'s' if len(ks) > 1 else ''} {', '.join(map(str, ks))} by distance"
     return _report(r, args.json, f"wrote {r['out']}: {what}, {_n(len(r['materials']), 'material')}, "
                                  f"{_n(len(r['textures']), 'texture')}, {r['bytes']} bytes")
 
@@ -109,6 +113,9 @@ def add_export_commands(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--chunk", type=parse_pair, metavar="CX,CZ", help="the chunk to export (with --world)")
     g.add_argument("--radius", type=_whole(0, 4), default=0, metavar="N",
                    help="also the chunks up to N away (a (2N+1)^2 square; default 0)")
+    g.add_argument("--levels", action="store_true",
+                   help="each chunk's ground at the level the engine draws it from a view of the centre chunk "
+                        "(default: every chunk at its finest drawn level)")
     g.add_argument("--json", action="store_true", help="print a summary of what was written as JSON")
     g.set_defaults(func=cmd_export_gltf)
     _allow_negative_pairs(g)
