@@ -49,7 +49,7 @@ def test_cook_named_sources_from_a_sub_folder(game):
     assert cp.returncode == 0 and "cook: 2 cooked" in cp.stdout, cp.stdout + cp.stderr
     assert not game.cooked("models/tree_far.vda").exists()
     cp = cook_from("assets/models", "nope.vmodel")
-    assert cp.returncode == 1 and "no such source" in cp.stdout + cp.stderr, cp.stdout + cp.stderr
+    assert cp.returncode == 2 and "no such source" in cp.stdout + cp.stderr, cp.stdout + cp.stderr
 
 
 def test_verify_reports_every_bad_file(game):

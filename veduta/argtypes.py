@@ -23,3 +23,28 @@ def out_file(suffix: str) -> Callable[[str], str]:
 
 png_file = out_file(".png")
 glb_file = out_file(".glb")
+
+
+#: The most processes ``-n``/``--jobs`` (and the MCP cook's ``jobs``) may ask for: a typo such as
+#: ``-n 100000`` is a usage mistake, not a fork of 100,000 workers.
+MAX_JOBS = 1024
+
+
+def whole(lo: int, hi: int, what: str = "") -> Callable[[str], int]:
+    """An argparse type for a whole number in ``[lo, hi]``."""
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not lo <= n <= hi:
+            raise argparse.ArgumentTypeError(f"{n} out of range [{lo}, {hi}]{what}")
+        return n
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+#: ``-n N``: N processes, 0 (the default) one per core
+jobs = whole(0, MAX_JOBS, " (0: one process per core)")

@@ -23,7 +23,8 @@ import os
 import sys
 
 from veduta import COMPILER_VERSION
-from veduta.argtypes import png_file
+from veduta.argtypes import jobs, png_file
+from veduta.cliface import CommandLineMistake, Parser, json_in_argv, tell, wants_json
 from veduta.errors import ConfigError, UsageError, VdaError, VedutaError
 
 
@@ -55,8 +56,7 @@ def cmd_dump(args) -> int:
     try:
         data = api.dump(None, args.file, args.full)
     except VdaError as exc:
-        print(f"veduta dump: {exc}", file=sys.stderr)
-        return 1
+        return tell(args.json, str(exc), 1, "veduta dump")
     sys.stdout.write(compact_json(data) + "\n")
     return 0
 
@@ -137,16 +137,6 @@ def load_world(project, name: str):
 
 # -- main ------------------------------------------------------------------------------------
 
-def _count(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if n < 0:
-        raise argparse.ArgumentTypeError(f"{n} is below 0")
-    return n
-
-
 class _Version(argparse.Action):
     """--version: the package version is read from the installed metadata only when asked."""
 
@@ -158,13 +148,13 @@ class _Version(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="veduta", description="veduta cook: the Veduta asset compiler")
+    p = Parser(prog="veduta", description="veduta cook: the Veduta asset compiler")
     p.add_argument("--version", action=_Version, nargs=0, help="show the version and exit")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
 
     c = sub.add_parser("cook", help="cook the game's assets (the doit tasks, without a dodo.py)")
-    c.add_argument("-n", "--jobs", type=_count, default=0, help="cook in N processes")
+    c.add_argument("-n", "--jobs", type=jobs, default=0, help="cook in N processes (default: one per core)")
     c.add_argument("sources", nargs="*", metavar="SOURCE", help="only these source files")
     from veduta.cook.tools_cli import add_format_option
 
@@ -226,17 +216,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The ``veduta`` command; returns its exit status (a mistake in the command line exits 2
+    through SystemExit, as argparse does). Under ``--json`` (``--format json``) every mistake is
+    one JSON document on stdout (veduta/cliface.py)."""
+    argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except CommandLineMistake as mistake:
+        mistake.report(json_in_argv(argv))
     args.cwd = os.getcwd()
     try:
         return int(args.func(args) or 0)
     except (ConfigError, UsageError) as exc:
-        print(f"veduta: {exc}", file=sys.stderr)
-        return 2
+        return tell(wants_json(args), str(exc), 2, findings=getattr(exc, "findings", None))
     except VedutaError as exc:
-        print(f"veduta: {exc}", file=sys.stderr)
-        return 1
+        return tell(wants_json(args), str(exc), 1, findings=getattr(exc, "findings", None))
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -18,7 +18,7 @@ from veduta.cook.doit_adapter import bind_class
 from veduta.cook.project import Project
 from veduta.cook.run import CookRun
 from veduta.cook.tasks import BASENAME, CookReporter, doit_config, task_creator
-from veduta.errors import VedutaError
+from veduta.errors import UsageError
 
 
 class CollectingReporter(CookReporter):
@@ -60,7 +60,7 @@ def source_task_names(project: Project, sources: list[str]) -> list[str]:
             rel = s
         rel = rel.replace(os.sep, "/")
         if kind_of(rel) is None or ".." in rel.split("/") or not os.path.isfile(os.path.join(assets, rel)):
-            raise VedutaError(f"{os.path.join(project.assets, rel)}: no such source (give the path of a source "
+            raise UsageError(f"{os.path.join(project.assets, rel)}: no such source (give the path of a source "
                               f"file, from the game root or under {project.assets}/, e.g. models/crate.vmodel)")
         names.append(f"{BASENAME}:{rel}")
     return names

@@ -8,6 +8,7 @@ import os
 import sys
 import time
 
+from veduta.argtypes import jobs, whole
 from veduta.source.diagnostics import FORMAT_ENV, FORMATS, default_format, format_diagnostic
 
 
@@ -92,7 +93,7 @@ def add_tool_commands(sub) -> None:
     c.add_argument("sources", nargs="*", metavar="SOURCE", help="only these source files (default: all)")
     c.add_argument("--all", action="store_true",
                    help="compile every source, also those whose cooked file is fresh (their warnings again)")
-    c.add_argument("-n", "--jobs", type=int, default=0, help="check in N processes (default: one per core)")
+    c.add_argument("-n", "--jobs", type=jobs, default=0, help="check in N processes (default: one per core)")
     add_format_option(c)
     c.add_argument("--json", action="store_true", help="the whole result as one JSON object")
     c.set_defaults(func=cmd_check)
@@ -103,8 +104,8 @@ def add_tool_commands(sub) -> None:
     w.set_defaults(func=cmd_why)
 
     t = sub.add_parser("watch", help="cook, then recook what each save makes stale (Ctrl-C stops)")
-    t.add_argument("-n", "--jobs", type=int, default=0, help="cook in N processes")
-    t.add_argument("--debounce", type=int, default=150, metavar="MS",
+    t.add_argument("-n", "--jobs", type=jobs, default=0, help="cook in N processes (default: one per core)")
+    t.add_argument("--debounce", type=whole(0, 60_000), default=150, metavar="MS",
                    help="wait this long for more changes before cooking (default 150 ms)")
     add_format_option(t)
     t.set_defaults(func=cmd_watch)

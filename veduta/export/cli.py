@@ -17,25 +17,14 @@ import json
 import os
 import sys
 
-from veduta.argtypes import glb_file, png_file
+from veduta.argtypes import glb_file, png_file, whole
+from veduta.cliface import tell
 
 
 def _project():
     from veduta.cook.project import Project
 
     return Project.find(os.getcwd())
-
-
-def _whole(lo: int, hi: int):
-    def parse(text: str) -> int:
-        try:
-            n = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if not lo <= n <= hi:
-            raise argparse.ArgumentTypeError(f"{n} out of range [{lo}, {hi}]")
-        return n
-    return parse
 
 
 def _report(result: dict, as_json: bool, line: str) -> int:
@@ -53,23 +42,9 @@ def _report(result: dict, as_json: bool, line: str) -> int:
 def cmd_export_gltf(args) -> int:
     from veduta import api
 
-    if args.model is None and args.world is None:
-        print("veduta export gltf: name a MODEL, or --world WORLD --chunk CX,CZ", file=sys.stderr)
-        return 2
-    if args.model is not None and args.world is not None:
-        print("veduta export gltf: a MODEL or --world, not both", file=sys.stderr)
-        return 2
-    if args.world is not None and args.chunk is None:
-        print("veduta export gltf: --world needs --chunk CX,CZ", file=sys.stderr)
-        return 2
-    if args.world is None and (args.chunk is not None or args.radius or args.levels):
-        print("veduta export gltf: --chunk, --radius and --levels go with --world", file=sys.stderr)
-        return 2
-    if args.world is not None and args.lod is not None:
-        print("veduta export gltf: --lod goes with a MODEL (a chunk is exported at its finest drawn level, "
-              "or at the level of its distance with --levels)",
-              file=sys.stderr)
-        return 2
+    mistake = _gltf_mistake(args)
+    if mistake:
+        return tell(args.json, mistake, 2, "veduta export gltf")
     r = api.export_gltf(_project(), args.out, model=args.model, lod=args.lod, world=args.world,
                         chunk=args.chunk, radius=args.radius, levels=args.levels)
     if args.world is None:
@@ -82,6 +57,21 @@ def cmd_export_gltf(args) -> int:
             what += f", ground at level{'s' if len(ks) > 1 else ''} {', '.join(map(str, ks))} by distance"
     return _report(r, args.json, f"wrote {r['out']}: {what}, {_n(len(r['materials']), 'material')}, "
                                  f"{_n(len(r['textures']), 'texture')}, {r['bytes']} bytes")
+
+
+def _gltf_mistake(args) -> str:
+    """What is wrong with the combination of export gltf's arguments, or ""."""
+    if args.model is None and args.world is None:
+        return "name a MODEL, or --world WORLD --chunk CX,CZ"
+    if args.model is not None and args.world is not None:
+        return "a MODEL or --world, not both"
+    if args.world is not None and args.chunk is None:
+        return "--world needs --chunk CX,CZ"
+    if args.world is None and (args.chunk is not None or args.radius or args.levels):
+        return "--chunk, --radius and --levels go with --world"
+    if args.world is not None and args.lod is not None:
+        return "--lod goes with a MODEL (a chunk is exported at its finest drawn level, or by distance with --levels)"
+    return ""
 
 
 def _n(count: int, one: str, many: str = "") -> str:
@@ -108,10 +98,10 @@ def add_export_commands(subparsers) -> argparse.ArgumentParser:
                                     "(ground, skirts, water, entities and flora) as binary glTF 2.0 (.glb).")
     g.add_argument("model", nargs="?", metavar="MODEL", help="model name")
     g.add_argument("--out", required=True, metavar="FILE.glb", type=glb_file, help="the file to write")
-    g.add_argument("--lod", type=_whole(0, 64), metavar="K", help="only level K (0 is the full model)")
+    g.add_argument("--lod", type=whole(0, 64), metavar="K", help="only level K (0 is the full model)")
     g.add_argument("--world", metavar="WORLD", help="export a chunk of this world instead of a model")
     g.add_argument("--chunk", type=parse_pair, metavar="CX,CZ", help="the chunk to export (with --world)")
-    g.add_argument("--radius", type=_whole(0, 4), default=0, metavar="N",
+    g.add_argument("--radius", type=whole(0, 4), default=0, metavar="N",
                    help="also the chunks up to N away (a (2N+1)^2 square; default 0)")
     g.add_argument("--levels", action="store_true",
                    help="each chunk's ground at the level the engine draws it from a view of the centre chunk "
@@ -133,7 +123,7 @@ def add_preview_model(preview_subparsers) -> argparse.ArgumentParser:
                                                   "quarters, and each level of detail, into one PNG.")
     p.add_argument("name", metavar="NAME", help="model name")
     p.add_argument("--out", required=True, metavar="FILE.png", type=png_file, help="the file to write")
-    p.add_argument("--size", type=_whole(MIN_SIZE, MAX_SIZE), default=DEFAULT_SIZE, metavar="N",
+    p.add_argument("--size", type=whole(MIN_SIZE, MAX_SIZE), default=DEFAULT_SIZE, metavar="N",
                    help=f"pixels per view (default {DEFAULT_SIZE})")
     p.add_argument("--json", action="store_true", help="print a summary of what was drawn as JSON")
     p.set_defaults(func=cmd_preview_model)

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from veduta import __version__
-from veduta.errors import VedutaError
+from veduta.errors import UsageError, VedutaError
 from veduta.formats.mesh import VERTEX_DTYPE
 
 from . import glb
@@ -231,7 +231,7 @@ def export_model(project, name: str, out: str, lod: int | None = None) -> dict[s
     if lod is not None:
         count = len(mesh.lods or []) + 1
         if not 0 <= lod < count:
-            raise VedutaError(f"model {name} has levels 0..{count - 1} (0 is the full model); --lod {lod} "
+            raise UsageError(f"model {name} has levels 0..{count - 1} (0 is the full model); --lod {lod} "
                               f"is not one of them")
         levels = [lv for lv in levels if lv["level"] == lod]
         if not levels:

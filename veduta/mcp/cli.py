@@ -9,7 +9,10 @@ import sys
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     from veduta.cook.project import Project
+    from veduta.errors import UsageError
 
+    if args.root and not os.path.isdir(args.root):
+        raise UsageError(f"--root {args.root}: no such folder")
     # a ConfigError (exit 2) when there is no game here
     root = os.path.abspath(Project.find(args.root or os.getcwd()).root)
     try:

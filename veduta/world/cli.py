@@ -29,6 +29,7 @@ import sys
 from pathlib import Path
 
 from veduta.argtypes import png_file
+from veduta.cliface import tell
 from veduta.errors import UsageError, VedutaError
 from veduta.fsutil import write_output
 
@@ -96,8 +97,7 @@ def cmd_query(args, load_world: LoadWorld, out=None) -> int:
     try:
         data = world_query(load_world, args.world, args.cell)
     except (OSError, VedutaError) as e:
-        print(f"veduta world query: {e}", file=sys.stderr)
-        return 2 if isinstance(e, UsageError) else 1
+        return tell(args.json, str(e), 2 if isinstance(e, UsageError) else 1, "veduta world query")
     out.write(json.dumps(data, indent=2) + "\n")  # the text is the JSON (--json changes nothing)
     return 0
 
@@ -105,15 +105,13 @@ def cmd_query(args, load_world: LoadWorld, out=None) -> int:
 def cmd_map(args, load_world: LoadWorld) -> int:
     path = Path(args.out)
     if path.is_dir():
-        print(f"veduta world map: cannot write {path}: it is a folder (--out names the PNG file to write)",
-              file=sys.stderr)
-        return 1
+        return tell(args.json, f"cannot write {path}: it is a folder (--out names the PNG file to write)", 1,
+                    "veduta world map")
     try:
         data = world_map(load_world, args.world, args.at, args.size, args.scale)
         write_output(str(path), data.pop("png"))  # no folder is made
     except (OSError, VedutaError) as e:
-        print(f"veduta world map: {e}", file=sys.stderr)
-        return 2 if isinstance(e, UsageError) else 1
+        return tell(args.json, str(e), 2 if isinstance(e, UsageError) else 1, "veduta world map")
     if args.json:
         print(json.dumps(data, indent=2))
     else:
@@ -199,28 +197,18 @@ def add_edit_commands(sub) -> None:
     _edit_flags(r, lambda args: _run_edit(args, "world_remove", dict(name=args.name, section=args.section)))
 
 
-def _run_edit(args, tool: str, kwargs: dict, out=None) -> int:
+def _run_edit(args, tool: str, kwargs: dict) -> int:
+    """Run an editing tool; a refusal is a VedutaError that ``veduta.cli.main`` reports (with
+    --json as ``{"refused": true, "message", "findings"}`` on stdout, veduta/cliface.py)."""
     import os
 
     from veduta import api
     from veduta.cli import compact_json
     from veduta.cook.project import Project
-    from veduta.errors import ConfigError, UsageError, VedutaError
 
-    out = out or sys.stdout
-    try:
-        project = Project.find(getattr(args, "cwd", None) or os.getcwd())
-        report = getattr(api, tool)(project, args.world, dry_run=args.dry_run, **kwargs)
-    except VedutaError as exc:  # every refusal: with --json, as JSON on stdout
-        if not args.json:
-            raise
-        findings = getattr(exc, "findings", None) or []
-        out.write(compact_json({"refused": True, "message": str(exc), "findings": findings}) + "\n")
-        return 2 if isinstance(exc, (UsageError, ConfigError)) else 1
-    if args.json:
-        out.write(compact_json(report) + "\n")
-    else:
-        out.write(format_edit(report))
+    project = Project.find(getattr(args, "cwd", None) or os.getcwd())
+    report = getattr(api, tool)(project, args.world, dry_run=args.dry_run, **kwargs)
+    sys.stdout.write(compact_json(report) + "\n" if args.json else format_edit(report))
     return 0
 
 

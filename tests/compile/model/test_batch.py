@@ -121,3 +121,19 @@ def test_diagnostics_in_a_batch_are_the_ones_each_source_gets_alone():
         "models/g4.vmodel:1:79: parts[0].radius", "models/g5.vmodel:1:80: parts",
         "models/g6.vmodel:1:63: parts[0].radius", "models/g7.vmodel:1:12: veduta",
         "models/g8.vmodel:1:78: parts[0].name"]
+
+
+@pytest.mark.parametrize("chunk", [1, 50, 700])
+def test_parts_built_and_assembled_in_small_chunks_give_the_same_bytes(monkeypatch, chunk):
+    """A large model's parts are built and their vertices shared a chunk at a time: with chunks
+    of a part or a few, every sample model and a batch of generated ones keep their bytes."""
+    monkeypatch.setattr(build_mod, "CHUNK_TRIANGLES", chunk)
+    items = [((ASSETS / rel).read_bytes(), _ctx(rel)) for rel in MODELS]
+    bodies = compile_sources("model", items)
+    assert {rel: hashlib.sha256(encode(b)).hexdigest() for rel, b in zip(MODELS, bodies, strict=True)} \
+        == {rel: GOLDEN["assets"][rel] for rel in MODELS}
+    sources = [_generated(i) for i in range(12)]
+    batch = compile_sources("model", [(s, _ctx(f"models/g{i}.vmodel")) for i, s in enumerate(sources)])
+    monkeypatch.undo()
+    alone = [encode(compile_source("model", s, _ctx(f"models/g{i}.vmodel"))) for i, s in enumerate(sources)]
+    assert [encode(b) for b in batch] == alone

@@ -44,11 +44,14 @@ _AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
 
 @dataclass(frozen=True, eq=False)
 class PartGeometry:
-    """One built part before the pivot, as triangle corners (model space, float64)."""
+    """One built part before the pivot, as triangle corners in model space: positions in
+    float64 (the pivot is added to them before they are rounded), normals and UVs already
+    rounded to the float32 of the compiled mesh (nothing but a sign change happens to them
+    after the part is built, and a sign change commutes with rounding)."""
 
-    corners: np.ndarray  # (t, 3, 3) positions
-    normals: np.ndarray  # (t, 3, 3) unit corner normals
-    uvs: np.ndarray  # (t, 3, 2) metres
+    corners: np.ndarray  # (t, 3, 3) float64 positions
+    normals: np.ndarray  # (t, 3, 3) float32 unit corner normals
+    uvs: np.ndarray  # (t, 3, 2) float32 metres
     uv_mode: str
     flip_normals: bool
     material: str
@@ -59,6 +62,28 @@ class PartGeometry:
 
 
 # --- stage 1: parts ---------------------------------------------------------------------------
+
+#: Parts are built, and their vertices shared, in chunks of about this many triangles: a
+#: batch of small models is one chunk; a large model's parts go a few at a time, so the
+#: temporaries of a build stay near this size (each part's result is the same in any chunk).
+CHUNK_TRIANGLES = 1 << 16
+
+
+def _chunks(triangles: list[int]) -> list[tuple[int, int]]:
+    """Consecutive ranges [a, b) of items whose triangle counts add up to at most
+    CHUNK_TRIANGLES (an item over it alone)."""
+    limit = CHUNK_TRIANGLES
+    out: list[tuple[int, int]] = []
+    a = total = 0
+    for i, n in enumerate(triangles):
+        if i > a and total + n > limit:
+            out.append((a, i))
+            a, total = i, 0
+        total += n
+    if a < len(triangles):
+        out.append((a, len(triangles)))
+    return out
+
 
 
 def local_mesh(part: PartSpec) -> shapes.Mesh:
@@ -128,24 +153,18 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
         return []
     angles = [float(smooth_angle_deg)] * len(parts) if isinstance(smooth_angle_deg, (int, float)) \
         else [float(a) for a in smooth_angle_deg]
-    scaled_list: list[np.ndarray] = []
-    tris_list: list[np.ndarray] = []
-    base = 0
-    for part in parts:
-        local, tris = local_mesh(part)
-        sx, sy, sz = part.scale
-        scaled_list.append(local * np.array([sx, sy, sz], dtype=np.float64) + 0.0)
-        reflect = (sx < 0) ^ (sy < 0) ^ (sz < 0)  # negative determinant
-        if reflect != bool(part.flip_normals):
-            tris = tris[:, [0, 2, 1]]
-        tris_list.append(tris + base)
-        base += len(local)
-    nv = np.array([len(s) for s in scaled_list])
-    nt = np.array([len(t) for t in tris_list])
-    scaled = np.concatenate(scaled_list)
-    tris = np.concatenate(tris_list)
+    meshes = [local_mesh(part) for part in parts]
+    nv = np.array([len(local) for local, _ in meshes])
+    nt = np.array([len(tris) for _, tris in meshes])
     owner_v = np.repeat(np.arange(len(parts)), nv)
     owner_t = np.repeat(np.arange(len(parts)), nt)
+    scaled = np.concatenate([local for local, _ in meshes]) * np.array([p.scale for p in parts])[owner_v] + 0.0
+    tris = np.concatenate([tris for _, tris in meshes]) + (np.cumsum(nv) - nv)[owner_t][:, None]
+    # winding: a negative scale determinant reverses it, and flip_normals reverses it again
+    flip = [((p.scale[0] < 0) ^ (p.scale[1] < 0) ^ (p.scale[2] < 0)) != bool(p.flip_normals) for p in parts]
+    if any(flip):
+        flip_t = np.array(flip)[owner_t]
+        tris[flip_t] = tris[flip_t][:, [0, 2, 1]]
 
     corners = scaled[tris]
     pid = _position_ids(scaled, owner_v)[tris]
@@ -170,10 +189,15 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
     corners += 0.0
     normals += 0.0
 
+    normals32 = normals.astype(np.float32)
+    del normals
+    uvs32 = uvs.astype(np.float32)
+    del uvs
     cuts = np.cumsum(nt)[:-1]
     return [
         PartGeometry(c, n, u, p.uv_mode, bool(p.flip_normals), p.material)
-        for p, c, n, u in zip(parts, np.split(corners, cuts), np.split(normals, cuts), np.split(uvs, cuts), strict=True)
+        for p, c, n, u in zip(parts, np.split(corners, cuts), np.split(normals32, cuts), np.split(uvs32, cuts),
+                              strict=True)
     ]
 
 
@@ -227,7 +251,10 @@ def _build_sets(sets: list[tuple[tuple[PartSpec, ...], float, int]]) -> list[lis
             if p.shape != "mirror" and (model, p) not in unique:
                 unique[(model, p)] = len(unique)
                 angles.append(angle)
-    built = part_geometries([p for _, p in unique], angles)
+    specs = [p for _, p in unique]
+    built: list[PartGeometry] = []
+    for a, b in _chunks([part_triangle_counts((p,))[0] for p in specs]):
+        built += part_geometries(specs[a:b], angles[a:b])
     out: list[list[PartGeometry]] = []
     for parts, _, model in sets:
         geoms: list[PartGeometry] = []
@@ -241,6 +268,28 @@ def _build_sets(sets: list[tuple[tuple[PartSpec, ...], float, int]]) -> list[lis
 
 
 # --- stage 2: pivot ---------------------------------------------------------------------------
+
+
+def pivot_offsets(models: list[tuple[list[PartGeometry], str]]) -> list[Vec3]:
+    """`pivot_offset` of several models (geoms, pivot), their bounds in one numpy pass."""
+    counts = [sum(3 * g.triangle_count for g in geoms) for geoms, _ in models]
+    if len(models) < 2 or not all(counts):
+        return [pivot_offset(geoms, pivot) for geoms, pivot in models]
+    points = np.concatenate([g.corners.reshape(-1, 3) for geoms, _ in models for g in geoms])
+    sizes = np.array(counts, dtype=np.int64)
+    starts = np.cumsum(sizes) - sizes
+    lo = np.minimum.reduceat(points, starts, axis=0)
+    hi = np.maximum.reduceat(points, starts, axis=0)
+    centre = (lo + hi) * 0.5
+    point = centre.copy()
+    point[:, 1] = np.where([pivot == "bottom-center" for _, pivot in models], lo[:, 1], centre[:, 1])
+    off = (0.0 - point + 0.0).tolist()
+    out: list[Vec3] = []
+    for (_, pivot), (x, y, z) in zip(models, off, strict=True):
+        if pivot not in ("origin", "center", "bottom-center"):
+            raise ValueError(f"unknown pivot {pivot!r}")
+        out.append((0.0, 0.0, 0.0) if pivot == "origin" else (x, y, z))
+    return out
 
 
 def pivot_offset(geoms: list[PartGeometry], pivot: str) -> Vec3:
@@ -321,6 +370,18 @@ def assemble(geoms: list[PartGeometry], offset: Vec3, materials: tuple[str, ...]
     return assemble_many([(geoms, offset, materials)])[0]
 
 
+def _rows(geoms: list[PartGeometry], offsets: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """(n, 8) float32 rows of every corner of *geoms*: position moved by its part's offset
+    (in float64, then cast), normal, uv; -0.0 folded into 0.0."""
+    rows = np.empty((int(counts.sum()), 8), dtype=np.float32)
+    if len(rows):
+        rows[:, 0:3] = np.concatenate([g.corners.reshape(-1, 3) for g in geoms]) + np.repeat(offsets, counts, axis=0)
+        rows[:, 3:6] = np.concatenate([g.normals.reshape(-1, 3) for g in geoms])
+        rows[:, 6:8] = np.concatenate([g.uvs.reshape(-1, 2) for g in geoms])
+        rows += np.float32(0.0)  # fold -0.0 into 0.0 so equal values have equal bytes
+    return rows
+
+
 def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) -> list[Assembled]:
     """`assemble` of several meshes (geoms, offset, materials) in one numpy batch.
 
@@ -328,18 +389,27 @@ def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) 
     stay in its own range of the batch: each mesh comes out with the same bits as alone.
     """
     geoms = [g for job in jobs for g in job[0]]
+    offsets = np.array([job[1] for job in jobs for _ in job[0]], dtype=np.float64).reshape(-1, 3)
     counts = np.array([3 * g.triangle_count for g in geoms], dtype=np.int64)
-    n = int(counts.sum())
-    rows = np.empty((n, 8), dtype=np.float32)
-    if n:
-        offsets = np.repeat(np.array([job[1] for job in jobs], dtype=np.float64).reshape(-1, 3),
-                            [3 * sum(g.triangle_count for g in job[0]) for job in jobs], axis=0)
-        rows[:, 0:3] = np.concatenate([g.corners.reshape(-1, 3) for g in geoms]) + offsets
-        rows[:, 3:6] = np.concatenate([g.normals.reshape(-1, 3) for g in geoms])
-        rows[:, 6:8] = np.concatenate([g.uvs.reshape(-1, 2) for g in geoms])
-        rows += np.float32(0.0)  # fold -0.0 into 0.0 so equal values have equal bytes
-    owner = np.repeat(np.arange(len(geoms)), counts)
-    unique, inverse, firsts = _dedupe(rows, owner)
+    # vertices are shared within a part only: the parts go in chunks, each chunk's rows and
+    # unique rows following the last's (the same result as all at once, in less memory)
+    pieces = []
+    unique_base = row_base = 0
+    for a, b in _chunks([g.triangle_count for g in geoms]):
+        rows = _rows(geoms[a:b], offsets[a:b], counts[a:b])
+        unique, inverse, firsts = _dedupe(rows, np.repeat(np.arange(b - a), counts[a:b]))
+        del rows
+        pieces.append((unique, inverse + unique_base if unique_base else inverse,
+                       firsts + row_base if row_base else firsts))
+        unique_base += len(unique)
+        row_base += int(counts[a:b].sum())
+    if len(pieces) == 1:
+        unique, inverse, firsts = pieces[0]
+    elif pieces:
+        unique, inverse, firsts = (np.concatenate(p) for p in zip(*pieces, strict=True))
+    else:
+        unique, inverse, firsts = _dedupe(np.empty((0, 8), dtype=np.float32), np.zeros(0, dtype=np.int64))
+    del pieces
     vertices = np.empty(len(unique), dtype=VERTEX_DTYPE)
     vertices["position"] = unique[:, 0:3]
     vertices["normal"] = unique[:, 3:6]
@@ -347,6 +417,11 @@ def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) 
     # each mesh's rows, and (first occurrences being sorted) its unique rows, are one range
     row_ends = np.cumsum([3 * sum(g.triangle_count for g in job[0]) for job in jobs]).tolist()
     unique_ends = np.searchsorted(firsts, row_ends).tolist()
+    # each mesh's bounds: the min and max of its unique positions (float32), all in one pass
+    starts = sorted(set([0] + unique_ends[:-1]) - {len(unique)}) if len(unique) else []
+    lo_all = np.minimum.reduceat(unique[:, 0:3], starts, axis=0).tolist() if starts else []
+    hi_all = np.maximum.reduceat(unique[:, 0:3], starts, axis=0).tolist() if starts else []
+    bounds_of = iter(zip(lo_all, hi_all, strict=True))
     out = []
     row0 = u0 = 0
     geom0 = 0
@@ -359,13 +434,13 @@ def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) 
             mesh_parts.append(MeshPart(first, c, slot[g.material]))
             first += c
         if u1 > u0:
-            lo32, hi32 = _column_bounds(unique[u0:u1])
-            lo, hi = lo32.tolist(), hi32.tolist()
+            lo, hi = next(bounds_of)
             bounds: Bounds = ((lo[0], lo[1], lo[2]), (hi[0], hi[1], hi[2]))
         else:
             bounds = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
         indices = (inverse[row0:row1] - u0).astype(INDEX_DTYPE)
-        out.append(Assembled(vertices[u0:u1].copy(), indices, tuple(mesh_parts), bounds))
+        mesh_vertices = vertices if (u0, u1) == (0, len(vertices)) else vertices[u0:u1].copy()
+        out.append(Assembled(mesh_vertices, indices, tuple(mesh_parts), bounds))
         row0, u0, geom0 = row1, u1, geom0 + len(job_geoms)
     return out
 
@@ -472,10 +547,13 @@ def build_models(specs: list[ModelSpec]) -> list[BuiltModel]:
     built = _build_sets(sets)
     geoms_of, offsets, materials_list = [], [], []
     jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]] = []
+    firsts = [0]  # each model's first set in built (its level 0), then its own levels
+    for own in levels_of[:-1]:
+        firsts.append(firsts[-1] + 1 + len(own))
+    pivots = pivot_offsets([(built[first], spec.pivot) for first, spec in zip(firsts, specs, strict=True)])
     at = 0
-    for spec, own in zip(specs, levels_of, strict=True):
+    for own, offset in zip(levels_of, pivots, strict=True):
         geoms = built[at]
-        offset = pivot_offset(geoms, spec.pivot)
         materials = materials_of(geoms)
         geoms_of.append(geoms)
         offsets.append(offset)

@@ -63,21 +63,30 @@ def degenerate_triangles(mesh: Mesh) -> list[tuple[int, int]]:
     return mesh_checks([mesh])[0][1]
 
 
+#: Triangles checked at once by mesh_checks (bounds its temporaries on a large mesh).
+CHECK_TRIANGLES = 1 << 16
+
+
 def mesh_checks(meshes: list[Mesh]) -> list[tuple[bool, list[tuple[int, int]]]]:
     """For each mesh: whether every float of its vertices and its levels' is finite, and
     :func:`degenerate_triangles` (zero area in float32, the corners' cross product taken in
-    float64), the triangles of all meshes in one numpy pass."""
+    float64), the triangles of all meshes together (in blocks of CHECK_TRIANGLES)."""
+    if not meshes:
+        return []
     finite = [_finite(m) for m in meshes]
     nt = [len(m.indices) // 3 for m in meshes]
-    tris = np.concatenate([m.indices.astype(np.int64).reshape(-1, 3) for m in meshes])
-    if len(meshes) > 1:
+    if len(meshes) == 1:
+        positions, tris = meshes[0].vertices["position"], meshes[0].indices.reshape(-1, 3)
+    else:
         nv = np.array([len(m.vertices) for m in meshes], dtype=np.int64)
+        positions = np.concatenate([m.vertices["position"] for m in meshes])
+        tris = np.concatenate([m.indices.astype(np.int64).reshape(-1, 3) for m in meshes])
         tris += np.repeat(np.cumsum(nv) - nv, nt)[:, None]
-    corners = np.concatenate([m.vertices["position"] for m in meshes]).astype(np.float64)[tris]
-    del tris
-    n = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-    del corners
-    flat = ~(n != 0).any(axis=1)
+    flat = np.empty(len(tris), dtype=bool)
+    for t0 in range(0, len(tris), CHECK_TRIANGLES):  # blocks: a large mesh's temporaries stay small
+        corners = positions[tris[t0:t0 + CHECK_TRIANGLES]].astype(np.float64)
+        n = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
+        flat[t0:t0 + CHECK_TRIANGLES] = ~(n != 0).any(axis=1)
     out: list[tuple[bool, list[tuple[int, int]]]] = [(ok, []) for ok in finite]
     if not flat.any():
         return out

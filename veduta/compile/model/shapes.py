@@ -8,6 +8,7 @@ and lathe all come from one revolve core.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -54,21 +55,29 @@ def revolve(profile: np.ndarray, segments: int, wrap: bool = False) -> Mesh:
     a profile segment gets 2·segments triangles (a quad strip), segments (a fan, when one end is
     on the axis) or none (both ends on the axis). Each surface faces the right-hand side of the
     profile's direction of travel (r right, y up). `wrap` adds the segment from the last point
-    back to the first (a ring).
+    back to the first (a ring). The triangles are read-only (shared by equal topologies).
     """
     prof = np.asarray(profile, dtype=np.float64)
     n, s = len(prof), int(segments)
     r = prof[:, 0] + 0.0
     on_axis = r == 0.0
     circle = unit_circle(s)
+    keep_v, tris = _revolve_topology(n, s, wrap, on_axis.tobytes())
     # Every point as a full ring of s divisions, then keep one vertex per axis point.
     ring = np.empty((n, s, 3))
     ring[..., 0] = r[:, None] * circle[:, 1]
     ring[..., 1] = prof[:, 1:2]
     ring[..., 2] = r[:, None] * circle[:, 0]
-    keep_v = ~on_axis[:, None] | (np.arange(s) == 0)
-    pos = ring[keep_v] + 0.0
+    return ring[keep_v] + 0.0, tris
 
+
+@functools.lru_cache(maxsize=256)
+def _revolve_topology(n: int, s: int, wrap: bool, axis_bytes: bytes) -> tuple[np.ndarray, np.ndarray]:
+    """What of a revolve depends only on the point count, the divisions, `wrap` and which
+    points are on the axis (cached: shapes repeat their segment counts): the (n, s) mask of
+    the ring vertices kept, and the triangles."""
+    on_axis = np.frombuffer(axis_bytes, dtype=bool)
+    keep_v = ~on_axis[:, None] | (np.arange(s) == 0)
     counts = np.where(on_axis, 1, s)
     base = np.cumsum(counts) - counts
     vid = base[:, None] + np.where(on_axis, 0, 1)[:, None] * np.arange(s)  # (n, s) vertex ids
@@ -83,7 +92,9 @@ def revolve(profile: np.ndarray, segments: int, wrap: bool = False) -> Mesh:
     keep_t = np.empty((len(i0), s, 2), dtype=bool)
     keep_t[:, :, 0] = ~on_axis[i0, None]  # (a, b, c) needs the start off the axis
     keep_t[:, :, 1] = ~on_axis[i1, None]  # (a, c, d) needs the end off the axis
-    return pos, quads[keep_t]  # order: segment, division, (abc, acd)
+    tris = quads[keep_t]  # order: segment, division, (abc, acd)
+    keep_v.flags.writeable = tris.flags.writeable = False
+    return keep_v, tris
 
 
 def lathe_mesh(profile: np.ndarray, segments: int) -> Mesh:

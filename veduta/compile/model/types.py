@@ -58,8 +58,9 @@ LATHE_POINTS_RANGE = (2, 256)
 PARTS_RANGE = (1, 256)
 MAX_LOD_LEVELS = 8
 #: Triangles of one model, every level of detail it builds counted (docs/formats/model.md,
-#: Limits): building takes about 1 KB of memory per triangle, so the largest legal model peaks
-#: near 1 GB (``make bench`` measures it) instead of the 15 GB that 256 of the largest parts took.
+#: Limits): building takes about 0.3 KB of memory per triangle (parts built in chunks of
+#: build.CHUNK_TRIANGLES), so the largest legal model peaks near 300 MB (``make bench`` measures
+#: it) instead of the 15 GB that 256 of the largest parts took.
 MAX_TRIANGLES = 1_000_000
 #: LOD levels never go below these counts.
 LOD_MIN_SEGMENTS = 3

@@ -1,0 +1,120 @@
+"""Under ``--json`` (``--format json``) every mistake is one JSON document on stdout, argparse's
+own mistakes included; without it, argparse's text and ``veduta: ...`` lines on stderr. Real
+``python -m veduta`` runs on a copy of the sample game."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from veduta.cliface import json_in_argv
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("json") / "game"
+    shutil.copytree(REPO / "assets", root / "assets", ignore=shutil.ignore_patterns(".cooked"))
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    return root
+
+
+def veduta(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=root, capture_output=True, text=True,
+                          timeout=300, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+
+
+# (command line with its JSON flag, exit code, text in the message, an argparse mistake)
+CASES = [
+    ("world place valley house --rotation 45 --json", 2, "argument --rotation: invalid choice: 45", True),
+    ("world place valley house --cell 1,2 --json", 2, "required: prefab", True),
+    ("world query valley 1 --json", 2, "'1' is not two integers X,Z", True),
+    ("world map valley --out m.png --size 0,0 --json", 2, "size 0,0 out of range", True),
+    ("inspect model --json", 2, "the following arguments are required: NAME", True),
+    ("inspect world valley --at x --json", 2, "argument --at", True),
+    ("check --json -n x", 2, "argument -n/--jobs: 'x' is not a whole number", True),
+    ("check --format json -n -3", 2, "-3 out of range [0, 1024]", True),
+    ("cook --format json -n 100000", 2, "100000 out of range [0, 1024]", True),
+    ("cook --format=json --bogus", 2, "unrecognized arguments: --bogus", True),
+    ("watch --format json --debounce -5", 2, "argument --debounce: -5 out of range", True),
+    ("export gltf crate --out x.png --json", 2, "so its name must end in .glb", True),
+    ("export gltf crate --out x.glb --lod 99 --json", 2, "99 out of range [0, 64]", True),
+    ("preview model crate --out x.png --size 7 --json", 2, "argument --size", True),
+    ("cache info --json --bogus", 2, "unrecognized arguments: --bogus", True),
+    ("cache push --json extra", 2, "unrecognized arguments: extra", True),
+    ("schema --json --out", 2, "argument --out: expected one argument", True),
+    ("dump --json", 2, "required: FILE.vda", True),
+    ("verify --json", 2, "required: FILE", True),
+    ("why --json --all", 2, "unrecognized arguments: --all", True),
+    ("--json", 2, "required: COMMAND", True),
+    ("bogus --json", 2, "invalid choice: 'bogus'", True),
+    # mistakes found after parsing
+    ("check --json nope.vmodel", 2, "no such source: nope.vmodel", False),
+    ("check --format json nope.vmodel", 2, "no such source: nope.vmodel", False),
+    ("why --json nope", 2, "no such source: nope", False),
+    ("cook --format json models/nope.vmodel", 2, "no such source", False),
+    ("dump nope.vda --json", 1, "nope.vda: cannot read", False),
+    ("dump pyproject.toml --json", 1, "bad magic", False),
+    ("world query nope 1,2 --json", 2, 'no world "nope" under assets/worlds/', False),
+    ("world map nope --out m.png --json", 2, 'no world "nope"', False),
+    ("world map valley --out assets --json", 1, "it is a folder", False),
+    ("world remove nope x --json", 2, 'no world "nope"', False),
+    ("export gltf --out x.glb --json", 2, "name a MODEL, or --world WORLD --chunk CX,CZ", False),
+    ("export gltf crate --world valley --out x.glb --json", 2, "a MODEL or --world, not both", False),
+    ("export gltf crate --out x.glb --lod 3 --json", 2, "--lod 3 is not one of them", False),
+    ("preview model nope --out x.png --json", 2, 'no model "nope"', False),
+    ("schema --out pyproject.toml --json", 1, "cannot write", False),
+]
+
+
+@pytest.mark.parametrize("line,code,text,from_argparse", CASES, ids=[c[0] for c in CASES])
+def test_a_mistake_under_json_is_one_json_document(sample, line, code, text, from_argparse):
+    cp = veduta(sample, *line.split())
+    assert cp.returncode == code, cp.stdout + cp.stderr
+    assert cp.stdout.endswith("\n") and cp.stdout.count("\n") == 1, cp.stdout  # one document, one line
+    doc = json.loads(cp.stdout)
+    assert doc["refused"] is True and doc["findings"] == [] and text in doc["message"], doc
+    if from_argparse:
+        assert set(doc) == {"refused", "message", "findings", "usage"}
+        assert doc["usage"].startswith("usage: veduta") and "\n" not in doc["usage"]
+    else:
+        assert set(doc) == {"refused", "message", "findings"}
+    assert "Traceback" not in cp.stderr and "usage:" not in cp.stderr
+
+    # without --json: argparse's own text, or one veduta line, on stderr; the same exit code
+    words = [w for w in line.split() if w not in ("--json", "--format=json")]
+    if "--format" in words:
+        i = words.index("--format")
+        del words[i:i + 2]
+    cp = veduta(sample, *words)
+    assert cp.returncode == code and "Traceback" not in cp.stderr, cp.stderr
+    if from_argparse:
+        assert cp.stdout == "" and cp.stderr.startswith("usage: veduta") and "error: " in cp.stderr
+    else:
+        assert cp.stderr.startswith("veduta") and "usage:" not in cp.stderr
+
+
+def test_help_and_success_are_unchanged_under_json(sample):
+    cp = veduta(sample, "world", "place", "--help", "--json")
+    assert cp.returncode == 0 and cp.stdout.startswith("usage: veduta world place")
+    cp = veduta(sample, "world", "query", "valley", "3,-4", "--json")
+    assert cp.returncode == 0 and json.loads(cp.stdout)["cell"] == [3, -4]
+
+
+def test_mcp_root_that_is_no_folder_is_a_usage_line(sample):
+    cp = veduta(sample, "mcp", "--root", str(sample / "nowhere"))
+    assert cp.returncode == 2 and "Traceback" not in cp.stderr
+    assert cp.stderr == f"veduta: --root {sample / 'nowhere'}: no such folder\n"
+
+
+def test_json_is_read_from_the_options_only():
+    assert json_in_argv(["check", "--json"]) and json_in_argv(["cook", "--format", "json"])
+    assert json_in_argv(["cook", "--format=json"])
+    assert not json_in_argv(["cook", "--format", "github"]) and not json_in_argv(["cook", "--format"])
+    assert not json_in_argv(["dump", "--", "--json"])  # an operand after --

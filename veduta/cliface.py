@@ -1,0 +1,77 @@
+"""What every command-line face shares: its argument parser, and how a mistake is told.
+
+A command given ``--json`` (or ``--format json``, where that option exists) promises JSON on
+standard output, so every mistake it reports is one JSON document there, one line:
+``{"refused": true, "message": "...", "findings": [...]}`` (the shape the world editing commands
+use for refusals), and ``"usage"`` when the mistake is in the command line itself (argparse's
+usage line of the command). Without it, a mistake is a ``veduta ...: message`` line on standard
+error, and argparse's usage text for a command-line mistake. Exit codes: docs/authoring-tools.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+
+def json_in_argv(argv: Sequence[str]) -> bool:
+    """Whether a command line asks for JSON output (``--json``, ``--format json``,
+    ``--format=json``), read before (or without) parsing it: argparse's own mistakes are found
+    while parsing. Words after ``--`` are operands, not options."""
+    words = list(argv)
+    if "--" in words:
+        words = words[:words.index("--")]
+    for i, w in enumerate(words):
+        if w == "--json" or w == "--format=json" or (w == "--format" and words[i + 1:i + 2] == ["json"]):
+            return True
+    return False
+
+
+def wants_json(args: argparse.Namespace | None) -> bool:
+    """Whether the parsed command line asked for JSON output."""
+    return bool(getattr(args, "json", False)) or getattr(args, "format", None) == "json"
+
+
+def refusal(message: str, findings: list | None = None, **extra: Any) -> str:
+    """The JSON document of a refused command (one line)."""
+    return json.dumps({"refused": True, "message": message, "findings": findings or [], **extra},
+                      ensure_ascii=False)
+
+
+def tell(as_json: bool, message: str, code: int, prog: str = "veduta", findings: list | None = None) -> int:
+    """Report a mistake (JSON on stdout, or ``prog: message`` on stderr) and return *code*."""
+    if as_json:
+        sys.stdout.write(refusal(message, findings) + "\n")
+    else:
+        sys.stderr.write(f"{prog}: {message}\n")
+    return code
+
+
+class CommandLineMistake(Exception):
+    """Raised by :class:`Parser` where argparse would print its usage and exit 2."""
+
+    def __init__(self, parser: argparse.ArgumentParser, message: str):
+        super().__init__(message)
+        self.parser = parser
+        self.message = message
+
+    def report(self, as_json: bool) -> NoReturn:
+        """Print the mistake as argparse does (usage text and ``prog: error: ...`` on stderr) or,
+        *as_json*, as one JSON document on stdout; exit 2 as argparse does."""
+        if as_json:
+            usage = " ".join(self.parser.format_usage().split())  # one line
+            sys.stdout.write(refusal(f"{self.parser.prog}: {self.message}", usage=usage) + "\n")
+            sys.stdout.flush()
+            raise SystemExit(2)
+        argparse.ArgumentParser.error(self.parser, self.message)
+
+
+class Parser(argparse.ArgumentParser):
+    """The parser of ``veduta`` and, through ``add_subparsers``, of every sub-command: a mistake
+    raises :class:`CommandLineMistake`, which ``veduta.cli.main`` reports (text or JSON)."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CommandLineMistake(self, message)
