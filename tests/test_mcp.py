@@ -191,3 +191,92 @@ def test_the_cook_never_imports_the_sdk(sample_game):
     out = subprocess.run([sys.executable, "-c", code], cwd=sample_game, capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith("light")
+
+
+def _children_of_server(root: Path) -> set[int]:
+    """The processes whose parent is the ``veduta mcp --root ROOT`` server (its cook workers)."""
+    proc = Path("/proc")
+    server, parents = None, {}
+    for p in proc.iterdir():
+        if not p.name.isdigit():
+            continue
+        try:
+            cmd = (p / "cmdline").read_bytes().split(b"\0")
+            stat = (p / "stat").read_text()
+        except OSError:
+            continue
+        if b"mcp" in cmd and str(root).encode() in cmd:
+            server = int(p.name)
+        parents[int(p.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    return {pid for pid, ppid in parents.items() if ppid == server} if server else set()
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="counts the server's processes in /proc")
+def test_cook_jobs_two_cooks_in_worker_processes_byte_for_byte_as_jobs_one(sample_game, tmp_path):
+    other = tmp_path / "other"
+    shutil.copytree(sample_game, other)
+
+    def cook(root: Path, jobs: int) -> tuple[dict, set[int]]:
+        seen: set[int] = set()
+
+        async def body(s):
+            call = asyncio.ensure_future(s.call_tool("cook", {"jobs": jobs}))
+            while not call.done():  # the server's child processes while it cooks
+                seen.update(_children_of_server(root))
+                await asyncio.sleep(0.02)
+            return await call
+
+        res = serve(root, body)
+        assert not res.is_error, text_of(res)
+        return res.structured_content, seen
+
+    two, workers_two = cook(sample_game, 2)
+    one, workers_one = cook(other, 1)
+    assert two["ok"] and one["ok"] and two["summary"]["cooked"] == one["summary"]["cooked"] > 40
+    assert two == one
+    assert workers_two and not workers_one  # jobs=2: the cook-ahead pool; jobs=1: the server's own process
+
+    def cooked(root: Path) -> dict[str, bytes]:
+        base = root / "assets/.cooked"
+        return {str(f.relative_to(base)): f.read_bytes() for f in sorted(base.rglob("*.vda"))}
+
+    assert cooked(sample_game) == cooked(other) and len(cooked(other)) == two["summary"]["cooked"]
+
+    async def bad(s):
+        return [await s.call_tool("cook", {"jobs": n}) for n in (0, 5000)]
+
+    for res in serve(sample_game, bad):
+        assert res.is_error and "jobs" in text_of(res)
+
+
+def test_paths_are_confined_to_the_game_root(sample_game, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (sample_game / "escape").symlink_to(outside)  # a link inside the root to a folder outside it
+    root = str(sample_game.resolve())
+
+    async def body(s):
+        out = {"cook": await s.call_tool("cook", {"sources": ["models/crate.vmodel"]})}
+        out["dump_abs"] = await s.call_tool("dump", {"path": "/etc/passwd"})
+        out["dump_up"] = await s.call_tool("dump", {"path": "../outside/x.vda"})
+        out["dump_in"] = await s.call_tool("dump", {"path": str(sample_game / "assets/.cooked/models/crate.vda")})
+        out["verify_one_out"] = await s.call_tool("verify", {"paths": ["assets/.cooked/models/crate.vda",
+                                                                       "escape/x.vda"]})
+        out["gltf_out"] = await s.call_tool("export_gltf", {"model": "crate", "out": "escape/crate.glb"})
+        out["gltf_up"] = await s.call_tool("export_gltf", {"model": "crate", "out": "assets/../../crate.glb"})
+        out["preview_out"] = await s.call_tool("preview_model", {"model": "crate", "out": str(outside / "c.png")})
+        out["preview_in"] = await s.call_tool("preview_model", {"model": "crate", "out": "previews/crate.png"})
+        return out
+
+    r = serve(sample_game, body)
+    for name in ("dump_abs", "dump_up", "verify_one_out", "gltf_out", "gltf_up", "preview_out"):
+        assert r[name].is_error, name
+        assert f"outside the game root {root}" in text_of(r[name]), text_of(r[name])
+    assert "escape/x.vda" in text_of(r["verify_one_out"]) and "'/etc/passwd'" in text_of(r["dump_abs"])
+    for name in ("cook", "dump_in", "preview_in"):
+        assert not r[name].is_error, (name, text_of(r[name]))
+    assert r["dump_in"].structured_content["chunks"][0]["meta"]["name"] == "crate"
+    assert list(outside.iterdir()) == [] and not (tmp_path / "crate.glb").exists()
+    assert (sample_game / "previews/crate.png").is_file()
+    # the command line names any file its user likes (docs/mcp.md)
+    assert cli_json(sample_game, "export", "gltf", "crate", "--out", str(outside / "c.glb"))["bytes"] > 0

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import io
-import os
 import re
 import tomllib
 from pathlib import Path
 
 import doit
+import pytest
 from doit.cmd_base import ModuleTaskLoader
-from doit.dependency import Dependency, JSONCodec, SqliteDB
+from doit.dependency import Dependency, FileChangedChecker, JSONCodec, SqliteDB
 from doit.doit_cmd import DoitMain
 from doit.globals import Globals
 from doit.reporter import ConsoleReporter
@@ -61,7 +61,7 @@ def _dep(tmp_path, checker_cls=None):
 
 
 def test_bind_class_keeps_the_name_doit_records(tmp_path):
-    class Checker(da.PrestatChecker):
+    class Checker(FileChangedChecker):
         def check_modified(self, file_path, file_stat, state):
             return False
 
@@ -76,31 +76,6 @@ def test_bind_class_keeps_the_name_doit_records(tmp_path):
     task = Task("t", [], file_dep=[str(f)])
     dm.save_success(task)
     assert dm._get("t", "checker:") == "Checker"  # what a renamed class would change
-
-
-def test_prestat_checker_is_asked_exists_and_info(tmp_path):
-    f, out = tmp_path / "src", tmp_path / "out"
-    f.write_text("x")
-    out.write_text("y")
-    seen = {str(f): os.stat(f), str(out): os.stat(out)}
-
-    class Checker(da.PrestatChecker):
-        def __init__(self):
-            super().__init__()
-            self.prestat = seen
-
-        def check_modified(self, file_path, file_stat, state):
-            return False
-
-        def get_state(self, dep, current_state):
-            return "s"
-
-    dm = _dep(tmp_path, Checker)
-    task = Task("t", [], file_dep=[str(f)], targets=[str(out)])
-    dm.save_success(task)
-    status = dm.get_status(task, {"t": task})
-    assert status.status == "up-to-date"
-    assert str(f) not in seen  # info() took the stat result of the pass (used once)
 
 
 def test_overwrite_saved_replaces_values_and_file_dep(tmp_path):
@@ -141,6 +116,120 @@ def test_group_handle_and_wait_only_for_in_a_real_run():
     assert DoitMain(loader).run(["run", "g"]) == 0
     assert isinstance(handle.task, Task) and handle.task.name == "g"
     assert ran == ["a", "c"]  # the group no longer waited for g:b, so doit never ran it
+
+
+def _act(name):
+    return {"ran": name}
+
+
+def _doit_made(tasks: list[dict], group: str = "g") -> dict[str, Task]:
+    """What doit's own loader makes of a group *group* and its subtask dicts."""
+    from doit.loader import generate_tasks
+
+    def gen():
+        yield {"name": None, "doc": "group"}
+        yield from (dict(t) for t in tasks)
+
+    return {t.name: t for t in generate_tasks(group, gen())}
+
+
+def _made_here(tasks: list[dict], group: str = "g") -> dict[str, Task]:
+    from doit.loader import generate_tasks
+
+    handle = da.GroupHandle()
+
+    def gen():
+        yield {"name": None, "doc": "group", "uptodate": [handle]}
+        make = da.SubtaskMaker(handle)
+        yield from (make(dict(t)) for t in tasks)
+
+    return {t.name: t for t in generate_tasks(group, gen())}
+
+
+def _attrs(task: Task) -> dict:
+    # uptodate items and actions compare by what they hold (the GroupHandle is ours)
+    d = dict(vars(task))
+    d["io"] = vars(d["io"])
+    d["uptodate"] = [u for u in d["uptodate"] if not isinstance(u[0], da.GroupHandle)]
+    return d
+
+
+SUBTASKS = [
+    {"name": "a", "actions": [(_act, ["a", [1, 2]])], "file_dep": ["src/a", "src/shared"], "clean": True,
+     "doc": "model a", "targets": ["out/a"]},
+    {"name": "b", "actions": [(_act, ["b"])], "file_dep": ["src/b"], "clean": True, "doc": "model b",
+     "targets": ["out/b"], "uptodate": [False]},
+    {"name": "c", "actions": [(_act, ["c"])], "file_dep": ["src/c"], "clean": True, "doc": "model c"},
+    {"name": "d", "actions": [(_act, ["d"])], "file_dep": [], "clean": True, "doc": "model d", "targets": ["out/d"],
+     "uptodate": [True, False]},
+]
+
+
+def test_subtask_maker_makes_the_tasks_doit_makes():
+    theirs, ours = _doit_made(SUBTASKS), _made_here(SUBTASKS)
+    assert list(theirs) == list(ours) == ["g", "g:a", "g:b", "g:c", "g:d"]
+    assert ours["g"].task_dep == theirs["g"].task_dep == ["g:a", "g:b", "g:c", "g:d"]
+    for name in ("g:a", "g:b", "g:c", "g:d"):
+        assert type(ours[name]) is Task
+        assert _attrs(ours[name]) == _attrs(theirs[name]), name
+        assert list(vars(ours[name])) == list(vars(theirs[name]))  # the same attributes, in doit's order
+    # nothing mutable is shared between the tasks made here
+    a, b = ours["g:a"], ours["g:b"]
+    for attr, value in vars(a).items():
+        if isinstance(value, (list, set, dict)) and value is not None:
+            assert value is not getattr(b, attr), attr
+    assert a.actions[0].args == ["a", [1, 2]]  # doit makes its action objects from them as usual
+
+
+def test_subtask_maker_leaves_to_doit_what_it_does_not_copy():
+    handle = da.GroupHandle()
+    make = da.SubtaskMaker(handle)
+    d = {"name": "x", "actions": [(_act, ["x"])], "clean": True, "doc": "x"}
+    assert make(d) is d  # the group's Task is not known yet
+    handle.task = Task("g", None, has_subtask=True)
+    for odd in ({"verbosity": 2}, {"clean": [(_act, ["c"])]}, {"doc": "two\nlines"}, {"uptodate": [lambda: True]},
+                {"setup": ["other"]}):
+        d = dict({"name": "x", "actions": [(_act, ["x"])], "clean": True, "doc": "x"}, **odd)
+        assert make(d) is d, odd
+    assert handle.task.task_dep == []
+
+
+@pytest.mark.parametrize("made_here", [False, True])
+def test_subtasks_made_here_run_in_a_real_doit_run(tmp_path, capsys, made_here):
+    ran = []
+
+    def act(name):
+        ran.append(name)
+
+    handle = da.GroupHandle()
+
+    @doit.create_after()
+    def task_g():
+        yield {"name": None, "uptodate": [handle]}
+        make = da.SubtaskMaker(handle) if made_here else (lambda d: d)
+        for n in ("a", "b", "c"):
+            yield make({"name": n, "actions": [(act, [n])], "clean": True, "doc": f"doc {n}",
+                        "uptodate": [n != "b"], "file_dep": [str(tmp_path / "src")], "targets": [str(tmp_path / n)]})
+
+    def run(*args):
+        out = io.StringIO()
+        loader = ModuleTaskLoader({"task_g": task_g, "DOIT_CONFIG": {"dep_file": str(tmp_path / "db"),
+                                                                       "backend": "sqlite3", "outfile": out}})
+        assert DoitMain(loader).run(list(args)) == 0
+        return out.getvalue()
+
+    (tmp_path / "src").write_text("x")
+    run("run", "g")
+    assert ran == ["a", "b", "c"]  # never run before: every task runs
+    for n in "ac":
+        (tmp_path / n).write_text(n)
+    ran.clear()
+    run("run", "g")
+    assert ran == ["b"]  # a and c are up to date (file_dep unchanged, targets there); b never is
+    capsys.readouterr()
+    run("list", "--all", "--status")  # doit list prints on stdout
+    assert [line.split() for line in capsys.readouterr().out.splitlines()] == [
+        ["U", "g"], ["U", "g:a", "doc", "a"], ["R", "g:b", "doc", "b"], ["U", "g:c", "doc", "c"]]
 
 
 def test_drop_failures_leaves_them_out_of_the_final_report():

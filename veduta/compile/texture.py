@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -86,7 +88,7 @@ LAYER_FIELDS = {
 _ALL_LAYER_FIELDS = {k for f in LAYER_FIELDS.values() for k in f}
 
 
-def _unknown_layer_field(kind: str):
+def _unknown_layer_field(kind: str) -> Callable[[str], str]:
     def message(key: str) -> str:
         if key in _ALL_LAYER_FIELDS:
             return f"not used by a layer of type {kind}"
@@ -171,7 +173,7 @@ class Clips(Spec):
 
     what = "an object of clips by name"
 
-    def read(self, rep, node, path):
+    def read(self, rep: Report, node: Node, path: str) -> Any:
         if not isinstance(node, Obj):
             rep.error(node, path, f"expected {self.what}, found {describe(node)}")
             return INVALID

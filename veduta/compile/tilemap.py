@@ -9,6 +9,8 @@ they exist: a tileset tile and its variants must lie inside the grid), objects m
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from veduta.compile import CompileContext
@@ -57,7 +59,7 @@ class Key(Spec):
     def __init__(self, allow_empty: bool = False):
         self.allow_empty = allow_empty
 
-    def read(self, rep, node, path):
+    def read(self, rep: Report, node: Node, path: str) -> Any:
         if not isinstance(node, Str):
             rep.error(node, path, f"expected {self.what}, found {describe(node)}")
             return INVALID
@@ -86,7 +88,7 @@ class Props(Spec):
 
     what = "an object of properties"
 
-    def read(self, rep, node, path):
+    def read(self, rep: Report, node: Node, path: str) -> Any:
         if not isinstance(node, Obj):
             rep.error(node, path, f"expected {self.what}, found {describe(node)}")
             return INVALID

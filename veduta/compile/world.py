@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import re
 from dataclasses import dataclass
-from typing import TypeGuard
+from typing import Any, TypeGuard
 
 from veduta.compile import CompileContext
 from veduta.compile.common import (
@@ -62,6 +62,7 @@ from veduta.source.fields import (
     fmt_num,
 )
 from veduta.source.jsonpos import Arr, Node, Obj, join_path, to_plain
+from veduta.source.jsonpos import Num as JsonNum
 from veduta.world.intmath import to_milli
 
 FORMAT = "world/1"
@@ -103,12 +104,13 @@ class F32Num(Num_):
     """A number stored as f32: its range is checked again after rounding, so a tiny positive value
     that rounds to 0 (``1e-46``) is reported here rather than failing the readers' checks."""
 
-    def __init__(self, ge=None, le=None, *, gt=None, lt=None):
+    def __init__(self, ge: float | None = None, le: float | None = None, *, gt: float | None = None,
+                 lt: float | None = None):
         super().__init__(ge, le, gt=gt, lt=lt)
 
-    def read(self, rep, node, path):
+    def read(self, rep: Report, node: Node, path: str) -> Any:
         v = super().read(rep, node, path)
-        if v is not INVALID and not self.in_range(to_f32(v)):
+        if v is not INVALID and isinstance(node, JsonNum) and not self.in_range(to_f32(v)):
             rep.error(node, path, f"{node.text} is {fmt_num(to_f32(v))} as f32, out of range {self.range_text()}")
             return INVALID
         return v
@@ -228,11 +230,11 @@ class PrefabInfo:
         return max(1, -(-to_milli(w) // cell_mm)), max(1, -(-to_milli(d) // cell_mm))
 
 
-def _number(v) -> bool:
+def _number(v: object) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
-def prefab_info(name: str, root) -> PrefabInfo:
+def prefab_info(name: str, root: object) -> PrefabInfo:
     plain = to_plain(root) if isinstance(root, Node) else None
     if not isinstance(plain, dict):
         return PrefabInfo(name, None, None, (), (), {})
@@ -300,7 +302,8 @@ def _unique(rep: Report, items: list[Values | None], path: str, key: str, what: 
 GENERATED_PREFIXES = ("site_", "chunk_")
 
 
-def _check_generated_names(rep: Report, places: list, sites: list, entities, entities_node) -> None:
+def _check_generated_names(rep: Report, places: list[Values | None], sites: list[Values | None],
+                           entities: list[Any] | None, entities_node: Node | None) -> None:
     """Entity names must stay unique in a running world: places and persistent entities may
     not take the generator's name patterns or each other's names, and no site rule's tag may
     make its sites' names those of another rule (tag "v_1" against the second "v" rule)."""
@@ -319,10 +322,13 @@ def _check_generated_names(rep: Report, places: list, sites: list, entities, ent
             rep.error(entities_node, "entities", f'entity "{e.name}" starts like the names the generator gives '
                                                  f'({", ".join(GENERATED_PREFIXES)}); choose another name')
     tags = [v["tag"] if _ok(v, "tag") else None for v in sites]
-    for i, tag in enumerate(tags):
-        m = re.fullmatch(r"(.+)_(\d+)", tag or "")
+    for i, v in enumerate(sites):
+        if not _ok(v, "tag"):
+            continue
+        tag = v["tag"]
+        m = re.fullmatch(r"(.+)_(\d+)", tag)
         if m and m.group(1) in tags and tags.count(m.group(1)) > int(m.group(2)):
-            rep.error(sites[i].node("tag"), join_path(join_path("sites", i), "tag"),
+            rep.error(v.node("tag"), join_path(join_path("sites", i), "tag"),
                       f'"{tag}" would name its sites like rule {int(m.group(2)) + 1} of tag "{m.group(1)}" '
                       f'(site_{tag}_...); choose another tag')
 
@@ -390,7 +396,7 @@ class _Checker:
 
     # prefabs
 
-    def one_cell_prefab(self, name: str, where: Node | None, path: str, what: str, rule_biomes) -> None:
+    def one_cell_prefab(self, name: str, where: Node | None, path: str, what: str, rule_biomes: list[str]) -> None:
         info = self.refs.prefab_info(name, where, path)
         if info is None:
             return
@@ -497,7 +503,7 @@ def _feature(rep: Report, v: Values, path: str) -> Feature | None:
     if not ok:
         return None
 
-    def get(key):
+    def get(key: str) -> Any:
         if key in v.nodes:
             return v[key]
         d = uses.get(key)  # None: not used by this kind, or height without a default (ground level)

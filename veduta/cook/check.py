@@ -92,8 +92,8 @@ def _fresh(project: Project, src: Source, index, cache) -> bool:
     from veduta.cook.cook import check_fresh, fresh_by_stat
 
     cooked = project.cooked_path(src.kind, src.name)
-    entry = cache.get(src.rel) if cache is not None else None
-    if entry is not None and fresh_by_stat(entry, project.assets, cooked, index):
+    entry = cache.packed(src.rel) if cache is not None else None
+    if entry is not None and fresh_by_stat(src.rel, entry, project.assets, cooked, index):
         return True
     return check_fresh(src.kind.name, src.rel, project.assets, cooked, index)[0]
 

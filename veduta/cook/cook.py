@@ -17,7 +17,7 @@ from veduta import COMPILER_VERSION
 from veduta.compile import AssetIndex, CompileContext
 from veduta.container.chunks import read_chunks, write_chunks
 from veduta.container.meta import Meta, source_hash
-from veduta.cook.state import make_entry, sig
+from veduta.cook.state import MISSING, RACY, SIG, make_entry, sig
 from veduta.cook.store import Store
 from veduta.errors import VdaError
 from veduta.fsutil import TEMP_SUFFIX_RE, atomic_write, read_regular, remove_if_exists
@@ -166,31 +166,33 @@ def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex
     return True, list(meta.deps), make_entry(h, csig, files, now_ns), files
 
 
-def fresh_by_stat(entry, assets: str, cooked: str, index: AssetIndex, seen: dict | None = None) -> bool:
-    """The cheap check: every signature recorded by the last good cook still matches
-    (the stat cache holds entries of the current compiler only).
-
-    The stat results are put in *seen* (path -> os.stat_result) for doit's
-    checker to reuse instead of asking the file system again.
-    """
-    csig = entry[1]
-    if csig is None:
+def fresh_by_stat(rel: str, packed, assets: str, cooked: str, index: AssetIndex) -> bool:
+    """The cheap check: every signature the last good cook of source *rel* recorded (its stat-cache
+    entry, *packed*: see :data:`veduta.cook.state.Packed`) still matches (the stat cache holds
+    entries of the current compiler only)."""
+    blob, deps = packed[1], packed[2]
+    pack = SIG.pack
+    try:  # the cooked file and the source: always there
+        st = os.stat(cooked)
+        if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != blob[:32]:
+            return False  # (a racy or missing signature never matches)
+        st = os.stat(assets + "/" + rel)
+        if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != blob[32:64]:
+            return False
+    except OSError:
         return False
-    prefix = assets + "/"
-    stat = os.stat
-    for path, s in ((cooked, csig), *((prefix + p, s) for p, s in entry[2])):
-        if s is None:
+    for i, dep in enumerate(deps, 2):
+        s = blob[32 * i:32 * i + 32]
+        if s == RACY:
             return False
         try:
-            st = stat(path)
+            st = os.stat(assets + "/" + dep)
         except OSError:
-            if s != () or stale_reference(path[len(prefix):], index):
+            if s != MISSING or stale_reference(dep, index):
                 return False
             continue
-        if (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != s:
+        if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != s:
             return False
-        if seen is not None:
-            seen[path] = st
     return True
 
 
@@ -505,15 +507,17 @@ def orphans(cooked_root: str, names_by_folder: dict[str, set[str]]) -> list[str]
     for folder, names in sorted(names_by_folder.items()):
         d = os.path.join(cooked_root, folder)
         try:
-            entries = sorted(os.listdir(d))
+            entries = os.listdir(d)
         except OSError:
             continue
-        for fn in entries:
+        # the names with no source, found as a set difference (a folder holds one per source)
+        cooked = {fn[:-4] for fn in entries if fn.endswith(".vda")}
+        odd = sorted({n + ".vda" for n in cooked - names} | {fn for fn in entries if not fn.endswith(".vda")})
+        for fn in odd:
             if fn.endswith(".vda") and not fn.startswith("."):
-                if fn[:-4] not in names:
-                    path = os.path.join(d, fn)
-                    if _cooked_by_us(path, folder):
-                        out.append(path)
+                path = os.path.join(d, fn)
+                if _cooked_by_us(path, folder):
+                    out.append(path)
             elif _TEMP_RE.fullmatch(fn):
                 path = os.path.join(d, fn)
                 try:

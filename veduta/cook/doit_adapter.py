@@ -8,7 +8,7 @@ public API serves.  Nothing else in veduta touches a private doit name;
 installed doit, so a doit upgrade that breaks one fails there, by name.
 
 Where the internals are described: doit's own source, ``doit/dependency.py``
-(``Dependency``, ``SqliteDB``, ``FileChangedChecker``), ``doit/runner.py`` (the
+(``Dependency``, ``SqliteDB``), ``doit/runner.py`` (the
 order of ``save_success`` and the reporter's ``add_success``),
 ``doit/reporter.py`` (``ConsoleReporter.failures``), ``doit/task.py``
 (``configure_task`` on ``uptodate`` items), ``doit/cmd_base.py`` and
@@ -23,7 +23,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar, cast
 
-from doit.dependency import FileChangedChecker, SqliteDB
+from doit.dependency import SqliteDB
 
 #: The doit version every use below was read from and tested against.
 DOIT_CHECKED = "0.37.0"
@@ -47,28 +47,6 @@ def bind_class(cls: T, **attrs: Any) -> T:
     """
     bound = type(cls.__name__, (cls,), {"__module__": cls.__module__, "__qualname__": cls.__qualname__, **attrs})
     return cast(T, bound)
-
-
-class PrestatChecker(FileChangedChecker):
-    """A file checker that reuses ``os.stat`` results taken earlier in the run.
-
-    doit 0.37's ``Dependency.get_status`` asks the checker ``exists(path)`` for
-    targets and ``info(path)`` for each file_dep before ``check_modified``;
-    neither is in doit's documented checker interface (only ``check_modified``
-    and ``get_state`` are), but overriding them is the only way to spare a
-    second stat of a file the cook's up-to-date pass just stat'ed.  Subclasses
-    fill or replace :attr:`prestat` (path -> ``os.stat_result``, each used once).
-    """
-
-    def __init__(self) -> None:
-        self.prestat: dict[str, os.stat_result] = {}
-
-    def exists(self, file_path):
-        return file_path in self.prestat or os.path.exists(file_path)
-
-    def info(self, file_path):
-        st = self.prestat.pop(file_path, None)
-        return st if st is not None else os.stat(file_path)
 
 
 class PreloadedSqliteDB(SqliteDB):
@@ -284,6 +262,84 @@ class GroupHandle:
         return True  # the group does nothing itself; `doit list --status` shows it U
 
 
+class SubtaskMaker:
+    """The subtasks of one group as doit ``Task`` objects, made without ``Task.__init__``.
+
+    doit 0.37 turns each task dict a generator yields into a Task (``loader.
+    _generate_task_from_yield``: ``dict_to_task``, then the name ``group:name``, ``subtask_of``
+    and an entry in the group's ``task_dep``), and ``Task.__init__`` checks nineteen
+    attributes and builds fifteen containers: for 10,000 sources that was most of ``doit list
+    --all --status``.  A task generator may yield Task objects as well (``generate_tasks``
+    keeps them as they are), so the first subtask dict is made into a Task by doit itself and
+    every later one is a copy of that Task's attributes with the fields that differ and fresh
+    mutable containers; the three steps of the loader are done here.  A dict this does not
+    know how to copy (other keys, an ``uptodate`` item that is not a bool, a doc of several
+    lines) is returned as it is, for doit to make.  ``tests/cook/test_doit_adapter.py`` checks,
+    attribute by attribute, that a task made here is the one doit makes of the same dict.
+    """
+
+    #: the task dict keys handled (``clean`` must be True)
+    KEYS = frozenset({"name", "actions", "file_dep", "targets", "clean", "doc", "uptodate"})
+
+    def __init__(self, group: GroupHandle) -> None:
+        from doit.task import IOConfig, Task
+
+        self.group = group
+        self._task_cls = Task
+        self._io_cls = IOConfig
+        self._template: dict | None = None
+        self._new = object.__new__
+
+    def __call__(self, d: dict) -> Any:
+        """The Task of subtask dict *d* (or *d* itself, for doit to make)."""
+        uptodate = d.get("uptodate", ())
+        if (self.group.task is None or not self.KEYS.issuperset(d) or d.get("clean") is not True
+                or "\n" in (d.get("doc") or "") or not all(isinstance(u, bool) for u in uptodate)):
+            return d
+        return self.make(d["name"], d["actions"], d.get("file_dep", ()), d.get("targets", ()), d.get("doc"),
+                         uptodate)
+
+    def make(self, name: str, actions: list, file_dep, targets, doc: str | None, uptodate=()) -> Any:
+        """The Task of the subtask dict ``{"name": name, "actions": actions, "file_dep": file_dep,
+        "targets": targets, "doc": doc, "uptodate": uptodate, "clean": True}`` (a one-line *doc*,
+        *uptodate* bools); that dict when the group's Task is not known."""
+        group = self.group.task
+        if group is None:
+            return {"name": name, "actions": actions, "file_dep": list(file_dep), "targets": list(targets),
+                    "doc": doc, "uptodate": list(uptodate), "clean": True}
+        name = f"{group.name}:{name}"
+        template = self._template
+        if template is None:
+            from doit.task import dict_to_task
+
+            task = dict_to_task({"name": name, "actions": actions, "file_dep": file_dep, "targets": targets,
+                                 "doc": doc, "uptodate": list(uptodate), "clean": True})
+            self._template = dict(vars(task))
+        else:
+            task = self._new(self._task_cls)
+            d = template.copy()  # doit's attributes in doit's order; then every one that differs
+            d["name"] = name
+            d["creator_params"] = []
+            d["setup_tasks"] = []
+            d["io"] = self._io_cls({})
+            d["_actions"] = list(actions)
+            d["file_dep"] = set(file_dep)
+            d["task_dep"] = []
+            d["wild_dep"] = []
+            d["calc_dep"] = set()
+            d["getargs"] = {}
+            d["value_savers"] = []
+            d["uptodate"] = [(u, None, None) for u in uptodate]
+            d["targets"] = list(targets)
+            d["values"] = {}
+            d["teardown"] = []
+            d["doc"] = doc
+            task.__dict__ = d
+        task.subtask_of = group.name
+        group.task_dep.append(name)
+        return task
+
+
 def wait_only_for(group: GroupHandle, drop: set[str]) -> bool:
     """Let the group task wait for its subtasks except those named in *drop*.
 
@@ -422,6 +478,6 @@ def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
     reporter.failures = [f for f in reporter.failures if not unwanted(f["task"])]
 
 
-__all__ = ["DOIT_CHECKED", "bind_class", "PrestatChecker", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
+__all__ = ["DOIT_CHECKED", "bind_class", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
            "wait_only_for", "drop_failures", "runner_parallelism", "fix_action_signature", "trust_fresh",
            "exit_as_failure"]

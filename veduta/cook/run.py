@@ -9,7 +9,6 @@ process each have their own, so nothing of one leaks into the other.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,9 +38,8 @@ class CookRun:
     to_run: int = 0
     #: file_dep path -> signature that the up-to-date pass verified against the source_hash
     #: (by hashing, or by the stat cache of an earlier hash)
-    verified: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
-    #: path -> os.stat_result taken by the up-to-date pass, used once by doit's checks
-    stats: dict[str, os.stat_result] = field(default_factory=dict)
+    #: (signatures packed as the stat cache keeps them: veduta.cook.state.SIG)
+    verified: dict[str, bytes] = field(default_factory=dict)
     #: the shared cache of this run (veduta.cook.shared.SharedCache), made by the task pass
     #: when a URL is set and a source is stale; the reporter hands it what to upload
     shared: Any = None

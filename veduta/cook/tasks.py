@@ -16,6 +16,7 @@ import sys
 import time
 
 from doit import create_after
+from doit.dependency import FileChangedChecker
 from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION
@@ -38,7 +39,7 @@ from veduta.cook.cook import (
 from veduta.cook.doit_adapter import (
     DOIT_CHECKED,
     GroupHandle,
-    PrestatChecker,
+    SubtaskMaker,
     bind_class,
     drop_failures,
     exit_as_failure,
@@ -50,7 +51,7 @@ from veduta.cook.doit_adapter import (
 )
 from veduta.cook.project import Project
 from veduta.cook.run import CookRun
-from veduta.cook.state import RACY_NS, StatCache, entry_from_json
+from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json
 
 fix_action_signature(cook_one)
 
@@ -59,7 +60,7 @@ DB_FILE = "doit.sqlite3"
 BASENAME = "cook"
 
 
-class StatChecker(PrestatChecker):
+class StatChecker(FileChangedChecker):
     """file_dep states are (size, mtime_ns, inode, ctime_ns); a racy state never matches.
 
     Never hashes: a file whose signature changed but whose content this run's
@@ -72,14 +73,13 @@ class StatChecker(PrestatChecker):
 
     def __init__(self) -> None:
         super().__init__()
-        self.prestat = self.run.stats  # filled by the run's task pass (cleared in place)
         self.verified = self.run.verified
 
     def check_modified(self, file_path, file_stat, state):
         cur = (file_stat.st_size, file_stat.st_mtime_ns, file_stat.st_ino, file_stat.st_ctime_ns)
         if state is not None and len(state) == 4 and tuple(state) == cur:
             return False
-        return self.verified.get(file_path) != cur
+        return self.verified.get(file_path) != SIG.pack(*cur)
 
     def get_state(self, dep, current_state):
         st = os.stat(dep)
@@ -99,9 +99,8 @@ def cook_tasks(run: CookRun):
     gc_was_enabled = gc.isenabled()
     gc.disable()
     project, display_root = run.project, run.display_root
-    verified_sigs, stats = run.verified, run.stats
+    verified_sigs = run.verified
     verified_sigs.clear()
-    stats.clear()
     warnings: list[str] = []
     sources, problems = project.scan(warnings)
     if warnings:
@@ -117,13 +116,15 @@ def cook_tasks(run: CookRun):
     only_group = run.executing and run.selected == [BASENAME]
     group = GroupHandle()
     yield {"name": None, "doc": "cook every asset source into a .vda file", "uptodate": [group]}
+    subtask = SubtaskMaker(group)  # a subtask dict made into doit's Task, cheaply
     fresh_names = []
     stale_jobs = []  # cook_one's arguments of the stale sources, in task order
     # stale tasks held back for one parallel fetch from the shared cache (when a URL is set)
     held: list[dict] | None = [] if run.executing and remote.configured(project) else None
 
     prefix = assets + os.sep
-    cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in {s.kind for s in sources}}
+    kinds = {s.kind.name: s.kind for s in sources}  # (by name: hashing a Kind is slower)
+    cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in kinds.values()}
     blocked = {name: why for name, d in cooked_dirs.items() if (why := _not_a_folder(d[:-1]))}
     if blocked:  # one line per blocked folder, not one failure per source
         problems = problems + sorted(set(blocked.values()))
@@ -139,10 +140,20 @@ def cook_tasks(run: CookRun):
             cache.discard(src.rel)
             uptodate = [False]
         else:
-            entry = cache.get(src.rel)
+            packed = cache.packed(src.rel)
             verified = None  # (path, signature) of files whose content this pass checked
-            if entry is not None and fresh_by_stat(entry, assets, cooked, index, None if only_group else stats):
-                verified = entry[2]
+            if packed is not None and fresh_by_stat(src.rel, packed, assets, cooked, index):
+                fresh_names.append(src.rel)
+                if only_group:
+                    continue  # decided before any task is made: a fresh source costs no more
+                # (the packed entry as it is: no signature in it is racy, or it would not be fresh)
+                blob, deps = packed[1], packed[2]
+                verified_sigs[prefix + src.rel] = blob[32:64]
+                for i, d in enumerate(deps, 2):
+                    s = blob[32 * i:32 * i + 32]
+                    if s != MISSING:
+                        verified_sigs[prefix + d] = s
+                        file_dep.append(prefix + d)
             else:
                 fresh, deps, entry, verified = check_fresh(kind.name, src.rel, assets, cooked, index, now)
                 if fresh:
@@ -160,29 +171,21 @@ def cook_tasks(run: CookRun):
                 # item at all, since doit's handling of each one costs more than the check itself
                 for p, s in verified:
                     if s:  # exists (and, from the stat cache, is not racy)
-                        verified_sigs[prefix + p] = s
+                        verified_sigs[prefix + p] = SIG.pack(*s)
                     if s != () and p != src.rel:
                         file_dep.append(prefix + p)
         args = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
         if uptodate is not None:
             stale_jobs.append(args)
-        task = {
-            "name": src.rel,
-            "actions": [(cook_one, args)],
-            "file_dep": file_dep,
-            "clean": True,
-            "doc": f"{kind.name} {src.name}",
-        }
-        if not duplicate_of:
-            task["targets"] = [cooked]  # two tasks may not share a target: duplicates have none
-        if uptodate is not None:
-            task["uptodate"] = uptodate
-            if held is not None and not duplicate_of:
-                held.append(task)
-                continue
-        yield task
+        doc = f"{kind.name} {src.name}"
+        targets = () if duplicate_of else (cooked,)  # two tasks may not share a target: duplicates have none
+        if held is not None and uptodate is not None and not duplicate_of:
+            held.append({"name": src.rel, "actions": [(cook_one, args)], "file_dep": file_dep, "clean": True,
+                         "doc": doc, "targets": [cooked], "uptodate": uptodate})
+            continue
+        yield subtask.make(src.rel, [(cook_one, args)], file_dep, targets, doc, uptodate or ())
     if held:
-        yield from shared_fetch(run, held, index)
+        yield from map(subtask, shared_fetch(run, held, index))
 
     known = {f"{BASENAME}:{s.rel}" for s in sources}
     for name in run.selected or []:
@@ -478,9 +481,9 @@ class CookReporter(ConsoleReporter):
             sys.stderr.write(text)
 
     def complete_run(self):
-        from veduta.cook import ahead
-
-        ahead.end()
+        ahead = sys.modules.get("veduta.cook.ahead")  # imported only by a run that cooks ahead
+        if ahead is not None:
+            ahead.end()
         self._clear_progress()
         if self.run.cache is not None:
             try:

@@ -87,9 +87,10 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
         return [_reason("DUPLICATE_NAME", f"the name is also used by {others}")]
     kind, rel, assets = src.kind.name, src.rel, project.assets
     cooked = project.cooked_path(src.kind, src.name)
-    entry = cache.get(rel)
-    if entry is not None and fresh_by_stat(entry, assets, cooked, index):
+    packed = cache.packed(rel)
+    if packed is not None and fresh_by_stat(rel, packed, assets, cooked, index):
         return []  # every signature the last good cook recorded still matches: nothing to read
+    entry = cache.get(rel)
     if not os.path.exists(cooked):
         if entry is None:
             return [_reason("NEVER_COOKED", "never cooked (or its last cook failed)")]

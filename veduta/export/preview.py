@@ -16,7 +16,7 @@ same numpy and Pillow.
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,6 +28,9 @@ from veduta.export import PREVIEW_SIZE as DEFAULT_SIZE
 from . import raster
 from .cooked import Cooked
 from .gltf import _write, model_levels, srgb_to_linear
+
+if TYPE_CHECKING:
+    from veduta.cook.project import Project
 
 EMPTY_SLOT = (0.6, 0.6, 0.6)
 MISSING = (0.2, 0.2, 0.2)
@@ -88,7 +91,7 @@ def _dim(v: float) -> str:
     return f"{round(float(v), 3):g}"
 
 
-def preview_model(project, name: str, out: str, size: int = DEFAULT_SIZE) -> dict[str, Any]:
+def preview_model(project: Project, name: str, out: str, size: int = DEFAULT_SIZE) -> dict[str, Any]:
     """Write the preview sheet of model *name* to *out* (PNG); a summary of what was drawn."""
     from PIL import Image
 

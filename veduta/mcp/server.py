@@ -1,6 +1,7 @@
 """The MCP server of ``veduta mcp``: one tool per :mod:`veduta.api` function, over stdio.
 
-Each tool is a thin face: it checks nothing the core function does not, calls it with the
+Each tool is a thin face: it checks nothing the core function does not (except that file paths
+lie inside the game root: :meth:`Tools.inside`, a rule of this face only), calls it with the
 game repo's :class:`~veduta.cook.project.Project`, and returns its data as structured content
 (and the same JSON as text, for clients that read only text). A user mistake
 (:class:`~veduta.errors.VedutaError`: unknown asset, malformed argument, refused edit) becomes a
@@ -24,9 +25,12 @@ from mcp.types import CallToolResult, ImageContent, TextContent
 from pydantic import Field
 
 from veduta import api
+from veduta.argtypes import MAX_JOBS
 from veduta.errors import VedutaError
 
 Cell = Annotated[tuple[int, int], Field(description="a cell [x, z] (integers; +x east, -z north)")]
+#: paths name files of the game served: relative to its root (or absolute), never outside it
+UNDER_ROOT = ", relative to the game root (a path outside the game root is refused)"
 DryRun = Annotated[bool, Field(description="report what the edit would do, and write nothing")]
 
 INSTRUCTIONS = """\
@@ -54,6 +58,17 @@ class Tools:
         from veduta.cook.project import Project
 
         return Project.find(self.root)
+
+    def inside(self, path: str, what: str = "path") -> str:
+        """*path* (relative to the game root, or absolute) when it lies under the game root once
+        symlinks and ``..`` are resolved (a file to write need not exist yet); a tool error naming
+        the root otherwise. An agent reads and writes the game it serves, not the machine."""
+        root = os.path.realpath(self.root)
+        real = os.path.realpath(os.path.join(self.root, path))
+        if os.path.commonpath([root, real]) != root:
+            raise ToolError(f"{what} {path!r} is outside the game root {root} (it resolves to {real}); "
+                            f"give a path under the game root")
+        return path
 
     def world_lock(self, world: str) -> threading.Lock:
         with self._locks_lock:
@@ -105,9 +120,12 @@ def build_server(root: str) -> MCPServer:
           "(file, line, col, path, severity, message).")
     def cook(sources: Annotated[list[str] | None, Field(
             description="source files to cook, as paths under the game root or under assets/ "
-            "(e.g. 'models/crate.vmodel'); omit to cook everything")] = None) -> CallToolResult:
+            "(e.g. 'models/crate.vmodel'); omit to cook everything")] = None,
+             jobs: Annotated[int | None, Field(
+                 description="processes to compile in (1: in the server's own process, one source at a time); "
+                 "omit for one per core, as `doit cook` does", ge=1, le=MAX_JOBS)] = None) -> CallToolResult:
         with t._cook_lock:
-            return _result(t.call(api.cook, sources or None))
+            return _result(t.call(api.cook, sources or None, jobs or 0))
 
     @tool(description="Check every source (or those named) as the cook would, references included, writing "
           "nothing. Returns ok, counts and every diagnostic (file, line, col, path, severity, message).")
@@ -227,35 +245,35 @@ def build_server(root: str) -> MCPServer:
 
     @tool(description="A cooked .vda file as JSON: its chunks, META (kind, compiler, source hashes) and body "
           "(large arrays summarised).")
-    def dump(path: Annotated[str, Field(description="path of a .vda file, relative to the game root")]
+    def dump(path: Annotated[str, Field(description=f"path of a .vda file{UNDER_ROOT}")]
              ) -> CallToolResult:
-        return _result(t.call(lambda _p: api.dump(None, path)))
+        return _result(t.call(lambda _p: api.dump(None, t.inside(path))))
 
     @tool(description="Check cooked .vda files against the container spec and their kind's reader checks.")
-    def verify(paths: Annotated[list[str], Field(description="paths of .vda files, relative to the game root")]
+    def verify(paths: Annotated[list[str], Field(description=f"paths of .vda files{UNDER_ROOT}")]
                ) -> CallToolResult:
-        return _result(t.call(lambda _p: api.verify(None, list(paths))))
+        return _result(t.call(lambda _p: api.verify(None, [t.inside(p) for p in paths])))
 
     @tool(description="Write a binary glTF 2.0 (.glb) file of a cooked model (every level of detail, or level "
           "lod), or of a world's chunks (ground at its finest drawn level, skirts, water, entities) within "
           "radius chunks of chunk [cx, cz]. Give model, or world with chunk. Returns what was written.")
-    def export_gltf(out: Annotated[str, Field(description="the .glb file to write, relative to the game root")],
+    def export_gltf(out: Annotated[str, Field(description=f"the .glb file to write{UNDER_ROOT}")],
                     model: Annotated[str | None, Field(description="model name")] = None,
                     lod: Annotated[int | None, Field(description="only this level of detail (0 = full)", ge=0)
                                    ] = None,
                     world: Annotated[str | None, Field(description="world name")] = None,
                     chunk: Annotated[tuple[int, int] | None, Field(description="chunk [cx, cz]")] = None,
                     radius: Annotated[int, Field(description="chunks around chunk", ge=0)] = 0) -> CallToolResult:
-        return _result(t.call(api.export_gltf, out, model=model, lod=lod, world=world, chunk=_opt(chunk),
-                              radius=radius))
+        return _result(t.call(api.export_gltf, t.inside(out, "out"), model=model, lod=lod, world=world,
+                              chunk=_opt(chunk), radius=radius))
 
     @tool(description="Write a PNG sheet of shaded views (front, side, top, three-quarter) of a cooked model "
           "and its levels of detail, labelled with triangle counts. Returns what was drawn.")
     def preview_model(model: Annotated[str, Field(description="model name")],
-                      out: Annotated[str, Field(description="the .png file to write, relative to the game root")],
+                      out: Annotated[str, Field(description=f"the .png file to write{UNDER_ROOT}")],
                       size: Annotated[int, Field(description="pixels per view", ge=32, le=1024)] = 160
                       ) -> CallToolResult:
-        return _result(t.call(api.preview_model, model, out, size))
+        return _result(t.call(api.preview_model, model, t.inside(out, "out"), size))
 
     return server
 

@@ -54,7 +54,7 @@ def biome_ok(p: WorldP, biomes: frozenset[str], pf: PrefabP | None) -> np.ndarra
                       dtype=bool)
 
 
-def plant_draw(h: int, hp: int, rule) -> tuple[int, int, int, int, int]:
+def plant_draw(h: int, hp: int, rule: VegRuleP) -> tuple[int, int, int, int, int]:
     """(fx, fz, rotation, mirror, scale) of a plant from its two hashes (h decides whether it grows,
     hp where); fx, fz in thousandths of the cell, scale in thousandths."""
     fx = 200 + (hp >> 32) % 600
@@ -101,7 +101,8 @@ class Cover:
 
     # -- vectorised -----------------------------------------------------------------------------
 
-    def owners(self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray, structs: list[Structure]):
+    def owners(self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray,
+               structs: list[Structure]) -> tuple[np.ndarray, np.ndarray]:
         """Owner kind and index arrays (h, w) of a cell rectangle: the index is the structure's
         position in ``structs`` for STRUCTURE, the rule's index in the world's scatter or
         vegetation list otherwise (-1 for none)."""
@@ -136,7 +137,7 @@ class Cover:
             open_ &= ~cand
         return kind, index
 
-    def _too_close(self, pf: PrefabP, x0, z0, w, h, structs) -> np.ndarray:
+    def _too_close(self, pf: PrefabP, x0: int, z0: int, w: int, h: int, structs: list[Structure]) -> np.ndarray:
         out = np.zeros((h, w), dtype=bool)
         cell2 = self.p.cell_mm ** 2
         for s in structs:
@@ -188,7 +189,7 @@ class Cover:
 
     # -- scalar ---------------------------------------------------------------------------------
 
-    def owner_at(self, x: int, z: int, biome: int, wet: bool, structs: list[Structure]):
+    def owner_at(self, x: int, z: int, biome: int, wet: bool, structs: list[Structure]) -> tuple[int, int]:
         """(kind, index) of cell [x, z] as in :meth:`owners`."""
         for k, s in enumerate(structs):
             if s.covers(x, z):

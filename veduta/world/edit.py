@@ -18,6 +18,7 @@ Nothing here writes cooked files: the world and its prefabs are compiled in memo
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -65,7 +66,7 @@ class BadValue(EditRefused, UsageError):
 class WorldSource:
     """A world's source file, its text and its compiled WRLD record."""
 
-    project: Any
+    project: Project
     name: str
     rel: str  # under the assets folder, e.g. "worlds/valley.vworld"
     path: str
@@ -94,19 +95,19 @@ class WorldSource:
             raise EditRefused("the new text is not UTF-8") from None
         return compile_source("world", data, ctx), rep
 
-    def prefab(self, name: str):
+    def prefab(self, name: str) -> Any:
         """The compiled PRFB record of prefab *name*, None when it is missing or has errors."""
         if name not in self._prefabs:
             self._prefabs[name] = self._compile_asset("prefab", name)
         return self._prefabs[name]
 
-    def model(self, name: str):
+    def model(self, name: str) -> Any:
         """The compiled MESH record of model *name*, None when it is missing or has errors."""
         if name not in self._models:
             self._models[name] = self._compile_asset("model", name)
         return self._models[name]
 
-    def _compile_asset(self, kind: str, name: str):
+    def _compile_asset(self, kind: str, name: str) -> Struct | None:
         from veduta.compile import CompileContext, compile_source
         from veduta.source.diagnostics import Report
 
@@ -125,7 +126,7 @@ class WorldSource:
     def exists(self, kind: str, name: str) -> bool:
         return self.index.resolve(kind, name) is not None
 
-    def generator(self, world):
+    def generator(self, world: Any) -> Generator:
         """The generator of a compiled world, with every prefab it names that compiles."""
         from veduta.world.generator import Generator
         from veduta.world.params import prefab_names
@@ -187,7 +188,7 @@ def _top_order() -> list[str]:
     return list(TOP.fields)
 
 
-def _plain(v):
+def _plain(v: Any) -> Any:
     """Whole floats as integers (3.0 is written 3), so the report shows what the file says."""
     if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
         return int(v)
@@ -213,7 +214,8 @@ def _source_errors(rep: Report) -> list[dict]:
             for d in rep.sorted() if d.severity == "error"]
 
 
-def _compile_new(ws: WorldSource, text: str, what: str, section: str | None = None, index: int | None = None):
+def _compile_new(ws: WorldSource, text: str, what: str, section: str | None = None,
+                 index: int | None = None) -> tuple[Struct, Report]:
     """Compile the new text; EditRefused when it has errors (:class:`BadValue` when they are all
     in the new element, ``section[index]``, index None: the last one)."""
     rec, rep = ws.compile(text)
@@ -270,7 +272,7 @@ def _m(mm: int) -> float:
     return int(mm) / 1000.0
 
 
-def _cell(v, what: str = "cell") -> tuple[int, int]:
+def _cell(v: Any, what: str = "cell") -> tuple[int, int]:
     try:
         x, z = v
         if isinstance(x, bool) or isinstance(z, bool) or int(x) != x or int(z) != z:
@@ -291,7 +293,7 @@ def _check_name(name: str, what: str) -> None:
 # -- place checks ------------------------------------------------------------------------------
 
 
-def place_problems(gen, name: str, prefab: str, x: int, z: int, rotation: int = 0) -> list[dict]:
+def place_problems(gen: Generator, name: str, prefab: str, x: int, z: int, rotation: int = 0) -> list[dict]:
     """The errors of ``inspect world``'s place checks (:func:`veduta.world.checks.place_findings`)
     for place *name* at cell [x, z]: outside the world, missing prefab, water, biome, overlap,
     min_distance. Empty when the place can stand there."""
@@ -311,7 +313,7 @@ def _spiral(cx: int, cz: int, r: int) -> list[tuple[int, int]]:
 # -- structures that change ----------------------------------------------------------------------
 
 
-def _rect_around(gen, x: int, z: int, reach: int) -> tuple[int, int, int, int]:
+def _rect_around(gen: Generator, x: int, z: int, reach: int) -> tuple[int, int, int, int]:
     """The cell rectangle within *reach* of vertex (x, z) plus what structures there touch,
     clamped to the world."""
     from veduta.world.structures import PAD_BLEND
@@ -356,7 +358,8 @@ def structure_changes(before: Generator, after: Generator, rect: tuple[int, int,
 # -- place ---------------------------------------------------------------------------------------
 
 
-def world_place(project: Project, world: str, name: str, prefab: str, cell=None, near=None, rotation: int = 0,
+def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequence[int] | None = None,
+                near: Sequence[int] | None = None, rotation: int = 0,
                 search: int = NEAR_SEARCH, dry_run: bool = False) -> dict[str, Any]:
     """Add (or replace) place *name* with *prefab* at *cell*, or at the valid cell nearest *near*.
 
@@ -416,6 +419,7 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell=None,
             raise EditRefused(f'place "{name}" at cell [{cell[0]}, {cell[1]}] is refused ({codes}); nothing was '
                               f"written:\n  " + "\n  ".join(f"{f['code']}: {f['message']}" for f in problems),
                               problems)
+        assert near is not None  # no cell: near was given (checked above)
         why = ", ".join(f"{k} {v}" for k, v in sorted(rejected.items()))
         counts = [{"code": k, "severity": "error", "count": v,
                    "message": f"{v} of the {tried} cells tried: {k}"} for k, v in sorted(rejected.items())]
@@ -452,7 +456,8 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell=None,
     return out
 
 
-def _prescreen(gen, prefab: str, rotation: int, candidates: list[tuple[int, int]]):
+def _prescreen(gen: Generator, prefab: str, rotation: int,
+               candidates: list[tuple[int, int]]) -> Callable[[int, int], str | None]:
     """``quick(x, z)``: the first finding code :func:`place_problems` would give for the cells it
     can rule out from arrays computed once over the whole search (footprint outside the world, a
     footprint vertex under water, a biome the prefab does not list), else None. A speed-up only:
@@ -491,7 +496,7 @@ def _prescreen(gen, prefab: str, rotation: int, candidates: list[tuple[int, int]
     return quick
 
 
-def _with_prefab(ws: WorldSource, prefab: str):
+def _with_prefab(ws: WorldSource, prefab: str) -> Generator:
     from veduta.world.generator import Generator
 
     gen = ws.generator(ws.world)
@@ -500,7 +505,7 @@ def _with_prefab(ws: WorldSource, prefab: str):
     return Generator(ws.world, prefabs)
 
 
-def _rule_warnings(rep, section: str, index: int | None = None) -> list[dict]:
+def _rule_warnings(rep: Report, section: str, index: int | None = None) -> list[dict]:
     """The compiler's warnings about the edited list (as findings)."""
     out = []
     for d in rep.warnings:
@@ -515,7 +520,7 @@ def _rule_warnings(rep, section: str, index: int | None = None) -> list[dict]:
 # -- terrain -------------------------------------------------------------------------------------
 
 
-def _heights(gen, x: int, z: int, r: int) -> dict[str, Any]:
+def _heights(gen: Generator, x: int, z: int, r: int) -> dict[str, Any]:
     """Final ground over the disc of radius r (vertices) around vertex (x, z), inside the world:
     centre, min, max and mean in metres. A disc wider than SAMPLE_SIDE vertices is sampled every
     ``step`` vertices (reported)."""
@@ -551,7 +556,7 @@ def _heights(gen, x: int, z: int, r: int) -> dict[str, Any]:
     return out
 
 
-def _terrain_report(before, after, x: int, z: int, r: int, reach: int) -> dict[str, Any]:
+def _terrain_report(before: Generator, after: Generator, x: int, z: int, r: int, reach: int) -> dict[str, Any]:
     rect = _rect_around(after, x, z, reach)
     wet_before = sorted(s.name for s in before.structs.places if s.wet)
     wet_after = sorted(s.name for s in after.structs.places if s.wet)
@@ -564,9 +569,9 @@ def _terrain_report(before, after, x: int, z: int, r: int, reach: int) -> dict[s
     }
 
 
-def world_terrain(project: Project, world: str, name: str, kind: str, cell, radius: int, height: float | None = None,
-                  depth: float | None = None, falloff: int | None = None, roughness: float | None = None,
-                  dry_run: bool = False) -> dict[str, Any]:
+def world_terrain(project: Project, world: str, name: str, kind: str, cell: Sequence[int], radius: int,
+                  height: float | None = None, depth: float | None = None, falloff: int | None = None,
+                  roughness: float | None = None, dry_run: bool = False) -> dict[str, Any]:
     """Add (or replace) feature *name* (a hill, plain, lake or sea) and report the ground before
     and after over its area (centre, min, max, mean), the places in water and the sites and
     places that change (dropped, added, on a pad at another height, in or out of water)."""
@@ -606,7 +611,7 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell, radi
 # -- vegetation ----------------------------------------------------------------------------------
 
 
-def _rule_count(gen, rule_index: int, x0: int, z0: int, w: int, h: int) -> int:
+def _rule_count(gen: Generator, rule_index: int, x0: int, z0: int, w: int, h: int) -> int:
     """Plants (model rule) or cells won (prefab rule) of vegetation rule *rule_index* in a rectangle,
     chunk by chunk (the chunk layers are what the game generates)."""
     from veduta.world.cover import VEGETATION
@@ -668,7 +673,7 @@ def _view_triangles(ws: WorldSource, gens: list, focus: tuple[int, int]) -> list
     return out
 
 
-def _vegetation_counts(ws: WorldSource, gen, rule_name: str) -> dict[str, Any]:
+def _vegetation_counts(ws: WorldSource, gen: Generator, rule_name: str) -> dict[str, Any]:
     """How many plants (or prefab cells) a rule gets: in its area, or in the loaded chunks around
     the start cell for a world-wide rule (with the figure per chunk)."""
     i = next(k for k, r in enumerate(gen.p.vegetation) if r.name == rule_name)
@@ -693,8 +698,9 @@ def _vegetation_counts(ws: WorldSource, gen, rule_name: str) -> dict[str, Any]:
 
 
 def world_vegetation(project: Project, world: str, name: str, density: float, prefab: str | None = None,
-                     model: str | None = None, biomes=None, cell=None, radius: int | None = None, scale=None,
-                     dry_run: bool = False) -> dict[str, Any]:
+                     model: str | None = None, biomes: Sequence[str] | str | None = None,
+                     cell: Sequence[int] | None = None, radius: int | None = None,
+                     scale: Sequence[float] | None = None, dry_run: bool = False) -> dict[str, Any]:
     """Add (or replace) vegetation rule *name* and report how many plants it gets (in its area, or
     in the loaded chunks around the start cell for a world-wide rule), what they cost to draw
     (``triangles``) and warnings (a missing model or prefab, flora without draw_distance, a

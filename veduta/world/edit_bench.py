@@ -68,7 +68,7 @@ def bench_edit(repeat: int = 5, where: str | None = None) -> dict:
     try:
         project = Project.at(root)
 
-        def floor():
+        def floor() -> None:
             ws = load_world_source(project, "valley")
             ws.generator(ws.world)
 
@@ -77,7 +77,7 @@ def bench_edit(repeat: int = 5, where: str | None = None) -> dict:
             fn = getattr(api, tool)
             out[f"edit_{key}_dry_s"] = _median(partial(fn, project, "valley", dry_run=True, **kw), repeat)
 
-        def write_pair():
+        def write_pair() -> None:
             api.world_place(project, "valley", "inn", "cottage", cell=(-74, 0))
             api.world_remove(project, "valley", "inn")
 

@@ -14,6 +14,7 @@ A prefab with one entity gives it the instance name; a prefab with several names
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .cover import SCATTER, STRUCTURE, VEGETATION
@@ -23,7 +24,7 @@ from .structures import Structure
 _ROT = {0: (1, 0), 90: (0, 1), 180: (-1, 0), 270: (0, -1)}  # (cos, sin)
 
 
-def _vec(v, default) -> list[float]:
+def _vec(v: Iterable[float] | None, default: Iterable[float]) -> list[float]:
     return [float(c) for c in (v if v is not None else default)]
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,6 +31,14 @@ from .draw import (
     view_reach,
 )
 from .generator import Generator
+
+if TYPE_CHECKING:
+    from PIL import Image, ImageDraw
+
+    from veduta.cook.project import Project
+
+#: a label of the sheet: ((x, y) of its mark, gap from the mark, text, colour)
+Label = tuple[tuple[int, int], int, str, Any]
 
 #: site rules and biomes are looked for within this many cells of the origin (the world clipped)
 AREA_HALF = 512
@@ -64,7 +72,7 @@ def _prefab_findings(gen: Generator) -> list[dict]:
     p = gen.p
     out = []
 
-    def missing(prefab: str, what: str, **where):
+    def missing(prefab: str, what: str, **where: Any) -> None:
         out.append(finding("WORLD_PREFAB_MISSING", ERROR, f"{what} names prefab {prefab}, which does not exist "
                            "(it places nothing)", prefab=prefab, **where))
 
@@ -145,7 +153,7 @@ def _area_findings(gen: Generator, area: tuple[int, int, int, int]) -> list[dict
         if b not in present:
             out.append(finding("WORLD_BIOME_ABSENT", NOTE, f"biome {b} does not appear in {span}", biome=b))
 
-    def allowed(biomes, prefab):
+    def allowed(biomes: frozenset[str], prefab: str) -> set[str]:
         pf = gen.prefabs.get(prefab) if prefab else None
         return {b for b in present if (not biomes or b in biomes) and (pf is None or pf.allows(b))}
 
@@ -275,7 +283,7 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
 # -- loading from a project -----------------------------------------------------------------------
 
 
-def _cooked(project, kind: str, name: str) -> tuple[Any, str, list[str]]:
+def _cooked(project: Project, kind: str, name: str) -> tuple[Any, str, list[str]]:
     """(record or None, status "ok"/"missing"/"invalid", messages) of one asset, cooked if stale."""
     from veduta.container.vda import read_asset_file
     from veduta.cook.cook import FAILED, cook_file
@@ -290,7 +298,7 @@ def _cooked(project, kind: str, name: str) -> tuple[Any, str, list[str]]:
     return read_asset_file(cooked).body, "ok", list(out["messages"])
 
 
-def _model_draws(project, names: Iterable[str]) -> tuple[dict[str, ModelDraw], set[str], dict[str, dict]]:
+def _model_draws(project: Project, names: Iterable[str]) -> tuple[dict[str, ModelDraw], set[str], dict[str, dict]]:
     from veduta.compile.model.inspect import inspect_model
 
     models, invalid, reports = {}, set(), {}
@@ -308,7 +316,7 @@ def _error_list(messages: list[str]) -> list[dict]:
     return [{"message": m} for m in messages if ": warning: " not in m]
 
 
-def _head(project, kind: str, name: str) -> tuple[Any, dict[str, Any]]:
+def _head(project: Project, kind: str, name: str) -> tuple[Any, dict[str, Any]]:
     """(record or None, head of the report: name, source, status, errors)."""
     from veduta.errors import no_such_asset
 
@@ -322,7 +330,7 @@ def _head(project, kind: str, name: str) -> tuple[Any, dict[str, Any]]:
     return rec, head
 
 
-def load_world(project, name: str) -> tuple[Any, dict[str, Any], dict]:
+def load_world(project: Project, name: str) -> tuple[Any, dict[str, Any], dict]:
     """(world record, prefab records by name, head of the report) for inspect world; the world
     record is None when it is missing or has errors (the head says so)."""
     from .params import prefab_names
@@ -338,7 +346,7 @@ def load_world(project, name: str) -> tuple[Any, dict[str, Any], dict]:
     return world, prefabs, head
 
 
-def inspect_world(project, name: str, at: Iterable[tuple[int, int]] = (), all_views: bool = False,
+def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (), all_views: bool = False,
                   sheet: str | None = None) -> dict[str, Any]:
     """Inspect world ``name`` of ``project``: ``{"name", "source", "status" ("ok", "findings" when an
     error finding exists, "invalid", "missing"), "errors", ...report_world..., "findings"}``.
@@ -374,7 +382,7 @@ MARK = {ERROR: (230, 30, 30), WARNING: (250, 170, 20), NOTE: (60, 140, 250)}
 SHEET_CELLS = 256
 
 
-def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CELLS):
+def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CELLS) -> Image.Image:
     """The inspect world sheet: the map (``veduta world map``) of ``size`` x ``size`` cells around
     the origin (the world, when smaller), each finding with a cell marked by a ring in its
     severity's colour (error red, warning amber, note blue) and labelled with its code, each
@@ -421,7 +429,7 @@ def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CE
     return img
 
 
-def place_labels(draw, font, labels, size: tuple[int, int],
+def place_labels(draw: ImageDraw.ImageDraw, font: Any, labels: Iterable[Label], size: tuple[int, int],
                  taken: Sequence[tuple[int, int, int, int]] = ()) -> list[tuple[tuple[int, int], str, Any]]:
     """Positions for labels ``((cx, cy), gap, text, colour)`` beside their marks so that no two
     overlap: each takes the first of a few offsets around its mark (right, left, below, above,
@@ -432,7 +440,7 @@ def place_labels(draw, font, labels, size: tuple[int, int],
     out = []
     W, H = size
 
-    def overlap(b) -> int:
+    def overlap(b: tuple[int, int, int, int]) -> int:
         area = 0
         for p in placed:
             w = min(b[2], p[2]) - max(b[0], p[0])
@@ -444,7 +452,7 @@ def place_labels(draw, font, labels, size: tuple[int, int],
         return area
 
     for (cx, cy), gap, text, colour in labels:
-        left, top, right, bottom = draw.textbbox((0, 0), text, font=font)
+        left, top, right, bottom = (int(v) for v in draw.textbbox((0, 0), text, font=font))
         tw, th = right - left, bottom - top
         candidates = []
         for k in (0, 1, 2):
@@ -536,7 +544,7 @@ def report_prefab(record: Any, models: Mapping[str, dict]) -> dict[str, Any]:
     }
 
 
-def inspect_prefab(project, name: str) -> dict[str, Any]:
+def inspect_prefab(project: Project, name: str) -> dict[str, Any]:
     """Inspect prefab ``name``: ``{"name", "source", "status", "errors", "footprint", "tags", "biomes",
     "min_distance", "entities": [{name, kind, model, material, position, parent, triangles, ...}],
     "triangles", "findings"}``."""
