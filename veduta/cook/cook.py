@@ -373,6 +373,8 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
     rep = Report(shown)
     ctx = CompileContext(assets_dir=assets, source=rel, kind=kind, name=name_of(rel), report=rep, index=index)
     sigs: dict[str, object] = {}
+    # every dependency read is recorded with its signature taken before the read (for the stat
+    # cache); an instance attribute shadows the method, which mypy cannot tell is intended
     ctx.read_dep = _recording_reader(ctx, assets, sigs)  # type: ignore[method-assign]
     try:
         body = yield (kind, src, ctx)
