@@ -283,6 +283,8 @@ def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool
         if int(out) != n:
             raise SystemExit(f"the re-hash floor hashed {out.strip()} sources, not {n}")
         r["stat_floor"], _, _, r["stat_floor_cpu"] = _median([py, "-c", STAT_FLOOR, root], root, repeat)
+        # what any doit command costs before it reads a dodo file: Python and doit starting
+        r["startup"], _, _, r["startup_cpu"] = _median(doit + ["--version"], root, repeat)
         r["list"], _, r["list_kib"], r["list_cpu"] = _median(doit + ["list", "--all", "--status"], root, repeat)
         r.update(_bench_authoring(root, repeat, jobs))
         if compare:
@@ -457,6 +459,8 @@ def print_cook(r: dict, repeat: int) -> None:
     row("no-op doit cook", "noop", "floor", "of the re-hash floor (goal <= 1.0)")
     row("re-hash floor: one process hashing every source", "floor")
     row("stat floor: one process stat()ing every source", "stat_floor", "floor")
+    if "startup" in r:
+        row("start-up floor: doit --version (no dodo, no task)", "startup", "floor")
     if "ninja" in r:
         row("ninja no-op, one edge per asset", "ninja", "floor")
     if "plain_doit" in r:
@@ -474,6 +478,53 @@ def print_cook(r: dict, repeat: int) -> None:
           f"  {r['list_kib'] / r['noop_kib']:5.2f}x")
     if "first_summary" in r:
         print(f"  first cook said: {r['first_summary']}")
+
+
+#: The side-by-side table's rows: label, figure, what its ratio is to (and the goal), as in
+#: issue 15's table.
+TABLE = (
+    ("first cook, `doit -n J cook`", "first", "compile_floor", "<= 1.25"),
+    ("first cook, plain `doit cook`", "first_plain", "compile_floor", ""),
+    ("compile floor: the compiler in a J-process pool, no doit", "compile_floor", "", ""),
+    ("compile floor, one process", "compile_floor_1", "compile_floor", ""),
+    ("no-op `doit cook`", "noop", "floor", "<= 1.0"),
+    ("re-hash floor: one process re-hashing every source", "floor", "", ""),
+    ("stat floor: one process stat()ing every source", "stat_floor", "floor", ""),
+    ("start-up floor: `doit --version`", "startup", "floor", ""),
+    ("ninja no-op, one edge per asset", "ninja", "floor", ""),
+    ("plain doit no-op, file_dep per asset", "plain_doit", "floor", ""),
+    ("`doit list --all --status`", "list", "noop", "<= 1.5"),
+)
+
+
+def print_table(games: list[dict]) -> None:
+    """Every game size side by side, as a Markdown table (the README's): wall seconds, and the
+    wall and CPU ratios to the figure each row is measured against."""
+    if not games:
+        return
+    j = games[0]["jobs"]
+    print()
+    print("| | " + " | ".join(f"{g['assets']:,}" for g in games) + " |")
+    print("|---|" + "---|" * len(games))
+    for label, key, base, goal in TABLE:
+        if not any(key in g for g in games):
+            continue
+        label = label.replace("J", str(j))
+        cells = []
+        for g in games:
+            if key not in g:
+                cells.append("")
+                continue
+            cell = f"{g[key]:.3f} s"
+            if base and base in g:
+                cell += f" ({g[key] / g[base]:.2f}x, cpu {g[key + '_cpu'] / g[base + '_cpu']:.2f}x)"
+            cells.append(cell)
+        base_name = {"compile_floor": "of the compile floor", "floor": "of the re-hash floor",
+                     "noop": "of the no-op"}.get(base, "")
+        suffix = f" ({base_name}{', goal ' + goal if goal else ''})" if base_name else ""
+        print(f"| {label}{suffix} | " + " | ".join(cells) + " |")
+    print("| peak memory, list / no-op | " + " | ".join(
+        f"{g['list_kib'] / 1024:.0f} / {g['noop_kib'] / 1024:.0f} MB" for g in games) + " |")
 
 
 def main(argv=None) -> int:
@@ -511,11 +562,14 @@ def main(argv=None) -> int:
         print(title)
         _print_figures(figures)
     if not args.skip_cook:
+        games = []
         for n in [int(x) for x in args.assets.split(",") if x]:
             r = bench_cook(n, args.jobs, args.repeat, args.dir, compare=args.compare,
                            first_repeat=args.first_repeat)
             print_cook(r, args.repeat)
+            games.append(r)
             sys.stdout.flush()
+        print_table(games)
         if args.heavy:
             r = bench_cook(0, args.jobs, args.repeat, args.dir, heavy=True, first_repeat=args.first_repeat)
             print_cook(r, args.repeat)
