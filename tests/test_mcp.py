@@ -90,6 +90,8 @@ def test_each_tool_returns_its_cli_json(sample_game):
         out["check"] = await s.call_tool("check", {})
         out["why"] = await s.call_tool("why", {})
         out["gltf"] = await s.call_tool("export_gltf", {"model": "tree", "out": "tree.glb"})
+        out["gltf_world"] = await s.call_tool("export_gltf", {"world": "valley", "chunk": [-4, 1], "radius": 2,
+                                                              "levels": True, "out": "valley.glb"})
         out["preview"] = await s.call_tool("preview_model", {"model": "tree", "out": "tree.png"})
         return out
 
@@ -113,6 +115,10 @@ def test_each_tool_returns_its_cli_json(sample_game):
     assert (sample_game / "tree.glb").read_bytes()[:4] == b"glTF"
     assert (sample_game / "tree.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert r["gltf"].structured_content == cli_json(sample_game, "export", "gltf", "tree", "--out", "tree.glb")
+    assert r["gltf_world"].structured_content == cli_json(sample_game, "export", "gltf", "--world", "valley",
+                                                          "--chunk", "-4,1", "--radius", "2", "--levels",
+                                                          "--out", "valley.glb")
+    assert {c["level"] for c in r["gltf_world"].structured_content["chunks"]} == {0, 1}
     assert r["preview"].structured_content == cli_json(sample_game, "preview", "model", "tree", "--out", "tree.png")
     # the map: a PNG image of size x scale pixels, and its metadata as structured content
     meta = r["map"].structured_content
