@@ -47,7 +47,7 @@ CASES = [
     ("export gltf crate --out x.png --json", 2, "so its name must end in .glb", True),
     ("export gltf crate --out x.glb --lod 99 --json", 2, "99 out of range [0, 64]", True),
     ("preview model crate --out x.png --size 7 --json", 2, "argument --size", True),
-    ("cache info --json --bogus", 2, "unrecognized arguments: --bogus", True),
+    ("cache info --json --bogus", 2, "veduta cache info: unrecognized arguments: --bogus", True),
     ("cache push --json extra", 2, "unrecognized arguments: extra", True),
     ("schema --json --out", 2, "argument --out: expected one argument", True),
     ("dump --json", 2, "required: FILE.vda", True),
@@ -84,6 +84,8 @@ def test_a_mistake_under_json_is_one_json_document(sample, line, code, text, fro
     if from_argparse:
         assert set(doc) == {"refused", "message", "findings", "usage"}
         assert doc["usage"].startswith("usage: veduta") and "\n" not in doc["usage"]
+        # the usage line of the command that went wrong, not of veduta (unless it is veduta's)
+        assert doc["usage"].startswith("usage: " + doc["message"].split(":")[0] + " "), doc
     else:
         assert set(doc) == {"refused", "message", "findings"}
     assert "Traceback" not in cp.stderr and "usage:" not in cp.stderr
