@@ -145,9 +145,11 @@ def world_remove(project: Project, world: str, name: str, section: str | None = 
 
 
 def export_gltf(project: Project, out: str, model: str | None = None, lod: int | None = None,
-                world: str | None = None, chunk: tuple[int, int] | None = None, radius: int = 0) -> dict[str, Any]:
+                world: str | None = None, chunk: tuple[int, int] | None = None, radius: int = 0,
+                levels: bool = False) -> dict[str, Any]:
     """Write a binary glTF 2.0 file *out*: model *model* (every level of detail, or level *lod*),
-    or the chunks within *radius* of *chunk* of world *world*. Returns what was written."""
+    or the chunks within *radius* of *chunk* of world *world* (with *levels*, each chunk's ground at
+    the level the engine draws it from a view of the centre chunk). Returns what was written."""
     from veduta.errors import VedutaError
 
     if (model is None) == (world is None):
@@ -156,10 +158,13 @@ def export_gltf(project: Project, out: str, model: str | None = None, lod: int |
         if chunk is None:
             raise VedutaError("export gltf of a world needs the chunk CX,CZ to export")
         if lod is not None:
-            raise VedutaError("--lod is for a model; a world chunk is exported at its finest drawn level")
+            raise VedutaError("--lod is for a model; a world chunk is exported at its finest drawn level "
+                              "(or by distance, with levels)")
         from veduta.export.world import export_chunk
 
-        return export_chunk(project, world, chunk, out, radius)
+        return export_chunk(project, world, chunk, out, radius, levels)
+    if levels:
+        raise VedutaError("levels go with a world chunk; a model is exported with all its levels (or --lod K)")
     from veduta.export.gltf import export_model
 
     assert model is not None  # one of model and world, checked above

@@ -33,7 +33,8 @@ import time
 from veduta.cook.state import RACY_NS
 
 SHAPES = [
-    '{{ "shape": "box", "size": [{a}, {b}, 1], "position": [0, {h}, 0], "material": "m{m}" }}',
+    # no material: the game has only models, and a missing material would be a warning per model
+    '{{ "shape": "box", "size": [{a}, {b}, 1], "position": [0, {h}, 0] }}',
     '{{ "shape": "cylinder", "radius": {a}, "height": {b}, "segments": {s} }}',
     '{{ "shape": "sphere", "radius": {a}, "segments": {s}, "rings": 6, "position": [0, {h}, 0] }}',
     '{{ "shape": "lathe", "profile": [[0, 0], [{a}, 0], [{b}, 1], [0, 1.2]], "segments": {s} }}',
@@ -104,7 +105,7 @@ def make_game(root: str, n: int) -> None:
         folder = os.path.join(root, "assets", "models", f"g{i // 500:03d}")
         os.makedirs(folder, exist_ok=True)
         parts = [SHAPES[(i + k) % len(SHAPES)].format(a=0.2 + (i % 7) * 0.1, b=0.5 + (i % 5) * 0.1, h=k * 0.5,
-                                                      m=i % 3, s=6 + (i + k) % 10) for k in range(2)]
+                                                      s=6 + (i + k) % 10) for k in range(2)]
         with open(os.path.join(folder, f"m{i:05d}.vmodel"), "w") as f:
             f.write('{\n  "veduta": "model/1",\n  "pivot": "bottom-center",\n  "parts": [\n    '
                     + ",\n    ".join(parts) + "\n  ]\n}\n")
@@ -283,6 +284,8 @@ def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool
         if int(out) != n:
             raise SystemExit(f"the re-hash floor hashed {out.strip()} sources, not {n}")
         r["stat_floor"], _, _, r["stat_floor_cpu"] = _median([py, "-c", STAT_FLOOR, root], root, repeat)
+        # what any doit command costs before it reads a dodo file: Python and doit starting
+        r["startup"], _, _, r["startup_cpu"] = _median(doit + ["--version"], root, repeat)
         r["list"], _, r["list_kib"], r["list_cpu"] = _median(doit + ["list", "--all", "--status"], root, repeat)
         r.update(_bench_authoring(root, repeat, jobs))
         if compare:
@@ -360,11 +363,16 @@ def bench_models() -> dict:
     src = open(os.path.join(os.path.dirname(__file__), "..", "assets", "models", "robot.vmodel"), "rb").read() \
         if os.path.exists(os.path.join(os.path.dirname(__file__), "..", "assets", "models", "robot.vmodel")) else None
     if src is not None:
+        from veduta.compile import AssetIndex
+
+        # the sample game's materials, which the robot names (a missing one would be a warning)
+        index = AssetIndex.from_paths(f"materials/{m}" for m in os.listdir(
+            os.path.join(os.path.dirname(__file__), "..", "assets", "materials")))
         times = []
         tris = 0
         for _ in range(30):
             t0 = time.perf_counter()
-            ctx = CompileContext(".", "models/robot.vmodel", "model", "robot", Report("robot.vmodel"))
+            ctx = CompileContext(".", "models/robot.vmodel", "model", "robot", Report("robot.vmodel"), index)
             mesh = compile_model(src, ctx)
             assert mesh is not None, ctx.report.items
             write_chunks([("MESH", encode(mesh))])
@@ -457,6 +465,8 @@ def print_cook(r: dict, repeat: int) -> None:
     row("no-op doit cook", "noop", "floor", "of the re-hash floor (goal <= 1.0)")
     row("re-hash floor: one process hashing every source", "floor")
     row("stat floor: one process stat()ing every source", "stat_floor", "floor")
+    if "startup" in r:
+        row("start-up floor: doit --version (no dodo, no task)", "startup", "floor")
     if "ninja" in r:
         row("ninja no-op, one edge per asset", "ninja", "floor")
     if "plain_doit" in r:
@@ -474,6 +484,53 @@ def print_cook(r: dict, repeat: int) -> None:
           f"  {r['list_kib'] / r['noop_kib']:5.2f}x")
     if "first_summary" in r:
         print(f"  first cook said: {r['first_summary']}")
+
+
+#: The side-by-side table's rows: label, figure, what its ratio is to (and the goal), as in
+#: issue 15's table.
+TABLE = (
+    ("first cook, `doit -n J cook`", "first", "compile_floor", "<= 1.25"),
+    ("first cook, plain `doit cook`", "first_plain", "compile_floor", ""),
+    ("compile floor: the compiler in a J-process pool, no doit", "compile_floor", "", ""),
+    ("compile floor, one process", "compile_floor_1", "compile_floor", ""),
+    ("no-op `doit cook`", "noop", "floor", "<= 1.0"),
+    ("re-hash floor: one process re-hashing every source", "floor", "", ""),
+    ("stat floor: one process stat()ing every source", "stat_floor", "floor", ""),
+    ("start-up floor: `doit --version`", "startup", "floor", ""),
+    ("ninja no-op, one edge per asset", "ninja", "floor", ""),
+    ("plain doit no-op, file_dep per asset", "plain_doit", "floor", ""),
+    ("`doit list --all --status`", "list", "noop", "<= 1.5"),
+)
+
+
+def print_table(games: list[dict]) -> None:
+    """Every game size side by side, as a Markdown table (the README's): wall seconds, and the
+    wall and CPU ratios to the figure each row is measured against."""
+    if not games:
+        return
+    j = games[0]["jobs"]
+    print()
+    print("| | " + " | ".join(f"{g['assets']:,}" for g in games) + " |")
+    print("|---|" + "---|" * len(games))
+    for label, key, base, goal in TABLE:
+        if not any(key in g for g in games):
+            continue
+        label = label.replace("J", str(j))
+        cells = []
+        for g in games:
+            if key not in g:
+                cells.append("")
+                continue
+            cell = f"{g[key]:.3f} s"
+            if base and base in g:
+                cell += f" ({g[key] / g[base]:.2f}x, cpu {g[key + '_cpu'] / g[base + '_cpu']:.2f}x)"
+            cells.append(cell)
+        base_name = {"compile_floor": "of the compile floor", "floor": "of the re-hash floor",
+                     "noop": "of the no-op"}.get(base, "")
+        suffix = f" ({base_name}{', goal ' + goal if goal else ''})" if base_name else ""
+        print(f"| {label}{suffix} | " + " | ".join(cells) + " |")
+    print("| peak memory, list / no-op | " + " | ".join(
+        f"{g['list_kib'] / 1024:.0f} / {g['noop_kib'] / 1024:.0f} MB" for g in games) + " |")
 
 
 def main(argv=None) -> int:
@@ -511,11 +568,14 @@ def main(argv=None) -> int:
         print(title)
         _print_figures(figures)
     if not args.skip_cook:
+        games = []
         for n in [int(x) for x in args.assets.split(",") if x]:
             r = bench_cook(n, args.jobs, args.repeat, args.dir, compare=args.compare,
                            first_repeat=args.first_repeat)
             print_cook(r, args.repeat)
+            games.append(r)
             sys.stdout.flush()
+        print_table(games)
         if args.heavy:
             r = bench_cook(0, args.jobs, args.repeat, args.dir, heavy=True, first_repeat=args.first_repeat)
             print_cook(r, args.repeat)

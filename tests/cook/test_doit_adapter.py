@@ -146,9 +146,10 @@ def _made_here(tasks: list[dict], group: str = "g") -> dict[str, Task]:
     return {t.name: t for t in generate_tasks(group, gen())}
 
 
-def _attrs(task: Task) -> dict:
-    # uptodate items and actions compare by what they hold (the GroupHandle is ours)
-    d = dict(vars(task))
+def _attrs(task: Task, names) -> dict:
+    # every attribute doit's Task has, read as doit reads it (through the class for a Subtask's
+    # shared ones); uptodate items and actions compare by what they hold (the GroupHandle is ours)
+    d = {n: getattr(task, n) for n in names}
     d["io"] = vars(d["io"])
     d["uptodate"] = [u for u in d["uptodate"] if not isinstance(u[0], da.GroupHandle)]
     return d
@@ -169,16 +170,35 @@ def test_subtask_maker_makes_the_tasks_doit_makes():
     theirs, ours = _doit_made(SUBTASKS), _made_here(SUBTASKS)
     assert list(theirs) == list(ours) == ["g", "g:a", "g:b", "g:c", "g:d"]
     assert ours["g"].task_dep == theirs["g"].task_dep == ["g:a", "g:b", "g:c", "g:d"]
+    names = list(vars(theirs["g:a"]))
     for name in ("g:a", "g:b", "g:c", "g:d"):
-        assert type(ours[name]) is Task
-        assert _attrs(ours[name]) == _attrs(theirs[name]), name
-        assert list(vars(ours[name])) == list(vars(theirs[name]))  # the same attributes, in doit's order
-    # nothing mutable is shared between the tasks made here
-    a, b = ours["g:a"], ours["g:b"]
-    for attr, value in vars(a).items():
-        if isinstance(value, (list, set, dict)) and value is not None:
-            assert value is not getattr(b, attr), attr
-    assert a.actions[0].args == ["a", [1, 2]]  # doit makes its action objects from them as usual
+        assert isinstance(ours[name], Task)
+        assert _attrs(ours[name], names) == _attrs(theirs[name], names), name
+    assert type(ours["g:a"]) is Task and type(ours["g:b"]) is da.Subtask  # the first is doit's own
+    # a Subtask keeps only what differs or what doit changes in place; nothing it keeps is shared
+    b, c = ours["g:b"], ours["g:c"]
+    assert not set(vars(b)) & set(da.Subtask.SHARED) and len(vars(b)) < len(names) / 2
+    for attr, value in vars(b).items():
+        if isinstance(value, (list, set, dict)):
+            assert value is not getattr(c, attr), attr
+    assert b.actions[0].args == ["b"]  # doit makes its action objects from them as usual
+
+
+def test_a_subtask_pickles_as_doit_process_workers_pickle_it():
+    import pickle
+
+    from doit.runner import JobTask, JobTaskPickle
+
+    task = _made_here(SUBTASKS)["g:b"]
+    assert type(task) is da.Subtask
+    again = pickle.loads(pickle.dumps(task))  # (doit's JobTask, for a task sent to a worker)
+    assert type(again) is da.Subtask and again.name == "g:b" and again.file_dep == {"src/b"}
+    assert again.io.capture is True and again.getargs == {} and again.subtask_of == "g"
+    JobTask(task)
+    safe = JobTaskPickle(task).task_dict  # Task.pickle_safe_dict, what a worker sends back
+    assert "uptodate" not in safe and safe["name"] == "g:b"
+    again.update_from_pickle(safe)
+    assert again.name == "g:b"
 
 
 def test_subtask_maker_leaves_to_doit_what_it_does_not_copy():

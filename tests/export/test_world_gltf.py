@@ -146,3 +146,73 @@ def test_same_chunk_same_bytes(valley, tmp_path):
     (root,) = doc["scenes"][0]["nodes"]
     assert doc["nodes"][root]["name"] == "chunk_n5_0"
     assert doc["nodes"][root]["extras"] == {"veduta": {"chunk": [-5, 0], "grid": draw.chunk_ground(gen, -5, 0).grid}}
+
+
+def _engine_level(gen, focus, cx: int, cz: int) -> tuple[int, float]:
+    """The level the engine draws chunk [cx, cz]'s ground at, worked out here from the spec's
+    words (world-format.md, Rendering): the camera placed around the focus cell's centre, the
+    distance to the nearest point of the chunk's box (its cells, from its lowest skirt to its
+    highest ground or water) as seen through a 60 degree lens, level k from lod_distance x 2^(k-1)."""
+    rec = draw.camera_record(gen.world)
+    assert rec["type"] == "perspective"
+    cell, c = gen.p.cell_mm / 1000.0, gen.p.chunk
+    fx, fz = focus
+    h = gen.heights(fx, fz, 2, 2)
+    centre = np.array([(fx + 0.5) * cell, int((h[0, 0] + h[1, 1]) >> 1) / 1000.0, (fz + 0.5) * cell])
+    eye = centre + np.asarray(rec["position"])
+    cg = draw.chunk_ground(gen, cx, cz)
+    lo = np.array([cx * c * cell, cg.y_min / 1000.0, cz * c * cell])
+    hi = np.array([(cx + 1) * c * cell, cg.y_max / 1000.0, (cz + 1) * c * cell])
+    d = float(np.linalg.norm(np.clip(eye, lo, hi) - eye)) * np.tan(np.radians(rec["fov_deg"] / 2)) / np.tan(
+        np.radians(30))
+    lod = draw.lod_distance(gen)
+    k = 0
+    while k + 1 < len(cg.grids) and d >= lod * 2 ** k:
+        k += 1
+    return k, d
+
+
+def test_distant_chunks_at_the_engines_levels_pass_the_validator(valley, tmp_path):
+    project, _, full, gen = valley
+    out = tmp_path / "levels.glb"
+    r = api.export_gltf(project, str(out), world="valley", chunk=CENTRE, radius=2, levels=True)
+    assert r["findings"] == [] and len(r["chunks"]) == 25
+    (report,) = validate(out)
+    assert report["issues"]["numErrors"] == 0 and problems(report) == [], problems(report)
+    c = gen.p.chunk
+    focus = (CENTRE[0] * c + c // 2, CENTRE[1] * c + c // 2)
+    assert r["levels"] == {"focus": list(focus), "lod_distance": draw.lod_distance(gen)}
+    doc, _ = load(out)
+    meshes = {m["name"]: i for i, m in enumerate(doc["meshes"])}
+    nodes = {n["name"]: n for n in doc["nodes"]}
+    seen = set()
+    for ch in r["chunks"]:
+        cx, cz = ch["chunk"]
+        k, d = _engine_level(gen, focus, cx, cz)
+        cg = draw.chunk_ground(gen, cx, cz)
+        base = chunk_name(cx, cz)
+        assert (ch["level"], ch["grid"]) == (k, cg.grids[k]) and ch["distance_m"] == pytest.approx(d, abs=1e-3)
+        assert _triangles(doc, meshes[f"{base}_ground"]) == ch["ground_triangles"] == cg.triangles[k]
+        assert ch["skirt_triangles"] == cg.skirt_triangles[k]
+        if cg.skirt_triangles[k]:
+            assert _triangles(doc, meshes[f"{base}_skirts"]) == cg.skirt_triangles[k]
+        assert nodes[base]["extras"]["veduta"] == {"chunk": [cx, cz], "grid": cg.grids[k], "level": k}
+        seen.add(k)
+    assert r["chunks"][12]["chunk"] == list(CENTRE) and r["chunks"][12]["level"] == 0
+    assert {0, 1} <= seen  # the centre at full detail, the outer ring coarser
+    # coarser ground only: the entities are those of the full-detail export of the same chunks
+    assert r["ground_triangles"] < sum(draw.chunk_ground(gen, *ch["chunk"]).triangles[0] for ch in r["chunks"])
+    inner = api.export_gltf(project, str(tmp_path / "inner.glb"), world="valley", chunk=CENTRE, radius=1, levels=True)
+    assert inner["entities"] == full["entities"] and inner["triangles"] - inner["ground_triangles"] - \
+        inner["skirt_triangles"] == full["triangles"] - full["ground_triangles"] - full["skirt_triangles"]
+
+
+def test_levels_go_with_a_world(valley, tmp_path, monkeypatch, capsys):
+    project = valley[0]
+    with pytest.raises(VedutaError, match="levels go with a world chunk"):
+        api.export_gltf(project, str(tmp_path / "x.glb"), model="tree", levels=True)
+    monkeypatch.chdir(project.root)
+    assert main(["export", "gltf", "tree", "--levels", "--out", str(tmp_path / "x.glb")]) == 2
+    assert main(["export", "gltf", "--world", "valley", "--chunk", "-4,1", "--radius", "2", "--levels",
+                 "--out", str(tmp_path / "x.glb")]) == 0
+    assert "ground at levels 0, 1 by distance" in capsys.readouterr().out

@@ -188,32 +188,25 @@ class Tier:
     def put(self, key: str, data: bytes) -> bool:
         """Store *data* as *key* (replacing what is there); False when the tier is down."""
         _check_key(key)
-        if self.down:
-            return False
-        try:
-            self._put(key, data)
-        except Exception as exc:  # noqa: BLE001
-            self.fail(exc)
-            return False
-        with self._lock:
-            self.puts += 1
-            self.bytes_out += len(data)
-        return True
+        return self._store(self.object_name(key), data)
 
     def add(self, key: str, member: bytes) -> bool:
         """Add *member* to set *key* (a no-op when it is there already: the same name holds the
         same bytes); False when the tier is down."""
         _check_key(key)
+        return self._store(self.member_name(key, member), member)
+
+    def _store(self, name: str, data: bytes) -> bool:
         if self.down:
             return False
         try:
-            self._put_name(self.member_name(key, member), member)
-        except Exception as exc:  # noqa: BLE001
+            self._put_name(name, data)
+        except Exception as exc:  # noqa: BLE001 - whatever the transport raises, the cook goes on
             self.fail(exc)
             return False
         with self._lock:
             self.puts += 1
-            self.bytes_out += len(member)
+            self.bytes_out += len(data)
         return True
 
     def get_set(self, key: str) -> tuple[bytes | None, list[bytes]]:
@@ -279,9 +272,6 @@ class Tier:
     # -- back ends ---------------------------------------------------------------------------
     def _get(self, key: str) -> bytes | None:
         raise NotImplementedError
-
-    def _put(self, key: str, data: bytes) -> None:
-        self._put_name(self.object_name(key), data)
 
     def _put_name(self, name: str, data: bytes) -> None:
         raise NotImplementedError

@@ -148,7 +148,7 @@ def cook_tasks(run: CookRun):
                     continue  # decided before any task is made: a fresh source costs no more
                 # (the packed entry as it is: no signature in it is racy, or it would not be fresh)
                 blob, deps = packed[1], packed[2]
-                verified_sigs[prefix + src.rel] = blob[32:64]
+                verified_sigs[file_dep[0]] = blob[32:64]  # (the source's path, made once)
                 for i, d in enumerate(deps, 2):
                     s = blob[32 * i:32 * i + 32]
                     if s != MISSING:
@@ -538,7 +538,7 @@ def _quiet_interrupt() -> None:
             return
         previous(kind, value, tb)
 
-    hook.veduta_quiet = True  # type: ignore[attr-defined]
+    hook.veduta_quiet = True  # type: ignore[attr-defined]  # a mark on the function: installed once
     sys.excepthook = hook
 
 

@@ -182,10 +182,13 @@ def _guess(project: Project, src: Source, meta, deps) -> list[dict]:
         data = f.read()
     current = {p: read(p) for p in deps}
     gone = [p for p in deps if current[p] is None]
+    def without(p: str):
+        """The reader of the files as they are now, *p* missing (as it was at the last cook)."""
+        return lambda d: None if d == p else current[d]
+
     for p in deps:
         if current[p] is not None:
-            h = source_hash(COMPILER_VERSION, src.rel, data, deps,
-                            lambda d, p=p: None if d == p else current[d])  # type: ignore[misc]
+            h = source_hash(COMPILER_VERSION, src.rel, data, deps, without(p))
             if h == meta.source_hash:
                 return [_reason("DEP_APPEARED", f"{p} exists now (it was missing)", p)]
     out = [_reason("CHANGED", "the source or one of its dependencies changed since the last cook (dependencies: "

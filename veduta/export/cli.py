@@ -2,7 +2,7 @@
 loads on use, through :mod:`veduta.api`).
 
     veduta export gltf MODEL --out FILE.glb [--lod K] [--json]
-    veduta export gltf --world WORLD --chunk CX,CZ [--radius N] --out FILE.glb [--json]
+    veduta export gltf --world WORLD --chunk CX,CZ [--radius N] [--levels] --out FILE.glb [--json]
     veduta preview model NAME --out FILE.png [--size N] [--json]
 
 Both print one line saying what they wrote (``--json``: the core function's summary), the
@@ -46,12 +46,15 @@ def cmd_export_gltf(args) -> int:
     if mistake:
         return tell(args.json, mistake, 2, "veduta export gltf")
     r = api.export_gltf(_project(), args.out, model=args.model, lod=args.lod, world=args.world,
-                        chunk=args.chunk, radius=args.radius)
+                        chunk=args.chunk, radius=args.radius, levels=args.levels)
     if args.world is None:
         what = f"{_n(len(r['meshes']), 'mesh', 'meshes')} ({r['triangles']} triangles)"
     else:
         what = (f"{_n(len(r['chunks']), 'chunk')}, {_n(r['entities'], 'entity', 'entities')} using "
                 f"{_n(len(r['meshes']), 'model')} ({r['triangles']} triangles drawn)")
+        if args.levels:
+            ks = sorted({c["level"] for c in r["chunks"]})
+            what += f", ground at level{'s' if len(ks) > 1 else ''} {', '.join(map(str, ks))} by distance"
     return _report(r, args.json, f"wrote {r['out']}: {what}, {_n(len(r['materials']), 'material')}, "
                                  f"{_n(len(r['textures']), 'texture')}, {r['bytes']} bytes")
 
@@ -64,10 +67,10 @@ def _gltf_mistake(args) -> str:
         return "a MODEL or --world, not both"
     if args.world is not None and args.chunk is None:
         return "--world needs --chunk CX,CZ"
-    if args.world is None and (args.chunk is not None or args.radius):
-        return "--chunk and --radius go with --world"
+    if args.world is None and (args.chunk is not None or args.radius or args.levels):
+        return "--chunk, --radius and --levels go with --world"
     if args.world is not None and args.lod is not None:
-        return "--lod goes with a MODEL (a chunk is exported at its finest drawn level)"
+        return "--lod goes with a MODEL (a chunk is exported at its finest drawn level, or by distance with --levels)"
     return ""
 
 
@@ -100,6 +103,9 @@ def add_export_commands(subparsers) -> argparse.ArgumentParser:
     g.add_argument("--chunk", type=parse_pair, metavar="CX,CZ", help="the chunk to export (with --world)")
     g.add_argument("--radius", type=whole(0, 4), default=0, metavar="N",
                    help="also the chunks up to N away (a (2N+1)^2 square; default 0)")
+    g.add_argument("--levels", action="store_true",
+                   help="each chunk's ground at the level the engine draws it from a view of the centre chunk "
+                        "(default: every chunk at its finest drawn level)")
     g.add_argument("--json", action="store_true", help="print a summary of what was written as JSON")
     g.set_defaults(func=cmd_export_gltf)
     _allow_negative_pairs(g)

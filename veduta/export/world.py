@@ -12,6 +12,9 @@ Per chunk (docs/export.md, "World chunks"), one node ``chunk_<x>_<z>`` holding:
   (a child entity under its parent), every use of a model sharing one glTF mesh (its full detail
   level; an entity's material, when set, replaces the model's and makes a mesh of its own).
 
+With ``levels``, each chunk's ground and skirts are at the level the engine draws them from a
+view of the centre chunk (:func:`veduta.world.draw.chunk_levels`) instead of its finest.
+
 Vertex positions are world metres; ground, skirts and water have no node transform. Ground
 normals are the area-weighted average of the faces around each vertex of the chunk; UVs are
 metres (u = x, v = z on ground and water; along the edge and down on skirts), so a tiling texture
@@ -116,20 +119,20 @@ class _WorldExport:
 
     # -- ground, skirts, water -----------------------------------------------------------------
 
-    def ground(self, cx: int, cz: int, name: str) -> tuple[int | None, int, int]:
+    def ground(self, cx: int, cz: int, name: str, level: int = 0) -> tuple[int | None, int, int]:
         from veduta.world.draw import ground_mesh
 
-        m = ground_mesh(self.gen, cx, cz, 0)
+        m = ground_mesh(self.gen, cx, cz, level)
         pos, tris = np.asarray(m["vertices"], np.float64), np.asarray(m["triangles"], np.int64)
         grounds = list(self.gen.p.biome_grounds)
         flat, parts = _grouped(tris, np.asarray(m["biomes"], np.int64))
         verts = _vertices(pos, _smooth_normals(pos, tris), pos[:, [0, 2]])
         return self._mesh(name, verts, flat, parts, grounds), len(tris), int(m["grid"])
 
-    def skirts(self, cx: int, cz: int, name: str) -> tuple[int | None, int]:
+    def skirts(self, cx: int, cz: int, name: str, level: int = 0) -> tuple[int | None, int]:
         from veduta.world.draw import chunk_ground, skirt_mesh
 
-        m = skirt_mesh(self.gen, cx, cz, 0)
+        m = skirt_mesh(self.gen, cx, cz, level)
         pos, tris = np.asarray(m["vertices"], np.float64), np.asarray(m["triangles"], np.int64)
         if not len(tris):
             return None, 0
@@ -223,8 +226,14 @@ class _WorldExport:
         return roots
 
 
-def export_chunk(project, world: str, chunk: tuple[int, int], out: str, radius: int = 0) -> dict[str, Any]:
-    """Write the chunks within *radius* of *chunk* of world *world* as GLB to *out*; the summary."""
+def export_chunk(project, world: str, chunk: tuple[int, int], out: str, radius: int = 0,
+                 levels: bool = False) -> dict[str, Any]:
+    """Write the chunks within *radius* of *chunk* of world *world* as GLB to *out*; the summary.
+
+    With *levels*, each chunk's ground and skirts are at the level the engine draws them with the
+    world's camera around the centre cell of *chunk* (:func:`veduta.world.draw.chunk_levels`),
+    instead of all at the finest drawn level."""
+    from veduta.world.draw import chunk_levels, lod_distance
     from veduta.world.generator import chunk_name
 
     if not 0 <= radius <= 4:
@@ -236,27 +245,33 @@ def export_chunk(project, world: str, chunk: tuple[int, int], out: str, radius: 
         raise VedutaError(f"chunk {cx},{cz} is outside world {world} (chunks {-n}..{n - 1} on each axis)")
     chunks = [(cx + dx, cz + dz) for dz in range(-radius, radius + 1) for dx in range(-radius, radius + 1)
               if -n <= cx + dx < n and -n <= cz + dz < n]
+    c = x.gen.p.chunk
+    focus = (cx * c + c // 2, cz * c + c // 2)  # as inspect world's view "chunk CX,CZ"
+    picked = chunk_levels(x.gen, chunks, focus) if levels else [(0, 0.0)] * len(chunks)
     roots, summary = [], []
     totals = {"ground": 0, "skirts": 0, "water": 0}
-    for c in chunks:
-        base = chunk_name(*c)
+    for ch, (level, dist) in zip(chunks, picked, strict=True):
+        base = chunk_name(*ch)
         children = []
-        g_mesh, g_tris, grid = x.ground(*c, f"{base}_ground")
-        s_mesh, s_tris = x.skirts(*c, f"{base}_skirts")
-        w_mesh, w_tris = x.water(*c, f"{base}_water")
+        g_mesh, g_tris, grid = x.ground(*ch, f"{base}_ground", level)
+        s_mesh, s_tris = x.skirts(*ch, f"{base}_skirts", level)
+        w_mesh, w_tris = x.water(*ch, f"{base}_water")
         for what, m in (("ground", g_mesh), ("skirts", s_mesh), ("water", w_mesh)):
             if m is not None:
                 children.append(x.g.add("nodes", {"name": f"{base}_{what}", "mesh": m}))
         before = len(x.instances)
-        children += x.entity_nodes(x.gen.chunk_entities(*c))
+        children += x.entity_nodes(x.gen.chunk_entities(*ch))
         totals["ground"] += g_tris
         totals["skirts"] += s_tris
         totals["water"] += w_tris
-        roots.append(x.g.add("nodes", {"name": base, "children": children,
-                                        "extras": {"veduta": {"chunk": list(c), "grid": grid}}}))
-        summary.append({"chunk": list(c), "name": base, "grid": grid, "ground_triangles": g_tris,
-                        "skirt_triangles": s_tris, "water_triangles": w_tris,
-                        "entities": len(x.instances) - before})
+        extras: dict[str, Any] = {"chunk": list(ch), "grid": grid}
+        row: dict[str, Any] = {"chunk": list(ch), "name": base, "grid": grid}
+        if levels:
+            extras["level"] = row["level"] = level
+            row["distance_m"] = round(dist, 3)
+        roots.append(x.g.add("nodes", {"name": base, "children": children, "extras": {"veduta": extras}}))
+        summary.append(row | {"ground_triangles": g_tris, "skirt_triangles": s_tris, "water_triangles": w_tris,
+                              "entities": len(x.instances) - before})
     x.g.add("scenes", {"name": f"{world} {chunk_name(cx, cz)}", "nodes": roots})
     data = x.g.glb()
     _write(out, data)
@@ -269,7 +284,9 @@ def export_chunk(project, world: str, chunk: tuple[int, int], out: str, radius: 
                            "bounds": [[short(v) for v in b["min"]], [short(v) for v in b["max"]]]})
     drawn = totals["ground"] + totals["skirts"] + totals["water"] + x.drawn
     return {"out": out, "bytes": len(data), "world": world, "chunk": [cx, cz], "radius": radius,
-            "chunks": summary, "nodes": len(x.g.lists["nodes"]), "entities": len(x.instances),
+            **({"levels": {"focus": list(focus), "lod_distance": lod_distance(x.gen)}} if levels else {}),
+            "chunks": summary,
+            "nodes": len(x.g.lists["nodes"]), "entities": len(x.instances),
             "meshes": meshes, "ground_triangles": totals["ground"], "skirt_triangles": totals["skirts"],
             "water_triangles": totals["water"], "triangles": drawn, "materials": list(x.mats.names),
             "textures": list(x.mats.texture_names), "findings": x.cooked.findings, "messages": x.cooked.messages}

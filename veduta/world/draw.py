@@ -608,6 +608,41 @@ def loaded_chunks(gen: Generator, cell: tuple[int, int], kept: tuple[int, int] =
 KEPT_SIDES: tuple[tuple[int, int], ...] = ((1, 1), (-1, 1), (1, -1), (-1, -1))
 
 
+def chunk_box(gen: Generator, cg: ChunkGround) -> np.ndarray:
+    """(2, 3) metres, min and max: a chunk's cells, from its lowest ground (less its deepest
+    skirt) to its highest ground or water (the box its level is chosen by and culled with)."""
+    c, cm = gen.p.chunk, gen.p.cell_mm
+    x0, z0, side = cg.cx * c * cm / 1000.0, cg.cz * c * cm / 1000.0, c * cm / 1000.0
+    return np.array([[x0, cg.y_min / 1000.0, z0], [x0 + side, cg.y_max / 1000.0, z0 + side]])
+
+
+def ground_level(cg: ChunkGround, d: float, lod: float) -> int:
+    """The level a chunk's ground is drawn at when the nearest point of its box is at effective
+    distance *d*: 0 below *lod* (``lod_distance``), level k >= 1 from lod x 2^(k-1), the coarsest
+    beyond."""
+    k = 0 if d < lod else min(len(cg.grids) - 1, 1 + int(math.floor(math.log2(d / lod))))
+    while k > 0 and d < lod * 2.0 ** (k - 1):  # guard the float log at exact powers of two
+        k -= 1
+    return k
+
+
+def chunk_levels(gen: Generator, chunks: list[tuple[int, int]], focus: tuple[int, int],
+                 camera: Mapping[str, Any] | None = None) -> list[tuple[int, float]]:
+    """``(level, effective distance in metres)`` of each chunk's ground as the engine picks it
+    with the world's camera (or *camera*) placed around focus cell *focus* (:func:`focus_origin`),
+    whether or not the chunk is in view: what an exporter needs to write distant chunks coarser."""
+    cam = make_camera(camera if camera is not None else camera_record(gen.world), focus_origin(gen, focus))
+    eye = np.asarray(cam.eye)
+    lod = lod_distance(gen)
+    out = []
+    for cx, cz in chunks:
+        cg = chunk_ground(gen, cx, cz)
+        box = chunk_box(gen, cg)
+        d = float(cam.effective(np.linalg.norm(np.clip(eye, box[:1], box[1:]) - eye, axis=1))[0])
+        out.append((ground_level(cg, d, lod), d))
+    return out
+
+
 # -- the cost of a view -------------------------------------------------------------------------
 
 
@@ -736,9 +771,7 @@ class Drawer:
             pos = np.stack([pa.x_mm[mask], pa.y_mm[mask], pa.z_mm[mask]], axis=-1) / 1000.0
             parts.append(Things.of(pos, self._rad[mi] * pa.scale[mask] / 1000.0, np.full(n, mi),
                                    hash2_grid(r.key, xs, zs)[mask]))
-        x0m, z0m = cx * c * cm / 1000.0, cz * c * cm / 1000.0
-        side = c * cm / 1000.0
-        box = np.array([[x0m, cg.y_min / 1000.0, z0m], [x0m + side, cg.y_max / 1000.0, z0m + side]])
+        box = chunk_box(gen, cg)
         got = ChunkDraw(cg, box, Things.join(parts),
                         tuple(s for s in lay.structures
                               if s.x0 < cx * c + c and s.x1 > cx * c and s.z0 < cz * c + c and s.z1 > cz * c))
@@ -781,12 +814,9 @@ class Drawer:
         dist = cam.effective(np.linalg.norm(near - eye, axis=1))
         lod = lod_distance(gen)
         for i in np.flatnonzero(visible).tolist():
-            ch, d = chunks[i], float(dist[i])
-            # level k >= 1 from lod_distance x 2^(k-1); the coarsest beyond
-            k = 0 if d < lod else min(len(ch.ground.grids) - 1, 1 + int(math.floor(math.log2(d / lod))))
-            while k > 0 and d < lod * 2.0 ** (k - 1):  # guard the float log at exact powers of two
-                k -= 1
-            ground[:, i] = (ch.ground.triangles[k], ch.ground.skirt_triangles[k], ch.ground.water_triangles)
+            cg = chunks[i].ground
+            k = ground_level(cg, float(dist[i]), lod)
+            ground[:, i] = (cg.triangles[k], cg.skirt_triangles[k], cg.water_triangles)
         # things: each chunk's, each structure's (spawned whole while a chunk it touches is
         # loaded) and the persistent entities, with the part they belong to
         structs: dict[str, Any] = {}
