@@ -272,9 +272,16 @@ def test_paths_are_confined_to_the_game_root(sample_game, tmp_path):
         out["gltf_up"] = await s.call_tool("export_gltf", {"model": "crate", "out": "assets/../../crate.glb"})
         out["preview_out"] = await s.call_tool("preview_model", {"model": "crate", "out": str(outside / "c.png")})
         out["preview_in"] = await s.call_tool("preview_model", {"model": "crate", "out": "previews/crate.png"})
+        # sources are under assets/ only (a source file outside it is no source of this game)
+        out["check_up"] = await s.call_tool("check", {"sources": ["../stray.vmodel"]})
+        out["why_up"] = await s.call_tool("why", {"sources": ["../stray.vmodel"]})
+        out["cook_up"] = await s.call_tool("cook", {"sources": ["../stray.vmodel"]})
         return out
 
+    (sample_game / "stray.vmodel").write_bytes((sample_game / "assets/models/crate.vmodel").read_bytes())
     r = serve(sample_game, body)
+    for name in ("check_up", "why_up", "cook_up"):
+        assert r[name].is_error and "no such source" in text_of(r[name]), (name, text_of(r[name]))
     for name in ("dump_abs", "dump_up", "verify_one_out", "gltf_out", "gltf_up", "preview_out"):
         assert r[name].is_error, name
         assert f"outside the game root {root}" in text_of(r[name]), text_of(r[name])
