@@ -59,13 +59,16 @@ def atomic_write(path: str, data: bytes, durable: bool = False, mode: int | None
         os.unlink(tmp)
         fd = os.open(tmp, _FLAGS, 0o666 & ~_UMASK)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        try:  # os.write on the descriptor: a Python file object around it costs more than the write
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
             if mode is not None:
                 os.chmod(tmp, mode)
             if durable:
-                f.flush()
-                os.fsync(f.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         try:

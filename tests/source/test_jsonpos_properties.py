@@ -113,22 +113,27 @@ def loads_or_none(text: str):
         return None, False
 
 
+def damage(text: str, data, pieces: list[str]) -> tuple[str, int]:
+    """*text* with one character deleted, or one of *pieces* inserted or put in place of one
+    character, and where."""
+    i = data.draw(st.integers(0, len(text)), label="at")
+    action = data.draw(st.sampled_from(["delete", "insert", "replace"]), label="action")
+    ch = data.draw(st.sampled_from(pieces), label="piece")
+    if action == "delete":
+        return text[:i] + text[i + 1:], i
+    if action == "insert":
+        return text[:i] + ch + text[i:], i
+    return text[:i] + ch + text[i + 1:], i
+
+
 @settings(max_examples=400, deadline=None)
 @given(values, layouts, st.data())
 def test_damaged_documents_are_rejected_like_json_loads(value, layout, data):
     """Delete, insert or replace one character of a valid document: when json.loads rejects the
     result the parser reports a fatal problem; when it accepts, the parser gives the same value
     or one of its documented stricter problems."""
-    text = json.dumps(value, **layout)
-    i = data.draw(st.integers(0, len(text)), label="at")
-    action = data.draw(st.sampled_from(["delete", "insert", "replace"]), label="action")
-    ch = data.draw(st.sampled_from(list('{}[]",:0-1.eE+tfn \\u\x01') + ["NaN", "Infinity", "\ud800"]), label="char")
-    if action == "delete":
-        damaged = text[:i] + text[i + 1:]
-    elif action == "insert":
-        damaged = text[:i] + ch + text[i:]
-    else:
-        damaged = text[:i] + ch + text[i + 1:]
+    pieces = list('{}[]",:0-1.eE+tfn \\u\x01') + ["NaN", "Infinity", "\ud800"]
+    damaged, _ = damage(json.dumps(value, **layout), data, pieces)
     expected, ok = loads_or_none(damaged)
     root, problems = parse(damaged)
     if not ok:
@@ -199,18 +204,9 @@ def test_fast_path_reads_valid_documents_as_the_strict_parser(value, layout):
 def test_fast_path_accepts_exactly_what_the_strict_parser_accepts(value, layout, data):
     """One character deleted, inserted or replaced (the stricter problems among them: duplicate
     keys, NaN, Infinity, lone surrogates, huge numbers, a BOM, bad UTF-8)."""
-    text = json.dumps(value, **layout)
-    i = data.draw(st.integers(0, len(text)), label="at")
-    action = data.draw(st.sampled_from(["delete", "insert", "replace"]), label="action")
-    ch = data.draw(st.sampled_from(list('{}[]",:0-1.eE+tfn \\u\x01\x7f\ufeff') + [
+    damaged, i = damage(json.dumps(value, **layout), data, list('{}[]",:0-1.eE+tfn \\u\x01\x7f\ufeff') + [
         "NaN", "-Infinity", "Infinity", "\\ud800", "\\udc00", "\\ud83d\\ude00", "1e400", "-1e999", "9" * 1001,
-        '"a": 1, "a": 2', '{"k": 1, "k": 1}', "\\u0000"]), label="piece")
-    if action == "delete":
-        damaged = text[:i] + text[i + 1:]
-    elif action == "insert":
-        damaged = text[:i] + ch + text[i:]
-    else:
-        damaged = text[:i] + ch + text[i + 1:]
+        '"a": 1, "a": 2', '{"k": 1, "k": 1}', "\\u0000"])
     raw = damaged.encode("utf-8", "surrogatepass")
     fast_agrees(raw)
     fast_agrees(b"\xef\xbb\xbf" + raw)

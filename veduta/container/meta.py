@@ -19,6 +19,8 @@ from veduta.errors import VdaError
 from veduta.kinds import NAMES as KINDS
 
 KEYS = ("compiler", "deps", "kind", "name", "source", "source_hash")
+#: json.dumps(obj, ensure_ascii=False, separators=(",", ":")) without a new encoder per call
+_CANONICAL = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _HASH_RE = re.compile(r"[0-9a-f]{64}")
 HASH_PREFIX = b"veduta-cook/1\n"
 
@@ -37,7 +39,7 @@ class Meta:
             raise ValueError("META deps must be sorted without duplicates")
         obj = {"compiler": self.compiler, "deps": list(self.deps), "kind": self.kind, "name": self.name,
                "source": self.source, "source_hash": self.source_hash}
-        return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return _CANONICAL.encode(obj).encode("utf-8")
 
     @classmethod
     def decode(cls, payload: bytes) -> Meta:

@@ -356,7 +356,8 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
     #    earlier cook, or fetched from the shared tier for this run: *shared* names those keys)
     store = Store(os.path.join(cache, "store"))
     mkey = manifest_key(rel, src)
-    hit, manifest = find_in_store(store, kind, rel, src, assets, index)
+    alone = source_hash(COMPILER_VERSION, rel, src, [], _no_read)  # the key of an output with no deps
+    hit, manifest = find_in_store(store, kind, rel, src, assets, index, mkey, alone)
     if hit is not None:
         key, data, files = hit
         store.copy_out(key, cooked, data)
@@ -395,7 +396,7 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
     from veduta.formats import encode
 
     deps = sorted(ctx.deps)
-    h = source_hash(COMPILER_VERSION, rel, src, deps, ctx.deps.__getitem__)
+    h = source_hash(COMPILER_VERSION, rel, src, deps, ctx.deps.__getitem__) if deps else alone
     meta = Meta(COMPILER_VERSION, tuple(deps), kind, name_of(rel), rel, h)
     try:
         data = write_chunks([("META", meta.encode()), (body.CHUNK, encode(body))])
@@ -418,24 +419,31 @@ def _notes(shown: str, notes) -> list[Diagnostic]:
     return [Diagnostic(shown, 1, 1, "$", n, WARNING) for n in notes or ()]
 
 
-def find_in_store(store, kind: str, rel: str, src: bytes, assets: str, index: AssetIndex):
+def find_in_store(store, kind: str, rel: str, src: bytes, assets: str, index: AssetIndex,
+                  mkey: str | None = None, alone: str | None = None):
     """An output of source *rel* (content *src*) in *store* that its current deps still hash to:
     ``((key, bytes, [(path, sig), ...] of the source and deps), manifest)``, or ``(None, manifest)``.
 
     With no deps the key is the source_hash of the source alone; with deps, a manifest keyed
     by the source content lists the deps each earlier output had.  An entry is used only if
     :func:`check_output` passes (its META names this source, deps, compiler and source_hash).
+    *mkey* and *alone*, when the caller has them: :func:`manifest_key` and the source_hash of
+    the source with no deps.
     """
-    mkey = manifest_key(rel, src)
-    manifest = _load_manifest(store.get(mkey))
-    candidates: list[tuple[list[str], str]] = [([], source_hash(COMPILER_VERSION, rel, src, [], _no_read))]
+    manifest = _load_manifest(store.get(mkey or manifest_key(rel, src)))
+    if alone is None:
+        alone = source_hash(COMPILER_VERSION, rel, src, [], _no_read)
+    candidates: list[tuple[list[str], str]] = [([], alone)]
     for deps, key in reversed(manifest):  # newest first
         if deps and (deps, key) not in candidates:
             candidates.append((deps, key))
     for deps, key in candidates:
-        h, files = hash_inputs(rel, src, deps, assets)
-        if h != key or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
-            continue
+        if deps:
+            h, files = hash_inputs(rel, src, deps, assets)
+            if h != key or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+                continue
+        else:  # the key is the source's own hash
+            files = [(rel, None)]
         data = store.get(key)
         if data is not None and check_output(data, kind, rel, key, deps) is None:
             return (key, data, files), manifest

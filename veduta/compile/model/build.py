@@ -193,11 +193,10 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
     del normals
     uvs32 = uvs.astype(np.float32)
     del uvs
-    cuts = np.cumsum(nt)[:-1]
+    ends = np.cumsum(nt).tolist()
     return [
-        PartGeometry(c, n, u, p.uv_mode, bool(p.flip_normals), p.material)
-        for p, c, n, u in zip(parts, np.split(corners, cuts), np.split(normals32, cuts), np.split(uvs32, cuts),
-                              strict=True)
+        PartGeometry(corners[a:b], normals32[a:b], uvs32[a:b], p.uv_mode, bool(p.flip_normals), p.material)
+        for p, a, b in zip(parts, [0] + ends[:-1], ends, strict=True)
     ]
 
 
@@ -246,23 +245,30 @@ def _build_sets(sets: list[tuple[tuple[PartSpec, ...], float, int]]) -> list[lis
     """
     unique: dict[tuple[int, PartSpec], int] = {}
     angles: list[float] = []
+    where: list[list[int]] = []  # each set's parts: their number in unique (-1: a mirror)
     for parts, angle, model in sets:
+        numbers = []
         for p in parts:
-            if p.shape != "mirror" and (model, p) not in unique:
-                unique[(model, p)] = len(unique)
+            if p.shape == "mirror":
+                numbers.append(-1)
+                continue
+            k = unique.setdefault((model, p), len(unique))  # (a part spec is hashed once)
+            if k == len(angles):
                 angles.append(angle)
+            numbers.append(k)
+        where.append(numbers)
     specs = [p for _, p in unique]
     built: list[PartGeometry] = []
     for a, b in _chunks([part_triangle_counts((p,))[0] for p in specs]):
         built += part_geometries(specs[a:b], angles[a:b])
     out: list[list[PartGeometry]] = []
-    for parts, _, model in sets:
+    for (parts, _, _), numbers in zip(sets, where, strict=True):
         geoms: list[PartGeometry] = []
-        for part in parts:
-            if part.shape == "mirror":
+        for part, k in zip(parts, numbers, strict=True):
+            if k < 0:
                 geoms.append(mirror_geometry(geoms[part.of], part.axis, part.material))
             else:
-                geoms.append(built[unique[(model, part)]])
+                geoms.append(built[k])
         out.append(geoms)
     return out
 
