@@ -1,4 +1,7 @@
-"""A temporary game repo for end-to-end tests (the `game` fixture in tests/conftest.py)."""
+"""A temporary game repo for end-to-end tests (the `game` fixture in tests/conftest.py).
+
+Its models name no material (it has none: a missing one would be a warning on every cook;
+tests/cook/test_check_why.py tests part materials)."""
 
 from __future__ import annotations
 
@@ -10,7 +13,7 @@ from pathlib import Path
 CRATE = """{
   "veduta": "model/1",
   "pivot": "bottom-center",
-  "parts": [ { "shape": "box", "size": [1, 1, 1], "position": [0, 0.5, 0], "material": "crate_wood" } ]
+  "parts": [ { "shape": "box", "size": [1, 1, 1], "position": [0, 0.5, 0] } ]
 }
 """
 
@@ -20,8 +23,8 @@ TREE = """{
   "lod": [ { "distance": 15 }, { "distance": 35, "model": "tree_far" } ],
   "draw_distance": 80,
   "parts": [
-    { "shape": "cylinder", "radius": 0.15, "height": 1.2, "segments": 8, "position": [0, 0.6, 0], "material": "bark" },
-    { "shape": "sphere", "radius": 0.7, "segments": 12, "rings": 6, "position": [0, 1.6, 0], "material": "leaf" }
+    { "shape": "cylinder", "radius": 0.15, "height": 1.2, "segments": 8, "position": [0, 0.6, 0] },
+    { "shape": "sphere", "radius": 0.7, "segments": 12, "rings": 6, "position": [0, 1.6, 0] }
   ]
 }
 """

@@ -118,3 +118,15 @@ def test_json_is_read_from_the_options_only():
     assert json_in_argv(["cook", "--format=json"])
     assert not json_in_argv(["cook", "--format", "github"]) and not json_in_argv(["cook", "--format"])
     assert not json_in_argv(["dump", "--", "--json"])  # an operand after --
+
+
+def test_a_configuration_mistake_is_json_and_exit_2_in_every_command(tmp_path):
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "pyproject.toml").write_text("[tool.veduta]\nassets = 5\n")
+    for line in ("check --json", "why --json", "cook --format json", "world query valley 1,2 --json",
+                 "world map valley --out m.png --json", "inspect model crate --json", "cache info --json",
+                 "export gltf crate --out x.glb --json", "world remove valley x --json"):
+        cp = veduta(tmp_path, *line.split())
+        assert cp.returncode == 2, (line, cp.stdout, cp.stderr)
+        doc = json.loads(cp.stdout)
+        assert doc["refused"] is True and "[tool.veduta] assets" in doc["message"], (line, doc)

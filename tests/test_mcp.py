@@ -90,6 +90,8 @@ def test_each_tool_returns_its_cli_json(sample_game):
         out["check"] = await s.call_tool("check", {})
         out["why"] = await s.call_tool("why", {})
         out["gltf"] = await s.call_tool("export_gltf", {"model": "tree", "out": "tree.glb"})
+        out["gltf_world"] = await s.call_tool("export_gltf", {"world": "valley", "chunk": [-4, 1], "radius": 2,
+                                                              "levels": True, "out": "valley.glb"})
         out["preview"] = await s.call_tool("preview_model", {"model": "tree", "out": "tree.png"})
         return out
 
@@ -113,6 +115,10 @@ def test_each_tool_returns_its_cli_json(sample_game):
     assert (sample_game / "tree.glb").read_bytes()[:4] == b"glTF"
     assert (sample_game / "tree.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert r["gltf"].structured_content == cli_json(sample_game, "export", "gltf", "tree", "--out", "tree.glb")
+    assert r["gltf_world"].structured_content == cli_json(sample_game, "export", "gltf", "--world", "valley",
+                                                          "--chunk", "-4,1", "--radius", "2", "--levels",
+                                                          "--out", "valley.glb")
+    assert {c["level"] for c in r["gltf_world"].structured_content["chunks"]} == {0, 1}
     assert r["preview"].structured_content == cli_json(sample_game, "preview", "model", "tree", "--out", "tree.png")
     # the map: a PNG image of size x scale pixels, and its metadata as structured content
     meta = r["map"].structured_content
@@ -266,9 +272,16 @@ def test_paths_are_confined_to_the_game_root(sample_game, tmp_path):
         out["gltf_up"] = await s.call_tool("export_gltf", {"model": "crate", "out": "assets/../../crate.glb"})
         out["preview_out"] = await s.call_tool("preview_model", {"model": "crate", "out": str(outside / "c.png")})
         out["preview_in"] = await s.call_tool("preview_model", {"model": "crate", "out": "previews/crate.png"})
+        # sources are under assets/ only (a source file outside it is no source of this game)
+        out["check_up"] = await s.call_tool("check", {"sources": ["../stray.vmodel"]})
+        out["why_up"] = await s.call_tool("why", {"sources": ["../stray.vmodel"]})
+        out["cook_up"] = await s.call_tool("cook", {"sources": ["../stray.vmodel"]})
         return out
 
+    (sample_game / "stray.vmodel").write_bytes((sample_game / "assets/models/crate.vmodel").read_bytes())
     r = serve(sample_game, body)
+    for name in ("check_up", "why_up", "cook_up"):
+        assert r[name].is_error and "no such source" in text_of(r[name]), (name, text_of(r[name]))
     for name in ("dump_abs", "dump_up", "verify_one_out", "gltf_out", "gltf_up", "preview_out"):
         assert r[name].is_error, name
         assert f"outside the game root {root}" in text_of(r[name]), text_of(r[name])

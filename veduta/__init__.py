@@ -4,7 +4,7 @@ from __future__ import annotations
 
 #: The compiler version recorded in every META chunk (asset.CompilerVersion).
 #: Changing it makes every cooked asset stale.
-COMPILER_VERSION = "veduta-asset/0.8.0"
+COMPILER_VERSION = "veduta-asset/0.8.1"
 
 #: The distribution whose installed metadata holds the package version (pyproject.toml).
 DISTRIBUTION = "veduta-cook"

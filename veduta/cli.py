@@ -118,7 +118,7 @@ def cmd_preview_texture(args) -> int:
         tex = _cooked_record(project, "texture", args.name)
     except VedutaError as exc:
         print(f"veduta preview: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, UsageError) else 1
+        return 2 if isinstance(exc, (UsageError, ConfigError)) else 1
     try:
         preview_texture(tex, args.out)
     except OSError as exc:

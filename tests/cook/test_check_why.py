@@ -256,3 +256,44 @@ def test_why_of_an_unknown_source_is_a_usage_mistake(game):
     game.write("models/tree_far.vmodel", TREE_FAR)
     cp = veduta(game, "why", "models/nope.vmodel")
     assert cp.returncode == 2 and "no such source: models/nope.vmodel" in cp.stderr and "Traceback" not in cp.stderr
+
+
+#: a model whose parts name a material that exists, one that does not, and a mirror with its own
+#: missing material (a mirror without one inherits its source part's)
+PAINTED = """{
+  "veduta": "model/1",
+  "parts": [
+    { "shape": "box", "size": [1, 1, 1], "material": "oak" },
+    { "shape": "box", "size": [1, 1, 1], "position": [2, 0, 0], "material": "okra" },
+    { "shape": "mirror", "axis": "x", "of": 1 },
+    { "shape": "mirror", "axis": "x", "of": 0, "material": "gilt" }
+  ]
+}
+"""
+
+
+def test_a_missing_part_material_is_the_same_warning_in_check_and_cook(game):
+    game.write("materials/oak.vmaterial", MATERIAL)
+    game.write("models/painted.vmodel", PAINTED)
+    want = ['assets/models/painted.vmodel:5:77: parts[1].material: warning: material "okra" does not exist '
+            '(not checked)',
+            'assets/models/painted.vmodel:7:60: parts[3].material: warning: material "gilt" does not exist '
+            '(not checked)']
+    cp = veduta(game, "check", "--all", "models/painted.vmodel")
+    assert cp.returncode == 0 and cp.stdout.splitlines() == want, cp.stdout + cp.stderr
+    checked = json.loads(veduta(game, "check", "--json", "--all", "models/painted.vmodel").stdout)
+    assert [d["code"] for d in checked["diagnostics"]] == ["MISSING_REFERENCE"] * 2
+    # the cook's diagnostics are check's, field for field
+    cook = veduta(game, "cook", "--format", "json", "models/painted.vmodel")
+    assert cook.returncode == 0 and [json.loads(line) for line in cook.stdout.splitlines()] == checked["diagnostics"]
+
+    # a material that exists is no dependency (the mesh keeps the name only); the missing one is
+    meta = json.loads(veduta(game, "dump", "assets/.cooked/models/painted.vda").stdout)["chunks"][0]["meta"]
+    assert meta["deps"] == ["materials/gilt.vmaterial", "materials/okra.vmaterial"]
+    game.write("materials/oak.vmaterial", MATERIAL.replace("8a6a40", "123456"))
+    assert "painted" not in veduta(game, "why", "models/painted.vmodel").stdout
+    game.write("materials/okra.vmaterial", MATERIAL)  # adding it makes the model stale ...
+    why = veduta(game, "why", "models/painted.vmodel").stdout
+    assert "assets/models/painted.vmodel" in why and "[DEP_APPEARED]" in why, why
+    cp = veduta(game, "check", "models/painted.vmodel")  # ... and the check compiles it again
+    assert cp.stdout.splitlines() == want[1:], cp.stdout

@@ -35,7 +35,8 @@ def resolve_sources(project: Project, names: list[str], cwd: str | None = None) 
             rel = os.path.relpath(full, assets).replace(os.sep, "/")
         else:
             rel = name.replace(os.sep, "/")
-        if kind_of(rel) is None or not os.path.isfile(project.source_path(rel)):
+        if kind_of(rel) is None or ".." in rel.split("/") or os.path.isabs(rel) or \
+                not os.path.isfile(project.source_path(rel)):  # only sources under the assets folder
             unknown.append(name)
         else:
             out.append(rel)

@@ -255,17 +255,20 @@ def build_server(root: str) -> MCPServer:
         return _result(t.call(lambda _p: api.verify(None, [t.inside(p) for p in paths])))
 
     @tool(description="Write a binary glTF 2.0 (.glb) file of a cooked model (every level of detail, or level "
-          "lod), or of a world's chunks (ground at its finest drawn level, skirts, water, entities) within "
-          "radius chunks of chunk [cx, cz]. Give model, or world with chunk. Returns what was written.")
+          "lod), or of a world's chunks (ground at its finest drawn level, or with levels at the level the engine "
+          "draws it from a view of the centre chunk; skirts, water, entities) within radius chunks of chunk "
+          "[cx, cz]. Give model, or world with chunk. Returns what was written.")
     def export_gltf(out: Annotated[str, Field(description=f"the .glb file to write{UNDER_ROOT}")],
                     model: Annotated[str | None, Field(description="model name")] = None,
                     lod: Annotated[int | None, Field(description="only this level of detail (0 = full)", ge=0)
                                    ] = None,
                     world: Annotated[str | None, Field(description="world name")] = None,
                     chunk: Annotated[tuple[int, int] | None, Field(description="chunk [cx, cz]")] = None,
-                    radius: Annotated[int, Field(description="chunks around chunk", ge=0)] = 0) -> CallToolResult:
+                    radius: Annotated[int, Field(description="chunks around chunk", ge=0)] = 0,
+                    levels: Annotated[bool, Field(description="a world's distant chunks at coarser levels, as the "
+                                                               "engine draws them")] = False) -> CallToolResult:
         return _result(t.call(api.export_gltf, t.inside(out, "out"), model=model, lod=lod, world=world,
-                              chunk=_opt(chunk), radius=radius))
+                              chunk=_opt(chunk), radius=radius, levels=levels))
 
     @tool(description="Write a PNG sheet of shaded views (front, side, top, three-quarter) of a cooked model "
           "and its levels of detail, labelled with triangle counts. Returns what was drawn.")

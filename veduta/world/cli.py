@@ -30,7 +30,7 @@ from pathlib import Path
 
 from veduta.argtypes import png_file
 from veduta.cliface import tell
-from veduta.errors import UsageError, VedutaError
+from veduta.errors import ConfigError, UsageError, VedutaError
 from veduta.fsutil import write_output
 
 from .tools import MAX_CELL, MAX_MAP_CELLS, LoadWorld, check_cell, check_size, world_map, world_query
@@ -97,7 +97,7 @@ def cmd_query(args, load_world: LoadWorld, out=None) -> int:
     try:
         data = world_query(load_world, args.world, args.cell)
     except (OSError, VedutaError) as e:
-        return tell(args.json, str(e), 2 if isinstance(e, UsageError) else 1, "veduta world query")
+        return tell(args.json, str(e), 2 if isinstance(e, (UsageError, ConfigError)) else 1, "veduta world query")
     out.write(json.dumps(data, indent=2) + "\n")  # the text is the JSON (--json changes nothing)
     return 0
 
@@ -111,7 +111,7 @@ def cmd_map(args, load_world: LoadWorld) -> int:
         data = world_map(load_world, args.world, args.at, args.size, args.scale)
         write_output(str(path), data.pop("png"))  # no folder is made
     except (OSError, VedutaError) as e:
-        return tell(args.json, str(e), 2 if isinstance(e, UsageError) else 1, "veduta world map")
+        return tell(args.json, str(e), 2 if isinstance(e, (UsageError, ConfigError)) else 1, "veduta world map")
     if args.json:
         print(json.dumps(data, indent=2))
     else:

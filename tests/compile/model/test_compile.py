@@ -24,7 +24,9 @@ from veduta.source.diagnostics import Report
 ROOT = Path(__file__).resolve().parents[3]
 MODELS = ROOT / "assets" / "models"
 SAMPLES = sorted(MODELS.glob("*.vmodel"))
-INDEX = AssetIndex.from_paths(f"models/{p.name}" for p in SAMPLES)
+#: the sample models and the materials they name (a missing material is a warning)
+INDEX = AssetIndex.from_paths([f"models/{p.name}" for p in SAMPLES]
+                              + [f"materials/{p.name}" for p in (ROOT / "assets" / "materials").glob("*.vmaterial")])
 
 
 def context(name: str, index: AssetIndex = INDEX) -> CompileContext:

@@ -10,6 +10,7 @@ import numpy as np
 
 from veduta.compile import CompileContext
 from veduta.formats.mesh import Lod, Mesh, MeshPart, Part
+from veduta.source.jsonpos import Obj
 
 from .build import build_model, build_models, triangle_count
 from .source import ModelSource, validate_model
@@ -127,8 +128,17 @@ def compile_models(items: list[tuple[bytes, CompileContext]]) -> list[Mesh | Non
             spec = src.spec
             if spec is None:
                 continue
-            if any(level.model for level in spec.lod):  # a missing one is reported at its node
+            # a part's material is a reference the cooked mesh keeps by name only: a missing one is a
+            # warning and a missing dependency (adding it makes the model stale), one that exists is
+            # not a dependency (editing it changes nothing here); docs/formats/model.md
+            no_material = [k for k, part in enumerate(spec.parts)
+                           if part.material and ctx.index.resolve("material", part.material) is None]
+            if no_material or any(level.model for level in spec.lod):  # reported at its node
                 src = src.located()
+            for k in no_material:
+                part_node = src.part_nodes[k] if k < len(src.part_nodes) else None
+                node = part_node.get("material") if isinstance(part_node, Obj) else None
+                ctx.reference("material", spec.parts[k].material, node, f"parts[{k}].material")
             for k, (level, node) in enumerate(zip(spec.lod, src.lod_model_nodes, strict=True)):
                 if level.model:
                     ctx.reference("model", level.model, node, f"lod[{k}].model")
