@@ -189,10 +189,35 @@ _ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 CPU: list[float] = []
 
 
+def _gnu_time() -> str | None:
+    """GNU time, if this machine has it (``-f %M``: the peak of the command alone)."""
+    path = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
+    if path is None:
+        return None
+    try:
+        cp = subprocess.run([path, "-f", "%M", "true"], capture_output=True, text=True, timeout=10)
+    except OSError:
+        return None
+    return path if cp.returncode == 0 and cp.stderr.strip().isdigit() else None
+
+
+GNU_TIME = _gnu_time()
+
+
 def run(cmd: list[str], cwd: str) -> tuple[float, str, int]:
-    """Run *cmd* to its end: (wall seconds, stdout, peak resident KiB of the process)."""
+    """Run *cmd* to its end: (wall seconds, stdout, peak resident KiB of the process).
+
+    The peak is the command's own, measured by GNU time when there is one: a process started
+    from this one inherits this process's peak in its own ``ru_maxrss`` (Linux carries the
+    high-water mark across fork and exec), and this process grows to some 160 MB while it
+    benchmarks the compilers, which would hide every smaller figure."""
     out = tempfile.TemporaryFile()
     err = tempfile.TemporaryFile()
+    peak_file = None
+    if GNU_TIME:
+        fd, peak_file = tempfile.mkstemp(prefix="bench-peak-")
+        os.close(fd)
+        cmd = [GNU_TIME, "-f", "%M", "-o", peak_file, *cmd]
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=_ENV)
     _, status, usage = os.wait4(p.pid, 0)
@@ -201,10 +226,16 @@ def run(cmd: list[str], cwd: str) -> tuple[float, str, int]:
     out.seek(0)
     err.seek(0)
     text = out.read().decode("utf-8", "replace")
+    peak = usage.ru_maxrss
+    if peak_file is not None:
+        with open(peak_file) as f:
+            lines = f.read().split()
+        os.unlink(peak_file)
+        peak = int(lines[-1]) if lines and lines[-1].isdigit() else peak
     if p.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{text}\n{err.read().decode('utf-8', 'replace')}")
     CPU.append(usage.ru_utime + usage.ru_stime)
-    return dt, text, usage.ru_maxrss
+    return dt, text, peak
 
 
 def timed(cmd: list[str], cwd: str) -> tuple[float, str]:

@@ -336,9 +336,14 @@ class Struct:
     CHUNK: ClassVar[str] = ""
 
     def __init__(self, *args, **kwargs):
-        if len(args) > len(self.FIELDS):
-            raise TypeError(f"{type(self).__name__} takes at most {len(self.FIELDS)} fields")
-        for (name, _t), v in zip(self.FIELDS, args, strict=False):
+        fields = self.FIELDS
+        if len(args) > len(fields):
+            raise TypeError(f"{type(self).__name__} takes at most {len(fields)} fields")
+        if not kwargs and len(args) == len(fields):  # every field given in order: the common case
+            for (name, _t), v in zip(fields, args, strict=True):
+                object.__setattr__(self, name, v)
+            return
+        for (name, _t), v in zip(fields, args, strict=False):
             kwargs.setdefault(name, v)
         for name, t in self.FIELDS:
             object.__setattr__(self, name, kwargs.pop(name) if name in kwargs else t.default())
