@@ -1,0 +1,65 @@
+"""Several agents at once: ``veduta mcp`` servers (real subprocesses, the SDK's own client) on one game."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+mcp = pytest.importorskip("mcp")
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def game(tmp_path) -> Path:
+    root = tmp_path / "game"
+    shutil.copytree(REPO / "assets", root / "assets", ignore=shutil.ignore_patterns(".cooked"))
+    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    return root
+
+
+async def _agent(root: Path, tag: str, calls: list[tuple[str, dict]], ready: asyncio.Barrier | None = None) -> list:
+    """Start a server for *root*, wait for *ready* (every agent started), make *calls* in order."""
+    params = StdioServerParameters(command=sys.executable, args=["-m", "veduta", "mcp", "--root", str(root)],
+                                   cwd=str(root), env={"PYTHONPATH": str(REPO)})
+    with open(root.parent / f"server-{tag}.log", "w") as log:
+        async with stdio_client(params, errlog=log) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                if ready is not None:
+                    await ready.wait()  # the agents' calls overlap, however long each server took to start
+                return [await session.call_tool(name, args) for name, args in calls]
+
+
+def text_of(result) -> str:
+    return "\n".join(c.text for c in result.content if c.type == "text")
+
+
+def test_two_servers_editing_one_world_lose_no_edit(game):
+    """Two agents (two servers, as two processes) place wells near one cell at the same time:
+    every edit is written, each on the result of the ones before it (no edit written over, none
+    refused because the other server wrote first)."""
+    source = game / "assets/worlds/valley.vworld"
+    names = {tag: [f"{tag}_well_{i}" for i in range(6)] for tag in ("a", "b")}
+
+    async def both():
+        ready = asyncio.Barrier(len(names))
+        return await asyncio.gather(*[
+            _agent(game, tag, [("world_place", {"world": "valley", "name": n, "prefab": "well", "near": [40, 40]})
+                               for n in ns], ready) for tag, ns in names.items()])
+
+    results = [r for rs in asyncio.run(both()) for r in rs]
+    for res in results:
+        assert not res.is_error, text_of(res)
+        assert res.structured_content["written"] is True
+    cells = {tuple(r.structured_content["cell"]) for r in results}
+    assert len(cells) == 12  # each edit saw every edit written before it
+    placed = re.findall(r'"name": "([ab]_well_\d)"', source.read_text())
+    assert sorted(placed) == sorted(n for ns in names.values() for n in ns)
