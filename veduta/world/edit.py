@@ -61,27 +61,31 @@ class BadValue(EditRefused, UsageError):
     errors are all inside the element): a usage mistake, exit 2; nothing was written."""
 
 
-#: the lock file (in the cache folder) that one edit of a game's worlds holds from read to write
-EDIT_LOCK = "world-edit.lock"
-
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
+def edit_lock_path(project: Project, world: str) -> str:
+    """The lock file of world *world*'s edits: ``<cache>/world-edit-<hash of the name>.lock``."""
+    import hashlib
+
+    return os.path.join(project.cache, f"world-edit-{hashlib.sha256(world.encode()).hexdigest()[:16]}.lock")
+
+
 @contextlib.contextmanager
-def edit_lock(project: Project) -> Iterator[None]:
-    """Hold the game's world-edit lock (``flock`` of ``<cache>/world-edit.lock``): an edit reads
-    the source, builds and checks the new text and writes it with the lock held, so an edit made
-    by another process at the same time (a second ``veduta mcp``, a ``veduta world place`` in a
-    terminal) waits and then works on this one's result instead of writing over it. Where no lock
-    can be taken (no ``fcntl``, a cache folder that cannot be written) edits go on without it;
-    the write still refuses a file that changed since it was read."""
+def edit_lock(project: Project, world: str) -> Iterator[None]:
+    """Hold the edit lock of world *world* (``flock`` of :func:`edit_lock_path`): an edit reads
+    the source, builds and checks the new text and writes it with the lock held, so an edit of
+    the same world made by another process at the same time (a second ``veduta mcp``, a ``veduta
+    world place`` in a terminal) waits and then works on this one's result instead of writing over
+    it. Where no lock can be taken (no ``fcntl``, a cache folder that cannot be written) edits go
+    on without it; the write still refuses a file that changed since it was read."""
     fd = None
     try:
         import fcntl
 
         os.makedirs(project.cache, exist_ok=True)
-        fd = os.open(os.path.join(project.cache, EDIT_LOCK), os.O_RDWR | os.O_CREAT, 0o666)
+        fd = os.open(edit_lock_path(project, world), os.O_RDWR | os.O_CREAT, 0o666)
         fcntl.flock(fd, fcntl.LOCK_EX)
     except (ImportError, OSError):
         if fd is not None:
@@ -95,11 +99,12 @@ def edit_lock(project: Project) -> Iterator[None]:
 
 
 def _one_at_a_time(tool: Callable[_P, _R]) -> Callable[_P, _R]:
-    """An edit tool run under :func:`edit_lock` of its project (its first argument)."""
+    """An edit tool (``tool(project, world, ...)``) run under :func:`edit_lock` of its world."""
 
     @functools.wraps(tool)
     def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
-        with edit_lock(cast("Project", args[0])):  # every edit tool takes the project first
+        project, world = args[:2] if len(args) >= 2 else (args[0], kwargs["world"])
+        with edit_lock(cast("Project", project), str(world)):
             return tool(*args, **kwargs)
 
     return run
