@@ -5,6 +5,7 @@ own mistakes included; without it, argparse's text and ``veduta: ...`` lines on 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -46,7 +47,7 @@ CASES = [
     ("export gltf crate --out x.png --json", 2, "so its name must end in .glb", True),
     ("export gltf crate --out x.glb --lod 99 --json", 2, "99 out of range [0, 64]", True),
     ("preview model crate --out x.png --size 7 --json", 2, "argument --size", True),
-    ("cache info --json --bogus", 2, "unrecognized arguments: --bogus", True),
+    ("cache info --json --bogus", 2, "veduta cache info: unrecognized arguments: --bogus", True),
     ("cache push --json extra", 2, "unrecognized arguments: extra", True),
     ("schema --json --out", 2, "argument --out: expected one argument", True),
     ("dump --json", 2, "required: FILE.vda", True),
@@ -83,6 +84,8 @@ def test_a_mistake_under_json_is_one_json_document(sample, line, code, text, fro
     if from_argparse:
         assert set(doc) == {"refused", "message", "findings", "usage"}
         assert doc["usage"].startswith("usage: veduta") and "\n" not in doc["usage"]
+        # the usage line of the command that went wrong, not of veduta (unless it is veduta's)
+        assert doc["usage"].startswith("usage: " + doc["message"].split(":")[0] + " "), doc
     else:
         assert set(doc) == {"refused", "message", "findings"}
     assert "Traceback" not in cp.stderr and "usage:" not in cp.stderr
@@ -130,3 +133,18 @@ def test_a_configuration_mistake_is_json_and_exit_2_in_every_command(tmp_path):
         assert cp.returncode == 2, (line, cp.stdout, cp.stderr)
         doc = json.loads(cp.stdout)
         assert doc["refused"] is True and "[tool.veduta] assets" in doc["message"], (line, doc)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="undecodable bytes in arguments are a POSIX matter")
+def test_an_undecodable_name_is_still_one_json_document_in_utf_8(sample):
+    name = os.fsdecode(b"\xff")  # a name whose bytes are not UTF-8 (a lone surrogate in Python)
+    # the second is argparse's mistake, which quotes the name with repr()
+    for args, code, text in ((["world", "query", name, "1,2"], 2, f'no world "{name}"'),
+                             (["bogus" + name], 2, "invalid choice: 'bogus\\udcff'")):
+        for errors in ("strict", "surrogateescape"):  # a strict locale, and Python's UTF-8 mode
+            cp = subprocess.run([sys.executable, "-m", "veduta", *args, "--json"], cwd=sample,
+                                capture_output=True, timeout=300,
+                                env={"PYTHONPATH": str(REPO), "PYTHONIOENCODING": f"utf-8:{errors}"})
+            assert cp.returncode == code and b"Traceback" not in cp.stderr, cp.stderr
+            doc = json.loads(cp.stdout.decode("utf-8"))  # valid UTF-8, the name escaped
+            assert doc["refused"] is True and text in doc["message"], doc

@@ -272,6 +272,11 @@ def test_paths_are_confined_to_the_game_root(sample_game, tmp_path):
         out["gltf_up"] = await s.call_tool("export_gltf", {"model": "crate", "out": "assets/../../crate.glb"})
         out["preview_out"] = await s.call_tool("preview_model", {"model": "crate", "out": str(outside / "c.png")})
         out["preview_in"] = await s.call_tool("preview_model", {"model": "crate", "out": "previews/crate.png"})
+        # a written file is named for its format, and is not put among the sources
+        out["gltf_named_wrong"] = await s.call_tool("export_gltf", {"model": "crate", "out": "pyproject.toml"})
+        out["preview_named_wrong"] = await s.call_tool("preview_model", {"model": "crate", "out": "README"})
+        out["preview_in_assets"] = await s.call_tool("preview_model", {"model": "crate",
+                                                                       "out": "assets/textures/crate.png"})
         # sources are under assets/ only (a source file outside it is no source of this game)
         out["check_up"] = await s.call_tool("check", {"sources": ["../stray.vmodel"]})
         out["why_up"] = await s.call_tool("why", {"sources": ["../stray.vmodel"]})
@@ -279,7 +284,13 @@ def test_paths_are_confined_to_the_game_root(sample_game, tmp_path):
         return out
 
     (sample_game / "stray.vmodel").write_bytes((sample_game / "assets/models/crate.vmodel").read_bytes())
+    (sample_game / "pyproject.toml").write_text("[tool.veduta]\n")
+    before = {p: p.read_bytes() for p in [sample_game / "pyproject.toml", *sample_game.glob("assets/textures/*")]}
     r = serve(sample_game, body)
+    assert "must end in .glb" in text_of(r["gltf_named_wrong"]) and r["gltf_named_wrong"].is_error
+    assert "must end in .png" in text_of(r["preview_named_wrong"]) and r["preview_named_wrong"].is_error
+    assert r["preview_in_assets"].is_error and "assets folder" in text_of(r["preview_in_assets"])
+    assert {p: p.read_bytes() for p in before} == before and not (sample_game / "README").exists()
     for name in ("check_up", "why_up", "cook_up"):
         assert r[name].is_error and "no such source" in text_of(r[name]), (name, text_of(r[name]))
     for name in ("dump_abs", "dump_up", "verify_one_out", "gltf_out", "gltf_up", "preview_out"):

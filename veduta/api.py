@@ -150,21 +150,22 @@ def export_gltf(project: Project, out: str, model: str | None = None, lod: int |
     """Write a binary glTF 2.0 file *out*: model *model* (every level of detail, or level *lod*),
     or the chunks within *radius* of *chunk* of world *world* (with *levels*, each chunk's ground at
     the level the engine draws it from a view of the centre chunk). Returns what was written."""
-    from veduta.errors import VedutaError
+    from veduta.errors import UsageError
 
+    _out_file(out, ".glb")
     if (model is None) == (world is None):
-        raise VedutaError("export gltf takes a model name, or a world with a chunk, not both")
+        raise UsageError("export gltf takes a model name, or a world with a chunk, not both")
     if world is not None:
         if chunk is None:
-            raise VedutaError("export gltf of a world needs the chunk CX,CZ to export")
+            raise UsageError("export gltf of a world needs the chunk CX,CZ to export")
         if lod is not None:
-            raise VedutaError("--lod is for a model; a world chunk is exported at its finest drawn level "
+            raise UsageError("--lod is for a model; a world chunk is exported at its finest drawn level "
                               "(or by distance, with levels)")
         from veduta.export.world import export_chunk
 
         return export_chunk(project, world, chunk, out, radius, levels)
     if levels:
-        raise VedutaError("levels go with a world chunk; a model is exported with all its levels (or --lod K)")
+        raise UsageError("levels go with a world chunk; a model is exported with all its levels (or --lod K)")
     from veduta.export.gltf import export_model
 
     assert model is not None  # one of model and world, checked above
@@ -176,7 +177,19 @@ def preview_model(project: Project, model: str, out: str, size: int = 160) -> di
     (*size* pixels per view). Returns what was drawn."""
     from veduta.export.preview import preview_model as run
 
+    _out_file(out, ".png")
     return run(project, model, out, size)
+
+
+def _out_file(out: str, suffix: str) -> None:
+    """A file a tool writes is named for its format (UsageError otherwise): a tool never writes
+    its bytes over a file of another kind (a source, pyproject.toml)."""
+    from veduta.argtypes import wrong_suffix
+    from veduta.errors import UsageError
+
+    wrong = wrong_suffix(out, suffix)
+    if wrong:
+        raise UsageError(wrong)
 
 
 def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1) -> dict[str, Any]:

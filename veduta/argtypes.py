@@ -7,14 +7,22 @@ import os
 from collections.abc import Callable
 
 
+def wrong_suffix(path: str, suffix: str) -> str:
+    """Why *path* may not take a file written in the format of *suffix* (its name must end in
+    it: ``--out x.jpg`` would write PNG bytes under a JPEG name, ``--out pyproject.toml`` would
+    overwrite it), or "" when it may. A folder passes: the command says it is a folder."""
+    if path.lower().endswith(suffix) or os.path.isdir(path):
+        return ""
+    return f"{path!r}: the file is written as {suffix[1:].upper()}, so its name must end in {suffix}"
+
+
 def out_file(suffix: str) -> Callable[[str], str]:
-    """An argparse type for a file the command writes in one format: its name must end in
-    *suffix* (``veduta preview ... --out x.jpg`` would write PNG bytes under a JPEG name)."""
+    """An argparse type for a file the command writes in one format (:func:`wrong_suffix`)."""
 
     def check(text: str) -> str:
-        if not text.lower().endswith(suffix) and not os.path.isdir(text):  # a folder: the command says so
-            raise argparse.ArgumentTypeError(f"{text!r}: the file is written as {suffix[1:].upper()}, "
-                                             f"so its name must end in {suffix}")
+        wrong = wrong_suffix(text, suffix)
+        if wrong:
+            raise argparse.ArgumentTypeError(wrong)
         return text
 
     check.__name__ = f"{suffix[1:]} file"

@@ -215,11 +215,22 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _json_safe_stdout() -> None:
+    """JSON on stdout is valid UTF-8 whatever the arguments: a file or asset name that is not
+    (undecodable bytes, which Python keeps as lone surrogates) is written as a ``\\udcff`` escape,
+    which JSON reads back, instead of raw bytes or a UnicodeEncodeError under a strict locale."""
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:
+        reconfigure(errors="backslashreplace")
+
+
 def main(argv: list[str] | None = None) -> int:
     """The ``veduta`` command; returns its exit status (a mistake in the command line exits 2
     through SystemExit, as argparse does). Under ``--json`` (``--format json``) every mistake is
     one JSON document on stdout (veduta/cliface.py)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    if json_in_argv(argv):
+        _json_safe_stdout()
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

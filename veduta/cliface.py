@@ -75,3 +75,12 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise CommandLineMistake(self, message)
+
+    def parse_known_args(self, args=None, namespace=None):
+        # a sub-command's parser with no sub-commands of its own is the last one to read the
+        # command line: words it does not know are its mistake, told with its usage
+        # (argparse would leave them to ``veduta``'s parser, whose usage says nothing of them)
+        namespace, extras = super().parse_known_args(args, namespace)
+        if extras and self._subparsers is None:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras

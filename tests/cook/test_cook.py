@@ -325,3 +325,36 @@ def test_doit_info_sees_a_touched_source_as_up_to_date_and_an_edited_one_as_stal
     src.write_text(src.read_text().replace('"crate"', '"crate" ', 1) + " ")
     info = game.doit("info", "cook:models/crate.vmodel").stdout
     assert re.search(r"status\s*: run", info), info
+
+
+def test_a_damaged_state_entry_means_re_hashing_never_a_traceback(game):
+    # valid marshal data in the wrong shape (a flipped byte in a length or type code can give
+    # that): each tool that reads the stat cache re-hashes the source instead
+    import json
+    import marshal
+    import subprocess
+    import sys
+
+    from veduta.cook.state import well_formed
+
+    game.cook(check=True)
+    age_all(game)
+    game.cook(check=True)
+    state = game.root / "cache/state.marshal"
+    fmt, compiler, entries = marshal.loads(state.read_bytes())
+    assert len(entries) == 4
+    h, blob, deps = entries["models/crate.vmodel"]
+    damaged = [7, (h, blob[:40], deps), (h, blob, None), (h, blob + blob[:32], (("x", 1),)), (h, blob, deps, 1)]
+    for bad in damaged:
+        state.write_bytes(marshal.dumps((fmt, compiler, {**entries, "models/crate.vmodel": bad})))
+        for args in (["why", "--json"], ["check"]):
+            cp = subprocess.run([sys.executable, "-m", "veduta.cli", *args], cwd=game.root, capture_output=True,
+                                text=True, timeout=300)
+            assert cp.returncode == 0 and "Traceback" not in cp.stderr, (bad, args, cp.stdout + cp.stderr)
+        assert json.loads(subprocess.run([sys.executable, "-m", "veduta.cli", "why", "--json"], cwd=game.root,
+                                         capture_output=True, text=True, timeout=300).stdout)["stale"] == []
+        listed = game.doit("list", "--all", "--status", check=True).stdout
+        assert re.search(r"^U cook:models/crate.vmodel", listed, re.M), listed
+        assert summary(game.cook(check=True)) == {"cooked": 0, "uptodate": 4, "restored": 0, "failed": 0}
+        kept = marshal.loads(state.read_bytes())[2]["models/crate.vmodel"]  # re-hashed and recorded again
+        assert well_formed(kept) and kept[0] == h and kept[2] == deps

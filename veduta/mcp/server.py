@@ -70,6 +70,17 @@ class Tools:
                             f"give a path under the game root")
         return path
 
+    def output(self, path: str) -> str:
+        """:meth:`inside`, for a file a tool writes: also not in the assets folder, where a PNG or
+        any file would be taken for (or overwrite) a source."""
+        self.inside(path, "out")
+        assets = os.path.realpath(os.path.join(self.root, self.project().assets))
+        real = os.path.realpath(os.path.join(self.root, path))
+        if os.path.commonpath([assets, real]) == assets:
+            raise ToolError(f"out {path!r} is in the assets folder {assets}, which holds the game's sources; "
+                            f"write exports elsewhere under the game root")
+        return path
+
     def world_lock(self, world: str) -> threading.Lock:
         with self._locks_lock:
             return self._world_locks.setdefault(world, threading.Lock())
@@ -267,7 +278,7 @@ def build_server(root: str) -> MCPServer:
                     radius: Annotated[int, Field(description="chunks around chunk", ge=0)] = 0,
                     levels: Annotated[bool, Field(description="a world's distant chunks at coarser levels, as the "
                                                                "engine draws them")] = False) -> CallToolResult:
-        return _result(t.call(api.export_gltf, t.inside(out, "out"), model=model, lod=lod, world=world,
+        return _result(t.call(api.export_gltf, t.output(out), model=model, lod=lod, world=world,
                               chunk=_opt(chunk), radius=radius, levels=levels))
 
     @tool(description="Write a PNG sheet of shaded views (front, side, top, three-quarter) of a cooked model "
@@ -276,7 +287,7 @@ def build_server(root: str) -> MCPServer:
                       out: Annotated[str, Field(description=f"the .png file to write{UNDER_ROOT}")],
                       size: Annotated[int, Field(description="pixels per view", ge=32, le=1024)] = 160
                       ) -> CallToolResult:
-        return _result(t.call(api.preview_model, model, t.inside(out, "out"), size))
+        return _result(t.call(api.preview_model, model, t.output(out), size))
 
     return server
 
