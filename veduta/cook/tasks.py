@@ -132,7 +132,6 @@ def cook_tasks(run: CookRun):
     # sources whose name another source of their kind also has (rare: looked up once)
     shared_names = {rel for by_name in index.by_kind.values() for paths in by_name.values() if len(paths) > 1
                     for rel in paths}
-    packed_of = cache.entries.get
     for src in sources:
         kind, name, rel = src
         cooked = cooked_dirs[kind.name] + name + ".vda"
@@ -141,7 +140,7 @@ def cook_tasks(run: CookRun):
         if rel in shared_names:
             duplicate_of = [p for p in index.by_kind[kind.name][name] if p != rel]
         else:
-            packed = packed_of(rel)
+            packed = cache.packed(rel)  # (None for a damaged entry: the source is re-hashed)
             if packed is not None and fresh_by_stat(rel, packed, assets, cooked, index):
                 fresh_names.append(rel)
                 if only_group:
