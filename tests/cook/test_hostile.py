@@ -181,6 +181,25 @@ def test_cooked_or_cache_folders_overlapping_the_sources_are_refused(game):
         assert not list(game.root.rglob("*.vda"))
 
 
+def test_a_cache_folder_in_the_cooked_folder_is_refused(game):
+    # the engine loads the cooked folder: doit's database, the stat cache and the store are no part of it
+    for toml, why in (('cache = "assets/.cooked"', "cache = 'assets/.cooked': the cache folder assets/.cooked is "
+                                                   "the cooked folder assets/.cooked"),
+                      ('cache = "assets/.cooked/models"', "cache = 'assets/.cooked/models': the cache folder "
+                                                          "assets/.cooked/models is inside the cooked folder"),
+                      ('cooked = "cache"', "cooked = 'cache': the cache folder cache is the cooked folder cache"),
+                      ('cooked = "out"\ncache = "out/cache"', "cache = 'out/cache': the cache folder out/cache is "
+                                                             "inside the cooked folder out")):
+        (game.root / "pyproject.toml").write_text(f"[tool.veduta]\n{toml}\n")
+        cp = game.cook()
+        _no_traceback(cp)
+        assert cp.returncode == 2, cp.stdout + cp.stderr
+        assert cp.stderr.startswith(f"veduta: pyproject.toml: [tool.veduta] {why}"), cp.stderr
+        assert not list(game.root.rglob("*.vda")) and not list(game.root.rglob("doit.sqlite3*"))
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\ncooked = "cache/cooked"\n')  # the other way round is fine
+    assert game.cook().returncode == 0 and (game.root / "cache/cooked/models/crate.vda").is_file()
+
+
 def test_a_cooked_folder_that_is_a_file_is_one_line(game):
     (game.root / "assets/.cooked").write_text("not a folder")
     cp = game.cook()

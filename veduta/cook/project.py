@@ -61,13 +61,21 @@ class Project:
         cooked = os.path.normpath(os.path.join(rel_root, cfg["cooked"])) if "cooked" in cfg else \
             os.path.join(assets, ".cooked")
         cache = os.path.normpath(os.path.join(rel_root, cfg.get("cache", "cache")))
+        where = os.path.normpath(os.path.join(rel_root, "pyproject.toml"))
         for key, folder in (("cooked", cooked), ("cache", cache)):
             clash = _overlap(folder, assets)
             if clash:
-                where = os.path.normpath(os.path.join(rel_root, "pyproject.toml"))
                 raise ConfigError(f"{where}: [tool.veduta] {key} = {cfg.get(key, folder)!r}: {clash}; "
                                   f"pick a folder outside the source folders (the default is "
                                   f"{'<assets>/.cooked' if key == 'cooked' else 'cache'})")
+        c, k = os.path.abspath(cache), os.path.abspath(cooked)
+        if c == k or c.startswith(k.rstrip(os.sep) + os.sep):
+            # the engine loads the cooked folder: doit's database, the stat cache and the store
+            # would ship with the game (and a cooked folder is the one thing safe to delete)
+            key = "cache" if "cache" in cfg else "cooked"
+            raise ConfigError(f"{where}: [tool.veduta] {key} = {cfg.get(key, cache if key == 'cache' else cooked)!r}: "
+                              f"the cache folder {cache} {'is' if c == k else 'is inside'} the cooked folder "
+                              f"{cooked}; keep them apart (the defaults are cache and <assets>/.cooked)")
         return cls(rel_root, assets, cooked, cache, cfg.get("cache_url", ""), cfg.get("cache_write", False))
 
     # -- sources -------------------------------------------------------------
