@@ -185,6 +185,14 @@ def test_rows_must_match_the_map_size(tmp_path):
     assert tm is None and lines(ctx)[0].endswith("layers[0].rows: 1 rows, want 2 (the map's rows)")
 
 
+def test_a_layer_with_no_rows_is_an_error_not_a_compiler_crash(tmp_path):
+    src = vmap(terrains=TERRAINS, layers=[{"name": "a", "rows": []}])  # found by the schema property test
+    tm, ctx = compile_in(tmp_path, refs(**{"maps/m.vmap": src}), "maps/m.vmap")
+    assert tm is None and sorted(line.split(": ", 1)[1] for line in lines(ctx)) == [
+        "layers[0].rows: must not be empty",
+        "size: required field is missing (no layer has rows to take the size from)"]
+
+
 def test_objects_must_fit_the_map_and_props_are_strict(tmp_path):
     obj = [{"name": "a", "cell": [3, 0], "size": [2, 1],
             "props": {"hp": None, "Name": "x", "k": 9007199254740993, "ok": "fine"}},

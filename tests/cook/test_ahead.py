@@ -94,3 +94,18 @@ def test_list_status_trusts_the_cooks_own_check_but_not_over_doit_ignore(tmp_pat
     assert "R cook:models/tree_far.vmodel" in out and "R cook:models/tree.vmodel" in out
     assert "U cook:models/props/barrel.vmodel" in out and "U cook:models/gen/m01.vmodel" in out
     assert "R cook:models/gen/broken.vmodel" in out  # failed last time: no cooked file
+
+
+def test_a_pool_has_no_more_workers_than_batches(tmp_path):
+    g = _big_game(tmp_path, n=10)
+    cp = g.cook("-n", "64")  # 17 sources, 64 asked for: the pool takes one worker per batch
+    assert cp.returncode == 1 and "cook: 14 cooked" in cp.stdout, cp.stdout + cp.stderr
+    import subprocess
+    import sys
+
+    cp = subprocess.run([sys.executable, "-m", "veduta", "check", "--all", "-n", "64"], cwd=g.root,
+                        capture_output=True, text=True, timeout=300)  # so does check's pool
+    assert cp.returncode == 1 and "check: 17 sources, 5 errors, 1 warning" in cp.stderr, cp.stderr
+    jobs = [("model", f"models/m{i}.vmodel", "assets", "x", "cache", None, "") for i in range(12)]
+    assert ahead.Ahead(jobs, 64).workers == 12 and ahead.Ahead(jobs, 2).workers == 2
+    assert ahead.Ahead(jobs * 100, 64).workers == 64  # 1200 sources: 240 batches of 5

@@ -340,7 +340,7 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
             mixed.add(i)
         elif has_rows and lv["rows"] is not INVALID and size is None:
             rows = lv["rows"]
-            if rows[0]:
+            if rows and rows[0]:  # no rows is reported by the field (must not be empty)
                 size = (len(rows[0]), len(rows))
         layer_vals.append(lv)
     if size is None and layer_items is not None and all(lv is not None and lv.ok for lv in layer_vals):

@@ -59,6 +59,7 @@ class Ahead:
         # small runs: smaller batches, so that every worker gets several
         size = max(1, min(batch, -(-len(jobs) // (4 * workers))))
         self.batches = [jobs[b:b + size] for b in range(0, len(jobs), size)]
+        self.workers = min(workers, len(self.batches))  # -n 1024 of 40 sources: 40 workers, not 1024 idle
         self.where = {job[1]: b for b, batch_jobs in enumerate(self.batches) for job in batch_jobs}
         self.futures: list[Future | None] = []
         self.results: dict[str, dict] = {}

@@ -151,7 +151,7 @@ def check(project: Project, sources: list[str] | None = None, full: bool = False
     if jobs > 1 and len(batches) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(jobs, initializer=_init_worker, initargs=(project, index)) as pool:
+        with ProcessPoolExecutor(min(jobs, len(batches)), initializer=_init_worker, initargs=(project, index)) as pool:
             for found in pool.map(_check_in_worker, batches):
                 diagnostics.extend(found)
     else:

@@ -129,51 +129,58 @@ def cook_tasks(run: CookRun):
     if blocked:  # one line per blocked folder, not one failure per source
         problems = problems + sorted(set(blocked.values()))
         sources = [s for s in sources if s.kind.name not in blocked]
+    # sources whose name another source of their kind also has (rare: looked up once)
+    shared_names = {rel for by_name in index.by_kind.values() for paths in by_name.values() if len(paths) > 1
+                    for rel in paths}
     for src in sources:
-        kind = src.kind
-        paths = index.by_kind[kind.name][src.name]
-        duplicate_of = [p for p in paths if p != src.rel] if len(paths) > 1 else None
-        cooked = cooked_dirs[kind.name] + src.name + ".vda"
-        file_dep = [prefix + src.rel]
-        uptodate = None
-        if duplicate_of:
-            cache.discard(src.rel)
-            uptodate = [False]
+        kind, name, rel = src
+        cooked = cooked_dirs[kind.name] + name + ".vda"
+        duplicate_of = None
+        packed = None  # the stat-cache entry, when every signature in it still matches
+        if rel in shared_names:
+            duplicate_of = [p for p in index.by_kind[kind.name][name] if p != rel]
         else:
-            packed = cache.packed(src.rel)
-            verified = None  # (path, signature) of files whose content this pass checked
-            if packed is not None and fresh_by_stat(src.rel, packed, assets, cooked, index):
-                fresh_names.append(src.rel)
+            packed = cache.packed(rel)  # (None for a damaged entry: the source is re-hashed)
+            if packed is not None and fresh_by_stat(rel, packed, assets, cooked, index):
+                fresh_names.append(rel)
                 if only_group:
                     continue  # decided before any task is made: a fresh source costs no more
-                # (the packed entry as it is: no signature in it is racy, or it would not be fresh)
-                blob, deps = packed[1], packed[2]
-                verified_sigs[file_dep[0]] = blob[32:64]  # (the source's path, made once)
-                for i, d in enumerate(deps, 2):
-                    s = blob[32 * i:32 * i + 32]
-                    if s != MISSING:
-                        verified_sigs[prefix + d] = s
-                        file_dep.append(prefix + d)
             else:
-                fresh, deps, entry, verified = check_fresh(kind.name, src.rel, assets, cooked, index, now)
-                if fresh:
-                    cache.set(src.rel, entry)
-                else:
-                    cache.discard(src.rel)
-                    # a stale task runs anyway; its file_dep are the last cook's deps that still exist
-                    file_dep += [prefix + d for d in deps if os.path.exists(prefix + d)]
-                    uptodate = [False]
-            if verified is not None:
-                fresh_names.append(src.rel)
+                packed = None
+        file_dep = [prefix + rel]
+        uptodate = None
+        if duplicate_of:
+            cache.discard(rel)
+            uptodate = [False]
+        elif packed is not None:
+            # fresh by the stat cache; the packed entry as it is: no signature in it is racy, or
+            # it would not have matched.  doit only compares the file_dep stat states (see
+            # StatChecker); no uptodate item at all, since doit's handling of one costs more
+            # than the check itself
+            blob, deps = packed[1], packed[2]
+            verified_sigs[file_dep[0]] = blob[32:64]
+            for i, d in enumerate(deps, 2):
+                s = blob[32 * i:32 * i + 32]
+                if s != MISSING:
+                    verified_sigs[prefix + d] = s
+                    file_dep.append(prefix + d)
+        else:
+            fresh, deps, entry, verified = check_fresh(kind.name, rel, assets, cooked, index, now)
+            if fresh:
+                cache.set(rel, entry)
+                fresh_names.append(rel)
                 if only_group:
-                    continue  # decided before any task dict is made: a fresh source costs no more
-                # fresh: doit only compares the file_dep stat states (see StatChecker); no uptodate
-                # item at all, since doit's handling of each one costs more than the check itself
+                    continue
                 for p, s in verified:
-                    if s:  # exists (and, from the stat cache, is not racy)
+                    if s:  # exists (and is not racy)
                         verified_sigs[prefix + p] = SIG.pack(*s)
-                    if s != () and p != src.rel:
+                    if s != () and p != rel:
                         file_dep.append(prefix + p)
+            else:
+                cache.discard(rel)
+                # a stale task runs anyway; its file_dep are the last cook's deps that still exist
+                file_dep += [prefix + d for d in deps if os.path.exists(prefix + d)]
+                uptodate = [False]
         args = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
         if uptodate is not None:
             stale_jobs.append(args)
@@ -520,6 +527,10 @@ class CookReporter(ConsoleReporter):
         self._lock = None
 
 
+#: What a cook stopped by Ctrl-C says on stderr (``doit cook`` and ``veduta cook``).
+INTERRUPTED = "cook: interrupted (cooked files are whole; the next cook goes on)"
+
+
 def _quiet_interrupt() -> None:
     """Ctrl-C of ``doit cook``: one line, not doit's KeyboardInterrupt traceback.
 
@@ -534,7 +545,7 @@ def _quiet_interrupt() -> None:
 
     def hook(kind, value, tb):
         if issubclass(kind, KeyboardInterrupt):
-            sys.stderr.write("\ncook: interrupted (cooked files are whole; the next cook goes on)\n")
+            sys.stderr.write(f"\n{INTERRUPTED}\n")
             return
         previous(kind, value, tb)
 
