@@ -63,3 +63,29 @@ def test_two_servers_editing_one_world_lose_no_edit(game):
     assert len(cells) == 12  # each edit saw every edit written before it
     placed = re.findall(r'"name": "([ab]_well_\d)"', source.read_text())
     assert sorted(placed) == sorted(n for ns in names.values() for n in ns)
+
+
+def test_check_and_why_take_the_paths_the_tools_report(game):
+    """An agent feeds a path the tools report (why's and a diagnostic's ``file``: from the game root)
+    back to check and why, as it may to cook, and gets what the CLI gives for it."""
+    import json
+    import subprocess
+
+    (game / "assets/models/broken.vmodel").write_text('{"veduta": "model/1", "parts": 3}\n')
+    shutil.copy(game / "assets/models/crate.vmodel", game.parent / "stray.vmodel")  # a source outside the game
+    calls = [("why", {}), ("check", {"sources": ["assets/models/broken.vmodel"]}),
+             ("why", {"sources": ["assets/models/crate.vmodel", "models/barrel.vmodel"]}),
+             ("check", {"sources": ["../stray.vmodel"]}),
+             ("check", {"sources": ["assets/../dodo.py"]})]
+    why_all, check, why, up, outside = asyncio.run(_agent(game, "paths", calls))
+    stale = {s["file"]: s for s in why_all.structured_content["stale"]}
+    assert "assets/models/broken.vmodel" in stale
+    assert not check.is_error, text_of(check)
+    cli = subprocess.run([sys.executable, "-m", "veduta", "check", "assets/models/broken.vmodel", "--json"],
+                         cwd=game, capture_output=True, text=True, env={"PYTHONPATH": str(REPO)})
+    assert check.structured_content == json.loads(cli.stdout)
+    assert check.structured_content["checked"] == 1 and check.structured_content["errors"] >= 1
+    assert not why.is_error, text_of(why)
+    assert [s["source"] for s in why.structured_content["stale"]] == ["models/barrel.vmodel", "models/crate.vmodel"]
+    for res in (up, outside):  # still only source files under assets/
+        assert res.is_error and "no such source" in text_of(res), text_of(res)

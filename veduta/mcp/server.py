@@ -81,6 +81,13 @@ class Tools:
                             f"write exports elsewhere under the game root")
         return path
 
+    def sources(self, project: Any, names: list[str] | None) -> list[str] | None:
+        """Source paths under the assets folder for *names* given as cook takes them (from the game
+        root, e.g. the ``file`` of a diagnostic, or under assets/), as the CLI's check and why do."""
+        from veduta.cook.check import resolve_sources
+
+        return resolve_sources(project, names, self.root) if names else None
+
     def world_lock(self, world: str) -> threading.Lock:
         with self._locks_lock:
             return self._world_locks.setdefault(world, threading.Lock())
@@ -141,14 +148,16 @@ def build_server(root: str) -> MCPServer:
     @tool(description="Check every source (or those named) as the cook would, references included, writing "
           "nothing. Returns ok, counts and every diagnostic (file, line, col, path, severity, message).")
     def check(sources: Annotated[list[str] | None, Field(
-            description="source paths under assets/; omit to check everything")] = None) -> CallToolResult:
-        return _result(t.call(api.check, sources or None))
+            description="source files, as paths under the game root or under assets/ (as cook takes them); "
+            "omit to check everything")] = None) -> CallToolResult:
+        return _result(t.call(lambda p: api.check(p, t.sources(p, sources))))
 
     @tool(description="List each stale asset and why it would cook again (never cooked, source changed, a "
           "dependency changed, compiler changed, ...).")
     def why(sources: Annotated[list[str] | None, Field(
-            description="source paths under assets/; omit for every source")] = None) -> CallToolResult:
-        return _result(t.call(api.why, sources or None))
+            description="source files, as paths under the game root or under assets/ (as cook takes them); "
+            "omit for every source")] = None) -> CallToolResult:
+        return _result(t.call(lambda p: api.why(p, t.sources(p, sources))))
 
     @tool(description="Inspect a model: triangles per part and level of detail, bounds in metres, and findings "
           "(code, severity error|warning|note, message).")
