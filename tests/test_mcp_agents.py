@@ -89,3 +89,13 @@ def test_check_and_why_take_the_paths_the_tools_report(game):
     assert [s["source"] for s in why.structured_content["stale"]] == ["models/barrel.vmodel", "models/crate.vmodel"]
     for res in (up, outside):  # still only source files under assets/
         assert res.is_error and "no such source" in text_of(res), text_of(res)
+
+
+def test_export_gltf_without_a_model_or_a_world_says_what_it_needs(game):
+    neither, both = asyncio.run(_agent(game, "export", [
+        ("export_gltf", {"out": "x.glb"}),
+        ("export_gltf", {"out": "x.glb", "model": "crate", "world": "valley", "chunk": [0, 0]})]))
+    assert neither.is_error and "needs a model name, or a world with a chunk" in text_of(neither)
+    assert "not both" not in text_of(neither)  # it was told "not both" when it gave neither
+    assert both.is_error and "not both" in text_of(both)
+    assert not (game / "x.glb").exists()
