@@ -99,3 +99,27 @@ def test_export_gltf_without_a_model_or_a_world_says_what_it_needs(game):
     assert "not both" not in text_of(neither)  # it was told "not both" when it gave neither
     assert both.is_error and "not both" in text_of(both)
     assert not (game / "x.glb").exists()
+
+
+def test_terrain_and_place_inputs_say_their_units_defaults_and_ranges(game):
+    """What an agent reads before its first call: a hill's height is added, a plain's, lake's or
+    sea's is a level; the defaults; the ranges the core enforces are in the schema."""
+
+    async def body():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "veduta", "mcp", "--root", str(game)],
+                                       cwd=str(game), env={"PYTHONPATH": str(REPO)})
+        async with stdio_client(params, errlog=open(game.parent / "server-list.log", "w")) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return {t.name: t for t in (await session.list_tools()).tools}
+
+    tools = asyncio.run(body())
+    terrain = tools["world_terrain"].input_schema["properties"]
+    height = terrain["height"]["description"]
+    assert "added" in height and "level" in height and "default 4" in height
+    assert "default lake 2, sea 8" in terrain["depth"]["description"]
+    assert "0..1" in terrain["roughness"]["description"]
+    assert (terrain["radius"]["minimum"], terrain["radius"]["maximum"]) == (1, 16384)
+    place = tools["world_place"].input_schema["properties"]
+    assert (place["search"]["minimum"], place["search"]["maximum"]) == (1, 256)
+    assert "+Y" in place["rotation"]["description"]
