@@ -44,7 +44,13 @@ def cmd_cook(args) -> int:
     for s in args.sources:
         full = os.path.abspath(os.path.join(args.cwd, s))
         sources.append(full if os.path.exists(full) else s)
-    result = api.cook(_project(args), sources, args.jobs, echo=sys.stdout, fmt=args.format)
+    try:
+        result = api.cook(_project(args), sources, args.jobs, echo=sys.stdout, fmt=args.format)
+    except KeyboardInterrupt:
+        from veduta.cook.tasks import INTERRUPTED
+
+        sys.stderr.write(f"\n{INTERRUPTED}\n")  # as doit cook says it: the summary above is not the end
+        raise
     return 0 if result["ok"] else 1
 
 

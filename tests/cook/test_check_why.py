@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -98,6 +99,8 @@ def test_format_json_is_one_object_per_line(game):
                      "severity": "error", "message": "not used by shape box"}
     warn = next(o for o in objs if o["severity"] == "warning")
     assert warn["code"] == "MISSING_REFERENCE" and warn["file"] == "assets/models/lonely.vmodel"
+    # the summary on stderr, as the cook's (a CI log keeps the count; stdout stays diagnostics only)
+    assert re.fullmatch(r"check: 6 sources, 3 errors, 1 warning \(\d+\.\d\d s\)\n", cp.stderr), cp.stderr
 
 
 def test_format_github_annotations_and_the_environment_variable(game):
@@ -110,6 +113,7 @@ def test_format_github_annotations_and_the_environment_variable(game):
     assert "::warning file=assets/models/lonely.vmodel,line=3,col=39,title=MISSING_REFERENCE::" \
            'lod[0].model: model "ghost" does not exist (not checked)' in lines
     assert all(line.startswith(("::error ", "::warning ")) for line in lines)
+    assert cp.stderr.startswith("check: 6 sources, 3 errors, 1 warning ("), cp.stderr
 
 
 def test_format_on_cook_and_doit_cook(game):

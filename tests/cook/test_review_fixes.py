@@ -205,6 +205,28 @@ def test_ctrl_c_of_doit_cook_is_one_line_not_a_traceback(tmp_path):
     assert "cook: interrupted" in err
 
 
+def test_ctrl_c_of_veduta_cook_says_the_cook_was_interrupted(tmp_path):
+    """The summary veduta cook prints when stopped reads like a finished cook: the line that
+    doit cook adds follows it, and the exit status is 130."""
+    import signal
+
+    g = make_game(tmp_path)
+    for i in range(30):
+        g.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
+                f'"radius": {1 + i / 100}, "segments": 128, "rings": 64}}]}}')
+    p = subprocess.Popen([sys.executable, "-m", "veduta.cli", "cook", "-n", "1"], cwd=g.root, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not (g.root / "cache/cook.lock").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130, (p.returncode, out, err)
+    assert "Traceback" not in err, err
+    assert err.endswith("\ncook: interrupted (cooked files are whole; the next cook goes on)\n"), (out, err)
+
+
 def test_a_slow_batch_does_not_hold_up_other_threads_takes(tmp_path):
     """#10: doit -n N threads take results of other batches while one waits for a slow batch."""
     import threading

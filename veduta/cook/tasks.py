@@ -527,6 +527,10 @@ class CookReporter(ConsoleReporter):
         self._lock = None
 
 
+#: What a cook stopped by Ctrl-C says on stderr (``doit cook`` and ``veduta cook``).
+INTERRUPTED = "cook: interrupted (cooked files are whole; the next cook goes on)"
+
+
 def _quiet_interrupt() -> None:
     """Ctrl-C of ``doit cook``: one line, not doit's KeyboardInterrupt traceback.
 
@@ -541,7 +545,7 @@ def _quiet_interrupt() -> None:
 
     def hook(kind, value, tb):
         if issubclass(kind, KeyboardInterrupt):
-            sys.stderr.write("\ncook: interrupted (cooked files are whole; the next cook goes on)\n")
+            sys.stderr.write(f"\n{INTERRUPTED}\n")
             return
         previous(kind, value, tb)
 

@@ -50,10 +50,10 @@ def cmd_check(args) -> int:
     out = sys.stdout
     for d in result["diagnostics"]:
         out.write(format_diagnostic(d, fmt) + "\n")
-    if fmt == "text":
-        fresh = f" ({result['fresh']} known good by their fresh cooked files)" if result["fresh"] else ""
-        print(f"check: {_count(result['checked'], 'source')}{fresh}, {_count(result['errors'], 'error')}, "
-              f"{_count(result['warnings'], 'warning')} ({time.monotonic() - started:.2f} s)", file=sys.stderr)
+    # the summary goes to stderr in every format, as the cook's does (stdout: diagnostics only)
+    fresh = f" ({result['fresh']} known good by their fresh cooked files)" if result["fresh"] else ""
+    print(f"check: {_count(result['checked'], 'source')}{fresh}, {_count(result['errors'], 'error')}, "
+          f"{_count(result['warnings'], 'warning')} ({time.monotonic() - started:.2f} s)", file=sys.stderr)
     return 0 if result["ok"] else 1
 
 
