@@ -141,8 +141,13 @@ def build_server(root: str) -> MCPServer:
     @tool(description="Check every source (or those named) as the cook would, references included, writing "
           "nothing. Returns ok, counts and every diagnostic (file, line, col, path, severity, message).")
     def check(sources: Annotated[list[str] | None, Field(
-            description="source paths under assets/; omit to check everything")] = None) -> CallToolResult:
-        return _result(t.call(api.check, sources or None))
+            description="source paths under assets/; omit to check everything")] = None,
+              jobs: Annotated[int | None, Field(
+                  description="processes to compile in; omit for one per core, as `veduta check` does",
+                  ge=1, le=MAX_JOBS)] = None) -> CallToolResult:
+        from veduta.cook.ahead import cpu_count
+
+        return _result(t.call(api.check, sources or None, jobs=jobs or cpu_count()))
 
     @tool(description="List each stale asset and why it would cook again (never cooked, source changed, a "
           "dependency changed, compiler changed, ...).")
