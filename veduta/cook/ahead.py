@@ -74,9 +74,7 @@ class Ahead:
 
         # fork: workers start in milliseconds with everything imported and the asset index set;
         # only safe while this process runs no other thread
-        fork = one_thread() and "fork" in multiprocessing.get_all_start_methods()
-        ctx = multiprocessing.get_context("fork" if fork else "spawn")
-        self.pool = ProcessPoolExecutor(self.workers, mp_context=ctx)
+        self.pool = ProcessPoolExecutor(self.workers, mp_context=_context())
         self.futures = [self.pool.submit(cook_batch, jobs) for jobs in self.batches]
         atexit.register(self.close)
 
@@ -118,6 +116,22 @@ class Ahead:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
             atexit.unregister(self.close)  # a long-lived process (veduta watch) keeps no dead pool
+
+
+def _context():
+    """How to start workers. fork: in milliseconds, with everything imported and the asset index
+    set; only safe while this process runs no other thread. A process with threads (the MCP
+    server, ``veduta watch``) lives long: a fork server, started once with the compilers
+    imported, forks each cook's workers (spawn would start a fresh interpreter per worker per
+    cook: about half a second)."""
+    methods = multiprocessing.get_all_start_methods()
+    if one_thread() and "fork" in methods:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["veduta.cook.cook", "veduta.compile.model.compile"])
+        return ctx
+    return multiprocessing.get_context("spawn")
 
 
 #: The pool of the run in progress in this process (set by the cook's task creation).
