@@ -137,6 +137,28 @@ def test_an_image_path_that_is_a_fifo_is_an_error_not_a_hang(game):
     assert summary(cp)["failed"] == 1
 
 
+def test_a_fifo_in_the_cache_folder_is_never_read(game):
+    # the stat cache and the store's entries are read as regular files only: a FIFO in their
+    # place blocked every command (doit cook, list, veduta why, check) for ever
+    import os
+
+    game.cook(check=True)
+    state = game.root / "cache/state.marshal"
+    state.unlink()
+    os.mkfifo(state)
+    for entry in (game.root / "cache/store").rglob("*"):
+        if entry.is_file():
+            entry.unlink()
+            os.mkfifo(entry)
+    for rel in ("crate", "barrel", "tree", "tree_far"):
+        game.cooked(f"models/{rel}.vda").unlink()  # the store is asked before compiling
+    for args in (["-m", "doit", "list", "--all", "--status"], ["-m", "veduta.cli", "why"], ["-m", "doit", "cook"]):
+        cp = subprocess.run([sys.executable, *args], cwd=game.root, capture_output=True, text=True, timeout=60)
+        _no_traceback(cp)
+        assert cp.returncode == 0, (args, cp.stdout + cp.stderr)
+    assert summary(cp) == {"cooked": 4, "uptodate": 0, "restored": 0, "failed": 0}
+
+
 def test_symlink_loops_are_skipped_with_a_warning(game):
     import os
 

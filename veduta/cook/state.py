@@ -21,7 +21,7 @@ import marshal
 import os
 import struct
 
-from veduta.fsutil import atomic_write
+from veduta.fsutil import atomic_write, read_regular
 
 RACY_NS = 2_000_000_000
 _FORMAT = "veduta-state/4"
@@ -112,8 +112,8 @@ class StatCache:
         self.entries: dict[str, Packed] = {}
         self.dirty = False
         try:
-            with open(path, "rb") as f:
-                data = marshal.loads(f.read())  # marshal.load(f) reads item by item: 10x slower
+            got = read_regular(path)  # a regular file only: a FIFO would block every command
+            data = marshal.loads(got[0]) if got else None  # (marshal.load(f) reads item by item: 10x slower)
             if (isinstance(data, tuple) and len(data) == 3 and data[0] == _FORMAT and data[1] == compiler
                     and isinstance(data[2], dict)):
                 self.entries = data[2]

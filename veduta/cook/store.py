@@ -22,7 +22,7 @@ import os
 import re
 import time
 
-from veduta.fsutil import atomic_write
+from veduta.fsutil import atomic_write, read_regular
 
 _KEY = re.compile(r"[0-9a-f]{64}")
 
@@ -45,11 +45,10 @@ class Store:
         return os.path.join(self.root, key[:2], key[2:])
 
     def get(self, key: str) -> bytes | None:
-        try:
-            with open(self._path(key), "rb") as f:
-                return f.read()  # reading refreshes the access time prune goes by
-        except OSError:
-            return None
+        # reading refreshes the access time prune goes by; a regular file only (a FIFO in the
+        # store would block the cook for ever)
+        got = read_regular(self._path(key))
+        return None if got is None else got[0]
 
     def put(self, key: str, data: bytes, path: str | None = None) -> None:
         """Store *data*; *path*, a file holding exactly these bytes, may be hard-linked

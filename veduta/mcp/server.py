@@ -150,8 +150,13 @@ def build_server(root: str) -> MCPServer:
           "nothing. Returns ok, counts and every diagnostic (file, line, col, path, severity, message).")
     def check(sources: Annotated[list[str] | None, Field(
             description="source files, as paths under the game root or under assets/ (as cook takes them); "
-            "omit to check everything")] = None) -> CallToolResult:
-        return _result(t.call(lambda p: api.check(p, t.sources(p, sources))))
+            "omit to check everything")] = None,
+              jobs: Annotated[int | None, Field(
+                  description="processes to compile in; omit for one per core, as `veduta check` does",
+                  ge=1, le=MAX_JOBS)] = None) -> CallToolResult:
+        from veduta.cook.ahead import cpu_count
+
+        return _result(t.call(lambda p: api.check(p, t.sources(p, sources), jobs=jobs or cpu_count())))
 
     @tool(description="List each stale asset and why it would cook again (never cooked, source changed, a "
           "dependency changed, compiler changed, ...).")
