@@ -123,3 +123,32 @@ def test_terrain_and_place_inputs_say_their_units_defaults_and_ranges(game):
     place = tools["world_place"].input_schema["properties"]
     assert (place["search"]["minimum"], place["search"]["maximum"]) == (1, 256)
     assert "+Y" in place["rotation"]["description"]
+
+
+def test_vegetation_over_the_triangle_budget_is_a_warning_of_its_report(game):
+    """world-format.md: plant it with world_vegetation, "heed its warnings": a grove that takes its
+    view far over the 1200-triangle budget says so in the report, a tuft or two does not."""
+    import json
+    import subprocess
+
+    grove = {"world": "valley", "name": "grove", "prefab": "oak", "density": 0.3, "cell": [40, 40], "radius": 10,
+             "dry_run": True}
+    tuft = {"world": "valley", "name": "tuft", "model": "grass_tuft", "density": 0.05, "cell": [40, 40], "radius": 2,
+            "dry_run": True}
+    heavy, light = asyncio.run(_agent(game, "veg", [("world_vegetation", grove), ("world_vegetation", tuft)]))
+    r = heavy.structured_content
+    assert r["view"]["triangles"] > r["view"]["budget"] and r["triangles"] * 10 >= r["view"]["budget"]
+    budget = [w for w in r["warnings"] if w["code"] == "WORLD_CHUNK_BUDGET"]
+    assert len(budget) == 1 and w_mentions(budget[0]["message"], r)
+    assert light.structured_content["triangles"] * 10 < light.structured_content["view"]["budget"]
+    assert not [w for w in light.structured_content["warnings"] if w["code"] == "WORLD_CHUNK_BUDGET"]
+    cli = subprocess.run([sys.executable, "-m", "veduta", "world", "vegetation", "valley", "grove", "--prefab", "oak",
+                          "--density", "0.3", "--cell", "40,40", "--radius", "10", "--dry-run", "--json"],
+                         cwd=game, capture_output=True, text=True, env={"PYTHONPATH": str(REPO)})
+    assert json.loads(cli.stdout) == r
+
+
+def w_mentions(message: str, report: dict) -> bool:
+    """The warning gives the figures an author acts on: the view's total, the rule's share, the budget."""
+    v = report["view"]
+    return all(str(n) in message for n in (v["triangles"], v["without_rule"], report["triangles"], v["budget"]))
