@@ -304,3 +304,21 @@ def test_paths_are_confined_to_the_game_root(sample_game, tmp_path):
     assert (sample_game / "previews/crate.png").is_file()
     # the command line names any file its user likes (docs/mcp.md)
     assert cli_json(sample_game, "export", "gltf", "crate", "--out", str(outside / "c.glb"))["bytes"] > 0
+
+
+def test_check_jobs_finds_what_one_process_finds(sample_game):
+    broken = sample_game / "assets/models/broken.vmodel"
+    broken.write_text('{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], "radius": 2}]}\n')
+    paint = sample_game / "assets/models/crate.vmodel"
+    paint.write_text(paint.read_text().replace('"crate_wood"', '"crate_wod"'))  # a warning
+
+    async def body(s):
+        return [await s.call_tool("check", args) for args in ({"jobs": 1}, {"jobs": 2}, {})]
+
+    one, two, default = serve(sample_game, body)
+    for res in (one, two, default):
+        assert not res.is_error, text_of(res)
+    assert one.structured_content == two.structured_content == default.structured_content
+    got = one.structured_content
+    assert (got["ok"], got["errors"], got["warnings"], got["compiled"]) == (False, 1, 1, 56)
+    assert got == cli_json(sample_game, "check", "-n", "2")

@@ -153,7 +153,9 @@ def export_gltf(project: Project, out: str, model: str | None = None, lod: int |
     from veduta.errors import UsageError
 
     _out_file(out, ".glb")
-    if (model is None) == (world is None):
+    if model is None and world is None:
+        raise UsageError("export gltf needs a model name, or a world with a chunk [cx, cz] of it")
+    if model is not None and world is not None:
         raise UsageError("export gltf takes a model name, or a world with a chunk, not both")
     if world is not None:
         if chunk is None:

@@ -414,3 +414,34 @@ def test_a_file_saved_meanwhile_is_not_overwritten(game, monkeypatch):
     with pytest.raises(EditRefused, match="changed while the edit was prepared"):
         api.world_remove(game, "valley", "poppies")
     assert '"seed": 5' in path.read_text() and '"poppies"' in path.read_text()
+
+
+def test_an_edit_waits_for_another_process_editing_the_same_world_only(game):
+    """The edit lock is per world and holds across processes: a ``veduta world place`` of valley
+    waits while another process holds valley's edit lock (then edits its result); an edit of
+    another world goes ahead meanwhile."""
+    import subprocess
+    import sys
+    import time
+
+    from veduta.world.edit import edit_lock
+
+    root = Path(game.root)
+    shutil.copy(_valley(game), root / "assets/worlds/dale.vworld")
+    before = _valley(game).read_text()
+
+    def place(world: str) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "veduta", "world", "place", world, "tower", "well",
+                                 "--near", "40,40", "--json"], cwd=root, stdout=subprocess.PIPE, text=True,
+                                env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+
+    with edit_lock(Project.at(str(root)), "valley"):
+        waiting = place("valley")
+        other = place("dale")
+        assert other.wait(timeout=120) == 0  # another world: not held up
+        assert json.loads(other.stdout.read())["written"] is True
+        time.sleep(0.5)
+        assert waiting.poll() is None and _valley(game).read_text() == before
+    assert waiting.wait(timeout=120) == 0
+    assert json.loads(waiting.stdout.read())["written"] is True
+    assert '"tower"' in _valley(game).read_text()

@@ -74,7 +74,7 @@ class Ahead:
 
         # fork: workers start in milliseconds with everything imported and the asset index set;
         # only safe while this process runs no other thread
-        self.pool = ProcessPoolExecutor(self.workers, mp_context=_context())
+        self.pool = ProcessPoolExecutor(self.workers, mp_context=pool_context())
         self.futures = [self.pool.submit(cook_batch, jobs) for jobs in self.batches]
         atexit.register(self.close)
 
@@ -118,12 +118,12 @@ class Ahead:
             atexit.unregister(self.close)  # a long-lived process (veduta watch) keeps no dead pool
 
 
-def _context():
-    """How to start workers. fork: in milliseconds, with everything imported and the asset index
-    set; only safe while this process runs no other thread. A process with threads (the MCP
-    server, ``veduta watch``) lives long: a fork server, started once with the compilers
-    imported, forks each cook's workers (spawn would start a fresh interpreter per worker per
-    cook: about half a second)."""
+def pool_context():
+    """How to start worker processes (the cook ahead's, veduta check's). fork: in milliseconds,
+    with everything imported and the asset index set; only safe while this process runs no other
+    thread. A process with threads (the MCP server, ``veduta watch``) lives long: a fork server,
+    started once with the compilers imported, forks each run's workers (spawn would start a fresh
+    interpreter per worker per run: about half a second)."""
     methods = multiprocessing.get_all_start_methods()
     if one_thread() and "fork" in methods:
         return multiprocessing.get_context("fork")

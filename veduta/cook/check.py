@@ -151,7 +151,10 @@ def check(project: Project, sources: list[str] | None = None, full: bool = False
     if jobs > 1 and len(batches) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
-        with ProcessPoolExecutor(min(jobs, len(batches)), initializer=_init_worker, initargs=(project, index)) as pool:
+        from veduta.cook.ahead import pool_context
+
+        with ProcessPoolExecutor(min(jobs, len(batches)), mp_context=pool_context(), initializer=_init_worker,
+                                 initargs=(project, index)) as pool:
             for found in pool.map(_check_in_worker, batches):
                 diagnostics.extend(found)
     else:

@@ -27,6 +27,7 @@ from pydantic import Field
 from veduta import api
 from veduta.argtypes import MAX_JOBS
 from veduta.errors import VedutaError
+from veduta.world.edit import NEAR_SEARCH_MAX
 
 Cell = Annotated[tuple[int, int], Field(description="a cell [x, z] (integers; +x east, -z north)")]
 #: paths name files of the game served: relative to its root (or absolute), never outside it
@@ -80,6 +81,13 @@ class Tools:
             raise ToolError(f"out {path!r} is in the assets folder {assets}, which holds the game's sources; "
                             f"write exports elsewhere under the game root")
         return path
+
+    def sources(self, project: Any, names: list[str] | None) -> list[str] | None:
+        """Source paths under the assets folder for *names* given as cook takes them (from the game
+        root, e.g. the ``file`` of a diagnostic, or under assets/), as the CLI's check and why do."""
+        from veduta.cook.check import resolve_sources
+
+        return resolve_sources(project, names, self.root) if names else None
 
     def world_lock(self, world: str) -> threading.Lock:
         with self._locks_lock:
@@ -141,14 +149,21 @@ def build_server(root: str) -> MCPServer:
     @tool(description="Check every source (or those named) as the cook would, references included, writing "
           "nothing. Returns ok, counts and every diagnostic (file, line, col, path, severity, message).")
     def check(sources: Annotated[list[str] | None, Field(
-            description="source paths under assets/; omit to check everything")] = None) -> CallToolResult:
-        return _result(t.call(api.check, sources or None))
+            description="source files, as paths under the game root or under assets/ (as cook takes them); "
+            "omit to check everything")] = None,
+              jobs: Annotated[int | None, Field(
+                  description="processes to compile in; omit for one per core, as `veduta check` does",
+                  ge=1, le=MAX_JOBS)] = None) -> CallToolResult:
+        from veduta.cook.ahead import cpu_count
+
+        return _result(t.call(lambda p: api.check(p, t.sources(p, sources), jobs=jobs or cpu_count())))
 
     @tool(description="List each stale asset and why it would cook again (never cooked, source changed, a "
           "dependency changed, compiler changed, ...).")
     def why(sources: Annotated[list[str] | None, Field(
-            description="source paths under assets/; omit for every source")] = None) -> CallToolResult:
-        return _result(t.call(api.why, sources or None))
+            description="source files, as paths under the game root or under assets/ (as cook takes them); "
+            "omit for every source")] = None) -> CallToolResult:
+        return _result(t.call(lambda p: api.why(p, t.sources(p, sources))))
 
     @tool(description="Inspect a model: triangles per part and level of detail, bounds in metres, and findings "
           "(code, severity error|warning|note, message).")
@@ -204,25 +219,35 @@ def build_server(root: str) -> MCPServer:
                     cell: Annotated[tuple[int, int] | None, Field(description="the exact cell [x, z]")] = None,
                     near: Annotated[tuple[int, int] | None, Field(
                         description="find the valid cell nearest this one [x, z]")] = None,
-                    rotation: Annotated[Literal[0, 90, 180, 270], Field(description="degrees")] = 0,
-                    search: Annotated[int, Field(description="with near: search radius in cells", ge=1)] = 32,
+                    rotation: Annotated[Literal[0, 90, 180, 270], Field(
+                        description="degrees about +Y (90 and 270 swap the footprint's sides)")] = 0,
+                    search: Annotated[int, Field(description="with near: search radius in cells",
+                                                 ge=1, le=NEAR_SEARCH_MAX)] = 32,
                     dry_run: DryRun = False) -> CallToolResult:
         return _result(t.edit(world, api.world_place, name, prefab, cell=_opt(cell), near=_opt(near),
                               rotation=rotation, search=search, dry_run=dry_run))
 
-    @tool(description="Add (or replace, same name) a terrain feature: a hill (height metres at the centre), a "
-          "plain (levels the ground, height metres), a lake or sea (water at height metres, depth metres "
-          "below). Reports ground heights before and after over its area (centre, min, max), places now in "
-          "water (places_in_water) and sites or places that change.")
+    @tool(description="Add (or replace, same name) a terrain feature: a hill (adds height metres at the centre), "
+          "a plain (levels the ground to the level height), a lake or sea (water at the level height, the bottom "
+          "depth metres below). Reports ground heights before and after over its area (centre, min, max), "
+          "places now in water (places_in_water) and sites or places that change.")
     def world_terrain(world: Annotated[str, Field(description="world name")],
                       name: Annotated[str, Field(description="the feature's name")],
                       kind: Annotated[Literal["hill", "plain", "lake", "sea"], Field(description="feature kind")],
                       cell: Annotated[tuple[int, int], Field(description="centre cell [x, z]")],
-                      radius: Annotated[int, Field(description="radius in cells")],
-                      height: Annotated[float | None, Field(description="metres (see kind)")] = None,
-                      depth: Annotated[float | None, Field(description="lake/sea: metres below the water")] = None,
-                      falloff: Annotated[int | None, Field(description="cells over which it blends out")] = None,
-                      roughness: Annotated[float | None, Field(description="how much the edge wanders")] = None,
+                      radius: Annotated[int, Field(description="radius in cells", ge=1, le=16384)],
+                      height: Annotated[float | None, Field(
+                          description="metres, -1024..1024. hill: added to the ground at the centre (default 4; "
+                          "negative digs a hollow). plain, lake, sea: the level itself (a y, not an offset: the "
+                          "flat ground or the water surface; default the ground at the centre cell)")] = None,
+                      depth: Annotated[float | None, Field(
+                          description="lake/sea only: metres of the bottom below the water at the centre "
+                          "(default lake 2, sea 8)")] = None,
+                      falloff: Annotated[int | None, Field(
+                          description="plain/lake/sea only: cells over which it blends back to the ground "
+                          "(default plain and lake 4, sea 8)")] = None,
+                      roughness: Annotated[float | None, Field(
+                          description="lake/sea only: how much the water's edge wanders, 0..1 (default 0.3)")] = None,
                       dry_run: DryRun = False) -> CallToolResult:
         return _result(t.edit(world, api.world_terrain, name, kind, tuple(cell), radius, height=height,
                               depth=depth, falloff=falloff, roughness=roughness, dry_run=dry_run))

@@ -17,10 +17,12 @@ Nothing here writes cooked files: the world and its prefabs are compiled in memo
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 from veduta.errors import UsageError, VedutaError
 from veduta.fsutil import rewrite_source
@@ -57,6 +59,55 @@ class UnknownAsset(EditRefused, UsageError):
 class BadValue(EditRefused, UsageError):
     """A value given for the new element is out of range or wrong for its field (the compiler's
     errors are all inside the element): a usage mistake, exit 2; nothing was written."""
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def edit_lock_path(project: Project, world: str) -> str:
+    """The lock file of world *world*'s edits: ``<cache>/world-edit-<hash of the name>.lock``."""
+    import hashlib
+
+    return os.path.join(project.cache, f"world-edit-{hashlib.sha256(world.encode()).hexdigest()[:16]}.lock")
+
+
+@contextlib.contextmanager
+def edit_lock(project: Project, world: str) -> Iterator[None]:
+    """Hold the edit lock of world *world* (``flock`` of :func:`edit_lock_path`): an edit reads
+    the source, builds and checks the new text and writes it with the lock held, so an edit of
+    the same world made by another process at the same time (a second ``veduta mcp``, a ``veduta
+    world place`` in a terminal) waits and then works on this one's result instead of writing over
+    it. Where no lock can be taken (no ``fcntl``, a cache folder that cannot be written) edits go
+    on without it; the write still refuses a file that changed since it was read."""
+    fd = None
+    try:
+        import fcntl
+
+        os.makedirs(project.cache, exist_ok=True)
+        fd = os.open(edit_lock_path(project, world), os.O_RDWR | os.O_CREAT, 0o666)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except (ImportError, OSError):
+        if fd is not None:
+            os.close(fd)
+        fd = None
+    try:
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # closing the descriptor drops the lock
+
+
+def _one_at_a_time(tool: Callable[_P, _R]) -> Callable[_P, _R]:
+    """An edit tool (``tool(project, world, ...)``) run under :func:`edit_lock` of its world."""
+
+    @functools.wraps(tool)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        project, world = args[:2] if len(args) >= 2 else (args[0], kwargs["world"])
+        with edit_lock(cast("Project", project), str(world)):
+            return tool(*args, **kwargs)
+
+    return run
 
 
 # -- the world as source text, compiled --------------------------------------------------------
@@ -358,6 +409,7 @@ def structure_changes(before: Generator, after: Generator, rect: tuple[int, int,
 # -- place ---------------------------------------------------------------------------------------
 
 
+@_one_at_a_time
 def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequence[int] | None = None,
                 near: Sequence[int] | None = None, rotation: int = 0,
                 search: int = NEAR_SEARCH, dry_run: bool = False) -> dict[str, Any]:
@@ -569,6 +621,7 @@ def _terrain_report(before: Generator, after: Generator, x: int, z: int, r: int,
     }
 
 
+@_one_at_a_time
 def world_terrain(project: Project, world: str, name: str, kind: str, cell: Sequence[int], radius: int,
                   height: float | None = None, depth: float | None = None, falloff: int | None = None,
                   roughness: float | None = None, dry_run: bool = False) -> dict[str, Any]:
@@ -697,6 +750,7 @@ def _vegetation_counts(ws: WorldSource, gen: Generator, rule_name: str) -> dict[
     return {"rule": i, "plants": count, **counted}
 
 
+@_one_at_a_time
 def world_vegetation(project: Project, world: str, name: str, density: float, prefab: str | None = None,
                      model: str | None = None, biomes: Sequence[str] | str | None = None,
                      cell: Sequence[int] | None = None, radius: int | None = None,
@@ -811,6 +865,7 @@ def _frame_budget() -> int:
 # -- remove --------------------------------------------------------------------------------------
 
 
+@_one_at_a_time
 def world_remove(project: Project, world: str, name: str, section: str | None = None,
                  dry_run: bool = False) -> dict[str, Any]:
     """Remove the feature, vegetation rule or place *name* (``section`` picks the list when the
