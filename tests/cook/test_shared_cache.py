@@ -292,6 +292,11 @@ def test_push_seeds_the_tier_and_info_reports_it(tmp_path, s3):
     cp = veduta("cache", "push")
     assert cp.returncode != 0 and "unreachable" in cp.stderr and "Traceback" not in cp.stderr
 
+    del e["VEDUTA_CACHE_URL"]  # nothing to push to: a configuration mistake (exit 2), one line
+    cp = veduta("cache", "push")
+    assert cp.returncode == 2 and cp.stderr.startswith("veduta: no shared cache set: [tool.veduta] cache_url"), \
+        cp.stdout + cp.stderr
+
 
 def test_folder_tier_end_to_end(tmp_path):
     share = tmp_path / "share"

@@ -255,11 +255,11 @@ def cache_push(project) -> dict:
     Pushing is an explicit act (seeding a new tier from a machine that has cooked), so it
     does not need ``cache_write``; the storage's credentials decide who may write.
     """
-    from veduta.errors import VedutaError
+    from veduta.errors import ConfigError, VedutaError
 
     s = remote.settings(project)
-    if s is None:
-        raise VedutaError(f"no shared cache set: [tool.veduta] cache_url in {project.root}/pyproject.toml "
+    if s is None:  # a configuration mistake (exit 2), as the README's exit codes have it
+        raise ConfigError(f"no shared cache set: [tool.veduta] cache_url in {project.root}/pyproject.toml "
                           f"or {remote.ENV_URL}")
     failures: list[str] = []
     tier = remote.open_tier(s, warn=failures.append)
