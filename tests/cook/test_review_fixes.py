@@ -184,15 +184,17 @@ def test_a_dead_pool_worker_is_one_warning_and_its_sources_count_as_cooked(tmp_p
     assert "cook: 0 cooked, 44 up to date" in g.cook(check=True).stdout
 
 
-def test_ctrl_c_of_doit_cook_is_one_line_not_a_traceback(tmp_path):
-    """#9: Ctrl-C (SIGINT to the whole process group, as a terminal sends it) during `doit cook`."""
+def _ctrl_c_during(tmp_path, *args: str) -> tuple[int, str, str]:
+    """Run ``python -m *args*`` (a cook) in a game of 30 big spheres and send it Ctrl-C (SIGINT
+    to the whole process group, as a terminal sends it) once it holds the cook lock: (status,
+    stdout, stderr)."""
     import signal
 
     g = make_game(tmp_path)
     for i in range(30):
         g.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
                 f'"radius": {1 + i / 100}, "segments": 128, "rings": 64}}]}}')
-    p = subprocess.Popen([sys.executable, "-m", "doit", "cook"], cwd=g.root, stdout=subprocess.PIPE,
+    p = subprocess.Popen([sys.executable, "-m", *args], cwd=g.root, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, start_new_session=True)
     deadline = time.monotonic() + 60
     while not (g.root / "cache/cook.lock").exists() and time.monotonic() < deadline:
@@ -200,7 +202,15 @@ def test_ctrl_c_of_doit_cook_is_one_line_not_a_traceback(tmp_path):
     time.sleep(0.3)
     os.killpg(p.pid, signal.SIGINT)
     out, err = p.communicate(timeout=120)
-    assert p.returncode in (-signal.SIGINT, 130), (p.returncode, out, err)
+    return p.returncode, out, err
+
+
+def test_ctrl_c_of_doit_cook_is_one_line_not_a_traceback(tmp_path):
+    """#9: Ctrl-C during `doit cook`."""
+    import signal
+
+    rc, out, err = _ctrl_c_during(tmp_path, "doit", "cook")
+    assert rc in (-signal.SIGINT, 130), (rc, out, err)
     assert "Traceback" not in err, err
     assert "cook: interrupted" in err
 
@@ -208,21 +218,8 @@ def test_ctrl_c_of_doit_cook_is_one_line_not_a_traceback(tmp_path):
 def test_ctrl_c_of_veduta_cook_says_the_cook_was_interrupted(tmp_path):
     """The summary veduta cook prints when stopped reads like a finished cook: the line that
     doit cook adds follows it, and the exit status is 130."""
-    import signal
-
-    g = make_game(tmp_path)
-    for i in range(30):
-        g.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
-                f'"radius": {1 + i / 100}, "segments": 128, "rings": 64}}]}}')
-    p = subprocess.Popen([sys.executable, "-m", "veduta.cli", "cook", "-n", "1"], cwd=g.root, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while not (g.root / "cache/cook.lock").exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.3)
-    os.killpg(p.pid, signal.SIGINT)
-    out, err = p.communicate(timeout=120)
-    assert p.returncode == 130, (p.returncode, out, err)
+    rc, out, err = _ctrl_c_during(tmp_path, "veduta.cli", "cook", "-n", "1")
+    assert rc == 130, (rc, out, err)
     assert "Traceback" not in err, err
     assert err.endswith("\ncook: interrupted (cooked files are whole; the next cook goes on)\n"), (out, err)
 
