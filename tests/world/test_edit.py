@@ -228,7 +228,7 @@ def test_vegetation_area_rule_counts_what_the_cook_plants(game):
     _only_array_changed(old, new, "vegetation")
     assert r["new"] == {"name": "daisies", "model": "poppy", "density": 0.5, "cell": [-20, -20], "radius": 8,
                         "scale": [0.5, 1]}
-    assert r["area"] == {"cell": [-20, -20], "radius": 8} and r["warnings"] == []
+    assert r["area"] == {"cell": [-20, -20], "radius": 8}
     gen = _cooked(game)
     # the cooked world's plants, cell by cell on the scalar path
     n = sum(1 for x in range(-28, -12) for z in range(-28, -12)
@@ -240,6 +240,10 @@ def test_vegetation_area_rule_counts_what_the_cook_plants(game):
     v = r["view"]
     assert v["focus"] == [-20, -20] and v["budget"] == 1200
     assert r["triangles"] == v["triangles"] - v["without_rule"] == r["triangles_full"]
+    # the only warning: the view at their area is over the budget, and the poppies add more than a
+    # tenth of it
+    assert v["triangles"] > v["budget"] and r["triangles"] * 10 >= v["budget"]
+    assert [w["code"] for w in r["warnings"]] == ["WORLD_CHUNK_BUDGET"]
 
 
 def test_vegetation_world_wide_rule_and_warnings(game):

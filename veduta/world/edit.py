@@ -836,6 +836,16 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
             warnings.append({"code": "WORLD_FLORA_NO_DRAW_DISTANCE", "severity": "warning",
                              "message": f'flora model "{model}" has no draw_distance: every plant in the loaded '
                                         f"chunks is drawn, however far"})
+    added, budget = v_with["total"] - v_without["total"], _frame_budget()
+    # said here too (inspect world says it for every view): the author heeds this report's warnings;
+    # a rule that takes the view over budget, or adds a tenth of the budget to a view already over
+    if v_with["total"] > budget and added > 0 and (v_without["total"] <= budget or added * 10 >= budget):
+        whose = "the model" if model else "the prefab's models"
+        warnings.append({"code": "WORLD_CHUNK_BUDGET", "severity": "warning",
+                         "message": f"the view at {list(focus)} draws {v_with['total']} triangles with this rule "
+                                    f"({v_without['total']} without it, {added} are this rule's), over the "
+                                    f"{budget} a console draws per frame: plant fewer (density, area) or give "
+                                    f"{whose} coarser levels of detail sooner"})
     if counts["plants"] == 0 and not missing and not broken:
         what = "wins no cell" if prefab else "plants nothing"
         where = "in its area" if "area" in counts else "in the chunks around the start cell"
@@ -847,7 +857,7 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
                  if not (missing and w["code"] == "MISSING_REFERENCE")]
     out = _base(ws, "vegetation", name, "replaced" if old is not None else "added", old, element, dry_run)
     out.update(counts)
-    out["triangles"] = v_with["total"] - v_without["total"]
+    out["triangles"] = added
     out["view"] = view
     out["triangles_full"] = None if each is None else each * counts["plants"]
     out["triangles_each"] = each
