@@ -169,30 +169,31 @@ def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex
 def fresh_by_stat(rel: str, packed, assets: str, cooked: str, index: AssetIndex) -> bool:
     """The cheap check: every signature the last good cook of source *rel* recorded (its stat-cache
     entry, *packed*: see :data:`veduta.cook.state.Packed`) still matches (the stat cache holds
-    entries of the current compiler only)."""
-    blob, deps = packed[1], packed[2]
+    entries of the current compiler only).  An entry of another shape (from a damaged cache file
+    that is still valid marshal data) is not fresh: the no-op path checks no entry's shape."""
     pack = SIG.pack
     try:  # the cooked file and the source: always there
+        blob, deps = packed[1], packed[2]
         st = os.stat(cooked)
         if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != blob[:32]:
             return False  # (a racy or missing signature never matches)
         st = os.stat(assets + "/" + rel)
         if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != blob[32:64]:
             return False
-    except OSError:
-        return False
-    for i, dep in enumerate(deps, 2):
-        s = blob[32 * i:32 * i + 32]
-        if s == RACY:
-            return False
-        try:
-            st = os.stat(assets + "/" + dep)
-        except OSError:
-            if s != MISSING or stale_reference(dep, index):
+        for i, dep in enumerate(deps, 2):
+            s = blob[32 * i:32 * i + 32]
+            if s == RACY:
                 return False
-            continue
-        if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != s:
-            return False
+            try:
+                st = os.stat(assets + "/" + dep)
+            except OSError:
+                if s != MISSING or stale_reference(dep, index):
+                    return False
+                continue
+            if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != s:
+                return False
+    except (OSError, TypeError, ValueError, IndexError, KeyError):  # (a try costs nothing until it raises)
+        return False
     return True
 
 
