@@ -233,7 +233,8 @@ def test_a_cooked_folder_that_is_a_file_is_one_line(game):
 
 
 def test_a_second_cook_waits_for_the_first(game):
-    first = _slow_cook_started(game, 16, 96, 48, "cache/cook.lock")
+    # big enough that the first cook is still running when the second starts (0.3 s later)
+    first = _slow_cook_started(game, 16, 256, 128, "cache/cook.lock")
     second = game.cook()
     out1, err1 = first.communicate(timeout=300)
     assert "veduta: another cook is running in this game (cache/cook.lock); waiting for it to finish" \
