@@ -223,13 +223,28 @@ def test_a_cache_folder_in_the_cooked_folder_is_refused(game):
 
 
 def test_a_cooked_folder_that_is_a_file_is_one_line(game):
+    game.write("materials/m.vmaterial", '{"veduta": "material/1", "albedo": "#5c6b7a"}')  # a second kind
     (game.root / "assets/.cooked").write_text("not a folder")
+    line = "assets/.cooked: is a file, not a folder (cooked files go under assets/.cooked/); move it away"
     cp = game.cook()
     _no_traceback(cp)
     assert cp.returncode != 0
-    assert cp.stdout.splitlines()[0] == \
-        "assets/.cooked: is a file, not a folder (cooked files go under assets/.cooked/models/); move it away"
-    assert len(cp.stdout.splitlines()) == 2  # that line and the summary
+    assert cp.stdout.splitlines()[0] == line
+    assert len(cp.stdout.splitlines()) == 2  # that line (one, for both kinds) and the summary
+    # a source asked for by name says why it cannot be cooked, not that it does not exist
+    for named in (game.cook("cook:models/crate.vmodel"),
+                  subprocess.run([sys.executable, "-m", "veduta.cli", "cook", "models/crate.vmodel"],
+                                 cwd=game.root, capture_output=True, text=True, timeout=300)):
+        _no_traceback(named)
+        assert named.returncode != 0 and line in named.stdout, named.stdout + named.stderr
+        assert "no such source" not in named.stdout + named.stderr
+    (game.root / "assets/.cooked").unlink()
+    (game.root / "assets/.cooked").mkdir()
+    (game.root / "assets/.cooked/models").write_text("a file where the models go")
+    cp = game.cook()
+    assert cp.stdout.splitlines()[0] == ("assets/.cooked/models: is a file, not a folder (cooked files go under "
+                                         "assets/.cooked/models/); move it away")
+    assert summary(cp)["cooked"] == 1  # the material still cooks
 
 
 def test_a_second_cook_waits_for_the_first(game):

@@ -126,8 +126,10 @@ def cook_tasks(run: CookRun):
     kinds = {s.kind.name: s.kind for s in sources}  # (by name: hashing a Kind is slower)
     cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in kinds.values()}
     blocked = {name: why for name, d in cooked_dirs.items() if (why := _not_a_folder(d[:-1]))}
+    blocked_rel: dict[str, str] = {}  # source -> why it cannot be cooked (asked for by name: said so)
     if blocked:  # one line per blocked folder, not one failure per source
         problems = problems + sorted(set(blocked.values()))
+        blocked_rel = {s.rel: blocked[s.kind.name] for s in sources if s.kind.name in blocked}
         sources = [s for s in sources if s.kind.name not in blocked]
     # sources whose name another source of their kind also has (rare: looked up once)
     shared_names = {rel for by_name in index.by_kind.values() for paths in by_name.values() if len(paths) > 1
@@ -198,9 +200,10 @@ def cook_tasks(run: CookRun):
     for name in run.selected or []:
         if name.startswith(BASENAME + ":") and ":_" not in name and name not in known:
             rel = name[len(BASENAME) + 1:]
-            yield {"name": rel, "actions": [(report_problems, [[
+            why = blocked_rel.get(rel) or (
                 f"{os.path.join(assets, rel)}: no such source (cook:<path> takes a source path under "
-                f"{assets}/, e.g. cook:models/crate.vmodel)"]])], "uptodate": [False]}
+                f"{assets}/, e.g. cook:models/crate.vmodel)")
+            yield {"name": rel, "actions": [(report_problems, [[why]])], "uptodate": [False]}
     if problems:
         # sources that cannot be named or read still fail the run, with their paths
         yield {"name": "_sources", "actions": [(report_problems, [problems])], "uptodate": [False],
@@ -299,7 +302,8 @@ def _not_a_folder(path: str) -> str:
     p = path
     while p and not os.path.isdir(p):
         if os.path.lexists(p):
-            return f"{p}: is a file, not a folder (cooked files go under {path}/); move it away"
+            # (named by the file in the way: the cooked root as a file is one line, not one a kind)
+            return f"{p}: is a file, not a folder (cooked files go under {p}/); move it away"
         parent = os.path.dirname(p)
         if parent == p:
             break
