@@ -95,21 +95,34 @@ def test_overwrite_saved_replaces_values_and_file_dep(tmp_path):
     assert dm._get("t", "deps:") == (str(a), str(b)) and dm._get("t", str(b)) is not None
 
 
-def test_group_handle_and_wait_only_for_in_a_real_run():
-    ran = []
-
-    def act(name):
-        ran.append(name)
-
+def _group_g(subtasks, after=None):
+    """``task_g``: a group g (with a GroupHandle) of subtasks a, b, c; each time doit makes
+    them, ``subtasks(handle)`` gives the function that makes subtask *name* as
+    ``(name, act)``, where ``act(name)`` appends to the list returned with it.
+    ``after(handle)`` runs once every subtask is made."""
+    ran: list[str] = []
     handle = da.GroupHandle()
+
+    def act(name):  # (a function: doit refuses a built-in as an action)
+        ran.append(name)
 
     @doit.create_after()
     def task_g():
         yield {"name": None, "uptodate": [handle]}
+        subtask = subtasks(handle)
         for n in ("a", "b", "c"):
-            yield {"name": n, "actions": [(act, [n])]}
+            yield subtask(n, act)
+        if after is not None:
+            after(handle)
+
+    return ran, handle, task_g
+
+
+def test_group_handle_and_wait_only_for_in_a_real_run():
+    def only_a_and_c(handle):
         assert da.wait_only_for(handle, {"g:b"})
 
+    ran, handle, task_g = _group_g(lambda handle: lambda n, act: {"name": n, "actions": [(act, [n])]}, only_a_and_c)
     out = io.StringIO()
     loader = ModuleTaskLoader({"task_g": task_g, "DOIT_CONFIG": {"dep_file": ":memory:", "backend": "sqlite3",
                                                                    "outfile": out}})
@@ -216,26 +229,19 @@ def test_subtask_maker_leaves_to_doit_what_it_does_not_copy():
 
 @pytest.mark.parametrize("made_here", [False, True])
 def test_subtasks_made_here_run_in_a_real_doit_run(tmp_path, capsys, made_here):
-    ran = []
-
-    def act(name):
-        ran.append(name)
-
-    handle = da.GroupHandle()
-
-    @doit.create_after()
-    def task_g():
-        yield {"name": None, "uptodate": [handle]}
+    def subtasks(handle):
         make = da.SubtaskMaker(handle) if made_here else (lambda d: d)
-        for n in ("a", "b", "c"):
-            yield make({"name": n, "actions": [(act, [n])], "clean": True, "doc": f"doc {n}",
-                        "uptodate": [n != "b"], "file_dep": [str(tmp_path / "src")], "targets": [str(tmp_path / n)]})
+        return lambda n, act: make({"name": n, "actions": [(act, [n])], "clean": True, "doc": f"doc {n}",
+                                    "uptodate": [n != "b"], "file_dep": [str(tmp_path / "src")],
+                                    "targets": [str(tmp_path / n)]})
+
+    ran, handle, task_g = _group_g(subtasks)
 
     def run(*args):
         out = io.StringIO()
         loader = ModuleTaskLoader({"task_g": task_g, "DOIT_CONFIG": {"dep_file": str(tmp_path / "db"),
                                                                        "backend": "sqlite3", "outfile": out}})
-        assert DoitMain(loader).run(list(args)) == 0
+        assert DoitMain(loader).run(list(args)) == 0, out.getvalue()
         return out.getvalue()
 
     (tmp_path / "src").write_text("x")
