@@ -310,4 +310,9 @@ def test_a_world_with_errors_is_invalid(tmp_path, monkeypatch, capsys):
     assert "bad.vworld" in err and "seed" in err
     assert main(["inspect", "world", "bad", "--json"]) == 1
     r = json.loads(capsys.readouterr().out)
-    assert r["status"] == "invalid" and r["errors"] and r["findings"] == []
+    assert r["status"] == "invalid" and r["errors"]
+    # the source's errors are findings too (for a reader of findings alone), located as the errors are
+    assert r["findings"] and all(f["severity"] == "error" and f["code"] for f in r["findings"])
+    assert len(r["findings"]) == len(r["errors"])
+    assert all(f["message"] == e["text"] and f["line"] == e["line"] for f, e in zip(r["findings"], r["errors"]))
+    assert any("seed" in f["path"] for f in r["findings"])

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from veduta.findings import ERROR, NOTE, WARNING, finding, has_error, ranked
+from veduta.findings import ERROR, NOTE, WARNING, finding, has_error, ranked, source_errors
 
 from .checks import place_findings, place_footprint
 from .draw import (
@@ -283,8 +283,9 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
 # -- loading from a project -----------------------------------------------------------------------
 
 
-def _cooked(project: Project, kind: str, name: str) -> tuple[Any, str, list[str]]:
-    """(record or None, status "ok"/"missing"/"invalid", messages) of one asset, cooked if stale."""
+def _cooked(project: Project, kind: str, name: str) -> tuple[Any, str, list]:
+    """(record or None, status "ok"/"missing"/"invalid", messages) of one asset, cooked if stale;
+    for an invalid one, its diagnostics as dicts (``Diagnostic.to_json`` and its ``text``)."""
     from veduta.container.vda import read_asset_file
     from veduta.cook.cook import FAILED, cook_file
 
@@ -294,7 +295,11 @@ def _cooked(project: Project, kind: str, name: str) -> tuple[Any, str, list[str]
     cooked = project.cooked_path(kind, name)
     out = cook_file(kind, src.rel, project.assets, cooked, project.cache)
     if out["outcome"] == FAILED:
-        return None, "invalid", list(out["messages"])
+        found = out.get("diagnostics")
+        if found and len(found) == len(out["messages"]):
+            return None, "invalid", [d | {"text": m} for d, m in zip(found, out["messages"], strict=True)]
+        return None, "invalid", [{"message": m, "text": m, "severity": "warning" if ": warning: " in m else "error"}
+                                 for m in out["messages"]]
     return read_asset_file(cooked).body, "ok", list(out["messages"])
 
 
@@ -312,8 +317,10 @@ def _model_draws(project: Project, names: Iterable[str]) -> tuple[dict[str, Mode
     return models, invalid, reports
 
 
-def _error_list(messages: list[str]) -> list[dict]:
-    return [{"message": m} for m in messages if ": warning: " not in m]
+def _error_list(diagnostics: list[dict]) -> list[dict]:
+    return [d for d in diagnostics if d.get("severity") != "warning"]
+
+
 
 
 def _head(project: Project, kind: str, name: str) -> tuple[Any, dict[str, Any]]:
@@ -327,6 +334,8 @@ def _head(project: Project, kind: str, name: str) -> tuple[Any, dict[str, Any]]:
     if rec is None:
         head["errors"] = (_error_list(messages) if status == "invalid"
                           else [{"message": str(no_such_asset(project, kind, name))}])
+        if status == "invalid":
+            head["findings"] = source_errors(kind, head["errors"])
     return rec, head
 
 

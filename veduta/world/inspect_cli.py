@@ -49,7 +49,7 @@ def _project(args):
 
 def _problems(report: dict, err: TextIO) -> None:
     for e in report["errors"]:
-        err.write(("veduta: " if report["status"] == "missing" else "") + e["message"] + "\n")
+        err.write(("veduta: " if report["status"] == "missing" else "") + e.get("text", e["message"]) + "\n")
 
 
 def _findings_text(findings: list[dict]) -> list[str]:

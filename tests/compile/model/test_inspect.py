@@ -130,9 +130,12 @@ def test_lod_naming_an_invalid_model(project):
 
 def test_source_errors_and_missing_model(project):
     r = inspect_model(project, "broken")
-    assert r["status"] == "invalid" and exit_status(r) == 1 and r["findings"] == []
+    assert r["status"] == "invalid" and exit_status(r) == 1
     assert [e["text"] for e in r["errors"]] == [
         f"{project.source_path('models/extra/broken.vmodel')}:1:{BROKEN_COL}: parts[0].radius: not used by shape box"]
+    # the source's errors are findings too, for a reader of findings alone
+    assert [(f["code"], f["severity"], f["message"], f["path"], f["line"], f["col"]) for f in r["findings"]] == [
+        ("MODEL_SOURCE_ERROR", "error", r["errors"][0]["text"], "parts[0].radius", 1, BROKEN_COL)]
     r = inspect_model(project, "nope")
     assert r["status"] == "missing" and exit_status(r) == 2 and r["findings"] == []
 

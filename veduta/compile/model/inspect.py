@@ -32,7 +32,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from veduta.cook.project import Project
-from veduta.findings import SEVERITY_ORDER, ranked
+from veduta.findings import SEVERITY_ORDER, ranked, source_errors
 
 from .build import build_model, triangle_count
 from .cli import add_inspect_model
@@ -277,7 +277,7 @@ def inspect_model(project: Project, name: str) -> dict:
     if ms.spec is None:
         out["status"] = "invalid"
         out["errors"] = [d.to_json() | {"text": str(d)} for d in ms.report.sorted()]
-        out["findings"] = []
+        out["findings"] = source_errors("model", out["errors"])
         return out
     out |= inspect_built(project, ms.spec, build_model(ms.spec))
     out["errors"] = []
