@@ -22,6 +22,7 @@ the same run as the floor it is compared with:
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shutil
 import statistics
@@ -189,8 +190,10 @@ _ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 CPU: list[float] = []
 
 
+@functools.cache
 def _gnu_time() -> str | None:
-    """GNU time, if this machine has it (``-f %M``: the peak of the command alone)."""
+    """GNU time, if this machine has it (``-f %M``: the peak of the command alone); looked for
+    once, when a first command is run (not on import: the compile floor imports this module)."""
     path = shutil.which("time") or ("/usr/bin/time" if os.path.exists("/usr/bin/time") else None)
     if path is None:
         return None
@@ -199,9 +202,6 @@ def _gnu_time() -> str | None:
     except OSError:
         return None
     return path if cp.returncode == 0 and cp.stderr.strip().isdigit() else None
-
-
-GNU_TIME = _gnu_time()
 
 
 def run(cmd: list[str], cwd: str) -> tuple[float, str, int]:
@@ -214,10 +214,11 @@ def run(cmd: list[str], cwd: str) -> tuple[float, str, int]:
     out = tempfile.TemporaryFile()
     err = tempfile.TemporaryFile()
     peak_file = None
-    if GNU_TIME:
+    gnu_time = _gnu_time()
+    if gnu_time:
         fd, peak_file = tempfile.mkstemp(prefix="bench-peak-")
         os.close(fd)
-        cmd = [GNU_TIME, "-f", "%M", "-o", peak_file, *cmd]
+        cmd = [gnu_time, "-f", "%M", "-o", peak_file, *cmd]
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=_ENV)
     _, status, usage = os.wait4(p.pid, 0)

@@ -298,11 +298,12 @@ class SubtaskMaker:
     and an entry in the group's ``task_dep``), and ``Task.__init__`` checks nineteen
     attributes and builds fifteen containers: for 10,000 sources that was most of ``doit list
     --all --status``.  A task generator may yield Task objects as well (``generate_tasks``
-    keeps them as they are), so the first subtask dict is made into a Task by doit itself, and
-    every later one is a :class:`Subtask` holding that Task's attributes, the fields that differ
-    and fresh containers for what doit changes in place; the three steps of the loader are done
-    here.  A dict this does not know how to copy (other keys, an ``uptodate`` item that is not
-    a bool, a doc of several lines) is returned as it is, for doit to make.
+    keeps them as they are), so the first subtask dict is made into a Task by doit itself, and,
+    once that shows doit's defaults are :attr:`Subtask.SHARED`, every later one is a
+    :class:`Subtask` holding the fields that differ and fresh containers for what doit changes in
+    place; the three steps of the loader are done here.  A dict this does not know how to copy
+    (other keys, an ``uptodate`` item that is not a bool, a doc of several lines) is returned as
+    it is, for doit to make.
     ``tests/cook/test_doit_adapter.py`` checks, attribute by attribute, that a task made here
     is the one doit makes of the same dict, and that doit runs, lists and pickles it alike.
     """
@@ -312,8 +313,9 @@ class SubtaskMaker:
 
     def __init__(self, group: GroupHandle) -> None:
         self.group = group
-        self._template: dict | None = None
-        self._lean = False  # whether doit's defaults are Subtask.SHARED (else: full copies)
+        #: whether doit's defaults are Subtask.SHARED (None: no subtask made yet; False: doit
+        #: makes every subtask)
+        self._lean: bool | None = None
         self._new = object.__new__
 
     def __call__(self, d: dict) -> Any:
@@ -334,42 +336,22 @@ class SubtaskMaker:
             return {"name": name, "actions": actions, "file_dep": list(file_dep), "targets": list(targets),
                     "doc": doc, "uptodate": list(uptodate), "clean": True}
         name = f"{group.name}:{name}"
-        if self._template is None:
-            from doit.task import dict_to_task
-
-            task = dict_to_task({"name": name, "actions": actions, "file_dep": file_dep, "targets": targets,
-                                 "doc": doc, "uptodate": list(uptodate), "clean": True})
-            made = vars(task)
-            self._lean = all(k in made and type(made[k]) is type(v) and _same(made[k], v)
-                             for k, v in Subtask.SHARED.items())
-            self._template = {k: v for k, v in made.items() if not (self._lean and k in Subtask.SHARED)}
-        elif self._lean:
+        if self._lean:
             task = self._new(Subtask)
             task.__dict__ = {"name": name, "_action_instances": None, "_actions": list(actions),
                              "file_dep": set(file_dep), "task_dep": [],
                              "value_savers": [], "uptodate": [(u, None, None) for u in uptodate],
                              "targets": list(targets), "subtask_of": None, "values": {}, "custom_title": None,
                              "clean_actions": (), "teardown": [], "doc": doc}
-        else:
-            task = self._new(Task)
-            d = self._template.copy()  # doit's attributes in doit's order; then every one that differs
-            d["name"] = name
-            d["creator_params"] = []
-            d["setup_tasks"] = []
-            d["io"] = IOConfig({})
-            d["_actions"] = list(actions)
-            d["file_dep"] = set(file_dep)
-            d["task_dep"] = []
-            d["wild_dep"] = []
-            d["calc_dep"] = set()
-            d["getargs"] = {}
-            d["value_savers"] = []
-            d["uptodate"] = [(u, None, None) for u in uptodate]
-            d["targets"] = list(targets)
-            d["values"] = {}
-            d["teardown"] = []
-            d["doc"] = doc
-            task.__dict__ = d
+        else:  # the first subtask (and every one, should doit's defaults not be Subtask.SHARED)
+            from doit.task import dict_to_task
+
+            task = dict_to_task({"name": name, "actions": actions, "file_dep": file_dep, "targets": targets,
+                                 "doc": doc, "uptodate": list(uptodate), "clean": True})
+            if self._lean is None:
+                made = vars(task)
+                self._lean = all(k in made and type(made[k]) is type(v) and _same(made[k], v)
+                                 for k, v in Subtask.SHARED.items())
         task.subtask_of = group.name
         group.task_dep.append(name)
         return task

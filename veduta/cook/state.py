@@ -63,7 +63,7 @@ def entry_from_json(v) -> Entry:
 #: the signatures of the cooked file, the source and each dependency packed as 32 bytes each
 #: (:data:`SIG`; :data:`RACY` for None, :data:`MISSING` for ()), the dependency paths).  A no-op
 #: cook loads one entry per source: three objects, where (hash, sig tuple, ((path, sig
-#: tuple), ...)) took sixteen (a fifth of a no-op's time at 50,000 sources went to loading them).
+#: tuple), ...)) took sixteen (loading them was a tenth of a no-op at 50,000 sources).
 Packed = tuple[str, bytes, tuple[str, ...]]
 
 #: A signature packed: size, mtime_ns, inode, ctime_ns.

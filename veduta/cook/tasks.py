@@ -142,7 +142,7 @@ def cook_tasks(run: CookRun):
         if rel in shared_names:
             duplicate_of = [p for p in index.by_kind[kind.name][name] if p != rel]
         else:
-            packed = cache.packed(rel)  # (None for a damaged entry: the source is re-hashed)
+            packed = cache.packed(rel)  # (unchecked: fresh_by_stat finds a damaged entry not fresh)
             if packed is not None and fresh_by_stat(rel, packed, assets, cooked, index):
                 fresh_names.append(rel)
                 if only_group:
