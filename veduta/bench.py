@@ -575,9 +575,20 @@ def print_table(games: list[dict]) -> None:
         f"{g['list_kib'] / 1024:.0f} / {g['noop_kib'] / 1024:.0f} MB" for g in games) + " |")
 
 
+def _sizes(text: str) -> list[int]:
+    """``--assets``: game sizes, comma-separated, each at least 1."""
+    try:
+        sizes = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected sizes such as 1000,10000, not {text!r}") from None
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"expected sizes of at least 1, such as 1000,10000, not {text!r}")
+    return sizes
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--assets", default="10000", help="game sizes, comma-separated (default 10000)")
+    ap.add_argument("--assets", default=[10000], type=_sizes, help="game sizes, comma-separated (default 10000)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--first-repeat", type=int, default=3, help="runs of each first cook (default 3; 0: none)")
@@ -611,7 +622,7 @@ def main(argv=None) -> int:
         _print_figures(figures)
     if not args.skip_cook:
         games = []
-        for n in [int(x) for x in args.assets.split(",") if x]:
+        for n in args.assets:
             r = bench_cook(n, args.jobs, args.repeat, args.dir, compare=args.compare,
                            first_repeat=args.first_repeat)
             print_cook(r, args.repeat)
@@ -625,7 +636,7 @@ def main(argv=None) -> int:
             from veduta.cook.shared_bench import bench_shared, print_shared
 
             shared_repeat = max(1, min(args.repeat, 3))
-            for n, heavy in [(int(x), False) for x in args.assets.split(",") if x] + [(0, True)] * args.heavy:
+            for n, heavy in [(n, False) for n in args.assets] + [(0, True)] * args.heavy:
                 print_shared(bench_shared(n, args.jobs, shared_repeat, args.dir, heavy=heavy), shared_repeat)
                 sys.stdout.flush()
     return 0
