@@ -44,6 +44,7 @@ from veduta.cook.doit_adapter import (
     drop_failures,
     exit_as_failure,
     fix_action_signature,
+    fresh_listing,
     overwrite_saved,
     runner_parallelism,
     trust_fresh,
@@ -114,6 +115,8 @@ def cook_tasks(run: CookRun):
     # Only the cook group (plain `doit cook`) selected: a fresh subtask would be made
     # only to be skipped, so it is not made at all.
     only_group = run.executing and run.selected == [BASENAME]
+    # `doit list` (veduta's CookList) prints a fresh subtask from its name and doc: no Task made
+    listing = None if run.executing else fresh_listing()
     group = GroupHandle()
     yield {"name": None, "doc": "cook every asset source into a .vda file", "uptodate": [group]}
     subtask = SubtaskMaker(group)  # a subtask dict made into doit's Task, cheaply
@@ -147,6 +150,8 @@ def cook_tasks(run: CookRun):
                 fresh_names.append(rel)
                 if only_group:
                     continue  # decided before any task is made: a fresh source costs no more
+                if listing is not None and listing.take(f"{BASENAME}:{rel}", f"{kind.name} {name}"):
+                    continue
             else:
                 packed = None
         file_dep = [prefix + rel]
@@ -171,7 +176,7 @@ def cook_tasks(run: CookRun):
             if fresh:
                 cache.set(rel, entry)
                 fresh_names.append(rel)
-                if only_group:
+                if only_group or listing is not None and listing.take(f"{BASENAME}:{rel}", f"{kind.name} {name}"):
                     continue
                 for p, s in verified:
                     if s:  # exists (and is not racy)
