@@ -6,15 +6,17 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 from doit.cmd_base import ModuleTaskLoader
 from doit.doit_cmd import DoitMain
 
 from tests.cook.test_cook import age, age_all
-from tests.gamerepo import CRATE
+from tests.gamerepo import CRATE, make_game
 from veduta.cook import doit_adapter as da
 from veduta.cook import tasks as cook_tasks_module
+from veduta.cook.state import RACY_NS
 
 #: doit's own `list` (doit.cmd_list.List), whatever the entry points say
 PLAIN_DOIT = """
@@ -53,16 +55,24 @@ LISTINGS = [
 ]
 
 
-@pytest.fixture
-def mixed(game):
-    """The test game with every status a cook subtask can list: fresh by the stat cache (aged),
-    fresh by re-hashing (a racy source), stale (edited), stale (cooked file gone), ignored
-    (doit ignore), and user tasks beside the cook, one of them private."""
-    with open(game.root / "dodo.py", "a") as f:
-        f.write(USER_TASKS)
+def _cooked_and_known_by_stat(game):
+    """Cook *game*, then again out of the racy window: the stat cache holds every source."""
     game.cook(check=True)
     age_all(game)
-    game.cook(check=True)  # the stat cache now holds every source
+    time.sleep(RACY_NS / 1e9 + 0.1)  # (the cooked files too: their ctime cannot be set back)
+    game.cook(check=True)
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    """A test game with every status a cook subtask can list: fresh by the stat cache, fresh by
+    re-hashing (a racy source), stale (edited), stale (cooked file gone), ignored (doit ignore),
+    and user tasks beside the cook, one of them private.  (Listing changes nothing: the tests
+    share it.)"""
+    game = make_game(tmp_path_factory.mktemp("list"))
+    with open(game.root / "dodo.py", "a") as f:
+        f.write(USER_TASKS)
+    _cooked_and_known_by_stat(game)
     game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", "[1, 2, 1]"))
     age(game.root / "assets/models/crate.vmodel")
     game.cooked("models/barrel.vda").unlink()
@@ -146,3 +156,27 @@ def test_doit_help_list_is_doits_own():
     out = subprocess.run([sys.executable, "-m", "doit", "help", "list"], capture_output=True, text=True).stdout
     assert out.startswith("doit list [TASK ...]") or "list tasks from dodo file" in out
     assert "--status" in out and "--deps" in out
+
+
+NOOP_IMPORTS = """
+import sys
+from doit.doit_cmd import DoitMain
+rc = DoitMain().run(sys.argv[1:])
+print(" ".join(sorted(m for m in sys.modules if m.startswith(("veduta", "numpy")))))
+sys.exit(rc)
+"""
+
+
+@pytest.mark.parametrize("args", [["cook"], ["list", "--all", "--status"]], ids=" ".join)
+def test_a_no_op_imports_no_reader_codec_or_compiler(game, args):
+    """What a no-op cook and a listing of fresh sources import: they decide by stat() alone, so no
+    source parser, diagnostics, container codec, shared-cache client or numpy (docs/cooking.md)."""
+    _cooked_and_known_by_stat(game)
+    cp = subprocess.run([sys.executable, "-c", NOOP_IMPORTS, *args], cwd=game.root, capture_output=True, text=True,
+                        timeout=120)
+    assert cp.returncode == 0, cp.stderr
+    loaded = set(cp.stdout.split("\n")[-2].split())
+    assert "veduta.cook.tasks" in loaded  # (the line is the module list)
+    heavy = {m for m in loaded if m.startswith(("numpy", "veduta.source", "veduta.container", "veduta.formats",
+                                                 "veduta.compile.", "veduta.cook.remote", "veduta.cook.shared"))}
+    assert heavy == set()

@@ -20,7 +20,6 @@ from doit.dependency import FileChangedChecker
 from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION
-from veduta.cook import remote
 from veduta.cook.cook import (
     COOKED,
     FAILED,
@@ -123,7 +122,7 @@ def cook_tasks(run: CookRun):
     fresh_names = []
     stale_jobs = []  # cook_one's arguments of the stale sources, in task order
     # stale tasks held back for one parallel fetch from the shared cache (when a URL is set)
-    held: list[dict] | None = [] if run.executing and remote.configured(project) else None
+    held: list[dict] | None = [] if run.executing and project.shared_cache_set() else None
 
     prefix = assets + os.sep
     kinds = {s.kind.name: s.kind for s in sources}  # (by name: hashing a Kind is slower)
@@ -259,6 +258,7 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
     gets warnings about rejected objects).
     Only called when a URL is set and a task is stale: nothing of the storage client is
     imported otherwise."""
+    from veduta.cook import remote
     from veduta.cook.shared import SharedCache
     from veduta.errors import ConfigError
 
