@@ -21,3 +21,4 @@ def test_world_editing_bench_reports_every_command(tmp_path):
     assert all(r[f"edit_{key}_dry_s"] > 0 for key, _, _ in CASES)
     assert r["edit_floor_compile_valley_s"] > 0 and r["edit_place_and_remove_written_s"] > 0
     assert not list(tmp_path.iterdir())  # the copied game is gone
+

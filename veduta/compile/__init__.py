@@ -18,11 +18,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from veduta.kinds import BY_NAME
-from veduta.source.diagnostics import Report
-from veduta.source.jsonpos import Node
 
-if TYPE_CHECKING:  # the formats (and numpy) load only when something compiles
+if TYPE_CHECKING:  # the formats (and numpy) load only when something compiles; the source
+    # modules only when a source is read (a no-op cook needs AssetIndex alone)
     from veduta.formats import Struct
+    from veduta.source.diagnostics import Report
+    from veduta.source.jsonpos import Node
 
 
 class AssetIndex:

@@ -12,17 +12,22 @@ import hashlib
 import os
 import re
 import time
+from typing import TYPE_CHECKING
 
 from veduta import COMPILER_VERSION
 from veduta.compile import AssetIndex, CompileContext
-from veduta.container.chunks import read_chunks, write_chunks
-from veduta.container.meta import Meta, source_hash
 from veduta.cook.state import MISSING, RACY, SIG, make_entry, sig
 from veduta.cook.store import Store
 from veduta.errors import VdaError
 from veduta.fsutil import TEMP_SUFFIX_RE, atomic_write, read_regular, remove_if_exists
 from veduta.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
-from veduta.source.diagnostics import WARNING, Diagnostic, Report
+
+# A no-op cook decides every source by stat() (fresh_by_stat) and never reads a cooked file or
+# a source: the container codecs and diagnostics are imported by the functions that read,
+# hash or compile (a tenth of a no-op's start-up was spent importing them).
+if TYPE_CHECKING:
+    from veduta.container.meta import Meta
+    from veduta.source.diagnostics import Diagnostic
 
 UPTODATE, COOKED, RESTORED, SHARED, FAILED = "uptodate", "cooked", "restored", "shared", "failed"
 STRAY_TEMP_AGE_S = 600
@@ -78,6 +83,9 @@ _BODY_CHUNKS = frozenset(k.chunk for k in BY_NAME.values())
 
 
 def _meta_of_bytes(data: bytes, kind: str, path: str = "") -> Meta | None:
+    from veduta.container.chunks import read_chunks
+    from veduta.container.meta import Meta
+
     try:
         chunks = read_chunks(data, path)
     except VdaError:
@@ -100,6 +108,9 @@ def check_output(data: bytes, kind: str, rel: str, key: str, deps) -> str | None
     length and CRC, canonical META, one body chunk of the right kind), META naming this
     source, these deps, the current compiler and *key* as its source_hash.  What came from
     a store is used only after this check (a shared store is never trusted)."""
+    from veduta.container.chunks import read_chunks
+    from veduta.container.meta import Meta
+
     try:
         chunks = read_chunks(data)
     except VdaError as exc:
@@ -133,6 +144,8 @@ def stale_reference(dep: str, index: AssetIndex) -> bool:
 
 def hash_inputs(rel: str, src: bytes, deps, assets: str) -> tuple[str, list]:
     """source_hash of the current files and the (path, sig) list for the stat cache."""
+    from veduta.container.meta import source_hash
+
     files: list[tuple[str, object]] = [(rel, None)]
     data: dict[str, bytes | None] = {}
     for d in deps:
@@ -334,6 +347,10 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
     """`cook_file` as a generator: it yields ``(kind, source bytes, CompileContext)`` when the
     source must be compiled, is sent the body (or thrown the compiler's exception), and
     returns the result dict."""
+    from veduta.container.chunks import write_chunks
+    from veduta.container.meta import Meta, source_hash
+    from veduta.source.diagnostics import Report
+
     now_ns = time.time_ns()
     shown = shown or os.path.join(assets, rel)
     index = get_index(assets)
@@ -417,6 +434,8 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
 
 def _notes(shown: str, notes) -> list[Diagnostic]:
     """Warnings about a source from before its cook (a rejected shared cache object)."""
+    from veduta.source.diagnostics import WARNING, Diagnostic
+
     return [Diagnostic(shown, 1, 1, "$", n, WARNING) for n in notes or ()]
 
 
@@ -433,6 +452,8 @@ def find_in_store(store, kind: str, rel: str, src: bytes, assets: str, index: As
     """
     manifest = _load_manifest(store.get(mkey or manifest_key(rel, src)))
     if alone is None:
+        from veduta.container.meta import source_hash
+
         alone = source_hash(COMPILER_VERSION, rel, src, [], _no_read)
     candidates: list[tuple[list[str], str]] = [([], alone)]
     for deps, key in reversed(manifest):  # newest first

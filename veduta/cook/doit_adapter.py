@@ -21,8 +21,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
+from operator import itemgetter
 from typing import Any, ClassVar, TypeVar, cast
 
+from doit.cmd_list import List
 from doit.dependency import SqliteDB
 from doit.task import IOConfig, Task
 
@@ -413,6 +416,113 @@ def trust_fresh(fresh: set[str]) -> None:
     dm.status_is_ignore = trusted_ignore
 
 
+# -- doit list --------------------------------------------------------------------------------
+
+class FreshListing:
+    """The fresh subtasks one ``doit list`` is told of by name and doc instead of as Tasks.
+
+    Made by :class:`CookList` for each ``doit list`` and found by the task pass through
+    :func:`fresh_listing` while doit loads the tasks.  *params* and *args* are the command's
+    options and positional arguments as doit's ``DoitCmdBase.execute`` holds them: read when the
+    task pass asks, they include the dodo file's ``DOIT_CONFIG`` defaults.
+    """
+
+    def __init__(self, cmd: Any, params: Any, args: list[str]) -> None:
+        self.cmd, self.params, self.args = cmd, params, args
+        #: (task name, doc) of each fresh subtask taken, in the order taken
+        self.entries: list[tuple[str, str]] = []
+        #: a task pass asked and was told to give fresh subtasks by name
+        self.claimed = False
+
+    def applies(self) -> bool:
+        """Whether this listing can print a fresh subtask it never saw as a Task: not with task
+        names to list (doit looks each up), ``--deps`` (each Task's file_dep) or ``--sort
+        definition`` (each Task's place among the rest)."""
+        p = self.params
+        return not self.args and not p.get("list_deps") and p.get("sort", "name") == "name"
+
+    def take(self, name: str, doc: str) -> bool:
+        """List the fresh subtask *name* from here, no Task made; False when doit must see its
+        Task after all: its saved row may say ``doit ignore`` (shown ``I``), it is private, or doit
+        would trim its doc."""
+        backend = getattr(self.cmd.dep_manager, "backend", None)
+        if name.startswith("_") or doc != doc.strip() or backend is None or not hasattr(backend, "may_be_ignored") \
+                or backend.may_be_ignored(name):
+            return False
+        self.entries.append((name, doc))
+        return True
+
+
+_LISTING: ContextVar[FreshListing | None] = ContextVar("veduta_fresh_listing", default=None)
+
+
+def fresh_listing() -> FreshListing | None:
+    """The :class:`FreshListing` of the ``doit list`` loading tasks right now, when it can take
+    fresh subtasks by name; None in any other command (and in a list that cannot)."""
+    listing = _LISTING.get()
+    if listing is None or not listing.applies():
+        return None
+    listing.claimed = True
+    return listing
+
+
+class CookList(List):
+    """doit's ``list``, printing the fresh cook subtasks without a Task made for each.
+
+    ``doit list --all --status`` of 50,000 fresh sources spent as much on each Task (made,
+    loaded, its status asked, printed) as a whole no-op spends on a source.  doit 0.37 has no
+    hook between loading tasks and listing them, so this subclass of ``doit.cmd_list.List``
+    (registered as the doit command ``list``, entry point ``doit.COMMAND``) lets the task pass
+    hand it fresh subtasks as (name, doc) pairs (:func:`fresh_listing`), already known to be up
+    to date, and prints them among doit's own Tasks exactly as ``List._execute`` would: the
+    same template, column width, order and status letter (``U``; a task that may be ignored is
+    made as a Task, so doit decides its ``I``).  Options it cannot serve that way (task names,
+    ``--deps``, ``--sort definition``) make the task pass make every Task, and a dodo file that
+    is not veduta's never claims the listing: both are then doit's own code, unchanged.
+    """
+
+    name = "list"
+
+    def execute(self, params, args):
+        token = _LISTING.set(listing := FreshListing(self, params, args))
+        self._fresh = listing
+        try:
+            return super().execute(params, args)
+        finally:
+            _LISTING.reset(token)
+
+    def _execute(self, subtasks=False, quiet=True, status=False, private=False, list_deps=False,
+                 template=None, sort="name", pos_args=None):
+        listing = getattr(self, "_fresh", None)
+        if listing is None or not listing.claimed or not listing.entries:
+            return super()._execute(subtasks, quiet, status, private, list_deps, template, sort, pos_args)
+        # List._execute of doit 0.37, with the fresh (name, doc) pairs among the Tasks
+        tasks = {t.name: t for t in self.task_list}
+        made = self._list_all(subtasks)
+        if not private:
+            made = [t for t in made if not t.name.startswith("_")]
+        fresh = listing.entries if subtasks else []
+        if template is None:
+            width = max([len(t.name) for t in made] + [len(n) for n, _ in fresh], default=0)
+            template = "{name:<" + str(width + 3) + "}"
+            if not quiet:
+                template += "{doc}"
+            if status:
+                template = "{status} " + template
+        template += "\n"
+        rows: list[tuple[str, Any]] = [(t.name, t) for t in made]
+        rows += fresh
+        rows.sort(key=itemgetter(0))
+        up_to_date = self.STATUS_MAP["up-to-date"]
+        write, fmt = self.outstream.write, template.format
+        for name, item in rows:
+            if isinstance(item, str):  # a fresh subtask's doc
+                write(fmt(name=name, doc=item, status=up_to_date) if status else fmt(name=name, doc=item))
+            else:
+                self._print_task(template, item, status, list_deps, tasks)
+        return 0
+
+
 # -- the runner -------------------------------------------------------------------------------
 
 def runner_parallelism() -> tuple[str, int]:
@@ -497,4 +607,4 @@ def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
 
 __all__ = ["DOIT_CHECKED", "bind_class", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
            "wait_only_for", "drop_failures", "runner_parallelism", "fix_action_signature", "trust_fresh",
-           "exit_as_failure"]
+           "exit_as_failure", "CookList", "FreshListing", "fresh_listing"]

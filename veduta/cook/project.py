@@ -19,6 +19,8 @@ from veduta.errors import ConfigError
 from veduta.kinds import BY_FOLDER, BY_NAME, KINDS, Kind, name_of
 
 CONFIG_KEYS = ("assets", "cooked", "cache", "cache_url", "cache_write")
+#: the shared cache's URL from the environment, which wins over [tool.veduta] cache_url
+ENV_CACHE_URL = "VEDUTA_CACHE_URL"
 
 
 class Source(NamedTuple):
@@ -40,6 +42,12 @@ class Project:
     #: veduta.cook.remote.settings); "" when none
     cache_url: str = ""
     cache_write: bool = False
+
+    def shared_cache_set(self, environ=None) -> bool:
+        """Is a shared tier set for this game (without parsing or checking it: that is
+        :func:`veduta.cook.remote.settings`, whose module a cook with none never imports)?"""
+        url = (os.environ if environ is None else environ).get(ENV_CACHE_URL)
+        return bool(url.strip()) if url is not None else bool(self.cache_url)
 
     @classmethod
     def find(cls, start: str | None = None) -> Project:

@@ -35,9 +35,9 @@ import threading
 import time
 from dataclasses import dataclass
 
+from veduta.cook.project import ENV_CACHE_URL as ENV_URL
 from veduta.errors import ConfigError
 
-ENV_URL = "VEDUTA_CACHE_URL"
 ENV_WRITE = "VEDUTA_CACHE_WRITE"
 ENV_TIMEOUT = "VEDUTA_CACHE_TIMEOUT"
 DEFAULT_TIMEOUT_S = 5.0
@@ -97,12 +97,6 @@ def parse_url(url: str, root: str = ".") -> dict:
     if re.match(r"[A-Za-z][A-Za-z0-9+.\-]*://", url):
         raise ConfigError(f"cache_url {url!r}: only s3://bucket/prefix, file:///path or a folder path")
     return {"scheme": "file", "path": os.path.normpath(os.path.join(root, os.path.expanduser(url)))}
-
-
-def configured(project, environ=None) -> bool:
-    """Is a shared tier set for *project* (without parsing or checking it)?"""
-    url = (os.environ if environ is None else environ).get(ENV_URL)
-    return bool(url.strip()) if url is not None else bool(getattr(project, "cache_url", ""))
 
 
 def _flag(text: str, name: str) -> bool:
@@ -511,5 +505,5 @@ def parallel(fn, items, workers: int = WORKERS) -> list:
         return list(ex.map(fn, items))
 
 
-__all__ = ["Settings", "Tier", "configured", "FolderTier", "S3Tier", "settings", "open_tier", "parse_url", "parallel",
+__all__ = ["Settings", "Tier", "FolderTier", "S3Tier", "settings", "open_tier", "parse_url", "parallel",
            "ENV_URL", "ENV_WRITE", "ENV_TIMEOUT"]

@@ -14,7 +14,7 @@ from typing import Any
 
 from veduta.cook.project import Project
 from veduta.cook.state import StatCache
-from veduta.source.diagnostics import default_format
+from veduta.diagformat import default_format
 
 
 @dataclass

@@ -20,7 +20,6 @@ from doit.dependency import FileChangedChecker
 from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION
-from veduta.cook import remote
 from veduta.cook.cook import (
     COOKED,
     FAILED,
@@ -44,6 +43,7 @@ from veduta.cook.doit_adapter import (
     drop_failures,
     exit_as_failure,
     fix_action_signature,
+    fresh_listing,
     overwrite_saved,
     runner_parallelism,
     trust_fresh,
@@ -114,13 +114,15 @@ def cook_tasks(run: CookRun):
     # Only the cook group (plain `doit cook`) selected: a fresh subtask would be made
     # only to be skipped, so it is not made at all.
     only_group = run.executing and run.selected == [BASENAME]
+    # `doit list` (veduta's CookList) prints a fresh subtask from its name and doc: no Task made
+    listing = None if run.executing else fresh_listing()
     group = GroupHandle()
     yield {"name": None, "doc": "cook every asset source into a .vda file", "uptodate": [group]}
     subtask = SubtaskMaker(group)  # a subtask dict made into doit's Task, cheaply
     fresh_names = []
     stale_jobs = []  # cook_one's arguments of the stale sources, in task order
     # stale tasks held back for one parallel fetch from the shared cache (when a URL is set)
-    held: list[dict] | None = [] if run.executing and remote.configured(project) else None
+    held: list[dict] | None = [] if run.executing and project.shared_cache_set() else None
 
     prefix = assets + os.sep
     kinds = {s.kind.name: s.kind for s in sources}  # (by name: hashing a Kind is slower)
@@ -147,6 +149,8 @@ def cook_tasks(run: CookRun):
                 fresh_names.append(rel)
                 if only_group:
                     continue  # decided before any task is made: a fresh source costs no more
+                if listing is not None and listing.take(f"{BASENAME}:{rel}", f"{kind.name} {name}"):
+                    continue
             else:
                 packed = None
         file_dep = [prefix + rel]
@@ -171,7 +175,7 @@ def cook_tasks(run: CookRun):
             if fresh:
                 cache.set(rel, entry)
                 fresh_names.append(rel)
-                if only_group:
+                if only_group or listing is not None and listing.take(f"{BASENAME}:{rel}", f"{kind.name} {name}"):
                     continue
                 for p, s in verified:
                     if s:  # exists (and is not racy)
@@ -254,6 +258,7 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
     gets warnings about rejected objects).
     Only called when a URL is set and a task is stale: nothing of the storage client is
     imported otherwise."""
+    from veduta.cook import remote
     from veduta.cook.shared import SharedCache
     from veduta.errors import ConfigError
 

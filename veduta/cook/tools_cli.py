@@ -9,7 +9,8 @@ import sys
 import time
 
 from veduta.argtypes import jobs, whole
-from veduta.source.diagnostics import FORMAT_ENV, FORMATS, default_format, format_diagnostic
+from veduta.diagformat import FORMAT_ENV, FORMATS, default_format
+from veduta.source.diagnostics import format_diagnostic
 
 
 def add_format_option(parser) -> None:

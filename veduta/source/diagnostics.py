@@ -7,7 +7,6 @@ pointing at the offending value.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 
@@ -16,17 +15,6 @@ from veduta.source.jsonpos import JsonProblem, Node, clip
 ERROR = "error"
 WARNING = "warning"
 NOTE = "note"
-#: How diagnostics are printed for people (``text``) and tools (``json``, ``github``).
-FORMATS = ("text", "json", "github")
-#: The environment variable that picks the format where no option can (``doit cook``), and the
-#: default of ``--format``.
-FORMAT_ENV = "VEDUTA_FORMAT"
-
-
-def default_format() -> str:
-    """The format $VEDUTA_FORMAT names, else ``text``."""
-    fmt = os.environ.get(FORMAT_ENV, "").strip().lower()
-    return fmt if fmt in FORMATS else "text"
 #: Longest message and JSON path a diagnostic keeps (a huge value or key is quoted in part).
 MAX_MESSAGE = 400
 MAX_PATH = 100
@@ -110,7 +98,7 @@ class Report:
 
 
 def format_diagnostic(d: Diagnostic | dict, fmt: str = "text") -> str:
-    """One diagnostic as one line in *fmt* (see :data:`FORMATS`).
+    """One diagnostic as one line in *fmt* (see :data:`veduta.diagformat.FORMATS`).
 
     ``text``: ``file:line:col: path: [warning: ]message``; ``json``: the object of
     :meth:`Diagnostic.to_json` (file, line, col, severity, path, message, code when there is

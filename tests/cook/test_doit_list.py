@@ -1,0 +1,182 @@
+"""`doit list` is veduta's CookList (entry point doit.COMMAND): fresh cook subtasks are printed
+from their names, no Task made, and every listing is byte for byte doit's own List's."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from doit.cmd_base import ModuleTaskLoader
+from doit.doit_cmd import DoitMain
+
+from tests.cook.test_cook import age, age_all
+from tests.gamerepo import CRATE, make_game
+from veduta.cook import doit_adapter as da
+from veduta.cook import tasks as cook_tasks_module
+from veduta.cook.state import RACY_NS
+
+#: doit's own `list` (doit.cmd_list.List), whatever the entry points say
+PLAIN_DOIT = """
+import sys
+from doit.cmd_list import List
+from doit.doit_cmd import DoitMain
+
+class PlainDoit(DoitMain):
+    def get_cmds(self):
+        cmds = super().get_cmds()
+        assert cmds["list"].name == "list"  # veduta's, from the entry point
+        cmds["list"] = List
+        return cmds
+
+sys.exit(PlainDoit().run(sys.argv[1:]))
+"""
+
+USER_TASKS = '''
+def task_notes():
+    """the team's notes"""
+    return {"actions": [], "uptodate": [True]}
+
+
+def task__scratch():
+    """a private task"""
+    return {"actions": [], "uptodate": [False]}
+'''
+
+LISTINGS = [
+    ["list"], ["list", "--all"], ["list", "--all", "--status"], ["list", "-s"], ["list", "--all", "-q", "--status"],
+    ["list", "--all", "--status", "--private"], ["list", "--all", "--status", "--template", "{status}|{name}|{doc}"],
+    ["list", "--all", "--template", "{name}"],
+    # served by doit's own code (every Task made): definition order, file_dep, named tasks
+    ["list", "--all", "--status", "--sort", "definition"], ["list", "--all", "--deps"],
+    ["list", "--all", "--status", "cook:models/crate.vmodel", "notes"], ["list", "--status", "cook"],
+]
+
+
+def _cooked_and_known_by_stat(game):
+    """Cook *game*, then again out of the racy window: the stat cache holds every source."""
+    game.cook(check=True)
+    age_all(game)
+    time.sleep(RACY_NS / 1e9 + 0.1)  # (the cooked files too: their ctime cannot be set back)
+    game.cook(check=True)
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory):
+    """A test game with every status a cook subtask can list: fresh by the stat cache, fresh by
+    re-hashing (a racy source), stale (edited), stale (cooked file gone), ignored (doit ignore),
+    and user tasks beside the cook, one of them private.  (Listing changes nothing: the tests
+    share it.)"""
+    game = make_game(tmp_path_factory.mktemp("list"))
+    with open(game.root / "dodo.py", "a") as f:
+        f.write(USER_TASKS)
+    _cooked_and_known_by_stat(game)
+    game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", "[1, 2, 1]"))
+    age(game.root / "assets/models/crate.vmodel")
+    game.cooked("models/barrel.vda").unlink()
+    game.doit("ignore", "cook:models/tree_far.vmodel", check=True)
+    game.write("models/town/stone/wall.vmodel", CRATE)
+    game.cook("cook:models/town/stone/wall.vmodel", check=True)  # wall's entry is racy: re-hashed when listed
+    return game
+
+
+#: doit prints a task's file_dep (a set) in its hash order: the same seed in both processes
+SEED = {"PYTHONHASHSEED": "7"}
+
+
+def _plain(game, args):
+    return subprocess.run([sys.executable, "-c", PLAIN_DOIT, *args], cwd=game.root, capture_output=True, text=True,
+                          timeout=120, env={**os.environ, **SEED})
+
+
+@pytest.mark.parametrize("args", LISTINGS, ids=" ".join)
+def test_every_listing_is_doits_own_byte_for_byte(mixed, args):
+    ours, theirs = mixed.doit(*args, env=SEED), _plain(mixed, args)
+    assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout), ours.stderr + theirs.stderr
+    assert ours.returncode == 0, ours.stderr
+
+
+def test_statuses_of_the_mixed_game(mixed):
+    rows = [line.split()[:2] for line in mixed.doit("list", "--all", "--status", check=True).stdout.splitlines()]
+    assert rows == [["U", "cook"], ["U", "cook:_orphans"], ["R", "cook:models/crate.vmodel"],
+                    ["R", "cook:models/props/barrel.vmodel"],
+                    ["U", "cook:models/town/stone/wall.vmodel"], ["U", "cook:models/tree.vmodel"],
+                    ["I", "cook:models/tree_far.vmodel"], ["U", "notes"]]
+
+
+def _list_in_process(game, monkeypatch, capsys, *args):
+    """Run `doit list ARGS` in this process (the entry point's command, a namespace like the
+    dodo file's); returns (stdout, the FreshListing the task pass filled or None)."""
+    from veduta.cook.project import Project
+    from veduta.cook.tasks import CookRun, doit_config, task_creator
+
+    seen = []
+
+    def spy():
+        listing = da.fresh_listing()
+        seen.append(listing)
+        return listing
+
+    monkeypatch.setattr(cook_tasks_module, "fresh_listing", spy)
+    monkeypatch.chdir(game.root)
+    run = CookRun(Project.find(str(game.root)))
+    capsys.readouterr()
+    assert DoitMain(ModuleTaskLoader({"task_cook": task_creator(run), "DOIT_CONFIG": doit_config(run)})).run(
+        list(args)) == 0
+    assert len(seen) == 1
+    return capsys.readouterr().out, seen[0]
+
+
+def test_fresh_subtasks_are_taken_by_name_only_where_the_listing_allows(mixed, monkeypatch, capsys):
+    out, listing = _list_in_process(mixed, monkeypatch, capsys, "list", "--all", "--status")
+    assert isinstance(listing, da.FreshListing) and listing.claimed
+    # the fresh ones, not the ignored one (doit decides its I) and not the stale ones
+    assert sorted(listing.entries) == [("cook:models/town/stone/wall.vmodel", "model wall"),
+                                       ("cook:models/tree.vmodel", "model tree")]
+    # (the longest name is a fresh one's: the column is as wide as doit makes it for all)
+    assert "U cook:models/tree.vmodel              model tree\n" in out
+    for args in (["--all", "--deps"], ["--all", "--sort", "definition"], ["--all", "cook:models/tree.vmodel"]):
+        out, listing = _list_in_process(mixed, monkeypatch, capsys, "list", *args)
+        assert listing is None, args  # every Task made: doit's own code lists them
+        assert "cook:models/tree.vmodel" in out
+
+
+def test_a_dodo_file_without_cook_tasks_gets_doits_own_list(tmp_path):
+    (tmp_path / "dodo.py").write_text(USER_TASKS)
+    args = ["list", "--all", "--status", "--private"]
+    ours = subprocess.run([sys.executable, "-m", "doit", *args], cwd=tmp_path, capture_output=True, text=True)
+    theirs = subprocess.run([sys.executable, "-c", PLAIN_DOIT, *args], cwd=tmp_path, capture_output=True, text=True)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr + theirs.stderr
+    assert ours.stdout == theirs.stdout == "R _scratch   a private task\nU notes      the team's notes\n"
+
+
+def test_doit_help_list_is_doits_own():
+    out = subprocess.run([sys.executable, "-m", "doit", "help", "list"], capture_output=True, text=True).stdout
+    assert out.startswith("doit list [TASK ...]") or "list tasks from dodo file" in out
+    assert "--status" in out and "--deps" in out
+
+
+NOOP_IMPORTS = """
+import sys
+from doit.doit_cmd import DoitMain
+rc = DoitMain().run(sys.argv[1:])
+print(" ".join(sorted(m for m in sys.modules if m.startswith(("veduta", "numpy")))))
+sys.exit(rc)
+"""
+
+
+@pytest.mark.parametrize("args", [["cook"], ["list", "--all", "--status"]], ids=" ".join)
+def test_a_no_op_imports_no_reader_codec_or_compiler(game, args):
+    """What a no-op cook and a listing of fresh sources import: they decide by stat() alone, so no
+    source parser, diagnostics, container codec, shared-cache client or numpy (docs/cooking.md)."""
+    _cooked_and_known_by_stat(game)
+    cp = subprocess.run([sys.executable, "-c", NOOP_IMPORTS, *args], cwd=game.root, capture_output=True, text=True,
+                        timeout=120)
+    assert cp.returncode == 0, cp.stderr
+    loaded = set(cp.stdout.split("\n")[-2].split())
+    assert "veduta.cook.tasks" in loaded  # (the line is the module list)
+    heavy = {m for m in loaded if m.startswith(("numpy", "veduta.source", "veduta.container", "veduta.formats",
+                                                 "veduta.compile.", "veduta.cook.remote", "veduta.cook.shared"))}
+    assert heavy == set()
