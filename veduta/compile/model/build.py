@@ -157,13 +157,12 @@ def _first_equal(keys: np.ndarray, owner: np.ndarray) -> np.ndarray:
         mixed += keys[:, j] * _MIX[j]
     mixed ^= owner.astype(np.uint64)
     order = np.argsort(mixed)  # not stable: each run's earliest row is found below
-    sk = keys[order]
-    so = owner[order]
-    differ = _rows_differ(sk[1:], sk[:-1]) | (so[1:] != so[:-1])
-    new = np.ones(n, dtype=bool)
     smixed = mixed[order]
-    new[1:] = smixed[1:] != smixed[:-1]
-    if (differ & ~new[1:]).any():  # a collision: sort by the full key instead
+    new = np.ones(n, dtype=bool)
+    np.not_equal(smixed[1:], smixed[:-1], out=new[1:])
+    same = np.flatnonzero(~new[1:])  # neighbours of equal mix: equal rows, unless they collide
+    a, b = order[same], order[same + 1]
+    if _rows_differ(keys[a], keys[b]).any() or (owner[a] != owner[b]).any():  # sort by the full key
         order = np.lexsort([keys[:, j] for j in reversed(range(k))] + [owner])
         sk = keys[order]
         so = owner[order]
