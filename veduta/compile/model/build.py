@@ -42,7 +42,7 @@ from .uv import corner_uvs, mode_code
 _AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)
 class PartGeometry:
     """One built part before the pivot, as triangle corners in model space: positions in
     float64 (the pivot is added to them before they are rounded), normals and UVs already
@@ -421,7 +421,7 @@ def materials_of(geoms: list[PartGeometry]) -> tuple[str, ...]:
     return tuple(seen)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)
 class Assembled:
     vertices: np.ndarray
     indices: np.ndarray
