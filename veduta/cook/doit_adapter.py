@@ -27,7 +27,7 @@ from typing import Any, ClassVar, TypeVar, cast
 
 from doit.cmd_list import List
 from doit.dependency import SqliteDB
-from doit.task import IOConfig, Task
+from doit.task import IOConfig, Task, first_line
 
 #: The doit version every use below was read from and tested against.
 DOIT_CHECKED = "0.37.0"
@@ -293,6 +293,14 @@ def _same(a: Any, b: Any) -> bool:
     return vars(a) == vars(b) if isinstance(a, IOConfig) else a == b
 
 
+def doit_doc(doc: str | None) -> str:
+    """*doc* as doit 0.37's ``Task.__init__`` keeps it: its first non-blank line, stripped
+    (``doit.task.first_line``); a one-line doc with no space at either end, as is, at once."""
+    if doc and doc.isprintable() and doc[0] != " " and doc[-1] != " ":
+        return doc  # (printable: no line break, and no other whitespace than " ")
+    return first_line(doc)
+
+
 class SubtaskMaker:
     """The subtasks of one group as doit ``Task`` objects, made without ``Task.__init__``.
 
@@ -345,7 +353,7 @@ class SubtaskMaker:
                              "file_dep": set(file_dep), "task_dep": [],
                              "value_savers": [], "uptodate": [(u, None, None) for u in uptodate],
                              "targets": list(targets), "subtask_of": None, "values": {}, "custom_title": None,
-                             "clean_actions": (), "teardown": [], "doc": doc}
+                             "clean_actions": (), "teardown": [], "doc": doit_doc(doc)}
         else:  # the first subtask (and every one, should doit's defaults not be Subtask.SHARED)
             from doit.task import dict_to_task
 
@@ -442,14 +450,14 @@ class FreshListing:
         return not self.args and not p.get("list_deps") and p.get("sort", "name") == "name"
 
     def take(self, name: str, doc: str) -> bool:
-        """List the fresh subtask *name* from here, no Task made; False when doit must see its
-        Task after all: its saved row may say ``doit ignore`` (shown ``I``), it is private, or doit
-        would trim its doc."""
+        """List the fresh subtask *name* from here, no Task made, with *doc* as doit's Task would
+        keep it; False when doit must see its Task after all: its saved row may say ``doit
+        ignore`` (shown ``I``), or it is private."""
         backend = getattr(self.cmd.dep_manager, "backend", None)
-        if name.startswith("_") or doc != doc.strip() or backend is None or not hasattr(backend, "may_be_ignored") \
+        if name.startswith("_") or backend is None or not hasattr(backend, "may_be_ignored") \
                 or backend.may_be_ignored(name):
             return False
-        self.entries.append((name, doc))
+        self.entries.append((name, doit_doc(doc)))
         return True
 
 
@@ -607,4 +615,4 @@ def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
 
 __all__ = ["DOIT_CHECKED", "bind_class", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
            "wait_only_for", "drop_failures", "runner_parallelism", "fix_action_signature", "trust_fresh",
-           "exit_as_failure", "CookList", "FreshListing", "fresh_listing"]
+           "exit_as_failure", "CookList", "FreshListing", "fresh_listing", "doit_doc"]
