@@ -153,6 +153,18 @@ def test_tasks_that_ask_other_tasks_and_odd_docs_list_as_doit_lists_them(related
         assert re.search(r"^(R )?cook:models/odd \.vmodel +model odd$", ours.stdout, re.M), ours.stdout
 
 
+def test_a_cook_creator_under_another_name_lists_its_subtasks_by_that_name(game):
+    """A dodo file may import task_cook as another task (task_assets): doit names the subtasks
+    after it, and so does the listing (doit's own: only cook:<path> subtasks are trusted fresh)."""
+    _cooked_and_known_by_stat(game)
+    (game.root / "dodo.py").write_text('from veduta.dodo import DOIT_CONFIG, task_cook as task_assets\n'
+                                       'DOIT_CONFIG = {**DOIT_CONFIG, "default_tasks": ["assets"]}\n')
+    args = ["list", "--all", "--status"]
+    ours, theirs = game.doit(*args), _plain(game, args)
+    assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout), ours.stderr + theirs.stderr
+    assert "assets:models/tree.vmodel" in ours.stdout and "cook:" not in ours.stdout
+
+
 def test_statuses_of_the_mixed_game(mixed):
     rows = [line.split()[:2] for line in mixed.doit("list", "--all", "--status", check=True).stdout.splitlines()]
     assert rows == [["U", "cook"], ["U", "cook:_orphans"], ["R", "cook:models/crate.vmodel"],
