@@ -22,19 +22,3 @@ def test_world_editing_bench_reports_every_command(tmp_path):
     assert r["edit_floor_compile_valley_s"] > 0 and r["edit_place_and_remove_written_s"] > 0
     assert not list(tmp_path.iterdir())  # the copied game is gone
 
-
-def test_compile_bytecode_leaves_every_module_with_bytecode_that_matches_it():
-    import importlib.util
-    import os
-    import struct
-    from pathlib import Path
-
-    import veduta
-    from veduta.bench import compile_bytecode
-
-    assert compile_bytecode().endswith(": written")
-    for src in Path(veduta.__file__).parent.rglob("*.py"):
-        pyc = Path(importlib.util.cache_from_source(str(src)))
-        flags, mtime, size = struct.unpack("<4xIII", pyc.read_bytes()[:16])
-        st = os.stat(src)
-        assert (flags, mtime, size) == (0, int(st.st_mtime) & 0xFFFFFFFF, st.st_size & 0xFFFFFFFF), src

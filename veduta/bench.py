@@ -586,23 +586,6 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
-def compile_bytecode() -> str:
-    """Write the bytecode of veduta's modules, as ``pip install`` does for an installed package.
-
-    Every cook figure is a whole process, and Python compiles a module from source on each
-    import when its ``__pycache__`` is missing or stale and cannot be written (an editable
-    checkout just edited, or ``PYTHONDONTWRITEBYTECODE`` set): at 10,000 sources that was
-    30 ms of a 0.2 s no-op, spent on every run, and not what a user's installed tool pays.
-    """
-    import compileall
-
-    import veduta
-
-    where = os.path.dirname(os.path.abspath(veduta.__file__))
-    ok = compileall.compile_dir(where, quiet=1)
-    return f"bytecode of {where}: {'written' if ok else 'NOT all written (start-up figures include compiling)'}"
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--assets", default=[10000], type=_sizes, help="game sizes, comma-separated (default 10000)")
@@ -622,8 +605,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     print(f"veduta bench on {os.cpu_count()} cores, Python {sys.version.split()[0]}")
-    if not args.skip_cook:
-        print(compile_bytecode())
     sections = (("model compile", "model compile (median):", bench_models),
                 ("largest model", "largest legal model (one process):", bench_largest_model),
                 ("world generation", "world generation (median):", bench_world),

@@ -301,3 +301,26 @@ def test_vertex_dedupe_hash_collision_falls_back(monkeypatch):
     monkeypatch.setattr(build_module, "_MIX", np.zeros(4, dtype=np.uint64))  # every row collides
     colliding = build_model(CRATE)
     assert digest(colliding) == digest(normal)
+
+
+def test_cached_part_topology_is_used_only_with_the_positions_it_was_found_with():
+    """A shape's edge pairs are cached by its (shared, read-only) triangles together with which
+    of its vertices share a position; a part whose vertices coincide otherwise gets its own."""
+    from veduta.compile.model import build as build_module
+    from veduta.compile.model.normals import edge_pairs
+    from veduta.compile.model.shapes import box_mesh
+
+    points, tris = box_mesh((1.0, 2.0, 3.0))
+    assert not tris.flags.writeable
+    keys = np.ascontiguousarray(points).view(np.uint64).reshape(-1, 3)
+    box_canon = build_module._first_equal(keys, np.zeros(len(points), dtype=np.int64))
+    assert len(set(box_canon.tolist())) == 8  # 4 vertices a face, 8 corners
+    build_module._TOPOLOGY.clear()
+    for canon in (box_canon, np.arange(24), box_canon, np.zeros(24, dtype=np.int64)):
+        for flip in (False, True):
+            got = build_module._parts_edge_pairs([tris, tris], [flip, False], np.concatenate([canon, canon]),
+                                                 [0, 24], [24, 24], np.array([12, 12]))
+            want = [edge_pairs(canon[tris[:, [0, 2, 1]] if flip else tris]), edge_pairs(canon[tris])]
+            want[1] = want[1] + 36
+            assert np.array_equal(got, np.concatenate(want, axis=1))
+    assert 0 < len(build_module._TOPOLOGY) <= build_module._TOPOLOGY_MAX

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from . import shapes
-from .normals import smooth_normals, smooth_sphere
+from .normals import edge_pairs, smooth_normals, smooth_sphere
 from .transform import rotation_matrix
 from .types import (
     INDEX_DTYPE,
@@ -120,18 +120,71 @@ def _column_bounds(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-def _position_ids(points: np.ndarray, owner: np.ndarray) -> np.ndarray:
-    """Equal ids for bitwise-equal rows of points ((v, 3) float64, -0.0 already folded) with
-    the same owner (part); points of different parts never share an id."""
-    keys = np.ascontiguousarray(points).view(np.uint64).reshape(-1, 3)
-    order = np.lexsort((keys[:, 2], keys[:, 1], keys[:, 0], owner))
+#: Multipliers of the 64-bit mix equal rows are first grouped by (see _first_equal).
+_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
+
+
+def _first_equal(keys: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """For each row of *keys* ((n, k) uint64, k <= 4), the index of the first row bitwise equal
+    to it with the same owner (part).  The result is canonical, so how equal rows are found
+    does not matter: sort by a 64-bit mix of the row, and fall back to a lexicographic sort of
+    the rows themselves if two different rows collide."""
+    n, k = keys.shape
+    mixed = keys[:, 0] * _MIX[0]
+    for j in range(1, k):
+        mixed += keys[:, j] * _MIX[j]
+    mixed ^= owner.astype(np.uint64)
+    order = np.argsort(mixed)  # not stable: each run's earliest row is found below
     sk = keys[order]
     so = owner[order]
-    new = np.ones(len(sk), dtype=bool)
-    new[1:] = _rows_differ(sk[1:], sk[:-1]) | (so[1:] != so[:-1])
-    ids = np.empty(len(sk), dtype=np.int64)
-    ids[order] = np.cumsum(new) - 1
-    return ids
+    differ = _rows_differ(sk[1:], sk[:-1]) | (so[1:] != so[:-1])
+    new = np.ones(n, dtype=bool)
+    smixed = mixed[order]
+    new[1:] = smixed[1:] != smixed[:-1]
+    if (differ & ~new[1:]).any():  # a collision: sort by the full key instead
+        order = np.lexsort([keys[:, j] for j in reversed(range(k))] + [owner])
+        sk = keys[order]
+        so = owner[order]
+        new[1:] = _rows_differ(sk[1:], sk[:-1]) | (so[1:] != so[:-1])
+    first = np.minimum.reduceat(order, np.flatnonzero(new)) if n else order
+    out = np.empty(n, dtype=np.int64)
+    out[order] = first[np.cumsum(new) - 1]
+    return out
+
+
+#: Topologies of shared (read-only) triangle arrays, by (id, flipped): (triangles, which of
+#: its vertices share a position, edge_pairs); the entry holds the array, so its id stays its own.
+_TOPOLOGY: dict[tuple[int, bool], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+_TOPOLOGY_MAX = 1024
+
+
+def _part_topology(tris: np.ndarray, flip: bool, canon: np.ndarray) -> np.ndarray:
+    """``edge_pairs`` of a part: its local triangles (reversed when *flip*) numbered by *canon*
+    (for each of its vertices, the first vertex at the same position).  A function of the
+    triangles and the canon alone: cached for read-only triangle arrays (shared by every part
+    of one shape topology) with the canon they were found with."""
+    pairs = edge_pairs(canon[tris[:, [0, 2, 1]] if flip else tris])
+    if not tris.flags.writeable:
+        if len(_TOPOLOGY) >= _TOPOLOGY_MAX:
+            _TOPOLOGY.clear()
+        _TOPOLOGY[(id(tris), flip)] = (tris, canon.copy(), pairs)
+    return pairs
+
+
+def _parts_edge_pairs(tris: list[np.ndarray], flip: list[bool], canon: np.ndarray, vstart: list[int],
+                      nv: list[int], nt: np.ndarray) -> np.ndarray:
+    """``edge_pairs`` of a batch of parts (each part's local triangles, whether reversed, and
+    the canon of all their vertices, part by part), numbered in the batch."""
+    get = _TOPOLOGY.get
+    found = [None if t.flags.writeable else get((id(t), f)) for t, f in zip(tris, flip, strict=True)]
+    hits = [h for h in found if h is not None]
+    if len(hits) == len(found) and np.array_equal(np.concatenate([h[1] for h in hits]), canon):
+        each = [h[2] for h in hits]  # the common case: every part's topology seen before, checked at once
+    else:
+        each = [_part_topology(t, f, canon[a:a + n]) for t, f, a, n in zip(tris, flip, vstart, nv, strict=True)]
+    pairs = np.concatenate(each, axis=1)
+    pairs += np.repeat(3 * (np.cumsum(nt) - nt), [p.shape[1] for p in each])
+    return pairs
 
 
 def _rotate(rot: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -167,18 +220,22 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
         tris[flip_t] = tris[flip_t][:, [0, 2, 1]]
 
     corners = scaled[tris]
-    pid = _position_ids(scaled, owner_v)[tris]
+    # which edges of a part meet depends only on its triangles and which of its vertices share
+    # a position: cached per shape topology, checked against the positions found here
+    vstart = np.cumsum(nv) - nv
+    canon = _first_equal(np.ascontiguousarray(scaled).view(np.uint64).reshape(-1, 3), owner_v) - vstart[owner_v]
+    pairs = _parts_edge_pairs([t for _, t in meshes], flip, canon, vstart.tolist(), nv.tolist(), nt)
     spheres = np.array([p.shape == "sphere" and smooth_sphere(p.segments, p.rings, a)
                         for p, a in zip(parts, angles, strict=True)])
     angle_t = angles[0] if len(set(angles)) == 1 else np.array(angles)[owner_t]
-    normals, face_n = smooth_normals(pid, corners, angle_t, spheres[owner_t] if spheres.any() else None)
+    normals, face_n = smooth_normals(None, corners, angle_t, spheres[owner_t] if spheres.any() else None, pairs)
 
     starts = np.cumsum(nv) - nv
     columns = np.ascontiguousarray(scaled.T)
     lo = np.minimum.reduceat(columns, starts, axis=1).T[owner_t]
     hi = np.maximum.reduceat(columns, starts, axis=1).T[owner_t]
     modes = np.array([mode_code(p.uv_mode) for p in parts])[owner_t]
-    uvs = corner_uvs(modes, corners, face_n, lo, hi)
+    uvs = corner_uvs(modes, scaled, tris, corners, face_n, lo, hi)
 
     if any(any(p.rotation_deg) for p in parts):
         eye = np.eye(3)
@@ -318,9 +375,6 @@ def pivot_offset(geoms: list[PartGeometry], pivot: str) -> Vec3:
 # --- stage 3: assemble ------------------------------------------------------------------------
 
 
-_MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
-
-
 def _dedupe(rows: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Share identical rows ((n, 8) float32, compared as bytes) of the same owner (part).
 
@@ -330,27 +384,11 @@ def _dedupe(rows: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray
     mix of the bytes, and fall back to a full lexicographic sort if two different rows collide.
     """
     n = len(rows)
-    keys = np.ascontiguousarray(rows).view(np.uint64).reshape(n, 4)
-    mixed = keys[:, 0] * _MIX[0] + keys[:, 1] * _MIX[1] + keys[:, 2] * _MIX[2] + keys[:, 3] * _MIX[3]
-    mixed ^= owner.astype(np.uint64)
-    order = np.argsort(mixed, kind="stable")
-    sk = keys[order]
-    so = owner[order]
-    differ = _rows_differ(sk[1:], sk[:-1]) | (so[1:] != so[:-1])
-    new = np.ones(n, dtype=bool)
-    new[1:] = mixed[order][1:] != mixed[order][:-1]
-    if (differ & ~new[1:]).any():  # a collision: sort by the full key instead
-        order = np.lexsort((keys[:, 3], keys[:, 2], keys[:, 1], keys[:, 0], owner))
-        sk = keys[order]
-        so = owner[order]
-        new[1:] = _rows_differ(sk[1:], sk[:-1]) | (so[1:] != so[:-1])
-    group = np.cumsum(new) - 1
-    first = order[new]  # stable sorts: the first of each run is its earliest row
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first, kind="stable")] = np.arange(len(first), dtype=np.int64)
-    inverse = np.empty(n, dtype=np.int64)
-    inverse[order] = rank[group]
-    first = np.sort(first)
+    first_of = _first_equal(np.ascontiguousarray(rows).view(np.uint64).reshape(n, 4), owner)
+    is_first = first_of == np.arange(n)
+    # a unique row's number is the count of first occurrences before it (no sort needed)
+    inverse = (np.cumsum(is_first) - 1)[first_of]
+    first = np.flatnonzero(is_first)
     return rows[first], inverse, first
 
 

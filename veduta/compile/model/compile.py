@@ -54,9 +54,14 @@ def build_mesh(spec: ModelSpec) -> Mesh:
     return built_to_mesh(build_model(spec), spec.pivot)
 
 
-def _finite(mesh: Mesh) -> bool:
-    arrays = [mesh.vertices] + [lv.vertices for lv in mesh.lods]
-    return all(bool(np.isfinite(a.view(np.float32)).all()) for a in arrays if len(a))
+def _finite(meshes: list[Mesh]) -> list[bool]:
+    """Whether every float of each mesh's vertices and its levels' is finite (all in one pass)."""
+    floats = [[np.ascontiguousarray(a).view(np.float32).reshape(-1)
+               for a in [m.vertices] + [lv.vertices for lv in m.lods]] for m in meshes]
+    ends = np.cumsum([sum(len(a) for a in arrays) for arrays in floats])
+    bad = np.zeros(int(ends[-1]) + 1, dtype=np.int64)
+    np.cumsum(~np.isfinite(np.concatenate([a for arrays in floats for a in arrays])), out=bad[1:])
+    return (bad[ends] == bad[np.concatenate([[0], ends[:-1]])]).tolist()
 
 
 def degenerate_triangles(mesh: Mesh) -> list[tuple[int, int]]:
@@ -74,7 +79,7 @@ def mesh_checks(meshes: list[Mesh]) -> list[tuple[bool, list[tuple[int, int]]]]:
     float64), the triangles of all meshes together (in blocks of CHECK_TRIANGLES)."""
     if not meshes:
         return []
-    finite = [_finite(m) for m in meshes]
+    finite = _finite(meshes)
     nt = [len(m.indices) // 3 for m in meshes]
     if len(meshes) == 1:
         positions, tris = meshes[0].vertices["position"], meshes[0].indices.reshape(-1, 3)

@@ -98,20 +98,60 @@ def _limit(smooth_angle_deg: float) -> float:
     return min(float(smooth_angle_deg) + SMOOTH_TOLERANCE_DEG, _FOLD_BACK_DEG)
 
 
+def edge_pairs(position_ids: np.ndarray) -> np.ndarray:
+    """The pairs of directed triangle edges that join two corners at each end: (6, m) int64,
+    rows e, f (the edges, numbered by their first corner: edge k runs from corner k to the
+    next corner of its triangle), then the corners of e and of f at the lower position id,
+    then at the higher one.  Edges pair when they join the same two positions (any
+    direction); an edge whose ends share a position pairs with none.
+
+    position_ids: (t, 3) int, equal ids = same position.  Only which ids are equal matters:
+    any other numbering with the same equalities gives the same set of pairs (the triangle
+    indices of a part whose positions are all distinct, for one).
+    """
+    t = len(position_ids)
+    ca = np.arange(3 * t, dtype=np.int64)
+    cb = ca.reshape(t, 3)[:, [1, 2, 0]].ravel()
+    pa = position_ids.ravel().astype(np.int64)
+    pb = pa[cb]
+    swap = pa > pb
+    lo_p, hi_p = np.minimum(pa, pb), np.maximum(pa, pb)
+    lo_c, hi_c = np.where(swap, cb, ca), np.where(swap, ca, cb)
+    span = int(pa.max()) + 1 if t else 1
+    # keyed by the unordered pair of positions; degenerate edges get unique negative keys
+    key = np.where(lo_p != hi_p, lo_p * span + hi_p, -1 - ca)
+    order = np.argsort(key)  # (which edge of a pair is e does not matter: the test is symmetric)
+    skey = key[order]
+    es: list[np.ndarray] = []
+    fs: list[np.ndarray] = []
+    d = 1
+    while d < len(order):  # every two edges of a run of equal keys, d apart in it
+        same = skey[:-d] == skey[d:]
+        if not same.any():
+            break
+        es.append(order[:-d][same])
+        fs.append(order[d:][same])
+        d += 1
+    e = np.concatenate(es) if es else np.zeros(0, dtype=np.int64)
+    f = np.concatenate(fs) if fs else np.zeros(0, dtype=np.int64)
+    return np.stack([e, f, lo_c[e], hi_c[e], lo_c[f], hi_c[f]])
+
+
 def smooth_normals(
-    position_ids: np.ndarray, corners: np.ndarray, smooth_angle_deg: float | np.ndarray,
-    always_smooth: np.ndarray | None = None,
+    position_ids: np.ndarray | None, corners: np.ndarray, smooth_angle_deg: float | np.ndarray,
+    always_smooth: np.ndarray | None = None, pairs: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Corner normals of one part.
 
     position_ids: (t, 3) int, equal ids = same position; corners: (t, 3, 3) float64.
+    pairs: ``edge_pairs(position_ids)`` when the caller has it (then position_ids is not read).
     smooth_angle_deg: one angle, or (t,) float64 per triangle (parts of several models).
     always_smooth: optional (t,) bool, triangles that join their neighbours whatever the angle
     (a sphere the spec declares smooth: see ``smooth_sphere``).
     Returns (corner normals (t, 3, 3), face normals (t, 3)), both unit length (a corner of a
     degenerate triangle alone in its group gets +Y).
     """
-    t = len(position_ids)
+    t = len(corners)
     fn, weight = face_normals(corners)
     per_triangle = isinstance(smooth_angle_deg, np.ndarray)
     if per_triangle:  # triangles of several models, each model's angle
@@ -122,41 +162,19 @@ def smooth_normals(
     else:
         cos_limit, sin_limit = cos_sin_deg(_limit(float(smooth_angle_deg)))
 
-    # Directed edges k -> k+1 of every triangle, with the corners at both ends, keyed by the
-    # unordered pair of positions; degenerate edges get unique negative keys (never paired).
-    ca = np.arange(3 * t, dtype=np.int64)
-    cb = ca.reshape(t, 3)[:, [1, 2, 0]].ravel()
-    pa = position_ids.ravel().astype(np.int64)
-    pb = pa[cb]
-    swap = pa > pb
-    lo_p, hi_p = np.minimum(pa, pb), np.maximum(pa, pb)
-    lo_c, hi_c = np.where(swap, cb, ca), np.where(swap, ca, cb)
-    span = int(pa.max()) + 1 if t else 1
-    key = np.where(lo_p != hi_p, lo_p * span + hi_p, -1 - ca)
-    order = np.argsort(key, kind="stable")
-    skey = key[order]
-    tri = ca // 3
-
-    join_a: list[np.ndarray] = []
-    join_b: list[np.ndarray] = []
-    d = 1
-    while d < len(order):
-        same = skey[:-d] == skey[d:]
-        if not same.any():
-            break
-        e, f = order[:-d][same], order[d:][same]
-        te, tf = tri[e], tri[f]
-        if per_triangle:  # te and tf are of one part, so of one model
-            cos_limit, sin_limit = cos_t[te], sin_t[te]
-        ok = (te != tf) & _within(fn[te], fn[tf], cos_limit, sin_limit)
-        if always_smooth is not None:
-            ok |= (te != tf) & always_smooth[te] & always_smooth[tf]
-        e, f = e[ok], f[ok]
-        join_a += [lo_c[e], hi_c[e]]
-        join_b += [lo_c[f], hi_c[f]]
-        d += 1
-    if join_a:
-        root = components(3 * t, np.concatenate(join_a), np.concatenate(join_b))
+    if pairs is None:
+        if position_ids is None:
+            raise ValueError("smooth_normals needs position_ids or their edge_pairs")
+        pairs = edge_pairs(position_ids)
+    e, f, lo_e, hi_e, lo_f, hi_f = pairs
+    te, tf = e // 3, f // 3
+    if per_triangle:  # te and tf are of one part, so of one model
+        cos_limit, sin_limit = cos_t[te], sin_t[te]
+    ok = (te != tf) & _within(fn[te], fn[tf], cos_limit, sin_limit)
+    if always_smooth is not None:
+        ok |= (te != tf) & always_smooth[te] & always_smooth[tf]
+    if ok.any():
+        root = components(3 * t, np.concatenate([lo_e[ok], hi_e[ok]]), np.concatenate([lo_f[ok], hi_f[ok]]))
     else:
         root = np.arange(3 * t, dtype=np.int64)
 

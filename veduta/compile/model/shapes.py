@@ -33,19 +33,22 @@ _BOX_FACES = np.array(
 )
 _QUAD = np.array([[0, 1, 2], [0, 2, 3]], dtype=np.int64)
 _BOX_TRIS = (np.arange(6, dtype=np.int64)[:, None, None] * 4 + _QUAD[None]).reshape(-1, 3)
+# shared by every box and plane (as a revolve's triangles by equal topologies): read-only
+_QUAD.flags.writeable = _BOX_TRIS.flags.writeable = False
 
 
 def box_mesh(size: Sequence[float]) -> Mesh:
-    """Box spanning ±size/2 (size: x, y, z): 24 vertices (4 per face), 12 triangles."""
+    """Box spanning ±size/2 (size: x, y, z): 24 vertices (4 per face), 12 triangles (read-only)."""
     half = np.asarray(size, dtype=np.float64) * 0.5
-    return (_BOX_FACES * half).reshape(-1, 3) + 0.0, _BOX_TRIS.copy()
+    return (_BOX_FACES * half).reshape(-1, 3) + 0.0, _BOX_TRIS
 
 
 def plane_mesh(size: Sequence[float]) -> Mesh:
-    """Rectangle size[0] × size[1] (x, z) in the XZ plane at y = 0, facing +Y: 4 vertices, 2 triangles."""
+    """Rectangle size[0] × size[1] (x, z) in the XZ plane at y = 0, facing +Y: 4 vertices, 2 triangles
+    (read-only)."""
     hx, hz = float(size[0]) * 0.5, float(size[1]) * 0.5
     pos = np.array([[-hx, 0.0, -hz], [-hx, 0.0, hz], [hx, 0.0, hz], [hx, 0.0, -hz]])
-    return pos, _QUAD.copy()
+    return pos, _QUAD
 
 
 def revolve(profile: np.ndarray, segments: int, wrap: bool = False) -> Mesh:

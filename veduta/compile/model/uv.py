@@ -2,8 +2,9 @@
 
 Angles come from veduta.compile.detmath (the same bits on every machine, unlike numpy's
 arctan2/arccos). Everything works in each part's scaled local space (after scale, before rotation and
-translation) on triangle corners, for many parts at once: corners (t, 3, 3) float64, face
-normals (t, 3), and per triangle its part's UV mode code and local bounding box lo, hi (t, 3).
+translation) on triangle corners, for many parts at once: points (v, 3) float64 and triangles
+(t, 3), face normals (t, 3), and per triangle its part's UV mode code and local bounding box lo,
+hi (t, 3).
 """
 
 from __future__ import annotations
@@ -71,27 +72,25 @@ def box_table(corners: np.ndarray, faces: np.ndarray, lo: np.ndarray, hi: np.nda
     return out
 
 
-def _unwrapped_theta(corners: np.ndarray) -> np.ndarray:
-    """θ = atan2(x, z) per corner, unwrapped to the branch nearest its triangle centre's angle,
-    so no triangle straddles the seam at −Z. Corners on the Y axis take the centre's angle."""
+def _unwrapped_theta(corners: np.ndarray, theta: np.ndarray, centre_theta: np.ndarray) -> np.ndarray:
+    """θ = atan2(x, z) per corner (*theta*, (t, 3)), unwrapped to the branch nearest its
+    triangle centre's angle (*centre_theta*, (t, 1)), so no triangle straddles the seam at −Z.
+    Corners on the Y axis take the centre's angle."""
     x, z = corners[..., 0], corners[..., 2]
-    centre = corners[:, 0] + corners[:, 1] + corners[:, 2]
-    t = len(corners)
-    # θ of the centres and of the corners in one call
-    angles = atan2(np.concatenate([centre[:, 0], x.ravel()]), np.concatenate([centre[:, 2], z.ravel()]))
-    tc = angles[:t, None]
-    theta = angles[t:].reshape(x.shape)
-    theta = theta + np.round((tc - theta) / (2.0 * math.pi)) * (2.0 * math.pi)
-    return np.where((x == 0.0) & (z == 0.0), tc, theta)
+    theta = theta + np.round((centre_theta - theta) / (2.0 * math.pi)) * (2.0 * math.pi)
+    return np.where((x == 0.0) & (z == 0.0), centre_theta, theta)
 
 
 def corner_uvs(
-    modes: np.ndarray, corners: np.ndarray, normals: np.ndarray, lo: np.ndarray, hi: np.ndarray
+    modes: np.ndarray, points: np.ndarray, tris: np.ndarray, corners: np.ndarray, normals: np.ndarray,
+    lo: np.ndarray, hi: np.ndarray,
 ) -> np.ndarray:
     """(t, 3, 2) float64 UVs.
 
-    modes: (t,) mode code per triangle; corners (t, 3, 3) and normals (t, 3) in scaled local
-    space; lo, hi: (t, 3) bounding box of each triangle's part in the same space.
+    modes: (t,) mode code per triangle; points (v, 3), triangles (t, 3), their corners
+    ``points[tris]`` (t, 3, 3) and face normals (t, 3) in scaled local space; lo, hi: (t, 3)
+    bounding box of each triangle's part in the same space.  What depends on a corner's
+    position alone (θ, ρ, r, φ) is computed once per vertex.
     """
     faces = np.where(modes == PLANAR, planar_faces(lo, hi), box_faces(normals))
     uses_table = (modes == BOX) | (modes == PLANAR)
@@ -103,17 +102,20 @@ def corner_uvs(
     if angular.any():
         sel = np.flatnonzero(angular)
         c = corners[sel]
-        theta = _unwrapped_theta(c)
-        x, y, z = c[..., 0], c[..., 1], c[..., 2]
+        corner = tris[sel]
         spherical = modes[sel] == SPHERICAL
-        rho = np.sqrt(x * x + z * z)
-        r = np.sqrt(x * x + y * y + z * z)
-        u = (theta + math.pi) * np.where(spherical[:, None], r, rho)
-        v = hi[sel, 1][:, None] - y
+        px, py, pz = points[:, 0], points[:, 1], points[:, 2]
+        # θ of the vertices and of the triangle centres in one call (a call costs tens of µs)
+        centre = c[:, 0] + c[:, 1] + c[:, 2]
+        angles = atan2(np.concatenate([px, centre[:, 0]]), np.concatenate([pz, centre[:, 2]]))
+        theta = _unwrapped_theta(c, angles[:len(px)][corner], angles[len(px):, None])
+        r_v = np.sqrt(px * px + py * py + pz * pz)
+        r = r_v[corner]
+        u = (theta + math.pi) * np.where(spherical[:, None], r, np.sqrt(px * px + pz * pz)[corner])
+        v = hi[sel, 1][:, None] - c[..., 1]
         if spherical.any():  # φ only where it is used
-            ys, rs = y[spherical], r[spherical]
-            phi = acos(np.clip(ys / np.where(rs > 0.0, rs, 1.0), -1.0, 1.0))
-            v[spherical] = phi * rs
+            phi = acos(np.clip(py / np.where(r_v > 0.0, r_v, 1.0), -1.0, 1.0))
+            v[spherical] = (phi * r_v)[corner[spherical]]
         out[sel, :, 0] = u
         out[sel, :, 1] = v
     return out
