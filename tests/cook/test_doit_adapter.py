@@ -197,6 +197,23 @@ def test_subtask_maker_makes_the_tasks_doit_makes():
     assert b.actions[0].args == ["b"]  # doit makes its action objects from them as usual
 
 
+#: docs doit's Task trims to their first non-blank line, stripped (doit.task.first_line): a
+#: source named ``odd .vmodel`` or ``a\rb.vmodel`` is listed (and fails its cook), doc and all
+ODD_DOCS = ["model odd ", " model lead", "model cr\r", "model a\rb", "model tab\t", "model nbsp\xa0",
+            "model ls\u2028x", "model nel\x85", "model ff\x0c", "", "model tab\there"]
+
+
+def test_subtask_maker_keeps_a_doc_as_doit_keeps_it():
+    # the first subtask is made by doit itself: the odd docs come after it, on the copying path
+    tasks = SUBTASKS[:1] + [{"name": f"o{i}", "actions": [(_act, ["o"])], "clean": True, "doc": doc}
+                            for i, doc in enumerate(ODD_DOCS)]
+    theirs, ours = _doit_made(tasks), _made_here(tasks)
+    assert [ours[f"g:o{i}"].doc for i in range(len(ODD_DOCS))] == \
+        [theirs[f"g:o{i}"].doc for i in range(len(ODD_DOCS))]
+    assert theirs["g:o0"].doc == "model odd" and theirs["g:o3"].doc == "model a"  # (what doit keeps)
+    assert type(ours["g:o0"]) is da.Subtask
+
+
 def test_a_subtask_pickles_as_doit_process_workers_pickle_it():
     import pickle
 

@@ -4,6 +4,7 @@ from their names, no Task made, and every listing is byte for byte doit's own Li
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import time
@@ -96,6 +97,72 @@ def test_every_listing_is_doits_own_byte_for_byte(mixed, args):
     ours, theirs = mixed.doit(*args, env=SEED), _plain(mixed, args)
     assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout), ours.stderr + theirs.stderr
     assert ours.returncode == 0, ours.stderr
+
+
+#: user tasks whose status doit decides from other tasks (doit hands each the dict of every
+#: Task): result_dep of the group, and result_dep and getargs of a fresh source
+PACK_TASK = '''
+from doit.tools import result_dep
+
+
+def task_pack():
+    """pack what the cook made"""
+    return {"actions": [], "uptodate": [result_dep("cook")]}
+'''
+#: (doit runs no task of a dodo file with these: a task_dep on a subtask of a create_after
+#: creator is unknown to doit run; doit list lists them)
+RESULT_TASKS = '''
+
+def task_after_tree():
+    """after the tree"""
+    return {"actions": [], "uptodate": [result_dep("cook:models/tree.vmodel")]}
+
+
+def show(outcome):
+    print(outcome)
+
+
+def task_tree_outcome():
+    """the tree's outcome"""
+    return {"actions": [show], "getargs": {"outcome": ("cook:models/tree.vmodel", "outcome")}}
+'''
+
+
+@pytest.fixture(scope="module")
+def related(tmp_path_factory):
+    """A test game whose dodo file has PACK_TASK (run) and RESULT_TASKS, every source fresh by the stat
+    cache, and one source whose odd name (a trailing space) doit trims from its doc."""
+    game = make_game(tmp_path_factory.mktemp("related"))
+    with open(game.root / "dodo.py", "a") as f:
+        f.write(PACK_TASK)
+    _cooked_and_known_by_stat(game)
+    game.doit("pack", check=True)
+    with open(game.root / "dodo.py", "a") as f:
+        f.write(RESULT_TASKS)
+    game.write("models/odd .vmodel", CRATE)  # (not an asset name: stale, it fails to cook)
+    return game
+
+
+@pytest.mark.parametrize("args", [["list", "-s"], ["list", "--all", "--status"], ["list", "--all"]], ids=" ".join)
+def test_tasks_that_ask_other_tasks_and_odd_docs_list_as_doit_lists_them(related, args):
+    ours, theirs = related.doit(*args, env=SEED), _plain(related, args)
+    assert theirs.returncode == 0, theirs.stderr
+    assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout), ours.stderr
+    if "--all" in args:
+        # the doc as doit's Task keeps it (trimmed)
+        assert re.search(r"^(R )?cook:models/odd \.vmodel +model odd$", ours.stdout, re.M), ours.stdout
+
+
+def test_a_cook_creator_under_another_name_lists_its_subtasks_by_that_name(game):
+    """A dodo file may import task_cook as another task (task_assets): doit names the subtasks
+    after it, and so does the listing (doit's own: only cook:<path> subtasks are trusted fresh)."""
+    _cooked_and_known_by_stat(game)
+    (game.root / "dodo.py").write_text('from veduta.dodo import DOIT_CONFIG, task_cook as task_assets\n'
+                                       'DOIT_CONFIG = {**DOIT_CONFIG, "default_tasks": ["assets"]}\n')
+    args = ["list", "--all", "--status"]
+    ours, theirs = game.doit(*args), _plain(game, args)
+    assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout), ours.stderr + theirs.stderr
+    assert "assets:models/tree.vmodel" in ours.stdout and "cook:" not in ours.stdout
 
 
 def test_statuses_of_the_mixed_game(mixed):

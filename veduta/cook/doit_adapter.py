@@ -27,7 +27,7 @@ from typing import Any, ClassVar, TypeVar, cast
 
 from doit.cmd_list import List
 from doit.dependency import SqliteDB
-from doit.task import IOConfig, Task
+from doit.task import IOConfig, Task, UptodateCalculator, first_line
 
 #: The doit version every use below was read from and tested against.
 DOIT_CHECKED = "0.37.0"
@@ -293,6 +293,14 @@ def _same(a: Any, b: Any) -> bool:
     return vars(a) == vars(b) if isinstance(a, IOConfig) else a == b
 
 
+def doit_doc(doc: str | None) -> str:
+    """*doc* as doit 0.37's ``Task.__init__`` keeps it: its first non-blank line, stripped
+    (``doit.task.first_line``); a one-line doc with no space at either end, as is, at once."""
+    if doc and doc.isprintable() and doc[0] != " " and doc[-1] != " ":
+        return doc  # (printable: no line break, and no other whitespace than " ")
+    return first_line(doc)
+
+
 class SubtaskMaker:
     """The subtasks of one group as doit ``Task`` objects, made without ``Task.__init__``.
 
@@ -345,7 +353,7 @@ class SubtaskMaker:
                              "file_dep": set(file_dep), "task_dep": [],
                              "value_savers": [], "uptodate": [(u, None, None) for u in uptodate],
                              "targets": list(targets), "subtask_of": None, "values": {}, "custom_title": None,
-                             "clean_actions": (), "teardown": [], "doc": doc}
+                             "clean_actions": (), "teardown": [], "doc": doit_doc(doc)}
         else:  # the first subtask (and every one, should doit's defaults not be Subtask.SHARED)
             from doit.task import dict_to_task
 
@@ -433,23 +441,52 @@ class FreshListing:
         self.entries: list[tuple[str, str]] = []
         #: a task pass asked and was told to give fresh subtasks by name
         self.claimed = False
+        #: the name of the group the fresh subtasks belong to, and what makes its tasks again
+        #: with none handed to this listing (set by the task pass: :meth:`bind`)
+        self.group: str | None = None
+        self.remake: Callable[[], Any] | None = None
+        self.off = False
 
     def applies(self) -> bool:
         """Whether this listing can print a fresh subtask it never saw as a Task: not with task
         names to list (doit looks each up), ``--deps`` (each Task's file_dep) or ``--sort
         definition`` (each Task's place among the rest)."""
         p = self.params
-        return not self.args and not p.get("list_deps") and p.get("sort", "name") == "name"
+        return not self.off and not self.args and not p.get("list_deps") and p.get("sort", "name") == "name"
+
+    def bind(self, group: str, remake: Callable[[], Any]) -> None:
+        """The fresh subtasks taken are the group *group*'s; *remake* is its task creator's
+        generator made again (see :meth:`every_task`)."""
+        self.group, self.remake = group, remake
+
+    def every_task(self, tasks: list) -> list:
+        """*tasks* with the group's Tasks made again, the fresh subtasks among them: the task pass
+        runs once more and hands nothing to this listing (``doit.loader.generate_tasks``, as
+        doit's loader makes a creator's tasks)."""
+        from doit.loader import generate_tasks
+
+        self.off = True
+        old = next((t for t in tasks if t.name == self.group), None)
+        if old is None or self.remake is None:
+            return tasks  # (never: the task pass binds the listing before it takes a subtask)
+        made = generate_tasks(old.name, self.remake(), old.doc)
+        out: list = []
+        for t in tasks:
+            if t is old:
+                out += made
+            elif t.subtask_of != self.group:
+                out.append(t)
+        return out
 
     def take(self, name: str, doc: str) -> bool:
-        """List the fresh subtask *name* from here, no Task made; False when doit must see its
-        Task after all: its saved row may say ``doit ignore`` (shown ``I``), it is private, or doit
-        would trim its doc."""
+        """List the fresh subtask *name* from here, no Task made, with *doc* as doit's Task would
+        keep it; False when doit must see its Task after all: its saved row may say ``doit
+        ignore`` (shown ``I``), or it is private."""
         backend = getattr(self.cmd.dep_manager, "backend", None)
-        if name.startswith("_") or doc != doc.strip() or backend is None or not hasattr(backend, "may_be_ignored") \
+        if name.startswith("_") or backend is None or not hasattr(backend, "may_be_ignored") \
                 or backend.may_be_ignored(name):
             return False
-        self.entries.append((name, doc))
+        self.entries.append((name, doit_doc(doc)))
         return True
 
 
@@ -478,7 +515,10 @@ class CookList(List):
     same template, column width, order and status letter (``U``; a task that may be ignored is
     made as a Task, so doit decides its ``I``).  Options it cannot serve that way (task names,
     ``--deps``, ``--sort definition``) make the task pass make every Task, and a dodo file that
-    is not veduta's never claims the listing: both are then doit's own code, unchanged.
+    is not veduta's never claims the listing: both are then doit's own code, unchanged.  So is
+    a ``--status`` listing of a task whose status doit decides from the other Tasks (an
+    ``uptodate`` item that is a ``doit.task.UptodateCalculator``: ``result_dep``, ``getargs``):
+    the cook group's Tasks are made again, every one of them, before doit lists them.
     """
 
     name = "list"
@@ -496,11 +536,15 @@ class CookList(List):
         listing = getattr(self, "_fresh", None)
         if listing is None or not listing.claimed or not listing.entries:
             return super()._execute(subtasks, quiet, status, private, list_deps, template, sort, pos_args)
-        # List._execute of doit 0.37, with the fresh (name, doc) pairs among the Tasks
-        tasks = {t.name: t for t in self.task_list}
         made = self._list_all(subtasks)
         if not private:
             made = [t for t in made if not t.name.startswith("_")]
+        if status and any(isinstance(u, UptodateCalculator) for t in made for u, _, _ in t.uptodate):
+            # its status is decided from the dict of every Task: doit's own code, every Task made
+            self.task_list: list = listing.every_task(self.task_list)
+            return super()._execute(subtasks, quiet, status, private, list_deps, template, sort, pos_args)
+        # List._execute of doit 0.37, with the fresh (name, doc) pairs among the Tasks
+        tasks = {t.name: t for t in self.task_list}
         fresh = listing.entries if subtasks else []
         if template is None:
             width = max([len(t.name) for t in made] + [len(n) for n, _ in fresh], default=0)
@@ -607,4 +651,4 @@ def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
 
 __all__ = ["DOIT_CHECKED", "bind_class", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
            "wait_only_for", "drop_failures", "runner_parallelism", "fix_action_signature", "trust_fresh",
-           "exit_as_failure", "CookList", "FreshListing", "fresh_listing"]
+           "exit_as_failure", "CookList", "FreshListing", "fresh_listing", "doit_doc"]

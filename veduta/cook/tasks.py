@@ -118,6 +118,13 @@ def cook_tasks(run: CookRun):
     listing = None if run.executing else fresh_listing()
     group = GroupHandle()
     yield {"name": None, "doc": "cook every asset source into a .vda file", "uptodate": [group]}
+    if listing is not None:
+        if group.task is None or group.task.name != BASENAME:
+            # task_cook imported under another name (the subtasks are named after it, and only
+            # cook:<path> are trusted fresh): every Task made, doit's own list
+            listing = None
+        else:
+            listing.bind(BASENAME, lambda: cook_tasks(run))  # (see FreshListing.every_task)
     subtask = SubtaskMaker(group)  # a subtask dict made into doit's Task, cheaply
     fresh_names = []
     stale_jobs = []  # cook_one's arguments of the stale sources, in task order
