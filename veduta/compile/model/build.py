@@ -142,24 +142,32 @@ def _column_bounds(points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lo, hi
 
 
-#: Multipliers of the 64-bit mix equal rows are first grouped by (see _first_equal).
+#: Multipliers of the 64-bit mix equal rows are first grouped by (see _first_equal): one per
+#: 64-bit word of a row (up to 4), and the owner's.
 _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93], dtype=np.uint64)
+_OWNER_MIX = np.uint64(0xFF51AFD7ED558CCD)
 
 
 def _first_equal(keys: np.ndarray, owner: np.ndarray) -> np.ndarray:
     """For each row of *keys* ((n, k) uint64, k <= 4), the index of the first row bitwise equal
     to it with the same owner (part).  The result is canonical, so how equal rows are found
-    does not matter: sort by a 64-bit mix of the row, and fall back to a lexicographic sort of
-    the rows themselves if two different rows collide."""
+    does not matter: sort by 32 bits of a mix of the row and its owner, and fall back to a
+    lexicographic sort of the rows themselves if two different rows collide there."""
     n, k = keys.shape
-    mixed = keys[:, 0] * _MIX[0]
-    for j in range(1, k):
-        mixed += keys[:, j] * _MIX[j]
-    mixed ^= owner.astype(np.uint64)
-    order = np.argsort(mixed)  # not stable: each run's earliest row is found below
-    smixed = mixed[order]
+    mixed = owner.astype(np.uint64) * _OWNER_MIX
+    shift = np.uint64(33)
+    for j in range(k):  # word by word, each step a bijection of the state: xor, xorshift (so a change in
+        mixed ^= keys[:, j]  # the top bits, a sign, reaches the low ones; 33, as 32 would take the sign
+        mixed ^= mixed >> shift  # of one float onto the other's), odd multiplier (low bits reach higher)
+        mixed *= _MIX[j]
+    # sorted by the mix's high 32 bits (which depend on every bit of the row) in two radix passes
+    # of 16 bits (numpy sorts 16-bit keys by radix: several times faster than any 64-bit sort)
+    high = (mixed >> np.uint64(32)).astype(np.uint32)
+    order = np.argsort(high.astype(np.uint16), kind="stable")
+    order = order[np.argsort((high[order] >> np.uint32(16)).astype(np.uint16), kind="stable")]
+    shigh = high[order]
     new = np.ones(n, dtype=bool)
-    np.not_equal(smixed[1:], smixed[:-1], out=new[1:])
+    np.not_equal(shigh[1:], shigh[:-1], out=new[1:])
     same = np.flatnonzero(~new[1:])  # neighbours of equal mix: equal rows, unless they collide
     a, b = order[same], order[same + 1]
     if _rows_differ(keys[a], keys[b]).any() or (owner[a] != owner[b]).any():  # sort by the full key
