@@ -134,11 +134,16 @@ def read_regular(path: str) -> tuple[bytes, os.stat_result] | None:
         fd = os.open(path, _READ_FLAGS)
     except OSError:
         return None
-    with os.fdopen(fd, "rb") as f:
+    try:  # os.read on the descriptor: a file object around it costs more than reading a small file
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             return None
+        parts = []
         try:
-            return f.read(), st
+            while chunk := os.read(fd, max(st.st_size + 1, 1 << 16)):  # to the end (it may have grown)
+                parts.append(chunk)
         except OSError:
             return None
+        return (parts[0] if len(parts) == 1 else b"".join(parts)), st
+    finally:
+        os.close(fd)

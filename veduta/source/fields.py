@@ -347,13 +347,14 @@ class Vec(Spec):
             rep.error(node, path, f"expected {self.what}, found {found}")
             return INVALID
         out = []
+        read = self.item.read
         for i, item in enumerate(node):
-            v = self.item.read(rep, item, join_path(path, i))
+            v = read(rep, item, f"{path}[{i}]" if path else f"[{i}]")  # (join_path of an index)
             if v is not INVALID and self.nonzero and v == 0:
                 rep.error(item, join_path(path, i), "must not be 0")
                 v = INVALID
             out.append(v)
-        return INVALID if any(v is INVALID for v in out) else tuple(out)
+        return INVALID if INVALID in out else tuple(out)  # (INVALID equals nothing but itself)
 
     def schema(self) -> dict:
         item = self.item.schema()

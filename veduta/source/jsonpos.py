@@ -50,7 +50,9 @@ class Obj(Node):
     kind = "object"
 
     def __init__(self, value: dict[str, Node], keys: dict[str, Node], line: int, col: int):
-        super().__init__(value, line, col)
+        self.value = value  # (Node.__init__ written out: a node is made for every JSON value)
+        self.line = line
+        self.col = col
         self.keys = keys
 
     def get(self, key: str) -> Node | None:
@@ -86,7 +88,9 @@ class Num(Node):
     kind = "number"
 
     def __init__(self, value, text: str, line: int, col: int):
-        super().__init__(value, line, col)
+        self.value = value  # (Node.__init__ written out, as in Obj)
+        self.line = line
+        self.col = col
         self.text = text
 
 

@@ -42,7 +42,7 @@ from .uv import corner_uvs, mode_code
 _AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)
 class PartGeometry:
     """One built part before the pivot, as triangle corners in model space: positions in
     float64 (the pivot is added to them before they are rounded), normals and UVs already
@@ -104,6 +104,28 @@ def local_mesh(part: PartSpec) -> shapes.Mesh:
     raise ValueError(f"part {part.index}: no local mesh for shape {shape!r}")
 
 
+def local_meshes(parts: list[PartSpec]) -> list[shapes.Mesh]:
+    """`local_mesh` of every part, the revolved shapes (cylinder, sphere, lathe) in one numpy
+    pass (`shapes.revolve_many`): the same bits as one by one."""
+    out: list[shapes.Mesh | None] = []
+    revolved: list[tuple[list[float], list[float], int, bool]] = []
+    for part in parts:
+        shape = part.shape
+        if shape == "cylinder":
+            revolved.append((*shapes.cylinder_profile(part.radius, part.height), int(part.segments), False))
+        elif shape == "sphere":
+            revolved.append((*shapes.sphere_profile(part.radius, part.rings), int(part.segments), False))
+        elif shape == "lathe":
+            r, y, ring = shapes.lathe_profile(part.profile)
+            revolved.append((r, y, int(part.segments), ring))
+        else:
+            out.append(local_mesh(part))
+            continue
+        out.append(None)
+    built = iter(shapes.revolve_many(revolved))
+    return [next(built) if m is None else m for m in out]
+
+
 def _rows_differ(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a[i] != b[i] in any column, for (n, k) arrays (column by column: much faster than
     a reduction along a short last axis)."""
@@ -135,13 +157,12 @@ def _first_equal(keys: np.ndarray, owner: np.ndarray) -> np.ndarray:
         mixed += keys[:, j] * _MIX[j]
     mixed ^= owner.astype(np.uint64)
     order = np.argsort(mixed)  # not stable: each run's earliest row is found below
-    sk = keys[order]
-    so = owner[order]
-    differ = _rows_differ(sk[1:], sk[:-1]) | (so[1:] != so[:-1])
-    new = np.ones(n, dtype=bool)
     smixed = mixed[order]
-    new[1:] = smixed[1:] != smixed[:-1]
-    if (differ & ~new[1:]).any():  # a collision: sort by the full key instead
+    new = np.ones(n, dtype=bool)
+    np.not_equal(smixed[1:], smixed[:-1], out=new[1:])
+    same = np.flatnonzero(~new[1:])  # neighbours of equal mix: equal rows, unless they collide
+    a, b = order[same], order[same + 1]
+    if _rows_differ(keys[a], keys[b]).any() or (owner[a] != owner[b]).any():  # sort by the full key
         order = np.lexsort([keys[:, j] for j in reversed(range(k))] + [owner])
         sk = keys[order]
         so = owner[order]
@@ -206,7 +227,7 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
         return []
     angles = [float(smooth_angle_deg)] * len(parts) if isinstance(smooth_angle_deg, (int, float)) \
         else [float(a) for a in smooth_angle_deg]
-    meshes = [local_mesh(part) for part in parts]
+    meshes = local_meshes(parts)
     nv = np.array([len(local) for local, _ in meshes])
     nt = np.array([len(tris) for _, tris in meshes])
     owner_v = np.repeat(np.arange(len(parts)), nv)
@@ -400,7 +421,7 @@ def materials_of(geoms: list[PartGeometry]) -> tuple[str, ...]:
     return tuple(seen)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(eq=False, slots=True)
 class Assembled:
     vertices: np.ndarray
     indices: np.ndarray

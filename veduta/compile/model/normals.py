@@ -178,12 +178,15 @@ def smooth_normals(
     else:
         root = np.arange(3 * t, dtype=np.int64)
 
-    wn = (fn[:, None, :] * weight[:, :, None]).reshape(-1, 3)
-    sums = np.stack([np.bincount(root, weights=wn[:, i], minlength=3 * t) for i in range(3)], axis=1)
-    cn = sums[root]
-    length = _norm(cn)
+    # each group's sum of its corners' weighted face normals, one coordinate at a time in
+    # contiguous rows (a column of an (n, 3) array is several times slower to work on)
+    planar = np.empty((3, 3 * t))
+    for i, column in enumerate(fn.T):
+        planar[i] = np.bincount(root, weights=(column[:, None] * weight).reshape(-1), minlength=3 * t)[root]
+    length = np.sqrt(planar[0] * planar[0] + planar[1] * planar[1] + planar[2] * planar[2])
     good = length > 0.0
-    cn = cn / np.where(good, length, 1.0)[:, None]
+    planar /= np.where(good, length, 1.0)
+    cn = np.ascontiguousarray(planar.T)
     if not good.all():  # degenerate triangles alone in their group: face normal, else +Y
         fallback = np.repeat(fn, 3, axis=0)
         fallback[_dot(fallback, fallback) == 0.0] = (0.0, 1.0, 0.0)

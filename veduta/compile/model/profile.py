@@ -6,6 +6,7 @@ adds file, line, column and JSON path. Point numbers in messages are 0-based, li
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -118,12 +119,34 @@ def check_profile_extrude(points: Sequence[Sequence[float]]) -> list[str]:
     return problems
 
 
+def _plain_lathe_ok(points: Sequence[Sequence[float]]) -> bool:
+    """True when :func:`check_profile_lathe` finds nothing, decided on Python floats (the same
+    comparisons); False also when in doubt (then the numpy checks say what is wrong)."""
+    try:
+        pts = [(float(r), float(y)) for r, y in points]
+    except (TypeError, ValueError):
+        return False
+    lo, hi = LATHE_POINTS_RANGE
+    if not lo <= len(pts) <= hi:
+        return False
+    prev = None
+    off_axis = False
+    for r, y in pts:
+        if not (math.isfinite(r) and math.isfinite(y)) or r < 0.0 or (r, y) == prev:
+            return False
+        off_axis = off_axis or r > 0.0
+        prev = (r, y)
+    return off_axis
+
+
 def check_profile_lathe(points: Sequence[Sequence[float]]) -> list[str]:
     """Problems of a lathe profile of (r, y) points; [] when valid.
 
     Checks: 2..256 points; r >= 0; consecutive points differ (the last point may equal the
     first, which makes a ring); at least one point has r > 0.
     """
+    if _plain_lathe_ok(points):  # the common case, without numpy
+        return []
     p = _as_array(points)
     n = len(p)
     problems = _count_problem(n, LATHE_POINTS_RANGE)

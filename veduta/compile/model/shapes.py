@@ -61,24 +61,15 @@ def revolve(profile: np.ndarray, segments: int, wrap: bool = False) -> Mesh:
     back to the first (a ring). The triangles are read-only (shared by equal topologies).
     """
     prof = np.asarray(profile, dtype=np.float64)
-    n, s = len(prof), int(segments)
-    r = prof[:, 0] + 0.0
-    on_axis = r == 0.0
-    circle = unit_circle(s)
-    keep_v, tris = _revolve_topology(n, s, wrap, on_axis.tobytes())
-    # Every point as a full ring of s divisions, then keep one vertex per axis point.
-    ring = np.empty((n, s, 3))
-    ring[..., 0] = r[:, None] * circle[:, 1]
-    ring[..., 1] = prof[:, 1:2]
-    ring[..., 2] = r[:, None] * circle[:, 0]
-    return ring[keep_v] + 0.0, tris
+    return revolve_many([(prof[:, 0].tolist(), prof[:, 1].tolist(), int(segments), wrap)])[0]
 
 
 @functools.lru_cache(maxsize=256)
-def _revolve_topology(n: int, s: int, wrap: bool, axis_bytes: bytes) -> tuple[np.ndarray, np.ndarray]:
+def _revolve_topology(n: int, s: int, wrap: bool, axis_bytes: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What of a revolve depends only on the point count, the divisions, `wrap` and which
     points are on the axis (cached: shapes repeat their segment counts): the (n, s) mask of
-    the ring vertices kept, and the triangles."""
+    the ring vertices kept, the triangles, and the (2, v) profile point and division of each
+    kept vertex in order."""
     on_axis = np.frombuffer(axis_bytes, dtype=bool)
     keep_v = ~on_axis[:, None] | (np.arange(s) == 0)
     counts = np.where(on_axis, 1, s)
@@ -96,12 +87,74 @@ def _revolve_topology(n: int, s: int, wrap: bool, axis_bytes: bytes) -> tuple[np
     keep_t[:, :, 0] = ~on_axis[i0, None]  # (a, b, c) needs the start off the axis
     keep_t[:, :, 1] = ~on_axis[i1, None]  # (a, c, d) needs the end off the axis
     tris = quads[keep_t]  # order: segment, division, (abc, acd)
-    keep_v.flags.writeable = tris.flags.writeable = False
-    return keep_v, tris
+    kept = np.stack(np.nonzero(keep_v))
+    keep_v.flags.writeable = tris.flags.writeable = kept.flags.writeable = False
+    return keep_v, tris, kept
 
 
-def lathe_mesh(profile: np.ndarray, segments: int) -> Mesh:
-    """Lathe: open profiles as given; closed ones (ends on the axis, or last == first) outward."""
+def revolve_many(profiles: list[tuple[list[float], list[float], int, bool]]) -> list[Mesh]:
+    """`revolve` of several profiles, each (r values, y values, segments, wrap) as Python floats
+    (r >= 0), the positions of all in one numpy pass: every value is a product of its own
+    profile's values (or a copy), so each mesh has the same bits as revolved alone."""
+    if not profiles:
+        return []
+    rs: list[float] = []
+    ys: list[float] = []
+    kept: list[np.ndarray] = []
+    tris: list[np.ndarray] = []
+    circles: dict[int, int] = {}  # divisions -> their first row in the table of circles
+    for r, y, s, wrap in profiles:
+        r = [x + 0.0 for x in r]
+        top = _revolve_topology(len(r), s, wrap, bytes([x == 0.0 for x in r]))
+        rs += r
+        ys += y
+        kept.append(top[2])
+        tris.append(top[1])
+        circles.setdefault(s, 0)
+    table = []
+    at = 0
+    for s in circles:  # the unit circles of the divisions used, one after another
+        circles[s] = at
+        table.append(unit_circle(s))
+        at += s
+    circle = np.concatenate(table) if len(table) > 1 else table[0]
+    sizes = [k.shape[1] for k in kept]
+    index = np.concatenate(kept, axis=1)
+    points = [len(r) for r, _, _, _ in profiles]
+    index[0] += np.repeat(np.cumsum(points) - points, sizes)
+    index[1] += np.repeat([circles[s] for _, _, s, _ in profiles], sizes)
+    r_all = np.array(rs)[index[0]]
+    c = circle[index[1]]
+    pos = np.empty((len(r_all), 3))
+    pos[:, 0] = r_all * c[:, 1]
+    pos[:, 1] = np.array(ys)[index[0]]
+    pos[:, 2] = r_all * c[:, 0]
+    pos += 0.0
+    ends = np.cumsum(sizes).tolist()
+    return [(pos[a:b], t) for a, b, t in zip([0] + ends[:-1], ends, tris, strict=True)]
+
+
+def cylinder_profile(radius: float, height: float) -> tuple[list[float], list[float]]:
+    """The (r, y) profile of a cylinder (the caps' centres on the axis), as Python floats."""
+    r, h = float(radius), float(height) * 0.5
+    return [0.0, r, r, 0.0], [-h, -h, h, h]
+
+
+def sphere_profile(radius: float, rings: int) -> tuple[list[float], list[float]]:
+    """The (r, y) profile of a UV sphere, pole to pole, as Python floats."""
+    rad = float(radius)
+    lat = unit_circle(2 * int(rings))[: int(rings) + 1].tolist()  # angle from the bottom pole: π·k/rings
+    r = [rad * abs(s) + 0.0 for _, s in lat]
+    r[0] = r[-1] = 0.0
+    return r, [-rad * c + 0.0 for c, _ in lat]
+
+
+@functools.lru_cache(maxsize=1024)
+def lathe_profile(profile: tuple[tuple[float, float], ...]) -> tuple[list[float], list[float], bool]:
+    """The (r, y) profile a lathe revolves and whether it wraps: open profiles as given, closed
+    ones (ends on the axis, or last == first) outward (cached: a function of the profile alone,
+    where 0.0 and -0.0 share an entry, which the revolve's + 0.0 makes one; callers must not
+    change the lists)."""
     prof = np.asarray(profile, dtype=np.float64)
     ring = len(prof) > 2 and bool((prof[0] == prof[-1]).all())
     closed = ring or (prof[0, 0] == 0.0 and prof[-1, 0] == 0.0)
@@ -109,22 +162,23 @@ def lathe_mesh(profile: np.ndarray, segments: int) -> Mesh:
         prof = prof[:-1]
     if closed and signed_area(prof) < 0.0:
         prof = prof[::-1]
-    return revolve(prof, segments, wrap=ring)
+    return prof[:, 0].tolist(), prof[:, 1].tolist(), ring
+
+
+def lathe_mesh(profile: np.ndarray, segments: int) -> Mesh:
+    """Lathe: open profiles as given; closed ones (ends on the axis, or last == first) outward."""
+    r, y, ring = lathe_profile(tuple((a, b) for a, b in np.asarray(profile, dtype=np.float64).tolist()))
+    return revolve_many([(r, y, int(segments), ring)])[0]
 
 
 def cylinder_mesh(radius: float, height: float, segments: int) -> Mesh:
     """Cylinder along Y: 4·segments triangles (fan caps around a centre vertex, quad side)."""
-    r, h = float(radius), float(height) * 0.5
-    prof = np.array([[0.0, -h], [r, -h], [r, h], [0.0, h]])
-    return revolve(prof, segments)
+    return revolve_many([(*cylinder_profile(radius, height), int(segments), False)])[0]
 
 
 def sphere_mesh(radius: float, segments: int, rings: int) -> Mesh:
     """UV sphere, poles at (0, ±radius, 0): 2·segments·(rings − 1) triangles."""
-    lat = unit_circle(2 * int(rings))[: int(rings) + 1]  # angle from the bottom pole: π·k/rings
-    prof = np.stack([float(radius) * np.abs(lat[:, 1]), -float(radius) * lat[:, 0]], axis=1)
-    prof[0, 0] = prof[-1, 0] = 0.0
-    return revolve(prof + 0.0, segments)
+    return revolve_many([(*sphere_profile(radius, rings), int(segments), False)])[0]
 
 
 def extrude_mesh(profile: np.ndarray, depth: float) -> Mesh:

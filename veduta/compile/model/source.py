@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from veduta.container.binary import to_f32
 from veduta.source import NoProblems, Reported, load_fast, load_source
@@ -346,7 +346,7 @@ def validate_model(data: bytes, file: str, name: str, located: bool = True) -> M
             except Reported:
                 pass
             else:
-                return replace(src, report=Report(file), data=data)
+                return ModelSource(src.spec, Report(file), src.lod_model_nodes, src.parts_node, src.part_nodes, data)
     loaded, rep = load_source(data, file, FORMAT)
     if loaded is None:
         return ModelSource(None, rep)

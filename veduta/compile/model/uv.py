@@ -97,8 +97,15 @@ def corner_uvs(
     cyl = modes == CYLINDRICAL
     vertical = cyl & (dominant_axis(normals) == 1)  # cylindrical: mostly vertical -> ±Y rows
     uses_table |= vertical
-    out = box_table(corners, faces, lo, hi) if uses_table.any() else np.zeros(corners.shape[:2] + (2,))
     angular = ~uses_table
+    if angular.all():
+        out = np.zeros(corners.shape[:2] + (2,))
+    elif not angular.any():
+        out = box_table(corners, faces, lo, hi)
+    else:  # the table for its triangles only (each row is its triangle's alone)
+        out = np.empty(corners.shape[:2] + (2,))
+        rows = np.flatnonzero(uses_table)
+        out[rows] = box_table(corners[rows], faces[rows], lo[rows], hi[rows])
     if angular.any():
         sel = np.flatnonzero(angular)
         c = corners[sel]
