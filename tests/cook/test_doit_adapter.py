@@ -55,6 +55,32 @@ def test_preloaded_db_reads_what_sqlite_db_wrote(tmp_path):
     assert again.get("a", "x") == 1 and not again.in_("b") and set(again._preload()) == set()
 
 
+class _Base64Codec(JSONCodec):
+    """A codec a dodo file may set (DOIT_CONFIG codec_cls): rows that are not JSON text."""
+
+    def encode(self, data):
+        import base64
+
+        return base64.b64encode(super().encode(data).encode()).decode()
+
+    def decode(self, data):
+        import base64
+
+        return super().decode(base64.b64decode(data).decode())
+
+
+@pytest.mark.parametrize("codec", [JSONCodec, _Base64Codec])
+def test_may_be_ignored_finds_every_row_doit_ignore_wrote(tmp_path, codec):
+    path = str(tmp_path / "db.sqlite3")
+    dm = Dependency(da.PreloadedSqliteDB, path, codec_cls=codec)
+    dm.ignore(Task("cook:models/tree.vmodel", None))
+    dm._set("cook:models/crate.vmodel", "result:", "x")
+    dm.close()
+    db = da.PreloadedSqliteDB(path, codec())
+    assert db.may_be_ignored("cook:models/tree.vmodel")  # (`doit list` shows it I: doit decides)
+    assert db.may_be_ignored("cook:models/crate.vmodel") == (codec is not JSONCodec)  # unsure: ask doit
+
+
 def _dep(tmp_path, checker_cls=None):
     kw = {"checker_cls": checker_cls} if checker_cls else {}
     return Dependency(da.PreloadedSqliteDB, str(tmp_path / "dep.sqlite3"), **kw)

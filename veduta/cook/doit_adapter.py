@@ -26,7 +26,7 @@ from operator import itemgetter
 from typing import Any, ClassVar, TypeVar, cast
 
 from doit.cmd_list import List
-from doit.dependency import SqliteDB
+from doit.dependency import JSONCodec, SqliteDB
 from doit.task import IOConfig, Task, UptodateCalculator, first_line
 
 #: The doit version every use below was read from and tested against.
@@ -128,8 +128,10 @@ class PreloadedSqliteDB(SqliteDB):
 
     def may_be_ignored(self, task_id) -> bool:
         """False when the saved row of *task_id* surely has no ``ignore:`` entry (``doit
-        ignore``); the rows that do are found by one query, without decoding any row."""
-        if task_id in self._cache:
+        ignore``); the rows that do are found by one query, without decoding any row.  Rows
+        another codec than doit's JSONCodec wrote (DOIT_CONFIG ``codec_cls``) cannot be read so:
+        True (ask doit)."""
+        if task_id in self._cache or type(self.codec) is not JSONCodec:
             return True
         if self._ignored is None:
             try:
