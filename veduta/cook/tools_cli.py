@@ -10,7 +10,6 @@ import time
 
 from veduta.argtypes import jobs, whole
 from veduta.diagformat import FORMAT_ENV, FORMATS, default_format
-from veduta.source.diagnostics import format_diagnostic
 
 
 def add_format_option(parser) -> None:
@@ -47,6 +46,9 @@ def cmd_check(args) -> int:
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0 if result["ok"] else 1
+    # (here: veduta cook adds this module's --format option, and its no-op reads no source)
+    from veduta.source.diagnostics import format_diagnostic
+
     fmt = args.format or default_format()
     out = sys.stdout
     for d in result["diagnostics"]:
