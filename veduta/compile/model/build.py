@@ -257,7 +257,8 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
     spheres = np.array([p.shape == "sphere" and smooth_sphere(p.segments, p.rings, a)
                         for p, a in zip(parts, angles, strict=True)])
     angle_t = angles[0] if len(set(angles)) == 1 else np.array(angles)[owner_t]
-    normals, face_n = smooth_normals(None, corners, angle_t, spheres[owner_t] if spheres.any() else None, pairs)
+    normals, face_n = smooth_normals(None, corners, angle_t, spheres[owner_t] if spheres.any() else None, pairs,
+                                     scaled, tris)
 
     starts = np.cumsum(nv) - nv
     columns = np.ascontiguousarray(scaled.T)
