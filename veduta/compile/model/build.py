@@ -496,6 +496,10 @@ def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) 
     lo_all = np.minimum.reduceat(unique[:, 0:3], starts, axis=0).tolist() if starts else []
     hi_all = np.maximum.reduceat(unique[:, 0:3], starts, axis=0).tolist() if starts else []
     bounds_of = iter(zip(lo_all, hi_all, strict=True))
+    # every mesh's indices (each counted from its first unique row) in one pass; each mesh
+    # keeps a slice of them and of the vertices
+    row_counts = np.diff(row_ends, prepend=0)
+    all_indices = (inverse - np.repeat([0] + unique_ends[:-1], row_counts)).astype(INDEX_DTYPE)
     out = []
     row0 = u0 = 0
     geom0 = 0
@@ -512,9 +516,7 @@ def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) 
             bounds: Bounds = ((lo[0], lo[1], lo[2]), (hi[0], hi[1], hi[2]))
         else:
             bounds = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
-        indices = (inverse[row0:row1] - u0).astype(INDEX_DTYPE)
-        mesh_vertices = vertices if (u0, u1) == (0, len(vertices)) else vertices[u0:u1].copy()
-        out.append(Assembled(mesh_vertices, indices, tuple(mesh_parts), bounds))
+        out.append(Assembled(vertices[u0:u1], all_indices[row0:row1], tuple(mesh_parts), bounds))
         row0, u0, geom0 = row1, u1, geom0 + len(job_geoms)
     return out
 
