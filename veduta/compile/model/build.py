@@ -265,7 +265,7 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
     lo = np.minimum.reduceat(columns, starts, axis=1).T[owner_t]
     hi = np.maximum.reduceat(columns, starts, axis=1).T[owner_t]
     modes = np.array([mode_code(p.uv_mode) for p in parts])[owner_t]
-    uvs = corner_uvs(modes, scaled, tris, corners, face_n, lo, hi)
+    uvs = corner_uvs(modes, scaled, tris, face_n, lo, hi)
 
     if any(any(p.rotation_deg) for p in parts):
         eye = np.eye(3)
