@@ -248,7 +248,6 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
         flip_t = np.array(flip)[owner_t]
         tris[flip_t] = tris[flip_t][:, [0, 2, 1]]
 
-    corners = scaled[tris]
     # which edges of a part meet depends only on its triangles and which of its vertices share
     # a position: cached per shape topology, checked against the positions found here
     vstart = np.cumsum(nv) - nv
@@ -257,7 +256,7 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
     spheres = np.array([p.shape == "sphere" and smooth_sphere(p.segments, p.rings, a)
                         for p, a in zip(parts, angles, strict=True)])
     angle_t = angles[0] if len(set(angles)) == 1 else np.array(angles)[owner_t]
-    normals, face_n = smooth_normals(None, corners, angle_t, spheres[owner_t] if spheres.any() else None, pairs,
+    normals, face_n = smooth_normals(None, None, angle_t, spheres[owner_t] if spheres.any() else None, pairs,
                                      scaled, tris)
 
     starts = np.cumsum(nv) - nv
@@ -267,13 +266,17 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
     modes = np.array([mode_code(p.uv_mode) for p in parts])[owner_t]
     uvs = corner_uvs(modes, scaled, tris, face_n, lo, hi)
 
+    # rotation and translation: positions per vertex (the same operations as per corner), then
+    # gathered to the corners; normals per corner
+    points = scaled
     if any(any(p.rotation_deg) for p in parts):
         eye = np.eye(3)
-        rot_t = np.array([rotation_matrix(p.rotation_deg) if any(p.rotation_deg) else eye for p in parts])[owner_t]
-        corners = _rotate(rot_t, corners)
-        normals = _rotate(rot_t, normals)
-    corners = corners + np.array([p.position for p in parts], dtype=np.float64)[owner_t][:, None, :]
-    corners += 0.0
+        rot = np.array([rotation_matrix(p.rotation_deg) if any(p.rotation_deg) else eye for p in parts])
+        points = _rotate(rot[owner_v], scaled[:, None])[:, 0]
+        normals = _rotate(rot[owner_t], normals)
+    points = points + np.array([p.position for p in parts], dtype=np.float64)[owner_v]
+    points += 0.0
+    corners = points[tris]
     normals += 0.0
 
     normals32 = normals.astype(np.float32)

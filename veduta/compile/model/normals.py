@@ -25,17 +25,13 @@ def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
 
 
-def face_normals(corners: np.ndarray, points: np.ndarray | None = None,
-                 tris: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def face_normals(points: np.ndarray, tris: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Unit normals cross(b − a, c − a) ((t, 3), zero for degenerate triangles) and interior
-    angles in radians at each corner ((t, 3)) of triangles corners (t, 3, 3).
+    angles in radians at each corner ((t, 3)) of triangles *tris* ((t, 3) into *points* (v, 3)).
 
-    *points* (v, 3) and *tris* (t, 3), when the caller has them (``corners == points[tris]``):
-    the corners are gathered from them a coordinate at a time.  Everything is worked out on
+    The corners are gathered a coordinate at a time and everything is worked out on
     per-coordinate rows (a column of a (t, 3) array is several times slower to work on).
     """
-    if points is None or tris is None:
-        points, tris = corners.reshape(-1, 3), np.arange(3 * len(corners)).reshape(-1, 3)
     xyz = np.ascontiguousarray(points.T)
     a, b, c = ([w[tris[:, k]] for w in xyz] for k in range(3))
     ab = [q - p for p, q in zip(a, b, strict=True)]
@@ -147,7 +143,7 @@ def edge_pairs(position_ids: np.ndarray) -> np.ndarray:
 
 
 def smooth_normals(
-    position_ids: np.ndarray | None, corners: np.ndarray, smooth_angle_deg: float | np.ndarray,
+    position_ids: np.ndarray | None, corners: np.ndarray | None, smooth_angle_deg: float | np.ndarray,
     always_smooth: np.ndarray | None = None, pairs: np.ndarray | None = None,
     points: np.ndarray | None = None, tris: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -155,15 +151,20 @@ def smooth_normals(
 
     position_ids: (t, 3) int, equal ids = same position; corners: (t, 3, 3) float64.
     pairs: ``edge_pairs(position_ids)`` when the caller has it (then position_ids is not read).
-    points, tris: what the corners are made of, when the caller has them (see ``face_normals``).
+    points, tris: what the corners are made of, when the caller has them (see ``face_normals``;
+    then corners may be None).
     smooth_angle_deg: one angle, or (t,) float64 per triangle (parts of several models).
     always_smooth: optional (t,) bool, triangles that join their neighbours whatever the angle
     (a sphere the spec declares smooth: see ``smooth_sphere``).
     Returns (corner normals (t, 3, 3), face normals (t, 3)), both unit length (a corner of a
     degenerate triangle alone in its group gets +Y).
     """
-    t = len(corners)
-    fn, weight = face_normals(corners, points, tris)
+    if points is None or tris is None:
+        if corners is None:
+            raise ValueError("smooth_normals needs the corners or their points and triangles")
+        points, tris = corners.reshape(-1, 3), np.arange(3 * len(corners)).reshape(-1, 3)
+    t = len(tris)
+    fn, weight = face_normals(points, tris)
     per_triangle = isinstance(smooth_angle_deg, np.ndarray)
     if per_triangle:  # triangles of several models, each model's angle
         distinct, which = np.unique(smooth_angle_deg, return_inverse=True)
