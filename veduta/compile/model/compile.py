@@ -58,9 +58,12 @@ def _finite(meshes: list[Mesh]) -> list[bool]:
     """Whether every float of each mesh's vertices and its levels' is finite (all in one pass)."""
     floats = [[np.ascontiguousarray(a).view(np.float32).reshape(-1)
                for a in [m.vertices] + [lv.vertices for lv in m.lods]] for m in meshes]
+    every = np.concatenate([a for arrays in floats for a in arrays])
+    if np.isfinite(every).all():  # the common case
+        return [True] * len(meshes)
     ends = np.cumsum([sum(len(a) for a in arrays) for arrays in floats])
     bad = np.zeros(int(ends[-1]) + 1, dtype=np.int64)
-    np.cumsum(~np.isfinite(np.concatenate([a for arrays in floats for a in arrays])), out=bad[1:])
+    np.cumsum(~np.isfinite(every), out=bad[1:])
     return (bad[ends] == bad[np.concatenate([[0], ends[:-1]])]).tolist()
 
 
@@ -89,10 +92,20 @@ def mesh_checks(meshes: list[Mesh]) -> list[tuple[bool, list[tuple[int, int]]]]:
         tris = np.concatenate([m.indices.astype(np.int64).reshape(-1, 3) for m in meshes])
         tris += np.repeat(np.cumsum(nv) - nv, nt)[:, None]
     flat = np.empty(len(tris), dtype=bool)
+    xyz = positions.astype(np.float64).T  # a row per coordinate (exact: float32 -> float64)
     for t0 in range(0, len(tris), CHECK_TRIANGLES):  # blocks: a large mesh's temporaries stay small
-        corners = positions[tris[t0:t0 + CHECK_TRIANGLES]].astype(np.float64)
-        n = np.cross(corners[:, 1] - corners[:, 0], corners[:, 2] - corners[:, 0])
-        flat[t0:t0 + CHECK_TRIANGLES] = ~(n != 0).any(axis=1)
+        block = tris[t0:t0 + CHECK_TRIANGLES]
+        ax, ay, az = (w[block[:, 0]] for w in xyz)
+        ux, uy, uz = (w[block[:, 1]] for w in xyz)
+        vx, vy, vz = (w[block[:, 2]] for w in xyz)
+        ux -= ax
+        uy -= ay
+        uz -= az
+        vx -= ax
+        vy -= ay
+        vz -= az
+        # the cross product u x v (np.cross's products and differences), zero in every component
+        flat[t0:t0 + CHECK_TRIANGLES] = (uy * vz - uz * vy == 0) & (uz * vx - ux * vz == 0) & (ux * vy - uy * vx == 0)
     out: list[tuple[bool, list[tuple[int, int]]]] = [(ok, []) for ok in finite]
     if not flat.any():
         return out

@@ -54,12 +54,19 @@ def face_normals(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return unit, angles
 
 
-def _within(n1: np.ndarray, n2: np.ndarray, cos_limit: float, sin_limit: float) -> np.ndarray:
+def _within(n1: np.ndarray, n2: np.ndarray, cos_limit: float | np.ndarray, sin_limit: float | np.ndarray,
+            ) -> np.ndarray:
     """Whether the angle θ = atan2(|n1 × n2|, n1 · n2) in [0, π] between each pair of normals is
     at most a limit L in (0°, 180°), given cos L and sin L > 0: cot is decreasing on (0, π), so
     θ <= L exactly when (n1 · n2)·sin L >= |n1 × n2|·cos L (also right for θ = 0 and θ = π).
-    Products and a comparison only: no arctangent per pair."""
-    return _dot(n1, n2) * sin_limit >= _norm(_cross(n1, n2)) * cos_limit
+    Products and a comparison only: no arctangent per pair.  n1, n2: (3, m), a row per
+    coordinate (the same products and sums as ``_dot``, ``_cross`` and ``_norm``)."""
+    x1, y1, z1 = n1
+    x2, y2, z2 = n2
+    cx = y1 * z2 - z1 * y2
+    cy = z1 * x2 - x1 * z2
+    cz = x1 * y2 - y1 * x2
+    return (x1 * x2 + y1 * y2 + z1 * z2) * sin_limit >= np.sqrt(cx * cx + cy * cy + cz * cz) * cos_limit
 
 
 def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -170,7 +177,8 @@ def smooth_normals(
     te, tf = e // 3, f // 3
     if per_triangle:  # te and tf are of one part, so of one model
         cos_limit, sin_limit = cos_t[te], sin_t[te]
-    ok = (te != tf) & _within(fn[te], fn[tf], cos_limit, sin_limit)
+    rows = np.ascontiguousarray(fn.T)  # (3, t): the pairs' normals gathered and used a coordinate at a time
+    ok = (te != tf) & _within(rows[:, te], rows[:, tf], cos_limit, sin_limit)
     if always_smooth is not None:
         ok |= (te != tf) & always_smooth[te] & always_smooth[tf]
     if ok.any():
@@ -181,7 +189,7 @@ def smooth_normals(
     # each group's sum of its corners' weighted face normals, one coordinate at a time in
     # contiguous rows (a column of an (n, 3) array is several times slower to work on)
     planar = np.empty((3, 3 * t))
-    for i, column in enumerate(fn.T):
+    for i, column in enumerate(rows):
         planar[i] = np.bincount(root, weights=(column[:, None] * weight).reshape(-1), minlength=3 * t)[root]
     length = np.sqrt(planar[0] * planar[0] + planar[1] * planar[1] + planar[2] * planar[2])
     good = length > 0.0

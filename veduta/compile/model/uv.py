@@ -42,9 +42,11 @@ def dominant_axis(normals: np.ndarray) -> np.ndarray:
     return np.where((a[:, 1] >= a[:, 0]) & (a[:, 1] >= a[:, 2]), 1, np.where(a[:, 2] >= a[:, 0], 2, 0))
 
 
-def box_faces(normals: np.ndarray) -> np.ndarray:
-    """Box-table face code per triangle: the axis of the normal's largest component and its sign."""
-    axis = dominant_axis(normals)
+def box_faces(normals: np.ndarray, axis: np.ndarray | None = None) -> np.ndarray:
+    """Box-table face code per triangle: the axis of the normal's largest component (*axis*,
+    when the caller has ``dominant_axis(normals)``) and its sign."""
+    if axis is None:
+        axis = dominant_axis(normals)
     comp = np.take_along_axis(normals, axis[:, None], axis=1)[:, 0]
     return 2 * axis + (comp < 0.0)  # PX, NX, PY, NY, PZ, NZ
 
@@ -54,6 +56,12 @@ def planar_faces(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     e = hi - lo
     axis = np.where((e[:, 1] <= e[:, 0]) & (e[:, 1] <= e[:, 2]), 1, np.where(e[:, 2] <= e[:, 0], 2, 0))
     return 2 * axis
+
+
+def _table_faces(modes: np.ndarray, normals: np.ndarray, axis: np.ndarray, lo: np.ndarray,
+                 hi: np.ndarray) -> np.ndarray:
+    """The box-table row of each triangle that uses the table (planar: by its part's extent)."""
+    return np.where(modes == PLANAR, planar_faces(lo, hi), box_faces(normals, axis))
 
 
 def box_table(corners: np.ndarray, faces: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -92,20 +100,19 @@ def corner_uvs(
     bounding box of each triangle's part in the same space.  What depends on a corner's
     position alone (θ, ρ, r, φ) is computed once per vertex.
     """
-    faces = np.where(modes == PLANAR, planar_faces(lo, hi), box_faces(normals))
-    uses_table = (modes == BOX) | (modes == PLANAR)
-    cyl = modes == CYLINDRICAL
-    vertical = cyl & (dominant_axis(normals) == 1)  # cylindrical: mostly vertical -> ±Y rows
-    uses_table |= vertical
-    angular = ~uses_table
+    axis = dominant_axis(normals)
+    uses_table = (modes == BOX) | (modes == PLANAR) | ((modes == CYLINDRICAL) & (axis == 1))  # (cylindrical:
+    angular = ~uses_table  # mostly vertical -> ±Y rows)
     if angular.all():
         out = np.zeros(corners.shape[:2] + (2,))
     elif not angular.any():
-        out = box_table(corners, faces, lo, hi)
+        out = box_table(corners, _table_faces(modes, normals, axis, lo, hi), lo, hi)
     else:  # the table for its triangles only (each row is its triangle's alone)
-        out = np.empty(corners.shape[:2] + (2,))
         rows = np.flatnonzero(uses_table)
-        out[rows] = box_table(corners[rows], faces[rows], lo[rows], hi[rows])
+        lo_t, hi_t = lo[rows], hi[rows]
+        out = np.empty(corners.shape[:2] + (2,))
+        out[rows] = box_table(corners[rows], _table_faces(modes[rows], normals[rows], axis[rows], lo_t, hi_t),
+                              lo_t, hi_t)
     if angular.any():
         sel = np.flatnonzero(angular)
         c = corners[sel]
