@@ -358,3 +358,30 @@ def test_a_damaged_state_entry_means_re_hashing_never_a_traceback(game):
         assert summary(game.cook(check=True)) == {"cooked": 0, "uptodate": 4, "restored": 0, "failed": 0}
         kept = marshal.loads(state.read_bytes())[2]["models/crate.vmodel"]  # re-hashed and recorded again
         assert well_formed(kept) and kept[0] == h and kept[2] == deps
+
+
+PACK_AFTER_COOK = '''
+
+from doit.tools import result_dep
+
+
+def task_pack():
+    """pack the cooked files when the cook's results change"""
+    return {"actions": ["echo packed"], "uptodate": [result_dep("cook")], "verbosity": 2}
+'''
+
+
+def test_result_dep_on_the_cook_sees_every_change_of_a_source(game):
+    """doit's result_dep("cook") runs a task again when the cook's results change: a cook's result
+    names what it cooked (its source_hash), not only that it cooked, so a second edit of the same
+    source is a change too."""
+    with open(game.root / "dodo.py", "a") as f:
+        f.write(PACK_AFTER_COOK)
+
+    def pack_ran():
+        return "packed" in game.doit("pack", check=True).stdout
+
+    assert pack_ran()
+    for size in ("[1, 2, 1]", "[1, 3, 1]"):  # the same source edited twice, each edit then packed
+        game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", size))
+        assert pack_ran(), size

@@ -451,7 +451,9 @@ class CookReporter(ConsoleReporter):
                 cache.set(rel, entry)
             else:
                 cache.discard(rel)
-        _record_in_db(self.run.project, task, entry, {"outcome": outcome})
+        # the result names what was cooked (doit's result_dep compares results): the key, cut short
+        saved = {"outcome": outcome, "key": entry[0][:16]} if entry else {"outcome": outcome}
+        _record_in_db(self.run.project, task, entry, saved)
         self._progress(rel)
 
     def add_failure(self, task, fail):
@@ -573,7 +575,8 @@ def _record_in_db(project: Project, task, entry, values: dict) -> None:
     """Keep doit's DB row of a cook task small and right.
 
     The values (and result) doit saved carry the stat-cache entry, which the
-    cache now holds: store just the outcome, so every no-op run decodes small
+    cache now holds: store just the outcome and the start of the source_hash
+    (what ``result_dep("cook")`` compares), so every no-op run decodes small
     rows.  And record the file_dep this cook really had (the deps just found),
     so that the next run does not see a changed file_dep set and run it again.
     """
