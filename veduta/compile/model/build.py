@@ -248,7 +248,6 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
         flip_t = np.array(flip)[owner_t]
         tris[flip_t] = tris[flip_t][:, [0, 2, 1]]
 
-    corners = scaled[tris]
     # which edges of a part meet depends only on its triangles and which of its vertices share
     # a position: cached per shape topology, checked against the positions found here
     vstart = np.cumsum(nv) - nv
@@ -257,22 +256,27 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
     spheres = np.array([p.shape == "sphere" and smooth_sphere(p.segments, p.rings, a)
                         for p, a in zip(parts, angles, strict=True)])
     angle_t = angles[0] if len(set(angles)) == 1 else np.array(angles)[owner_t]
-    normals, face_n = smooth_normals(None, corners, angle_t, spheres[owner_t] if spheres.any() else None, pairs)
+    normals, face_n = smooth_normals(None, None, angle_t, spheres[owner_t] if spheres.any() else None, pairs,
+                                     scaled, tris)
 
     starts = np.cumsum(nv) - nv
     columns = np.ascontiguousarray(scaled.T)
     lo = np.minimum.reduceat(columns, starts, axis=1).T[owner_t]
     hi = np.maximum.reduceat(columns, starts, axis=1).T[owner_t]
     modes = np.array([mode_code(p.uv_mode) for p in parts])[owner_t]
-    uvs = corner_uvs(modes, scaled, tris, corners, face_n, lo, hi)
+    uvs = corner_uvs(modes, scaled, tris, face_n, lo, hi)
 
+    # rotation and translation: positions per vertex (the same operations as per corner), then
+    # gathered to the corners; normals per corner
+    points = scaled
     if any(any(p.rotation_deg) for p in parts):
         eye = np.eye(3)
-        rot_t = np.array([rotation_matrix(p.rotation_deg) if any(p.rotation_deg) else eye for p in parts])[owner_t]
-        corners = _rotate(rot_t, corners)
-        normals = _rotate(rot_t, normals)
-    corners = corners + np.array([p.position for p in parts], dtype=np.float64)[owner_t][:, None, :]
-    corners += 0.0
+        rot = np.array([rotation_matrix(p.rotation_deg) if any(p.rotation_deg) else eye for p in parts])
+        points = _rotate(rot[owner_v], scaled[:, None])[:, 0]
+        normals = _rotate(rot[owner_t], normals)
+    points = points + np.array([p.position for p in parts], dtype=np.float64)[owner_v]
+    points += 0.0
+    corners = points[tris]
     normals += 0.0
 
     normals32 = normals.astype(np.float32)
@@ -495,6 +499,10 @@ def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) 
     lo_all = np.minimum.reduceat(unique[:, 0:3], starts, axis=0).tolist() if starts else []
     hi_all = np.maximum.reduceat(unique[:, 0:3], starts, axis=0).tolist() if starts else []
     bounds_of = iter(zip(lo_all, hi_all, strict=True))
+    # every mesh's indices (each counted from its first unique row) in one pass; each mesh
+    # keeps a slice of them and of the vertices
+    row_counts = np.diff(row_ends, prepend=0)
+    all_indices = (inverse - np.repeat([0] + unique_ends[:-1], row_counts)).astype(INDEX_DTYPE)
     out = []
     row0 = u0 = 0
     geom0 = 0
@@ -511,9 +519,7 @@ def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) 
             bounds: Bounds = ((lo[0], lo[1], lo[2]), (hi[0], hi[1], hi[2]))
         else:
             bounds = ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
-        indices = (inverse[row0:row1] - u0).astype(INDEX_DTYPE)
-        mesh_vertices = vertices if (u0, u1) == (0, len(vertices)) else vertices[u0:u1].copy()
-        out.append(Assembled(mesh_vertices, indices, tuple(mesh_parts), bounds))
+        out.append(Assembled(vertices[u0:u1], all_indices[row0:row1], tuple(mesh_parts), bounds))
         row0, u0, geom0 = row1, u1, geom0 + len(job_geoms)
     return out
 

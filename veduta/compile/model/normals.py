@@ -20,38 +20,36 @@ from .types import SMOOTH_TOLERANCE_DEG
 _FOLD_BACK_DEG = 180.0 - SMOOTH_TOLERANCE_DEG
 
 
-def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.stack(
-        [
-            a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
-            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
-        ],
-        axis=-1,
-    )
-
-
-def _norm(v: np.ndarray) -> np.ndarray:
-    return np.sqrt(_dot(v, v))
-
-
 def _dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     # Written out: a reduction along a last axis of length 3 is several times slower.
     return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
 
 
-def face_normals(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def face_normals(points: np.ndarray, tris: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Unit normals cross(b − a, c − a) ((t, 3), zero for degenerate triangles) and interior
-    angles in radians at each corner ((t, 3)) of triangles corners (t, 3, 3)."""
-    a, b, c = corners[:, 0], corners[:, 1], corners[:, 2]
-    ab, bc, ca = b - a, c - b, a - c
-    n = _cross(ab, -ca)
-    length = _norm(n)
-    unit = n / np.where(length > 0.0, length, 1.0)[:, None]
+    angles in radians at each corner ((t, 3)) of triangles *tris* ((t, 3) into *points* (v, 3)).
+
+    The corners are gathered a coordinate at a time and everything is worked out on
+    per-coordinate rows (a column of a (t, 3) array is several times slower to work on).
+    """
+    xyz = np.ascontiguousarray(points.T)
+    a, b, c = ([w[tris[:, k]] for w in xyz] for k in range(3))
+    ab = [q - p for p, q in zip(a, b, strict=True)]
+    bc = [q - p for p, q in zip(b, c, strict=True)]
+    ca = [q - p for p, q in zip(c, a, strict=True)]
+    ac = [-w for w in ca]
+    # cross(ab, -ca): (a1·b2 − a2·b1, a2·b0 − a0·b2, a0·b1 − a1·b0)
+    n = (ab[1] * ac[2] - ab[2] * ac[1], ab[2] * ac[0] - ab[0] * ac[2], ab[0] * ac[1] - ab[1] * ac[0])
+    length = np.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
+    safe = np.where(length > 0.0, length, 1.0)
+    unit = np.empty((3, len(tris)))
+    for k in range(3):
+        np.divide(n[k], safe, out=unit[k])
     # Every corner's sine term is the same |cross| (twice the area); the cosine term differs.
-    dots = np.stack([-_dot(ab, ca), -_dot(bc, ab), -_dot(ca, bc)], axis=1)
-    angles = atan2(length[:, None], dots)
-    return unit, angles
+    dots = np.empty((len(tris), 3))
+    for k, (u, v) in enumerate(((ab, ca), (bc, ab), (ca, bc))):
+        dots[:, k] = -(u[0] * v[0] + u[1] * v[1] + u[2] * v[2])
+    return unit.T, atan2(length[:, None], dots)
 
 
 def _within(n1: np.ndarray, n2: np.ndarray, cos_limit: float | np.ndarray, sin_limit: float | np.ndarray,
@@ -60,7 +58,7 @@ def _within(n1: np.ndarray, n2: np.ndarray, cos_limit: float | np.ndarray, sin_l
     at most a limit L in (0°, 180°), given cos L and sin L > 0: cot is decreasing on (0, π), so
     θ <= L exactly when (n1 · n2)·sin L >= |n1 × n2|·cos L (also right for θ = 0 and θ = π).
     Products and a comparison only: no arctangent per pair.  n1, n2: (3, m), a row per
-    coordinate (the same products and sums as ``_dot``, ``_cross`` and ``_norm``)."""
+    coordinate (dot, cross product and length in the fixed order used throughout)."""
     x1, y1, z1 = n1
     x2, y2, z2 = n2
     cx = y1 * z2 - z1 * y2
@@ -145,21 +143,28 @@ def edge_pairs(position_ids: np.ndarray) -> np.ndarray:
 
 
 def smooth_normals(
-    position_ids: np.ndarray | None, corners: np.ndarray, smooth_angle_deg: float | np.ndarray,
+    position_ids: np.ndarray | None, corners: np.ndarray | None, smooth_angle_deg: float | np.ndarray,
     always_smooth: np.ndarray | None = None, pairs: np.ndarray | None = None,
+    points: np.ndarray | None = None, tris: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Corner normals of one part.
 
     position_ids: (t, 3) int, equal ids = same position; corners: (t, 3, 3) float64.
     pairs: ``edge_pairs(position_ids)`` when the caller has it (then position_ids is not read).
+    points, tris: what the corners are made of, when the caller has them (see ``face_normals``;
+    then corners may be None).
     smooth_angle_deg: one angle, or (t,) float64 per triangle (parts of several models).
     always_smooth: optional (t,) bool, triangles that join their neighbours whatever the angle
     (a sphere the spec declares smooth: see ``smooth_sphere``).
     Returns (corner normals (t, 3, 3), face normals (t, 3)), both unit length (a corner of a
     degenerate triangle alone in its group gets +Y).
     """
-    t = len(corners)
-    fn, weight = face_normals(corners)
+    if points is None or tris is None:
+        if corners is None:
+            raise ValueError("smooth_normals needs the corners or their points and triangles")
+        points, tris = corners.reshape(-1, 3), np.arange(3 * len(corners)).reshape(-1, 3)
+    t = len(tris)
+    fn, weight = face_normals(points, tris)
     per_triangle = isinstance(smooth_angle_deg, np.ndarray)
     if per_triangle:  # triangles of several models, each model's angle
         distinct, which = np.unique(smooth_angle_deg, return_inverse=True)

@@ -64,71 +64,71 @@ def _table_faces(modes: np.ndarray, normals: np.ndarray, axis: np.ndarray, lo: n
     return np.where(modes == PLANAR, planar_faces(lo, hi), box_faces(normals, axis))
 
 
-def box_table(corners: np.ndarray, faces: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """(t, 3, 2) UVs of corners projected with the box-table row of each triangle's face.
+def box_table(xyz: np.ndarray, tris: np.ndarray, faces: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """(t, 3, 2) UVs of the corners of triangles *tris* ((t, 3) into the points, given as a row
+    per coordinate *xyz* (3, v)) projected with the box-table row of each triangle's face.
 
     Every face's top-left corner seen from outside is (0, 0), u grows right, v grows down; top
     faces are seen from above with -Z up, bottom faces from below with +Z up.
     """
-    out = np.empty(corners.shape[:2] + (2,))
+    out = np.empty(tris.shape + (2,))
     rows = np.arange(len(faces))
+    flat = xyz.reshape(-1)
     for k, (axis, sign, use_max) in enumerate(((_U_AXIS, _U_SIGN, _U_MAX), (_V_AXIS, _V_SIGN, _V_MAX))):
         ax = axis[faces]
-        p = np.take_along_axis(corners, ax[:, None, None], axis=2)[..., 0]
+        p = flat[ax[:, None] * xyz.shape[1] + tris]  # each corner's coordinate on its axis
         ref = np.where(use_max[faces] == 1, hi[rows, ax], lo[rows, ax])
         out[..., k] = sign[faces][:, None] * (p - ref[:, None])
     return out
 
 
-def _unwrapped_theta(corners: np.ndarray, theta: np.ndarray, centre_theta: np.ndarray) -> np.ndarray:
+def _unwrapped_theta(theta: np.ndarray, centre_theta: np.ndarray, on_axis: np.ndarray) -> np.ndarray:
     """θ = atan2(x, z) per corner (*theta*, (t, 3)), unwrapped to the branch nearest its
     triangle centre's angle (*centre_theta*, (t, 1)), so no triangle straddles the seam at −Z.
-    Corners on the Y axis take the centre's angle."""
-    x, z = corners[..., 0], corners[..., 2]
+    Corners on the Y axis (*on_axis*: x = z = 0) take the centre's angle."""
     theta = theta + np.round((centre_theta - theta) / (2.0 * math.pi)) * (2.0 * math.pi)
-    return np.where((x == 0.0) & (z == 0.0), centre_theta, theta)
+    return np.where(on_axis, centre_theta, theta)
 
 
 def corner_uvs(
-    modes: np.ndarray, points: np.ndarray, tris: np.ndarray, corners: np.ndarray, normals: np.ndarray,
-    lo: np.ndarray, hi: np.ndarray,
+    modes: np.ndarray, points: np.ndarray, tris: np.ndarray, normals: np.ndarray, lo: np.ndarray, hi: np.ndarray,
 ) -> np.ndarray:
     """(t, 3, 2) float64 UVs.
 
-    modes: (t,) mode code per triangle; points (v, 3), triangles (t, 3), their corners
-    ``points[tris]`` (t, 3, 3) and face normals (t, 3) in scaled local space; lo, hi: (t, 3)
-    bounding box of each triangle's part in the same space.  What depends on a corner's
-    position alone (θ, ρ, r, φ) is computed once per vertex.
+    modes: (t,) mode code per triangle; points (v, 3), triangles (t, 3) and face normals (t, 3)
+    in scaled local space; lo, hi: (t, 3) bounding box of each triangle's part in the same
+    space.  What depends on a corner's position alone (θ, ρ, r, φ) is computed once per
+    vertex, and everything on a row per coordinate.
     """
+    xyz = np.ascontiguousarray(points.T)
     axis = dominant_axis(normals)
     uses_table = (modes == BOX) | (modes == PLANAR) | ((modes == CYLINDRICAL) & (axis == 1))  # (cylindrical:
     angular = ~uses_table  # mostly vertical -> ±Y rows)
     if angular.all():
-        out = np.zeros(corners.shape[:2] + (2,))
+        out = np.zeros(tris.shape + (2,))
     elif not angular.any():
-        out = box_table(corners, _table_faces(modes, normals, axis, lo, hi), lo, hi)
+        out = box_table(xyz, tris, _table_faces(modes, normals, axis, lo, hi), lo, hi)
     else:  # the table for its triangles only (each row is its triangle's alone)
         rows = np.flatnonzero(uses_table)
         lo_t, hi_t = lo[rows], hi[rows]
-        out = np.empty(corners.shape[:2] + (2,))
-        out[rows] = box_table(corners[rows], _table_faces(modes[rows], normals[rows], axis[rows], lo_t, hi_t),
+        out = np.empty(tris.shape + (2,))
+        out[rows] = box_table(xyz, tris[rows], _table_faces(modes[rows], normals[rows], axis[rows], lo_t, hi_t),
                               lo_t, hi_t)
     if angular.any():
         sel = np.flatnonzero(angular)
-        c = corners[sel]
         corner = tris[sel]
         spherical = modes[sel] == SPHERICAL
-        px, py, pz = points[:, 0], points[:, 1], points[:, 2]
+        xs, ys, zs = xyz
+        nv = len(xs)
         # θ of the vertices and of the triangle centres in one call (a call costs tens of µs)
-        centre = c[:, 0] + c[:, 1] + c[:, 2]
-        angles = atan2(np.concatenate([px, centre[:, 0]]), np.concatenate([pz, centre[:, 2]]))
-        theta = _unwrapped_theta(c, angles[:len(px)][corner], angles[len(px):, None])
-        r_v = np.sqrt(px * px + py * py + pz * pz)
-        r = r_v[corner]
-        u = (theta + math.pi) * np.where(spherical[:, None], r, np.sqrt(px * px + pz * pz)[corner])
-        v = hi[sel, 1][:, None] - c[..., 1]
+        a, b, c = corner[:, 0], corner[:, 1], corner[:, 2]
+        angles = atan2(np.concatenate([xs, xs[a] + xs[b] + xs[c]]), np.concatenate([zs, zs[a] + zs[b] + zs[c]]))
+        theta = _unwrapped_theta(angles[:nv][corner], angles[nv:, None], ((xs == 0.0) & (zs == 0.0))[corner])
+        r_v = np.sqrt(xs * xs + ys * ys + zs * zs)
+        u = (theta + math.pi) * np.where(spherical[:, None], r_v[corner], np.sqrt(xs * xs + zs * zs)[corner])
+        v = hi[sel, 1][:, None] - ys[corner]
         if spherical.any():  # φ only where it is used
-            phi = acos(np.clip(py / np.where(r_v > 0.0, r_v, 1.0), -1.0, 1.0))
+            phi = acos(np.clip(ys / np.where(r_v > 0.0, r_v, 1.0), -1.0, 1.0))
             v[spherical] = (phi * r_v)[corner[spherical]]
         out[sel, :, 0] = u
         out[sel, :, 1] = v
