@@ -301,3 +301,23 @@ def test_a_missing_part_material_is_the_same_warning_in_check_and_cook(game):
     assert "assets/models/painted.vmodel" in why and "[DEP_APPEARED]" in why, why
     cp = veduta(game, "check", "models/painted.vmodel")  # ... and the check compiles it again
     assert cp.stdout.splitlines() == want[1:], cp.stdout
+
+
+def test_why_names_no_source_as_changed_that_was_only_touched(game):
+    """A checkout or a copy gives a source new stat signatures and the same content: when one of
+    its deps changed, why names the dep, not the source (whose content it checks)."""
+    import time
+
+    from tests.cook.test_cook import age_all
+    from veduta.cook.state import RACY_NS
+
+    game.cook(check=True)
+    age_all(game)
+    time.sleep(RACY_NS / 1e9 + 0.1)
+    game.cook(check=True)  # every signature recorded (none written just before the cook)
+    tree = game.root / "assets/models/tree.vmodel"
+    os.utime(tree, (time.time() - 100, time.time() - 100))  # touched, same content
+    (game.root / "assets/models/tree_far.vmodel").unlink()
+    assert why(game, "models/tree.vmodel") == {"models/tree.vmodel": ["DEP_DISAPPEARED"]}
+    tree.write_text(tree.read_text() + " ")  # now it changed
+    assert why(game, "models/tree.vmodel") == {"models/tree.vmodel": ["SOURCE_CHANGED", "DEP_DISAPPEARED"]}

@@ -119,7 +119,9 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
         for p, was in entry[2]:
             cur = now_sig(p)
             if p == rel:
-                same = _source_unchanged(project, src, meta) if was is None else was == cur
+                # (a signature that changed, or none kept: the content decides, as a checkout or a copy
+                # gives an unchanged source new signatures)
+                same = was == cur or _source_unchanged(project, src, meta)
                 if not same:
                     reasons.append(_reason("SOURCE_CHANGED", f"the source {project.source_path(rel)} changed"))
             elif was == () and cur != ():
