@@ -324,3 +324,17 @@ def test_cached_part_topology_is_used_only_with_the_positions_it_was_found_with(
             want[1] = want[1] + 36
             assert np.array_equal(got, np.concatenate(want, axis=1))
     assert 0 < len(build_module._TOPOLOGY) <= build_module._TOPOLOGY_MAX
+
+
+def test_part_topology_cache_stays_within_its_byte_bound(monkeypatch):
+    from veduta.compile.model import build as build_module
+
+    monkeypatch.setattr(build_module, "_TOPOLOGY_MAX_BYTES", 300_000)
+    build_module._TOPOLOGY.clear()
+    monkeypatch.setattr(build_module, "_topology_bytes", 0)
+    spheres = [ModelSpec(name=f"s{n}", parts=(PartSpec(0, "sphere", radius=1.0, segments=n, rings=n // 2),))
+               for n in (40, 48, 56, 64, 72, 80)]
+    first = [digest(build_model(s)) for s in spheres]
+    held = sum(pairs.nbytes + canon.nbytes for _, canon, pairs in build_module._TOPOLOGY.values())
+    assert 0 < held <= build_module._topology_bytes <= 300_000
+    assert [digest(build_model(s)) for s in spheres] == first  # from the cache or not, the same bytes

@@ -187,7 +187,11 @@ def _first_equal(keys: np.ndarray, owner: np.ndarray) -> np.ndarray:
 #: Topologies of shared (read-only) triangle arrays, by (id, flipped): (triangles, which of
 #: its vertices share a position, edge_pairs); the entry holds the array, so its id stays its own.
 _TOPOLOGY: dict[tuple[int, bool], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+#: The cache is emptied when it would hold more entries or bytes than this (a 256 x 128 sphere's
+#: pairs take about 5 MB; the bench's small shapes a few KB).
 _TOPOLOGY_MAX = 1024
+_TOPOLOGY_MAX_BYTES = 64 << 20
+_topology_bytes = 0
 
 
 def _part_topology(tris: np.ndarray, flip: bool, canon: np.ndarray) -> np.ndarray:
@@ -195,11 +199,15 @@ def _part_topology(tris: np.ndarray, flip: bool, canon: np.ndarray) -> np.ndarra
     (for each of its vertices, the first vertex at the same position).  A function of the
     triangles and the canon alone: cached for read-only triangle arrays (shared by every part
     of one shape topology) with the canon they were found with."""
+    global _topology_bytes
     pairs = edge_pairs(canon[tris[:, [0, 2, 1]] if flip else tris])
-    if not tris.flags.writeable:
-        if len(_TOPOLOGY) >= _TOPOLOGY_MAX:
+    size = pairs.nbytes + canon.nbytes
+    if not tris.flags.writeable and size <= _TOPOLOGY_MAX_BYTES:
+        if len(_TOPOLOGY) >= _TOPOLOGY_MAX or _topology_bytes + size > _TOPOLOGY_MAX_BYTES:
             _TOPOLOGY.clear()
+            _topology_bytes = 0
         _TOPOLOGY[(id(tris), flip)] = (tris, canon.copy(), pairs)
+        _topology_bytes += size
     return pairs
 
 
