@@ -154,11 +154,14 @@ def _first_equal(keys: np.ndarray, owner: np.ndarray) -> np.ndarray:
     does not matter: sort by 32 bits of a mix of the row and its owner, and fall back to a
     lexicographic sort of the rows themselves if two different rows collide there."""
     n, k = keys.shape
+    # word by word, each step a bijection of the state: xor the word in, xorshift (a change in the
+    # top bits, a sign, reaches the low ones; by 33, as 32 would move one float's sign onto the
+    # other's), multiply by an odd constant (the low bits reach every higher one)
     mixed = owner.astype(np.uint64) * _OWNER_MIX
     shift = np.uint64(33)
-    for j in range(k):  # word by word, each step a bijection of the state: xor, xorshift (so a change in
-        mixed ^= keys[:, j]  # the top bits, a sign, reaches the low ones; 33, as 32 would take the sign
-        mixed ^= mixed >> shift  # of one float onto the other's), odd multiplier (low bits reach higher)
+    for j in range(k):
+        mixed ^= keys[:, j]
+        mixed ^= mixed >> shift
         mixed *= _MIX[j]
     # sorted by the mix's high 32 bits (which depend on every bit of the row) in two radix passes
     # of 16 bits (numpy sorts 16-bit keys by radix: several times faster than any 64-bit sort)
@@ -412,9 +415,8 @@ def _dedupe(rows: np.ndarray, owner: np.ndarray) -> tuple[np.ndarray, np.ndarray
     """Share identical rows ((n, 8) float32, compared as bytes) of the same owner (part).
 
     Rows are kept in first-occurrence order. Returns (unique rows (k, 8), inverse (n,) int64,
-    the row number of each unique row's first occurrence (k,), ascending).
-    The result is canonical, so how equal rows are found does not matter: sort by a 64-bit
-    mix of the bytes, and fall back to a full lexicographic sort if two different rows collide.
+    the row number of each unique row's first occurrence (k,), ascending); equal rows are found
+    by :func:`_first_equal`.
     """
     n = len(rows)
     first_of = _first_equal(np.ascontiguousarray(rows).view(np.uint64).reshape(n, 4), owner)
