@@ -129,7 +129,9 @@ def pool_context():
         return multiprocessing.get_context("fork")
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["veduta.cook.cook", "veduta.compile.model.compile"])
+        # (cook.py imports the container codecs only where it reads or writes cooked files)
+        ctx.set_forkserver_preload(["veduta.cook.cook", "veduta.container.chunks", "veduta.container.meta",
+                                    "veduta.compile.model.compile"])
         return ctx
     return multiprocessing.get_context("spawn")
 
