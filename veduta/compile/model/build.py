@@ -220,8 +220,12 @@ def _parts_edge_pairs(tris: list[np.ndarray], flip: list[bool], canon: np.ndarra
     hits = [h for h in found if h is not None]
     if len(hits) == len(found) and np.array_equal(np.concatenate([h[1] for h in hits]), canon):
         each = [h[2] for h in hits]  # the common case: every part's topology seen before, checked at once
-    else:
-        each = [_part_topology(t, f, canon[a:a + n]) for t, f, a, n in zip(tris, flip, vstart, nv, strict=True)]
+    else:  # part by part: a cached topology where it holds, else the part's own pairs
+        each = []
+        for t, f, a, n, hit in zip(tris, flip, vstart, nv, found, strict=True):
+            part_canon = canon[a:a + n]
+            each.append(hit[2] if hit is not None and np.array_equal(hit[1], part_canon)
+                        else _part_topology(t, f, part_canon))
     pairs = np.concatenate(each, axis=1)
     pairs += np.repeat(3 * (np.cumsum(nt) - nt), [p.shape[1] for p in each])
     return pairs
