@@ -359,21 +359,6 @@ def test_runner_parallelism_seen_from_a_task_creator():
     assert da.runner_parallelism() == ("none", 0)
 
 
-def test_fix_action_signature_is_what_doit_binds_arguments_with():
-    from doit.action import PythonAction
-
-    def act(a, b, targets):
-        return {"got": (a, b, targets)}
-
-    da.fix_action_signature(act)
-    assert act.__signature__ is not None
-    task = Task("t", [(act, [1, 2])], targets=["out"])
-    task.options = {}
-    action = task.actions[0]
-    assert isinstance(action, PythonAction)
-    assert action._prepare_kwargs() == {"targets": ["out"]}
-
-
 def test_exit_as_failure_from_complete_run_turns_an_error_into_1():
     from doit.exceptions import TaskError
 
@@ -391,3 +376,64 @@ def test_exit_as_failure_from_complete_run_turns_an_error_into_1():
     assert run(ConsoleReporter) == 2
     assert run(Reporter) == 1
     da.exit_as_failure()  # outside a run: nothing to change
+
+
+def _returns(value):
+    if isinstance(value, Exception) and not hasattr(value, "get_msg"):
+        raise value
+    return value
+
+
+def _failing_kinds():
+    from doit.exceptions import TaskError, TaskFailed
+
+    return [{"outcome": "cooked", "entry": None}, None, True, False, "text", TaskFailed("no"), TaskError("bad"),
+            ValueError("compiler bug"), 42, ["a list"]]
+
+
+@pytest.mark.parametrize("returned", _failing_kinds(), ids=repr)
+def test_call_action_takes_every_return_value_as_python_action_does(returned):
+    from doit.action import PythonAction
+
+    tasks = Task("t", [(_returns, [returned])]), Task("t", [da.CallAction(_returns, [returned])])
+    for t in tasks:
+        t.init_options()  # (as Task.execute does first)
+    theirs, ours = (t.actions[0] for t in tasks)
+    assert isinstance(theirs, PythonAction) and isinstance(ours, da.CallAction)
+    assert ours.task is not None  # doit set it, as on its own actions
+    got_theirs, got_ours = theirs.execute(), ours.execute()
+    assert type(got_ours) is type(got_theirs)
+    if got_theirs is not None:  # the same message and exception (the traceback's frames differ)
+        assert got_ours.message == got_theirs.message
+        assert repr(getattr(got_ours, "exception", None)) == repr(getattr(got_theirs, "exception", None))
+        assert got_ours.get_msg().splitlines()[-1] == got_theirs.get_msg().splitlines()[-1]
+    assert (ours.values, ours.result) == (theirs.values, theirs.result)
+    assert str(ours) == str(theirs)
+
+
+def _cook_like(name, log):
+    with open(log, "a") as f:
+        f.write(name + "\n")
+    return {"outcome": "cooked", "name": name}
+
+
+@pytest.mark.parametrize("args", [["run", "g"], ["run", "-n", "2", "g"], ["run", "-n", "2", "-P", "process", "g"]],
+                         ids=" ".join)
+def test_call_actions_run_in_a_real_doit_run(tmp_path, args):
+    """Subtasks whose action is a CallAction run in doit's serial runner, its threads and its
+    processes (pickled), and doit saves each one's values as it does a PythonAction's."""
+    log = str(tmp_path / "log")
+
+    def task_g():
+        for n in "abc":
+            yield {"name": n, "actions": [da.CallAction(_cook_like, [n, log])], "uptodate": [False]}
+
+    out = io.StringIO()
+    db = str(tmp_path / "db")
+    loader = ModuleTaskLoader({"task_g": task_g, "DOIT_CONFIG": {"dep_file": db, "backend": "sqlite3",
+                                                                   "outfile": out}})
+    assert DoitMain(loader).run(args) == 0, out.getvalue()
+    assert sorted(open(log).read().split()) == ["a", "b", "c"]
+    saved = Dependency(SqliteDB, db, codec_cls=JSONCodec)
+    assert saved._get("g:b", "_values_:") == {"outcome": "cooked", "name": "b"}
+    saved.close()

@@ -25,6 +25,7 @@ from contextvars import ContextVar
 from operator import itemgetter
 from typing import Any, ClassVar, TypeVar, cast
 
+from doit.action import BaseAction
 from doit.cmd_list import List
 from doit.dependency import JSONCodec, SqliteDB
 from doit.task import IOConfig, Task, UptodateCalculator, first_line
@@ -569,6 +570,62 @@ class CookList(List):
         return 0
 
 
+# -- the action -------------------------------------------------------------------------------
+
+class CallAction(BaseAction):
+    """doit's ``PythonAction`` of ``(func, args)`` for a *func* that takes no doit meta argument
+    (``targets``, ``dependencies``, ``changed``, ``task``) and writes nothing of its own to
+    stdout: the same call, and its return value taken as ``PythonAction.execute`` takes it, but
+    without what that does on every call for such a function (``BaseAction._prepare_kwargs``:
+    ``inspect.signature(func).bind_partial(*args)``; two ``StringIO`` and two ``Writer``
+    around the call to capture output there is none of).  In a first cook of 10,000 small
+    models that was a third of doit's own work per task.  doit 0.37 takes an action that is a
+    ``BaseAction`` as it is (``action.create_action``: only ``task`` is set); ``out`` and
+    ``err`` stay None, as doit's reporter skips them.  *args* is a list the task creator may
+    still extend.  ``tests/cook/test_doit_adapter.py`` checks it against ``PythonAction`` for
+    every kind of return value, in real runs (threads, ``-P process``) and pickled.
+    """
+
+    def __init__(self, func: Callable, args: list) -> None:
+        self.py_callable, self.args = func, args
+        self.task: Any = None
+        self.out: str | None = None
+        self.err: str | None = None
+        self.result: Any = None
+        self.values: dict = {}
+
+    def execute(self, out=None, err=None):
+        from doit.exceptions import TaskError, TaskFailed
+
+        try:
+            returned = self.py_callable(*self.args)
+        except Exception as exc:  # noqa: BLE001 - as PythonAction: the task fails with it
+            return TaskError("PythonAction Error", exc)
+        # PythonAction.execute's rules, in its order
+        if returned is False:
+            return TaskFailed(f"Python Task failed: '{self.py_callable}' returned {returned}")
+        if returned is True or returned is None:
+            return None
+        if isinstance(returned, str):
+            self.result = returned
+        elif isinstance(returned, dict):
+            self.values = returned
+            self.result = returned
+        elif isinstance(returned, (TaskFailed, TaskError)):
+            return returned
+        else:
+            return TaskError(f"Python Task error: '{self.py_callable}'. It must return:\nFalse for failed task.\n"
+                             f"True, None, string or dict for successful task\nreturned {returned} "
+                             f"({type(returned)})")
+        return None
+
+    def __str__(self) -> str:
+        return "Python: " + str(self.py_callable)[1:].split(" at ")[0]  # (PythonAction's text)
+
+    def __repr__(self) -> str:
+        return f"<CallAction: {self.py_callable!r}>"
+
+
 # -- the runner -------------------------------------------------------------------------------
 
 def runner_parallelism() -> tuple[str, int]:
@@ -625,19 +682,6 @@ def exit_as_failure() -> None:
         f = f.f_back
 
 
-def fix_action_signature(func: Callable) -> None:
-    """Spare doit's ``PythonAction`` from working out *func*'s signature on every call.
-
-    doit 0.37 calls ``inspect.signature(func)`` for each action it executes
-    (``BaseAction._prepare_kwargs``, to pass ``targets``/``dependencies``/... to
-    functions that ask for them); for 10,000 cook tasks that was a tenth of the main
-    process's work.  ``inspect.signature`` returns a function's ``__signature__`` when set.
-    """
-    import inspect
-
-    func.__signature__ = inspect.signature(func)  # type: ignore[attr-defined]
-
-
 # -- the reporter -----------------------------------------------------------------------------
 
 def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
@@ -652,5 +696,5 @@ def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
 
 
 __all__ = ["DOIT_CHECKED", "bind_class", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
-           "wait_only_for", "drop_failures", "runner_parallelism", "fix_action_signature", "trust_fresh",
-           "exit_as_failure", "CookList", "FreshListing", "fresh_listing", "doit_doc"]
+           "wait_only_for", "drop_failures", "runner_parallelism", "trust_fresh",
+           "exit_as_failure", "CallAction", "CookList", "FreshListing", "fresh_listing", "doit_doc"]

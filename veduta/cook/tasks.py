@@ -37,12 +37,12 @@ from veduta.cook.cook import (
 )
 from veduta.cook.doit_adapter import (
     DOIT_CHECKED,
+    CallAction,
     GroupHandle,
     SubtaskMaker,
     bind_class,
     drop_failures,
     exit_as_failure,
-    fix_action_signature,
     fresh_listing,
     overwrite_saved,
     runner_parallelism,
@@ -52,8 +52,6 @@ from veduta.cook.doit_adapter import (
 from veduta.cook.project import Project
 from veduta.cook.run import CookRun
 from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json
-
-fix_action_signature(cook_one)
 
 STATE_FILE = "state.marshal"
 DB_FILE = "doit.sqlite3"
@@ -200,10 +198,10 @@ def cook_tasks(run: CookRun):
         doc = f"{kind.name} {src.name}"
         targets = () if duplicate_of else (cooked,)  # two tasks may not share a target: duplicates have none
         if held is not None and uptodate is not None and not duplicate_of:
-            held.append({"name": src.rel, "actions": [(cook_one, args)], "file_dep": file_dep, "clean": True,
+            held.append({"name": src.rel, "actions": [CallAction(cook_one, args)], "file_dep": file_dep, "clean": True,
                          "doc": doc, "targets": [cooked], "uptodate": uptodate})
             continue
-        yield subtask.make(src.rel, [(cook_one, args)], file_dep, targets, doc, uptodate or ())
+        yield subtask.make(src.rel, [CallAction(cook_one, args)], file_dep, targets, doc, uptodate or ())
     if held:
         yield from map(subtask, shared_fetch(run, held, index))
 
@@ -283,12 +281,12 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
     sel = run.selected or [BASENAME]
     wanted = [t for t in tasks if BASENAME in sel or f"{BASENAME}:{t['name']}" in sel]
     # cook_one's arguments: kind, rel, assets, cooked, ...
-    got = shared.fetch([(t["actions"][0][1][0], t["name"], t["actions"][0][1][3]) for t in wanted],
+    got = shared.fetch([(t["actions"][0].args[0], t["name"], t["actions"][0].args[3]) for t in wanted],
                        project.assets, index)
     for t in tasks:
         keys, notes = got.get(t["name"], ([], []))
         if keys or notes:
-            t["actions"][0][1].extend([keys, notes])  # cook_one(..., shared, notes)
+            t["actions"][0].args.extend([keys, notes])  # cook_one(..., shared, notes)
         yield t
 
 
