@@ -17,6 +17,9 @@ the same run as the floor it is compared with:
   every source), ninja's no-op with one edge per asset and plain doit's with one task and a
   file_dep per asset (``--compare``);
 - ``doit list --all --status`` against the no-op, time and peak memory.
+
+The no-op, its floors, ``doit list``, ``veduta check`` and ``veduta why`` run in turn, round by
+round, so that a slow spell of the machine weighs on each of them alike.
 """
 
 from __future__ import annotations
@@ -258,6 +261,18 @@ def _fresh(root: str, trash: str | None = None) -> None:
             os.rename(path, os.path.join(trash, f"{len(os.listdir(trash))}"))
 
 
+def _interleaved(cmds: dict[str, list[str]], root: str, repeat: int) -> dict[str, tuple[float, str, int, float]]:
+    """:func:`_median` of each command of *cmds*, their runs in turn (every command once, then
+    again, *repeat* rounds), so that their ratios are taken over the same spells of the machine."""
+    runs: dict[str, list[tuple[float, str, int, float]]] = {k: [] for k in cmds}
+    for _ in range(repeat):
+        for key, cmd in cmds.items():
+            dt, text, peak = run(cmd, root)
+            runs[key].append((dt, text, peak, CPU[-1]))
+    return {k: (statistics.median(x[0] for x in v), v[-1][1], int(statistics.median(x[2] for x in v)),
+                statistics.median(x[3] for x in v)) for k, v in runs.items()}
+
+
 def _median(cmd: list[str], root: str, repeat: int, fresh: bool = False) -> tuple[float, str, int, float]:
     """(median wall seconds, last output, median peak KiB, median CPU seconds) of *repeat* runs."""
     times, peaks, cpus, text = [], [], [], ""
@@ -320,15 +335,26 @@ def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool
         r["settle"] = run(doit + ["cook"], root)[0]
         time.sleep(RACY_NS / 1e9)
         run(doit + ["cook"], root)
-        r["noop"], _, r["noop_kib"], r["noop_cpu"] = _median(doit + ["cook"], root, repeat)
-        r["floor"], out, _, r["floor_cpu"] = _median([py, "-c", REHASH_FLOOR, root], root, repeat)
-        if int(out) != n:
-            raise SystemExit(f"the re-hash floor hashed {out.strip()} sources, not {n}")
-        r["stat_floor"], _, _, r["stat_floor_cpu"] = _median([py, "-c", STAT_FLOOR, root], root, repeat)
-        # what any doit command costs before it reads a dodo file: Python and doit starting
-        r["startup"], _, _, r["startup_cpu"] = _median(doit + ["--version"], root, repeat)
-        r["list"], _, r["list_kib"], r["list_cpu"] = _median(doit + ["list", "--all", "--status"], root, repeat)
-        r.update(_bench_authoring(root, repeat, jobs))
+        veduta = [py, "-m", "veduta.cli"]
+        # the no-op and every figure compared with it or with its floor, run in turn round by
+        # round (a slow spell of this machine then weighs on all of them, not on one)
+        timed = _interleaved({
+            "noop": doit + ["cook"],
+            "floor": [py, "-c", REHASH_FLOOR, root],
+            "stat_floor": [py, "-c", STAT_FLOOR, root],
+            # what any doit command costs before it reads a dodo file: Python and doit starting
+            "startup": doit + ["--version"],
+            "list": doit + ["list", "--all", "--status"],
+            # as a pre-commit hook runs it (fresh sources known good by their cooked files)
+            "check": veduta + ["check"],
+            "why": veduta + ["why"],
+        }, root, repeat)
+        for key, (wall, _, _, cpu) in timed.items():
+            r[key], r[key + "_cpu"] = wall, cpu
+        r["noop_kib"], r["list_kib"] = timed["noop"][2], timed["list"][2]
+        if int(timed["floor"][1]) != n:
+            raise SystemExit(f"the re-hash floor hashed {timed['floor'][1].strip()} sources, not {n}")
+        r.update(_bench_authoring(root, jobs, repeat))
         if compare:
             r.update(_compare(root, repeat))
         return r
@@ -337,10 +363,9 @@ def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool
         shutil.rmtree(root + "-trash", ignore_errors=True)
 
 
-def _bench_authoring(root: str, repeat: int, jobs: int) -> dict:
-    """veduta check and why on the cooked game (docs/authoring-tools.md): check as a pre-commit
-    hook runs it (every source, fresh ones known good by their cooked files), check of one
-    source, check --all (every source compiled, as on a fresh clone), why with nothing stale."""
+def _bench_authoring(root: str, jobs: int, repeat: int) -> dict:
+    """veduta check on the cooked game (docs/authoring-tools.md) besides the one timed with the
+    no-op: check of one source, check --all (every source compiled, as on a fresh clone)."""
     veduta = [sys.executable, "-m", "veduta.cli"]
     one = None
     for d, dirs, files in os.walk(os.path.join(root, "assets")):
@@ -350,8 +375,6 @@ def _bench_authoring(root: str, repeat: int, jobs: int) -> dict:
             one = os.path.relpath(os.path.join(d, named[0]), root)
             break
     out: dict = {}
-    out["check"], _, _, out["check_cpu"] = _median(veduta + ["check"], root, repeat)
-    out["why"], _, _, out["why_cpu"] = _median(veduta + ["why"], root, repeat)
     out["check_all"] = run(veduta + ["check", "--all", "-n", str(jobs)], root)[0]
     out["check_all_cpu"] = CPU[-1]
     if one is not None:
