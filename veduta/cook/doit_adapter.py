@@ -484,10 +484,9 @@ class FreshListing:
     def take(self, name: str, doc: str) -> bool:
         """List the fresh subtask *name* from here, no Task made, with *doc* as doit's Task would
         keep it; False when doit must see its Task after all: its saved row may say ``doit
-        ignore`` (shown ``I``), or it is private."""
+        ignore`` (shown ``I``)."""
         backend = getattr(self.cmd.dep_manager, "backend", None)
-        if name.startswith("_") or backend is None or not hasattr(backend, "may_be_ignored") \
-                or backend.may_be_ignored(name):
+        if backend is None or not hasattr(backend, "may_be_ignored") or backend.may_be_ignored(name):
             return False
         self.entries.append((name, doit_doc(doc)))
         return True
