@@ -7,6 +7,12 @@ to the report and returns the Python value, or ``INVALID`` when the value is
 unusable.  Reading never stops at the first problem: a record reads all its
 fields, a list all its items.
 
+``spec.plain(value)`` is the same check of a plain value (see
+:func:`veduta.source.jsonpos.parse_plain`: objects as tuples of key-value pairs) for sources
+that are expected to be valid: it makes no node and no message, and raises
+:class:`~veduta.source.Reported` at anything the located read would report (or that only it
+may judge); the caller then reads the source located.
+
 Example::
 
     PART = ObjectSpec({"size": Field(Vec(3, Num(gt=0))), "segments": Field(Int(3, 256), 16)})
@@ -22,6 +28,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from veduta.source import Reported
 from veduta.source.diagnostics import Report
 from veduta.source.jsonpos import Arr, Bool, Node, Null, Obj, Str, clip, join_path, quote
 from veduta.source.jsonpos import Num as NumNode  # `Num` below is the number spec
@@ -46,6 +53,7 @@ class _Sentinel:
 
 INVALID: Any = _Sentinel("INVALID")
 REQUIRED: Any = _Sentinel("REQUIRED")
+_ABSENT: Any = _Sentinel("ABSENT")  # a field not in a plain object (null is None there)
 
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 
@@ -91,6 +99,12 @@ class Spec:
     def read(self, rep: Report, node: Node, path: str) -> Any:
         raise NotImplementedError
 
+    def plain(self, value: Any) -> Any:
+        """What ``read`` returns for a plain value it accepts without a problem (see the
+        module's doc); raises Reported otherwise.  A spec without a plain reader leaves
+        every value to the located read."""
+        raise Reported
+
     def schema(self) -> dict:
         return {}
 
@@ -110,6 +124,11 @@ class Any_(Spec):
         from veduta.source.jsonpos import to_plain
 
         return to_plain(node)
+
+    def plain(self, value):
+        if type(value) in (tuple, list):  # (to_plain's dicts and lists are not made here)
+            raise Reported
+        return value
 
 
 class Declared(Spec):
@@ -162,6 +181,11 @@ class BoolSpec(Spec):
             rep.error(node, path, f"expected true or false, found {describe(node)}")
             return INVALID
         return node.value
+
+    def plain(self, value):
+        if type(value) is not bool:
+            raise Reported
+        return value
 
     def schema(self) -> dict:
         return {"type": "boolean"}
@@ -226,6 +250,22 @@ class Num_(Spec):
             return INVALID
         return v if self.integer else float(v)
 
+    def plain(self, value):
+        kind = type(value)  # (bool is an int to isinstance)
+        if kind is float:
+            if self.integer or not math.isfinite(value):  # (1e400 decodes as inf)
+                raise Reported
+        elif kind is not int or not -PLAIN_INT_MAX <= value <= PLAIN_INT_MAX:
+            raise Reported
+        if not self.in_range(value):
+            raise Reported
+        return value if self.integer else float(value)
+
+
+#: Integers a plain read accepts (larger ones, rare in a source, are left to the located read,
+#: which judges their digits and their conversion to float).
+PLAIN_INT_MAX = 1 << 53
+
 
 def Num(ge=None, le=None, *, gt=None, lt=None) -> Num_:  # noqa: N802 - reads like a type
     return Num_(ge, le, gt=gt, lt=lt)
@@ -261,6 +301,13 @@ class StrSpec(Spec):
             return INVALID
         return v
 
+    def plain(self, value):
+        if type(value) is not str or len(value) < self.min_len or \
+                (self.max_len is not None and len(value) > self.max_len) or \
+                (self.pattern is not None and not self.pattern.fullmatch(value)):
+            raise Reported
+        return value
+
     def schema(self) -> dict:
         out: dict = {"type": "string"}
         if self.min_len:
@@ -292,6 +339,11 @@ class Enum(Spec):
             rep.error(node, path, f'{quote(node.value)} is not {self.what}')
             return INVALID
         return node.value
+
+    def plain(self, value):
+        if type(value) is not str or value not in self.values:
+            raise Reported
+        return value
 
     def schema(self) -> dict:
         return {"enum": list(self.values)}
@@ -356,6 +408,15 @@ class Vec(Spec):
             out.append(v)
         return INVALID if INVALID in out else tuple(out)  # (INVALID equals nothing but itself)
 
+    def plain(self, value):
+        if type(value) is not list or len(value) != self.n:
+            raise Reported
+        item = self.item.plain
+        out = tuple([item(v) for v in value])
+        if self.nonzero and 0 in out:
+            raise Reported
+        return out
+
     def schema(self) -> dict:
         item = self.item.schema()
         if self.nonzero:
@@ -397,6 +458,16 @@ class ListOf(Spec):
                 seen[key] = i
             out.append(v)
         return INVALID if bad else out
+
+    def plain(self, value):
+        if type(value) is not list or len(value) < self.min_len or \
+                (self.max_len is not None and len(value) > self.max_len):
+            raise Reported
+        item = self.item.plain
+        out = [item(v) for v in value]
+        if self.unique and len({v if not isinstance(v, list) else tuple(v) for v in out}) != len(out):
+            raise Reported
+        return out
 
     def schema(self) -> dict:
         out: dict = {"type": "array", "items": self.item.schema()}
@@ -503,6 +574,32 @@ class ObjectSpec(Spec):
         vals.ok = not bad
         return vals
 
+    def plain(self, value) -> Values:
+        """``read`` of a plain object (a tuple of key-value pairs): the values, with no nodes
+        (``node`` and ``where`` give None).  A record with a ``check`` is left to the located
+        read."""
+        if type(value) is not tuple or self.check is not None:
+            raise Reported
+        given = dict(value)
+        fields = self.fields
+        if len(given) != len(value) or not given.keys() <= fields.keys():  # a duplicate or unknown key
+            raise Reported
+        if self._defaults is None:
+            self._defaults = {name: f.default for name, f in fields.items()}
+            self._required = {name for name, f in fields.items() if f.default is REQUIRED}
+        if not self._required <= given.keys():
+            raise Reported
+        vals = Values(self._defaults)  # (in the fields' order, as read_partial)
+        vals.nodes = {}
+        vals.obj = None
+        vals.path = ""
+        for name, v in given.items():
+            vals[name] = fields[name].spec.plain(v)
+        return vals
+
+    _defaults: dict[str, Any] | None = None
+    _required: set[str]
+
     def schema(self) -> dict:
         """``type: object`` with every declared field (description and default for editors),
         the required ones, and no others."""
@@ -561,6 +658,18 @@ class Scale(Spec):
             rep.error(node, path, f"{describe(node)} is not allowed (scale components must be non-zero)")
             return INVALID
         return v
+
+    def plain(self, value):
+        if type(value) is list:
+            if len(value) != 3:
+                raise Reported
+            out = tuple([self._num.plain(v) for v in value])
+        else:
+            v = self._num.plain(value)
+            out = (v, v, v)
+        if 0 in out:
+            raise Reported
+        return out
 
     def read(self, rep, node, path):
         if isinstance(node, NumNode):

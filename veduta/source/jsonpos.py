@@ -23,8 +23,8 @@ import re
 from collections.abc import Iterator
 from typing import NoReturn, TypeAlias
 
-__all__ = ["Node", "Obj", "Arr", "Str", "Num", "Bool", "Null", "JsonProblem", "parse", "parse_fast", "parse_spans",
-           "to_plain"]
+__all__ = ["Node", "Obj", "Arr", "Str", "Num", "Bool", "Null", "JsonProblem", "parse", "parse_fast", "parse_plain",
+           "parse_spans", "to_plain"]
 
 
 class Node:
@@ -521,6 +521,29 @@ def parse_fast(data: bytes) -> Node | None:
     if (strings or text.count("[") + text.count("{") > MAX_DEPTH) and _doubtful(root, 0, strings):
         return None  # (a value's depth is at most the number of brackets before it)
     return root
+
+
+_PLAIN = json.JSONDecoder(object_pairs_hook=tuple, parse_constant=_fast_constant)
+
+
+def parse_plain(data: bytes):
+    """*data* as plain values, read by the standard library's C decoder with no node made:
+    objects as tuples of (key, value) pairs in the order written (a duplicate key kept),
+    arrays as lists, numbers as ``int`` or ``float`` (``1e400`` as inf); or None when the
+    decoder rejects the text (as :func:`parse_fast`), it has a byte-order mark, ``NaN`` or
+    ``Infinity``, or any ``\\u`` escape (which may hold a lone surrogate).
+
+    For sources expected to be valid, read by the field specs' ``plain`` (see
+    :mod:`veduta.source.fields`), which leave everything :func:`parse` would report (a
+    duplicate key, a number out of range) to the located read.
+    """
+    try:
+        text = data.decode("utf-8")
+        if text.startswith("\ufeff") or "\\u" in text:
+            return None
+        return _PLAIN.decode(text)
+    except (ValueError, RecursionError, _Doubt):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return None
 
 
 def to_plain(node: Node):

@@ -335,3 +335,78 @@ def test_mutated_sources_never_raise(data, draw):
     if spec is not None:
         with np.errstate(all="ignore"):
             build_mesh(spec)
+
+
+# -- the plain read: valid sources without nodes, everything else left to the located read -------
+
+_ODD = [None, True, False, 0, -1, 1.0, 0.5, 2, 3, 300, 1e-50, 1e39, 3.5e38, 1e300, 2**53, 2**53 + 1, 10**30,
+        -0.0, "", "x", "box", "mirror", "m", "crate", "Bad Name", "origin", "planar", [], {}, [1, 2], [0, 1, 0],
+        [1, 2, 3], [[0, 0], [1, 0], [0, 1]]]
+_FIELDS = ["name", "units", "pivot", "symmetry", "smooth_angle_deg", "triangle_budget", "draw_distance", "position",
+           "rotation_deg", "scale", "material", "uv", "flip_normals", "size", "radius", "height", "segments",
+           "rings", "profile", "depth", "of", "axis", "shape", "distance", "model", "sise"]
+_PARTS = st.sampled_from([
+    {"shape": "box", "size": [1, 0.5, 2]}, {"shape": "plane", "size": [2, 3], "uv": "planar"},
+    {"shape": "cylinder", "radius": 0.3, "height": 1, "segments": 7, "rotation_deg": [0, 45, 0]},
+    {"shape": "sphere", "radius": 1, "rings": 4, "scale": [1, -2, 1], "material": "stone"},
+    {"shape": "lathe", "profile": [[0, 0], [1, 0], [0.5, 1], [0, 1.5]], "segments": 5},
+    {"shape": "extrude", "profile": [[0, 0], [1, 0], [1, 1], [0, 1]], "depth": 0.5, "flip_normals": True},
+    {"shape": "mirror", "of": 0, "axis": "x"},
+])
+
+
+@st.composite
+def _model_texts(draw) -> str:
+    import json
+
+    doc: dict = {"veduta": "model/1", "parts": [dict(p) for p in draw(st.lists(_PARTS, min_size=1, max_size=4))]}
+    if draw(st.booleans()):
+        doc["lod"] = [{"distance": d} | ({"model": "far"} if m else {})
+                      for d, m in draw(st.lists(st.tuples(st.sampled_from([1, 5, 5.0000001, 20, 1e-50]),
+                                                          st.booleans()), max_size=3))]
+    for _ in range(draw(st.integers(0, 2))):  # a field set, replaced or dropped anywhere
+        objects = [doc] + [o for key in ("parts", "lod") if isinstance(doc.get(key), list)
+                           for o in doc[key] if isinstance(o, dict)]
+        obj = draw(st.sampled_from(objects))
+        key = draw(st.sampled_from(_FIELDS + list(obj)))
+        if draw(st.integers(0, 3)) == 0:
+            obj.pop(key, None)
+        else:
+            obj[key] = draw(st.sampled_from(_ODD))
+    text = json.dumps(doc)
+    for raw in draw(st.lists(st.sampled_from(['1e400', 'NaN', '"\\u00e9"', '"\\ud800"', "1" * 1200, "1E2", "-0"]),
+                             max_size=1)):
+        text = text.replace("0.5", raw, 1)
+    if draw(st.integers(0, 9)) == 0:
+        text = text.replace('"shape":', '"shape": "box", "shape":', 1)
+    return text
+
+
+@settings(max_examples=400, deadline=None)
+@given(_model_texts())
+def test_the_plain_read_gives_the_located_spec_or_leaves_the_source_to_it(text):
+    """`validate_model(..., located=False)` first reads a source as plain values (no nodes): when
+    that gives a spec, it is the one the located read gives, with no diagnostic at all."""
+    from veduta.compile.model.source import _plain_spec
+    from veduta.source import Reported
+
+    data = text.encode()
+    located = validate_model(data, "crate.vmodel", "crate")
+    try:
+        spec = _plain_spec(data, "crate")
+    except Reported:
+        return
+    assert not located.report.items and repr(spec) == repr(located.spec)
+
+
+@pytest.mark.parametrize("path", sorted(MODELS.glob("*.vmodel")), ids=lambda p: p.stem)
+def test_the_plain_read_takes_every_sample_model(path):
+    from veduta.compile.model.source import _plain_spec
+
+    data = path.read_bytes()
+    located = validate_model(data, path.name, path.stem)
+    assert located.spec is not None and not located.report.items
+    assert repr(_plain_spec(data, path.stem)) == repr(located.spec)
+    fast = validate_model(data, path.name, path.stem, located=False)
+    assert repr(fast.spec) == repr(located.spec)
+    assert [(n.line, n.col) for n in fast.located().part_nodes] == [(n.line, n.col) for n in located.part_nodes]

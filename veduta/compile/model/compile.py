@@ -157,9 +157,9 @@ def compile_models(items: list[tuple[bytes, CompileContext]]) -> list[Mesh | Non
                 part_node = src.part_nodes[k] if k < len(src.part_nodes) else None
                 node = part_node.get("material") if isinstance(part_node, Obj) else None
                 ctx.reference("material", spec.parts[k].material, node, f"parts[{k}].material")
-            for k, (level, node) in enumerate(zip(spec.lod, src.lod_model_nodes, strict=True)):
-                if level.model:
-                    ctx.reference("model", level.model, node, f"lod[{k}].model")
+            for k, level in enumerate(spec.lod):
+                if level.model:  # (src is located then)
+                    ctx.reference("model", level.model, src.lod_model_nodes[k], f"lod[{k}].model")
         except Exception as exc:  # noqa: BLE001 - returned to the caller, attributed to this source
             out[i] = exc
             continue

@@ -40,12 +40,13 @@ from veduta.source.fields import (
     ObjectSpec,
     Scale,
     Spec,
+    Values,
     Variants,
     Vec,
     describe,
     fmt_num,
 )
-from veduta.source.jsonpos import Arr, Node, Obj, join_path
+from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse_plain
 
 from .profile import check_profile_extrude, check_profile_lathe
 from .types import (
@@ -100,6 +101,12 @@ class Capped(Spec):
             return INVALID
         return v
 
+    def plain(self, value):
+        v = self.spec.plain(value)
+        if v > self.hi or (self.storage == "a 32-bit float" and v != 0 and to_f32(v) == 0):
+            raise Reported
+        return v
+
     def schema(self) -> dict:
         return {**self.spec.schema(), "maximum": self.hi}
 
@@ -112,6 +119,11 @@ class Units(Spec):
             shown = f'"{node.value}"' if node.kind == "string" else describe(node)
             rep.error(node, path, f'{shown} is not "{UNITS}" (model/1 lengths are meters)')
             return INVALID
+        return UNITS
+
+    def plain(self, value):
+        if value != UNITS or type(value) is not str:
+            raise Reported
         return UNITS
 
     def schema(self) -> dict:
@@ -130,6 +142,9 @@ class Profile(Spec):
     def read(self, rep, node, path):
         pts = self._points.read(rep, node, path)
         return INVALID if pts is INVALID else tuple(pts)
+
+    def plain(self, value):
+        return tuple(self._points.plain(value))
 
     def schema(self) -> dict:
         return {**self._points.schema(), "minItems": self.points[0], "maxItems": self.points[1]}
@@ -232,7 +247,11 @@ def _read_part(rep: Report, node: Node, index: int, path: str) -> PartSpec | Non
     if shape is INVALID:
         _ANY_SHAPE.read_partial(rep, node, path)  # still report fields no shape has
         return None
-    vals = PART_RECORDS[shape].read_partial(rep, node, path)
+    return _part_spec(rep, shape, PART_RECORDS[shape].read_partial(rep, node, path), index, path)
+
+
+def _part_spec(rep: Report, shape: str, vals: Values, index: int, path: str) -> PartSpec | None:
+    """The spec of a part whose fields are read (*vals*), after the rules between them."""
     ok = vals.ok
     if shape == "mirror" and vals["of"] is not INVALID:
         of = vals["of"]
@@ -250,6 +269,16 @@ def _read_part(rep: Report, node: Node, index: int, path: str) -> PartSpec | Non
     return PartSpec(index=index, shape=shape, **fields)
 
 
+def _plain_part(value, index: int) -> PartSpec:
+    """`_read_part` of a plain part (see `Spec.plain`)."""
+    shape = dict(value).get("shape") if type(value) is tuple else None
+    if type(shape) is not str or shape not in PART_RECORDS:
+        raise Reported
+    spec = _part_spec(_NO_PROBLEMS, shape, PART_RECORDS[shape].plain(value), index, "")
+    assert spec is not None  # (a problem raised Reported)
+    return spec
+
+
 class Parts(Spec):
     what = "an array of parts"
 
@@ -264,6 +293,12 @@ class Parts(Spec):
             return INVALID
         parts = [_read_part(rep, item, i, join_path(path, i)) for i, item in enumerate(node)]
         return INVALID if any(p is None for p in parts) else tuple(parts)
+
+    def plain(self, value):
+        lo, hi = PARTS_RANGE
+        if type(value) is not list or not lo <= len(value) <= hi:
+            raise Reported
+        return tuple([_plain_part(v, i) for i, v in enumerate(value)])
 
     def schema(self) -> dict:
         lo, hi = PARTS_RANGE
@@ -292,8 +327,9 @@ class ModelSource:
     """A validated source: the spec (None when there are errors), the report, and for every lod
     level the node of its `model` field (None when it has none) to locate references.
 
-    `data` is set when the nodes have no positions (read by `validate_model(..., located=False)`
-    and found without problems): `located()` then gives the source validated with positions."""
+    `data` is set when the nodes have no positions, or there are none (read by
+    `validate_model(..., located=False)` and found without problems): `located()` then gives
+    the source validated with positions."""
 
     spec: ModelSpec | None
     report: Report
@@ -333,12 +369,19 @@ def validate_model(data: bytes, file: str, name: str, located: bool = True) -> M
     """Decode and validate a model/1 source. `file` is shown in messages, `name` is the model
     name (the file name without .vmodel).
 
-    `located=False` may read the source with the standard library's JSON decoder and nodes
-    without positions (a few times faster); the result is the same, and `ModelSource.located`
-    gives the nodes with positions. Any problem or warning found that way is found again,
-    with its position, by the strict parser.
+    `located=False` may read the source with the standard library's JSON decoder as plain
+    values (no nodes: many times faster), or else as nodes without positions (a few times
+    faster); the result is the same, and `ModelSource.located` gives the nodes with positions.
+    Any problem or warning found (or doubted) that way is found again, with its position, by
+    the strict parser.
     """
     if not located:
+        try:
+            spec = _plain_spec(data, name)
+        except Reported:
+            pass
+        else:
+            return ModelSource(spec, Report(file), data=data)
         root = load_fast(data, FORMAT)
         if root is not None:
             try:
@@ -353,8 +396,36 @@ def validate_model(data: bytes, file: str, name: str, located: bool = True) -> M
     return _validate(loaded, rep, name)
 
 
+#: The report of the plain read (`_plain_spec`): every problem raises Reported.
+_NO_PROBLEMS = NoProblems("")
+
+
+def _plain_spec(data: bytes, name: str) -> ModelSpec:
+    """The spec of a valid source read as plain values (no node, no position, no message:
+    several times faster than the located read); raises Reported at anything the located read
+    would report, or might."""
+    root = parse_plain(data)
+    if type(root) is not tuple or ("veduta", FORMAT) not in root:  # (a duplicate key: TOP.plain)
+        raise Reported
+    spec = _model_spec(_NO_PROBLEMS, TOP.plain(root), name)
+    assert spec is not None  # (a problem raised Reported)
+    return spec
+
+
 def _validate(root: Obj, rep: Report, name: str) -> ModelSource:
     vals = TOP.read_partial(rep, root, "")
+    spec = _model_spec(rep, vals, name)
+    if spec is None:
+        return ModelSource(None, rep)
+    nodes = tuple(lv.node("model") for lv in vals["lod"])
+    parts_node = vals.node("parts")
+    assert isinstance(parts_node, Arr)  # read by Parts
+    return ModelSource(spec, rep, nodes, parts_node, tuple(parts_node))
+
+
+def _model_spec(rep: Report, vals: Values, name: str) -> ModelSpec | None:
+    """The spec of a model whose top fields are read (*vals*), after the rules between them
+    (None after a problem)."""
     ok = vals.ok
     if vals["name"] and vals["name"] != name:
         rep.error(vals.node("name"), "name", f'"{vals["name"]}" is not the file name (want "{name}")')
@@ -362,7 +433,7 @@ def _validate(root: Obj, rep: Report, name: str) -> ModelSource:
     if vals["lod"] is not INVALID:
         ok &= _check_lod(rep, vals["lod"], name)
     if not ok or not rep.ok:
-        return ModelSource(None, rep)
+        return None
     spec = ModelSpec(
         name=name,
         pivot=vals["pivot"],
@@ -373,15 +444,13 @@ def _validate(root: Obj, rep: Report, name: str) -> ModelSource:
         lod=tuple(LodSpec(float(lv["distance"]), lv["model"]) for lv in vals["lod"]),
         draw_distance=float(vals["draw_distance"]),
     )
-    nodes = tuple(lv.node("model") for lv in vals["lod"])
-    parts_node = vals.node("parts")
-    assert isinstance(parts_node, Arr)  # read by Parts
     total = total_triangles(spec)
     if total > MAX_TRIANGLES:
-        rep.error(parts_node, "parts", f"{total:,} triangles (every level of detail counted), beyond the limit of "
-                                       f"{MAX_TRIANGLES:,} per model: use fewer parts, segments or rings")
-        return ModelSource(None, rep)
-    return ModelSource(spec, rep, nodes, parts_node, tuple(parts_node))
+        rep.error(vals.node("parts"), "parts", f"{total:,} triangles (every level of detail counted), beyond "
+                                               f"the limit of {MAX_TRIANGLES:,} per model: use fewer parts, segments "
+                                               "or rings")
+        return None
+    return spec
 
 
 def total_triangles(spec: ModelSpec) -> int:
