@@ -31,14 +31,22 @@ def _lines(cp) -> list[str]:
 
 def test_pool_cook_matches_one_action_per_source(tmp_path):
     g = _big_game(tmp_path)
+    # a task of the game's own: `doit -n 2 cook hello` is not cook-only, so doit's worker threads
+    # run it, and the cook actions among them take their results from the pool
+    (g.root / "dodo.py").write_text((g.root / "dodo.py").read_text()
+                                    + "\n\ndef task_hello():\n    return {'actions': [lambda: None]}\n")
     runs = {}
-    for label, args in (("plain", ()), ("threads", ("-n", "2")), ("processes", ("-n", "2", "-P", "process"))):
+    for label, args in (("plain", ()), ("n2", ("-n", "2")), ("threads", ("-n", "2", "cook", "hello")),
+                        ("processes", ("-n", "2", "-P", "process"))):
         os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
         cp = g.cook(*args)
         assert cp.returncode != 0  # the broken source and the duplicates fail the run
         assert "Traceback" not in cp.stdout + cp.stderr
-        runs[label] = (summary(cp), _lines(cp), {k: v[2] for k, v in g.snapshot().items()})
-    assert runs["plain"] == runs["threads"] == runs["processes"]
+        lines = _lines(cp)
+        assert ((".  hello" in lines) == (label == "threads")), (label, lines)
+        runs[label] = (summary(cp), [ln for ln in lines if ln != ".  hello"],
+                       {k: v[2] for k, v in g.snapshot().items()})
+    assert runs["plain"] == runs["n2"] == runs["threads"] == runs["processes"]
     counts, lines, cooked = runs["plain"]
     assert counts == {"cooked": 34, "uptodate": 0, "restored": 0, "failed": 3}
     assert any(re.match(r"assets/models/gen/broken.vmodel:4:52: parts\[0\].radius", ln) for ln in lines)
@@ -70,6 +78,64 @@ def test_ahead_hands_out_each_result_once_in_any_order(tmp_path):
         assert r["outcome"] == ("failed" if "broken" in rel else "cooked")
         assert again[rel]["outcome"] == ("failed" if "broken" in rel else "uptodate")
         assert r["messages"] == again[rel]["messages"] or r["outcome"] == "cooked"
+
+
+def test_a_first_cook_fed_to_the_pool_during_the_task_pass_matches_a_serial_one(tmp_path):
+    """Over 4 x 2 workers x 32 stale sources, the task pass hands them to the pool as it finds
+    them (doit cook, doit -n 2 cook): the same files, diagnostics and summary as -n 1, where
+    each action cooks its own source."""
+    g = _big_game(tmp_path, n=300)
+    runs = {}
+    for label, args in (("serial", ("-n", "1")), ("plain", ()), ("n2", ("-n", "2"))):
+        os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
+        cp = g.cook(*args)
+        assert "Traceback" not in cp.stdout + cp.stderr
+        runs[label] = (summary(cp), _lines(cp), {k: v[2] for k, v in g.snapshot().items()})
+    assert runs["serial"] == runs["plain"] == runs["n2"]
+    assert runs["plain"][0] == {"cooked": 304, "uptodate": 0, "restored": 0, "failed": 3}
+
+
+def test_a_feed_hands_on_the_batches_begin_makes_of_the_same_jobs(tmp_path):
+    """The task pass of a first cook hands stale sources to the pool as it finds them (Feed):
+    the pool starts at 4 x workers full batches, and takes exactly the batches `begin` makes of
+    all the jobs, whose results are those of cooking them apart."""
+    g = _big_game(tmp_path, n=140)
+    project = Project.find(str(g.root))
+    sources = project.scan()[0]
+    set_index(project.assets, AssetIndex.from_paths(s.rel for s in sources))
+    jobs = [(s.kind.name, s.rel, project.assets, os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
+             project.cache, None, "") for s in sources if "other" not in s.rel and s.name != "crate"]
+    jobs = jobs[:142]
+    feed = ahead.Feed(1)
+    try:
+        for i, job in enumerate(jobs):
+            feed.add(job)
+            # 4 x 1 worker x 32: started at the 128th job, then one batch per 32
+            assert (feed.ahead is not None) == (i + 1 >= 128)
+            assert feed.sent == (0 if i + 1 < 128 else (i + 1) // 32 * 32)
+        pool = feed.finish()
+        assert pool is ahead.CURRENT and pool is feed.ahead
+        assert pool.batches == ahead.Ahead(jobs, 1).batches
+        assert [len(b) for b in pool.batches] == [32, 32, 32, 32, 14]
+        assert all(f is not None for f in pool.futures) and len(pool.futures) == 5
+        got = {j[1]: ahead.take(j[1]) for j in jobs}
+    finally:
+        ahead.end()
+    assert all(r is not None for r in got.values())
+    again = dict(zip([j[1] for j in jobs], cook_batch(jobs), strict=True))
+    for rel, r in got.items():
+        assert r["outcome"] == ("failed" if "broken" in rel else "cooked")
+        assert again[rel]["outcome"] == ("failed" if "broken" in rel else "uptodate")
+    # fewer jobs than 4 batches a worker: the pool of `begin`, at the end
+    feed = ahead.Feed(2)
+    try:
+        for job in jobs[:20]:
+            feed.add(job)
+        assert feed.ahead is None
+        pool = feed.finish()
+        assert pool is ahead.CURRENT and pool.batches == ahead.Ahead(jobs[:20], 2).batches
+    finally:
+        ahead.end()
 
 
 def test_index_of_sources_is_the_index_of_their_paths(tmp_path):

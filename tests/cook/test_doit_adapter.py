@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import io
 import re
 import tomllib
@@ -223,6 +224,23 @@ def test_subtask_maker_makes_the_tasks_doit_makes():
     assert b.actions[0].args == ["b"]  # doit makes its action objects from them as usual
 
 
+def test_a_subtasks_options_are_those_doit_gives_a_task_without_params():
+    for args in (None, [], ["cook:other"], ["--x"]):
+        theirs, ours = _doit_made(SUBTASKS)["g:c"], _made_here(SUBTASKS)["g:c"]
+        assert type(ours) is da.Subtask
+        try:
+            want = ("returns", theirs.init_options(list(args) if args is not None else None))
+        except BaseException as exc:  # noqa: BLE001 - doit's own refusal of an unknown option
+            want = ("raises", type(exc))
+        try:
+            got = ("returns", ours.init_options(list(args) if args is not None else None))
+        except BaseException as exc:  # noqa: BLE001
+            got = ("raises", type(exc))
+        assert got == want and ours.options == theirs.options, args
+        assert ours.init_options() is None and ours.options == theirs.options  # once only
+    assert theirs.options == {} and da.Subtask.options is None  # (each task gets a dict of its own)
+
+
 #: docs doit's Task trims to their first non-blank line, stripped (doit.task.first_line): a
 #: source named ``odd .vmodel`` or ``a\rb.vmodel`` is listed (and fails its cook), doc and all
 ODD_DOCS = ["model odd ", " model lead", "model cr\r", "model a\rb", "model tab\t", "model nbsp\xa0",
@@ -357,6 +375,56 @@ def test_runner_parallelism_seen_from_a_task_creator():
     run("-n", "2", "-P", "process")
     assert seen == [("serial", 0), ("threads", 3), ("processes", 2)]
     assert da.runner_parallelism() == ("none", 0)
+
+
+def test_a_cook_only_n_run_is_serial_with_its_n_for_the_pool(tmp_path):
+    """doit's run command is veduta's (entry point), and it runs a -n N selection of veduta task
+    creators' tasks in doit's serial runner, telling the task pass N; any other selection, any
+    other creator and -P process get doit's own runners."""
+    import threading
+
+    from doit.cmd_run import Run
+
+    seen = []
+
+    def made(name, marked):
+        @doit.create_after()
+        def creator():
+            seen.append((name, da.runner_parallelism()))
+            yield {"name": "a", "actions": [(_where, [seen])]}
+            yield {"name": "b", "actions": [(_where, [seen])]}
+
+        if marked:
+            setattr(creator, da.COOK_CREATOR, True)
+        return creator
+
+    def run(*args, default=("cook",)):
+        seen.clear()
+        loader = ModuleTaskLoader({"task_cook": made("cook", True), "task_other": made("other", False),
+                                   "DOIT_CONFIG": {"dep_file": ":memory:", "backend": "sqlite3", "par_type": "thread",
+                                                   "outfile": io.StringIO(), "default_tasks": list(default)}})
+        main = DoitMain(loader)
+        assert main.get_cmds()["run"].get() is da.CookRunCommand
+        assert main.run(list(args)) == 0
+        return seen[0][1], {w for w in seen[1:]}
+
+    main_thread = {threading.main_thread().name}
+    assert run("-n", "3", "cook") == (("serial", 3), main_thread)
+    assert run("-n", "3") == (("serial", 3), main_thread)  # the default tasks: cook's
+    assert run("-n", "2", "cook:a", "cook:b") == (("serial", 2), main_thread)
+    assert run("-n", "1", "cook") == (("serial", 1), main_thread)  # -n 1: no pool (the task pass)
+    assert run("cook") == (("serial", 0), main_thread)
+    assert run("-n", "2", "other")[0] == ("threads", 2)  # not a veduta creator
+    assert run("-n", "2", default=("cook", "other"))[0] == ("threads", 2)
+    assert run("-n", "2", "-P", "process", "cook")[0] == ("processes", 2)
+    # the arguments doit hands _execute are named by its signature: Run._execute's, exactly
+    assert inspect.signature(da.CookRunCommand._execute) == inspect.signature(Run._execute)
+
+
+def _where(seen):
+    import threading
+
+    seen.append(threading.current_thread().name)
 
 
 def test_exit_as_failure_from_complete_run_turns_an_error_into_1():

@@ -27,7 +27,9 @@ from typing import Any, ClassVar, TypeVar, cast
 
 from doit.action import BaseAction
 from doit.cmd_list import List
+from doit.cmd_run import Run
 from doit.dependency import JSONCodec, SqliteDB
+from doit.globals import Globals
 from doit.task import IOConfig, Task, UptodateCalculator, first_line
 
 #: The doit version every use below was read from and tested against.
@@ -232,8 +234,6 @@ def overwrite_saved(task_name: str, values: dict, file_dep: Iterable[str] | None
     ``dm.checker.get_state``.  A file_dep that vanished meanwhile raises OSError
     (doit then runs the task next time).
     """
-    from doit.globals import Globals
-
     dm = Globals.dep_manager
     if dm is None:
         return
@@ -286,6 +286,18 @@ class Subtask(Task):
         "loader": None, "getargs": {}, "has_subtask": False, "result": None, "verbosity": None,
         "cfg_values": None, "_remove_targets": True, "watch": (), "meta": None, "executed": False,
     }
+
+
+    options: dict[str, Any] | None  # (None until init_options: a class attribute of SHARED)
+
+    def init_options(self, args=None):
+        """``Task.init_options`` of doit 0.37 for a task with no parameters (every subtask:
+        ``params`` and ``creator_params`` are empty): its options are ``{}`` and *args* come back
+        as given, without the option parser doit makes and runs on nothing for each task."""
+        if self.options is None and not args and not self.params and not self.creator_params:
+            self.options = {}
+            return args
+        return super().init_options(args)
 
 
 for _attr, _value in Subtask.SHARED.items():
@@ -404,8 +416,6 @@ def trust_fresh(fresh: set[str]) -> None:
     ``get_log=True`` (``doit info``, which prints the reasons) always asks doit.
     """
     from doit.dependency import DependencyStatus
-    from doit.globals import Globals
-
     dm = Globals.dep_manager
     if dm is None or not fresh:
         return
@@ -627,9 +637,64 @@ class CallAction(BaseAction):
 
 # -- the runner -------------------------------------------------------------------------------
 
+#: The attribute that marks veduta's task creators (``task_cook``; see :class:`CookRunCommand`).
+COOK_CREATOR = "veduta_cook"
+
+#: ``-n N`` of the doit run in progress when :class:`CookRunCommand` runs it serially.
+_POOL: ContextVar[int] = ContextVar("veduta_cook_pool", default=0)
+
+
+class CookRunCommand(Run):
+    """doit's ``run`` (the command of ``doit cook`` and ``doit -n N cook``), with a cook-only
+    ``-n N`` run by doit's serial runner.
+
+    A cook subtask's action only takes its source's result from the pool of worker processes
+    that cooks the stale sources ahead (``veduta/cook/ahead.py``), so doit's thread workers
+    (``-n N`` under veduta's ``par_type: thread``) bring nothing but a hand-over between threads
+    on each task: ``doit -n 2 cook`` cost 1.27x the 2-process compile floor where a plain ``doit
+    cook`` (the same pool, doit's serial runner) cost 1.17x.  So when every task selected is a
+    task of a veduta task creator (``cook``, ``cook:<path>``; the default tasks of veduta's
+    dodo), this passes doit ``num_process=0`` and keeps N for the task pass
+    (:func:`runner_parallelism` answers ``("serial", N)``): the pool gets N workers, ``-n 1``
+    still means no pool.  Any other selection, ``-P process``, and every dodo file that is not
+    veduta's run in doit's own way.
+
+    doit 0.37 picks the runner inside ``Run._execute`` from its ``num_process`` and ``par_type``
+    arguments, with no hook; ``DoitCmdBase.execute`` passes ``_execute`` the options its
+    signature names (``inspect.signature``), so the signature below is ``Run._execute``'s
+    (``tests/cook/test_doit_adapter.py`` compares them).  Registered as the doit command ``run``
+    (entry point ``doit.COMMAND``), which doit also runs when no command is named.
+    """
+
+    name = "run"
+
+    def _execute(self, outfile, verbosity=None, always=False, continue_=False, reporter="console",
+                 num_process=0, par_type="process", single=False, auto_delayed_regex=False,
+                 force_verbosity=False, failure_verbosity=0, pdb=False):
+        pool = 0
+        if num_process and par_type == "thread" and self._cook_only():
+            pool, num_process = num_process, 0
+        token = _POOL.set(pool)
+        try:
+            return super()._execute(outfile, verbosity, always, continue_, reporter, num_process, par_type, single,
+                                    auto_delayed_regex, force_verbosity, failure_verbosity, pdb)
+        finally:
+            _POOL.reset(token)
+
+    def _cook_only(self) -> bool:
+        """Whether every task selected (by name, or the dodo file's default tasks) is made by a
+        veduta task creator: the group itself or one of its subtasks, no task option given."""
+        creators = {t.name: getattr(t.loader, "creator", None) for t in self.task_list if t.loader is not None}
+        selected = self.sel_tasks or []
+        return bool(selected) and all(
+            isinstance(s, str) and not s.startswith("-")
+            and getattr(creators.get(s.split(":", 1)[0]), COOK_CREATOR, False) for s in selected)
+
+
 def runner_parallelism() -> tuple[str, int]:
     """How the doit run creating tasks right now runs actions: ``("serial", 0)``,
     ``("threads", N)`` or ``("processes", N)`` (``-n N`` with ``-P thread|process``);
+    ``("serial", N)`` for a cook-only ``-n N`` that :class:`CookRunCommand` runs serially;
     ``("none", 0)`` outside a run (``doit list``, ``doit info``).
 
     doit 0.37 passes its options (``num_process``, ``par_type``) to the runner only, and a
@@ -650,7 +715,7 @@ def runner_parallelism() -> tuple[str, int]:
                 return "threads", obj.num_process
             if isinstance(obj, MRunner):
                 return "processes", obj.num_process
-            return "serial", 0
+            return "serial", _POOL.get()
         f = f.f_back
     return "none", 0
 
@@ -696,4 +761,5 @@ def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
 
 __all__ = ["DOIT_CHECKED", "bind_class", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
            "wait_only_for", "drop_failures", "runner_parallelism", "trust_fresh",
-           "exit_as_failure", "CallAction", "CookList", "FreshListing", "fresh_listing", "doit_doc"]
+           "exit_as_failure", "CallAction", "CookList", "CookRunCommand", "COOK_CREATOR", "FreshListing",
+           "fresh_listing", "doit_doc"]

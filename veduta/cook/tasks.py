@@ -36,6 +36,7 @@ from veduta.cook.cook import (
     set_index,
 )
 from veduta.cook.doit_adapter import (
+    COOK_CREATOR,
     DOIT_CHECKED,
     CallAction,
     GroupHandle,
@@ -128,6 +129,13 @@ def cook_tasks(run: CookRun):
     stale_jobs = []  # cook_one's arguments of the stale sources, in task order
     # stale tasks held back for one parallel fetch from the shared cache (when a URL is set)
     held: list[dict] | None = [] if run.executing and project.shared_cache_set() else None
+    # a run of the whole group hands its stale sources to the pool as it finds them (the
+    # workers compile while the rest of this pass runs); otherwise they go at the end
+    feed = None
+    if run.executing and held is None and BASENAME in (run.selected or ()) and (workers := _pool_workers()):
+        from veduta.cook.ahead import Feed
+
+        feed = Feed(workers)
 
     prefix = assets + os.sep
     kinds = {s.kind.name: s.kind for s in sources}  # (by name: hashing a Kind is slower)
@@ -194,7 +202,10 @@ def cook_tasks(run: CookRun):
                 uptodate = [False]
         args = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
         if uptodate is not None:
-            stale_jobs.append(args)
+            if feed is not None:
+                feed.add(tuple(args))
+            else:
+                stale_jobs.append(args)
         doc = f"{kind.name} {src.name}"
         targets = () if duplicate_of else (cooked,)  # two tasks may not share a target: duplicates have none
         if held is not None and uptodate is not None and not duplicate_of:
@@ -249,7 +260,9 @@ def cook_tasks(run: CookRun):
             cache.save()
         except OSError:
             pass  # a cache that cannot be written only makes the next run slower (the database warned)
-    if run.executing and stale_jobs:
+    if feed is not None:
+        feed.finish()
+    elif run.executing and stale_jobs:
         _cook_ahead(run, [tuple(args) for args in stale_jobs])
     gc.freeze()
     if gc_was_enabled:
@@ -290,21 +303,33 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
         yield t
 
 
+def _pool_workers() -> int:
+    """How many worker processes cook this run's stale sources ahead: one per core (``-n N``: N);
+    0 (each action cooks its own source) when doit runs the actions in processes of its own
+    (``-P process``, forked after the tasks are made) and for an explicit ``-n 1``."""
+    how, n = runner_parallelism()
+    if how not in ("serial", "threads") or n == 1:
+        return 0
+    if n:
+        return n
+    from veduta.cook.ahead import cpu_count
+
+    return cpu_count()
+
+
 def _cook_ahead(run: CookRun, stale_jobs: list[tuple]) -> None:
-    """Start cooking the stale sources this run will run in a pool of worker processes, one per
-    core (``-n N``: N), unless doit runs the actions in processes of its own (``-P process``)."""
+    """Start cooking the stale sources this run will run in a pool of worker processes (see
+    :func:`_pool_workers`)."""
     from veduta.cook import ahead
 
-    how, n = runner_parallelism()
-    if how not in ("serial", "threads"):
-        return  # doit's own worker processes, forked after this, cook in their actions
-    if how == "threads" and n == 1:
-        return  # an explicit -n 1: serial, each action cooks its own source
+    workers = _pool_workers()
+    if not workers:
+        return
     selected = run.selected or []
     if BASENAME not in selected:  # only the named sources run
         names = {n[len(BASENAME) + 1:] for n in selected if n.startswith(BASENAME + ":")}
         stale_jobs = [j for j in stale_jobs if j[1] in names]
-    ahead.begin(stale_jobs, n or ahead.cpu_count())
+    ahead.begin(stale_jobs, workers)
 
 
 def _not_a_folder(path: str) -> str:
@@ -335,6 +360,7 @@ def task_creator(run: CookRun):
         """Cook every asset source into a .vda file (one subtask per source)."""
         yield from cook_tasks(run)
 
+    setattr(task_cook, COOK_CREATOR, True)  # a cook-only `doit -n N` runs serially (CookRunCommand)
     return task_cook
 
 
