@@ -250,17 +250,22 @@ def cook_batch(jobs: list[tuple]) -> list[dict]:
     ``{"outcome": "failed", "messages": [...], "entry": None}``.  Sources that need
     compiling are compiled together (see :func:`veduta.compile.compile_sources`)."""
     steps = []
+    where = []
+    indexes: dict[str, AssetIndex] = {}  # (the jobs of a batch share their assets folder, as a rule)
     for kind, rel, assets, cooked, cache, duplicate_of, display_root, *shared_notes in jobs:
         shown = os.path.join(display_root or assets, rel) if display_root != "-" else rel
+        where.append((cooked, shown))
         if duplicate_of:
             remove_if_exists(cooked)
             others = ", ".join(os.path.join(assets, p) for p in duplicate_of)
             steps.append(_failed(f"{shown}:1:1: $: {BY_NAME[kind].name} name \"{name_of(rel)}\" is also used by "
                                  f"{others}; names must be unique per kind across folders"))
         else:
-            steps.append(_cook_steps(kind, rel, assets, cooked, cache, shown, *shared_notes))
-    return _drive(steps, [(job[3], os.path.join(job[6] or job[2], job[1]) if job[6] != "-" else job[1])
-                          for job in jobs])
+            index = indexes.get(assets)
+            if index is None:
+                index = indexes[assets] = get_index(assets)
+            steps.append(_cook_steps(kind, rel, assets, cooked, cache, shown, *shared_notes, index=index))
+    return _drive(steps, where)
 
 
 def _failed(message: str) -> dict:
@@ -343,17 +348,18 @@ def _finish(gen, send=None, throw=None) -> dict:
 
 
 def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None,
-                shared: list | None = None, notes: list | None = None):
+                shared: list | None = None, notes: list | None = None, *, index: AssetIndex | None = None):
     """`cook_file` as a generator: it yields ``(kind, source bytes, CompileContext)`` when the
     source must be compiled, is sent the body (or thrown the compiler's exception), and
-    returns the result dict."""
+    returns the result dict.  *index*: ``get_index(assets)``, when the caller has it."""
     from veduta.container.chunks import write_chunks
     from veduta.container.meta import Meta, source_hash
     from veduta.source.diagnostics import Report
 
     now_ns = time.time_ns()
     shown = shown or os.path.join(assets, rel)
-    index = get_index(assets)
+    if index is None:
+        index = get_index(assets)
     src, src_sig = _read_with_sig(os.path.join(assets, rel))
     if src is None:
         remove_if_exists(cooked)
@@ -434,6 +440,8 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
 
 def _notes(shown: str, notes) -> list[Diagnostic]:
     """Warnings about a source from before its cook (a rejected shared cache object)."""
+    if not notes:
+        return []
     from veduta.source.diagnostics import WARNING, Diagnostic
 
     return [Diagnostic(shown, 1, 1, "$", n, WARNING) for n in notes or ()]

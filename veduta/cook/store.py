@@ -38,11 +38,12 @@ def _link(src: str, dest: str) -> None:
 class Store:
     def __init__(self, root: str):
         self.root = root
+        self._prefix = os.path.join(root, "")  # (os.path.join(root, a, b) is _prefix + a + "/" + b)
 
     def _path(self, key: str) -> str:
         if not _KEY.fullmatch(key):
             raise ValueError(f"bad store key {key!r}")
-        return os.path.join(self.root, key[:2], key[2:])
+        return self._prefix + key[:2] + "/" + key[2:]
 
     def get(self, key: str) -> bytes | None:
         # reading refreshes the access time prune goes by; a regular file only (a FIFO in the

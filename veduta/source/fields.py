@@ -198,6 +198,7 @@ class Num_(Spec):
 
     def __init__(self, ge=None, le=None, *, gt=None, lt=None, integer=False):
         self.ge, self.le, self.gt, self.lt, self.integer = ge, le, gt, lt, integer
+        self._bounded = not (ge is None and le is None and gt is None and lt is None)
 
     def range_text(self) -> str:
         if (self.ge is not None or self.gt is not None) and (self.le is not None or self.lt is not None):
@@ -253,11 +254,11 @@ class Num_(Spec):
     def plain(self, value):
         kind = type(value)  # (bool is an int to isinstance)
         if kind is float:
-            if self.integer or not math.isfinite(value):  # (1e400 decodes as inf)
+            if self.integer or not -_INF < value < _INF:  # (1e400 decodes as inf; NaN fails too)
                 raise Reported
         elif kind is not int or not -PLAIN_INT_MAX <= value <= PLAIN_INT_MAX:
             raise Reported
-        if not self.in_range(value):
+        if self._bounded and not self.in_range(value):
             raise Reported
         return value if self.integer else float(value)
 
@@ -265,6 +266,7 @@ class Num_(Spec):
 #: Integers a plain read accepts (larger ones, rare in a source, are left to the located read,
 #: which judges their digits and their conversion to float).
 PLAIN_INT_MAX = 1 << 53
+_INF = math.inf
 
 
 def Num(ge=None, le=None, *, gt=None, lt=None) -> Num_:  # noqa: N802 - reads like a type
