@@ -421,6 +421,35 @@ def test_a_cook_only_n_run_is_serial_with_its_n_for_the_pool(tmp_path):
     assert inspect.signature(da.CookRunCommand._execute) == inspect.signature(Run._execute)
 
 
+def test_a_cook_only_n_run_gives_way_to_a_task_writing_the_cooks_inputs(tmp_path, monkeypatch):
+    """A task of the dodo file's own with a target under the creator's inputs (assets/: it writes a
+    source, and doit runs it before that source's cook) makes the run doit's own; a target elsewhere
+    does not.  known_targets() tells the task pass those targets."""
+    monkeypatch.chdir(tmp_path)
+    seen = []
+
+    @doit.create_after()
+    def task_cook():
+        seen.append((da.runner_parallelism(), da.known_targets()))
+        yield {"name": "a", "actions": [lambda: None]}
+
+    setattr(task_cook, da.COOK_CREATOR, "assets/")
+
+    def run(target):
+        seen.clear()
+        made = {"actions": [lambda: (tmp_path / target).parent.mkdir(exist_ok=True) or (tmp_path / target).touch()],
+                "targets": [target]}
+        loader = ModuleTaskLoader({"task_cook": task_cook, "task_made": lambda: made,
+                                   "DOIT_CONFIG": {"dep_file": ":memory:", "backend": "sqlite3", "par_type": "thread",
+                                                   "outfile": io.StringIO(), "default_tasks": ["cook"]}})
+        assert DoitMain(loader).run(["-n", "2", "cook"]) == 0
+        return seen[0]
+
+    assert run("game.zip") == (("serial", 2), frozenset({"game.zip"}))
+    assert run("assets/gen.vmodel") == (("threads", 2), frozenset({"assets/gen.vmodel"}))
+    assert da.known_targets() == frozenset()  # outside a run
+
+
 def _where(seen):
     import threading
 
