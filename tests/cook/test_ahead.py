@@ -175,3 +175,54 @@ def test_a_pool_has_no_more_workers_than_batches(tmp_path):
     jobs = [("model", f"models/m{i}.vmodel", "assets", "x", "cache", None, "") for i in range(12)]
     assert ahead.Ahead(jobs, 64).workers == 12 and ahead.Ahead(jobs, 2).workers == 2
     assert ahead.Ahead(jobs * 100, 64).workers == 64  # 1200 sources: 240 batches of 5
+
+
+#: A dodo whose own task writes ten model sources (from template.txt): doit runs each before the
+#: cook subtask of its source (the source is the task's target: doit's implicit task_dep)
+GEN_DODO = '''from veduta.dodo import *
+import threading
+
+CRATE = {crate!r}
+
+
+def _gen(i):
+    with open("template.txt") as f:
+        height = f.read().strip()
+    with open("ran.txt", "a") as f:
+        f.write(threading.current_thread().name + "\\n")
+    with open(f"assets/models/gen/g{{i}}.vmodel", "w") as f:
+        f.write(CRATE.replace("[1, 1, 1]", f"[1, {{height}}, 1]"))
+
+
+def task_gen():
+    for i in range(10):
+        yield {{"name": str(i), "actions": [(_gen, [i])], "file_dep": ["template.txt"],
+               "targets": [f"assets/models/gen/g{{i}}.vmodel"]}}
+'''
+
+
+def test_a_source_a_task_of_the_game_rewrites_is_cooked_after_that_task(tmp_path):
+    """A task of the game's own that writes sources runs before their cook (doit's implicit
+    task_dep): the pool cooking ahead must not compile what it is about to rewrite, and `doit -n 2
+    cook` runs that task in doit's worker threads, as doit would (not serially)."""
+    g = make_game(tmp_path)
+    (g.root / "dodo.py").write_text(GEN_DODO.format(crate=CRATE))
+
+    def reset():
+        os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache' '{g.root}/ran.txt'")
+        for i in range(10):  # an older generation of the sources: doit's gen tasks rewrite them
+            g.write(f"models/gen/g{i}.vmodel", CRATE.replace("[1, 1, 1]", "[1, 2, 1]"))
+        (g.root / "template.txt").write_text("3\n")
+
+    reset()
+    assert g.cook("-n", "1", check=True)
+    want = {k: v[2] for k, v in g.snapshot().items()}
+    assert "[1, 3, 1]" in (g.root / "assets/models/gen/g4.vmodel").read_text()
+    for args in ((), ("-n", "2")):
+        reset()
+        cp = g.cook(*args, check=True)
+        assert summary(cp) == {"cooked": 14, "uptodate": 0, "restored": 0, "failed": 0}
+        assert {k: v[2] for k, v in g.snapshot().items()} == want, args
+        threads = set((g.root / "ran.txt").read_text().split())
+        assert (threads == {"MainThread"}) == (args == ()), (args, threads)
+        assert summary(g.cook(*args)) == {"cooked": 0, "uptodate": 14, "restored": 0, "failed": 0}

@@ -637,11 +637,15 @@ class CallAction(BaseAction):
 
 # -- the runner -------------------------------------------------------------------------------
 
-#: The attribute that marks veduta's task creators (``task_cook``; see :class:`CookRunCommand`).
+#: The attribute that marks veduta's task creators (``task_cook``; see :class:`CookRunCommand`):
+#: the start every file_dep of their tasks has (the assets folder and a separator; True: any)
 COOK_CREATOR = "veduta_cook"
 
 #: ``-n N`` of the doit run in progress when :class:`CookRunCommand` runs it serially.
 _POOL: ContextVar[int] = ContextVar("veduta_cook_pool", default=0)
+#: The targets of the tasks doit knows as the run starts (a dodo file's own; veduta's are made
+#: while it runs): see :func:`known_targets`.
+_TARGETS: ContextVar[frozenset[str]] = ContextVar("veduta_known_targets", default=frozenset())
 
 
 class CookRunCommand(Run):
@@ -656,8 +660,10 @@ class CookRunCommand(Run):
     task of a veduta task creator (``cook``, ``cook:<path>``; the default tasks of veduta's
     dodo), this passes doit ``num_process=0`` and keeps N for the task pass
     (:func:`runner_parallelism` answers ``("serial", N)``): the pool gets N workers, ``-n 1``
-    still means no pool.  Any other selection, ``-P process``, and every dodo file that is not
-    veduta's run in doit's own way.
+    still means no pool.  Any other selection, ``-P process``, every dodo file that is not
+    veduta's, and a run that holds a task of the dodo file's own after all (one whose target is
+    a cook input, e.g. a task writing sources: doit's implicit task_dep runs it before that
+    source's cook) run in doit's own way.
 
     doit 0.37 picks the runner inside ``Run._execute`` from its ``num_process`` and ``par_type``
     arguments, with no hook; ``DoitCmdBase.execute`` passes ``_execute`` the options its
@@ -671,24 +677,38 @@ class CookRunCommand(Run):
     def _execute(self, outfile, verbosity=None, always=False, continue_=False, reporter="console",
                  num_process=0, par_type="process", single=False, auto_delayed_regex=False,
                  force_verbosity=False, failure_verbosity=0, pdb=False):
+        targets = frozenset(t for task in self.task_list for t in task.targets)
         pool = 0
-        if num_process and par_type == "thread" and self._cook_only():
+        if num_process and par_type == "thread" and self._cook_only(targets):
             pool, num_process = num_process, 0
-        token = _POOL.set(pool)
+        tokens = _POOL.set(pool), _TARGETS.set(targets)
         try:
             return super()._execute(outfile, verbosity, always, continue_, reporter, num_process, par_type, single,
                                     auto_delayed_regex, force_verbosity, failure_verbosity, pdb)
         finally:
-            _POOL.reset(token)
+            _TARGETS.reset(tokens[1])
+            _POOL.reset(tokens[0])
 
-    def _cook_only(self) -> bool:
+    def _cook_only(self, targets: frozenset[str]) -> bool:
         """Whether every task selected (by name, or the dodo file's default tasks) is made by a
-        veduta task creator: the group itself or one of its subtasks, no task option given."""
+        veduta task creator (the group itself or one of its subtasks, no task option given), and
+        no other task has a target among their inputs (doit would run it first)."""
         creators = {t.name: getattr(t.loader, "creator", None) for t in self.task_list if t.loader is not None}
         selected = self.sel_tasks or []
-        return bool(selected) and all(
-            isinstance(s, str) and not s.startswith("-")
-            and getattr(creators.get(s.split(":", 1)[0]), COOK_CREATOR, False) for s in selected)
+        marks = [getattr(creators.get(s.split(":", 1)[0]), COOK_CREATOR, None)
+                 if isinstance(s, str) and not s.startswith("-") else None for s in selected]
+        if not marks or not all(marks):
+            return False
+        inputs = tuple(m if isinstance(m, str) else "" for m in marks)
+        return not any(t.startswith(inputs) for t in targets)
+
+
+def known_targets() -> frozenset[str]:
+    """The targets of the tasks doit knew as the run in progress started (the dodo file's own
+    tasks; empty outside :class:`CookRunCommand`).  A cook subtask with one of them among its
+    file_dep runs after the task that makes it (doit's implicit task_dep), so its source may
+    change after the task pass: it is not cooked ahead."""
+    return _TARGETS.get()
 
 
 def runner_parallelism() -> tuple[str, int]:
@@ -761,5 +781,6 @@ def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
 
 __all__ = ["DOIT_CHECKED", "bind_class", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
            "wait_only_for", "drop_failures", "runner_parallelism", "trust_fresh",
-           "exit_as_failure", "CallAction", "CookList", "CookRunCommand", "COOK_CREATOR", "FreshListing",
+           "exit_as_failure", "CallAction", "CookList", "CookRunCommand", "COOK_CREATOR", "known_targets",
+           "FreshListing",
            "fresh_listing", "doit_doc"]

@@ -45,6 +45,7 @@ from veduta.cook.doit_adapter import (
     drop_failures,
     exit_as_failure,
     fresh_listing,
+    known_targets,
     overwrite_saved,
     runner_parallelism,
     trust_fresh,
@@ -136,6 +137,9 @@ def cook_tasks(run: CookRun):
         from veduta.cook.ahead import Feed
 
         feed = Feed(workers)
+    # the targets of the dodo file's own tasks: a source one of them writes is cooked after it
+    # (doit's implicit task_dep), by its action, not ahead from what it holds now
+    made = known_targets() if run.executing else frozenset()
 
     prefix = assets + os.sep
     kinds = {s.kind.name: s.kind for s in sources}  # (by name: hashing a Kind is slower)
@@ -201,7 +205,7 @@ def cook_tasks(run: CookRun):
                 file_dep += [prefix + d for d in deps if os.path.exists(prefix + d)]
                 uptodate = [False]
         args = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
-        if uptodate is not None:
+        if uptodate is not None and not (made and not made.isdisjoint(file_dep)):
             if feed is not None:
                 feed.add(tuple(args))
             else:
@@ -360,7 +364,8 @@ def task_creator(run: CookRun):
         """Cook every asset source into a .vda file (one subtask per source)."""
         yield from cook_tasks(run)
 
-    setattr(task_cook, COOK_CREATOR, True)  # a cook-only `doit -n N` runs serially (CookRunCommand)
+    # a cook-only `doit -n N` runs serially (CookRunCommand); every file_dep of a cook task starts so
+    setattr(task_cook, COOK_CREATOR, run.project.assets + os.sep)
     return task_cook
 
 
