@@ -226,3 +226,36 @@ def test_a_source_a_task_of_the_game_rewrites_is_cooked_after_that_task(tmp_path
         threads = set((g.root / "ran.txt").read_text().split())
         assert (threads == {"MainThread"}) == (args == ()), (args, threads)
         assert summary(g.cook(*args)) == {"cooked": 0, "uptodate": 14, "restored": 0, "failed": 0}
+
+
+#: doit's own run command (doit.cmd_run.Run, not veduta's entry point) on the dodo file of the
+#: current folder, with the arguments of the command line
+DOITS_OWN_RUN = """if True:
+    import sys
+    from doit.cmd_base import DodoTaskLoader
+    from doit.cmd_run import Run
+    from doit.doit_cmd import DoitMain
+
+    class Main(DoitMain):
+        def get_cmds(self):
+            cmds = super().get_cmds()
+            cmds["run"] = Run
+            return cmds
+
+    sys.exit(Main(DodoTaskLoader()).run(sys.argv[1:]))
+"""
+
+
+def test_a_negative_n_gets_what_doit_makes_of_it(tmp_path):
+    """`doit -n -1 cook` is not a cook-only -n N for veduta's run command: doit's own run decides
+    (no pool of -1 workers, no traceback)."""
+    import subprocess
+    import sys
+
+    g = _big_game(tmp_path, n=40)
+    theirs = subprocess.run([sys.executable, "-c", DOITS_OWN_RUN, "-n", "-1", "cook"], cwd=g.root,
+                            capture_output=True, text=True, timeout=300)
+    os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
+    ours = g.cook("-n", "-1")
+    assert "Traceback" not in ours.stdout + ours.stderr, ours.stderr
+    assert (ours.returncode, ours.stdout, ours.stderr) == (theirs.returncode, theirs.stdout, theirs.stderr)

@@ -184,6 +184,43 @@ def test_a_dead_pool_worker_is_one_warning_and_its_sources_count_as_cooked(tmp_p
     assert "cook: 0 cooked, 44 up to date" in g.cook(check=True).stdout
 
 
+def test_a_pool_that_breaks_while_the_task_pass_feeds_it_is_one_warning(tmp_path):
+    """A first cook of 300 sources starts its pool during the task pass (ahead.Feed), which
+    hands it more batches as it goes: a worker killed before the pass has handed on its last
+    batch is one warning, the rest cooked in the main process (not BrokenProcessPool out of the
+    task pass, a traceback and no cook)."""
+    g = _many(tmp_path, 300)
+    code = """if True:
+        import concurrent.futures, os, signal, sys
+        import veduta.cook.cook as cook
+        from veduta.cook import ahead
+        main_pid = os.getpid()
+        batch = cook.cook_batch
+        def dies(jobs):
+            if os.getpid() != main_pid:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return batch(jobs)
+        cook.cook_batch = dies
+        add = ahead.Ahead.add
+        def add_once_broken(self, jobs):  # the pass goes on after the worker died (a big game's)
+            concurrent.futures.wait(self.futures[:1])
+            add(self, jobs)
+        ahead.Ahead.add = add_once_broken
+        from doit.doit_cmd import DoitMain
+        from doit.cmd_base import DodoTaskLoader
+        sys.exit(DoitMain(DodoTaskLoader()).run(["-n", "2", "cook"]))
+    """
+    cp = _python(g, code)
+    assert "Traceback" not in cp.stderr, cp.stderr
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert cp.stderr.count("veduta: warning: a cook worker process ended") == 1, cp.stderr
+    assert "cook: 304 cooked, 0 up to date" in cp.stdout, cp.stdout + cp.stderr
+    cooked = {p.name: p.read_bytes() for p in (g.root / "assets/.cooked/models").iterdir()}
+    os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
+    assert "cook: 304 cooked, 0 up to date" in g.cook("-n", "1", check=True).stdout
+    assert {p.name: p.read_bytes() for p in (g.root / "assets/.cooked/models").iterdir()} == cooked
+
+
 def _ctrl_c_during(tmp_path, *args: str) -> tuple[int, str, str]:
     """Run ``python -m *args*`` (a cook) in a game of 30 big spheres and send it Ctrl-C (SIGINT
     to the whole process group, as a terminal sends it) once it holds the cook lock: (status,

@@ -86,7 +86,11 @@ class Ahead:
         self.batches.append(jobs)
         self.where.update((job[1], b) for job in jobs)
         if self.pool is not None:
-            self.futures.append(self.pool.submit(cook_batch, jobs))
+            try:
+                future: Future | None = self.pool.submit(cook_batch, jobs)
+            except RuntimeError:  # BrokenProcessPool: a worker died; these sources' actions cook them
+                future = None
+            self.futures.append(future)
 
     def take(self, rel: str) -> dict | None:
         """The result of source *rel*, waiting for its batch; None when this pool does not cook

@@ -679,7 +679,7 @@ class CookRunCommand(Run):
                  force_verbosity=False, failure_verbosity=0, pdb=False):
         targets = frozenset(t for task in self.task_list for t in task.targets)
         pool = 0
-        if num_process and par_type == "thread" and self._cook_only(targets):
+        if num_process > 0 and par_type == "thread" and self._cook_only(targets):  # (-n -1: doit's)
             pool, num_process = num_process, 0
         tokens = _POOL.set(pool), _TARGETS.set(targets)
         try:
