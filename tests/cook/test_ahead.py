@@ -180,6 +180,7 @@ def test_a_pool_has_no_more_workers_than_batches(tmp_path):
 #: A dodo whose own task writes ten model sources (from template.txt): doit runs each before the
 #: cook subtask of its source (the source is the task's target: doit's implicit task_dep)
 GEN_DODO = '''from veduta.dodo import *
+import os
 import threading
 
 CRATE = {crate!r}
@@ -190,6 +191,7 @@ def _gen(i):
         height = f.read().strip()
     with open("ran.txt", "a") as f:
         f.write(threading.current_thread().name + "\\n")
+    os.makedirs("assets/models/gen", exist_ok=True)
     with open(f"assets/models/gen/g{{i}}.vmodel", "w") as f:
         f.write(CRATE.replace("[1, 1, 1]", f"[1, {{height}}, 1]"))
 
@@ -226,6 +228,27 @@ def test_a_source_a_task_of_the_game_rewrites_is_cooked_after_that_task(tmp_path
         threads = set((g.root / "ran.txt").read_text().split())
         assert (threads == {"MainThread"}) == (args == ()), (args, threads)
         assert summary(g.cook(*args)) == {"cooked": 0, "uptodate": 14, "restored": 0, "failed": 0}
+
+
+def test_a_fresh_source_a_task_of_the_game_rewrites_is_cooked_again(tmp_path):
+    """A source whose cook is fresh still waits for the task of the game's own that writes it:
+    when that task is stale (its template changed), doit runs it, then finds the source changed
+    and cooks it again (doit cook, doit cook:<path>), instead of the cook skipping the source
+    (or trusting it fresh) before doit sees the dependency."""
+    g = make_game(tmp_path)
+    (g.root / "dodo.py").write_text(GEN_DODO.format(crate=CRATE))
+    (g.root / "template.txt").write_text("2\n")
+    assert summary(g.doit("gen", "cook", check=True))["cooked"] == 14
+    (g.root / "template.txt").write_text("3\n")
+    assert summary(g.cook("cook:models/gen/g3.vmodel", check=True)) == {"cooked": 1, "uptodate": 0, "restored": 0,
+                                                                       "failed": 0}
+    assert summary(g.cook(check=True)) == {"cooked": 9, "uptodate": 5, "restored": 0, "failed": 0}
+    assert summary(g.cook("-n", "2", check=True)) == {"cooked": 0, "uptodate": 14, "restored": 0, "failed": 0}
+    got = {k: v[2] for k, v in g.snapshot().items()}
+    os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
+    assert summary(g.cook("-n", "1", check=True))["cooked"] == 14
+    assert {k: v[2] for k, v in g.snapshot().items()} == got
+    assert "[1, 3, 1]" in (g.root / "assets/models/gen/g3.vmodel").read_text()
 
 
 #: doit's own run command (doit.cmd_run.Run, not veduta's entry point) on the dodo file of the

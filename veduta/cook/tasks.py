@@ -138,7 +138,9 @@ def cook_tasks(run: CookRun):
 
         feed = Feed(workers)
     # the targets of the dodo file's own tasks: a source one of them writes is cooked after it
-    # (doit's implicit task_dep), by its action, not ahead from what it holds now
+    # (doit's implicit task_dep), by its action, not ahead from what it holds now; and when it
+    # is fresh, its subtask is still made and left to doit (not skipped, not trusted fresh), so
+    # that doit runs that task first and then finds whether the source changed
     made = known_targets() if run.executing else frozenset()
 
     prefix = assets + os.sep
@@ -163,11 +165,14 @@ def cook_tasks(run: CookRun):
         else:
             packed = cache.packed(rel)  # (unchecked: fresh_by_stat finds a damaged entry not fresh)
             if packed is not None and fresh_by_stat(rel, packed, assets, cooked, index):
-                fresh_names.append(rel)
-                if only_group:
-                    continue  # decided before any task is made: a fresh source costs no more
-                if listing is not None and listing.take(f"{BASENAME}:{rel}", f"{kind.name} {name}"):
-                    continue
+                if made and _made_by_a_task(made, prefix, rel, packed[2]):
+                    pass  # made, and left to doit: it runs that task first, then checks this one
+                else:
+                    fresh_names.append(rel)
+                    if only_group:
+                        continue  # decided before any task is made: a fresh source costs no more
+                    if listing is not None and listing.take(f"{BASENAME}:{rel}", f"{kind.name} {name}"):
+                        continue
             else:
                 packed = None
         file_dep = [prefix + rel]
@@ -191,9 +196,11 @@ def cook_tasks(run: CookRun):
             fresh, deps, entry, verified = check_fresh(kind.name, rel, assets, cooked, index, now)
             if fresh:
                 cache.set(rel, entry)
-                fresh_names.append(rel)
-                if only_group or listing is not None and listing.take(f"{BASENAME}:{rel}", f"{kind.name} {name}"):
-                    continue
+                if not (made and _made_by_a_task(made, prefix, rel, deps)):  # (else as above)
+                    fresh_names.append(rel)
+                    if only_group or listing is not None and listing.take(f"{BASENAME}:{rel}",
+                                                                          f"{kind.name} {name}"):
+                        continue
                 for p, s in verified:
                     if s:  # exists (and is not racy)
                         verified_sigs[prefix + p] = SIG.pack(*s)
@@ -305,6 +312,11 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
         if keys or notes:
             t["actions"][0].args.extend([keys, notes])  # cook_one(..., shared, notes)
         yield t
+
+
+def _made_by_a_task(made: frozenset[str], prefix: str, rel: str, deps) -> bool:
+    """Whether source *rel* or one of its inputs *deps* is a target of a task in *made*."""
+    return prefix + rel in made or any(prefix + d in made for d in deps)
 
 
 def _pool_workers() -> int:
