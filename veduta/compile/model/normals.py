@@ -183,7 +183,7 @@ def smooth_normals(
     if per_triangle:  # te and tf are of one part, so of one model
         cos_limit, sin_limit = cos_t[te], sin_t[te]
     rows = np.ascontiguousarray(fn.T)  # (3, t): the pairs' normals gathered and used a coordinate at a time
-    ok = (te != tf) & _within(rows[:, te], rows[:, tf], cos_limit, sin_limit)
+    ok = (te != tf) & _within(rows.take(te, axis=1), rows.take(tf, axis=1), cos_limit, sin_limit)
     if always_smooth is not None:
         ok |= (te != tf) & always_smooth[te] & always_smooth[tf]
     if ok.any():

@@ -124,7 +124,7 @@ def revolve_many(profiles: list[tuple[list[float], list[float], int, bool]]) -> 
     index[0] += np.repeat(np.cumsum(points) - points, sizes)
     index[1] += np.repeat([circles[s] for _, _, s, _ in profiles], sizes)
     r_all = np.array(rs)[index[0]]
-    c = circle[index[1]]
+    c = circle.take(index[1], axis=0)
     pos = np.empty((len(r_all), 3))
     pos[:, 0] = r_all * c[:, 1]
     pos[:, 1] = np.array(ys)[index[0]]

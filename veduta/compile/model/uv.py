@@ -110,13 +110,13 @@ def corner_uvs(
         out = box_table(xyz, tris, _table_faces(modes, normals, axis, lo, hi), lo, hi)
     else:  # the table for its triangles only (each row is its triangle's alone)
         rows = np.flatnonzero(uses_table)
-        lo_t, hi_t = lo[rows], hi[rows]
+        lo_t, hi_t = lo.take(rows, axis=0), hi.take(rows, axis=0)
         out = np.empty(tris.shape + (2,))
-        out[rows] = box_table(xyz, tris[rows], _table_faces(modes[rows], normals[rows], axis[rows], lo_t, hi_t),
-                              lo_t, hi_t)
+        out[rows] = box_table(xyz, tris.take(rows, axis=0),
+                              _table_faces(modes[rows], normals.take(rows, axis=0), axis[rows], lo_t, hi_t), lo_t, hi_t)
     if angular.any():
         sel = np.flatnonzero(angular)
-        corner = tris[sel]
+        corner = tris.take(sel, axis=0)
         spherical = modes[sel] == SPHERICAL
         xs, ys, zs = xyz
         nv = len(xs)
