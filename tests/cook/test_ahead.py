@@ -57,13 +57,19 @@ def test_pool_cook_matches_one_action_per_source(tmp_path):
     assert summary(cp) == {"cooked": 0, "uptodate": 34, "restored": 0, "failed": 3}
 
 
-def test_ahead_hands_out_each_result_once_in_any_order(tmp_path):
-    g = _big_game(tmp_path, n=12)
+def _jobs(g) -> list[tuple]:
+    """cook_one's arguments of the game's sources (the duplicate names left out), its asset
+    index set as a cook's task pass sets it."""
     project = Project.find(str(g.root))
     sources = project.scan()[0]
     set_index(project.assets, AssetIndex.from_paths(s.rel for s in sources))
-    jobs = [(s.kind.name, s.rel, project.assets, os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
+    return [(s.kind.name, s.rel, project.assets, os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
              project.cache, None, "") for s in sources if "other" not in s.rel and s.name != "crate"]
+
+
+def test_ahead_hands_out_each_result_once_in_any_order(tmp_path):
+    g = _big_game(tmp_path, n=12)
+    jobs = _jobs(g)
     pool = ahead.begin(jobs, 2)
     try:
         assert pool is not None and len(pool.batches) > 2
@@ -100,11 +106,7 @@ def test_a_feed_hands_on_the_batches_begin_makes_of_the_same_jobs(tmp_path):
     the pool starts at 4 x workers full batches, and takes exactly the batches `begin` makes of
     all the jobs, whose results are those of cooking them apart."""
     g = _big_game(tmp_path, n=140)
-    project = Project.find(str(g.root))
-    sources = project.scan()[0]
-    set_index(project.assets, AssetIndex.from_paths(s.rel for s in sources))
-    jobs = [(s.kind.name, s.rel, project.assets, os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
-             project.cache, None, "") for s in sources if "other" not in s.rel and s.name != "crate"]
+    jobs = _jobs(g)
     jobs = jobs[:142]
     feed = ahead.Feed(1)
     try:
