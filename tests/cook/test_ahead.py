@@ -140,6 +140,30 @@ def test_a_feed_hands_on_the_batches_begin_makes_of_the_same_jobs(tmp_path):
         ahead.end()
 
 
+def test_pool_workers_collect_garbage_though_the_task_pass_paused_the_collector(tmp_path):
+    """The pool is forked while the task pass keeps the cyclic GC paused: its workers turn it
+    on again (a worker that never collected grew with every model it compiled), with what they
+    inherited frozen."""
+    import gc
+
+    jobs = _jobs(_big_game(tmp_path, n=10))
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        pool = ahead.Ahead(jobs, 1)
+        pool.start()
+    finally:
+        if was:
+            gc.enable()
+    try:
+        assert pool.pool is not None
+        assert pool.pool.submit(gc.isenabled).result(timeout=60) is True
+        assert pool.pool.submit(gc.get_freeze_count).result(timeout=60) > 0
+        assert all(pool.take(j[1]) is not None for j in jobs)
+    finally:
+        pool.close()
+
+
 def test_index_of_sources_is_the_index_of_their_paths(tmp_path):
     from veduta.cook.cook import index_of
 
