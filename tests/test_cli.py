@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from tests.gamerepo import BAD, Game
+from tests.gamerepo import BAD, CRATE, Game
 
 
 def veduta(game: Game, *args: str) -> subprocess.CompletedProcess:
@@ -30,6 +30,25 @@ def test_cook_without_dodo_then_dump_and_verify(game):
     assert len(d["chunks"][1]["body"]["vertices"]) == 24
     cp = veduta(game, "verify", "assets/.cooked/models/crate.vda", "assets/.cooked/models/tree.vda")
     assert cp.returncode == 0 and cp.stdout.count(": ok,") == 2
+
+
+def test_cook_json_is_one_object_with_the_summary_and_located_diagnostics(game):
+    game.write("models/broken.vmodel", BAD)
+    cp = veduta(game, "cook", "--json", "-n", "2")
+    assert cp.returncode == 1, cp.stdout + cp.stderr
+    assert len(cp.stdout.splitlines()) == 1  # nothing of what doit cook prints
+    r = json.loads(cp.stdout)
+    assert r["ok"] is False
+    assert r["summary"] == {"cooked": 4, "up_to_date": 0, "restored": 0, "failed": 1, "removed": []}
+    errors = [d for d in r["diagnostics"] if d["severity"] == "error"]
+    assert len(errors) >= 3 and all(d["file"].endswith("models/broken.vmodel") for d in errors)
+    assert {"path": "parts[0].radius", "line": 4, "col": 52} in [
+        {k: d[k] for k in ("path", "line", "col")} for d in errors]
+    game.write("models/broken.vmodel", CRATE)
+    r = json.loads(veduta(game, "cook", "--json").stdout)
+    assert r["ok"] is True and r["summary"]["cooked"] == 1 and r["summary"]["up_to_date"] == 4
+    cp = veduta(game, "cook", "--json", "models/nope.vmodel")  # a mistake: refused, as JSON too
+    assert cp.returncode == 2 and json.loads(cp.stdout)["refused"] is True
 
 
 def test_cook_only_named_sources(game):

@@ -45,12 +45,16 @@ def cmd_cook(args) -> int:
         full = os.path.abspath(os.path.join(args.cwd, s))
         sources.append(full if os.path.exists(full) else s)
     try:
-        result = api.cook(_project(args), sources, args.jobs, echo=sys.stdout, fmt=args.format)
+        # --json: the whole result as one object, instead of what doit cook prints
+        result = api.cook(_project(args), sources, args.jobs, echo=None if args.json else sys.stdout,
+                          fmt=args.format)
     except KeyboardInterrupt:
         from veduta.cook.tasks import INTERRUPTED
 
         sys.stderr.write(f"\n{INTERRUPTED}\n")  # as doit cook says it: the summary above is not the end
         raise
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False))
     return 0 if result["ok"] else 1
 
 
@@ -165,6 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
     from veduta.cook.tools_cli import add_format_option
 
     add_format_option(c)
+    c.add_argument("--json", action="store_true",
+                   help="the whole result (summary and diagnostics) as one JSON object")
     c.set_defaults(func=cmd_cook)
 
     d = sub.add_parser("dump", help="print a cooked .vda file as JSON")
