@@ -44,7 +44,7 @@ def _cook(project: Project, jobs: int, fmt: str) -> int:
     from veduta.cli import cmd_cook
 
     root = os.path.abspath(project.root)
-    args = argparse.Namespace(jobs=jobs, sources=[], cwd=root, root=root, format=fmt)
+    args = argparse.Namespace(jobs=jobs, sources=[], cwd=root, root=root, format=fmt, json=False)
     try:
         return cmd_cook(args)
     finally:
