@@ -122,7 +122,6 @@ def test_deleting_the_cache_during_a_cook_ends_with_a_message(game):
         shutil.rmtree(game.root / "cache", ignore_errors=True)
         if not (game.root / "cache").exists():
             break
-    assert not (game.root / "cache").exists() or p.poll() is not None
     out, err = p.communicate(timeout=300)
     assert "Traceback" not in out + err, out + err
     assert "cook:" in out  # the summary
