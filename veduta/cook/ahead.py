@@ -190,28 +190,32 @@ def begin(jobs: list[tuple], workers: int) -> Ahead | None:
 
 
 class Feed:
-    """Stale sources handed on to a pool as the task pass finds them, in task order.
+    """The stale sources of a task pass (``cook_one``'s arguments, in task order) handed on to a
+    pool of *workers*.
 
-    A pass that finds many stale sources (a first cook) starts the pool once it has found
-    ``4 x workers`` full batches, and hands on each batch as it fills: the workers compile while
-    the pass makes the rest of doit's tasks, saves the stat cache and looks for orphans, which in
-    a first cook of 10,000 small models is a tenth of a second of the cores' time.  The batches
-    are those :func:`begin` makes of the same jobs (from ``4 x workers x BATCH`` jobs on, batches
-    of ``BATCH``); with fewer jobs, :meth:`finish` calls :func:`begin` with them all.
+    With *stream*, a pass that finds many stale sources (a first cook) starts the pool once it
+    has found ``4 x workers`` full batches, and hands on each batch as it fills: the workers
+    compile while the pass makes the rest of doit's tasks, saves the stat cache and looks for
+    orphans, which in a first cook of 10,000 small models is a tenth of a second of the cores'
+    time.  The batches are those :func:`begin` makes of the same jobs (from ``4 x workers x
+    BATCH`` jobs on, batches of ``BATCH``); with fewer jobs, or without *stream* (the jobs'
+    arguments may still grow: the shared cache's fetch), :meth:`finish` calls :func:`begin` with
+    them all.
     """
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, stream: bool = True):
         self.workers = workers
-        self.jobs: list[tuple] = []
+        self.stream = stream
+        self.jobs: list = []  # (argument lists or tuples: made tuples when handed on)
         self.sent = 0  # jobs handed on so far (whole batches)
         self.ahead: Ahead | None = None
 
-    def add(self, job: tuple) -> None:
+    def add(self, job) -> None:
         self.jobs.append(job)
         n = len(self.jobs)
-        if n - self.sent < BATCH or n < 4 * self.workers * BATCH:
+        if not self.stream or n - self.sent < BATCH or n < 4 * self.workers * BATCH:
             return
-        batch, self.sent = self.jobs[self.sent:], n  # the first time, 4 x workers batches
+        batch, self.sent = [tuple(j) for j in self.jobs[self.sent:]], n  # the first time, 4 x workers batches
         if self.ahead is None:
             global CURRENT
             end()
@@ -223,9 +227,9 @@ class Feed:
     def finish(self) -> Ahead | None:
         """Hand on what is left: the pool of the run (None: too few sources to be worth one)."""
         if self.ahead is None:
-            return begin(self.jobs, self.workers)
+            return begin([tuple(j) for j in self.jobs], self.workers)
         for b in range(self.sent, len(self.jobs), BATCH):
-            self.ahead.add(self.jobs[b:b + BATCH])
+            self.ahead.add([tuple(j) for j in self.jobs[b:b + BATCH]])
         self.sent = len(self.jobs)
         return self.ahead
 

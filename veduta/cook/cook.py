@@ -444,7 +444,7 @@ def _notes(shown: str, notes) -> list[Diagnostic]:
         return []
     from veduta.source.diagnostics import WARNING, Diagnostic
 
-    return [Diagnostic(shown, 1, 1, "$", n, WARNING) for n in notes or ()]
+    return [Diagnostic(shown, 1, 1, "$", n, WARNING) for n in notes]
 
 
 def find_in_store(store, kind: str, rel: str, src: bytes, assets: str, index: AssetIndex,

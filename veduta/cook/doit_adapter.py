@@ -287,7 +287,6 @@ class Subtask(Task):
         "cfg_values": None, "_remove_targets": True, "watch": (), "meta": None, "executed": False,
     }
 
-
     options: dict[str, Any] | None  # (None until init_options: a class attribute of SHARED)
 
     def init_options(self, args=None):

@@ -127,23 +127,28 @@ def cook_tasks(run: CookRun):
             listing.bind(BASENAME, lambda: cook_tasks(run))  # (see FreshListing.every_task)
     subtask = SubtaskMaker(group)  # a subtask dict made into doit's Task, cheaply
     fresh_names = []
-    stale_jobs = []  # cook_one's arguments of the stale sources, in task order
     # stale tasks held back for one parallel fetch from the shared cache (when a URL is set)
     held: list[dict] | None = [] if run.executing and project.shared_cache_set() else None
-    # a run of the whole group hands its stale sources to the pool as it finds them (the
-    # workers compile while the rest of this pass runs); otherwise they go at the end
+    # the stale sources this run cooks go to a pool of worker processes, in task order: as the
+    # pass finds them when it runs the whole group (the workers compile while the rest of this
+    # pass runs), else at its end (after the one fetch from the shared cache, which may still
+    # add to their arguments)
     feed = None
-    if run.executing and held is None and BASENAME in (run.selected or ()) and (workers := _pool_workers()):
+    sel = run.selected or []
+    if run.executing and (workers := _pool_workers()):
         from veduta.cook.ahead import Feed
 
-        feed = Feed(workers)
-    # the targets of the dodo file's own tasks: a source one of them writes is cooked after it
-    # (doit's implicit task_dep), by its action, not ahead from what it holds now; and when it
-    # is fresh, its subtask is still made and left to doit (not skipped, not trusted fresh), so
-    # that doit runs that task first and then finds whether the source changed
-    made = known_targets() if run.executing else frozenset()
+        feed = Feed(workers, stream=held is None and BASENAME in sel)
+    named = None if BASENAME in sel else {n[len(BASENAME) + 1:] for n in sel
+                                          if n.startswith(BASENAME + ":")}  # only these run
 
     prefix = assets + os.sep
+    # the targets under the assets folder of the dodo file's own tasks: a source one of them
+    # writes is cooked after it (doit's implicit task_dep), by its action, not ahead from what
+    # it holds now; and when it is fresh, its subtask is still made and left to doit (not
+    # skipped, not trusted fresh), so that doit runs that task first and then finds whether the
+    # source changed
+    made = frozenset(t for t in known_targets() if t.startswith(prefix)) if run.executing else frozenset()
     kinds = {s.kind.name: s.kind for s in sources}  # (by name: hashing a Kind is slower)
     cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in kinds.values()}
     blocked = {name: why for name, d in cooked_dirs.items() if (why := _not_a_folder(d[:-1]))}
@@ -212,11 +217,9 @@ def cook_tasks(run: CookRun):
                 file_dep += [prefix + d for d in deps if os.path.exists(prefix + d)]
                 uptodate = [False]
         args = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
-        if uptodate is not None and not (made and not made.isdisjoint(file_dep)):
-            if feed is not None:
-                feed.add(tuple(args))
-            else:
-                stale_jobs.append(args)
+        if (uptodate is not None and feed is not None and (named is None or rel in named)
+                and not (made and not made.isdisjoint(file_dep))):
+            feed.add(args)
         doc = f"{kind.name} {src.name}"
         targets = () if duplicate_of else (cooked,)  # two tasks may not share a target: duplicates have none
         if held is not None and uptodate is not None and not duplicate_of:
@@ -273,8 +276,6 @@ def cook_tasks(run: CookRun):
             pass  # a cache that cannot be written only makes the next run slower (the database warned)
     if feed is not None:
         feed.finish()
-    elif run.executing and stale_jobs:
-        _cook_ahead(run, [tuple(args) for args in stale_jobs])
     gc.freeze()
     if gc_was_enabled:
         gc.enable()
@@ -331,21 +332,6 @@ def _pool_workers() -> int:
     from veduta.cook.ahead import cpu_count
 
     return cpu_count()
-
-
-def _cook_ahead(run: CookRun, stale_jobs: list[tuple]) -> None:
-    """Start cooking the stale sources this run will run in a pool of worker processes (see
-    :func:`_pool_workers`)."""
-    from veduta.cook import ahead
-
-    workers = _pool_workers()
-    if not workers:
-        return
-    selected = run.selected or []
-    if BASENAME not in selected:  # only the named sources run
-        names = {n[len(BASENAME) + 1:] for n in selected if n.startswith(BASENAME + ":")}
-        stale_jobs = [j for j in stale_jobs if j[1] in names]
-    ahead.begin(stale_jobs, workers)
 
 
 def _not_a_folder(path: str) -> str:
