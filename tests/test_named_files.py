@@ -84,7 +84,8 @@ def test_every_output_option_refuses_a_missing_folder_and_makes_none(game, args)
     """One rule for every output option: export gltf made the folders, the others refused."""
     game.write("textures/t.vtexture", '{"veduta": "texture/1", "size": [8, 8], "layers": [{"type": "checker", '
                '"colors": ["#ff0000", "#00ff00"]}]}\n')
-    game.write("worlds/w.vworld", '{"veduta": "world/1", "seed": 1, "biomes": [{"name": "plain", "ground": "grass"}]}\n')
+    game.write("worlds/w.vworld", '{"veduta": "world/1", "seed": 1, "biomes": [{"name": "plain", '
+               '"ground": "grass"}]}\n')
     given = [a.replace("{out}", "no/such/dir/x") for a in args]
     cp = veduta(game, *given)
     _clean(cp)
