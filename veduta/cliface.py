@@ -16,6 +16,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from veduta.errors import bounded, clip_words
+
 
 def json_in_argv(argv: Sequence[str]) -> bool:
     """Whether a command line asks for JSON output (``--json``, ``--format json``,
@@ -43,6 +45,7 @@ def refusal(message: str, findings: list | None = None, **extra: Any) -> str:
 
 def tell(as_json: bool, message: str, code: int, prog: str = "veduta", findings: list | None = None) -> int:
     """Report a mistake (JSON on stdout, or ``prog: message`` on stderr) and return *code*."""
+    message = bounded(message)  # the last guard: no message echoes a huge value whole
     if as_json:
         sys.stdout.write(refusal(message, findings) + "\n")
     else:
@@ -74,7 +77,8 @@ class Parser(argparse.ArgumentParser):
     raises :class:`CommandLineMistake`, which ``veduta.cli.main`` reports (text or JSON)."""
 
     def error(self, message: str) -> NoReturn:
-        raise CommandLineMistake(self, message)
+        # argparse quotes a bad value whole ("invalid choice: '...'"): keep its start and length
+        raise CommandLineMistake(self, bounded(clip_words(message)))
 
     def parse_known_args(self, args=None, namespace=None):
         # a sub-command's parser with no sub-commands of its own is the last one to read the

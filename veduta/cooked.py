@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any, cast
 
-from veduta.errors import UsageError, VdaError, VedutaError, no_such_asset
+from veduta.errors import UsageError, VdaError, VedutaError, clip, no_such_asset, quote
 
 
 def dump_file(path: str, full: bool = False) -> dict[str, Any]:
@@ -88,8 +88,8 @@ def verify_files(paths: list[str]) -> dict[str, Any]:
     for path in paths:
         try:
             a = read_asset_file(path)
-        except VdaError as exc:
-            files.append({"file": path, "ok": False, "error": str(exc)})
+        except VdaError as exc:  # (the path as given, in part if huge: it is what the user typed)
+            files.append({"file": clip(path, 240), "ok": False, "error": str(exc)})
             continue
         files.append({"file": path, "ok": True, "kind": a.meta.kind, "name": a.meta.name,
                       "compiler": a.meta.compiler, "current": a.meta.compiler == COMPILER_VERSION})
@@ -107,7 +107,7 @@ def cooked_record(project, kind: str, name: str, warn: Callable[[str], None] | N
     from veduta.kinds import BY_NAME
 
     if kind not in BY_NAME:
-        raise UsageError(f'no asset kind "{kind}" (want one of {", ".join(sorted(BY_NAME))})')
+        raise UsageError(f'no asset kind {quote(kind)} (want one of {", ".join(sorted(BY_NAME))})')
     src = project.find_source(kind, name)
     if src is None:
         raise no_such_asset(project, kind, name)

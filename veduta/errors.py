@@ -7,6 +7,8 @@ Exceptions are for files that cannot be used at all.
 
 from __future__ import annotations
 
+import re
+
 #: How much of a long value a message quotes (then its length): every face and every
 #: diagnostic echoes user input through :func:`quote` or :func:`clip`.
 QUOTE_CHARS = 40
@@ -14,19 +16,36 @@ QUOTE_CHARS = 40
 MESSAGE_CHARS = 2000
 
 
+#: control characters as a message shows them: ``\x00``, ``\n`` (a NUL or a newline in a quoted
+#: value would otherwise vanish from the line, or break it)
+_CONTROLS = {i: f"\\x{i:02x}" for i in range(32)} | {9: "\\t", 10: "\\n", 13: "\\r", 127: "\\x7f"}
+
+
 def quote(text: str) -> str:
-    """*text* in double quotes for a message; a long one as its first characters and its length:
-    ``"xxxx..." (5000000 characters)``. A message never echoes a huge value whole."""
+    """*text* in double quotes for a message, control characters escaped (``"a\x00b"``); a long
+    one as its first characters and its length: ``"xxxx..." (5000000 characters)``. A message
+    never echoes a huge value whole."""
     if len(text) <= QUOTE_CHARS:
-        return f'"{text}"'
-    return f'"{text[:QUOTE_CHARS]}..." ({len(text)} characters)'
+        return f'"{text.translate(_CONTROLS)}"'
+    return f'"{text[:QUOTE_CHARS].translate(_CONTROLS)}..." ({len(text)} characters)'
 
 
 def clip(text: str, limit: int = QUOTE_CHARS) -> str:
-    """*text* if short, else its first characters and its length (no quotes)."""
+    """*text* if short, else its first characters and its length (no quotes); control characters
+    escaped, as :func:`quote` does."""
     if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text)} characters)"
+        return text.translate(_CONTROLS)
+    return f"{text[:limit].translate(_CONTROLS)}... ({len(text)} characters)"
+
+
+def clip_words(message: str, limit: int = 60) -> str:
+    """*message* with every word (a run without spaces) longer than *limit* cut to its start and
+    its length: a message that quotes a user's value whole (argparse's ``invalid value:
+    '...'``) keeps its words and says how long the value was."""
+    if len(message) <= limit:
+        return message.translate(_CONTROLS)
+    return re.sub(rf"\S{{{limit + 1},}}", lambda m: clip(m.group(0), QUOTE_CHARS),
+                  message.translate(_CONTROLS))
 
 
 def bounded(message: str) -> str:
@@ -57,7 +76,7 @@ class VdaError(VedutaError):
     def _format(self) -> str:
         where = []
         if self.file:
-            where.append(self.file)
+            where.append(clip(self.file, 240))  # a path a user typed: in part, with its length, if huge
         if self.chunk:
             where.append(f"chunk {self.chunk}")
         if self.offset is not None:
@@ -87,4 +106,4 @@ def no_such_asset(project, kind: str, name: str) -> UsageError:
     """The one "no such asset" error of every tool: ``no world "nope" under assets/worlds/``."""
     from veduta.kinds import BY_NAME
 
-    return UsageError(f'no {kind} "{name}" under {project.assets}/{BY_NAME[kind].folder}/')
+    return UsageError(f"no {kind} {quote(name)} under {project.assets}/{BY_NAME[kind].folder}/")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from veduta.errors import UsageError
+from veduta.errors import UsageError, clip_words
 from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def resolve_sources(project: Project, names: list[str], cwd: str | None = None) 
         else:
             out.append(rel)
     if unknown:
-        raise UsageError(f"no such source: {', '.join(unknown)} (give a source file, or a path under "
+        raise UsageError(f"no such source: {', '.join(map(clip_words, unknown))} (give a source file, or a path under "
                           f"{project.assets}/ such as models/crate.vmodel)")
     return list(dict.fromkeys(out))
 
@@ -130,12 +130,16 @@ def check(project: Project, sources: list[str] | None = None, full: bool = False
     from veduta.cook.state import StatCache
     from veduta.cook.tasks import STATE_FILE
 
-    all_sources, problems, selected = project.select(sources)
+    skipped: list[str] = []
+    all_sources, problems, selected = project.select(sources, skipped)
     index = AssetIndex.from_paths(s.rel for s in all_sources)
     diagnostics: list[dict] = []
     for text in problems:  # folders that cannot be read, file names that are not UTF-8
         file, _, message = text.partition(": ")
         diagnostics.append(Diagnostic(file, 1, 1, "$", message).to_json())
+    for text in skipped:  # links skipped, as the cook warns: loops, links to nothing
+        file, _, message = text.partition(": warning: ")
+        diagnostics.append(Diagnostic(file, 1, 1, "$", message, WARNING).to_json())
     cache = None if full else StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
     work = []
     fresh = 0

@@ -349,9 +349,14 @@ def _not_a_folder(path: str) -> str:
 
 
 def report_problems(problems: list[str]):
+    """The failure of sources that cannot be named or read: each problem a ``path: message``
+    line, and as data one diagnostic of that file each (--format json, veduta cook --json)."""
     from doit.exceptions import TaskFailed
 
-    return TaskFailed("\n".join(problems))
+    fail = TaskFailed("\n".join(problems))
+    fail.diagnostics = [{"file": file, "line": 1, "col": 1, "path": "$", "severity": "error", "message": message}
+                        for file, _, message in (p.partition(": ") for p in problems)]
+    return fail
 
 
 def task_creator(run: CookRun):
@@ -496,7 +501,7 @@ class CookReporter(ConsoleReporter):
         if task.name == f"{BASENAME}:_sources":
             msg = fail.get_msg() if hasattr(fail, "get_msg") else str(fail)
             self._clear_progress()
-            self._diagnostics(msg)
+            self._diagnostics(msg, getattr(fail, "diagnostics", None))
             self.counts[FAILED] += msg.rstrip("\n").count("\n") + 1
             return
         if not self._is_cook(task):
@@ -553,7 +558,12 @@ class CookReporter(ConsoleReporter):
             if shared.uploaded:
                 self._note(f"shared cache: uploaded {shared.uploaded} objects "
                            f"({shared.tier.bytes_out / 1e6:.1f} MB) to {shared.settings.where}\n")
-        if self.total or any(self.counts.values()):
+        if self._group_ran and not self.total and not any(self.counts.values()):
+            from veduta.kinds import KINDS
+
+            where = ", ".join(f"{k.folder}/**/*{k.suffix}" for k in KINDS)
+            self._note(f"cook: no sources under {self.run.project.assets}/ (a source is one of {where})\n")
+        elif self.total or any(self.counts.values()):
             c = self.counts
             # restored from the shared cache, counted apart, when this run asked it
             remote = f"{c[SHARED]} from the shared cache, " if shared is not None or c[SHARED] else ""

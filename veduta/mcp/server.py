@@ -26,7 +26,7 @@ from pydantic import Field
 
 from veduta import api
 from veduta.argtypes import MAX_JOBS
-from veduta.errors import VedutaError
+from veduta.errors import VedutaError, bounded, clip, quote
 from veduta.world.edit import NEAR_SEARCH_MAX
 
 Cell = Annotated[tuple[int, int], Field(description="a cell [x, z] (integers; +x east, -z north)")]
@@ -56,19 +56,33 @@ class Tools:
         self._world_locks: dict[str, threading.Lock] = {}
 
     def project(self):
+        """The game served; a tool error when one of its folders (assets, cooked, cache) resolves
+        outside the game root: every tool reads or writes there (docs/mcp.md)."""
         from veduta.cook.project import Project
+        from veduta.fsutil import outside
+        from veduta.kinds import KINDS
 
-        return Project.find(self.root)
+        project = Project.find(self.root)
+        folders = [("assets", project.assets), ("cooked", project.cooked), ("cache", project.cache)]
+        folders += [("cooked", os.path.join(project.cooked, k.folder)) for k in KINDS]
+        for what, folder in folders:
+            real = outside(folder)
+            if real is not None:
+                raise ToolError(f"the {what} folder {folder} resolves to {real}, outside the game root "
+                                f"{os.path.realpath(self.root)}: veduta mcp reads and writes only files inside it")
+        return project
 
     def inside(self, path: str, what: str = "path") -> str:
         """*path* (relative to the game root, or absolute) when it lies under the game root once
         symlinks and ``..`` are resolved (a file to write need not exist yet); a tool error naming
         the root otherwise. An agent reads and writes the game it serves, not the machine."""
+        if "\0" in path:  # a user mistake (os.path.realpath raises ValueError on it)
+            raise ToolError(f"{what} {quote(path)} holds a NUL character, which no file name can hold")
         root = os.path.realpath(self.root)
         real = os.path.realpath(os.path.join(self.root, path))
         if os.path.commonpath([root, real]) != root:
-            raise ToolError(f"{what} {path!r} is outside the game root {root} (it resolves to {real}); "
-                            f"give a path under the game root")
+            raise ToolError(f"{what} {quote(path)} is outside the game root {root} (it resolves to "
+                            f"{clip(real, 200)}); give a path under the game root")
         return path
 
     def output(self, path: str) -> str:
@@ -99,14 +113,21 @@ class Tools:
             return fn(self.project(), *args, **kwargs)
         except VedutaError as exc:
             findings = getattr(exc, "findings", None)
-            text = str(exc)
+            text = bounded(str(exc))
             if findings:
                 text += "\n" + json.dumps({"findings": findings}, indent=1, sort_keys=True)
             raise ToolError(text) from None
-        except ToolError:
-            raise
+        except ToolError as exc:
+            raise ToolError(bounded(str(exc))) from None
+        except OSError as exc:  # the file system said no (permissions, a full disk): not a bug
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise ToolError(bounded(f"{where}{exc.strerror or exc}")) from None
+        except MemoryError:
+            raise ToolError("out of memory (the machine, or a memory limit, ran short); nothing was written") \
+                from None
         except Exception as exc:  # a bug, not a user mistake: say so, keep serving
-            raise ToolError(f"internal error in veduta ({type(exc).__name__}: {exc}); please report it") from None
+            raise ToolError(bounded(f"internal error in veduta ({type(exc).__name__}: {exc}); please report it")) \
+                from None
 
     def edit(self, world: str, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> dict[str, Any]:
         with self.world_lock(world):
@@ -322,6 +343,13 @@ def _opt(pair: Any) -> tuple | None:
 
 
 def serve(root: str) -> None:
-    """Serve the game repo at *root* over stdio until the client closes."""
+    """Serve the game repo at *root* over stdio until the client closes: confined to it
+    (:func:`veduta.fsutil.confine`), every request answered (:mod:`veduta.faces.mcp.guard`)."""
+    import anyio
+
+    from veduta.faces.mcp.guard import run_stdio
+    from veduta.fsutil import confine
+
     os.chdir(os.path.abspath(root))  # the cook's paths are relative to the game root
-    build_server(".").run()
+    confine(".")
+    anyio.run(run_stdio, build_server("."))

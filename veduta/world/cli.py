@@ -30,7 +30,7 @@ from pathlib import Path
 
 from veduta.argtypes import png_file
 from veduta.cliface import tell
-from veduta.errors import ConfigError, UsageError, VedutaError
+from veduta.errors import ConfigError, UsageError, VedutaError, quote
 from veduta.fsutil import write_output
 
 from .tools import MAX_CELL, MAX_MAP_CELLS, LoadWorld, check_cell, check_size, world_map, world_query
@@ -44,7 +44,9 @@ def parse_pair(text: str) -> tuple[int, int]:
     """``"X,Z"`` (integers, either may be negative) as a tuple."""
     m = _PAIR.match(text)
     if not m:
-        raise argparse.ArgumentTypeError(f"{text!r} is not two integers X,Z")
+        raise argparse.ArgumentTypeError(f"{quote(text)} is not two integers X,Z")
+    if len(text) > 64:  # (int() refuses 4,300 digits and more; no cell has a twentieth of that)
+        raise argparse.ArgumentTypeError(f"{quote(text)} is far outside any world")
     try:
         return check_cell((int(m.group(1)), int(m.group(2))))
     except VedutaError as exc:

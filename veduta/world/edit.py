@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
-from veduta.errors import UsageError, VedutaError
+from veduta.errors import UsageError, VedutaError, quote
 from veduta.fsutil import rewrite_source
 
 if TYPE_CHECKING:
@@ -337,8 +337,8 @@ def _check_name(name: str, what: str) -> None:
     from veduta.source.fields import NAME_RE
 
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise UsageError(f"{what} {name!r} is not a valid name (1-64 of a-z, 0-9, _, -, starting with a letter "
-                          f"or digit)")
+        raise UsageError(f"{what} {quote(name) if isinstance(name, str) else repr(name)} is not a valid name (1-64 "
+                          f"of a-z, 0-9, _, -, starting with a letter or digit)")
 
 
 # -- place checks ------------------------------------------------------------------------------
@@ -432,9 +432,9 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
         raise UsageError(f"search {search} out of range [1, {NEAR_SEARCH_MAX}] cells")
     ws = load_world_source(project, world)
     if not ws.exists("prefab", prefab):
-        raise UnknownAsset(f'prefab "{prefab}" does not exist (WORLD_PREFAB_MISSING); nothing was written',
+        raise UnknownAsset(f"prefab {quote(prefab)} does not exist (WORLD_PREFAB_MISSING); nothing was written",
                           [{"code": "WORLD_PREFAB_MISSING", "severity": "error",
-                            "message": f'prefab "{prefab}" does not exist'}])
+                            "message": f"prefab {quote(prefab)} does not exist"}])
     if ws.prefab(prefab) is None:
         raise EditRefused(f'prefab "{prefab}" has errors (inspect prefab {prefab}); nothing was written')
     index = _find(ws, "places", name)
@@ -893,9 +893,9 @@ def world_remove(project: Project, world: str, name: str, section: str | None = 
     if not found:
         names = [SECTIONS[s] for s in (SECTIONS if section is None else [section])]
         where = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-        raise UsageError(f'world {world} has no {where} named "{name}"; nothing was removed')
+        raise UsageError(f"world {world} has no {where} named {quote(name)}; nothing was removed")
     if len(found) > 1:
-        raise UsageError(f'"{name}" names a ' + " and a ".join(SECTIONS[s] for s, _ in found)
+        raise UsageError(f"{quote(name)} names a " + " and a ".join(SECTIONS[s] for s, _ in found)
                          + "; say which list: " + " or ".join(s for s, _ in found))
     sec, index = found[0]
     old = _element(ws, sec, index)
