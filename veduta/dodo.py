@@ -16,7 +16,6 @@ from veduta.errors import ConfigError
 
 try:
     _RUN = CookRun(Project.find(os.getcwd()))
-    _RUN.project.need_assets()
     DOIT_CONFIG = doit_config(_RUN)
 except ConfigError as exc:  # a user mistake: say it, no traceback
     print(f"veduta: {exc}", file=sys.stderr)

@@ -40,18 +40,19 @@ def clip(text: str, limit: int = QUOTE_CHARS) -> str:
 
 def clip_words(message: str, limit: int = 60) -> str:
     """*message* with every word (a run without spaces) longer than *limit* cut to its start and
-    its length: a message that quotes a user's value whole (argparse's ``invalid value:
-    '...'``) keeps its words and says how long the value was."""
-    if len(message) <= limit:
-        return message.translate(_CONTROLS)
-    return re.sub(rf"\S{{{limit + 1},}}", lambda m: clip(m.group(0), QUOTE_CHARS),
-                  message.translate(_CONTROLS))
+    its length, and control characters in words escaped: a message that quotes a user's value
+    whole (argparse's ``invalid value: '...'``, a path) keeps its words and says how long the
+    value was. Line breaks between words stay."""
+    return re.sub(r"\S+", lambda m: clip(m.group(0), QUOTE_CHARS if len(m.group(0)) > limit else limit),
+                  message)
 
 
 def bounded(message: str) -> str:
     """*message* cut to :data:`MESSAGE_CHARS` (its start and its length): the faces' last guard,
-    for a message that quoted some value whole (argparse's, pydantic's, an OS error's)."""
-    return clip(message, MESSAGE_CHARS)
+    for a message that quoted some value whole (pydantic's, an OS error's). Line breaks stay."""
+    if len(message) <= MESSAGE_CHARS:
+        return message
+    return f"{message[:MESSAGE_CHARS]}... ({len(message)} characters)"
 
 
 class VedutaError(Exception):

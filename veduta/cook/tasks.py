@@ -383,6 +383,13 @@ def task_creator(run: CookRun):
     @create_after()  # doit run makes the tasks while running (after the reporter starts)
     def task_cook():
         """Cook every asset source into a .vda file (one subtask per source)."""
+        from veduta.errors import ConfigError
+
+        try:
+            run.project.need_assets()
+        except ConfigError as exc:  # a configuration mistake: one line, exit 2, as for [tool.veduta]
+            print(f"veduta: {exc}", file=sys.stderr, flush=True)
+            raise SystemExit(2) from None
         yield from cook_tasks(run)
 
     # a cook-only `doit -n N` runs serially (CookRunCommand); every file_dep of a cook task starts so
