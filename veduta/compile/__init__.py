@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -71,10 +71,16 @@ class CompileContext:
     index: AssetIndex = field(default_factory=AssetIndex)
     #: Every file read besides the source: relative path -> bytes (None = missing).
     deps: dict[str, bytes | None] = field(default_factory=dict)
+    #: Files as an editor has them (relative path -> bytes), read instead of the disk (the
+    #: language server's unsaved buffers); None for a cook.
+    overlay: Mapping[str, bytes] | None = None
 
     def read_dep(self, rel: str) -> bytes | None:
         """Read a file relative to the assets folder, recording it as a dependency."""
         if rel in self.deps:
+            return self.deps[rel]
+        if self.overlay is not None and rel in self.overlay:
+            self.deps[rel] = self.overlay[rel]
             return self.deps[rel]
         from veduta.fsutil import read_regular
 
