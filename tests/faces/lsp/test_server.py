@@ -39,7 +39,8 @@ CRATE = """{
 """
 FILES = {
     "models/crate.vmodel": CRATE,
-    "models/barrel.vmodel": '{ "veduta": "model/1", "parts": [ { "shape": "cylinder", "radius": 0.4, "height": 1 } ] }\n',
+    "models/barrel.vmodel": '{ "veduta": "model/1", "parts": [ { "shape": "cylinder", "radius": 0.4, '
+                            '"height": 1 } ] }\n',
     "materials/crate_wood.vmaterial": '{ "veduta": "material/1", "texture": "crate" }\n',
     "materials/iron.vmaterial": '{ "veduta": "material/1", "albedo": "#404040" }\n',
     "textures/crate.vtexture": '{ "veduta": "texture/1", "size": [8, 8], "layers": [ { "type": "fill", '
@@ -207,7 +208,7 @@ def test_diagnostics_are_exactly_the_cooks_for_every_kind(tmp_path):
                        '  "layers": [ { "name": "ground", "rows": ["gg", "gx"] } ] }\n',
     }
     root = make_game(tmp_path)
-    for rel, text in broken.items():
+    for rel in broken:
         (root / "assets" / rel).parent.mkdir(parents=True, exist_ok=True)
     uris = {}
 
@@ -289,7 +290,8 @@ def test_completion_definition_references_and_hover(tmp_path):
     labels = [i.label for i in comp.items]
     assert labels == ["crate_wood", "iron"]  # the game's materials, not its models
     edit = comp.items[0].text_edit
-    assert edit.new_text == '"crate_wood"' and (edit.range.start.character, edit.range.end.character) == (col - 1, col + 1)
+    assert edit.new_text == '"crate_wood"'
+    assert (edit.range.start.character, edit.range.end.character) == (col - 1, col + 1)
     assert definition.uri == from_fs_path(str(root / "assets" / "materials" / "crate_wood.vmaterial"))
     assert "12 triangles" in hover.contents.value and "24 vertices" in hover.contents.value
     assert [(r.uri.rsplit("/", 1)[-1], r.range.start.line) for r in refs] == [("camp.vprefab", 4)]
@@ -341,3 +343,53 @@ def test_positions_in_utf16_and_utf32(tmp_path):
         (warning,) = [d for d in diags if d.code == "MISSING_REFERENCE"]
         assert (warning.range.start.character, warning.range.end.character) == (char, char + 6), enc
         assert code == 0
+
+
+def _rss_kb(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        return int(next(line for line in f if line.startswith("VmRSS:")).split()[1])
+
+
+def _server_pid() -> int:
+    """The `veduta lsp` process this test started (a child of this process)."""
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    cmd = f.read().split(b"\0")
+            except OSError:
+                continue
+            if ppid == me and b"lsp" in cmd:
+                return int(entry)
+    raise AssertionError("no veduta lsp process")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the server's memory from /proc")
+def test_memory_stays_flat_over_many_edits(tmp_path):
+    """600 edits of a 200 kB source, each waited for: a server that kept a copy of the text (or
+    of anything made from it) per edit would grow by 100 MB, one that kept 2 kB per edit (pygls's
+    own leak of a future per notification, see faces/lsp/server.py) by 1 MB."""
+    root = make_game(tmp_path)
+    text = CRATE.replace("{\n", "{" + " " * 200_000 + "\n", 1)
+    line = text.split("\n").index([ln for ln in text.split("\n") if '"shape"' in ln][0])
+    col = text.split("\n")[line].index('"size": [1, 1, 1]') + len('"size": [')
+
+    async def body(ed, init):
+        uri = ed.open(root / "assets" / "models" / "crate.vmodel", text)
+        await ed.diagnostics(uri)
+        pid = _server_pid()
+        rss = {}
+        for i in range(1, 601):
+            ed.edit(uri, line, col, col + 1, "0" if i % 2 else "1")  # size 0 (an error), then 1 again
+            diags = await ed.diagnostics(uri)
+            assert len(diags) == i % 2
+            if i in (100, 600):
+                rss[i] = _rss_kb(pid)
+        return rss
+
+    rss, code = run_editor(root, body, options={"debounce_ms": 0})
+    assert rss[600] - rss[100] < 512, rss
+    assert code == 0

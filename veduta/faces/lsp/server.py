@@ -15,6 +15,7 @@ last check read a source that changed.  The server never writes a file.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 from typing import Any
@@ -22,6 +23,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path
 
 from veduta import api
@@ -47,13 +49,37 @@ def _path(uri: str) -> str | None:
     return os.path.abspath(unquote(u.path)) if u.scheme == "file" else None
 
 
+class _Protocol(LanguageServerProtocol):
+    """pygls's protocol without its leak of a future per notification.
+
+    pygls 2.1.1 (checked against that version) runs a notification whose handler is a generator
+    (its own didOpen, didChange, didClose: every keystroke) by storing a future in
+    ``_request_futures`` under a new id that nothing removes, as only requests' futures are
+    removed when answered: about 2 kB per edit, forever (measured: 62 -> 71 MiB over 4,000
+    edits). No public API reaches that table; this is the one place that touches it."""
+
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        before = set(self._request_futures)
+        super()._handle_notification(method_name, params)
+        for key in set(self._request_futures) - before:
+            future = self._request_futures[key]
+            if future.done():
+                del self._request_futures[key]
+            else:
+                future.add_done_callback(functools.partial(self._forget, key))
+
+    def _forget(self, key: str | int, _future: Any) -> None:
+        self._request_futures.pop(key, None)
+
+
 class VedutaLanguageServer(LanguageServer):
     """The server: one editor workspace per game (found from each document's folder)."""
 
     def __init__(self) -> None:
         from veduta import __version__
 
-        super().__init__("veduta", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        super().__init__("veduta", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+                         protocol_cls=_Protocol)
         self.games: dict[str, Any] = {}  # game root -> editor Workspace
         self.debounce = DEBOUNCE_MS / 1000
         self._pending: dict[str, asyncio.TimerHandle] = {}
