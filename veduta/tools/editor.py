@@ -170,7 +170,7 @@ class Workspace:
         else:
             ctx = CompileContext(self.project.assets, rel, k.name, name, rep, index, overlay=self.overlay)
             compile_reported(k.name, [(data, ctx)])
-            deps = frozenset(ctx.deps)
+            deps = frozenset(ctx.deps) | {w.lstrip("!") for w in ctx.watch}
         if rel in self.buffers:
             self.deps[rel] = deps
         lines = Lines(text)
