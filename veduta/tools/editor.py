@@ -187,12 +187,16 @@ class Workspace:
         return out
 
     # -- the schema at a place -------------------------------------------------------------------
-    def _place(self, rel: str, line: int, col: int, hover: bool = False) -> tuple[str, Lines, Place] | None:
+    def _place(self, rel: str, line: int, col: int, hover: bool = False) -> tuple[str, Lines, Place, str] | None:
+        """What (*line*, *col*) of *rel* is on, the graph brought up to date first: the text,
+        its lines, the place and the source's kind (None when *rel* is no source)."""
+        self.sync()
         text = self.text(rel)
-        if text is None or kind_of(rel) is None:
+        k = kind_of(rel)
+        if text is None or k is None:
             return None
         lines = Lines(text)
-        return text, lines, locate(text, lines.offset(line, col), hover)
+        return text, lines, locate(text, lines.offset(line, col), hover), k.name
 
     @staticmethod
     def _schemas(kind: str, place: Place) -> tuple[sw.Schema, ...]:
@@ -216,13 +220,11 @@ class Workspace:
         """What may be typed at (*line*, *col*): ``{"range": the text the choice replaces,
         "items": [{"label", "kind": "field"|"value"|<what a name names>, "insert", "detail",
         "documentation"}]}``; no items where nothing is expected."""
-        self.sync()
         found = self._place(rel, line, col)
         empty: dict[str, Any] = {"items": [], "range": None}
         if found is None:
             return empty
-        text, lines, place = found
-        kind = kind_of(rel).name  # type: ignore[union-attr]
+        text, lines, place, kind = found
         if place.role not in ("key", "value"):
             return empty
         schemas = self._schemas(kind, place)
@@ -310,12 +312,10 @@ class Workspace:
     # -- hover ---------------------------------------------------------------------------------------
     def hover(self, rel: str, line: int, col: int) -> dict[str, Any] | None:
         """What the thing under (*line*, *col*) is: ``{"text": markdown, "range"}`` or None."""
-        self.sync()
         found = self._place(rel, line, col, hover=True)
         if found is None:
             return None
-        text, lines, place = found
-        kind = kind_of(rel).name  # type: ignore[union-attr]
+        text, lines, place, kind = found
         out: list[str] = []
         if place.role == "key":
             obj = self._schemas(kind, place)
@@ -391,12 +391,10 @@ class Workspace:
         """Where the name under (*line*, *col*) is declared: ``{"file": absolute path, "line",
         "col", "end_line", "end_col"}`` (an asset: its source file; a biome or a clip: its
         declaration), or None."""
-        self.sync()
         found = self._place(rel, line, col, hover=True)
         if found is None:
             return None
-        _, _, place = found
-        kind = kind_of(rel).name  # type: ignore[union-attr]
+        _, _, place, kind = found
         if place.role != "value" or not place.word:
             return None
         to = sw.reference(self._schemas(kind, place))
@@ -431,12 +429,10 @@ class Workspace:
         """The sources that name an asset: the one whose name is under (*line*, *col*), else
         *rel* itself; each reference ``{"file", "line", "col", "end_line", "end_col"}``, sorted,
         with the asset's source first when *declaration*."""
-        self.sync()
         found = self._place(rel, line, col, hover=True)
         target = rel
         if found is not None:
-            place = found[2]
-            kind = kind_of(rel).name  # type: ignore[union-attr]
+            _, _, place, kind = found
             if place.role == "value" and place.word:
                 to = sw.reference(self._schemas(kind, place))
                 if to in BY_NAME:

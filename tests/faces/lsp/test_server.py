@@ -18,16 +18,8 @@ from lsprotocol import types as lsp  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 from pygls.uris import from_fs_path  # noqa: E402
 
-#: The spec's crate with three mistakes (model-format.md, Errors) and what the cook says.
-BAD_CRATE = """{
-  "veduta": "model/1",
-  "parts": [
-    { "shape": "box", "size": [1, 1, 1], "radius": 0.5 },
-    { "shape": "cylinder", "radius": 0.2, "height": 1, "segments": 2 },
-    { "shape": "mirror", "axis": "x", "of": 7 }
-  ]
-}
-"""
+from tests.gamerepo import BAD as BAD_CRATE  # noqa: E402 - the spec's crate with three mistakes (model-format.md)
+
 SPEC_LINES = ["crate.vmodel:4:52: parts[0].radius: not used by shape box",
               "crate.vmodel:5:68: parts[1].segments: 2 out of range [3, 256]",
               "crate.vmodel:6:45: parts[2].of: 7 is not the index of an earlier part (want 0..1)"]
