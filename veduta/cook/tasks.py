@@ -48,6 +48,7 @@ from veduta.cook.doit_adapter import (
     fresh_listing,
     known_targets,
     overwrite_saved,
+    quiet_stdout,
     runner_parallelism,
     trust_fresh,
     wait_only_for,
@@ -406,6 +407,8 @@ class CookReporter(ConsoleReporter):
     """
 
     desc = "veduta cook: diagnostics, progress on a terminal, summary"
+    #: seconds a cook runs before its progress bar shows (a short cook shows none)
+    PROGRESS_AFTER = 0.5
     #: the run this reporter reports (doit makes the reporter itself: doit_config binds it)
     run: CookRun
 
@@ -458,7 +461,7 @@ class CookReporter(ConsoleReporter):
         now = time.monotonic()
         if now - self._last_progress < 0.1 and self.done < total:
             return  # at most ten redraws a second, but always the last one
-        if now - self._started < 0.5:
+        if now - self._started < self.PROGRESS_AFTER:
             return
         self._last_progress = now
         width = 30
@@ -553,6 +556,15 @@ class CookReporter(ConsoleReporter):
         from veduta.source.diagnostics import format_diagnostic, parse_lines
 
         self.write("".join(format_diagnostic(d, fmt) + "\n" for d in (found or parse_lines(text))))
+
+    def write(self, text: str) -> None:
+        """doit's write, but a reader that went away (``doit cook | head``) stops nothing: the
+        cook goes on to its end, writing into the null device."""
+        try:
+            super().write(text)
+        except BrokenPipeError:
+            quiet_stdout()
+            self.outstream = open(os.devnull, "w")  # noqa: SIM115 - for the rest of the process
 
     def _note(self, text: str) -> None:
         """What is not a diagnostic (the summary, removed files): on stdout as text, on stderr
