@@ -371,3 +371,18 @@ def test_check_jobs_finds_what_one_process_finds(sample_game):
     got = one.structured_content
     assert (got["ok"], got["errors"], got["warnings"], got["compiled"]) == (False, 1, 1, 56)
     assert got == cli_json(sample_game, "check", "-n", "2")
+
+
+def test_the_format_docs_ship_with_the_package():
+    """veduta://format/<kind> reads docs/formats/<kind>.md from the installed package (the
+    veduta/docs/formats link, package data in pyproject.toml), so a wheel carries them."""
+    import tomllib
+
+    from veduta import api
+    from veduta.kinds import NAMES
+
+    for kind in NAMES:
+        assert api.format_doc(kind) == (REPO / "docs/formats" / f"{kind}.md").read_text(encoding="utf-8")
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert "docs/formats/*.md" in config["tool"]["setuptools"]["package-data"]["veduta"]
+    assert (REPO / "veduta/docs/formats").resolve() == (REPO / "docs/formats").resolve()
