@@ -85,7 +85,7 @@ def write_source(project: Project, kind: str, name: str, text: str, dry_run: boo
         path = project.source_path(rel)
         shown = path.replace(os.sep, "/")
         diagnostics = [d.to_json() for d in check_sources(project, [(Source(k, name, rel), None)], index,
-                                                            texts={rel: data})[0]]
+                                                            overlay={rel: data})[0]]
         errors = [d for d in diagnostics if d["severity"] == ERROR]
         if errors:
             raise SourceRefused(_refusal(kind, name, shown, errors), [_finding(kind, d) for d in diagnostics])
