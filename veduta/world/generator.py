@@ -16,7 +16,7 @@ import numpy as np
 
 from .cover import NONE, SCATTER, STRUCTURE, Cover, Plant, PlantArrays
 from .params import PrefabP, prefab_params, world_params
-from .structures import PAD_BLEND, Structure, Structures, apply_pads, coord, pad_at
+from .structures import PAD_BLEND, Structure, Structures, apply_pads, coord, pad_at, pads_at
 from .terrain import NO_WATER, Terrain
 
 CHUNK_CACHE = 64
@@ -57,14 +57,16 @@ class Generator:
     not generated (sites, places, scatter and vegetation naming them produce nothing).
     """
 
-    def __init__(self, world: Any, prefabs: Mapping[str, Any] | None = None):
+    def __init__(self, world: Any, prefabs: Mapping[str, Any] | None = None, like: Generator | None = None):
+        """``like``: another generator of (nearly) the same world, e.g. the world before an edit;
+        what the two compute alike (where sites are drawn, biomes, relief) is computed once."""
         self.world = world
         self.p = world_params(world)
         self.prefabs: dict[str, PrefabP] = {
             name: prefab_params(rec, self.p.cell_mm) for name, rec in sorted((prefabs or {}).items())
         }
         self.terrain = Terrain(self.p)
-        self.structs = Structures(self.p, self.prefabs, self.terrain)
+        self.structs = Structures(self.p, self.prefabs, self.terrain, like.structs if like is not None else None)
         self.cover = Cover(self.p, self.prefabs)
         #: cells around a rectangle within which structures matter (pads and min_distance)
         self.margin = max(PAD_BLEND + 1, self.structs.reach)
@@ -77,6 +79,17 @@ class Generator:
         (h, w) int64 millimetres."""
         structs = self.structs.in_rect(x0, z0, w, h, PAD_BLEND + 1)
         return apply_pads(self.terrain.ground(x0, z0, w, h), x0, z0, structs)
+
+    def heights_at(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """Final ground at the vertices [xs, zs] (1-D int64 arrays of one length), mm: what
+        :meth:`heights` gives there, for scattered vertices (samples of a large area)."""
+        xs = np.asarray(xs, dtype=np.int64)
+        zs = np.asarray(zs, dtype=np.int64)
+        if not len(xs):
+            return np.zeros(0, dtype=np.int64)
+        x0, z0 = int(xs.min()), int(zs.min())
+        sa = self.structs.arrays(x0, z0, int(xs.max()) - x0 + 1, int(zs.max()) - z0 + 1, PAD_BLEND + 1)
+        return pads_at(self.terrain.ground_points(xs, zs), xs, zs, sa)
 
     def biomes(self, x0: int, z0: int, w: int, h: int) -> np.ndarray:
         """Biome indices (into the world's biome list) of the cells of a rectangle, (h, w) int64."""
