@@ -16,7 +16,7 @@ import numpy as np
 
 from .cover import NONE, SCATTER, STRUCTURE, Cover, Plant, PlantArrays
 from .params import PrefabP, prefab_params, world_params
-from .structures import PAD_BLEND, Structure, Structures, apply_pads, coord, pad_at, pads_at
+from .structures import PAD_BLEND, Structure, StructArrays, Structures, apply_pads, coord, pad_at, pads_at
 from .terrain import NO_WATER, Terrain
 
 CHUNK_CACHE = 64
@@ -80,16 +80,18 @@ class Generator:
         structs = self.structs.in_rect(x0, z0, w, h, PAD_BLEND + 1)
         return apply_pads(self.terrain.ground(x0, z0, w, h), x0, z0, structs)
 
-    def heights_at(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+    def heights_at(self, xs: np.ndarray, zs: np.ndarray, structs: StructArrays | None = None) -> np.ndarray:
         """Final ground at the vertices [xs, zs] (1-D int64 arrays of one length), mm: what
-        :meth:`heights` gives there, for scattered vertices (samples of a large area)."""
+        :meth:`heights` gives there, for scattered vertices (samples of a large area).
+        ``structs``: the structures of an area holding the vertices (and PAD_BLEND + 1 around)."""
         xs = np.asarray(xs, dtype=np.int64)
         zs = np.asarray(zs, dtype=np.int64)
         if not len(xs):
             return np.zeros(0, dtype=np.int64)
-        x0, z0 = int(xs.min()), int(zs.min())
-        sa = self.structs.arrays(x0, z0, int(xs.max()) - x0 + 1, int(zs.max()) - z0 + 1, PAD_BLEND + 1)
-        return pads_at(self.terrain.ground_points(xs, zs), xs, zs, sa)
+        if structs is None:
+            x0, z0 = int(xs.min()), int(zs.min())
+            structs = self.structs.arrays(x0, z0, int(xs.max()) - x0 + 1, int(zs.max()) - z0 + 1, PAD_BLEND + 1)
+        return pads_at(self.terrain.ground_points(xs, zs), xs, zs, structs)
 
     def biomes(self, x0: int, z0: int, w: int, h: int) -> np.ndarray:
         """Biome indices (into the world's biome list) of the cells of a rectangle, (h, w) int64."""

@@ -27,6 +27,9 @@ PREFETCH_CELLS = 2000
 TABLE_MIN = 16
 #: site tables kept per rule (least recently used dropped first)
 TABLES_KEPT = 8
+#: a table of more than TABLE_SNAP^2 regions is grown to multiples of TABLE_SNAP regions (within
+#: the world's regions), so that requests for nearly the same area share it
+TABLE_SNAP = 16
 
 #: why a region has no site (:attr:`SiteTable.code`); STANDS: it has one
 STANDS, CHANCE, NO_PREFABS, MISSING, TOO_LARGE, OUTSIDE, BIOME, WATER, PLACE, SITE = range(10)
@@ -124,6 +127,17 @@ class SiteDecision:
     reason: str
 
 
+def _snap(a: int, n: int, first: int, last: int) -> tuple[int, int]:
+    """Regions a..a+n-1 grown to multiples of TABLE_SNAP, or to all the world's (first..last)
+    when they hold half of them, never beyond the world's unless asked."""
+    b = a + n
+    if 2 * n >= last + 1 - first:
+        return min(a, first), max(b, last + 1) - min(a, first)
+    a2 = max(min(a, first), a // TABLE_SNAP * TABLE_SNAP)
+    b2 = min(max(b, last + 1), -(-b // TABLE_SNAP) * TABLE_SNAP)
+    return a2, b2 - a2
+
+
 @dataclass
 class SiteTable:
     """The decisions of one site rule over a rectangle of regions rx0..rx0+nw-1, rz0..rz0+nh-1,
@@ -216,6 +230,23 @@ class StructArrays:
     def __len__(self) -> int:
         return len(self.x0)
 
+    def binned(self, B: int) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, ids): for every bin of B x B vertices that a structure's reach (its footprint's
+        vertices and PAD_BLEND around) touches, the bin's key ((bz << 32) + bx) and the
+        structure, sorted by key then structure (cached)."""
+        cache = self.__dict__.setdefault("_bins", {})
+        if B not in cache:
+            bx0, bx1 = (self.x0 - PAD_BLEND) // B, (self.x0 + self.fw + PAD_BLEND) // B
+            bz0, bz1 = (self.z0 - PAD_BLEND) // B, (self.z0 + self.fd + PAD_BLEND) // B
+            nbx = bx1 - bx0 + 1
+            cnt = nbx * (bz1 - bz0 + 1)
+            sid = np.repeat(np.arange(len(self), dtype=np.int64), cnt)
+            k = np.arange(int(cnt.sum()), dtype=np.int64) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+            key = ((bz0[sid] + k // nbx[sid]) << 32) + ((bx0[sid] + k % nbx[sid]) & 0xFFFFFFFF)
+            order = np.lexsort((sid, key))
+            cache[B] = (key[order], sid[order])
+        return cache[B]
+
 
 class Structures:
     def __init__(self, p: WorldP, prefabs: dict[str, PrefabP], terrain: Terrain, like: Structures | None = None):
@@ -225,8 +256,9 @@ class Structures:
         self._decisions: dict[tuple[int, int, int], SiteDecision] = {}
         self._windows: list[_Window] = []
         self._tables: list[list[SiteTable]] = [[] for _ in p.sites]
-        #: steps 1-6 of the decisions (:class:`_Draws`), per rule; shared by generators built alike
-        self._draw_cache: list[list[_Draws]] = [[] for _ in p.sites]
+        #: what generators built alike (``like``) compute once: steps 1-6 of the site decisions
+        #: (:class:`_Draws`, per rule) and bounds of the relief (veduta.world.areas)
+        self.shared: dict = {"draws": [[] for _ in p.sites]}
         max_need = max((d for pf in prefabs.values() for d in pf.distances.values()), default=0)
         #: cells within which a min_distance can matter
         self.reach = -(-max_need // p.cell_mm) + 1
@@ -234,7 +266,7 @@ class Structures:
         self.site_names = self._site_prefixes()
         self.places = [self._place(i) for i in range(len(p.places))]
         if like is not None and like._draws_key() == self._draws_key():
-            self._draw_cache = like._draw_cache
+            self.shared = like.shared
 
     def _draws_key(self) -> tuple:
         """What steps 1-6 of the site decisions depend on (two worlds with the same key draw alike)."""
@@ -439,6 +471,10 @@ class Structures:
         table that covers them, perhaps larger: index it from its own ``rx0``, ``rz0``)."""
         t = self._covering(i, rx0, rz0, nw, nh)
         if t is None:
+            if nw * nh > TABLE_SNAP * TABLE_SNAP:  # a large table: grown, so near requests share it
+                first, last = self._regions(i)
+                rx0, nw = _snap(rx0, nw, first, last)
+                rz0, nh = _snap(rz0, nh, first, last)
             t = self._decide_table(i, rx0, rz0, nw, nh)
             self._tables[i].insert(0, t)
             del self._tables[i][TABLES_KEPT:]
@@ -467,7 +503,7 @@ class Structures:
     def _draws(self, i: int, rx0: int, rz0: int, nw: int, nh: int) -> _Draws:
         """Steps 1-6 of the decisions of rule i over a rectangle of regions (cached; shared with
         a generator built ``like`` this one, whose features or places differ)."""
-        cache = self._draw_cache[i]
+        cache = self.shared["draws"][i]
         for k, d in enumerate(cache):
             if d.rx0 <= rx0 and rx0 + nw <= d.rx0 + d.nw and d.rz0 <= rz0 and rz0 + nh <= d.rz0 + d.nh:
                 if k:
@@ -563,7 +599,7 @@ class Structures:
         if len(a):
             g = self.terrain.features_points(d.relief, d.px, d.pz)[d.pad]
             lv = (g[0] + g[1] + g[2] + g[3]) // 4
-            wet = self._wet(x0[a], z0[a], fw[a], fd[a])
+            wet = self._wet(x0[a], z0[a], fw[a], fd[a], d.px[d.pad], d.pz[d.pad], g)
             level[a[~wet]] = lv[~wet]
             c[a[wet]] = WATER
             a = a[~wet]
@@ -632,20 +668,35 @@ class Structures:
         s, n = self.p.sites[i].spacing, self.p.cells
         return -n // s, (n - 1) // s
 
-    def _wet(self, x0: np.ndarray, z0: np.ndarray, fw: np.ndarray, fd: np.ndarray) -> np.ndarray:
-        """Whether a vertex of each footprint is under water (base ground below its level)."""
+    def _wet(self, x0: np.ndarray, z0: np.ndarray, fw: np.ndarray, fd: np.ndarray, pad_x: np.ndarray,
+             pad_z: np.ndarray, pad_g: np.ndarray) -> np.ndarray:
+        """Whether a vertex of each footprint is under water (base ground below its level);
+        ``pad_*`` (4, n): the footprint's pad vertices and their base ground. Decided from bounds
+        where they suffice (no water can reach the footprint; a pad vertex under water; the
+        ground's lowest bound above the water's highest), else vertex by vertex."""
+        from .bounds import ground_bounds, water_bounds
+
         t = self.terrain
-        p = self.p
         n = len(x0)
-        near = np.zeros(n, dtype=bool) if not p.sea else np.ones(n, dtype=bool)
-        if not p.sea:
-            for f in p.features:
-                if f.kind in ("lake", "sea"):
-                    r = t.reach[f.index]
-                    near |= (x0 <= f.x + r) & (x0 + fw >= f.x - r) & (z0 <= f.z + r) & (z0 + fd >= f.z - r)
         wet = np.zeros(n, dtype=bool)
-        for w, d in sorted(set(zip(fw[near].tolist(), fd[near].tolist()))):
-            k = np.flatnonzero(near & (fw == w) & (fd == d))
+        todo = np.zeros(n, dtype=bool)
+        size = np.maximum(fw, fd)
+        for S in np.unique(size).tolist():
+            k = np.flatnonzero(size == S)
+            w_lo, w_hi = water_bounds(t, x0[k], z0[k], S)
+            k, w_hi = k[w_hi > NO_WATER], w_hi[w_hi > NO_WATER]
+            if not len(k):
+                continue
+            lv = t.water_levels_points(pad_x[:, k], pad_z[:, k])
+            under = (pad_g[:, k] < lv).any(axis=0)
+            wet[k[under]] = True
+            k, w_hi = k[~under], w_hi[~under]
+            if not len(k):
+                continue
+            g_lo, _ = ground_bounds(t, x0[k], z0[k], S)
+            todo[k[g_lo < w_hi]] = True
+        for w, d in sorted(set(zip(fw[todo].tolist(), fd[todo].tolist()))):
+            k = np.flatnonzero(todo & (fw == w) & (fd == d))
             ox, oz = np.meshgrid(np.arange(w + 1, dtype=np.int64), np.arange(d + 1, dtype=np.int64))
             px = (x0[k, None] + ox.ravel()[None, :]).ravel()
             pz = (z0[k, None] + oz.ravel()[None, :]).ravel()
@@ -783,19 +834,7 @@ def pads_at(g: np.ndarray, px: np.ndarray, pz: np.ndarray, sa: StructArrays, bin
     if not n or not len(px):
         return out
     B = bin_cells
-    # the bins (B x B vertices) each structure's reach (footprint's vertices + PAD_BLEND) touches
-    ax0, ax1 = sa.x0 - PAD_BLEND, sa.x0 + sa.fw + PAD_BLEND
-    az0, az1 = sa.z0 - PAD_BLEND, sa.z0 + sa.fd + PAD_BLEND
-    bx0, bx1, bz0, bz1 = ax0 // B, ax1 // B, az0 // B, az1 // B
-    nbx, nbz = bx1 - bx0 + 1, bz1 - bz0 + 1
-    cnt = nbx * nbz
-    sid = np.repeat(np.arange(n, dtype=np.int64), cnt)
-    k = np.arange(int(cnt.sum()), dtype=np.int64) - np.repeat(np.cumsum(cnt) - cnt, cnt)
-    sbx = bx0[sid] + k % nbx[sid]
-    sbz = bz0[sid] + k // nbx[sid]
-    key = (sbz << 32) + (sbx & 0xFFFFFFFF)
-    order = np.lexsort((sid, key))
-    key, sid = key[order], sid[order]
+    key, sid = sa.binned(B)
     pkey = ((pz // B) << 32) + ((px // B) & 0xFFFFFFFF)
     lo = np.searchsorted(key, pkey, side="left")
     hi = np.searchsorted(key, pkey, side="right")

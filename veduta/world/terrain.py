@@ -251,8 +251,9 @@ class Terrain:
 
     def water_levels_points(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
         """Water levels at the vertices [xs, zs] (int64 arrays of one shape), elementwise."""
-        xs = np.asarray(xs, dtype=np.int64)
-        zs = np.asarray(zs, dtype=np.int64)
+        shape = np.shape(xs)
+        xs = np.asarray(xs, dtype=np.int64).ravel()
+        zs = np.asarray(zs, dtype=np.int64).ravel()
         lv = np.full(xs.shape, NO_WATER, dtype=np.int64)
         for f in self.p.features:
             if f.kind not in ("lake", "sea"):
@@ -268,7 +269,7 @@ class Terrain:
             lv[idx] = self.levels[f.index]
         if self.p.sea:
             np.maximum(lv, self.p.sea_level_mm, out=lv)
-        return lv
+        return lv.reshape(shape)
 
     def wet_possible(self, x0: int, z0: int, x1: int, z1: int) -> bool:
         """Whether any vertex of the rectangle [x0, x1] x [z0, z1] (inclusive) can have water: the
