@@ -131,8 +131,8 @@ def cmd_preview_texture(args) -> int:
         return 2 if isinstance(exc, (UsageError, ConfigError)) else 1
     try:
         preview_texture(tex, args.out)
-    except OSError as exc:
-        print(f"veduta preview: cannot write {args.out}: {exc.strerror or exc}", file=sys.stderr)
+    except VedutaError as exc:
+        print(f"veduta preview: {exc}", file=sys.stderr)
         return 1
     print(f"wrote {args.out}")
     return 0

@@ -147,5 +147,12 @@ def preview_image(tex: Texture) -> Image.Image:
 
 
 def preview_texture(tex: Texture, out_path: str) -> None:
-    """Write the preview of a texture record to *out_path* as a PNG (deterministic bytes)."""
-    preview_image(tex).save(out_path, format="PNG", optimize=False)
+    """Write the preview of a texture record to *out_path* as a PNG (deterministic bytes), by the
+    rule of every output (:func:`veduta.fsutil.write_output`)."""
+    import io
+
+    from veduta.fsutil import write_output
+
+    buf = io.BytesIO()
+    preview_image(tex).save(buf, format="PNG", optimize=False)
+    write_output(out_path, buf.getvalue())

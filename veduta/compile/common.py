@@ -26,11 +26,13 @@ import re
 from dataclasses import dataclass
 
 from veduta.compile import CompileContext, canonical_path
+from veduta.errors import quote
 from veduta.formats.scene import Camera, Entity, Light
 from veduta.source.diagnostics import Report
 from veduta.source.fields import (
     INVALID,
     NAME_RE,
+    NAME_WHAT,
     Any_,
     BoolSpec,
     Declared,
@@ -40,6 +42,7 @@ from veduta.source.fields import (
     ListOf,
     Num,
     ObjectSpec,
+    Reference,
     Scale,
     Spec,
     StrSpec,
@@ -51,7 +54,7 @@ from veduta.source.fields import (
     js_pattern,
     parse_color,
 )
-from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse, quote, to_plain
+from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse, to_plain
 
 __all__ = [
     "F32_MAX", "COORD", "TAG", "TAGS", "NAME", "OPT_NAME", "RgbColor", "Scale", "srgb_to_linear",
@@ -67,7 +70,7 @@ COORD_LIMIT = 1e6
 COORD = Num(-COORD_LIMIT, COORD_LIMIT)
 ANGLE = Num(-3600, 3600)
 
-_NAME_WHAT = "a valid name (1-64 of a-z, 0-9, _, -, starting with a letter or digit)"
+_NAME_WHAT = NAME_WHAT
 NAME = StrSpec(pattern=NAME_RE, what=_NAME_WHAT)
 OPT_NAME = StrSpec(pattern=re.compile(r"|[a-z0-9][a-z0-9_-]{0,63}"), what=_NAME_WHAT)
 TAG = StrSpec(pattern=NAME_RE, what="a valid tag (1-64 of a-z, 0-9, _, -, starting with a letter or digit)")
@@ -408,8 +411,8 @@ HITBOX = ObjectSpec({"min": Field(Vec(3, COORD), doc="[x, y, z] corner, meters, 
 ENTITY = ObjectSpec({
     "name": Field(NAME),
     "kind": Field(OPT_NAME, ""),
-    "model": Field(OPT_NAME, ""),
-    "material": Field(OPT_NAME, ""),
+    "model": Field(Reference("model", optional=True), ""),
+    "material": Field(Reference("material", optional=True), ""),
     "position": Field(Vec(3, COORD), (0.0, 0.0, 0.0)),
     "rotation_deg": Field(Vec(3, ANGLE), (0.0, 0.0, 0.0)),
     "scale": Field(Scale(10000), (1.0, 1.0, 1.0)),
@@ -419,7 +422,7 @@ ENTITY = ObjectSpec({
     "hitbox": Field(HITBOX, None),
     "layer": Field(Int(-1000, 1000), 0),
     "frame": Field(Int(0, 65535), 0),
-    "anim": Field(OPT_NAME, ""),
+    "anim": Field(Reference("clip", optional=True), ""),
 })
 
 

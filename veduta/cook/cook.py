@@ -19,7 +19,7 @@ from veduta.compile import AssetIndex, CompileContext
 from veduta.cook.state import MISSING, RACY, SIG, make_entry, sig
 from veduta.cook.store import Store
 from veduta.errors import VdaError
-from veduta.fsutil import TEMP_SUFFIX_RE, atomic_write, read_regular, remove_if_exists
+from veduta.fsutil import MAX_COOKED_BYTES, TEMP_SUFFIX_RE, atomic_write, read_regular, remove_if_exists
 from veduta.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
 
 # A no-op cook decides every source by stat() (fresh_by_stat) and never reads a cooked file or
@@ -53,16 +53,14 @@ def get_index(assets: str) -> AssetIndex:
 
 
 def _read(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        return None
+    """A cooked file's bytes (None: missing, not a regular file, or larger than any cooked file)."""
+    got = read_regular(path, MAX_COOKED_BYTES)
+    return None if got is None else got[0]
 
 
-def _read_with_sig(path: str) -> tuple[bytes | None, object]:
+def _read_with_sig(path: str, limit: int | None = None) -> tuple[bytes | None, object]:
     """The bytes of a file and its signature taken before reading (() when missing)."""
-    got = read_regular(path)
+    got = read_regular(path, limit)
     if got is None:
         return None, ()
     return got[0], sig(got[1])
@@ -73,7 +71,7 @@ def cooked_meta(path: str, kind: str) -> tuple[Meta | None, object]:
     canonical META, one body chunk of the right kind and no other), and the file's
     signature taken from the descriptor it was read through (so it describes these
     bytes even if the file is replaced meanwhile); (None, sig) otherwise."""
-    data, s = _read_with_sig(path)
+    data, s = _read_with_sig(path, MAX_COOKED_BYTES)
     if data is None:
         return None, s
     return _meta_of_bytes(data, kind, path), s
