@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .bounds import ground_bounds, relief_bounds
-from .structures import PAD_BLEND, StructArrays
+from .structures import PAD_BLEND, StructArrays, pads_at
 
 if TYPE_CHECKING:
     from .generator import Generator
@@ -38,8 +38,8 @@ if TYPE_CHECKING:
 LEAF = 16
 #: blocks of the first cut of :func:`extremes` (at most this many)
 FIRST_BLOCKS = 4096
-#: :func:`sampled_mean` takes at most this many samples per side
-MEAN_SIDE = 256
+#: :func:`ground_summary` takes at most this many samples per side for the mean
+MEAN_SIDE = 512
 
 Progress = Callable[[float, "float | None", str], None]
 
@@ -136,10 +136,18 @@ def ground_summary(gen: Generator, x: int, z: int, r: int, tol: int = 60, side: 
     step = max(1, -(-(2 * r + 1) // side))
     gx = np.arange(x0, x1 + 1, step, dtype=np.int64)
     gz = np.arange(z0, z1 + 1, step, dtype=np.int64)
-    xs, zs = (a.ravel() for a in np.meshgrid(gx, gz))
-    inside = (xs - x) ** 2 + (zs - z) ** 2 <= r * r
+    inside = ((gx[None, :] - x) ** 2 + (gz[:, None] - z) ** 2 <= r * r).ravel()
+    # the relief of the samples (separable noise: cheaper than point by point), the same for
+    # generators built alike (the world before and after an edit)
+    cache = gen.structs.shared.setdefault("relief_samples", {})
+    key = (gx.tobytes(), gz.tobytes())
+    if key not in cache:
+        cache.clear()
+        cache[key] = gen.terrain.relief_grid(gx, gz)
+    base = gen.terrain.features_grid(cache[key].copy(), gx, gz).ravel()[inside]
+    xs, zs = (a.ravel()[inside] for a in np.meshgrid(gx, gz))
+    sv = pads_at(base, xs, zs, sa)
     centre = int(gen.heights_at(np.array([x]), np.array([z]), sa)[0])
-    sv = gen.heights_at(xs[inside], zs[inside], sa)
     if not len(sv):  # the whole disc is outside the world: its centre vertex is all there is
         return {"centre": centre, "min": centre, "max": centre, "mean_mm": float(centre), "step": step}
     lo, hi = extremes(gen, x, z, r, sa, (min(centre, int(sv.min())), max(centre, int(sv.max()))), tol, progress)
@@ -195,3 +203,115 @@ def extremes(gen: Generator, x: int, z: int, r: int, structs: StructArrays, foun
         if progress is not None:
             progress(level, None, "ground extremes")
     return best_lo, best_hi
+
+
+# -- structures that change between two generators ------------------------------------------------
+
+
+def _metres(mm: int) -> float:
+    return int(mm) / 1000.0
+
+
+def structure_changes(before: Generator, after: Generator, x0: int, z0: int, w: int, h: int) -> list[dict]:
+    """Sites and places whose footprint overlaps the cell rectangle and that differ between two
+    generators of one world (``veduta world`` edits): ``{"kind", "name", "change": "dropped"
+    (with the ``reason`` the site has none now, "removed" for a place) | "added" | "pad" (with
+    ``before`` and ``after`` levels, metres) | "in water" | "out of water", "cell"}``, by
+    canonical order (places, then sites by rule, region row, region column). Sites are compared
+    table against table (no object per site), so a rectangle of the whole world costs its
+    decisions, and a dict per change."""
+    if w <= 0 or h <= 0:
+        return []
+    out = _place_changes(before, after, x0, z0, w, h)
+    a, b = before.structs, after.structs
+    if a.p.sites != b.p.sites or a.site_names != b.site_names:  # other rules: compare them by name
+        return out + _site_changes_by_name(before, after, x0, z0, w, h)
+    from .structures import STANDS, coord
+
+    bx1, bz1 = x0 + w, z0 + h
+    for i in range(len(a.p.sites)):
+        ta, tb = a.table_for_cells(i, x0, z0, bx1, bz1), b.table_for_cells(i, x0, z0, bx1, bz1)
+        if ta is None or tb is None:
+            continue
+        s = a.p.sites[i].spacing
+        first, last = a._regions(i)
+        rx0, rz0 = max(first, x0 // s), max(first, z0 // s)
+        nw, nh = min(last, (bx1 - 1) // s) + 1 - rx0, min(last, (bz1 - 1) // s) + 1 - rz0
+
+        def view(t):
+            j0, i0 = rz0 - t.rz0, rx0 - t.rx0
+            sl = (slice(j0, j0 + nh), slice(i0, i0 + nw))
+            sx0, sz0 = t.x0[sl], t.z0[sl]
+            there = ((t.code[sl] == STANDS) & (sx0 < bx1) & (sx0 + t.fw[sl] > x0) & (sz0 < bz1)
+                     & (sz0 + t.fd[sl] > z0))
+            return there, sx0, sz0, t.level[sl]
+
+        ina, ax0, az0, alev = view(ta)
+        inb, bx0, bz0, blev = view(tb)
+        diff = ina != inb
+        diff |= ina & inb & (alev != blev)
+        prefix = a.site_names[i] + "_"
+        jz, ix = np.nonzero(diff)
+        if not len(jz):
+            continue
+        names = {}  # coordinate -> its text in a name (n3 for -3)
+        for v in np.unique(np.concatenate([ix + rx0, jz + rz0])).tolist():
+            names[v] = coord(v)
+        kinds = np.where(~inb[jz, ix], 0, np.where(~ina[jz, ix], 1, 2)).tolist()
+        cx = np.where(inb[jz, ix], bx0[jz, ix], ax0[jz, ix]).tolist()
+        cz = np.where(inb[jz, ix], bz0[jz, ix], az0[jz, ix]).tolist()
+        la, lb = alev[jz, ix].tolist(), blev[jz, ix].tolist()
+        gone = ~inb[jz, ix]
+        why = iter(b.reasons(tb, jz[gone] + (rz0 - tb.rz0), ix[gone] + (rx0 - tb.rx0)))
+        for k, (rx, rz) in enumerate(zip((ix + rx0).tolist(), (jz + rz0).tolist(), strict=True)):
+            name = prefix + names[rx] + "_" + names[rz]
+            kind = kinds[k]
+            if kind == 0:
+                out.append({"kind": "site", "name": name, "change": "dropped", "reason": next(why) or "removed",
+                            "cell": [cx[k], cz[k]]})
+            elif kind == 1:
+                out.append({"kind": "site", "name": name, "change": "added", "cell": [cx[k], cz[k]]})
+            else:
+                out.append({"kind": "site", "name": name, "change": "pad", "before": la[k] / 1000.0,
+                            "after": lb[k] / 1000.0, "cell": [cx[k], cz[k]]})
+    return out
+
+
+def _compare(a: dict, b: dict, after: Generator) -> list[dict]:
+    """The changes between structures by name (``a`` before, ``b`` after), in canonical order."""
+    out: list[dict] = []
+    for name in sorted(set(a) | set(b), key=lambda n: ((a[n] if n in a else b[n]).order, n)):
+        s, t = a.get(name), b.get(name)
+        if t is None:
+            s = a[name]
+            why = ""
+            if s.region is not None:  # a site: why its rule has none there now
+                why = after.structs.site(s.rule, *s.region).reason
+            out.append({"kind": s.kind, "name": name, "change": "dropped", "reason": why or "removed",
+                        "cell": [s.x0, s.z0]})
+        elif s is None:
+            out.append({"kind": t.kind, "name": name, "change": "added", "cell": [t.x0, t.z0]})
+        else:
+            if s.level_mm != t.level_mm:
+                out.append({"kind": t.kind, "name": name, "change": "pad", "before": _metres(s.level_mm),
+                            "after": _metres(t.level_mm), "cell": [t.x0, t.z0]})
+            if s.wet != t.wet:
+                out.append({"kind": t.kind, "name": name, "change": "in water" if t.wet else "out of water",
+                            "cell": [t.x0, t.z0]})
+    return out
+
+
+def _overlap(s, x0: int, z0: int, w: int, h: int) -> bool:
+    return s.x0 < x0 + w and s.x1 > x0 and s.z0 < z0 + h and s.z1 > z0
+
+
+def _place_changes(before: Generator, after: Generator, x0: int, z0: int, w: int, h: int) -> list[dict]:
+    a = {s.name: s for s in before.structs.places if _overlap(s, x0, z0, w, h)}
+    b = {s.name: s for s in after.structs.places if _overlap(s, x0, z0, w, h)}
+    return _compare(a, b, after)
+
+
+def _site_changes_by_name(before: Generator, after: Generator, x0: int, z0: int, w: int, h: int) -> list[dict]:
+    a = {s.name: s for s in before.structures_in(x0, z0, w, h) if s.kind == "site"}
+    b = {s.name: s for s in after.structures_in(x0, z0, w, h) if s.kind == "site"}
+    return _compare(a, b, after)

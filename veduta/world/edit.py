@@ -38,8 +38,10 @@ SECTIONS = {"features": "feature", "vegetation": "vegetation rule", "places": "p
 #: ``--near``: the default and largest search radius, in cells
 NEAR_SEARCH = 32
 NEAR_SEARCH_MAX = 256
-#: terrain reports sample at most this many vertices per side (a coarser grid beyond)
+#: terrain reports compute discs up to this many vertices across vertex by vertex (beyond, the
+#: extremes within EXTREMES_TOL_MM and a sampled mean: veduta.world.areas.ground_summary)
 SAMPLE_SIDE = 512
+EXTREMES_TOL_MM = 60
 #: area vegetation rules are counted cell by cell up to this radius, in cells
 COUNT_RADIUS_MAX = 256
 
@@ -177,13 +179,14 @@ class WorldSource:
     def exists(self, kind: str, name: str) -> bool:
         return self.index.resolve(kind, name) is not None
 
-    def generator(self, world: Any) -> Generator:
-        """The generator of a compiled world, with every prefab it names that compiles."""
+    def generator(self, world: Any, like: Generator | None = None) -> Generator:
+        """The generator of a compiled world, with every prefab it names that compiles;
+        ``like``: the generator of the world before the edit (what they compute alike is shared)."""
         from veduta.world.generator import Generator
         from veduta.world.params import prefab_names
 
         prefabs = {n: rec for n in prefab_names(world) if (rec := self.prefab(n)) is not None}
-        return Generator(world, prefabs)
+        return Generator(world, prefabs, like=like)
 
 
 def load_world_source(project: Project, world: str) -> WorldSource:
@@ -378,32 +381,10 @@ def _rect_around(gen: Generator, x: int, z: int, reach: int) -> tuple[int, int, 
 
 def structure_changes(before: Generator, after: Generator, rect: tuple[int, int, int, int]) -> list[dict]:
     """Sites and places of a rectangle that differ between two generators: dropped, added, wet,
-    or on a pad at another height."""
-    x0, z0, w, h = rect
-    if w <= 0 or h <= 0:
-        return []
-    a = {s.name: s for s in before.structures_in(x0, z0, w, h)}
-    b = {s.name: s for s in after.structures_in(x0, z0, w, h)}
-    out: list[dict[str, Any]] = []
-    for name in sorted(set(a) | set(b), key=lambda n: ((a[n] if n in a else b[n]).order, n)):
-        s, t = a.get(name), b.get(name)
-        if t is None:
-            s = a[name]
-            why = ""
-            if s.region is not None:  # a site: why its rule has none there now
-                why = after.structs.site(s.rule, *s.region).reason
-            out.append({"kind": s.kind, "name": name, "change": "dropped", "reason": why or "removed",
-                        "cell": [s.x0, s.z0]})
-        elif s is None:
-            out.append({"kind": t.kind, "name": name, "change": "added", "cell": [t.x0, t.z0]})
-        else:
-            if s.level_mm != t.level_mm:
-                out.append({"kind": t.kind, "name": name, "change": "pad", "before": _m(s.level_mm),
-                            "after": _m(t.level_mm), "cell": [t.x0, t.z0]})
-            if s.wet != t.wet:
-                out.append({"kind": t.kind, "name": name, "change": "in water" if t.wet else "out of water",
-                            "cell": [t.x0, t.z0]})
-    return out
+    or on a pad at another height (:func:`veduta.world.areas.structure_changes`)."""
+    from veduta.world.areas import structure_changes as changes
+
+    return changes(before, after, *rect)
 
 
 # -- place ---------------------------------------------------------------------------------------
@@ -484,7 +465,7 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
         element["rotation"] = rotation
     text = _edit_text(ws, "places", element, index)
     rec, rep = _compile_new(ws, text, f'place "{name}"', "places", index)
-    after = ws.generator(rec)
+    after = ws.generator(rec, like=before)
     final = place_problems(after, name, prefab, x, z, rotation)
     if final:  # the screen and the new world disagree: say so rather than write
         raise EditRefused(f'place "{name}" at cell [{x}, {z}] is refused ('
@@ -574,38 +555,32 @@ def _rule_warnings(rep: Report, section: str, index: int | None = None) -> list[
 
 def _heights(gen: Generator, x: int, z: int, r: int) -> dict[str, Any]:
     """Final ground over the disc of radius r (vertices) around vertex (x, z), inside the world:
-    centre, min, max and mean in metres. A disc wider than SAMPLE_SIDE vertices is sampled every
-    ``step`` vertices (reported)."""
+    centre, min, max and mean in metres. A disc up to SAMPLE_SIDE vertices across is computed
+    vertex by vertex; a wider one (``step`` in the report) by :func:`veduta.world.areas.ground_summary`:
+    min and max within 6 cm of every vertex's (values of real vertices), the mean over the
+    vertices every ``step`` vertices."""
     import numpy as np
 
+    if 2 * r + 1 > SAMPLE_SIDE:
+        from veduta.world.areas import ground_summary
+
+        g = ground_summary(gen, x, z, r, tol=EXTREMES_TOL_MM)
+        return {"centre": _m(g["centre"]), "min": _m(g["min"]), "max": _m(g["max"]),
+                "mean": round(g["mean_mm"] / 1000.0, 3), "step": g["step"]}
     n = gen.p.cells
     x0, x1 = max(-n, x - r), min(n, x + r)
     z0, z1 = max(-n, z - r), min(n, z + r)
-    step = max(1, -(-(2 * r + 1) // SAMPLE_SIDE))
-    xs = np.arange(x0, x1 + 1, step, dtype=np.int64)
-    los: list[int] = []
-    his: list[int] = []
-    total, count = 0, 0
-    rows = max(1, 256 // step) * step  # vertex rows per heights() call: bounded memory
-    for zb in range(z0, z1 + 1, rows):
-        g = gen.heights(x0, zb, x1 - x0 + 1, min(rows, z1 + 1 - zb))[::step, ::step]
-        zs = np.arange(zb, zb + g.shape[0] * step, step, dtype=np.int64)
-        disc = (xs[None, :] - x) ** 2 + (zs[:, None] - z) ** 2 <= r * r
-        vals = g[disc]
-        if vals.size:
-            los.append(int(vals.min()))
-            his.append(int(vals.max()))
-            total += int(vals.sum())
-            count += int(vals.size)
     centre = int(gen.heights(x, z, 1, 1)[0, 0])
-    lo, hi = (min(los), max(his)) if count else (centre, centre)
-    if not count:  # the whole disc is outside the world: its centre vertex is all there is
-        total = centre
-        count = 1
-    out = {"centre": _m(centre), "min": _m(lo), "max": _m(hi), "mean": round(total / count / 1000.0, 3)}
-    if step > 1:
-        out["step"] = step
-    return out
+    if x1 < x0 or z1 < z0:  # the whole disc is outside the world: its centre vertex is all there is
+        return {"centre": _m(centre), "min": _m(centre), "max": _m(centre), "mean": round(centre / 1000.0, 3)}
+    g = gen.heights(x0, z0, x1 - x0 + 1, z1 - z0 + 1)
+    xs = np.arange(x0, x1 + 1, dtype=np.int64)
+    zs = np.arange(z0, z1 + 1, dtype=np.int64)
+    vals = g[(xs[None, :] - x) ** 2 + (zs[:, None] - z) ** 2 <= r * r]
+    if not vals.size:
+        return {"centre": _m(centre), "min": _m(centre), "max": _m(centre), "mean": round(centre / 1000.0, 3)}
+    return {"centre": _m(centre), "min": _m(int(vals.min())), "max": _m(int(vals.max())),
+            "mean": round(int(vals.sum()) / vals.size / 1000.0, 3)}
 
 
 def _terrain_report(before: Generator, after: Generator, x: int, z: int, r: int, reach: int) -> dict[str, Any]:
@@ -645,7 +620,7 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell: Sequ
     text = _edit_text(ws, "features", element, index)
     rec, rep = _compile_new(ws, text, f'feature "{name}"', "features", index)
     before = ws.generator(ws.world)
-    after = ws.generator(rec)
+    after = ws.generator(rec, like=before)
     f = next(fp for fp in after.p.features if fp.name == name)
     reach = feature_reach(f)
     if old is not None:  # a moved feature changes its old area too
@@ -904,7 +879,7 @@ def world_remove(project: Project, world: str, name: str, section: str | None = 
     before = ws.generator(ws.world)
     out = _base(ws, sec, name, "removed", old, None, dry_run)
     if sec == "features":
-        after = ws.generator(rec)
+        after = ws.generator(rec, like=before)
         f = next(fp for fp in before.p.features if fp.name == name)
         out.update(_terrain_report(before, after, f.x, f.z, f.radius, feature_reach(f)))
     elif sec == "vegetation":
@@ -913,7 +888,7 @@ def world_remove(project: Project, world: str, name: str, section: str | None = 
         out["plants_before"] = counts.pop("plants")
         out.update(counts)
     else:
-        after = ws.generator(rec)
+        after = ws.generator(rec, like=before)
         s = next((st for st in before.structs.places if st.name == name), None)
         if s is not None:
             rect = _rect_around(after, s.x0 + s.fw // 2, s.z0 + s.fd // 2, max(s.fw, s.fd))

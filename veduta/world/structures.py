@@ -708,6 +708,31 @@ class Structures:
             wet[k] = under.reshape(len(k), -1).any(axis=1)
         return wet
 
+    def reasons(self, t: SiteTable, jz: np.ndarray, ix: np.ndarray) -> list[str]:
+        """The ``reason`` of the decisions of table t at rows jz, columns ix ("" where a site
+        stands), as :meth:`site` gives them, without making the decisions' objects."""
+        rule = self.p.sites[t.rule]
+        code, pre, det = t.code[jz, ix].tolist(), t.prefab[jz, ix].tolist(), t.detail[jz, ix].tolist()
+        orx, orz = t.other_rx[jz, ix].tolist(), t.other_rz[jz, ix].tolist()
+        fixed = {STANDS: "", CHANCE: "chance", NO_PREFABS: "no prefabs", OUTSIDE: "outside the world",
+                 WATER: "water"}
+        out = []
+        for k, c in enumerate(code):
+            why = fixed.get(c)
+            if why is None:
+                if c == MISSING:
+                    why = f"prefab {rule.prefabs[pre[k]]} missing"
+                elif c == TOO_LARGE:
+                    why = f"prefab {rule.prefabs[pre[k]]} too large for spacing {rule.spacing}"
+                elif c == BIOME:
+                    why = f"biome {self.p.biome_names[det[k]]}"
+                elif c == PLACE:
+                    why = f"place {self.places[det[k]].name}"
+                else:
+                    why = f"site {self.site_names[det[k]]}_{coord(orx[k])}_{coord(orz[k])}"
+            out.append(why)
+        return out
+
     def _from_table(self, t: SiteTable, rx: int, rz: int) -> SiteDecision:
         """The :class:`SiteDecision` of region (rx, rz) from a table holding it."""
         i = t.rule

@@ -109,10 +109,16 @@ class Terrain:
     def ground_grid(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
         """Base ground of the vertices ``zs x xs`` (increasing int64 coordinates, not necessarily
         contiguous: a sample grid), (len(zs), len(xs)) int64 mm."""
+        return self.features_grid(self.relief_grid(xs, zs), xs, zs)
+
+    def relief_grid(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """The relief (the ground before any feature) of the vertices ``zs x xs``, mm."""
         if self.p.relief_mm == 0:
-            g = np.zeros((len(zs), len(xs)), dtype=np.int64)
-        else:
-            g = (self.p.relief_mm * fbm_grid(self.relief_keys, self.p.relief_scale, xs, zs)) // RELIEF_SPAN
+            return np.zeros((len(zs), len(xs)), dtype=np.int64)
+        return (self.p.relief_mm * fbm_grid(self.relief_keys, self.p.relief_scale, xs, zs)) // RELIEF_SPAN
+
+    def features_grid(self, g: np.ndarray, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """Every feature applied, in file order, to the relief g of the vertices ``zs x xs`` (in place)."""
         for f in self.p.features:
             sl = self._window_of(f, xs, zs)
             if sl is None:
