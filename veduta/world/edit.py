@@ -44,6 +44,8 @@ SAMPLE_SIDE = 512
 EXTREMES_TOL_MM = 60
 #: area vegetation rules are counted cell by cell up to this radius, in cells
 COUNT_RADIUS_MAX = 256
+#: rows of cells counted at once
+COUNT_ROWS = 128
 
 
 class EditRefused(VedutaError):
@@ -358,10 +360,15 @@ def place_problems(gen: Generator, name: str, prefab: str, x: int, z: int, rotat
 
 def _spiral(cx: int, cz: int, r: int) -> list[tuple[int, int]]:
     """Cells within r of (cx, cz), nearest first; ties by z, then x (deterministic)."""
-    out = [(dx * dx + dz * dz, dz, dx) for dz in range(-r, r + 1) for dx in range(-r, r + 1)
-           if dx * dx + dz * dz <= r * r]
-    out.sort()
-    return [(cx + dx, cz + dz) for _, dz, dx in out]
+    import numpy as np
+
+    d = np.arange(-r, r + 1, dtype=np.int64)
+    dx, dz = (a.ravel() for a in np.meshgrid(d, d))
+    d2 = dx * dx + dz * dz
+    keep = d2 <= r * r
+    dx, dz, d2 = dx[keep], dz[keep], d2[keep]
+    order = np.lexsort((dx, dz, d2))
+    return list(zip((cx + dx[order]).tolist(), (cz + dz[order]).tolist(), strict=True))
 
 
 # -- structures that change ----------------------------------------------------------------------
@@ -434,10 +441,10 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
     rejected: dict[str, int] = {}  # cells refused, by their first finding
     chosen = None
     problems: list[dict] = []
-    quick = _prescreen(screen, prefab, rotation, candidates) if len(candidates) > 1 else None
-    for x, z in candidates:
+    quick = (_prescreen(screen, prefab, rotation, candidates).codes  # type: ignore[attr-defined]
+             if len(candidates) > 1 else [None] * len(candidates))
+    for (x, z), code in zip(candidates, quick, strict=True):
         tried += 1
-        code = quick(x, z) if quick is not None else None
         if code is not None:
             rejected[code] = rejected.get(code, 0) + 1
             continue
@@ -493,8 +500,9 @@ def _prescreen(gen: Generator, prefab: str, rotation: int,
                candidates: list[tuple[int, int]]) -> Callable[[int, int], str | None]:
     """``quick(x, z)``: the first finding code :func:`place_problems` would give for the cells it
     can rule out from arrays computed once over the whole search (footprint outside the world, a
-    footprint vertex under water, a biome the prefab does not list), else None. A speed-up only:
-    the cells it passes still get the full check."""
+    footprint vertex under water, a biome the prefab does not list), else None; ``quick.codes``:
+    the same for every candidate, in order. A speed-up only: the cells it passes still get the
+    full check."""
     import numpy as np
 
     from veduta.world.checks import place_footprint
@@ -502,10 +510,10 @@ def _prescreen(gen: Generator, prefab: str, rotation: int,
     p = gen.p
     pf = gen.prefabs[prefab]
     _, _, fw, fd = place_footprint(gen, prefab, (0, 0), rotation)
-    xs = [c[0] for c in candidates]
-    zs = [c[1] for c in candidates]
-    x0, z0 = min(xs) - fw, min(zs) - fd  # vertices of every candidate footprint
-    w, h = max(xs) - x0 + fw + 1, max(zs) - z0 + fd + 1
+    cx = np.asarray([c[0] for c in candidates], dtype=np.int64)
+    cz = np.asarray([c[1] for c in candidates], dtype=np.int64)
+    x0, z0 = int(cx.min()) - fw, int(cz.min()) - fd  # vertices of every candidate footprint
+    w, h = int(cx.max()) - x0 + fw + 1, int(cz.max()) - z0 + fd + 1
     t = gen.terrain
     wet = (t.ground(x0, z0, w, h) < t.water_levels(x0, z0, w, h)).astype(np.int64)
     sat = np.zeros((h + 1, w + 1), dtype=np.int64)  # summed-area table of wet vertices
@@ -513,19 +521,28 @@ def _prescreen(gen: Generator, prefab: str, rotation: int,
     allowed = np.asarray([pf.allows(b) for b in p.biome_names], dtype=bool)
     biome = t.biomes(x0, z0, w, h)
     n = p.cells
+    fx0, fz0 = cx - fw // 2, cz - fd // 2
+    outside = (fx0 < -n) | (fz0 < -n) | (fx0 + fw > n) | (fz0 + fd > n)
+    i0, j0 = fx0 - x0, fz0 - z0
+    i1, j1 = i0 + fw + 1, j0 + fd + 1
+    water = (sat[j1, i1] - sat[j0, i1] - sat[j1, i0] + sat[j0, i0]) > 0
+    bad_biome = ~allowed[biome[cz - z0, cx - x0]]
+    codes = np.where(outside, 1, np.where(water, 2, np.where(bad_biome, 3, 0))).tolist()
+    names = [None, "WORLD_PLACE_OUTSIDE", "WORLD_PLACE_WATER", "WORLD_PLACE_BIOME"]
 
     def quick(x: int, z: int) -> str | None:
         fx0, fz0 = x - fw // 2, z - fd // 2
         if fx0 < -n or fz0 < -n or fx0 + fw > n or fz0 + fd > n:
-            return "WORLD_PLACE_OUTSIDE"
+            return names[1]
         i0, j0 = fx0 - x0, fz0 - z0
         i1, j1 = i0 + fw + 1, j0 + fd + 1
         if sat[j1, i1] - sat[j0, i1] - sat[j1, i0] + sat[j0, i0]:
-            return "WORLD_PLACE_WATER"
+            return names[2]
         if not allowed[biome[z - z0, x - x0]]:
-            return "WORLD_PLACE_BIOME"
+            return names[3]
         return None
 
+    quick.codes = [names[c] for c in codes]  # type: ignore[attr-defined]
     return quick
 
 
@@ -640,26 +657,12 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell: Sequ
 
 
 def _rule_count(gen: Generator, rule_index: int, x0: int, z0: int, w: int, h: int) -> int:
-    """Plants (model rule) or cells won (prefab rule) of vegetation rule *rule_index* in a rectangle,
-    chunk by chunk (the chunk layers are what the game generates)."""
-    from veduta.world.cover import VEGETATION
-
-    r = gen.p.vegetation[rule_index]
-    c = gen.p.chunk
+    """Plants (model rule) or cells won (prefab rule) of vegetation rule *rule_index* in a rectangle
+    (:meth:`~veduta.world.generator.Generator.rule_cells`, what the game's chunks hold), in strips
+    of COUNT_ROWS rows (bounded memory)."""
     n = 0
-    for cz in range(z0 // c, (z0 + h - 1) // c + 1):
-        for cx in range(x0 // c, (x0 + w - 1) // c + 1):
-            lay = gen.chunk_layers(cx, cz)
-            i0, i1 = max(0, x0 - cx * c), min(c, x0 + w - cx * c)
-            j0, j1 = max(0, z0 - cz * c), min(c, z0 + h - cz * c)
-            if r.model:
-                for pa in lay.plants:
-                    if pa.rule == rule_index:
-                        n += int(pa.mask[j0:j1, i0:i1].sum())
-            else:
-                sub_k = lay.owner_kind[j0:j1, i0:i1]
-                sub_i = lay.owner_index[j0:j1, i0:i1]
-                n += int(((sub_k == VEGETATION) & (sub_i == rule_index)).sum())
+    for zb in range(z0, z0 + h, COUNT_ROWS):
+        n += int(gen.rule_cells(rule_index, x0, zb, w, min(COUNT_ROWS, z0 + h - zb)).sum())
     return n
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .cover import NONE, SCATTER, STRUCTURE, Cover, Plant, PlantArrays
+from .intmath import hash2_grid
 from .params import PrefabP, prefab_params, world_params
 from .structures import PAD_BLEND, Structure, StructArrays, Structures, apply_pads, coord, pad_at, pads_at
 from .terrain import NO_WATER, Terrain
@@ -123,6 +124,36 @@ class Generator:
         kind, index = self.cover.owners(x0, z0, biome, wet, structs)
         plants = self.cover.plants(x0, z0, biome, wet, kind == STRUCTURE, ground)
         return Layers(x0, z0, w, h, ground, biome, level, centre, wet, structs, kind, index, plants)
+
+    def rule_cells(self, rule: int, x0: int, z0: int, w: int, h: int) -> np.ndarray:
+        """(h, w) bool: the cells of a rectangle that vegetation rule ``rule`` (its index) takes
+        there: a plant of a model rule, or the cell a prefab rule wins. What :meth:`layers` says
+        (``plants[...].mask`` or ``owner_kind == VEGETATION``), computing only what that needs:
+        water only where a lake, sea or the sea level can reach, the other rules' cells only for a
+        prefab rule."""
+        from .cover import VEGETATION, biome_ok, in_area
+
+        r = self.p.vegetation[rule]
+        biome = self.biomes(x0, z0, w, h)
+        if self.terrain.wet_possible(x0, z0, x0 + w, z0 + h):
+            wet = self.water(x0, z0, w, h)[1]
+        else:
+            wet = np.zeros((h, w), dtype=bool)
+        if r.prefab:
+            structs = self.structs.in_rect(x0, z0, w, h, self.margin)
+            kind, index = self.cover.owners(x0, z0, biome, wet, structs)
+            return (kind == VEGETATION) & (index == rule)
+        xs = np.arange(x0, x0 + w, dtype=np.int64)
+        zs = np.arange(z0, z0 + h, dtype=np.int64)
+        n = self.p.cells
+        ok = biome_ok(self.p, r.biomes, None)[biome]
+        mask = ok & ~wet & ((xs >= -n) & (xs < n))[None, :] & ((zs >= -n) & (zs < n))[:, None]
+        if r.area:
+            mask &= in_area(r, xs[None, :], zs[:, None])
+        mask &= (hash2_grid(r.key, xs, zs) >> 32) < r.density_t
+        for s in self.structs.in_rect(x0, z0, w, h, 0):  # no plant on a footprint
+            mask[max(0, s.z0 - z0):max(0, s.z1 - z0), max(0, s.x0 - x0):max(0, s.x1 - x0)] = False
+        return mask
 
     def chunk_layers(self, cx: int, cz: int) -> Layers:
         """The layers of chunk [cx, cz] (cached, least recently used dropped first)."""
