@@ -24,7 +24,7 @@ each a hull that holds whatever the floors do (a few noise units of slack).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -127,7 +127,7 @@ def _meets_disc(bx0: np.ndarray, bz0: np.ndarray, S: int, x: int, z: int, r: int
 
 
 def ground_summary(gen: Generator, x: int, z: int, r: int, tol: int = 60, side: int = MEAN_SIDE,
-                   progress: Progress | None = None) -> dict[str, int]:
+                   progress: Progress | None = None) -> dict[str, Any]:
     """The final ground over the vertices of the disc of radius r around vertex (x, z) inside the
     world: ``{"centre", "min", "max", "mean_mm" (a float), "step"}`` (module docstring: min and
     max within ``tol``, the mean over the samples every ``step`` vertices)."""
@@ -226,28 +226,16 @@ def structure_changes(before: Generator, after: Generator, x0: int, z0: int, w: 
     a, b = before.structs, after.structs
     if a.p.sites != b.p.sites or a.site_names != b.site_names:  # other rules: compare them by name
         return out + _site_changes_by_name(before, after, x0, z0, w, h)
-    from .structures import STANDS, coord
+    from .structures import coord
 
     bx1, bz1 = x0 + w, z0 + h
     for i in range(len(a.p.sites)):
-        ta, tb = a.table_for_cells(i, x0, z0, bx1, bz1), b.table_for_cells(i, x0, z0, bx1, bz1)
-        if ta is None or tb is None:
+        va, vb = a.standing(i, x0, z0, bx1, bz1), b.standing(i, x0, z0, bx1, bz1)
+        if va is None or vb is None:
             continue
-        s = a.p.sites[i].spacing
-        first, last = a._regions(i)
-        rx0, rz0 = max(first, x0 // s), max(first, z0 // s)
-        nw, nh = min(last, (bx1 - 1) // s) + 1 - rx0, min(last, (bz1 - 1) // s) + 1 - rz0
-
-        def view(t):
-            j0, i0 = rz0 - t.rz0, rx0 - t.rx0
-            sl = (slice(j0, j0 + nh), slice(i0, i0 + nw))
-            sx0, sz0 = t.x0[sl], t.z0[sl]
-            there = ((t.code[sl] == STANDS) & (sx0 < bx1) & (sx0 + t.fw[sl] > x0) & (sz0 < bz1)
-                     & (sz0 + t.fd[sl] > z0))
-            return there, sx0, sz0, t.level[sl]
-
-        ina, ax0, az0, alev = view(ta)
-        inb, bx0, bz0, blev = view(tb)
+        rx0, rz0, tb = va.rx0, va.rz0, vb.table
+        ina, ax0, az0, alev = va.there, va.x0, va.z0, va.level
+        inb, bx0, bz0, blev = vb.there, vb.x0, vb.z0, vb.level
         diff = ina != inb
         diff |= ina & inb & (alev != blev)
         prefix = a.site_names[i] + "_"

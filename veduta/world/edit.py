@@ -65,6 +65,9 @@ class BadValue(EditRefused, UsageError):
     errors are all inside the element): a usage mistake, exit 2; nothing was written."""
 
 
+#: a progress callback ``progress(done, total, message)`` (LAYOUT.md; veduta.base.progress)
+Progress = Callable[[float, "float | None", str], None]
+
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
@@ -400,7 +403,7 @@ def structure_changes(before: Generator, after: Generator, rect: tuple[int, int,
 @_one_at_a_time
 def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequence[int] | None = None,
                 near: Sequence[int] | None = None, rotation: int = 0,
-                search: int = NEAR_SEARCH, dry_run: bool = False) -> dict[str, Any]:
+                search: int = NEAR_SEARCH, dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     """Add (or replace) place *name* with *prefab* at *cell*, or at the valid cell nearest *near*.
 
     The cell must pass the place checks of ``inspect world`` (water, overlap, biome, distances,
@@ -443,8 +446,11 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
     problems: list[dict] = []
     quick = (_prescreen(screen, prefab, rotation, candidates).codes  # type: ignore[attr-defined]
              if len(candidates) > 1 else [None] * len(candidates))
+    _tell(progress, 0, len(candidates), "cells tried")
     for (x, z), code in zip(candidates, quick, strict=True):
         tried += 1
+        if tried % 256 == 0:
+            _tell(progress, tried, len(candidates), "cells tried")
         if code is not None:
             rejected[code] = rejected.get(code, 0) + 1
             continue
@@ -581,9 +587,9 @@ def _heights(gen: Generator, x: int, z: int, r: int) -> dict[str, Any]:
     if 2 * r + 1 > SAMPLE_SIDE:
         from veduta.world.areas import ground_summary
 
-        g = ground_summary(gen, x, z, r, tol=EXTREMES_TOL_MM)
-        return {"centre": _m(g["centre"]), "min": _m(g["min"]), "max": _m(g["max"]),
-                "mean": round(g["mean_mm"] / 1000.0, 3), "step": g["step"]}
+        s = ground_summary(gen, x, z, r, tol=EXTREMES_TOL_MM)
+        return {"centre": _m(s["centre"]), "min": _m(s["min"]), "max": _m(s["max"]),
+                "mean": round(s["mean_mm"] / 1000.0, 3), "step": s["step"]}
     n = gen.p.cells
     x0, x1 = max(-n, x - r), min(n, x + r)
     z0, z1 = max(-n, z - r), min(n, z + r)
@@ -600,23 +606,39 @@ def _heights(gen: Generator, x: int, z: int, r: int) -> dict[str, Any]:
             "mean": round(int(vals.sum()) / vals.size / 1000.0, 3)}
 
 
-def _terrain_report(before: Generator, after: Generator, x: int, z: int, r: int, reach: int) -> dict[str, Any]:
+def _terrain_report(before: Generator, after: Generator, x: int, z: int, r: int, reach: int,
+                    progress: Progress | None = None) -> dict[str, Any]:
     rect = _rect_around(after, x, z, reach)
     wet_before = sorted(s.name for s in before.structs.places if s.wet)
     wet_after = sorted(s.name for s in after.structs.places if s.wet)
+    _tell(progress, 1, 4, "ground before")
+    h_before = _heights(before, x, z, r)
+    _tell(progress, 2, 4, "ground after")
+    h_after = _heights(after, x, z, r)
+    _tell(progress, 3, 4, "sites and places that change")
+    changes = structure_changes(before, after, rect)
+    _tell(progress, 4, 4, "report")
     return {
-        "before": _heights(before, x, z, r),
-        "after": _heights(after, x, z, r),
+        "before": h_before,
+        "after": h_after,
         "places_in_water": wet_after,
         "places_newly_in_water": [n for n in wet_after if n not in wet_before],
-        "changes": structure_changes(before, after, rect),
+        "changes": changes,
     }
+
+
+def _tell(progress: Progress | None, done: float, total: float | None, message: str) -> None:
+    """One step of a tool's progress (LAYOUT.md's convention: a face's callback, which may raise
+    Cancelled; nothing is written before the last step)."""
+    if progress is not None:
+        progress(done, total, message)
 
 
 @_one_at_a_time
 def world_terrain(project: Project, world: str, name: str, kind: str, cell: Sequence[int], radius: int,
                   height: float | None = None, depth: float | None = None, falloff: int | None = None,
-                  roughness: float | None = None, dry_run: bool = False) -> dict[str, Any]:
+                  roughness: float | None = None, dry_run: bool = False,
+                  progress: Progress | None = None) -> dict[str, Any]:
     """Add (or replace) feature *name* (a hill, plain, lake or sea) and report the ground before
     and after over its area (centre, min, max, mean), the places in water and the sites and
     places that change (dropped, added, on a pad at another height, in or out of water)."""
@@ -647,7 +669,7 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell: Sequ
     out = _base(ws, "features", name, "replaced" if old is not None else "added", old, element, dry_run)
     out.update({"kind": kind, "cell": [x, z], "radius": radius,
                 "level": _m(after.terrain.levels[f.index]) if kind != "hill" else None})
-    out.update(_terrain_report(before, after, x, z, radius, reach))
+    out.update(_terrain_report(before, after, x, z, radius, reach, progress))
     out["warnings"] = _rule_warnings(rep, "features")
     out["written"] = _write(ws, text, dry_run)
     return out
@@ -732,7 +754,8 @@ def _vegetation_counts(ws: WorldSource, gen: Generator, rule_name: str) -> dict[
 def world_vegetation(project: Project, world: str, name: str, density: float, prefab: str | None = None,
                      model: str | None = None, biomes: Sequence[str] | str | None = None,
                      cell: Sequence[int] | None = None, radius: int | None = None,
-                     scale: Sequence[float] | None = None, dry_run: bool = False) -> dict[str, Any]:
+                     scale: Sequence[float] | None = None, dry_run: bool = False,
+                     progress: Progress | None = None) -> dict[str, Any]:
     """Add (or replace) vegetation rule *name* and report how many plants it gets (in its area, or
     in the loaded chunks around the start cell for a world-wide rule), what they cost to draw
     (``triangles``) and warnings (a missing model or prefab, flora without draw_distance, a
@@ -769,6 +792,7 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     text = _edit_text(ws, "vegetation", element, index)
     rec, rep = _compile_new(ws, text, f'vegetation rule "{name}"', "vegetation", index)
     after = ws.generator(rec)
+    _tell(progress, 1, 3, "plants")
     counts = _vegetation_counts(ws, after, name)
     rule_index = counts.pop("rule")
     warnings = []
@@ -805,7 +829,9 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
 
         without = ws.generator(_compile_new(ws, remove_item(text, "vegetation", index), "")[0])
     focus = tuple(element["cell"]) if "cell" in element else (0, 0)
+    _tell(progress, 2, 3, "triangles drawn")
     v_without, v_with = _view_triangles(ws, [without, after], focus)
+    _tell(progress, 3, 3, "report")
     view = {"focus": list(focus), "triangles": v_with["total"], "without_rule": v_without["total"],
             "budget": _frame_budget()}
     if model:
@@ -855,7 +881,7 @@ def _frame_budget() -> int:
 
 @_one_at_a_time
 def world_remove(project: Project, world: str, name: str, section: str | None = None,
-                 dry_run: bool = False) -> dict[str, Any]:
+                 dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     """Remove the feature, vegetation rule or place *name* (``section`` picks the list when the
     name is in several); fails when there is none. Removing a feature reports the ground before and
     after as ``world_terrain`` does; a vegetation rule, the plants it had; a place, the sites that
@@ -884,7 +910,7 @@ def world_remove(project: Project, world: str, name: str, section: str | None = 
     if sec == "features":
         after = ws.generator(rec, like=before)
         f = next(fp for fp in before.p.features if fp.name == name)
-        out.update(_terrain_report(before, after, f.x, f.z, f.radius, feature_reach(f)))
+        out.update(_terrain_report(before, after, f.x, f.z, f.radius, feature_reach(f), progress))
     elif sec == "vegetation":
         counts = _vegetation_counts(ws, before, name)
         counts.pop("rule")

@@ -17,7 +17,7 @@ import numpy as np
 from .cover import NONE, SCATTER, STRUCTURE, Cover, Plant, PlantArrays
 from .intmath import hash2_grid
 from .params import PrefabP, prefab_params, world_params
-from .structures import PAD_BLEND, Structure, StructArrays, Structures, apply_pads, coord, pad_at, pads_at
+from .structures import PAD_BLEND, StructArrays, Structure, Structures, apply_pads, coord, pad_at, pads_at
 from .terrain import NO_WATER, Terrain
 
 CHUNK_CACHE = 64
@@ -67,7 +67,8 @@ class Generator:
             name: prefab_params(rec, self.p.cell_mm) for name, rec in sorted((prefabs or {}).items())
         }
         self.terrain = Terrain(self.p)
-        self.structs = Structures(self.p, self.prefabs, self.terrain, like.structs if like is not None else None)
+        self.structs: Structures = Structures(self.p, self.prefabs, self.terrain,
+                                              like.structs if like is not None else None)
         self.cover = Cover(self.p, self.prefabs)
         #: cells around a rectangle within which structures matter (pads and min_distance)
         self.margin = max(PAD_BLEND + 1, self.structs.reach)

@@ -212,6 +212,22 @@ class _Draws:
 
 
 @dataclass
+class RegionView:
+    """Part of a :class:`SiteTable`: regions rx0.., rz0.. ((nh, nw) arrays from there), which of
+    them hold a standing site overlapping some cells (``there``), its footprint and level."""
+
+    table: SiteTable
+    rx0: int
+    rz0: int
+    there: np.ndarray
+    x0: np.ndarray
+    z0: np.ndarray
+    fw: np.ndarray
+    fd: np.ndarray
+    level: np.ndarray
+
+
+@dataclass
 class StructArrays:
     """Structures as arrays (n,), in canonical order: footprint ``x0``, ``z0``, ``fw``, ``fd``,
     pad ``level``; ``place`` (index of a place, -1 for a site), ``rule``, ``rx``, ``rz`` (a
@@ -524,9 +540,10 @@ class Structures:
         jz, ix = np.nonzero((hd >> 32) < rule.chance_t)
         n = len(jz)
         zeros = np.zeros(n, dtype=np.int64)
+        none = np.zeros(0, dtype=np.int64)
         d = _Draws(rx0, rz0, nw, nh, jz, ix, np.full(n, -1, dtype=np.int64), zeros, zeros.copy(), zeros.copy(),
                    zeros.copy(), np.full(n, NO_PREFABS, dtype=np.int8), np.full(n, -1, dtype=np.int64),
-                   *(np.zeros(0, dtype=np.int64) for _ in range(4)), np.zeros((4, 0), dtype=np.int64))
+                   none, none, none, none, np.zeros((4, 0), dtype=np.int64))
         if not n or not rule.prefabs:
             return d
         rx, rz = rxs[ix], rzs[jz]
@@ -581,10 +598,9 @@ class Structures:
         d = self._draws(i, rx0, rz0, nw, nh)
         shape = (nh, nw)
         code = np.full(shape, CHANCE, dtype=np.int8)
-        t = SiteTable(i, rx0, rz0, nw, nh, code, np.full(shape, -1, dtype=np.int64),
-                      *(np.zeros(shape, dtype=np.int64) for _ in range(5)),
-                      np.full(shape, -1, dtype=np.int64), np.zeros(shape, dtype=np.int64),
-                      np.zeros(shape, dtype=np.int64))
+        z = [np.zeros(shape, dtype=np.int64) for _ in range(7)]
+        t = SiteTable(i, rx0, rz0, nw, nh, code, np.full(shape, -1, dtype=np.int64), z[0], z[1], z[2], z[3], z[4],
+                      np.full(shape, -1, dtype=np.int64), z[5], z[6])
         jz, ix = d.jz, d.ix
         n = len(jz)
         if not n:
@@ -769,6 +785,23 @@ class Structures:
         other = f"{self.site_names[oj]}_{coord(int(t.other_rx[j, k]))}_{coord(int(t.other_rz[j, k]))}"
         return SiteDecision(None, cand, f"site {other}")
 
+    def standing(self, i: int, x0: int, z0: int, x1: int, z1: int) -> RegionView | None:
+        """The decisions of rule i over the regions holding cells x0..x1-1, z0..z1-1 and a cell of
+        the world, with ``there``: a site stands and its footprint overlaps those cells (None when
+        no region holds such a cell)."""
+        t = self.table_for_cells(i, x0, z0, x1, z1)
+        if t is None:
+            return None
+        s = self.p.sites[i].spacing
+        first, last = self._regions(i)
+        rx0, rz0 = max(first, x0 // s), max(first, z0 // s)
+        nw, nh = min(last, (x1 - 1) // s) + 1 - rx0, min(last, (z1 - 1) // s) + 1 - rz0
+        j0, i0 = rz0 - t.rz0, rx0 - t.rx0
+        sl = (slice(j0, j0 + nh), slice(i0, i0 + nw))
+        sx0, sz0, sfw, sfd = t.x0[sl], t.z0[sl], t.fw[sl], t.fd[sl]
+        there = (t.code[sl] == STANDS) & (sx0 < x1) & (sx0 + sfw > x0) & (sz0 < z1) & (sz0 + sfd > z0)
+        return RegionView(t, rx0, rz0, there, sx0, sz0, sfw, sfd, t.level[sl])
+
     def arrays(self, x0: int, z0: int, w: int, h: int, margin: int = 0) -> StructArrays:
         """:meth:`in_rect` as :class:`StructArrays` (no objects made: for large rectangles)."""
         bx0, bz0, bx1, bz1 = x0 - margin, z0 - margin, x0 + w + margin, z0 + h + margin
@@ -781,22 +814,14 @@ class Structures:
                       np.asarray([s.order[1] for s in pls], dtype=np.int64), np.full(m, -1, dtype=np.int64),
                       np.full(m, -1, dtype=np.int64), np.full(m, -1, dtype=np.int64)))
         for i in range(len(self.p.sites)):
-            t = self.table_for_cells(i, bx0, bz0, bx1, bz1)
-            if t is None:
+            v = self.standing(i, bx0, bz0, bx1, bz1)
+            if v is None:
                 continue
-            s = self.p.sites[i].spacing
-            first, last = self._regions(i)
-            rx0, rz0 = max(first, bx0 // s), max(first, bz0 // s)
-            nw, nh = min(last, (bx1 - 1) // s) + 1 - rx0, min(last, (bz1 - 1) // s) + 1 - rz0
-            j0, i0 = rz0 - t.rz0, rx0 - t.rx0
-            sl = (slice(j0, j0 + nh), slice(i0, i0 + nw))
-            sx0, sz0, sfw, sfd = t.x0[sl], t.z0[sl], t.fw[sl], t.fd[sl]
-            jz, ix = np.nonzero((t.code[sl] == STANDS) & (sx0 < bx1) & (sx0 + sfw > bx0) & (sz0 < bz1)
-                                & (sz0 + sfd > bz0))
+            jz, ix = np.nonzero(v.there)
             k = len(jz)
-            parts.append((sx0[jz, ix], sz0[jz, ix], sfw[jz, ix], sfd[jz, ix], t.level[sl][jz, ix],
-                          np.full(k, -1, dtype=np.int64), np.full(k, i, dtype=np.int64), rx0 + ix.astype(np.int64),
-                          rz0 + jz.astype(np.int64)))
+            parts.append((v.x0[jz, ix], v.z0[jz, ix], v.fw[jz, ix], v.fd[jz, ix], v.level[jz, ix],
+                          np.full(k, -1, dtype=np.int64), np.full(k, i, dtype=np.int64), v.rx0 + ix.astype(np.int64),
+                          v.rz0 + jz.astype(np.int64)))
         return StructArrays(*(np.concatenate([q[f] for q in parts]) for f in range(9)))
 
 
