@@ -14,9 +14,9 @@ import re
 import time
 from typing import TYPE_CHECKING
 
-from veduta import COMPILER_VERSION
-from veduta.compile import AssetIndex, CompileContext
-from veduta.cook.state import MISSING, RACY, SIG, make_entry, sig
+from veduta import COMPILER_VERSION, TOOLCHAIN
+from veduta.compile import AssetIndex, CompileContext, watch_holds
+from veduta.cook.state import MISSING, RACY, SIG, make_entry, make_notes, packed_notes, sig, well_formed
 from veduta.cook.store import Store
 from veduta.errors import VdaError
 from veduta.fsutil import MAX_COOKED_BYTES, TEMP_SUFFIX_RE, atomic_write, read_regular, remove_if_exists
@@ -153,7 +153,8 @@ def hash_inputs(rel: str, src: bytes, deps, assets: str) -> tuple[str, list]:
     return source_hash(COMPILER_VERSION, rel, src, deps, data.__getitem__), files
 
 
-def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex, now_ns: int | None = None):
+def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex, now_ns: int | None = None,
+                prior=None, owed: bool = False):
     """The full up-to-date check (reads and hashes).
 
     Returns (fresh, META deps, stat-cache entry, [(path, current signature), ...] of the
@@ -161,11 +162,14 @@ def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex
 
     Fresh when the cooked file is whole, its META names this source and the
     current compiler, and the source_hash of the current source and META deps
-    equals the recorded one.
+    equals the recorded one; and the cook's own state does not say otherwise: *owed* (an earlier
+    toolchain cooked it) is stale, and so is a source whose *prior* stat-cache entry (packed) of
+    this source_hash holds references that no longer resolve as they did.  The entry keeps the
+    notes of *prior* when it is of this source_hash, else its notes are unknown.
     """
     now_ns = time.time_ns() if now_ns is None else now_ns
     meta, csig = cooked_meta(cooked, kind)
-    if meta is None or meta.compiler != COMPILER_VERSION or meta.source != rel:
+    if meta is None or meta.compiler != COMPILER_VERSION or meta.source != rel or owed:
         return False, list(meta.deps) if meta else [], None, None
     src, src_sig = _read_with_sig(os.path.join(assets, rel))
     if src is None:
@@ -174,7 +178,12 @@ def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex
     files[0] = (rel, src_sig)
     if h != meta.source_hash or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
         return False, list(meta.deps), None, None
-    return True, list(meta.deps), make_entry(h, csig, files, now_ns), files
+    notes = None
+    if prior is not None and well_formed(prior) and prior[0] == h:
+        notes = packed_notes(prior)
+        if notes and not watch_holds(notes[0], index):
+            return False, list(meta.deps), None, None
+    return True, list(meta.deps), make_entry(h, csig, files, now_ns, notes), files
 
 
 def fresh_by_stat(rel: str, packed, assets: str, cooked: str, index: AssetIndex) -> bool:
@@ -203,21 +212,22 @@ def fresh_by_stat(rel: str, packed, assets: str, cooked: str, index: AssetIndex)
                 continue
             if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != s:
                 return False
-    except (OSError, TypeError, ValueError, IndexError, KeyError):  # (a try costs nothing until it raises)
+        # references the output keeps by name only (a model's materials): still as they were
+        return len(packed) < 5 or watch_holds(packed[3], index)
+    except (OSError, TypeError, ValueError, IndexError, KeyError, AttributeError):  # (free until it raises)
         return False
-    return True
 
 
 # -- the action ------------------------------------------------------------------------------
 
 def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicate_of: list | None = None,
-             display_root: str = "", shared: list | None = None, notes: list | None = None):
+             display_root: str = "", shared: list | None = None, notes: list | None = None, recook: bool = False):
     """Cook one source (the doit action).
 
     Returns a dict (doit saves it as the task's values: the outcome, warning
     lines and the stat-cache entry) or a ``TaskFailed`` whose message is the
     diagnostics, one per line.  When the run cooks its stale sources ahead in a pool
-    (``veduta.cook.ahead``), the result is taken from there.  *shared*, *notes*: see
+    (``veduta.cook.ahead``), the result is taken from there.  *shared*, *notes*, *recook*: see
     :func:`cook_file`.
     """
     from veduta.cook import ahead
@@ -225,7 +235,7 @@ def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicat
     got = ahead.take(rel)
     if got is not None:
         return as_action(got)
-    result = cook_batch([(kind, rel, assets, cooked, cache, duplicate_of, display_root, shared, notes)])[0]
+    result = cook_batch([(kind, rel, assets, cooked, cache, duplicate_of, display_root, shared, notes, recook)])[0]
     if result["outcome"] == UPTODATE and ahead.lost(rel):
         result["outcome"] = COOKED  # stale when the run began: a worker that died cooked it
     return as_action(result)
@@ -314,16 +324,18 @@ def _drive(steps: list, where: list[tuple[str, str]]) -> list[dict]:
 
 
 def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None,
-              shared: list | None = None, notes: list | None = None) -> dict:
+              shared: list | None = None, notes: list | None = None, recook: bool = False) -> dict:
     """Bring one cooked file up to date: already fresh, restored from the store, or compiled.
 
     *shared*: store keys this run fetched from the shared tier (a hit on one is SHARED, not
     RESTORED); *notes*: warnings about this source from before the run (a shared object
-    that was rejected), shown as this source's warnings.
+    that was rejected), shown as this source's warnings; *recook*: compile it, however fresh
+    its cooked file and whatever the store holds (the cook's state found it stale for a reason
+    its META cannot show: an earlier toolchain cooked it, a material it names appeared).
     Returns ``{"outcome": ..., "messages": [...], "entry": stat-cache entry or None,
     "put": [store keys a writing shared tier should get]}``.
     """
-    gen = _cook_steps(kind, rel, assets, cooked, cache, shown, shared, notes)
+    gen = _cook_steps(kind, rel, assets, cooked, cache, shown, shared, notes, recook)
     try:
         _, src, ctx = next(gen)
     except StopIteration as stop:
@@ -346,7 +358,8 @@ def _finish(gen, send=None, throw=None) -> dict:
 
 
 def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None,
-                shared: list | None = None, notes: list | None = None, *, index: AssetIndex | None = None):
+                shared: list | None = None, notes: list | None = None, recook: bool = False, *,
+                index: AssetIndex | None = None):
     """`cook_file` as a generator: it yields ``(kind, source bytes, CompileContext)`` when the
     source must be compiled, is sent the body (or thrown the compiler's exception), and
     returns the result dict.  *index*: ``get_index(assets)``, when the caller has it."""
@@ -365,7 +378,7 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
 
     # 1. the cooked file may already be current (a touched file, or no doit DB yet, or put
     #    in place by this run's fetch from the shared cache: *shared* names its key)
-    meta, csig = cooked_meta(cooked, kind)
+    meta, csig = cooked_meta(cooked, kind) if not recook else (None, None)
     if meta is not None and meta.compiler == COMPILER_VERSION and meta.source == rel:
         h, files = hash_inputs(rel, src, meta.deps, assets)
         if h == meta.source_hash and not any(stale_reference(d, index) for d, s in files[1:] if s == ()):
@@ -376,19 +389,25 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
 
     # 2. the store may hold the output of this exact source content (put there by an
     #    earlier cook, or fetched from the shared tier for this run: *shared* names those keys)
+    #    (not for a recook: what it holds may have been made by an earlier toolchain)
     store = Store(os.path.join(cache, "store"))
     mkey = manifest_key(rel, src)
     alone = source_hash(COMPILER_VERSION, rel, src, [], _no_read)  # the key of an output with no deps
-    hit, manifest = find_in_store(store, kind, rel, src, assets, index, mkey, alone)
+    hit, manifest = find_in_store(store, kind, rel, src, assets, index, mkey, alone) if not recook else (None, [])
+    stored = None
+    if hit is not None:
+        stored = stored_notes(cache, hit[0])
+        if stored and not watch_holds(stored[0], index):
+            hit = None  # a material the model names appeared or went since: compiled, for its warnings
     if hit is not None:
         key, data, files = hit
         store.copy_out(key, cooked, data)
         files[0] = (rel, src_sig)
         shared_hit = key in (shared or ())
-        found = _notes(shown, notes)
+        found = _notes(shown, notes) + _stored_warnings(shown, stored)
         return {"outcome": SHARED if shared_hit else RESTORED, "messages": [str(d) for d in found],
                 "diagnostics": [d.to_json() for d in found],
-                "entry": make_entry(key, sig(os.stat(cooked)), files, now_ns),
+                "entry": make_entry(key, sig(os.stat(cooked)), files, now_ns, stored),
                 "put": [] if shared_hit else [key] + ([mkey] if files[1:] else [])}
 
     # 3. compile
@@ -430,10 +449,54 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
     store.put(h, data, cooked)
     if deps and (deps, h) not in manifest:
         store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
+    found_notes = make_notes(ctx.watch, rep.warnings)
+    if found_notes and found_notes[1]:  # warnings: kept for a restore of this output
+        store_notes(cache, h, found_notes)
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
     return {"outcome": COOKED, "messages": messages, "diagnostics": diagnostics,
-            "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns),
+            "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns, found_notes),
             "put": [h] + ([mkey] if deps else [])}
+
+
+#: The folder in cache/ of the notes of stored outputs that gave warnings (not in the store:
+#: ``veduta cache push`` uploads whole cooked files and manifests only)
+NOTES_DIR = "notes"
+
+
+def _notes_key(key: str) -> str:
+    return hashlib.sha256(f"veduta-notes/1\n{TOOLCHAIN}\n{key}".encode()).hexdigest()
+
+
+def store_notes(cache: str, key: str, notes) -> None:
+    """Keep the notes (:data:`veduta.cook.state.Notes`) of the stored output *key*, for a restore."""
+    import json
+
+    Store(os.path.join(cache, NOTES_DIR)).put(_notes_key(key), json.dumps(notes, ensure_ascii=False).encode())
+
+
+def stored_notes(cache: str, key: str):
+    """The notes kept for the stored output *key* by this toolchain; None when none were kept (the
+    output gave no warning, or an earlier toolchain or the shared cache made it: unknown)."""
+    import json
+
+    data = Store(os.path.join(cache, NOTES_DIR)).get(_notes_key(key))
+    if data is None:
+        return None
+    try:
+        watch, warnings = json.loads(data)
+        notes = (tuple(watch), tuple((int(ln), int(col), str(p), str(m), str(c)) for ln, col, p, m, c in warnings))
+    except (ValueError, TypeError):
+        return None
+    return notes if all(type(w) is str for w in notes[0]) else None
+
+
+def _stored_warnings(shown: str, notes) -> list[Diagnostic]:
+    """The warnings of *notes* as diagnostics of the source shown as *shown*."""
+    if not notes:
+        return []
+    from veduta.source.diagnostics import WARNING, Diagnostic
+
+    return [Diagnostic(shown, ln, col, path, message, WARNING, code) for ln, col, path, message, code in notes[1]]
 
 
 def _notes(shown: str, notes) -> list[Diagnostic]:
