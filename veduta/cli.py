@@ -257,6 +257,10 @@ def build_parser() -> argparse.ArgumentParser:
     from veduta.mcp.cli import add_mcp_command
 
     add_mcp_command(sub)
+
+    from veduta.faces.lsp.cli import add_lsp_command
+
+    add_lsp_command(sub)
     return p
 
 

@@ -1,0 +1,1 @@
+"""The faces of the toolchain: thin layers over veduta.api (command line, MCP, LSP)."""
