@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     from veduta.base.progress import Progress
     from veduta.cook.project import Project
-    from veduta.world.edit import Progress
 
 
 def list_assets(project: Project, kind: str | None = None, jobs: int = 1,
