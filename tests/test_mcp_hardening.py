@@ -181,14 +181,21 @@ def test_files_found_by_name_must_resolve_inside_the_root(sample_game, tmp_path)
             ("world_place", {"world": "valley", "name": "tower", "prefab": "well", "near": [-66, 4]}),
             ("world_terrain", {"world": "valley", "name": "knoll", "kind": "hill", "cell": [0, 0], "radius": 4}),
             ("world_vegetation", {"world": "valley", "name": "ferns", "model": "tree", "density": 0.1}),
-            ("world_remove", {"world": "valley", "name": "village_well"}))]
+            ("world_remove", {"world": "valley", "name": "village_well"}),
+            ("write_source", {"kind": "world", "name": "valley", "text": '{"veduta": "world/1", "seed": 1, '
+                              '"biomes": [{"name": "plain", "ground": "grass"}]}'}))]
         reads = [await s.call_tool(name, args) for name, args in (
             ("inspect_world", {"world": "valley"}), ("world_query", {"world": "valley", "cell": [0, 0]}),
             ("inspect_model", {"model": "crate"}), ("export_gltf", {"model": "crate", "out": "crate.glb"}))]
         cook = await s.call_tool("cook", {"jobs": 1})
-        return edits, reads, cook
+        try:
+            source = await s.read_resource("veduta://source/world/valley")
+        except Exception as exc:  # noqa: BLE001 - the SDK's client raises the resource error
+            source = exc
+        return edits, reads, cook, source
 
-    edits, reads, cook = serve(sample_game, body)
+    edits, reads, cook, source = serve(sample_game, body)
+    assert isinstance(source, Exception) and f"resolves to {world}, outside the game root" in str(source), source
     for res in edits + reads[:2]:
         assert res.is_error, text_of(res)
         assert text_of(res).endswith(f"assets/worlds/valley.vworld resolves to {world}, outside the game root "
