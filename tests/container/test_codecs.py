@@ -7,7 +7,7 @@ import struct
 import pytest
 
 from tests.container import samples
-from veduta.errors import VdaError
+from veduta.base.errors import VdaError
 from veduta.formats import BODIES, decode, encode
 
 

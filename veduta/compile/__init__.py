@@ -17,46 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from veduta.kinds import BY_NAME
+from veduta.base.kinds import BY_NAME
+from veduta.base.project import AssetIndex, canonical_path
 
 if TYPE_CHECKING:  # the formats (and numpy) load only when something compiles; the source
     # modules only when a source is read (a no-op cook needs AssetIndex alone)
     from veduta.formats import Struct
     from veduta.source.diagnostics import Report
     from veduta.source.jsonpos import Node
-
-
-class AssetIndex:
-    """Every source of a game by kind and name (``kind -> name -> [paths]``).
-
-    Paths are relative to the assets folder with forward slashes; a name with
-    more than one path is a duplicate (an error the cook reports).
-    """
-
-    def __init__(self, by_kind: dict[str, dict[str, list[str]]] | None = None):
-        self.by_kind = by_kind or {}
-
-    @classmethod
-    def from_paths(cls, paths) -> AssetIndex:
-        from veduta.kinds import kind_of, name_of
-
-        by_kind: dict[str, dict[str, list[str]]] = {}
-        for rel in sorted(paths):
-            k = kind_of(rel)
-            if k is not None:
-                by_kind.setdefault(k.name, {}).setdefault(name_of(rel), []).append(rel)
-        return cls(by_kind)
-
-    def resolve(self, kind: str, name: str) -> str | None:
-        paths = self.by_kind.get(kind, {}).get(name)
-        return paths[0] if paths else None
-
-
-
-def canonical_path(kind: str, name: str) -> str:
-    """Where a missing asset of *kind* called *name* would be looked for first."""
-    k = BY_NAME[kind]
-    return f"{k.folder}/{name}{k.suffix}"
 
 
 @dataclass
@@ -76,7 +44,7 @@ class CompileContext:
         """Read a file relative to the assets folder, recording it as a dependency."""
         if rel in self.deps:
             return self.deps[rel]
-        from veduta.fsutil import read_regular
+        from veduta.base.fsutil import read_regular
 
         got = read_regular(os.path.join(self.assets_dir, rel))  # regular files only: a FIFO would block
         data = got[0] if got is not None else None

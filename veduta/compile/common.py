@@ -21,11 +21,11 @@ source so the referrer can check frames, clips and sizes without cooking it.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
-from veduta.compile import CompileContext, canonical_path
+from veduta.base.project import canonical_path
+from veduta.compile import CompileContext
 from veduta.formats.scene import Camera, Entity, Light
 from veduta.source.diagnostics import Report
 from veduta.source.fields import (
@@ -567,5 +567,3 @@ LIGHT_FIELD = Field(Declared(LIGHT), None, "The directional light and the ambien
 ENTITIES_FIELD = Field(Declared(ENTITIES), None, "Entities: a model or sprite each, placed, tagged and parented.")
 
 
-def finite_f32(v: float) -> bool:
-    return math.isfinite(v) and abs(v) <= F32_MAX

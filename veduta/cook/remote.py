@@ -35,8 +35,8 @@ import threading
 import time
 from dataclasses import dataclass
 
-from veduta.cook.project import ENV_CACHE_URL as ENV_URL
-from veduta.errors import ConfigError
+from veduta.base.errors import ConfigError
+from veduta.base.project import ENV_CACHE_URL as ENV_URL
 
 ENV_WRITE = "VEDUTA_CACHE_WRITE"
 ENV_TIMEOUT = "VEDUTA_CACHE_TIMEOUT"
@@ -330,7 +330,7 @@ def _describe(exc: BaseException) -> str:
 
 class FolderTier(Tier):
     """A folder (a network share): the local store's layout, written atomically with temp
-    names unique per machine and process (``veduta.fsutil.temp_name``)."""
+    names unique per machine and process (``veduta.base.fsutil.temp_name``)."""
 
     def __init__(self, s: Settings, warn=None):
         super().__init__(s, warn)
@@ -357,7 +357,7 @@ class FolderTier(Tier):
             return None
 
     def _put_name(self, name: str, data: bytes) -> None:
-        from veduta.fsutil import atomic_write
+        from veduta.base.fsutil import atomic_write
 
         self._need_root()
         atomic_write(os.path.join(self.root, *name.split("/")), data)

@@ -21,7 +21,7 @@ import os
 import re
 from importlib import resources
 
-from veduta.kinds import KINDS
+from veduta.base.kinds import KINDS
 
 __all__ = ["SCHEMA_DIALECT", "SOURCES", "generate", "schema_of", "render", "write", "file_name"]
 
@@ -179,7 +179,7 @@ def shipped() -> dict[str, str]:
 
 def write(out_dir: str) -> list[str]:
     """Write every schema into *out_dir* (created when missing); the paths written."""
-    from veduta.fsutil import atomic_write
+    from veduta.base.fsutil import atomic_write
 
     os.makedirs(out_dir, exist_ok=True)
     paths = []

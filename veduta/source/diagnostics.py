@@ -20,6 +20,10 @@ MAX_MESSAGE = 400
 MAX_PATH = 100
 
 
+class Reported(Exception):
+    """Raised by :class:`veduta.source.NoProblems` at the first problem reported."""
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     file: str
@@ -98,7 +102,7 @@ class Report:
 
 
 def format_diagnostic(d: Diagnostic | dict, fmt: str = "text") -> str:
-    """One diagnostic as one line in *fmt* (see :data:`veduta.diagformat.FORMATS`).
+    """One diagnostic as one line in *fmt* (see :data:`veduta.base.diagformat.FORMATS`).
 
     ``text``: ``file:line:col: path: [warning: ]message``; ``json``: the object of
     :meth:`Diagnostic.to_json` (file, line, col, severity, path, message, code when there is

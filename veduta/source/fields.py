@@ -28,8 +28,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from veduta.source import Reported
-from veduta.source.diagnostics import Report
+from veduta.source.diagnostics import Report, Reported
 from veduta.source.jsonpos import Arr, Bool, Node, Null, Obj, Str, clip, join_path, quote
 from veduta.source.jsonpos import Num as NumNode  # `Num` below is the number spec
 

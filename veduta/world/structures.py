@@ -12,9 +12,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .intmath import hash2, hash2_grid
-from .params import PrefabP, SiteRuleP, WorldP
-from .terrain import Terrain
+from veduta.world.intmath import hash2, hash2_grid
+from veduta.world.params import PrefabP, SiteRuleP, WorldP
+from veduta.world.terrain import Terrain
 
 #: pads blend into the ground over this many vertices around the footprint
 PAD_BLEND = 2

@@ -1,0 +1,71 @@
+"""The one exception hierarchy of veduta cook.
+
+User mistakes in sources are not exceptions: validators collect
+:class:`~veduta.source.diagnostics.Diagnostic` objects and report them all.
+Exceptions are for files that cannot be used at all.
+"""
+
+from __future__ import annotations
+
+
+class VedutaError(Exception):
+    """Base class of every error veduta raises on purpose."""
+
+
+class VdaError(VedutaError):
+    """A .vda file (or payload) that breaks the container spec.
+
+    The message always names the file, the chunk and the byte offset (from
+    the start of the file when the chunk is known to sit in a file, else from
+    the start of the payload).
+    """
+
+    def __init__(self, message: str, *, file: str = "", chunk: str = "", offset: int | None = None):
+        self.file = file
+        self.chunk = chunk
+        self.offset = offset
+        self.reason = message
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = []
+        if self.file:
+            where.append(self.file)
+        if self.chunk:
+            where.append(f"chunk {self.chunk}")
+        if self.offset is not None:
+            where.append(f"byte {self.offset}")
+        return (": ".join([", ".join(where), self.reason]) if where else self.reason)
+
+    def located(self, *, file: str | None = None, chunk: str | None = None, base: int = 0) -> VdaError:
+        """Return a copy with file/chunk filled in and the offset shifted by *base*."""
+        return VdaError(
+            self.reason,
+            file=self.file or (file or ""),
+            chunk=self.chunk or (chunk or ""),
+            offset=None if self.offset is None else self.offset + base,
+        )
+
+
+class ConfigError(VedutaError):
+    """A problem with the game repo's layout or configuration."""
+
+
+class UsageError(VedutaError):
+    """A usage mistake: a bad argument, an option value out of range, an unknown asset name.
+    The command line exits with status 2 (1 is for problems found in assets)."""
+
+
+class Cancelled(VedutaError):
+    """Long work stopped because its caller asked (an MCP client cancelled the request): raised by
+    a face's progress callback (:mod:`veduta.base.progress`); the work has written nothing."""
+
+
+def no_such_asset(project, kind: str, name: str) -> UsageError:
+    """The one "no such asset" error of every tool, with the closest existing names of that kind:
+    ``no model "crat" under assets/models/ (did you mean crate?)``."""
+    from veduta.base.kinds import BY_NAME
+    from veduta.base.names import did_you_mean
+
+    names = project.index().by_kind.get(kind, {})
+    return UsageError(f'no {kind} "{name}" under {project.assets}/{BY_NAME[kind].folder}/{did_you_mean(name, names)}')

@@ -1,0 +1,167 @@
+"""``veduta check``: every check the cook makes, writing nothing.
+
+Each source is run through its compiler (load, validate, build: the very code the cook runs,
+references to other assets included) with a context that only reads: no cooked file, no store
+entry, no stat cache, no doit database is written, so a pre-commit hook or a CI step can run it
+on a checkout without touching anything.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from veduta.base.errors import UsageError
+from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report
+
+if TYPE_CHECKING:
+    from veduta.base.project import Project, Source
+
+__all__ = ["check", "check_sources", "resolve_sources"]
+
+
+def resolve_sources(project: Project, names: list[str], cwd: str | None = None) -> list[str]:
+    """Source paths relative to the assets folder for *names*, each a path to the file (from
+    *cwd*) or a path under the assets folder (``models/crate.vmodel``).  A name that is
+    neither is a user mistake (UsageError naming it)."""
+    from veduta.base.kinds import kind_of
+
+    cwd = cwd or os.getcwd()
+    assets = os.path.abspath(project.assets)
+    out, unknown = [], []
+    for name in names:
+        full = os.path.abspath(os.path.join(cwd, name))
+        if os.path.isfile(full) and (full + os.sep).startswith(assets + os.sep):
+            rel = os.path.relpath(full, assets).replace(os.sep, "/")
+        else:
+            rel = name.replace(os.sep, "/")
+        if kind_of(rel) is None or ".." in rel.split("/") or os.path.isabs(rel) or \
+                not os.path.isfile(project.source_path(rel)):  # only sources under the assets folder
+            unknown.append(name)
+        else:
+            out.append(rel)
+    if unknown:
+        raise UsageError(f"no such source: {', '.join(unknown)} (give a source file, or a path under "
+                          f"{project.assets}/ such as models/crate.vmodel)")
+    return list(dict.fromkeys(out))
+
+
+def check_sources(project: Project, jobs: list[tuple[Source, list[str] | None]], index) -> list[list[Diagnostic]]:
+    """Every diagnostic the cook would report for each ``(source, duplicates)`` job, reading
+    only; sources of a kind are compiled together (``compile_sources``: one batch call for
+    small models, as the cook does)."""
+    from veduta.compile import CompileContext, compile_sources
+
+    reports = []
+    by_kind: dict[str, list] = {}
+    for src, duplicates in jobs:
+        shown = project.source_path(src.rel)
+        rep = Report(shown)
+        reports.append(rep)
+        if duplicates:
+            others = ", ".join(project.source_path(p) for p in duplicates)
+            rep.error((1, 1), "$", f'{src.kind.name} name "{src.name}" is also used by {others}; '
+                                   "names must be unique per kind across folders")
+            continue
+        try:
+            with open(shown, "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            rep.error((1, 1), "$", f"cannot read the source ({exc.strerror})")
+            continue
+        ctx = CompileContext(assets_dir=project.assets, source=src.rel, kind=src.kind.name, name=src.name,
+                             report=rep, index=index)
+        by_kind.setdefault(src.kind.name, []).append((data, ctx))
+    for kind, items in by_kind.items():
+        for body, (_, ctx) in zip(compile_sources(kind, items), items, strict=True):
+            if isinstance(body, RecursionError):
+                ctx.report.error(None, "$", "source nested too deeply")
+            elif isinstance(body, BaseException):  # a compiler bug: say so, as the cook does
+                ctx.report.error(None, "$", f"internal compiler error, please report: {type(body).__name__}: {body}")
+    return [rep.sorted() for rep in reports]
+
+
+def check_source(project: Project, src: Source, index, duplicates: list[str] | None = None) -> list[Diagnostic]:
+    """Every diagnostic the cook would report for one source, reading only."""
+    return check_sources(project, [(src, duplicates)], index)[0]
+
+
+def _fresh(project: Project, src: Source, index, cache) -> bool:
+    """Whether the cooked file proves the source good: made by this compiler from exactly the
+    current source and dependencies (the cook's own test), so compiling again cannot find an
+    error.  Reads only (the stat cache is consulted, never saved)."""
+    from veduta.cook.cook import check_fresh, fresh_by_stat
+
+    cooked = project.cooked_path(src.kind, src.name)
+    entry = cache.packed(src.rel) if cache is not None else None
+    if entry is not None and fresh_by_stat(src.rel, entry, project.assets, cooked, index):
+        return True
+    return check_fresh(src.kind.name, src.rel, project.assets, cooked, index)[0]
+
+
+_WORKER: dict = {}
+#: sources compiled together in one batch (and sent to a worker at once)
+BATCH = 32
+
+
+def _init_worker(project: Project, index) -> None:
+    _WORKER["project"], _WORKER["index"] = project, index
+
+
+def _check_in_worker(jobs) -> list[dict]:
+    found = check_sources(_WORKER["project"], jobs, _WORKER["index"])
+    return [d.to_json() for diags in found for d in diags]
+
+
+def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1) -> dict[str, Any]:
+    """Check every source of *project* (or those named, paths under the assets folder).
+
+    A source whose cooked file is fresh (made by this compiler from exactly the current source
+    and dependencies) compiled without an error, so it is not compiled again unless *full*
+    (then its warnings are reported again too); every other source is compiled as the cook
+    would, in *jobs* processes.
+
+    Returns ``{"ok", "checked", "compiled", "fresh", "errors", "warnings", "diagnostics"}``, the
+    diagnostics as :meth:`Diagnostic.to_json` objects in source order; ``ok`` is False when any
+    is an error.
+    """
+    from veduta import COMPILER_VERSION
+    from veduta.base.project import AssetIndex
+    from veduta.cook.state import StatCache
+    from veduta.cook.tasks import STATE_FILE
+
+    all_sources, problems, selected = project.select(sources)
+    index = AssetIndex.from_paths(s.rel for s in all_sources)
+    diagnostics: list[dict] = []
+    for text in problems:  # folders that cannot be read, file names that are not UTF-8
+        file, _, message = text.partition(": ")
+        diagnostics.append(Diagnostic(file, 1, 1, "$", message).to_json())
+    cache = None if full else StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
+    work = []
+    fresh = 0
+    for src in selected:
+        paths = index.by_kind[src.kind.name][src.name]
+        dups = [p for p in paths if p != src.rel] if len(paths) > 1 else None
+        if not full and not dups and _fresh(project, src, index, cache):
+            fresh += 1
+            continue
+        work.append((src, dups))
+    size = max(1, min(BATCH, len(work) // max(1, 4 * jobs)))
+    batches = [work[i:i + size] for i in range(0, len(work), size)]
+    if jobs > 1 and len(batches) > 1:
+        from concurrent.futures import ProcessPoolExecutor
+
+        from veduta.cook.ahead import pool_context
+
+        with ProcessPoolExecutor(min(jobs, len(batches)), mp_context=pool_context(), initializer=_init_worker,
+                                 initargs=(project, index)) as pool:
+            for found in pool.map(_check_in_worker, batches):
+                diagnostics.extend(found)
+    else:
+        _init_worker(project, index)
+        for batch in batches:
+            diagnostics.extend(_check_in_worker(batch))
+    errors = sum(1 for d in diagnostics if d["severity"] == ERROR)
+    warnings = sum(1 for d in diagnostics if d["severity"] == WARNING)
+    return {"ok": errors == 0, "checked": len(selected), "compiled": len(work), "fresh": fresh, "errors": errors,
+            "warnings": warnings, "diagnostics": diagnostics}
