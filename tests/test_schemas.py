@@ -277,7 +277,9 @@ def test_only_keywords_draft_07_also_has():
     draft7 = {"$schema", "title", "description", "default", "type", "properties", "required",
               "additionalProperties", "items", "minItems", "maxItems", "uniqueItems", "enum", "const", "pattern",
               "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "not",
-              "anyOf", "allOf", "if", "then", "else", "propertyNames", "maxProperties"}
+              "anyOf", "allOf", "if", "then", "else", "propertyNames", "maxProperties",
+              # "veduta:<kind>" on a reference (fields.Reference): an annotation, ignored by validators
+              "format"}
 
     def keywords(node):
         if isinstance(node, dict):

@@ -73,3 +73,21 @@ def test_colors():
     assert parse_color("#80ff8000") == 0x80FF8000
     assert parse_color("#FF8000") == 0xFFFF8000
     assert parse_color("ff8000") is None and parse_color("#ff80") is None
+
+
+def test_a_reference_reads_exactly_as_the_name_spec_it_replaces():
+    """fields.Reference only adds the schema's "format" (what tools find references by)."""
+    import re
+
+    from veduta.source.fields import NAME_RE, NAME_WHAT, Reference, StrSpec
+
+    pairs = [(Reference("material"), StrSpec(pattern=NAME_RE, what=NAME_WHAT)),
+             (Reference("material", optional=True),
+              StrSpec(pattern=re.compile(r"|[a-z0-9][a-z0-9_-]{0,63}"), what=NAME_WHAT))]
+    for ref, plain in pairs:
+        for text in ('""', '"crate"', '"Crate"', "3", '"' + "a" * 65 + '"', "null"):
+            node, _ = parse(text)
+            a, b = Report("f"), Report("f")
+            assert ref.read(a, node, "p") == plain.read(b, node, "p")
+            assert a.items == b.items
+        assert ref.schema() == {**plain.schema(), "format": "veduta:material"}

@@ -31,6 +31,7 @@ from veduta.source.diagnostics import Report
 from veduta.source.fields import (
     INVALID,
     NAME_RE,
+    NAME_WHAT,
     Any_,
     BoolSpec,
     Declared,
@@ -40,6 +41,7 @@ from veduta.source.fields import (
     ListOf,
     Num,
     ObjectSpec,
+    Reference,
     Scale,
     Spec,
     StrSpec,
@@ -67,7 +69,7 @@ COORD_LIMIT = 1e6
 COORD = Num(-COORD_LIMIT, COORD_LIMIT)
 ANGLE = Num(-3600, 3600)
 
-_NAME_WHAT = "a valid name (1-64 of a-z, 0-9, _, -, starting with a letter or digit)"
+_NAME_WHAT = NAME_WHAT
 NAME = StrSpec(pattern=NAME_RE, what=_NAME_WHAT)
 OPT_NAME = StrSpec(pattern=re.compile(r"|[a-z0-9][a-z0-9_-]{0,63}"), what=_NAME_WHAT)
 TAG = StrSpec(pattern=NAME_RE, what="a valid tag (1-64 of a-z, 0-9, _, -, starting with a letter or digit)")
@@ -408,8 +410,8 @@ HITBOX = ObjectSpec({"min": Field(Vec(3, COORD), doc="[x, y, z] corner, meters, 
 ENTITY = ObjectSpec({
     "name": Field(NAME),
     "kind": Field(OPT_NAME, ""),
-    "model": Field(OPT_NAME, ""),
-    "material": Field(OPT_NAME, ""),
+    "model": Field(Reference("model", optional=True), ""),
+    "material": Field(Reference("material", optional=True), ""),
     "position": Field(Vec(3, COORD), (0.0, 0.0, 0.0)),
     "rotation_deg": Field(Vec(3, ANGLE), (0.0, 0.0, 0.0)),
     "scale": Field(Scale(10000), (1.0, 1.0, 1.0)),
@@ -419,7 +421,7 @@ ENTITY = ObjectSpec({
     "hitbox": Field(HITBOX, None),
     "layer": Field(Int(-1000, 1000), 0),
     "frame": Field(Int(0, 65535), 0),
-    "anim": Field(OPT_NAME, ""),
+    "anim": Field(Reference("clip", optional=True), ""),
 })
 
 

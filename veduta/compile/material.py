@@ -8,9 +8,9 @@ on a sprite sheet picks frames the way the sheet is cut without repeating it.
 from __future__ import annotations
 
 from veduta.compile import CompileContext
-from veduta.compile.common import HEADER, NAME, OPT_NAME, Refs, check_name, load, vec_text
+from veduta.compile.common import HEADER, NAME, Refs, check_name, load, vec_text
 from veduta.formats.material import ALPHA_MODES, CULL, FILTER, Material
-from veduta.source.fields import INVALID, BoolSpec, Color, Enum, Field, Int, Num, ObjectSpec, Vec
+from veduta.source.fields import INVALID, BoolSpec, Color, Enum, Field, Int, Num, ObjectSpec, Reference, Vec
 from veduta.source.jsonpos import Obj
 
 FORMAT = "material/1"
@@ -19,7 +19,7 @@ TOP = ObjectSpec({
     "veduta": HEADER,
     "name": Field(NAME, ""),
     "albedo": Field(Color(), 0xFFFFFFFF),
-    "texture": Field(OPT_NAME, ""),
+    "texture": Field(Reference("texture", optional=True), ""),
     "unlit": Field(BoolSpec(), False),
     "alpha": Field(Enum(*ALPHA_MODES), "opaque"),
     "cutoff": Field(Num(0, 1), 0.5),

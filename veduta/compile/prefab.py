@@ -10,7 +10,7 @@ from __future__ import annotations
 from veduta.compile import CompileContext
 from veduta.compile.common import ENTITIES_FIELD, HEADER, NAME, TAG, TAGS, Refs, check_name, load, read_entities
 from veduta.formats.prefab import Distance, Prefab
-from veduta.source.fields import INVALID, Field, ListOf, Num, ObjectSpec, Spec, Vec, describe, js_pattern
+from veduta.source.fields import INVALID, Field, ListOf, Num, ObjectSpec, Reference, Spec, Vec, describe, js_pattern
 from veduta.source.jsonpos import Obj, join_path
 
 FORMAT = "prefab/1"
@@ -53,7 +53,7 @@ TOP = ObjectSpec({
     "name": Field(NAME, ""),
     "footprint": Field(Vec(2, Num(gt=0, le=1024))),
     "tags": Field(TAGS, []),
-    "biomes": Field(ListOf(NAME, max_len=64, unique=True), []),
+    "biomes": Field(ListOf(Reference("biome"), max_len=64, unique=True), []),
     "min_distance": Field(Distances(), {}),
     "entities": ENTITIES_FIELD,
 })

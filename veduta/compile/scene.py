@@ -14,7 +14,6 @@ from veduta.compile.common import (
     HEADER,
     LIGHT_FIELD,
     NAME,
-    OPT_NAME,
     Refs,
     check_name,
     load,
@@ -23,7 +22,7 @@ from veduta.compile.common import (
     read_light,
 )
 from veduta.formats.scene import Scene
-from veduta.source.fields import INVALID, Color, Field, ObjectSpec
+from veduta.source.fields import INVALID, Color, Field, ObjectSpec, Reference
 from veduta.source.jsonpos import Obj
 
 FORMAT = "scene/1"
@@ -35,7 +34,7 @@ TOP = ObjectSpec({
     "light": LIGHT_FIELD,
     "background": Field(Color(), 0xFF000000),
     "entities": ENTITIES_FIELD,
-    "map": Field(OPT_NAME, ""),
+    "map": Field(Reference("map", optional=True), ""),
 })
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from veduta.compile import CompileContext
-from veduta.compile.common import HEADER, NAME, OPT_NAME, check_name, load, one_of
+from veduta.compile.common import HEADER, NAME, check_name, load, one_of
 from veduta.compile.image import (
     MAX_SIDE,
     ImageError,
@@ -48,8 +48,8 @@ from veduta.source.fields import (
     ListOf,
     Num,
     ObjectSpec,
+    Reference,
     Spec,
-    StrSpec,
     Values,
     Variants,
     Vec,
@@ -68,8 +68,8 @@ I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 #: Image paths: relative to the assets folder, forward slashes, no "." or ".." parts, no
 #: backslashes or control characters, ".png" (spaces and non-ASCII letters are fine).
 PATH_RE = re.compile(r"(?!.*(?:^|/)\.{1,2}(?:/|$))[^/\\\x00-\x1f]+(?:/[^/\\\x00-\x1f]+)*\.[pP][nN][gG]")
-IMAGE_PATH = StrSpec(pattern=PATH_RE, what="a PNG path relative to the assets folder "
-                                           '(forward slashes, no "." or ".." parts, no backslashes, ending in .png)')
+IMAGE_PATH = Reference("image", pattern=PATH_RE, what="a PNG path relative to the assets folder "
+                                            '(forward slashes, no "." or ".." parts, no backslashes, ending in .png)')
 
 LAYER_TYPES = ("image", "fill", "checker")
 BLENDS = ("normal", "multiply")
@@ -109,7 +109,7 @@ CLIP = ObjectSpec({
     "frames": Field(ListOf(Int(0, 65535), min_len=1, max_len=MAX_CLIP_FRAMES)),
     "fps": Field(Num(gt=0, le=1000), 8.0),
     "loop": Field(BoolSpec(), True),
-    "next": Field(OPT_NAME, ""),
+    "next": Field(Reference("clip", optional=True), ""),
 })
 
 EDGE = ObjectSpec({
@@ -204,7 +204,7 @@ TOP = ObjectSpec({
     "mipmaps": Field(BoolSpec(), None),
     "grid": Field(Vec(2, Int(1, MAX_GRID)), None),
     "clips": Field(Clips(), {}),
-    "play": Field(OPT_NAME, ""),
+    "play": Field(Reference("clip", optional=True), ""),
     "edge": Field(EDGE, None),
     "autotile": Field(BoolSpec(), False),
 })

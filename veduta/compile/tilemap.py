@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from veduta.compile import CompileContext
-from veduta.compile.common import COORD, HEADER, NAME, OPT_NAME, TAGS, Refs, check_name, load, one_of, vec_text
+from veduta.compile.common import COORD, HEADER, NAME, TAGS, Refs, check_name, load, one_of, vec_text
 from veduta.formats.tilemap import CELL_DTYPE, Layer, Object, Prop, Terrain, Tilemap
 from veduta.source.diagnostics import Report
 from veduta.source.fields import (
@@ -28,6 +28,7 @@ from veduta.source.fields import (
     ListOf,
     Num,
     ObjectSpec,
+    Reference,
     Spec,
     StrSpec,
     Values,
@@ -131,8 +132,8 @@ class Props(Spec):
 TERRAIN = ObjectSpec({
     "key": Field(Key()),
     "name": Field(NAME),
-    "texture": Field(OPT_NAME, ""),
-    "material": Field(OPT_NAME, ""),
+    "texture": Field(Reference("texture", optional=True), ""),
+    "material": Field(Reference("material", optional=True), ""),
     "tile": Field(Vec(2, Int(0, 255)), None),
     "variants": Field(Int(1, 64), 1),
     "flip": Field(ListOf(Enum("x", "y"), max_len=2, unique=True), []),
@@ -152,7 +153,7 @@ OBJECT = ObjectSpec({
     "name": Field(NAME),
     "cell": Field(Vec(2, Int(0, MAX_SIDE - 1))),
     "size": Field(Vec(2, Int(1, MAX_SIDE)), (1, 1)),
-    "prefab": Field(OPT_NAME, ""),
+    "prefab": Field(Reference("prefab", optional=True), ""),
     "tags": Field(TAGS, []),
     "props": Field(Props(), {}),
 })

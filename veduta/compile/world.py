@@ -33,7 +33,6 @@ from veduta.compile.common import (
     HEADER,
     LIGHT_FIELD,
     NAME,
-    OPT_NAME,
     TAG,
     Refs,
     check_name,
@@ -57,6 +56,7 @@ from veduta.source.fields import (
     ListOf,
     Num_,
     ObjectSpec,
+    Reference,
     Values,
     Vec,
     fmt_num,
@@ -120,7 +120,7 @@ CELL2 = Vec(2, Int())  # [x, z] in cells; ranges are checked against the world's
 
 BIOME = ObjectSpec({
     "name": Field(NAME),
-    "ground": Field(NAME),
+    "ground": Field(Reference("material")),
     "weight": Field(Int(1, 1000), 1),
 })
 
@@ -129,7 +129,7 @@ TERRAIN = ObjectSpec({
     "relief_scale": Field(Int(4, 4096), TERRAIN_DEFAULTS["relief_scale"]),
     "sea": Field(BoolSpec(), TERRAIN_DEFAULTS["sea"]),
     "sea_level": Field(F32Num(-1024, 1024), TERRAIN_DEFAULTS["sea_level"]),
-    "water": Field(OPT_NAME, TERRAIN_DEFAULTS["water"]),
+    "water": Field(Reference("material", optional=True), TERRAIN_DEFAULTS["water"]),
     "lod_distance": Field(F32Num(gt=0, le=COORD_LIMIT), TERRAIN_DEFAULTS["lod_distance"]),
 })
 
@@ -150,12 +150,12 @@ FEATURE.schema_extra = {"allOf": [
     for kind, uses in FEATURE_DEFAULTS.items()
 ]}
 
-BIOME_REFS = ListOf(NAME, max_len=MAX_BIOME_REFS, unique=True)
+BIOME_REFS = ListOf(Reference("biome"), max_len=MAX_BIOME_REFS, unique=True)
 
 VEGETATION = ObjectSpec({
     "name": Field(NAME),
-    "prefab": Field(NAME, None),
-    "model": Field(NAME, None),
+    "prefab": Field(Reference("prefab"), None),
+    "model": Field(Reference("model"), None),
     "density": Field(F32Num(gt=0, le=1)),
     "biomes": Field(BIOME_REFS, []),
     "cell": Field(CELL2, None),
@@ -164,14 +164,14 @@ VEGETATION = ObjectSpec({
 })
 
 SCATTER = ObjectSpec({
-    "prefab": Field(NAME),
+    "prefab": Field(Reference("prefab")),
     "biomes": Field(BIOME_REFS, []),
     "density": Field(F32Num(gt=0, le=1)),
 })
 
 SITE = ObjectSpec({
     "tag": Field(TAG),
-    "prefabs": Field(ListOf(NAME, min_len=1, max_len=MAX_SITE_PREFABS)),
+    "prefabs": Field(ListOf(Reference("prefab"), min_len=1, max_len=MAX_SITE_PREFABS)),
     "biomes": Field(BIOME_REFS, []),
     "spacing": Field(Int(2, 4096)),
     "chance": Field(F32Num(gt=0, le=1), 1.0),
@@ -179,7 +179,7 @@ SITE = ObjectSpec({
 
 PLACE = ObjectSpec({
     "name": Field(NAME),
-    "prefab": Field(NAME),
+    "prefab": Field(Reference("prefab")),
     "cell": Field(CELL2),
     "rotation": Field(Int(), 0),
 })

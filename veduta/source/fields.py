@@ -34,7 +34,7 @@ from veduta.source.jsonpos import Num as NumNode  # `Num` below is the number sp
 
 __all__ = [
     "INVALID", "REQUIRED", "Spec", "Field", "ObjectSpec", "Values", "Int", "Num_", "Num", "BoolSpec",
-    "Str_", "StrSpec", "Enum", "Color", "Vec", "ListOf", "Any_", "NAME_RE", "AssetName",
+    "Str_", "StrSpec", "Enum", "Color", "Vec", "ListOf", "Any_", "NAME_RE", "AssetName", "Reference", "REF_FORMAT",
     "describe", "fmt_num", "parse_color", "Scale", "Declared", "Variants", "js_pattern", "color_text",
 ]
 
@@ -322,8 +322,31 @@ class StrSpec(Spec):
 
 Str_ = StrSpec
 
+NAME_WHAT = "a valid name (1-64 of a-z, 0-9, _, -, starting with a letter or digit)"
 #: An asset name: 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit.
-AssetName = StrSpec(pattern=NAME_RE, what="a valid name (1-64 of a-z, 0-9, _, -, starting with a letter or digit)")
+AssetName = StrSpec(pattern=NAME_RE, what=NAME_WHAT)
+
+#: The schema ``format`` of a reference: ``"veduta:material"`` (see :class:`Reference`).
+REF_FORMAT = "veduta:"
+_OPT_NAME_RE = re.compile(r"|[a-z0-9][a-z0-9_-]{0,63}")
+
+
+class Reference(StrSpec):
+    """A name that refers to something declared elsewhere: another asset of kind *to*
+    (``"material"``, ``"model"``, ...), or ``"biome"`` (a world's biome), ``"clip"`` (a clip of a
+    texture) or ``"image"`` (a PNG under the assets folder, by its path; give *pattern* and
+    *what*).  It reads exactly as the string spec it replaces (a name, or with *optional* also
+    ``""``); the schema marks it ``"format": "veduta:<to>"``, which is how tools find every
+    reference from the declarations (:mod:`veduta.tools.refs`, the language server's completion
+    and go-to-definition).  Whether the target exists is the compiler's check
+    (:meth:`veduta.compile.CompileContext.reference`)."""
+
+    def __init__(self, to: str, *, optional: bool = False, pattern: re.Pattern | None = None, what: str = ""):
+        super().__init__(pattern=pattern or (_OPT_NAME_RE if optional else NAME_RE), what=what or NAME_WHAT)
+        self.to = to
+
+    def schema(self) -> dict:
+        return {**super().schema(), "format": REF_FORMAT + self.to}
 
 
 

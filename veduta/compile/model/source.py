@@ -64,6 +64,7 @@ from veduta.source.fields import (
     ListOf,
     Num,
     ObjectSpec,
+    Reference,
     Scale,
     Spec,
     Values,
@@ -157,7 +158,7 @@ COMMON_FIELDS: dict[str, Field] = {
     "position": Field(Vec(3), (0.0, 0.0, 0.0)),
     "rotation_deg": Field(Vec(3, Num(-3600, 3600)), (0.0, 0.0, 0.0)),  # as scene entities
     "scale": Field(Scale(), (1.0, 1.0, 1.0)),
-    "material": Field(AssetName, ""),
+    "material": Field(Reference("material"), ""),
     "uv": Field(Enum(*UV_MODES), ""),
     "flip_normals": Field(BoolSpec(), False),
 }
@@ -305,7 +306,8 @@ class Parts(Spec):
                 "items": Variants("shape", PART_RECORDS, "The primitive this part is.").schema()}
 
 
-LOD_LEVEL = ObjectSpec({"distance": Field(Capped(Num(gt=0), F32_MAX, "a 32-bit float")), "model": Field(AssetName, "")})
+LOD_LEVEL = ObjectSpec({"distance": Field(Capped(Num(gt=0), F32_MAX, "a 32-bit float")),
+                        "model": Field(Reference("model"), "")})
 
 TOP = ObjectSpec({
     "veduta": Field(Any_(), None),  # checked by load_source
