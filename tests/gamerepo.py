@@ -78,6 +78,14 @@ class Game:
             assert cp.returncode == 0, cp.stdout + cp.stderr
         return cp
 
+    def veduta(self, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+        """The ``veduta`` command in the game root (``$VEDUTA_FORMAT`` unset unless *env* sets it)."""
+        e = dict(os.environ)
+        e.pop("VEDUTA_FORMAT", None)
+        e.update(env or {})
+        return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=self.root, capture_output=True,
+                              text=True, timeout=300, env=e)
+
     def cook(self, *args: str, **kw) -> subprocess.CompletedProcess:
         return self.doit(*args, "cook", **kw) if not args or args[0].startswith("-") else self.doit(*args, **kw)
 

@@ -284,6 +284,7 @@ def test_paths_are_confined_to_the_game_root(sample_game, tmp_path):
         out["cook_up"] = await s.call_tool("cook", {"sources": ["../stray.vmodel"]})
         return out
 
+    (sample_game / "previews").mkdir()  # no folder is made for an output (tests/test_named_files.py)
     (sample_game / "stray.vmodel").write_bytes((sample_game / "assets/models/crate.vmodel").read_bytes())
     (sample_game / "pyproject.toml").write_text("[tool.veduta]\n")
     before = {p: p.read_bytes() for p in [sample_game / "pyproject.toml", *sample_game.glob("assets/textures/*")]}

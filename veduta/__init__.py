@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-#: The compiler version recorded in every META chunk (asset.CompilerVersion).
-#: Changing it makes every cooked asset stale.
-COMPILER_VERSION = "veduta-asset/0.8.1"
+#: The compiler version recorded in every META chunk (asset.CompilerVersion), exactly as the
+#: spec writes it for this feature set (container-vda.md: "veduta-asset/0.8.0 since map
+#: tilesets"); the engine takes a file with another version for foreign or stale.  Changing it
+#: makes every cooked asset stale.
+COMPILER_VERSION = "veduta-asset/0.8.0"
+
+#: veduta's own rules on top of the spec's version: bump it when the cook comes to write or report
+#: something else for the same sources (a compiler fix, a new warning, another staleness rule).
+#: It lives in the cook's state (the stat cache, the store's manifests), never in META: the
+#: sources an earlier toolchain cooked are then cooked again (docs/cooking.md).
+TOOLCHAIN_SALT = "veduta-cook-rules/1"
+
+#: What the cook's state is kept for: the spec's compiler version and veduta's own rules.
+TOOLCHAIN = f"{COMPILER_VERSION}+{TOOLCHAIN_SALT}"
 
 #: The distribution whose installed metadata holds the package version (pyproject.toml).
 DISTRIBUTION = "veduta-cook"

@@ -6,7 +6,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 
 from tests.gamerepo import BAD, TREE_FAR, Game
 
@@ -21,11 +20,7 @@ GHOST = """{
 
 
 def veduta(game: Game, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    e = dict(os.environ)
-    e.pop("VEDUTA_FORMAT", None)
-    e.update(env or {})
-    return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=game.root, capture_output=True,
-                          text=True, timeout=300, env=e)
+    return game.veduta(*args, env=env)
 
 
 def tree_state(root) -> dict:
@@ -214,14 +209,18 @@ def test_check_trusts_fresh_cooked_files_unless_all(game):
     cp = veduta(game, "check", "--json")
     result = json.loads(cp.stdout)
     assert result["ok"] and (result["checked"], result["fresh"], result["compiled"]) == (5, 5, 0)
-    assert result["warnings"] == 0  # as a no-op cook, known-good sources are not compiled again
+    # as a no-op cook, known-good sources are not compiled again; the warning their cook recorded
+    # stands, the very diagnostic a compile gives
+    assert result["warnings"] == 1
+    standing = result["diagnostics"]
     cp = veduta(game, "check", "--all", "-n", "2", "--json")
     result = json.loads(cp.stdout)
     assert (result["fresh"], result["compiled"], result["warnings"]) == (0, 5, 1)
+    assert result["diagnostics"] == standing and standing[0]["code"] == "MISSING_REFERENCE"
     game.write("models/tree_far.vmodel", BAD)  # tree depends on it: both are compiled again
     result = json.loads(veduta(game, "check", "--json").stdout)
     assert (result["fresh"], result["compiled"], result["errors"]) == (3, 2, 3)
-    assert {d["file"] for d in result["diagnostics"]} == {"assets/models/tree_far.vmodel"}
+    assert {d["file"] for d in result["diagnostics"] if d["severity"] == "error"} == {"assets/models/tree_far.vmodel"}
     assert {k: v for k, v in tree_state(game.root).items() if not k.startswith("assets/models/tree_far")} == \
         {k: v for k, v in before.items() if not k.startswith("assets/models/tree_far")}
 
@@ -290,33 +289,23 @@ def test_a_missing_part_material_is_the_same_warning_in_check_and_cook(game):
     cook = veduta(game, "cook", "--format", "json", "models/painted.vmodel")
     assert cook.returncode == 0 and [json.loads(line) for line in cook.stdout.splitlines()] == checked["diagnostics"]
 
-    # a material that exists is no dependency (the mesh keeps the name only); the missing one is
+    # no material is a META dependency (the mesh keeps their names only; the spec's crate names
+    # crate_wood with "deps": []): whether each exists is the cook's own state
     meta = json.loads(veduta(game, "dump", "assets/.cooked/models/painted.vda").stdout)["chunks"][0]["meta"]
-    assert meta["deps"] == ["materials/gilt.vmaterial", "materials/okra.vmaterial"]
-    game.write("materials/oak.vmaterial", MATERIAL.replace("8a6a40", "123456"))
+    assert meta["deps"] == [] and meta["compiler"] == "veduta-asset/0.8.0"
+    game.write("materials/oak.vmaterial", MATERIAL.replace("8a6a40", "123456"))  # editing one changes nothing
     assert "painted" not in veduta(game, "why", "models/painted.vmodel").stdout
-    game.write("materials/okra.vmaterial", MATERIAL)  # adding it makes the model stale ...
+    assert "cook: 2 warnings stand in 1 up-to-date source" in game.cook("cook:models/painted.vmodel").stdout
+    game.write("materials/okra.vmaterial", MATERIAL)  # adding a missing one makes the model stale ...
     why = veduta(game, "why", "models/painted.vmodel").stdout
-    assert "assets/models/painted.vmodel" in why and "[DEP_APPEARED]" in why, why
+    assert why == ("assets/models/painted.vmodel: material okra exists now as materials/okra.vmaterial "
+                   "(it was missing) [REFERENCE_APPEARED]\n"), why
     cp = veduta(game, "check", "models/painted.vmodel")  # ... and the check compiles it again
     assert cp.stdout.splitlines() == want[1:], cp.stdout
-
-
-def test_why_names_no_source_as_changed_that_was_only_touched(game):
-    """A checkout or a copy gives a source new stat signatures and the same content: when one of
-    its deps changed, why names the dep, not the source (whose content it checks)."""
-    import time
-
-    from tests.cook.test_cook import age_all
-    from veduta.cook.state import RACY_NS
-
-    game.cook(check=True)
-    age_all(game)
-    time.sleep(RACY_NS / 1e9 + 0.1)
-    game.cook(check=True)  # every signature recorded (none written just before the cook)
-    tree = game.root / "assets/models/tree.vmodel"
-    os.utime(tree, (time.time() - 100, time.time() - 100))  # touched, same content
-    (game.root / "assets/models/tree_far.vmodel").unlink()
-    assert why(game, "models/tree.vmodel") == {"models/tree.vmodel": ["DEP_DISAPPEARED"]}
-    tree.write_text(tree.read_text() + " ")  # now it changed
-    assert why(game, "models/tree.vmodel") == {"models/tree.vmodel": ["SOURCE_CHANGED", "DEP_DISAPPEARED"]}
+    cook = game.cook()  # ... and so does the cook, though the cooked file's META is fresh
+    assert cook.stdout.splitlines()[0] == want[1] and "cook: 7 cooked" in cook.stdout, cook.stdout
+    assert "painted" not in veduta(game, "why").stdout
+    (game.root / "assets/materials/oak.vmaterial").unlink()  # removing one that was there: stale again
+    assert "[REFERENCE_GONE]" in veduta(game, "why", "models/painted.vmodel").stdout
+    cook = game.cook()
+    assert 'parts[0].material: warning: material "oak" does not exist' in cook.stdout, cook.stdout

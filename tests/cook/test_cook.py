@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -282,18 +283,20 @@ def test_plain_doit_cook_makes_no_task_for_a_fresh_source(game, monkeypatch):
 
 
 def test_stat_cache_entries_pack_and_unpack_exactly():
-    from veduta.cook.state import MISSING, RACY, SIG, pack_entry, unpack_entry
+    from veduta.cook.state import CLEAN, MISSING, RACY, SIG, pack_entry, unpack_entry, well_formed
 
     rel = "models/a.vmodel"
     big = (2**63 - 1, -5_000_000_000, 2**64 - 1, 1_796_115_461_858_610_222)  # ino unsigned, mtime before 1970
-    for entry in [
-        ("ab" * 32, (3222, 17, 99, 18), ((rel, (235, 1, 2, 3)),)),
-        ("cd" * 32, None, ((rel, None),)),  # racy cooked file and source
-        ("ef" * 32, big, ((rel, big), ("materials/m.vmaterial", ()), ("textures/t.vtexture", None),
-                          ("materials/n.vmaterial", (0, 0, 1, 0)))),
+    noted = (("!materials/okra.vmaterial", "materials/oak.vmaterial"),
+             ((5, 77, "parts[1].material", 'material "okra" does not exist (not checked)', "MISSING_REFERENCE"),))
+    for entry, length in [
+        (("ab" * 32, (3222, 17, 99, 18), ((rel, (235, 1, 2, 3)),), CLEAN), 3),  # clean: three objects
+        (("cd" * 32, None, ((rel, None),), None), 4),  # racy cooked file and source; notes unknown
+        (("ef" * 32, big, ((rel, big), ("materials/m.vmaterial", ()), ("textures/t.vtexture", None),
+                           ("materials/n.vmaterial", (0, 0, 1, 0))), noted), 5),
     ]:
         packed = pack_entry(rel, entry)
-        assert len(packed[1]) == SIG.size * (1 + len(entry[2]))
+        assert len(packed[1]) == SIG.size * (1 + len(entry[2])) and len(packed) == length and well_formed(packed)
         assert unpack_entry(rel, packed) == entry
     assert RACY != MISSING and SIG.size == 32
     with pytest.raises(ValueError):
@@ -303,14 +306,46 @@ def test_stat_cache_entries_pack_and_unpack_exactly():
 def test_state_of_an_older_format_is_dropped_and_rebuilt(game):
     import marshal
 
+    from veduta import TOOLCHAIN
+
     game.cook(check=True)
     state = game.root / "cache/state.marshal"
-    fmt, compiler, entries = marshal.loads(state.read_bytes())
-    assert fmt == "veduta-state/4" and entries
-    state.write_bytes(marshal.dumps(("veduta-state/3", compiler, {"models/props/barrel.vmodel": ("x", None, ())})))
+    fmt, toolchain, entries, owed = marshal.loads(state.read_bytes())
+    assert (fmt, toolchain, owed) == ("veduta-state/5", TOOLCHAIN, ()) and entries
+    state.write_bytes(marshal.dumps(("veduta-state/3", "x", {"models/props/barrel.vmodel": ("x", None, ())})))
     out = game.cook(check=True).stdout
     assert "cook: 0 cooked" in out  # nothing cooked again: the cooked files' META proved them fresh
-    assert marshal.loads(state.read_bytes())[0] == "veduta-state/4"
+    assert marshal.loads(state.read_bytes())[0] == "veduta-state/5"
+
+
+def test_sources_an_earlier_toolchain_cooked_are_owed_a_cook_until_cooked(game):
+    """The toolchain salt lives in the stat cache, not in META: a state written by another
+    toolchain (or the format of the one before, veduta-state/4) makes every source it held owed a
+    cook, though each cooked file's META is fresh; a cook that does not reach one (only another
+    source named) keeps it owed."""
+    import marshal
+
+    from veduta import COMPILER_VERSION
+
+    game.cook(check=True)
+    state = game.root / "cache/state.marshal"
+    fmt, toolchain, entries, _ = marshal.loads(state.read_bytes())
+    metas = {p: p.read_bytes() for p in (game.root / "assets/.cooked").rglob("*.vda")}
+    state.write_bytes(marshal.dumps((fmt, f"{COMPILER_VERSION}+veduta-cook-rules/0", entries, ())))
+    why = json.loads(game.veduta("why", "--json").stdout)
+    assert {s["source"]: [r["code"] for r in s["reasons"]] for s in why["stale"]} == \
+        {rel: ["TOOLCHAIN_CHANGED"] for rel in entries}
+    assert json.loads(game.veduta("check", "--json").stdout)["compiled"] == len(entries)
+    assert summary(game.doit("cook:models/crate.vmodel", check=True))["cooked"] == 1
+    assert sorted(marshal.loads(state.read_bytes())[3]) == sorted(set(entries) - {"models/crate.vmodel"})
+    assert summary(game.cook(check=True))["cooked"] == len(entries) - 1
+    assert marshal.loads(state.read_bytes())[3] == ()
+    assert summary(game.cook(check=True))["cooked"] == 0
+    # the same bytes (the rules of this toolchain and of the one before agree on them)
+    assert {p: p.read_bytes() for p in metas} == metas
+    # the stat cache of veduta-asset/0.8.1 (format 4, no salt): every source owed once
+    state.write_bytes(marshal.dumps(("veduta-state/4", "veduta-asset/0.8.1", {r: e[:3] for r, e in entries.items()})))
+    assert summary(game.cook(check=True))["cooked"] == len(entries)
 
 
 def test_doit_info_sees_a_touched_source_as_up_to_date_and_an_edited_one_as_stale(game):
@@ -341,12 +376,13 @@ def test_a_damaged_state_entry_means_re_hashing_never_a_traceback(game):
     age_all(game)
     game.cook(check=True)
     state = game.root / "cache/state.marshal"
-    fmt, compiler, entries = marshal.loads(state.read_bytes())
+    fmt, compiler, entries, owed = marshal.loads(state.read_bytes())
     assert len(entries) == 4
     h, blob, deps = entries["models/crate.vmodel"]
-    damaged = [7, (h, blob[:40], deps), (h, blob, None), (h, blob + blob[:32], (("x", 1),)), (h, blob, deps, 1)]
+    damaged = [7, (h, blob[:40], deps), (h, blob, None), (h, blob + blob[:32], (("x", 1),)), (h, blob, deps, 1),
+               (h, blob, deps, ("!x",), ((1, 1, "$", "m"),)), (h, blob, deps, (7,), ()), (h, blob, deps, 1, 2, 3)]
     for bad in damaged:
-        state.write_bytes(marshal.dumps((fmt, compiler, {**entries, "models/crate.vmodel": bad})))
+        state.write_bytes(marshal.dumps((fmt, compiler, {**entries, "models/crate.vmodel": bad}, owed)))
         for args in (["why", "--json"], ["check"]):
             cp = subprocess.run([sys.executable, "-m", "veduta", *args], cwd=game.root, capture_output=True,
                                 text=True, timeout=300)

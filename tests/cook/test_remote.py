@@ -11,6 +11,7 @@ import time
 import pytest
 
 from veduta.base.errors import ConfigError
+from veduta.base.fsutil import MAX_COOKED_BYTES
 from veduta.base.project import Project
 from veduta.cook import remote
 
@@ -268,3 +269,56 @@ def test_temp_names_are_unique_per_host_process_and_call(tmp_path):
     a, b = temp_name(str(tmp_path / "x.vda")), temp_name(str(tmp_path / "x.vda"))
     assert a != b
     assert f".x.vda.{HOST}.{os.getpid()}." in a and a.endswith(".tmp")
+
+
+def test_a_stalled_folder_times_out_once_and_the_tier_goes_off(tmp_path):
+    """A share that stops answering (a hung NFS or SMB server): each operation on the folder waits
+    at most the tier's time-out, then the tier is off with one warning and later calls return at
+    once. The stall is a real blocked read (of a pipe nobody writes), in the place of the file
+    system call a stalled share never returns from."""
+    share = tmp_path / "share"
+    share.mkdir()
+    r, w = os.pipe()
+
+    class Stalled(remote.FolderTier):
+        @staticmethod
+        def _read(path: str) -> bytes | None:
+            return os.read(r, 1)  # blocks: nothing is ever written
+
+    warnings: list[str] = []
+    s = remote.settings(_project(tmp_path, str(share)), environ={"VEDUTA_CACHE_TIMEOUT": "0.5"})
+    tier = Stalled(s, warnings.append)
+    try:
+        t0 = time.monotonic()
+        assert remote.parallel(tier.get, [K1] * 8) == [None] * 8
+        assert time.monotonic() - t0 < 5  # half a second per call in parallel, not for ever
+        assert tier.down and "no answer from the folder in 0.5 s" in tier.down
+        assert len(warnings) == 1 and "going on without it" in warnings[0]
+        t0 = time.monotonic()
+        assert tier.get(K2) is None and tier.get_set(K2) == (None, []) and not tier.put(K2, b"x")
+        assert time.monotonic() - t0 < 0.25  # off: no more waiting
+    finally:
+        os.close(w)  # the blocked reads end (EOF) and their threads with them
+        os.close(r)
+
+
+def test_a_folder_tier_reads_regular_files_only_and_none_too_large(tmp_path):
+    share = tmp_path / "share"
+    (share / "ab").mkdir(parents=True)
+    os.mkfifo(share / "ab" / K1[2:])  # a FIFO: opened without blocking, never read
+    big = share / K2[:2] / K2[2:]
+    big.parent.mkdir()
+    with open(big, "wb") as f:
+        f.truncate(MAX_COOKED_BYTES + 1)  # sparse: larger than any cooked file, no disk used
+    warnings: list[str] = []
+    tier = _tier(tmp_path, str(share), warnings)
+    t0 = time.monotonic()
+    assert tier.get(K1) is None and tier.get(K2) is None
+    assert time.monotonic() - t0 < 5
+    assert not tier.down  # one object skipped is not the tier failing
+    assert warnings == [
+        f"shared cache {share}: object ab/{K1[2:]} skipped: it is a FIFO (a named pipe), not a regular file",
+        f"shared cache {share}: object {K2[:2]}/{K2[2:]} skipped: too large (536,870,913 bytes; a cooked file is "
+        f"at most 536,870,912)"]
+    k3 = "ef" * 32
+    assert tier.put(k3, b"fine") and tier.get(k3) == b"fine"

@@ -342,3 +342,54 @@ def test_the_bench_restores_from_both_tiers(tmp_path):
     for t in r["tiers"].values():
         assert "12 from the shared cache" in t["said"] and t["restore"] > 0 and t["fill"] > 0
     assert not list(tmp_path.iterdir())  # cleaned up
+
+
+def _fill_share(game: Game, share) -> list:
+    """A folder shared cache *share* that CI filled from *game*: its objects (cooked files), largest first."""
+    share.mkdir()
+    game.cook(env={"VEDUTA_CACHE_URL": str(share), "VEDUTA_CACHE_WRITE": "1"}, check=True)
+    objs = [p for p in share.glob("??/*") if p.is_file()]
+    return sorted(objs, key=lambda p: (-p.stat().st_size, p.name))
+
+
+def test_a_fifo_in_a_folder_shared_cache_blocks_no_cook(tmp_path):
+    game = make_game(tmp_path)
+    share = tmp_path / "share"
+    poisoned = _fill_share(game, share)[0]
+    poisoned.unlink()
+    os.mkfifo(poisoned)  # a reader that opened it as a file would wait for a writer for ever
+    dev = clone(game, tmp_path / "dev")
+    cp = dev.cook(env={"VEDUTA_CACHE_URL": str(share)})  # a hang is the subprocess time-out
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}
+    assert f"veduta: warning: shared cache {share}: object {poisoned.parent.name}/{poisoned.name} skipped: " \
+           "it is a FIFO (a named pipe), not a regular file" in cp.stderr
+
+
+def test_a_huge_shared_cache_object_is_refused_unread_under_a_memory_limit(tmp_path):
+    """A 1.5 GB object (sparse: no disk used) in the share, and the cook under a 1 GB address-space
+    limit: it is skipped by its size, never read (it pushed a cook to 1.56 GB, or ended it in
+    ``MemoryError:``), and the cook goes on with the rest of the shared cache."""
+    game = make_game(tmp_path)
+    share = tmp_path / "share"
+    big = _fill_share(game, share)[0]
+    with open(big, "r+b") as f:
+        f.truncate(1_500_000_000)
+    dev = clone(game, tmp_path / "dev")
+    e = dict(os.environ, VEDUTA_CACHE_URL=str(share))
+    cp = subprocess.run([sys.executable, "-m", "doit", "cook"], cwd=dev.root, env=e, capture_output=True,
+                        text=True, timeout=300, preexec_fn=_limit_memory(1 << 30))
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}
+    assert f"object {big.parent.name}/{big.name} skipped: too large (1,500,000,000 bytes; a cooked file is at " \
+           "most 536,870,912)" in cp.stderr
+    assert "MemoryError" not in cp.stderr
+
+
+def _limit_memory(nbytes: int):
+    def limit():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+
+    return limit

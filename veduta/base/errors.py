@@ -7,6 +7,33 @@ Exceptions are for files that cannot be used at all.
 
 from __future__ import annotations
 
+#: How much of a long value a message quotes (then its length): every face and every
+#: diagnostic echoes user input through :func:`quote` or :func:`clip`.
+QUOTE_CHARS = 40
+#: The longest message a face prints or returns whole; a longer one is cut (:func:`bounded`).
+MESSAGE_CHARS = 2000
+
+
+def quote(text: str) -> str:
+    """*text* in double quotes for a message; a long one as its first characters and its length:
+    ``"xxxx..." (5000000 characters)``. A message never echoes a huge value whole."""
+    if len(text) <= QUOTE_CHARS:
+        return f'"{text}"'
+    return f'"{text[:QUOTE_CHARS]}..." ({len(text)} characters)'
+
+
+def clip(text: str, limit: int = QUOTE_CHARS) -> str:
+    """*text* if short, else its first characters and its length (no quotes)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def bounded(message: str) -> str:
+    """*message* cut to :data:`MESSAGE_CHARS` (its start and its length): the faces' last guard,
+    for a message that quoted some value whole (argparse's, pydantic's, an OS error's)."""
+    return clip(message, MESSAGE_CHARS)
+
 
 class VedutaError(Exception):
     """Base class of every error veduta raises on purpose."""

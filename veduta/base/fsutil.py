@@ -1,4 +1,10 @@
-"""File helpers: atomic writes."""
+"""File helpers: atomic writes, bounded reads of regular files, the MCP server's confinement.
+
+Every file a tool reads because a user or a source named it goes through :func:`read_file`
+(regular files only, size-checked before reading, never a FIFO's endless read); the cook's own
+files through :func:`read_regular`. Every file a tool writes because a user named it goes
+through :func:`write_output` (one rule for every ``--out``, ``--sheet``, ...).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +12,8 @@ import itertools
 import os
 import re
 import stat
+
+from veduta.base.errors import VedutaError
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -83,6 +91,7 @@ def rewrite_source(path: str, data: bytes) -> str:
     target is written (the link stays), the file keeps its mode, and a file with no write bits
     is refused (:class:`PermissionError`). Returns the path written. Cooked outputs use
     :func:`atomic_write`."""
+    check_inside(path)
     real = os.path.realpath(path)
     st = os.stat(real)
     mode = stat.S_IMODE(st.st_mode)
@@ -93,17 +102,20 @@ def rewrite_source(path: str, data: bytes) -> str:
 
 
 def write_output(path: str, data: bytes) -> None:
-    """Write a file a command was asked to write (``--out``, ``--sheet``) atomically; a folder in
+    """Write a file a command was asked to write (``--out``, ``--sheet``) atomically: the one rule
+    of every output option (and every MCP tool that writes a file). Its folder must exist (no
+    folder is made: a mistyped folder is a mistake to tell, not a tree to create); a folder in
     its place, a missing folder or a file where a folder should be is
-    :class:`~veduta.base.errors.VedutaError` ``cannot write PATH: reason`` (no folder is made)."""
-    from veduta.base.errors import VedutaError
-
+    :class:`~veduta.base.errors.VedutaError` ``cannot write PATH: reason``. Under :func:`confine`, a
+    path that resolves outside the game root is refused (:class:`OutsideRoot`)."""
+    check_inside(path)
     folder = os.path.dirname(path) or "."
     reason = None
     if os.path.isdir(path):
         reason = "it is a folder"
     elif not os.path.isdir(folder):
-        reason = f"{folder} is not a folder" if os.path.exists(folder) else f"no folder {folder}"
+        reason = f"{folder} is not a folder" if os.path.exists(folder) else \
+            f"no folder {folder} (no folder is made for an output: create it first)"
     if reason is None:
         try:
             atomic_write(path, data)
@@ -123,27 +135,154 @@ def remove_if_exists(path: str) -> bool:
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
+#: The largest cooked file a tool or a cache tier reads: no compiler writes one this large (the
+#: largest are a tile map of 1024 x 1024 cells in 32 layers, 64 MB, and a flat-shaded model at the
+#: limit of 1,000,000 triangles, about 76 MB), so a bigger file or cache object is refused before
+#: it is read, not read whole into memory.
+MAX_COOKED_BYTES = 512 << 20
 
-def read_regular(path: str) -> tuple[bytes, os.stat_result] | None:
-    """The bytes of *path* and its stat taken before reading, if it is a regular file; else None.
+_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (a named pipe)"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+class NotARegularFile(OSError, VedutaError):
+    """A named file that is a folder, a FIFO, a device or a socket: never read (a FIFO or a
+    device would block or never end)."""
+
+    def __init__(self, path: str, what: str):
+        super().__init__(f"it is {what}, not a regular file")
+        self.strerror = str(self)
+        self.filename = path
+
+
+class TooLarge(OSError, VedutaError):
+    """A file or cache object larger than the reader's limit, refused before it is read."""
+
+    def __init__(self, path: str, size: int, limit: int):
+        super().__init__(f"too large ({size:,} bytes; a cooked file is at most {limit:,})")
+        self.strerror = str(self)
+        self.filename = path
+        self.size = size
+        self.limit = limit
+
+
+def _open_regular(path: str) -> tuple[int, os.stat_result]:
+    """An open descriptor of *path* and its stat, if it is a regular file; :class:`NotARegularFile`
+    otherwise. Opened without blocking, so a FIFO is never waited on."""
+    fd = os.open(path, _READ_FLAGS)
+    try:
+        st = os.fstat(fd)
+    except BaseException:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        what = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+        raise NotARegularFile(path, what)
+    return fd, st
+
+
+def _read_fd(fd: int, st: os.stat_result, limit: int | None, path: str) -> bytes:
+    if limit is not None and st.st_size > limit:
+        raise TooLarge(path, st.st_size, limit)
+    parts = []
+    got = 0
+    # os.read on the descriptor: a file object around it costs more than reading a small file
+    while chunk := os.read(fd, max(st.st_size + 1, 1 << 16)):  # to the end (it may have grown)
+        parts.append(chunk)
+        got += len(chunk)
+        if limit is not None and got > limit:  # it grew past the limit while read
+            raise TooLarge(path, got, limit)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def read_regular(path: str, limit: int | None = None) -> tuple[bytes, os.stat_result] | None:
+    """The bytes of *path* and its stat taken before reading, if it is a regular file of at most
+    *limit* bytes; else None (missing, unreadable, a FIFO, a device or a folder in its place, or
+    too large). For the cook's own files (the store, the stat cache, sources it found): what
+    cannot be read is simply not there. A file a user names goes through :func:`read_file`.
 
     Opened without blocking and checked before reading, so a FIFO, a device or a folder in
     the place of a file is never read (a FIFO would block the cook for ever).
     """
     try:
-        fd = os.open(path, _READ_FLAGS)
-    except OSError:
+        fd, st = _open_regular(path)
+    except (OSError, ValueError):  # (ValueError: a NUL in the path)
         return None
-    try:  # os.read on the descriptor: a file object around it costs more than reading a small file
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        parts = []
-        try:
-            while chunk := os.read(fd, max(st.st_size + 1, 1 << 16)):  # to the end (it may have grown)
-                parts.append(chunk)
-        except OSError:
-            return None
-        return (parts[0] if len(parts) == 1 else b"".join(parts)), st
+    try:
+        return _read_fd(fd, st, limit, path), st
+    except (OSError, MemoryError):
+        return None
     finally:
         os.close(fd)
+
+
+def read_bounded(path: str, limit: int | None = None) -> bytes:
+    """The bytes of regular file *path*, at most *limit* bytes; an :class:`OSError` whose
+    ``strerror`` says why in words otherwise, never a hang or a traceback: missing or unreadable
+    (the system's reason), a folder, FIFO, device or socket (:class:`NotARegularFile`, checked
+    before reading), larger than *limit* (:class:`TooLarge`, checked before reading), a NUL in
+    the path, or memory short of the size."""
+    if "\0" in path:
+        raise OSError(0, "a file name cannot hold a NUL character", path)
+    fd, st = _open_regular(path)
+    try:
+        return _read_fd(fd, st, limit, path)
+    except MemoryError:
+        raise OSError(0, f"not enough memory to read its {st.st_size:,} bytes", path) from None
+    finally:
+        os.close(fd)
+
+
+def read_file(path: str, limit: int | None = None) -> bytes:
+    """:func:`read_bounded` for a file a user (or a source, or an MCP argument) named: under
+    :func:`confine`, a path that resolves outside the game root is :class:`OutsideRoot`."""
+    check_inside(path)
+    return read_bounded(path, limit)
+
+
+# -- confinement (veduta mcp) -------------------------------------------------------------------
+
+#: set by ``veduta mcp`` to the game root it serves, so that every file a tool reads or writes
+#: (and the workers it starts, which inherit the environment) resolves inside that root
+CONFINE_ENV = "VEDUTA_CONFINE"
+
+
+def confine(root: str) -> None:
+    """Confine this process, and the processes it starts, to *root* (``veduta mcp``): from now
+    on every file found by name or named by an argument must resolve inside it. The
+    confinement is of the process (as the current folder is): the server serves one game."""
+    os.environ[CONFINE_ENV] = os.path.realpath(root)
+
+
+def confined_root() -> str | None:
+    """The root this process is confined to (:func:`confine`), or None."""
+    return os.environ.get(CONFINE_ENV) or None
+
+
+def outside(path: str) -> str | None:
+    """Where *path* resolves (symlinks and ``..`` followed; a file to write need not exist yet) if
+    this process is confined and that is outside its root; None otherwise."""
+    root = confined_root()
+    if root is None:
+        return None
+    real = os.path.realpath(path)
+    return None if real == root or real.startswith(root.rstrip(os.sep) + os.sep) else real
+
+
+class OutsideRoot(OSError, VedutaError):
+    """A file found by name or named by an argument that resolves outside the confined root."""
+
+    def __init__(self, path: str, real: str, root: str):
+        super().__init__(f"{path} resolves to {real}, outside the game root {root} "
+                         f"(veduta mcp reads and writes only files inside it)")
+        self.strerror = str(self)
+        self.filename = path
+        self.real = real
+
+
+def check_inside(path: str) -> None:
+    """:class:`OutsideRoot` if this process is confined and *path* resolves outside its root."""
+    real = outside(path)
+    if real is not None:
+        raise OutsideRoot(path, real, confined_root() or "")

@@ -27,6 +27,27 @@ if TYPE_CHECKING:  # the formats (and numpy) load only when something compiles; 
     from veduta.source.jsonpos import Node
 
 
+#: The mark of a watched reference that was missing (:attr:`CompileContext.watch`).
+WATCH_MISSING = "!"
+
+
+def watch_holds(watch, index: AssetIndex) -> bool:
+    """Whether every reference in *watch* (:attr:`CompileContext.watch`) resolves in *index* as it
+    did: a missing one is still missing, a found one still at the same path."""
+    from veduta.base.kinds import kind_of, name_of
+
+    for w in watch:
+        missing = w.startswith(WATCH_MISSING)
+        rel = w[1:] if missing else w
+        k = kind_of(rel)
+        if k is None:
+            return False
+        found = index.resolve(k.name, name_of(rel))
+        if (found is not None) if missing else (found != rel):
+            return False
+    return True
+
+
 @dataclass
 class CompileContext:
     """What a compiler may know and read besides its source bytes."""
@@ -39,6 +60,9 @@ class CompileContext:
     index: AssetIndex = field(default_factory=AssetIndex)
     #: Every file read besides the source: relative path -> bytes (None = missing).
     deps: dict[str, bytes | None] = field(default_factory=dict)
+    #: References the output keeps by name only (see :meth:`name_reference`), for the cook's own
+    #: state, never META: the path each resolved to, or ``"!"`` + the path it would have
+    watch: set[str] = field(default_factory=set)
 
     def read_dep(self, rel: str) -> bytes | None:
         """Read a file relative to the assets folder, recording it as a dependency."""
@@ -66,6 +90,22 @@ class CompileContext:
             self.deps.setdefault(canonical_path(kind, name), None)
             return None
         self.read_dep(rel)
+        return rel
+
+    def name_reference(self, kind: str, name: str, where: Node | None, path: str) -> str | None:
+        """A reference the compiled output keeps by name only (a model part's material): checked
+        as :meth:`reference` checks (a missing asset is a warning), but no dependency, since the
+        output does not depend on that asset's bytes (container-vda.md: META ``deps`` are the
+        input files the output depends on).  Whether it exists goes to :attr:`watch`, which the
+        cook keeps in its own state, so that its appearing or disappearing recooks the referrer
+        (and so repeats or ends the warning)."""
+        rel = self.index.resolve(kind, name)
+        if rel is None:
+            self.report.warning(where, path, f'{kind} "{name}" does not exist (not checked)',
+                                code="MISSING_REFERENCE")
+            self.watch.add(WATCH_MISSING + canonical_path(kind, name))
+        else:
+            self.watch.add(rel)
         return rel
 
 

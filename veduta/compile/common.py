@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from veduta.base.errors import quote
 from veduta.base.project import canonical_path
 from veduta.compile import CompileContext
 from veduta.formats.scene import Camera, Entity, Light
@@ -53,7 +54,7 @@ from veduta.source.fields import (
     js_pattern,
     parse_color,
 )
-from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse, quote, to_plain
+from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse, to_plain
 
 __all__ = [
     "F32_MAX", "COORD", "TAG", "TAGS", "NAME", "OPT_NAME", "RgbColor", "Scale", "srgb_to_linear",

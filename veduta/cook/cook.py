@@ -14,13 +14,13 @@ import re
 import time
 from typing import TYPE_CHECKING
 
-from veduta import COMPILER_VERSION
+from veduta import COMPILER_VERSION, TOOLCHAIN
 from veduta.base.errors import VdaError
-from veduta.base.fsutil import TEMP_SUFFIX_RE, atomic_write, read_regular, remove_if_exists
+from veduta.base.fsutil import MAX_COOKED_BYTES, TEMP_SUFFIX_RE, atomic_write, read_regular, remove_if_exists
 from veduta.base.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
 from veduta.base.project import AssetIndex
-from veduta.compile import CompileContext
-from veduta.cook.state import MISSING, RACY, SIG, make_entry, sig
+from veduta.compile import CompileContext, watch_holds
+from veduta.cook.state import MISSING, RACY, SIG, make_entry, make_notes, packed_notes, sig, well_formed
 from veduta.cook.store import Store
 
 # A no-op cook decides every source by stat() (fresh_by_stat) and never reads a cooked file or
@@ -54,16 +54,14 @@ def get_index(assets: str) -> AssetIndex:
 
 
 def _read(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        return None
+    """A cooked file's bytes (None: missing, not a regular file, or larger than any cooked file)."""
+    got = read_regular(path, MAX_COOKED_BYTES)
+    return None if got is None else got[0]
 
 
-def _read_with_sig(path: str) -> tuple[bytes | None, object]:
+def _read_with_sig(path: str, limit: int | None = None) -> tuple[bytes | None, object]:
     """The bytes of a file and its signature taken before reading (() when missing)."""
-    got = read_regular(path)
+    got = read_regular(path, limit)
     if got is None:
         return None, ()
     return got[0], sig(got[1])
@@ -74,7 +72,7 @@ def cooked_meta(path: str, kind: str) -> tuple[Meta | None, object]:
     canonical META, one body chunk of the right kind and no other), and the file's
     signature taken from the descriptor it was read through (so it describes these
     bytes even if the file is replaced meanwhile); (None, sig) otherwise."""
-    data, s = _read_with_sig(path)
+    data, s = _read_with_sig(path, MAX_COOKED_BYTES)
     if data is None:
         return None, s
     return _meta_of_bytes(data, kind, path), s
@@ -156,7 +154,8 @@ def hash_inputs(rel: str, src: bytes, deps, assets: str) -> tuple[str, list]:
     return source_hash(COMPILER_VERSION, rel, src, deps, data.__getitem__), files
 
 
-def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex, now_ns: int | None = None):
+def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex, now_ns: int | None = None,
+                prior=None, owed: bool = False):
     """The full up-to-date check (reads and hashes).
 
     Returns (fresh, META deps, stat-cache entry, [(path, current signature), ...] of the
@@ -164,11 +163,14 @@ def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex
 
     Fresh when the cooked file is whole, its META names this source and the
     current compiler, and the source_hash of the current source and META deps
-    equals the recorded one.
+    equals the recorded one; and the cook's own state does not say otherwise: *owed* (an earlier
+    toolchain cooked it) is stale, and so is a source whose *prior* stat-cache entry (packed) of
+    this source_hash holds references that no longer resolve as they did.  The entry keeps the
+    notes of *prior* when it is of this source_hash, else its notes are unknown.
     """
     now_ns = time.time_ns() if now_ns is None else now_ns
     meta, csig = cooked_meta(cooked, kind)
-    if meta is None or meta.compiler != COMPILER_VERSION or meta.source != rel:
+    if meta is None or meta.compiler != COMPILER_VERSION or meta.source != rel or owed:
         return False, list(meta.deps) if meta else [], None, None
     src, src_sig = _read_with_sig(os.path.join(assets, rel))
     if src is None:
@@ -177,7 +179,12 @@ def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex
     files[0] = (rel, src_sig)
     if h != meta.source_hash or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
         return False, list(meta.deps), None, None
-    return True, list(meta.deps), make_entry(h, csig, files, now_ns), files
+    notes = None
+    if prior is not None and well_formed(prior) and prior[0] == h:
+        notes = packed_notes(prior)
+        if notes and not watch_holds(notes[0], index):
+            return False, list(meta.deps), None, None
+    return True, list(meta.deps), make_entry(h, csig, files, now_ns, notes), files
 
 
 def fresh_by_stat(rel: str, packed, assets: str, cooked: str, index: AssetIndex) -> bool:
@@ -206,9 +213,10 @@ def fresh_by_stat(rel: str, packed, assets: str, cooked: str, index: AssetIndex)
                 continue
             if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != s:
                 return False
-    except (OSError, TypeError, ValueError, IndexError, KeyError):  # (a try costs nothing until it raises)
+        # references the output keeps by name only (a model's materials): still as they were
+        return len(packed) < 5 or watch_holds(packed[3], index)
+    except (OSError, TypeError, ValueError, IndexError, KeyError, AttributeError):  # (free until it raises)
         return False
-    return True
 
 
 # -- the action ------------------------------------------------------------------------------
@@ -296,16 +304,18 @@ def _drive(steps: list, where: list[tuple[str, str]]) -> list[dict]:
 
 
 def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None,
-              shared: list | None = None, notes: list | None = None) -> dict:
+              shared: list | None = None, notes: list | None = None, recook: bool = False) -> dict:
     """Bring one cooked file up to date: already fresh, restored from the store, or compiled.
 
     *shared*: store keys this run fetched from the shared tier (a hit on one is SHARED, not
     RESTORED); *notes*: warnings about this source from before the run (a shared object
-    that was rejected), shown as this source's warnings.
+    that was rejected), shown as this source's warnings; *recook*: compile it, however fresh
+    its cooked file and whatever the store holds (the cook's state found it stale for a reason
+    its META cannot show: an earlier toolchain cooked it, a material it names appeared).
     Returns ``{"outcome": ..., "messages": [...], "entry": stat-cache entry or None,
     "put": [store keys a writing shared tier should get]}``.
     """
-    gen = _cook_steps(kind, rel, assets, cooked, cache, shown, shared, notes)
+    gen = _cook_steps(kind, rel, assets, cooked, cache, shown, shared, notes, recook)
     try:
         _, src, ctx = next(gen)
     except StopIteration as stop:
@@ -328,7 +338,8 @@ def _finish(gen, send=None, throw=None) -> dict:
 
 
 def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None,
-                shared: list | None = None, notes: list | None = None, *, index: AssetIndex | None = None):
+                shared: list | None = None, notes: list | None = None, recook: bool = False, *,
+                index: AssetIndex | None = None):
     """`cook_file` as a generator: it yields ``(kind, source bytes, CompileContext)`` when the
     source must be compiled, is sent the body (or thrown the compiler's exception), and
     returns the result dict.  *index*: ``get_index(assets)``, when the caller has it."""
@@ -347,7 +358,7 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
 
     # 1. the cooked file may already be current (a touched file, or no doit DB yet, or put
     #    in place by this run's fetch from the shared cache: *shared* names its key)
-    meta, csig = cooked_meta(cooked, kind)
+    meta, csig = cooked_meta(cooked, kind) if not recook else (None, None)
     if meta is not None and meta.compiler == COMPILER_VERSION and meta.source == rel:
         h, files = hash_inputs(rel, src, meta.deps, assets)
         if h == meta.source_hash and not any(stale_reference(d, index) for d, s in files[1:] if s == ()):
@@ -358,19 +369,25 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
 
     # 2. the store may hold the output of this exact source content (put there by an
     #    earlier cook, or fetched from the shared tier for this run: *shared* names those keys)
+    #    (not for a recook: what it holds may have been made by an earlier toolchain)
     store = Store(os.path.join(cache, "store"))
     mkey = manifest_key(rel, src)
     alone = source_hash(COMPILER_VERSION, rel, src, [], _no_read)  # the key of an output with no deps
-    hit, manifest = find_in_store(store, kind, rel, src, assets, index, mkey, alone)
+    hit, manifest = find_in_store(store, kind, rel, src, assets, index, mkey, alone) if not recook else (None, [])
+    stored = None
+    if hit is not None:
+        stored = stored_notes(cache, hit[0])
+        if stored and not watch_holds(stored[0], index):
+            hit = None  # a material the model names appeared or went since: compiled, for its warnings
     if hit is not None:
         key, data, files = hit
         store.copy_out(key, cooked, data)
         files[0] = (rel, src_sig)
         shared_hit = key in (shared or ())
-        found = _notes(shown, notes)
+        found = _notes(shown, notes) + _stored_warnings(shown, stored)
         return {"outcome": SHARED if shared_hit else RESTORED, "messages": [str(d) for d in found],
                 "diagnostics": [d.to_json() for d in found],
-                "entry": make_entry(key, sig(os.stat(cooked)), files, now_ns),
+                "entry": make_entry(key, sig(os.stat(cooked)), files, now_ns, stored),
                 "put": [] if shared_hit else [key] + ([mkey] if files[1:] else [])}
 
     # 3. compile
@@ -412,10 +429,54 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
     store.put(h, data, cooked)
     if deps and (deps, h) not in manifest:
         store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
+    found_notes = make_notes(ctx.watch, rep.warnings)
+    if found_notes and found_notes[1]:  # warnings: kept for a restore of this output
+        store_notes(cache, h, found_notes)
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
     return {"outcome": COOKED, "messages": messages, "diagnostics": diagnostics,
-            "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns),
+            "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns, found_notes),
             "put": [h] + ([mkey] if deps else [])}
+
+
+#: The folder in cache/ of the notes of stored outputs that gave warnings (not in the store:
+#: ``veduta cache push`` uploads whole cooked files and manifests only)
+NOTES_DIR = "notes"
+
+
+def _notes_key(key: str) -> str:
+    return hashlib.sha256(f"veduta-notes/1\n{TOOLCHAIN}\n{key}".encode()).hexdigest()
+
+
+def store_notes(cache: str, key: str, notes) -> None:
+    """Keep the notes (:data:`veduta.cook.state.Notes`) of the stored output *key*, for a restore."""
+    import json
+
+    Store(os.path.join(cache, NOTES_DIR)).put(_notes_key(key), json.dumps(notes, ensure_ascii=False).encode())
+
+
+def stored_notes(cache: str, key: str):
+    """The notes kept for the stored output *key* by this toolchain; None when none were kept (the
+    output gave no warning, or an earlier toolchain or the shared cache made it: unknown)."""
+    import json
+
+    data = Store(os.path.join(cache, NOTES_DIR)).get(_notes_key(key))
+    if data is None:
+        return None
+    try:
+        watch, warnings = json.loads(data)
+        notes = (tuple(watch), tuple((int(ln), int(col), str(p), str(m), str(c)) for ln, col, p, m, c in warnings))
+    except (ValueError, TypeError):
+        return None
+    return notes if all(type(w) is str for w in notes[0]) else None
+
+
+def _stored_warnings(shown: str, notes) -> list[Diagnostic]:
+    """The warnings of *notes* as diagnostics of the source shown as *shown*."""
+    if not notes:
+        return []
+    from veduta.source.diagnostics import WARNING, Diagnostic
+
+    return [Diagnostic(shown, ln, col, path, message, WARNING, code) for ln, col, path, message, code in notes[1]]
 
 
 def _notes(shown: str, notes) -> list[Diagnostic]:

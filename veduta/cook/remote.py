@@ -27,6 +27,7 @@ This module imports nothing heavy; boto3 is imported when an ``s3://`` tier is o
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -36,6 +37,7 @@ import time
 from dataclasses import dataclass
 
 from veduta.base.errors import ConfigError
+from veduta.base.fsutil import MAX_COOKED_BYTES, NotARegularFile, TooLarge, read_bounded
 from veduta.base.project import ENV_CACHE_URL as ENV_URL
 
 ENV_WRITE = "VEDUTA_CACHE_WRITE"
@@ -169,6 +171,9 @@ class Tier:
             return None
         try:
             data = self._get(key)
+        except (TooLarge, NotARegularFile) as exc:  # this object only: the tier stays on
+            self.skip(key, exc)
+            return None
         except Exception as exc:  # noqa: BLE001 - whatever the transport raises, the cook goes on
             self.fail(exc)
             return None
@@ -212,6 +217,9 @@ class Tier:
             return None, []
         try:
             whole, members = self._get_set(key)
+        except (TooLarge, NotARegularFile) as exc:  # this set only: the tier stays on
+            self.skip(key, exc)
+            return None, []
         except Exception as exc:  # noqa: BLE001
             self.fail(exc)
             return None, []
@@ -246,6 +254,10 @@ class Tier:
         except Exception as exc:  # noqa: BLE001
             ok, detail = False, _describe(exc)
         return {"reachable": ok, "detail": detail, "ms": round((time.perf_counter() - t0) * 1000, 1)}
+
+    def skip(self, key: str, exc: OSError) -> None:
+        """Say that object *key* was left unread (too large, or not a regular file)."""
+        self.warn(f"shared cache {self.settings.where}: object {self.object_name(key)} skipped: {exc.strerror}")
 
     def fail(self, exc: BaseException | str) -> None:
         """Turn the tier off for this run, with one warning."""
@@ -315,6 +327,8 @@ def _describe(exc: BaseException) -> str:
             return "no such bucket"
         return f"{code}{': ' + msg if msg else ''}"
     name = type(exc).__name__
+    if isinstance(exc, MemoryError):
+        return "not enough memory to read an object"
     if name in ("ConnectTimeoutError", "ReadTimeoutError", "TimeoutError"):
         return f"timed out ({exc})"
     if name == "EndpointConnectionError" or isinstance(exc, ConnectionError):
@@ -330,45 +344,80 @@ def _describe(exc: BaseException) -> str:
 
 class FolderTier(Tier):
     """A folder (a network share): the local store's layout, written atomically with temp
-    names unique per machine and process (``veduta.base.fsutil.temp_name``)."""
+    names unique per machine and process (``veduta.base.fsutil.temp_name``).
+
+    Only regular files are read (a FIFO is never waited on), none larger than
+    :data:`~veduta.base.fsutil.MAX_COOKED_BYTES`, and every operation on the folder is bounded in
+    time (:meth:`_bounded`, the tier's time-out): a stalled share turns the tier off with one
+    warning, as an S3 endpoint that does not answer does, and the cook goes on without it."""
 
     def __init__(self, s: Settings, warn=None):
         super().__init__(s, warn)
         self.root = s.path
         self._root_ok = False
 
+    def _bounded(self, fn, *args):
+        """``fn(*args)`` in a thread of its own, waited for at most the tier's time-out; past it,
+        :class:`TimeoutError` (the thread stays blocked in the file system, which no thread can
+        interrupt; it is a daemon, so it never holds the process up at exit)."""
+        box: list = []
+        done = threading.Event()
+
+        def run():
+            try:
+                box.append((True, fn(*args)))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                box.append((False, exc))
+            finally:
+                done.set()
+
+        threading.Thread(target=run, daemon=True, name="veduta-cache-folder").start()
+        if not done.wait(self.settings.timeout):
+            raise TimeoutError(f"no answer from the folder in {self.settings.timeout:g} s (a stalled share?)")
+        ok, value = box[0]
+        if not ok:
+            raise value
+        return value
+
     def _path(self, key: str) -> str:
         return os.path.join(self.root, key[:2], key[2:])
 
     def _need_root(self) -> None:
         if not self._root_ok:
-            if not os.path.isdir(self.root):
+            if not self._bounded(os.path.isdir, self.root):
                 # never create the share's root: a share that is not mounted must not become
                 # an empty local folder that everyone's cook then "shares"
                 raise FileNotFoundError(2, "no such folder (is the share mounted?)", self.root)
             self._root_ok = True
 
-    def _get(self, key: str) -> bytes | None:
-        self._need_root()
+    @staticmethod
+    def _read(path: str) -> bytes | None:
+        """An object's bytes (None when absent): a regular file of at most MAX_COOKED_BYTES."""
         try:
-            with open(self._path(key), "rb") as f:
-                return f.read()
+            return read_bounded(path, MAX_COOKED_BYTES)
         except FileNotFoundError:
             return None
+
+    def _get(self, key: str) -> bytes | None:
+        self._need_root()
+        return self._bounded(self._read, self._path(key))
 
     def _put_name(self, name: str, data: bytes) -> None:
         from veduta.base.fsutil import atomic_write
 
         self._need_root()
-        atomic_write(os.path.join(self.root, *name.split("/")), data)
+        self._bounded(atomic_write, os.path.join(self.root, *name.split("/")), data)
 
     def _get_set(self, key: str):
         whole = self._get(key)
+        return whole, self._bounded(self._members, key)
+
+    def _members(self, key: str) -> list[tuple[str, bytes]]:
         d = self._path(key) + SET_SUFFIX
         try:
             names = [n for n in os.listdir(d) if _KEY.fullmatch(n)]
         except (FileNotFoundError, NotADirectoryError):
-            return whole, []
+            return []
         dated = []
         for n in names:
             try:
@@ -378,30 +427,36 @@ class FolderTier(Tier):
         out = []
         for _, n in sorted(dated, reverse=True)[:SET_READ]:
             try:
-                with open(os.path.join(d, n), "rb") as f:
-                    out.append((f"{self.object_name(key)}{SET_SUFFIX}/{n}", f.read()))
-            except FileNotFoundError:
-                continue
-        return whole, out
+                data = self._read(os.path.join(d, n))
+            except (TooLarge, NotARegularFile):
+                continue  # never a member: a member is a short list of paths
+            if data is not None:
+                out.append((f"{self.object_name(key)}{SET_SUFFIX}/{n}", data))
+        return out
 
     def _names(self):
         self._need_root()
-        for top in sorted(os.listdir(self.root)):
+        listdir = functools.partial(self._bounded, _sorted_listing)
+        for top in listdir(self.root):
             d = os.path.join(self.root, top)
-            if len(top) != 2 or not os.path.isdir(d):
+            if len(top) != 2 or not self._bounded(os.path.isdir, d):
                 continue
-            for name in sorted(os.listdir(d)):
-                if name.endswith(SET_SUFFIX) and os.path.isdir(os.path.join(d, name)):
-                    for m in sorted(os.listdir(os.path.join(d, name))):
+            for name in listdir(d):
+                if name.endswith(SET_SUFFIX) and self._bounded(os.path.isdir, os.path.join(d, name)):
+                    for m in listdir(os.path.join(d, name)):
                         yield f"{top}/{name}/{m}"
                 else:
                     yield f"{top}/{name}"
 
     def _probe(self) -> str:
         self._need_root()
-        os.listdir(self.root)
+        self._bounded(os.listdir, self.root)
         writable = os.access(self.root, os.W_OK)
         return f"folder {self.root} ({'writable' if writable else 'read-only'} for this user)"
+
+
+def _sorted_listing(folder: str) -> list[str]:
+    return sorted(os.listdir(folder))
 
 
 class S3Tier(Tier):
@@ -450,7 +505,7 @@ class S3Tier(Tier):
                 return None
             raise
         with r["Body"] as body:
-            return body.read()
+            return _read_body(body, r.get("ContentLength"), self._name(key))
 
     def _put_name(self, name: str, data: bytes) -> None:
         # one PUT is atomic: readers see the old object or the new one; writers of one name
@@ -477,7 +532,7 @@ class S3Tier(Tier):
             except self.client.exceptions.NoSuchKey:
                 continue
             with body:
-                out.append((k[n:], body.read()))
+                out.append((k[n:], _read_body(body, None, k)))
         return whole, out
 
     def _names(self):
@@ -492,6 +547,17 @@ class S3Tier(Tier):
         client = self.client
         client.head_bucket(Bucket=self.settings.bucket)
         return f"bucket {self.settings.bucket} at {client.meta.endpoint_url} ({client.meta.region_name or 'no region'})"
+
+
+def _read_body(body, length: int | None, name: str) -> bytes:
+    """An S3 object's body, refused (:class:`TooLarge`) past MAX_COOKED_BYTES: by its announced
+    length before any byte is read, else once that much has come."""
+    if length is not None and length > MAX_COOKED_BYTES:
+        raise TooLarge(name, length, MAX_COOKED_BYTES)
+    data = body.read(MAX_COOKED_BYTES + 1)
+    if len(data) > MAX_COOKED_BYTES:
+        raise TooLarge(name, len(data), MAX_COOKED_BYTES)
+    return data
 
 
 def parallel(fn, items, workers: int = WORKERS) -> list:

@@ -36,6 +36,9 @@ class CookRun:
     fresh_skipped: int = 0
     #: sources the cook group waits for
     to_run: int = 0
+    #: (source, warnings) of the fresh sources whose last compile gave warnings (set by the task
+    #: pass; the reporter says how many stand)
+    standing: list[tuple[str, int]] = field(default_factory=list)
     #: file_dep path -> signature that the up-to-date pass verified against the source_hash
     #: (by hashing, or by the stat cache of an earlier hash)
     #: (signatures packed as the stat cache keeps them: veduta.cook.state.SIG)
@@ -49,6 +52,7 @@ class CookRun:
         self.executing = True
         self.selected = None
         self.fresh_skipped = self.to_run = 0
+        self.standing = []
         self.shared = None
 
 

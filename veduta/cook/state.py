@@ -13,6 +13,13 @@ the file's mtime or ctime is recorded as racy (never matches), so a later edit i
 same timestamp tick cannot hide; the next check re-hashes and records it
 again, by then no longer racy.  Anything unexpected (missing cache, other
 Python, corrupt file) just means re-hashing.
+
+The cache also holds what META must not (container-vda.md fixes META byte for byte): the
+toolchain that wrote it (:data:`veduta.TOOLCHAIN`: the spec's compiler version and veduta's own
+rules), so that the sources an earlier toolchain cooked are *owed* a cook after an upgrade even
+when their META still matches; and each source's *notes* from its last compile: the warnings it
+gave (shown again by ``veduta check`` and counted by a no-op cook) and the references its output
+keeps by name only (a model's materials), whose appearing or disappearing makes it stale.
 """
 
 from __future__ import annotations
@@ -24,7 +31,9 @@ import struct
 from veduta.base.fsutil import atomic_write, read_regular
 
 RACY_NS = 2_000_000_000
-_FORMAT = "veduta-state/4"
+_FORMAT = "veduta-state/5"
+#: the formats of earlier toolchains whose sources are owed a cook (their rules may differ)
+_EARLIER = ("veduta-state/4",)
 
 Sig = tuple[int, int, int, int] | None
 
@@ -33,10 +42,26 @@ def sig(st: os.stat_result) -> tuple[int, int, int, int]:
     return (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
 
 
-#: An entry: (source_hash, cooked file sig, ((path, sig), ...)) with the source
+#: An entry: (source_hash, cooked file sig, ((path, sig), ...), notes) with the source
 #: first and paths relative to the assets folder; a sig is (size, mtime_ns,
-#: inode, ctime_ns), () for a file that was missing, None when racy.
+#: inode, ctime_ns), () for a file that was missing, None when racy.  *notes* (see
+#: :data:`Notes`) may be left out (unknown).
 Entry = tuple
+
+#: What the last compile of a source found besides its output: ``(watch, warnings)``, *watch* the
+#: references its output keeps by name only (:attr:`veduta.compile.CompileContext.watch`),
+#: *warnings* its warnings as ``(line, col, json path, message, code)``; ``()`` when it found
+#: neither, None when unknown (the output was found fresh or restored without a record of them).
+Notes = tuple | None
+#: no watched reference, no warning
+CLEAN: tuple = ()
+
+
+def make_notes(watch, warnings) -> tuple:
+    """The notes of a compile: *watch* a set of strings, *warnings* Diagnostic objects."""
+    if not watch and not warnings:
+        return CLEAN
+    return (tuple(sorted(watch)), tuple((d.line, d.col, d.path, d.message, d.code) for d in warnings))
 
 
 def mask_racy(s, now_ns: int):
@@ -47,24 +72,32 @@ def mask_racy(s, now_ns: int):
     return None if now_ns - max(s[1], s[3]) < RACY_NS else s
 
 
-def make_entry(source_hash: str, cooked_sig, files, now_ns: int) -> Entry:
+def make_entry(source_hash: str, cooked_sig, files, now_ns: int, notes: Notes = None) -> Entry:
     """An entry from current signatures (racy ones masked)."""
-    return (source_hash, mask_racy(cooked_sig, now_ns), tuple((p, mask_racy(s, now_ns)) for p, s in files))
+    return (source_hash, mask_racy(cooked_sig, now_ns), tuple((p, mask_racy(s, now_ns)) for p, s in files),
+            notes)
 
 
 def entry_from_json(v) -> Entry:
     """An entry that travelled through JSON (doit's values) back to tuples."""
-    h, csig, files = v
+    h, csig, files = v[:3]
+    notes = v[3] if len(v) > 3 else None
+    if notes:
+        notes = (tuple(notes[0]), tuple(tuple(w) for w in notes[1]))
+    elif notes is not None:
+        notes = CLEAN
     return (h, None if csig is None else tuple(csig),
-            tuple((p, None if s is None else tuple(s)) for p, s in files))
+            tuple((p, None if s is None else tuple(s)) for p, s in files), notes)
 
 
 #: How the cache holds an entry of source *rel* (in memory and in its file): (source_hash,
 #: the signatures of the cooked file, the source and each dependency packed as 32 bytes each
-#: (:data:`SIG`; :data:`RACY` for None, :data:`MISSING` for ()), the dependency paths).  A no-op
-#: cook loads one entry per source: three objects, where (hash, sig tuple, ((path, sig
-#: tuple), ...)) took sixteen (loading them was a tenth of a no-op at 50,000 sources).
-Packed = tuple[str, bytes, tuple[str, ...]]
+#: (:data:`SIG`; :data:`RACY` for None, :data:`MISSING` for ()), the dependency paths), then
+#: its notes: nothing more when they are clean (most sources), ``None`` when unknown, else
+#: ``watch, warnings``.  A no-op cook loads one entry per source: three objects, where (hash,
+#: sig tuple, ((path, sig tuple), ...)) took sixteen (loading them was a tenth of a no-op at
+#: 50,000 sources).
+Packed = tuple
 
 #: A signature packed: size, mtime_ns, inode, ctime_ns.
 SIG = struct.Struct("<qqQq")
@@ -76,20 +109,28 @@ MISSING = SIG.pack(-2, 0, 0, 0)
 
 def pack_entry(rel: str, entry: Entry) -> Packed:
     """*entry* of source *rel* as the cache holds it (its first file must be *rel*)."""
-    h, csig, files = entry
+    h, csig, files = entry[:3]
+    notes = entry[3] if len(entry) > 3 else None
     if not files or files[0][0] != rel:
         raise ValueError(f"the first file of the stat-cache entry of {rel} is not {rel}")
     sigs = [csig, *(s for _, s in files)]
-    return (h, b"".join(RACY if s is None else MISSING if s == () else SIG.pack(*s) for s in sigs),
-            tuple(p for p, _ in files[1:]))
+    packed = (h, b"".join(RACY if s is None else MISSING if s == () else SIG.pack(*s) for s in sigs),
+              tuple(p for p, _ in files[1:]))
+    return packed + ((None,) if notes is None else notes)
 
 
 def unpack_entry(rel: str, packed: Packed) -> Entry:
     """The entry of source *rel* from its :data:`Packed` form."""
-    h, blob, deps = packed
+    h, blob, deps = packed[:3]
     sigs = [None if b == RACY else () if b == MISSING else SIG.unpack(b)
             for b in (blob[i:i + SIG.size] for i in range(0, len(blob), SIG.size))]
-    return (h, sigs[0], tuple(zip((rel, *deps), sigs[1:], strict=True)))
+    return (h, sigs[0], tuple(zip((rel, *deps), sigs[1:], strict=True)), packed_notes(packed))
+
+
+def packed_notes(packed) -> Notes:
+    """The notes of a packed entry (:data:`Notes`)."""
+    n = len(packed)
+    return CLEAN if n == 3 else None if n == 4 else (packed[3], packed[4])
 
 
 def well_formed(packed) -> bool:
@@ -97,29 +138,52 @@ def well_formed(packed) -> bool:
     be valid marshal data (a flipped byte in a length or a type code), and the users of an entry
     must never see a traceback for it.  (0.2-0.5 us an entry: checked where an entry is unpacked,
     not on the no-op path, where fresh_by_stat turns a shape error into "not fresh".)"""
-    return (type(packed) is tuple and len(packed) == 3 and type(packed[0]) is str
+    return (type(packed) is tuple and 3 <= len(packed) <= 5 and type(packed[0]) is str
             and type(packed[1]) is bytes and type(packed[2]) is tuple
             and len(packed[1]) == SIG.size * (len(packed[2]) + 2)
-            and all(type(p) is str for p in packed[2]))
+            and all(type(p) is str for p in packed[2])
+            and (len(packed) != 4 or packed[3] is None)
+            and (len(packed) != 5 or _notes_formed(packed[3], packed[4])))
+
+
+def _notes_formed(watch, warnings) -> bool:
+    return (type(watch) is tuple and all(type(w) is str for w in watch) and type(warnings) is tuple
+            and all(type(w) is tuple and len(w) == 5 and type(w[0]) is int and type(w[1]) is int
+                    and all(type(x) is str for x in w[2:]) for w in warnings))
 
 
 class StatCache:
-    """source path -> entry for one compiler version, in one file in cache/ (entries are kept
-    packed, see :data:`Packed`)."""
+    """source path -> entry for one toolchain (:data:`veduta.TOOLCHAIN`), in one file in cache/
+    (entries are kept packed, see :data:`Packed`).
 
-    def __init__(self, path: str, compiler: str):
+    ``owed``: the sources an earlier toolchain cooked (the file named another toolchain, or was
+    of an earlier format), which must be compiled again however fresh their META looks; kept in
+    the file until each is cooked, so an interrupted cook still owes the rest.
+    """
+
+    def __init__(self, path: str, toolchain: str):
         self.path = path
-        self.compiler = compiler
+        self.toolchain = toolchain
         self.entries: dict[str, Packed] = {}
+        self.owed: set[str] = set()
         self.dirty = False
         try:
             got = read_regular(path)  # a regular file only: a FIFO would block every command
             data = marshal.loads(got[0]) if got else None  # (marshal.load(f) reads item by item: 10x slower)
-            if (isinstance(data, tuple) and len(data) == 3 and data[0] == _FORMAT and data[1] == compiler
-                    and isinstance(data[2], dict)):
-                self.entries = data[2]
+            if isinstance(data, tuple) and len(data) == 4 and data[0] == _FORMAT and isinstance(data[2], dict) \
+                    and isinstance(data[3], tuple):
+                if data[1] == toolchain:
+                    self.entries = data[2]
+                    self.owed = {r for r in data[3] if type(r) is str}
+                else:  # another toolchain's rules: what it cooked is owed a cook
+                    self.owed = {r for r in (*data[2], *data[3]) if type(r) is str}
+                    self.dirty = True
+            elif isinstance(data, tuple) and len(data) == 3 and data[0] in _EARLIER and isinstance(data[2], dict):
+                self.owed = {r for r in data[2] if type(r) is str}
+                self.dirty = True
         except (OSError, EOFError, ValueError, TypeError):
             self.entries = {}
+            self.owed = set()
 
     def get(self, rel: str) -> Entry | None:
         """The entry of *rel*; None when it has none, or when the file held something else there
@@ -135,13 +199,31 @@ class StatCache:
         return self.entries.get(rel)
 
     def set(self, rel: str, entry: Entry) -> None:
+        """Record *entry* for *rel* (made by this toolchain: no longer owed).  Unknown notes keep
+        the notes of the entry there was for the same source_hash (a touched file, a cooked file
+        found fresh), else are recorded as unknown."""
+        if len(entry) < 4 or entry[3] is None:
+            old = self.entries.get(rel)
+            if old is not None and well_formed(old) and old[0] == entry[0]:
+                entry = (*entry[:3], packed_notes(old))
         packed = pack_entry(rel, entry)
         if self.entries.get(rel) != packed:
             self.entries[rel] = packed
             self.dirty = True
+        if rel in self.owed:
+            self.owed.discard(rel)
+            self.dirty = True
+
+    def notes(self, rel: str) -> Notes:
+        """The notes of *rel*'s entry (None when unknown or when it has no entry)."""
+        packed = self.entries.get(rel)
+        return None if packed is None or not well_formed(packed) else packed_notes(packed)
 
     def discard(self, rel: str) -> None:
         if self.entries.pop(rel, None) is not None:
+            self.dirty = True
+        if rel in self.owed:
+            self.owed.discard(rel)
             self.dirty = True
 
     def keep_only(self, rels) -> None:
@@ -149,9 +231,12 @@ class StatCache:
         for rel in [r for r in self.entries if r not in keep]:
             del self.entries[rel]
             self.dirty = True
+        if not self.owed <= keep:
+            self.owed &= keep
+            self.dirty = True
 
     def save(self) -> None:
         if not self.dirty:
             return
-        atomic_write(self.path, marshal.dumps((_FORMAT, self.compiler, self.entries)))
+        atomic_write(self.path, marshal.dumps((_FORMAT, self.toolchain, self.entries, tuple(sorted(self.owed)))))
         self.dirty = False

@@ -22,7 +22,7 @@ import os
 import re
 import time
 
-from veduta.base.fsutil import atomic_write, read_regular
+from veduta.base.fsutil import MAX_COOKED_BYTES, atomic_write, read_regular
 
 _KEY = re.compile(r"[0-9a-f]{64}")
 
@@ -47,8 +47,8 @@ class Store:
 
     def get(self, key: str) -> bytes | None:
         # reading refreshes the access time prune goes by; a regular file only (a FIFO in the
-        # store would block the cook for ever)
-        got = read_regular(self._path(key))
+        # store would block the cook for ever), no larger than a cooked file can be
+        got = read_regular(self._path(key), MAX_COOKED_BYTES)
         return None if got is None else got[0]
 
     def put(self, key: str, data: bytes, path: str | None = None) -> None:

@@ -19,8 +19,9 @@ from doit import create_after
 from doit.dependency import FileChangedChecker
 from doit.reporter import ConsoleReporter
 
-from veduta import COMPILER_VERSION
+from veduta import COMPILER_VERSION, TOOLCHAIN
 from veduta.base.project import Project
+from veduta.compile import watch_holds
 from veduta.cook.action import cook_one
 from veduta.cook.cook import (
     COOKED,
@@ -53,7 +54,7 @@ from veduta.cook.doit_adapter import (
     wait_only_for,
 )
 from veduta.cook.run import CookRun
-from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json
+from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json, well_formed
 
 STATE_FILE = "state.marshal"
 DB_FILE = "doit.sqlite3"
@@ -107,7 +108,8 @@ def cook_tasks(run: CookRun):
         sys.stderr.write("".join(w + "\n" for w in warnings))
     index = index_of(sources)
     set_index(project.assets, index)
-    cache = run.cache = StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
+    cache = run.cache = StatCache(os.path.join(project.cache, STATE_FILE), TOOLCHAIN)
+    owed = cache.owed
     assets = project.assets
     now = time.time_ns()
 
@@ -127,6 +129,7 @@ def cook_tasks(run: CookRun):
             listing.bind(BASENAME, lambda: cook_tasks(run))  # (see FreshListing.every_task)
     subtask = SubtaskMaker(group)  # a subtask dict made into doit's Task, cheaply
     fresh_names = []
+    standing: list[tuple[str, int]] = []  # (fresh source, how many warnings its last compile gave)
     # stale tasks held back for one parallel fetch from the shared cache (when a URL is set)
     held: list[dict] | None = [] if run.executing and project.shared_cache_set() else None
     # the stale sources this run cooks go to a pool of worker processes, in task order: as the
@@ -174,6 +177,8 @@ def cook_tasks(run: CookRun):
                     pass  # made, and left to doit: it runs that task first, then checks this one
                 else:
                     fresh_names.append(rel)
+                    if len(packed) == 5 and packed[4]:  # its last compile's warnings stand
+                        standing.append((rel, len(packed[4])))
                     if only_group:
                         continue  # decided before any task is made: a fresh source costs no more
                     if listing is not None and listing.take(f"{BASENAME}:{rel}", f"{kind.name} {name}"):
@@ -182,6 +187,7 @@ def cook_tasks(run: CookRun):
                 packed = None
         file_dep = [prefix + rel]
         uptodate = None
+        recook = False
         if duplicate_of:
             cache.discard(rel)
             uptodate = [False]
@@ -198,11 +204,15 @@ def cook_tasks(run: CookRun):
                     verified_sigs[prefix + d] = s
                     file_dep.append(prefix + d)
         else:
-            fresh, deps, entry, verified = check_fresh(kind.name, rel, assets, cooked, index, now)
+            prior = cache.packed(rel)
+            fresh, deps, entry, verified = check_fresh(kind.name, rel, assets, cooked, index, now, prior,
+                                                       rel in owed)
             if fresh:
                 cache.set(rel, entry)
                 if not (made and _made_by_a_task(made, prefix, rel, deps)):  # (else as above)
                     fresh_names.append(rel)
+                    if entry[3]:
+                        standing.append((rel, len(entry[3][1])))
                     if only_group or listing is not None and listing.take(f"{BASENAME}:{rel}",
                                                                           f"{kind.name} {name}"):
                         continue
@@ -212,11 +222,18 @@ def cook_tasks(run: CookRun):
                     if s != () and p != rel:
                         file_dep.append(prefix + p)
             else:
-                cache.discard(rel)
+                # stale for a reason META cannot show (an earlier toolchain cooked it, a material
+                # it names came or went): compiled, however fresh the cooked file looks
+                recook = rel in owed or (prior is not None and well_formed(prior) and len(prior) == 5
+                                         and not watch_holds(prior[3], index))
+                if not recook:
+                    cache.discard(rel)  # (an owed source stays owed until it is cooked)
                 # a stale task runs anyway; its file_dep are the last cook's deps that still exist
                 file_dep += [prefix + d for d in deps if os.path.exists(prefix + d)]
                 uptodate = [False]
-        args = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
+        args: list = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
+        if recook:
+            args += [None, None, True]  # cook_one(..., shared, notes, recook)
         if (uptodate is not None and feed is not None and (named is None or rel in named)
                 and not (made and not made.isdisjoint(file_dep))):
             feed.add(args)
@@ -267,6 +284,7 @@ def cook_tasks(run: CookRun):
     run.to_run = len(selected) if selected and BASENAME not in (run.selected or []) else \
         len(sources) - run.fresh_skipped
     if run.executing:
+        run.standing = [s for s in standing if s[1]]  # (not printed again: counted)
         # only a run that cooks (and holds the cook lock) writes the cook state: `doit list`,
         # `doit info` and the like look and leave it as it was
         cache.keep_only(s.rel for s in sources)
@@ -311,7 +329,7 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
     for t in tasks:
         keys, notes = got.get(t["name"], ([], []))
         if keys or notes:
-            t["actions"][0].args.extend([keys, notes])  # cook_one(..., shared, notes)
+            t["actions"][0].args[7:9] = [keys, notes]  # cook_one(..., shared, notes[, recook])
         yield t
 
 
@@ -553,6 +571,11 @@ class CookReporter(ConsoleReporter):
             if shared.uploaded:
                 self._note(f"shared cache: uploaded {shared.uploaded} objects "
                            f"({shared.tier.bytes_out / 1e6:.1f} MB) to {shared.settings.where}\n")
+        standing = sum(n for _, n in self.run.standing)
+        if standing:
+            n = len(self.run.standing)
+            self._note(f"cook: {standing} warning{'s stand' if standing != 1 else ' stands'} in {n} up-to-date "
+                       f"source{'s' if n != 1 else ''} (veduta check lists them)\n")
         if self.total or any(self.counts.values()):
             c = self.counts
             # restored from the shared cache, counted apart, when this run asked it

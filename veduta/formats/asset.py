@@ -85,9 +85,13 @@ def read_asset(data: bytes, file: str = "") -> Asset:
 
 
 def read_asset_file(path: str) -> Asset:
+    """The asset in cooked file *path*: a regular file no larger than any cooked file can be,
+    checked before it is read (a FIFO, a device or a 3 GB file is a :class:`VdaError` naming it,
+    not a hang or a whole read into memory)."""
+    from veduta.base.fsutil import MAX_COOKED_BYTES, read_file
+
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_file(path, MAX_COOKED_BYTES)
     except OSError as exc:
-        raise VdaError(f"cannot read: {exc.strerror}", file=path) from None
+        raise VdaError(f"cannot read: {exc.strerror or exc}", file=path) from None
     return read_asset(data, path)

@@ -54,7 +54,7 @@ def load_source(data: bytes, file: str, fmt: str) -> tuple[Obj | None, Report]:
 
         rep.error(head, "veduta", f'expected the string "{fmt}", found {describe(head)}')
     elif head.value != fmt:
-        from veduta.source.jsonpos import quote
+        from veduta.base.errors import quote
 
         rep.error(head, "veduta", f'{quote(head.value)} is not "{fmt}"')
     return root, rep

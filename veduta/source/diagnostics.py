@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from veduta.source.jsonpos import JsonProblem, Node, clip
+from veduta.base.errors import clip
+from veduta.source.jsonpos import JsonProblem, Node
 
 ERROR = "error"
 WARNING = "warning"

@@ -28,8 +28,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from veduta.base.errors import clip, quote
 from veduta.source.diagnostics import Report, Reported
-from veduta.source.jsonpos import Arr, Bool, Node, Null, Obj, Str, clip, join_path, quote
+from veduta.source.jsonpos import Arr, Bool, Node, Null, Obj, Str, join_path
 from veduta.source.jsonpos import Num as NumNode  # `Num` below is the number spec
 
 __all__ = [

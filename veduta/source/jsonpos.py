@@ -23,6 +23,8 @@ import re
 from collections.abc import Iterator
 from typing import NoReturn, TypeAlias
 
+from veduta.base.errors import clip
+
 __all__ = ["Node", "Obj", "Arr", "Str", "Num", "Bool", "Null", "JsonProblem", "parse", "parse_fast", "parse_plain",
            "parse_spans", "to_plain"]
 
@@ -134,24 +136,6 @@ MAX_DEPTH = 256
 #: Integer literals longer than this are out of range for every field (and past Python's
 #: int-conversion limit of 4300 digits): a located problem, never a conversion error.
 MAX_INT_DIGITS = 1000
-#: How much of a long value a message quotes (then its length).
-QUOTE_CHARS = 40
-
-
-def quote(text: str) -> str:
-    """*text* in double quotes for a message; a long one as its first characters and its length."""
-    if len(text) <= QUOTE_CHARS:
-        return f'"{text}"'
-    return f'"{text[:QUOTE_CHARS]}..." ({len(text)} characters)'
-
-
-def clip(text: str, limit: int = QUOTE_CHARS) -> str:
-    """*text* if short, else its first characters and its length: messages never echo a huge value."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text)} characters)"
-
-
 def join_path(path: str, key: str | int) -> str:
     """``parts`` + 2 -> ``parts[2]``; ``parts[2]`` + ``of`` -> ``parts[2].of``."""
     if isinstance(key, int):

@@ -86,17 +86,28 @@ def check_source(project: Project, src: Source, index, duplicates: list[str] | N
     return check_sources(project, [(src, duplicates)], index)[0]
 
 
-def _fresh(project: Project, src: Source, index, cache) -> bool:
-    """Whether the cooked file proves the source good: made by this compiler from exactly the
-    current source and dependencies (the cook's own test), so compiling again cannot find an
-    error.  Reads only (the stat cache is consulted, never saved)."""
+def _fresh(project: Project, src: Source, index, cache):
+    """The notes of the cook that made the cooked file, if the file proves the source good: made by
+    this toolchain from exactly the current source and dependencies (the cook's own test), so
+    compiling again cannot find an error; None when it does not, or when the notes of that cook
+    are not known (the source is then compiled).  Reads only (the stat cache is consulted, never
+    saved)."""
     from veduta.cook.cook import check_fresh, fresh_by_stat
 
     cooked = project.cooked_path(src.kind, src.name)
-    entry = cache.packed(src.rel) if cache is not None else None
+    if src.rel in cache.owed:
+        return None
+    entry = cache.packed(src.rel)
     if entry is not None and fresh_by_stat(src.rel, entry, project.assets, cooked, index):
-        return True
-    return check_fresh(src.kind.name, src.rel, project.assets, cooked, index)[0]
+        return cache.notes(src.rel)
+    fresh, _, made, _ = check_fresh(src.kind.name, src.rel, project.assets, cooked, index, prior=entry)
+    return made[3] if fresh else None
+
+
+def _standing(shown: str, notes) -> list[dict]:
+    """The warnings a fresh source's last compile gave, as diagnostics of the file *shown*."""
+    return [Diagnostic(shown, ln, col, path, message, WARNING, code).to_json()
+            for ln, col, path, message, code in notes[1]] if notes else []
 
 
 _WORKER: dict = {}
@@ -116,16 +127,17 @@ def _check_in_worker(jobs) -> list[dict]:
 def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1) -> dict[str, Any]:
     """Check every source of *project* (or those named, paths under the assets folder).
 
-    A source whose cooked file is fresh (made by this compiler from exactly the current source
-    and dependencies) compiled without an error, so it is not compiled again unless *full*
-    (then its warnings are reported again too); every other source is compiled as the cook
-    would, in *jobs* processes.
+    A source whose cooked file is fresh (made by this toolchain from exactly the current source
+    and dependencies) compiled without an error, so it is not compiled again unless *full*: its
+    warnings are the ones its cook recorded (in the stat cache).  Every other source is
+    compiled as the cook would, in *jobs* processes, and so is a fresh one whose cook's warnings
+    are not on record (restored from a store, or no stat cache).
 
     Returns ``{"ok", "checked", "compiled", "fresh", "errors", "warnings", "diagnostics"}``, the
     diagnostics as :meth:`Diagnostic.to_json` objects in source order; ``ok`` is False when any
     is an error.
     """
-    from veduta import COMPILER_VERSION
+    from veduta import TOOLCHAIN
     from veduta.base.project import AssetIndex
     from veduta.cook.state import StatCache
     from veduta.cook.tasks import STATE_FILE
@@ -136,16 +148,21 @@ def check(project: Project, sources: list[str] | None = None, full: bool = False
     for text in problems:  # folders that cannot be read, file names that are not UTF-8
         file, _, message = text.partition(": ")
         diagnostics.append(Diagnostic(file, 1, 1, "$", message).to_json())
-    cache = None if full else StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)
+    cache = None if full else StatCache(os.path.join(project.cache, STATE_FILE), TOOLCHAIN)
     work = []
     fresh = 0
+    standing: dict[str, list[dict]] = {}
     for src in selected:
         paths = index.by_kind[src.kind.name][src.name]
         dups = [p for p in paths if p != src.rel] if len(paths) > 1 else None
-        if not full and not dups and _fresh(project, src, index, cache):
+        if cache is not None and not dups and (notes := _fresh(project, src, index, cache)) is not None:
             fresh += 1
+            if notes:
+                standing[src.rel] = _standing(project.source_path(src.rel), notes)
             continue
         work.append((src, dups))
+    for found in standing.values():
+        diagnostics.extend(found)
     size = max(1, min(BATCH, len(work) // max(1, 4 * jobs)))
     batches = [work[i:i + size] for i in range(0, len(work), size)]
     if jobs > 1 and len(batches) > 1:
@@ -161,6 +178,9 @@ def check(project: Project, sources: list[str] | None = None, full: bool = False
         _init_worker(project, index)
         for batch in batches:
             diagnostics.extend(_check_in_worker(batch))
+    if standing:  # in source order, the recorded warnings among the compiled sources' diagnostics
+        order = {project.source_path(src.rel): i for i, src in enumerate(selected)}
+        diagnostics.sort(key=lambda d: order.get(d["file"], -1))
     errors = sum(1 for d in diagnostics if d["severity"] == ERROR)
     warnings = sum(1 for d in diagnostics if d["severity"] == WARNING)
     return {"ok": errors == 0, "checked": len(selected), "compiled": len(work), "fresh": fresh, "errors": errors,

@@ -25,12 +25,15 @@ REASONS = {
     "COOKED_MISSING": "the cooked file was removed since the last cook",
     "COOKED_DAMAGED": "the cooked file is not a whole, valid .vda of this kind",
     "COMPILER_CHANGED": "the cooked file was made by another compiler version",
+    "TOOLCHAIN_CHANGED": "an earlier veduta cooked it, whose rules differ (its META may still match)",
     "SOURCE_MOVED": "the cooked file was made from another source path",
     "DUPLICATE_NAME": "another source of this kind has the same name (never cooked until renamed)",
     "SOURCE_CHANGED": "the source changed since the last cook",
     "DEP_CHANGED": "a dependency changed since the last cook",
     "DEP_APPEARED": "a dependency that was missing at the last cook exists now",
     "DEP_DISAPPEARED": "a dependency is gone",
+    "REFERENCE_APPEARED": "an asset it names by name only (a model's material) exists now; it was missing",
+    "REFERENCE_GONE": "an asset it names by name only (a model's material) is gone or moved",
     "CHANGED": "the source or a dependency changed (no record of the last cook's files tells which)",
 }
 
@@ -87,6 +90,8 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
         return [_reason("DUPLICATE_NAME", f"the name is also used by {others}")]
     kind, rel, assets = src.kind.name, src.rel, project.assets
     cooked = project.cooked_path(src.kind, src.name)
+    if rel in cache.owed:
+        return [_reason("TOOLCHAIN_CHANGED", "cooked by an earlier veduta whose rules differ; it cooks again")]
     packed = cache.packed(rel)
     if packed is not None and fresh_by_stat(rel, packed, assets, cooked, index):
         return []  # every signature the last good cook recorded still matches: nothing to read
@@ -104,7 +109,8 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
         return [_reason("SOURCE_MOVED", f"cooked from {meta.source}, now {rel}")]
     fresh, deps, _, _ = check_fresh(kind, rel, assets, cooked, index)
     if fresh:
-        return []
+        notes = entry[3] if entry is not None and entry[0] == meta.source_hash else None
+        return _watch_reasons(notes[0], index) if notes else []
 
     def now_sig(p: str):
         try:
@@ -147,6 +153,29 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
     if not reasons:
         reasons = _guess(project, src, meta, deps)
     return reasons
+
+
+def _watch_reasons(watch, index) -> list[dict]:
+    """Why the references a cooked file keeps by name only (see
+    :attr:`veduta.compile.CompileContext.watch`) make it stale: each that resolves otherwise now."""
+    from veduta.base.kinds import kind_of, name_of
+    from veduta.compile import WATCH_MISSING
+
+    out = []
+    for w in watch:
+        missing = w.startswith(WATCH_MISSING)
+        rel = w[1:] if missing else w
+        k = kind_of(rel)
+        if k is None:
+            continue
+        found = index.resolve(k.name, name_of(rel))
+        if missing and found is not None:
+            out.append(_reason("REFERENCE_APPEARED", f"{k.name} {name_of(rel)} exists now as {found} "
+                                                     "(it was missing)", found))
+        elif not missing and found != rel:
+            now = f"moved to {found}" if found else "is gone"
+            out.append(_reason("REFERENCE_GONE", f"{k.name} {name_of(rel)} ({rel}) {now}", rel))
+    return out
 
 
 def _source_unchanged(project: Project, src: Source, meta) -> bool:
@@ -206,14 +235,14 @@ def why(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
     Returns ``{"checked", "stale": [{"source", "file", "reasons": [{"code", "message", "dep"?}]}]}``
     in source order; ``stale`` is empty when everything is up to date.
     """
-    from veduta import COMPILER_VERSION
+    from veduta import TOOLCHAIN
     from veduta.base.project import AssetIndex
     from veduta.cook.state import StatCache
     from veduta.cook.tasks import STATE_FILE
 
     all_sources, _, selected = project.select(sources)
     index = AssetIndex.from_paths(s.rel for s in all_sources)
-    cache = StatCache(os.path.join(project.cache, STATE_FILE), COMPILER_VERSION)  # read, never saved
+    cache = StatCache(os.path.join(project.cache, STATE_FILE), TOOLCHAIN)  # read, never saved
     stale = []
     for src in selected:
         paths = index.by_kind[src.kind.name][src.name]

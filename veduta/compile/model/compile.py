@@ -142,16 +142,20 @@ def compile_models(items: list[tuple[bytes, CompileContext]]) -> list[Mesh | Non
             if spec is None:
                 continue
             # a part's material is a reference the cooked mesh keeps by name only: a missing one is a
-            # warning and a missing dependency (adding it makes the model stale), one that exists is
-            # not a dependency (editing it changes nothing here); docs/formats/model.md
-            no_material = [k for k, part in enumerate(spec.parts)
-                           if part.material and ctx.index.resolve("material", part.material) is None]
+            # warning, and no material is a META dependency (the mesh does not depend on its bytes;
+            # the spec's crate names crate_wood with "deps": []); whether each exists goes to the
+            # cook's own state (ctx.watch), so that adding or removing one recooks the model
+            # (docs/formats/model.md)
+            named = [(k, part.material) for k, part in enumerate(spec.parts) if part.material]
+            no_material = [k for k, m in named if ctx.index.resolve("material", m) is None]
             if no_material or any(level.model for level in spec.lod):  # reported at its node
                 src = src.located()
-            for k in no_material:
-                part_node = src.part_nodes[k] if k < len(src.part_nodes) else None
-                node = part_node.get("material") if isinstance(part_node, Obj) else None
-                ctx.reference("material", spec.parts[k].material, node, f"parts[{k}].material")
+            for k, material in named:
+                node = None
+                if k in no_material:
+                    part_node = src.part_nodes[k] if k < len(src.part_nodes) else None
+                    node = part_node.get("material") if isinstance(part_node, Obj) else None
+                ctx.name_reference("material", material, node, f"parts[{k}].material")
             for k, level in enumerate(spec.lod):
                 if level.model:  # (src is located then)
                     ctx.reference("model", level.model, src.lod_model_nodes[k], f"lod[{k}].model")

@@ -26,7 +26,6 @@ What a model becomes (docs/export.md):
 from __future__ import annotations
 
 import io
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -277,11 +276,7 @@ def export_model(project, name: str, out: str, lod: int | None = None) -> dict[s
 
 
 def _write(out: str, data: bytes) -> None:
-    from veduta.base.fsutil import atomic_write
+    """Write an export or a preview: the rule of every output (:func:`veduta.base.fsutil.write_output`)."""
+    from veduta.base.fsutil import write_output
 
-    if os.path.isdir(out):
-        raise VedutaError(f"{out} is a folder; --out names the file to write")
-    try:
-        atomic_write(out, data)
-    except OSError as exc:
-        raise VedutaError(f"cannot write {out}: {exc.strerror or exc}") from None
+    write_output(out, data)
