@@ -12,6 +12,9 @@ class Kind:
     suffix: str
     chunk: str
     compiler: str  # "module:function" of the compiler, imported only when needed
+    spec: str  # "module:attribute" of the top-level field declaration (the JSON Schema's source)
+    title: str  # what a source of this kind is, in a few words (schemas, docs, editors)
+    batch_compiler: str = ""  # "module:function" compiling many sources at once, when the kind has one
 
     @property
     def format(self) -> str:
@@ -19,13 +22,21 @@ class Kind:
 
 
 KINDS: tuple[Kind, ...] = (
-    Kind("model", "models", ".vmodel", "MESH", "veduta.compile.model.compile:compile_model"),
-    Kind("texture", "textures", ".vtexture", "TEXR", "veduta.compile.texture:compile_texture"),
-    Kind("material", "materials", ".vmaterial", "MATL", "veduta.compile.material:compile_material"),
-    Kind("scene", "scenes", ".vscene", "SCEN", "veduta.compile.scene:compile_scene"),
-    Kind("prefab", "prefabs", ".vprefab", "PRFB", "veduta.compile.prefab:compile_prefab"),
-    Kind("world", "worlds", ".vworld", "WRLD", "veduta.compile.world:compile_world"),
-    Kind("map", "maps", ".vmap", "TMAP", "veduta.compile.tilemap:compile_map"),
+    Kind("model", "models", ".vmodel", "MESH", "veduta.compile.model.compile:compile_model",
+         "veduta.compile.model.source:TOP", "a model made of primitive parts",
+         "veduta.compile.model.compile:compile_models"),
+    Kind("texture", "textures", ".vtexture", "TEXR", "veduta.compile.texture:compile_texture",
+         "veduta.compile.texture:TOP", "a texture composited from layers, with an optional sprite grid and clips"),
+    Kind("material", "materials", ".vmaterial", "MATL", "veduta.compile.material:compile_material",
+         "veduta.compile.material:TOP", "how a surface is drawn"),
+    Kind("scene", "scenes", ".vscene", "SCEN", "veduta.compile.scene:compile_scene",
+         "veduta.compile.scene:TOP", "a camera, a light and entities"),
+    Kind("prefab", "prefabs", ".vprefab", "PRFB", "veduta.compile.prefab:compile_prefab",
+         "veduta.compile.prefab:TOP", "a group of entities a world or map places together"),
+    Kind("world", "worlds", ".vworld", "WRLD", "veduta.compile.world:compile_world",
+         "veduta.compile.world:TOP", "a procedural world: biomes, terrain, features, vegetation, structures"),
+    Kind("map", "maps", ".vmap", "TMAP", "veduta.compile.tilemap:compile_map",
+         "veduta.compile.tilemap:TOP", "a tile map: terrains, layers of cells and objects"),
 )
 
 #: The META "kind" values, in the order of KINDS.

@@ -8,7 +8,20 @@ messages. Deterministic: candidates are ranked by similarity, ties by name.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
+
+#: The asset name rule (model-format.md): 1-64 characters of a-z, 0-9, _ and -, starting with a
+#: letter or digit. An asset's name is its file name without the suffix, and every reference to an
+#: asset is such a name; place, feature and rule names follow it too.
+NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+#: The rule in words, as every message quotes it.
+NAME_RULE = "1-64 of a-z, 0-9, _, -, starting with a letter or digit"
+
+
+def is_name(text: object) -> bool:
+    """Whether *text* is a string that follows the asset name rule."""
+    return isinstance(text, str) and NAME_RE.fullmatch(text) is not None
 
 #: A word longer than this gets no suggestion (difflib's cost grows with the product of lengths,
 #: and no asset name is that long).

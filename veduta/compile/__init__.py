@@ -122,17 +122,13 @@ def get_compiler(kind: str) -> Compiler:
     return fn
 
 
-#: Kinds whose compiler also comes in a batch form (several sources, one result each).
-_BATCH_COMPILERS = {"model": "veduta.compile.model.compile:compile_models"}
-
-
 def compile_sources(kind: str, items: list[tuple[bytes, CompileContext]]) -> list[Struct | None | BaseException]:
     """`compile_source` of several sources of one kind, with the same results, but in one
-    call of the kind's batch compiler if it has one (for small models the per-call cost of
+    call of the kind's batch compiler if it has one (``Kind.batch_compiler``) (for small models the per-call cost of
     numpy, not the arithmetic, dominates).  An exception raised while compiling one source is
     returned in its place."""
-    target = _BATCH_COMPILERS.get(kind)
-    if target is None or len(items) < 2:
+    target = BY_NAME[kind].batch_compiler
+    if not target or len(items) < 2:
         out: list[Struct | None | BaseException] = []
         for data, ctx in items:
             try:
@@ -153,12 +149,11 @@ def compile_sources(kind: str, items: list[tuple[bytes, CompileContext]]) -> lis
 
 
 def _name_ok(ctx: CompileContext) -> bool:
-    from veduta.source.fields import NAME_RE
+    from veduta.base.names import NAME_RULE, is_name
 
-    if NAME_RE.fullmatch(ctx.name):
+    if is_name(ctx.name):
         return True
-    ctx.report.error((1, 1), "$", f'file name "{ctx.name}" is not a valid asset name: 1-64 characters of '
-                                  f"a-z, 0-9, _ and -, starting with a letter or digit; rename the file")
+    ctx.report.error((1, 1), "$", f'file name "{ctx.name}" is not a valid asset name ({NAME_RULE}); rename the file')
     return False
 
 

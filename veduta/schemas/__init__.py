@@ -27,26 +27,8 @@ __all__ = ["SCHEMA_DIALECT", "SOURCES", "generate", "schema_of", "render", "writ
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
-#: Where each kind's top-level ObjectSpec is declared ("module:attribute").
-SOURCES = {
-    "model": "veduta.compile.model.source:TOP",
-    "texture": "veduta.compile.texture:TOP",
-    "material": "veduta.compile.material:TOP",
-    "scene": "veduta.compile.scene:TOP",
-    "prefab": "veduta.compile.prefab:TOP",
-    "world": "veduta.compile.world:TOP",
-    "map": "veduta.compile.tilemap:TOP",
-}
-
-_TITLES = {
-    "model": "a model made of primitive parts",
-    "texture": "a texture composited from layers, with an optional sprite grid and clips",
-    "material": "how a surface is drawn",
-    "scene": "a camera, a light and entities",
-    "prefab": "a group of entities a world or map places together",
-    "world": "a procedural world: biomes, terrain, features, vegetation, structures",
-    "map": "a tile map: terrains, layers of cells and objects",
-}
+#: Where each kind's top-level ObjectSpec is declared ("module:attribute"), from the table of kinds.
+SOURCES = {k.name: k.spec for k in KINDS}
 
 
 #: Where each field table of docs/formats/<kind>.md applies: section heading -> the object
@@ -155,7 +137,7 @@ def schema_of(kind: str, docs_dir: str = _DOCS_DIR) -> dict:
     return {
         "$schema": SCHEMA_DIALECT,
         "title": f"Veduta {k.format} source ({k.folder}/*{k.suffix})",
-        "description": f"A {k.suffix} source: {_TITLES[kind]}. Reference: docs/formats/{kind}.md. "
+        "description": f"A {k.suffix} source: {k.title}. Reference: docs/formats/{kind}.md. "
                        "Rules between assets and between values are checked by `veduta check`.",
         **body,
     }

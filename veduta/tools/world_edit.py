@@ -334,11 +334,10 @@ def _cell(v: Any, what: str = "cell") -> tuple[int, int]:
 
 
 def _check_name(name: str, what: str) -> None:
-    from veduta.source.fields import NAME_RE
+    from veduta.base.names import NAME_RE, NAME_RULE
 
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise UsageError(f"{what} {name!r} is not a valid name (1-64 of a-z, 0-9, _, -, starting with a letter "
-                          f"or digit)")
+        raise UsageError(f"{what} {name!r} is not a valid name ({NAME_RULE})")
 
 
 # -- place checks ------------------------------------------------------------------------------
