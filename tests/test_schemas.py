@@ -191,8 +191,10 @@ def test_fields_have_hover_text_and_defaults():
     def undocumented(node, path):
         if isinstance(node, dict):
             for key, sub in node.get("properties", {}).items():
-                if isinstance(sub, dict) and "description" not in sub and set(sub) != {"const"}:
-                    yield f"{path}.{key}"  # (a variant's tag is described once, beside its enum)
+                if isinstance(sub, dict) and "description" not in sub and set(sub) != {"const"} \
+                        and "errorMessage" not in sub:
+                    # (a variant's tag is described once, beside its enum; a rule says its message)
+                    yield f"{path}.{key}"
             for key, sub in node.items():
                 if key != "if":
                     yield from undocumented(sub, f"{path}/{key}")
@@ -279,7 +281,10 @@ def test_only_keywords_draft_07_also_has():
               "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "not",
               "anyOf", "allOf", "if", "then", "else", "propertyNames", "maxProperties",
               # "veduta:<kind>" on a reference (fields.Reference): an annotation, ignored by validators
-              "format"}
+              "format",
+              # a rule's message (fields.unused): VS Code's JSON support shows it, validators ignore it
+              "errorMessage",
+              "contains"}  # (draft-06)
 
     def keywords(node):
         if isinstance(node, dict):
@@ -298,3 +303,83 @@ def test_only_keywords_draft_07_also_has():
         schema = schema_of(k.name)
         assert set(keywords(schema)) <= draft7, set(keywords(schema)) - draft7
         Draft7Validator.check_schema({key: v for key, v in schema.items() if key != "$schema"})
+
+
+# -- rules between fields, on hand-made sources -----------------------------------------------------
+
+def _shipped_validator(kind: str) -> Draft202012Validator:
+    with open(os.path.join(ROOT, "veduta", "schemas", f"{kind}.schema.json"), encoding="utf-8") as f:
+        return Draft202012Validator(json.load(f))
+
+
+_BOX = '{ "shape": "box", "size": [1, 1, 1] }'
+_CHECKER = '{ "type": "checker", "colors": ["#000000", "#ffffff"] }'
+_IMAGE = '{ "type": "image", "path": "crate.png" }'
+
+
+def _world(rest: str) -> str:
+    return '{ "veduta": "world/1", "biomes": [ { "name": "meadow", "ground": "grass" } ], ' + rest + " }"
+
+
+def _veg(fields: str) -> str:
+    return _world('"vegetation": [ { "name": "grove", "density": 0.1, ' + fields + " } ]")
+
+
+def _place(rotation: int) -> str:
+    return _world(f'"places": [ {{ "name": "home", "prefab": "well", "cell": [0, 0], "rotation": {rotation} }} ]')
+
+
+#: (kind, file name, hand-made source, where the schema and the cook both point, a word of the
+#: cook's message): each rule the schema says between fields, broken once
+HAND_MADE = [
+    ("model", "m", '{ "veduta": "model/1", "parts": [ { "shape": "box", "size": [1, 1, 1], "radius": 1 } ] }',
+     ["parts", 0, "radius"], "not used by shape box"),
+    ("model", "m", '{ "veduta": "model/1", "parts": [ ' + _BOX + ', { "shape": "mirror", "axis": "x", "of": 0, '
+                   '"position": [1, 0, 0] } ] }', ["parts", 1, "position"], "not used by shape mirror"),
+    ("world", "w", _place(45), ["places", 0, "rotation"], "quarter turns"),
+    ("world", "w", _place(360), ["places", 0, "rotation"], "quarter turns"),
+    ("world", "w", _veg('"prefab": "tree", "model": "grass_tuft"'), ["vegetation", 0, "model"], "not both"),
+    ("world", "w", _veg('"biomes": ["meadow"]'), ["vegetation", 0], "needs"),
+    ("world", "w", _veg('"prefab": "tree", "scale": [1, 2]'), ["vegetation", 0, "scale"], "prefab rule"),
+    ("world", "w", _veg('"model": "grass_tuft", "cell": [0, 0]'), ["vegetation", 0], "both"),
+    ("world", "w", _world('"features": [ { "name": "hill", "kind": "plain", "cell": [0, 0], "radius": 9, '
+                          '"depth": 2 } ]'), ["features", 0, "depth"], "not used by a plain"),
+    ("material", "m", '{ "veduta": "material/1", "grid": [2, 2] }', ["grid"], "no texture"),
+    ("material", "m", '{ "veduta": "material/1", "texture": "", "grid": [2, 2] }', ["grid"], "no texture"),
+    ("material", "m", '{ "veduta": "material/1", "cutoff": 0.3 }', ["cutoff"], "cutout"),
+    ("texture", "t", '{ "veduta": "texture/1", "size": [8, 8], "layers": [ ' + _CHECKER + ' ], "tiling": true, '
+                     '"wrap": "clamp" }', ["wrap"], "tiling texture repeats"),
+    ("texture", "t", '{ "veduta": "texture/1", "layers": [ ' + _CHECKER + " ] }", [], "no layer is an image"),
+    ("texture", "t", '{ "veduta": "texture/1", "size": [8, 8], "layers": [ { "type": "checker", '
+                     '"colors": ["#000000", "#ffffff"], "path": "a.png" } ] }', ["layers", 0, "path"],
+     "not used by a layer of type checker"),
+    ("scene", "s", '{ "veduta": "scene/1", "camera": { "type": "orthographic", "fov_deg": 40 } }',
+     ["camera", "fov_deg"], "orthographic camera"),
+]
+
+
+@pytest.mark.parametrize("kind, name, text, path, word", HAND_MADE,
+                         ids=[f"{k}-{'.'.join(map(str, p)) or 'root'}-{w}" for k, _, _, p, w in HAND_MADE])
+def test_rules_between_fields_fail_the_shipped_schema_where_the_cook_points(kind, name, text, path, word):
+    """jsonschema (as an editor would) rejects each hand-made source at the field the rule is about
+    (a field a shape does not use is a ``not``, not ``additionalProperties``: the error names the
+    field, not the whole object), with the message the cook gives; the cook rejects it too."""
+    doc = json.loads(text)
+    errors = list(_shipped_validator(kind).iter_errors(doc))
+    assert [list(e.absolute_path) for e in errors] == [path], [(list(e.absolute_path), e.message) for e in errors]
+    assert word in errors[0].schema.get("errorMessage", ""), errors[0].schema
+    problems = cook_errors(kind, doc, name)
+    assert any(word in p for p in problems), problems
+
+
+@pytest.mark.parametrize("kind, text", [
+    ("world", _place(270)),
+    ("world", _veg('"model": "grass_tuft", "cell": [0, 0], "radius": 4, "scale": [1, 2]')),
+    ("world", _veg('"prefab": "tree"')),
+    ("material", '{ "veduta": "material/1", "texture": "crate", "grid": [1, 1] }'),
+    ("texture", '{ "veduta": "texture/1", "layers": [ ' + _IMAGE + ", " + _CHECKER
+     + ' ], "tiling": true, "wrap": "repeat" }'),
+    ("texture", '{ "veduta": "texture/1", "size": [8, 8], "layers": [ ' + _CHECKER + ' ], "wrap": "clamp" }'),
+])
+def test_the_rules_leave_good_sources_alone(kind, text):
+    assert list(_shipped_validator(kind).iter_errors(json.loads(text))) == []

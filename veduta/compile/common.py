@@ -54,6 +54,8 @@ from veduta.source.fields import (
     fmt_num,
     js_pattern,
     parse_color,
+    schema_rules,
+    unused,
 )
 from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse, to_plain
 
@@ -170,11 +172,10 @@ CAMERA = ObjectSpec({
     "look_at": Field(Vec(3, COORD), (0.0, 0.0, 0.0)),
 })
 _NOT_USED_BY = {"perspective": "size", "orthographic": "fov_deg"}
-CAMERA.schema_extra = {"allOf": [
-    {"if": {"properties": {"type": {"const": "orthographic"}}, "required": ["type"]},
-     "then": {"properties": {_NOT_USED_BY["orthographic"]: False}},
-     "else": {"properties": {_NOT_USED_BY["perspective"]: False}}},
-]}
+schema_rules(CAMERA, {
+    "if": {"properties": {"type": {"const": "orthographic"}}, "required": ["type"]},
+    "then": {"properties": {_NOT_USED_BY["orthographic"]: unused("not used by an orthographic camera")}},
+    "else": {"properties": {_NOT_USED_BY["perspective"]: unused("not used by a perspective camera")}}})
 
 #: The camera of a source that has none.
 DEFAULT_CAMERA = Camera(ortho=False, fov_deg=60.0, size=0.0, near=0.1, far=100.0,
@@ -191,10 +192,10 @@ def read_camera(rep: Report, node: Node | None, path: str = "camera") -> Camera 
     ok = vals.ok
     kind = vals["type"]
     if kind is not INVALID:
-        unused = _NOT_USED_BY[kind]
-        if unused in vals.nodes:
+        other = _NOT_USED_BY[kind]
+        if other in vals.nodes:
             article = "an" if kind == "orthographic" else "a"
-            rep.error(vals.node(unused), join_path(path, unused), f"not used by {article} {kind} camera")
+            rep.error(vals.node(other), join_path(path, other), f"not used by {article} {kind} camera")
             ok = False
     near, far = vals["near"], vals["far"]
     if near is not INVALID and far is not INVALID and not far > near:

@@ -10,7 +10,20 @@ from __future__ import annotations
 from veduta.compile import CompileContext
 from veduta.compile.common import HEADER, NAME, Refs, check_name, load, vec_text
 from veduta.formats.material import ALPHA_MODES, CULL, FILTER, Material
-from veduta.source.fields import INVALID, BoolSpec, Color, Enum, Field, Int, Num, ObjectSpec, Reference, Vec
+from veduta.source.fields import (
+    INVALID,
+    BoolSpec,
+    Color,
+    Enum,
+    Field,
+    Int,
+    Num,
+    ObjectSpec,
+    Reference,
+    Vec,
+    schema_rules,
+    unused,
+)
 from veduta.source.jsonpos import Obj
 
 FORMAT = "material/1"
@@ -27,10 +40,14 @@ TOP = ObjectSpec({
     "filter": Field(Enum(*FILTER), "bilinear"),
     "grid": Field(Vec(2, Int(1, 256)), None),
 })
-TOP.schema_extra = {"allOf": [  # cutoff only with "alpha": "cutout" (validate)
-    {"if": {"properties": {"alpha": {"const": "cutout"}}, "required": ["alpha"]},
-     "else": {"properties": {"cutoff": False}}},
-]}
+schema_rules(
+    TOP,
+    {"if": {"properties": {"alpha": {"const": "cutout"}}, "required": ["alpha"]},  # (validate)
+     "else": {"properties": {"cutoff": unused('not used without "alpha": "cutout"')}}},
+    {"if": {"anyOf": [{"not": {"required": ["texture"]}}, {"properties": {"texture": {"const": ""}}}]},
+     "then": {"properties": {"grid": unused("a grid cuts the texture into frames, and this material has no "
+                                            "texture")}}},
+)
 
 
 def validate(root: Obj, ctx: CompileContext, refs: Refs | None = None) -> Material | None:

@@ -55,6 +55,7 @@ from veduta.source.fields import (
     Vec,
     describe,
     js_pattern,
+    schema_rules,
 )
 from veduta.source.jsonpos import Arr, Node, Obj, join_path
 
@@ -208,6 +209,16 @@ TOP = ObjectSpec({
     "edge": Field(EDGE, None),
     "autotile": Field(BoolSpec(), False),
 })
+# what validate checks between the fields (located as it locates them)
+schema_rules(
+    TOP,
+    {"if": {"properties": {"tiling": {"const": True}}, "required": ["tiling"]},
+     "then": {"properties": {"wrap": {"not": {"const": "clamp"}, "errorMessage": 'a tiling texture repeats (leave '
+                                                                                'wrap out or set it to "repeat")'}}}},
+    {"if": {"properties": {"layers": {"type": "array", "not": {"contains": {
+        "properties": {"type": {"const": "image"}}, "required": ["type"]}}}}, "required": ["layers"]},
+     "then": {"required": ["size"], "errorMessage": "size is required (no layer is an image to take the size from)"}},
+)
 
 
 def read_image(ctx: CompileContext, rel: str, node: Node | None, path: str) -> np.ndarray | None:

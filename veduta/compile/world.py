@@ -60,6 +60,8 @@ from veduta.source.fields import (
     Values,
     Vec,
     fmt_num,
+    schema_rules,
+    unused,
 )
 from veduta.source.jsonpos import Arr, Node, Obj, join_path, to_plain
 from veduta.source.jsonpos import Num as JsonNum
@@ -144,11 +146,11 @@ FEATURE = ObjectSpec({
     "roughness": Field(F32Num(0, 1), None),
 })
 #: a field a kind does not use is an error (_feature)
-FEATURE.schema_extra = {"allOf": [
+schema_rules(FEATURE, *(
     {"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
-     "then": {"properties": {k: False for k in UNUSED if k not in uses}}}
-    for kind, uses in FEATURE_DEFAULTS.items()
-]}
+     "then": {"properties": {k: unused(f"not used by a {kind} (a {kind} has {', '.join(['cell', 'radius', *uses])})")
+                             for k in UNUSED if k not in uses}}}
+    for kind, uses in FEATURE_DEFAULTS.items()))
 
 BIOME_REFS = ListOf(Reference("biome"), max_len=MAX_BIOME_REFS, unique=True)
 
@@ -162,6 +164,20 @@ VEGETATION = ObjectSpec({
     "radius": Field(Int(1, 16384), None),
     "scale": Field(Vec(2, F32Num(gt=0, le=16)), None),
 })
+# what _vegetation checks between the fields, located at the field it names
+schema_rules(
+    VEGETATION,
+    {"anyOf": [{"required": ["prefab"]}, {"required": ["model"]}],
+     "errorMessage": 'a vegetation rule needs "prefab" (trees, rocks: a prefab per cell) or "model" (flora: plants)'},
+    {"if": {"required": ["prefab", "model"]},
+     "then": {"properties": {"model": unused('a vegetation rule has either "prefab" or "model", not both')}}},
+    {"if": {"required": ["prefab"]},
+     "then": {"properties": {"scale": unused("not used by a prefab rule (only model rules scale their plants)")}}},
+    {"if": {"required": ["cell"]},
+     "then": {"required": ["radius"], "errorMessage": 'an area needs both "cell" and "radius" ("radius" is missing)'}},
+    {"if": {"required": ["radius"]},
+     "then": {"required": ["cell"], "errorMessage": 'an area needs both "cell" and "radius" ("cell" is missing)'}},
+)
 
 SCATTER = ObjectSpec({
     "prefab": Field(Reference("prefab")),
@@ -183,6 +199,8 @@ PLACE = ObjectSpec({
     "cell": Field(CELL2),
     "rotation": Field(Int(), 0),
 })
+schema_rules(PLACE, {"properties": {"rotation": {
+    "enum": list(ROTATIONS), "errorMessage": "not 0, 90, 180 or 270 (places turn by quarter turns)"}}})
 
 TOP = ObjectSpec({
     "veduta": HEADER,

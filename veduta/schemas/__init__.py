@@ -6,7 +6,9 @@ cannot say something the cook does not check.
 (``veduta/schemas/*.schema.json``, kept equal to a fresh generation by a test) for editors that
 point at the installed package. ``veduta schema --out DIR`` writes them (docs/schemas.md).
 
-What a schema cannot say stays the validator's job: rules between assets (references exist,
+Rules between the fields of one object that a schema can say are said (``fields.schema_rules``,
+``fields.unused``: a ``not`` with the cook's message, located at the field).  What a schema
+cannot say stays the validator's job: rules between assets (references exist,
 frames inside a texture's grid, footprints fit), rules between values (near < far, lod
 distances increasing, parents acyclic, names unique in a list, a world inside 8192 m, a
 ``name`` equal to the file name), integers written as ``3.0`` (the schema's ``integer`` accepts

@@ -38,6 +38,7 @@ __all__ = [
     "INVALID", "REQUIRED", "Spec", "Field", "ObjectSpec", "Values", "Int", "Num_", "Num", "BoolSpec",
     "Str_", "StrSpec", "Enum", "Color", "Vec", "ListOf", "Any_", "NAME_RE", "AssetName", "Reference", "REF_FORMAT",
     "describe", "fmt_num", "parse_color", "Scale", "Declared", "Variants", "js_pattern", "color_text",
+    "unused", "schema_rules",
 ]
 
 
@@ -161,16 +162,38 @@ class Variants(Spec):
         raise NotImplementedError("read by hand by the compiler; declared for the schema")
 
     def schema(self) -> dict:
+        """``if``/``then`` per tag value; a field that only other values use is a ``not`` with the
+        validator's message (``not used by shape box``), so a schema validator reports it at
+        the field itself, where ``additionalProperties`` would name the whole object."""
         tag_schema: dict = {"enum": list(self.records)}
         if self.doc:
             tag_schema["description"] = self.doc
+        every = list(dict.fromkeys(k for record in self.records.values() for k in record.fields))
         branches = []
         for value, record in self.records.items():
             then = record.schema()
             then["properties"][self.tag] = {"const": value}
+            for key in every:
+                if key not in record.fields:
+                    then["properties"][key] = unused(record.unknown_message(key))
             branches.append({"if": {"properties": {self.tag: {"const": value}}, "required": [self.tag]},
                              "then": then})
         return {"type": "object", "required": [self.tag], "properties": {self.tag: tag_schema}, "allOf": branches}
+
+
+def unused(message: str) -> dict:
+    """The schema of a field that may not be there: ``not`` anything, with the validator's
+    message for editors (``errorMessage``, which VS Code's JSON support shows instead of its own;
+    other validators ignore it).  A ``false`` subschema says the same, but with no message."""
+    return {"not": {}, "errorMessage": message}
+
+
+def schema_rules(spec: ObjectSpec, *rules: dict) -> None:
+    """Add *rules* (subschemas, typically ``if``/``then``) to what *spec*'s schema says of the
+    rules between its fields (``allOf`` of its ``schema_extra``)."""
+    extra = dict(spec.schema_extra)
+    extra["allOf"] = [*extra.get("allOf", []), *rules]
+    spec.schema_extra = extra
 
 
 class BoolSpec(Spec):
