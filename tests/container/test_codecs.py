@@ -121,7 +121,7 @@ def test_entity_reader_checks():
     assert len(diff) == 1 and shown[diff[0]] == 1 and hidden[diff[0]] == 0
     bad = bytearray(shown)
     bad[diff[0]] = 2
-    with pytest.raises(VdaError, match=rf"bad bool 2 in .*visible.* \(want 0 or 1\)"):
+    with pytest.raises(VdaError, match=r"bad bool 2 in .*visible.* \(want 0 or 1\)"):
         decode(type(s), bytes(bad))
 
 
