@@ -163,3 +163,15 @@ def test_cook_leaves_the_game_lock_free(game, here):
     api.cook(here, ["models/crate.vmodel"])
     with open(game.root / "cache" / "cook.lock", "a") as f:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if this process still held it
+
+
+def test_a_full_dump_leaves_later_dumps_summarised(here):
+    """--full switches the shared array declarations for one dump only, even where one declaration
+    stands in several fields (a mesh and its levels)."""
+    api.cook(here)
+    path = "assets/.cooked/models/tree.vda"
+    before = api.dump(here, path)
+    assert isinstance(before["chunks"][1]["body"]["vertices"], dict)  # summarised: count and sha256
+    full = api.dump(here, path, full=True)
+    assert isinstance(full["chunks"][1]["body"]["vertices"], list)
+    assert api.dump(here, path) == before

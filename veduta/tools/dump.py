@@ -8,6 +8,7 @@ the current folder (the MCP server works in the game root).
 from __future__ import annotations
 
 import json
+import threading
 from typing import Any, cast
 
 from veduta.base.errors import VdaError
@@ -23,28 +24,35 @@ def dump_file(path: str, full: bool = False) -> dict[str, Any]:
 
     asset = read_asset_file(path)
     chunks: list[dict[str, Any]] = []
-    for ctype, value in asset.chunks:
-        if isinstance(value, Meta):
-            chunks.append({"type": ctype, "meta": json.loads(value.encode())})
-        elif isinstance(value, Struct):
-            chunks.append({"type": ctype, "body": _full_json(value) if full else value.to_json()})
-        else:
-            chunks.append({"type": ctype, "unknown": True, "length": len(cast(bytes, value))})
+    with _SUMMARY_LOCK:
+        for ctype, value in asset.chunks:
+            if isinstance(value, Meta):
+                chunks.append({"type": ctype, "meta": json.loads(value.encode())})
+            elif isinstance(value, Struct):
+                chunks.append({"type": ctype, "body": _full_json(value) if full else value.to_json()})
+            else:
+                chunks.append({"type": ctype, "unknown": True, "length": len(cast(bytes, value))})
     return {"file": path, "chunks": chunks}
+
+
+#: Held while a dump turns records into JSON (``--full`` switches the shared array declarations).
+_SUMMARY_LOCK = threading.Lock()
 
 
 def _full_json(rec) -> dict:
     """Like to_json but with every array element listed (pixels as 0xAARRGGBB hex)."""
     import numpy as np
 
-    saved = []
-    for t in _array_types(rec):
-        saved.append((t, t.summary))
+    # The array types are shared declarations (one type may stand in several fields): each is
+    # switched once and put back as it was, under the lock every dump takes (the MCP server dumps
+    # in several threads).
+    saved = {id(t): (t, t.summary) for t in _array_types(rec)}
+    for t, _ in saved.values():
         t.summary = 0
     try:
         out = rec.to_json()
     finally:
-        for t, s in saved:
+        for t, s in saved.values():
             t.summary = s
     if getattr(rec, "CHUNK", "") == "TEXR":
         out["images"] = [[[f"#{p:08x}" for p in row] for row in np.asarray(img)] for img in rec.images]
