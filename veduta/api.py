@@ -218,3 +218,21 @@ def why(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
     from veduta.tools.why import why as run
 
     return run(project, sources)
+
+
+def editor_workspace(project: Project):
+    """The language server's view of *project*: a :class:`veduta.tools.editor.Workspace` whose
+    methods (``open``, ``change``, ``close``, ``diagnostics``, ``completion``, ``hover``,
+    ``definition``, ``references``) answer with plain data about unsaved buffers."""
+    from veduta.tools.editor import Workspace
+
+    return Workspace(project)
+
+
+def editor_warm_up() -> None:
+    """Import every compiler now, so that an editor's first diagnostics do not wait for them."""
+    from veduta.base.kinds import NAMES
+    from veduta.compile import get_compiler
+
+    for kind in NAMES:
+        get_compiler(kind)

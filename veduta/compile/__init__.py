@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -63,10 +63,16 @@ class CompileContext:
     #: References the output keeps by name only (see :meth:`name_reference`), for the cook's own
     #: state, never META: the path each resolved to, or ``"!"`` + the path it would have
     watch: set[str] = field(default_factory=set)
+    #: Files as an editor has them (relative path -> bytes), read instead of the disk (the
+    #: language server's unsaved buffers); None for a cook.
+    overlay: Mapping[str, bytes] | None = None
 
     def read_dep(self, rel: str) -> bytes | None:
         """Read a file relative to the assets folder, recording it as a dependency."""
         if rel in self.deps:
+            return self.deps[rel]
+        if self.overlay is not None and rel in self.overlay:
+            self.deps[rel] = self.overlay[rel]
             return self.deps[rel]
         from veduta.base.fsutil import read_regular
 

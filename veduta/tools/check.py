@@ -9,6 +9,7 @@ on a checkout without touching anything.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from veduta.base.errors import UsageError
@@ -46,11 +47,14 @@ def resolve_sources(project: Project, names: list[str], cwd: str | None = None) 
     return list(dict.fromkeys(out))
 
 
-def check_sources(project: Project, jobs: list[tuple[Source, list[str] | None]], index) -> list[list[Diagnostic]]:
+def check_sources(project: Project, jobs: list[tuple[Source, list[str] | None]], index,
+                  overlay: Mapping[str, bytes] | None = None) -> list[list[Diagnostic]]:
     """Every diagnostic the cook would report for each ``(source, duplicates)`` job, reading
     only; sources of a kind are compiled together (``compile_sources``: one batch call for
-    small models, as the cook does)."""
-    from veduta.compile import CompileContext, compile_sources
+    small models, as the cook does).  *overlay* holds files as an editor has them (path under
+    the assets folder -> bytes), read instead of the disk: the sources themselves and the
+    assets they name."""
+    from veduta.compile import CompileContext
 
     reports = []
     by_kind: dict[str, list] = {}
@@ -59,26 +63,42 @@ def check_sources(project: Project, jobs: list[tuple[Source, list[str] | None]],
         rep = Report(shown)
         reports.append(rep)
         if duplicates:
-            others = ", ".join(project.source_path(p) for p in duplicates)
-            rep.error((1, 1), "$", f'{src.kind.name} name "{src.name}" is also used by {others}; '
-                                   "names must be unique per kind across folders")
+            duplicate_error(project, src, duplicates, rep)
             continue
-        try:
-            with open(shown, "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            rep.error((1, 1), "$", f"cannot read the source ({exc.strerror})")
-            continue
+        if overlay is not None and src.rel in overlay:
+            data = overlay[src.rel]
+        else:
+            try:
+                with open(shown, "rb") as f:
+                    data = f.read()
+            except OSError as exc:
+                rep.error((1, 1), "$", f"cannot read the source ({exc.strerror})")
+                continue
         ctx = CompileContext(assets_dir=project.assets, source=src.rel, kind=src.kind.name, name=src.name,
-                             report=rep, index=index)
+                             report=rep, index=index, overlay=overlay)
         by_kind.setdefault(src.kind.name, []).append((data, ctx))
     for kind, items in by_kind.items():
-        for body, (_, ctx) in zip(compile_sources(kind, items), items, strict=True):
-            if isinstance(body, RecursionError):
-                ctx.report.error(None, "$", "source nested too deeply")
-            elif isinstance(body, BaseException):  # a compiler bug: say so, as the cook does
-                ctx.report.error(None, "$", f"internal compiler error, please report: {type(body).__name__}: {body}")
+        compile_reported(kind, items)
     return [rep.sorted() for rep in reports]
+
+
+def duplicate_error(project: Project, src: Source, duplicates: list[str], rep: Report) -> None:
+    """The error of a source whose name another source of its kind also has."""
+    others = ", ".join(project.source_path(p) for p in duplicates)
+    rep.error((1, 1), "$", f'{src.kind.name} name "{src.name}" is also used by {others}; '
+                           "names must be unique per kind across folders")
+
+
+def compile_reported(kind: str, items: list) -> None:
+    """Compile ``(data, context)`` items of *kind* (``compile_sources``), each problem in its
+    context's report, an exception of the compiler too (as the cook reports it)."""
+    from veduta.compile import compile_sources
+
+    for body, (_, ctx) in zip(compile_sources(kind, items), items, strict=True):
+        if isinstance(body, RecursionError):
+            ctx.report.error(None, "$", "source nested too deeply")
+        elif isinstance(body, BaseException):  # a compiler bug: say so, as the cook does
+            ctx.report.error(None, "$", f"internal compiler error, please report: {type(body).__name__}: {body}")
 
 
 def check_source(project: Project, src: Source, index, duplicates: list[str] | None = None) -> list[Diagnostic]:

@@ -41,7 +41,7 @@ from veduta.source.jsonpos import Arr, Node, Obj, Str, join_path, parse_spans
 from veduta.tools import schemawalk as sw
 
 if TYPE_CHECKING:
-    from veduta.base.project import Project
+    from veduta.base.project import AssetIndex, Project
 
 __all__ = ["Ref", "LOCAL_KINDS", "source_refs", "walk_refs", "RefGraph"]
 
@@ -144,6 +144,7 @@ class RefGraph:
         self._named: dict[tuple[str, str], list[str]] = {}
         self._stat: dict[str, tuple[int, int]] = {}
         self._buffers: set[str] = set()
+        self._index: AssetIndex | None = None
 
     # -- building ---------------------------------------------------------------------------
     @classmethod
@@ -206,7 +207,8 @@ class RefGraph:
         self._stat.pop(rel, None)
         self._drop(rel)
         k = kind_of(rel)
-        if k is not None:
+        if k is not None and rel in self._named.get((k.name, name_of(rel)), ()):
+            self._index = None
             key = (k.name, name_of(rel))
             left = [r for r in self._named.get(key, ()) if r != rel]
             if left:
@@ -234,6 +236,7 @@ class RefGraph:
         if rel not in named:
             named.append(rel)
             named.sort()
+            self._index = None
         for ref in refs:
             if ref.asset or ref.kind == "image":
                 self._to.setdefault((ref.kind, ref.name), []).append(ref)
@@ -264,6 +267,15 @@ class RefGraph:
     def sources_of(self, kind: str, name: str) -> list[str]:
         """The sources of asset *kind* *name*, sorted (more than one: a duplicate name)."""
         return list(self._named.get((kind, name), ()))
+
+    def asset_index(self) -> AssetIndex:
+        """The sources the graph knows as the compilers' index (kept until a source comes or
+        goes)."""
+        if self._index is None:
+            from veduta.compile import AssetIndex
+
+            self._index = AssetIndex.from_paths(self.by_source)
+        return self._index
 
     def resolve(self, ref: Ref) -> str | None:
         """The source (or PNG) *ref* names, as a path under the assets folder; None when there

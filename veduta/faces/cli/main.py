@@ -202,6 +202,10 @@ def build_parser() -> argparse.ArgumentParser:
     from veduta.faces.cli.mcp import add_mcp_command
 
     add_mcp_command(sub)
+
+    from veduta.faces.cli.lsp import add_lsp_command
+
+    add_lsp_command(sub)
     return p
 
 

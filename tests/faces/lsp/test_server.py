@@ -1,0 +1,387 @@
+"""`veduta lsp` driven over stdio by a real LSP client (pygls's), as an editor would."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+
+from lsprotocol import types as lsp  # noqa: E402
+from pygls.lsp.client import LanguageClient  # noqa: E402
+from pygls.uris import from_fs_path  # noqa: E402
+
+from tests.gamerepo import BAD as BAD_CRATE  # noqa: E402 - the spec's crate with three mistakes (model-format.md)
+
+SPEC_LINES = ["crate.vmodel:4:52: parts[0].radius: not used by shape box",
+              "crate.vmodel:5:68: parts[1].segments: 2 out of range [3, 256]",
+              "crate.vmodel:6:45: parts[2].of: 7 is not the index of an earlier part (want 0..1)"]
+CRATE = """{
+  "veduta": "model/1",
+  "pivot": "bottom-center",
+  "parts": [ { "shape": "box", "size": [1, 1, 1], "position": [0, 0.5, 0], "material": "crate_wood" } ]
+}
+"""
+FILES = {
+    "models/crate.vmodel": CRATE,
+    "models/barrel.vmodel": '{ "veduta": "model/1", "parts": [ { "shape": "cylinder", "radius": 0.4, '
+                            '"height": 1 } ] }\n',
+    "materials/crate_wood.vmaterial": '{ "veduta": "material/1", "texture": "crate" }\n',
+    "materials/iron.vmaterial": '{ "veduta": "material/1", "albedo": "#404040" }\n',
+    "textures/crate.vtexture": '{ "veduta": "texture/1", "size": [8, 8], "layers": [ { "type": "fill", '
+                               '"color": "#806040" } ] }\n',
+    "prefabs/camp.vprefab": """{
+  "veduta": "prefab/1",
+  "footprint": [4, 4],
+  "entities": [
+    { "name": "a", "model": "crate" },
+    { "name": "b", "model": "barrel" }
+  ]
+}
+""",
+}
+
+
+def make_game(root: Path, files: dict[str, str] | None = None) -> Path:
+    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    for rel, text in (FILES if files is None else files).items():
+        p = root / "assets" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    return root
+
+
+class Editor(LanguageClient):
+    """An LSP client as an editor is: it opens buffers and shows what the server publishes."""
+
+    def __init__(self) -> None:
+        super().__init__("test-editor", "1")
+        self.published: dict[str, list[lsp.PublishDiagnosticsParams]] = defaultdict(list)
+        self.arrived = asyncio.Condition()
+        self.returncode: int | None = None
+        self.versions: dict[str, int] = {}
+
+        @self.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        async def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
+            async with self.arrived:
+                self.published[params.uri].append(params)
+                self.arrived.notify_all()
+
+    async def server_exit(self, server) -> None:
+        self.returncode = server.returncode
+
+    async def diagnostics(self, uri: str, version: int | None = None, timeout: float = 60) -> list[lsp.Diagnostic]:
+        """The diagnostics published for *uri* at *version* (the latest version by default)."""
+        want = self.versions.get(uri) if version is None else version
+
+        def ready() -> bool:
+            return any(p.version == want for p in self.published[uri])
+
+        async with self.arrived:
+            await asyncio.wait_for(self.arrived.wait_for(ready), timeout)
+        return [p for p in self.published[uri] if p.version == want][-1].diagnostics
+
+    def open(self, path: Path, text: str) -> str:
+        uri = from_fs_path(str(path))
+        self.versions[uri] = 1
+        self.text_document_did_open(lsp.DidOpenTextDocumentParams(
+            text_document=lsp.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+        return uri
+
+    def replace(self, uri: str, text: str) -> None:
+        """The whole text replaced (as an editor sends a full change)."""
+        self.versions[uri] += 1
+        self.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+
+    def edit(self, uri: str, line: int, char: int, end_char: int, text: str) -> None:
+        """An incremental change on one line (0-based, as the protocol counts)."""
+        self.versions[uri] += 1
+        rng = lsp.Range(start=lsp.Position(line=line, character=char), end=lsp.Position(line=line, character=end_char))
+        self.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+            content_changes=[lsp.TextDocumentContentChangePartial(range=rng, text=text)]))
+
+
+def run_editor(root: Path, body, options: dict | None = None, encodings=None):
+    """Start `veduta lsp` in *root*, initialize it, run ``await body(editor)``, then shut it
+    down and make it exit; the result of body and the server's exit status."""
+
+    async def main():
+        editor = Editor()
+        await editor.start_io(sys.executable, "-m", "veduta", "lsp", cwd=str(root))
+        caps = lsp.ClientCapabilities(general=lsp.GeneralClientCapabilities(position_encodings=encodings)) \
+            if encodings else lsp.ClientCapabilities()
+        result = await asyncio.wait_for(editor.initialize_async(lsp.InitializeParams(
+            capabilities=caps, root_uri=from_fs_path(str(root)), process_id=os.getpid(),
+            initialization_options=options)), 120)
+        editor.initialized(lsp.InitializedParams())
+        try:
+            out = await body(editor, result)
+        finally:
+            await asyncio.wait_for(editor.shutdown_async(None), 60)
+            editor.exit(None)
+            await asyncio.wait_for(editor.stop(), 60)
+        return out, editor.returncode
+
+    return asyncio.run(main())
+
+
+def _cook_lines(root: Path, rel: str) -> list[dict]:
+    """What the cook (veduta check, another process) reports for a source on disk."""
+    cp = subprocess.run([sys.executable, "-m", "veduta", "check", "--json", f"assets/{rel}"], cwd=root,
+                        capture_output=True, text=True, timeout=300)
+    return json.loads(cp.stdout)["diagnostics"]
+
+
+def _lsp_as_cook(text: str, diags: list[lsp.Diagnostic]) -> list[tuple]:
+    """LSP diagnostics back in the cook's terms: 1-based line and column (in characters),
+    the message the cook prints after the position, severity, code."""
+    lines = text.split("\n")
+    out = []
+    for d in diags:
+        line = lines[d.range.start.line]
+        col = len(line.encode("utf-16-le")[:2 * d.range.start.character].decode("utf-16-le")) + 1
+        sev = {lsp.DiagnosticSeverity.Error: "error", lsp.DiagnosticSeverity.Warning: "warning"}[d.severity]
+        out.append((d.range.start.line + 1, col, d.message, sev, d.code or ""))
+    return out
+
+
+def test_the_spec_crate_unsaved_then_fixed_then_shutdown_and_exit(tmp_path):
+    root = make_game(tmp_path)
+    crate = root / "assets" / "models" / "crate.vmodel"
+
+    async def body(ed, init):
+        caps = init.capabilities
+        assert caps.completion_provider and caps.hover_provider and caps.definition_provider
+        uri = ed.open(crate, BAD_CRATE)  # the file on disk is the good crate: the buffer is unsaved
+        bad = await ed.diagnostics(uri)
+        fixed = BAD_CRATE.replace(', "radius": 0.5 }', " }").replace('"segments": 2', '"segments": 8') \
+            .replace('"of": 7', '"of": 1')
+        ed.replace(uri, fixed)
+        return bad, await ed.diagnostics(uri)
+
+    (bad, fixed), code = run_editor(root, body)
+    assert [f"crate.vmodel:{d.range.start.line + 1}:{d.range.start.character + 1}: {d.message}" for d in bad] \
+        == SPEC_LINES
+    assert all(d.severity == lsp.DiagnosticSeverity.Error and d.source == "veduta" for d in bad)
+    # each range covers the offending value
+    assert [(d.range.start.character, d.range.end.character) for d in bad] == [(51, 54), (67, 68), (44, 45)]
+    assert list(fixed) == []
+    assert code == 0
+    assert crate.read_text() == CRATE  # the server never writes a source
+
+
+def test_diagnostics_are_exactly_the_cooks_for_every_kind(tmp_path):
+    """Broken sources of every kind, opened unsaved: the server's diagnostics are the cook's
+    (veduta check, in another process, on the same text saved), message, position, severity, code."""
+    broken = {
+        "models/crate.vmodel": BAD_CRATE.replace('"of": 7', '"of": 7, "material": "crate_wod"'),
+        "textures/crate.vtexture": '{ "veduta": "texture/1", "size": [8, 8], "grid": [3, 3], "layers": '
+                                   '[ { "type": "fill", "colour": "#806040" } ], "play": "walk" }\n',
+        "materials/crate_wood.vmaterial": '{ "veduta": "material/1", "texture": "crate", "cutoff": 2, '
+                                          '"alpha": "blend" }\n',
+        "prefabs/camp.vprefab": FILES["prefabs/camp.vprefab"].replace('"barrel"', '"barel"')
+                                                           .replace("[4, 4]", "[4, 0]"),
+        "scenes/s.vscene": '{ "veduta": "scene/1", "camera": { "type": "perspective", "near": 5, "far": 1 },\n'
+                           '  "entities": [ { "name": "a", "model": "crate", "parent": "a" } ], "map": "nope" }\n',
+        "worlds/w.vworld": '{ "veduta": "world/1", "biomes": [ { "name": "meadow", "ground": "grass" } ],\n'
+                           '  "places": [ { "name": "p", "prefab": "camp", "cell": [9000, 0] } ],\n'
+                           '  "scatter": [ { "prefab": "camp", "density": 0.1, "biomes": ["medow"] } ] }\n',
+        "maps/m.vmap": '{ "veduta": "map/1", "terrains": [ { "key": "g", "name": "grass", "material": "iron" } ],\n'
+                       '  "layers": [ { "name": "ground", "rows": ["gg", "gx"] } ] }\n',
+    }
+    root = make_game(tmp_path)
+    for rel in broken:
+        (root / "assets" / rel).parent.mkdir(parents=True, exist_ok=True)
+    uris = {}
+
+    async def body(ed, init):
+        for rel, text in broken.items():
+            uris[rel] = ed.open(root / "assets" / rel, text)
+        return {rel: await ed.diagnostics(uri) for rel, uri in uris.items()}
+
+    got, code = run_editor(root, body)
+    assert code == 0
+    for rel, text in broken.items():
+        (root / "assets" / rel).write_text(text)
+    for rel, text in broken.items():
+        cook = [(d["line"], d["col"], f"{d['path']}: {d['message']}", d["severity"], d.get("code", ""))
+                for d in _cook_lines(root, rel)]
+        assert cook, rel  # every broken source has something to say
+        assert _lsp_as_cook(text, got[rel]) == cook, rel
+
+
+def test_a_prefab_naming_a_missing_model_is_warned_on_that_line(tmp_path):
+    root = make_game(tmp_path)
+    camp = root / "assets" / "prefabs" / "camp.vprefab"
+    text = FILES["prefabs/camp.vprefab"].replace('"barrel"', '"barel"')
+
+    async def body(ed, init):
+        uri = ed.open(camp, text)
+        first = await ed.diagnostics(uri)
+        # the model appears (another buffer, unsaved): the warning goes away
+        other = ed.open(root / "assets" / "models" / "barel.vmodel",
+                        '{ "veduta": "model/1", "parts": [ { "shape": "box", "size": [1, 1, 1] } ] }')
+        await ed.diagnostics(other)
+        return first, await _next(ed, uri, len(ed.published[uri]))
+
+    (first, after), code = run_editor(root, body)
+    (d,) = first
+    assert d.severity == lsp.DiagnosticSeverity.Warning and d.code == "MISSING_REFERENCE"
+    assert d.range.start.line == 5  # the line of "model": "barel" (0-based)
+    line = text.split("\n")[5]
+    assert line[d.range.start.character:d.range.end.character] == '"barel"'
+    assert 'model "barel"' in d.message
+    assert list(after) == [] and code == 0
+
+
+async def _next(ed: Editor, uri: str, seen: int, timeout: float = 60) -> list[lsp.Diagnostic]:
+    """The diagnostics of the next publication for *uri* after the first *seen*."""
+    async with ed.arrived:
+        await asyncio.wait_for(ed.arrived.wait_for(lambda: len(ed.published[uri]) > seen), timeout)
+    return ed.published[uri][-1].diagnostics
+
+
+def test_completion_definition_references_and_hover(tmp_path):
+    root = make_game(tmp_path)
+    crate = root / "assets" / "models" / "crate.vmodel"
+    text = CRATE.replace('"crate_wood"', '""')
+    line = 3
+    col = text.split("\n")[line].index('""') + 1  # inside the quotes
+
+    async def body(ed, init):
+        uri = ed.open(crate, text)
+        pos = lsp.Position(line=line, character=col)
+        comp = await ed.text_document_completion_async(lsp.CompletionParams(
+            text_document=lsp.TextDocumentIdentifier(uri=uri), position=pos))
+        ed.replace(uri, CRATE)
+        await ed.diagnostics(uri)
+        on_name = lsp.Position(line=line, character=CRATE.split("\n")[line].index("crate_wood") + 2)
+        ident = lsp.TextDocumentIdentifier(uri=uri)
+        definition = await ed.text_document_definition_async(lsp.DefinitionParams(text_document=ident,
+                                                                                   position=on_name))
+        on_shape = lsp.Position(line=line, character=CRATE.split("\n")[line].index('"box"') + 1)
+        hover = await ed.text_document_hover_async(lsp.HoverParams(text_document=ident, position=on_shape))
+        refs = await ed.text_document_references_async(lsp.ReferenceParams(
+            text_document=ident, position=lsp.Position(line=0, character=0),
+            context=lsp.ReferenceContext(include_declaration=False)))
+        key = lsp.Position(line=line, character=CRATE.split("\n")[line].index('{ "shape"') + 2)
+        keys = await ed.text_document_completion_async(lsp.CompletionParams(text_document=ident, position=key))
+        return comp, definition, hover, refs, keys
+
+    (comp, definition, hover, refs, keys), code = run_editor(root, body)
+    labels = [i.label for i in comp.items]
+    assert labels == ["crate_wood", "iron"]  # the game's materials, not its models
+    edit = comp.items[0].text_edit
+    assert edit.new_text == '"crate_wood"'
+    assert (edit.range.start.character, edit.range.end.character) == (col - 1, col + 1)
+    assert definition.uri == from_fs_path(str(root / "assets" / "materials" / "crate_wood.vmaterial"))
+    assert "12 triangles" in hover.contents.value and "24 vertices" in hover.contents.value
+    assert [(r.uri.rsplit("/", 1)[-1], r.range.start.line) for r in refs] == [("camp.vprefab", 4)]
+    assert keys is not None and list(keys.items) == []  # between "{" and "shape"... a key there would run into it
+    assert code == 0
+
+
+def test_field_names_and_enum_values_complete_from_the_declarations(tmp_path):
+    root = make_game(tmp_path)
+    text = '{\n  "veduta": "model/1",\n  "pivot": "",\n  "parts": [ { "shape": "box",  } ]\n}\n'
+
+    async def body(ed, init):
+        uri = ed.open(root / "assets" / "models" / "new.vmodel", text)  # not on disk at all
+        ident = lsp.TextDocumentIdentifier(uri=uri)
+        pivot = await ed.text_document_completion_async(lsp.CompletionParams(
+            text_document=ident, position=lsp.Position(line=2, character=12)))
+        fields = await ed.text_document_completion_async(lsp.CompletionParams(
+            text_document=ident, position=lsp.Position(line=3, character=30)))
+        hover = await ed.text_document_hover_async(lsp.HoverParams(
+            text_document=ident, position=lsp.Position(line=2, character=4)))
+        return pivot, fields, hover
+
+    (pivot, fields, hover), code = run_editor(root, body)
+    from veduta.compile.model.types import PIVOTS
+
+    assert [i.label for i in pivot.items] == list(PIVOTS)
+    names = [i.label for i in fields.items]
+    assert "size" in names and "material" in names and "shape" not in names and "radius" not in names
+    size = fields.items[names.index("size")]
+    assert size.text_edit.new_text == '"size": ' and size.detail.startswith("required")
+    from veduta.schemas import schema_of
+
+    assert schema_of("model")["properties"]["pivot"]["description"] in hover.contents.value
+    assert code == 0
+
+
+def test_positions_in_utf16_and_utf32(tmp_path):
+    """Columns count characters in the cook, UTF-16 code units in the protocol by default."""
+    root = make_game(tmp_path)
+    text = '{ "veduta": "material/1", "name": "𝄞é", "texture": "nope" }\n'
+
+    async def body(ed, init):
+        uri = ed.open(root / "assets" / "materials" / "crate_wood.vmaterial", text)
+        return init.capabilities.position_encoding, await ed.diagnostics(uri)
+
+    at = text.index('"nope"')  # in characters; the clef before it is two UTF-16 units
+    for encodings, char in ((None, at + 1), ([lsp.PositionEncodingKind.Utf32], at)):
+        (enc, diags), code = run_editor(root, body, encodings=encodings)
+        (warning,) = [d for d in diags if d.code == "MISSING_REFERENCE"]
+        assert (warning.range.start.character, warning.range.end.character) == (char, char + 6), enc
+        assert code == 0
+
+
+def _rss_kb(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        return int(next(line for line in f if line.startswith("VmRSS:")).split()[1])
+
+
+def _server_pid() -> int:
+    """The `veduta lsp` process this test started (a child of this process)."""
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    cmd = f.read().split(b"\0")
+            except OSError:
+                continue
+            if ppid == me and b"lsp" in cmd:
+                return int(entry)
+    raise AssertionError("no veduta lsp process")
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="reads the server's memory from /proc")
+def test_memory_stays_flat_over_many_edits(tmp_path):
+    """600 edits of a 200 kB source, each waited for: a server that kept a copy of the text (or
+    of anything made from it) per edit would grow by 100 MB, one that kept 2 kB per edit (pygls's
+    own leak of a future per notification, see faces/lsp/server.py) by 1 MB."""
+    root = make_game(tmp_path)
+    text = CRATE.replace("{\n", "{" + " " * 200_000 + "\n", 1)
+    line = text.split("\n").index([ln for ln in text.split("\n") if '"shape"' in ln][0])
+    col = text.split("\n")[line].index('"size": [1, 1, 1]') + len('"size": [')
+
+    async def body(ed, init):
+        uri = ed.open(root / "assets" / "models" / "crate.vmodel", text)
+        await ed.diagnostics(uri)
+        pid = _server_pid()
+        rss = {}
+        for i in range(1, 601):
+            ed.edit(uri, line, col, col + 1, "0" if i % 2 else "1")  # size 0 (an error), then 1 again
+            diags = await ed.diagnostics(uri)
+            assert len(diags) == i % 2
+            if i in (100, 600):
+                rss[i] = _rss_kb(pid)
+        return rss
+
+    rss, code = run_editor(root, body, options={"debounce_ms": 0})
+    assert rss[600] - rss[100] < 512, rss
+    assert code == 0

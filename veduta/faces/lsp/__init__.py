@@ -1,0 +1,1 @@
+"""``veduta lsp``: the language server (needs the ``lsp`` extra: pygls and lsprotocol)."""
