@@ -130,12 +130,13 @@ def member(schemas: tuple[Schema, ...], key: str | int) -> tuple[Schema, ...]:
 
 def fields(schemas: tuple[Schema, ...]) -> dict[str, Schema]:
     """The fields an object may have: name -> schema (the first one declared), in declaration
-    order, without those a branch rules out (``"height": false`` on a lake)."""
+    order, without those a branch rules out (``"depth": {"not": {}, "errorMessage": ...}`` on a
+    hill, or ``false``)."""
     out: dict[str, Schema] = {}
     banned: set[str] = set()
     for s in schemas:
         for name, sub in s.get("properties", {}).items():
-            if sub is False:
+            if sub is False or (isinstance(sub, dict) and sub.get("not") == {}):
                 banned.add(name)
             elif isinstance(sub, dict):
                 out.setdefault(name, sub)
