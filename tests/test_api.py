@@ -11,21 +11,10 @@ import sys
 import pytest
 
 from bench.games import sample_game
-from tests.gamerepo import BAD, Game
+from tests.gamerepo import BAD
 from veduta import api
 from veduta.base.errors import VdaError, VedutaError
 from veduta.base.project import Project
-
-
-@pytest.fixture
-def here(game: Game):
-    """The game's root as the current folder (as the MCP server works), restored afterwards."""
-    old = os.getcwd()
-    os.chdir(game.root)
-    try:
-        yield Project.at(".")
-    finally:
-        os.chdir(old)
 
 
 def test_cook_returns_summary_and_every_diagnostic_and_prints_nothing(game, here, capsys):

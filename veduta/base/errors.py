@@ -84,15 +84,9 @@ class UsageError(VedutaError):
 
 
 class Cancelled(VedutaError):
-    """Long work stopped because its caller asked (an MCP client cancelled the request): raised by
-    a face's progress callback (:mod:`veduta.base.progress`); the work has written nothing."""
+    """The caller cancelled a long call (an MCP client's ``notifications/cancelled``). Raised by the
+    face's ``progress`` callback (:mod:`veduta.base.progress`); a core function lets it propagate
+    and has written nothing."""
 
-
-def no_such_asset(project, kind: str, name: str) -> UsageError:
-    """The one "no such asset" error of every tool, with the closest existing names of that kind:
-    ``no model "crat" under assets/models/ (did you mean crate?)``."""
-    from veduta.base.kinds import BY_NAME
-    from veduta.base.names import did_you_mean
-
-    names = project.index().by_kind.get(kind, {})
-    return UsageError(f'no {kind} "{name}" under {project.assets}/{BY_NAME[kind].folder}/{did_you_mean(name, names)}')
+    def __init__(self, message: str = "cancelled by the client; nothing was written"):
+        super().__init__(message)

@@ -1,39 +1,36 @@
-"""Progress of long work, and how a face cancels it.
+"""Progress of a long call, and how a face hears of it (LAYOUT.md, "Progress and cancellation").
 
-A long core function takes ``progress: Progress | None = None`` and calls it as it goes:
-``progress(done, total, message)`` (``total`` None when unknown). The face decides what to show: the
-CLI a progress line on a terminal, the MCP server progress notifications. To cancel, the face's
-callback raises :class:`veduta.base.errors.Cancelled`; the core lets it propagate and has written
-nothing (it writes at the end, atomically). :class:`Throttle` calls the face at most every
-*interval* seconds (and always for the first and the last step), so a core may report every step.
+A long core function takes ``progress: Progress | None = None`` and calls it at least every
+~0.25 s of work with what is done so far. The face turns the calls into a terminal progress
+line or MCP progress notifications; when its caller cancelled, its callback raises
+:class:`~veduta.base.errors.Cancelled`, which the core lets propagate, having written nothing (it
+writes at the end, atomically).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Protocol
+
+__all__ = ["Progress", "throttled"]
 
 
 class Progress(Protocol):
-    def __call__(self, done: float, total: float | None, message: str) -> None: ...
-
-
-class Throttle:
-    """A :class:`Progress` that passes calls on to *inner* at most every *interval* seconds, the
-    first call and the last one (``done == total``) always; ``inner`` None swallows everything.
-    A cancellation raised by *inner* propagates from the call that reached it."""
-
-    def __init__(self, inner: Progress | None, interval: float = 0.25, clock=time.monotonic):
-        self.inner = inner
-        self.interval = interval
-        self.clock = clock
-        self._last: float | None = None
-
     def __call__(self, done: float, total: float | None, message: str) -> None:
-        if self.inner is None:
-            return
-        now = self.clock()
-        last = self._last
-        if last is None or now - last >= self.interval or (total is not None and done >= total):
-            self._last = now
-            self.inner(done, total, message)
+        """*done* of *total* units (None: not known) are done; *message* says of what."""
+
+
+def throttled(report: Callable[[float, float | None, str], None], interval: float = 0.2,
+              clock: Callable[[], float] = time.monotonic) -> Progress:
+    """*report*, called at most once per *interval* seconds, and always for the last step
+    (*done* == *total*): a core function may call its progress as often as it likes."""
+    last = [-float("inf")]
+
+    def progress(done: float, total: float | None, message: str) -> None:
+        now = clock()
+        if now - last[0] >= interval or (total is not None and done >= total):
+            last[0] = now
+            report(done, total, message)
+
+    return progress

@@ -15,7 +15,7 @@ import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from veduta.base.errors import ConfigError
+from veduta.base.errors import ConfigError, UsageError
 from veduta.base.kinds import BY_FOLDER, BY_NAME, KINDS, Kind, kind_of, name_of
 
 CONFIG_KEYS = ("assets", "cooked", "cache", "cache_url", "cache_write")
@@ -289,3 +289,12 @@ def canonical_path(kind: str, name: str) -> str:
     """Where a missing asset of *kind* called *name* would be looked for first."""
     k = BY_NAME[kind]
     return f"{k.folder}/{name}{k.suffix}"
+
+
+def no_such_asset(project, kind: str, name: str) -> UsageError:
+    """The one "no such asset" error of every tool, with the closest existing names of that kind:
+    ``no model "crat" under assets/models/ (did you mean crate?)``."""
+    from veduta.base.names import did_you_mean
+
+    names = project.index().by_kind.get(kind, {})
+    return UsageError(f'no {kind} "{name}" under {project.assets}/{BY_NAME[kind].folder}/{did_you_mean(name, names)}')

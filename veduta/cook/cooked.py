@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from veduta.base.errors import UsageError, VedutaError, no_such_asset
+from veduta.base.errors import VedutaError
+from veduta.base.project import no_such_asset
 
 
 class CookedAsset(NamedTuple):
@@ -25,8 +26,10 @@ class CookedAsset(NamedTuple):
     diagnostics: list[dict] | None = None
 
 
-def cook_and_read(project, kind: str, name: str) -> CookedAsset:
-    """Cook asset *name* of *kind* of *project* when stale, and read its body record."""
+def cook_and_read(project, kind: str, name: str, index=None) -> CookedAsset:
+    """Cook asset *name* of *kind* of *project* when stale, and read its body record. *index*: the
+    game's assets (default: as they are now, ``project.index()``: a source written a moment ago
+    counts; a caller reading several assets passes one index to all)."""
     from veduta.cook.cook import FAILED, cook_file
     from veduta.formats.asset import read_asset_file
 
@@ -34,23 +37,24 @@ def cook_and_read(project, kind: str, name: str) -> CookedAsset:
     if src is None:
         return CookedAsset(None, "missing", [])
     cooked = project.cooked_path(kind, name)
-    out = cook_file(kind, src.rel, project.assets, cooked, project.cache)
+    out = cook_file(kind, src.rel, project.assets, cooked, project.cache,
+                    index=index if index is not None else project.index())
     if out["outcome"] == FAILED:
         return CookedAsset(None, "invalid", list(out["messages"]), out.get("diagnostics"))
     return CookedAsset(read_asset_file(cooked).body, "ok", list(out["messages"]))
 
 
-def cooked_record(project, kind: str, name: str, warn: Callable[[str], None] | None = None):
+def cooked_record(project, kind: str, name: str, warn: Callable[[str], None] | None = None, index=None):
     """Cook (when stale) and read asset *name* of *kind*: its body record.
 
     Raises :class:`~veduta.base.errors.VedutaError` when no such source exists or it has errors (the
-    message lists them).  Warning lines of the cook go to *warn* when given.
+    message lists them).  Warning lines of the cook go to *warn* when given.  *index*: as
+    :func:`cook_and_read`.
     """
-    from veduta.base.kinds import BY_NAME
+    from veduta.base.kinds import kind_named
 
-    if kind not in BY_NAME:
-        raise UsageError(f'no asset kind "{kind}" (want one of {", ".join(sorted(BY_NAME))})')
-    got = cook_and_read(project, kind, name)
+    kind_named(kind)
+    got = cook_and_read(project, kind, name, index)
     if got.status == "missing":
         raise no_such_asset(project, kind, name)
     if got.status == "invalid":
@@ -69,12 +73,13 @@ def load_world(project, name: str, warn: Callable[[str], None] | None = None) ->
     """
     from veduta.world.params import prefab_names
 
-    world = cooked_record(project, "world", name, warn)
+    index = project.index()  # the game as it is now, once for the world and its prefabs
+    world = cooked_record(project, "world", name, warn, index)
     prefabs = {}
     for n in prefab_names(world):
         if project.find_source("prefab", n) is not None:
             try:
-                prefabs[n] = cooked_record(project, "prefab", n, warn)
+                prefabs[n] = cooked_record(project, "prefab", n, warn, index)
             except VedutaError as exc:
                 if warn is not None:
                     warn(f"warning: prefab {n}: {exc}")

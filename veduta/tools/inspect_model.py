@@ -257,7 +257,7 @@ def inspect_model(project: Project, name: str) -> dict:
     Always has "name", "status" ("ok", "findings" when an error finding exists, "invalid" for
     source errors, "missing") and "errors" (source diagnostics as dicts); the rest when it built.
     """
-    from veduta.base.errors import no_such_asset
+    from veduta.base.project import no_such_asset
 
     src = project.find_source("model", name)
     if src is None:

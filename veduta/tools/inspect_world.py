@@ -282,12 +282,13 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
 # -- loading from a project -----------------------------------------------------------------------
 
 
-def _cooked(project: Project, kind: str, name: str) -> tuple[Any, str, list]:
+def _cooked(project: Project, kind: str, name: str, index=None) -> tuple[Any, str, list]:
     """(record or None, status "ok"/"missing"/"invalid", messages) of one asset, cooked if stale;
-    for an invalid one, its diagnostics as dicts (``Diagnostic.to_json`` and its ``text``)."""
+    for an invalid one, its diagnostics as dicts (``Diagnostic.to_json`` and its ``text``).
+    *index*: the game's assets (default: as they are now)."""
     from veduta.cook.cooked import cook_and_read
 
-    got = cook_and_read(project, kind, name)
+    got = cook_and_read(project, kind, name, index)
     if got.status == "invalid":
         found = got.diagnostics
         if found and len(found) == len(got.messages):
@@ -317,11 +318,11 @@ def _error_list(diagnostics: list[dict]) -> list[dict]:
 
 
 
-def _head(project: Project, kind: str, name: str) -> tuple[Any, dict[str, Any]]:
+def _head(project: Project, kind: str, name: str, index=None) -> tuple[Any, dict[str, Any]]:
     """(record or None, head of the report: name, source, status, errors)."""
-    from veduta.base.errors import no_such_asset
+    from veduta.base.project import no_such_asset
 
-    rec, status, messages = _cooked(project, kind, name)
+    rec, status, messages = _cooked(project, kind, name, index)
     src = project.find_source(kind, name)
     head: dict[str, Any] = {"name": name, "source": src.rel if src else None, "status": status, "errors": [],
                             "findings": []}
@@ -338,25 +339,27 @@ def load_world(project: Project, name: str) -> tuple[Any, dict[str, Any], dict]:
     record is None when it is missing or has errors (the head says so)."""
     from veduta.world.params import prefab_names
 
-    world, head = _head(project, "world", name)
+    index = project.index()  # the game as it is now, once for the world and its prefabs
+    world, head = _head(project, "world", name, index)
     if world is None:
         return None, {}, head
     prefabs = {}
     for n in prefab_names(world):
-        rec, _, _ = _cooked(project, "prefab", n)
+        rec, _, _ = _cooked(project, "prefab", n, index)
         if rec is not None:
             prefabs[n] = rec
     return world, prefabs, head
 
 
 def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (), all_views: bool = False,
-                  sheet: str | None = None) -> dict[str, Any]:
+                  sheet: str | None = None, image: bool = False) -> dict[str, Any]:
     """Inspect world ``name`` of ``project``: ``{"name", "source", "status" ("ok", "findings" when an
     error finding exists, "invalid", "missing"), "errors", ...report_world..., "findings"}``.
 
     ``at``: more focus cells to evaluate views at; ``all_views``: a view at the centre of every
     chunk; ``sheet``: write the sheet (the map around the origin, findings marked) to this PNG
-    file (its path is then in the report as "sheet")."""
+    file (its path is then in the report as "sheet"); ``image``: the sheet's PNG bytes in the
+    report as "png" (the faces send or write it; ``--json`` shows the rest)."""
     world, prefabs, head = load_world(project, name)
     if world is None:
         return head
@@ -370,12 +373,16 @@ def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (
     models, invalid, _ = _model_draws(project, needed_models(gen))
     out = head | report_world(gen, models, invalid_models=invalid, at=at, all_views=all_views)
     out["status"] = "findings" if has_error(out["findings"]) else "ok"
-    if sheet is not None:
+    if sheet is not None or image:
         from veduta.base.fsutil import write_output
         from veduta.tools.mapimage import png_bytes
 
-        write_output(str(sheet), png_bytes(render_sheet(gen, out)))
-        out["sheet"] = str(sheet)
+        png = png_bytes(render_sheet(gen, out))
+        if sheet is not None:
+            write_output(str(sheet), png)
+            out["sheet"] = str(sheet)
+        if image:
+            out["png"] = png
     return out
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from veduta.base.errors import VedutaError, no_such_asset
+from veduta.base.errors import VedutaError
 from veduta.base.findings import WARNING, finding
+from veduta.base.project import no_such_asset
 
 FAILED_TEXT = "has errors"
 
@@ -29,6 +30,7 @@ class Cooked:
         self.findings: list[dict[str, Any]] = []
         self._records: dict[tuple[str, str], Any] = {}
         self._reported: set[tuple[str, str]] = set()
+        self._index = None  # the game's assets as they are at the first record read
 
     def require(self, kind: str, name: str):
         """The record of an asset the export cannot do without (VedutaError when missing or broken)."""
@@ -57,7 +59,9 @@ class Cooked:
         from veduta.cook.cooked import cook_and_read
 
         try:
-            got = cook_and_read(self.project, kind, name)
+            if self._index is None:
+                self._index = self.project.index()
+            got = cook_and_read(self.project, kind, name, self._index)
         except VdaError as exc:
             result: tuple[Any, str] = (None, f"{kind} {name} {FAILED_TEXT}: {exc}")
         else:
