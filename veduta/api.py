@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from veduta.cook.project import Project
+    from veduta.world.edit import Progress
 
 
 def cache_info(project: Project, probe: bool = True) -> dict[str, Any]:
@@ -106,42 +107,43 @@ def inspect_prefab(project: Project, prefab: str) -> dict[str, Any]:
 
 def world_place(project: Project, world: str, name: str, prefab: str, cell: tuple[int, int] | None = None,
                 near: tuple[int, int] | None = None, rotation: int = 0, search: int = 32,
-                dry_run: bool = False) -> dict[str, Any]:
+                dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     """Add or replace place *name* at *cell*, or at the valid cell nearest *near* (checked as inspect world
     checks places); ``cell`` in the report is where it went."""
     from veduta.world.edit import world_place as run
 
     return run(project, world, name, prefab, cell=cell, near=near, rotation=rotation, search=search,
-               dry_run=dry_run)
+               dry_run=dry_run, progress=progress)
 
 
 def world_terrain(project: Project, world: str, name: str, kind: str, cell: tuple[int, int], radius: int,
                   height: float | None = None, depth: float | None = None, falloff: int | None = None,
-                  roughness: float | None = None, dry_run: bool = False) -> dict[str, Any]:
+                  roughness: float | None = None, dry_run: bool = False,
+                  progress: Progress | None = None) -> dict[str, Any]:
     """Add or replace feature *name* (hill, plain, lake, sea): ground ``before``/``after``, ``places_in_water``."""
     from veduta.world.edit import world_terrain as run
 
     return run(project, world, name, kind, cell, radius, height=height, depth=depth, falloff=falloff,
-               roughness=roughness, dry_run=dry_run)
+               roughness=roughness, dry_run=dry_run, progress=progress)
 
 
 def world_vegetation(project: Project, world: str, name: str, density: float, prefab: str | None = None,
                      model: str | None = None, biomes: list[str] | None = None, cell: tuple[int, int] | None = None,
                      radius: int | None = None, scale: tuple[float, float] | None = None,
-                     dry_run: bool = False) -> dict[str, Any]:
+                     dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     """Add or replace vegetation rule *name*: ``plants``, ``triangles``, ``warnings``."""
     from veduta.world.edit import world_vegetation as run
 
     return run(project, world, name, density, prefab=prefab, model=model, biomes=biomes, cell=cell, radius=radius,
-               scale=scale, dry_run=dry_run)
+               scale=scale, dry_run=dry_run, progress=progress)
 
 
 def world_remove(project: Project, world: str, name: str, section: str | None = None,
-                 dry_run: bool = False) -> dict[str, Any]:
+                 dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     """Remove the feature, vegetation rule or place *name* (``section`` when the name is in several lists)."""
     from veduta.world.edit import world_remove as run
 
-    return run(project, world, name, section=section, dry_run=dry_run)
+    return run(project, world, name, section=section, dry_run=dry_run, progress=progress)
 
 
 def export_gltf(project: Project, out: str, model: str | None = None, lod: int | None = None,

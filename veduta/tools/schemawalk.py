@@ -130,23 +130,17 @@ def member(schemas: tuple[Schema, ...], key: str | int) -> tuple[Schema, ...]:
 
 def fields(schemas: tuple[Schema, ...]) -> dict[str, Schema]:
     """The fields an object may have: name -> schema (the first one declared), in declaration
-    order, without those a branch rules out (``"depth": false`` on a hill, ``"radius": {"not":
-    {}}`` on a box)."""
+    order, without those a branch rules out (``"depth": {"not": {}, "errorMessage": ...}`` on a
+    hill, or ``false``)."""
     out: dict[str, Schema] = {}
     banned: set[str] = set()
     for s in schemas:
         for name, sub in s.get("properties", {}).items():
-            if _never(sub):
+            if sub is False or (isinstance(sub, dict) and sub.get("not") == {}):
                 banned.add(name)
             elif isinstance(sub, dict):
                 out.setdefault(name, sub)
     return {k: v for k, v in out.items() if k not in banned}
-
-
-def _never(s: Any) -> bool:
-    """A schema no value meets: ``false``, or ``{"not": {}}`` (with the message an editor
-    shows, ``"radius": {"not": {}, "errorMessage": "not used by shape box"}``)."""
-    return s is False or (isinstance(s, dict) and s.get("not") == {})
 
 
 def required(schemas: tuple[Schema, ...]) -> list[str]:
