@@ -241,7 +241,7 @@ def test_a_prefab_naming_a_missing_model_is_warned_on_that_line(tmp_path):
     assert d.range.start.line == 5  # the line of "model": "barel" (0-based)
     line = text.split("\n")[5]
     assert line[d.range.start.character:d.range.end.character] == '"barel"'
-    assert 'model "barel"' in d.message
+    assert d.message == 'entities[1].model: model "barel" does not exist (not checked); did you mean barrel?'
     assert list(after) == [] and code == 0
 
 
