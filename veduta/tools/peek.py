@@ -61,6 +61,7 @@ def place_info(ws: Workspace, rel: str, text: str, index: int) -> dict[str, Any]
     "cell", "metres": [[x0, x1], [z0, z1]], "biome", "height", "wet"}``; or a sentence saying why
     not."""
     from veduta.world.generator import Generator
+    from veduta.world.query import query
     from veduta.world.params import prefab_names
 
     world = _compile(ws, "world", rel, text.encode("utf-8", "surrogateescape"))
@@ -85,7 +86,7 @@ def place_info(ws: Workspace, rel: str, text: str, index: int) -> dict[str, Any]
         gen = Generator(world, prefabs)
         ws.generators[rel] = (key, gen)
     place = world.places[index]
-    q = gen.query(place.x, place.z)
+    q = query(gen, place.x, place.z)
     cell = float(world.cell)
     metres = [[_num(place.x * cell), _num((place.x + 1) * cell)], [_num(place.z * cell), _num((place.z + 1) * cell)]]
     return {"name": place.name, "cell": [place.x, place.z], "metres": [f"{a}..{b}" for a, b in metres],
