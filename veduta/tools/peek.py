@@ -61,8 +61,8 @@ def place_info(ws: Workspace, rel: str, text: str, index: int) -> dict[str, Any]
     "cell", "metres": [[x0, x1], [z0, z1]], "biome", "height", "wet"}``; or a sentence saying why
     not."""
     from veduta.world.generator import Generator
-    from veduta.world.query import query
     from veduta.world.params import prefab_names
+    from veduta.world.query import query
 
     world = _compile(ws, "world", rel, text.encode("utf-8", "surrogateescape"))
     if world is None:
