@@ -20,7 +20,9 @@ from doit.dependency import FileChangedChecker
 from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION, TOOLCHAIN
+from veduta.base.project import Project
 from veduta.compile import watch_holds
+from veduta.cook.action import cook_one
 from veduta.cook.cook import (
     COOKED,
     FAILED,
@@ -28,7 +30,6 @@ from veduta.cook.cook import (
     SHARED,
     UPTODATE,
     check_fresh,
-    cook_one,
     fresh_by_stat,
     index_of,
     names_by_folder,
@@ -53,7 +54,6 @@ from veduta.cook.doit_adapter import (
     trust_fresh,
     wait_only_for,
 )
-from veduta.cook.project import Project
 from veduta.cook.run import CookRun
 from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json, well_formed
 
@@ -307,9 +307,9 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
     gets warnings about rejected objects).
     Only called when a URL is set and a task is stale: nothing of the storage client is
     imported otherwise."""
+    from veduta.base.errors import ConfigError
     from veduta.cook import remote
     from veduta.cook.shared import SharedCache
-    from veduta.errors import ConfigError
 
     project = run.project
     try:
@@ -384,7 +384,7 @@ def task_creator(run: CookRun):
     @create_after()  # doit run makes the tasks while running (after the reporter starts)
     def task_cook():
         """Cook every asset source into a .vda file (one subtask per source)."""
-        from veduta.errors import ConfigError
+        from veduta.base.errors import ConfigError
 
         try:
             run.project.need_assets()
@@ -601,7 +601,7 @@ class CookReporter(ConsoleReporter):
             self._note(f"cook: {standing} warning{'s stand' if standing != 1 else ' stands'} in {n} up-to-date "
                        f"source{'s' if n != 1 else ''} (veduta check lists them)\n")
         if self._group_ran and not self.total and not any(self.counts.values()):
-            from veduta.kinds import KINDS
+            from veduta.base.kinds import KINDS
 
             where = ", ".join(f"{k.folder}/**/*{k.suffix}" for k in KINDS)
             self._note(f"cook: no sources under {self.run.project.assets}/ (a source is one of {where})\n")

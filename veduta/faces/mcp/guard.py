@@ -33,7 +33,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError, jsonrpc_message_adapter
 
-from veduta.errors import clip
+from veduta.base.errors import clip
 
 
 def rejection(line: str) -> list[tuple[Any, ErrorData]] | None:
