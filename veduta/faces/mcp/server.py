@@ -585,8 +585,8 @@ def serve(root: str) -> None:
     (:func:`veduta.base.fsutil.confine`), every request answered (:mod:`veduta.faces.mcp.guard`)."""
     import anyio
 
-    from veduta.faces.mcp.guard import run_stdio
     from veduta.base.fsutil import confine
+    from veduta.faces.mcp.guard import run_stdio
 
     os.chdir(os.path.abspath(root))  # the cook's paths are relative to the game root
     confine(".")
