@@ -4,8 +4,9 @@ Goal (issue 21): the diagnostics of a change to a typical source arrive well und
 server runs as an editor runs it: its own process on stdio, driven here by a plain JSON-RPC
 client (Content-Length framing, no LSP library). Each figure is the time from writing a change
 to reading its diagnostics, the server's debounce set to 0 so that the figure is the server's
-own work plus the pipe (an editor adds the debounce, 30 ms by default); the edits alternate a
-mistake and its fix, so every change has diagnostics to publish. The typical source is the
+own work plus the pipe (an editor adds the debounce, 30 ms by default); the edits, sent as an
+editor sends them (the range that changed), alternate a mistake and its fix, so every change
+has diagnostics to publish. The typical source is the
 sample crate model, the heavy one the largest sample world, and beside them that world grown to
 the most places a world may have (4,096; opened as an unsaved buffer, never written). Memory:
 the server's resident size after 100 and after 1,000 edits of the typical source (it should
@@ -97,16 +98,21 @@ def _rss_kb(pid: int) -> int:
 
 
 def _edits(client: Client, uri: str, text: str, good: str, bad: str, n: int, rss_at=()) -> tuple[list[float], dict]:
-    """*n* whole-text changes alternating *bad* and *good* (replacing *good* in *text*): the
-    seconds from each change to its diagnostics, and the server's resident size after the
-    edits of *rss_at*."""
-    assert good in text
+    """*n* changes of the first *good* in *text* to *bad* and back, as an editor sends them (the
+    range that changed; the text is ASCII, so characters are UTF-16 units): the seconds from
+    each change to its diagnostics, and the server's resident size after the edits of
+    *rss_at*."""
+    at = text.index(good)
+    line = text.count("\n", 0, at)
+    char = at - (text.rfind("\n", 0, at) + 1)
     times, rss = [], {}
     for i in range(1, n + 1):
-        new = text.replace(good, bad, 1) if i % 2 else text
+        old, new = (good, bad) if i % 2 else (bad, good)
+        change = {"range": {"start": {"line": line, "character": char},
+                            "end": {"line": line, "character": char + len(old)}}, "text": new}
         t0 = time.perf_counter()
         client.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": i + 1},
-                                               "contentChanges": [{"text": new}]})
+                                               "contentChanges": [change]})
         found = client.diagnostics(uri, i + 1)
         times.append(time.perf_counter() - t0)
         assert bool(found) == bool(i % 2), (i, found)
