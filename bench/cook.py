@@ -20,6 +20,9 @@ the same run as the floor it is compared with:
 
 The no-op, its floors, ``doit list``, ``veduta check`` and ``veduta why`` run in turn, round by
 round, so that a slow spell of the machine weighs on each of them alike.
+
+Before the cook: model compile, world generation, drawing and editing figures, and the language
+server's (bench/lsp.py: the time from a change to its diagnostics, its memory over 1,000 edits).
 """
 
 from __future__ import annotations
@@ -411,6 +414,12 @@ def bench_edit(repeat: int, where: str) -> dict:
     return dict(be(repeat, where))
 
 
+def bench_lsp() -> dict:
+    from bench.lsp import bench_lsp as bl
+
+    return dict(bl())
+
+
 def _print_figures(d: dict) -> None:
     for k, v in d.items():
         if k.endswith("_s"):
@@ -549,7 +558,9 @@ def main(argv=None) -> int:
                 ("world drawing model", "world drawing model (ground LOD: median per chunk; inspect world: best "
                                         "warm run):", bench_draw),
                 ("world editing", f"world editing on valley (in-process, median of {args.repeat}; dry runs unless "
-                                  f"written):", lambda: bench_edit(args.repeat, args.dir)))
+                                  f"written):", lambda: bench_edit(args.repeat, args.dir)),
+                ("language server", "language server (veduta lsp on stdio; a change to its diagnostics, debounce 0; "
+                                    "docs/editors.md):", bench_lsp))
     for name, title, run in sections if not args.skip_compilers else ():
         try:
             figures = run()
