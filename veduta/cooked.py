@@ -104,6 +104,7 @@ def cooked_record(project, kind: str, name: str, warn: Callable[[str], None] | N
     assets (default: as they are now, ``project.index()``: a source written a moment ago counts).
     """
     from veduta.container.vda import read_asset_file
+    from veduta.cook.builds import record_result
     from veduta.cook.cook import FAILED, cook_file
     from veduta.kinds import kind_named
 
@@ -114,6 +115,7 @@ def cooked_record(project, kind: str, name: str, warn: Callable[[str], None] | N
     cooked = project.cooked_path(kind, name)
     out = cook_file(kind, src.rel, project.assets, cooked, project.cache,
                     index=index if index is not None else project.index())
+    record_result(project.cache, src.rel, out)  # (for veduta report)
     if out["outcome"] == FAILED:
         raise VedutaError(f"{kind} {name} has errors:\n" + "\n".join(out["messages"]))
     if warn is not None:

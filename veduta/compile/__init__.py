@@ -172,6 +172,12 @@ def get_compiler(kind: str) -> Compiler:
 _BATCH_COMPILERS = {"model": "veduta.compile.model.compile:compile_models"}
 
 
+def batch_compiled(kind: str) -> bool:
+    """Whether :func:`compile_sources` compiles several sources of *kind* in one call (their
+    compile times are then known only together)."""
+    return kind in _BATCH_COMPILERS
+
+
 def compile_sources(kind: str, items: list[tuple[bytes, CompileContext]]) -> list[Struct | None | BaseException]:
     """`compile_source` of several sources of one kind, with the same results, but in one
     call of the kind's batch compiler if it has one (for small models the per-call cost of

@@ -55,6 +55,7 @@ class Cooked:
         if key in self._records:
             return self._records[key]
         from veduta.container.vda import read_asset_file
+        from veduta.cook.builds import record_result
         from veduta.cook.cook import FAILED, cook_file
         from veduta.errors import VdaError
 
@@ -67,6 +68,7 @@ class Cooked:
             if self._index is None:
                 self._index = p.index()
             out = cook_file(kind, src.rel, p.assets, cooked, p.cache, index=self._index)
+            record_result(p.cache, src.rel, out)  # (for veduta report)
             self.messages.extend(out["messages"])
             if out["outcome"] == FAILED:
                 result = (None, f"{kind} {name} {FAILED_TEXT}")

@@ -288,6 +288,7 @@ def _cooked(project: Project, kind: str, name: str, index=None) -> tuple[Any, st
     for an invalid one, its diagnostics as dicts (``Diagnostic.to_json`` and its ``text``).
     *index*: the game's assets (default: as they are now)."""
     from veduta.container.vda import read_asset_file
+    from veduta.cook.builds import record_result
     from veduta.cook.cook import FAILED, cook_file
 
     src = project.find_source(kind, name)
@@ -296,6 +297,7 @@ def _cooked(project: Project, kind: str, name: str, index=None) -> tuple[Any, st
     cooked = project.cooked_path(kind, name)
     out = cook_file(kind, src.rel, project.assets, cooked, project.cache,
                     index=index if index is not None else project.index())
+    record_result(project.cache, src.rel, out)  # (for veduta report)
     if out["outcome"] == FAILED:
         found = out.get("diagnostics")
         if found and len(found) == len(out["messages"]):
