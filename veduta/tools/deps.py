@@ -144,22 +144,22 @@ def _find(project: Project, graph: RefGraph, name: str, kind: str | None) -> Nod
     k = kind_of(name)
     if "/" in name or k is not None or name.endswith(".png"):  # a path under the assets folder
         if name.endswith(".png") and kind in (None, IMAGE):
-            if _source(graph, (IMAGE, name)) is None and not graph.to(IMAGE, name):
+            if _source(graph, (IMAGE, name)) is None and not graph.users(IMAGE, name):
                 raise UsageError(f"no PNG {name} under {project.assets}/ and no texture names it")
             return IMAGE, name
-        if k is not None and kind in (None, k.name) and name in graph.by_source:
+        if k is not None and kind in (None, k.name) and graph.has(name):
             return k.name, name_of(name)
         raise UsageError(unknown("source", name, graph.sources()))
     kinds = [kind] if kind is not None else list(NAMES)
     hits = [(kd, name) for kd in kinds if kd != IMAGE and graph.sources_of(kd, name)]
     if not hits and kind is not None:
         # named but missing (a reference to it exists): its users can still be listed
-        if graph.to(kind, name):
+        if graph.users(kind, name):
             return kind, name
         raise UsageError(unknown(kind, name, graph.names(kind)))
     if not hits:
         named = [n for kd in NAMES for n in graph.names(kd)]
-        missing = [kd for kd in NAMES if graph.to(kd, name)]
+        missing = [kd for kd in NAMES if graph.users(kd, name)]
         if len(missing) == 1:
             return missing[0], name
         raise UsageError(unknown("asset", name, named))
@@ -213,10 +213,10 @@ def _whole(project: Project, graph: RefGraph) -> dict[str, Any]:
         node = _node_of_source(rel)
         uses = [_ref(project, graph, r) for r in _edges(graph, graph.of(rel))]
         assets.append({**_node(graph, node), "source": rel, "uses": uses,
-                       "used_by": len(graph.to(*node))})
+                       "used_by": len(graph.users(*node))})
     assets.sort(key=lambda a: (*_sort_key((a["kind"], a["name"])), a["source"]))
     refs = sum(len(a["uses"]) for a in assets)
-    return {"assets": assets, "references": refs,
+    return {"assets": assets, "reference_count": refs,
             "missing": [_ref(project, graph, r) for r in _edges(graph, graph.missing())]}
 
 
@@ -227,10 +227,10 @@ def _orphans(project: Project, graph: RefGraph) -> dict[str, Any]:
     unused = []
     for rel in graph.sources():
         node = _node_of_source(rel)
-        if node[0] not in ROOT_KINDS and not graph.to(*node):
+        if node[0] not in ROOT_KINDS and not graph.users(*node):
             unused.append({"kind": node[0], "name": node[1], "source": rel})
     unused.sort(key=lambda a: (*_sort_key((a["kind"], a["name"])), a["source"]))
-    images = [{"kind": IMAGE, "name": p, "source": p} for p in _pngs(project) if not graph.to(IMAGE, p)]
+    images = [{"kind": IMAGE, "name": p, "source": p} for p in _pngs(project) if not graph.users(IMAGE, p)]
     return {"missing": missing, "unused": unused + images, "roots": list(ROOT_KINDS)}
 
 

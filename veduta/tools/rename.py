@@ -92,7 +92,7 @@ def rename(project: Project, kind: str, old: str, new: str, dry_run: bool = Fals
                              f"and the link by hand")
 
         # 2. the new texts
-        users = sorted({r.source for r in graph.to(kind, old)} | {old_rel})
+        users = sorted({*graph.users(kind, old), old_rel})
         before: dict[str, bytes] = {}
         after: dict[str, bytes] = {}
         edits: list[dict[str, Any]] = []
@@ -218,7 +218,7 @@ def _check(project: Project, graph: Any, kind: str, old: str, new: str, old_rel:
 
     # changed sources, the sources that name them, and any other source that holds "old" as a
     # JSON string (a name the reference graph does not know as a reference: the checks tell)
-    around = {r.source for rel in changed for r in graph.to_source(rel)}
+    around = {user for rel in changed for user in graph.users(_kind(rel), name_of(rel))}
     needle = json.dumps(old).encode()
     mentions = {rel for rel in graph.sources() if rel not in overlay and needle in _read(project, rel)}
     names = sorted(({*changed, old_rel} | around | mentions) - {new_rel})

@@ -99,8 +99,8 @@ def _row(project, src, graph, index, state, builds, origins, triangles_of) -> di
         "kind": kind, "name": name, "source": project.source_path(rel).replace(os.sep, "/"),
         "cooked": cooked.replace(os.sep, "/"), "state": "not_cooked", "bytes": None, "origin": None,
         "compile_s": None, "triangles": None, "texture_memory": None, "mip_levels": None,
-        "deps": len({(r.kind, r.name) for r in graph.of(rel) if r.asset or r.kind == "image"}),
-        "used_by": len({r.source for r in graph.to(kind, name)}), "warnings": None, "warning_lines": [],
+        "deps": len(graph.names_in(rel)), "used_by": len(graph.users(kind, name)), "warnings": None,
+        "warning_lines": [],
     }
     data = _read(cooked)
     if data is None:
@@ -198,30 +198,18 @@ COLUMNS = (
 )
 
 
-def size_text(n: int | None) -> str:
-    """A byte count for people: ``812 B``, ``14.2 KiB``, ``3.1 MiB``."""
-    if n is None:
-        return ""
-    if n < 1024:
-        return f"{n} B"
-    v = n / 1024
-    for unit in ("KiB", "MiB"):
-        if v < 1024:
-            return f"{v:.1f} {unit}"
-        v /= 1024
-    return f"{v:.1f} GiB"
-
-
 def cell_text(value: Any, how: str) -> str:
-    """How the text report and the page show one value."""
+    """How the page shows one value."""
+    from veduta.base.humane import levels_text, seconds_text, size_text
+
     if value is None:
         return ""
     if how == "bytes":
         return size_text(value)
     if how == "seconds":
-        return f"{value * 1000:.1f} ms"
+        return seconds_text(value)
     if how == "levels":
-        return " / ".join("?" if t is None else str(t) for t in value)
+        return levels_text(value)
     return str(value)
 
 
@@ -319,7 +307,7 @@ def render_html(result: dict[str, Any], game: str = "") -> str:
         total_rows.append("<tr><td>" + esc(kind) + "</td>" + "".join(
             f'<td class="n">{esc(cell_text(t[k], how))}</td>' for k, how in total_cols) + "</tr>")
     t = result["total"]
-    summary = (f"{t['assets']} assets, {t['cooked']} cooked ({t['fresh']} fresh), {size_text(t['bytes'])} cooked, "
+    summary = (f"{t['assets']} assets, {t['cooked']} cooked ({t['fresh']} fresh), {cell_text(t['bytes'], 'bytes')}, "
                f"{t['compile_s']:.2f} s of compiling recorded.")
     title = f"veduta report{': ' + game if game else ''}"
     return _PAGE.format(title=esc(title), summary=esc(summary), head=head, rows="\n".join(rows),
