@@ -19,7 +19,7 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 TOOLS = {"list_assets", "write_source", "cook", "check", "why", "inspect_model", "inspect_prefab", "inspect_world",
          "world_query", "world_map", "world_place", "world_terrain", "world_vegetation", "world_remove", "dump",
-         "verify", "export_gltf", "preview_model", "preview_texture"}
+         "verify", "export_gltf", "preview_model", "preview_texture", "deps", "rename", "report"}
 
 
 @pytest.fixture
@@ -90,11 +90,12 @@ def test_tools_are_listed_with_descriptions_and_typed_inputs(sample_game):
     hints = {name: (t.annotations.read_only_hint, t.annotations.destructive_hint, t.annotations.idempotent_hint)
              for name, t in tools.items()}
     reads = {"list_assets", "check", "why", "inspect_model", "inspect_prefab", "inspect_world", "world_query",
-             "world_map", "dump", "verify", "preview_model", "preview_texture"}
+             "world_map", "dump", "verify", "preview_model", "preview_texture", "deps", "report"}
     assert {name for name, h in hints.items() if h[0]} == reads
     assert {name for name, h in hints.items() if h[1]} == {"write_source", "world_place", "world_terrain",
-                                                          "world_vegetation", "world_remove", "export_gltf"}
-    assert {name for name, h in hints.items() if not h[2]} == {"world_place"}
+                                                          "world_vegetation", "world_remove", "export_gltf",
+                                                          "rename"}
+    assert {name for name, h in hints.items() if not h[2]} == {"world_place", "rename"}
     assert hints["cook"] == (False, False, True)
     for t in tools.values():
         assert t.annotations.open_world_hint is False and t.output_schema["type"] == "object", t.name

@@ -168,6 +168,14 @@ def _read(project: Project, rel: str) -> bytes:
         raise VedutaError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
+def _is_json(data: bytes) -> bool:
+    try:
+        json.loads(data)
+        return True
+    except (ValueError, RecursionError):  # (UnicodeDecodeError is a ValueError)
+        return False
+
+
 def _mode(path: str) -> int | None:
     import stat
 
@@ -221,6 +229,14 @@ def _check(project: Project, graph: Any, kind: str, old: str, new: str, old_rel:
     around = {user for rel in changed for user in graph.users(_kind(rel), name_of(rel))}
     needle = json.dumps(old).encode()
     mentions = {rel for rel in graph.sources() if rel not in overlay and needle in _read(project, rel)}
+    unreadable = sorted(rel for rel in mentions if not _is_json(_read(project, rel)))
+    if unreadable:  # its references cannot be found: renaming now would leave them behind
+        shown = [_shown(project, rel) for rel in unreadable]
+        raise RenameRefused(
+            f"these sources hold \"{old}\" but are not valid JSON, so their references cannot be found: "
+            f"{', '.join(shown)}; fix them (veduta check says why), then rename; nothing was written",
+            [{"file": f, "line": 1, "col": 1, "path": "$", "severity": "error",
+              "message": f'not valid JSON, and holds "{old}"'} for f in shown])
     names = sorted(({*changed, old_rel} | around | mentions) - {new_rel})
 
     def source(rel: str) -> Source:

@@ -255,7 +255,8 @@ for (const table of document.querySelectorAll("table.sortable")) {{
   for (const th of heads) {{
     th.addEventListener("click", () => {{
       const col = th.cellIndex, num = th.classList.contains("n");
-      const down = th.getAttribute("aria-sort") !== "descending";
+      const now = th.getAttribute("aria-sort");  // numbers sort largest first, text from a; again: turned
+      const down = now ? now === "ascending" : num;
       for (const h of heads) h.removeAttribute("aria-sort");
       th.setAttribute("aria-sort", down ? "descending" : "ascending");
       const body = table.tBodies[0], rows = Array.from(body.rows);
@@ -263,7 +264,7 @@ for (const table of document.querySelectorAll("table.sortable")) {{
       rows.sort((a, b) => {{
         const x = key(a), y = key(b);
         if (x === "" || y === "") return (x === "") - (y === "");  // no value: always last
-        const c = num ? Number(x) - Number(y) : x.localeCompare(y);
+        const c = num ? Number(x) - Number(y) : (x < y ? -1 : x > y ? 1 : 0);  // (code points: as JSON sorts)
         return down ? -c : c;
       }});
       for (const r of rows) body.appendChild(r);
