@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from veduta import api
-from veduta.cook.project import Project
-from veduta.errors import UsageError
+from veduta.base.errors import UsageError
+from veduta.base.project import Project
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -115,7 +115,7 @@ def test_world_pulls_in_prefabs_models_materials_and_textures(sample):
 def test_the_graph_holds_every_file_the_cook_read(sample):
     """Each cooked file's META deps (the files its compile read) are assets the graph reaches."""
     assert api.cook(sample)["ok"]
-    from veduta.container.vda import read_asset_file
+    from veduta.formats.asset import read_asset_file
 
     for src in sample.sources():
         meta = read_asset_file(sample.cooked_path(src.kind, src.name)).meta

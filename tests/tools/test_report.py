@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from veduta import api
-from veduta.cook.project import Project
+from veduta.base.project import Project
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -14,7 +14,7 @@ import pytest
 
 from veduta import api
 from veduta.base.humane import levels_text, size_text
-from veduta.cook.project import Project
+from veduta.base.project import Project
 
 REPO = Path(__file__).resolve().parents[2]
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import marshal
 import os
 
-from veduta.fsutil import atomic_write, read_regular
+from veduta.base.fsutil import atomic_write, read_regular
 
 __all__ = ["BUILDS_FILE", "ORIGINS", "BuildLog", "record_result"]
 

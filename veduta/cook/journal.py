@@ -1,6 +1,6 @@
 """Edits of several sources that land as a set: all of them, or none (``veduta rename``).
 
-Each file is written atomically (:func:`veduta.fsutil.atomic_write`), but a set of files is
+Each file is written atomically (:func:`veduta.base.fsutil.atomic_write`), but a set of files is
 not: a process killed between two writes would leave some files old and some new.  So a set
 is written in three steps:
 
@@ -82,7 +82,7 @@ def _bytes(text: str | None) -> bytes | None:
 
 def _put(assets: str, change: Change, data: bytes | None) -> None:
     """Make the file of *change* hold *data* (None: no file), atomically."""
-    from veduta.fsutil import atomic_write, rewrite_source
+    from veduta.base.fsutil import atomic_write, rewrite_source
 
     path = _path(assets, change.rel)
     if data is None:
@@ -122,7 +122,7 @@ def write_set(assets: str, cache: str, changes: list[Change], what: str) -> None
     what the caller read (nothing written) or a write failed (every file put back)."""
     import json
 
-    from veduta.fsutil import atomic_write
+    from veduta.base.fsutil import atomic_write
 
     changes = _order(changes)
     for c in changes:
@@ -208,7 +208,7 @@ def describe(found: dict[str, Any]) -> str:
 
 
 def finish_edits(project, locked: bool = True) -> dict[str, Any] | None:
-    """Complete an interrupted set of *project* (a :class:`veduta.cook.project.Project`), if any,
+    """Complete an interrupted set of *project* (a :class:`veduta.base.project.Project`), if any,
     saying so on standard error; *locked*: the caller holds the cook lock (else it is taken
     here).  Returns :func:`recover`'s result.  A file that cannot be written leaves the journal
     for the next command, with a warning."""

@@ -27,11 +27,11 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from veduta.kinds import NAMES, kind_of, name_of
+from veduta.base.kinds import NAMES, kind_of, name_of
 
 if TYPE_CHECKING:
     from veduta.base.progress import Progress
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
     from veduta.tools.refs import Ref, RefGraph
 
 __all__ = ["ROOT_KINDS", "deps", "to_dot", "scan"]
@@ -68,11 +68,11 @@ def deps(project: Project, name: str | None = None, kind: str | None = None, rev
 
     *name* may also be a source path under the assets folder (``models/crate.vmodel``) or a
     PNG's (``textures/crate.png``, whose users *reverse* finds).  An unknown name is a
-    :class:`~veduta.errors.UsageError` naming the closest ones."""
-    from veduta.errors import UsageError
+    :class:`~veduta.base.errors.UsageError` naming the closest ones."""
+    from veduta.base.errors import UsageError
 
     if kind is not None and kind != IMAGE:
-        from veduta.kinds import kind_named
+        from veduta.base.kinds import kind_named
 
         kind_named(kind)
     if depth is not None and depth < 1:
@@ -138,8 +138,8 @@ def _sort_key(node: Node) -> tuple[int, str]:
 
 def _find(project: Project, graph: RefGraph, name: str, kind: str | None) -> Node:
     """The node named *name* (a name, a source path or a PNG path), of *kind* when given."""
+    from veduta.base.errors import UsageError
     from veduta.base.names import unknown
-    from veduta.errors import UsageError
 
     k = kind_of(name)
     if "/" in name or k is not None or name.endswith(".png"):  # a path under the assets folder

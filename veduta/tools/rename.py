@@ -8,14 +8,14 @@ The recipe:
    nothing else: every other byte of every file is kept (formatting, field order, line endings);
    the asset's own source moves to ``NEW<suffix>`` in the same folder, its bytes unchanged
    unless it names itself;
-3. check, with the cook's own checks (:func:`veduta.cook.check.check_sources`, the new texts
+3. check, with the cook's own checks (:func:`veduta.tools.check.check_sources`, the new texts
    read instead of the disk), every changed source, every source that names a changed one, and
    every other source whose text holds the old name as a JSON string (a reference the graph
    could not see): a diagnostic the rename would add refuses it, and nothing is written;
 4. unless *dry_run*, write the set with :func:`veduta.cook.journal.write_set`: an interruption
    leaves every file old, or (killed mid-way) is completed by the next command (docs/rename.md).
 
-Refused (:class:`~veduta.errors.UsageError`, nothing written): an unknown kind or asset (the
+Refused (:class:`~veduta.base.errors.UsageError`, nothing written): an unknown kind or asset (the
 closest names suggested), a new name that is not an asset name or that an asset of the kind
 already has, an asset whose name several sources share, a source that is a symbolic link, a
 file that cannot be written.  Refused as :class:`RenameRefused` (exit 1): a rename the checks
@@ -28,11 +28,11 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from veduta.errors import UsageError, VedutaError
+from veduta.base.errors import UsageError, VedutaError
 
 if TYPE_CHECKING:
     from veduta.base.progress import Progress
-    from veduta.cook.project import Project, Source
+    from veduta.base.project import Project, Source
     from veduta.source.diagnostics import Diagnostic
 
 __all__ = ["RenameRefused", "rename"]
@@ -57,16 +57,15 @@ def rename(project: Project, kind: str, old: str, new: str, dry_run: bool = Fals
     before the rename (line and column of the string's opening quote, its JSON path) with the
     JSON text replaced.
     """
+    from veduta.base.kinds import kind_named
+    from veduta.base.names import NAME_RULE, is_name
+    from veduta.base.project import no_such_asset
     from veduta.cook import journal, runlock
-    from veduta.errors import no_such_asset
-    from veduta.kinds import kind_named
-    from veduta.source.fields import NAME_RE
     from veduta.tools.refs import RefGraph, source_refs
 
     k = kind_named(kind)
-    if not NAME_RE.fullmatch(new):
-        raise UsageError(f'"{new}" is not an asset name: 1-64 characters of a-z, 0-9, _ and -, starting with a letter '
-                         f"or digit (the file name without {k.suffix})")
+    if not is_name(new):
+        raise UsageError(f'"{new}" is not an asset name ({NAME_RULE}; the file name without {k.suffix})')
     step = progress or _quiet
     step(0, 3, "reading sources")
     lock = runlock.acquire(project.cache)
@@ -148,7 +147,7 @@ def _quiet(done: float, total: float | None, message: str) -> None:
 
 
 def _kind(rel: str) -> str:
-    from veduta.kinds import kind_of
+    from veduta.base.kinds import kind_of
 
     k = kind_of(rel)
     assert k is not None, rel  # the graph holds sources only
@@ -204,11 +203,11 @@ def _world_locks(project: Project, worlds: list[str]):
     """The edit locks of the worlds the rename changes (world edits take them), in name order."""
     import contextlib
 
-    from veduta.kinds import name_of
+    from veduta.base.kinds import name_of
 
     stack = contextlib.ExitStack()
     if worlds:
-        from veduta.world.edit import edit_lock
+        from veduta.tools.world_edit import edit_lock
 
         for name in sorted({name_of(rel) for rel in worlds}):
             stack.enter_context(edit_lock(project, name))
@@ -219,10 +218,9 @@ def _check(project: Project, graph: Any, kind: str, old: str, new: str, old_rel:
            changed: list[str], overlay: dict[str, bytes]) -> int:
     """Check the sources the rename touches before and after it; :class:`RenameRefused` with the
     diagnostics it would add.  Returns how many sources were checked."""
-    from veduta.compile import AssetIndex
-    from veduta.cook.check import check_sources
-    from veduta.cook.project import Source
-    from veduta.kinds import kind_of, name_of
+    from veduta.base.kinds import kind_of, name_of
+    from veduta.base.project import AssetIndex, Source
+    from veduta.tools.check import check_sources
 
     # changed sources, the sources that name them, and any other source that holds "old" as a
     # JSON string (a name the reference graph does not know as a reference: the checks tell)

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from veduta.base.progress import Progress
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
 
 __all__ = ["report", "render_html", "SLOWEST"]
 
@@ -46,16 +46,16 @@ def report(project: Project, html: str | None = None, progress: Progress | None 
     "slowest": [...]}`` (see the module's doc), assets largest first.  *html*: also write the
     report to that file (its name must end in ``.html``); the result then says ``"html": path``."""
     from veduta import TOOLCHAIN
+    from veduta.base.kinds import NAMES
     from veduta.base.progress import throttled
     from veduta.cook.builds import ORIGINS, log_of
     from veduta.cook.state import StatCache
     from veduta.cook.tasks import STATE_FILE
-    from veduta.kinds import NAMES
     from veduta.tools.refs import RefGraph
 
     if html is not None:
-        from veduta.argtypes import wrong_suffix
-        from veduta.errors import UsageError
+        from veduta.base.argtypes import wrong_suffix
+        from veduta.base.errors import UsageError
 
         wrong = wrong_suffix(html, ".html")
         if wrong:
@@ -82,7 +82,7 @@ def report(project: Project, html: str | None = None, progress: Progress | None 
     out: dict[str, Any] = {"assets": rows, "totals": _totals(rows), "total": _total(rows),
                            "slowest": _slowest(rows)}
     if html is not None:
-        from veduta.fsutil import write_output
+        from veduta.base.fsutil import write_output
 
         write_output(html, render_html(out, os.path.basename(os.path.abspath(project.root))).encode("utf-8"))
         out["html"] = html
@@ -116,7 +116,7 @@ def _row(project, src, graph, index, state, builds, origins, triangles_of) -> di
             notes_now = entry[3]
     row["state"] = "fresh" if fresh else "stale"
     try:
-        from veduta.container.vda import read_asset
+        from veduta.formats.asset import read_asset
 
         asset = read_asset(data, cooked)
     except Exception:  # noqa: BLE001 - a damaged cooked file: its size only (the cook replaces it)
@@ -151,7 +151,7 @@ def _row(project, src, graph, index, state, builds, origins, triangles_of) -> di
 
 
 def _read(path: str) -> bytes | None:
-    from veduta.fsutil import MAX_COOKED_BYTES, read_regular
+    from veduta.base.fsutil import MAX_COOKED_BYTES, read_regular
 
     try:
         got = read_regular(path, MAX_COOKED_BYTES)
@@ -176,7 +176,7 @@ def _total(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _totals(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    from veduta.kinds import NAMES
+    from veduta.base.kinds import NAMES
 
     return {k: _total([r for r in rows if r["kind"] == k]) for k in NAMES if any(r["kind"] == k for r in rows)}
 

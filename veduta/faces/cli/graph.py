@@ -13,7 +13,7 @@ from typing import Any
 
 
 def _project(args):
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
 
     return Project.find(args.cwd)
 
@@ -31,7 +31,7 @@ def _depth(text: str) -> int | None:
 
 
 def _progress():
-    from veduta.cliface import progress_line
+    from veduta.faces.cli.common import progress_line
 
     return progress_line()
 
@@ -201,8 +201,8 @@ def _top(text: str) -> int:
 
 def add_graph_commands(sub) -> None:
     """Register deps, rename and report on the ``veduta`` sub-command parser."""
-    from veduta.argtypes import out_file
-    from veduta.kinds import NAMES
+    from veduta.base.argtypes import out_file
+    from veduta.base.kinds import NAMES
 
     d = sub.add_parser("deps", help="what an asset uses and what uses it, each reference located; --orphans",
                        description="What asset NAME uses (--reverse: what uses it), through every kind of "
