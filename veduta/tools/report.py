@@ -306,7 +306,8 @@ def render_html(result: dict[str, Any], game: str = "") -> str:
     total_rows = []
     for kind, t in [*result["totals"].items(), ("all", result["total"])]:
         total_rows.append("<tr><td>" + esc(kind) + "</td>" + "".join(
-            f'<td class="n">{esc(cell_text(t[k], how))}</td>' for k, how in total_cols) + "</tr>")
+            f'<td class="n">{esc(cell_text(t[k] or None if k in ("triangles", "texture_memory") else t[k], how))}'
+            "</td>" for k, how in total_cols) + "</tr>")
     t = result["total"]
     summary = (f"{t['assets']} assets, {t['cooked']} cooked ({t['fresh']} fresh), {cell_text(t['bytes'], 'bytes')}, "
                f"{t['compile_s']:.2f} s of compiling recorded.")

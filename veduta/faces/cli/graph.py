@@ -178,7 +178,7 @@ def cmd_report(args) -> int:
     trows = [["kind", "assets", "size", "compile", "triangles", "texture memory", "warnings"]]
     for kind, t in [*r["totals"].items(), ("all", r["total"])]:
         trows.append([kind, str(t["assets"]), size_text(t["bytes"]), seconds_text(t["compile_s"]),
-                      str(t["triangles"]), size_text(t["texture_memory"]), str(t["warnings"])])
+                      str(t["triangles"] or ""), size_text(t["texture_memory"] or None), str(t["warnings"])])
     print("\n".join("  " + line for line in _table(trows, {1, 2, 3, 4, 5, 6})))
     t = r["total"]
     if t["cooked"] < t["assets"] or t["fresh"] < t["cooked"]:
