@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -17,7 +16,6 @@ from veduta import api
 from veduta.base.errors import UsageError, VedutaError
 from veduta.base.project import Project
 
-REPO = Path(__file__).resolve().parents[2]
 #: the five sources naming material bark in the game of the fixture
 USERS = ["models/oak.vmodel", "models/tree.vmodel", "models/tree_far.vmodel", "scenes/forest.vscene",
          "worlds/valley.vworld"]
@@ -32,15 +30,11 @@ FOREST = """{
 
 
 @pytest.fixture
-def sample(tmp_path, monkeypatch) -> Project:
-    """The sample game (sources only) plus a scene whose entity is painted with bark (so that five
-    sources name it) and is itself called "bark" (a name that is no reference), the current folder."""
-    root = tmp_path / "game"
-    shutil.copytree(REPO / "assets", root / "assets", ignore=shutil.ignore_patterns(".cooked", "*.py"))
-    (root / "dodo.py").write_text("from veduta.dodo import *\n")
-    (root / "assets/scenes/forest.vscene").write_text(FOREST)
-    monkeypatch.chdir(root)
-    return Project.find(".")
+def sample(sample: Project) -> Project:
+    """The sample game plus a scene whose entity is painted with bark (so that five sources name it)
+    and is itself called "bark" (a name that is no reference)."""
+    Path(sample.source_path("scenes/forest.vscene")).write_text(FOREST)
+    return sample
 
 
 def sources(project: Project) -> dict[str, bytes]:

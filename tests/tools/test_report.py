@@ -11,21 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from veduta import api
-from veduta.base.project import Project
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def sample(tmp_path, monkeypatch) -> Project:
-    root = tmp_path / "game"
-    shutil.copytree(REPO / "assets", root / "assets", ignore=shutil.ignore_patterns(".cooked", "*.py"))
-    (root / "dodo.py").write_text("from veduta.dodo import *\n")
-    monkeypatch.chdir(root)
-    return Project.find(".")
 
 
 def cook(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -64,11 +64,10 @@ def _path(assets: str, rel: str) -> str:
 
 
 def _read(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
+    from veduta.base.fsutil import read_regular
+
+    got = read_regular(path)
+    return None if got is None else got[0]
 
 
 def _text(data: bytes | None) -> str | None:

@@ -6,10 +6,11 @@ taken)."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from typing import Any
+
+from veduta.base.argtypes import whole
 
 
 def _project(args):
@@ -18,16 +19,13 @@ def _project(args):
     return Project.find(args.cwd)
 
 
+#: ``--depth N`` and ``--top N``: a count from 1
+_count = whole(1, 1_000_000)
+
+
 def _depth(text: str) -> int | None:
-    if text == "all":
-        return None
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a depth: a whole number from 1, or all")
-    return n
+    """``--depth``: a count of levels, or ``all``."""
+    return None if text == "all" else _count(text)
 
 
 def _progress():
@@ -189,16 +187,6 @@ def cmd_report(args) -> int:
     return 0
 
 
-def _top(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = -1
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a count: a whole number from 1")
-    return n
-
-
 def add_graph_commands(sub) -> None:
     """Register deps, rename and report on the ``veduta`` sub-command parser."""
     from veduta.base.argtypes import out_file
@@ -242,6 +230,6 @@ def add_graph_commands(sub) -> None:
                                    "slowest compiles. Reads what the last cook left; writes nothing but --html.")
     p.add_argument("--html", type=out_file(".html"), metavar="FILE.html",
                    help="also write the report as one self-contained HTML page (a sortable table)")
-    p.add_argument("--top", type=_top, default=20, metavar="N", help="assets listed in the text (default 20)")
+    p.add_argument("--top", type=_count, default=20, metavar="N", help="assets listed in the text (default 20)")
     p.add_argument("--json", action="store_true", help="the whole report as one JSON object")
     p.set_defaults(func=cmd_report)
