@@ -1,15 +1,15 @@
 """The build log: how each cooked file was last made, for ``veduta report``.
 
-For every source the log keeps the source_hash of the cooked file its last cook made (or put in
-place), where that file came from (:data:`ORIGINS`: compiled here, restored from the local
-store, fetched from the shared cache) and, when compiled, how long the compile took in seconds
-(models compiled together in one batch share its time equally).  The report trusts an entry only
-while the cooked file's META still has that source_hash.
+For every source the log keeps the start of the source_hash of the cooked file its last cook
+made (or put in place), where that file came from (:data:`ORIGINS`: compiled here, restored
+from the local store, fetched from the shared cache) and, when compiled, how long the compile
+took in seconds (models compiled together in one batch share its time equally).  The report
+trusts an entry only while the cooked file's META still has that source_hash.
 
-The log is its own small file (``cache/builds.marshal``), apart from the stat cache: a cook
-that makes nothing (a no-op) neither reads nor writes it; a cook that makes something loads it
-once, on its first result, and saves it at the end.  Anything unexpected in it (another
-format, a damaged file) is an empty log.
+The log is its own small file, ``cache/builds.marshal`` (about 60 bytes a source), apart from
+the stat cache: a cook that makes nothing (a no-op) neither reads nor writes it; a cook that
+makes something loads it once, on its first result, and saves it at the end.  Anything
+unexpected in it (another format, a damaged file) is an empty log.
 """
 
 from __future__ import annotations
@@ -26,8 +26,11 @@ _FORMAT = "veduta-builds/1"
 #: a cook outcome -> where the cooked file came from (veduta.cook.cook's outcome names)
 ORIGINS = {"cooked": "compiled", "restored": "local store", "shared": "shared cache"}
 
-#: An entry: (source_hash, outcome, compile seconds or None)
+#: An entry: (the first KEY_CHARS of the source_hash, outcome, compile seconds or None)
 Entry = tuple
+#: how much of a source_hash an entry keeps: enough to tell one cooked file of a source from another
+#: (half the size of a log of whole hashes: 60 bytes a source)
+KEY_CHARS = 16
 
 
 class BuildLog:
@@ -47,14 +50,14 @@ class BuildLog:
     def get(self, rel: str, source_hash: str) -> Entry | None:
         """The entry of *rel* if it describes the cooked file of *source_hash*."""
         e = self.entries.get(rel)
-        return e if e is not None and e[0] == source_hash else None
+        return e if e is not None and e[0] == source_hash[:KEY_CHARS] else None
 
     def record(self, rel: str, source_hash: str, outcome: str, took: float | None = None) -> None:
         """A cook of *rel* made (or put in place) the cooked file of *source_hash*; *outcome* is
         the cook's (``cooked``, ``restored``, ``shared``); others are not recorded."""
         if outcome not in ORIGINS:
             return
-        self.entries[rel] = (source_hash, outcome, None if took is None else round(float(took), 6))
+        self.entries[rel] = (source_hash[:KEY_CHARS], outcome, None if took is None else round(float(took), 6))
         self.dirty = True
 
     def save(self, keep=None) -> None:
