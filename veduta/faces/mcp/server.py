@@ -152,7 +152,9 @@ class Tools:
         if ctx is not None and "progress" in inspect.signature(fn).parameters:
             kwargs["progress"] = _progress(ctx)
         try:
-            return _result(fn(self.project(), *args, **kwargs))
+            project = self.project()
+            api.finish_edits(project)  # a rename killed mid-way (by another process) is completed first
+            return _result(fn(project, *args, **kwargs))
         except Cancelled as exc:
             raise ToolError(str(exc)) from None  # the client dropped the request; nobody reads this
         except VedutaError as exc:
