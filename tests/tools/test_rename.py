@@ -110,6 +110,23 @@ def test_rename_a_material_used_in_five_files(sample):
     assert api.deps(sample, "wood", reverse=True)["references"][0]["file"] == "assets/models/oak.vmodel"
 
 
+def test_a_source_that_writes_its_own_name(sample):
+    """A source may write its name (it must be its file name): renamed with it."""
+    crate = Path(sample.source_path("models/crate.vmodel"))
+    assert b'"name": "crate"' in crate.read_bytes()
+    old = crate.read_bytes()
+    r = api.rename(sample, "model", "crate", "box")
+    assert [(e["file"], e["path"]) for e in r["edits"]] == [
+        ("assets/models/crate.vmodel", "name"), ("assets/prefabs/camp.vprefab", "entities[0].model"),
+        ("assets/prefabs/camp.vprefab", "entities[1].model"), ("assets/scenes/demo.vscene", "entities[2].model"),
+        ("assets/scenes/demo.vscene", "entities[3].model")]
+    box = Path(sample.source_path("models/box.vmodel")).read_bytes()
+    assert box == old.replace(b'"name": "crate"', b'"name": "box"', 1)
+    assert api.cook(sample)["ok"]
+    assert api.inspect_model(sample, "box")["name"] == "box"
+    assert api.deps(sample, orphans=True)["missing"] == []
+
+
 def test_refusals_write_nothing(sample):
     before = sources(sample)
     with pytest.raises(UsageError, match=r'material "leaf" exists already \(assets/materials/leaf.vmaterial\)'):
@@ -154,7 +171,7 @@ def test_cli_and_json(sample):
     lines = out.stdout.splitlines()
     assert lines[0] == 'assets/models/oak.vmodel:10:35: parts[0].material: "bark" -> "wood"'
     assert lines[-2] == "assets/materials/bark.vmaterial -> assets/materials/wood.vmaterial"
-    assert lines[-1].startswith("dry run, nothing written: would rename material bark to wood: 6 references, 7 files")
+    assert lines[-1].startswith("dry run, nothing written: would rename material bark to wood: 6 edits, 7 files")
     out = veduta("rename", "material", "bark", "leaf", "--json")
     assert out.returncode == 2
     assert json.loads(out.stdout)["message"].startswith('material "leaf" exists already')

@@ -7,7 +7,7 @@ The recipe:
 2. build each changed source's new text by replacing the JSON string that names the asset, and
    nothing else: every other byte of every file is kept (formatting, field order, line endings);
    the asset's own source moves to ``NEW<suffix>`` in the same folder, its bytes unchanged
-   unless it names itself;
+   but for its own ``"name"`` field when it writes one (it must be the file name);
 3. check, with the cook's own checks (:func:`veduta.tools.check.check_sources`, the new texts
    read instead of the disk), every changed source, every source that names a changed one, and
    every other source whose text holds the old name as a JSON string (a reference the graph
@@ -99,14 +99,16 @@ def rename(project: Project, kind: str, old: str, new: str, dry_run: bool = Fals
             data = _read(project, rel)
             before[rel] = data
             text = data.decode("utf-8", "surrogateescape")  # (a source with references is UTF-8)
-            src_kind = _kind(rel)
-            refs = [r for r in source_refs(data, src_kind, rel) if r.kind == kind and r.name == old]
+            spans = [(r.start, r.end, r.line, r.col, r.path) for r in source_refs(data, _kind(rel), rel)
+                     if r.kind == kind and r.name == old]
+            if rel == old_rel:
+                spans += _own_name(text, old)
             shown = _shown(project, rel)
-            for r in sorted(refs, key=lambda r: r.start, reverse=True):
-                written = json.dumps(new)
-                edits.append({"file": shown, "line": r.line, "col": r.col, "path": r.path,
-                              "old": text[r.start:r.end], "new": written})
-                text = text[: r.start] + written + text[r.end:]
+            written = json.dumps(new)
+            for start, end, line, col, path in sorted(spans, reverse=True):
+                edits.append({"file": shown, "line": line, "col": col, "path": path, "old": text[start:end],
+                              "new": written})
+                text = text[:start] + written + text[end:]
             after[rel] = text.encode("utf-8", "surrogateescape")
         edits.sort(key=lambda e: (e["file"], e["line"], e["col"]))
         changed = sorted(rel for rel in users if rel != old_rel and after[rel] != before[rel])
@@ -144,6 +146,23 @@ def rename(project: Project, kind: str, old: str, new: str, dry_run: bool = Fals
 
 def _quiet(done: float, total: float | None, message: str) -> None:
     pass
+
+
+def _own_name(text: str, old: str) -> list[tuple[int, int, int, int, str]]:
+    """The span of the source's own top-level ``"name"`` when it says *old* (a source may write its
+    name, which must then be its file name): ``[(start, end, line, col, "name")]`` or []."""
+    from veduta.source.jsonedit import EditError, JsonDoc
+    from veduta.source.jsonpos import Str
+
+    try:
+        doc = JsonDoc(text)
+    except EditError:
+        return []
+    node = doc.root.get("name")
+    if not isinstance(node, Str) or node.value != old:
+        return []
+    start, end = doc.span(node)
+    return [(start, end, node.line, node.col, "name")]
 
 
 def _kind(rel: str) -> str:

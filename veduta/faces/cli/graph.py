@@ -132,7 +132,7 @@ def cmd_rename(args) -> int:
         print(f"{e['file']}:{e['line']}:{e['col']}: {e['path']}: {e['old']} -> {e['new']}")
     print(f"{r['from']} -> {r['to']}")
     n, files = len(r["edits"]), len(r["files"])
-    what = (f"{r['kind']} {r['old']} to {r['new']}: {n} reference{'s' if n != 1 else ''}, {files} files "
+    what = (f"{r['kind']} {r['old']} to {r['new']}: {n} edit{'s' if n != 1 else ''}, {files} files "
             f"({r['checked']} sources checked)")
     print(f"dry run, nothing written: would rename {what}" if r["dry_run"] else f"renamed {what}")
     return 0
