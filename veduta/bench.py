@@ -496,6 +496,12 @@ def bench_edit(repeat: int, where: str) -> dict:
     return dict(be(repeat, where))
 
 
+def bench_scale(repeat: int, where: str) -> list:
+    from veduta.world.edit_bench import bench_scale as bs
+
+    return bs(repeat, where)
+
+
 def _print_figures(d: dict) -> None:
     for k, v in d.items():
         if k.endswith("_s"):
@@ -634,12 +640,18 @@ def main(argv=None) -> int:
                 ("world drawing model", "world drawing model (ground LOD: median per chunk; inspect world: best "
                                         "warm run):", bench_draw),
                 ("world editing", f"world editing on valley (in-process, median of {args.repeat}; dry runs unless "
-                                  f"written):", lambda: bench_edit(args.repeat, args.dir)))
+                                  f"written):", lambda: bench_edit(args.repeat, args.dir)),
+                ("world at scale", "", lambda: bench_scale(args.repeat, args.dir)))
     for name, title, run in sections if not args.skip_compilers else ():
         try:
             figures = run()
         except ImportError as exc:
             print(f"{name}: skipped ({exc})")
+            continue
+        if name == "world at scale":
+            from veduta.world.edit_bench import print_scale
+
+            print_scale(figures, args.repeat)
             continue
         print(title)
         _print_figures(figures)
