@@ -91,11 +91,11 @@ def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: 
 
 
 def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tuple = (), all_views: bool = False,
-                  sheet: str | None = None) -> dict[str, Any]:
+                  sheet: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
     """Findings of world *world* (places, prefabs, models, view, triangle budget per view), ranked."""
     from veduta.world.inspect import inspect_world as run
 
-    return run(project, world, at=at, all_views=all_views, sheet=sheet)
+    return run(project, world, at=at, all_views=all_views, sheet=sheet, progress=progress)
 
 
 def inspect_prefab(project: Project, prefab: str) -> dict[str, Any]:

@@ -323,3 +323,91 @@ def test_the_largest_world_from_the_command_line(largest, capsys, monkeypatch):
     more = next(line for line in lines if line.startswith("  ... and "))
     assert f"... and {len(report['changes']) - 40} more:" in more and "--json lists every change" in more
     assert "(sampled every" in text
+
+
+# -- the drawing model's chunks, in one pass ---------------------------------------------------------
+
+
+def _reference_chunk(drawer, cx, cz):
+    """A chunk's drawing data as the drawer made it chunk by chunk before issue 22: its own layers,
+    each prefab instance's entities one by one."""
+    from veduta.world import draw as D
+    from veduta.world.cover import SCATTER, STRUCTURE, VEGETATION
+    from veduta.world.entities import prefab_instance
+    from veduta.world.generator import metres
+    from veduta.world.intmath import hash2_grid
+
+    gen, p = drawer.gen, drawer.gen.p
+    c, cm = p.chunk, p.cell_mm
+    lay = gen.layers(cx * c, cz * c, c, c)
+    water = gen.terrain.water_levels(cx * c, cz * c, c + 1, c + 1)
+    ents = []
+    for j, i in zip(*np.nonzero((lay.owner_kind == SCATTER) | (lay.owner_kind == VEGETATION)), strict=True):
+        kind, idx = int(lay.owner_kind[j, i]), int(lay.owner_index[j, i])
+        prefab = p.scatter[idx].prefab if kind == SCATTER else p.vegetation[idx].prefab
+        x, z = cx * c + int(i), cz * c + int(j)
+        origin = ((2 * x + 1) * cm / 2000.0, metres(lay.centre[j, i]), (2 * z + 1) * cm / 2000.0)
+        ents += prefab_instance(gen.prefabs[prefab].record, f"c{x}_{z}", origin, 0, {})
+    parts = [drawer._entities(ents)]
+    xs = np.arange(cx * c, cx * c + c, dtype=np.int64)
+    zs = np.arange(cz * c, cz * c + c, dtype=np.int64)
+    covered = lay.owner_kind == STRUCTURE
+    for pa in lay.plants:
+        r = p.vegetation[pa.rule]
+        mask = pa.mask & ~covered
+        if mask.any() and r.model in drawer.index:
+            mi = drawer.index[r.model]
+            pos = np.stack([pa.x_mm[mask], pa.y_mm[mask], pa.z_mm[mask]], axis=-1) / 1000.0
+            parts.append(D.Things.of(pos, drawer._rad[mi] * pa.scale[mask] / 1000.0, np.full(int(mask.sum()), mi),
+                                     hash2_grid(r.key, xs, zs)[mask]))
+    ground = D.chunk_ground(gen, cx, cz)
+    return ground, D.Things.join(parts), water
+
+
+def _rows(things):
+    return sorted(zip(*(getattr(things, f).tolist() for f in ("model", "radius", "thin", "flora")),
+                      things.pos.tolist(), strict=True))
+
+
+@pytest.mark.parametrize("name", ["watery", "busy"])
+def test_chunks_in_one_pass_equal_chunk_by_chunk(name):
+    from tests.world.test_draw import MODELS
+    from veduta.world import draw as D
+
+    world, prefabs = WORLDS[name]()
+    world.vegetation = [Vegetation("grass", model="grass_tuft", density=0.3),
+                        Vegetation("oaks", prefab="oak", density=0.05),
+                        Vegetation("poppies", model="poppy", density=0.4, area=True, x=0, z=0, radius=40)]
+    prefabs = dict(prefabs)
+    from tests.world.worlds import Entity, Prefab
+
+    # a prefab with a parent chain (children at their parents' positions), one entity invisible
+    prefabs["oak"] = Prefab("oak", (1.0, 1.0), tags=["tree"], entities=[
+        Entity("trunk", model="oak", position=(0.3, 0.0, -0.2)),
+        Entity("crown", model="tree", position=(0.1, 2.0, 0.05), parent="trunk"),
+        Entity("bird", model="poppy", position=(0.0, 0.7, 0.0), parent="crown"),
+        Entity("ghost", model="tree", visible=False)])
+    gen = Generator(world, prefabs)
+    bulk, single = D.Drawer(gen, MODELS), D.Drawer(gen, MODELS)
+    keys = [(cx, cz) for cz in range(-7, 5) for cx in range(-9, 6)]
+    bulk.prepare(keys)
+    for cx, cz in keys:
+        got = bulk.chunk(cx, cz)
+        ground, things, _ = _reference_chunk(single, cx, cz)
+        g = got.ground
+        assert (g.grids, g.triangles, g.skirt_triangles, g.skirt_edges, g.water_triangles, g.y_min, g.y_max) == \
+            (ground.grids, ground.triangles, ground.skirt_triangles, ground.skirt_edges, ground.water_triangles,
+             ground.y_min, ground.y_max), (cx, cz)
+        assert (g.water_cell == ground.water_cell).all() and (g.water_level == ground.water_level).all()
+        assert _rows(got.things) == _rows(things), (cx, cz)
+    assert bulk.missing_models == single.missing_models
+
+
+def test_many_views_in_one_pass_equal_one_by_one(example):
+    from tests.world.test_draw import MODELS
+    from veduta.world import draw as D
+
+    cells = [(f"v{k}", ((k * 37) % 400 - 200, (k * 53) % 300 - 150)) for k in range(30)]
+    bulk = D.Drawer(example, MODELS).views(cells)
+    one = [D.Drawer(example, MODELS).view(cell, name) for name, cell in cells]
+    assert bulk == one

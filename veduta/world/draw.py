@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
@@ -46,6 +46,36 @@ THIN_SHIFT = 8
 THIN_BITS = 8
 #: chunks whose drawing data a Drawer keeps (least recently used dropped first)
 CHUNK_CACHE = 4096
+#: chunks computed at once (a rectangle of them: one Generator.layers)
+RECT_CHUNKS = 256
+#: views whose chunks are computed together (Drawer.views)
+VIEW_BATCH = 256
+
+#: a progress callback ``progress(done, total, message)`` (LAYOUT.md)
+Progress = Callable[[float, "float | None", str], None]
+
+
+def _rectangles(keys: list[tuple[int, int]], most: int) -> list[tuple[int, int, int, int]]:
+    """Rectangles (cx0, cz0, nx, nz) of at most ``most`` chunks covering exactly the chunks
+    ``keys`` (sorted by row, then column): runs along each row, stacked with the same runs of the
+    rows below."""
+    runs: list[tuple[int, int, int]] = []  # (cz, cx0, cx1)
+    for cx, cz in keys:
+        if runs and runs[-1][0] == cz and runs[-1][2] == cx and runs[-1][2] - runs[-1][1] < most:
+            runs[-1] = (cz, runs[-1][1], cx + 1)
+        else:
+            runs.append((cz, cx, cx + 1))
+    out: list[tuple[int, int, int, int]] = []
+    open_: dict[tuple[int, int], int] = {}  # (cx0, cx1) -> index in out of the rectangle growing there
+    for cz, a, b in runs:
+        k = open_.get((a, b))
+        if k is not None and out[k][1] + out[k][3] == cz and (out[k][3] + 1) * (b - a) <= most:
+            cx0, cz0, nx, nz = out[k]
+            out[k] = (cx0, cz0, nx, nz + 1)
+        else:
+            open_[(a, b)] = len(out)
+            out.append((a, cz, b - a, 1))
+    return out
 
 
 # -- models ------------------------------------------------------------------------------------
@@ -196,25 +226,81 @@ def chunk_ground(gen: Generator, cx: int, cz: int) -> ChunkGround:
 
 def _chunk_ground(gen: Generator, cx: int, cz: int, ground: np.ndarray, biome: np.ndarray) -> ChunkGround:
     c = gen.p.chunk
-    x0, z0 = cx * c, cz * c
+    water = gen.terrain.water_levels(cx * c, cz * c, c + 1, c + 1)
+    return chunk_grounds(gen, [(cx, cz)], ground[None], biome[None], water[None])[0]
+
+
+def _interpolate_many(ground: np.ndarray, g: int) -> np.ndarray:
+    """:func:`interpolate` of a stack of grounds (k, n + 1, n + 1)."""
+    n = ground.shape[1] - 1
+    q = n // g
+    idx = np.arange(n + 1)
+    qi = np.minimum(idx // g, q - 1)
+    a = idx - qi * g
+    c = ground[:, ::g, ::g]
+    r, s = qi[:, None], qi[None, :]
+    h00, h10, h01, h11 = c[:, r, s], c[:, r, s + 1], c[:, r + 1, s], c[:, r + 1, s + 1]
+    ax, bz = a[None, :], a[:, None]
+    upper = h00 + ((h10 - h00) * ax + (h11 - h10) * bz) // g
+    lower = h00 + ((h01 - h00) * bz + (h11 - h01) * ax) // g
+    return np.where(ax >= bz, upper, lower)
+
+
+def _runs_many(flat: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """:func:`_runs` of a stack of (k, q, q) arrays: (k,)."""
+    same = flat[:, :, 1:] & flat[:, :, :-1] & (key[:, :, 1:] == key[:, :, :-1])
+    return flat[0].size - same.sum(axis=(1, 2))
+
+
+def chunk_grounds(gen: Generator, keys: list[tuple[int, int]], ground: np.ndarray, biome: np.ndarray,
+                  water: np.ndarray) -> list[ChunkGround]:
+    """:class:`ChunkGround` of many chunks at once: ``keys`` (cx, cz), their vertex ground (k, c + 1,
+    c + 1), cell biomes (k, c, c) and vertex water levels (k, c + 1, c + 1). The levels of detail
+    (:func:`finest_grid`, :func:`level_quads`), skirts and water of :func:`chunk_ground`, with
+    arrays over the stack."""
+    c = gen.p.chunk
+    k = len(keys)
     grids = grids_for(c)
-    g0 = finest_grid(ground, biome, grids)
-    levels = tuple(g for g in grids if g >= g0)
-    tris = tuple(2 * level_quads(ground, biome, g)[0] for g in levels)
-    depths = []
-    for e in edge_profiles(ground):
-        depths.append(0 if straight(e) else int(e.max() - e.min()))
-    n_skirts = sum(1 for d in depths if d)
-    skirts = tuple(2 * n_skirts * (c // g) for g in levels)
-    vlev = gen.terrain.water_levels(x0, z0, c + 1, c + 1)
-    under = ground < vlev
-    wcell = under[:-1, :-1] | under[:-1, 1:] | under[1:, :-1] | under[1:, 1:]
-    wlev = np.maximum(np.maximum(vlev[:-1, :-1], vlev[:-1, 1:]), np.maximum(vlev[1:, :-1], vlev[1:, 1:]))
-    wtris = 2 * (_runs(wcell, wlev) - int((~wcell).sum()))  # runs of water cells only
-    y_min = int(ground.min()) - max(depths)
-    y_max = int(max(ground.max(), wlev[wcell].max() if wcell.any() else ground.max()))
-    return ChunkGround(cx, cz, levels, tris, skirts, tuple(depths), wtris, y_min, y_max, ground, biome, wcell,
-                       np.where(wcell, wlev, 0))
+    fit = np.ones(k, dtype=np.int64)
+    open_ = np.ones(k, dtype=bool)
+    for g in sorted(grids, reverse=True):  # the coarsest grid within 6 cm of every vertex
+        if g == 1:
+            break
+        err = np.abs(_interpolate_many(ground, g) - ground).max(axis=(1, 2))
+        ok = open_ & (err <= TOLERANCE_MM)
+        fit[ok] = g
+        open_ &= ~ok
+    edge = biome.min(axis=(1, 2)) != biome.max(axis=(1, 2))
+    flat_all = ground.max(axis=(1, 2)) == ground.min(axis=(1, 2))
+    g0 = np.where(edge, np.where(flat_all, 1, np.minimum(fit, 2)), fit)
+    tris = {}
+    for g in grids:
+        cg = ground[:, ::g, ::g]
+        h = cg[:, :-1, :-1]
+        flat = (h == cg[:, :-1, 1:]) & (h == cg[:, 1:, :-1]) & (h == cg[:, 1:, 1:])
+        key = h * 1024 + biome[:, ::g, ::g]
+        tris[g] = (2 * _runs_many(flat, key)).tolist()
+    edges = [ground[:, 0, :], ground[:, -1, :], ground[:, :, 0], ground[:, :, -1]]
+    depths = np.stack([np.where((e[:, 2:] - 2 * e[:, 1:-1] + e[:, :-2] == 0).all(axis=1), 0,
+                                e.max(axis=1) - e.min(axis=1)) for e in edges], axis=1)
+    n_skirts = (depths != 0).sum(axis=1)
+    under = ground < water
+    wcell = under[:, :-1, :-1] | under[:, :-1, 1:] | under[:, 1:, :-1] | under[:, 1:, 1:]
+    wlev = np.maximum(np.maximum(water[:, :-1, :-1], water[:, :-1, 1:]),
+                      np.maximum(water[:, 1:, :-1], water[:, 1:, 1:]))
+    wtris = 2 * (_runs_many(wcell, wlev) - (~wcell).sum(axis=(1, 2)))
+    gmax = ground.max(axis=(1, 2))
+    y_min = (ground.min(axis=(1, 2)) - depths.max(axis=1)).tolist()
+    y_max = np.maximum(gmax, np.where(wcell, wlev, np.iinfo(np.int64).min).max(axis=(1, 2))).tolist()
+    level_of = np.where(wcell, wlev, 0)
+    out = []
+    for i, (cx, cz) in enumerate(keys):
+        levels = tuple(g for g in grids if g >= g0[i])
+        d = tuple(int(v) for v in depths[i])
+        out.append(ChunkGround(cx, cz, levels, tuple(tris[g][i] for g in levels),
+                               tuple(2 * int(n_skirts[i]) * (c // g) for g in levels), d, int(wtris[i]),
+                               int(y_min[i]), int(y_max[i]), ground[i], biome[i], wcell[i], level_of[i]))
+    return out
 
 
 def level_at(gen: Generator, d: np.ndarray | float, levels: int):
@@ -693,6 +779,10 @@ class Drawer:
         self.index = {n: i for i, n in enumerate(self.names)}
         self.camera = dict(camera) if camera is not None else camera_record(gen.world)
         self._chunks: OrderedDict[tuple[int, int], ChunkDraw] = OrderedDict()
+        #: chunks kept (least recently used dropped first; never those a call just asked for)
+        self.cache = CHUNK_CACHE
+        self._templates: dict[str, list] = {}
+        self._roots: dict[str, list[list[float]]] = {}
         self._structs: dict[str, Things] = {}
         self.missing_models: set[str] = set()
         self._tris = [np.asarray(self.models[n].triangles, dtype=np.int64) for n in self.names]
@@ -734,30 +824,102 @@ class Drawer:
     def chunk(self, cx: int, cz: int) -> ChunkDraw:
         key = (cx, cz)
         got = self._chunks.get(key)
+        if got is None:
+            self.prepare([key])
+            got = self._chunks[key]
+        self._chunks.move_to_end(key)
+        return got
+
+    def prepare(self, keys: Iterable[tuple[int, int]]) -> None:
+        """Compute the drawing data of these chunks (those not cached) in one pass: rectangles of
+        chunks at once (one :meth:`Generator.layers` each, arrays over all their chunks), not
+        chunk by chunk. Views then only sum what their chunks hold."""
+        todo = sorted({k for k in keys if k not in self._chunks}, key=lambda k: (k[1], k[0]))
+        for cx0, cz0, nx, nz in _rectangles(todo, RECT_CHUNKS):
+            for key, cd in self._bulk(cx0, cz0, nx, nz):
+                self._chunks[key] = cd
+        while len(self._chunks) > max(self.cache, len(todo)):  # keep what was just asked for
+            self._chunks.popitem(last=False)
+
+    def _template(self, prefab: str) -> list[tuple[int, float, int, np.ndarray | None]]:
+        """The drawn entities of a prefab placed at some origin with rotation 0, as ``(model
+        index, radius, root, offset)``, positions as :meth:`_entities` adds them up (the same
+        floats): a root entity (``offset`` None) is at ``origin + local``; a child at ``offset +
+        position of its root`` (``offset``: its own and its parents' local positions, added in
+        order), or at ``offset`` alone when its chain of parents is cut (16 of them, ``root`` -1)."""
+        got = self._templates.get(prefab)
         if got is not None:
-            self._chunks.move_to_end(key)
             return got
-        from .cover import SCATTER, STRUCTURE, VEGETATION
         from .entities import prefab_instance
-        from .generator import metres
+
+        record = self.gen.prefabs[prefab].record
+        ents = prefab_instance(record, "t", (0.0, 0.0, 0.0), 0, {})
+        by = {e["name"]: i for i, e in enumerate(ents)}
+        out: list[tuple[int, float, int, np.ndarray | None]] = []
+        for i, e in enumerate(ents):
+            name = e.get("model") or ""
+            if not name or not e.get("visible", True):
+                continue
+            if name not in self.index:
+                self.missing_models.add(name)
+                continue
+            s = max(abs(float(v)) for v in e.get("scale") or (1, 1, 1))
+            radius = float(self._rad[self.index[name]] * s)
+            parent = e.get("parent") or ""
+            if parent not in by:  # a root
+                out.append((self.index[name], radius, i, None))
+                continue
+            off = np.asarray(e["position"], dtype=np.float64)
+            root, hops = -1, 0
+            while parent in by and hops < 16:
+                q = ents[by[parent]]
+                if (q.get("parent") or "") not in by:  # its root: at origin + local
+                    root = by[parent]
+                    break
+                off = off + np.asarray(q["position"], dtype=np.float64)
+                parent, hops = q.get("parent") or "", hops + 1
+            out.append((self.index[name], radius, root, off))
+        self._templates[prefab] = out
+        self._roots[prefab] = [[float(v) for v in (getattr(e, "position", None) or (0, 0, 0))]
+                               for e in (getattr(record, "entities", None) or [])]
+        return out
+
+    def _bulk(self, cx0: int, cz0: int, nx: int, nz: int) -> list[tuple[tuple[int, int], ChunkDraw]]:
+        """The :class:`ChunkDraw` of the chunks [cx0, cx0 + nx) x [cz0, cz0 + nz), from one
+        :meth:`Generator.layers` of their rectangle."""
+        from numpy.lib.stride_tricks import sliding_window_view
+
+        from .cover import SCATTER, STRUCTURE, VEGETATION
 
         gen, p = self.gen, self.gen.p
-        c, cm = p.chunk, p.cell_mm
-        lay = gen.layers(cx * c, cz * c, c, c)
-        cg = _chunk_ground(gen, cx, cz, lay.ground, lay.biome)
-        # scatter and vegetation prefabs
-        ents: list[dict] = []
-        for j, i in zip(*np.nonzero((lay.owner_kind == SCATTER) | (lay.owner_kind == VEGETATION)), strict=True):
-            kind, idx = int(lay.owner_kind[j, i]), int(lay.owner_index[j, i])
-            prefab = p.scatter[idx].prefab if kind == SCATTER else p.vegetation[idx].prefab
-            x, z = cx * c + int(i), cz * c + int(j)
-            origin = ((2 * x + 1) * cm / 2000.0, metres(lay.centre[j, i]), (2 * z + 1) * cm / 2000.0)
-            ents += prefab_instance(gen.prefabs[prefab].record, f"c{x}_{z}", origin, 0, {})
-        parts = [self._entities(ents)]
-        # flora
-        xs = np.arange(cx * c, cx * c + c, dtype=np.int64)
-        zs = np.arange(cz * c, cz * c + c, dtype=np.int64)
-        covered = lay.owner_kind == STRUCTURE
+        c = p.chunk
+        x0, z0, W, H = cx0 * c, cz0 * c, nx * c, nz * c
+        lay = gen.layers(x0, z0, W, H)
+        water = gen.terrain.water_levels(x0, z0, W + 1, H + 1)
+        keys = [(cx0 + i, cz0 + j) for j in range(nz) for i in range(nx)]
+        k = len(keys)
+        G = sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
+        Wl = sliding_window_view(water, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
+        B = lay.biome.reshape(nz, c, nx, c).transpose(0, 2, 1, 3).reshape(k, c, c)
+        grounds = chunk_grounds(gen, keys, G, B, Wl)
+        # things, each with the chunk it belongs to
+        cid_of = ((np.arange(H) // c)[:, None] * nx + (np.arange(W) // c)[None, :])
+        parts: list[tuple[np.ndarray, Things]] = []
+        kind, index = lay.owner_kind, lay.owner_index
+        prefab_cells = (kind == SCATTER) | (kind == VEGETATION)
+        if prefab_cells.any():
+            groups: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+            for code, rules in ((SCATTER, p.scatter), (VEGETATION, p.vegetation)):
+                for idx in np.unique(index[kind == code]).tolist():
+                    jj, ii = np.nonzero((kind == code) & (index == idx))
+                    groups.setdefault(rules[idx].prefab, []).append((jj, ii))
+            for prefab in sorted(groups):
+                jj = np.concatenate([g[0] for g in groups[prefab]])
+                ii = np.concatenate([g[1] for g in groups[prefab]])
+                parts.append(self._instances(prefab, lay, jj, ii, cid_of))
+        covered = kind == STRUCTURE
+        xs = np.arange(x0, x0 + W, dtype=np.int64)
+        zs = np.arange(z0, z0 + H, dtype=np.int64)
         for pa in lay.plants:
             r = p.vegetation[pa.rule]
             mask = pa.mask & ~covered
@@ -769,16 +931,76 @@ class Drawer:
                 continue
             mi = self.index[r.model]
             pos = np.stack([pa.x_mm[mask], pa.y_mm[mask], pa.z_mm[mask]], axis=-1) / 1000.0
-            parts.append(Things.of(pos, self._rad[mi] * pa.scale[mask] / 1000.0, np.full(n, mi),
-                                   hash2_grid(r.key, xs, zs)[mask]))
-        box = chunk_box(gen, cg)
-        got = ChunkDraw(cg, box, Things.join(parts),
-                        tuple(s for s in lay.structures
-                              if s.x0 < cx * c + c and s.x1 > cx * c and s.z0 < cz * c + c and s.z1 > cz * c))
-        self._chunks[key] = got
-        if len(self._chunks) > CHUNK_CACHE:  # --all walks the world row by row: keep a few rows
-            self._chunks.popitem(last=False)
-        return got
+            parts.append((cid_of[mask], Things.of(pos, self._rad[mi] * pa.scale[mask] / 1000.0, np.full(n, mi),
+                                                  hash2_grid(r.key, xs, zs)[mask])))
+        if parts:
+            cid = np.concatenate([q[0] for q in parts])
+            things = Things.join([q[1] for q in parts])
+            order = np.argsort(cid, kind="stable")
+            cid = cid[order]
+            cuts = np.searchsorted(cid, np.arange(k + 1))
+            fields = [getattr(things, f)[order] for f in ("pos", "radius", "model", "thin", "flora")]
+        out = []
+        for i, key in enumerate(keys):
+            cx, cz = key
+            if parts:
+                a, b = cuts[i], cuts[i + 1]
+                th = Things(*(f[a:b] for f in fields))
+            else:
+                th = Things.of(np.zeros((0, 3)), [], [])
+            structs = tuple(s for s in lay.structures
+                            if s.x0 < cx * c + c and s.x1 > cx * c and s.z0 < cz * c + c and s.z1 > cz * c)
+            out.append((key, ChunkDraw(grounds[i], chunk_box(gen, grounds[i]), th, structs)))
+        return out
+
+    def _instances(self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray,
+                   cid_of: np.ndarray) -> tuple[np.ndarray, Things]:
+        """The things of the instances of a prefab at cells (jj, ii) of a rectangle's layers, each
+        at its cell's centre on the ground there (rotation 0), with their chunks."""
+        cm = self.gen.p.cell_mm
+        tpl = self._template(prefab)
+        roots = self._roots[prefab]
+        n = len(jj)
+        ox = (2 * (lay.x0 + ii) + 1) * cm / 2000.0
+        oy = lay.centre[jj, ii] / 1000.0
+        oz = (2 * (lay.z0 + jj) + 1) * cm / 2000.0
+        pos, rad, mod = [], [], []
+        for mi, radius, root, off in tpl:
+            if root >= 0:  # prefab_instance's origin + (x cos + z sin, y, -x sin + z cos), rotation 0
+                lx, ly, lz = roots[root]
+                world = np.stack([ox + lx * 1 + lz * 0, oy + ly, oz - lx * 0 + lz * 1], axis=-1)
+                p = world if off is None else off[None, :] + world
+            else:
+                assert off is not None
+                p = np.broadcast_to(off, (n, 3))
+            pos.append(p)
+            rad.append(np.full(n, radius))
+            mod.append(np.full(n, mi))
+        if not tpl:
+            return np.zeros(0, dtype=np.int64), Things.of(np.zeros((0, 3)), [], [])
+        cid = np.tile(cid_of[jj, ii], len(tpl))
+        return cid, Things.of(np.concatenate(pos), np.concatenate(rad), np.concatenate(mod))
+
+    def keys(self, cell: tuple[int, int], kept: bool = True) -> list[tuple[int, int]]:
+        """The chunks a view at focus ``cell`` may have loaded (:meth:`view`), by row."""
+        sides = KEPT_SIDES if kept else ()
+        return sorted(set(loaded_chunks(self.gen, cell)).union(*(loaded_chunks(self.gen, cell, k) for k in sides)),
+                      key=lambda k: (k[1], k[0]))
+
+    def views(self, cells: list[tuple[str, tuple[int, int]]], kept: bool = True,
+              progress: Progress | None = None) -> list[dict[str, Any]]:
+        """:meth:`view` of many ``(name, cell)``, in batches of :data:`VIEW_BATCH`: the chunks of a
+        batch computed first, in one pass (:meth:`prepare`; those of the previous batches that
+        are still cached are not computed again: give cells row by row), then each view sums what
+        its chunks hold. ``progress(done, total, message)`` after each batch."""
+        out: list[dict[str, Any]] = []
+        for b in range(0, len(cells), VIEW_BATCH):
+            batch = cells[b:b + VIEW_BATCH]
+            self.prepare(k for _, cell in batch for k in self.keys(cell, kept))
+            out += [self.view(cell, name, kept) for name, cell in batch]
+            if progress is not None:
+                progress(len(out), len(cells), "views")
+        return out
 
     def view(self, cell: tuple[int, int], name: str = "", kept: bool = True) -> dict[str, Any]:
         """The triangles drawn from a view whose focus is ``cell``: the camera placed relative to
@@ -801,8 +1023,7 @@ class Drawer:
         eye = np.asarray(cam.eye)
         window_keys = loaded_chunks(gen, cell)
         sides = KEPT_SIDES if kept else ()
-        keys = sorted(set(window_keys).union(*(loaded_chunks(gen, cell, k) for k in sides)),
-                      key=lambda k: (k[1], k[0]))
+        keys = self.keys(cell, kept)
         at = {k: i for i, k in enumerate(keys)}
         chunks = [self.chunk(cx, cz) for cx, cz in keys]
         n = len(chunks)
