@@ -33,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 from veduta.cook.state import RACY_NS
 
@@ -644,7 +645,7 @@ def main(argv=None) -> int:
                 ("world at scale", "", lambda: bench_scale(args.repeat, args.dir)))
     for name, title, run in sections if not args.skip_compilers else ():
         try:
-            figures = run()
+            figures: Any = run()
         except ImportError as exc:
             print(f"{name}: skipped ({exc})")
             continue
