@@ -1,6 +1,8 @@
 """The ``veduta`` command: what doit does not cover.
 
     veduta cook [-n N] [SOURCE ...]      the cook tasks, without a dodo.py
+    veduta list [KIND] [--json]          every asset, its state, errors and warnings
+    veduta write KIND NAME FILE|- [--dry-run] [--json]   create or replace a source, checked first
     veduta dump FILE.vda [--full]        a cooked file as JSON
     veduta verify FILE ... [--json]      check cooked files; exit 1 on any problem
     veduta inspect model NAME [--json]   triangles, levels of detail, findings
@@ -245,7 +247,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_world_commands(sub, lambda name: load_world(_project(None), name))
 
     from veduta.cook.tools_cli import add_tool_commands
+    from veduta.faces.cli.assets import add_asset_commands
     from veduta.schemas.cli import add_schema_command
+
+    add_asset_commands(sub)
 
     add_schema_command(sub)
     add_tool_commands(sub)

@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
 from .generator import Generator
 from .intmath import hash2_grid
+
+if TYPE_CHECKING:
+    from veduta.base.progress import Progress
 
 #: the grids of the ground's levels of detail, in cells
 GRIDS = (1, 2, 4, 8, 16)
@@ -51,8 +54,6 @@ RECT_CHUNKS = 256
 #: views whose chunks are computed together (Drawer.views)
 VIEW_BATCH = 256
 
-#: a progress callback ``progress(done, total, message)`` (LAYOUT.md)
-Progress = Callable[[float, "float | None", str], None]
 
 
 def _rectangles(keys: list[tuple[int, int]], most: int) -> list[tuple[int, int, int, int]]:

@@ -28,6 +28,7 @@ from veduta.errors import UsageError, VedutaError
 from veduta.fsutil import rewrite_source
 
 if TYPE_CHECKING:
+    from veduta.base.progress import Progress
     from veduta.cook.project import Project
     from veduta.formats.codec import Struct
     from veduta.source.diagnostics import Report
@@ -64,9 +65,6 @@ class BadValue(EditRefused, UsageError):
     """A value given for the new element is out of range or wrong for its field (the compiler's
     errors are all inside the element): a usage mistake, exit 2; nothing was written."""
 
-
-#: a progress callback ``progress(done, total, message)`` (LAYOUT.md; veduta.base.progress)
-Progress = Callable[[float, "float | None", str], None]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -184,6 +182,12 @@ class WorldSource:
     def exists(self, kind: str, name: str) -> bool:
         return self.index.resolve(kind, name) is not None
 
+    def suggest(self, kind: str, name: str) -> str:
+        """`` (did you mean well?)`` when assets of *kind* have names close to *name*, else ``""``."""
+        from veduta.base.names import did_you_mean
+
+        return did_you_mean(name, self.index.by_kind.get(kind, ()))
+
     def generator(self, world: Any, like: Generator | None = None) -> Generator:
         """The generator of a compiled world, with every prefab it names that compiles;
         ``like``: the generator of the world before the edit (what they compute alike is shared)."""
@@ -217,6 +221,18 @@ def load_world_source(project: Project, world: str) -> WorldSource:
     ws.world = rec
     ws.warnings = [str(d) for d in rep.warnings]
     return ws
+
+
+def _names(ws: WorldSource, section: str) -> list[str]:
+    """The names of the elements of *section* in the source text."""
+    from veduta.source.jsonedit import JsonDoc
+    from veduta.source.jsonpos import Arr, Obj, to_plain
+
+    node = JsonDoc(ws.text).root.get(section)
+    if not isinstance(node, Arr):
+        return []
+    keys = [item.get("name") for item in node if isinstance(item, Obj)]
+    return [n for key in keys if key is not None and isinstance(n := to_plain(key), str)]
 
 
 def _find(ws: WorldSource, section: str, name: str) -> int | None:
@@ -423,9 +439,10 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
         raise UsageError(f"search {search} out of range [1, {NEAR_SEARCH_MAX}] cells")
     ws = load_world_source(project, world)
     if not ws.exists("prefab", prefab):
-        raise UnknownAsset(f'prefab "{prefab}" does not exist (WORLD_PREFAB_MISSING); nothing was written',
+        hint = ws.suggest("prefab", prefab)
+        raise UnknownAsset(f'prefab "{prefab}" does not exist{hint} (WORLD_PREFAB_MISSING); nothing was written',
                           [{"code": "WORLD_PREFAB_MISSING", "severity": "error",
-                            "message": f'prefab "{prefab}" does not exist'}])
+                            "message": f'prefab "{prefab}" does not exist{hint}'}])
     if ws.prefab(prefab) is None:
         raise EditRefused(f'prefab "{prefab}" has errors (inspect prefab {prefab}); nothing was written')
     index = _find(ws, "places", name)
@@ -801,7 +818,7 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     if missing:
         code = "WORLD_MODEL_MISSING" if model else "WORLD_PREFAB_MISSING"
         warnings.append({"code": code, "severity": "warning",
-                         "message": f'{kind} "{asset}" does not exist: the rule ' + (
+                         "message": f'{kind} "{asset}" does not exist{ws.suggest(kind, asset)}: the rule ' + (
                              "plants it, but nothing is drawn" if model else "places nothing")})
     elif broken:
         code = "WORLD_MODEL_INVALID" if model else "WORLD_PREFAB_INVALID"
@@ -813,8 +830,8 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
         for m in sorted({e.model for e in rec.entities or [] if getattr(e, "model", "")}):
             if not ws.exists("model", m):
                 warnings.append({"code": "WORLD_MODEL_MISSING", "severity": "warning",
-                                 "message": f'prefab "{prefab}" names model "{m}", which does not exist: '
-                                            "its entities draw nothing"})
+                                 "message": f'prefab "{prefab}" names model "{m}", which does not exist'
+                                            f"{ws.suggest('model', m)}: its entities draw nothing"})
             elif ws.model(m) is None:
                 warnings.append({"code": "WORLD_MODEL_INVALID", "severity": "warning",
                                  "message": f'prefab "{prefab}" names model "{m}", which has errors (veduta inspect '
@@ -895,9 +912,13 @@ def world_remove(project: Project, world: str, name: str, section: str | None = 
     found = [(sec, i) for sec in (SECTIONS if section is None else [section])
              if (i := _find(ws, sec, name)) is not None]
     if not found:
+        from veduta.base.names import did_you_mean
+
         names = [SECTIONS[s] for s in (SECTIONS if section is None else [section])]
         where = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-        raise UsageError(f'world {world} has no {where} named "{name}"; nothing was removed')
+        there = [n for s in (SECTIONS if section is None else [section]) for n in _names(ws, s)]
+        raise UsageError(f'world {world} has no {where} named "{name}"{did_you_mean(name, there)}; '
+                         "nothing was removed")
     if len(found) > 1:
         raise UsageError(f'"{name}" names a ' + " and a ".join(SECTIONS[s] for s, _ in found)
                          + "; say which list: " + " or ".join(s for s, _ in found))
