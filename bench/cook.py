@@ -498,7 +498,7 @@ def bench_edit(repeat: int, where: str) -> dict:
 
 
 def bench_scale(repeat: int, where: str) -> list:
-    from veduta.world.edit_bench import bench_scale as bs
+    from bench.world_edit import bench_scale as bs
 
     return bs(repeat, where)
 
@@ -650,7 +650,7 @@ def main(argv=None) -> int:
             print(f"{name}: skipped ({exc})")
             continue
         if name == "world at scale":
-            from veduta.world.edit_bench import print_scale
+            from bench.world_edit import print_scale
 
             print_scale(figures, args.repeat)
             continue

@@ -171,7 +171,7 @@ def bench_scale(repeat: int = 3, where: str | None = None) -> list[dict]:
     shared machine). Rows: ``{"call", "wall_s", "cpu_s", "base", "wall_x", "cpu_x"}``."""
     import sys
 
-    from veduta.bench import _interleaved
+    from bench.cook import _interleaved
 
     root = _largest_game(where)
     try:
