@@ -29,6 +29,7 @@ from veduta.base.fsutil import rewrite_source
 from veduta.base.progress import Progress
 
 if TYPE_CHECKING:
+    from veduta.base.progress import Progress
     from veduta.base.project import Project
     from veduta.formats.codec import Struct
     from veduta.source.diagnostics import Report
