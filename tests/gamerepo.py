@@ -83,7 +83,7 @@ class Game:
         e = dict(os.environ)
         e.pop("VEDUTA_FORMAT", None)
         e.update(env or {})
-        return subprocess.run([sys.executable, "-m", "veduta.cli", *args], cwd=self.root, capture_output=True,
+        return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=self.root, capture_output=True,
                               text=True, timeout=300, env=e)
 
     def cook(self, *args: str, **kw) -> subprocess.CompletedProcess:

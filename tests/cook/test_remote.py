@@ -10,10 +10,10 @@ import time
 
 import pytest
 
+from veduta.base.errors import ConfigError
+from veduta.base.fsutil import MAX_COOKED_BYTES
+from veduta.base.project import Project
 from veduta.cook import remote
-from veduta.cook.project import Project
-from veduta.errors import ConfigError
-from veduta.fsutil import MAX_COOKED_BYTES
 
 K1, K2 = "ab" * 32, "0f" * 32
 
@@ -264,7 +264,7 @@ def test_folder_tier_that_is_not_mounted_is_never_created(tmp_path):
 
 
 def test_temp_names_are_unique_per_host_process_and_call(tmp_path):
-    from veduta.fsutil import HOST, temp_name
+    from veduta.base.fsutil import HOST, temp_name
 
     a, b = temp_name(str(tmp_path / "x.vda")), temp_name(str(tmp_path / "x.vda"))
     assert a != b

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from veduta.export.glb import read_glb
+from bench import games
+from veduta.tools.export.glb import read_glb
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tests" / "export" / "gltf_validate.js"
@@ -18,8 +19,7 @@ VALIDATOR = ROOT / "node_modules" / "gltf-validator"
 
 def sample_game(dest: Path) -> Path:
     """A copy of the repo's sample assets (without cooked files) as a game repo at *dest*."""
-    shutil.copytree(ROOT / "assets", dest / "assets", ignore=shutil.ignore_patterns(".cooked"))
-    (dest / "dodo.py").write_text("from veduta.dodo import *\n")
+    games.sample_game(dest)
     return dest
 
 

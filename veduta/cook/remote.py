@@ -36,9 +36,9 @@ import threading
 import time
 from dataclasses import dataclass
 
-from veduta.cook.project import ENV_CACHE_URL as ENV_URL
-from veduta.errors import ConfigError
-from veduta.fsutil import MAX_COOKED_BYTES, NotARegularFile, TooLarge, read_bounded
+from veduta.base.errors import ConfigError
+from veduta.base.fsutil import MAX_COOKED_BYTES, NotARegularFile, TooLarge, read_bounded
+from veduta.base.project import ENV_CACHE_URL as ENV_URL
 
 ENV_WRITE = "VEDUTA_CACHE_WRITE"
 ENV_TIMEOUT = "VEDUTA_CACHE_TIMEOUT"
@@ -344,10 +344,10 @@ def _describe(exc: BaseException) -> str:
 
 class FolderTier(Tier):
     """A folder (a network share): the local store's layout, written atomically with temp
-    names unique per machine and process (``veduta.fsutil.temp_name``).
+    names unique per machine and process (``veduta.base.fsutil.temp_name``).
 
     Only regular files are read (a FIFO is never waited on), none larger than
-    :data:`~veduta.fsutil.MAX_COOKED_BYTES`, and every operation on the folder is bounded in
+    :data:`~veduta.base.fsutil.MAX_COOKED_BYTES`, and every operation on the folder is bounded in
     time (:meth:`_bounded`, the tier's time-out): a stalled share turns the tier off with one
     warning, as an S3 endpoint that does not answer does, and the cook goes on without it."""
 
@@ -403,7 +403,7 @@ class FolderTier(Tier):
         return self._bounded(self._read, self._path(key))
 
     def _put_name(self, name: str, data: bytes) -> None:
-        from veduta.fsutil import atomic_write
+        from veduta.base.fsutil import atomic_write
 
         self._need_root()
         self._bounded(atomic_write, os.path.join(self.root, *name.split("/")), data)

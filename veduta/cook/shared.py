@@ -26,6 +26,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from veduta import COMPILER_VERSION
+from veduta.base.errors import VdaError
+from veduta.base.fsutil import atomic_write, read_regular
 from veduta.container.chunks import MAGIC, read_chunks
 from veduta.container.meta import Meta, source_hash
 from veduta.cook import remote
@@ -40,8 +42,6 @@ from veduta.cook.cook import (
     stale_reference,
 )
 from veduta.cook.store import Store
-from veduta.errors import VdaError
-from veduta.fsutil import atomic_write, read_regular
 
 STORE_DIR = "store"
 #: the first line of a deps list kept in the shared tier (see :func:`deps_member`)
@@ -255,7 +255,7 @@ def cache_push(project) -> dict:
     Pushing is an explicit act (seeding a new tier from a machine that has cooked), so it
     does not need ``cache_write``; the storage's credentials decide who may write.
     """
-    from veduta.errors import ConfigError, VedutaError
+    from veduta.base.errors import ConfigError, VedutaError
 
     s = remote.settings(project)
     if s is None:  # a configuration mistake (exit 2), as the README's exit codes have it
