@@ -395,7 +395,7 @@ def test_without_the_sdk_the_message_names_an_install_command_that_works(sample_
     import shlex
     import tomllib
 
-    code = "import sys\nsys.modules['mcp'] = None\nfrom veduta.cli import main\nsys.exit(main(['mcp']))\n"
+    code = "import sys\nsys.modules['mcp'] = None\nfrom veduta.faces.cli.main import main\nsys.exit(main(['mcp']))\n"
     out = subprocess.run([sys.executable, "-c", code], cwd=sample_game, capture_output=True, text=True,
                          env={"PYTHONPATH": str(REPO)}, timeout=120)
     assert out.returncode == 2 and out.stdout == ""
