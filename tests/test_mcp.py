@@ -387,3 +387,27 @@ def test_the_format_docs_ship_with_the_package():
     config = tomllib.loads((REPO / "pyproject.toml").read_text())
     assert "docs/formats/*.md" in config["tool"]["setuptools"]["package-data"]["veduta"]
     assert (REPO / "veduta/docs/formats").resolve() == (REPO / "docs/formats").resolve()
+
+
+def test_without_the_sdk_the_message_names_an_install_command_that_works(sample_game):
+    """No SDK importable: exit 2 with the command that installs the mcp extra's requirement into
+    the Python running veduta (pip, given that command, finds nothing to parse wrong)."""
+    import shlex
+    import tomllib
+
+    code = "import sys\nsys.modules['mcp'] = None\nfrom veduta.faces.cli.main import main\nsys.exit(main(['mcp']))\n"
+    out = subprocess.run([sys.executable, "-c", code], cwd=sample_game, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(REPO)}, timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    message = out.stderr.strip()
+    assert message.startswith("veduta mcp: the MCP SDK (") and "cannot be imported here" in message
+    command = shlex.split(message.split("install it into this environment with: ", 1)[1])
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["mcp"]
+    assert command[:4] == [sys.executable, "-m", "pip", "install"] and len(command) == 5
+    from packaging.requirements import Requirement
+
+    assert Requirement(command[4]) == Requirement(extra[0])
+    # the command as given: pip accepts it (here the SDK is installed, so nothing is fetched)
+    check = subprocess.run([*command[:4], "--no-index", "--dry-run", command[4]], capture_output=True, text=True,
+                           timeout=300)
+    assert check.returncode == 0, check.stderr

@@ -290,3 +290,23 @@ def test_a_cancelled_write_writes_nothing(sample_game):
     dry = after.structured_content
     assert (dry["action"], dry["written"]) == ("replaced", False)
     assert [c["path"] for c in dry["changes"]] == ["places[0]", "places[0]"]
+
+
+def test_a_world_edit_reports_its_stages(sample_game):
+    """The world edits take progress (LAYOUT.md's convention): over MCP, with a token, the client
+    hears the first and the last stage of a terrain edit, whatever the machine's speed."""
+
+    async def body(s: ClientSession):
+        heard: list[tuple[float, float | None, str | None]] = []
+
+        async def progress(done, total, message):
+            heard.append((done, total, message))
+
+        res = await s.call_tool("world_terrain", {"world": "valley", "name": "mound", "kind": "hill",
+                                                  "cell": [40, 40], "radius": 12, "dry_run": True},
+                                progress_callback=progress)
+        return res, heard
+
+    res, heard = asyncio.run(_session(sample_game, body))
+    assert not res.is_error and res.structured_content["written"] is False
+    assert heard[0] == (1, 4, "ground before") and heard[-1] == (4, 4, "report")

@@ -510,11 +510,16 @@ class Server(MCPServer):
 
     async def list_resources(self) -> list[Resource]:
         fixed = await super().list_resources()
-        project = self.tools.project()
-        assets = await anyio.to_thread.run_sync(api.list_sources, project)
-        return fixed + [Resource(uri=_source_uri(a["kind"], a["name"]), name=f"{a['kind']} {a['name']}",
-                                 description=f"the source of {a['kind']} {a['name']} ({a['path']})",
-                                 mime_type="application/json") for a in assets]
+        try:
+            assets = await anyio.to_thread.run_sync(lambda: api.list_sources(self.tools.project()))
+        except VedutaError:  # a game that cannot be read now (its pyproject.toml broken): no sources
+            assets = []
+        listed: dict[str, Resource] = {}
+        for a in assets:  # a name two sources share (an error the cook reports) is listed once
+            uri = _source_uri(a["kind"], a["name"])
+            listed.setdefault(uri, Resource(uri=uri, name=f"{a['kind']} {a['name']}", mime_type="application/json",
+                                            description=f"the source of {a['kind']} {a['name']} ({a['path']})"))
+        return fixed + list(listed.values())
 
 
 def _source_uri(kind: str, name: str) -> str:
