@@ -18,9 +18,9 @@ VALIDATOR = ROOT / "node_modules" / "gltf-validator"
 
 def sample_game(dest: Path) -> Path:
     """A copy of the repo's sample assets (without cooked files) as a game repo at *dest*."""
-    shutil.copytree(ROOT / "assets", dest / "assets", ignore=shutil.ignore_patterns(".cooked"))
-    (dest / "dodo.py").write_text("from veduta.dodo import *\n")
-    return dest
+    from tests.gamerepo import sample_game as copy
+
+    return copy(dest).root
 
 
 def validate(*files: Path) -> list[dict]:
