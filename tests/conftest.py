@@ -12,6 +12,21 @@ def game(tmp_path) -> Game:
 
 
 @pytest.fixture
+def here(game: Game):
+    """The game's root as the current folder (as the MCP server works), restored afterwards: its Project."""
+    import os
+
+    from veduta.cook.project import Project
+
+    old = os.getcwd()
+    os.chdir(game.root)
+    try:
+        yield Project.at(".")
+    finally:
+        os.chdir(old)
+
+
+@pytest.fixture
 def s3(monkeypatch) -> dict:
     """A fresh bucket on a real S3-protocol server on 127.0.0.1 (tests/s3server.py), and this
     process's environment pointed at it: ``{"env": AWS_* variables, "bucket": name}``."""

@@ -10,21 +10,10 @@ import sys
 
 import pytest
 
-from tests.gamerepo import BAD, Game
+from tests.gamerepo import BAD
 from veduta import api
 from veduta.cook.project import Project
 from veduta.errors import VdaError, VedutaError
-
-
-@pytest.fixture
-def here(game: Game):
-    """The game's root as the current folder (as the MCP server works), restored afterwards."""
-    old = os.getcwd()
-    os.chdir(game.root)
-    try:
-        yield Project.at(".")
-    finally:
-        os.chdir(old)
 
 
 def test_cook_returns_summary_and_every_diagnostic_and_prints_nothing(game, here, capsys):

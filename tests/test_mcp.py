@@ -17,9 +17,9 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-TOOLS = {"cook", "check", "why", "inspect_model", "inspect_prefab", "inspect_world", "world_query", "world_map",
-         "world_place", "world_terrain", "world_vegetation", "world_remove", "dump", "verify", "export_gltf",
-         "preview_model"}
+TOOLS = {"list_assets", "write_source", "cook", "check", "why", "inspect_model", "inspect_prefab", "inspect_world",
+         "world_query", "world_map", "world_place", "world_terrain", "world_vegetation", "world_remove", "dump",
+         "verify", "export_gltf", "preview_model", "preview_texture"}
 
 
 @pytest.fixture
@@ -52,6 +52,21 @@ def cli_json(root: Path, *args: str) -> dict:
     return json.loads(out.stdout)
 
 
+CRATE_BIGGER = (REPO / "assets/models/crate.vmodel").read_text().replace('"size": [1, 1, 1]', '"size": [2, 2, 2]')
+
+
+def image_of(result) -> bytes:
+    """The one PNG image of a tool result."""
+    images = [c for c in result.content if c.type == "image"]
+    assert len(images) == 1 and images[0].mime_type == "image/png"
+    return base64.b64decode(images[0].data)
+
+
+def png_size(png: bytes) -> tuple[int, int]:
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+
+
 def text_of(result) -> str:
     return "\n".join(c.text for c in result.content if c.type == "text")
 
@@ -72,6 +87,24 @@ def test_tools_are_listed_with_descriptions_and_typed_inputs(sample_game):
     kind = tools["world_terrain"].input_schema["properties"]["kind"]
     assert kind["enum"] == ["hill", "plain", "lake", "sea"]
     assert "metres" in tools["world_terrain"].description and "cells" in tools["world_vegetation"].description
+    hints = {name: (t.annotations.read_only_hint, t.annotations.destructive_hint, t.annotations.idempotent_hint)
+             for name, t in tools.items()}
+    reads = {"list_assets", "check", "why", "inspect_model", "inspect_prefab", "inspect_world", "world_query",
+             "world_map", "dump", "verify", "preview_model", "preview_texture"}
+    assert {name for name, h in hints.items() if h[0]} == reads
+    assert {name for name, h in hints.items() if h[1]} == {"write_source", "world_place", "world_terrain",
+                                                          "world_vegetation", "world_remove", "export_gltf"}
+    assert {name for name, h in hints.items() if not h[2]} == {"world_place"}
+    assert hints["cook"] == (False, False, True)
+    for t in tools.values():
+        assert t.annotations.open_world_hint is False and t.output_schema["type"] == "object", t.name
+    listed = tools["list_assets"].output_schema
+    asset = listed["$defs"][listed["properties"]["assets"]["items"]["$ref"].rsplit("/", 1)[1]]
+    assert asset["required"] == ["kind", "name", "path", "state", "errors", "warnings"]
+    assert asset["properties"]["state"]["enum"] == ["fresh", "stale", "failed", "never_cooked"]
+    assert set(tools["write_source"].input_schema["required"]) == {"kind", "name", "text"}
+    assert tools["write_source"].input_schema["properties"]["kind"]["enum"] == [
+        "model", "texture", "material", "scene", "prefab", "world", "map"]
 
 
 def test_each_tool_returns_its_cli_json(sample_game):
@@ -93,13 +126,16 @@ def test_each_tool_returns_its_cli_json(sample_game):
         out["gltf_world"] = await s.call_tool("export_gltf", {"world": "valley", "chunk": [-4, 1], "radius": 2,
                                                               "levels": True, "out": "valley.glb"})
         out["preview"] = await s.call_tool("preview_model", {"model": "tree", "out": "tree.png"})
+        out["list"] = await s.call_tool("list_assets", {"kind": "prefab"})
+        out["write"] = await s.call_tool("write_source", {"kind": "model", "name": "crate", "dry_run": True,
+                                                          "text": CRATE_BIGGER})
+        out["texture"] = await s.call_tool("preview_texture", {"texture": "hero", "out": "hero.png"})
         return out
 
     r = serve(sample_game, body)
     for name, res in r.items():
         assert not res.is_error, (name, text_of(res))
-        if name != "map":
-            assert json.loads(text_of(res)) == res.structured_content, name
+        assert json.loads(text_of(res)) == res.structured_content, name
     cook = r["cook"].structured_content
     assert cook["ok"] is True and cook["summary"]["cooked"] > 40 and cook["summary"]["failed"] == 0
     assert r["cook_again"].structured_content["summary"]["up_to_date"] == 1
@@ -120,11 +156,23 @@ def test_each_tool_returns_its_cli_json(sample_game):
                                                           "--out", "valley.glb")
     assert {c["level"] for c in r["gltf_world"].structured_content["chunks"]} == {0, 1, 2}
     assert r["preview"].structured_content == cli_json(sample_game, "preview", "model", "tree", "--out", "tree.png")
+    assert png_size(image_of(r["preview"])) == (r["preview"].structured_content["width"],
+                                                 r["preview"].structured_content["height"])
+    assert r["list"].structured_content == cli_json(sample_game, "list", "prefab")
+    assert [a["name"] for a in r["list"].structured_content["assets"]] == ["camp", "cottage", "oak", "tree", "well"]
+    (sample_game / "crate.json").write_text(CRATE_BIGGER)
+    assert r["write"].structured_content == cli_json(sample_game, "write", "model", "crate", "crate.json",
+                                                     "--dry-run")
+    assert r["write"].structured_content["changes"] == [{"path": "parts[0].size", "change": "changed",
+                                                         "old": [1, 1, 1], "new": [2, 2, 2]}]
+    texture = r["texture"].structured_content
+    png = image_of(r["texture"])
+    assert (sample_game / "hero.png").read_bytes() == png and png_size(png) == (texture["width"], texture["height"])
+    assert (texture["texture"], texture["size"], texture["out"]) == ("hero", [64, 32], "hero.png")
+    assert texture["frames"] == 8 and texture["clips"] == ["idle", "jump", "walk"]
     # the map: a PNG image of size x scale pixels, and its metadata as structured content
     meta = r["map"].structured_content
-    image = [c for c in r["map"].content if c.type == "image"][0]
-    png = base64.b64decode(image.data)
-    assert image.mime_type == "image/png" and png[:8] == b"\x89PNG\r\n\x1a\n"
+    png = image_of(r["map"])
     assert meta == cli_json(sample_game, "world", "map", "valley", "--at", "-60,0", "--size", "40,30",
                             "--out", "map.png")
     assert (sample_game / "map.png").read_bytes() == png
@@ -323,3 +371,18 @@ def test_check_jobs_finds_what_one_process_finds(sample_game):
     got = one.structured_content
     assert (got["ok"], got["errors"], got["warnings"], got["compiled"]) == (False, 1, 1, 58)
     assert got == cli_json(sample_game, "check", "-n", "2")
+
+
+def test_the_format_docs_ship_with_the_package():
+    """veduta://format/<kind> reads docs/formats/<kind>.md from the installed package (the
+    veduta/docs/formats link, package data in pyproject.toml), so a wheel carries them."""
+    import tomllib
+
+    from veduta import api
+    from veduta.kinds import NAMES
+
+    for kind in NAMES:
+        assert api.format_doc(kind) == (REPO / "docs/formats" / f"{kind}.md").read_text(encoding="utf-8")
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    assert "docs/formats/*.md" in config["tool"]["setuptools"]["package-data"]["veduta"]
+    assert (REPO / "veduta/docs/formats").resolve() == (REPO / "docs/formats").resolve()

@@ -16,7 +16,74 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from veduta.base.progress import Progress
     from veduta.cook.project import Project
+
+
+def list_assets(project: Project, kind: str | None = None, jobs: int = 1,
+                progress: Progress | None = None) -> dict[str, Any]:
+    """Every source (of *kind*, or of every kind), sorted by path, with its state (fresh, stale,
+    failed, never_cooked) and its error and warning counts, as the cook's checks find them:
+    ``{"assets": [{"kind", "name", "path", "state", "errors", "warnings"}], "counts", "problems"}``."""
+    from veduta.tools.list_assets import list_assets as run
+
+    return run(project, kind, jobs, progress)
+
+
+def list_sources(project: Project) -> list[dict[str, str]]:
+    """Every source, sorted by path, without checking it: ``[{"kind", "name", "path"}]``."""
+    import os
+
+    return [{"kind": s.kind.name, "name": s.name, "path": project.source_path(s.rel).replace(os.sep, "/")}
+            for s in project.sources()]
+
+
+def write_source(project: Project, kind: str, name: str, text: str, dry_run: bool = False,
+                 progress: Progress | None = None) -> dict[str, Any]:
+    """Create or replace the source of asset *name* of *kind* with *text*, checked first as the cook
+    checks it: refused (``SourceRefused``, with every located diagnostic; nothing written) when it
+    has an error. ``{"kind", "name", "path", "action", "written", "changes", "diagnostics", ...}``."""
+    from veduta.tools.write_source import write_source as run
+
+    return run(project, kind, name, text, dry_run, progress)
+
+
+def source_text(project: Project, kind: str, name: str) -> str:
+    """The source text of asset *name* of *kind* (UsageError naming the closest names when there is none)."""
+    from veduta.errors import VedutaError, no_such_asset
+    from veduta.kinds import kind_named
+
+    kind_named(kind)
+    src = project.find_source(kind, name)
+    if src is None:
+        raise no_such_asset(project, kind, name)
+    path = project.source_path(src.rel)
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+    except OSError as exc:
+        raise VedutaError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def schema(kind: str) -> dict[str, Any]:
+    """The JSON Schema (2020-12) of *kind*'s sources, as shipped with the package."""
+    import json
+
+    from veduta.kinds import kind_named
+    from veduta.schemas import shipped_schema
+
+    kind_named(kind)
+    return json.loads(shipped_schema(kind))
+
+
+def format_doc(kind: str) -> str:
+    """The reference of *kind*'s source format (docs/formats/<kind>.md, shipped with the package)."""
+    from importlib import resources
+
+    from veduta.kinds import kind_named
+
+    kind_named(kind)
+    return resources.files("veduta").joinpath("docs", "formats", f"{kind}.md").read_text(encoding="utf-8")
 
 
 def cache_info(project: Project, probe: bool = True) -> dict[str, Any]:
@@ -90,11 +157,13 @@ def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: 
 
 
 def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tuple = (), all_views: bool = False,
-                  sheet: str | None = None) -> dict[str, Any]:
-    """Findings of world *world* (places, prefabs, models, view, triangle budget per view), ranked."""
+                  sheet: str | None = None, image: bool = False) -> dict[str, Any]:
+    """Findings of world *world* (places, prefabs, models, view, triangle budget per view), ranked;
+    the sheet (the map with the findings marked) written to *sheet*, and with *image* returned as
+    ``"png"`` (bytes)."""
     from veduta.world.inspect import inspect_world as run
 
-    return run(project, world, at=at, all_views=all_views, sheet=sheet)
+    return run(project, world, at=at, all_views=all_views, sheet=sheet, image=image)
 
 
 def inspect_prefab(project: Project, prefab: str) -> dict[str, Any]:
@@ -106,42 +175,43 @@ def inspect_prefab(project: Project, prefab: str) -> dict[str, Any]:
 
 def world_place(project: Project, world: str, name: str, prefab: str, cell: tuple[int, int] | None = None,
                 near: tuple[int, int] | None = None, rotation: int = 0, search: int = 32,
-                dry_run: bool = False) -> dict[str, Any]:
+                dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     """Add or replace place *name* at *cell*, or at the valid cell nearest *near* (checked as inspect world
     checks places); ``cell`` in the report is where it went."""
     from veduta.world.edit import world_place as run
 
     return run(project, world, name, prefab, cell=cell, near=near, rotation=rotation, search=search,
-               dry_run=dry_run)
+               dry_run=dry_run, progress=progress)
 
 
 def world_terrain(project: Project, world: str, name: str, kind: str, cell: tuple[int, int], radius: int,
                   height: float | None = None, depth: float | None = None, falloff: int | None = None,
-                  roughness: float | None = None, dry_run: bool = False) -> dict[str, Any]:
+                  roughness: float | None = None, dry_run: bool = False,
+                  progress: Progress | None = None) -> dict[str, Any]:
     """Add or replace feature *name* (hill, plain, lake, sea): ground ``before``/``after``, ``places_in_water``."""
     from veduta.world.edit import world_terrain as run
 
     return run(project, world, name, kind, cell, radius, height=height, depth=depth, falloff=falloff,
-               roughness=roughness, dry_run=dry_run)
+               roughness=roughness, dry_run=dry_run, progress=progress)
 
 
 def world_vegetation(project: Project, world: str, name: str, density: float, prefab: str | None = None,
                      model: str | None = None, biomes: list[str] | None = None, cell: tuple[int, int] | None = None,
                      radius: int | None = None, scale: tuple[float, float] | None = None,
-                     dry_run: bool = False) -> dict[str, Any]:
+                     dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     """Add or replace vegetation rule *name*: ``plants``, ``triangles``, ``warnings``."""
     from veduta.world.edit import world_vegetation as run
 
     return run(project, world, name, density, prefab=prefab, model=model, biomes=biomes, cell=cell, radius=radius,
-               scale=scale, dry_run=dry_run)
+               scale=scale, dry_run=dry_run, progress=progress)
 
 
 def world_remove(project: Project, world: str, name: str, section: str | None = None,
-                 dry_run: bool = False) -> dict[str, Any]:
+                 dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     """Remove the feature, vegetation rule or place *name* (``section`` when the name is in several lists)."""
     from veduta.world.edit import world_remove as run
 
-    return run(project, world, name, section=section, dry_run=dry_run)
+    return run(project, world, name, section=section, dry_run=dry_run, progress=progress)
 
 
 def export_gltf(project: Project, out: str, model: str | None = None, lod: int | None = None,
@@ -174,13 +244,24 @@ def export_gltf(project: Project, out: str, model: str | None = None, lod: int |
     return export_model(project, model, out, lod)
 
 
-def preview_model(project: Project, model: str, out: str, size: int = 160) -> dict[str, Any]:
-    """Write a PNG sheet of shaded views of model *model* and its levels of detail to *out*
-    (*size* pixels per view). Returns what was drawn."""
+def preview_model(project: Project, model: str, out: str | None = None, size: int = 160) -> dict[str, Any]:
+    """Draw a PNG sheet of shaded views of model *model* and its levels of detail (*size* pixels
+    per view), written to *out* when given. Returns what was drawn, with ``"png"`` (bytes)."""
     from veduta.export.preview import preview_model as run
 
-    _out_file(out, ".png")
+    if out is not None:
+        _out_file(out, ".png")
     return run(project, model, out, size)
+
+
+def preview_texture(project: Project, texture: str, out: str | None = None) -> dict[str, Any]:
+    """Draw the preview sheet of texture *texture* (mips, frames, clips) and write it to *out* when
+    given. Returns what was drawn, with ``"png"`` (bytes)."""
+    from veduta.preview import preview_of as run
+
+    if out is not None:
+        _out_file(out, ".png")
+    return run(project, texture, out)
 
 
 def _out_file(out: str, suffix: str) -> None:
@@ -194,13 +275,14 @@ def _out_file(out: str, suffix: str) -> None:
         raise UsageError(wrong)
 
 
-def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1) -> dict[str, Any]:
+def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1,
+          progress: Progress | None = None) -> dict[str, Any]:
     """Every check the cook makes, on every source (or those named, paths under the assets
     folder), writing nothing: ``{ok, checked, compiled, fresh, errors, warnings, diagnostics}``.
     Sources whose cooked file is fresh are known good and not compiled again unless *full*."""
     from veduta.cook.check import check as run
 
-    return run(project, sources, full, jobs)
+    return run(project, sources, full, jobs, progress)
 
 
 def why(project: Project, sources: list[str] | None = None) -> dict[str, Any]:

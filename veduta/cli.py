@@ -1,6 +1,8 @@
 """The ``veduta`` command: what doit does not cover.
 
     veduta cook [-n N] [SOURCE ...]      the cook tasks, without a dodo.py
+    veduta list [KIND] [--json]          every asset, its state, errors and warnings
+    veduta write KIND NAME FILE|- [--dry-run] [--json]   create or replace a source, checked first
     veduta dump FILE.vda [--full]        a cooked file as JSON
     veduta verify FILE ... [--json]      check cooked files; exit 1 on any problem
     veduta inspect model NAME [--json]   triangles, levels of detail, findings
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 
@@ -71,25 +74,57 @@ def cmd_dump(args) -> int:
     return 0
 
 
+#: json.dumps(v, ensure_ascii=False) and with separators (", ", ": "), built once (json.dumps
+#: builds an encoder per call when given options: most of the time of a long report)
+_SCALAR = json.JSONEncoder(ensure_ascii=False).encode
+_ONE_LINE = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+_KEYS: dict[str, str] = {}
+_STRING = json.encoder.encode_basestring  # the C encoder of a str, as json.dumps(s, ensure_ascii=False)
+
+
 def compact_json(value, indent: str = "") -> str:
     """JSON with one item per line, except lists of numbers and strings, which stay on one line."""
     inner = indent + "  "
     if isinstance(value, dict):
         if not value:
             return "{}"
-        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {compact_json(v, inner)}" for k, v in value.items()]
+        keys = _KEYS
+        items = []
+        for k, v in value.items():
+            key = keys.get(k) if type(k) is str else None
+            if key is None:
+                key = _SCALAR(k)
+                if type(k) is str:
+                    keys[k] = key
+            t = type(v)  # scalars inline (a long report is mostly small dicts of them)
+            text = compact_json(v, inner) if t is dict or t is list else _scalar(v)
+            items.append(f"{inner}{key}: {text}")
         return "{\n" + ",\n".join(items) + "\n" + indent + "}"
     if isinstance(value, list):
-        one_line = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
         flat = all(not isinstance(v, (dict, list)) for v in value)
         small_lists = len(value) <= 4 and all(
             isinstance(v, list) and all(not isinstance(x, (dict, list)) for x in v) for v in value)
-        if (flat and (len(one_line) <= 100 or all(isinstance(v, (int, float)) for v in value))) or small_lists:
-            return one_line
+        if flat or small_lists:
+            one_line = "[" + ", ".join(map(_scalar, value)) + "]" if flat else _ONE_LINE(value)
+            if small_lists or len(one_line) <= 100 or all(isinstance(v, (int, float)) for v in value):
+                return one_line
         if not value:
             return "[]"
         return "[\n" + ",\n".join(inner + compact_json(v, inner) for v in value) + "\n" + indent + "]"
-    return json.dumps(value, ensure_ascii=False)
+    return _scalar(value)
+
+
+def _scalar(v) -> str:
+    """json.dumps(v, ensure_ascii=False) of a str, int, float, bool or None, the common ones
+    without building an encoder."""
+    t = type(v)
+    if t is int:
+        return int.__repr__(v)
+    if t is str:
+        return _STRING(v)
+    if t is float and math.isfinite(v):
+        return float.__repr__(v)
+    return _SCALAR(v)
 
 
 def cmd_verify(args) -> int:
@@ -212,7 +247,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_world_commands(sub, lambda name: load_world(_project(None), name))
 
     from veduta.cook.tools_cli import add_tool_commands
+    from veduta.faces.cli.assets import add_asset_commands
     from veduta.schemas.cli import add_schema_command
+
+    add_asset_commands(sub)
 
     add_schema_command(sub)
     add_tool_commands(sub)

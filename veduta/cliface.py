@@ -84,3 +84,44 @@ class Parser(argparse.ArgumentParser):
         if extras and self._subparsers is None:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         return namespace, extras
+
+
+class ProgressLine:
+    """A progress callback (``progress(done, total, message)``, the core functions' convention)
+    that keeps one line on a terminal up to date: ``message: 42%`` (or ``message: done`` without
+    a total), at most ten times a second; :meth:`close` clears it. Use :func:`progress_line`,
+    which gives None when the stream is not a terminal (pipes and files get no progress)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+        self.last = 0.0
+        self.width = 0
+
+    def __call__(self, done: float, total: float | None, message: str) -> None:
+        import time
+
+        now = time.monotonic()
+        if now - self.last < 0.1:
+            return
+        self.last = now
+        amount = f"{100.0 * done / total:.0f}%" if total else f"{done:g}"
+        text = f"{message}: {amount}"[:120]
+        self.stream.write("\r" + text.ljust(self.width))
+        self.stream.flush()
+        self.width = len(text)
+
+    def close(self) -> None:
+        if self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
+
+
+def progress_line(stream=None) -> ProgressLine | None:
+    """A :class:`ProgressLine` on ``stream`` (standard error) when it is a terminal, else None."""
+    stream = sys.stderr if stream is None else stream
+    try:
+        tty = stream.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return ProgressLine(stream) if tty else None

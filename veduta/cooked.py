@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from typing import Any, cast
 
-from veduta.errors import UsageError, VdaError, VedutaError, no_such_asset
+from veduta.errors import VdaError, VedutaError, no_such_asset
 
 
 def dump_file(path: str, full: bool = False) -> dict[str, Any]:
@@ -96,23 +96,24 @@ def verify_files(paths: list[str]) -> dict[str, Any]:
     return {"ok": all(f["ok"] for f in files), "files": files}
 
 
-def cooked_record(project, kind: str, name: str, warn: Callable[[str], None] | None = None):
+def cooked_record(project, kind: str, name: str, warn: Callable[[str], None] | None = None, index=None):
     """Cook (when stale) and read asset *name* of *kind*: its body record.
 
     Raises :class:`~veduta.errors.VedutaError` when no such source exists or it has errors (the
-    message lists them).  Warning lines of the cook go to *warn* when given.
+    message lists them).  Warning lines of the cook go to *warn* when given.  *index*: the game's
+    assets (default: as they are now, ``project.index()``: a source written a moment ago counts).
     """
     from veduta.container.vda import read_asset_file
     from veduta.cook.cook import FAILED, cook_file
-    from veduta.kinds import BY_NAME
+    from veduta.kinds import kind_named
 
-    if kind not in BY_NAME:
-        raise UsageError(f'no asset kind "{kind}" (want one of {", ".join(sorted(BY_NAME))})')
+    kind_named(kind)
     src = project.find_source(kind, name)
     if src is None:
         raise no_such_asset(project, kind, name)
     cooked = project.cooked_path(kind, name)
-    out = cook_file(kind, src.rel, project.assets, cooked, project.cache)
+    out = cook_file(kind, src.rel, project.assets, cooked, project.cache,
+                    index=index if index is not None else project.index())
     if out["outcome"] == FAILED:
         raise VedutaError(f"{kind} {name} has errors:\n" + "\n".join(out["messages"]))
     if warn is not None:

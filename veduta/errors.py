@@ -84,7 +84,19 @@ class UsageError(VedutaError):
 
 
 def no_such_asset(project, kind: str, name: str) -> UsageError:
-    """The one "no such asset" error of every tool: ``no world "nope" under assets/worlds/``."""
+    """The one "no such asset" error of every tool: ``no world "nope" under assets/worlds/``, with
+    the closest names of that kind when some are close: ``no model "crat" under assets/models/
+    (did you mean crate?)``."""
+    from veduta.base.names import did_you_mean
     from veduta.kinds import BY_NAME
 
-    return UsageError(f'no {kind} "{name}" under {project.assets}/{BY_NAME[kind].folder}/')
+    names = [s.name for s in project.sources() if s.kind.name == kind]
+    return UsageError(f'no {kind} "{name}" under {project.assets}/{BY_NAME[kind].folder}/{did_you_mean(name, names)}')
+
+
+class Cancelled(VedutaError):
+    """The caller cancelled a long call (an MCP client's ``notifications/cancelled``). Raised by the
+    face's ``progress`` callback; a core function lets it propagate and has written nothing."""
+
+    def __init__(self, message: str = "cancelled by the client; nothing was written"):
+        super().__init__(message)

@@ -47,3 +47,15 @@ def kind_of(rel: str) -> Kind | None:
 def name_of(rel: str) -> str:
     base = rel.rsplit("/", 1)[-1]
     return base[: base.rfind(".")] if "." in base else base
+
+
+def kind_named(name: str) -> Kind:
+    """The kind called *name* (``model``, ...); a UsageError naming the kinds otherwise, the
+    closest first (``no asset kind "modle" (did you mean model?)``)."""
+    k = BY_NAME.get(name)
+    if k is None:
+        from veduta.base.names import did_you_mean
+        from veduta.errors import UsageError
+
+        raise UsageError(f'no asset kind "{name}"{did_you_mean(name, NAMES)} (want one of {", ".join(NAMES)})')
+    return k

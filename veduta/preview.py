@@ -156,3 +156,29 @@ def preview_texture(tex: Texture, out_path: str) -> None:
     buf = io.BytesIO()
     preview_image(tex).save(buf, format="PNG", optimize=False)
     write_output(out_path, buf.getvalue())
+
+
+def preview_of(project, name: str, out: str | None = None) -> dict:
+    """Cook texture *name* of *project* when stale and draw its preview sheet (the mip chain, the
+    frames labelled with their clips); write it to *out* when given.
+
+    ``{"texture", "out", "bytes", "width", "height", "size": [w, h] of level 0, "levels",
+    "frames", "clips", "messages", "png"}`` (the faces write or send ``png``; ``--json`` shows the
+    rest)."""
+    import io
+
+    from veduta.cooked import cooked_record
+    from veduta.fsutil import write_output
+
+    messages: list[str] = []
+    tex = cooked_record(project, "texture", name, messages.append)
+    img = preview_image(tex)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=False)
+    data = buf.getvalue()
+    if out is not None:
+        write_output(out, data)
+    cols, rows = tex.grid
+    return {"texture": name, "out": out, "bytes": len(data), "width": img.width, "height": img.height,
+            "size": [tex.width, tex.height], "levels": tex.levels, "frames": cols * rows,
+            "clips": [c.name for c in tex.clips or []], "messages": messages, "png": data}

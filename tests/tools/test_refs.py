@@ -181,3 +181,14 @@ def test_schema_walk_fields_values_and_descriptions():
     lake = sw.fields(sw.applying(sw.member(feats, 0), {"kind": "lake"}, "object"))
     hill = sw.fields(sw.applying(sw.member(feats, 0), {"kind": "hill"}, "object"))
     assert "depth" not in hill and "depth" in lake and "height" in hill
+
+
+def test_the_index_and_the_positions_agree_on_every_sample():
+    """The graph's index (C decoder, plain walk) names what the positioned references name."""
+    project = Project.at(str(ROOT))
+    g = RefGraph.scan(project)
+    for rel in SAMPLES:
+        positioned = {(r.kind, r.name) for r in source_refs((ASSETS / rel).read_bytes(), kind_of(rel).name, rel)
+                      if r.asset or r.kind == "image"}
+        indexed = {(k, n) for (k, n), users in g._to.items() if rel in users}
+        assert indexed == positioned, rel

@@ -123,8 +123,7 @@ class CompileContext:
         """
         rel = self.index.resolve(kind, name)
         if rel is None:
-            self.report.warning(where, path, f'{kind} "{name}" does not exist (not checked)',
-                                code="MISSING_REFERENCE")
+            self._missing(kind, name, where, path)
             self.deps.setdefault(canonical_path(kind, name), None)
             return None
         self.read_dep(rel)
@@ -139,12 +138,21 @@ class CompileContext:
         (and so repeats or ends the warning)."""
         rel = self.index.resolve(kind, name)
         if rel is None:
-            self.report.warning(where, path, f'{kind} "{name}" does not exist (not checked)',
-                                code="MISSING_REFERENCE")
+            self._missing(kind, name, where, path)
             self.watch.add(WATCH_MISSING + canonical_path(kind, name))
         else:
             self.watch.add(rel)
         return rel
+
+    def _missing(self, kind: str, name: str, where: Node | None, path: str) -> None:
+        """The warning about a reference to an asset that does not exist, naming the closest
+        names of that kind (``did you mean crate_wood?``)."""
+        from veduta.base.names import closest
+
+        close = closest(name, self.index.by_kind.get(kind, ()), 2)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        self.report.warning(where, path, f'{kind} "{name}" does not exist (not checked){hint}',
+                            code="MISSING_REFERENCE")
 
 
 

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from veduta.errors import UsageError
 from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report
 
 if TYPE_CHECKING:
+    from veduta.base.progress import Progress
     from veduta.cook.project import Project, Source
 
-__all__ = ["check", "check_sources", "resolve_sources"]
+__all__ = ["assess", "check", "check_sources", "resolve_sources"]
 
 
 def resolve_sources(project: Project, names: list[str], cwd: str | None = None) -> list[str]:
@@ -106,22 +107,21 @@ def check_source(project: Project, src: Source, index, duplicates: list[str] | N
     return check_sources(project, [(src, duplicates)], index)[0]
 
 
-def _fresh(project: Project, src: Source, index, cache):
-    """The notes of the cook that made the cooked file, if the file proves the source good: made by
-    this toolchain from exactly the current source and dependencies (the cook's own test), so
-    compiling again cannot find an error; None when it does not, or when the notes of that cook
-    are not known (the source is then compiled).  Reads only (the stat cache is consulted, never
-    saved)."""
+def _fresh(project: Project, src: Source, index, cache) -> tuple[bool, Any]:
+    """Whether the cooked file proves the source good: made by this toolchain from exactly the
+    current source and dependencies (the cook's own test), so compiling again cannot find an
+    error; and the notes of the cook that made it (None when they are not known: the source is
+    then compiled for its warnings).  Reads only (the stat cache is consulted, never saved)."""
     from veduta.cook.cook import check_fresh, fresh_by_stat
 
     cooked = project.cooked_path(src.kind, src.name)
     if src.rel in cache.owed:
-        return None
+        return False, None
     entry = cache.packed(src.rel)
     if entry is not None and fresh_by_stat(src.rel, entry, project.assets, cooked, index):
-        return cache.notes(src.rel)
+        return True, cache.notes(src.rel)
     fresh, _, made, _ = check_fresh(src.kind.name, src.rel, project.assets, cooked, index, prior=entry)
-    return made[3] if fresh else None
+    return fresh, (made[3] if fresh else None)
 
 
 def _standing(shown: str, notes) -> list[dict]:
@@ -144,18 +144,30 @@ def _check_in_worker(jobs) -> list[dict]:
     return [d.to_json() for diags in found for d in diags]
 
 
-def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1) -> dict[str, Any]:
-    """Check every source of *project* (or those named, paths under the assets folder).
+class Assessment(NamedTuple):
+    """What :func:`assess` found: the sources looked at, those whose cooked file is fresh (paths
+    under the assets folder), how many of them were known good without compiling, how many
+    sources were compiled, and every diagnostic in source order."""
+
+    selected: list[Source]
+    fresh: set[str]
+    known: int
+    compiled: int
+    diagnostics: list[dict]
+
+
+def assess(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1,
+           progress: Progress | None = None, states: bool = False) -> Assessment:
+    """Check every source of *project* (or those named, paths under the assets folder), source by
+    source.
 
     A source whose cooked file is fresh (made by this toolchain from exactly the current source
     and dependencies) compiled without an error, so it is not compiled again unless *full*: its
     warnings are the ones its cook recorded (in the stat cache).  Every other source is
     compiled as the cook would, in *jobs* processes, and so is a fresh one whose cook's warnings
-    are not on record (restored from a store, or no stat cache).
-
-    Returns ``{"ok", "checked", "compiled", "fresh", "errors", "warnings", "diagnostics"}``, the
-    diagnostics as :meth:`Diagnostic.to_json` objects in source order; ``ok`` is False when any
-    is an error.
+    are not on record (restored from a store, or no stat cache).  With *full*, which sources are
+    fresh is found only when *states* asks for it.  *progress* hears of every batch compiled
+    (:mod:`veduta.base.progress`).
     """
     from veduta import TOOLCHAIN
     from veduta.compile import AssetIndex
@@ -168,23 +180,38 @@ def check(project: Project, sources: list[str] | None = None, full: bool = False
     for text in problems:  # folders that cannot be read, file names that are not UTF-8
         file, _, message = text.partition(": ")
         diagnostics.append(Diagnostic(file, 1, 1, "$", message).to_json())
-    cache = None if full else StatCache(os.path.join(project.cache, STATE_FILE), TOOLCHAIN)
+    look = states or not full
+    cache = StatCache(os.path.join(project.cache, STATE_FILE), TOOLCHAIN) if look else None
     work = []
-    fresh = 0
+    fresh: set[str] = set()
     standing: dict[str, list[dict]] = {}
     for src in selected:
         paths = index.by_kind[src.kind.name][src.name]
         dups = [p for p in paths if p != src.rel] if len(paths) > 1 else None
-        if cache is not None and not dups and (notes := _fresh(project, src, index, cache)) is not None:
-            fresh += 1
-            if notes:
-                standing[src.rel] = _standing(project.source_path(src.rel), notes)
-            continue
+        if cache is not None and not dups:
+            good, notes = _fresh(project, src, index, cache)
+            if good:
+                fresh.add(src.rel)
+                if notes is not None and not full:
+                    if notes:
+                        standing[src.rel] = _standing(project.source_path(src.rel), notes)
+                    continue
         work.append((src, dups))
     for found in standing.values():
         diagnostics.extend(found)
     size = max(1, min(BATCH, len(work) // max(1, 4 * jobs)))
     batches = [work[i:i + size] for i in range(0, len(work), size)]
+    done = 0
+
+    def step(found: list[dict], n: int) -> None:
+        nonlocal done
+        diagnostics.extend(found)
+        done += n
+        if progress is not None:
+            progress(done, len(work), f"checked {done} of {len(work)} sources")
+
+    if progress is not None:
+        progress(0, len(work), f"checking {len(work)} sources")
     if jobs > 1 and len(batches) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
@@ -192,16 +219,34 @@ def check(project: Project, sources: list[str] | None = None, full: bool = False
 
         with ProcessPoolExecutor(min(jobs, len(batches)), mp_context=pool_context(), initializer=_init_worker,
                                  initargs=(project, index)) as pool:
-            for found in pool.map(_check_in_worker, batches):
-                diagnostics.extend(found)
+            try:
+                for batch, found in zip(batches, pool.map(_check_in_worker, batches)):
+                    step(found, len(batch))
+            except BaseException:
+                pool.shutdown(wait=True, cancel_futures=True)  # a cancelled check leaves no work behind
+                raise
     else:
         _init_worker(project, index)
         for batch in batches:
-            diagnostics.extend(_check_in_worker(batch))
+            step(_check_in_worker(batch), len(batch))
     if standing:  # in source order, the recorded warnings among the compiled sources' diagnostics
         order = {project.source_path(src.rel): i for i, src in enumerate(selected)}
         diagnostics.sort(key=lambda d: order.get(d["file"], -1))
+    return Assessment(selected, fresh, len(selected) - len(work), len(work), diagnostics)
+
+
+def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1,
+          progress: Progress | None = None) -> dict[str, Any]:
+    """Check every source of *project* (or those named, paths under the assets folder), as
+    :func:`assess` does.
+
+    Returns ``{"ok", "checked", "compiled", "fresh", "errors", "warnings", "diagnostics"}``, the
+    diagnostics as :meth:`Diagnostic.to_json` objects in source order (``fresh``: sources known
+    good by their fresh cooked files, not compiled); ``ok`` is False when any is an error.
+    """
+    found = assess(project, sources, full, jobs, progress)
+    diagnostics = found.diagnostics
     errors = sum(1 for d in diagnostics if d["severity"] == ERROR)
     warnings = sum(1 for d in diagnostics if d["severity"] == WARNING)
-    return {"ok": errors == 0, "checked": len(selected), "compiled": len(work), "fresh": fresh, "errors": errors,
-            "warnings": warnings, "diagnostics": diagnostics}
+    return {"ok": errors == 0, "checked": len(found.selected), "compiled": found.compiled, "fresh": found.known,
+            "errors": errors, "warnings": warnings, "diagnostics": diagnostics}

@@ -324,18 +324,22 @@ def _drive(steps: list, where: list[tuple[str, str]]) -> list[dict]:
 
 
 def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None,
-              shared: list | None = None, notes: list | None = None, recook: bool = False) -> dict:
+              shared: list | None = None, notes: list | None = None, recook: bool = False, *,
+              index: AssetIndex | None = None) -> dict:
     """Bring one cooked file up to date: already fresh, restored from the store, or compiled.
 
     *shared*: store keys this run fetched from the shared tier (a hit on one is SHARED, not
     RESTORED); *notes*: warnings about this source from before the run (a shared object
     that was rejected), shown as this source's warnings; *recook*: compile it, however fresh
     its cooked file and whatever the store holds (the cook's state found it stale for a reason
-    its META cannot show: an earlier toolchain cooked it, a material it names appeared).
+    its META cannot show: an earlier toolchain cooked it, a material it names appeared);
+    *index*: the game's assets as the caller sees them now (default: this process's,
+    :func:`get_index`, which a long-lived process such as the MCP server made before sources
+    were added).
     Returns ``{"outcome": ..., "messages": [...], "entry": stat-cache entry or None,
     "put": [store keys a writing shared tier should get]}``.
     """
-    gen = _cook_steps(kind, rel, assets, cooked, cache, shown, shared, notes, recook)
+    gen = _cook_steps(kind, rel, assets, cooked, cache, shown, shared, notes, recook, index=index)
     try:
         _, src, ctx = next(gen)
     except StopIteration as stop:

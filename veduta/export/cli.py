@@ -82,6 +82,7 @@ def cmd_preview_model(args) -> int:
     from veduta import api
 
     r = api.preview_model(_project(), args.name, args.out, args.size)
+    r.pop("png")  # written to --out
     levels = ", ".join(str(lv["triangles"]) for lv in r["levels"])
     return _report(r, args.json, f"wrote {r['out']}: {r['width']} x {r['height']} px, triangles per level {levels}")
 

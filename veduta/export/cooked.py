@@ -29,6 +29,7 @@ class Cooked:
         self.findings: list[dict[str, Any]] = []
         self._records: dict[tuple[str, str], Any] = {}
         self._reported: set[tuple[str, str]] = set()
+        self._index = None  # the game's assets as they are at the first record read
 
     def require(self, kind: str, name: str):
         """The record of an asset the export cannot do without (VedutaError when missing or broken)."""
@@ -63,7 +64,9 @@ class Cooked:
             result: tuple[Any, str] = (None, str(no_such_asset(p, kind, name)))
         else:
             cooked = p.cooked_path(kind, name)
-            out = cook_file(kind, src.rel, p.assets, cooked, p.cache)
+            if self._index is None:
+                self._index = p.index()
+            out = cook_file(kind, src.rel, p.assets, cooked, p.cache, index=self._index)
             self.messages.extend(out["messages"])
             if out["outcome"] == FAILED:
                 result = (None, f"{kind} {name} {FAILED_TEXT}")

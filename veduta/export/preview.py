@@ -91,8 +91,9 @@ def _dim(v: float) -> str:
     return f"{round(float(v), 3):g}"
 
 
-def preview_model(project: Project, name: str, out: str, size: int = DEFAULT_SIZE) -> dict[str, Any]:
-    """Write the preview sheet of model *name* to *out* (PNG); a summary of what was drawn."""
+def preview_model(project: Project, name: str, out: str | None, size: int = DEFAULT_SIZE) -> dict[str, Any]:
+    """Draw the preview sheet of model *name* and write it to *out* (PNG) when given; a summary of
+    what was drawn, with ``"png"`` (the faces write or send it; ``--json`` shows the rest)."""
     from PIL import Image
 
     from veduta.preview import _font, _Sheet
@@ -138,7 +139,8 @@ def preview_model(project: Project, name: str, out: str, size: int = DEFAULT_SIZ
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=False)
     data = buf.getvalue()
-    _write(out, data)
+    if out is not None:
+        _write(out, data)
     return {"out": out, "bytes": len(data), "model": name, "width": img.width, "height": img.height,
             "size": size, "views": ["front", "side", "top", "three-quarter"], "levels": drawn,
-            "findings": cooked.findings, "messages": cooked.messages}
+            "findings": cooked.findings, "messages": cooked.messages, "png": data}

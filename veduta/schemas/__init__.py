@@ -25,7 +25,7 @@ from importlib import resources
 
 from veduta.kinds import KINDS
 
-__all__ = ["SCHEMA_DIALECT", "SOURCES", "generate", "schema_of", "render", "write", "file_name"]
+__all__ = ["SCHEMA_DIALECT", "SOURCES", "generate", "schema_of", "render", "write", "file_name", "shipped_schema"]
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -175,8 +175,12 @@ def generate() -> dict[str, str]:
 
 def shipped() -> dict[str, str]:
     """The schema files shipped in this package."""
-    root = resources.files(__package__)
-    return {file_name(k.name): root.joinpath(file_name(k.name)).read_text(encoding="utf-8") for k in KINDS}
+    return {file_name(k.name): shipped_schema(k.name) for k in KINDS}
+
+
+def shipped_schema(kind: str) -> str:
+    """The schema file of *kind* shipped in this package."""
+    return resources.files(__package__).joinpath(file_name(kind)).read_text(encoding="utf-8")
 
 
 def write(out_dir: str) -> list[str]:

@@ -98,7 +98,7 @@ class Workspace:
         asset of its kind and name and did not find it."""
         self.buffers[rel] = text
         self.overlay[rel] = text.encode("utf-8", "surrogateescape")
-        if rel in self.graph.by_source:
+        if self.graph.has(rel):
             self._stale.add(rel)  # its references are read when asked for, not on every keystroke
         else:
             self.graph.set_text(rel, text)  # a new source: a name the others may use at once
@@ -438,7 +438,7 @@ class Workspace:
                 if to in BY_NAME:
                     srcs = self.graph.sources_of(to, place.word)
                     target = srcs[0] if srcs else f"{BY_NAME[to].folder}/{place.word}{BY_NAME[to].suffix}"
-        out = [_file_start(self.path_of(target))] if declaration and target in self.graph.by_source else []
+        out = [_file_start(self.path_of(target))] if declaration and self.graph.has(target) else []
         for r in self.graph.to_source(target):
             out.append({"file": self.path_of(r.source), "line": r.line, "col": r.col, "end_line": r.line,
                         "end_col": r.end_col})

@@ -207,12 +207,22 @@ def _run_edit(args, tool: str, kwargs: dict) -> int:
 
     from veduta import api
     from veduta.cli import compact_json
+    from veduta.cliface import progress_line
     from veduta.cook.project import Project
 
     project = Project.find(getattr(args, "cwd", None) or os.getcwd())
-    report = getattr(api, tool)(project, args.world, dry_run=args.dry_run, **kwargs)
+    line = progress_line()
+    try:
+        report = getattr(api, tool)(project, args.world, dry_run=args.dry_run, progress=line, **kwargs)
+    finally:
+        if line is not None:
+            line.close()
     sys.stdout.write(compact_json(report) + "\n" if args.json else format_edit(report))
     return 0
+
+
+#: changes the text report lists one per line (the rest are counted; --json has them all)
+CHANGES_SHOWN = 40
 
 
 def _heights_text(h: dict) -> str:
@@ -258,8 +268,16 @@ def format_edit(r: dict) -> str:
             full = "unknown" if r["triangles_full"] is None else f"{r['triangles_full']} ({r['triangles_each']} each)"
             lines.append(f"  triangles: {r['triangles']} drawn in the view at {v['focus']} ({v['without_rule']} -> "
                          f"{v['triangles']} of a {v['budget']} budget); all at full detail: {full}")
-    for c in r.get("changes") or []:
+    changes = r.get("changes") or []
+    for c in changes[:CHANGES_SHOWN]:
         lines.append(f"  {_change_text(c)}")
+    if len(changes) > CHANGES_SHOWN:  # a feature the size of the world changes thousands of sites
+        rest: dict[str, int] = {}
+        for c in changes[CHANGES_SHOWN:]:
+            key = f"{c['kind']}s {c['change']}" if c["change"] != "pad" else f"{c['kind']}s on a pad at another height"
+            rest[key] = rest.get(key, 0) + 1
+        lines.append(f"  ... and {len(changes) - CHANGES_SHOWN} more: "
+                     + ", ".join(f"{n} {k}" for k, n in rest.items()) + " (--json lists every change)")
     for w in r.get("warnings") or []:
         lines.append(f"  warning: {w['code']}: {w['message']}")
     lines.append(f"  dry run: {r['source']} not written" if r["dry_run"] else f"  wrote {r['source']}")

@@ -38,10 +38,14 @@ SECTIONS = {"features": "feature", "vegetation": "vegetation rule", "places": "p
 #: ``--near``: the default and largest search radius, in cells
 NEAR_SEARCH = 32
 NEAR_SEARCH_MAX = 256
-#: terrain reports sample at most this many vertices per side (a coarser grid beyond)
+#: terrain reports compute discs up to this many vertices across vertex by vertex (beyond, the
+#: extremes within EXTREMES_TOL_MM and a sampled mean: veduta.world.areas.ground_summary)
 SAMPLE_SIDE = 512
+EXTREMES_TOL_MM = 60
 #: area vegetation rules are counted cell by cell up to this radius, in cells
 COUNT_RADIUS_MAX = 256
+#: rows of cells counted at once
+COUNT_ROWS = 128
 
 
 class EditRefused(VedutaError):
@@ -60,6 +64,9 @@ class BadValue(EditRefused, UsageError):
     """A value given for the new element is out of range or wrong for its field (the compiler's
     errors are all inside the element): a usage mistake, exit 2; nothing was written."""
 
+
+#: a progress callback ``progress(done, total, message)`` (LAYOUT.md; veduta.base.progress)
+Progress = Callable[[float, "float | None", str], None]
 
 _P = ParamSpec("_P")
 _R = TypeVar("_R")
@@ -177,13 +184,20 @@ class WorldSource:
     def exists(self, kind: str, name: str) -> bool:
         return self.index.resolve(kind, name) is not None
 
-    def generator(self, world: Any) -> Generator:
-        """The generator of a compiled world, with every prefab it names that compiles."""
+    def suggest(self, kind: str, name: str) -> str:
+        """`` (did you mean well?)`` when assets of *kind* have names close to *name*, else ``""``."""
+        from veduta.base.names import did_you_mean
+
+        return did_you_mean(name, self.index.by_kind.get(kind, ()))
+
+    def generator(self, world: Any, like: Generator | None = None) -> Generator:
+        """The generator of a compiled world, with every prefab it names that compiles;
+        ``like``: the generator of the world before the edit (what they compute alike is shared)."""
         from veduta.world.generator import Generator
         from veduta.world.params import prefab_names
 
         prefabs = {n: rec for n in prefab_names(world) if (rec := self.prefab(n)) is not None}
-        return Generator(world, prefabs)
+        return Generator(world, prefabs, like=like)
 
 
 def load_world_source(project: Project, world: str) -> WorldSource:
@@ -209,6 +223,18 @@ def load_world_source(project: Project, world: str) -> WorldSource:
     ws.world = rec
     ws.warnings = [str(d) for d in rep.warnings]
     return ws
+
+
+def _names(ws: WorldSource, section: str) -> list[str]:
+    """The names of the elements of *section* in the source text."""
+    from veduta.source.jsonedit import JsonDoc
+    from veduta.source.jsonpos import Arr, Obj, to_plain
+
+    node = JsonDoc(ws.text).root.get(section)
+    if not isinstance(node, Arr):
+        return []
+    keys = [item.get("name") for item in node if isinstance(item, Obj)]
+    return [n for key in keys if key is not None and isinstance(n := to_plain(key), str)]
 
 
 def _find(ws: WorldSource, section: str, name: str) -> int | None:
@@ -355,10 +381,15 @@ def place_problems(gen: Generator, name: str, prefab: str, x: int, z: int, rotat
 
 def _spiral(cx: int, cz: int, r: int) -> list[tuple[int, int]]:
     """Cells within r of (cx, cz), nearest first; ties by z, then x (deterministic)."""
-    out = [(dx * dx + dz * dz, dz, dx) for dz in range(-r, r + 1) for dx in range(-r, r + 1)
-           if dx * dx + dz * dz <= r * r]
-    out.sort()
-    return [(cx + dx, cz + dz) for _, dz, dx in out]
+    import numpy as np
+
+    d = np.arange(-r, r + 1, dtype=np.int64)
+    dx, dz = (a.ravel() for a in np.meshgrid(d, d))
+    d2 = dx * dx + dz * dz
+    keep = d2 <= r * r
+    dx, dz, d2 = dx[keep], dz[keep], d2[keep]
+    order = np.lexsort((dx, dz, d2))
+    return list(zip((cx + dx[order]).tolist(), (cz + dz[order]).tolist(), strict=True))
 
 
 # -- structures that change ----------------------------------------------------------------------
@@ -378,32 +409,10 @@ def _rect_around(gen: Generator, x: int, z: int, reach: int) -> tuple[int, int, 
 
 def structure_changes(before: Generator, after: Generator, rect: tuple[int, int, int, int]) -> list[dict]:
     """Sites and places of a rectangle that differ between two generators: dropped, added, wet,
-    or on a pad at another height."""
-    x0, z0, w, h = rect
-    if w <= 0 or h <= 0:
-        return []
-    a = {s.name: s for s in before.structures_in(x0, z0, w, h)}
-    b = {s.name: s for s in after.structures_in(x0, z0, w, h)}
-    out: list[dict[str, Any]] = []
-    for name in sorted(set(a) | set(b), key=lambda n: ((a[n] if n in a else b[n]).order, n)):
-        s, t = a.get(name), b.get(name)
-        if t is None:
-            s = a[name]
-            why = ""
-            if s.region is not None:  # a site: why its rule has none there now
-                why = after.structs.site(s.rule, *s.region).reason
-            out.append({"kind": s.kind, "name": name, "change": "dropped", "reason": why or "removed",
-                        "cell": [s.x0, s.z0]})
-        elif s is None:
-            out.append({"kind": t.kind, "name": name, "change": "added", "cell": [t.x0, t.z0]})
-        else:
-            if s.level_mm != t.level_mm:
-                out.append({"kind": t.kind, "name": name, "change": "pad", "before": _m(s.level_mm),
-                            "after": _m(t.level_mm), "cell": [t.x0, t.z0]})
-            if s.wet != t.wet:
-                out.append({"kind": t.kind, "name": name, "change": "in water" if t.wet else "out of water",
-                            "cell": [t.x0, t.z0]})
-    return out
+    or on a pad at another height (:func:`veduta.world.areas.structure_changes`)."""
+    from veduta.world.areas import structure_changes as changes
+
+    return changes(before, after, *rect)
 
 
 # -- place ---------------------------------------------------------------------------------------
@@ -412,7 +421,7 @@ def structure_changes(before: Generator, after: Generator, rect: tuple[int, int,
 @_one_at_a_time
 def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequence[int] | None = None,
                 near: Sequence[int] | None = None, rotation: int = 0,
-                search: int = NEAR_SEARCH, dry_run: bool = False) -> dict[str, Any]:
+                search: int = NEAR_SEARCH, dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     """Add (or replace) place *name* with *prefab* at *cell*, or at the valid cell nearest *near*.
 
     The cell must pass the place checks of ``inspect world`` (water, overlap, biome, distances,
@@ -432,9 +441,10 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
         raise UsageError(f"search {search} out of range [1, {NEAR_SEARCH_MAX}] cells")
     ws = load_world_source(project, world)
     if not ws.exists("prefab", prefab):
-        raise UnknownAsset(f'prefab "{prefab}" does not exist (WORLD_PREFAB_MISSING); nothing was written',
+        hint = ws.suggest("prefab", prefab)
+        raise UnknownAsset(f'prefab "{prefab}" does not exist{hint} (WORLD_PREFAB_MISSING); nothing was written',
                           [{"code": "WORLD_PREFAB_MISSING", "severity": "error",
-                            "message": f'prefab "{prefab}" does not exist'}])
+                            "message": f'prefab "{prefab}" does not exist{hint}'}])
     if ws.prefab(prefab) is None:
         raise EditRefused(f'prefab "{prefab}" has errors (inspect prefab {prefab}); nothing was written')
     index = _find(ws, "places", name)
@@ -453,10 +463,13 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
     rejected: dict[str, int] = {}  # cells refused, by their first finding
     chosen = None
     problems: list[dict] = []
-    quick = _prescreen(screen, prefab, rotation, candidates) if len(candidates) > 1 else None
-    for x, z in candidates:
+    quick = (_prescreen(screen, prefab, rotation, candidates).codes  # type: ignore[attr-defined]
+             if len(candidates) > 1 else [None] * len(candidates))
+    _tell(progress, 0, len(candidates), "cells tried")
+    for (x, z), code in zip(candidates, quick, strict=True):
         tried += 1
-        code = quick(x, z) if quick is not None else None
+        if tried % 256 == 0:
+            _tell(progress, tried, len(candidates), "cells tried")
         if code is not None:
             rejected[code] = rejected.get(code, 0) + 1
             continue
@@ -484,7 +497,7 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
         element["rotation"] = rotation
     text = _edit_text(ws, "places", element, index)
     rec, rep = _compile_new(ws, text, f'place "{name}"', "places", index)
-    after = ws.generator(rec)
+    after = ws.generator(rec, like=before)
     final = place_problems(after, name, prefab, x, z, rotation)
     if final:  # the screen and the new world disagree: say so rather than write
         raise EditRefused(f'place "{name}" at cell [{x}, {z}] is refused ('
@@ -512,8 +525,9 @@ def _prescreen(gen: Generator, prefab: str, rotation: int,
                candidates: list[tuple[int, int]]) -> Callable[[int, int], str | None]:
     """``quick(x, z)``: the first finding code :func:`place_problems` would give for the cells it
     can rule out from arrays computed once over the whole search (footprint outside the world, a
-    footprint vertex under water, a biome the prefab does not list), else None. A speed-up only:
-    the cells it passes still get the full check."""
+    footprint vertex under water, a biome the prefab does not list), else None; ``quick.codes``:
+    the same for every candidate, in order. A speed-up only: the cells it passes still get the
+    full check."""
     import numpy as np
 
     from veduta.world.checks import place_footprint
@@ -521,10 +535,10 @@ def _prescreen(gen: Generator, prefab: str, rotation: int,
     p = gen.p
     pf = gen.prefabs[prefab]
     _, _, fw, fd = place_footprint(gen, prefab, (0, 0), rotation)
-    xs = [c[0] for c in candidates]
-    zs = [c[1] for c in candidates]
-    x0, z0 = min(xs) - fw, min(zs) - fd  # vertices of every candidate footprint
-    w, h = max(xs) - x0 + fw + 1, max(zs) - z0 + fd + 1
+    cx = np.asarray([c[0] for c in candidates], dtype=np.int64)
+    cz = np.asarray([c[1] for c in candidates], dtype=np.int64)
+    x0, z0 = int(cx.min()) - fw, int(cz.min()) - fd  # vertices of every candidate footprint
+    w, h = int(cx.max()) - x0 + fw + 1, int(cz.max()) - z0 + fd + 1
     t = gen.terrain
     wet = (t.ground(x0, z0, w, h) < t.water_levels(x0, z0, w, h)).astype(np.int64)
     sat = np.zeros((h + 1, w + 1), dtype=np.int64)  # summed-area table of wet vertices
@@ -532,19 +546,28 @@ def _prescreen(gen: Generator, prefab: str, rotation: int,
     allowed = np.asarray([pf.allows(b) for b in p.biome_names], dtype=bool)
     biome = t.biomes(x0, z0, w, h)
     n = p.cells
+    fx0, fz0 = cx - fw // 2, cz - fd // 2
+    outside = (fx0 < -n) | (fz0 < -n) | (fx0 + fw > n) | (fz0 + fd > n)
+    i0, j0 = fx0 - x0, fz0 - z0
+    i1, j1 = i0 + fw + 1, j0 + fd + 1
+    water = (sat[j1, i1] - sat[j0, i1] - sat[j1, i0] + sat[j0, i0]) > 0
+    bad_biome = ~allowed[biome[cz - z0, cx - x0]]
+    codes = np.where(outside, 1, np.where(water, 2, np.where(bad_biome, 3, 0))).tolist()
+    names = [None, "WORLD_PLACE_OUTSIDE", "WORLD_PLACE_WATER", "WORLD_PLACE_BIOME"]
 
     def quick(x: int, z: int) -> str | None:
         fx0, fz0 = x - fw // 2, z - fd // 2
         if fx0 < -n or fz0 < -n or fx0 + fw > n or fz0 + fd > n:
-            return "WORLD_PLACE_OUTSIDE"
+            return names[1]
         i0, j0 = fx0 - x0, fz0 - z0
         i1, j1 = i0 + fw + 1, j0 + fd + 1
         if sat[j1, i1] - sat[j0, i1] - sat[j1, i0] + sat[j0, i0]:
-            return "WORLD_PLACE_WATER"
+            return names[2]
         if not allowed[biome[z - z0, x - x0]]:
-            return "WORLD_PLACE_BIOME"
+            return names[3]
         return None
 
+    quick.codes = [names[c] for c in codes]  # type: ignore[attr-defined]
     return quick
 
 
@@ -574,57 +597,67 @@ def _rule_warnings(rep: Report, section: str, index: int | None = None) -> list[
 
 def _heights(gen: Generator, x: int, z: int, r: int) -> dict[str, Any]:
     """Final ground over the disc of radius r (vertices) around vertex (x, z), inside the world:
-    centre, min, max and mean in metres. A disc wider than SAMPLE_SIDE vertices is sampled every
-    ``step`` vertices (reported)."""
+    centre, min, max and mean in metres. A disc up to SAMPLE_SIDE vertices across is computed
+    vertex by vertex; a wider one (``step`` in the report) by :func:`veduta.world.areas.ground_summary`:
+    min and max within 6 cm of every vertex's (values of real vertices), the mean over the
+    vertices every ``step`` vertices."""
     import numpy as np
 
+    if 2 * r + 1 > SAMPLE_SIDE:
+        from veduta.world.areas import ground_summary
+
+        s = ground_summary(gen, x, z, r, tol=EXTREMES_TOL_MM)
+        return {"centre": _m(s["centre"]), "min": _m(s["min"]), "max": _m(s["max"]),
+                "mean": round(s["mean_mm"] / 1000.0, 3), "step": s["step"]}
     n = gen.p.cells
     x0, x1 = max(-n, x - r), min(n, x + r)
     z0, z1 = max(-n, z - r), min(n, z + r)
-    step = max(1, -(-(2 * r + 1) // SAMPLE_SIDE))
-    xs = np.arange(x0, x1 + 1, step, dtype=np.int64)
-    los: list[int] = []
-    his: list[int] = []
-    total, count = 0, 0
-    rows = max(1, 256 // step) * step  # vertex rows per heights() call: bounded memory
-    for zb in range(z0, z1 + 1, rows):
-        g = gen.heights(x0, zb, x1 - x0 + 1, min(rows, z1 + 1 - zb))[::step, ::step]
-        zs = np.arange(zb, zb + g.shape[0] * step, step, dtype=np.int64)
-        disc = (xs[None, :] - x) ** 2 + (zs[:, None] - z) ** 2 <= r * r
-        vals = g[disc]
-        if vals.size:
-            los.append(int(vals.min()))
-            his.append(int(vals.max()))
-            total += int(vals.sum())
-            count += int(vals.size)
     centre = int(gen.heights(x, z, 1, 1)[0, 0])
-    lo, hi = (min(los), max(his)) if count else (centre, centre)
-    if not count:  # the whole disc is outside the world: its centre vertex is all there is
-        total = centre
-        count = 1
-    out = {"centre": _m(centre), "min": _m(lo), "max": _m(hi), "mean": round(total / count / 1000.0, 3)}
-    if step > 1:
-        out["step"] = step
-    return out
+    if x1 < x0 or z1 < z0:  # the whole disc is outside the world: its centre vertex is all there is
+        return {"centre": _m(centre), "min": _m(centre), "max": _m(centre), "mean": round(centre / 1000.0, 3)}
+    g = gen.heights(x0, z0, x1 - x0 + 1, z1 - z0 + 1)
+    xs = np.arange(x0, x1 + 1, dtype=np.int64)
+    zs = np.arange(z0, z1 + 1, dtype=np.int64)
+    vals = g[(xs[None, :] - x) ** 2 + (zs[:, None] - z) ** 2 <= r * r]
+    if not vals.size:
+        return {"centre": _m(centre), "min": _m(centre), "max": _m(centre), "mean": round(centre / 1000.0, 3)}
+    return {"centre": _m(centre), "min": _m(int(vals.min())), "max": _m(int(vals.max())),
+            "mean": round(int(vals.sum()) / vals.size / 1000.0, 3)}
 
 
-def _terrain_report(before: Generator, after: Generator, x: int, z: int, r: int, reach: int) -> dict[str, Any]:
+def _terrain_report(before: Generator, after: Generator, x: int, z: int, r: int, reach: int,
+                    progress: Progress | None = None) -> dict[str, Any]:
     rect = _rect_around(after, x, z, reach)
     wet_before = sorted(s.name for s in before.structs.places if s.wet)
     wet_after = sorted(s.name for s in after.structs.places if s.wet)
+    _tell(progress, 1, 4, "ground before")
+    h_before = _heights(before, x, z, r)
+    _tell(progress, 2, 4, "ground after")
+    h_after = _heights(after, x, z, r)
+    _tell(progress, 3, 4, "sites and places that change")
+    changes = structure_changes(before, after, rect)
+    _tell(progress, 4, 4, "report")
     return {
-        "before": _heights(before, x, z, r),
-        "after": _heights(after, x, z, r),
+        "before": h_before,
+        "after": h_after,
         "places_in_water": wet_after,
         "places_newly_in_water": [n for n in wet_after if n not in wet_before],
-        "changes": structure_changes(before, after, rect),
+        "changes": changes,
     }
+
+
+def _tell(progress: Progress | None, done: float, total: float | None, message: str) -> None:
+    """One step of a tool's progress (LAYOUT.md's convention: a face's callback, which may raise
+    Cancelled; nothing is written before the last step)."""
+    if progress is not None:
+        progress(done, total, message)
 
 
 @_one_at_a_time
 def world_terrain(project: Project, world: str, name: str, kind: str, cell: Sequence[int], radius: int,
                   height: float | None = None, depth: float | None = None, falloff: int | None = None,
-                  roughness: float | None = None, dry_run: bool = False) -> dict[str, Any]:
+                  roughness: float | None = None, dry_run: bool = False,
+                  progress: Progress | None = None) -> dict[str, Any]:
     """Add (or replace) feature *name* (a hill, plain, lake or sea) and report the ground before
     and after over its area (centre, min, max, mean), the places in water and the sites and
     places that change (dropped, added, on a pad at another height, in or out of water)."""
@@ -645,7 +678,7 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell: Sequ
     text = _edit_text(ws, "features", element, index)
     rec, rep = _compile_new(ws, text, f'feature "{name}"', "features", index)
     before = ws.generator(ws.world)
-    after = ws.generator(rec)
+    after = ws.generator(rec, like=before)
     f = next(fp for fp in after.p.features if fp.name == name)
     reach = feature_reach(f)
     if old is not None:  # a moved feature changes its old area too
@@ -655,7 +688,7 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell: Sequ
     out = _base(ws, "features", name, "replaced" if old is not None else "added", old, element, dry_run)
     out.update({"kind": kind, "cell": [x, z], "radius": radius,
                 "level": _m(after.terrain.levels[f.index]) if kind != "hill" else None})
-    out.update(_terrain_report(before, after, x, z, radius, reach))
+    out.update(_terrain_report(before, after, x, z, radius, reach, progress))
     out["warnings"] = _rule_warnings(rep, "features")
     out["written"] = _write(ws, text, dry_run)
     return out
@@ -665,26 +698,12 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell: Sequ
 
 
 def _rule_count(gen: Generator, rule_index: int, x0: int, z0: int, w: int, h: int) -> int:
-    """Plants (model rule) or cells won (prefab rule) of vegetation rule *rule_index* in a rectangle,
-    chunk by chunk (the chunk layers are what the game generates)."""
-    from veduta.world.cover import VEGETATION
-
-    r = gen.p.vegetation[rule_index]
-    c = gen.p.chunk
+    """Plants (model rule) or cells won (prefab rule) of vegetation rule *rule_index* in a rectangle
+    (:meth:`~veduta.world.generator.Generator.rule_cells`, what the game's chunks hold), in strips
+    of COUNT_ROWS rows (bounded memory)."""
     n = 0
-    for cz in range(z0 // c, (z0 + h - 1) // c + 1):
-        for cx in range(x0 // c, (x0 + w - 1) // c + 1):
-            lay = gen.chunk_layers(cx, cz)
-            i0, i1 = max(0, x0 - cx * c), min(c, x0 + w - cx * c)
-            j0, j1 = max(0, z0 - cz * c), min(c, z0 + h - cz * c)
-            if r.model:
-                for pa in lay.plants:
-                    if pa.rule == rule_index:
-                        n += int(pa.mask[j0:j1, i0:i1].sum())
-            else:
-                sub_k = lay.owner_kind[j0:j1, i0:i1]
-                sub_i = lay.owner_index[j0:j1, i0:i1]
-                n += int(((sub_k == VEGETATION) & (sub_i == rule_index)).sum())
+    for zb in range(z0, z0 + h, COUNT_ROWS):
+        n += int(gen.rule_cells(rule_index, x0, zb, w, min(COUNT_ROWS, z0 + h - zb)).sum())
     return n
 
 
@@ -754,7 +773,8 @@ def _vegetation_counts(ws: WorldSource, gen: Generator, rule_name: str) -> dict[
 def world_vegetation(project: Project, world: str, name: str, density: float, prefab: str | None = None,
                      model: str | None = None, biomes: Sequence[str] | str | None = None,
                      cell: Sequence[int] | None = None, radius: int | None = None,
-                     scale: Sequence[float] | None = None, dry_run: bool = False) -> dict[str, Any]:
+                     scale: Sequence[float] | None = None, dry_run: bool = False,
+                     progress: Progress | None = None) -> dict[str, Any]:
     """Add (or replace) vegetation rule *name* and report how many plants it gets (in its area, or
     in the loaded chunks around the start cell for a world-wide rule), what they cost to draw
     (``triangles``) and warnings (a missing model or prefab, flora without draw_distance, a
@@ -791,6 +811,7 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     text = _edit_text(ws, "vegetation", element, index)
     rec, rep = _compile_new(ws, text, f'vegetation rule "{name}"', "vegetation", index)
     after = ws.generator(rec)
+    _tell(progress, 1, 3, "plants")
     counts = _vegetation_counts(ws, after, name)
     rule_index = counts.pop("rule")
     warnings = []
@@ -799,7 +820,7 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     if missing:
         code = "WORLD_MODEL_MISSING" if model else "WORLD_PREFAB_MISSING"
         warnings.append({"code": code, "severity": "warning",
-                         "message": f'{kind} "{asset}" does not exist: the rule ' + (
+                         "message": f'{kind} "{asset}" does not exist{ws.suggest(kind, asset)}: the rule ' + (
                              "plants it, but nothing is drawn" if model else "places nothing")})
     elif broken:
         code = "WORLD_MODEL_INVALID" if model else "WORLD_PREFAB_INVALID"
@@ -811,8 +832,8 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
         for m in sorted({e.model for e in rec.entities or [] if getattr(e, "model", "")}):
             if not ws.exists("model", m):
                 warnings.append({"code": "WORLD_MODEL_MISSING", "severity": "warning",
-                                 "message": f'prefab "{prefab}" names model "{m}", which does not exist: '
-                                            "its entities draw nothing"})
+                                 "message": f'prefab "{prefab}" names model "{m}", which does not exist'
+                                            f"{ws.suggest('model', m)}: its entities draw nothing"})
             elif ws.model(m) is None:
                 warnings.append({"code": "WORLD_MODEL_INVALID", "severity": "warning",
                                  "message": f'prefab "{prefab}" names model "{m}", which has errors (veduta inspect '
@@ -827,7 +848,9 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
 
         without = ws.generator(_compile_new(ws, remove_item(text, "vegetation", index), "")[0])
     focus = tuple(element["cell"]) if "cell" in element else (0, 0)
+    _tell(progress, 2, 3, "triangles drawn")
     v_without, v_with = _view_triangles(ws, [without, after], focus)
+    _tell(progress, 3, 3, "report")
     view = {"focus": list(focus), "triangles": v_with["total"], "without_rule": v_without["total"],
             "budget": _frame_budget()}
     if model:
@@ -877,7 +900,7 @@ def _frame_budget() -> int:
 
 @_one_at_a_time
 def world_remove(project: Project, world: str, name: str, section: str | None = None,
-                 dry_run: bool = False) -> dict[str, Any]:
+                 dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     """Remove the feature, vegetation rule or place *name* (``section`` picks the list when the
     name is in several); fails when there is none. Removing a feature reports the ground before and
     after as ``world_terrain`` does; a vegetation rule, the plants it had; a place, the sites that
@@ -891,9 +914,13 @@ def world_remove(project: Project, world: str, name: str, section: str | None = 
     found = [(sec, i) for sec in (SECTIONS if section is None else [section])
              if (i := _find(ws, sec, name)) is not None]
     if not found:
+        from veduta.base.names import did_you_mean
+
         names = [SECTIONS[s] for s in (SECTIONS if section is None else [section])]
         where = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-        raise UsageError(f'world {world} has no {where} named "{name}"; nothing was removed')
+        there = [n for s in (SECTIONS if section is None else [section]) for n in _names(ws, s)]
+        raise UsageError(f'world {world} has no {where} named "{name}"{did_you_mean(name, there)}; '
+                         "nothing was removed")
     if len(found) > 1:
         raise UsageError(f'"{name}" names a ' + " and a ".join(SECTIONS[s] for s, _ in found)
                          + "; say which list: " + " or ".join(s for s, _ in found))
@@ -904,16 +931,16 @@ def world_remove(project: Project, world: str, name: str, section: str | None = 
     before = ws.generator(ws.world)
     out = _base(ws, sec, name, "removed", old, None, dry_run)
     if sec == "features":
-        after = ws.generator(rec)
+        after = ws.generator(rec, like=before)
         f = next(fp for fp in before.p.features if fp.name == name)
-        out.update(_terrain_report(before, after, f.x, f.z, f.radius, feature_reach(f)))
+        out.update(_terrain_report(before, after, f.x, f.z, f.radius, feature_reach(f), progress))
     elif sec == "vegetation":
         counts = _vegetation_counts(ws, before, name)
         counts.pop("rule")
         out["plants_before"] = counts.pop("plants")
         out.update(counts)
     else:
-        after = ws.generator(rec)
+        after = ws.generator(rec, like=before)
         s = next((st for st in before.structs.places if st.name == name), None)
         if s is not None:
             rect = _rect_around(after, s.x0 + s.fw // 2, s.z0 + s.fd // 2, max(s.fw, s.fd))

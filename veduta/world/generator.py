@@ -15,8 +15,9 @@ from typing import Any
 import numpy as np
 
 from .cover import NONE, SCATTER, STRUCTURE, Cover, Plant, PlantArrays
+from .intmath import hash2_grid
 from .params import PrefabP, prefab_params, world_params
-from .structures import PAD_BLEND, Structure, Structures, apply_pads, coord, pad_at
+from .structures import PAD_BLEND, StructArrays, Structure, Structures, apply_pads, coord, pad_at, pads_at
 from .terrain import NO_WATER, Terrain
 
 CHUNK_CACHE = 64
@@ -57,14 +58,17 @@ class Generator:
     not generated (sites, places, scatter and vegetation naming them produce nothing).
     """
 
-    def __init__(self, world: Any, prefabs: Mapping[str, Any] | None = None):
+    def __init__(self, world: Any, prefabs: Mapping[str, Any] | None = None, like: Generator | None = None):
+        """``like``: another generator of (nearly) the same world, e.g. the world before an edit;
+        what the two compute alike (where sites are drawn, biomes, relief) is computed once."""
         self.world = world
         self.p = world_params(world)
         self.prefabs: dict[str, PrefabP] = {
             name: prefab_params(rec, self.p.cell_mm) for name, rec in sorted((prefabs or {}).items())
         }
         self.terrain = Terrain(self.p)
-        self.structs = Structures(self.p, self.prefabs, self.terrain)
+        self.structs: Structures = Structures(self.p, self.prefabs, self.terrain,
+                                              like.structs if like is not None else None)
         self.cover = Cover(self.p, self.prefabs)
         #: cells around a rectangle within which structures matter (pads and min_distance)
         self.margin = max(PAD_BLEND + 1, self.structs.reach)
@@ -77,6 +81,19 @@ class Generator:
         (h, w) int64 millimetres."""
         structs = self.structs.in_rect(x0, z0, w, h, PAD_BLEND + 1)
         return apply_pads(self.terrain.ground(x0, z0, w, h), x0, z0, structs)
+
+    def heights_at(self, xs: np.ndarray, zs: np.ndarray, structs: StructArrays | None = None) -> np.ndarray:
+        """Final ground at the vertices [xs, zs] (1-D int64 arrays of one length), mm: what
+        :meth:`heights` gives there, for scattered vertices (samples of a large area).
+        ``structs``: the structures of an area holding the vertices (and PAD_BLEND + 1 around)."""
+        xs = np.asarray(xs, dtype=np.int64)
+        zs = np.asarray(zs, dtype=np.int64)
+        if not len(xs):
+            return np.zeros(0, dtype=np.int64)
+        if structs is None:
+            x0, z0 = int(xs.min()), int(zs.min())
+            structs = self.structs.arrays(x0, z0, int(xs.max()) - x0 + 1, int(zs.max()) - z0 + 1, PAD_BLEND + 1)
+        return pads_at(self.terrain.ground_points(xs, zs), xs, zs, structs)
 
     def biomes(self, x0: int, z0: int, w: int, h: int) -> np.ndarray:
         """Biome indices (into the world's biome list) of the cells of a rectangle, (h, w) int64."""
@@ -108,6 +125,36 @@ class Generator:
         kind, index = self.cover.owners(x0, z0, biome, wet, structs)
         plants = self.cover.plants(x0, z0, biome, wet, kind == STRUCTURE, ground)
         return Layers(x0, z0, w, h, ground, biome, level, centre, wet, structs, kind, index, plants)
+
+    def rule_cells(self, rule: int, x0: int, z0: int, w: int, h: int) -> np.ndarray:
+        """(h, w) bool: the cells of a rectangle that vegetation rule ``rule`` (its index) takes
+        there: a plant of a model rule, or the cell a prefab rule wins. What :meth:`layers` says
+        (``plants[...].mask`` or ``owner_kind == VEGETATION``), computing only what that needs:
+        water only where a lake, sea or the sea level can reach, the other rules' cells only for a
+        prefab rule."""
+        from .cover import VEGETATION, biome_ok, in_area
+
+        r = self.p.vegetation[rule]
+        biome = self.biomes(x0, z0, w, h)
+        if self.terrain.wet_possible(x0, z0, x0 + w, z0 + h):
+            wet = self.water(x0, z0, w, h)[1]
+        else:
+            wet = np.zeros((h, w), dtype=bool)
+        if r.prefab:
+            structs = self.structs.in_rect(x0, z0, w, h, self.margin)
+            kind, index = self.cover.owners(x0, z0, biome, wet, structs)
+            return (kind == VEGETATION) & (index == rule)
+        xs = np.arange(x0, x0 + w, dtype=np.int64)
+        zs = np.arange(z0, z0 + h, dtype=np.int64)
+        n = self.p.cells
+        ok = biome_ok(self.p, r.biomes, None)[biome]
+        mask = ok & ~wet & ((xs >= -n) & (xs < n))[None, :] & ((zs >= -n) & (zs < n))[:, None]
+        if r.area:
+            mask &= in_area(r, xs[None, :], zs[:, None])
+        mask &= (hash2_grid(r.key, xs, zs) >> 32) < r.density_t
+        for s in self.structs.in_rect(x0, z0, w, h, 0):  # no plant on a footprint
+            mask[max(0, s.z0 - z0):max(0, s.z1 - z0), max(0, s.x0 - x0):max(0, s.x1 - x0)] = False
+        return mask
 
     def chunk_layers(self, cx: int, cz: int) -> Layers:
         """The layers of chunk [cx, cz] (cached, least recently used dropped first)."""

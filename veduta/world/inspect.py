@@ -283,9 +283,10 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
 # -- loading from a project -----------------------------------------------------------------------
 
 
-def _cooked(project: Project, kind: str, name: str) -> tuple[Any, str, list]:
+def _cooked(project: Project, kind: str, name: str, index=None) -> tuple[Any, str, list]:
     """(record or None, status "ok"/"missing"/"invalid", messages) of one asset, cooked if stale;
-    for an invalid one, its diagnostics as dicts (``Diagnostic.to_json`` and its ``text``)."""
+    for an invalid one, its diagnostics as dicts (``Diagnostic.to_json`` and its ``text``).
+    *index*: the game's assets (default: as they are now)."""
     from veduta.container.vda import read_asset_file
     from veduta.cook.cook import FAILED, cook_file
 
@@ -293,7 +294,8 @@ def _cooked(project: Project, kind: str, name: str) -> tuple[Any, str, list]:
     if src is None:
         return None, "missing", []
     cooked = project.cooked_path(kind, name)
-    out = cook_file(kind, src.rel, project.assets, cooked, project.cache)
+    out = cook_file(kind, src.rel, project.assets, cooked, project.cache,
+                    index=index if index is not None else project.index())
     if out["outcome"] == FAILED:
         found = out.get("diagnostics")
         if found and len(found) == len(out["messages"]):
@@ -323,11 +325,11 @@ def _error_list(diagnostics: list[dict]) -> list[dict]:
 
 
 
-def _head(project: Project, kind: str, name: str) -> tuple[Any, dict[str, Any]]:
+def _head(project: Project, kind: str, name: str, index=None) -> tuple[Any, dict[str, Any]]:
     """(record or None, head of the report: name, source, status, errors)."""
     from veduta.errors import no_such_asset
 
-    rec, status, messages = _cooked(project, kind, name)
+    rec, status, messages = _cooked(project, kind, name, index)
     src = project.find_source(kind, name)
     head: dict[str, Any] = {"name": name, "source": src.rel if src else None, "status": status, "errors": [],
                             "findings": []}
@@ -344,25 +346,27 @@ def load_world(project: Project, name: str) -> tuple[Any, dict[str, Any], dict]:
     record is None when it is missing or has errors (the head says so)."""
     from .params import prefab_names
 
-    world, head = _head(project, "world", name)
+    index = project.index()  # the game as it is now, once for the world and its prefabs
+    world, head = _head(project, "world", name, index)
     if world is None:
         return None, {}, head
     prefabs = {}
     for n in prefab_names(world):
-        rec, _, _ = _cooked(project, "prefab", n)
+        rec, _, _ = _cooked(project, "prefab", n, index)
         if rec is not None:
             prefabs[n] = rec
     return world, prefabs, head
 
 
 def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (), all_views: bool = False,
-                  sheet: str | None = None) -> dict[str, Any]:
+                  sheet: str | None = None, image: bool = False) -> dict[str, Any]:
     """Inspect world ``name`` of ``project``: ``{"name", "source", "status" ("ok", "findings" when an
     error finding exists, "invalid", "missing"), "errors", ...report_world..., "findings"}``.
 
     ``at``: more focus cells to evaluate views at; ``all_views``: a view at the centre of every
     chunk; ``sheet``: write the sheet (the map around the origin, findings marked) to this PNG
-    file (its path is then in the report as "sheet")."""
+    file (its path is then in the report as "sheet"); ``image``: the sheet's PNG bytes in the
+    report as "png" (the faces send or write it; ``--json`` shows the rest)."""
     world, prefabs, head = load_world(project, name)
     if world is None:
         return head
@@ -376,13 +380,17 @@ def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (
     models, invalid, _ = _model_draws(project, needed_models(gen))
     out = head | report_world(gen, models, invalid_models=invalid, at=at, all_views=all_views)
     out["status"] = "findings" if has_error(out["findings"]) else "ok"
-    if sheet is not None:
+    if sheet is not None or image:
         from veduta.fsutil import write_output
 
         from .mapimage import png_bytes
 
-        write_output(str(sheet), png_bytes(render_sheet(gen, out)))
-        out["sheet"] = str(sheet)
+        png = png_bytes(render_sheet(gen, out))
+        if sheet is not None:
+            write_output(str(sheet), png)
+            out["sheet"] = str(sheet)
+        if image:
+            out["png"] = png
     return out
 
 

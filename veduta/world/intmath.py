@@ -192,6 +192,24 @@ def value_noise_grid(key: int, p: int, xs: np.ndarray, zs: np.ndarray) -> np.nda
     return a + (((b - a) * sz[:, None]) >> 16)
 
 
+def value_noise_points(key: int, p: int, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+    """:func:`value_noise` elementwise over int64 arrays of points (any shape, broadcast)."""
+    xs, zs = np.broadcast_arrays(np.asarray(xs, dtype=np.int64), np.asarray(zs, dtype=np.int64))
+    ix, sx = _frac(xs, p)
+    iz, sz = _frac(zs, p)
+    k = np.uint64(key)
+    r0 = mix64_np(_u64(ix) ^ k)
+    r1 = mix64_np(_u64(ix + 1) ^ k)
+    uz0, uz1 = _u64(iz), _u64(iz + 1)
+    v00 = signed16(mix64_np(r0 ^ uz0))
+    v10 = signed16(mix64_np(r1 ^ uz0))
+    v01 = signed16(mix64_np(r0 ^ uz1))
+    v11 = signed16(mix64_np(r1 ^ uz1))
+    a = v00 + (((v10 - v00) * sx) >> 16)
+    b = v01 + (((v11 - v01) * sx) >> 16)
+    return a + (((b - a) * sz) >> 16)
+
+
 def octave_periods(p: int, octaves: int) -> list[int]:
     """Periods of the octaves of a sum: p, p // 2, p // 4, ... (at least 1)."""
     return [max(1, p >> k) for k in range(octaves)]
@@ -215,6 +233,18 @@ def fbm_grid(keys: list[int], p: int, xs: np.ndarray, zs: np.ndarray) -> np.ndar
         total = v if total is None else total + v
     if total is None:  # no octave: the sum is 0, as fbm's
         return np.zeros((len(zs), len(xs)), np.int64)
+    return total
+
+
+def fbm_points(keys: list[int], p: int, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+    """:func:`fbm` elementwise over int64 arrays of points (any shape, broadcast)."""
+    n = len(keys)
+    total: np.ndarray | None = None
+    for k, (key, pk) in enumerate(zip(keys, octave_periods(p, n))):
+        v = value_noise_points(key, pk, xs, zs) << (n - 1 - k)
+        total = v if total is None else total + v
+    if total is None:
+        return np.zeros(np.broadcast_shapes(np.shape(xs), np.shape(zs)), np.int64)
     return total
 
 

@@ -17,12 +17,13 @@ def load_world(project, name: str, warn: Callable[[str], None] | None = None) ->
     from veduta.cooked import cooked_record
     from veduta.world.params import prefab_names
 
-    world = cooked_record(project, "world", name, warn)
+    index = project.index()  # the game as it is now, once for the world and its prefabs
+    world = cooked_record(project, "world", name, warn, index)
     prefabs = {}
     for n in prefab_names(world):
         if project.find_source("prefab", n) is not None:
             try:
-                prefabs[n] = cooked_record(project, "prefab", n, warn)
+                prefabs[n] = cooked_record(project, "prefab", n, warn, index)
             except VedutaError as exc:
                 if warn is not None:
                     warn(f"warning: prefab {n}: {exc}")

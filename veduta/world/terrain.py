@@ -18,6 +18,7 @@ from .intmath import (
     dist8,
     fbm,
     fbm_grid,
+    fbm_points,
     pseudo_angle,
     smooth,
     stream_key,
@@ -77,6 +78,11 @@ class Terrain:
         u = equalise(fbm_grid(self.biome_keys, self.p.biome_scale, xs, zs))
         return np.searchsorted(self.biome_thresholds, u * self.weight_total, side="right").astype(np.int64)
 
+    def biomes_at(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """Biome indices of the cells [xs, zs] (int64 arrays of one shape), elementwise."""
+        u = equalise(fbm_points(self.biome_keys, self.p.biome_scale, xs, zs))
+        return np.searchsorted(self.biome_thresholds, u * self.weight_total, side="right").astype(np.int64)
+
     # -- base ground ----------------------------------------------------------------------------
 
     def relief_at(self, x: int, z: int) -> int:
@@ -98,20 +104,54 @@ class Terrain:
 
     def ground(self, x0: int, z0: int, w: int, h: int) -> np.ndarray:
         """Base ground of the vertices x0..x0+w-1, z0..z0+h-1, (h, w) int64 mm."""
-        xs = np.arange(x0, x0 + w, dtype=np.int64)
-        zs = np.arange(z0, z0 + h, dtype=np.int64)
+        return self.ground_grid(np.arange(x0, x0 + w, dtype=np.int64), np.arange(z0, z0 + h, dtype=np.int64))
+
+    def ground_grid(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """Base ground of the vertices ``zs x xs`` (increasing int64 coordinates, not necessarily
+        contiguous: a sample grid), (len(zs), len(xs)) int64 mm."""
+        return self.features_grid(self.relief_grid(xs, zs), xs, zs)
+
+    def relief_grid(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """The relief (the ground before any feature) of the vertices ``zs x xs``, mm."""
         if self.p.relief_mm == 0:
-            g = np.zeros((h, w), dtype=np.int64)
-        else:
-            g = (self.p.relief_mm * fbm_grid(self.relief_keys, self.p.relief_scale, xs, zs)) // RELIEF_SPAN
+            return np.zeros((len(zs), len(xs)), dtype=np.int64)
+        return (self.p.relief_mm * fbm_grid(self.relief_keys, self.p.relief_scale, xs, zs)) // RELIEF_SPAN
+
+    def features_grid(self, g: np.ndarray, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """Every feature applied, in file order, to the relief g of the vertices ``zs x xs`` (in place)."""
         for f in self.p.features:
-            sl = self._window(f, x0, z0, w, h)
+            sl = self._window_of(f, xs, zs)
             if sl is None:
                 continue
             (i0, i1), (j0, j1) = sl
             dx = xs[i0:i1] - f.x
             dz = zs[j0:j1] - f.z
             g[j0:j1, i0:i1] = self._apply(f, g[j0:j1, i0:i1], dx[None, :], dz[:, None])
+        return g
+
+    def ground_points(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """Base ground at the vertices [xs, zs] (int64 arrays of one shape), elementwise, mm."""
+        xs = np.asarray(xs, dtype=np.int64)
+        zs = np.asarray(zs, dtype=np.int64)
+        return self.features_points(self.relief_points(xs, zs), xs, zs)
+
+    def relief_points(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """The relief (the ground before any feature) at the vertices [xs, zs], elementwise, mm."""
+        if self.p.relief_mm == 0:
+            return np.zeros(np.shape(xs), dtype=np.int64)
+        return (self.p.relief_mm * fbm_points(self.relief_keys, self.p.relief_scale, xs, zs)) // RELIEF_SPAN
+
+    def features_points(self, g: np.ndarray, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """Every feature applied, in file order, to the relief g at the vertices [xs, zs]."""
+        g = g.copy()
+        for f in self.p.features:
+            r = self.reach[f.index]
+            dx, dz = xs - f.x, zs - f.z
+            sel = (np.abs(dx) <= r) & (np.abs(dz) <= r)
+            if sel.all():
+                g = self._apply(f, g, dx, dz)
+            elif sel.any():
+                g[sel] = self._apply(f, g[sel], dx[sel], dz[sel])
         return g
 
     def _window(self, f: FeatureP, x0: int, z0: int, w: int, h: int):
@@ -121,6 +161,15 @@ class Terrain:
         if i0 >= i1 or j0 >= j1:
             return None
         return (i0, i1), (j0, j1)
+
+    def _window_of(self, f: FeatureP, xs: np.ndarray, zs: np.ndarray):
+        """Index ranges of the increasing coordinates xs and zs within a feature's reach."""
+        r = self.reach[f.index]
+        i0, i1 = np.searchsorted(xs, f.x - r, side="left"), np.searchsorted(xs, f.x + r, side="right")
+        j0, j1 = np.searchsorted(zs, f.z - r, side="left"), np.searchsorted(zs, f.z + r, side="right")
+        if i0 >= i1 or j0 >= j1:
+            return None
+        return (int(i0), int(i1)), (int(j0), int(j1))
 
     def _apply(self, f: FeatureP, g, dx, dz):
         """One feature's profile on ground g at offsets (dx, dz) from its centre (scalar or array)."""
@@ -185,13 +234,15 @@ class Terrain:
 
     def water_levels(self, x0: int, z0: int, w: int, h: int) -> np.ndarray:
         """Water levels of the vertices of a rectangle, (h, w) int64 mm (NO_WATER for none)."""
-        lv = np.full((h, w), NO_WATER, dtype=np.int64)
-        xs = np.arange(x0, x0 + w, dtype=np.int64)
-        zs = np.arange(z0, z0 + h, dtype=np.int64)
+        return self.water_levels_grid(np.arange(x0, x0 + w, dtype=np.int64), np.arange(z0, z0 + h, dtype=np.int64))
+
+    def water_levels_grid(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """Water levels of the vertices ``zs x xs`` (increasing coordinates), (len(zs), len(xs))."""
+        lv = np.full((len(zs), len(xs)), NO_WATER, dtype=np.int64)
         for f in self.p.features:
             if f.kind not in ("lake", "sea"):
                 continue
-            sl = self._window(f, x0, z0, w, h)
+            sl = self._window_of(f, xs, zs)
             if sl is None:
                 continue
             (i0, i1), (j0, j1) = sl
@@ -203,6 +254,40 @@ class Terrain:
         if self.p.sea:
             np.maximum(lv, self.p.sea_level_mm, out=lv)
         return lv
+
+    def water_levels_points(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
+        """Water levels at the vertices [xs, zs] (int64 arrays of one shape), elementwise."""
+        shape = np.shape(xs)
+        xs = np.asarray(xs, dtype=np.int64).ravel()
+        zs = np.asarray(zs, dtype=np.int64).ravel()
+        lv = np.full(xs.shape, NO_WATER, dtype=np.int64)
+        for f in self.p.features:
+            if f.kind not in ("lake", "sea"):
+                continue
+            r = self.reach[f.index]
+            dx, dz = xs - f.x, zs - f.z
+            sel = (np.abs(dx) <= r) & (np.abs(dz) <= r)
+            if not sel.any():
+                continue
+            dx, dz = dx[sel], dz[sel]
+            inside = dist8(dx, dz) < self.water_radius8(f, dx, dz)
+            idx = np.flatnonzero(sel)[inside]
+            lv[idx] = self.levels[f.index]
+        if self.p.sea:
+            np.maximum(lv, self.p.sea_level_mm, out=lv)
+        return lv.reshape(shape)
+
+    def wet_possible(self, x0: int, z0: int, x1: int, z1: int) -> bool:
+        """Whether any vertex of the rectangle [x0, x1] x [z0, z1] (inclusive) can have water: the
+        sea level is on, or a lake's or sea's reach meets it."""
+        if self.p.sea:
+            return True
+        for f in self.p.features:
+            if f.kind in ("lake", "sea"):
+                r = self.reach[f.index]
+                if f.x - r <= x1 and x0 <= f.x + r and f.z - r <= z1 and z0 <= f.z + r:
+                    return True
+        return False
 
 
 def feature_reach(f: FeatureP) -> int:

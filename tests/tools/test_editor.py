@@ -1,0 +1,112 @@
+"""The language server's core (veduta/tools/editor.py) on the sample game: what it answers
+besides what tests/faces/lsp drives over stdio."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from veduta.cook.project import Project
+from veduta.tools.editor import Workspace
+from veduta.tools.jsoncursor import locate, token_span
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def ws(tmp_path) -> Workspace:
+    """The sample game's sources in a folder of their own (nothing cooked there)."""
+    shutil.copytree(ROOT / "assets", tmp_path / "assets", ignore=shutil.ignore_patterns(".cooked"))
+    (tmp_path / "dodo.py").write_text("from veduta.dodo import *\n")
+    return Workspace(Project.at(str(tmp_path)))
+
+
+def _at(text: str, needle: str, into: int = 1) -> tuple[int, int]:
+    """(line, col) of *needle*'s character *into* (1-based), first occurrence."""
+    i = text.index(needle) + into
+    line = text.count("\n", 0, i) + 1
+    return line, i - (text.rfind("\n", 0, i) + 1) + 1
+
+
+def test_a_place_hover_is_the_generators_answer(ws, tmp_path):
+    from veduta.tools.peek import place_info
+    from veduta.world.generator import Generator
+
+    rel = "worlds/valley.vworld"
+    text = ws.text(rel)
+    ws.open(rel, text)
+    hover = ws.hover(rel, *_at(text, '"village_well"'))
+    got = place_info(ws, rel, text, 0)
+    assert f"biome `{got['biome']}`" in hover["text"] and f"height {got['height']} m" in hover["text"]
+    # the generator on the cooked world says the same
+    from veduta import api
+
+    q = api.world_query(Project.at(str(tmp_path)), "valley", tuple(got["cell"]))
+    assert (q["biome"], q["height"]) == (got["biome"], got["height"])
+    assert isinstance(Generator, type)
+
+
+def test_world_place_hover_follows_the_unsaved_text(ws):
+    rel = "worlds/valley.vworld"
+    text = ws.text(rel)
+    moved = text.replace('"prefab": "well", "cell": [-70, 0]', '"prefab": "well", "cell": [10, 12]', 1)
+    assert moved != text
+    ws.open(rel, moved)
+    assert "cell [10, 12] = x 10..11 m, z 12..13 m" in ws.hover(rel, *_at(moved, '"village_well"'))["text"]
+
+
+def test_biomes_and_clips_complete_and_go_to_their_declaration(ws):
+    world = "worlds/valley.vworld"
+    text = ws.text(world)
+    ws.open(world, text)
+    spot = _at(text, '"biomes": ["meadow"', len('"biomes": ["'))
+    assert [i["label"] for i in ws.completion(world, *spot)["items"]] == ["forest", "heath", "meadow"]
+    found = ws.definition(world, *spot)
+    assert found["file"].endswith("valley.vworld") and found["line"] < spot[0]
+    scene = "scenes/demo.vscene"
+    stext = ws.text(scene)
+    spot = _at(stext, '"anim": "walk"', len('"anim": "'))
+    assert [i["label"] for i in ws.completion(scene, *spot)["items"]] == ["idle", "jump", "walk"]
+    assert ws.definition(scene, *spot)["file"].endswith("hero.vtexture")
+
+
+def test_an_unsaved_material_clears_a_models_warning_and_references_follow(ws):
+    model = "models/crate.vmodel"
+    text = ws.text(model).replace('"crate_wood"', '"oak_planks"')
+    ws.open(model, text)
+    (d,) = ws.diagnostics(model)
+    assert d["code"] == "MISSING_REFERENCE" and 'material "oak_planks"' in d["message"]
+    # the new material, unsaved: the model's check read nothing of it (a name only), but looked
+    # for it: it is among the buffers to check again
+    assert ws.open("materials/oak_planks.vmaterial", '{ "veduta": "material/1" }') == [model]
+    assert ws.diagnostics(model) == []
+    refs = ws.references("materials/oak_planks.vmaterial", 1, 1)
+    assert [r["file"].rsplit("/", 1)[-1] for r in refs] == ["oak_planks.vmaterial", "crate.vmodel"]
+    assert ws.close("materials/oak_planks.vmaterial") == [model]
+    assert [d["code"] for d in ws.diagnostics(model)] == ["MISSING_REFERENCE"]
+
+
+def test_diagnostic_ranges_cover_the_value(ws):
+    rel = "materials/crate_wood.vmaterial"
+    text = '{ "veduta": "material/1",\n  "albedo": "#12",\n  "grid": [0, 0], "cull": {\n "x": 1 } }\n'
+    ws.open(rel, text)
+    got = {d["path"]: (d["line"], d["col"], d["end_line"], d["end_col"]) for d in ws.diagnostics(rel)}
+    assert got["albedo"] == (2, 13, 2, 18)  # "#12" with its quotes
+    # an object over several lines: its first line, from its brace
+    assert got["cull"] == (*_at(text, "{\n", 0), 3, len('  "grid": [0, 0], "cull": {') + 1)
+
+
+def test_the_cursor_in_text_being_typed():
+    text = '{ "parts": [ { "shape": "box", "mat'
+    p = locate(text, len(text))
+    assert (p.role, p.path, p.word) == ("key", ["parts", 0], "mat") and p.facts[-1] == {"shape": "box"}
+    text = '{ "parts": [ { "shape": "box", "material": "cr'
+    p = locate(text, len(text))
+    assert (p.role, p.path, p.word, p.quoted) == ("value", ["parts", 0, "material"], "cr", True)
+    assert locate('{ "a": "b" }', 10).role == ""  # after a closed string
+    assert locate('{ "a": 1, }', 10).role == "key"
+    text = '{"a": [1, 2], "b": "x\\"y"}'
+    assert text[text.index("["):token_span(text, text.index("["))] == "[1, 2]"
+    assert text[text.index('"x'):token_span(text, text.index('"x'))] == '"x\\"y"'

@@ -1,0 +1,325 @@
+"""The world at scale (issue 22): the fast paths agree with the full-resolution computation.
+
+Site decisions made in tables agree with the one-by-one decisions; pads at scattered vertices
+with the pads of a rectangle; bounds of the ground and water over blocks hold every vertex's
+value; the extremes of a disc found by branch and bound are within their tolerance (exact with
+none); structure changes compared table against table equal those compared by name; the cells
+a vegetation rule takes over a rectangle equal what the chunks hold. Then the whole of the
+largest legal world (the sample valley at extent 512: 268 million cells, minutes for the code
+that computed every vertex and decided every site one by one), checked against the
+full-resolution answer on windows of it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tests.world.test_generator import busy_prefabs, busy_world
+from tests.world.worlds import Feature, Place, Site, Terrain, Vegetation, example_prefabs, example_world
+from veduta import api
+from veduta.cook.project import Project
+from veduta.world import Generator
+from veduta.world import structures as st
+from veduta.world.areas import Bounds, extremes, ground_summary, structure_changes
+from veduta.world.bounds import ground_bounds, water_bounds
+from veduta.world.structures import PAD_BLEND
+from veduta.world.terrain import NO_WATER
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _watery(**changes):
+    """The busy world with lakes and seas of every shape, a sunken hill and a plain."""
+    w = busy_world(**changes)
+    w.terrain = Terrain(relief=3.0, relief_scale=40)
+    w.features = list(w.features) + [
+        Feature("lake2", "lake", 5, 5, 40, roughness=0.5),
+        Feature("sea2", "sea", -150, 80, 70, has_height=True, height=-0.3, roughness=0.9, falloff=12),
+        Feature("dip", "hill", 60, 60, 50, has_height=True, height=-4.0),
+        Feature("flat", "plain", -60, -60, 50, falloff=20),
+        Feature("pond", "lake", -62, -58, 9, depth=1.0, falloff=1, roughness=0.0),
+    ]
+    return w
+
+
+WORLDS = {
+    "busy": lambda: (busy_world(), busy_prefabs()),
+    "watery": lambda: (_watery(), busy_prefabs()),
+    "sea level": lambda: (busy_world(terrain=Terrain(relief=3.0, relief_scale=40, sea=True, sea_level=0.2)),
+                          busy_prefabs()),
+    # a small world: regions at its edges are outside it
+    "small": lambda: (busy_world(extent=4), busy_prefabs()),
+    # a missing prefab and a rule with none
+    "broken": lambda: (busy_world(sites=[Site("village", ["village", "ghost"], None, 16, 0.9),
+                                         Site("nothing", [], None, 20, 0.9),
+                                         Site("hamlet", ["hut"], None, 9, 1.0)]), busy_prefabs()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WORLDS))
+def test_site_tables_decide_as_one_by_one(name):
+    world, prefabs = WORLDS[name]()
+    bulk, single = Generator(world, prefabs), Generator(world, prefabs)
+    codes: Counter[int] = Counter()
+    for i in range(len(bulk.p.sites)):
+        t = bulk.structs.table(i, -14, -12, 28, 26)
+        js, ks = np.nonzero(np.ones((t.nh, t.nw), dtype=bool))
+        reasons = bulk.structs.reasons(t, js, ks)
+        for j, k, why in zip(js.tolist(), ks.tolist(), reasons, strict=True):
+            rx, rz = t.rx0 + k, t.rz0 + j
+            d = single.structs._decide(i, rx, rz)
+            assert bulk.structs._from_table(t, rx, rz) == d, (name, i, rx, rz)
+            assert why == d.reason
+            codes[int(t.code[j, k])] += 1
+    expected = {"busy": {st.STANDS, st.CHANCE, st.TOO_LARGE, st.BIOME, st.PLACE, st.SITE},
+                "watery": {st.STANDS, st.WATER, st.SITE},
+                "sea level": {st.STANDS, st.WATER},
+                "small": {st.STANDS, st.OUTSIDE},
+                "broken": {st.STANDS, st.MISSING, st.NO_PREFABS}}[name]
+    assert expected <= set(codes), codes
+
+
+def test_structures_in_a_large_rectangle_come_from_tables():
+    world, prefabs = WORLDS["watery"]()
+    bulk, single = Generator(world, prefabs), Generator(world, prefabs)
+    structs = bulk.structures_in(-200, -200, 400, 400)
+    assert any(bulk.structs._tables) and len(structs) > 200
+    assert structs == sorted(structs, key=lambda s: s.order)
+    for s in structs:
+        if s.kind == "site":
+            assert single.structs.site(s.rule, *s.region).structure == s
+    arrays = bulk.structs.arrays(-200, -200, 400, 400)
+    assert [(int(a), int(b), int(c)) for a, b, c in zip(arrays.x0, arrays.z0, arrays.level, strict=True)] == \
+        [(s.x0, s.z0, s.level_mm) for s in structs]
+
+
+def test_a_generator_built_like_another_decides_as_a_new_one():
+    """The world after an edit shares what it draws alike with the one before it; its decisions
+    are those of a generator of its own."""
+    world, prefabs = WORLDS["watery"]()
+    before = Generator(world, prefabs)
+    before.structures_in(-300, -300, 600, 600)
+    for change in ({"features": list(world.features) + [Feature("big", "sea", 0, 0, 120, has_height=True,
+                                                                   height=0.5)]},
+                   {"places": [Place("capital", "city", 30, 30, 0), Place("inn", "hut", -20, 10, 90)]}):
+        edited, _ = WORLDS["watery"]()
+        for k, v in change.items():
+            setattr(edited, k, v)
+        like = Generator(edited, prefabs, like=before)
+        assert like.structs.shared is before.structs.shared
+        own = Generator(edited, prefabs)
+        assert like.structures_in(-300, -300, 600, 600) == own.structures_in(-300, -300, 600, 600)
+    other = busy_world(sites=[Site("village", ["village"], None, 20, 0.5)])
+    assert Generator(other, prefabs, like=before).structs.shared is not before.structs.shared
+
+
+def test_heights_at_scattered_vertices_equal_heights():
+    world, prefabs = WORLDS["watery"]()
+    g = Generator(world, prefabs)
+    full = g.heights(-200, -150, 400, 300)
+    assert (full != g.terrain.ground(-200, -150, 400, 300)).sum() > 10_000  # many pads
+    rng = np.random.default_rng(1)
+    xs, zs = rng.integers(-200, 200, 20_000), rng.integers(-150, 150, 20_000)
+    assert (g.heights_at(xs, zs) == full[zs + 150, xs + 200]).all()
+    gx, gz = np.meshgrid(np.arange(-200, 200), np.arange(-150, 150))
+    assert (g.heights_at(gx.ravel(), gz.ravel()).reshape(300, 400) == full).all()
+
+
+@pytest.mark.parametrize("name", ["watery", "sea level"])
+def test_bounds_hold_every_vertex(name):
+    world, prefabs = WORLDS[name]()
+    g = Generator(world, prefabs)
+    X0 = Z0 = -300
+    full = g.heights(X0, Z0, 601, 601)
+    base = g.terrain.ground(X0, Z0, 601, 601)
+    water = g.terrain.water_levels(X0, Z0, 601, 601)
+    sa = g.structs.arrays(X0, Z0, 601, 601, PAD_BLEND + 1)
+    b = Bounds(g, X0, Z0, 300, 300, sa)
+    rng = np.random.default_rng(2)
+    for S in (16, 64, 256):
+        bx0 = X0 + S * rng.integers(0, 600 // S, 400)
+        bz0 = Z0 + S * rng.integers(0, 600 // S, 400)
+        lo, hi = b(bx0, bz0, S)
+        glo, ghi = ground_bounds(g.terrain, bx0, bz0, S)
+        wlo, whi = water_bounds(g.terrain, bx0, bz0, S)
+        for k, (x, z) in enumerate(zip((bx0 - X0).tolist(), (bz0 - Z0).tolist(), strict=True)):
+            sl = (slice(z, z + S + 1), slice(x, x + S + 1))
+            assert lo[k] <= full[sl].min() and full[sl].max() <= hi[k]
+            assert glo[k] <= base[sl].min() and base[sl].max() <= ghi[k]
+            assert wlo[k] <= water[sl].min() and water[sl].max() <= whi[k]
+            if whi[k] == NO_WATER:
+                assert (water[sl] == NO_WATER).all()
+    # the first cut of an area (a tiling, cheaper bounds for the finer octaves) holds too
+    gx = np.arange(X0, 300, 64)
+    bx0, bz0 = (a.ravel() for a in np.meshgrid(gx, gx))
+    lo, hi = b(bx0, bz0, 64, tiling=True)
+    for k, (x, z) in enumerate(zip((bx0 - X0).tolist(), (bz0 - Z0).tolist(), strict=True)):
+        sl = (slice(z, z + 65), slice(x, x + 65))
+        assert lo[k] <= full[sl].min() and full[sl].max() <= hi[k]
+
+
+@pytest.mark.parametrize("x, z, r", [(0, 0, 290), (-150, 80, 120), (60, 60, 200), (-62, -58, 40), (-290, 0, 100)])
+def test_extremes_of_a_disc(x, z, r):
+    world, prefabs = WORLDS["watery"]()
+    g = Generator(world, prefabs)
+    full = g.heights(x - r, z - r, 2 * r + 1, 2 * r + 1)
+    vx, vz = np.meshgrid(np.arange(x - r, x + r + 1), np.arange(z - r, z + r + 1))
+    disc = full[(vx - x) ** 2 + (vz - z) ** 2 <= r * r]
+    sa = g.structs.arrays(x - r, z - r, 2 * r + 1, 2 * r + 1, PAD_BLEND + 1)
+    centre = int(full[r, r])
+    assert extremes(g, x, z, r, sa, (centre, centre), tol=0) == (disc.min(), disc.max())
+    lo, hi = extremes(g, x, z, r, sa, (centre, centre), tol=60)
+    assert disc.min() <= lo <= disc.min() + 60 and disc.max() - 60 <= hi <= disc.max()
+    assert lo in disc and hi in disc  # values of vertices of the disc
+
+
+def test_ground_summary_of_a_disc():
+    """min and max within 6 cm (tol), the mean over the samples every step vertices."""
+    world, prefabs = WORLDS["watery"]()
+    g = Generator(world, prefabs)
+    x, z, r = 10, -20, 300
+    full = g.heights(x - r, z - r, 2 * r + 1, 2 * r + 1)
+    vx, vz = np.meshgrid(np.arange(x - r, x + r + 1), np.arange(z - r, z + r + 1))
+    inside = (vx - x) ** 2 + (vz - z) ** 2 <= r * r
+    s = ground_summary(g, x, z, r, tol=60, side=64)
+    step = s["step"]
+    assert step == 10
+    samples = full[::step, ::step][inside[::step, ::step]]
+    assert s["mean_mm"] == int(samples.sum()) / samples.size
+    assert abs(s["mean_mm"] - full[inside].mean()) <= 60  # the mean of every vertex, within 6 cm
+    assert full[inside].min() <= s["min"] <= full[inside].min() + 60
+    assert full[inside].max() - 60 <= s["max"] <= full[inside].max()
+    assert s["centre"] == full[r, r]
+
+
+def test_structure_changes_by_table_equal_by_name():
+    from veduta.world.areas import _place_changes, _site_changes_by_name
+
+    world, prefabs = WORLDS["watery"]()
+    before = Generator(world, prefabs)
+    for change in ({"features": list(world.features) + [Feature("big", "sea", 0, 0, 90, has_height=True,
+                                                                   height=0.5)]},
+                   {"features": list(world.features) + [Feature("up", "hill", 40, -40, 150, has_height=True,
+                                                                   height=3)]},
+                   {"places": [Place("capital", "city", 30, 30, 0), Place("inn", "hut", -20, 10, 90)]}):
+        edited, _ = WORLDS["watery"]()
+        for k, v in change.items():
+            setattr(edited, k, v)
+        after = Generator(edited, prefabs, like=before)
+        fast = structure_changes(before, after, -250, -250, 500, 500)
+        b, a = Generator(world, prefabs), Generator(edited, prefabs)
+        slow = _place_changes(b, a, -250, -250, 500, 500) + _site_changes_by_name(b, a, -250, -250, 500, 500)
+        assert fast == slow
+        assert fast and {c["change"] for c in fast} & {"dropped", "pad", "added"}
+
+
+def test_rule_cells_equal_what_the_chunks_hold():
+    from veduta.world.cover import VEGETATION
+
+    world = example_world(
+        vegetation=[Vegetation("moss", prefab="tree", density=0.3),
+                    Vegetation("grove", prefab="oak", density=0.4, area=True, x=-40, z=20, radius=70),
+                    Vegetation("grass", model="grass_tuft", density=0.3, biomes=["plain"]),
+                    Vegetation("poppies", model="poppy", density=0.5, area=True, x=-20, z=8, radius=60)],
+        sites=[Site("village", ["village"], None, 24, 0.8)])
+    g = Generator(world, example_prefabs())
+    x0, z0, w, h = -96, -32, 112, 96  # whole chunks: the lake, a village or two, the capital's edge
+    for rule in range(4):
+        cells = g.rule_cells(rule, x0, z0, w, h)
+        whole = np.zeros((h, w), dtype=bool)
+        for cz in range(z0 // 16, (z0 + h) // 16):
+            for cx in range(x0 // 16, (x0 + w) // 16):
+                lay = g.chunk_layers(cx, cz)
+                sl = (slice(cz * 16 - z0, cz * 16 - z0 + 16), slice(cx * 16 - x0, cx * 16 - x0 + 16))
+                if g.p.vegetation[rule].model:
+                    whole[sl] = next(pa for pa in lay.plants if pa.rule == rule).mask
+                else:
+                    whole[sl] = (lay.owner_kind == VEGETATION) & (lay.owner_index == rule)
+        assert (cells == whole).all() and whole.sum() > 20, rule
+
+
+# -- the largest legal world -------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def largest(tmp_path_factory):
+    """The sample game with valley grown to the largest legal extent (512 chunks of 16 cells of
+    1 m: cells -8192..8191 on each axis)."""
+    root = tmp_path_factory.mktemp("largest") / "game"
+    shutil.copytree(REPO / "assets", root / "assets", ignore=shutil.ignore_patterns(".cooked"))
+    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    valley = root / "assets" / "worlds" / "valley.vworld"
+    valley.write_text(valley.read_text().replace('"extent": 64', '"extent": 512', 1))
+    return Project.at(str(root))
+
+
+def _generators(project, element):
+    """(before, after): generators of valley and of valley with one more feature, each its own."""
+    from veduta.world.edit import _compile_new, _edit_text, load_world_source
+
+    ws = load_world_source(project, "valley")
+    rec, _ = _compile_new(ws, _edit_text(ws, "features", dict(element), None), "check")
+    return ws.generator(ws.world), ws.generator(rec)
+
+
+@pytest.mark.parametrize("element, windows", [
+    ({"name": "dome", "kind": "hill", "cell": [0, 0], "radius": 16384, "height": 3},
+     [(160, -100, 128, 128), (-860, -60, 128, 128), (4000, -6000, 256, 256)]),
+    ({"name": "ocean", "kind": "sea", "cell": [-600, 0], "radius": 8000, "height": -0.5},
+     [(-680, -60, 128, 128), (6900, 200, 256, 256), (-8192, -2000, 200, 200)]),
+])
+def test_a_feature_the_size_of_the_largest_world(largest, element, windows):
+    """A feature over the whole of the largest world: its report against the full-resolution
+    answer on windows of it (the ground's extremes are at the east ridge and the west sea; every
+    site and place of a window, decided one by one, changes as the report says)."""
+    from veduta.world.areas import _place_changes, _site_changes_by_name
+
+    r = api.world_terrain(largest, "valley", element["name"], element["kind"], element["cell"],
+                          element["radius"], height=element["height"], dry_run=True)
+    assert not r["written"] and r["before"]["step"] > 1
+    before, after = _generators(largest, element)
+    x, z, rad = *element["cell"], element["radius"]
+    assert r["before"]["centre"] * 1000 == before.heights(x, z, 1, 1)[0, 0]
+    assert r["after"]["centre"] * 1000 == after.heights(x, z, 1, 1)[0, 0]
+    changes = r["changes"]
+    assert len(changes) > 10_000  # the whole world's sites
+    for wx, wz, w, h in windows:
+        for key, gen in (("before", before), ("after", after)):
+            vx, vz = np.meshgrid(np.arange(wx, wx + w + 1), np.arange(wz, wz + h + 1))
+            g = gen.heights(wx, wz, w + 1, h + 1)[(vx - x) ** 2 + (vz - z) ** 2 <= rad * rad]
+            lo, hi = round(r[key]["min"] * 1000), round(r[key]["max"] * 1000)
+            assert lo <= g.min() + 60 and hi >= g.max() - 60, (key, wx, wz)
+        b, a = _generators(largest, element)  # decided one by one, by name
+        expect = _place_changes(b, a, wx, wz, w, h) + _site_changes_by_name(b, a, wx, wz, w, h)
+        names = {c["name"] for c in expect}
+        got = [c for c in changes if c["name"] in names]
+        assert got == expect, (wx, wz)
+        inside = [c for c in changes if c["kind"] == "site"
+                  and wx - 64 <= c["cell"][0] < wx + w and wz - 64 <= c["cell"][1] < wz + h]
+        assert {c["name"] for c in inside} >= names
+    # the extremes of the disc are where they are known to be: the east ridge's top, the sea's floor
+    assert r["before"]["max"] >= 13.815 and r["before"]["min"] <= -8.44
+
+
+def test_the_largest_world_from_the_command_line(largest, capsys, monkeypatch):
+    """The text report lists the first changes and counts the rest; --json lists them all."""
+    from veduta.cli import main
+
+    monkeypatch.chdir(largest.root)
+    argv = ["world", "terrain", "valley", "dome", "--kind", "hill", "--cell", "0,0", "--radius", "16384",
+            "--height", "3", "--dry-run"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert main(argv + ["--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    lines = text.splitlines()
+    assert len(lines) < 60  # not one line per site: the rest are counted
+    more = next(line for line in lines if line.startswith("  ... and "))
+    assert f"... and {len(report['changes']) - 40} more:" in more and "--json lists every change" in more
+    assert "(sampled every" in text

@@ -1,0 +1,260 @@
+"""The shapes of the MCP tools' structured results: each tool's ``outputSchema``.
+
+One TypedDict per tool, written from the core function's return value (the same object the
+tool's CLI command prints with ``--json``). A key every result has is required; a key only some
+results have (a report of an asset that did not build, a dry run) is ``NotRequired``; nested
+objects whose keys vary with the data are plain objects. The SDK validates every structured
+result against its tool's schema before it is sent, so a core function that changes its shape
+fails the MCP tests instead of surprising an agent.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, NotRequired
+
+from pydantic import Field
+from typing_extensions import TypedDict
+
+Obj = dict[str, Any]
+Kind = Literal["model", "texture", "material", "scene", "prefab", "world", "map"]
+State = Literal["fresh", "stale", "failed", "never_cooked"]
+Cell = Annotated[list[int], Field(description="a cell [x, z]")]
+
+
+class Diagnostic(TypedDict):
+    """A located problem of a source: the cook's own diagnostic."""
+
+    file: Annotated[str, Field(description="the source file, from the game root")]
+    line: Annotated[int, Field(description="1-based line of the offending value")]
+    col: Annotated[int, Field(description="1-based column of the offending value")]
+    path: Annotated[str, Field(description="JSON path of the value, e.g. parts[2].radius ($: the whole source)")]
+    severity: Literal["error", "warning", "note"]
+    message: str
+    code: NotRequired[Annotated[str, Field(description="a stable finding code, when the check has one")]]
+
+
+class Asset(TypedDict):
+    kind: Kind
+    name: Annotated[str, Field(description="the asset name: its file name without the suffix")]
+    path: Annotated[str, Field(description="the source file, from the game root")]
+    state: Annotated[State, Field(description="fresh: its cooked file is up to date; stale: cooked, but the source "
+                                             "or a dependency changed since (it cooks again without errors); "
+                                             "failed: the source has errors, so the cook refuses it; never_cooked: "
+                                             "not cooked yet, no errors")]
+    errors: int
+    warnings: int
+
+
+class ListAssets(TypedDict):
+    assets: list[Asset]
+    counts: Annotated[dict[str, int], Field(description="assets per state")]
+    problems: Annotated[list[Diagnostic], Field(description="folders that cannot be read, file names that are not "
+                                                            "UTF-8")]
+
+
+class WriteSource(TypedDict):
+    kind: Kind
+    name: str
+    path: Annotated[str, Field(description="the source file, from the game root")]
+    action: Annotated[Literal["created", "replaced", "unchanged"], Field(
+        description="unchanged: the same bytes were there")]
+    written: Annotated[bool, Field(description="whether the file was written (false on a dry run)")]
+    dry_run: bool
+    bytes: int
+    changes: Annotated[list[Obj], Field(description="replaced: what changed, as JSON paths with their old and "
+                                                    "new values")]
+    more_changes: Annotated[int, Field(description="changes beyond those listed")]
+    lines: Annotated[dict[str, int], Field(description="lines added and removed")]
+    diagnostics: Annotated[list[Diagnostic], Field(description="the warnings of the source as written")]
+
+
+class CookSummary(TypedDict):
+    cooked: int
+    up_to_date: int
+    restored: int
+    failed: int
+    removed: list[str]
+
+
+class Cook(TypedDict):
+    ok: Annotated[bool, Field(description="no source failed")]
+    summary: CookSummary
+    diagnostics: list[Diagnostic]
+
+
+class Check(TypedDict):
+    ok: Annotated[bool, Field(description="no error")]
+    checked: int
+    compiled: int
+    fresh: int
+    errors: int
+    warnings: int
+    diagnostics: list[Diagnostic]
+
+
+class Why(TypedDict):
+    checked: int
+    stale: Annotated[list[Obj], Field(description="each stale source: file, source, kind, name and its reasons "
+                                                  "(code, message, dep)")]
+
+
+class _Report(TypedDict):
+    name: str
+    source: Annotated[str | None, Field(description="the source path under the assets folder")]
+    status: Annotated[str, Field(description="ok; findings: an error finding; invalid: the source has errors")]
+    errors: Annotated[list[Obj], Field(description="the source's errors when it is invalid")]
+    findings: Annotated[list[Obj], Field(description="code, severity (error, warning, note), message, and where")]
+
+
+class InspectModel(_Report):
+    triangles: NotRequired[int]
+    vertices: NotRequired[int]
+    parts: NotRequired[list[Obj]]
+    lod_triangles: NotRequired[list[int]]
+    lods: NotRequired[list[Obj]]
+    draw_distance: NotRequired[float]
+    triangle_budget: NotRequired[int]
+    symmetry: NotRequired[str]
+    pivot: NotRequired[str]
+    pivot_offset: NotRequired[list[float]]
+    bounds: NotRequired[Annotated[Obj, Field(description="min and max corners in metres")]]
+    materials: NotRequired[list[str]]
+
+
+class InspectPrefab(_Report):
+    footprint: NotRequired[list[int]]
+    tags: NotRequired[list[str]]
+    biomes: NotRequired[list[str]]
+    min_distance: NotRequired[dict[str, float]]
+    entities: NotRequired[list[Obj]]
+    triangles: NotRequired[int]
+
+
+class InspectWorld(_Report):
+    world: NotRequired[Obj]
+    camera: NotRequired[Obj]
+    loaded: NotRequired[Obj]
+    budget: NotRequired[Annotated[int, Field(description="triangles a view may draw")]]
+    area: NotRequired[Obj]
+    places: NotRequired[list[Obj]]
+    models: NotRequired[dict[str, Obj]]
+    views: NotRequired[list[Obj]]
+    worst_view: NotRequired[Obj]
+    sheet: NotRequired[Annotated[str, Field(description="the sheet PNG written, when asked for")]]
+
+
+class WorldQuery(TypedDict):
+    world: str
+    cell: Cell
+    chunk: list[int]
+    inside: bool
+    biome: str | None
+    ground: str | None
+    height: Annotated[float | None, Field(description="ground height in metres, full detail")]
+    drawn_height: Annotated[float | None, Field(description="ground height in metres as the engine draws it")]
+    water: Obj
+    owner: Obj | None
+    plants: list[Obj]
+    entities: NotRequired[list[Obj]]
+
+
+class WorldMap(TypedDict):
+    world: str
+    at: Cell
+    size: list[int]
+    origin: Annotated[list[int], Field(description="the cell at the top-left pixel")]
+    scale: Annotated[int, Field(description="pixels per cell")]
+    width: int
+    height: int
+    out: NotRequired[str]
+
+
+class _Edit(TypedDict):
+    world: str
+    source: str
+    list: Annotated[str, Field(description="features, vegetation or places")]
+    name: str
+    action: Annotated[str, Field(description="added, replaced or removed")]
+    old: Obj | None
+    new: Obj | None
+    dry_run: bool
+    written: bool
+
+
+class WorldPlace(_Edit):
+    cell: Annotated[list[int], Field(description="where the place went")]
+    prefab: str
+    rotation: int
+    footprint: Obj
+    height: float
+    biome: str | None
+    changes: list[Obj]
+    warnings: list[Obj]
+    searched: NotRequired[int]
+    near: NotRequired[list[int]]
+
+
+class WorldTerrain(_Edit):
+    before: Obj
+    after: Obj
+    places_in_water: list[Obj]
+
+
+class WorldVegetation(_Edit):
+    plants: int
+    triangles: int
+    warnings: list[Obj]
+
+
+class WorldRemove(_Edit):
+    changes: NotRequired[list[Obj]]
+
+
+class Dump(TypedDict):
+    file: str
+    chunks: list[Obj]
+
+
+class Verify(TypedDict):
+    ok: bool
+    files: list[Obj]
+
+
+class ExportGltf(TypedDict):
+    out: str
+    bytes: int
+    triangles: NotRequired[int]
+    model: NotRequired[str]
+    world: NotRequired[str]
+    meshes: NotRequired[list[Obj]]
+    chunks: NotRequired[list[Obj]]
+    materials: NotRequired[list[Any]]
+    textures: NotRequired[list[Any]]
+    findings: list[Obj]
+    messages: list[str]
+
+
+class PreviewModel(TypedDict):
+    out: Annotated[str | None, Field(description="the PNG file written, when asked for")]
+    model: str
+    bytes: Annotated[int, Field(description="bytes of the PNG")]
+    width: int
+    height: int
+    size: Annotated[int, Field(description="pixels per view")]
+    views: list[str]
+    levels: Annotated[list[Obj], Field(description="each level of detail drawn: level, model, triangles, distance")]
+    findings: list[Obj]
+    messages: list[str]
+
+
+class PreviewTexture(TypedDict):
+    texture: str
+    out: Annotated[str | None, Field(description="the PNG file written, when asked for")]
+    bytes: Annotated[int, Field(description="bytes of the PNG")]
+    width: Annotated[int, Field(description="of the picture, in pixels")]
+    height: int
+    size: Annotated[list[int], Field(description="the texture's width and height (level 0)")]
+    levels: Annotated[int, Field(description="mip levels")]
+    frames: Annotated[int, Field(description="sprite frames (0: no grid)")]
+    clips: list[str]
+    messages: list[str]
