@@ -39,7 +39,7 @@ format: $(STAMP)
 # Benchmarks: N=10000 assets by default (make bench N=2000 for a quick look).
 N ?= 10000
 bench: $(STAMP)
-	$(BIN)/python -m veduta.bench --assets $(N)
+	$(BIN)/python -m bench --assets $(N)
 
 clean:
 	rm -rf assets/.cooked cache/doit* cache/state* cache/store

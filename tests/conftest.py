@@ -16,7 +16,7 @@ def here(game: Game):
     """The game's root as the current folder (as the MCP server works), restored afterwards: its Project."""
     import os
 
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
 
     old = os.getcwd()
     os.chdir(game.root)

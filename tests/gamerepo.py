@@ -83,7 +83,7 @@ class Game:
         e = dict(os.environ)
         e.pop("VEDUTA_FORMAT", None)
         e.update(env or {})
-        return subprocess.run([sys.executable, "-m", "veduta.cli", *args], cwd=self.root, capture_output=True,
+        return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=self.root, capture_output=True,
                               text=True, timeout=300, env=e)
 
     def cook(self, *args: str, **kw) -> subprocess.CompletedProcess:
@@ -114,7 +114,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 def sample_game(dest: Path) -> Game:
     """A copy of the repository's sample game (its sources, nothing cooked) at *dest*."""
-    import shutil
+    from bench import games
 
-    shutil.copytree(REPO / "assets", dest / "assets", ignore=shutil.ignore_patterns(".cooked", "__pycache__"))
+    games.sample_game(dest)
     return Game(dest)

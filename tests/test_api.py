@@ -10,10 +10,11 @@ import sys
 
 import pytest
 
+from bench.games import sample_game
 from tests.gamerepo import BAD
 from veduta import api
-from veduta.cook.project import Project
-from veduta.errors import VdaError, VedutaError
+from veduta.base.errors import VdaError, VedutaError
+from veduta.base.project import Project
 
 
 def test_cook_returns_summary_and_every_diagnostic_and_prints_nothing(game, here, capsys):
@@ -85,8 +86,8 @@ def test_dump_and_verify(game, here):
 
 
 def test_verify_json_is_the_api_data(game):
-    subprocess.run([sys.executable, "-m", "veduta.cli", "cook"], cwd=game.root, capture_output=True, timeout=300)
-    cp = subprocess.run([sys.executable, "-m", "veduta.cli", "verify", "--json", "assets/.cooked/models/crate.vda",
+    subprocess.run([sys.executable, "-m", "veduta", "cook"], cwd=game.root, capture_output=True, timeout=300)
+    cp = subprocess.run([sys.executable, "-m", "veduta", "verify", "--json", "assets/.cooked/models/crate.vda",
                          "nope.vda"], cwd=game.root, capture_output=True, text=True, timeout=300)
     assert cp.returncode == 1
     old = os.getcwd()
@@ -113,12 +114,9 @@ def test_world_tools_name_the_mistake(game, here):
 @pytest.fixture(scope="module")
 def valley(tmp_path_factory):
     """A game with the sample world, its prefabs and what they name (nothing cooked yet)."""
-    import shutil
 
     root = tmp_path_factory.mktemp("valley") / "game"
-    src = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "assets")
-    shutil.copytree(src, root / "assets", ignore=shutil.ignore_patterns(".cooked"))
-    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    sample_game(root)
     return root
 
 
@@ -138,7 +136,7 @@ def test_world_query_and_map_data_equal_the_cli_json(valley):
                  "width": 320, "height": 240}
 
     def cli(*args):
-        cp = subprocess.run([sys.executable, "-m", "veduta.cli", *args], cwd=valley, capture_output=True, text=True,
+        cp = subprocess.run([sys.executable, "-m", "veduta", *args], cwd=valley, capture_output=True, text=True,
                             timeout=300)
         assert cp.returncode == 0, cp.stderr
         return json.loads(cp.stdout)
@@ -154,3 +152,15 @@ def test_cook_leaves_the_game_lock_free(game, here):
     api.cook(here, ["models/crate.vmodel"])
     with open(game.root / "cache" / "cook.lock", "a") as f:
         fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if this process still held it
+
+
+def test_a_full_dump_leaves_later_dumps_summarised(here):
+    """--full switches the shared array declarations for one dump only, even where one declaration
+    stands in several fields (a mesh and its levels)."""
+    api.cook(here)
+    path = "assets/.cooked/models/tree.vda"
+    before = api.dump(here, path)
+    assert isinstance(before["chunks"][1]["body"]["vertices"], dict)  # summarised: count and sha256
+    full = api.dump(here, path, full=True)
+    assert isinstance(full["chunks"][1]["body"]["vertices"], list)
+    assert api.dump(here, path) == before

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from veduta.bench import bench_cook, make_game
+from bench.cook import bench_cook, make_game
 
 
 def test_generated_game_cooks_and_the_bench_reports(tmp_path):
@@ -15,7 +15,7 @@ def test_generated_game_cooks_and_the_bench_reports(tmp_path):
 
 
 def test_world_editing_bench_reports_every_command(tmp_path):
-    from veduta.world.edit_bench import CASES, bench_edit
+    from bench.world_edit import CASES, bench_edit
 
     r = bench_edit(1, str(tmp_path))
     assert all(r[f"edit_{key}_dry_s"] > 0 for key, _, _ in CASES)

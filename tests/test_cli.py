@@ -10,7 +10,7 @@ from tests.gamerepo import BAD, CRATE, Game
 
 
 def veduta(game: Game, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "veduta.cli", *args], cwd=game.root, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=game.root, capture_output=True,
                           text=True, timeout=300)
 
 
@@ -59,7 +59,7 @@ def test_cook_only_named_sources(game):
 
 def test_cook_named_sources_from_a_sub_folder(game):
     def cook_from(where, *sources):
-        return subprocess.run([sys.executable, "-m", "veduta.cli", "cook", *sources], cwd=game.root / where,
+        return subprocess.run([sys.executable, "-m", "veduta", "cook", *sources], cwd=game.root / where,
                               capture_output=True, text=True, timeout=300)
 
     cp = cook_from("assets/models", "crate.vmodel")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from veduta.cliface import json_in_argv
+from veduta.faces.cli.common import json_in_argv
 
 REPO = Path(__file__).resolve().parent.parent
 

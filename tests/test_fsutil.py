@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from veduta import fsutil
-from veduta.fsutil import atomic_write
+from veduta.base import fsutil
+from veduta.base.fsutil import atomic_write
 
 
 @pytest.mark.parametrize("size", [0, 1, 5000, 3 * 2**20 + 7])

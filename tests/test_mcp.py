@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from bench import games
+
 mcp = pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
@@ -26,8 +28,7 @@ TOOLS = {"list_assets", "write_source", "cook", "check", "why", "inspect_model",
 def sample_game(tmp_path) -> Path:
     """A game repo holding the repository's sample assets (nothing cooked)."""
     root = tmp_path / "game"
-    shutil.copytree(REPO / "assets", root / "assets", ignore=shutil.ignore_patterns(".cooked"))
-    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    games.sample_game(root)
     return root
 
 
@@ -239,7 +240,7 @@ def test_concurrent_calls_are_answered_and_edits_of_one_world_never_interleave(s
 
 
 def test_the_cook_never_imports_the_sdk(sample_game):
-    code = ("import sys\nfrom veduta.cli import main\nrc = main(['cook'])\n"
+    code = ("import sys\nfrom veduta.faces.cli.main import main\nrc = main(['cook'])\n"
             "assert rc == 0, rc\nassert not [m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')]\n"
             "import veduta.dodo, veduta.api\nassert 'mcp' not in sys.modules\nprint('light')\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=sample_game, capture_output=True, text=True, check=False)
@@ -379,7 +380,7 @@ def test_the_format_docs_ship_with_the_package():
     import tomllib
 
     from veduta import api
-    from veduta.kinds import NAMES
+    from veduta.base.kinds import NAMES
 
     for kind in NAMES:
         assert api.format_doc(kind) == (REPO / "docs/formats" / f"{kind}.md").read_text(encoding="utf-8")

@@ -251,8 +251,8 @@ def test_a_cancelled_write_writes_nothing(sample_game):
     import fcntl
     import os
 
-    from veduta.cook.project import Project
-    from veduta.world.edit import edit_lock_path
+    from veduta.base.project import Project
+    from veduta.tools.world_edit import edit_lock_path
 
     source = sample_game / "assets/worlds/valley.vworld"
     before = source.read_bytes()

@@ -15,14 +15,14 @@ def test_the_version_comes_from_the_installed_metadata():
 
     want = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     assert veduta.__version__ == want
-    cp = subprocess.run([sys.executable, "-m", "veduta.cli", "--version"], capture_output=True, text=True)
+    cp = subprocess.run([sys.executable, "-m", "veduta", "--version"], capture_output=True, text=True)
     assert cp.returncode == 0 and cp.stdout == f"veduta {want} ({veduta.COMPILER_VERSION})\n"
 
 
 def test_kinds_are_declared_once():
+    from veduta.base.kinds import KINDS, NAMES
     from veduta.container import meta
     from veduta.formats import BODIES, KIND_CHUNK
-    from veduta.kinds import KINDS, NAMES
 
     assert meta.KINDS is NAMES and NAMES == tuple(k.name for k in KINDS)
     assert KIND_CHUNK == {k.name: k.chunk for k in KINDS}
@@ -63,8 +63,8 @@ def test_an_output_named_for_another_format_is_refused(game):
 def test_world_reader_messages_name_the_item_and_field():
     import pytest
 
+    from veduta.base.errors import VdaError
     from veduta.compile import CompileContext, compile_source
-    from veduta.errors import VdaError
     from veduta.formats import decode, encode
     from veduta.formats.world import World
     from veduta.source.diagnostics import Report

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from tests.gamerepo import REPO, sample_game
-from veduta.kinds import KINDS
+from veduta.base.kinds import KINDS
 
 
 @pytest.fixture(scope="module")

@@ -14,10 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from veduta.compile import AssetIndex, CompileContext, compile_source
-from veduta.kinds import BY_NAME, KINDS
+from veduta.base.kinds import BY_NAME, KINDS
+from veduta.base.project import AssetIndex
+from veduta.compile import CompileContext, compile_source
+from veduta.faces.cli.schema import cmd_schema
 from veduta.schemas import generate, schema_of, shipped
-from veduta.schemas.cli import cmd_schema
 from veduta.source.diagnostics import Report
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -2,6 +2,6 @@
 
 import sys
 
-from veduta.cli import main
+from veduta.faces.cli.main import main
 
 sys.exit(main())

@@ -1,11 +1,11 @@
 """The toolchain's tools as plain functions: the one door every face goes through.
 
-Each tool is one function that takes a :class:`~veduta.cook.project.Project` first and plain
+Each tool is one function that takes a :class:`~veduta.base.project.Project` first and plain
 arguments after it (names, cells as ``(x, z)`` tuples, numbers in the source's units), and
 returns plain data: exactly the object its CLI prints with ``--json`` and its MCP tool returns
-as structured content (``veduta/cli.py`` and ``veduta/mcp`` are thin faces over this module).
+as structured content (``veduta/faces/cli/main.py`` and ``veduta/faces/mcp`` are thin faces over this module).
 A user mistake (unknown asset, malformed argument, refused edit) raises a
-:class:`~veduta.errors.VedutaError` whose message names the problem; the faces turn it into a
+:class:`~veduta.base.errors.VedutaError` whose message names the problem; the faces turn it into a
 ``veduta: ...`` line or a tool error.
 
 Imports are deferred to the call, so importing this module costs nothing on the cook's path.
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from veduta.base.progress import Progress
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
 
 
 def list_assets(project: Project, kind: str | None = None, jobs: int = 1,
@@ -50,8 +50,9 @@ def write_source(project: Project, kind: str, name: str, text: str, dry_run: boo
 
 def source_text(project: Project, kind: str, name: str) -> str:
     """The source text of asset *name* of *kind* (UsageError naming the closest names when there is none)."""
-    from veduta.errors import VedutaError, no_such_asset
-    from veduta.kinds import kind_named
+    from veduta.base.errors import VedutaError
+    from veduta.base.kinds import kind_named
+    from veduta.base.project import no_such_asset
 
     kind_named(kind)
     src = project.find_source(kind, name)
@@ -69,7 +70,7 @@ def schema(kind: str) -> dict[str, Any]:
     """The JSON Schema (2020-12) of *kind*'s sources, as shipped with the package."""
     import json
 
-    from veduta.kinds import kind_named
+    from veduta.base.kinds import kind_named
     from veduta.schemas import shipped_schema
 
     kind_named(kind)
@@ -80,7 +81,7 @@ def format_doc(kind: str) -> str:
     """The reference of *kind*'s source format (docs/formats/<kind>.md, shipped with the package)."""
     from importlib import resources
 
-    from veduta.kinds import kind_named
+    from veduta.base.kinds import kind_named
 
     kind_named(kind)
     return resources.files("veduta").joinpath("docs", "formats", f"{kind}.md").read_text(encoding="utf-8")
@@ -104,7 +105,7 @@ def cache_push(project: Project) -> dict[str, Any]:
 
 def inspect_model(project: Project, model: str) -> dict[str, Any]:
     """Triangles per part and level, bounds and findings of model *model*."""
-    from veduta.compile.model.inspect import inspect_model as run
+    from veduta.tools.inspect_model import inspect_model as run
 
     return run(project, model)
 
@@ -126,7 +127,7 @@ def cook(project: Project, sources: list[str] | None = None, jobs: int = 0, echo
 def dump(project: Project | None, path: str, full: bool = False) -> dict[str, Any]:
     """A cooked file as JSON (*path* as given; no project needed):
     ``{"file", "chunks": [{"type", "meta"|"body"|"unknown"...}]}``."""
-    from veduta.cooked import dump_file
+    from veduta.tools.dump import dump_file
 
     return dump_file(path, full)
 
@@ -134,15 +135,15 @@ def dump(project: Project | None, path: str, full: bool = False) -> dict[str, An
 def verify(project: Project | None, paths: list[str]) -> dict[str, Any]:
     """Check cooked files (paths as given):
     ``{"ok", "files": [{"file", "ok", "kind", "name", ...} | {"file", "ok", "error"}]}``."""
-    from veduta.cooked import verify_files
+    from veduta.tools.dump import verify_files
 
     return verify_files(list(paths))
 
 
 def world_query(project: Project, world: str, cell: tuple[int, int]) -> dict[str, Any]:
     """What is at cell ``(x, z)`` of *world*: biome, ground height in metres, water, owner, plants."""
-    from veduta.world.load import load_world
-    from veduta.world.tools import world_query as run
+    from veduta.cook.cooked import load_world
+    from veduta.tools.world_query import world_query as run
 
     return run(lambda name: load_world(project, name), world, cell)
 
@@ -150,8 +151,8 @@ def world_query(project: Project, world: str, cell: tuple[int, int]) -> dict[str
 def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: tuple[int, int] = (256, 256),
               scale: int | None = None) -> dict[str, Any]:
     """The top-down map of *size* cells around cell *at*: metadata and ``"png"`` (bytes)."""
-    from veduta.world.load import load_world
-    from veduta.world.tools import world_map as run
+    from veduta.cook.cooked import load_world
+    from veduta.tools.world_query import world_map as run
 
     return run(lambda name: load_world(project, name), world, at, size, scale)
 
@@ -161,14 +162,14 @@ def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tupl
     """Findings of world *world* (places, prefabs, models, view, triangle budget per view), ranked;
     the sheet (the map with the findings marked) written to *sheet*, and with *image* returned as
     ``"png"`` (bytes)."""
-    from veduta.world.inspect import inspect_world as run
+    from veduta.tools.inspect_world import inspect_world as run
 
     return run(project, world, at=at, all_views=all_views, sheet=sheet, image=image)
 
 
 def inspect_prefab(project: Project, prefab: str) -> dict[str, Any]:
     """Footprint, entities, triangles of their models and findings of prefab *prefab*."""
-    from veduta.world.inspect import inspect_prefab as run
+    from veduta.tools.inspect_world import inspect_prefab as run
 
     return run(project, prefab)
 
@@ -178,7 +179,7 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: tupl
                 dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     """Add or replace place *name* at *cell*, or at the valid cell nearest *near* (checked as inspect world
     checks places); ``cell`` in the report is where it went."""
-    from veduta.world.edit import world_place as run
+    from veduta.tools.world_edit import world_place as run
 
     return run(project, world, name, prefab, cell=cell, near=near, rotation=rotation, search=search,
                dry_run=dry_run, progress=progress)
@@ -189,7 +190,7 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell: tupl
                   roughness: float | None = None, dry_run: bool = False,
                   progress: Progress | None = None) -> dict[str, Any]:
     """Add or replace feature *name* (hill, plain, lake, sea): ground ``before``/``after``, ``places_in_water``."""
-    from veduta.world.edit import world_terrain as run
+    from veduta.tools.world_edit import world_terrain as run
 
     return run(project, world, name, kind, cell, radius, height=height, depth=depth, falloff=falloff,
                roughness=roughness, dry_run=dry_run, progress=progress)
@@ -200,7 +201,7 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
                      radius: int | None = None, scale: tuple[float, float] | None = None,
                      dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     """Add or replace vegetation rule *name*: ``plants``, ``triangles``, ``warnings``."""
-    from veduta.world.edit import world_vegetation as run
+    from veduta.tools.world_edit import world_vegetation as run
 
     return run(project, world, name, density, prefab=prefab, model=model, biomes=biomes, cell=cell, radius=radius,
                scale=scale, dry_run=dry_run, progress=progress)
@@ -209,7 +210,7 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
 def world_remove(project: Project, world: str, name: str, section: str | None = None,
                  dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
     """Remove the feature, vegetation rule or place *name* (``section`` when the name is in several lists)."""
-    from veduta.world.edit import world_remove as run
+    from veduta.tools.world_edit import world_remove as run
 
     return run(project, world, name, section=section, dry_run=dry_run, progress=progress)
 
@@ -220,7 +221,7 @@ def export_gltf(project: Project, out: str, model: str | None = None, lod: int |
     """Write a binary glTF 2.0 file *out*: model *model* (every level of detail, or level *lod*),
     or the chunks within *radius* of *chunk* of world *world* (with *levels*, each chunk's ground at
     the level the engine draws it from a view of the centre chunk). Returns what was written."""
-    from veduta.errors import UsageError
+    from veduta.base.errors import UsageError
 
     _out_file(out, ".glb")
     if model is None and world is None:
@@ -233,12 +234,12 @@ def export_gltf(project: Project, out: str, model: str | None = None, lod: int |
         if lod is not None:
             raise UsageError("--lod is for a model; a world chunk is exported at its finest drawn level "
                               "(or by distance, with levels)")
-        from veduta.export.world import export_chunk
+        from veduta.tools.export.world import export_chunk
 
         return export_chunk(project, world, chunk, out, radius, levels)
     if levels:
         raise UsageError("levels go with a world chunk; a model is exported with all its levels (or --lod K)")
-    from veduta.export.gltf import export_model
+    from veduta.tools.export.gltf import export_model
 
     assert model is not None  # one of model and world, checked above
     return export_model(project, model, out, lod)
@@ -247,7 +248,7 @@ def export_gltf(project: Project, out: str, model: str | None = None, lod: int |
 def preview_model(project: Project, model: str, out: str | None = None, size: int = 160) -> dict[str, Any]:
     """Draw a PNG sheet of shaded views of model *model* and its levels of detail (*size* pixels
     per view), written to *out* when given. Returns what was drawn, with ``"png"`` (bytes)."""
-    from veduta.export.preview import preview_model as run
+    from veduta.tools.preview_model import preview_model as run
 
     if out is not None:
         _out_file(out, ".png")
@@ -257,7 +258,7 @@ def preview_model(project: Project, model: str, out: str | None = None, size: in
 def preview_texture(project: Project, texture: str, out: str | None = None) -> dict[str, Any]:
     """Draw the preview sheet of texture *texture* (mips, frames, clips) and write it to *out* when
     given. Returns what was drawn, with ``"png"`` (bytes)."""
-    from veduta.preview import preview_of as run
+    from veduta.tools.preview_texture import preview_texture as run
 
     if out is not None:
         _out_file(out, ".png")
@@ -267,8 +268,8 @@ def preview_texture(project: Project, texture: str, out: str | None = None) -> d
 def _out_file(out: str, suffix: str) -> None:
     """A file a tool writes is named for its format (UsageError otherwise): a tool never writes
     its bytes over a file of another kind (a source, pyproject.toml)."""
-    from veduta.argtypes import wrong_suffix
-    from veduta.errors import UsageError
+    from veduta.base.argtypes import wrong_suffix
+    from veduta.base.errors import UsageError
 
     wrong = wrong_suffix(out, suffix)
     if wrong:
@@ -280,14 +281,14 @@ def check(project: Project, sources: list[str] | None = None, full: bool = False
     """Every check the cook makes, on every source (or those named, paths under the assets
     folder), writing nothing: ``{ok, checked, compiled, fresh, errors, warnings, diagnostics}``.
     Sources whose cooked file is fresh are known good and not compiled again unless *full*."""
-    from veduta.cook.check import check as run
+    from veduta.tools.check import check as run
 
     return run(project, sources, full, jobs, progress)
 
 
 def why(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
     """Each stale source and the reasons it would cook again: ``{checked, stale: [...]}``."""
-    from veduta.cook.why import why as run
+    from veduta.tools.why import why as run
 
     return run(project, sources)
 
@@ -303,8 +304,8 @@ def editor_workspace(project: Project):
 
 def editor_warm_up() -> None:
     """Import every compiler now, so that an editor's first diagnostics do not wait for them."""
+    from veduta.base.kinds import NAMES
     from veduta.compile import get_compiler
-    from veduta.kinds import NAMES
 
     for kind in NAMES:
         get_compiler(kind)

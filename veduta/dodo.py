@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import sys
 
-from veduta.cook.project import Project
+from veduta.base.errors import ConfigError
+from veduta.base.project import Project
 from veduta.cook.tasks import CookRun, doit_config, task_creator
-from veduta.errors import ConfigError
 
 try:
     _RUN = CookRun(Project.find(os.getcwd()))

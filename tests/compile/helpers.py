@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from veduta.compile import AssetIndex, CompileContext, compile_source
-from veduta.kinds import kind_of, name_of
+from veduta.base.kinds import kind_of, name_of
+from veduta.base.project import AssetIndex
+from veduta.compile import CompileContext, compile_source
 from veduta.source.diagnostics import Report
 
 

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tests.compile.helpers import compile_in, documented_error_example, lines
-from veduta.compile import AssetIndex, CompileContext, compile_source
+from veduta.base.project import AssetIndex
+from veduta.compile import CompileContext, compile_source
 from veduta.formats import decode, encode
 from veduta.formats.material import Material
 from veduta.source.diagnostics import Report

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 from tests.compile.helpers import compile_in, documented_error_example, lines
-from veduta.compile import AssetIndex, CompileContext, compile_source
+from veduta.base.project import AssetIndex
+from veduta.compile import CompileContext, compile_source
 from veduta.formats import decode, encode
 from veduta.formats.prefab import Distance, Prefab
 from veduta.source.diagnostics import Report

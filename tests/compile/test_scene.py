@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 
 from tests.compile.helpers import compile_in, documented_error_example, lines
-from veduta.compile import AssetIndex, CompileContext, compile_source
+from veduta.base.kinds import kind_of, name_of
+from veduta.base.project import AssetIndex
+from veduta.compile import CompileContext, compile_source
 from veduta.compile.common import DEFAULT_CAMERA, DEFAULT_LIGHT, linear_rgb, srgb_to_linear
 from veduta.container.binary import f32_bits
 from veduta.formats import decode, encode
 from veduta.formats.scene import Scene
-from veduta.kinds import kind_of, name_of
 from veduta.source.diagnostics import Report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,9 +67,10 @@ MY_SAMPLES = ["textures", "materials", "scenes", "prefabs", "maps"]
 DIGEST = f"""
 MY_SAMPLES = {MY_SAMPLES!r}
 import hashlib, os, sys
-from veduta.compile import AssetIndex, CompileContext, compile_source
+from veduta.base.project import AssetIndex
+from veduta.compile import CompileContext, compile_source
 from veduta.formats import encode
-from veduta.kinds import kind_of, name_of
+from veduta.base.kinds import kind_of, name_of
 from veduta.source.diagnostics import Report
 assets = sys.argv[1]
 rels = sorted(os.path.relpath(os.path.join(d, f), assets).replace(os.sep, "/")

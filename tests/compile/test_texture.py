@@ -13,7 +13,8 @@ import pytest
 from PIL import Image
 
 from tests.compile.helpers import compile_in, documented_error_example, lines
-from veduta.compile import AssetIndex, CompileContext, compile_source
+from veduta.base.project import AssetIndex
+from veduta.compile import CompileContext, compile_source
 from veduta.compile.image import (
     MAX_SIDE,
     SRGB_TO_LINEAR,
@@ -26,8 +27,8 @@ from veduta.compile.image import (
 from veduta.container.meta import source_hash
 from veduta.formats import decode, encode
 from veduta.formats.texture import Texture, max_levels
-from veduta.preview import preview_texture
 from veduta.source.diagnostics import Report
+from veduta.tools.preview_texture import write_preview
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets"
@@ -428,7 +429,7 @@ def test_a_png_edit_recooks_only_the_texture(game):
     import re
     import time
 
-    from veduta.container.vda import read_asset_file
+    from veduta.formats.asset import read_asset_file
 
     (game.root / "assets" / "textures").mkdir(parents=True)
     (game.root / "assets" / "textures" / "a.png").write_bytes(png_bytes(IMG))
@@ -464,8 +465,8 @@ def test_preview_is_deterministic_and_shows_frames(tmp_path):
     ctx = CompileContext(str(ASSETS), rel, "texture", "hero", Report(rel))
     tex = compile_source("texture", (ASSETS / rel).read_bytes(), ctx)
     a, b = tmp_path / "a.png", tmp_path / "b.png"
-    preview_texture(tex, str(a))
-    preview_texture(tex, str(b))
+    write_preview(tex, str(a))
+    write_preview(tex, str(b))
     assert a.read_bytes() == b.read_bytes()
     with Image.open(a) as im:
         assert im.format == "PNG" and im.width >= 8 * 16 and im.height > 5 * 16

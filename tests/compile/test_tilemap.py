@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 
 from tests.compile.helpers import compile_in, documented_error_example, lines
-from veduta.compile import AssetIndex, CompileContext, compile_source
+from veduta.base.project import AssetIndex
+from veduta.compile import CompileContext, compile_source
 from veduta.formats import decode, encode
 from veduta.formats.tilemap import Prop, Tilemap
 from veduta.source.diagnostics import Report

@@ -6,22 +6,24 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from bench import games
 from tests.compile.helpers import compile_in, documented_error_example, lines
 from tests.world.worlds import example_world
-from veduta.compile import AssetIndex, CompileContext, compile_source
+from veduta.base.project import AssetIndex
+from veduta.compile import CompileContext, compile_source
 from veduta.compile.world import DEFAULTS, FEATURE_DEFAULTS, TERRAIN_DEFAULTS
 from veduta.container.binary import to_f32
 from veduta.formats import decode, encode
 from veduta.formats.world import World
 from veduta.source.diagnostics import Report
 from veduta.world.params import world_params
+from veduta.world.query import query
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets"
@@ -135,7 +137,8 @@ def test_the_sample_world_compiles_cleanly_round_trips_and_is_deterministic():
 
 
 def test_the_sample_world_gives_the_same_bytes_under_any_hash_seed():
-    code = ("import sys; from veduta.compile import AssetIndex, CompileContext, compile_source; "
+    code = ("import sys; from veduta.base.project import AssetIndex; "
+            "from veduta.compile import CompileContext, compile_source; "
             "from veduta.formats import encode; from veduta.source.diagnostics import Report; "
             "from tests.compile.test_world import ASSETS, sample_index; rel = 'worlds/valley.vworld'; "
             "ctx = CompileContext(str(ASSETS), rel, 'world', 'valley', Report(rel), sample_index()); "
@@ -475,8 +478,7 @@ def test_mutated_worlds_are_reported_never_raise_and_what_is_accepted_decodes():
 def sample_game(tmp_path_factory) -> Path:
     """A copy of the sample game (assets without .cooked), cooked once with doit."""
     root = tmp_path_factory.mktemp("sample") / "game"
-    shutil.copytree(ASSETS, root / "assets", ignore=shutil.ignore_patterns(".cooked"))
-    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    games.sample_game(root)
     cp = subprocess.run([sys.executable, "-m", "doit", "cook"], cwd=root, capture_output=True, text=True, timeout=600)
     assert cp.returncode == 0, cp.stdout + cp.stderr
     mine = ("worlds/", "prefabs/oak.", "prefabs/tree.", "prefabs/cottage.", "prefabs/well.", "models/well.")
@@ -486,7 +488,7 @@ def sample_game(tmp_path_factory) -> Path:
 
 
 def veduta(root: Path, *args: str, seed: str = "0") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "veduta.cli", *args], cwd=root, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=root, capture_output=True, text=True,
                           timeout=300, env={**os.environ, "PYTHONHASHSEED": seed})
 
 
@@ -497,8 +499,8 @@ def test_the_sample_world_cooks_without_warnings_in_the_sample_game(sample_game)
 
 
 def test_world_query_prints_the_cell_as_json(sample_game):
-    from veduta.cli import load_world
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
+    from veduta.faces.cli.main import load_world
     from veduta.world import Generator
 
     gen = Generator(*load_world(Project.find(str(sample_game)), "valley"))
@@ -508,7 +510,7 @@ def test_world_query_prints_the_cell_as_json(sample_game):
     assert set(q) >= {"cell", "chunk", "biome", "height", "water", "owner", "plants"}
     assert q["cell"] == [-70, 0] and q["chunk"] == [-5, 0] and q["biome"] == "meadow"
     assert q["owner"] == {"kind": "place", "name": "village_well", "prefab": "well"} and q["plants"] == []
-    assert q == gen.query(-70, 0)
+    assert q == query(gen, -70, 0)
     lake = json.loads(veduta(sample_game, "world", "query", "valley", "-35,40").stdout)
     assert lake["water"]["wet"] is True and lake["water"]["level"] is not None and lake["plants"] == []
     # a cell with plants, and one owned by the oak grove, answer as the generator does in-process
@@ -517,7 +519,7 @@ def test_world_query_prints_the_cell_as_json(sample_game):
     j, i = (int(a[0]) for a in grass.mask.nonzero())
     x, z = -116 + i, -40 + j
     q = json.loads(veduta(sample_game, "world", "query", "valley", f"{x},{z}").stdout)
-    assert q["plants"] and q == gen.query(x, z)
+    assert q["plants"] and q == query(gen, x, z)
     owners = [(o["kind"], o["rule"]) for o in (gen.cell_owner(-116 + i, -40 + j) for j in range(32) for i in range(32))
               if o is not None]
     assert ("vegetation", "oak_grove") in owners

@@ -7,7 +7,7 @@ import struct
 import pytest
 
 from tests.container import samples
-from veduta.errors import VdaError
+from veduta.base.errors import VdaError
 from veduta.formats import BODIES, decode, encode
 
 
@@ -114,15 +114,15 @@ def test_entity_reader_checks():
     _bad(s.replace(entities=[samples.entity(hitbox=((1.0, 0.0, 0.0), (0.0, 1.0, 1.0)))]), "hitbox min")
     _bad(s.replace(entities=[samples.entity(layer=1001)]), "1001 out of range")
     _bad(s.replace(entities=[samples.entity(frame=65536)]), "65536 out of range")
-    data = bytearray(encode(s))
-    # the visible bool of the first entity is somewhere; a 2 in any bool is an error
-    from veduta.container.binary import Reader
-
-    r = Reader(bytes(data))
-    with pytest.raises(VdaError):
-        data2 = bytes(data).replace(b"\x01\x01", b"\x01\x02", 1)
-        decode(type(s), data2)
-    del r
+    # the first entity's visible bool: the one byte where visible=True and visible=False differ
+    shown = encode(s.replace(entities=[samples.entity(visible=True)]))
+    hidden = encode(s.replace(entities=[samples.entity(visible=False)]))
+    diff = [i for i, (a, b) in enumerate(zip(shown, hidden, strict=True)) if a != b]
+    assert len(diff) == 1 and shown[diff[0]] == 1 and hidden[diff[0]] == 0
+    bad = bytearray(shown)
+    bad[diff[0]] = 2
+    with pytest.raises(VdaError, match=r"bad bool 2 in .*visible.* \(want 0 or 1\)"):
+        decode(type(s), bytes(bad))
 
 
 def test_prefab_world_tilemap_reader_checks():

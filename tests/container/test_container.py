@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.container import samples
+from veduta.base.errors import VdaError
 from veduta.container.chunks import MAGIC, read_chunks, write_chunks
 from veduta.container.meta import Meta, source_hash
-from veduta.container.vda import encode_asset, make_asset, read_asset
-from veduta.errors import VdaError
 from veduta.formats import encode
+from veduta.formats.asset import encode_asset, make_asset, read_asset
 
 
 def asset_bytes(ctype="MESH") -> bytes:

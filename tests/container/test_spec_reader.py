@@ -87,7 +87,7 @@ def accept(path: Path, assets: Path) -> dict:
 
 def cook(root: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("VEDUTA_FORMAT", "VEDUTA_CACHE_URL")}
-    cp = subprocess.run([sys.executable, "-m", "veduta.cli", "cook"], cwd=root, capture_output=True, text=True,
+    cp = subprocess.run([sys.executable, "-m", "veduta", "cook"], cwd=root, capture_output=True, text=True,
                         timeout=600, env=env)
     assert cp.returncode == 0, cp.stdout + cp.stderr
 

@@ -8,10 +8,9 @@ import re
 
 from tests.cook.test_cook import summary
 from tests.gamerepo import BAD, CRATE, make_game
-from veduta.compile import AssetIndex
+from veduta.base.project import AssetIndex, Project
 from veduta.cook import ahead
 from veduta.cook.cook import cook_batch, set_index
-from veduta.cook.project import Project
 
 
 def _big_game(tmp_path, n=30):

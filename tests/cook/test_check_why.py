@@ -226,9 +226,8 @@ def test_check_trusts_fresh_cooked_files_unless_all(game):
 
 
 def test_check_in_batches_finds_what_one_by_one_finds(game):
-    from veduta.compile import AssetIndex
-    from veduta.cook.check import check_sources
-    from veduta.cook.project import Project
+    from veduta.base.project import AssetIndex, Project
+    from veduta.tools.check import check_sources
 
     game.write("models/bad.vmodel", BAD)
     game.write("models/lonely.vmodel", GHOST)
@@ -247,7 +246,7 @@ def test_check_in_batches_finds_what_one_by_one_finds(game):
 def test_the_sample_game_checks_clean():
     """The repo's own sample game has no error (every source compiled, nothing written)."""
     from veduta import api
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
 
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     result = api.check(Project.at(root), full=True)

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from tests.gamerepo import BAD, CRATE
-from veduta.container.vda import read_asset_file
+from veduta.formats.asset import read_asset_file
 
 
 def summary(cp) -> dict[str, int]:
@@ -262,8 +262,8 @@ def test_a_source_name_that_is_not_utf8_fails_the_run_and_names_it(game):
 def test_plain_doit_cook_makes_no_task_for_a_fresh_source(game, monkeypatch):
     """The no-op speed rests on this: under `doit run` the cook tasks are made late
     (create_after) and a plain `doit cook` gets no task object for a fresh source."""
+    from veduta.base.project import Project
     from veduta.cook import tasks
-    from veduta.cook.project import Project
 
     game.cook(check=True)
     age_all(game)
@@ -384,10 +384,10 @@ def test_a_damaged_state_entry_means_re_hashing_never_a_traceback(game):
     for bad in damaged:
         state.write_bytes(marshal.dumps((fmt, compiler, {**entries, "models/crate.vmodel": bad}, owed)))
         for args in (["why", "--json"], ["check"]):
-            cp = subprocess.run([sys.executable, "-m", "veduta.cli", *args], cwd=game.root, capture_output=True,
+            cp = subprocess.run([sys.executable, "-m", "veduta", *args], cwd=game.root, capture_output=True,
                                 text=True, timeout=300)
             assert cp.returncode == 0 and "Traceback" not in cp.stderr, (bad, args, cp.stdout + cp.stderr)
-        assert json.loads(subprocess.run([sys.executable, "-m", "veduta.cli", "why", "--json"], cwd=game.root,
+        assert json.loads(subprocess.run([sys.executable, "-m", "veduta", "why", "--json"], cwd=game.root,
                                          capture_output=True, text=True, timeout=300).stdout)["stale"] == []
         listed = game.doit("list", "--all", "--status", check=True).stdout
         assert re.search(r"^U cook:models/crate.vmodel", listed, re.M), listed

@@ -29,7 +29,7 @@ def test_the_pin_the_checked_version_and_minversion_agree(tmp_path):
     assert low == da.DOIT_CHECKED
     installed = tuple(doit.__version__)
     assert tuple(int(x) for x in low.split(".")) <= installed < tuple(int(x) for x in high.split("."))
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
     from veduta.cook.tasks import CookRun, doit_config
 
     assert doit_config(CookRun(Project.at(str(tmp_path))))["minversion"] == da.DOIT_CHECKED
@@ -337,7 +337,7 @@ def test_drop_failures_leaves_them_out_of_the_final_report():
 
 def test_two_runs_in_one_process_keep_their_own_state(game, tmp_path):
     from tests.gamerepo import make_game
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
     from veduta.cook.tasks import CookRun, cook_tasks
 
     (tmp_path / "other").mkdir()

@@ -176,7 +176,7 @@ def test_statuses_of_the_mixed_game(mixed):
 def _list_in_process(game, monkeypatch, capsys, *args):
     """Run `doit list ARGS` in this process (the entry point's command, a namespace like the
     dodo file's); returns (stdout, the FreshListing the task pass filled or None)."""
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
     from veduta.cook.tasks import CookRun, doit_config, task_creator
 
     seen = []
@@ -228,7 +228,7 @@ def test_doit_help_list_is_doits_own():
 NOOP_IMPORTS = """
 import sys
 if sys.argv[1] == "veduta":
-    from veduta.cli import main
+    from veduta.faces.cli.main import main
     rc = main(sys.argv[2:])
 else:
     from doit.doit_cmd import DoitMain
@@ -250,7 +250,7 @@ def test_a_no_op_imports_no_reader_codec_or_compiler(game, args):
     assert cp.returncode == 0, cp.stderr
     loaded = set(cp.stdout.split("\n")[-2].split())
     assert "veduta.cook.tasks" in loaded  # (the line is the module list)
-    faces = {"veduta.compile.model", "veduta.compile.model.cli"} if args[0] == "veduta" else set()
+    faces: set[str] = set()
     heavy = {m for m in loaded if m.startswith(("numpy", "veduta.source", "veduta.container", "veduta.formats",
                                                  "veduta.compile.", "veduta.cook.remote", "veduta.cook.shared"))}
     assert heavy - faces == set()

@@ -74,7 +74,7 @@ def test_non_finite_numbers_do_not_stop_the_report(game):
 
 
 def test_a_missing_source_named_on_the_command_line(game):
-    cp = subprocess.run([sys.executable, "-m", "veduta.cli", "cook", "models/ghost.vmodel"], cwd=game.root,
+    cp = subprocess.run([sys.executable, "-m", "veduta", "cook", "models/ghost.vmodel"], cwd=game.root,
                         capture_output=True, text=True, timeout=300)
     _no_traceback(cp)
     assert cp.returncode != 0
@@ -157,7 +157,7 @@ def test_a_fifo_in_the_cache_folder_is_never_read(game):
             os.mkfifo(entry)
     for rel in ("crate", "barrel", "tree", "tree_far"):
         game.cooked(f"models/{rel}.vda").unlink()  # the store is asked before compiling
-    for args in (["-m", "doit", "list", "--all", "--status"], ["-m", "veduta.cli", "why"], ["-m", "doit", "cook"]):
+    for args in (["-m", "doit", "list", "--all", "--status"], ["-m", "veduta", "why"], ["-m", "doit", "cook"]):
         cp = subprocess.run([sys.executable, *args], cwd=game.root, capture_output=True, text=True, timeout=60)
         _no_traceback(cp)
         assert cp.returncode == 0, (args, cp.stdout + cp.stderr)
@@ -238,7 +238,7 @@ def test_a_cooked_folder_that_is_a_file_is_one_line(game):
     assert len(cp.stdout.splitlines()) == 2  # that line (one, for both kinds) and the summary
     # a source asked for by name says why it cannot be cooked, not that it does not exist
     for named in (game.cook("cook:models/crate.vmodel"),
-                  subprocess.run([sys.executable, "-m", "veduta.cli", "cook", "models/crate.vmodel"],
+                  subprocess.run([sys.executable, "-m", "veduta", "cook", "models/crate.vmodel"],
                                  cwd=game.root, capture_output=True, text=True, timeout=300)):
         _no_traceback(named)
         assert named.returncode != 0 and line in named.stdout, named.stdout + named.stderr

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from tests.cook.test_cook import summary
-from veduta.container.vda import read_asset_file
+from veduta.formats.asset import read_asset_file
 
 BIG = """{{
   "veduta": "model/1",
@@ -49,8 +49,8 @@ class _Tty(io.StringIO):
 
 def _reporter(t, root):
     """The reporter class of a run of no game in particular (doit makes the reporter itself)."""
+    from veduta.base.project import Project
     from veduta.cook.doit_adapter import bind_class
-    from veduta.cook.project import Project
 
     return bind_class(t.CookReporter, run=t.CookRun(Project.at(str(root))))
 

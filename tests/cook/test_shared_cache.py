@@ -250,7 +250,7 @@ def test_a_stopped_server_degrades_to_compiling(tmp_path, s3, ci):
 
 def test_no_op_cook_imports_no_storage_client(tmp_path, s3):
     game = make_game(tmp_path)
-    code = ("import sys; from veduta.cli import main; rc = main(['cook']); "
+    code = ("import sys; from veduta.faces.cli.main import main; rc = main(['cook']); "
             "print('BOTO', 'boto3' in sys.modules, 'botocore' in sys.modules); sys.exit(rc)")
 
     def run():
@@ -271,7 +271,7 @@ def test_push_seeds_the_tier_and_info_reports_it(tmp_path, s3):
     e = dict(os.environ, **env(s3))
 
     def veduta(*args):
-        return subprocess.run([sys.executable, "-m", "veduta.cli", *args], cwd=game.root, env=e,
+        return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=game.root, env=e,
                               capture_output=True, text=True, timeout=300)
 
     cp = veduta("cache", "info")
@@ -335,7 +335,7 @@ def test_a_store_entry_of_another_compiler_is_not_restored(game):
 
 
 def test_the_bench_restores_from_both_tiers(tmp_path):
-    from veduta.cook.shared_bench import bench_shared
+    from bench.shared import bench_shared
 
     r = bench_shared(12, 2, 1, str(tmp_path))
     assert r["compile"] > 0 and set(r["tiers"]) == {"folder", "s3 (moto server, 127.0.0.1)"}

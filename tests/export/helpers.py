@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from veduta.export.glb import read_glb
+from bench import games
+from veduta.tools.export.glb import read_glb
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tests" / "export" / "gltf_validate.js"
@@ -18,9 +19,8 @@ VALIDATOR = ROOT / "node_modules" / "gltf-validator"
 
 def sample_game(dest: Path) -> Path:
     """A copy of the repo's sample assets (without cooked files) as a game repo at *dest*."""
-    from tests.gamerepo import sample_game as copy
-
-    return copy(dest).root
+    games.sample_game(dest)
+    return dest
 
 
 def validate(*files: Path) -> list[dict]:

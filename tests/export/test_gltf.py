@@ -9,12 +9,12 @@ import pytest
 
 from tests.export.helpers import accessor_array, load, problems, sample_game, validate
 from veduta import api
-from veduta.cli import main
-from veduta.container.vda import read_asset_file
-from veduta.cook.project import Project
-from veduta.errors import VedutaError
-from veduta.export.glb import read_glb
+from veduta.base.errors import VedutaError
+from veduta.base.project import Project
+from veduta.faces.cli.main import main
+from veduta.formats.asset import read_asset_file
 from veduta.formats.mesh import VERTEX_DTYPE
+from veduta.tools.export.glb import read_glb
 
 
 @pytest.fixture(scope="module")
@@ -171,7 +171,7 @@ def test_cli_errors_are_lines_not_tracebacks(game, tmp_path, capsys, monkeypatch
 
 def test_the_validator_does_find_errors(tmp_path):
     """The validator run is a real check: a file whose bounds lie is refused."""
-    from veduta.export.glb import FLOAT, Gltf
+    from veduta.tools.export.glb import FLOAT, Gltf
 
     g = Gltf("test")
     pos = np.array([[0, 0, 0], [1, 0, 0], [0, 1, 0]], "<f4")

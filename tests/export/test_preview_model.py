@@ -8,10 +8,10 @@ from PIL import Image
 
 from tests.export.helpers import sample_game
 from veduta import api
-from veduta.cli import main
-from veduta.cook.project import Project
-from veduta.errors import VedutaError
-from veduta.export import raster
+from veduta.base.errors import VedutaError
+from veduta.base.project import Project
+from veduta.faces.cli.main import main
+from veduta.tools.export import raster
 
 
 @pytest.fixture(scope="module")

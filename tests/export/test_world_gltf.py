@@ -10,13 +10,14 @@ from hypothesis import strategies as st
 
 from tests.export.helpers import load, problems, sample_game, validate
 from veduta import api
-from veduta.cli import load_world, main
+from veduta.base.errors import VedutaError
+from veduta.base.project import Project
 from veduta.compile.model.transform import rotation_matrix
-from veduta.container.vda import read_asset_file
-from veduta.cook.project import Project
-from veduta.errors import VedutaError
-from veduta.export.world import _quaternion
+from veduta.faces.cli.main import load_world, main
+from veduta.formats.asset import read_asset_file
+from veduta.tools.export.world import _quaternion
 from veduta.world import draw
+from veduta.world.entities import chunk_entities
 from veduta.world.generator import Generator, chunk_name
 
 #: around chunk [-4, 1] of valley: the village green and its well (chunk [-5, 0]), hamlet
@@ -86,7 +87,7 @@ def test_entities_are_placed_as_the_generator_puts_them_sharing_one_mesh_per_mod
     nodes = {n["name"]: n for n in doc["nodes"]}
     want = {}
     for c in summary["chunks"]:
-        for e in gen.chunk_entities(*c["chunk"]):
+        for e in chunk_entities(gen, *c["chunk"]):
             want.setdefault(e["name"], e)
     assert len(want) == summary["entities"] > 100
     kinds = set()

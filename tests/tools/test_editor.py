@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from veduta.cook.project import Project
+from veduta.base.project import Project
 from veduta.tools.editor import Workspace
 from veduta.tools.jsoncursor import locate, token_span
 

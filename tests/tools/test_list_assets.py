@@ -7,7 +7,7 @@ import pytest
 
 from tests.gamerepo import BAD, Game
 from veduta import api
-from veduta.errors import UsageError
+from veduta.base.errors import UsageError
 
 GHOST_LOD = """{"veduta": "model/1",
   "lod": [ { "distance": 10, "model": "ghost" } ],

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from veduta.base.kinds import kind_of, name_of
+from veduta.base.project import Project
 from veduta.compile import AssetIndex, CompileContext, compile_source
-from veduta.cook.project import Project
-from veduta.kinds import kind_of, name_of
 from veduta.source.diagnostics import Report
 from veduta.tools import schemawalk as sw
 from veduta.tools.refs import RefGraph, source_refs

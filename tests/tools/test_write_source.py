@@ -12,7 +12,7 @@ import pytest
 
 from tests.gamerepo import CRATE, Game
 from veduta import api
-from veduta.errors import UsageError
+from veduta.base.errors import UsageError
 
 LAMP = """{
   "veduta": "model/1",
@@ -149,7 +149,7 @@ def test_text_that_is_not_unicode_or_too_large_is_refused(game: Game, here):
 
 
 def test_a_world_written_while_an_edit_holds_it_waits_for_the_edit(game: Game, here):
-    from veduta.world.edit import edit_lock
+    from veduta.tools.world_edit import edit_lock
 
     world = '{"veduta": "world/1", "seed": 1, "biomes": [{"name": "meadow", "ground": "grass"}]}\n'
     done = threading.Event()

@@ -8,6 +8,8 @@ import pytest
 from tests.world.worlds import Place, example_prefabs, example_world
 from veduta.world import Generator
 from veduta.world.checks import place_findings, place_footprint
+from veduta.world.entities import chunk_entities
+from veduta.world.query import query
 
 
 def codes(findings):
@@ -87,13 +89,13 @@ def test_missing_prefab_place_owns_its_cell(cell):
     prefabs = example_prefabs()
     del prefabs["city"]
     gen = Generator(example_world(), prefabs)
-    q = gen.query(*cell)
+    q = query(gen, *cell)
     assert q["owner"] == {"kind": "place", "name": "capital", "prefab": "city"}
-    beside = gen.query(cell[0] + 1, cell[1])["owner"]
+    beside = query(gen, cell[0] + 1, cell[1])["owner"]
     assert beside is None or beside["name"] != "capital"
     # it spawns nothing, and the rectangle path agrees with the scalar one
     c = gen.p.chunk
-    names = [e["name"] for e in gen.chunk_entities(cell[0] // c, cell[1] // c)]
+    names = [e["name"] for e in chunk_entities(gen, cell[0] // c, cell[1] // c)]
     assert "capital" not in names
     lay = gen.chunk_layers(cell[0] // c, cell[1] // c)
     j, i = cell[1] - lay.z0, cell[0] - lay.x0

@@ -8,6 +8,8 @@ import pytest
 from tests.world.worlds import Biome, Entity, Feature, Place, Terrain, Vegetation, World, example_prefabs
 from veduta.world import Generator
 from veduta.world import draw as D
+from veduta.world.draw import drawn_height
+from veduta.world.query import query
 
 MODELS = {
     "grass_tuft": D.ModelDraw("grass_tuft", (6,), (), 30.0, 0.35),
@@ -119,14 +121,14 @@ def test_water_quads_cover_every_cell_with_a_corner_under_water(example):
 
 def test_drawn_height_is_within_6_cm_and_on_the_finest_grid(example):
     for x, z in ((5, 5), (-30, 20), (121, -39), (17, -3), (-100, 60)):
-        q = example.query(x, z)
+        q = query(example, x, z)
         assert abs(q["drawn_height"] - q["height"]) <= 0.06 + 1e-9
     # on a grid-1 chunk the drawn height is the centre height exactly
     for cx in range(-4, 4):
         cg = D.chunk_ground(example, cx, 0)
         if cg.grid == 1:
             x, z = cx * 16 + 3, 5
-            assert example.drawn_height(x, z) == (int(cg.ground[5, 3]) + int(cg.ground[6, 4])) >> 1
+            assert drawn_height(example, x, z) == (int(cg.ground[5, 3]) + int(cg.ground[6, 4])) >> 1
             break
 
 
@@ -275,7 +277,7 @@ def test_flat_world_features_do_not_change_the_counts_of_far_chunks():
 
 
 def test_the_drawing_bench_runs():
-    from veduta.world.bench import bench_draw
+    from bench.world import bench_draw
 
     r = bench_draw(repeat=1, chunks=3, valley=False)
     assert r["ground_lod_one_chunk_ms"] > 0 and r["chunk_terrain_layers_floor_ms"] > 0

@@ -1,4 +1,4 @@
-"""veduta world place|terrain|vegetation|remove on a copy of the sample game (veduta.world.edit)."""
+"""veduta world place|terrain|vegetation|remove on a copy of the sample game (veduta.tools.world_edit)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from bench.games import sample_game
 from veduta import api
-from veduta.cli import load_world, main
-from veduta.cook.project import Project
-from veduta.errors import VedutaError
+from veduta.base.errors import VedutaError
+from veduta.base.project import Project
+from veduta.faces.cli.main import load_world, main
 from veduta.source.jsonedit import JsonDoc
-from veduta.world.edit import EditRefused, place_problems
+from veduta.tools.world_edit import EditRefused, place_problems
+from veduta.world.query import query
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -22,8 +24,7 @@ REPO = Path(__file__).resolve().parents[2]
 def game(tmp_path):
     """A copy of the sample game's sources (no cooked files), and its Project."""
     root = tmp_path / "game"
-    shutil.copytree(REPO / "assets", root / "assets", ignore=shutil.ignore_patterns(".cooked"))
-    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    sample_game(root)
     return Project.at(str(root))
 
 
@@ -64,7 +65,7 @@ def test_place_at_a_cell(game):
     assert '              { "name": "inn", "prefab": "cottage", "cell": [-74, 0] } ],' in new
     # the cooked world has it where the report says, on the reported pad
     gen = _cooked(game)
-    q = gen.query(-74, 0)
+    q = query(gen, -74, 0)
     assert q["owner"] == {"kind": "place", "name": "inn", "prefab": "cottage"}
     assert q["height"] == r["height"]
     s = next(s for s in gen.structs.places if s.name == "inn")
@@ -167,7 +168,7 @@ def test_terrain_lake_reports_water_and_cooks_as_reported(game):
     assert any(c["kind"] == "site" and c["change"] == "dropped" and c["reason"] == "water" for c in r["changes"])
     gen = _cooked(game)
     assert gen.heights(-75, 5, 1, 1)[0, 0] / 1000 == r["after"]["centre"]
-    assert gen.query(-75, 5)["water"]["wet"] is True
+    assert query(gen, -75, 5)["water"]["wet"] is True
     assert [s.name for s in gen.structs.places if s.wet] == r["places_in_water"]
     # inspect world reports the place the tool said is now in water
     report = api.inspect_world(game, "valley")
@@ -306,7 +307,7 @@ def test_remove(game, name, section):
     gen = _cooked(game)
     assert name not in [x.name for x in getattr(gen.world, section)]
     if section == "features":
-        assert gen.query(-35, 40)["water"]["wet"] is False
+        assert query(gen, -35, 40)["water"]["wet"] is False
         assert r["after"]["centre"] == gen.heights(-35, 40, 1, 1)[0, 0] / 1000
     if section == "vegetation":
         assert r["plants_before"] > 0
@@ -386,7 +387,7 @@ def test_cli_text_report(game, monkeypatch, capsys):
 def test_the_near_prescreen_agrees_with_the_place_checks(game):
     """--near rules cells out from arrays computed once; each such cell's first finding is the same
     code, and the cells it passes are left to the full check."""
-    from veduta.world.edit import _prescreen, _with_prefab, load_world_source
+    from veduta.tools.world_edit import _prescreen, _with_prefab, load_world_source
 
     ws = load_world_source(game, "valley")
     for prefab, rotation in (("cottage", 90), ("well", 0)):
@@ -406,7 +407,7 @@ def test_the_near_prescreen_agrees_with_the_place_checks(game):
 
 
 def test_a_file_saved_meanwhile_is_not_overwritten(game, monkeypatch):
-    from veduta.world import edit
+    from veduta.tools import world_edit as edit
 
     path = _valley(game)
     real = edit._compile_new
@@ -429,7 +430,7 @@ def test_an_edit_waits_for_another_process_editing_the_same_world_only(game):
     import sys
     import time
 
-    from veduta.world.edit import edit_lock
+    from veduta.tools.world_edit import edit_lock
 
     root = Path(game.root)
     shutil.copy(_valley(game), root / "assets/worlds/dale.vworld")
@@ -498,7 +499,7 @@ def test_removing_what_a_tool_added_leaves_the_file_as_it_was(game, source):
 
 
 def test_world_remove_help_says_what_remove_does(capsys):
-    from veduta.cli import main
+    from veduta.faces.cli.main import main
 
     with pytest.raises(SystemExit):
         main(["world", "remove", "--help"])

@@ -26,6 +26,8 @@ from tests.world.worlds import (
 )
 from veduta.world import Generator, chunk_name
 from veduta.world.cover import NONE, SCATTER, STRUCTURE, VEGETATION
+from veduta.world.entities import chunk_entities
+from veduta.world.query import query
 from veduta.world.structures import need_mm
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,7 +202,7 @@ def test_query_equals_layers(busy, example):
         for j in range(0, 24, 1):
             for i in range(0, 24, 3 if gen is busy else 5):
                 x, z = x0 + i, z0 + j
-                q = gen.query(x, z)
+                q = query(gen, x, z)
                 assert q["biome"] == gen.p.biome_names[lay.biome[j, i]]
                 assert round(q["height"] * 1000) == lay.centre[j, i]
                 assert q["water"]["wet"] == bool(lay.wet[j, i])
@@ -222,11 +224,11 @@ def test_query_equals_layers(busy, example):
 
 
 def test_query_json_shape(example):
-    q = example.query(120, -40)
+    q = query(example, 120, -40)
     assert json.loads(json.dumps(q)) == q
     assert q["cell"] == [120, -40] and q["chunk"] == [7, -3]
     assert q["owner"] == {"kind": "place", "name": "capital", "prefab": "city"}
-    lake = example.query(-30, 20)
+    lake = query(example, -30, 20)
     assert lake["water"]["wet"] and lake["water"]["level"] is not None and lake["plants"] == []
 
 
@@ -240,8 +242,8 @@ def test_chunk_entities(busy):
     structures = set()
     for cx in (-3, -2, -1, 0):
         for cz in (11, 12, -1, 0):
-            ents = busy.chunk_entities(cx, cz)
-            assert ents == busy.chunk_entities(cx, cz)
+            ents = chunk_entities(busy, cx, cz)
+            assert ents == chunk_entities(busy, cx, cz)
             prefix = chunk_name(cx, cz) + "_"
             for e in ents:
                 if e["source"]["kind"] in ("site", "place"):
@@ -253,7 +255,7 @@ def test_chunk_entities(busy):
     assert any(n.startswith("chunk_n3_12_scatter_") for n in names)
     assert any(n.startswith("site_hamlet_") for n in structures)
     # multi-entity prefabs: <instance>_<entity>, parents renamed
-    village = [e for e in busy.chunk_entities(0, 0) + busy.chunk_entities(1, 1) + busy.chunk_entities(-1, 0)
+    village = [e for e in chunk_entities(busy, 0, 0) + chunk_entities(busy, 1, 1) + chunk_entities(busy, -1, 0)
                if e["source"].get("prefab") == "village"]
     assert village
     inst = village[0]["source"]["name"]
@@ -274,6 +276,8 @@ sys.path.insert(0, sys.argv[1])
 from tests.world.worlds import example_world, example_prefabs
 from tests.world.test_generator import busy_world, busy_prefabs
 from veduta.world import Generator
+from veduta.world.entities import chunk_entities
+from veduta.world.query import query
 terrain, rest = hashlib.sha256(), hashlib.sha256()
 for w, p in ((example_world(), example_prefabs()), (busy_world(), busy_prefabs())):
     g = Generator(w, p)
@@ -289,8 +293,8 @@ for w, p in ((example_world(), example_prefabs()), (busy_world(), busy_prefabs()
         for a in (pa.mask, pa.x_mm, pa.z_mm, pa.y_mm, pa.rotation, pa.mirror, pa.scale):
             terrain.update(a.astype('<i8').tobytes())
     for cx, cz in ((0, 0), (-3, 12), (7, -3), (-2, 1)):
-        rest.update(json.dumps(g.chunk_entities(cx, cz), sort_keys=True).encode())
-    rest.update(json.dumps(g.query(-30, 20), sort_keys=True).encode())
+        rest.update(json.dumps(chunk_entities(g, cx, cz), sort_keys=True).encode())
+    rest.update(json.dumps(query(g, -30, 20), sort_keys=True).encode())
 print(terrain.hexdigest(), rest.hexdigest())
 """
 

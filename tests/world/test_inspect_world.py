@@ -23,10 +23,10 @@ from tests.world.worlds import (
     example_prefabs,
     example_world,
 )
-from veduta.cli import main
+from veduta.faces.cli.main import main
+from veduta.tools.inspect_world import report_world
 from veduta.world import Generator
 from veduta.world import draw as D
-from veduta.world.inspect import report_world
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "tests" / "compile" / "fixtures" / "spec_example.vworld"
@@ -131,7 +131,7 @@ def test_chunk_budget_counts_the_chunks_the_engine_keeps_loaded():
     """A 1500-triangle tower two chunks east of the start: outside the start's window (view 1),
     but the engine keeps that chunk loaded after the hero came from the east, and a wide camera
     sees it; the budget is of the worst the engine can have loaded."""
-    from veduta.world.inspect import _view_findings
+    from veduta.tools.inspect_world import _view_findings
 
     prefabs = {"tower": Prefab("tower", (2.0, 2.0), entities=[Entity("tower", model="tower")])}
     models = dict(MODELS, tower=D.ModelDraw("tower", (1500,), (), 0.0, 5.0))
@@ -283,7 +283,7 @@ def test_inspect_prefab(tmp_path, monkeypatch, capsys):
 
 
 def test_prefab_empty_and_findings_of_models():
-    from veduta.world.inspect import report_prefab
+    from veduta.tools.inspect_world import report_prefab
 
     r = report_prefab(Prefab("p", (1.0, 1.0), entities=[]), {})
     assert codes(r) == ["PREFAB_EMPTY"]

@@ -10,23 +10,23 @@ import pytest
 from PIL import Image
 
 from tests.world.worlds import Biome, example_prefabs, example_world
+from veduta.faces.cli.world import add_world_commands
+from veduta.tools.mapimage import biome_colour, png_bytes, render_map
 from veduta.world import Generator
-from veduta.world.cli import add_world_commands
-from veduta.world.mapimage import biome_colour, png_bytes
 
 
 def test_map_bytes_are_identical_for_identical_input(example):
-    a = png_bytes(example.render_map((0, 0), (128, 96)))
-    b = png_bytes(Generator(example_world(), example_prefabs()).render_map((0, 0), (128, 96)))
+    a = png_bytes(render_map(example, (0, 0), (128, 96)))
+    b = png_bytes(render_map(Generator(example_world(), example_prefabs()), (0, 0), (128, 96)))
     assert a == b
-    assert png_bytes(example.render_map((1, 0), (128, 96))) != a
+    assert png_bytes(render_map(example, (1, 0), (128, 96))) != a
     img = Image.open(io.BytesIO(a))
     assert img.size == (128 * 8, 96 * 8) and img.mode == "RGB"
     assert set(img.info) <= {"dpi"} and not img.info  # no metadata
 
 
 def test_map_scale_and_content(example):
-    img = example.render_map((-30, 20), (64, 64), scale=2)
+    img = render_map(example, (-30, 20), (64, 64), scale=2)
     assert img.size == (128, 128)
     # the lake's centre is water-blue
     r, g, b = img.getpixel((64 + 1, 64 + 1))
@@ -69,7 +69,7 @@ def test_cli_bad_cell():
 def test_cli_map(tmp_path, capsys):
     out = tmp_path / "maps" / "o.png"
     out.parent.mkdir()  # no folder is made for an output
-    args = _parser().parse_args(["world", "map", "overworld", "--out", str(out), "--at", "-30,20", "--size", "40,30"])
+    args = _parser().parse_args(["world", "map", "overworld", "--out", str(out), "--at", "-30,20", "--cells", "40,30"])
     assert args.func(args) == 0
     first = out.read_bytes()
     assert Image.open(out).size == (320, 240)
@@ -78,3 +78,32 @@ def test_cli_map(tmp_path, capsys):
     args = _parser().parse_args(["world", "map", "tiny", "--out", str(out)])
     assert args.func(args) == 0
     assert Image.open(out).size == (1024, 1024)
+
+
+def test_cli_query_takes_at_and_the_old_positional_cell_with_a_note(capsys):
+    args = _parser().parse_args(["world", "query", "overworld", "--at", "-30,20"])
+    assert args.func(args) == 0
+    new = capsys.readouterr()
+    assert new.err == ""
+    args = _parser().parse_args(["world", "query", "overworld", "-30,20"])
+    assert args.func(args) == 0
+    old = capsys.readouterr()
+    assert old.out == new.out
+    assert old.err == "veduta: note: the cell without --at is deprecated; write --at -30,20\n"
+    for argv in (["overworld"], ["overworld", "1,2", "--at", "1,2"]):
+        args = _parser().parse_args(["world", "query", *argv])
+        assert args.func(args) == 2
+        assert "--at X,Z" in capsys.readouterr().err
+
+
+def test_cli_map_takes_cells_and_the_old_size_with_a_note(tmp_path, capsys):
+    out = tmp_path / "o.png"
+    args = _parser().parse_args(["world", "map", "overworld", "--out", str(out), "--cells", "40,30"])
+    assert args.func(args) == 0 and capsys.readouterr().err == ""
+    new = out.read_bytes()
+    args = _parser().parse_args(["world", "map", "overworld", "--out", str(out), "--size", "40,30"])
+    assert args.func(args) == 0
+    assert capsys.readouterr().err == "veduta: note: world map --size is deprecated; write --cells\n"
+    assert out.read_bytes() == new and Image.open(out).size == (320, 240)
+    args = _parser().parse_args(["world", "map", "overworld", "--out", str(out), "--size", "4,4", "--cells", "4,4"])
+    assert args.func(args) == 2

@@ -23,7 +23,7 @@ import pytest
 from tests.world.test_generator import busy_prefabs, busy_world
 from tests.world.worlds import Feature, Place, Site, Terrain, Vegetation, example_prefabs, example_world
 from veduta import api
-from veduta.cook.project import Project
+from veduta.base.project import Project
 from veduta.world import Generator
 from veduta.world import structures as st
 from veduta.world.areas import Bounds, extremes, ground_summary, structure_changes
@@ -261,7 +261,7 @@ def largest(tmp_path_factory):
 
 def _generators(project, element):
     """(before, after): generators of valley and of valley with one more feature, each its own."""
-    from veduta.world.edit import _compile_new, _edit_text, load_world_source
+    from veduta.tools.world_edit import _compile_new, _edit_text, load_world_source
 
     ws = load_world_source(project, "valley")
     rec, _ = _compile_new(ws, _edit_text(ws, "features", dict(element), None), "check")
@@ -309,7 +309,7 @@ def test_a_feature_the_size_of_the_largest_world(largest, element, windows):
 
 def test_the_largest_world_from_the_command_line(largest, capsys, monkeypatch):
     """The text report lists the first changes and counts the rest; --json lists them all."""
-    from veduta.cli import main
+    from veduta.faces.cli.main import main
 
     monkeypatch.chdir(largest.root)
     argv = ["world", "terrain", "valley", "dome", "--kind", "hill", "--cell", "0,0", "--radius", "16384",

@@ -7,6 +7,7 @@ import pytest
 
 from tests.world.worlds import Biome, Feature, Terrain, example_prefabs, example_world
 from veduta.world import NO_WATER, Generator
+from veduta.world.query import query
 
 
 def gen(**changes):
@@ -42,7 +43,7 @@ def test_adjacent_in_list_means_adjacent_on_map():
 def test_single_biome():
     g = gen(biomes=[Biome("only", "g", 7)])
     assert not g.biomes(-40, -40, 80, 80).any()
-    assert g.query(3, -4)["biome"] == "only"
+    assert query(g, 3, -4)["biome"] == "only"
 
 
 def test_no_terrain_is_flat():

@@ -9,18 +9,37 @@ on every run.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 
-__all__ = ["closest", "unknown", "did_you_mean"]
+__all__ = ["closest", "unknown", "did_you_mean", "NAME_RE", "NAME_RULE", "is_name", "LONGEST"]
 
 #: how alike a candidate must be (difflib's ratio) to be suggested
 CUTOFF = 0.6
+
+#: A word longer than this gets no suggestion (difflib's cost grows with the product of lengths,
+#: and no asset name is that long: a 5 MB name must not cost minutes).
+LONGEST = 64
+
+#: The asset name rule (model-format.md): 1-64 characters of a-z, 0-9, _ and -, starting with a
+#: letter or digit. An asset's name is its file name without the suffix, and every reference to an
+#: asset is such a name; place, feature and rule names follow it too.
+NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+#: The rule in words, as every message quotes it.
+NAME_RULE = "1-64 of a-z, 0-9, _, -, starting with a letter or digit"
+
+
+def is_name(text: object) -> bool:
+    """Whether *text* is a string that follows the asset name rule."""
+    return isinstance(text, str) and NAME_RE.fullmatch(text) is not None
 
 
 def closest(word: str, candidates: Iterable[str], n: int = 3) -> list[str]:
     """Up to *n* of *candidates* closest to *word*, most alike first (ties in name order); a
     candidate that differs from *word* only in case comes first. [] when none is close."""
-    pool = sorted(set(candidates))
+    if not word or len(word) > LONGEST:
+        return []
+    pool = sorted({c for c in candidates if len(c) <= LONGEST})
     if not pool or n <= 0:
         return []
     folded = word.casefold()

@@ -3,7 +3,7 @@
 A long core function takes ``progress: Progress | None = None`` and calls it at least every
 ~0.25 s of work with what is done so far. The face turns the calls into a terminal progress
 line or MCP progress notifications; when its caller cancelled, its callback raises
-:class:`~veduta.errors.Cancelled`, which the core lets propagate, having written nothing (it
+:class:`~veduta.base.errors.Cancelled`, which the core lets propagate, having written nothing (it
 writes at the end, atomically).
 """
 

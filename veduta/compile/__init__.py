@@ -17,40 +17,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from veduta.kinds import BY_NAME
+from veduta.base.kinds import BY_NAME
+from veduta.base.project import AssetIndex, canonical_path
 
 if TYPE_CHECKING:  # the formats (and numpy) load only when something compiles; the source
     # modules only when a source is read (a no-op cook needs AssetIndex alone)
     from veduta.formats import Struct
     from veduta.source.diagnostics import Report
     from veduta.source.jsonpos import Node
-
-
-class AssetIndex:
-    """Every source of a game by kind and name (``kind -> name -> [paths]``).
-
-    Paths are relative to the assets folder with forward slashes; a name with
-    more than one path is a duplicate (an error the cook reports).
-    """
-
-    def __init__(self, by_kind: dict[str, dict[str, list[str]]] | None = None):
-        self.by_kind = by_kind or {}
-
-    @classmethod
-    def from_paths(cls, paths) -> AssetIndex:
-        from veduta.kinds import kind_of, name_of
-
-        by_kind: dict[str, dict[str, list[str]]] = {}
-        for rel in sorted(paths):
-            k = kind_of(rel)
-            if k is not None:
-                by_kind.setdefault(k.name, {}).setdefault(name_of(rel), []).append(rel)
-        return cls(by_kind)
-
-    def resolve(self, kind: str, name: str) -> str | None:
-        paths = self.by_kind.get(kind, {}).get(name)
-        return paths[0] if paths else None
-
 
 
 #: The mark of a watched reference that was missing (:attr:`CompileContext.watch`).
@@ -60,7 +34,7 @@ WATCH_MISSING = "!"
 def watch_holds(watch, index: AssetIndex) -> bool:
     """Whether every reference in *watch* (:attr:`CompileContext.watch`) resolves in *index* as it
     did: a missing one is still missing, a found one still at the same path."""
-    from veduta.kinds import kind_of, name_of
+    from veduta.base.kinds import kind_of, name_of
 
     for w in watch:
         missing = w.startswith(WATCH_MISSING)
@@ -72,12 +46,6 @@ def watch_holds(watch, index: AssetIndex) -> bool:
         if (found is not None) if missing else (found != rel):
             return False
     return True
-
-
-def canonical_path(kind: str, name: str) -> str:
-    """Where a missing asset of *kind* called *name* would be looked for first."""
-    k = BY_NAME[kind]
-    return f"{k.folder}/{name}{k.suffix}"
 
 
 @dataclass
@@ -106,7 +74,7 @@ class CompileContext:
         if self.overlay is not None and rel in self.overlay:
             self.deps[rel] = self.overlay[rel]
             return self.deps[rel]
-        from veduta.fsutil import read_regular
+        from veduta.base.fsutil import read_regular
 
         got = read_regular(os.path.join(self.assets_dir, rel))  # regular files only: a FIFO would block
         data = got[0] if got is not None else None
@@ -168,17 +136,13 @@ def get_compiler(kind: str) -> Compiler:
     return fn
 
 
-#: Kinds whose compiler also comes in a batch form (several sources, one result each).
-_BATCH_COMPILERS = {"model": "veduta.compile.model.compile:compile_models"}
-
-
 def compile_sources(kind: str, items: list[tuple[bytes, CompileContext]]) -> list[Struct | None | BaseException]:
     """`compile_source` of several sources of one kind, with the same results, but in one
-    call of the kind's batch compiler if it has one (for small models the per-call cost of
+    call of the kind's batch compiler if it has one (``Kind.batch_compiler``) (for small models the per-call cost of
     numpy, not the arithmetic, dominates).  An exception raised while compiling one source is
     returned in its place."""
-    target = _BATCH_COMPILERS.get(kind)
-    if target is None or len(items) < 2:
+    target = BY_NAME[kind].batch_compiler
+    if not target or len(items) < 2:
         out: list[Struct | None | BaseException] = []
         for data, ctx in items:
             try:
@@ -199,12 +163,11 @@ def compile_sources(kind: str, items: list[tuple[bytes, CompileContext]]) -> lis
 
 
 def _name_ok(ctx: CompileContext) -> bool:
-    from veduta.source.fields import NAME_RE
+    from veduta.base.names import NAME_RULE, is_name
 
-    if NAME_RE.fullmatch(ctx.name):
+    if is_name(ctx.name):
         return True
-    ctx.report.error((1, 1), "$", f'file name "{ctx.name}" is not a valid asset name: 1-64 characters of '
-                                  f"a-z, 0-9, _ and -, starting with a letter or digit; rename the file")
+    ctx.report.error((1, 1), "$", f'file name "{ctx.name}" is not a valid asset name ({NAME_RULE}); rename the file')
     return False
 
 

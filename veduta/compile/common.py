@@ -21,12 +21,13 @@ source so the referrer can check frames, clips and sizes without cooking it.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
-from veduta.compile import CompileContext, canonical_path
-from veduta.errors import quote
+from veduta.base.errors import quote
+from veduta.base.names import NAME_RULE
+from veduta.base.project import canonical_path
+from veduta.compile import CompileContext
 from veduta.formats.scene import Camera, Entity, Light
 from veduta.source.diagnostics import Report
 from veduta.source.fields import (
@@ -74,8 +75,8 @@ ANGLE = Num(-3600, 3600)
 
 _NAME_WHAT = NAME_WHAT
 NAME = StrSpec(pattern=NAME_RE, what=_NAME_WHAT)
-OPT_NAME = StrSpec(pattern=re.compile(r"|[a-z0-9][a-z0-9_-]{0,63}"), what=_NAME_WHAT)
-TAG = StrSpec(pattern=NAME_RE, what="a valid tag (1-64 of a-z, 0-9, _, -, starting with a letter or digit)")
+OPT_NAME = StrSpec(pattern=re.compile("|" + NAME_RE.pattern), what=_NAME_WHAT)
+TAG = StrSpec(pattern=NAME_RE, what=f"a valid tag ({NAME_RULE})")
 MAX_TAGS = 64
 TAGS = ListOf(TAG, max_len=MAX_TAGS, unique=True)
 MAX_ENTITIES = 4096
@@ -571,5 +572,3 @@ LIGHT_FIELD = Field(Declared(LIGHT), None, "The directional light and the ambien
 ENTITIES_FIELD = Field(Declared(ENTITIES), None, "Entities: a model or sprite each, placed, tagged and parented.")
 
 
-def finite_f32(v: float) -> bool:
-    return math.isfinite(v) and abs(v) <= F32_MAX

@@ -1,6 +1,6 @@
 """Little-endian primitive reader and writer (container spec, "Primitive encodings").
 
-The reader raises :class:`~veduta.errors.VdaError` with the byte offset for
+The reader raises :class:`~veduta.base.errors.VdaError` with the byte offset for
 every malformed input; no ``struct.error``, ``IndexError`` or
 ``UnicodeDecodeError`` escapes.
 """
@@ -11,7 +11,7 @@ import struct
 
 import numpy as np
 
-from veduta.errors import VdaError
+from veduta.base.errors import VdaError
 
 _U16 = struct.Struct("<H")
 _U32 = struct.Struct("<I")

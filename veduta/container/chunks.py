@@ -11,7 +11,7 @@ import struct
 import zlib
 from dataclasses import dataclass
 
-from veduta.errors import VdaError
+from veduta.base.errors import VdaError
 
 MAGIC = b"VDA1"
 _HEAD = struct.Struct("<4sI")

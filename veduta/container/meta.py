@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from veduta.errors import VdaError
-from veduta.kinds import NAMES as KINDS
+from veduta.base.errors import VdaError
+from veduta.base.kinds import NAMES as KINDS
 
 KEYS = ("compiler", "deps", "kind", "name", "source", "source_hash")
 #: json.dumps(obj, ensure_ascii=False, separators=(",", ":")) without a new encoder per call

@@ -15,12 +15,13 @@ import time
 from typing import TYPE_CHECKING
 
 from veduta import COMPILER_VERSION, TOOLCHAIN
-from veduta.compile import AssetIndex, CompileContext, watch_holds
+from veduta.base.errors import VdaError
+from veduta.base.fsutil import MAX_COOKED_BYTES, TEMP_SUFFIX_RE, atomic_write, read_regular, remove_if_exists
+from veduta.base.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
+from veduta.base.project import AssetIndex
+from veduta.compile import CompileContext, watch_holds
 from veduta.cook.state import MISSING, RACY, SIG, make_entry, make_notes, packed_notes, sig, well_formed
 from veduta.cook.store import Store
-from veduta.errors import VdaError
-from veduta.fsutil import MAX_COOKED_BYTES, TEMP_SUFFIX_RE, atomic_write, read_regular, remove_if_exists
-from veduta.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
 
 # A no-op cook decides every source by stat() (fresh_by_stat) and never reads a cooked file or
 # a source: the container codecs and diagnostics are imported by the functions that read,
@@ -45,7 +46,7 @@ def get_index(assets: str) -> AssetIndex:
     key = os.path.abspath(assets)
     idx = _INDEX.get(key)
     if idx is None:
-        from veduta.cook.project import Project
+        from veduta.base.project import Project
 
         p = Project(".", assets, "", "")
         idx = _INDEX[key] = AssetIndex.from_paths(s.rel for s in p.sources())
@@ -219,27 +220,6 @@ def fresh_by_stat(rel: str, packed, assets: str, cooked: str, index: AssetIndex)
 
 
 # -- the action ------------------------------------------------------------------------------
-
-def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicate_of: list | None = None,
-             display_root: str = "", shared: list | None = None, notes: list | None = None, recook: bool = False):
-    """Cook one source (the doit action).
-
-    Returns a dict (doit saves it as the task's values: the outcome, warning
-    lines and the stat-cache entry) or a ``TaskFailed`` whose message is the
-    diagnostics, one per line.  When the run cooks its stale sources ahead in a pool
-    (``veduta.cook.ahead``), the result is taken from there.  *shared*, *notes*, *recook*: see
-    :func:`cook_file`.
-    """
-    from veduta.cook import ahead
-
-    got = ahead.take(rel)
-    if got is not None:
-        return as_action(got)
-    result = cook_batch([(kind, rel, assets, cooked, cache, duplicate_of, display_root, shared, notes, recook)])[0]
-    if result["outcome"] == UPTODATE and ahead.lost(rel):
-        result["outcome"] = COOKED  # stale when the run began: a worker that died cooked it
-    return as_action(result)
-
 
 def as_action(result: dict):
     """A result of :func:`cook_batch` as a doit action returns it (a failure as ``TaskFailed``)."""
@@ -633,7 +613,7 @@ def _cooked_by_us(path: str, folder: str) -> bool:
 
 def prune_orphans(assets: str, cooked_root: str) -> dict:
     """The action of ``cook:_orphans``: remove cooked files whose source is gone."""
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
 
     p = Project(".", assets, cooked_root, "")
     names = names_by_folder(p.sources())
@@ -642,7 +622,7 @@ def prune_orphans(assets: str, cooked_root: str) -> dict:
 
 
 def names_by_folder(sources) -> dict[str, set[str]]:
-    from veduta.kinds import KINDS
+    from veduta.base.kinds import KINDS
 
     out: dict[str, set[str]] = {k.folder: set() for k in KINDS}
     for s in sources:

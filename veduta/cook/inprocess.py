@@ -13,12 +13,12 @@ import io
 import os
 from typing import Any, TextIO
 
+from veduta.base.errors import UsageError
+from veduta.base.project import Project
 from veduta.cook.cook import COOKED, FAILED, RESTORED, UPTODATE
 from veduta.cook.doit_adapter import bind_class
-from veduta.cook.project import Project
 from veduta.cook.run import CookRun
 from veduta.cook.tasks import BASENAME, CookReporter, doit_config, task_creator
-from veduta.errors import UsageError
 
 
 class CollectingReporter(CookReporter):
@@ -48,7 +48,7 @@ class CollectingReporter(CookReporter):
 def source_task_names(project: Project, sources: list[str]) -> list[str]:
     """doit task names (``cook:models/crate.vmodel``) of source paths: absolute, relative to the
     current folder (the game root when the project was found from it), or under the assets folder."""
-    from veduta.kinds import kind_of
+    from veduta.base.kinds import kind_of
 
     assets = os.path.abspath(project.assets)
     names = []

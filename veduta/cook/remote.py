@@ -36,9 +36,9 @@ import threading
 import time
 from dataclasses import dataclass
 
-from veduta.cook.project import ENV_CACHE_URL as ENV_URL
-from veduta.errors import ConfigError
-from veduta.fsutil import MAX_COOKED_BYTES, NotARegularFile, TooLarge, read_bounded
+from veduta.base.errors import ConfigError
+from veduta.base.fsutil import MAX_COOKED_BYTES, NotARegularFile, TooLarge, read_bounded
+from veduta.base.project import ENV_CACHE_URL as ENV_URL
 
 ENV_WRITE = "VEDUTA_CACHE_WRITE"
 ENV_TIMEOUT = "VEDUTA_CACHE_TIMEOUT"
@@ -160,8 +160,9 @@ class Tier:
         #: why the tier is off for the rest of this run (None while it works)
         self.down: str | None = None
         self._lock = threading.Lock()
-        self.gets = self.hits = self.puts = 0
-        self.bytes_in = self.bytes_out = 0
+        #: objects and bytes this run uploaded (the cook's closing note, cache push's report)
+        self.puts = 0
+        self.bytes_out = 0
 
     # -- the interface ---------------------------------------------------------------------
     def get(self, key: str) -> bytes | None:
@@ -177,11 +178,6 @@ class Tier:
         except Exception as exc:  # noqa: BLE001 - whatever the transport raises, the cook goes on
             self.fail(exc)
             return None
-        with self._lock:
-            self.gets += 1
-            if data is not None:
-                self.hits += 1
-                self.bytes_in += len(data)
         return data
 
     def put(self, key: str, data: bytes) -> bool:
@@ -224,10 +220,6 @@ class Tier:
             self.fail(exc)
             return None, []
         got = [m for name, m in members if m is not None and name == self.member_name(key, m)]
-        with self._lock:
-            self.gets += 1 + len(members)
-            self.hits += (whole is not None) + len(got)
-            self.bytes_in += len(whole or b"") + sum(map(len, got))
         return whole, got
 
     def keys(self) -> set[str]:
@@ -344,10 +336,10 @@ def _describe(exc: BaseException) -> str:
 
 class FolderTier(Tier):
     """A folder (a network share): the local store's layout, written atomically with temp
-    names unique per machine and process (``veduta.fsutil.temp_name``).
+    names unique per machine and process (``veduta.base.fsutil.temp_name``).
 
     Only regular files are read (a FIFO is never waited on), none larger than
-    :data:`~veduta.fsutil.MAX_COOKED_BYTES`, and every operation on the folder is bounded in
+    :data:`~veduta.base.fsutil.MAX_COOKED_BYTES`, and every operation on the folder is bounded in
     time (:meth:`_bounded`, the tier's time-out): a stalled share turns the tier off with one
     warning, as an S3 endpoint that does not answer does, and the cook goes on without it."""
 
@@ -403,7 +395,7 @@ class FolderTier(Tier):
         return self._bounded(self._read, self._path(key))
 
     def _put_name(self, name: str, data: bytes) -> None:
-        from veduta.fsutil import atomic_write
+        from veduta.base.fsutil import atomic_write
 
         self._need_root()
         self._bounded(atomic_write, os.path.join(self.root, *name.split("/")), data)

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from veduta.cook.project import Project
+from veduta.base.diagformat import default_format
+from veduta.base.project import Project
 from veduta.cook.state import StatCache
-from veduta.diagformat import default_format
 
 
 @dataclass

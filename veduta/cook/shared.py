@@ -26,6 +26,8 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 
 from veduta import COMPILER_VERSION
+from veduta.base.errors import VdaError
+from veduta.base.fsutil import atomic_write, read_regular
 from veduta.container.chunks import MAGIC, read_chunks
 from veduta.container.meta import Meta, source_hash
 from veduta.cook import remote
@@ -40,8 +42,6 @@ from veduta.cook.cook import (
     stale_reference,
 )
 from veduta.cook.store import Store
-from veduta.errors import VdaError
-from veduta.fsutil import atomic_write, read_regular
 
 STORE_DIR = "store"
 #: the first line of a deps list kept in the shared tier (see :func:`deps_member`)
@@ -106,7 +106,7 @@ class SharedCache:
         self.settings = settings
         self.tier = remote.open_tier(settings, warn)
         self.local = Store(os.path.join(cache_dir, STORE_DIR))
-        self.fetched = self.rejected = self.uploaded = 0
+        self.uploaded = 0  # objects this run uploaded (the cook's closing note)
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
         self._queued: set[str] = set()
@@ -176,8 +176,6 @@ class SharedCache:
     def _take(self, kind, rel, cooked, key, deps, data, notes, mkey, local_manifest):
         why = check_output(data, kind, rel, key, deps)
         if why is not None:
-            with self._lock:
-                self.rejected += 1
             fix = "; this cook replaces it" if self.writing else ""
             notes.append(f"shared cache object {key[:12]} rejected: {why}{fix}")
             return [], notes
@@ -188,8 +186,6 @@ class SharedCache:
         self.local.put(key, data, cooked)
         if mkey is not None and (deps, key) not in local_manifest:
             self.local.put(mkey, _dump_manifest(local_manifest + [(deps, key)]))
-        with self._lock:
-            self.fetched += 1
         return [key], notes
 
     # -- after compiling -----------------------------------------------------------------------
@@ -255,7 +251,7 @@ def cache_push(project) -> dict:
     Pushing is an explicit act (seeding a new tier from a machine that has cooked), so it
     does not need ``cache_write``; the storage's credentials decide who may write.
     """
-    from veduta.errors import ConfigError, VedutaError
+    from veduta.base.errors import ConfigError, VedutaError
 
     s = remote.settings(project)
     if s is None:  # a configuration mistake (exit 2), as the README's exit codes have it

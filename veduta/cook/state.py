@@ -28,7 +28,7 @@ import marshal
 import os
 import struct
 
-from veduta.fsutil import atomic_write, read_regular
+from veduta.base.fsutil import atomic_write, read_regular
 
 RACY_NS = 2_000_000_000
 _FORMAT = "veduta-state/5"

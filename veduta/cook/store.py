@@ -22,7 +22,7 @@ import os
 import re
 import time
 
-from veduta.fsutil import MAX_COOKED_BYTES, atomic_write, read_regular
+from veduta.base.fsutil import MAX_COOKED_BYTES, atomic_write, read_regular
 
 _KEY = re.compile(r"[0-9a-f]{64}")
 

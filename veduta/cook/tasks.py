@@ -20,7 +20,9 @@ from doit.dependency import FileChangedChecker
 from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION, TOOLCHAIN
+from veduta.base.project import Project
 from veduta.compile import watch_holds
+from veduta.cook.action import cook_one
 from veduta.cook.cook import (
     COOKED,
     FAILED,
@@ -28,7 +30,6 @@ from veduta.cook.cook import (
     SHARED,
     UPTODATE,
     check_fresh,
-    cook_one,
     fresh_by_stat,
     index_of,
     names_by_folder,
@@ -52,7 +53,6 @@ from veduta.cook.doit_adapter import (
     trust_fresh,
     wait_only_for,
 )
-from veduta.cook.project import Project
 from veduta.cook.run import CookRun
 from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json, well_formed
 
@@ -306,9 +306,9 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
     gets warnings about rejected objects).
     Only called when a URL is set and a task is stale: nothing of the storage client is
     imported otherwise."""
+    from veduta.base.errors import ConfigError
     from veduta.cook import remote
     from veduta.cook.shared import SharedCache
-    from veduta.errors import ConfigError
 
     project = run.project
     try:

@@ -1,1 +1,1 @@
-"""The faces of the toolchain: thin layers over veduta.api (command line, MCP, LSP)."""
+"""The faces: thin converters between a protocol and :mod:`veduta.api` (CLI, MCP, LSP), side by side."""

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
+from veduta.base.errors import VdaError
 from veduta.container.binary import Reader, Writer, f32_bits
-from veduta.errors import VdaError
 
 
 class Type:

@@ -48,7 +48,7 @@ def _write_levels(w, levels):
 
 def _read_levels(r, ctx, what):
     n, width, height = ctx["levels"], ctx["width"], ctx["height"]
-    from veduta.errors import VdaError
+    from veduta.base.errors import VdaError
 
     if n == 0:
         if width or height:

@@ -23,32 +23,14 @@ import os
 import re
 from importlib import resources
 
-from veduta.kinds import KINDS
+from veduta.base.kinds import KINDS
 
 __all__ = ["SCHEMA_DIALECT", "SOURCES", "generate", "schema_of", "render", "write", "file_name", "shipped_schema"]
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
-#: Where each kind's top-level ObjectSpec is declared ("module:attribute").
-SOURCES = {
-    "model": "veduta.compile.model.source:TOP",
-    "texture": "veduta.compile.texture:TOP",
-    "material": "veduta.compile.material:TOP",
-    "scene": "veduta.compile.scene:TOP",
-    "prefab": "veduta.compile.prefab:TOP",
-    "world": "veduta.compile.world:TOP",
-    "map": "veduta.compile.tilemap:TOP",
-}
-
-_TITLES = {
-    "model": "a model made of primitive parts",
-    "texture": "a texture composited from layers, with an optional sprite grid and clips",
-    "material": "how a surface is drawn",
-    "scene": "a camera, a light and entities",
-    "prefab": "a group of entities a world or map places together",
-    "world": "a procedural world: biomes, terrain, features, vegetation, structures",
-    "map": "a tile map: terrains, layers of cells and objects",
-}
+#: Where each kind's top-level ObjectSpec is declared ("module:attribute"), from the table of kinds.
+SOURCES = {k.name: k.spec for k in KINDS}
 
 
 #: Where each field table of docs/formats/<kind>.md applies: section heading -> the object
@@ -157,7 +139,7 @@ def schema_of(kind: str, docs_dir: str = _DOCS_DIR) -> dict:
     return {
         "$schema": SCHEMA_DIALECT,
         "title": f"Veduta {k.format} source ({k.folder}/*{k.suffix})",
-        "description": f"A {k.suffix} source: {_TITLES[kind]}. Reference: docs/formats/{kind}.md. "
+        "description": f"A {k.suffix} source: {k.title}. Reference: docs/formats/{kind}.md. "
                        "Rules between assets and between values are checked by `veduta check`.",
         **body,
     }
@@ -185,7 +167,7 @@ def shipped_schema(kind: str) -> str:
 
 def write(out_dir: str) -> list[str]:
     """Write every schema into *out_dir* (created when missing); the paths written."""
-    from veduta.fsutil import atomic_write
+    from veduta.base.fsutil import atomic_write
 
     os.makedirs(out_dir, exist_ok=True)
     paths = []

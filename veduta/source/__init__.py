@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report
+from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report, Reported
 from veduta.source.jsonpos import Node, Obj, parse, parse_fast
 
 __all__ = ["Diagnostic", "Report", "ERROR", "WARNING", "Node", "Obj", "parse", "load_source", "load_fast",
            "NoProblems", "Reported"]
-
-
-class Reported(Exception):
-    """Raised by :class:`NoProblems` at the first problem reported."""
 
 
 class NoProblems(Report):
@@ -58,7 +54,7 @@ def load_source(data: bytes, file: str, fmt: str) -> tuple[Obj | None, Report]:
 
         rep.error(head, "veduta", f'expected the string "{fmt}", found {describe(head)}')
     elif head.value != fmt:
-        from veduta.errors import quote
+        from veduta.base.errors import quote
 
         rep.error(head, "veduta", f'{quote(head.value)} is not "{fmt}"')
     return root, rep

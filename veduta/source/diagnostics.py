@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from veduta.errors import clip
+from veduta.base.errors import clip
 from veduta.source.jsonpos import JsonProblem, Node
 
 ERROR = "error"
@@ -19,6 +19,10 @@ NOTE = "note"
 #: Longest message and JSON path a diagnostic keeps (a huge value or key is quoted in part).
 MAX_MESSAGE = 400
 MAX_PATH = 100
+
+
+class Reported(Exception):
+    """Raised by :class:`veduta.source.NoProblems` at the first problem reported."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,7 @@ class Report:
 
 
 def format_diagnostic(d: Diagnostic | dict, fmt: str = "text") -> str:
-    """One diagnostic as one line in *fmt* (see :data:`veduta.diagformat.FORMATS`).
+    """One diagnostic as one line in *fmt* (see :data:`veduta.base.diagformat.FORMATS`).
 
     ``text``: ``file:line:col: path: [warning: ]message``; ``json``: the object of
     :meth:`Diagnostic.to_json` (file, line, col, severity, path, message, code when there is

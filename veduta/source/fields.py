@@ -28,9 +28,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from veduta.errors import clip, quote
-from veduta.source import Reported
-from veduta.source.diagnostics import Report
+from veduta.base.errors import clip, quote
+from veduta.base.names import NAME_RE, NAME_RULE
+from veduta.source.diagnostics import Report, Reported
 from veduta.source.jsonpos import Arr, Bool, Node, Null, Obj, Str, join_path
 from veduta.source.jsonpos import Num as NumNode  # `Num` below is the number spec
 
@@ -57,7 +57,6 @@ INVALID: Any = _Sentinel("INVALID")
 REQUIRED: Any = _Sentinel("REQUIRED")
 _ABSENT: Any = _Sentinel("ABSENT")  # a field not in a plain object (null is None there)
 
-NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 
 
 def describe(node: Node) -> str:
@@ -347,13 +346,13 @@ class StrSpec(Spec):
 
 Str_ = StrSpec
 
-NAME_WHAT = "a valid name (1-64 of a-z, 0-9, _, -, starting with a letter or digit)"
+NAME_WHAT = f"a valid name ({NAME_RULE})"
 #: An asset name: 1-64 characters of a-z, 0-9, _ and -, starting with a letter or digit.
 AssetName = StrSpec(pattern=NAME_RE, what=NAME_WHAT)
 
 #: The schema ``format`` of a reference: ``"veduta:material"`` (see :class:`Reference`).
 REF_FORMAT = "veduta:"
-_OPT_NAME_RE = re.compile(r"|[a-z0-9][a-z0-9_-]{0,63}")
+_OPT_NAME_RE = re.compile("|" + NAME_RE.pattern)
 
 
 class Reference(StrSpec):

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterator
 from typing import NoReturn, TypeAlias
 
-from veduta.errors import clip
+from veduta.base.errors import clip
 
 __all__ = ["Node", "Obj", "Arr", "Str", "Num", "Bool", "Null", "JsonProblem", "parse", "parse_fast", "parse_plain",
            "parse_spans", "to_plain"]

@@ -1,2 +1,2 @@
-"""The tools beside the cook: one module per tool or family, each a core function returning
-plain data (``veduta/api.py`` is their one door; the CLI, MCP and LSP faces are thin)."""
+"""The tools: one module per tool or family, each a core function that takes a Project and plain
+arguments and returns plain data (exposed by :mod:`veduta.api`). None is imported on the cook's path."""

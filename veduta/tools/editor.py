@@ -1,6 +1,6 @@
 """What an editor asks about the sources being edited, as plain data: the language server's core.
 
-A :class:`Workspace` holds one game (its :class:`~veduta.cook.project.Project`), the editor's
+A :class:`Workspace` holds one game (its :class:`~veduta.base.project.Project`), the editor's
 open buffers (unsaved text, by path under the assets folder) and the reference graph of every
 source (:class:`veduta.tools.refs.RefGraph`), the buffers winning over the files.  Its methods
 answer in the cook's own terms, positions as 1-based lines and columns counted in characters
@@ -24,17 +24,16 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from veduta.kinds import BY_NAME, kind_of, name_of
+from veduta.base.kinds import BY_NAME, kind_of, name_of
 from veduta.source.diagnostics import Report
 from veduta.source.fields import fmt_num
 from veduta.source.jsonpos import Arr, Node, Obj, Str, parse
-
-from . import schemawalk as sw
-from .jsoncursor import Lines, Place, locate, token_span
-from .refs import RefGraph
+from veduta.tools import schemawalk as sw
+from veduta.tools.jsoncursor import Lines, Place, locate, token_span
+from veduta.tools.refs import RefGraph
 
 if TYPE_CHECKING:
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
 
 __all__ = ["Workspace"]
 
@@ -149,9 +148,9 @@ class Workspace:
         """What the cook reports for the buffer of *rel* (or its file), in file order:
         ``{"line", "col", "end_line", "end_col", "severity", "message", "path", "code"}``, the
         range covering the offending value (a value over several lines: its first line)."""
+        from veduta.base.project import Source
         from veduta.compile import CompileContext
-        from veduta.cook.check import compile_reported, duplicate_error
-        from veduta.cook.project import Source
+        from veduta.tools.check import compile_reported, duplicate_error
 
         k = kind_of(rel)
         text = self.text(rel)
@@ -360,7 +359,7 @@ class Workspace:
 
     def _part_doc(self, rel: str, text: str, index: int) -> str:
         """A model part's triangles and vertices at each level of detail (as cooked)."""
-        from .peek import part_counts
+        from veduta.tools.peek import part_counts
 
         got = part_counts(text.encode("utf-8", "surrogateescape"), name_of(rel), index)
         if isinstance(got, str):
@@ -377,7 +376,7 @@ class Workspace:
     def _place_doc(self, rel: str, text: str, index: int) -> str:
         """A world place's cell in metres, its biome and the ground height (the generator's
         answer for the buffer's world)."""
-        from .peek import place_info
+        from veduta.tools.peek import place_info
 
         got = place_info(self, rel, text, index)
         if isinstance(got, str):

@@ -11,7 +11,7 @@ The state of a source says what the cook would do with it now:
   version may still be there);
 - ``never_cooked``: no cooked file yet, and no errors.
 
-The counts are those of the cook's own checks (:func:`veduta.cook.check.assess`, reading only:
+The counts are those of the cook's own checks (:func:`veduta.tools.check.assess`, reading only:
 nothing is cooked or written), so they match ``veduta check``.
 """
 
@@ -24,7 +24,7 @@ from veduta.source.diagnostics import ERROR, WARNING
 
 if TYPE_CHECKING:
     from veduta.base.progress import Progress
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
 
 __all__ = ["STATES", "list_assets"]
 
@@ -38,8 +38,8 @@ def list_assets(project: Project, kind: str | None = None, jobs: int = 1,
     ``{"assets": [{"kind", "name", "path", "state", "errors", "warnings"}], "counts": {state: n},
     "problems": [diagnostic]}``. What is not known good is compiled, in *jobs* processes; a
     fresh source's warnings are those its cook recorded, as ``veduta check`` reports them."""
-    from veduta.cook.check import assess
-    from veduta.kinds import kind_named
+    from veduta.base.kinds import kind_named
+    from veduta.tools.check import assess
 
     sources = None
     if kind is not None:

@@ -7,15 +7,25 @@ editor's buffers, see :class:`veduta.compile.CompileContext`'s overlay).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from veduta.source.diagnostics import Report
 
-if TYPE_CHECKING:
-    from .editor import Workspace
-
 __all__ = ["part_counts", "place_info"]
 
+
+
+class Workspace(Protocol):
+    """What these answers need of the editor's workspace (:class:`veduta.tools.editor.Workspace`):
+    the project, the reference graph (its asset index), the open buffers and their texts, and the
+    generators made so far."""
+
+    project: Any
+    graph: Any
+    overlay: Any
+    generators: Any
+
+    def text(self, rel: str) -> str | None: ...
 
 def part_counts(data: bytes, name: str, index: int) -> dict[str, Any] | str:
     """Part *index* of model source *data* (named *name*) as the cook builds it:
@@ -52,6 +62,7 @@ def place_info(ws: Workspace, rel: str, text: str, index: int) -> dict[str, Any]
     not."""
     from veduta.world.generator import Generator
     from veduta.world.params import prefab_names
+    from veduta.world.query import query
 
     world = _compile(ws, "world", rel, text.encode("utf-8", "surrogateescape"))
     if world is None:
@@ -75,7 +86,7 @@ def place_info(ws: Workspace, rel: str, text: str, index: int) -> dict[str, Any]
         gen = Generator(world, prefabs)
         ws.generators[rel] = (key, gen)
     place = world.places[index]
-    q = gen.query(place.x, place.z)
+    q = query(gen, place.x, place.z)
     cell = float(world.cell)
     metres = [[_num(place.x * cell), _num((place.x + 1) * cell)], [_num(place.z * cell), _num((place.z + 1) * cell)]]
     return {"name": place.name, "cell": [place.x, place.z], "metres": [f"{a}..{b}" for a, b in metres],
@@ -90,8 +101,8 @@ def _num(v: float) -> str:
 
 def _compile(ws: Workspace, kind: str, rel: str, data: bytes) -> Any:
     """The body record of a source compiled in memory (None after errors)."""
+    from veduta.base.kinds import name_of
     from veduta.compile import CompileContext, compile_source
-    from veduta.kinds import name_of
 
     ctx = CompileContext(ws.project.assets, rel, kind, name_of(rel), Report(rel), ws.graph.asset_index(),
                          overlay=ws.overlay)

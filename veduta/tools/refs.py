@@ -7,7 +7,7 @@ marked ``"format": "veduta:<kind>"`` in the generated schema, and :mod:`.schemaw
 source's positioned JSON with it.  No list of reference fields is kept here, so a new reference
 field in a compiler is found without a change here.
 
-Besides asset kinds (:data:`veduta.kinds.NAMES`), a reference may name:
+Besides asset kinds (:data:`veduta.base.kinds.NAMES`), a reference may name:
 
 * ``"image"``: a PNG by its path under the assets folder (a texture layer's ``path``);
 * ``"biome"``: a biome of the world (a world rule's ``biomes``; a prefab's ``biomes`` names
@@ -42,15 +42,13 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from veduta.kinds import BY_NAME, NAMES, kind_of, name_of
+from veduta.base.kinds import BY_NAME, NAMES, kind_of, name_of
 from veduta.source.fields import REF_FORMAT
 from veduta.source.jsonpos import Node, Str, join_path, parse_spans, to_plain
-
-from . import schemawalk as sw
+from veduta.tools import schemawalk as sw
 
 if TYPE_CHECKING:
-    from veduta.compile import AssetIndex
-    from veduta.cook.project import Project
+    from veduta.base.project import AssetIndex, Project
 
 __all__ = ["Ref", "LOCAL_KINDS", "source_refs", "walk_refs", "plain_refs", "RefGraph"]
 

@@ -17,11 +17,11 @@ import os
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from veduta.errors import UsageError, VedutaError
+from veduta.base.errors import UsageError, VedutaError
 
 if TYPE_CHECKING:
     from veduta.base.progress import Progress
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
 
 __all__ = ["MAX_SOURCE_BYTES", "SourceRefused", "write_source"]
 
@@ -52,14 +52,14 @@ def write_source(project: Project, kind: str, name: str, text: str, dry_run: boo
     "more_changes", "lines": {"added", "removed"}, "diagnostics": [warnings]}``.
 
     *progress* hears of the three steps (waiting for a world's edit lock and checking, writing,
-    written); a progress that raises :class:`~veduta.errors.Cancelled` before the write stops
+    written); a progress that raises :class:`~veduta.base.errors.Cancelled` before the write stops
     it with nothing written.
     """
-    from veduta.cook.check import check_sources
-    from veduta.cook.project import Source
-    from veduta.kinds import kind_named
+    from veduta.base.kinds import kind_named
+    from veduta.base.project import Source
     from veduta.source.diagnostics import ERROR
     from veduta.source.fields import NAME_RE
+    from veduta.tools.check import check_sources
 
     k = kind_named(kind)
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
@@ -114,7 +114,7 @@ def _lock(project: Project, kind: str, name: str):
     import contextlib
 
     if kind == "world":
-        from veduta.world.edit import edit_lock
+        from veduta.tools.world_edit import edit_lock
 
         return edit_lock(project, name)
     return contextlib.nullcontext()
@@ -149,7 +149,7 @@ def _read(path: str) -> bytes | None:
 
 
 def _write(path: str, data: bytes, exists: bool) -> None:
-    from veduta.fsutil import atomic_write, rewrite_source
+    from veduta.base.fsutil import atomic_write, rewrite_source
 
     try:
         if exists:

@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .bounds import ground_bounds, relief_bounds
-from .structures import PAD_BLEND, StructArrays, pads_at
+from veduta.world.bounds import ground_bounds, relief_bounds
+from veduta.world.structures import PAD_BLEND, StructArrays, pads_at
 
 if TYPE_CHECKING:
-    from .generator import Generator
+    from veduta.world.generator import Generator
 
 #: the smallest blocks of :func:`extremes`: their vertices are computed
 LEAF = 16
@@ -226,7 +226,7 @@ def structure_changes(before: Generator, after: Generator, x0: int, z0: int, w: 
     a, b = before.structs, after.structs
     if a.p.sites != b.p.sites or a.site_names != b.site_names:  # other rules: compare them by name
         return out + _site_changes_by_name(before, after, x0, z0, w, h)
-    from .structures import coord
+    from veduta.world.structures import coord
 
     bx1, bz1 = x0 + w, z0 + h
     for i in range(len(a.p.sites)):

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .intmath import dist8, octave_periods, pseudo_angle, smooth, value_noise_points
-from .terrain import RELIEF_SPAN, RIM8, RIM_MM, Terrain
+from veduta.world.intmath import dist8, octave_periods, pseudo_angle, smooth, value_noise_points
+from veduta.world.terrain import RELIEF_SPAN, RIM8, RIM_MM, Terrain
 
 #: slack (noise units, per octave) for the floors of the value noise's interpolation
 NOISE_SLACK = 3
@@ -36,7 +36,7 @@ def _lattice_bounds(key: int, p: int, bx0: np.ndarray, bz0: np.ndarray, S: int) 
     columns and rows): the hull of the lattice values of every lattice cell a block touches
     (the noise never leaves its cell's corners' hull). One hash per lattice point, for blocks
     much larger than the period."""
-    from .intmath import hash2_grid, signed16
+    from veduta.world.intmath import hash2_grid, signed16
 
     cols, rows = np.unique(bx0), np.unique(bz0)
     ia, ic = cols // p, (cols + S) // p + 1  # lattice columns of each block, inclusive
@@ -96,7 +96,7 @@ def _corners(fn, g_lo, g_hi, s_lo, s_hi):
 def _noise_range(table: list[int], pa0: np.ndarray, pa1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Range of the angular noise over pseudo-angles [pa0, pa1] (pa0 <= pa1): its ends and every
     lattice value in between (it is monotone between two lattice values)."""
-    from .intmath import ANGULAR_LOBES, angular_noise
+    from veduta.world.intmath import ANGULAR_LOBES, angular_noise
 
     lo = np.minimum(angular_noise(table, pa0), angular_noise(table, pa1))
     hi = np.maximum(angular_noise(table, pa0), angular_noise(table, pa1))
@@ -204,7 +204,7 @@ def ground_bounds(t: Terrain, bx0: np.ndarray, bz0: np.ndarray, S: int, tiling: 
 def water_bounds(t: Terrain, bx0: np.ndarray, bz0: np.ndarray, S: int) -> tuple[np.ndarray, np.ndarray]:
     """(lo, hi) of the water level over blocks: NO_WATER when no vertex can be under water, lo
     NO_WATER when some vertex may have none."""
-    from .terrain import NO_WATER
+    from veduta.world.terrain import NO_WATER
 
     n = len(bx0)
     lo = np.full(n, NO_WATER, dtype=np.int64)

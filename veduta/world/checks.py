@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from veduta.findings import ERROR, NOTE, finding
-
-from .generator import Generator, metres
-from .structures import Structure, gap, need_mm
+from veduta.base.findings import ERROR, NOTE, finding
+from veduta.world.generator import Generator, metres
+from veduta.world.structures import Structure, gap, need_mm
 
 __all__ = ["place_findings", "place_footprint"]
 

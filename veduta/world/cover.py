@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .intmath import hash2, hash2_grid
-from .params import PrefabP, ScatterRuleP, VegRuleP, WorldP
-from .structures import Structure, gap, need_mm
+from veduta.world.intmath import hash2, hash2_grid
+from veduta.world.params import PrefabP, ScatterRuleP, VegRuleP, WorldP
+from veduta.world.structures import Structure, gap, need_mm
 
 # owner kinds (arrays use these codes)
 NONE, STRUCTURE, SCATTER, VEGETATION = 0, 1, 2, 3

@@ -26,8 +26,8 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from .generator import Generator
-from .intmath import hash2_grid
+from veduta.world.generator import Generator
+from veduta.world.intmath import hash2_grid
 
 #: the grids of the ground's levels of detail, in cells
 GRIDS = (1, 2, 4, 8, 16)
@@ -65,7 +65,7 @@ class ModelDraw:
 
     @classmethod
     def from_report(cls, report: Mapping[str, Any]) -> ModelDraw:
-        """From an ``inspect model`` report (veduta.compile.model.inspect.inspect_model)."""
+        """From an ``inspect model`` report (veduta.tools.inspect_model.inspect_model)."""
         lods = report.get("lods") or []
         tris = (int(report["triangles"]), *[int(lv["triangles"] or 0) for lv in lods])
         b = report["bounds"]
@@ -421,7 +421,7 @@ def rule_cost(gen: Generator, rule: str, models: Mapping[str, ModelDraw], x0: in
         tris = thinned_triangles(m, np.full(n, float(distance)), hh)
         return {"rule": rule, "kind": "model", "model": r.model, "count": n, "triangles": int(tris.sum()),
                 "full_triangles": n * m.triangles[0], "missing": []}
-    from .cover import VEGETATION
+    from veduta.world.cover import VEGETATION
 
     n = int(((lay.owner_kind == VEGETATION) & (lay.owner_index == idx)).sum())
     pf = gen.prefabs.get(r.prefab)
@@ -725,7 +725,7 @@ class Drawer:
     def _structure(self, s) -> Things:
         got = self._structs.get(s.name)
         if got is None:
-            from .entities import structure_entities
+            from veduta.world.entities import structure_entities
 
             got = self._entities(structure_entities(self.gen, s))
             self._structs[s.name] = got
@@ -737,9 +737,9 @@ class Drawer:
         if got is not None:
             self._chunks.move_to_end(key)
             return got
-        from .cover import SCATTER, STRUCTURE, VEGETATION
-        from .entities import prefab_instance
-        from .generator import metres
+        from veduta.world.cover import SCATTER, STRUCTURE, VEGETATION
+        from veduta.world.entities import prefab_instance
+        from veduta.world.generator import metres
 
         gen, p = self.gen, self.gen.p
         c, cm = p.chunk, p.cell_mm
@@ -881,7 +881,7 @@ def _boxes_visible(planes: np.ndarray, boxes: np.ndarray) -> np.ndarray:
 
 def _persistent(gen: Generator, origin: tuple[float, float, float]) -> list[dict]:
     """The world's persistent entities placed relative to the focus."""
-    from .entities import prefab_instance
+    from veduta.world.entities import prefab_instance
 
     ents = getattr(gen.world, "entities", None) or []
     if not ents:

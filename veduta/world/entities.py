@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from .cover import SCATTER, STRUCTURE, VEGETATION
-from .generator import Generator, chunk_name, metres
-from .structures import Structure
+from veduta.world.cover import SCATTER, STRUCTURE, VEGETATION
+from veduta.world.generator import Generator, chunk_name, metres
+from veduta.world.structures import Structure
 
 _ROT = {0: (1, 0), 90: (0, 1), 180: (-1, 0), 270: (0, -1)}  # (cos, sin)
 

@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from .cover import NONE, SCATTER, STRUCTURE, Cover, Plant, PlantArrays
-from .intmath import hash2_grid
-from .params import PrefabP, prefab_params, world_params
-from .structures import PAD_BLEND, StructArrays, Structure, Structures, apply_pads, coord, pad_at, pads_at
-from .terrain import NO_WATER, Terrain
+from veduta.world.cover import NONE, SCATTER, STRUCTURE, Cover, Plant, PlantArrays
+from veduta.world.intmath import hash2_grid
+from veduta.world.params import PrefabP, prefab_params, world_params
+from veduta.world.structures import PAD_BLEND, StructArrays, Structure, Structures, apply_pads, coord, pad_at, pads_at
+from veduta.world.terrain import Terrain
 
 CHUNK_CACHE = 64
 
@@ -132,7 +132,7 @@ class Generator:
         (``plants[...].mask`` or ``owner_kind == VEGETATION``), computing only what that needs:
         water only where a lake, sea or the sea level can reach, the other rules' cells only for a
         prefab rule."""
-        from .cover import VEGETATION, biome_ok, in_area
+        from veduta.world.cover import VEGETATION, biome_ok, in_area
 
         r = self.p.vegetation[rule]
         biome = self.biomes(x0, z0, w, h)
@@ -176,7 +176,7 @@ class Generator:
 
     # -- one cell (scalar path, shares no array code with the layers) ---------------------------
 
-    def _cell(self, x: int, z: int):
+    def cell_state(self, x: int, z: int):
         t = self.terrain
         structs = self.structs.in_rect(x, z, 1, 1, self.margin)
         corners = tuple(pad_at(t.ground_at(vx, vz), vx, vz, structs)
@@ -189,52 +189,21 @@ class Generator:
 
     def cell_owner(self, x: int, z: int) -> dict | None:
         """What owns cell [x, z]: {kind: place/site/scatter/vegetation, name, prefab, ...} or None."""
-        structs, corners, level, centre, wet, biome = self._cell(x, z)
+        structs, corners, level, centre, wet, biome = self.cell_state(x, z)
         kind, index = self.cover.owner_at(x, z, biome, wet, structs)
-        return self._owner_json(x, z, kind, index, structs)
+        return self.owner_json(x, z, kind, index, structs)
 
     def plants(self, x: int, z: int) -> list[dict]:
-        """The plants of cell [x, z] (model vegetation rules), as in :meth:`query`."""
-        structs, corners, level, centre, wet, biome = self._cell(x, z)
+        """The plants of cell [x, z] (model vegetation rules), as in :func:`veduta.world.query.query`."""
+        structs, corners, level, centre, wet, biome = self.cell_state(x, z)
         covered = any(s.covers(x, z) for s in structs)
-        return [self._plant_json(x, z, pl) for pl in self.cover.plants_at(x, z, biome, wet, covered, corners)]
-
-    def query(self, x: int, z: int) -> dict:
-        """The JSON of ``veduta world query``: cell, chunk, biome, ground height at the cell centre
-        (full detail, and ``drawn_height`` on the chunk's finest drawn level: what HeightAt
-        returns), water, owner and plants of cell [x, z]."""
-        p = self.p
-        structs, corners, level, centre, wet, biome = self._cell(x, z)
-        kind, index = self.cover.owner_at(x, z, biome, wet, structs)
-        covered = kind == STRUCTURE
-        plants = self.cover.plants_at(x, z, biome, wet, covered, corners)
-        c = p.chunk
-        return {
-            "world": p.name,
-            "cell": [x, z],
-            "chunk": [x // c, z // c],
-            "inside": -p.cells <= x < p.cells and -p.cells <= z < p.cells,
-            "biome": p.biome_names[biome],
-            "ground": p.biome_grounds[biome],
-            "height": metres(centre),
-            "drawn_height": metres(self.drawn_height(x, z)),
-            "water": {"level": None if level == NO_WATER else metres(level), "wet": bool(wet)},
-            "owner": self._owner_json(x, z, kind, index, structs),
-            "plants": [self._plant_json(x, z, pl) for pl in plants],
-        }
-
-    def drawn_height(self, x: int, z: int) -> int:
-        """Ground at the centre of cell [x, z] on its chunk's finest drawn level of detail, mm
-        (what the runtime's HeightAt returns; veduta.world.draw.drawn_height)."""
-        from .draw import drawn_height
-
-        return drawn_height(self, x, z)
+        return [self.plant_json(x, z, pl) for pl in self.cover.plants_at(x, z, biome, wet, covered, corners)]
 
     def _local_index(self, x: int, z: int) -> int:
         c = self.p.chunk
         return (z % c) * c + (x % c)
 
-    def _owner_json(self, x, z, kind, index, structs) -> dict | None:
+    def owner_json(self, x, z, kind, index, structs) -> dict | None:
         if kind == NONE:
             return None
         if kind == STRUCTURE:
@@ -252,7 +221,7 @@ class Generator:
         r = self.p.vegetation[index]
         return {"kind": "vegetation", "name": f"{base}_veg_{r.name}_{local}", "prefab": r.prefab, "rule": r.name}
 
-    def _plant_json(self, x: int, z: int, pl: Plant) -> dict:
+    def plant_json(self, x: int, z: int, pl: Plant) -> dict:
         r = self.p.vegetation[pl.rule]
         c = self.p.chunk
         return {
@@ -264,25 +233,6 @@ class Generator:
             "mirror": pl.mirror,
             "scale": metres(pl.scale),
         }
-
-    # -- entities -------------------------------------------------------------------------------
-
-    def chunk_entities(self, cx: int, cz: int) -> list[dict]:
-        """The entities of chunk [cx, cz], deterministic names, in a fixed order: first every
-        structure whose footprint touches the chunk (whole; the game spawns each once), then per
-        cell in row order its scatter or vegetation prefab, then its plants in rule order."""
-        from .entities import chunk_entities
-
-        return chunk_entities(self, cx, cz)
-
-    # -- map ------------------------------------------------------------------------------------
-
-    def render_map(self, at: tuple[int, int] = (0, 0), size: tuple[int, int] = (256, 256), scale: int | None = None):
-        """The top-down map around cell ``at`` (size in cells), a PIL RGB image."""
-        from .mapimage import render_map
-
-        return render_map(self, at, size, scale)
-
 
 def generator_for(world, prefabs) -> Generator:
     return Generator(world, prefabs)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .intmath import MASK64, stream_key, to_milli, to_q16, to_threshold32
+from veduta.world.intmath import MASK64, stream_key, to_milli, to_q16, to_threshold32
 
 
 def _list(v) -> list:

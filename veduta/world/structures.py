@@ -12,9 +12,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .intmath import hash2, hash2_grid, hash2_np
-from .params import PrefabP, SiteRuleP, WorldP
-from .terrain import NO_WATER, Terrain
+from veduta.world.intmath import hash2, hash2_grid, hash2_np
+from veduta.world.params import PrefabP, SiteRuleP, WorldP
+from veduta.world.terrain import NO_WATER, Terrain
 
 #: pads blend into the ground over this many vertices around the footprint
 PAD_BLEND = 2
@@ -690,7 +690,7 @@ class Structures:
         ``pad_*`` (4, n): the footprint's pad vertices and their base ground. Decided from bounds
         where they suffice (no water can reach the footprint; a pad vertex under water; the
         ground's lowest bound above the water's highest), else vertex by vertex."""
-        from .bounds import ground_bounds, water_bounds
+        from veduta.world.bounds import ground_bounds, water_bounds
 
         t = self.terrain
         n = len(x0)

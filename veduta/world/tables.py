@@ -26,7 +26,7 @@ BIOME_CDF: tuple[int, ...] = (
 
 def measure_biome_cdf(seeds: int = 512, period: int = 16, size: int = 1024) -> list[int]:
     """Recompute the table (slow; used by a test with few seeds to show where it comes from)."""
-    from .intmath import fbm_grid, stream_key
+    from veduta.world.intmath import fbm_grid, stream_key
 
     knots = CDF_LOW + CDF_STEP * np.arange(CDF_KNOTS, dtype=np.int64)
     counts = np.zeros(CDF_KNOTS, dtype=np.int64)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .intmath import (
+from veduta.world.intmath import (
     angular_noise,
     angular_table,
     dist8,
@@ -23,8 +23,8 @@ from .intmath import (
     smooth,
     stream_key,
 )
-from .params import FeatureP, WorldP
-from .tables import equalise
+from veduta.world.params import FeatureP, WorldP
+from veduta.world.tables import equalise
 
 #: water level of a vertex or cell that has no water at all
 NO_WATER = -(1 << 62)

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from veduta.compile import AssetIndex, CompileContext, compile_source, compile_sources
+from veduta.base.kinds import name_of
+from veduta.base.project import AssetIndex
+from veduta.compile import CompileContext, compile_source, compile_sources
 from veduta.compile.model import build as build_mod
 from veduta.formats import encode
-from veduta.kinds import name_of
 from veduta.source.diagnostics import Report
 
 ROOT = Path(__file__).resolve().parents[3]

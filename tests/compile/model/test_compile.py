@@ -12,12 +12,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from veduta.compile import AssetIndex, CompileContext
+from veduta.base.project import AssetIndex
+from veduta.compile import CompileContext
 from veduta.compile.model.compile import build_mesh, compile_model
 from veduta.compile.model.source import read_model
 from veduta.container.meta import Meta
-from veduta.container.vda import encode_asset, make_asset, read_asset
 from veduta.formats import decode, encode
+from veduta.formats.asset import encode_asset, make_asset, read_asset
 from veduta.formats.mesh import Mesh
 from veduta.source.diagnostics import Report
 
@@ -159,7 +160,8 @@ def test_whole_container_round_trip():
 
 _DIGEST = """
 import hashlib, pathlib, sys
-from veduta.compile import AssetIndex, CompileContext
+from veduta.base.project import AssetIndex
+from veduta.compile import CompileContext
 from veduta.compile.model.compile import compile_model
 from veduta.formats import encode
 from veduta.source.diagnostics import Report

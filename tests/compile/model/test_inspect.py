@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from veduta.compile.model.inspect import (
-    add_inspect_model,
+from veduta.base.project import Project
+from veduta.faces.cli.inspect_model import add_inspect_model
+from veduta.tools.inspect_model import (
     exit_status,
     inspect_model,
     mirror_mismatch,
 )
-from veduta.cook.project import Project
 
 ROOT = Path(__file__).resolve().parents[3]
 MODELS = ROOT / "assets" / "models"

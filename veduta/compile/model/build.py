@@ -4,9 +4,10 @@ Stages, each callable alone:
 
 1. `part_geometries` builds non-mirror parts (all in one numpy batch): local mesh -> scale ->
    winding -> smoothing groups, normals and UVs in the scaled local space -> rotate and
-   translate. `mirror_geometry` reflects a built part; `build_parts` runs both in part order.
+   translate. `mirror_geometry` reflects a built part; `build_part_sets` runs both in part order, for a
+   model and its levels of detail at once.
 2. `pivot_offset` finds the translation that puts the pivot point on the origin.
-3. `assemble` moves every part by it, casts to float32, shares identical vertices within each
+3. `assemble_many` moves every part by it, casts to float32, shares identical vertices within each
    part and concatenates the parts in part order.
 
 `build_model` runs them for the model and every LOD level. Pure: no I/O, no global state, the
@@ -20,10 +21,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import shapes
-from .normals import edge_pairs, smooth_normals, smooth_sphere
-from .transform import rotation_matrix
-from .types import (
+from veduta.compile.model import shapes
+from veduta.compile.model.normals import edge_pairs, smooth_normals, smooth_sphere
+from veduta.compile.model.transform import rotation_matrix
+from veduta.compile.model.types import (
     INDEX_DTYPE,
     LOD_MIN_RINGS,
     LOD_MIN_SEGMENTS,
@@ -37,7 +38,7 @@ from .types import (
     PartSpec,
     Vec3,
 )
-from .uv import corner_uvs, mode_code
+from veduta.compile.model.uv import corner_uvs, mode_code
 
 _AXIS_INDEX = {"x": 0, "y": 1, "z": 2}
 
@@ -308,11 +309,6 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
     ]
 
 
-def part_geometry(part: PartSpec, smooth_angle_deg: float) -> PartGeometry:
-    """Build one non-mirror part in model space (before the pivot)."""
-    return part_geometries([part], smooth_angle_deg)[0]
-
-
 def mirror_geometry(source: PartGeometry, axis: str, material: str = "") -> PartGeometry:
     """Reflect a built part across the model-space plane through the origin perpendicular to
     `axis`, reversing the winding so it faces outwards; UVs are copied. `material` "" inherits."""
@@ -330,11 +326,6 @@ def mirror_geometry(source: PartGeometry, axis: str, material: str = "") -> Part
         source.flip_normals,
         material or source.material,
     )
-
-
-def build_parts(parts: tuple[PartSpec, ...], smooth_angle_deg: float) -> list[PartGeometry]:
-    """Build every part in order (mirrors copy the final geometry of an earlier part)."""
-    return build_part_sets([parts], smooth_angle_deg)[0]
 
 
 def build_part_sets(sets: list[tuple[PartSpec, ...]], smooth_angle_deg: float) -> list[list[PartGeometry]]:
@@ -458,12 +449,6 @@ class Assembled:
     bounds: Bounds
 
 
-def assemble(geoms: list[PartGeometry], offset: Vec3, materials: tuple[str, ...]) -> Assembled:
-    """Apply the pivot, cast to float32, share identical vertices within each part (never
-    across parts), concatenate in part order."""
-    return assemble_many([(geoms, offset, materials)])[0]
-
-
 def _rows(geoms: list[PartGeometry], offsets: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """(n, 8) float32 rows of every corner of *geoms*: position moved by its part's offset
     (in float64, then cast), normal, uv; -0.0 folded into 0.0."""
@@ -477,7 +462,7 @@ def _rows(geoms: list[PartGeometry], offsets: np.ndarray, counts: np.ndarray) ->
 
 
 def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) -> list[Assembled]:
-    """`assemble` of several meshes (geoms, offset, materials) in one numpy batch.
+    """Assemble several meshes (geoms, offset, materials) in one numpy batch.
 
     Vertices are shared within a part only, so one mesh's rows and their first occurrences
     stay in its own range of the batch: each mesh comes out with the same bits as alone.

@@ -9,12 +9,11 @@ from __future__ import annotations
 import numpy as np
 
 from veduta.compile import CompileContext
+from veduta.compile.model.build import build_model, build_models, triangle_count
+from veduta.compile.model.source import ModelSource, validate_model
+from veduta.compile.model.types import BuiltModel, ModelSpec
 from veduta.formats.mesh import Lod, Mesh, MeshPart, Part
 from veduta.source.jsonpos import Obj
-
-from .build import build_model, build_models, triangle_count
-from .source import ModelSource, validate_model
-from .types import BuiltModel, ModelSpec
 
 __all__ = ["compile_model", "compile_models", "build_mesh", "built_to_mesh"]
 
@@ -67,19 +66,15 @@ def _finite(meshes: list[Mesh]) -> list[bool]:
     return (bad[ends] == bad[np.concatenate([[0], ends[:-1]])]).tolist()
 
 
-def degenerate_triangles(mesh: Mesh) -> list[tuple[int, int]]:
-    """(part index, count) of parts with triangles of zero area in the compiled (float32) mesh."""
-    return mesh_checks([mesh])[0][1]
-
-
 #: Triangles checked at once by mesh_checks (bounds its temporaries on a large mesh).
 CHECK_TRIANGLES = 1 << 16
 
 
 def mesh_checks(meshes: list[Mesh]) -> list[tuple[bool, list[tuple[int, int]]]]:
-    """For each mesh: whether every float of its vertices and its levels' is finite, and
-    :func:`degenerate_triangles` (zero area in float32, the corners' cross product taken in
-    float64), the triangles of all meshes together (in blocks of CHECK_TRIANGLES)."""
+    """For each mesh: whether every float of its vertices and its levels' is finite, and the
+    (part index, count) of parts with degenerate triangles (zero area in float32, the corners'
+    cross product taken in float64), the triangles of all meshes together (in blocks of
+    CHECK_TRIANGLES)."""
     if not meshes:
         return []
     finite = _finite(meshes)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .types import LodSpec, ModelSpec, PartSpec
+from veduta.compile.model.types import LodSpec, ModelSpec, PartSpec
 
 MINIMAL = ModelSpec(
     parts=(PartSpec(0, "box", size=(1.0, 1.0, 1.0), position=(0.0, 0.5, 0.0), material="crate_wood"),),

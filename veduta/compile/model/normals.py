@@ -13,8 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from veduta.compile.detmath import atan2, cos_sin_deg
-
-from .types import SMOOTH_TOLERANCE_DEG
+from veduta.compile.model.types import SMOOTH_TOLERANCE_DEG
 
 #: Faces that fold back onto each other (normals 180° apart) never smooth, even at 180°.
 _FOLD_BACK_DEG = 180.0 - SMOOTH_TOLERANCE_DEG

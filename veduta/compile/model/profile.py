@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .types import EXTRUDE_POINTS_RANGE, LATHE_POINTS_RANGE
+from veduta.compile.model.types import EXTRUDE_POINTS_RANGE, LATHE_POINTS_RANGE
 
 # Relative tolerance of the ear clipper's convexity test (times the squared profile extent):
 # corners flatter than this are treated as straight and never clipped as ears.

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .profile import signed_area, triangulate
-from .transform import unit_circle
+from veduta.compile.model.profile import signed_area, triangulate
+from veduta.compile.model.transform import unit_circle
 
 Mesh = tuple[np.ndarray, np.ndarray]
 
@@ -51,19 +51,6 @@ def plane_mesh(size: Sequence[float]) -> Mesh:
     return pos, _QUAD
 
 
-def revolve(profile: np.ndarray, segments: int, wrap: bool = False) -> Mesh:
-    """Revolve (r, y) points ((n, 2) float64, r >= 0) around +Y.
-
-    Division j is at angle 2π·j/segments from +Z towards +X. A point with r = 0 is one vertex;
-    a profile segment gets 2·segments triangles (a quad strip), segments (a fan, when one end is
-    on the axis) or none (both ends on the axis). Each surface faces the right-hand side of the
-    profile's direction of travel (r right, y up). `wrap` adds the segment from the last point
-    back to the first (a ring). The triangles are read-only (shared by equal topologies).
-    """
-    prof = np.asarray(profile, dtype=np.float64)
-    return revolve_many([(prof[:, 0].tolist(), prof[:, 1].tolist(), int(segments), wrap)])[0]
-
-
 @functools.lru_cache(maxsize=256)
 def _revolve_topology(n: int, s: int, wrap: bool, axis_bytes: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """What of a revolve depends only on the point count, the divisions, `wrap` and which
@@ -93,9 +80,15 @@ def _revolve_topology(n: int, s: int, wrap: bool, axis_bytes: bytes) -> tuple[np
 
 
 def revolve_many(profiles: list[tuple[list[float], list[float], int, bool]]) -> list[Mesh]:
-    """`revolve` of several profiles, each (r values, y values, segments, wrap) as Python floats
-    (r >= 0), the positions of all in one numpy pass: every value is a product of its own
-    profile's values (or a copy), so each mesh has the same bits as revolved alone."""
+    """Revolve several profiles around +Y, each (r values, y values, segments, wrap) as Python
+    floats (r >= 0), the positions of all in one numpy pass: every value is a product of its own
+    profile's values (or a copy), so each mesh has the same bits as revolved alone.
+
+    Division j is at angle 2π·j/segments from +Z towards +X. A point with r = 0 is one vertex;
+    a profile segment gets 2·segments triangles (a quad strip), segments (a fan, when one end is
+    on the axis) or none (both ends on the axis). Each surface faces the right-hand side of the
+    profile's direction of travel (r right, y up). `wrap` adds the segment from the last point
+    back to the first (a ring). The triangles are read-only (shared by equal topologies)."""
     if not profiles:
         return []
     rs: list[float] = []

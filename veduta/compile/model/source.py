@@ -24,33 +24,8 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from veduta.container.binary import to_f32
-from veduta.source import NoProblems, Reported, load_fast, load_source
-from veduta.source.diagnostics import Report
-from veduta.source.fields import (
-    INVALID,
-    Any_,
-    AssetName,
-    BoolSpec,
-    Enum,
-    Field,
-    Int,
-    ListOf,
-    Num,
-    ObjectSpec,
-    Reference,
-    Scale,
-    Spec,
-    Values,
-    Variants,
-    Vec,
-    describe,
-    fmt_num,
-)
-from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse_plain
-
-from .profile import check_profile_extrude, check_profile_lathe
-from .types import (
+from veduta.compile.model.profile import check_profile_extrude, check_profile_lathe
+from veduta.compile.model.types import (
     AXES,
     DEFAULT_DRAW_DISTANCE,
     DEFAULT_PIVOT,
@@ -75,6 +50,30 @@ from .types import (
     ModelSpec,
     PartSpec,
 )
+from veduta.container.binary import to_f32
+from veduta.source import NoProblems, Reported, load_fast, load_source
+from veduta.source.diagnostics import Report
+from veduta.source.fields import (
+    INVALID,
+    Any_,
+    AssetName,
+    BoolSpec,
+    Enum,
+    Field,
+    Int,
+    ListOf,
+    Num,
+    ObjectSpec,
+    Reference,
+    Scale,
+    Spec,
+    Values,
+    Variants,
+    Vec,
+    describe,
+    fmt_num,
+)
+from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse_plain
 
 __all__ = ["read_model", "validate_model", "ModelSource", "COMMON_FIELDS", "SHAPE_FIELDS", "F32_MAX"]
 
@@ -457,7 +456,7 @@ def _model_spec(rep: Report, vals: Values, name: str) -> ModelSpec | None:
 
 def total_triangles(spec: ModelSpec) -> int:
     """Triangles the model builds: level 0 and every level of detail drawn by this model."""
-    from .build import lod_triangle_counts, triangle_count
+    from veduta.compile.model.build import lod_triangle_counts, triangle_count
 
     return triangle_count(spec) + sum(n for n in lod_triangle_counts(spec) if n)
 

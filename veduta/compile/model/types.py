@@ -25,7 +25,6 @@ UNITS = "m"
 SHAPES = ("box", "cylinder", "sphere", "plane", "extrude", "lathe", "mirror")
 UV_MODES = ("box", "planar", "cylindrical", "spherical")
 PIVOTS = ("origin", "center", "bottom-center")
-SYMMETRIES = ("", "x", "y", "z")
 AXES = ("x", "y", "z")
 
 #: UV mode used when a part gives none (a mirror inherits its source's mode instead).

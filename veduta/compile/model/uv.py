@@ -14,8 +14,7 @@ import math
 import numpy as np
 
 from veduta.compile.detmath import acos, atan2
-
-from .types import UV_MODES
+from veduta.compile.model.types import UV_MODES
 
 #: Mode codes: index in UV_MODES.
 BOX, PLANAR, CYLINDRICAL, SPHERICAL = (UV_MODES.index(m) for m in ("box", "planar", "cylindrical", "spherical"))

@@ -1,7 +1,7 @@
 """The faces of ``veduta list`` and ``veduta write``: parse arguments, call the core function
 (veduta.api), print. ``--json`` prints the core function's data (what the MCP tools
 ``list_assets`` and ``write_source`` return); a refused write is one JSON refusal with every
-located diagnostic as its findings (veduta/cliface.py). Exit codes: 0 (no source failed, the
+located diagnostic as its findings (veduta/faces/cli/common.py). Exit codes: 0 (no source failed, the
 write was done or would be), 1 (a source has errors, the write was refused), 2 (usage)."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import json
 import os
 import sys
 
-from veduta.argtypes import jobs
+from veduta.base.argtypes import jobs
 
 
 def _project(args):
-    from veduta.cook.project import Project
+    from veduta.base.project import Project
 
     return Project.find(args.cwd)
 
@@ -52,7 +52,7 @@ def cmd_list(args) -> int:
 
 def cmd_write(args) -> int:
     from veduta import api
-    from veduta.errors import UsageError
+    from veduta.base.errors import UsageError
 
     try:
         if args.file == "-":
@@ -92,7 +92,7 @@ def cmd_write(args) -> int:
 
 def add_asset_commands(sub) -> None:
     """Register list and write on the ``veduta`` sub-command parser."""
-    from veduta.kinds import NAMES
+    from veduta.base.kinds import NAMES
 
     ls = sub.add_parser("list", help="every asset: kind, name, source, state and its errors and warnings",
                         description="List every source of the game (or of one KIND) with its state: fresh (its "

@@ -95,7 +95,7 @@ class VedutaLanguageServer(LanguageServer):
             rel = ws.source_of(path)
             if rel is not None:
                 return ws, rel
-        from veduta.cook.project import Project
+        from veduta.base.project import Project
 
         try:
             ws = api.editor_workspace(Project.find(os.path.dirname(path)))

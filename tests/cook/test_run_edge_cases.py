@@ -1,0 +1,315 @@
+"""The cook run at its edges as a user meets them: -n 1, list, progress, exit codes, Ctrl-C, a dying pool."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+
+from tests.cook.test_cook import age_all
+from tests.gamerepo import CRATE, Game, make_game
+
+
+def _many(tmp_path, n: int) -> Game:
+    g = make_game(tmp_path)
+    for i in range(n):
+        g.write(f"models/gen/m{i:03d}.vmodel", CRATE.replace("[1, 1, 1]", f"[1, {1 + i / 100}, 1]"))
+    return g
+
+
+def _python(game: Game, code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], cwd=game.root, capture_output=True, text=True, timeout=300)
+
+
+def test_explicit_n_1_cooks_without_a_pool(tmp_path):
+    g = _many(tmp_path, 20)
+    probe = """if True:
+        import sys
+        from veduta.cook import ahead
+        start = ahead.Ahead.start
+        def told(self):
+            print("POOL", self.workers)
+            start(self)
+        ahead.Ahead.start = told
+        from veduta.faces.cli.main import main
+        sys.exit(main(["cook", *sys.argv[1:]]))
+    """
+    cp = subprocess.run([sys.executable, "-c", probe, "-n", "1"], cwd=g.root, capture_output=True, text=True,
+                        timeout=300)
+    assert cp.returncode == 0 and "cook: 24 cooked" in cp.stdout, cp.stdout + cp.stderr
+    assert "POOL" not in cp.stdout
+    os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
+    cp = subprocess.run([sys.executable, "-c", probe, "-n", "2"], cwd=g.root, capture_output=True, text=True,
+                        timeout=300)
+    assert "POOL 2" in cp.stdout and "cook: 24 cooked" in cp.stdout, cp.stdout + cp.stderr
+
+
+def test_doit_list_leaves_the_cook_state_alone(game):
+    game.cook(check=True)
+    age_all(game)
+    game.cook(check=True)
+    state = game.root / "cache/state.marshal"
+    before = state.read_bytes()
+    os.unlink(game.cooked("models/barrel.vda"))
+    game.doit("list", "--all", "--status", check=True)
+    assert state.read_bytes() == before
+    cp = subprocess.run([sys.executable, "-m", "veduta", "why", "--json"], cwd=game.root, capture_output=True,
+                        text=True, timeout=300)
+    reasons = {i["source"]: [r["code"] for r in i["reasons"]] for i in json.loads(cp.stdout)["stale"]}
+    assert reasons == {"models/props/barrel.vmodel": ["COOKED_MISSING"]}
+
+
+def test_progress_is_redrawn_at_most_ten_times_a_second(tmp_path):
+    g = _many(tmp_path, 400)
+    master, slave = os.openpty()
+    t0 = time.monotonic()
+    p = subprocess.Popen([sys.executable, "-m", "doit", "-n", "1", "cook"], cwd=g.root, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    err = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 1.0)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            err += chunk
+        elif p.poll() is not None:
+            break
+    out = p.communicate(timeout=300)[0].decode()
+    os.close(master)
+    elapsed = time.monotonic() - t0
+    assert "cook: 404 cooked" in out, out + err.decode(errors="replace")
+    redraws = len(re.findall(rb"\r\x1b\[Kcook \[", err))
+    assert redraws >= 1, err[-500:]  # the bar was shown (the cook took over half a second)
+    assert redraws <= elapsed * 10 + 3, (redraws, elapsed)
+
+
+def test_runs_in_one_process_leave_no_frozen_objects_or_pools_behind(tmp_path):
+    g = _many(tmp_path, 20)
+    code = """if True:
+        import gc, shutil, sys, weakref
+        from veduta.cook import ahead
+        pools = []
+        init = ahead.Ahead.__init__
+        def made(self, *a, **k):
+            pools.append(weakref.ref(self))
+            init(self, *a, **k)
+        ahead.Ahead.__init__ = made
+        from veduta.faces.cli.main import main
+        seen = []
+        for i in range(3):
+            shutil.rmtree("assets/.cooked", ignore_errors=True)
+            assert main(["cook", "-n", "2"]) == 0
+            gc.collect()
+            seen.append((gc.get_freeze_count(), len(pools), sum(p() is not None for p in pools)))
+        print("SEEN", seen, file=sys.stderr)
+    """
+    cp = _python(g, code)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    seen = eval(cp.stderr.split("SEEN ", 1)[1].splitlines()[0])
+    # every run froze its task objects and had a pool; none of either outlives its run
+    assert seen == [(0, 1, 0), (0, 2, 0), (0, 3, 0)], seen
+
+
+def test_list_status_shows_the_cooks_decision_without_doits_rows(game):
+    """#2: fresh sources whose doit rows are gone (database deleted or damaged, a run killed
+    before doit saved) are U in `doit list --status`, as the cook and `veduta why` decide."""
+    game.cook(check=True)
+    age_all(game)
+    db = game.root / "cache/doit.sqlite3"
+    sources = ["models/crate.vmodel", "models/props/barrel.vmodel", "models/tree.vmodel", "models/tree_far.vmodel"]
+    for damage in ("delete", "garble"):
+        if damage == "delete":
+            db.unlink()
+        else:
+            db.write_bytes(b"not a database" * 100)
+        cp = game.cook(check=True)
+        assert "cook: 0 cooked, 4 up to date" in cp.stdout
+        out = game.doit("list", "--all", "--status", check=True).stdout
+        assert [f"U cook:{s}" in out for s in sources] == [True] * 4, out
+    db.unlink()
+    cp = game.doit("cook:models/crate.vmodel", check=True)
+    assert "cook: 0 cooked, 1 up to date" in cp.stdout
+    game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", "[1, 3, 1]"))
+    out = game.doit("list", "--all", "--status", check=True).stdout
+    assert "R cook:models/crate.vmodel" in out and "U cook:models/tree.vmodel" in out
+
+
+def test_a_failed_source_exits_1_and_a_configuration_mistake_2(game):
+    """#5: docs/authoring-tools.md: 1 = a source failed, 2 = configuration (or a doit error)."""
+    game.write("models/bad.vmodel", "[1, 2")
+    assert game.cook().returncode == 1
+    assert game.cook("-n", "2", "cook").returncode == 1
+    cp = subprocess.run([sys.executable, "-m", "veduta", "cook"], cwd=game.root, capture_output=True, text=True,
+                        timeout=300)
+    assert cp.returncode == 1 and "1 failed" in cp.stdout, cp.stdout + cp.stderr
+    (game.root / "assets/models/bad.vmodel").unlink()
+    assert game.cook().returncode == 0
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\nnope = "x"\n')
+    assert game.cook().returncode == 2
+
+
+def test_a_dead_pool_worker_is_one_warning_and_its_sources_count_as_cooked(tmp_path):
+    """#8: a worker killed mid-run: one warning, the rest cooked in the main process, and the
+    summary counts what the dead worker wrote as cooked (not up to date)."""
+    g = _many(tmp_path, 40)
+    code = """if True:
+        import os, signal, sys
+        import veduta.cook.cook as cook
+        main_pid = os.getpid()
+        batch = cook.cook_batch
+        def dies_after_one_batch(jobs):
+            done = batch(jobs)
+            if os.getpid() != main_pid and any(j[1] == "models/gen/m005.vmodel" for j in jobs):
+                os.kill(os.getpid(), signal.SIGKILL)  # after writing its batch's files
+            return done
+        cook.cook_batch = dies_after_one_batch
+        from doit.doit_cmd import DoitMain
+        from doit.cmd_base import DodoTaskLoader
+        sys.exit(DoitMain(DodoTaskLoader()).run(["-n", "2", "cook"]))
+    """
+    cp = _python(g, code)
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert cp.stderr.count("veduta: warning: a cook worker process ended") == 1, cp.stderr
+    assert "cook: 44 cooked, 0 up to date" in cp.stdout, cp.stdout + cp.stderr
+    assert "Traceback" not in cp.stderr
+    assert "cook: 0 cooked, 44 up to date" in g.cook(check=True).stdout
+
+
+def test_a_pool_that_breaks_while_the_task_pass_feeds_it_is_one_warning(tmp_path):
+    """A first cook of 300 sources starts its pool during the task pass (ahead.Feed), which
+    hands it more batches as it goes: a worker killed before the pass has handed on its last
+    batch is one warning, the rest cooked in the main process (not BrokenProcessPool out of the
+    task pass, a traceback and no cook)."""
+    g = _many(tmp_path, 300)
+    code = """if True:
+        import concurrent.futures, os, signal, sys
+        import veduta.cook.cook as cook
+        from veduta.cook import ahead
+        main_pid = os.getpid()
+        batch = cook.cook_batch
+        def dies(jobs):
+            if os.getpid() != main_pid:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return batch(jobs)
+        cook.cook_batch = dies
+        add = ahead.Ahead.add
+        def add_once_broken(self, jobs):  # the pass goes on after the worker died (a big game's)
+            concurrent.futures.wait(self.futures[:1])
+            add(self, jobs)
+        ahead.Ahead.add = add_once_broken
+        from doit.doit_cmd import DoitMain
+        from doit.cmd_base import DodoTaskLoader
+        sys.exit(DoitMain(DodoTaskLoader()).run(["-n", "2", "cook"]))
+    """
+    cp = _python(g, code)
+    assert "Traceback" not in cp.stderr, cp.stderr
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert cp.stderr.count("veduta: warning: a cook worker process ended") == 1, cp.stderr
+    assert "cook: 304 cooked, 0 up to date" in cp.stdout, cp.stdout + cp.stderr
+    cooked = {p.name: p.read_bytes() for p in (g.root / "assets/.cooked/models").iterdir()}
+    os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
+    assert "cook: 304 cooked, 0 up to date" in g.cook("-n", "1", check=True).stdout
+    assert {p.name: p.read_bytes() for p in (g.root / "assets/.cooked/models").iterdir()} == cooked
+
+
+def _ctrl_c_during(tmp_path, *args: str) -> tuple[int, str, str]:
+    """Run ``python -m *args*`` (a cook) in a game of 30 big spheres and send it Ctrl-C (SIGINT
+    to the whole process group, as a terminal sends it) once it holds the cook lock: (status,
+    stdout, stderr)."""
+    import signal
+
+    g = make_game(tmp_path)
+    for i in range(30):
+        g.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
+                f'"radius": {1 + i / 100}, "segments": 128, "rings": 64}}]}}')
+    p = subprocess.Popen([sys.executable, "-m", *args], cwd=g.root, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not (g.root / "cache/cook.lock").exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    time.sleep(0.3)
+    os.killpg(p.pid, signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    return p.returncode, out, err
+
+
+def test_ctrl_c_of_doit_cook_is_one_line_not_a_traceback(tmp_path):
+    """#9: Ctrl-C during `doit cook`."""
+    import signal
+
+    rc, out, err = _ctrl_c_during(tmp_path, "doit", "cook")
+    assert rc in (-signal.SIGINT, 130), (rc, out, err)
+    assert "Traceback" not in err, err
+    assert "cook: interrupted" in err
+
+
+def test_ctrl_c_of_veduta_cook_says_the_cook_was_interrupted(tmp_path):
+    """The summary veduta cook prints when stopped reads like a finished cook: the line that
+    doit cook adds follows it, and the exit status is 130."""
+    rc, out, err = _ctrl_c_during(tmp_path, "veduta", "cook", "-n", "1")
+    assert rc == 130, (rc, out, err)
+    assert "Traceback" not in err, err
+    assert err.endswith("\ncook: interrupted (cooked files are whole; the next cook goes on)\n"), (out, err)
+
+
+def test_a_slow_batch_does_not_hold_up_other_threads_takes(tmp_path):
+    """#10: doit -n N threads take results of other batches while one waits for a slow batch."""
+    import threading
+
+    from veduta.base.project import AssetIndex, Project
+    from veduta.cook import ahead
+    from veduta.cook.cook import set_index
+
+    g = make_game(tmp_path)
+    g.write("models/slow.vmodel", '{"veduta": "model/1", "parts": [' + ", ".join(
+        f'{{"shape": "sphere", "radius": {1 + i / 10}, "segments": 256, "rings": 128}}' for i in range(6)) + "]}")
+    project = Project.find(str(g.root))
+    sources = project.scan()[0]
+    set_index(project.assets, AssetIndex.from_paths(s.rel for s in sources))
+    jobs = [(s.kind.name, s.rel, project.assets, os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
+             project.cache, None, "") for s in sources if s.name in ("slow", "crate")]
+    jobs.sort(key=lambda j: j[1] != "models/slow.vmodel")
+    pool = ahead.Ahead(jobs, 2)
+    assert len(pool.batches) == 2
+    pool.start()
+    done = {}
+
+    def take(rel):
+        got = pool.take(rel)
+        done[rel] = (time.monotonic(), got["outcome"] if got else None)
+
+    try:
+        slow = threading.Thread(target=take, args=("models/slow.vmodel",))
+        slow.start()
+        time.sleep(0.05)
+        take("models/crate.vmodel")
+        slow.join()
+    finally:
+        pool.close()
+    assert done["models/crate.vmodel"][1] == done["models/slow.vmodel"][1] == "cooked"
+    assert done["models/crate.vmodel"][0] < done["models/slow.vmodel"][0]
+
+
+def test_fork_is_avoided_while_a_thread_threading_does_not_know_runs(tmp_path):
+    """#10: a native thread (watchfiles' watcher under veduta watch) is not in threading's count."""
+    import _thread
+    import threading
+
+    from veduta.cook import ahead
+
+    assert ahead.one_thread() == (len(os.listdir("/proc/self/task")) == 1)
+    stop = threading.Event()
+    _thread.start_new_thread(stop.wait, ())
+    try:
+        assert not ahead.one_thread()
+    finally:
+        stop.set()

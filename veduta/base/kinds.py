@@ -1,0 +1,72 @@
+"""The asset kinds: folder, suffix, source format and body chunk of each."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str  # META "kind"
+    folder: str  # under the assets folder, and under the cooked folder
+    suffix: str
+    chunk: str
+    compiler: str  # "module:function" of the compiler, imported only when needed
+    spec: str  # "module:attribute" of the top-level field declaration (the JSON Schema's source)
+    title: str  # what a source of this kind is, in a few words (schemas, docs, editors)
+    batch_compiler: str = ""  # "module:function" compiling many sources at once, when the kind has one
+
+    @property
+    def format(self) -> str:
+        return f"{self.name}/1"
+
+
+KINDS: tuple[Kind, ...] = (
+    Kind("model", "models", ".vmodel", "MESH", "veduta.compile.model.compile:compile_model",
+         "veduta.compile.model.source:TOP", "a model made of primitive parts",
+         "veduta.compile.model.compile:compile_models"),
+    Kind("texture", "textures", ".vtexture", "TEXR", "veduta.compile.texture:compile_texture",
+         "veduta.compile.texture:TOP", "a texture composited from layers, with an optional sprite grid and clips"),
+    Kind("material", "materials", ".vmaterial", "MATL", "veduta.compile.material:compile_material",
+         "veduta.compile.material:TOP", "how a surface is drawn"),
+    Kind("scene", "scenes", ".vscene", "SCEN", "veduta.compile.scene:compile_scene",
+         "veduta.compile.scene:TOP", "a camera, a light and entities"),
+    Kind("prefab", "prefabs", ".vprefab", "PRFB", "veduta.compile.prefab:compile_prefab",
+         "veduta.compile.prefab:TOP", "a group of entities a world or map places together"),
+    Kind("world", "worlds", ".vworld", "WRLD", "veduta.compile.world:compile_world",
+         "veduta.compile.world:TOP", "a procedural world: biomes, terrain, features, vegetation, structures"),
+    Kind("map", "maps", ".vmap", "TMAP", "veduta.compile.tilemap:compile_map",
+         "veduta.compile.tilemap:TOP", "a tile map: terrains, layers of cells and objects"),
+)
+
+#: The META "kind" values, in the order of KINDS.
+NAMES: tuple[str, ...] = tuple(k.name for k in KINDS)
+BY_NAME = {k.name: k for k in KINDS}
+BY_FOLDER = {k.folder: k for k in KINDS}
+BY_SUFFIX = {k.suffix: k for k in KINDS}
+
+
+def kind_of(rel: str) -> Kind | None:
+    """The kind of a source path relative to the assets folder, or None."""
+    folder, _, rest = rel.partition("/")
+    k = BY_FOLDER.get(folder)
+    if k is None or not rest.endswith(k.suffix):
+        return None
+    return k
+
+
+def name_of(rel: str) -> str:
+    base = rel.rsplit("/", 1)[-1]
+    return base[: base.rfind(".")] if "." in base else base
+
+
+def kind_named(name: str) -> Kind:
+    """The kind called *name* (``model``, ...); a UsageError naming the kinds otherwise, the
+    closest first (``no asset kind "modle" (did you mean model?)``)."""
+    k = BY_NAME.get(name)
+    if k is None:
+        from veduta.base.errors import UsageError
+        from veduta.base.names import did_you_mean
+
+        raise UsageError(f'no asset kind "{name}"{did_you_mean(name, NAMES)} (want one of {", ".join(NAMES)})')
+    return k

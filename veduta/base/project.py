@@ -1,0 +1,300 @@
+"""A game repo: where its assets, cooked files and cache live, and its sources.
+
+The game root is the folder holding ``dodo.py`` or ``pyproject.toml`` (the
+current folder or the nearest parent).  ``[tool.veduta]`` in its
+``pyproject.toml`` may set ``assets`` (default ``assets``), ``cooked``
+(default ``<assets>/.cooked``) and ``cache`` (default ``cache``), each
+relative to the root, and the shared cache tier: ``cache_url`` (``s3://bucket/prefix``,
+``file:///path`` or a folder path) and ``cache_write`` (true to upload; default false),
+see docs/shared-cache.md.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from veduta.base.errors import ConfigError, UsageError
+from veduta.base.kinds import BY_FOLDER, BY_NAME, KINDS, Kind, kind_of, name_of
+
+CONFIG_KEYS = ("assets", "cooked", "cache", "cache_url", "cache_write")
+#: the shared cache's URL from the environment, which wins over [tool.veduta] cache_url
+ENV_CACHE_URL = "VEDUTA_CACHE_URL"
+
+
+class Source(NamedTuple):
+    """One source file: ``rel`` is relative to the assets folder, forward slashes.  (A named
+    tuple: a scan makes one per source, and a frozen dataclass took three times as long.)"""
+
+    kind: Kind
+    name: str
+    rel: str
+
+
+@dataclass(frozen=True)
+class Project:
+    root: str
+    assets: str  # paths relative to the current folder when the project was found that way
+    cooked: str
+    cache: str
+    #: the shared cache tier as configured in pyproject.toml (VEDUTA_CACHE_URL wins; see
+    #: veduta.cook.remote.settings); "" when none
+    cache_url: str = ""
+    cache_write: bool = False
+
+    def shared_cache_set(self, environ=None) -> bool:
+        """Is a shared tier set for this game (without parsing or checking it: that is
+        :func:`veduta.cook.remote.settings`, whose module a cook with none never imports)?"""
+        url = (os.environ if environ is None else environ).get(ENV_CACHE_URL)
+        return bool(url.strip()) if url is not None else bool(self.cache_url)
+
+    @classmethod
+    def find(cls, start: str | None = None) -> Project:
+        start = os.path.abspath(start or os.getcwd())
+        d = start
+        while True:
+            if os.path.isfile(os.path.join(d, "dodo.py")) or os.path.isfile(os.path.join(d, "pyproject.toml")):
+                return cls.at(d)
+            parent = os.path.dirname(d)
+            if parent == d:
+                return cls.at(start)
+            d = parent
+
+    @classmethod
+    def at(cls, root: str) -> Project:
+        cfg = _read_config(os.path.join(root, "pyproject.toml"))
+        rel_root = os.path.relpath(root)
+        assets = os.path.normpath(os.path.join(rel_root, cfg.get("assets", "assets")))
+        cooked = os.path.normpath(os.path.join(rel_root, cfg["cooked"])) if "cooked" in cfg else \
+            os.path.join(assets, ".cooked")
+        cache = os.path.normpath(os.path.join(rel_root, cfg.get("cache", "cache")))
+        where = os.path.normpath(os.path.join(rel_root, "pyproject.toml"))
+        for key, folder in (("cooked", cooked), ("cache", cache)):
+            clash = _overlap(folder, assets)
+            if clash:
+                raise ConfigError(f"{where}: [tool.veduta] {key} = {cfg.get(key, folder)!r}: {clash}; "
+                                  f"pick a folder outside the source folders (the default is "
+                                  f"{'<assets>/.cooked' if key == 'cooked' else 'cache'})")
+        c, k = os.path.abspath(cache), os.path.abspath(cooked)
+        if c == k or c.startswith(k.rstrip(os.sep) + os.sep):
+            # the engine loads the cooked folder: doit's database, the stat cache and the store
+            # would ship with the game (and a cooked folder is the one thing safe to delete)
+            key = "cache" if "cache" in cfg else "cooked"
+            raise ConfigError(f"{where}: [tool.veduta] {key} = {cfg.get(key, cache if key == 'cache' else cooked)!r}: "
+                              f"the cache folder {cache} {'is' if c == k else 'is inside'} the cooked folder "
+                              f"{cooked}; keep them apart (the defaults are cache and <assets>/.cooked)")
+        return cls(rel_root, assets, cooked, cache, cfg.get("cache_url", ""), cfg.get("cache_write", False))
+
+    # -- sources -------------------------------------------------------------
+    def sources(self) -> list[Source]:
+        """Every source under the assets folder, sorted by path."""
+        return self.scan()[0]
+
+    def select(self, sources: list[str] | None) -> tuple[list[Source], list[str], list[Source]]:
+        """:meth:`scan`, and the sources named by *sources* (paths under the assets folder; all
+        when None): ``(all sources, problems, selected)``.  A name that is no source is a
+        :class:`~veduta.base.errors.UsageError` naming it."""
+        all_sources, problems = self.scan()
+        if sources is None:
+            return all_sources, problems, all_sources
+        wanted = set(sources)
+        selected = [s for s in all_sources if s.rel in wanted]
+        missing = sorted(wanted - {s.rel for s in selected})
+        if missing:
+            from veduta.base.errors import UsageError
+
+            raise UsageError(f"no such source: {', '.join(missing)}")
+        return all_sources, problems, selected
+
+    def scan(self, warnings: list[str] | None = None) -> tuple[list[Source], list[str]]:
+        """Every source under the assets folder, sorted by path, and the problems found
+        on the way (a folder that cannot be read, a file name that is not UTF-8), each
+        a printable line naming the path.  Links skipped (loops) are appended to *warnings*."""
+        out: list[Source] = []
+        problems: list[str] = []
+        if not os.path.isdir(self.assets):
+            problems.append(f"{self.assets}: no assets folder here (a game keeps its sources in assets/, "
+                            f"or names the folder with [tool.veduta] assets in pyproject.toml)")
+            return out, problems
+        for k in KINDS:
+            top = os.path.join(self.assets, k.folder)
+            rels = [f"{k.folder}/{rel}" for rel in _walk(top, k.suffix, problems, warnings)]
+            try:
+                "".join(rels).encode("utf-8")  # every name at once; one by one only if one is not text
+            except UnicodeEncodeError:
+                rels = [rel for rel in rels if _utf8_name(rel, self.assets, problems)]
+            cut = len(k.suffix)
+            out += [Source(k, rel[rel.rfind("/") + 1:-cut], rel) for rel in rels]
+        out.sort(key=_by_rel)
+        return out, problems
+
+    def cooked_path(self, kind: Kind | str, name: str) -> str:
+        k = BY_NAME[kind] if isinstance(kind, str) else kind
+        return os.path.join(self.cooked, k.folder, name + ".vda")
+
+    def source_path(self, rel: str) -> str:
+        return os.path.join(self.assets, *rel.split("/"))
+
+    def find_source(self, kind: str, name: str) -> Source | None:
+        """A source by kind and name (the first path when the name is a duplicate)."""
+        k = BY_NAME[kind]
+        for rel in _walk(os.path.join(self.assets, k.folder), k.suffix):
+            if name_of(rel) == name:
+                return Source(k, name, f"{k.folder}/{rel}")
+        return None
+
+    def index(self):
+        return AssetIndex.from_paths(s.rel for s in self.sources())
+
+
+def _by_rel(s: Source) -> str:
+    return s.rel
+
+
+def _utf8_name(rel: str, assets: str, problems: list[str]) -> bool:
+    """Whether source path *rel* is text (UTF-8); if not, a problem naming it is appended."""
+    try:
+        rel.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        problems.append(f"{os.path.join(assets, shown)}: file name is not valid UTF-8 "
+                        f"(source names are text in META); rename it")
+        return False
+
+
+def _overlap(folder: str, assets: str) -> str:
+    """Why *folder* (cooked files, cache) may not be where it is, or "" when it may: it must not
+    be the assets folder, hold it, or lie in a kind's source folder (its files would mix with
+    the sources, and a scan would read them)."""
+    f, a = os.path.abspath(folder), os.path.abspath(assets)
+    if f == a:
+        return "it is the assets folder"
+    if a.startswith(f.rstrip(os.sep) + os.sep):
+        return "it holds the assets folder"
+    if f.startswith(a + os.sep):
+        first = os.path.relpath(f, a).split(os.sep)[0]
+        if first in BY_FOLDER:
+            return f"it is {'' if f == os.path.join(a, first) else 'inside '}the {first} source folder"
+    return ""
+
+
+def _walk(top: str, suffix: str, problems: list[str] | None = None, warnings: list[str] | None = None) -> list[str]:
+    """Paths of files ending in *suffix* under *top*, relative to it, sorted; skips dot folders.
+
+    A folder that cannot be read is a problem (appended to *problems*).  Symbolic links are
+    followed, but never into a folder already on the way down (a loop such as ``ln -s .
+    again``), and a link that cannot be resolved (a loop of links, a dangling one) is skipped;
+    both are warnings (appended to *warnings*).  Only regular files count: a FIFO would block
+    the read.
+    """
+    out: list[str] = []
+    try:
+        st = os.stat(top)
+    except OSError:
+        return out
+    stack = [("", top, frozenset({(st.st_dev, st.st_ino)}))]
+    while stack:
+        prefix, d, above = stack.pop()
+        try:
+            it = os.scandir(d)
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        except OSError as exc:
+            if problems is not None:
+                problems.append(f"{d}: cannot read the folder ({exc.strerror})")
+            continue
+        with it:
+            for e in it:
+                if e.name.startswith("."):
+                    continue
+                try:
+                    is_dir = e.is_dir()
+                    is_file = not is_dir and e.name.endswith(suffix) and len(e.name) > len(suffix) and e.is_file()
+                    dst = e.stat() if is_dir else None
+                except OSError as exc:  # a link loop (a file linked to itself), ...
+                    if warnings is not None:
+                        warnings.append(f"{e.path}: warning: skipped, cannot follow it ({exc.strerror or exc})")
+                    continue
+                if dst is not None:
+                    ident = (dst.st_dev, dst.st_ino)
+                    if ident in above:
+                        if warnings is not None:
+                            warnings.append(f"{e.path}: warning: skipped, a link to a folder above it (a loop)")
+                        continue
+                    stack.append((prefix + e.name + "/", e.path, above | {ident}))
+                elif is_file:
+                    out.append(prefix + e.name)
+    out.sort()
+    return out
+
+
+def _read_config(path: str) -> dict:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return {}
+    import tomllib
+
+    try:
+        cfg = tomllib.loads(data.decode("utf-8")).get("tool", {}).get("veduta", {})
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    for key, value in cfg.items():
+        if key not in CONFIG_KEYS:
+            raise ConfigError(f"{path}: [tool.veduta] {key}: unknown key (want one of {', '.join(CONFIG_KEYS)})")
+        if key == "cache_write":
+            if not isinstance(value, bool):
+                raise ConfigError(f"{path}: [tool.veduta] cache_write: expected true or false")
+        elif key == "cache_url":
+            if not isinstance(value, str):
+                raise ConfigError(f"{path}: [tool.veduta] cache_url: expected a string (s3://bucket/prefix, "
+                                  f"file:///path or a folder path)")
+        elif not isinstance(value, str) or not value:
+            raise ConfigError(f"{path}: [tool.veduta] {key}: expected a folder path string")
+    return cfg
+
+
+__all__ = ["Project", "Source", "BY_FOLDER"]
+
+
+class AssetIndex:
+    """Every source of a game by kind and name (``kind -> name -> [paths]``).
+
+    Paths are relative to the assets folder with forward slashes; a name with
+    more than one path is a duplicate (an error the cook reports).
+    """
+
+    def __init__(self, by_kind: dict[str, dict[str, list[str]]] | None = None):
+        self.by_kind = by_kind or {}
+
+    @classmethod
+    def from_paths(cls, paths) -> AssetIndex:
+        by_kind: dict[str, dict[str, list[str]]] = {}
+        for rel in sorted(paths):
+            k = kind_of(rel)
+            if k is not None:
+                by_kind.setdefault(k.name, {}).setdefault(name_of(rel), []).append(rel)
+        return cls(by_kind)
+
+    def resolve(self, kind: str, name: str) -> str | None:
+        paths = self.by_kind.get(kind, {}).get(name)
+        return paths[0] if paths else None
+
+
+
+def canonical_path(kind: str, name: str) -> str:
+    """Where a missing asset of *kind* called *name* would be looked for first."""
+    k = BY_NAME[kind]
+    return f"{k.folder}/{name}{k.suffix}"
+
+
+def no_such_asset(project, kind: str, name: str) -> UsageError:
+    """The one "no such asset" error of every tool, with the closest existing names of that kind:
+    ``no model "crat" under assets/models/ (did you mean crate?)``."""
+    from veduta.base.names import did_you_mean
+
+    names = project.index().by_kind.get(kind, {})
+    return UsageError(f'no {kind} "{name}" under {project.assets}/{BY_NAME[kind].folder}/{did_you_mean(name, names)}')

@@ -1,0 +1,86 @@
+"""Cook when stale, then read: the one way a tool gets an asset's cooked record.
+
+:func:`cook_and_read` cooks one asset when its cooked file is stale (exactly as ``doit cook``
+would, through :func:`veduta.cook.cook.cook_file`) and reads the body record. The tools build on
+it: :func:`cooked_record` for an asset a tool cannot do without, :func:`load_world` for a world
+and the prefabs it names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from veduta.base.errors import VedutaError
+from veduta.base.project import no_such_asset
+
+
+class CookedAsset(NamedTuple):
+    """What :func:`cook_and_read` found: the body record (None unless ``status == "ok"``),
+    ``status`` ("ok", "missing", "invalid"), the cook's lines (warnings, or the errors of an
+    invalid source) and, for an invalid source, its diagnostics as dicts when the cook gave them."""
+
+    record: Any
+    status: str
+    messages: list[str]
+    diagnostics: list[dict] | None = None
+
+
+def cook_and_read(project, kind: str, name: str, index=None) -> CookedAsset:
+    """Cook asset *name* of *kind* of *project* when stale, and read its body record. *index*: the
+    game's assets (default: as they are now, ``project.index()``: a source written a moment ago
+    counts; a caller reading several assets passes one index to all)."""
+    from veduta.cook.cook import FAILED, cook_file
+    from veduta.formats.asset import read_asset_file
+
+    src = project.find_source(kind, name) if name else None
+    if src is None:
+        return CookedAsset(None, "missing", [])
+    cooked = project.cooked_path(kind, name)
+    out = cook_file(kind, src.rel, project.assets, cooked, project.cache,
+                    index=index if index is not None else project.index())
+    if out["outcome"] == FAILED:
+        return CookedAsset(None, "invalid", list(out["messages"]), out.get("diagnostics"))
+    return CookedAsset(read_asset_file(cooked).body, "ok", list(out["messages"]))
+
+
+def cooked_record(project, kind: str, name: str, warn: Callable[[str], None] | None = None, index=None):
+    """Cook (when stale) and read asset *name* of *kind*: its body record.
+
+    Raises :class:`~veduta.base.errors.VedutaError` when no such source exists or it has errors (the
+    message lists them).  Warning lines of the cook go to *warn* when given.  *index*: as
+    :func:`cook_and_read`.
+    """
+    from veduta.base.kinds import kind_named
+
+    kind_named(kind)
+    got = cook_and_read(project, kind, name, index)
+    if got.status == "missing":
+        raise no_such_asset(project, kind, name)
+    if got.status == "invalid":
+        raise VedutaError(f"{kind} {name} has errors:\n" + "\n".join(got.messages))
+    if warn is not None:
+        for m in got.messages:
+            warn(m)
+    return got.record
+
+
+def load_world(project, name: str, warn: Callable[[str], None] | None = None) -> tuple[Any, dict[str, Any]]:
+    """The cooked world *name* of *project* and the cooked prefabs it names, by name.
+
+    Raises :class:`~veduta.base.errors.VedutaError` when the world does not exist or has errors.  A
+    named prefab that does not exist is left out; one with errors is left out and said to *warn*.
+    """
+    from veduta.world.params import prefab_names
+
+    index = project.index()  # the game as it is now, once for the world and its prefabs
+    world = cooked_record(project, "world", name, warn, index)
+    prefabs = {}
+    for n in prefab_names(world):
+        if project.find_source("prefab", n) is not None:
+            try:
+                prefabs[n] = cooked_record(project, "prefab", n, warn, index)
+            except VedutaError as exc:
+                if warn is not None:
+                    warn(f"warning: prefab {n}: {exc}")
+    return world, prefabs

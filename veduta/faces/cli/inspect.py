@@ -1,0 +1,117 @@
+"""``veduta inspect world|prefab``: the command line faces of veduta.tools.inspect_world (light to import).
+
+    veduta inspect world NAME [--json] [--sheet FILE.png] [--at X,Z]... [--all]
+    veduta inspect prefab NAME [--json]
+
+Exit status: 2 when the asset does not exist (a usage mistake), 1 when its source has errors or an error finding
+exists, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TextIO
+
+from veduta.base.argtypes import png_file
+from veduta.faces.cli.common import allow_negative_pairs, parse_pair
+
+
+def add_inspect_world(subparsers) -> argparse.ArgumentParser:
+    """Register ``world`` and ``prefab`` on the sub-parsers of ``inspect``."""
+    w = subparsers.add_parser("world", help="findings of a world: places, prefabs, view, triangles per view",
+                              description="Check a world's places, rules, camera and the triangles drawn from "
+                                          "views at the start cell, every place and the cells given with --at.")
+    w.add_argument("name", metavar="NAME", help="world name (assets/worlds/<name>.vworld)")
+    w.add_argument("--json", action="store_true", help="print the report as JSON")
+    w.add_argument("--sheet", metavar="FILE.png", type=png_file,
+                   help="write the map around the origin with the findings marked")
+    w.add_argument("--at", type=parse_pair, action="append", default=[], metavar="X,Z",
+                   help="also evaluate the view focused on this cell (repeatable)")
+    w.add_argument("--all", action="store_true", dest="all_views",
+                   help="also a view at the centre of every chunk of the world (about 10 ms per chunk)")
+    w.set_defaults(func=run_inspect_world)
+    allow_negative_pairs(w)
+    p = subparsers.add_parser("prefab", help="footprint, entities, triangles and findings of a prefab")
+    p.add_argument("name", metavar="NAME", help="prefab name (assets/prefabs/<name>.vprefab)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.set_defaults(func=run_inspect_prefab)
+    return w
+
+
+def _project(args):
+    from veduta.base.project import Project
+
+    return getattr(args, "project", None) or Project.find(getattr(args, "root", None))
+
+
+def _problems(report: dict, err: TextIO) -> None:
+    for e in report["errors"]:
+        err.write(("veduta: " if report["status"] == "missing" else "") + e.get("text", e["message"]) + "\n")
+
+
+def _findings_text(findings: list[dict]) -> list[str]:
+    if not findings:
+        return ["findings: none"]
+    return ["findings:"] + [f"  {f['severity']}: {f['code']}: {f['message']}" for f in findings]
+
+
+def format_world(r: dict) -> str:
+    w = r["world"]
+    lines = [f"world {r['name']} ({r['source']})",
+             f"cells {-w['cells']}..{w['cells'] - 1}, chunk {w['chunk']}, view {w['view']}: "
+             f"{r['loaded']['chunks']} chunks loaded ({r['loaded']['chunks_max']} at most, with those kept beyond "
+             f"them on two sides), {r['loaded']['radius_m']:g} m around the focus; "
+             f"the camera sees {r['loaded']['reach_m']:g} m"]
+    lines.append(f"views (triangles of a {r['budget']} budget: ground + skirts + water + flora + entities):")
+    width = max(len(v["name"]) for v in r["views"])
+    for v in r["views"]:
+        mark = "  over" if v["triangles"] > r["budget"] else ""
+        if v["window"]["triangles"] != v["triangles"]:
+            mark += f"  (window alone {v['window']['triangles']})"
+        lines.append(f"  {v['name']:<{width}}  {v['triangles']:>6} = {v['ground']} + {v['skirts']} + {v['water']} + "
+                     f"{v['flora']} + {v['entities']}{mark}")
+    lines += _findings_text(r["findings"])
+    if r.get("sheet"):
+        lines.append(f"sheet: {r['sheet']}")
+    return "\n".join(lines) + "\n"
+
+
+def format_prefab(r: dict) -> str:
+    lines = [f"prefab {r['name']} ({r['source']})",
+             f"footprint {r['footprint'][0]:g} x {r['footprint'][1]:g} m, tags: {', '.join(r['tags']) or 'none'}, "
+             f"biomes: {', '.join(r['biomes']) or 'any'}",
+             f"triangles: {r['triangles']}"]
+    for e in r["entities"]:
+        tris = "-" if e["triangles"] is None else str(e["triangles"])
+        lines.append(f"  {e['name']:<16} {e['kind']:<10} {e['model'] or '-':<16} {tris:>6}")
+    lines += _findings_text(r["findings"])
+    return "\n".join(lines) + "\n"
+
+
+def _run(args, report: dict, fmt, out: TextIO | None, err: TextIO | None) -> int:
+    from veduta.tools.inspect_world import exit_status
+
+    out = out or sys.stdout
+    err = err or sys.stderr
+    if args.json:
+        out.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+    elif report["status"] in ("missing", "invalid"):
+        _problems(report, err)
+    else:
+        out.write(fmt(report))
+    return exit_status(report)
+
+
+def run_inspect_world(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    from veduta import api
+
+    report = api.inspect_world(_project(args), args.name, at=args.at, all_views=args.all_views, sheet=args.sheet)
+    return _run(args, report, format_world, out, err)
+
+
+def run_inspect_prefab(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    from veduta import api
+
+    return _run(args, api.inspect_prefab(_project(args), args.name), format_prefab, out, err)

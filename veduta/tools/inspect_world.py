@@ -1,0 +1,579 @@
+"""``veduta inspect world`` and ``veduta inspect prefab``: findings on a model of what the engine draws.
+
+Core functions (the ``--json`` shapes; docs/inspect.md lists every code):
+
+- :func:`inspect_world` (project, name) loads (cooks) the world, its prefabs and models and calls
+  :func:`report_world`, which needs only a generator and the models' drawing figures;
+- :func:`inspect_prefab` (project, name).
+
+Views evaluated by inspect world: the start cell [0, 0], every place's cell, the cells given
+with ``at``, and with ``all_views`` the centre cell of every chunk of the world (slow: about
+10 ms per chunk).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from veduta.base.findings import ERROR, NOTE, WARNING, finding, has_error, ranked, source_errors
+from veduta.world.checks import place_findings, place_footprint
+from veduta.world.draw import (
+    FRAME_BUDGET,
+    Drawer,
+    ModelDraw,
+    camera_record,
+    loaded_radius,
+    view_reach,
+)
+from veduta.world.generator import Generator
+
+if TYPE_CHECKING:
+    from PIL import Image, ImageDraw
+
+    from veduta.base.project import Project
+
+#: a label of the sheet: ((x, y) of its mark, gap from the mark, text, colour)
+Label = tuple[tuple[int, int], int, str, Any]
+
+#: site rules and biomes are looked for within this many cells of the origin (the world clipped)
+AREA_HALF = 512
+
+
+def _where_cell(x: int, z: int) -> dict:
+    return {"cell": [int(x), int(z)]}
+
+
+# -- the world's report ---------------------------------------------------------------------------
+
+
+def needed_models(gen: Generator) -> dict[str, list[str]]:
+    """Models the world draws -> who uses them (flora rules, persistent entities, prefab entities
+    of the prefabs its rules and places name)."""
+    users: dict[str, list[str]] = {}
+    for r in gen.p.vegetation:
+        if r.model:
+            users.setdefault(r.model, []).append(f"vegetation rule {r.name}")
+    for e in getattr(gen.world, "entities", None) or []:
+        if getattr(e, "model", ""):
+            users.setdefault(e.model, []).append(f"entity {e.name}")
+    for name, pf in sorted(gen.prefabs.items()):
+        for e in getattr(pf.record, "entities", None) or []:
+            if getattr(e, "model", ""):
+                users.setdefault(e.model, []).append(f"prefab {name}")
+    return {k: sorted(set(v)) for k, v in sorted(users.items())}
+
+
+def _prefab_findings(gen: Generator) -> list[dict]:
+    p = gen.p
+    out = []
+
+    def missing(prefab: str, what: str, **where: Any) -> None:
+        out.append(finding("WORLD_PREFAB_MISSING", ERROR, f"{what} names prefab {prefab}, which does not exist "
+                           "(it places nothing)", prefab=prefab, **where))
+
+    for i, r in enumerate(p.scatter):
+        if r.prefab not in gen.prefabs:
+            missing(r.prefab, f"scatter rule {i}", rule=f"scatter[{i}]")
+    for i, site in enumerate(p.sites):
+        for name in site.prefabs:
+            if name not in gen.prefabs:
+                missing(name, f"site rule {site.tag}", rule=f"sites[{i}]")
+    for i, veg in enumerate(p.vegetation):
+        if veg.prefab and veg.prefab not in gen.prefabs:
+            missing(veg.prefab, f"vegetation rule {veg.name}", rule=f"vegetation[{i}]")
+    return out
+
+
+def _place_findings(gen: Generator) -> list[dict]:
+    out = []
+    order = {pl.name: pl.index for pl in gen.p.places}
+    for pl in gen.p.places:
+        for f in place_findings(gen, pl.name, pl.prefab, (pl.x, pl.z), pl.rotation):
+            # a pair of places is reported once, by the first of the two in file order
+            pair = f["code"] in ("WORLD_PLACE_OVERLAP", "WORLD_PLACE_DISTANCE")
+            if pair and order.get(f["other"], 1 << 30) < pl.index:
+                continue
+            out.append(f)
+    return out
+
+
+def _model_findings(gen: Generator, models: Mapping[str, ModelDraw], invalid: Iterable[str]) -> list[dict]:
+    out = []
+    invalid = set(invalid)
+    flora = {r.model for r in gen.p.vegetation if r.model}
+    for name, users in needed_models(gen).items():
+        if name in models:
+            continue
+        who = ", ".join(users)
+        if name in invalid:
+            out.append(finding("WORLD_MODEL_INVALID", ERROR, f"model {name} (used by {who}) has errors: it draws "
+                               "nothing (see veduta inspect model)", model=name))
+        elif name in flora:
+            out.append(finding("WORLD_MODEL_MISSING", ERROR, f"model {name} (used by {who}) does not exist: its "
+                               "plants are generated (world query lists them) but draw nothing", model=name))
+        else:
+            out.append(finding("WORLD_MODEL_MISSING", ERROR, f"model {name} (used by {who}) does not exist: "
+                               "those entities draw nothing", model=name))
+    for r in gen.p.vegetation:
+        m = models.get(r.model) if r.model else None
+        if m is None:
+            continue
+        if m.draw_distance <= 0:
+            out.append(finding("WORLD_FLORA_NO_DRAW_DISTANCE", WARNING, f"vegetation rule {r.name}: flora model "
+                               f"{r.model} has no draw_distance, so every loaded plant is drawn however far",
+                               rule=f"vegetation[{r.index}]", model=r.model))
+        if not m.distances:
+            out.append(finding("WORLD_FLORA_NO_LOD", NOTE, f"vegetation rule {r.name}: flora model {r.model} has "
+                               "no lod level, so its plants are never thinned with distance",
+                               rule=f"vegetation[{r.index}]", model=r.model))
+    return out
+
+
+def inspected_area(gen: Generator) -> tuple[int, int, int, int]:
+    """(x0, z0, w, h): the world's cells within AREA_HALF cells of the origin."""
+    n = gen.p.cells
+    lo, hi = max(-n, -AREA_HALF), min(n, AREA_HALF)
+    return lo, lo, hi - lo, hi - lo
+
+
+def _area_findings(gen: Generator, area: tuple[int, int, int, int]) -> list[dict]:
+    """Rules that do nothing in the inspected area; vegetation areas outside the world."""
+    p = gen.p
+    out = []
+    x0, z0, w, h = area
+    seen = np.bincount(gen.biomes(x0, z0, w, h).ravel(), minlength=len(p.biome_names)) > 0
+    present = {b for b, s in zip(p.biome_names, seen.tolist(), strict=True) if s}
+    span = f"cells [{x0}, {z0}] to [{x0 + w - 1}, {z0 + h - 1}]"
+    for b in p.biome_names:
+        if b not in present:
+            out.append(finding("WORLD_BIOME_ABSENT", NOTE, f"biome {b} does not appear in {span}", biome=b))
+
+    def allowed(biomes: frozenset[str], prefab: str) -> set[str]:
+        pf = gen.prefabs.get(prefab) if prefab else None
+        return {b for b in present if (not biomes or b in biomes) and (pf is None or pf.allows(b))}
+
+    for i, r in enumerate(p.scatter):
+        if r.prefab in gen.prefabs and not allowed(r.biomes, r.prefab):
+            out.append(finding("WORLD_RULE_IDLE", WARNING, f"scatter rule {i} ({r.prefab}) places nothing in {span}: "
+                               "none of its biomes appears there", rule=f"scatter[{i}]"))
+    n = p.cells
+    for v in p.vegetation:
+        if (v.prefab and v.prefab not in gen.prefabs):
+            continue
+        if not v.area and not allowed(v.biomes, v.prefab):
+            out.append(finding("WORLD_RULE_IDLE", WARNING, f"vegetation rule {v.name} plants nothing in {span}: none "
+                               "of its biomes appears there", rule=f"vegetation[{v.index}]"))
+        if v.area:
+            ax0, ax1, az0, az1 = v.x - v.radius, v.x + v.radius, v.z - v.radius, v.z + v.radius
+            if ax1 <= -n or ax0 >= n or az1 <= -n or az0 >= n:
+                out.append(finding("WORLD_VEGETATION_OUTSIDE", WARNING, f"vegetation rule {v.name}: its area "
+                                   f"(radius {v.radius} around vertex [{v.x}, {v.z}]) lies outside the world",
+                                   rule=f"vegetation[{v.index}]", **_where_cell(v.x, v.z)))
+            elif ax0 < -n or ax1 > n or az0 < -n or az1 > n:
+                out.append(finding("WORLD_VEGETATION_OUTSIDE", NOTE, f"vegetation rule {v.name}: part of its area "
+                                   f"(radius {v.radius} around vertex [{v.x}, {v.z}]) lies outside the world (cells "
+                                   f"{-n}..{n - 1}) and plants nothing there", rule=f"vegetation[{v.index}]",
+                                   **_where_cell(v.x, v.z)))
+    for i, rule in enumerate(p.sites):
+        if not any(name in gen.prefabs for name in rule.prefabs):
+            continue  # WORLD_PREFAB_MISSING says it
+        s = rule.spacing
+        reasons: Counter[str] = Counter()
+        kept = 0
+        structs = gen.structs
+        regions = [(rx, rz) for rz in range(z0 // s, (z0 + h - 1) // s + 1)
+                   for rx in range(x0 // s, (x0 + w - 1) // s + 1)]
+        if len(regions) * s * s >= 32 * 2000:
+            structs._prefetch(x0 - s, z0 - s, w + 2 * s + 1, h + 2 * s + 1)
+        for rx, rz in regions:
+            d = structs.site(i, rx, rz)
+            if d.structure is not None:
+                kept += 1
+            else:
+                reasons[d.reason.split(" ")[0] if d.reason.startswith(("place ", "site ")) else d.reason] += 1
+        if not kept:
+            why = ", ".join(f"{why} {k}" for why, k in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+            out.append(finding("WORLD_SITE_NEVER", WARNING, f"site rule {rule.tag} places no site in {span} "
+                               f"({len(regions)} regions; dropped for: {why})", rule=f"sites[{i}]"))
+    return out
+
+
+def _view_findings(gen: Generator, drawer: Drawer, cells: list[tuple[str, tuple[int, int]]]) -> tuple[list, list]:
+    out = []
+    views = [drawer.view(cell, name) for name, cell in cells]
+    over = [v for v in views if v["triangles"] > FRAME_BUDGET]
+    if over:
+        worst = max(over, key=lambda v: v["triangles"])
+        parts = ", ".join(f"{k} {worst[k]}" for k in ("ground", "skirts", "water", "flora", "entities") if worst[k])
+        others = f"; {len(over) - 1} other view(s) over too" if len(over) > 1 else ""
+        kept = ""
+        if worst["window"]["triangles"] < worst["triangles"]:
+            sx, sz = worst["kept"]
+            kept = (f" with the chunks the engine keeps loaded {'east' if sx > 0 else 'west'} and "
+                    f"{'south' if sz > 0 else 'north'} of its window (the window alone: "
+                    f"{worst['window']['triangles']})")
+        out.append(finding("WORLD_CHUNK_BUDGET", WARNING, f"view {worst['name']} (focus cell {worst['focus']}) "
+                           f"draws {worst['triangles']} triangles{kept}, over the {FRAME_BUDGET} a console draws "
+                           f"per frame ({parts}){others}", view=worst["name"], triangles=worst["triangles"],
+                           **_where_cell(*worst["focus"])))
+    return views, out
+
+
+def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_models: Iterable[str] = (),
+                 at: Iterable[tuple[int, int]] = (), all_views: bool = False) -> dict[str, Any]:
+    """The inspect world report of a generator's world (without name, source and status).
+
+    ``models`` maps model names to their drawing figures; a model the world uses that is not
+    there is missing (or invalid when named in ``invalid_models``)."""
+    p = gen.p
+    findings: list[dict] = []
+    findings += _prefab_findings(gen)
+    findings += _place_findings(gen)
+    findings += _model_findings(gen, models, invalid_models)
+    cam = camera_record(gen.world)
+    reach = view_reach(gen, cam)
+    radius = loaded_radius(gen)
+    view = int(getattr(gen.world, "view", 1) or 1)
+    if reach > radius + 1e-9:
+        what = f"far {cam['far']:g} m" if cam["type"] == "perspective" else f"size {cam['size']:g} m"
+        findings.append(finding(
+            "WORLD_VIEW_SHORT", WARNING, f"the camera ({cam['type']}, {what}) sees ground {reach:.1f} m from the "
+            f"focus, past the loaded chunks: {view} chunk(s) of {radius / view:g} m around the focus's chunk "
+            f"reach {radius:g} m when the focus stands at its chunk's edge (shorten far or size, or raise view)",
+            reach_m=round(reach, 3), loaded_m=radius))
+    area = inspected_area(gen)
+    findings += _area_findings(gen, area)
+    cells: list[tuple[str, tuple[int, int]]] = [("start", (0, 0))]
+    cells += [(f"place {pl.name}", (pl.x, pl.z)) for pl in p.places]
+    cells += [(f"at {x},{z}", (int(x), int(z))) for x, z in at]
+    if all_views:
+        c, e = p.chunk, p.extent
+        cells += [(f"chunk {cx},{cz}", (cx * c + c // 2, cz * c + c // 2))
+                  for cz in range(-e, e) for cx in range(-e, e)]
+    drawer = Drawer(gen, models, cam)
+    views, budget = _view_findings(gen, drawer, cells)
+    findings += budget
+    worst = max(views, key=lambda v: v["triangles"])
+    return {
+        "world": {"seed": p.seed, "cell": p.cell_mm / 1000.0, "chunk": p.chunk, "extent": p.extent, "view": view,
+                  "cells": p.cells},
+        "camera": cam,
+        "loaded": {"chunks": (2 * view + 1) ** 2, "chunks_max": (2 * view + 2) ** 2, "radius_m": radius,
+                   "reach_m": round(reach, 3)},
+        "budget": FRAME_BUDGET,
+        "area": {"cell": [area[0], area[1]], "size": [area[2], area[3]]},
+        "places": [
+            {"name": pl.name, "prefab": pl.prefab, "cell": [pl.x, pl.z], "rotation": pl.rotation,
+             "footprint": list(place_footprint(gen, pl.prefab, (pl.x, pl.z), pl.rotation))}
+            for pl in p.places
+        ],
+        "models": {name: {"triangles": list(m.triangles), "lod_distances": list(m.distances),
+                          "draw_distance": m.draw_distance} for name, m in sorted(models.items())},
+        "views": views,
+        "worst_view": {"name": worst["name"], "triangles": worst["triangles"]},
+        "findings": ranked(findings),
+    }
+
+
+# -- loading from a project -----------------------------------------------------------------------
+
+
+def _cooked(project: Project, kind: str, name: str, index=None) -> tuple[Any, str, list]:
+    """(record or None, status "ok"/"missing"/"invalid", messages) of one asset, cooked if stale;
+    for an invalid one, its diagnostics as dicts (``Diagnostic.to_json`` and its ``text``).
+    *index*: the game's assets (default: as they are now)."""
+    from veduta.cook.cooked import cook_and_read
+
+    got = cook_and_read(project, kind, name, index)
+    if got.status == "invalid":
+        found = got.diagnostics
+        if found and len(found) == len(got.messages):
+            return None, "invalid", [d | {"text": m} for d, m in zip(found, got.messages, strict=True)]
+        return None, "invalid", [{"message": m, "text": m, "severity": "warning" if ": warning: " in m else "error"}
+                                 for m in got.messages]
+    return got.record, got.status, got.messages
+
+
+def _model_draws(project: Project, names: Iterable[str]) -> tuple[dict[str, ModelDraw], set[str], dict[str, dict]]:
+    from veduta.tools.inspect_model import inspect_model
+
+    models, invalid, reports = {}, set(), {}
+    for name in sorted(set(names)):
+        rep = inspect_model(project, name)
+        reports[name] = rep
+        if rep["status"] in ("ok", "findings"):
+            models[name] = ModelDraw.from_report(rep)
+        elif rep["status"] == "invalid":
+            invalid.add(name)
+    return models, invalid, reports
+
+
+def _error_list(diagnostics: list[dict]) -> list[dict]:
+    return [d for d in diagnostics if d.get("severity") != "warning"]
+
+
+
+
+def _head(project: Project, kind: str, name: str, index=None) -> tuple[Any, dict[str, Any]]:
+    """(record or None, head of the report: name, source, status, errors)."""
+    from veduta.base.project import no_such_asset
+
+    rec, status, messages = _cooked(project, kind, name, index)
+    src = project.find_source(kind, name)
+    head: dict[str, Any] = {"name": name, "source": src.rel if src else None, "status": status, "errors": [],
+                            "findings": []}
+    if rec is None:
+        head["errors"] = (_error_list(messages) if status == "invalid"
+                          else [{"message": str(no_such_asset(project, kind, name))}])
+        if status == "invalid":
+            head["findings"] = source_errors(kind, head["errors"])
+    return rec, head
+
+
+def load_world(project: Project, name: str) -> tuple[Any, dict[str, Any], dict]:
+    """(world record, prefab records by name, head of the report) for inspect world; the world
+    record is None when it is missing or has errors (the head says so)."""
+    from veduta.world.params import prefab_names
+
+    index = project.index()  # the game as it is now, once for the world and its prefabs
+    world, head = _head(project, "world", name, index)
+    if world is None:
+        return None, {}, head
+    prefabs = {}
+    for n in prefab_names(world):
+        rec, _, _ = _cooked(project, "prefab", n, index)
+        if rec is not None:
+            prefabs[n] = rec
+    return world, prefabs, head
+
+
+def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (), all_views: bool = False,
+                  sheet: str | None = None, image: bool = False) -> dict[str, Any]:
+    """Inspect world ``name`` of ``project``: ``{"name", "source", "status" ("ok", "findings" when an
+    error finding exists, "invalid", "missing"), "errors", ...report_world..., "findings"}``.
+
+    ``at``: more focus cells to evaluate views at; ``all_views``: a view at the centre of every
+    chunk; ``sheet``: write the sheet (the map around the origin, findings marked) to this PNG
+    file (its path is then in the report as "sheet"); ``image``: the sheet's PNG bytes in the
+    report as "png" (the faces send or write it; ``--json`` shows the rest)."""
+    world, prefabs, head = load_world(project, name)
+    if world is None:
+        return head
+    gen = Generator(world, prefabs)
+    n = gen.p.cells
+    for x, z in at:
+        if not (-n <= x < n and -n <= z < n):
+            from veduta.base.errors import UsageError
+
+            raise UsageError(f"focus cell {x},{z} is outside world {name}: its cells are {-n}..{n - 1} on x and z")
+    models, invalid, _ = _model_draws(project, needed_models(gen))
+    out = head | report_world(gen, models, invalid_models=invalid, at=at, all_views=all_views)
+    out["status"] = "findings" if has_error(out["findings"]) else "ok"
+    if sheet is not None or image:
+        from veduta.base.fsutil import write_output
+        from veduta.tools.mapimage import png_bytes
+
+        png = png_bytes(render_sheet(gen, out))
+        if sheet is not None:
+            write_output(str(sheet), png)
+            out["sheet"] = str(sheet)
+        if image:
+            out["png"] = png
+    return out
+
+
+#: severity colours of the sheet's marks
+MARK = {ERROR: (230, 30, 30), WARNING: (250, 170, 20), NOTE: (60, 140, 250)}
+SHEET_CELLS = 256
+
+
+def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CELLS) -> Image.Image:
+    """The inspect world sheet: the map (``veduta world map``) of ``size`` x ``size`` cells around
+    the origin (the world, when smaller), each finding with a cell marked by a ring in its
+    severity's colour (error red, warning amber, note blue) and labelled with its code, each
+    view's focus by a cross labelled with its triangles. A PIL RGB image."""
+    from PIL import ImageDraw
+
+    from veduta.tools.mapimage import _font, _label, render_map
+
+    n = gen.p.cells
+    side = min(size, 2 * n)
+    map_labels: list[tuple[int, int, int, int]] = []
+    img = render_map(gen, (0, 0), (side, side), boxes=map_labels)
+    scale = img.size[0] // side
+    x0 = z0 = -(side // 2)
+    draw = ImageDraw.Draw(img)
+    font = _font()
+
+    def px(x: int, z: int) -> tuple[int, int]:
+        return (x - x0) * scale + scale // 2, (z - z0) * scale + scale // 2
+
+    labels: list[tuple[tuple[int, int], int, str, Any]] = []
+
+    for v in report.get("views", []):
+        x, z = v["focus"]
+        if not (x0 <= x < x0 + side and z0 <= z < z0 + side):
+            continue
+        cx, cz = px(x, z)
+        colour = MARK[WARNING] if v["triangles"] > FRAME_BUDGET else (255, 255, 255)
+        draw.line([(cx - 5, cz), (cx + 5, cz)], fill=colour, width=2)
+        draw.line([(cx, cz - 5), (cx, cz + 5)], fill=colour, width=2)
+        labels.append(((cx, cz), 6, f"{v['name']}: {v['triangles']}", colour))
+    for f in reversed(report.get("findings", [])):  # errors drawn last, on top
+        if "cell" not in f:
+            continue
+        x, z = f["cell"]
+        if not (x0 <= x < x0 + side and z0 <= z < z0 + side):
+            continue
+        cx, cz = px(x, z)
+        colour = MARK[f["severity"]]
+        draw.ellipse([cx - 7, cz - 7, cx + 7, cz + 7], outline=colour, width=2)
+        labels.append(((cx, cz), 8, f["code"], colour))
+    for xy, text, colour in place_labels(draw, font, labels, img.size, taken=map_labels):
+        _label(draw, xy, text, colour, font)
+    return img
+
+
+def place_labels(draw: ImageDraw.ImageDraw, font: Any, labels: Iterable[Label], size: tuple[int, int],
+                 taken: Sequence[tuple[int, int, int, int]] = ()) -> list[tuple[tuple[int, int], str, Any]]:
+    """Positions for labels ``((cx, cy), gap, text, colour)`` beside their marks so that no two
+    overlap: each takes the first of a few offsets around its mark (right, left, below, above,
+    then further out) whose box (outline included) is free and inside the image; when none is,
+    the one overlapping least. Greedy, in the given order; ``taken``: boxes already drawn (the
+    map's own labels). Returns ``[((x, y), text, colour)]``."""
+    placed: list[tuple[int, int, int, int]] = list(taken)
+    out = []
+    W, H = size
+
+    def overlap(b: tuple[int, int, int, int]) -> int:
+        area = 0
+        for p in placed:
+            w = min(b[2], p[2]) - max(b[0], p[0])
+            h = min(b[3], p[3]) - max(b[1], p[1])
+            if w > 0 and h > 0:
+                area += w * h
+        if b[0] < 0 or b[1] < 0 or b[2] > W or b[3] > H:
+            area += 10**9
+        return area
+
+    for (cx, cy), gap, text, colour in labels:
+        left, top, right, bottom = (int(v) for v in draw.textbbox((0, 0), text, font=font))
+        tw, th = right - left, bottom - top
+        candidates = []
+        for k in (0, 1, 2):
+            d = gap + k * (th + 2)
+            candidates += [(cx + gap, cy - th // 2 + k * (th + 2)), (cx + gap, cy - th // 2 - k * (th + 2)),
+                           (cx - gap - tw, cy - th // 2 + k * (th + 2)), (cx - gap - tw, cy - th // 2 - k * (th + 2)),
+                           (cx - tw // 2, cy + d), (cx - tw // 2, cy - d - th)]
+        best = None
+        for x, y in candidates:
+            box = (x + left - 1, y + top - 1, x + right + 1, y + bottom + 1)
+            cost = overlap(box)
+            if best is None or cost < best[0]:
+                best = (cost, (x, y), box)
+            if cost == 0:
+                break
+        assert best is not None
+        placed.append(best[2])
+        out.append((best[1], text, colour))
+    return out
+
+
+def exit_status(report: dict) -> int:
+    """2 no such asset (a usage mistake), 1 a source with errors or an error finding, 0 otherwise."""
+    return {"missing": 2, "invalid": 1, "findings": 1}.get(report["status"], 0)
+
+
+# -- prefabs ---------------------------------------------------------------------------------------
+
+
+def report_prefab(record: Any, models: Mapping[str, dict]) -> dict[str, Any]:
+    """The inspect prefab report of a decoded PRFB record; ``models`` maps model names to their
+    ``inspect model`` reports (a name not there is missing)."""
+    from veduta.tools.inspect_model import exit_status as model_exit
+
+    w, d = float(record.footprint[0]), float(record.footprint[1])
+    ents = list(getattr(record, "entities", None) or [])
+    names = {e.name for e in ents}
+    findings: list[dict] = []
+    rows = []
+    total = 0
+    for i, e in enumerate(ents):
+        model = getattr(e, "model", "") or ""
+        rep = models.get(model) if model else None
+        tris = None
+        row: dict[str, Any] = {"name": e.name, "kind": getattr(e, "kind", ""), "model": model,
+                               "material": getattr(e, "material", "") or "",
+                               "position": [float(v) for v in (e.position or (0, 0, 0))],
+                               "parent": getattr(e, "parent", "") or ""}
+        path = f"entities[{i}]"
+        if model:
+            if rep is None or rep["status"] == "missing":
+                findings.append(finding("PREFAB_MODEL_MISSING", ERROR, f"entity {e.name} names model {model}, "
+                                        "which does not exist", path=f"{path}.model", entity=e.name))
+            elif rep["status"] == "invalid":
+                findings.append(finding("PREFAB_MODEL_INVALID", ERROR, f"entity {e.name} names model {model}, "
+                                        "whose source has errors", path=f"{path}.model", entity=e.name))
+            else:
+                tris = int(rep["triangles"])
+                total += tris
+                row["lod_triangles"] = rep["lod_triangles"]
+                row["draw_distance"] = rep["draw_distance"]
+                if model_exit(rep) == 1:
+                    codes = sorted({f["code"] for f in rep["findings"] if f["severity"] == ERROR})
+                    findings.append(finding("PREFAB_MODEL_FINDINGS", WARNING, f"entity {e.name}: model {model} has "
+                                            f"error findings ({', '.join(codes)}; see veduta inspect model {model})",
+                                            path=f"{path}.model", entity=e.name))
+        row["triangles"] = tris
+        rows.append(row)
+        if not row["parent"] or row["parent"] not in names:
+            x, _, z = row["position"]
+            if abs(x) > w / 2 or abs(z) > d / 2:
+                findings.append(finding("PREFAB_ENTITY_OUTSIDE", WARNING, f"entity {e.name} stands at x {x:g}, "
+                                        f"z {z:g}, outside the footprint ({w:g} x {d:g} m centred on the origin: "
+                                        f"x within +-{w / 2:g}, z within +-{d / 2:g})", path=f"{path}.position",
+                                        entity=e.name))
+    if not ents:
+        findings.append(finding("PREFAB_EMPTY", NOTE, "the prefab has no entities: it places nothing visible"))
+    if total > FRAME_BUDGET:
+        findings.append(finding("PREFAB_OVER_BUDGET", WARNING, f"{total} triangles at full detail, over the "
+                                f"{FRAME_BUDGET} a console draws per frame"))
+    return {
+        "footprint": [w, d],
+        "tags": list(getattr(record, "tags", None) or []),
+        "biomes": list(getattr(record, "biomes", None) or []),
+        "min_distance": {x.tag: float(x.meters) for x in getattr(record, "distances", None) or []},
+        "entities": rows,
+        "triangles": total,
+        "findings": ranked(findings),
+    }
+
+
+def inspect_prefab(project: Project, name: str) -> dict[str, Any]:
+    """Inspect prefab ``name``: ``{"name", "source", "status", "errors", "footprint", "tags", "biomes",
+    "min_distance", "entities": [{name, kind, model, material, position, parent, triangles, ...}],
+    "triangles", "findings"}``."""
+    from veduta.tools.inspect_model import inspect_model
+
+    rec, out = _head(project, "prefab", name)
+    if rec is None:
+        return out
+    models = {}
+    for e in rec.entities or []:
+        m = getattr(e, "model", "") or ""
+        if m and m not in models:
+            models[m] = inspect_model(project, m)
+    out |= report_prefab(rec, models)
+    mats = [(i, e) for i, e in enumerate(rec.entities or []) if getattr(e, "material", "")]
+    extra = []
+    for i, e in mats:
+        if project.find_source("material", e.material) is None:
+            extra.append(finding("PREFAB_MATERIAL_MISSING", ERROR, f"entity {e.name} names material {e.material}, "
+                                 "which does not exist", path=f"entities[{i}].material", entity=e.name))
+    out["findings"] = ranked(extra + out["findings"])
+    out["status"] = "findings" if has_error(out["findings"]) else "ok"
+    return out

@@ -1,0 +1,184 @@
+"""Preview images of cooked assets (``veduta preview texture NAME --out FILE.png``).
+
+:func:`preview_texture` draws a TEXR record: the mip chain side by side (each level labelled with
+its size), then for a sprite sheet every frame labelled with its index and one row per clip
+(its frames in play order, fps, loop or next, and which clip plays by default).  Transparent
+pixels show over a grey checkerboard.  The output is a pure function of the record (no
+timestamps; Pillow's default font), so the same texture gives the same PNG bytes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from veduta.compile.image import unpack_argb
+from veduta.formats.texture import Texture
+
+PAD = 8
+GAP = 6
+#: rows of cells wrap at this width (the mip chain of a large texture may be wider)
+MAX_ROW = 1600
+#: frames drawn at most, in the frame table and per clip (a 256 x 256 grid has 65,536)
+MAX_FRAMES = 256
+BG = (255, 255, 255, 255)
+INK = (20, 20, 20, 255)
+DIM = (110, 110, 110, 255)
+
+
+def _font():
+    """Pillow's default font: its bundled FreeType face at 12 px when FreeType is there, else the
+    built-in bitmap font.  Either is part of Pillow, so a given Pillow gives the same pixels."""
+    try:
+        return ImageFont.load_default(size=12)
+    except (TypeError, ImportError, OSError):  # no FreeType
+        return ImageFont.load_default()
+
+
+def _text_size(font, text: str) -> tuple[int, int]:
+    left, top, right, bottom = font.getbbox(text)
+    return int(right - min(left, 0)), int(bottom - min(top, 0))
+
+
+def _checkered(rgba: np.ndarray, scale: int) -> Image.Image:
+    """The image scaled up by an integer factor (nearest) over a grey checkerboard."""
+    img = Image.fromarray(rgba, "RGBA")
+    if scale != 1:
+        img = img.resize((img.width * scale, img.height * scale), Image.Resampling.NEAREST)
+    h, w = img.height, img.width
+    ys, xs = np.mgrid[0:h, 0:w]
+    cell = ((xs // 4 + ys // 4) & 1).astype(np.uint8)
+    board = np.where(cell[..., None] == 1, np.uint8(204), np.uint8(236)).repeat(3, axis=2)
+    back = Image.fromarray(np.dstack([board, np.full((h, w), 255, np.uint8)]), "RGBA")
+    return Image.alpha_composite(back, img)
+
+
+def _scale_for(w: int, h: int, target: int) -> int:
+    return max(1, min(8, target // max(w, h, 1)))
+
+
+class _Sheet:
+    """Rows of (image, caption) cells, with an optional heading per row, laid out top to bottom."""
+
+    def __init__(self, font):
+        self.font = font
+        self.rows: list[tuple[str, list[tuple[Image.Image, str]]]] = []
+
+    def add(self, heading: str, cells: list[tuple[Image.Image, str]]) -> None:
+        """A heading and its cells, wrapped into rows no wider than MAX_ROW (a cell wider
+        than that gets a row of its own)."""
+        row: list[tuple[Image.Image, str]] = []
+        x = PAD
+        for im, cap in cells:
+            w = max(im.width, _text_size(self.font, cap)[0]) + GAP
+            if row and x + w > MAX_ROW:
+                self.rows.append((heading, row))
+                heading, row, x = "", [], PAD
+            row.append((im, cap))
+            x += w
+        self.rows.append((heading, row))
+
+    def render(self) -> Image.Image:
+        line = _text_size(self.font, "Ag0")[1] + 2
+        width, height = PAD, PAD
+        for heading, cells in self.rows:
+            row_w = PAD + sum(max(im.width, _text_size(self.font, cap)[0]) + GAP for im, cap in cells)
+            width = max(width, row_w + PAD, _text_size(self.font, heading)[0] + 2 * PAD)
+            height += line + max((im.height for im, _ in cells), default=0) + line + PAD
+        out = Image.new("RGBA", (width, height), BG)
+        draw = ImageDraw.Draw(out)
+        y = PAD
+        for heading, cells in self.rows:
+            draw.text((PAD, y), heading, font=self.font, fill=INK)
+            y += line
+            x = PAD
+            tallest = max((im.height for im, _ in cells), default=0)
+            for im, cap in cells:
+                out.paste(im, (x, y))
+                draw.text((x, y + im.height + 1), cap, font=self.font, fill=DIM)
+                x += max(im.width, _text_size(self.font, cap)[0]) + GAP
+            y += tallest + line + PAD
+        return out
+
+
+def preview_image(tex: Texture) -> Image.Image:
+    """The preview of a texture record as a Pillow RGBA image."""
+    font = _font()
+    sheet = _Sheet(font)
+    levels = [unpack_argb(np.asarray(lv)) for lv in tex.images or []]
+    title = f"{tex.name}: {tex.width} x {tex.height}, {tex.levels} level{'s' if tex.levels != 1 else ''}, " \
+            f"wrap {'clamp' if tex.wrap else 'repeat'}{', tiling' if tex.tiling else ''}" \
+            f"{', autotile' if tex.autotile else ''}"
+    if tex.edge is not None:
+        e = tex.edge
+        title += f", edge priority {e.priority} width {e.width:g} roughness {e.roughness:g} seed {e.seed}"
+    if levels:
+        scale = _scale_for(tex.width, tex.height, 128)
+        sheet.add(title + (f" (shown x{scale})" if scale > 1 else ""),
+                  [(_checkered(lv, scale), f"{i}: {lv.shape[1]}x{lv.shape[0]}") for i, lv in enumerate(levels)])
+    else:
+        sheet.add(title, [])
+    cols, rows = tex.grid
+    if levels and cols and rows:
+        base = levels[0]
+        fw, fh = tex.width // cols, tex.height // rows
+        scale = _scale_for(fw, fh, 48)
+        cache: dict[int, Image.Image] = {}
+
+        def frame(f: int) -> Image.Image:
+            if f not in cache:
+                r, c = divmod(f, cols)
+                cache[f] = _checkered(base[r * fh:(r + 1) * fh, c * fw:(c + 1) * fw], scale)
+            return cache[f]
+
+        count = cols * rows
+        shown = min(count, MAX_FRAMES)
+        more = f", the first {shown} shown" if shown < count else ""
+        sheet.add(f"frames: {cols} x {rows} grid of {fw} x {fh}" + (f" (shown x{scale})" if scale > 1 else "") + more,
+                  [(frame(i), str(i)) for i in range(shown)])
+        for clip in tex.clips or []:
+            how = "loop" if clip.loop else (f"then {clip.next}" if clip.next else "once")
+            head = f"clip {clip.name}: {clip.fps:g} fps, {how}" + ("  [play]" if clip.name == tex.play else "")
+            frames = [f for f in clip.frames if f < count]
+            if len(frames) > MAX_FRAMES:
+                head += f", the first {MAX_FRAMES} of {len(frames)} frames shown"
+            sheet.add(head, [(frame(f), str(f)) for f in frames[:MAX_FRAMES]])
+    return sheet.render()
+
+
+def png_of(tex: Texture) -> tuple[bytes, Image.Image]:
+    """The preview of a texture record as PNG bytes (deterministic) and the image."""
+    import io
+
+    img = preview_image(tex)
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=False)
+    return buf.getvalue(), img
+
+
+def write_preview(tex: Texture, out_path: str) -> None:
+    """Write the preview of a texture record to *out_path* as a PNG (deterministic bytes, atomically)."""
+    from veduta.base.fsutil import write_output
+
+    write_output(out_path, png_of(tex)[0])
+
+
+def preview_texture(project, name: str, out: str | None = None) -> dict:
+    """Cook texture *name* of *project* when stale and draw its preview sheet (the mip chain, the
+    frames labelled with their clips); write it to *out* when given.
+
+    ``{"texture", "out", "bytes", "width", "height", "size": [w, h] of level 0, "levels",
+    "frames", "clips", "messages", "png"}`` (the faces write or send ``png``; ``--json`` shows the
+    rest)."""
+    from veduta.base.fsutil import write_output
+    from veduta.cook.cooked import cooked_record
+
+    messages: list[str] = []
+    tex = cooked_record(project, "texture", name, messages.append)
+    data, img = png_of(tex)
+    if out is not None:
+        write_output(out, data)
+    cols, rows = tex.grid
+    return {"texture": name, "out": out, "bytes": len(data), "width": img.width, "height": img.height,
+            "size": [tex.width, tex.height], "levels": tex.levels, "frames": cols * rows,
+            "clips": [c.name for c in tex.clips or []], "messages": messages, "png": data}
