@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # node tools of the test suite (package.json: the Khronos glTF Validator)
 NODE_STAMP := node_modules/.installed
 
-.PHONY: all assets test lint format bench clean distclean browser
+.PHONY: all assets test lint format bench clean distclean gltf-validate browser
 
 all: assets
 
@@ -41,6 +41,12 @@ browser:
 	    echo "note: the HTML report test needs Chromium: sudo apt-get install chromium chromium-driver"; \
 	  fi; \
 	fi
+
+# Validate exported glTF files with the Khronos glTF Validator (docs/export.md):
+#   make gltf-validate FILES="crate.glb valley.glb"
+gltf-validate: $(NODE_STAMP)
+	@test -n "$(FILES)" || { echo 'usage: make gltf-validate FILES="a.glb b.glb"' >&2; exit 2; }
+	node tests/export/gltf_validate.js --summary $(FILES)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

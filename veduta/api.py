@@ -173,13 +173,14 @@ def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: 
 
 
 def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tuple = (), all_views: bool = False,
-                  sheet: str | None = None, image: bool = False) -> dict[str, Any]:
+                  sheet: str | None = None, image: bool = False,
+                  progress: Progress | None = None) -> dict[str, Any]:
     """Findings of world *world* (places, prefabs, models, view, triangle budget per view), ranked;
     the sheet (the map with the findings marked) written to *sheet*, and with *image* returned as
-    ``"png"`` (bytes)."""
+    ``"png"`` (bytes). ``progress(done, total, message)`` as the views are counted (LAYOUT.md)."""
     from veduta.tools.inspect_world import inspect_world as run
 
-    return run(project, world, at=at, all_views=all_views, sheet=sheet, image=image)
+    return run(project, world, at=at, all_views=all_views, sheet=sheet, image=image, progress=progress)
 
 
 def inspect_prefab(project: Project, prefab: str) -> dict[str, Any]:
