@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # node tools of the test suite (package.json: the Khronos glTF Validator)
 NODE_STAMP := node_modules/.installed
 
-.PHONY: all assets test lint format bench clean distclean
+.PHONY: all assets test lint format bench clean distclean gltf-validate
 
 all: assets
 
@@ -28,6 +28,12 @@ assets: $(STAMP)
 # The whole test suite.
 test: $(STAMP) $(NODE_STAMP)
 	$(BIN)/python -m pytest -n $(JOBS)
+
+# Validate exported glTF files with the Khronos glTF Validator (docs/export.md):
+#   make gltf-validate FILES="crate.glb valley.glb"
+gltf-validate: $(NODE_STAMP)
+	@test -n "$(FILES)" || { echo 'usage: make gltf-validate FILES="a.glb b.glb"' >&2; exit 2; }
+	node tests/export/gltf_validate.js --summary $(FILES)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

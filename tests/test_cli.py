@@ -110,3 +110,39 @@ def test_dump_of_a_bad_file(game, tmp_path):
     cp = veduta(game, "dump", str(tmp_path / "x.vda"))
     assert cp.returncode == 1 and "bad magic" in cp.stderr
 
+
+
+def test_a_huge_argument_is_quoted_in_part_with_its_length(game):
+    """A 100,000-character name and a 5,000-digit cell were echoed whole (issue 28)."""
+    name = "x" * 100_000
+    cases = [(["inspect", "model", name], 'veduta: no model "' + "x" * 40 + '..." (100000 characters) under '
+                                          'assets/models/'),
+             (["export", "gltf", name, "--out", "x.glb"], 'veduta: no model "' + "x" * 40 + '..." (100000 '
+                                                          'characters) under assets/models/'),
+             (["world", "query", "w", "1" + "0" * 5000 + ",0"], 'argument X,Z: "' + "1" + "0" * 39 + '..." (5003 '
+                                                                'characters) is far outside any world'),
+             (["inspect", "model", "crate", "--nope=" + name],
+              "unrecognized arguments: --nope=" + "x" * 33 + "... (100007 characters)"),
+             (["cook", f"models/{name}.vmodel"], "no such source")]
+    for args, want in cases:
+        for json_too in ([], ["--json"]):
+            cp = veduta(game, *args, *json_too)
+            out = cp.stdout + cp.stderr
+            assert cp.returncode == 2 and len(out) < 1000, (args[:2], json_too, out[:500])
+            assert (want if not json_too else want.removeprefix("veduta: ")) in out.replace('\\"', '"'), \
+                (args[:2], json_too, out[:500])
+
+
+def test_cache_prune_json_counts_what_goes_and_what_stays(game):
+    import json
+
+    veduta(game, "cook")
+    entries = json.loads(veduta(game, "cache", "info", "--json").stdout)["local"]["entries"]
+    assert entries > 0
+    dry = json.loads(veduta(game, "cache", "prune", "--days", "30", "--dry-run", "--json").stdout)
+    assert dry == {"days": 30.0, "dry_run": True, "removed": 0, "removed_bytes": 0, "kept": entries,
+                   "kept_bytes": dry["kept_bytes"]} and dry["kept_bytes"] > 0
+    gone = json.loads(veduta(game, "cache", "prune", "--days", "0", "--json").stdout)
+    assert gone["removed"] == entries and gone["kept"] == 0 and gone["removed_bytes"] == dry["kept_bytes"]
+    cp = veduta(game, "cache", "prune", "--days", "-1", "--json")
+    assert cp.returncode == 2 and json.loads(cp.stdout)["refused"] is True

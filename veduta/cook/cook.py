@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from veduta import COMPILER_VERSION, TOOLCHAIN
 from veduta.base.errors import VdaError
-from veduta.base.fsutil import MAX_COOKED_BYTES, TEMP_SUFFIX_RE, atomic_write, read_regular, remove_if_exists
+from veduta.base.fsutil import MAX_COOKED_BYTES, TEMP_SUFFIX_RE, atomic_write, outside, read_regular, remove_if_exists
 from veduta.base.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
 from veduta.base.project import AssetIndex
 from veduta.compile import CompileContext, watch_holds
@@ -148,7 +148,10 @@ def hash_inputs(rel: str, src: bytes, deps, assets: str) -> tuple[str, list]:
     files: list[tuple[str, object]] = [(rel, None)]
     data: dict[str, bytes | None] = {}
     for d in deps:
-        b, s = _read_with_sig(os.path.join(assets, d))
+        path = os.path.join(assets, d)
+        # (under veduta mcp's confinement a dep linked out of the game root is not read: missing,
+        # so the output is stale and its compile says why)
+        b, s = (None, ()) if outside(path) else _read_with_sig(path)
         data[d] = b
         files.append((d, s))
     return source_hash(COMPILER_VERSION, rel, src, deps, data.__getitem__), files
@@ -533,7 +536,8 @@ def _recording_reader(ctx: CompileContext, assets: str, sigs: dict):
     def read_dep(rel: str) -> bytes | None:
         if rel in ctx.deps:
             return ctx.deps[rel]
-        data, sig = _read_with_sig(os.path.join(assets, rel))
+        path = os.path.join(assets, rel)
+        data, sig = (None, ()) if ctx.refused(path) else _read_with_sig(path)
         ctx.deps[rel] = data
         sigs[rel] = sig
         return data

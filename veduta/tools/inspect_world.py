@@ -330,8 +330,11 @@ def _head(project: Project, kind: str, name: str, index=None) -> tuple[Any, dict
 
     rec, status, messages = _cooked(project, kind, name, index)
     src = project.find_source(kind, name)
-    head: dict[str, Any] = {"name": name, "source": src.rel if src else None, "status": status, "errors": [],
-                            "findings": []}
+    from veduta.base.errors import clip
+
+    # (a missing asset's name is what the user typed: echoed in part, with its length, if huge)
+    head: dict[str, Any] = {"name": name if src else clip(name, 200), "source": src.rel if src else None,
+                            "status": status, "errors": [], "findings": []}
     if rec is None:
         head["errors"] = (_error_list(messages) if status == "invalid"
                           else [{"message": str(no_such_asset(project, kind, name))}])

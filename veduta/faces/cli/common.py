@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from veduta.base.errors import VedutaError
+from veduta.base.errors import VedutaError, bounded, clip_words, quote
 
 
 def json_in_argv(argv: Sequence[str]) -> bool:
@@ -47,6 +47,7 @@ def refusal(message: str, findings: list | None = None, **extra: Any) -> str:
 
 def tell(as_json: bool, message: str, code: int, prog: str = "veduta", findings: list | None = None) -> int:
     """Report a mistake (JSON on stdout, or ``prog: message`` on stderr) and return *code*."""
+    message = bounded(message)  # the last guard: no message echoes a huge value whole
     if as_json:
         sys.stdout.write(refusal(message, findings) + "\n")
     else:
@@ -78,7 +79,8 @@ class Parser(argparse.ArgumentParser):
     raises :class:`CommandLineMistake`, which ``veduta.faces.cli.main.main`` reports (text or JSON)."""
 
     def error(self, message: str) -> NoReturn:
-        raise CommandLineMistake(self, message)
+        # argparse quotes a bad value whole ("invalid choice: '...'"): keep its start and length
+        raise CommandLineMistake(self, bounded(clip_words(message)))
 
     def parse_known_args(self, args=None, namespace=None):
         # a sub-command's parser with no sub-commands of its own is the last one to read the
@@ -99,7 +101,9 @@ def parse_pair(text: str) -> tuple[int, int]:
     """``"X,Z"`` (integers, either may be negative) as a tuple."""
     m = _PAIR.match(text)
     if not m:
-        raise argparse.ArgumentTypeError(f"{text!r} is not two integers X,Z")
+        raise argparse.ArgumentTypeError(f"{quote(text)} is not two integers X,Z")
+    if len(text) > 64:  # (int() refuses 4,300 digits and more; no cell has a twentieth of that)
+        raise argparse.ArgumentTypeError(f"{quote(text)} is far outside any world")
     try:
         from veduta.tools.world_query import check_cell
 

@@ -242,6 +242,11 @@ def main(argv: list[str] | None = None) -> int:
         return tell(wants_json(args), str(exc), 2, findings=getattr(exc, "findings", None))
     except VedutaError as exc:
         return tell(wants_json(args), str(exc), 1, findings=getattr(exc, "findings", None))
+    except OSError as exc:  # the file system said no (permissions, a full disk), not a bug
+        where = f"{exc.filename}: " if exc.filename else ""
+        return tell(wants_json(args), f"{where}{exc.strerror or exc}", 1)
+    except MemoryError:
+        return tell(wants_json(args), "out of memory (the machine, or a memory limit, ran short)", 1)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

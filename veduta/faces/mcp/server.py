@@ -42,7 +42,7 @@ from pydantic import Field
 
 from veduta import api
 from veduta.base.argtypes import MAX_JOBS
-from veduta.base.errors import Cancelled, VedutaError
+from veduta.base.errors import Cancelled, VedutaError, bounded, clip, quote
 from veduta.faces.mcp import outputs as o
 from veduta.tools.world_edit import NEAR_SEARCH_MAX
 
@@ -97,19 +97,33 @@ class Tools:
         self._world_locks: dict[str, threading.Lock] = {}
 
     def project(self):
+        """The game served; a tool error when one of its folders (assets, cooked, cache) resolves
+        outside the game root: every tool reads or writes there (docs/mcp.md)."""
+        from veduta.base.fsutil import outside
+        from veduta.base.kinds import KINDS
         from veduta.base.project import Project
 
-        return Project.find(self.root)
+        project = Project.find(self.root)
+        folders = [("assets", project.assets), ("cooked", project.cooked), ("cache", project.cache)]
+        folders += [("cooked", os.path.join(project.cooked, k.folder)) for k in KINDS]
+        for what, folder in folders:
+            real = outside(folder)
+            if real is not None:
+                raise ToolError(f"the {what} folder {folder} resolves to {real}, outside the game root "
+                                f"{os.path.realpath(self.root)}: veduta mcp reads and writes only files inside it")
+        return project
 
     def inside(self, path: str, what: str = "path") -> str:
         """*path* (relative to the game root, or absolute) when it lies under the game root once
         symlinks and ``..`` are resolved (a file to write need not exist yet); a tool error naming
         the root otherwise. An agent reads and writes the game it serves, not the machine."""
+        if "\0" in path:  # a user mistake (os.path.realpath raises ValueError on it)
+            raise ToolError(f"{what} {quote(path)} holds a NUL character, which no file name can hold")
         root = os.path.realpath(self.root)
         real = os.path.realpath(os.path.join(self.root, path))
         if os.path.commonpath([root, real]) != root:
-            raise ToolError(f"{what} {path!r} is outside the game root {root} (it resolves to {real}); "
-                            f"give a path under the game root")
+            raise ToolError(f"{what} {quote(path)} is outside the game root {root} (it resolves to "
+                            f"{clip(real, 200)}); give a path under the game root")
         return path
 
     def output(self, path: str | None) -> str | None:
@@ -156,12 +170,19 @@ class Tools:
         except VedutaError as exc:
             findings = getattr(exc, "findings", None)
             if findings:
-                return _refusal(str(exc), findings)
-            raise ToolError(str(exc)) from None
-        except ToolError:
-            raise
+                return _refusal(bounded(str(exc)), findings)
+            raise ToolError(bounded(str(exc))) from None
+        except ToolError as exc:
+            raise ToolError(bounded(str(exc))) from None
+        except OSError as exc:  # the file system said no (permissions, a full disk): not a bug
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise ToolError(bounded(f"{where}{exc.strerror or exc}")) from None
+        except MemoryError:
+            raise ToolError("out of memory (the machine, or a memory limit, ran short); nothing was written") \
+                from None
         except Exception as exc:  # a bug, not a user mistake: say so, keep serving
-            raise ToolError(f"internal error in veduta ({type(exc).__name__}: {exc}); please report it") from None
+            raise ToolError(bounded(f"internal error in veduta ({type(exc).__name__}: {exc}); please report it")) \
+                from None
         except BaseException as exc:  # the host task was cancelled while the core function ran
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
@@ -489,11 +510,16 @@ class Server(MCPServer):
 
     async def list_resources(self) -> list[Resource]:
         fixed = await super().list_resources()
-        project = self.tools.project()
-        assets = await anyio.to_thread.run_sync(api.list_sources, project)
-        return fixed + [Resource(uri=_source_uri(a["kind"], a["name"]), name=f"{a['kind']} {a['name']}",
-                                 description=f"the source of {a['kind']} {a['name']} ({a['path']})",
-                                 mime_type="application/json") for a in assets]
+        try:
+            assets = await anyio.to_thread.run_sync(lambda: api.list_sources(self.tools.project()))
+        except VedutaError:  # a game that cannot be read now (its pyproject.toml broken): no sources
+            assets = []
+        listed: dict[str, Resource] = {}
+        for a in assets:  # a name two sources share (an error the cook reports) is listed once
+            uri = _source_uri(a["kind"], a["name"])
+            listed.setdefault(uri, Resource(uri=uri, name=f"{a['kind']} {a['name']}", mime_type="application/json",
+                                            description=f"the source of {a['kind']} {a['name']} ({a['path']})"))
+        return fixed + list(listed.values())
 
 
 def _source_uri(kind: str, name: str) -> str:
@@ -560,6 +586,13 @@ def build_server(root: str) -> MCPServer:
 
 
 def serve(root: str) -> None:
-    """Serve the game repo at *root* over stdio until the client closes."""
+    """Serve the game repo at *root* over stdio until the client closes: confined to it
+    (:func:`veduta.base.fsutil.confine`), every request answered (:mod:`veduta.faces.mcp.guard`)."""
+    import anyio
+
+    from veduta.base.fsutil import confine
+    from veduta.faces.mcp.guard import run_stdio
+
     os.chdir(os.path.abspath(root))  # the cook's paths are relative to the game root
-    build_server(".").run()
+    confine(".")
+    anyio.run(run_stdio, build_server("."))
