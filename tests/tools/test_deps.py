@@ -82,8 +82,8 @@ def test_world_pulls_in_prefabs_models_materials_and_textures(sample):
     # written by hand from valley.vworld, its prefabs, their models, their materials and textures
     assert by_kind == {
         "prefab": {"oak", "tree", "cottage", "camp", "well"},
-        "model": {"grass_tuft", "poppy", "hero", "oak", "tree", "tree_far", "house", "barrel", "lamp_post",
-                  "crate", "well"},
+        "model": {"grass_tuft", "grass_blade", "poppy", "hero", "oak", "tree", "tree_far", "house", "barrel",
+                  "lamp_post", "camp_crate", "well"},
         "material": {"grass", "leaf", "bark", "water", "poppy_stem", "poppy_petal", "poppy_center", "tunic",
                      "belt", "skin", "hair", "trousers", "boots", "oak_leaf", "plaster", "roof_tiles",
                      "door_wood", "brick", "barrel_wood", "barrel_iron", "iron_dark", "lamp_glass", "crate_wood"},
@@ -91,7 +91,7 @@ def test_world_pulls_in_prefabs_models_materials_and_textures(sample):
         "image": {"textures/water.png", "textures/crate.png"},
     }
     level = {(a["kind"], a["name"]): a["level"] for a in got["assets"]}
-    assert level[("prefab", "camp")] == 1 and level[("model", "crate")] == 2
+    assert level[("prefab", "camp")] == 1 and level[("model", "camp_crate")] == 2
     assert level[("material", "crate_wood")] == 3 and level[("texture", "crate")] == 4
     assert level[("image", "textures/crate.png")] == 5
     assert got["missing"] == []
@@ -134,7 +134,7 @@ def test_whole_graph_and_orphans(sample):
     assert m["message"] == 'material "crate_wod" does not exist (did you mean crate_wood or barrel_wood?)'
     assert _at(sample, m).startswith('"crate_wod"')
     assert [(u["kind"], u["name"]) for u in orphans["unused"]] == [
-        ("model", "spare"), ("material", "crate_wood"), ("material", "ground"), ("image", "textures/spare.png")]
+        ("model", "spare"), ("material", "ground"), ("image", "textures/spare.png")]
     # the users of the missing name are still found
     assert [r["from"]["name"] for r in api.deps(sample, "crate_wod", reverse=True)["references"]] == ["crate"]
 
@@ -163,7 +163,7 @@ def test_dot(sample):
     assert dot == ('digraph deps {\n  rankdir=LR;\n  node [shape=box, fontname="Helvetica"];\n'
                    '  "model:oak" [label="model\\noak"];\n  "model:tree" [label="model\\ntree"];\n'
                    '  "model:tree_far" [label="model\\ntree_far"];\n'
-                   '  "model:oak" -> "model:tree_far" [label="lod[2].model"];\n'
+                   '  "model:oak" -> "model:tree_far" [label="lod[1].model"];\n'
                    '  "model:tree" -> "model:tree_far" [label="lod[1].model"];\n}\n')
     if shutil.which("dot"):  # Graphviz reads it (when installed)
         subprocess.run(["dot", "-Tsvg"], input=dot, text=True, check=True, capture_output=True)
@@ -180,8 +180,8 @@ def test_cli_faces(sample):
     assert lines[0] == "world valley (worlds/valley.vworld) uses:"
     camp = next(i for i, ln in enumerate(lines) if ln.startswith("  prefab camp "))
     assert lines[camp].endswith("assets/worlds/valley.vworld:32:43: sites[1].prefabs[0]")
-    assert lines[camp + 1].startswith("    model crate ") and "assets/prefabs/camp.vprefab:8:49: entities[0].model" \
-        in lines[camp + 1]
+    assert lines[camp + 1].startswith("    model camp_crate ") and \
+        "assets/prefabs/camp.vprefab:8:49: entities[0].model" in lines[camp + 1]
     assert any(ln.startswith("  prefab oak ") and ln.endswith("(see above)") for ln in lines)  # named twice
     dot = veduta(root, "deps", "tree_far", "--reverse", "--dot")
     assert dot.stdout == api.deps(sample, "tree_far", reverse=True, dot=True)["dot"]

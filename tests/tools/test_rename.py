@@ -117,8 +117,7 @@ def test_a_source_that_writes_its_own_name(sample):
     old = crate.read_bytes()
     r = api.rename(sample, "model", "crate", "box")
     assert [(e["file"], e["path"]) for e in r["edits"]] == [
-        ("assets/models/crate.vmodel", "name"), ("assets/prefabs/camp.vprefab", "entities[0].model"),
-        ("assets/prefabs/camp.vprefab", "entities[1].model"), ("assets/scenes/demo.vscene", "entities[2].model"),
+        ("assets/models/crate.vmodel", "name"), ("assets/scenes/demo.vscene", "entities[2].model"),
         ("assets/scenes/demo.vscene", "entities[3].model")]
     box = Path(sample.source_path("models/box.vmodel")).read_bytes()
     assert box == old.replace(b'"name": "crate"', b'"name": "box"', 1)
@@ -169,7 +168,7 @@ def test_cli_and_json(sample):
     out = veduta("rename", "material", "bark", "wood", "--dry-run")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0] == 'assets/models/oak.vmodel:10:35: parts[0].material: "bark" -> "wood"'
+    assert lines[0] == 'assets/models/oak.vmodel:10:34: parts[0].material: "bark" -> "wood"'
     assert lines[-2] == "assets/materials/bark.vmaterial -> assets/materials/wood.vmaterial"
     assert lines[-1].startswith("dry run, nothing written: would rename material bark to wood: 6 edits, 7 files")
     out = veduta("rename", "material", "bark", "leaf", "--json")
