@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 from bench.games import _ENV, SUFFIXES, _fresh, make_game, make_heavy_game
 from veduta.cook.state import RACY_NS
@@ -420,6 +421,12 @@ def bench_lsp() -> dict:
     return dict(bl())
 
 
+def bench_scale(repeat: int, where: str) -> list:
+    from bench.world_edit import bench_scale as bs
+
+    return bs(repeat, where)
+
+
 def _print_figures(d: dict) -> None:
     for k, v in d.items():
         if k.endswith("_s"):
@@ -560,12 +567,18 @@ def main(argv=None) -> int:
                 ("world editing", f"world editing on valley (in-process, median of {args.repeat}; dry runs unless "
                                   f"written):", lambda: bench_edit(args.repeat, args.dir)),
                 ("language server", "language server (veduta lsp on stdio; a change to its diagnostics, debounce 0; "
-                                    "docs/editors.md):", bench_lsp))
+                                    "docs/editors.md):", bench_lsp),
+                ("world at scale", "", lambda: bench_scale(args.repeat, args.dir)))
     for name, title, run in sections if not args.skip_compilers else ():
         try:
-            figures = run()
+            figures: Any = run()
         except ImportError as exc:
             print(f"{name}: skipped ({exc})")
+            continue
+        if name == "world at scale":
+            from bench.world_edit import print_scale
+
+            print_scale(figures, args.repeat)
             continue
         print(title)
         _print_figures(figures)

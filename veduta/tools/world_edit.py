@@ -29,6 +29,7 @@ from veduta.base.fsutil import rewrite_source
 from veduta.base.progress import Progress
 
 if TYPE_CHECKING:
+    from veduta.base.progress import Progress
     from veduta.base.project import Project
     from veduta.formats.codec import Struct
     from veduta.source.diagnostics import Report
@@ -924,7 +925,7 @@ def world_remove(project: Project, world: str, name: str, section: str | None = 
                          + "; say which list: " + " or ".join(s for s, _ in found))
     sec, index = found[0]
     old = _element(ws, sec, index)
-    text = remove_item(ws.text, sec, index)
+    text = remove_item(ws.text, sec, index, drop_empty=True)  # (an empty list is no list)
     rec, rep = _compile_new(ws, text, f'removing {SECTIONS[sec]} "{name}"')
     before = ws.generator(ws.world)
     out = _base(ws, sec, name, "removed", old, None, dry_run)

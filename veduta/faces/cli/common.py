@@ -163,8 +163,40 @@ def compact_json(value, indent: str = "") -> str:
                 return one_line
         if not value:
             return "[]"
-        return "[\n" + ",\n".join(inner + compact_json(v, inner) for v in value) + "\n" + indent + "]"
+        return "[\n" + ",\n".join(inner + (_flat_dict(v, inner) or compact_json(v, inner)) if type(v) is dict
+                                   else inner + compact_json(v, inner) for v in value) + "\n" + indent + "]"
     return _scalar(value)
+
+
+_SEPARATORS: dict[tuple, list[str]] = {}
+
+
+def _flat_dict(d: dict, indent: str) -> str | None:
+    """:func:`compact_json` of a dict whose values are all scalars or lists of numbers (a list's
+    element in a long report: a change, a view), from the separators of its keys made once; None
+    for any other dict."""
+    if not d:
+        return None
+    vals = []
+    for v in d.values():
+        t = type(v)
+        if t is list:
+            if not all(type(x) is int for x in v):
+                return None
+            vals.append("[" + ", ".join(map(int.__repr__, v)) + "]")
+        elif t is dict:
+            return None
+        else:
+            vals.append(_scalar(v))
+    shape = (indent, *d)
+    seps = _SEPARATORS.get(shape)
+    if seps is None:
+        if not all(type(k) is str for k in d):
+            return None
+        inner = indent + "  "
+        seps = [("{\n" if i == 0 else ",\n") + inner + _SCALAR(k) + ": " for i, k in enumerate(d)]
+        _SEPARATORS[shape] = seps
+    return "".join([a + b for a, b in zip(seps, vals, strict=True)]) + "\n" + indent + "}"
 
 
 def _scalar(v) -> str:
