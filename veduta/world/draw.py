@@ -795,16 +795,24 @@ class Drawer:
 
     # things with models
 
+    def _model_of(self, e: dict) -> int | None:
+        """The index of the model an entity draws; None when it draws none (no model, invisible,
+        or a model not known: then listed in :attr:`missing_models`)."""
+        name = e.get("model") or ""
+        if not name or not e.get("visible", True):
+            return None
+        if name not in self.index:
+            self.missing_models.add(name)
+            return None
+        return self.index[name]
+
     def _entities(self, ents: list[dict]) -> Things:
         """The things of entity dicts (children at their parent's position + their offset)."""
         by = {e["name"]: e for e in ents}
         pos, rad, mod = [], [], []
         for e in ents:
-            name = e.get("model") or ""
-            if not name or not e.get("visible", True):
-                continue
-            if name not in self.index:
-                self.missing_models.add(name)
+            mi = self._model_of(e)
+            if mi is None:
                 continue
             p = np.asarray(e["position"], dtype=np.float64)
             parent, hops = e.get("parent") or "", 0
@@ -813,8 +821,8 @@ class Drawer:
                 parent, hops = by[parent].get("parent") or "", hops + 1
             s = max(abs(float(v)) for v in e.get("scale") or (1, 1, 1))
             pos.append(p)
-            rad.append(self._rad[self.index[name]] * s)
-            mod.append(self.index[name])
+            rad.append(self._rad[mi] * s)
+            mod.append(mi)
         return Things.of(pos, rad, mod)
 
     def _structure(self, s) -> Things:
@@ -863,17 +871,14 @@ class Drawer:
         by = {e["name"]: i for i, e in enumerate(ents)}
         out: list[tuple[int, float, int, np.ndarray | None]] = []
         for i, e in enumerate(ents):
-            name = e.get("model") or ""
-            if not name or not e.get("visible", True):
-                continue
-            if name not in self.index:
-                self.missing_models.add(name)
+            mi = self._model_of(e)
+            if mi is None:
                 continue
             s = max(abs(float(v)) for v in e.get("scale") or (1, 1, 1))
-            radius = float(self._rad[self.index[name]] * s)
+            radius = float(self._rad[mi] * s)
             parent = e.get("parent") or ""
             if parent not in by:  # a root
-                out.append((self.index[name], radius, i, None))
+                out.append((mi, radius, i, None))
                 continue
             off = np.asarray(e["position"], dtype=np.float64)
             root, hops = -1, 0
@@ -884,7 +889,7 @@ class Drawer:
                     break
                 off = off + np.asarray(q["position"], dtype=np.float64)
                 parent, hops = q.get("parent") or "", hops + 1
-            out.append((self.index[name], radius, root, off))
+            out.append((mi, radius, root, off))
         self._templates[prefab] = out
         self._roots[prefab] = [[float(v) for v in (getattr(e, "position", None) or (0, 0, 0))]
                                for e in (getattr(record, "entities", None) or [])]
