@@ -21,7 +21,7 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 TOOLS = {"list_assets", "write_source", "cook", "check", "why", "inspect_model", "inspect_prefab", "inspect_world",
          "world_query", "world_map", "world_place", "world_terrain", "world_vegetation", "world_remove", "dump",
-         "verify", "export_gltf", "preview_model", "preview_texture"}
+         "verify", "export_gltf", "preview_model", "preview_texture", "deps", "rename", "report"}
 
 
 @pytest.fixture
@@ -91,11 +91,12 @@ def test_tools_are_listed_with_descriptions_and_typed_inputs(sample_game):
     hints = {name: (t.annotations.read_only_hint, t.annotations.destructive_hint, t.annotations.idempotent_hint)
              for name, t in tools.items()}
     reads = {"list_assets", "check", "why", "inspect_model", "inspect_prefab", "inspect_world", "world_query",
-             "world_map", "dump", "verify", "preview_model", "preview_texture"}
+             "world_map", "dump", "verify", "preview_model", "preview_texture", "deps", "report"}
     assert {name for name, h in hints.items() if h[0]} == reads
     assert {name for name, h in hints.items() if h[1]} == {"write_source", "world_place", "world_terrain",
-                                                          "world_vegetation", "world_remove", "export_gltf"}
-    assert {name for name, h in hints.items() if not h[2]} == {"world_place"}
+                                                          "world_vegetation", "world_remove", "export_gltf",
+                                                          "rename"}
+    assert {name for name, h in hints.items() if not h[2]} == {"world_place", "rename"}
     assert hints["cook"] == (False, False, True)
     for t in tools.values():
         assert t.annotations.open_world_hint is False and t.output_schema["type"] == "object", t.name
@@ -411,3 +412,44 @@ def test_without_the_sdk_the_message_names_an_install_command_that_works(sample_
     check = subprocess.run([*command[:4], "--no-index", "--dry-run", command[4]], capture_output=True, text=True,
                            timeout=300)
     assert check.returncode == 0, check.stderr
+
+
+def test_deps_rename_and_report_over_mcp(sample_game):
+    async def body(s):
+        out = {}
+        out["deps"] = await s.call_tool("deps", {"name": "bark", "reverse": True})
+        out["all"] = await s.call_tool("deps", {"name": "valley", "depth": 0, "dot": True})
+        out["orphans"] = await s.call_tool("deps", {"orphans": True})
+        out["dry"] = await s.call_tool("rename", {"kind": "material", "old": "bark", "new": "wood", "dry_run": True})
+        out["taken"] = await s.call_tool("rename", {"kind": "material", "old": "bark", "new": "leaf"})
+        out["unknown"] = await s.call_tool("deps", {"name": "barkk"})
+        out["cook"] = await s.call_tool("cook", {})
+        out["report"] = await s.call_tool("report", {"html": "report.html"})
+        out["outside"] = await s.call_tool("report", {"html": "../report.html"})
+        return out
+
+    async def rename(s):
+        return {"rename": await s.call_tool("rename", {"kind": "material", "old": "bark", "new": "wood"})}
+
+    r = serve(sample_game, body)
+    for name in ("deps", "all", "orphans", "dry", "cook", "report"):
+        assert not r[name].is_error, (name, text_of(r[name]))
+        assert json.loads(text_of(r[name])) == r[name].structured_content, name
+    assert r["deps"].structured_content == cli_json(sample_game, "deps", "bark", "--reverse")
+    assert r["all"].structured_content == cli_json(sample_game, "deps", "valley", "--depth", "all", "--dot")
+    assert r["all"].structured_content["dot"].startswith("digraph deps {")
+    assert r["orphans"].structured_content["unused"] == [
+        {"kind": "material", "name": "ground", "source": "materials/ground.vmaterial"}]
+    dry = r["dry"].structured_content
+    assert dry["written"] is False and len(dry["edits"]) == 5 and dry["to"] == "assets/materials/wood.vmaterial"
+    assert r["taken"].is_error and 'material "leaf" exists already' in text_of(r["taken"])
+    assert r["unknown"].is_error and 'no asset "barkk" (did you mean bark or brick?)' in text_of(r["unknown"])
+    report = r["report"].structured_content
+    assert report["html"] == "report.html" and (sample_game / "report.html").is_file()
+    assert report["total"]["cooked"] == report["total"]["assets"] > 50
+    assert r["outside"].is_error and "outside the game root" in text_of(r["outside"])
+    r = serve(sample_game, rename)
+    assert json.loads(text_of(r["rename"])) == r["rename"].structured_content
+    assert r["rename"].structured_content["written"] is True
+    assert (sample_game / "assets/materials/wood.vmaterial").is_file()
+    assert not (sample_game / "assets/materials/bark.vmaterial").exists()

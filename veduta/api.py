@@ -126,17 +126,19 @@ def inspect_model(project: Project, model: str) -> dict[str, Any]:
 
 
 def cook(project: Project, sources: list[str] | None = None, jobs: int = 0, echo: TextIO | None = None,
-         fmt: str | None = None) -> dict[str, Any]:
+         fmt: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
     """Cook *sources* (paths of source files; every source when empty) with the doit tasks.
 
     ``{"ok", "summary": {"cooked", "up_to_date", "restored", "failed", "removed"}, "diagnostics":
     [{"file", "line", "col", "path", "severity", "message"[, "code"]}, ...]}``.  The text
     ``doit cook`` prints goes to *echo* (None: nowhere), its diagnostics in format *fmt*
-    (``--format``).  Runs in the game root (changes the current folder to it).
+    (``--format``).  Runs in the game root (changes the current folder to it).  *progress* hears
+    of every source reached; a Cancelled it raises stops the cook as Ctrl-C does (what was
+    cooked is whole and recorded).
     """
     from veduta.cook.inprocess import run_cook
 
-    return run_cook(project, sources, jobs, echo, fmt)
+    return run_cook(project, sources, jobs, echo, fmt, progress)
 
 
 def dump(project: Project | None, path: str, full: bool = False) -> dict[str, Any]:
@@ -325,3 +327,44 @@ def editor_warm_up() -> None:
 
     for kind in NAMES:
         get_compiler(kind)
+
+
+def deps(project: Project, name: str | None = None, kind: str | None = None, reverse: bool = False,
+         depth: int | None = 1, orphans: bool = False, dot: bool = False,
+         progress: Progress | None = None) -> dict[str, Any]:
+    """The reference graph: what asset *name* uses (*reverse*: what uses it), *depth* levels deep
+    (None: all), each reference located (file, line, col, JSON path): ``{"asset", "direction",
+    "depth", "references", "assets", "missing"}``; without a name the whole graph ``{"assets":
+    [{..., "uses", "used_by"}], "reference_count", "missing"}``; *orphans*: ``{"missing", "unused",
+    "roots"}``. *dot*: also ``"dot"``, the graph in Graphviz DOT."""
+    from veduta.tools.deps import deps as run
+
+    return run(project, name, kind, reverse, depth, orphans, dot, progress)
+
+
+def rename(project: Project, kind: str, old: str, new: str, dry_run: bool = False,
+           progress: Progress | None = None) -> dict[str, Any]:
+    """Rename asset *old* of *kind* to *new*: its source file and every reference to it, each
+    edit minimal, checked first and written as one set (docs/rename.md): ``{"kind", "old", "new",
+    "from", "to", "edits", "files", "checked", "dry_run", "written"}``."""
+    from veduta.tools.rename import rename as run
+
+    return run(project, kind, old, new, dry_run, progress)
+
+
+def report(project: Project, html: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
+    """The build report: every asset's cooked size, origin, compile time, triangles per level or
+    texture memory, references and warnings, largest first, with totals per kind and the slowest
+    compiles: ``{"assets", "totals", "total", "slowest"}``; *html*: also write it as one
+    self-contained page (``"html"``: its path)."""
+    from veduta.tools.report import report as run
+
+    return run(project, html, progress)
+
+
+def finish_edits(project: Project) -> dict[str, Any] | None:
+    """Complete a set of source edits an interrupted ``rename`` left (docs/rename.md), saying so on
+    standard error: what was done, or None when nothing waited."""
+    from veduta.cook.journal import finish_edits as run
+
+    return run(project, locked=False)

@@ -266,7 +266,7 @@ def _failed(message: str) -> dict:
 def _drive(steps: list, where: list[tuple[str, str]]) -> list[dict]:
     """Run cook generators (see ``_cook_steps``) to their end, compiling what they ask for in
     one `compile_sources` call per kind."""
-    from veduta.compile import compile_sources
+    from veduta.compile import compile_sources, get_compiler
 
     results: list = [None] * len(steps)
     waiting: dict[str, list] = {}
@@ -294,15 +294,25 @@ def _drive(steps: list, where: list[tuple[str, str]]) -> list[dict]:
             advance(i, step)
     for kind in sorted(waiting):
         batch = waiting[kind]
-        try:
-            bodies = compile_sources(kind, [(src, ctx) for _, _, (_, src, ctx) in batch])
-        except MemoryError as exc:
-            bodies = [exc] * len(batch)
-        for (i, gen, _), body in zip(batch, bodies, strict=True):
+        items = [(src, ctx) for _, _, (_, src, ctx) in batch]
+        # a batch compiler's sources share its time; other kinds are compiled (and timed) one by one
+        groups = [items] if BY_NAME[kind].batch_compiler else [[item] for item in items]
+        get_compiler(kind)  # (imported before the clock starts: a compile time is the compile's own)
+        bodies: list = []
+        took: list[float] = []
+        for group in groups:
+            started = time.perf_counter()
+            try:
+                got = compile_sources(kind, group)
+            except MemoryError as exc:
+                got = [exc] * len(group)
+            bodies += got
+            took += [(time.perf_counter() - started) / len(group)] * len(group)
+        for (i, gen, _), body, seconds in zip(batch, bodies, took, strict=True):
             if isinstance(body, BaseException):
                 advance(i, gen, throw=body)
             else:
-                advance(i, gen, send=body)
+                advance(i, gen, send=(body, seconds))
     return results
 
 
@@ -320,20 +330,23 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
     :func:`get_index`, which a long-lived process such as the MCP server made before sources
     were added).
     Returns ``{"outcome": ..., "messages": [...], "entry": stat-cache entry or None,
-    "put": [store keys a writing shared tier should get]}``.
+    "put": [store keys a writing shared tier should get], "took": seconds of the compile}``
+    (``took`` when compiled).
     """
     gen = _cook_steps(kind, rel, assets, cooked, cache, shown, shared, notes, recook, index=index)
     try:
         _, src, ctx = next(gen)
     except StopIteration as stop:
         return stop.value
-    from veduta.compile import compile_source
+    from veduta.compile import compile_source, get_compiler
 
     try:
+        get_compiler(kind)  # (imported before the clock starts: a compile time is the compile's own)
+        started = time.perf_counter()
         body = compile_source(kind, src, ctx)
     except Exception as exc:  # noqa: BLE001 - reported by the steps, as when compiled in a batch
         return _finish(gen, throw=exc)
-    return _finish(gen, send=body)
+    return _finish(gen, send=(body, time.perf_counter() - started))
 
 
 def _finish(gen, send=None, throw=None) -> dict:
@@ -348,8 +361,8 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
                 shared: list | None = None, notes: list | None = None, recook: bool = False, *,
                 index: AssetIndex | None = None):
     """`cook_file` as a generator: it yields ``(kind, source bytes, CompileContext)`` when the
-    source must be compiled, is sent the body (or thrown the compiler's exception), and
-    returns the result dict.  *index*: ``get_index(assets)``, when the caller has it."""
+    source must be compiled, is sent ``(body, seconds the compile took)`` (or thrown the
+    compiler's exception), and returns the result dict.  *index*: ``get_index(assets)``, when the caller has it."""
     from veduta.container.chunks import write_chunks
     from veduta.container.meta import Meta, source_hash
     from veduta.source.diagnostics import Report
@@ -404,8 +417,9 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
     # every dependency read is recorded with its signature taken before the read (for the stat
     # cache); an instance attribute shadows the method, which mypy cannot tell is intended
     ctx.read_dep = _recording_reader(ctx, assets, sigs)  # type: ignore[method-assign]
+    took = None
     try:
-        body = yield (kind, src, ctx)
+        body, took = yield (kind, src, ctx)  # (the body, and the seconds its compile took)
     except RecursionError:
         rep.error(None, "$", "source nested too deeply")
         body = None
@@ -442,7 +456,7 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
     return {"outcome": COOKED, "messages": messages, "diagnostics": diagnostics,
             "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns, found_notes),
-            "put": [h] + ([mkey] if deps else [])}
+            "put": [h] + ([mkey] if deps else []), "took": took}
 
 
 #: The folder in cache/ of the notes of stored outputs that gave warnings (not in the store:

@@ -54,6 +54,7 @@ from veduta.cook.doit_adapter import (
     trust_fresh,
     wait_only_for,
 )
+from veduta.cook.journal import finish_edits, pending
 from veduta.cook.run import CookRun
 from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json, well_formed
 
@@ -103,6 +104,8 @@ def cook_tasks(run: CookRun):
     project, display_root = run.project, run.display_root
     verified_sigs = run.verified
     verified_sigs.clear()
+    if run.executing and pending(project.cache):
+        finish_edits(project)  # a set of edits a killed `veduta rename` left: completed first
     warnings: list[str] = []
     sources, problems = project.scan(warnings)
     if warnings:
@@ -511,6 +514,12 @@ class CookReporter(ConsoleReporter):
                 cache.set(rel, entry)
             else:
                 cache.discard(rel)
+        if entry and outcome != UPTODATE:  # made a cooked file: how, for veduta report
+            if self.run.builds is None:
+                from veduta.cook.builds import log_of
+
+                self.run.builds = log_of(self.run.project.cache)
+            self.run.builds.record(rel, entry[0], outcome, values.get("took"))
         # the result names what was cooked (doit's result_dep compares results): the key, cut short
         saved = {"outcome": outcome, "key": entry[0][:16]} if entry else {"outcome": outcome}
         _record_in_db(self.run.project, task, entry, saved)
@@ -584,6 +593,11 @@ class CookReporter(ConsoleReporter):
                 self.run.cache.save()
             except OSError:
                 pass
+        if self.run.builds is not None:
+            try:
+                self.run.builds.save(self.run.cache.entries if self.run.cache is not None else None)
+            except OSError:
+                pass  # (the report then says it does not know where those files came from)
         for f in self.pruned:
             why = "left by an interrupted cook" if f.endswith(".tmp") else "its source is gone"
             self._note(f"removed {f} ({why})\n")

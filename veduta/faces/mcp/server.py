@@ -85,6 +85,8 @@ COOKS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent
 REPLACES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 #: adds to a source (or replaces the element of that name), choosing where: a second call may choose again
 PLACES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+#: moves a source and rewrites others: the same call again is refused (the old name is gone)
+MOVES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 
 
 class Tools:
@@ -164,7 +166,9 @@ class Tools:
         if ctx is not None and "progress" in inspect.signature(fn).parameters:
             kwargs["progress"] = _progress(ctx)
         try:
-            return _result(fn(self.project(), *args, **kwargs))
+            project = self.project()
+            api.finish_edits(project)  # a rename killed mid-way (by another process) is completed first
+            return _result(fn(project, *args, **kwargs))
         except Cancelled as exc:
             raise ToolError(str(exc)) from None  # the client dropped the request; nobody reads this
         except VedutaError as exc:
@@ -474,6 +478,45 @@ class Face:
         its index and one row per clip, returned as an image (out: also written to a PNG file)."""
         return self.t.call(ctx, api.preview_texture, texture, self.t.output(out))
 
+    def deps(self, ctx: Context,
+             name: Annotated[str | None, Field(
+                 description="an asset name (or a source path such as models/crate.vmodel, or a PNG's path); omit "
+                 "for the whole graph")] = None,
+             kind: Annotated[Kind | None, Field(description="the asset's kind, when several kinds have that name")
+                             ] = None,
+             reverse: Annotated[bool, Field(description="what uses the asset, instead of what it uses")] = False,
+             depth: Annotated[int | None, Field(description="levels of references to follow (omit: 1); 0 follows "
+                                                            "every level", ge=0)] = None,
+             orphans: Annotated[bool, Field(description="list missing references and unused assets of the whole "
+                                                        "game instead (no name)")] = False,
+             dot: Annotated[bool, Field(description="also return the graph as Graphviz DOT text")] = False
+             ) -> Annotated[CallToolResult, o.Deps]:
+        """The reference graph of the game's assets: what an asset uses (materials of a model, textures of a
+        material, prefabs and models of a world, ...) or, with reverse, what uses it, each reference located
+        (file, line, col, JSON path); without a name the whole graph; with orphans the references to assets that
+        do not exist and the assets nothing uses (worlds and scenes are roots, never unused)."""
+        return self.t.call(ctx, api.deps, name, kind, reverse, None if depth == 0 else depth or 1, orphans, dot)
+
+    def rename(self, ctx: Context, kind: Annotated[Kind, Field(description="the asset's kind")],
+               old: Annotated[str, Field(description="the asset's name now")], new: AssetName,
+               dry_run: Annotated[bool, Field(description="list every edit and check them, write nothing")] = False
+               ) -> Annotated[CallToolResult, o.Rename]:
+        """Rename an asset: its source file (same folder) and every reference to it in every source, each edit
+        replacing only the name (every other byte kept). Every touched source is checked as the cook checks it
+        before anything is written (refused with the problems it would add); the files are then written as
+        one set (all or none). Refused when the new name is taken or not an asset name."""
+        return self.t.call(ctx, api.rename, kind, old, new, dry_run=dry_run)
+
+    def report(self, ctx: Context, html: Annotated[str | None, Field(
+            description=f"also write the report as one self-contained HTML page (a sortable table) to this .html "
+                        f"file{UNDER_ROOT}, not in the assets folder")] = None
+               ) -> Annotated[CallToolResult, o.Report]:
+        """The build report: per asset its cooked size, where the cooked file came from (compiled, local store,
+        shared cache) and its compile time, triangles per level of detail (models) or texture memory with mips
+        (textures), how many assets it uses and is used by, its warnings; largest first, with totals per kind
+        and the slowest compiles. Reads what the last cook left (cook first for current figures)."""
+        return self.t.call(ctx, api.report, self.t.output(html))
+
 
 #: Every tool, with what it does to the game (its MCP annotations); the method of Face of that name
 #: is the tool.
@@ -497,6 +540,9 @@ TOOLS: dict[str, ToolAnnotations] = {
     "export_gltf": REPLACES,
     "preview_model": READS,
     "preview_texture": READS,
+    "deps": READS,
+    "rename": MOVES,
+    "report": READS,
 }
 
 
