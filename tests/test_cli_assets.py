@@ -87,3 +87,15 @@ def test_unknown_kinds_and_bad_names_are_usage_mistakes_with_suggestions(game: G
     assert out.returncode == 2 and "latin1.json is not UTF-8 text" in out.stderr
     out = run(game, "inspect", "model", "crat")
     assert out.returncode == 2 and out.stderr.endswith('no model "crat" under assets/models/ (did you mean crate?)\n')
+
+
+def test_a_mistyped_command_or_option_names_the_closest_ones(game: Game):
+    out = run(game, "world", "plce", "valley")
+    assert out.returncode == 2
+    assert "invalid choice: 'plce'; did you mean place? (choose from 'query', 'map', 'place'" in out.stderr
+    out = run(game, "write", "model", "x", "-", "--dryrun", stdin=CUBE)
+    assert out.returncode == 2 and "unrecognized arguments: --dryrun (--dryrun: did you mean --dry-run?)" in out.stderr
+    out = run(game, "list", "--jsn", "--json")
+    assert out.returncode == 2 and "did you mean --json" in json.loads(out.stdout)["message"]
+    out = run(game, "zzz")
+    assert out.returncode == 2 and "did you mean" not in out.stderr and "invalid choice: 'zzz'" in out.stderr

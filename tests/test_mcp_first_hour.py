@@ -311,3 +311,50 @@ def test_a_world_edit_reports_its_stages(sample_game):
     res, heard = asyncio.run(_session(sample_game, body))
     assert not res.is_error and res.structured_content["written"] is False
     assert heard[0] == (1, 4, "ground before") and heard[-1] == (4, 4, "report")
+
+
+def test_a_cook_reports_progress_and_a_cancelled_cook_leaves_the_game_whole(sample_game):
+    """A cook tells the client of every source it reaches (the last report is the end); a cook
+    cancelled part way stops as Ctrl-C stops it: the files it cooked are whole, the lock is free,
+    and the next cook cooks the rest."""
+    models = sample_game / "assets/models"
+    for i in range(150):
+        shutil.copy(models / "tree.vmodel", models / f"tree_{i:03d}.vmodel")
+    total = len([p for p in (sample_game / "assets").rglob("*.v*") if p.is_file()])
+
+    async def body(s: ClientSession):
+        heard: list[tuple[float, float | None, str | None]] = []
+        started = asyncio.Event()
+
+        async def note(done, total, message):
+            heard.append((done, total, message))
+            if done >= 10:
+                started.set()
+
+        call = asyncio.ensure_future(s.call_tool("cook", {"jobs": 1}, progress_callback=note))
+        await asyncio.wait_for(started.wait(), 300)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        cancelled = list(heard)
+        heard.clear()
+
+        async def progress(done, total, message):
+            heard.append((done, total, message))
+
+        rest = await s.call_tool("cook", {"jobs": 1}, progress_callback=progress)
+        again = await s.call_tool("cook", {})
+        check = await s.call_tool("check", {})
+        return cancelled, rest, list(heard), again, check
+
+    cancelled, rest, heard, again, check = asyncio.run(_session(sample_game, body))
+    assert cancelled and all(h[1] == total for h in cancelled[:-1])
+    summary = rest.structured_content["summary"]
+    assert not rest.is_error and rest.structured_content["ok"]
+    assert summary["failed"] == 0 and summary["cooked"] + summary["up_to_date"] + summary["restored"] == total, summary
+    assert 0 < summary["cooked"] < total  # the cancelled cook had cooked some, and stopped before the end
+    assert heard[-1][0] == heard[-1][1] == total and heard[-1][2].startswith(f"cooked {summary['cooked']}, ")
+    assert again.structured_content["summary"]["up_to_date"] == total
+    assert check.structured_content["ok"] and check.structured_content["fresh"] == total
+    cooked = sorted((sample_game / "assets/.cooked").rglob("*.vda"))
+    assert len(cooked) == total

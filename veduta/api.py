@@ -126,17 +126,19 @@ def inspect_model(project: Project, model: str) -> dict[str, Any]:
 
 
 def cook(project: Project, sources: list[str] | None = None, jobs: int = 0, echo: TextIO | None = None,
-         fmt: str | None = None) -> dict[str, Any]:
+         fmt: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
     """Cook *sources* (paths of source files; every source when empty) with the doit tasks.
 
     ``{"ok", "summary": {"cooked", "up_to_date", "restored", "failed", "removed"}, "diagnostics":
     [{"file", "line", "col", "path", "severity", "message"[, "code"]}, ...]}``.  The text
     ``doit cook`` prints goes to *echo* (None: nowhere), its diagnostics in format *fmt*
-    (``--format``).  Runs in the game root (changes the current folder to it).
+    (``--format``).  Runs in the game root (changes the current folder to it).  *progress* hears
+    of every source reached; a Cancelled it raises stops the cook as Ctrl-C does (what was
+    cooked is whole and recorded).
     """
     from veduta.cook.inprocess import run_cook
 
-    return run_cook(project, sources, jobs, echo, fmt)
+    return run_cook(project, sources, jobs, echo, fmt, progress)
 
 
 def dump(project: Project | None, path: str, full: bool = False) -> dict[str, Any]:

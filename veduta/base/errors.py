@@ -103,10 +103,11 @@ class UsageError(VedutaError):
     The command line exits with status 2 (1 is for problems found in assets)."""
 
 
-class Cancelled(VedutaError):
+class Cancelled(BaseException):
     """The caller cancelled a long call (an MCP client's ``notifications/cancelled``). Raised by the
     face's ``progress`` callback (:mod:`veduta.base.progress`); a core function lets it propagate
-    and has written nothing."""
+    and has written nothing. A BaseException, as KeyboardInterrupt and asyncio's CancelledError
+    are: an ``except Exception`` on the way (a compiler's guard, doit's runner) lets it through."""
 
     def __init__(self, message: str = "cancelled by the client; nothing was written"):
         super().__init__(message)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import io
 import os
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from veduta.base.errors import UsageError, clip_words
 from veduta.base.project import Project
@@ -20,13 +20,24 @@ from veduta.cook.doit_adapter import bind_class
 from veduta.cook.run import CookRun
 from veduta.cook.tasks import BASENAME, CookReporter, doit_config, task_creator
 
+if TYPE_CHECKING:
+    from veduta.base.progress import Progress
+
 
 class CollectingReporter(CookReporter):
-    """The cook's reporter, which also keeps the diagnostics of every source as dicts."""
+    """The cook's reporter, which also keeps the diagnostics of every source as dicts, and tells
+    :attr:`progress` (when set) of every source it reaches."""
 
     def __init__(self, outstream, options):
         super().__init__(outstream, options)
         self.diagnostics: list[dict] = []
+        self.progress: Progress | None = None
+
+    def _progress(self, label: str):
+        super()._progress(label)
+        if self.progress is not None:
+            total = max(self.run.to_run or self.total, self.done, 1)
+            self.progress(self.done, total, f"cooking {label}" if label else f"{self.done} of {total} sources")
 
     def add_success(self, task):
         if self._is_cook(task):
@@ -67,14 +78,17 @@ def source_task_names(project: Project, sources: list[str]) -> list[str]:
 
 
 def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
-             echo: TextIO | None = None, fmt: str | None = None) -> dict[str, Any]:
+             echo: TextIO | None = None, fmt: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
     """Cook *sources* (every source when empty) of *project* with doit, in this process.
 
     *jobs* > 1 cooks in that many worker processes.  The text ``doit cook`` prints goes to
     *echo* (None: dropped), its diagnostics in format *fmt* (text, json or github lines;
     default: VEDUTA_FORMAT or text).  Returns ``{"ok", "summary": {"cooked", "up_to_date", "restored",
     "failed", "removed"}, "diagnostics": [...]}``, the diagnostics sorted by file, line and column
-    (dicts as :meth:`~veduta.source.diagnostics.Diagnostic.to_json` makes them).
+    (dicts as :meth:`~veduta.source.diagnostics.Diagnostic.to_json` makes them).  *progress* hears
+    of every source reached (:mod:`veduta.base.progress`); when it raises Cancelled the cook stops
+    as at Ctrl-C: the files cooked so far are whole and recorded, the rest stale, and Cancelled
+    propagates.
     """
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
@@ -92,6 +106,7 @@ def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
     # doit takes a reporter object as well as a class (cmd_run.Run._execute): one made here
     # keeps what it collected for this function to return
     reporter = bind_class(CollectingReporter, run=run)(echo if echo is not None else io.StringIO(), {})
+    reporter.progress = progress
     config = doit_config(run) | {"reporter": reporter}
     # the tasks are made while doit runs (after its reporter starts), as with a dodo.py
     argv = ["run"]
@@ -110,6 +125,9 @@ def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
             runlock.release(reporter._lock)
             reporter._lock = None
     c = reporter.counts
+    if progress is not None:
+        n = sum(c.values())  # every source the run reached (fresh ones of the group counted as up to date)
+        progress(n, n, f"cooked {c[COOKED]}, {c[UPTODATE]} up to date, {c[FAILED]} failed")
     diagnostics = sorted(reporter.diagnostics, key=lambda d: (d["file"], d["line"], d["col"]))
     return {
         "ok": rc == 0 and not c[FAILED],

@@ -80,7 +80,27 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         # argparse quotes a bad value whole ("invalid choice: '...'"): keep its start and length
-        raise CommandLineMistake(self, bounded(clip_words(message)))
+        raise CommandLineMistake(self, bounded(clip_words(self._suggest(message))))
+
+    def _suggest(self, message: str) -> str:
+        """argparse's message about a word it does not know, with the closest words it knows: a
+        command (``invalid choice: 'plce'; did you mean place?``) or an option (``unrecognized
+        arguments: --dryrun; did you mean --dry-run?``)."""
+        from veduta.base.names import closest
+
+        choice = re.match(r"(.*invalid choice: '([^']*)')( \(choose from (.*)\))$", message, re.S)
+        if choice:
+            close = closest(choice.group(2), re.findall(r"'([^']*)'", choice.group(4)))
+            if close:
+                return f"{choice.group(1)}; did you mean {' or '.join(close)}?{choice.group(3)}"
+            return message
+        if message.startswith("unrecognized arguments: "):
+            known = [o for a in self._actions for o in a.option_strings]
+            hints = [f"{w}: did you mean {' or '.join(c)}?" for w in message.split()[2:]
+                     if w.startswith("--") and (c := closest(w.split("=", 1)[0], known, 2))]
+            if hints:
+                return message + " (" + "; ".join(hints) + ")"
+        return message
 
     def parse_known_args(self, args=None, namespace=None):
         # a sub-command's parser with no sub-commands of its own is the last one to read the
