@@ -270,10 +270,13 @@ def chunk_grounds(gen: Generator, keys: list[tuple[int, int]], ground: np.ndarra
     for g in sorted(grids, reverse=True):  # the coarsest grid within 6 cm of every vertex
         if g == 1:
             break
-        err = np.abs(_interpolate_many(ground, g) - ground).max(axis=(1, 2))
-        ok = open_ & (err <= TOLERANCE_MM)
-        fit[ok] = g
-        open_ &= ~ok
+        todo = np.flatnonzero(open_)  # chunks a coarser grid did not fit
+        if not len(todo):
+            break
+        sub = ground[todo]
+        ok = np.abs(_interpolate_many(sub, g) - sub).max(axis=(1, 2)) <= TOLERANCE_MM
+        fit[todo[ok]] = g
+        open_[todo[ok]] = False
     edge = biome.min(axis=(1, 2)) != biome.max(axis=(1, 2))
     flat_all = ground.max(axis=(1, 2)) == ground.min(axis=(1, 2))
     g0 = np.where(edge, np.where(flat_all, 1, np.minimum(fit, 2)), fit)
@@ -298,12 +301,12 @@ def chunk_grounds(gen: Generator, keys: list[tuple[int, int]], ground: np.ndarra
     y_max = np.maximum(gmax, np.where(wcell, wlev, np.iinfo(np.int64).min).max(axis=(1, 2))).tolist()
     level_of = np.where(wcell, wlev, 0)
     out = []
+    g0s, dl, ns, wt = g0.tolist(), depths.tolist(), n_skirts.tolist(), wtris.tolist()
     for i, (cx, cz) in enumerate(keys):
-        levels = tuple(g for g in grids if g >= g0[i])
-        d = tuple(int(v) for v in depths[i])
+        levels = tuple(g for g in grids if g >= g0s[i])
         out.append(ChunkGround(cx, cz, levels, tuple(tris[g][i] for g in levels),
-                               tuple(2 * int(n_skirts[i]) * (c // g) for g in levels), d, int(wtris[i]),
-                               int(y_min[i]), int(y_max[i]), ground[i], biome[i], wcell[i], level_of[i]))
+                               tuple(2 * ns[i] * (c // g) for g in levels), tuple(dl[i]), wt[i],
+                               y_min[i], y_max[i], ground[i], biome[i], wcell[i], level_of[i]))
     return out
 
 
@@ -906,7 +909,8 @@ class Drawer:
         c = p.chunk
         x0, z0, W, H = cx0 * c, cz0 * c, nx * c, nz * c
         lay = gen.layers(x0, z0, W, H)
-        water = gen.terrain.water_levels(x0, z0, W + 1, H + 1)
+        water = lay.water_vertex
+        assert water is not None
         keys = [(cx0 + i, cz0 + j) for j in range(nz) for i in range(nx)]
         k = len(keys)
         G = sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
@@ -1053,10 +1057,12 @@ class Drawer:
         test = np.flatnonzero(~inside)
         if len(test):
             tv, tP, tR = view[test], P[test], R[test]
+            px, py, pz, nr = tP[:, 0].copy(), tP[:, 1].copy(), tP[:, 2].copy(), -tR
+            cols = planes.transpose(1, 2, 0).copy()  # (planes, 4, views): each column one plane's
             ok = np.ones(len(test), dtype=bool)
             for k in range(planes.shape[1]):
-                pk = planes[tv, k]
-                ok &= (tP[:, 0] * pk[:, 0] + tP[:, 1] * pk[:, 1] + tP[:, 2] * pk[:, 2] + pk[:, 3]) >= -tR
+                a, b, c, d = (cols[k, j].take(tv) for j in range(4))
+                ok &= (px * a + py * b + pz * c + d) >= nr
             inside[test] = ok
         sel_all = np.flatnonzero(inside)
         if not len(sel_all):
