@@ -772,6 +772,16 @@ class ChunkDraw:
     box: np.ndarray  # (2, 3) metres: min, max
     things: Things  # scatter and vegetation prefabs' entities, and plants
     structures: tuple[Any, ...]  # structures (sites, places) whose footprint touches the chunk
+    #: (3, len(GRIDS)) triangles of the ground, skirts and water at level j (the coarsest drawn
+    #: level for j beyond them)
+    table: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        cg = self.ground
+        last = len(cg.grids) - 1
+        self.table = np.asarray([[cg.triangles[min(j, last)] for j in range(len(GRIDS))],
+                                 [cg.skirt_triangles[min(j, last)] for j in range(len(GRIDS))],
+                                 [cg.water_triangles] * len(GRIDS)], dtype=np.int64)
 
 
 class Drawer:
@@ -1106,15 +1116,9 @@ class Drawer:
         # ground: culled by its box, else at the level of its nearest point's effective distance
         nk = len(chunks)
         boxes = np.stack([ch.box for ch in chunks]) if chunks else np.zeros((0, 2, 3))
-        levels = np.zeros((nk, len(GRIDS)), dtype=np.int64)
-        tri = np.zeros((3, nk, len(GRIDS)), dtype=np.int64)
-        for i, ch in enumerate(chunks):
-            cg = ch.ground
-            nlev = len(cg.grids)
-            levels[i] = nlev
-            tri[0, i] = [cg.triangles[min(j, nlev - 1)] for j in range(len(GRIDS))]
-            tri[1, i] = [cg.skirt_triangles[min(j, nlev - 1)] for j in range(len(GRIDS))]
-            tri[2, i] = cg.water_triangles
+        levels = np.asarray([len(ch.ground.grids) for ch in chunks] or [0], dtype=np.int64)[:, None]
+        tri = (np.stack([ch.table for ch in chunks], axis=1) if chunks
+               else np.zeros((3, 0, len(GRIDS)), dtype=np.int64))
         vv, kk = np.nonzero(slot_chunk >= 0)
         ci = slot_chunk[vv, kk]
         box = boxes[ci]
@@ -1171,20 +1175,29 @@ class Drawer:
         # chunks holding one of the chunks it touches
         snames: dict[str, int] = {}
         sobj: list[Any] = []
-        touch: dict[tuple[int, int], list[int]] = {}  # (view, structure) -> slots
-        for v, k in zip(vv.tolist(), kk.tolist(), strict=True):
-            for st in chunks[slot_chunk[v, k]].structures:
+        cs: list[int] = []  # the structures of each chunk, chunk after chunk
+        ns = np.zeros(max(1, nk), dtype=np.int64)
+        for i, ch in enumerate(chunks):
+            ns[i] = len(ch.structures)
+            for st in ch.structures:
                 got = snames.get(st.name)
                 if got is None:
                     got = snames[st.name] = len(sobj)
                     sobj.append(st)
-                touch.setdefault((v, got), []).append(k)
-        pairs = sorted(touch)
+                cs.append(got)
+        # (view, slot, structure) for every structure of every loaded chunk, then its (view,
+        # structure) pairs: each structure once per view
+        ms = ns[ci]
+        t_v, t_k = np.repeat(vv, ms), np.repeat(kk, ms)
+        cs_start = np.concatenate([[0], np.cumsum(ns)])[:-1]
+        t_s = np.asarray(cs, dtype=np.int64)[(np.arange(int(ms.sum()), dtype=np.int64)
+                                                - np.repeat(np.cumsum(ms) - ms, ms) + np.repeat(cs_start[ci], ms))]
+        pair_key, pair_of = np.unique(t_v * max(1, len(sobj)) + t_s, return_inverse=True)
+        pairs = pair_key.tolist()
         sthings = [self._structure(st) for st in sobj]
         s_sums = np.zeros((4, len(pairs)), dtype=np.int64)
         if pairs:
-            sv = np.asarray([a for a, _ in pairs], dtype=np.int64)
-            sj = np.asarray([b for _, b in pairs], dtype=np.int64)
+            sv, sj = pair_key // max(1, len(sobj)), pair_key % max(1, len(sobj))
             scount = np.asarray([len(t.model) for t in sthings], dtype=np.int64)
             sstart = np.concatenate([[0], np.cumsum(scount)])[:-1]
             st_all = Things.join(sthings)
@@ -1223,7 +1236,7 @@ class Drawer:
             figs[si, 2:5] = (ground * mk[None]).sum(axis=2)
             figs[si, 5:9] = (per * mk[None]).sum(axis=2) + pers
             if pairs:
-                hit = np.asarray([masks[si][touch[pr]].any() for pr in pairs])
+                hit = np.bincount(pair_of, weights=masks[si][t_k], minlength=len(pairs)) > 0
                 for row in range(4):
                     figs[si, 5 + row] += np.bincount(sv[hit], weights=s_sums[row][hit], minlength=V).astype(np.int64)
             figs[si, 9] = figs[si, 2:7].sum(axis=0)
