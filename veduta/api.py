@@ -175,14 +175,17 @@ def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: 
 
 
 def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tuple = (), all_views: bool = False,
-                  sheet: str | None = None, image: bool = False,
+                  sheet: str | None = None, image: bool = False, views_file: str | None = None,
                   progress: Progress | None = None) -> dict[str, Any]:
     """Findings of world *world* (places, prefabs, models, view, triangle budget per view), ranked;
     the sheet (the map with the findings marked) written to *sheet*, and with *image* returned as
-    ``"png"`` (bytes). ``progress(done, total, message)`` as the views are counted (LAYOUT.md)."""
+    ``"png"`` (bytes). *all_views*: a view at every chunk's centre, summed up as ``"all_views"``;
+    *views_file*: every view written there as JSON Lines. ``progress(done, total, message)`` as
+    the views are counted (LAYOUT.md)."""
     from veduta.tools.inspect_world import inspect_world as run
 
-    return run(project, world, at=at, all_views=all_views, sheet=sheet, image=image, progress=progress)
+    return run(project, world, at=at, all_views=all_views, sheet=sheet, image=image, views_file=views_file,
+               progress=progress)
 
 
 def inspect_prefab(project: Project, prefab: str) -> dict[str, Any]:

@@ -490,7 +490,7 @@ def _reference_view(self, cell, name="", kept=True):
             "window": {"chunks": window["chunks"], "triangles": window["triangles"]}}
 
 
-def _views_worlds():
+def _views_worlds(**world):
     from tests.world.worlds import Entity, Prefab, example_prefabs, example_world
 
     prefabs = example_prefabs()
@@ -499,8 +499,8 @@ def _views_worlds():
         Entity("crown", model="tree", position=(0.1, 2.0, 0.05), parent="trunk")])
     veg = [Vegetation("grass", model="grass_tuft", density=0.3), Vegetation("oaks", prefab="oak", density=0.05),
            Vegetation("poppies", model="poppy", density=0.4, area=True, x=0, z=0, radius=40)]
-    yield "example", Generator(example_world(vegetation=veg), prefabs), None
-    yield "busy, ortho", Generator(busy_world(vegetation=veg, view=2, entities=[
+    yield "example", Generator(example_world(vegetation=veg, **world), prefabs), None
+    yield "busy, ortho", Generator(busy_world(vegetation=veg, view=2, **world, entities=[
         Entity("player", kind="player", model="hero"), Entity("lamp", model="well", position=(1.0, 2.0, 0.5),
                                                                 parent="player")]), prefabs), \
         {"type": "orthographic", "fov_deg": 0.0, "size": 30.0, "near": 0.1, "far": 100.0,
@@ -521,6 +521,54 @@ def test_views_many_at_once_equal_one_at_a_time(kept):
         assert any(v["flora"] for v in bulk) and any(v["entities"] for v in bulk), name
         if kept and camera is None:
             assert any(v["kept"] != [0, 0] for v in bulk), name
+
+
+def test_all_views_summary_and_file_hold_every_view_as_one_at_a_time(tmp_path, monkeypatch):
+    """inspect world --all on worlds of 12 x 12 chunks (144 views each, in batches of 37 so that
+    the summary is made across batches): the file lists every view as the one-at-a-time reference
+    costs it, and the summary (counts, figures, histogram, worst views, views over the budget) is
+    what that list says."""
+    import json as js
+
+    from tests.world.test_draw import MODELS
+    from veduta.tools import inspect_world as IW
+
+    monkeypatch.setattr(D, "VIEW_BATCH", 37)
+    monkeypatch.setattr(IW, "OVER_LISTED", 5)
+    for name, gen, _ in _views_worlds(extent=6):
+        ref = D.Drawer(gen, MODELS)
+        e, c = gen.p.extent, gen.p.chunk
+        cells = [(f"chunk {cx},{cz}", (cx * c + c // 2, cz * c + c // 2)) for cz in range(-e, e) for cx in range(-e, e)]
+        every = [_reference_view(ref, cell, nm) for nm, cell in cells]
+        tris = [v["triangles"] for v in every]
+        n = len(every)
+        # a budget some views are over and some not (the sample worlds draw little)
+        budget = sorted(tris)[n // 2]
+        monkeypatch.setattr(IW, "FRAME_BUDGET", budget)
+        path = tmp_path / f"{name}.jsonl"
+        r = IW.report_world(gen, MODELS, all_views=True, views_file=str(path))
+        named = r["views"]
+        assert [v["name"] for v in named] == ["start"] + [f"place {pl.name}" for pl in gen.p.places], name
+        listed = [js.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        assert listed[:len(named)] == named and listed[len(named):] == every, name
+        a = r["all_views"]
+        assert a["views"] == n == 144 and a["over_budget"] == sum(t > budget for t in tris) > 0, name
+        assert a["triangles"] == {"min": min(tris), "median": sorted(tris)[(n - 1) // 2], "max": max(tris),
+                                  "mean": round(sum(tris) / n, 1)}, name
+        hist = a["histogram"]["views"]
+        assert sum(hist) == n and all(hist[k] == sum(t // IW.HISTOGRAM_BIN == k for t in tris)
+                                      for k in range(len(hist))) and hist[-1], name
+        order = sorted(range(n), key=lambda k: (-tris[k], k))[:IW.WORST_VIEWS]
+        assert a["worst"] == [every[k] for k in order], name
+        assert a["over"] == [v["focus"] for v in every if v["triangles"] > budget][:5], name
+        top = max(named + every, key=lambda v: v["triangles"])
+        assert r["worst_view"] == {"name": top["name"], "triangles": top["triangles"]}, name
+        (f,) = [f for f in r["findings"] if f["code"] == "WORLD_CHUNK_BUDGET"]
+        over = sum(v["triangles"] > budget for v in named + every)
+        assert f["view"] == top["name"] and f"; {over - 1} other view(s) over too" in f["message"], name
+        # without a file or all_views: the same named views and findings, nothing else
+        plain = IW.report_world(gen, MODELS)
+        assert plain["views"] == named and "all_views" not in plain and "views_file" not in plain
 
 
 # -- progress and cancellation ------------------------------------------------------------------------
@@ -570,5 +618,5 @@ def test_inspect_world_all_reports_progress(tmp_path):
     valley.write_text(text)
     calls = []
     r = api.inspect_world(game, "valley", all_views=True, progress=lambda *a: calls.append(a))
-    assert r["status"] in ("ok", "findings") and len(r["views"]) == 3 + 1024
-    assert calls[-1][:2] == (len(r["views"]), len(r["views"])) and calls[-1][2] == "views"
+    assert r["status"] in ("ok", "findings") and len(r["views"]) == 3 and r["all_views"]["views"] == 1024
+    assert calls[-1] == (1024, 1024, "views")

@@ -14,8 +14,9 @@ veduta.world.draw.Drawer.views).
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -204,35 +205,132 @@ def _area_findings(gen: Generator, area: tuple[int, int, int, int]) -> list[dict
     return out
 
 
-def _view_findings(gen: Generator, drawer: Drawer, cells: list[tuple[str, tuple[int, int]]],
-                   progress: Progress | None = None) -> tuple[list, list]:
-    out = []
-    views = drawer.views(cells, progress=progress)
-    over = [v for v in views if v["triangles"] > FRAME_BUDGET]
-    if over:
-        worst = max(over, key=lambda v: v["triangles"])
-        parts = ", ".join(f"{k} {worst[k]}" for k in ("ground", "skirts", "water", "flora", "entities") if worst[k])
-        others = f"; {len(over) - 1} other view(s) over too" if len(over) > 1 else ""
-        kept = ""
-        if worst["window"]["triangles"] < worst["triangles"]:
-            sx, sz = worst["kept"]
-            kept = (f" with the chunks the engine keeps loaded {'east' if sx > 0 else 'west'} and "
-                    f"{'south' if sz > 0 else 'north'} of its window (the window alone: "
-                    f"{worst['window']['triangles']})")
-        out.append(finding("WORLD_CHUNK_BUDGET", WARNING, f"view {worst['name']} (focus cell {worst['focus']}) "
-                           f"draws {worst['triangles']} triangles{kept}, over the {FRAME_BUDGET} a console draws "
-                           f"per frame ({parts}){others}", view=worst["name"], triangles=worst["triangles"],
-                           **_where_cell(*worst["focus"])))
-    return views, out
+#: chunk views of ``all_views`` listed in full in the report: those drawing the most
+WORST_VIEWS = 20
+#: focus cells of the chunk views over the budget listed in the report (``over_budget`` counts all)
+OVER_LISTED = 1000
+#: triangles per bar of the histogram of the chunk views (the budget is the fourth bar's end)
+HISTOGRAM_BIN = FRAME_BUDGET // 4
+
+
+class ChunkCentres(Sequence[tuple[str, tuple[int, int]]]):
+    """The views of ``all_views``: ``("chunk CX,CZ", the chunk's centre cell)`` of every chunk of a
+    world, row by row (north to south, west to east), each made when asked: a million for the
+    largest world, never all held at once."""
+
+    def __init__(self, chunk: int, extent: int):
+        self.chunk, self.extent = chunk, extent
+        self.side = 2 * extent
+
+    def __len__(self) -> int:
+        return self.side * self.side
+
+    def _at(self, i: int) -> tuple[str, tuple[int, int]]:
+        cz, cx = divmod(i, self.side)
+        cx, cz = cx - self.extent, cz - self.extent
+        c = self.chunk
+        return f"chunk {cx},{cz}", (cx * c + c // 2, cz * c + c // 2)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._at(k) for k in range(*i.indices(len(self)))]
+        if not -len(self) <= i < len(self):
+            raise IndexError(i)
+        return self._at(i % len(self))
+
+
+class ViewSummary:
+    """What the report keeps of the chunk views of ``all_views``, batch by batch in bounded memory:
+    the triangles of each (8 bytes a view), the :data:`WORST_VIEWS` drawing the most (in full;
+    ties in row order), the focus cells of the first :data:`OVER_LISTED` views over the budget and
+    how many are."""
+
+    def __init__(self, total: int):
+        self.triangles = np.zeros(total, dtype=np.int64)
+        self.count = 0
+        self.worst: list[tuple[int, int, dict]] = []  # (-triangles, order, view)
+        self.over: list[list[int]] = []
+        self.over_count = 0
+
+    def add(self, batch: list[dict]) -> None:
+        import heapq
+
+        k = self.count
+        tris = [v["triangles"] for v in batch]
+        self.triangles[k:k + len(batch)] = tris
+        top = heapq.nsmallest(WORST_VIEWS, ((-t, k + i) for i, t in enumerate(tris)))
+        self.worst = heapq.nsmallest(WORST_VIEWS, self.worst + [(t, o, batch[o - k]) for t, o in top],
+                                     key=lambda w: (w[0], w[1]))
+        for v, t in zip(batch, tris, strict=True):
+            if t > FRAME_BUDGET:
+                self.over_count += 1
+                if len(self.over) < OVER_LISTED:
+                    self.over.append(v["focus"])
+        self.count += len(batch)
+
+    def report(self) -> dict[str, Any]:
+        t = self.triangles[:self.count]
+        n = len(t)
+        hist = np.bincount(t // HISTOGRAM_BIN).tolist() if n else []
+        return {
+            "views": n,
+            "over_budget": self.over_count,
+            "triangles": {"min": int(t.min()) if n else 0, "median": int(np.sort(t)[(n - 1) // 2]) if n else 0,
+                          "max": int(t.max()) if n else 0, "mean": round(int(t.sum()) / n, 1) if n else 0.0},
+            "histogram": {"bin": HISTOGRAM_BIN, "views": hist},
+            "worst": [v for _, _, v in self.worst],
+            "over": self.over,
+        }
+
+
+def _worst(named: list[dict], summary: ViewSummary | None) -> dict | None:
+    """The view drawing the most, the first in order (named views, then chunk views row by row)."""
+    best = max(named, key=lambda v: v["triangles"]) if named else None
+    if summary is not None and summary.worst:
+        top = summary.worst[0][2]
+        if best is None or top["triangles"] > best["triangles"]:
+            best = top
+    return best
+
+
+def _view_findings(views: list[dict], summary: ViewSummary | None = None) -> list[dict]:
+    """WORLD_CHUNK_BUDGET: the worst view over the budget, among ``views`` and the chunk views."""
+    over_named = [v for v in views if v["triangles"] > FRAME_BUDGET]
+    n_over = len(over_named) + (summary.over_count if summary is not None else 0)
+    if not n_over:
+        return []
+    worst = _worst(over_named, summary)
+    assert worst is not None
+    parts = ", ".join(f"{k} {worst[k]}" for k in ("ground", "skirts", "water", "flora", "entities") if worst[k])
+    others = f"; {n_over - 1} other view(s) over too" if n_over > 1 else ""
+    kept = ""
+    if worst["window"]["triangles"] < worst["triangles"]:
+        sx, sz = worst["kept"]
+        kept = (f" with the chunks the engine keeps loaded {'east' if sx > 0 else 'west'} and "
+                f"{'south' if sz > 0 else 'north'} of its window (the window alone: "
+                f"{worst['window']['triangles']})")
+    return [finding("WORLD_CHUNK_BUDGET", WARNING, f"view {worst['name']} (focus cell {worst['focus']}) "
+                    f"draws {worst['triangles']} triangles{kept}, over the {FRAME_BUDGET} a console draws "
+                    f"per frame ({parts}){others}", view=worst["name"], triangles=worst["triangles"],
+                    **_where_cell(*worst["focus"]))]
+
+
+def _view_lines(views: list[dict]) -> bytes:
+    """Views as JSON Lines (one view's JSON a line)."""
+    return "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in views).encode("utf-8")
 
 
 def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_models: Iterable[str] = (),
-                 at: Iterable[tuple[int, int]] = (), all_views: bool = False,
+                 at: Iterable[tuple[int, int]] = (), all_views: bool = False, views_file: str | None = None,
                  progress: Progress | None = None) -> dict[str, Any]:
     """The inspect world report of a generator's world (without name, source and status).
 
     ``models`` maps model names to their drawing figures; a model the world uses that is not
-    there is missing (or invalid when named in ``invalid_models``)."""
+    there is missing (or invalid when named in ``invalid_models``). ``views`` holds the named
+    views (the start cell, every place, ``at``); ``all_views`` adds a view at the centre of every
+    chunk, summed up in ``all_views`` (:class:`ViewSummary`); ``views_file``: every view written
+    there as JSON Lines (one view a line: the named ones, then the chunk views row by row), in
+    bounded memory."""
     p = gen.p
     findings: list[dict] = []
     findings += _prefab_findings(gen)
@@ -254,16 +352,37 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
     cells: list[tuple[str, tuple[int, int]]] = [("start", (0, 0))]
     cells += [(f"place {pl.name}", (pl.x, pl.z)) for pl in p.places]
     cells += [(f"at {x},{z}", (int(x), int(z))) for x, z in at]
-    if all_views:
-        c, e = p.chunk, p.extent
-        cells += [(f"chunk {cx},{cz}", (cx * c + c // 2, cz * c + c // 2))
-                  for cz in range(-e, e) for cx in range(-e, e)]
     drawer = Drawer(gen, models, cam)
+    views = drawer.views(cells)
+    summary = None
     if all_views:  # row by row: the rows a view loads stay cached for the next rows' views
         drawer.cache = max(drawer.cache, (2 * view + 4) * 2 * p.extent)
-    views, budget = _view_findings(gen, drawer, cells, progress)
-    findings += budget
-    worst = max(views, key=lambda v: v["triangles"])
+        chunks = ChunkCentres(p.chunk, p.extent)
+        summary = ViewSummary(len(chunks))
+
+    def lines() -> Iterator[bytes]:
+        yield _view_lines(views)
+        if summary is not None:
+            for batch in drawer.view_batches(chunks, progress=progress):
+                summary.add(batch)
+                if views_file is not None:
+                    yield _view_lines(batch)
+
+    if views_file is not None:
+        from veduta.base.fsutil import write_output
+
+        write_output(views_file, lines())
+    else:
+        for _ in lines():
+            pass
+    findings += _view_findings(views, summary)
+    worst = _worst(views, summary)
+    assert worst is not None
+    extra: dict[str, Any] = {}
+    if summary is not None:
+        extra["all_views"] = summary.report()
+    if views_file is not None:
+        extra["views_file"] = views_file
     return {
         "world": {"seed": p.seed, "cell": p.cell_mm / 1000.0, "chunk": p.chunk, "extent": p.extent, "view": view,
                   "cells": p.cells},
@@ -280,6 +399,7 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
         "models": {name: {"triangles": list(m.triangles), "lod_distances": list(m.distances),
                           "draw_distance": m.draw_distance} for name, m in sorted(models.items())},
         "views": views,
+        **extra,
         "worst_view": {"name": worst["name"], "triangles": worst["triangles"]},
         "findings": ranked(findings),
     }
@@ -361,14 +481,23 @@ def load_world(project: Project, name: str) -> tuple[Any, dict[str, Any], dict]:
 
 
 def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (), all_views: bool = False,
-                  sheet: str | None = None, image: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+                  sheet: str | None = None, image: bool = False, views_file: str | None = None,
+                  progress: Progress | None = None) -> dict[str, Any]:
     """Inspect world ``name`` of ``project``: ``{"name", "source", "status" ("ok", "findings" when an
     error finding exists, "invalid", "missing"), "errors", ...report_world..., "findings"}``.
 
     ``at``: more focus cells to evaluate views at; ``all_views``: a view at the centre of every
-    chunk; ``sheet``: write the sheet (the map around the origin, findings marked) to this PNG
-    file (its path is then in the report as "sheet"); ``image``: the sheet's PNG bytes in the
-    report as "png" (the faces send or write it; ``--json`` shows the rest)."""
+    chunk, summed up in ``all_views`` (``views`` keeps the named views); ``views_file``: every view
+    written there as JSON Lines (the report names it as "views_file"); ``sheet``: write the sheet
+    (the map around the origin, findings marked) to this PNG file (its path is then in the report
+    as "sheet"); ``image``: the sheet's PNG bytes in the report as "png" (the faces send or write
+    it; ``--json`` shows the rest)."""
+    if views_file is not None:
+        from veduta.base.argtypes import wrong_suffix
+        from veduta.base.errors import UsageError
+
+        if wrong_suffix(views_file, ".jsonl"):
+            raise UsageError(f"views file {wrong_suffix(views_file, '.jsonl')}")
     world, prefabs, head = load_world(project, name)
     if world is None:
         return head
@@ -380,7 +509,8 @@ def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (
 
             raise UsageError(f"focus cell {x},{z} is outside world {name}: its cells are {-n}..{n - 1} on x and z")
     models, invalid, _ = _model_draws(project, needed_models(gen))
-    out = head | report_world(gen, models, invalid_models=invalid, at=at, all_views=all_views, progress=progress)
+    out = head | report_world(gen, models, invalid_models=invalid, at=at, all_views=all_views,
+                               views_file=views_file, progress=progress)
     out["status"] = "findings" if has_error(out["findings"]) else "ok"
     if sheet is not None or image:
         from veduta.base.fsutil import write_output

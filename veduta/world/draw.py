@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -1268,21 +1268,32 @@ class Drawer:
 
     def views(self, cells: list[tuple[str, tuple[int, int]]], kept: bool = True,
               progress: Progress | None = None) -> list[dict[str, Any]]:
-        """:meth:`view` of many ``(name, cell)``, in batches of :data:`VIEW_BATCH`: the chunks of a
+        """:meth:`view` of many ``(name, cell)``, in batches of :data:`VIEW_BATCH`
+        (:meth:`view_batches`, joined)."""
+        out: list[dict[str, Any]] = []
+        for batch in self.view_batches(cells, kept, progress):
+            out += batch
+        return out
+
+    def view_batches(self, cells: Sequence[tuple[str, tuple[int, int]]], kept: bool = True,
+                     progress: Progress | None = None) -> Iterator[list[dict[str, Any]]]:
+        """:meth:`view` of many ``(name, cell)``, batch after batch of :data:`VIEW_BATCH` (a caller
+        that keeps only what it needs of each batch holds one batch at a time): the chunks of a
         batch computed first, in one pass (:meth:`prepare`; those of the previous batches that
         are still cached are not computed again: give cells row by row), then each view sums what
-        its chunks hold. ``progress(done, total, message)`` after each batch."""
-        out: list[dict[str, Any]] = []
+        its chunks hold. ``progress(done, total, "views")`` after each batch."""
+        done = 0
         for b in range(0, len(cells), VIEW_BATCH):
             batch = cells[b:b + VIEW_BATCH]
             xs = np.asarray([cell[0] for _, cell in batch], dtype=np.int64)
             zs = np.asarray([cell[1] for _, cell in batch], dtype=np.int64)
             _, _, ccx, ccz, inside = self._slots(xs, zs, kept)
             self.prepare(set(zip(ccx[inside].tolist(), ccz[inside].tolist(), strict=True)))
-            out += self._view_batch(batch, kept)
+            got = self._view_batch(list(batch), kept)
+            done += len(got)
+            yield got
             if progress is not None:
-                progress(len(out), len(cells), "views")
-        return out
+                progress(done, len(cells), "views")
 
     def view(self, cell: tuple[int, int], name: str = "", kept: bool = True) -> dict[str, Any]:
         """The triangles drawn from a view whose focus is ``cell``: the camera placed relative to
