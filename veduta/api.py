@@ -166,12 +166,13 @@ def world_query(project: Project, world: str, cell: tuple[int, int]) -> dict[str
 
 
 def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: tuple[int, int] = (256, 256),
-              scale: int | None = None) -> dict[str, Any]:
-    """The top-down map of *size* cells around cell *at*: metadata and ``"png"`` (bytes)."""
+              scale: int | None = None, progress: Progress | None = None) -> dict[str, Any]:
+    """The top-down map of *size* cells around cell *at*: metadata and ``"png"`` (bytes).
+    ``progress(rows done, rows, message)`` as the rows of cells are computed (LAYOUT.md)."""
     from veduta.cook.cooked import load_world
     from veduta.tools.world_query import world_map as run
 
-    return run(lambda name: load_world(project, name), world, at, size, scale)
+    return run(lambda name: load_world(project, name), world, at, size, scale, progress)
 
 
 def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tuple = (), all_views: bool = False,

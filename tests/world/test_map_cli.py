@@ -25,6 +25,19 @@ def test_map_bytes_are_identical_for_identical_input(example):
     assert set(img.info) <= {"dpi"} and not img.info  # no metadata
 
 
+def test_map_in_strips_is_the_map_in_one_pass(example, monkeypatch):
+    """The map computes its cells a strip of rows at a time (progress after each): the same
+    pixels as one pass, over a part of the world with water and a site crossing a strip's edge."""
+    from veduta.tools import mapimage
+
+    whole = render_map(example, (30, -47), (96, 80), scale=2)
+    heard = []
+    monkeypatch.setattr(mapimage, "MAP_STRIP", 7)
+    strips = render_map(example, (30, -47), (96, 80), scale=2, progress=lambda *a: heard.append(a))
+    assert png_bytes(strips) == png_bytes(whole)
+    assert heard[0] == (7, 80, "map rows") and heard[-1] == (80, 80, "map rows") and len(heard) == 12
+
+
 def test_map_scale_and_content(example):
     img = render_map(example, (-30, 20), (64, 64), scale=2)
     assert img.size == (128, 128)

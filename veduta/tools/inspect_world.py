@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from veduta.base.findings import ERROR, NOTE, WARNING, finding, has_error, ranked, source_errors
+from veduta.base.progress import tell
 from veduta.world.checks import place_findings, place_footprint
 from veduta.world.draw import (
     FRAME_BUDGET,
@@ -143,11 +144,13 @@ def inspected_area(gen: Generator) -> tuple[int, int, int, int]:
     return lo, lo, hi - lo, hi - lo
 
 
-def _area_findings(gen: Generator, area: tuple[int, int, int, int]) -> list[dict]:
-    """Rules that do nothing in the inspected area; vegetation areas outside the world."""
+def _area_findings(gen: Generator, area: tuple[int, int, int, int], progress: Progress | None = None) -> list[dict]:
+    """Rules that do nothing in the inspected area; vegetation areas outside the world (stage 2 of
+    inspect world's progress: its second half)."""
     p = gen.p
     out = []
     x0, z0, w, h = area
+    tell(progress, 2.5, STAGES, "biomes of the inspected area")
     seen = np.bincount(gen.biomes(x0, z0, w, h).ravel(), minlength=len(p.biome_names)) > 0
     present = {b for b, s in zip(p.biome_names, seen.tolist(), strict=True) if s}
     span = f"cells [{x0}, {z0}] to [{x0 + w - 1}, {z0 + h - 1}]"
@@ -184,6 +187,7 @@ def _area_findings(gen: Generator, area: tuple[int, int, int, int]) -> list[dict
     for i, rule in enumerate(p.sites):
         if not any(name in gen.prefabs for name in rule.prefabs):
             continue  # WORLD_PREFAB_MISSING says it
+        tell(progress, 2.75 + 0.25 * i / len(p.sites), STAGES, f"site rule {rule.tag} in the inspected area")
         s = rule.spacing
         reasons: Counter[str] = Counter()
         kept = 0
@@ -205,6 +209,8 @@ def _area_findings(gen: Generator, area: tuple[int, int, int, int]) -> list[dict
     return out
 
 
+#: the stages of inspect world's progress (then, with ``all_views``, the chunk views counted)
+STAGES = 4
 #: chunk views of ``all_views`` listed in full in the report: those drawing the most
 WORST_VIEWS = 20
 #: focus cells of the chunk views over the budget listed in the report (``over_budget`` counts all)
@@ -326,12 +332,15 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
     """The inspect world report of a generator's world (without name, source and status).
 
     ``models`` maps model names to their drawing figures; a model the world uses that is not
-    there is missing (or invalid when named in ``invalid_models``). ``views`` holds the named
+    there is missing (or invalid when named in ``invalid_models``). ``progress`` hears stages 2
+    to 4 of :data:`STAGES` (inspect_world's first two: loading, models), or with ``all_views``
+    stages 2 and 3 then the chunk views counted (``done`` of every chunk). ``views`` holds the named
     views (the start cell, every place, ``at``); ``all_views`` adds a view at the centre of every
     chunk, summed up in ``all_views`` (:class:`ViewSummary`); ``views_file``: every view written
     there as JSON Lines (one view a line: the named ones, then the chunk views row by row), in
     bounded memory."""
     p = gen.p
+    tell(progress, 2, STAGES, "places, rules and the inspected area")
     findings: list[dict] = []
     findings += _prefab_findings(gen)
     findings += _place_findings(gen)
@@ -348,11 +357,12 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
             f"reach {radius:g} m when the focus stands at its chunk's edge (shorten far or size, or raise view)",
             reach_m=round(reach, 3), loaded_m=radius))
     area = inspected_area(gen)
-    findings += _area_findings(gen, area)
+    findings += _area_findings(gen, area, progress)
     cells: list[tuple[str, tuple[int, int]]] = [("start", (0, 0))]
     cells += [(f"place {pl.name}", (pl.x, pl.z)) for pl in p.places]
     cells += [(f"at {x},{z}", (int(x), int(z))) for x, z in at]
     drawer = Drawer(gen, models, cam)
+    tell(progress, 3, STAGES, "views")
     views = drawer.views(cells)
     summary = None
     if all_views:  # row by row: the rows a view loads stay cached for the next rows' views
@@ -375,6 +385,8 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
     else:
         for _ in lines():
             pass
+    if summary is None:
+        tell(progress, STAGES, STAGES, "report")
     findings += _view_findings(views, summary)
     worst = _worst(views, summary)
     assert worst is not None
@@ -498,6 +510,7 @@ def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (
 
         if wrong_suffix(views_file, ".jsonl"):
             raise UsageError(f"views file {wrong_suffix(views_file, '.jsonl')}")
+    tell(progress, 0, STAGES, "world and prefabs (cooked if stale)")
     world, prefabs, head = load_world(project, name)
     if world is None:
         return head
@@ -508,6 +521,7 @@ def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (
             from veduta.base.errors import UsageError
 
             raise UsageError(f"focus cell {x},{z} is outside world {name}: its cells are {-n}..{n - 1} on x and z")
+    tell(progress, 1, STAGES, "models")
     models, invalid, _ = _model_draws(project, needed_models(gen))
     out = head | report_world(gen, models, invalid_models=invalid, at=at, all_views=all_views,
                                views_file=views_file, progress=progress)

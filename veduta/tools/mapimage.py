@@ -13,6 +13,7 @@ import io
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from veduta.base.progress import Progress, tell
 from veduta.world.cover import SCATTER, VEGETATION
 from veduta.world.intmath import strhash
 
@@ -68,19 +69,16 @@ def label_box(draw: ImageDraw.ImageDraw, xy: tuple[int, int], text: str, font) -
     return left - 1, top - 1, right + 1, bottom + 1
 
 
-def render_map(gen, at: tuple[int, int] = (0, 0), size: tuple[int, int] = (256, 256),
-               scale: int | None = None, boxes: list | None = None) -> Image.Image:
-    """Map of the size[0] x size[1] cells centred on cell ``at``; ``scale`` pixels per cell
-    (default: 1024 // the larger side, clamped to 1..8). ``boxes``: a list that gets the box of
-    every label drawn (so that more labels can be placed beside them)."""
-    w, h = int(size[0]), int(size[1])
-    x0, z0 = int(at[0]) - w // 2, int(at[1]) - h // 2
-    if scale is None:
-        scale = min(8, max(1, 1024 // max(w, h)))
+#: rows of cells a map computes at once (its layers; progress after each strip)
+MAP_STRIP = 256
+
+
+def _map_pixels(gen, x0: int, z0: int, w: int, h: int) -> np.ndarray:
+    """(h, w, 3) uint8: the map's colour of each cell of a rectangle (biome shaded by relief,
+    water, prefab trees, outside the world dimmed), from one :meth:`Generator.layers`."""
     p = gen.p
     lay = gen.layers(x0, z0, w, h)
     g = lay.ground
-
     palette = np.asarray([biome_colour(n, gr) for n, gr in zip(p.biome_names, p.biome_grounds)], dtype=np.int64)
     rgb = palette[lay.biome]  # (h, w, 3)
     # hill shading, light from the north-west: brighter where the ground rises toward +x and +z
@@ -102,7 +100,26 @@ def render_map(gen, at: tuple[int, int] = (0, 0), size: tuple[int, int] = (256, 
     zs = np.arange(z0, z0 + h)
     outside = ~(((xs >= -n) & (xs < n))[None, :] & ((zs >= -n) & (zs < n))[:, None])
     rgb = np.where(outside[:, :, None], rgb >> 1, rgb)
-    rgb = np.clip(rgb, 0, 255).astype(np.uint8)
+    return np.clip(rgb, 0, 255).astype(np.uint8)
+
+
+def render_map(gen, at: tuple[int, int] = (0, 0), size: tuple[int, int] = (256, 256),
+               scale: int | None = None, boxes: list | None = None,
+               progress: Progress | None = None) -> Image.Image:
+    """Map of the size[0] x size[1] cells centred on cell ``at``; ``scale`` pixels per cell
+    (default: 1024 // the larger side, clamped to 1..8). ``boxes``: a list that gets the box of
+    every label drawn (so that more labels can be placed beside them). The cells are computed
+    :data:`MAP_STRIP` rows at a time, ``progress(rows done, rows, "map rows")`` after each."""
+    w, h = int(size[0]), int(size[1])
+    x0, z0 = int(at[0]) - w // 2, int(at[1]) - h // 2
+    if scale is None:
+        scale = min(8, max(1, 1024 // max(w, h)))
+    p = gen.p
+    rgb = np.zeros((h, w, 3), dtype=np.uint8)
+    for r in range(0, h, MAP_STRIP):
+        n = min(MAP_STRIP, h - r)
+        rgb[r:r + n] = _map_pixels(gen, x0, z0 + r, w, n)
+        tell(progress, r + n, h, "map rows")
     if scale > 1:
         rgb = np.repeat(np.repeat(rgb, scale, axis=0), scale, axis=1)
         # chunk borders, faint
@@ -136,7 +153,7 @@ def render_map(gen, at: tuple[int, int] = (0, 0), size: tuple[int, int] = (256, 
             continue
         draw.ellipse((cx - r, cz - r, cx + r, cz + r), outline=VEG_AREA, width=1)
         labels.append(((cx + 3, cz + 4), v.name, (140, 230, 140)))
-    for s in lay.structures:
+    for s in gen.structs.in_rect(x0, z0, w, h, gen.margin):  # as gen.layers(x0, z0, w, h) has them
         if s.x1 <= x0 or s.z1 <= z0 or s.x0 >= x0 + w or s.z0 >= z0 + h:
             continue
         colour = PLACE if s.kind == "place" else SITE

@@ -9,9 +9,12 @@ worlds made in memory.  Cells are whole numbers; a bad argument raises
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veduta.base.errors import UsageError, clip, quote
+
+if TYPE_CHECKING:
+    from veduta.base.progress import Progress
 
 LoadWorld = Callable[[str], tuple[Any, dict[str, Any]]]
 
@@ -81,8 +84,8 @@ def default_scale(size: Sequence[int]) -> int:
 
 
 def world_map(load_world: LoadWorld, world: str, at: Sequence[int] = (0, 0), size: Sequence[int] = (256, 256),
-              scale: int | None = None) -> dict[str, Any]:
-    """The top-down map of *size* cells centred on cell *at*.
+              scale: int | None = None, progress: Progress | None = None) -> dict[str, Any]:
+    """The top-down map of *size* cells centred on cell *at* (*progress*: rows of cells done).
 
     ``{"world", "at", "size", "origin": the cell at the top-left pixel, "scale": pixels per cell,
     "width", "height": pixels, "png": the image (bytes)}``; the faces write or send ``png`` and
@@ -99,7 +102,7 @@ def world_map(load_world: LoadWorld, world: str, at: Sequence[int] = (0, 0), siz
     if w * h * s * s > MAX_MAP_PIXELS:
         raise UsageError(f"{w} x {h} cells at scale {s} is {w * s} x {h * s} pixels, over the {MAX_MAP_PIXELS} "
                          f"pixel limit (4096 x 4096): lower the scale or the size")
-    img = render_map(gen, at, size, s)
+    img = render_map(gen, at, size, s, progress=progress)
     return {"world": world, "at": list(at), "size": list(size),
             "origin": [at[0] - size[0] // 2, at[1] - size[1] // 2], "scale": s,
             "width": img.size[0], "height": img.size[1], "png": png_bytes(img)}

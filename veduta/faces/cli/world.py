@@ -108,11 +108,17 @@ def cmd_map(args, load_world: LoadWorld) -> int:
     if path.is_dir():
         return tell(args.json, f"cannot write {path}: it is a folder (--out names the PNG file to write)", 1,
                     "veduta world map")
+    from veduta.faces.cli.common import progress_line
+
+    line = progress_line()
     try:
-        data = world_map(load_world, args.world, args.at, _map_cells(args), args.scale)
+        data = world_map(load_world, args.world, args.at, _map_cells(args), args.scale, progress=line)
         write_output(str(path), data.pop("png"))  # no folder is made
     except (OSError, VedutaError) as e:
         return tell(args.json, str(e), 2 if isinstance(e, (UsageError, ConfigError)) else 1, "veduta world map")
+    finally:
+        if line is not None:
+            line.close()
     if args.json:
         print(json.dumps(data, indent=2))
     else:
