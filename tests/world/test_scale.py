@@ -620,3 +620,58 @@ def test_inspect_world_all_reports_progress(tmp_path):
     r = api.inspect_world(game, "valley", all_views=True, progress=lambda *a: calls.append(a))
     assert r["status"] in ("ok", "findings") and len(r["views"]) == 3 and r["all_views"]["views"] == 1024
     assert calls[-1] == (1024, 1024, "views")
+
+
+def _stderr_on_a_terminal(argv: list[str], cwd: str) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of ``veduta ARGV`` run with its standard error on a pseudo
+    terminal (its standard output a pipe, as ``veduta ... --json > file`` in a shell)."""
+    import os
+    import select
+    import subprocess
+    import sys
+
+    master, slave = os.openpty()
+    p = subprocess.Popen([sys.executable, "-m", "veduta", *argv], cwd=cwd, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=slave, env=dict(os.environ, PYTHONPATH=str(REPO)))
+    os.close(slave)
+    err = b""
+    while True:
+        ready, _, _ = select.select([master], [], [], 1.0)
+        if ready:
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            err += chunk
+        elif p.poll() is not None:
+            break
+    out = p.communicate(timeout=600)[0].decode()
+    os.close(master)
+    return p.returncode, out, err.decode(errors="replace")
+
+
+def test_progress_on_a_terminal_only(tmp_path):
+    """The CLI shows a progress line on standard error when it is a terminal (inspect world --all:
+    its stages, then the views counted; world map: its rows), cleared at the end; into a pipe,
+    nothing but the report."""
+    import subprocess
+    import sys
+
+    game = _sample_game(tmp_path)
+    valley = Path(game.source_path("worlds/valley.vworld"))
+    valley.write_text(valley.read_text().replace('"extent": 64', '"extent": 16', 1).replace(
+        '"cell": [-800, 0],  "radius": 640', '"cell": [-100, 0],  "radius": 20'))
+    code, out, err = _stderr_on_a_terminal(["inspect", "world", "valley", "--all", "--json"], game.root)
+    assert code in (0, 1) and json.loads(out)["all_views"]["views"] == 1024, err
+    shown = [t.strip() for t in err.split("\r") if t.strip()]
+    assert shown and shown[0].startswith("world and prefabs (cooked if stale): 0%"), err
+    assert all(t.endswith("%") for t in shown), err
+    assert err.endswith("\r") and not err.split("\r")[-2].strip(), repr(err[-200:])  # the line cleared
+    code, out, err = _stderr_on_a_terminal(["world", "map", "valley", "--size", "512,512", "--out", "m.png"],
+                                           game.root)
+    assert code == 0 and "m.png: " in out and "map rows: " in err, err
+    piped = subprocess.run([sys.executable, "-m", "veduta", "inspect", "world", "valley", "--all", "--json"],
+                           cwd=game.root, capture_output=True, text=True, env={"PYTHONPATH": str(REPO)})
+    assert piped.stderr == "" and json.loads(piped.stdout)["all_views"]["views"] == 1024
