@@ -257,11 +257,12 @@ def _runs_many(flat: np.ndarray, key: np.ndarray) -> np.ndarray:
 
 
 def chunk_grounds(gen: Generator, keys: list[tuple[int, int]], ground: np.ndarray, biome: np.ndarray,
-                  water: np.ndarray) -> list[ChunkGround]:
+                  water: np.ndarray, table: np.ndarray | None = None) -> list[ChunkGround]:
     """:class:`ChunkGround` of many chunks at once: ``keys`` (cx, cz), their vertex ground (k, c + 1,
     c + 1), cell biomes (k, c, c) and vertex water levels (k, c + 1, c + 1). The levels of detail
     (:func:`finest_grid`, :func:`level_quads`), skirts and water of :func:`chunk_ground`, with
-    arrays over the stack."""
+    arrays over the stack. ``table``: a (k, 3, len(GRIDS)) int64 array that gets each chunk's
+    :attr:`ChunkDraw.table`."""
     c = gen.p.chunk
     k = len(keys)
     grids = grids_for(c)
@@ -300,6 +301,14 @@ def chunk_grounds(gen: Generator, keys: list[tuple[int, int]], ground: np.ndarra
     y_min = (ground.min(axis=(1, 2)) - depths.max(axis=1)).tolist()
     y_max = np.maximum(gmax, np.where(wcell, wlev, np.iinfo(np.int64).min).max(axis=(1, 2))).tolist()
     level_of = np.where(wcell, wlev, 0)
+    if table is not None:  # level j: grid GRIDS[j] from the finest drawn one, the coarsest beyond
+        first = np.searchsorted(np.asarray(grids), g0)
+        for j in range(len(GRIDS)):
+            at = np.minimum(first + j, len(grids) - 1)
+            gj = np.asarray(grids)[at]
+            table[:, 0, j] = np.choose(at, [np.asarray(tris[g]) for g in grids])
+            table[:, 1, j] = 2 * n_skirts * (c // gj)
+            table[:, 2, j] = wtris
     out = []
     g0s, dl, ns, wt = g0.tolist(), depths.tolist(), n_skirts.tolist(), wtris.tolist()
     for i, (cx, cz) in enumerate(keys):
@@ -774,14 +783,7 @@ class ChunkDraw:
     structures: tuple[Any, ...]  # structures (sites, places) whose footprint touches the chunk
     #: (3, len(GRIDS)) triangles of the ground, skirts and water at level j (the coarsest drawn
     #: level for j beyond them)
-    table: np.ndarray = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        cg = self.ground
-        last = len(cg.grids) - 1
-        self.table = np.asarray([[cg.triangles[min(j, last)] for j in range(len(GRIDS))],
-                                 [cg.skirt_triangles[min(j, last)] for j in range(len(GRIDS))],
-                                 [cg.water_triangles] * len(GRIDS)], dtype=np.int64)
+    table: np.ndarray = field(repr=False)
 
 
 class Drawer:
@@ -926,7 +928,22 @@ class Drawer:
         G = sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
         Wl = sliding_window_view(water, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
         B = lay.biome.reshape(nz, c, nx, c).transpose(0, 2, 1, 3).reshape(k, c, c)
-        grounds = chunk_grounds(gen, keys, G, B, Wl)
+        table = np.zeros((k, 3, len(GRIDS)), dtype=np.int64)
+        grounds = chunk_grounds(gen, keys, G, B, Wl, table)
+        # the boxes (chunk_box's arithmetic, with arrays)
+        cm = p.cell_mm
+        kx = np.asarray([key[0] for key in keys], dtype=np.int64) * c * cm / 1000.0
+        kz = np.asarray([key[1] for key in keys], dtype=np.int64) * c * cm / 1000.0
+        side = c * cm / 1000.0
+        ylo = np.asarray([cg.y_min for cg in grounds], dtype=np.int64) / 1000.0
+        yhi = np.asarray([cg.y_max for cg in grounds], dtype=np.int64) / 1000.0
+        boxes = np.stack([np.stack([kx, ylo, kz], axis=1), np.stack([kx + side, yhi, kz + side], axis=1)], axis=1)
+        # the structures touching each chunk, in the layers' order
+        touching: list[list[Any]] = [[] for _ in range(k)]
+        for st in lay.structures:
+            for j in range(max(st.z0 // c, cz0), min(-(-st.z1 // c), cz0 + nz)):
+                for i in range(max(st.x0 // c, cx0), min(-(-st.x1 // c), cx0 + nx)):
+                    touching[(j - cz0) * nx + (i - cx0)].append(st)
         # things, each with the chunk it belongs to
         cid_of = ((np.arange(H) // c)[:, None] * nx + (np.arange(W) // c)[None, :])
         parts: list[tuple[np.ndarray, Things]] = []
@@ -973,9 +990,7 @@ class Drawer:
                 th = Things(*(f[a:b] for f in fields))
             else:
                 th = Things.of(np.zeros((0, 3)), [], [])
-            structs = tuple(s for s in lay.structures
-                            if s.x0 < cx * c + c and s.x1 > cx * c and s.z0 < cz * c + c and s.z1 > cz * c)
-            out.append((key, ChunkDraw(grounds[i], chunk_box(gen, grounds[i]), th, structs)))
+            out.append((key, ChunkDraw(grounds[i], boxes[i], th, tuple(touching[i]), table[i])))
         return out
 
     def _instances(self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray,
@@ -1284,12 +1299,12 @@ class Drawer:
         its chunks hold. ``progress(done, total, "views")`` after each batch."""
         done = 0
         for b in range(0, len(cells), VIEW_BATCH):
-            batch = cells[b:b + VIEW_BATCH]
-            xs = np.asarray([cell[0] for _, cell in batch], dtype=np.int64)
-            zs = np.asarray([cell[1] for _, cell in batch], dtype=np.int64)
+            some = cells[b:b + VIEW_BATCH]
+            xs = np.asarray([cell[0] for _, cell in some], dtype=np.int64)
+            zs = np.asarray([cell[1] for _, cell in some], dtype=np.int64)
             _, _, ccx, ccz, inside = self._slots(xs, zs, kept)
             self.prepare(set(zip(ccx[inside].tolist(), ccz[inside].tolist(), strict=True)))
-            got = self._view_batch(list(batch), kept)
+            got = self._view_batch(list(some), kept)
             done += len(got)
             yield got
             if progress is not None:
