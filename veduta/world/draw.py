@@ -1076,13 +1076,26 @@ class Drawer:
         """Triangles each thing costs in its view (``view``: its index into ``eye`` and
         ``planes``); ``inside``: things known to be inside the view volume (not tested again)."""
         tris = np.zeros(len(M), dtype=np.int64)
-        if not len(M):
-            return tris
-        inside = np.zeros(len(M), dtype=bool) if inside is None else inside.copy()
+        sel, t = self._drawn_sel(Things(P, R, M, H, F), np.arange(len(M)), view, eye, planes, ortho, lens, size,
+                                 inside)
+        tris[sel] = t
+        return tris
+
+    def _drawn_sel(self, things: Things, ids: np.ndarray, view: np.ndarray, eye: np.ndarray, planes: np.ndarray,
+                   ortho: bool, lens: float, size: float,
+                   inside: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`_drawn` of the things ``things[ids]``, each in its view, as (the positions in
+        ``ids`` of those inside the view volume, the triangles each of them costs): only what a
+        thing's test needs is gathered for every thing, the rest for those inside."""
+        n = len(ids)
+        if not n:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        inside = np.zeros(n, dtype=bool) if inside is None else inside.copy()
         test = np.flatnonzero(~inside)
         if len(test):
-            tv, tP, tR = view[test], P[test], R[test]
-            px, py, pz, nr = tP[:, 0].copy(), tP[:, 1].copy(), tP[:, 2].copy(), -tR
+            tt, tv = ids[test], view[test]
+            px, py, pz = (things.pos[:, j].take(tt) for j in range(3))
+            nr = -things.radius.take(tt)
             cols = planes.transpose(1, 2, 0).copy()  # (planes, 4, views): each column one plane's
             ok = np.ones(len(test), dtype=bool)
             for k in range(planes.shape[1]):
@@ -1091,20 +1104,22 @@ class Drawer:
             inside[test] = ok
         sel_all = np.flatnonzero(inside)
         if not len(sel_all):
-            return tris
-        d = np.maximum(0.0, np.linalg.norm(P[sel_all] - eye[view[sel_all]], axis=1) - R[sel_all])
+            return sel_all, np.zeros(0, dtype=np.int64)
+        g = ids[sel_all]
+        F, H = things.flora[g], things.thin[g]
+        d = np.maximum(0.0, np.linalg.norm(things.pos[g] - eye[view[sel_all]], axis=1) - things.radius[g])
         de_all = np.full(d.shape, ORTHO_FACTOR * size) if ortho else d * lens
-        Ms = M[sel_all]
+        Ms = things.model[g]
+        tris = np.zeros(len(sel_all), dtype=np.int64)
         for mi in np.unique(Ms).tolist():
             pick = np.flatnonzero(Ms == mi)
-            sel = sel_all[pick]
             de = de_all[pick]
             model = self.models[self.names[mi]]
             level = model.level(de)
             t = self._tris[mi][level]
-            keep = model.drawn(de) & (~F[sel] | thin_keep(H[sel], level))
-            tris[sel] = np.where(keep, t, 0)
-        return tris
+            keep = model.drawn(de) & (~F[pick] | thin_keep(H[pick], level))
+            tris[pick] = np.where(keep, t, 0)
+        return sel_all, tris
 
     def _view_batch(self, cells: list[tuple[str, tuple[int, int]]], kept: bool = True) -> list[dict[str, Any]]:
         """:meth:`view` of many cells with arrays over all of them (their chunks prepared)."""
@@ -1178,11 +1193,10 @@ class Drawer:
         pslot = np.repeat(uk, m)
         pin = np.repeat(uin, m)
         tid = np.arange(int(m.sum()), dtype=np.int64) - np.repeat(np.cumsum(m) - m, m) + np.repeat(starts[uc], m)
-        F = allt.flora[tid]
-        tris = self._drawn(allt.pos[tid], allt.radius[tid], allt.model[tid], allt.thin[tid], F, eye, planes, pv,
-                           ortho, lens, size, pin)
+        sel, tris = self._drawn_sel(allt, tid, pv, eye, planes, ortho, lens, size, pin)
+        F = allt.flora[tid[sel]]
         flat = np.zeros((4, V * K), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
-        at_slot = pv * K + pslot
+        at_slot = pv[sel] * K + pslot[sel]
         for row, w in enumerate((tris * F, tris * ~F, (tris > 0) & F, (tris > 0) & ~F)):
             flat[row] = np.bincount(at_slot, weights=w, minlength=V * K).astype(np.int64)
         per = flat.reshape(4, V, K)
