@@ -784,6 +784,8 @@ class ChunkDraw:
     #: (3, len(GRIDS)) triangles of the ground, skirts and water at level j (the coarsest drawn
     #: level for j beyond them)
     table: np.ndarray = field(repr=False)
+    #: (2, 3) metres: min and max of the things' bounding spheres (zeros when none)
+    things_box: np.ndarray = field(repr=False)
 
 
 class Drawer:
@@ -975,6 +977,7 @@ class Drawer:
             pos = np.stack([pa.x_mm[mask], pa.y_mm[mask], pa.z_mm[mask]], axis=-1) / 1000.0
             parts.append((cid_of[mask], Things.of(pos, self._rad[mi] * pa.scale[mask] / 1000.0, np.full(n, mi),
                                                   hash2_grid(r.key, xs, zs)[mask])))
+        tboxes = np.zeros((k, 2, 3))
         if parts:
             cid = np.concatenate([q[0] for q in parts])
             things = Things.join([q[1] for q in parts])
@@ -982,6 +985,10 @@ class Drawer:
             cid = cid[order]
             cuts = np.searchsorted(cid, np.arange(k + 1))
             fields = [getattr(things, f)[order] for f in ("pos", "radius", "model", "thin", "flora")]
+            has = np.flatnonzero(cuts[1:] > cuts[:-1])
+            if len(has):
+                tboxes[has, 0] = np.minimum.reduceat(fields[0] - fields[1][:, None], cuts[has], axis=0)
+                tboxes[has, 1] = np.maximum.reduceat(fields[0] + fields[1][:, None], cuts[has], axis=0)
         out = []
         for i, key in enumerate(keys):
             cx, cz = key
@@ -990,7 +997,7 @@ class Drawer:
                 th = Things(*(f[a:b] for f in fields))
             else:
                 th = Things.of(np.zeros((0, 3)), [], [])
-            out.append((key, ChunkDraw(grounds[i], boxes[i], th, tuple(touching[i]), table[i])))
+            out.append((key, ChunkDraw(grounds[i], boxes[i], th, tuple(touching[i]), table[i], tboxes[i])))
         return out
 
     def _instances(self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray,
@@ -1172,14 +1179,7 @@ class Drawer:
         # (spheres) are all outside a plane of the view's volume is skipped whole, one whose
         # things are all inside every plane needs no plane test
         counts = np.asarray([len(ch.things.model) for ch in chunks] or [0], dtype=np.int64)
-        starts = np.concatenate([[0], np.cumsum(counts)])[:-1]
-        allt = Things.join([ch.things for ch in chunks]) if chunks else Things.of(np.zeros((0, 3)), [], [])
-        tb = np.zeros((max(1, nk), 2, 3))
-        has = np.flatnonzero(counts[:nk] > 0)
-        if len(has):
-            lo_pts, hi_pts = allt.pos - allt.radius[:, None], allt.pos + allt.radius[:, None]
-            tb[has, 0] = np.minimum.reduceat(lo_pts, starts[has], axis=0)
-            tb[has, 1] = np.maximum.reduceat(hi_pts, starts[has], axis=0)
+        tb = np.stack([ch.things_box for ch in chunks]) if chunks else np.zeros((1, 2, 3))
         tbv = tb[ci]
         nrm, dd = planes[vv, :, :3], planes[vv, :, 3]
         hi_side = (np.where(nrm >= 0, tbv[:, None, 1, :], tbv[:, None, 0, :]) * nrm).sum(axis=2) + dd
@@ -1188,11 +1188,17 @@ class Drawer:
         in_all = (lo_side > SURE).all(axis=1)
         use = (counts[ci] > 0) & ~out_all
         uv, uk, uc, uin = vv[use], kk[use], ci[use], in_all[use]
+        # the things of the chunks some view uses, joined
+        used = np.unique(uc)
+        allt = (Things.join([chunks[i].things for i in used.tolist()]) if len(used)
+                else Things.of(np.zeros((0, 3)), [], []))
+        starts = np.concatenate([[0], np.cumsum(counts[used])])[:-1]
         m = counts[uc]
         pv = np.repeat(uv, m)
         pslot = np.repeat(uk, m)
         pin = np.repeat(uin, m)
-        tid = np.arange(int(m.sum()), dtype=np.int64) - np.repeat(np.cumsum(m) - m, m) + np.repeat(starts[uc], m)
+        tid = (np.arange(int(m.sum()), dtype=np.int64) - np.repeat(np.cumsum(m) - m, m)
+               + np.repeat(starts[np.searchsorted(used, uc)], m))
         sel, tris = self._drawn_sel(allt, tid, pv, eye, planes, ortho, lens, size, pin)
         F = allt.flora[tid[sel]]
         flat = np.zeros((4, V * K), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
