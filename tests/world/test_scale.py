@@ -626,30 +626,13 @@ def _stderr_on_a_terminal(argv: list[str], cwd: str) -> tuple[int, str, str]:
     """(exit status, stdout, stderr) of ``veduta ARGV`` run with its standard error on a pseudo
     terminal (its standard output a pipe, as ``veduta ... --json > file`` in a shell)."""
     import os
-    import select
-    import subprocess
     import sys
 
-    master, slave = os.openpty()
-    p = subprocess.Popen([sys.executable, "-m", "veduta", *argv], cwd=cwd, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=slave, env=dict(os.environ, PYTHONPATH=str(REPO)))
-    os.close(slave)
-    err = b""
-    while True:
-        ready, _, _ = select.select([master], [], [], 1.0)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            err += chunk
-        elif p.poll() is not None:
-            break
-    out = p.communicate(timeout=600)[0].decode()
-    os.close(master)
-    return p.returncode, out, err.decode(errors="replace")
+    from tests.terminal import stderr_on_a_terminal
+
+    code, out, err = stderr_on_a_terminal([sys.executable, "-m", "veduta", *argv], cwd,
+                                          env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=600)
+    return code, out, err.decode(errors="replace")
 
 
 def test_progress_on_a_terminal_only(tmp_path):

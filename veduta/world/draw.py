@@ -49,6 +49,8 @@ THIN_SHIFT = 8
 THIN_BITS = 8
 #: chunks whose drawing data a Drawer keeps (least recently used dropped first)
 CHUNK_CACHE = 4096
+#: structures whose things a Drawer keeps (least recently used dropped first)
+STRUCTURE_CACHE = 4096
 #: chunks computed at once (a rectangle of them: one Generator.layers)
 RECT_CHUNKS = 256
 #: views whose chunks are computed together (Drawer.views)
@@ -805,7 +807,9 @@ class Drawer:
         self.cache = CHUNK_CACHE
         self._templates: dict[str, list] = {}
         self._roots: dict[str, list[list[float]]] = {}
-        self._structs: dict[str, Things] = {}
+        #: the things of the structures met lately (least recently used dropped first: a walk over
+        #: a large world meets each once, and keeps only those near it)
+        self._structs: OrderedDict[str, Things] = OrderedDict()
         self.missing_models: set[str] = set()
         self._tris = [np.asarray(self.models[n].triangles, dtype=np.int64) for n in self.names]
         self._rad = np.asarray([self.models[n].radius for n in self.names] or [0.0])
@@ -849,6 +853,10 @@ class Drawer:
 
             got = self._entities(structure_entities(self.gen, s))
             self._structs[s.name] = got
+            if len(self._structs) > STRUCTURE_CACHE:
+                self._structs.popitem(last=False)
+        else:
+            self._structs.move_to_end(s.name)
         return got
 
     def chunk(self, cx: int, cz: int) -> ChunkDraw:
