@@ -411,3 +411,23 @@ def test_without_the_sdk_the_message_names_an_install_command_that_works(sample_
     check = subprocess.run([*command[:4], "--no-index", "--dry-run", command[4]], capture_output=True, text=True,
                            timeout=300)
     assert check.returncode == 0, check.stderr
+
+
+def test_check_and_cook_take_strict_as_the_cli_does(sample_game):
+    """The gate over MCP: ``strict`` makes a warning fail check and cook, as --strict does."""
+    paint = sample_game / "assets/models/crate.vmodel"
+    paint.write_text(paint.read_text().replace('"crate_wood"', '"crate_wod"'))  # a warning
+
+    async def body(s):
+        return [await s.call_tool(tool, args) for tool, args in (
+            ("check", {"jobs": 1}), ("check", {"jobs": 1, "strict": True}),
+            ("cook", {"jobs": 1}), ("cook", {"jobs": 1, "strict": True}))]
+
+    check, check_strict, cook, cook_strict = serve(sample_game, body)
+    assert check.structured_content["ok"] and not check_strict.structured_content["ok"]
+    cli = cli_json(sample_game, "check", "-n", "1", "--strict")  # (after the cook: its sources are fresh)
+    assert check_strict.structured_content["diagnostics"] == cli["diagnostics"] and not cli["ok"]
+    assert [d["severity"] for d in check_strict.structured_content["diagnostics"]] == ["error"]
+    assert cook.structured_content["ok"] and cook.structured_content["summary"]["warnings"] == 1
+    summary = cook_strict.structured_content["summary"]
+    assert not cook_strict.structured_content["ok"] and summary["strict"] and summary["standing_warnings"] == 1
