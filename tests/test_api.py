@@ -22,7 +22,9 @@ def test_cook_returns_summary_and_every_diagnostic_and_prints_nothing(game, here
     r = api.cook(here)
     assert capsys.readouterr().out == ""
     assert r["ok"] is False
-    assert r["summary"] == {"cooked": 3, "up_to_date": 0, "restored": 0, "failed": 1, "removed": []}
+    assert r["summary"] == {"cooked": 3, "up_to_date": 0, "restored": 0, "failed": 1, "removed": [],
+                            "with_failed_dependency": 0,
+                            "warnings": 0, "standing_warnings": 0, "strict": False}
     d = r["diagnostics"]
     assert {x["file"] for x in d} == {"assets/models/crate.vmodel"}
     assert {"file": "assets/models/crate.vmodel", "line": 5, "col": 68, "path": "parts[1].segments",

@@ -453,3 +453,23 @@ def test_deps_rename_and_report_over_mcp(sample_game):
     assert r["rename"].structured_content["written"] is True
     assert (sample_game / "assets/materials/wood.vmaterial").is_file()
     assert not (sample_game / "assets/materials/bark.vmaterial").exists()
+
+
+def test_check_and_cook_take_strict_as_the_cli_does(sample_game):
+    """The gate over MCP: ``strict`` makes a warning fail check and cook, as --strict does."""
+    paint = sample_game / "assets/models/crate.vmodel"
+    paint.write_text(paint.read_text().replace('"crate_wood"', '"crate_wod"'))  # a warning
+
+    async def body(s):
+        return [await s.call_tool(tool, args) for tool, args in (
+            ("check", {"jobs": 1}), ("check", {"jobs": 1, "strict": True}),
+            ("cook", {"jobs": 1}), ("cook", {"jobs": 1, "strict": True}))]
+
+    check, check_strict, cook, cook_strict = serve(sample_game, body)
+    assert check.structured_content["ok"] and not check_strict.structured_content["ok"]
+    cli = cli_json(sample_game, "check", "-n", "1", "--strict")  # (after the cook: its sources are fresh)
+    assert check_strict.structured_content["diagnostics"] == cli["diagnostics"] and not cli["ok"]
+    assert [d["severity"] for d in check_strict.structured_content["diagnostics"]] == ["error"]
+    assert cook.structured_content["ok"] and cook.structured_content["summary"]["warnings"] == 1
+    summary = cook_strict.structured_content["summary"]
+    assert not cook_strict.structured_content["ok"] and summary["strict"] and summary["standing_warnings"] == 1

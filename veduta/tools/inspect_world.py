@@ -226,6 +226,14 @@ def _view_findings(gen: Generator, drawer: Drawer, cells: list[tuple[str, tuple[
     return views, out
 
 
+def error_findings(gen: Generator, models: Mapping[str, ModelDraw], invalid_models: Iterable[str] = ()) -> list[dict]:
+    """The error findings :func:`report_world` gives (missing or invalid prefabs and models, places
+    outside, in water, in a biome their prefab does not list, overlapping or too close), without
+    drawing a view: what ``veduta check --strict`` runs on a world."""
+    found = _prefab_findings(gen) + _place_findings(gen) + _model_findings(gen, models, invalid_models)
+    return [f for f in found if f["severity"] == ERROR]
+
+
 def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_models: Iterable[str] = (),
                  at: Iterable[tuple[int, int]] = (), all_views: bool = False,
                  progress: Progress | None = None) -> dict[str, Any]:
@@ -304,7 +312,7 @@ def _cooked(project: Project, kind: str, name: str, index=None) -> tuple[Any, st
     return got.record, got.status, got.messages
 
 
-def _model_draws(project: Project, names: Iterable[str]) -> tuple[dict[str, ModelDraw], set[str], dict[str, dict]]:
+def model_draws(project: Project, names: Iterable[str]) -> tuple[dict[str, ModelDraw], set[str], dict[str, dict]]:
     from veduta.tools.inspect_model import inspect_model
 
     models, invalid, reports = {}, set(), {}
@@ -379,7 +387,7 @@ def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (
             from veduta.base.errors import UsageError
 
             raise UsageError(f"focus cell {x},{z} is outside world {name}: its cells are {-n}..{n - 1} on x and z")
-    models, invalid, _ = _model_draws(project, needed_models(gen))
+    models, invalid, _ = model_draws(project, needed_models(gen))
     out = head | report_world(gen, models, invalid_models=invalid, at=at, all_views=all_views, progress=progress)
     out["status"] = "findings" if has_error(out["findings"]) else "ok"
     if sheet is not None or image:

@@ -49,7 +49,7 @@ def cmd_cook(args) -> int:
     try:
         # --json: the whole result as one object, instead of what doit cook prints
         result = api.cook(_project(args), sources, args.jobs, echo=None if args.json else sys.stdout,
-                          fmt=args.format)
+                          fmt=args.format, strict=True if args.strict else None)
     except KeyboardInterrupt:
         from veduta.cook.tasks import INTERRUPTED
 
@@ -150,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_format_option(c)
     c.add_argument("--json", action="store_true",
                    help="the whole result (summary and diagnostics) as one JSON object")
+    c.add_argument("--strict", action="store_true",
+                   help="every warning fails the cook, exit 1 (also `strict = true` in [tool.veduta]); "
+                        "the cooked files are still written")
     c.set_defaults(func=cmd_cook)
 
     d = sub.add_parser("dump", help="print a cooked .vda file as JSON")

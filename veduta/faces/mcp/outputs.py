@@ -74,6 +74,11 @@ class CookSummary(TypedDict):
     restored: int
     failed: int
     removed: list[str]
+    with_failed_dependency: Annotated[int, Field(description="sources naming a source that failed")]
+    warnings: Annotated[int, Field(description="warnings the sources cooked in this call gave")]
+    standing_warnings: Annotated[int, Field(description="warnings of up-to-date sources, from their last "
+                                                        "cook (check lists them)")]
+    strict: Annotated[bool, Field(description="warnings failed the cook")]
 
 
 class Cook(TypedDict):
@@ -89,6 +94,8 @@ class Check(TypedDict):
     fresh: int
     errors: int
     warnings: int
+    strict: Annotated[bool, Field(description="warnings and inspect's error findings were errors")]
+    strict_errors: Annotated[int, Field(description="errors only strict made")]
     diagnostics: list[Diagnostic]
 
 

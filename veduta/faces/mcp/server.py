@@ -292,25 +292,32 @@ class Face:
             "(e.g. 'models/crate.vmodel'); omit to cook everything")] = None,
              jobs: Annotated[int | None, Field(
                  description="processes to compile in (1: in the server's own process, one source at a time); "
-                 "omit for one per core, as `doit cook` does", ge=1, le=MAX_JOBS)] = None
+                 "omit for one per core, as `doit cook` does", ge=1, le=MAX_JOBS)] = None,
+             strict: Annotated[bool | None, Field(
+                 description="true: every warning fails the cook (ok false; the cooked files are still "
+                 "written); omit for the game's `strict` setting in [tool.veduta]")] = None
              ) -> Annotated[CallToolResult, o.Cook]:
         """Cook the game's asset sources into .vda files (what `veduta cook` does): only what is stale. Returns
-        the summary (cooked, up_to_date, restored, failed, removed) and every diagnostic (file, line, col,
-        path, severity, message)."""
+        the summary (cooked, up_to_date, restored, failed, removed, with_failed_dependency, warnings,
+        standing_warnings, strict) and every diagnostic (file, line, col, path, severity, message)."""
         with self.t._cook_lock:
-            return self.t.call(ctx, api.cook, sources or None, jobs or 0)
+            return self.t.call(ctx, api.cook, sources or None, jobs or 0, strict=strict)
 
     def check(self, ctx: Context, sources: Annotated[list[str] | None, Field(
             description="source files, as paths under the game root or under assets/ (as cook takes them); "
             "omit to check everything")] = None,
               jobs: Annotated[int | None, Field(
                   description="processes to compile in; omit for one per core, as `veduta check` does",
-                  ge=1, le=MAX_JOBS)] = None) -> Annotated[CallToolResult, o.Check]:
+                  ge=1, le=MAX_JOBS)] = None,
+              strict: Annotated[bool | None, Field(
+                  description="true: every warning is an error, and so is every error finding of inspect for "
+                  "the models, prefabs and worlds checked (the CI gate); omit for the game's `strict` "
+                  "setting in [tool.veduta]")] = None) -> Annotated[CallToolResult, o.Check]:
         """Check every source (or those named) as the cook would, references included, writing nothing.
-        Returns ok, counts and every diagnostic (file, line, col, path, severity, message)."""
+        Returns ok, counts and every diagnostic (file, line, col, path, severity, message, code)."""
         from veduta.cook.ahead import cpu_count
 
-        return self.t.call(ctx, api.check, self.t.sources(sources), jobs=jobs or cpu_count())
+        return self.t.call(ctx, api.check, self.t.sources(sources), jobs=jobs or cpu_count(), strict=strict)
 
     def why(self, ctx: Context, sources: Annotated[list[str] | None, Field(
             description="source files, as paths under the game root or under assets/ (as cook takes them); "
