@@ -119,8 +119,8 @@ def test_a_huge_argument_is_quoted_in_part_with_its_length(game):
                                           'assets/models/'),
              (["export", "gltf", name, "--out", "x.glb"], 'veduta: no model "' + "x" * 40 + '..." (100000 '
                                                           'characters) under assets/models/'),
-             (["world", "query", "w", "1" + "0" * 5000 + ",0"], 'argument X,Z: "' + "1" + "0" * 39 + '..." (5003 '
-                                                                'characters) is far outside any world'),
+             (["world", "query", "w", "--at", "1" + "0" * 5000 + ",0"],
+              'argument --at/--cell: "' + "1" + "0" * 39 + '..." (5003 characters) is far outside any world'),
              (["inspect", "model", "crate", "--nope=" + name],
               "unrecognized arguments: --nope=" + "x" * 33 + "... (100007 characters)"),
              (["cook", f"models/{name}.vmodel"], "no such source")]

@@ -521,3 +521,54 @@ def test_views_many_at_once_equal_one_at_a_time(kept):
         assert any(v["flora"] for v in bulk) and any(v["entities"] for v in bulk), name
         if kept and camera is None:
             assert any(v["kept"] != [0, 0] for v in bulk), name
+
+
+# -- progress and cancellation ------------------------------------------------------------------------
+
+
+def _sample_game(tmp_path):
+    root = tmp_path / "game"
+    shutil.copytree(REPO / "assets", root / "assets", ignore=shutil.ignore_patterns(".cooked"))
+    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    return Project.at(str(root))
+
+
+@pytest.mark.parametrize("tool, args, kwargs", [
+    ("world_terrain", ("sea2", "sea", (-300, 0), 200), {"height": -0.5}),
+    ("world_remove", ("west_sea",), {}),
+    ("world_vegetation", ("ferns", 0.2), {"model": "grass_tuft", "cell": (0, 0), "radius": 40}),
+    ("world_place", ("inn", "cottage"), {"near": (-70, 0), "search": 40}),
+])
+def test_edits_report_progress_and_a_cancelled_one_writes_nothing(tmp_path, tool, args, kwargs):
+    from veduta.base.errors import Cancelled
+
+    game = _sample_game(tmp_path)
+    path = Path(game.source_path("worlds/valley.vworld"))
+    before = path.read_bytes()
+    calls = []
+    r = getattr(api, tool)(game, "valley", *args, dry_run=True, progress=lambda *a: calls.append(a), **kwargs)
+    assert not r["written"] and calls and all(isinstance(m, str) and m for _, _, m in calls)
+    assert [d for d, _, _ in calls] == sorted(d for d, _, _ in calls)  # done only grows
+
+    def cancel(done, total, message):
+        raise Cancelled()
+
+    with pytest.raises(Cancelled):
+        getattr(api, tool)(game, "valley", *args, progress=cancel, **kwargs)
+    assert path.read_bytes() == before
+    # and without a cancel, the same edit is written
+    assert getattr(api, tool)(game, "valley", *args, **kwargs)["written"]
+    assert path.read_bytes() != before
+
+
+def test_inspect_world_all_reports_progress(tmp_path):
+    game = _sample_game(tmp_path)
+    valley = Path(game.source_path("worlds/valley.vworld"))
+    text = valley.read_text().replace('"extent": 64', '"extent": 16', 1).replace(
+        '{ "name": "west_sea",      "kind": "sea",   "cell": [-800, 0],  "radius": 640, "height": -0.5 }',
+        '{ "name": "west_sea",      "kind": "sea",   "cell": [-100, 0],  "radius": 20, "height": -0.5 }')
+    valley.write_text(text)
+    calls = []
+    r = api.inspect_world(game, "valley", all_views=True, progress=lambda *a: calls.append(a))
+    assert r["status"] in ("ok", "findings") and len(r["views"]) == 3 + 1024
+    assert calls[-1][:2] == (len(r["views"]), len(r["views"])) and calls[-1][2] == "views"
