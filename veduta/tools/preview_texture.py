@@ -118,6 +118,12 @@ def preview_image(tex: Texture) -> Image.Image:
                   [(_checkered(lv, scale), f"{i}: {lv.shape[1]}x{lv.shape[0]}") for i, lv in enumerate(levels)])
     else:
         sheet.add(title, [])
+    if levels and tex.tiling:
+        tiled = np.tile(levels[0], (2, 2, 1))
+        scale = _scale_for(2 * tex.width, 2 * tex.height, 256)
+        sheet.add("tiled: level 0 repeated 2 x 2, so its seams meet in the middle" +
+                  (f" (shown x{scale})" if scale > 1 else ""),
+                  [(_checkered(tiled, scale), f"{2 * tex.width}x{2 * tex.height}")])
     cols, rows = tex.grid
     if levels and cols and rows:
         base = levels[0]

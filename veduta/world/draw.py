@@ -671,6 +671,21 @@ class Things:
 
 
 @dataclass
+class Judged:
+    """What the engine does with n things seen from a camera (:meth:`Drawer.judge`): ``inside``
+    the view volume (else culled), ``distance`` (effective, metres), ``level`` of the model drawn,
+    ``too_far`` (inside, past draw_distance), ``thinned`` (inside, near enough, a plant left out
+    by thinning), ``triangles`` drawn (0 when not drawn)."""
+
+    inside: np.ndarray
+    distance: np.ndarray
+    level: np.ndarray
+    too_far: np.ndarray
+    thinned: np.ndarray
+    triangles: np.ndarray
+
+
+@dataclass
 class ChunkDraw:
     """Everything of one chunk the view costing needs (cached per chunk by :class:`Drawer`)."""
 
@@ -780,6 +795,48 @@ class Drawer:
             self._chunks.popitem(last=False)
         return got
 
+    def judge(self, cam: Camera, planes: np.ndarray, things: Things) -> Judged:
+        """What the engine does with each thing seen from *cam* (*planes*: its view volume):
+        culled when the sphere around its model's bounds lies wholly outside the volume; else its
+        model's level by effective distance to the sphere, nothing past draw_distance, flora
+        thinned (:func:`thin_keep`)."""
+        P, R, M, H, F = things.pos, things.radius, things.model, things.thin, things.flora
+        n = len(M)
+        out = Judged(np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool),
+                     np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64))
+        if not n:
+            return out
+        eye = np.asarray(cam.eye)
+        inside = ((P @ planes[:, :3].T + planes[:, 3]) >= -R[:, None]).all(axis=1)
+        de = cam.effective(np.maximum(0.0, np.linalg.norm(P - eye, axis=1) - R))
+        out.inside, out.distance = inside, de
+        for mi in np.unique(M[inside]).tolist():
+            sel = inside & (M == mi)
+            model = self.models[self.names[mi]]
+            level = model.level(de[sel])
+            near = model.drawn(de[sel])
+            keep = near & (~F[sel] | thin_keep(H[sel], level))
+            out.level[sel] = level
+            out.too_far[sel] = ~near
+            out.thinned[sel] = near & ~keep
+            out.triangles[sel] = np.where(keep, self._tris[mi][level], 0)
+        return out
+
+    def chunks_seen(self, cam: Camera, planes: np.ndarray, chunks: list[ChunkDraw]) -> tuple[np.ndarray, ...]:
+        """(visible (n,) bool, effective distance (n,) metres, ground level (n,)) of chunks seen
+        from *cam*: a chunk is culled when its box lies wholly outside the view volume; its ground
+        is drawn at the level of its box's nearest point's effective distance."""
+        if not chunks:
+            return np.zeros(0, dtype=bool), np.zeros(0), np.zeros(0, dtype=np.int64)
+        eye = np.asarray(cam.eye)
+        boxes = np.stack([ch.box for ch in chunks])  # (n, 2, 3)
+        visible = _boxes_visible(planes, boxes)
+        dist = cam.effective(np.linalg.norm(np.clip(eye, boxes[:, 0], boxes[:, 1]) - eye, axis=1))
+        lod = lod_distance(self.gen)
+        level = np.array([ground_level(ch.ground, float(d), lod) for ch, d in zip(chunks, dist.tolist(), strict=True)],
+                         dtype=np.int64)
+        return visible, dist, level
+
     def view(self, cell: tuple[int, int], name: str = "", kept: bool = True) -> dict[str, Any]:
         """The triangles drawn from a view whose focus is ``cell``: the camera placed relative to
         the focus (:func:`focus_origin`), the loaded chunks around it, each loaded chunk culled
@@ -798,7 +855,6 @@ class Drawer:
         origin = focus_origin(gen, cell)
         cam = make_camera(self.camera, origin)
         planes = cam.planes()
-        eye = np.asarray(cam.eye)
         window_keys = loaded_chunks(gen, cell)
         sides = KEPT_SIDES if kept else ()
         keys = sorted(set(window_keys).union(*(loaded_chunks(gen, cell, k) for k in sides)),
@@ -808,14 +864,9 @@ class Drawer:
         n = len(chunks)
         # the ground of every chunk that may be loaded (0 when culled)
         ground = np.zeros((3, n), dtype=np.int64)  # ground, skirts, water
-        boxes = np.stack([ch.box for ch in chunks])  # (n, 2, 3)
-        visible = _boxes_visible(planes, boxes)
-        near = np.clip(eye, boxes[:, 0], boxes[:, 1])
-        dist = cam.effective(np.linalg.norm(near - eye, axis=1))
-        lod = lod_distance(gen)
+        visible, _, levels = self.chunks_seen(cam, planes, chunks)
         for i in np.flatnonzero(visible).tolist():
-            cg = chunks[i].ground
-            k = ground_level(cg, float(dist[i]), lod)
+            cg, k = chunks[i].ground, int(levels[i])
             ground[:, i] = (cg.triangles[k], cg.skirt_triangles[k], cg.water_triangles)
         # things: each chunk's, each structure's (spawned whole while a chunk it touches is
         # loaded) and the persistent entities, with the part they belong to
@@ -829,18 +880,8 @@ class Drawer:
             + [self._entities(_persistent(gen, origin))]
         things = Things.join(parts)
         owner = np.repeat(np.arange(len(parts)), [len(t.model) for t in parts])
-        P, R, M, H, F = things.pos, things.radius, things.model, things.thin, things.flora
-        tris = np.zeros(len(M), dtype=np.int64)
-        if len(M):
-            inside = ((P @ planes[:, :3].T + planes[:, 3]) >= -R[:, None]).all(axis=1)
-            de = cam.effective(np.maximum(0.0, np.linalg.norm(P - eye, axis=1) - R))
-            for mi in np.unique(M[inside]).tolist():
-                sel = inside & (M == mi)
-                model = self.models[self.names[mi]]
-                level = model.level(de[sel])
-                t = self._tris[mi][level]
-                keep = model.drawn(de[sel]) & (~F[sel] | thin_keep(H[sel], level))
-                tris[sel] = np.where(keep, t, 0)
+        F = things.flora
+        tris = self.judge(cam, planes, things).triangles
         per = np.zeros((4, len(parts)), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
         for row, w in enumerate((tris * F, tris * ~F, (tris > 0) & F, (tris > 0) & ~F)):
             per[row] = np.bincount(owner, weights=w, minlength=len(parts)).astype(np.int64)
