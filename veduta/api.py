@@ -152,9 +152,11 @@ def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: 
               scale: int | None = None) -> dict[str, Any]:
     """The top-down map of *size* cells around cell *at*: metadata and ``"png"`` (bytes)."""
     from veduta.cook.cooked import load_world
+    from veduta.tools.export.cooked import Cooked
+    from veduta.tools.export.looks import Looks
     from veduta.tools.world_query import world_map as run
 
-    return run(lambda name: load_world(project, name), world, at, size, scale)
+    return run(lambda name: load_world(project, name), world, at, size, scale, looks=Looks(Cooked(project)))
 
 
 def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tuple = (), all_views: bool = False,

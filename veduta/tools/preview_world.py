@@ -25,7 +25,6 @@ lower level, and the triangles by kind against the 1,200 a frame a console draws
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any

@@ -189,7 +189,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     from veduta.faces.cli.world import add_world_commands
 
-    add_world_commands(sub, lambda name: load_world(_project(None), name))
+    def draw_map(world, at, size, scale):
+        from veduta import api
+
+        return api.world_map(_project(None), world, at, size, scale)
+
+    add_world_commands(sub, lambda name: load_world(_project(None), name), draw_map)
 
     from veduta.faces.cli.assets import add_asset_commands
     from veduta.faces.cli.check import add_tool_commands

@@ -40,6 +40,11 @@ def _times(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
     return tuple((x * y + 127) // 255 for x, y in zip(a, b, strict=True))
 
 
+def hexrgb(c) -> str:
+    """``#rrggbb`` of an RGB(A) byte sequence."""
+    return "#" + "".join(f"{int(v):02x}" for v in list(c)[:3])
+
+
 def argb_rgba(argb: int) -> tuple[int, int, int, int]:
     return (argb >> 16) & 0xFF, (argb >> 8) & 0xFF, argb & 0xFF, (argb >> 24) & 0xFF
 
@@ -78,7 +83,7 @@ class Looks:
         from veduta.compile.image import unpack_argb
 
         albedo = argb_rgba(rec.albedo)
-        info: dict[str, Any] = {"material": name, "status": "ok", "albedo": "#%02x%02x%02x" % albedo[:3],
+        info: dict[str, Any] = {"material": name, "status": "ok", "albedo": hexrgb(albedo[:3]),
                                 "texture": rec.texture or None, "alpha": rec.alpha,
                                 "filter": "nearest" if rec.filter == 1 else "bilinear"}
         levels = None
@@ -90,11 +95,11 @@ class Looks:
                 levels = [unpack_argb(np.asarray(lv)) for lv in tex.images]
                 clamp = tex.wrap == 1
                 avg = texture_average(levels)
-                info["texture_average"] = "#%02x%02x%02x" % avg[:3]
+                info["texture_average"] = hexrgb(avg[:3])
                 colour = _times(albedo, avg)  # type: ignore[assignment]
             else:
                 info["status"] = "texture missing"
-        info["colour"] = "#%02x%02x%02x" % colour[:3]
+        info["colour"] = hexrgb(colour[:3])
         surface = raster.Surface(albedo=albedo, levels=levels, nearest=rec.filter == 1, clamp=clamp,
                                  alpha=rec.alpha, cutoff=float(rec.cutoff), two_sided=rec.cull == 1,
                                  unlit=bool(rec.unlit))
