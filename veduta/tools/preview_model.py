@@ -201,6 +201,7 @@ def preview_model(project: Project, name: str, out: str | None = None, size: int
     materials = sorted({n for t in tris for n in t.materials})
     return {"out": out, "bytes": len(data), "model": name, "width": img.width, "height": img.height,
             "size": size, "views": ["front", "side", "top", "perspective"], "levels": drawn,
+            "cells": [{"caption": cap, "box": box} for cap, box in sheet.boxes],
             "scale_px_per_m": round(scale, 4), "grid_m": step,
             "materials": [looks.look(m, f"model {name}").info for m in materials],
             "findings": cooked.findings, "messages": cooked.messages, "png": data}

@@ -87,6 +87,8 @@ class _Sheet:
             height += line + max((im.height for im, _ in cells), default=0) + line + PAD
         out = Image.new("RGBA", (width, height), BG)
         draw = ImageDraw.Draw(out)
+        #: where each cell went: (caption, [left, top, right, bottom])
+        self.boxes: list[tuple[str, list[int]]] = []
         y = PAD
         for heading, cells in self.rows:
             draw.text((PAD, y), heading, font=self.font, fill=INK)
@@ -95,6 +97,7 @@ class _Sheet:
             tallest = max((im.height for im, _ in cells), default=0)
             for im, cap in cells:
                 out.paste(im, (x, y))
+                self.boxes.append((cap, [x, y, x + im.width, y + im.height]))
                 draw.text((x, y + im.height + 1), cap, font=self.font, fill=DIM)
                 x += max(im.width, _text_size(self.font, cap)[0]) + GAP
             y += tallest + line + PAD

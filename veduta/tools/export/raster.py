@@ -20,8 +20,8 @@ RGB; sRGB bytes are decoded and encoded through tables built with basic operatio
 (:func:`srgb_tables`).
 
 Cameras are orthographic or perspective (:class:`View`); triangles crossing the near plane are
-clipped, fragments beyond the far plane dropped. Lines (:meth:`Frame.lines`) are drawn after the
-triangles and hidden where a triangle is nearer.
+clipped, fragments beyond the far plane dropped. Lines (:meth:`Frame.lines`: a ground grid) are
+drawn first, under every triangle.
 """
 
 from __future__ import annotations
@@ -269,21 +269,23 @@ class Frame:
         they face), normals ``(n, 3, 3)`` per corner (None: each triangle's own, flat), UVs ``(n, 3, 2)``
         (None: zeros), surface index (int, or ``(n,)``)."""
         p = np.asarray(positions, dtype=np.float64).reshape(-1, 3, 3)
-        n = len(p)
+        ok = np.isfinite(p).all(axis=(1, 2))
+        n = int(ok.sum())
         if not n:
             return
+        s = np.broadcast_to(np.asarray(surface, dtype=np.int64), (len(p),))[ok]
+        p = p[ok]
         if normals is None:
             nrm = unit(cross(p[:, 1] - p[:, 0], p[:, 2] - p[:, 0]))
             nr = np.repeat(nrm[:, None, :], 3, axis=1)
         else:
-            nr = unit(np.asarray(normals, dtype=np.float64).reshape(-1, 3, 3))
-        uv = np.zeros((n, 3, 2)) if uvs is None else np.asarray(uvs, dtype=np.float64).reshape(-1, 3, 2)
-        s = np.broadcast_to(np.asarray(surface, dtype=np.int64), (n,)).copy()
+            nr = unit(np.asarray(normals, dtype=np.float64).reshape(-1, 3, 3)[ok])
+        uv = np.zeros((n, 3, 2)) if uvs is None else np.asarray(uvs, dtype=np.float64).reshape(-1, 3, 2)[ok]
         self._tris.append((p, nr, uv, s))
 
     def lines(self, a: np.ndarray, b: np.ndarray, rgb: tuple[int, int, int]) -> None:
-        """Segments from points a to b ((n, 3) each, world metres), one pixel wide, hidden where a
-        triangle is nearer."""
+        """Segments from points a to b ((n, 3) each, world metres), one pixel wide, drawn under
+        every triangle (a grid on the ground under a model)."""
         self._lines.append((np.asarray(a, dtype=np.float64).reshape(-1, 3),
                             np.asarray(b, dtype=np.float64).reshape(-1, 3), rgb))
 
@@ -295,11 +297,11 @@ class Frame:
         out = np.empty((H, W, 3), dtype=np.float64)
         out[:] = to_linear(self.background)
         depth = np.full(H * W, -np.inf)
+        for a, b, rgb in self._lines:  # under every triangle
+            self._draw_lines(a, b, rgb, out)
         if self._tris:
             p, nrm, uv, surf = (np.concatenate([t[i] for t in self._tris]) for i in range(4))
             self._draw(p, nrm, uv, surf, out, depth)
-        for a, b, rgb in self._lines:
-            self._draw_lines(a, b, rgb, out, depth)
         if ss > 1:  # the mean of each ss x ss block, added in a fixed order
             sub = out.reshape(v.height, ss, v.width, ss, 3)
             acc = np.zeros((v.height, v.width, 3), dtype=np.float64)
@@ -440,7 +442,7 @@ class Frame:
             rgba[:, c] = rgba[:, c] * (b0 * li[:, 0, c] + b1 * li[:, 1, c] + b2 * li[:, 2, c])
         return rgba
 
-    def _draw_lines(self, a, b, rgb, out, depth) -> None:
+    def _draw_lines(self, a, b, rgb, out) -> None:
         v, ss = self.view, self.ss
         W, H = v.width * ss, v.height * ss
         va, vb = v.to_view(a), v.to_view(b)
@@ -455,8 +457,8 @@ class Frame:
                 behind = zp < v.near
                 s = np.where(behind, (v.near - zp) / np.where(zq == zp, 1.0, zq - zp), 0.0)
                 p[:] = p + (q - p) * s[:, None]
-        ax, ay, ak = v.project(va, ss)
-        bx, by, bk = v.project(vb, ss)
+        ax, ay, _ = v.project(va, ss)
+        bx, by, _ = v.project(vb, ss)
         n = np.ceil(np.maximum(np.abs(bx - ax), np.abs(by - ay))).astype(np.int64) + 1
         n = np.minimum(n, 4 * (W + H))
         seg = np.repeat(np.arange(len(n)), n)
@@ -464,16 +466,13 @@ class Frame:
         t = (np.arange(int(n.sum())) - start[seg]) / np.maximum(n[seg] - 1, 1)
         sx = ax[seg] + (bx[seg] - ax[seg]) * t
         sy = ay[seg] + (by[seg] - ay[seg]) * t
-        kk = ak[seg] + (bk[seg] - ak[seg]) * t
         px, py = np.floor(sx).astype(np.int64), np.floor(sy).astype(np.int64)
         flat = out.reshape(-1, 3)
         for oy in range(ss):
             for ox in range(ss):
                 qx, qy = px + ox - ss // 2, py + oy - ss // 2
                 ok = (qx >= 0) & (qx < W) & (qy >= 0) & (qy < H)
-                pix = qy[ok] * W + qx[ok]
-                seen = kk[ok] > depth[pix]
-                flat[pix[seen]] = to_linear(rgb)
+                flat[qy[ok] * W + qx[ok]] = to_linear(rgb)
 
     def _light(self, nrm: np.ndarray, surf: np.ndarray) -> np.ndarray:
         lt = self.light
