@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from veduta.tools.export import raster
 
 RED = (255, 0, 0, 255)

@@ -483,7 +483,8 @@ def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CE
     pic.marks = [m for m in marks if m.kind == "view"] + findings + pic.marks
     if named or every:
         pic.glyphs.append(Glyph("view", "cross", VIEW, "view: its focus cell, triangles drawn"))
-        pic.glyphs.append(Glyph("view_over", "cross", MARK[WARNING], f"view over the {FRAME_BUDGET:,} triangles a frame"))
+        pic.glyphs.append(Glyph("view_over", "cross", MARK[WARNING],
+                                f"view over the {FRAME_BUDGET:,} triangles a frame"))
     if drew_window:
         pic.glyphs.append(Glyph("window", "dashed", WINDOW, "chunks loaded around a view's focus"))
     if drew_camera:

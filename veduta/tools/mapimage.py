@@ -49,6 +49,7 @@ INK = (24, 24, 24)
 DIM = (110, 110, 110)
 PAD = 8
 LINE = 13
+AXES = "axes in cells: x east, z south"
 #: behind a light glyph in the legend (as the map is behind it)
 GLYPH_BG = (70, 100, 70)
 LEGEND_W = 200
@@ -245,6 +246,8 @@ class MapPicture:
         self.marks: list[Mark] = []
         self.glyphs: list[Glyph] = []
         self.counts: dict[str, int] = {}
+        #: boxes no label may cover (footprints)
+        self.clear: list[tuple[int, int, int, int]] = []
         self.img = self._cells()
         self.draw = ImageDraw.Draw(self.img)
         self._shapes()
@@ -316,6 +319,7 @@ class MapPicture:
             a, b = self.px(st.x0, st.z0)
             c2, d = self.px(st.x1, st.z1)
             self.draw.rectangle((a, b, max(a, c2 - 1), max(b, d - 1)), outline=colour, width=2 if s > 2 else 1)
+            self.clear.append((a, b, max(a + 1, c2), max(b + 1, d)))  # no label over a footprint
             kinds_s.add(st.kind)
             self._count("places" if st.kind == "place" else "sites")
             mx, my = min(max((a + c2) // 2, 0), W - 1), min(max((b + d) // 2, 0), H - 1)
@@ -363,7 +367,7 @@ class MapPicture:
         picture), "origin", "scale", "ticks" (cells between ticks), "scale_bar_m", "legend": [{"kind",
         "name", "text", "colour", "box"}], "labels": [{"text", "kind", "box", "lead"}], "dropped":
         [labels left out], "counts"}``."""
-        labels, dropped = place_labels(self.draw, self.font, self.marks, self.img.size, taken)
+        labels, dropped = place_labels(self.draw, self.font, self.marks, self.img.size, [*taken, *self.clear])
         for lb in labels:
             if lb["lead"]:
                 self.draw.line(lb["lead"], fill=(0, 0, 0), width=1)
@@ -390,7 +394,7 @@ class MapPicture:
         legend_h = LINE * (rows + 6) + 44
         notes = ["shading: light from the north-west", "ground higher: a little brighter"]
         legend_w = max([tw(g.text) + 20 for g in self.glyphs] + [tw(t) for t in notes] + [LEGEND_W])
-        width = max(legend_x + legend_w + PAD, PAD * 2 + tw(title))
+        width = max(legend_x + legend_w + PAD, PAD * 2 + tw(title), PAD * 2 + tw(AXES))
         height = max(my + H + LINE * 3 + PAD, my + legend_h + PAD)
         out = Image.new("RGB", (width, height), PAPER)
         out.paste(self.img, (mx, my))
@@ -407,8 +411,7 @@ class MapPicture:
             d.line([(mx - 4, py), (mx - 1, py)], fill=INK)
             t = str(z)
             d.text((mx - 6 - tw(t), min(max(py - 6, my - 2), my + H - 11)), t, fill=INK, font=font)
-        d.text((mx + W - tw("x (cells, east) >"), my + H + 4), "x (cells, east) >", fill=DIM, font=font)
-        d.text((PAD, my + H + 4), "z (cells, south) v", fill=DIM, font=font)
+        d.text((PAD, my + H + 4), AXES, fill=DIM, font=font)
         # scale bar: a round number of metres about a fifth of the map wide
         cell = self.gen.p.cell_mm / 1000.0
         metres = 1.0

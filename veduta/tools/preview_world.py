@@ -85,13 +85,6 @@ class Scene:
     model_index: dict[str, int]
 
 
-def _cell(value: Sequence[int], what: str) -> tuple[int, int]:
-    if (not isinstance(value, (list, tuple)) or len(value) != 2
-            or any(isinstance(v, bool) or not isinstance(v, int) for v in value)):
-        raise UsageError(f"{what} {value!r} is not a cell [x, z] (two integers)")
-    return int(value[0]), int(value[1])
-
-
 def _things(gen: Generator, drawer: Drawer, chunks: list[tuple[int, int]], origin) -> list[Thing]:
     """Every entity with a known model that the loaded chunks spawn (structures once, even when
     they touch several chunks), then the persistent entities; parents' positions added."""
@@ -325,8 +318,10 @@ def report_lines(world: str, sc: Scene, rep: dict[str, Any]) -> list[tuple[str, 
     return lines
 
 
-def picture(world: str, sc: Scene, rep: dict[str, Any], console: np.ndarray, large: np.ndarray | None) -> Image.Image:
-    """The console frame with the report under it, and the larger frame beside them."""
+def picture(world: str, sc: Scene, rep: dict[str, Any], console: np.ndarray, large: np.ndarray | None,
+            boxes: list[list[int]] | None = None) -> Image.Image:
+    """The console frame with the report under it, and the larger frame beside them; *boxes* gets
+    each frame's pixels in the picture (left, top, right, bottom)."""
     from PIL import Image, ImageDraw
 
     from veduta.tools.mapimage import _font
@@ -348,6 +343,8 @@ def picture(world: str, sc: Scene, rep: dict[str, Any], console: np.ndarray, lar
     y = PAD + line_h
     d.text((PAD, y), f"console frame, {cw} x {ch} px", fill=DIM, font=font)
     img.paste(Image.fromarray(console, "RGB"), (PAD, y + line_h))
+    if boxes is not None:
+        boxes.append([PAD, y + line_h, PAD + cw, y + line_h + ch])
     ty = y + line_h + ch + 4
     for text, colour in lines:
         d.text((PAD, ty), text, fill=colour, font=font)
@@ -356,6 +353,8 @@ def picture(world: str, sc: Scene, rep: dict[str, Any], console: np.ndarray, lar
         x = PAD + left_w + 2 * PAD
         d.text((x, y), f"the same view at {large.shape[1]} x {large.shape[0]} px", fill=DIM, font=font)
         img.paste(Image.fromarray(large, "RGB"), (x, y + line_h))
+        if boxes is not None:
+            boxes.append([x, y + line_h, x + large.shape[1], y + line_h + large.shape[0]])
     return img
 
 
@@ -372,11 +371,12 @@ def preview_world(project: Project, world: str, at: Sequence[int] = (0, 0), out:
     from veduta.tools.export.cooked import Cooked
     from veduta.tools.export.gltf import model_levels
     from veduta.tools.inspect_world import _model_draws, needed_models
+    from veduta.tools.world_query import check_cell
     from veduta.world.draw import Drawer
     from veduta.world.generator import Generator
     from veduta.world.params import prefab_names
 
-    at = _cell(at, "at")
+    at = check_cell(at, "at")
     if isinstance(scale, bool) or not isinstance(scale, int) or not 1 <= scale <= MAX_SCALE:
         raise UsageError(f"scale {scale!r} out of range [1, {MAX_SCALE}] (the larger frame is scale x 320 x 240)")
 
@@ -415,7 +415,8 @@ def preview_world(project: Project, world: str, at: Sequence[int] = (0, 0), out:
     if scale > 1:
         step(3, f"drawing the frame at {scale} x")
         large = painter.frame(sc, CONSOLE[0] * scale, CONSOLE[1] * scale, 2)
-    img = picture(world, sc, rep, console, large)
+    boxes: list[list[int]] = []
+    img = picture(world, sc, rep, console, large, boxes)
     from veduta.tools.mapimage import png_bytes
 
     data = png_bytes(img)
@@ -441,9 +442,9 @@ def preview_world(project: Project, world: str, at: Sequence[int] = (0, 0), out:
             row["grid"] = int(cg.grids[int(sc.level[i])])
         chunks.append(row)
     materials = sorted(set(gen.p.biome_grounds) | {n for m in tris.values() for t in m.values() for n in t.materials})
-    frames = [{"width": CONSOLE[0], "height": CONSOLE[1], "supersample": 1}]
+    frames = [{"width": CONSOLE[0], "height": CONSOLE[1], "supersample": 1, "box": boxes[0]}]
     if large is not None:
-        frames.append({"width": large.shape[1], "height": large.shape[0], "supersample": 2})
+        frames.append({"width": large.shape[1], "height": large.shape[0], "supersample": 2, "box": boxes[1]})
     return {"world": world, "at": list(at), "origin": [round(v, 4) for v in sc.origin], "camera": sc.camera,
             "frames": frames, "draw": rep, "chunks": chunks, "models": [per_model[k] for k in sorted(per_model)],
             "materials": [looks.look(m).info for m in materials if m],
