@@ -35,6 +35,15 @@ if TYPE_CHECKING:
     from veduta.tools.export.looks import Looks
     from veduta.world.generator import Generator
 
+RGB = tuple[int, int, int]
+
+
+def rgb3(c) -> RGB:
+    """The first three of a sequence of colour bytes, as ints."""
+    r, g, b = (int(v) for v in list(c)[:3])
+    return r, g, b
+
+
 #: a biome whose ground material is missing or does not cook
 NO_MATERIAL = (128, 128, 128)
 #: the engine's built-in water (terrain water ""), as the map shows it
@@ -93,7 +102,8 @@ class Palette:
 def palette(gen: Generator, looks: Looks | None) -> Palette:
     """The colours of *gen*'s biomes and water from their materials (*looks*; None: every biome
     mid grey, as if no material existed)."""
-    colours, info = [], []
+    colours: list[RGB] = []
+    info: list[dict[str, Any]] = []
     for name, ground in zip(gen.p.biome_names, gen.p.biome_grounds, strict=True):
         if looks is None or not ground:
             colours.append(NO_MATERIAL)
@@ -101,17 +111,17 @@ def palette(gen: Generator, looks: Looks | None) -> Palette:
                          "status": "missing" if ground else "no material"})
             continue
         look = looks.look(ground, f"biome {name}")
-        rgb = look.colour[:3] if look.info.get("status") != "missing" else NO_MATERIAL
-        colours.append(tuple(rgb))
+        rgb = rgb3(look.colour) if look.info.get("status") != "missing" else NO_MATERIAL
+        colours.append(rgb)
         info.append({"biome": name, **look.info, "colour": hexrgb(rgb)})
     wname = getattr(getattr(gen.world, "terrain", None), "water", "") or ""
     water, winfo = WATER, {"material": "", "status": "built-in", "colour": hexrgb(WATER)}
     if wname and looks is not None:
         look = looks.look(wname, "the terrain's water")
         if look.info.get("status") != "missing":
-            water = tuple(look.colour[:3])  # type: ignore[assignment]
+            water = rgb3(look.colour)
             winfo = {**look.info, "colour": hexrgb(water)}
-    return Palette(tuple(colours), water, tuple(info), winfo)  # type: ignore[arg-type]
+    return Palette(tuple(colours), water, tuple(info), winfo)
 
 
 # -- the cells -------------------------------------------------------------------------------------
@@ -311,7 +321,8 @@ class MapPicture:
             if 0 <= cx < W and 0 <= cz < H:
                 self.marks.append(Mark(cx, cz, 4, v.name, VEG_AREA, "vegetation"))
         kinds_s = set()
-        places, sites = [], []
+        places: list[Mark] = []
+        sites: list[Mark] = []
         for st in self.lay.structures:
             if st.x1 <= self.x0 or st.z1 <= self.z0 or st.x0 >= self.x0 + self.w or st.z0 >= self.z0 + self.h:
                 continue
@@ -336,7 +347,7 @@ class MapPicture:
         tree = (self.lay.owner_kind == SCATTER) | (self.lay.owner_kind == VEGETATION)
         if tree.any():
             base = np.asarray(self.pal.biomes[0] if self.pal.biomes else NO_MATERIAL, dtype=np.int64)
-            dark = tuple(int(v) for v in ((base * 3 + np.asarray(TREE)) >> 2))
+            dark = rgb3((base * 3 + np.asarray(TREE)) >> 2)
             self.glyphs.append(Glyph("prefab_cell", "swatch", dark, "darker cell: a scattered or vegetation prefab"))
         for k in ("hill", "plain", "lake", "sea"):
             if k in kinds:

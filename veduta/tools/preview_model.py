@@ -79,7 +79,7 @@ def _light(view: raster.View) -> raster.Light:
     r, u, f = (np.asarray(a) for a in (view.right, view.up, view.forward))
     x, y, z = LIGHT_VIEW
     d = raster.unit(np.array([r[i] * x + u[i] * y - f[i] * z for i in range(3)]))
-    return raster.Light(tuple(float(c) for c in d), LIGHT_COLOUR, AMBIENT)
+    return raster.Light(raster.vec3(d), LIGHT_COLOUR, AMBIENT)
 
 
 def _grid(frame: raster.Frame, centre: np.ndarray, reach: float, step: float, y: float, ticks: float) -> None:

@@ -197,9 +197,9 @@ def _view(sc: Scene, width: int, height: int) -> raster.View:
 def _light(world) -> raster.Light:
     lt = getattr(world, "light", None)
     if lt is None:
-        return raster.Light(tuple(raster.unit(np.array([0.4, 1.0, 0.3])).tolist()), (1.0, 1.0, 1.0), (0.25, 0.25, 0.25))
+        return raster.Light(raster.vec3(raster.unit(np.array([0.4, 1.0, 0.3]))), (1.0, 1.0, 1.0), (0.25, 0.25, 0.25))
     d = raster.unit(-np.asarray(lt.direction, dtype=np.float64))
-    return raster.Light(tuple(d.tolist()), tuple(float(c) for c in lt.color), tuple(float(c) for c in lt.ambient))
+    return raster.Light(raster.vec3(d), raster.vec3(lt.color), raster.vec3(lt.ambient))
 
 
 class Painter:
@@ -393,9 +393,10 @@ def preview_world(project: Project, world: str, at: Sequence[int] = (0, 0), out:
         if got is not None:
             prefabs[n] = got
     gen = Generator(rec, prefabs)
-    n = gen.p.cells
-    if not (-n <= at[0] < n and -n <= at[1] < n):
-        raise UsageError(f"start cell {at[0]},{at[1]} is outside world {world}: its cells are {-n}..{n - 1} on x and z")
+    cells = gen.p.cells
+    if not (-cells <= at[0] < cells and -cells <= at[1] < cells):
+        raise UsageError(f"start cell {at[0]},{at[1]} is outside world {world}: its cells are {-cells}..{cells - 1} "
+                         "on x and z")
     models, _, _ = _model_draws(project, needed_models(gen))
     drawer = Drawer(gen, models)
     step(1, "deciding what is drawn")

@@ -33,11 +33,14 @@ def texture_average(levels: list[np.ndarray]) -> tuple[int, int, int, int]:
     img = np.asarray(levels[0], dtype=np.int64)
     n = img.shape[0] * img.shape[1]
     total = img.reshape(-1, 4).sum(axis=0)
-    return tuple(int((t * 2 + n) // (2 * n)) for t in total.tolist())  # type: ignore[return-value]
+    r, g, b, a = (int((t * 2 + n) // (2 * n)) for t in total.tolist())
+    return r, g, b, a
 
 
-def _times(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple((x * y + 127) // 255 for x, y in zip(a, b, strict=True))
+def _times(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """Two RGBA byte colours multiplied as fractions, rounded."""
+    r, g, bl, al = ((x * y + 127) // 255 for x, y in zip(a, b, strict=True))
+    return r, g, bl, al
 
 
 def hexrgb(c) -> str:
@@ -96,19 +99,20 @@ class Looks:
                 clamp = tex.wrap == 1
                 avg = texture_average(levels)
                 info["texture_average"] = hexrgb(avg[:3])
-                colour = _times(albedo, avg)  # type: ignore[assignment]
+                colour = _times(albedo, avg)
             else:
                 info["status"] = "texture missing"
         info["colour"] = hexrgb(colour[:3])
         surface = raster.Surface(albedo=albedo, levels=levels, nearest=rec.filter == 1, clamp=clamp,
                                  alpha=rec.alpha, cutoff=float(rec.cutoff), two_sided=rec.cull == 1,
                                  unlit=bool(rec.unlit))
-        return Look(surface, colour, info)  # type: ignore[arg-type]
+        return Look(surface, colour, info)
 
 
 def material_colour(looks: Looks, name: str, used_by: str = "") -> tuple[int, int, int]:
     """The flat sRGB colour a map shows for material *name* (:class:`Looks`)."""
-    return looks.look(name, used_by).colour[:3]  # type: ignore[return-value]
+    r, g, b, _ = looks.look(name, used_by).colour
+    return r, g, b
 
 
 @dataclass

@@ -131,6 +131,15 @@ def apply(m: np.ndarray, p: np.ndarray, t=(0.0, 0.0, 0.0)) -> np.ndarray:
     return np.stack([x * m[i, 0] + y * m[i, 1] + z * m[i, 2] + t[i] for i in range(3)], axis=-1)
 
 
+Vec3 = tuple[float, float, float]
+
+
+def vec3(v) -> Vec3:
+    """Three floats of a sequence or array."""
+    x, y, z = (float(c) for c in v)
+    return x, y, z
+
+
 def dot3(a: np.ndarray, b) -> np.ndarray:
     """Dot products along the last axis, summed x, y, z in that order."""
     b = np.asarray(b, dtype=np.float64)
@@ -180,8 +189,8 @@ class View:
             r = cross(f, np.array([0.0, 0.0, -1.0]))
         r = unit(r)
         u = cross(r, f)
-        return cls(tuple(map(float, e)), tuple(map(float, r)), tuple(map(float, u)), tuple(map(float, f)), ortho,
-                   float(half_height), tan_deg(fov_deg / 2.0), float(near), float(far), int(width), int(height))
+        return cls(vec3(e), vec3(r), vec3(u), vec3(f), ortho, float(half_height), tan_deg(fov_deg / 2.0),
+                   float(near), float(far), int(width), int(height))
 
     def to_view(self, p: np.ndarray) -> np.ndarray:
         """World points (..., 3) in view space: x right, y up, z forward (depth)."""
