@@ -294,4 +294,6 @@ class PreviewTexture(TypedDict):
     levels: Annotated[int, Field(description="mip levels")]
     frames: Annotated[int, Field(description="sprite frames (0: no grid)")]
     clips: list[str]
+    tiled: Annotated[bool, Field(description="a tiling texture: level 0 is also shown tiled 2 x 2")]
+    cells: Annotated[list[Obj], Field(description="each image of the sheet: caption, box (pixels)")]
     messages: list[str]
