@@ -490,6 +490,12 @@ def bench_draw() -> dict:
     return dict(bd())
 
 
+def bench_pictures(repeat: int) -> dict:
+    from bench.pictures import bench_pictures as bp
+
+    return dict(bp(repeat))
+
+
 def bench_edit(repeat: int, where: str) -> dict:
     from bench.world_edit import bench_edit as be
 
@@ -634,7 +640,9 @@ def main(argv=None) -> int:
                 ("world drawing model", "world drawing model (ground LOD: median per chunk; inspect world: best "
                                         "warm run):", bench_draw),
                 ("world editing", f"world editing on valley (in-process, median of {args.repeat}; dry runs unless "
-                                  f"written):", lambda: bench_edit(args.repeat, args.dir)))
+                                  f"written):", lambda: bench_edit(args.repeat, args.dir)),
+                ("pictures", f"preview images (CPU of this process, median of {args.repeat}; ratio to a floor of the "
+                             f"same run):", lambda: bench_pictures(args.repeat)))
     for name, title, run in sections if not args.skip_compilers else ():
         try:
             figures = run()

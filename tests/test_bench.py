@@ -22,3 +22,12 @@ def test_world_editing_bench_reports_every_command(tmp_path):
     assert r["edit_floor_compile_valley_s"] > 0 and r["edit_place_and_remove_written_s"] > 0
     assert not list(tmp_path.iterdir())  # the copied game is gone
 
+
+
+def test_pictures_bench_reports_each_picture_against_its_floor():
+    from bench.pictures import bench_pictures
+
+    r = bench_pictures(1)
+    assert r["preview_world_320x240_s"] > 0 and r["preview_world_floor_drawing_model_s"] > 0
+    assert r["preview_model_512px_s"] > 0 and r["preview_model_floor_blank_sheet_s"] > 0
+    assert r["preview_world_ratio"].endswith("x") and r["preview_model_cells"] == 6
