@@ -39,7 +39,7 @@ def _cooked_digest(root: str) -> str:
 
 
 def _cook(root: str, jobs: int, env: dict) -> tuple[float, str]:
-    from bench.cook import _ENV
+    from bench.games import _ENV
 
     e = {k: v for k, v in _ENV.items() if not k.startswith(("VEDUTA_CACHE", "AWS_"))}
     e.update(env)
@@ -78,7 +78,7 @@ def _tiers(where: str):
 
 
 def bench_shared(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool = False) -> dict:
-    from bench.cook import _fresh, make_game, make_heavy_game
+    from bench.games import _fresh, make_game, make_heavy_game
 
     os.makedirs(where, exist_ok=True)
     root = os.path.abspath(tempfile.mkdtemp(prefix="bench-shared-", dir=where))

@@ -110,3 +110,18 @@ def test_dump_of_a_bad_file(game, tmp_path):
     cp = veduta(game, "dump", str(tmp_path / "x.vda"))
     assert cp.returncode == 1 and "bad magic" in cp.stderr
 
+
+
+def test_cache_prune_json_counts_what_goes_and_what_stays(game):
+    import json
+
+    veduta(game, "cook")
+    entries = json.loads(veduta(game, "cache", "info", "--json").stdout)["local"]["entries"]
+    assert entries > 0
+    dry = json.loads(veduta(game, "cache", "prune", "--days", "30", "--dry-run", "--json").stdout)
+    assert dry == {"days": 30.0, "dry_run": True, "removed": 0, "removed_bytes": 0, "kept": entries,
+                   "kept_bytes": dry["kept_bytes"]} and dry["kept_bytes"] > 0
+    gone = json.loads(veduta(game, "cache", "prune", "--days", "0", "--json").stdout)
+    assert gone["removed"] == entries and gone["kept"] == 0 and gone["removed_bytes"] == dry["kept_bytes"]
+    cp = veduta(game, "cache", "prune", "--days", "-1", "--json")
+    assert cp.returncode == 2 and json.loads(cp.stdout)["refused"] is True

@@ -95,6 +95,21 @@ def cache_info(project: Project, probe: bool = True) -> dict[str, Any]:
     return run(project, probe)
 
 
+def cache_prune(project: Project, days: float = 30.0, dry_run: bool = False) -> dict[str, Any]:
+    """Remove the local store's entries unused (not written or read) for *days* days:
+    ``{"days", "dry_run", "removed", "removed_bytes", "kept", "kept_bytes"}``."""
+    import os
+
+    from veduta.base.errors import UsageError
+    from veduta.cook.store import Store
+
+    if not days >= 0:
+        raise UsageError(f"{days!r} is not a number of days >= 0")
+    removed, rbytes, kept, kbytes = Store(os.path.join(project.cache, "store")).prune(days, dry_run=dry_run)
+    return {"days": days, "dry_run": dry_run, "removed": removed, "removed_bytes": rbytes, "kept": kept,
+            "kept_bytes": kbytes}
+
+
 def cache_push(project: Project) -> dict[str, Any]:
     """Upload the local store's valid entries that the shared cache lacks:
     ``{"url", "local", "present", "uploaded", "bytes", "skipped"}``."""

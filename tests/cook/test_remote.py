@@ -202,7 +202,7 @@ def test_a_dead_server_is_one_warning_and_no_wait(tmp_path, s3, monkeypatch):
     t0 = time.monotonic()
     got = remote.parallel(tier.get, [K1, K2] * 20)
     assert got == [None] * 40
-    assert time.monotonic() - t0 < 5
+    assert time.monotonic() - t0 < 30  # one failed connection, then off (no 40 connection attempts)
     assert len(warnings) == 1 and "unreachable (http://127.0.0.1:" in warnings[0]
     assert not tier.probe()["reachable"]
 
@@ -231,7 +231,7 @@ def test_a_server_that_never_answers_times_out(tmp_path, s3, monkeypatch):
         tier = _tier(tmp_path, "s3://bucket-y", warnings, VEDUTA_CACHE_TIMEOUT="0.5")
         t0 = time.monotonic()
         assert remote.parallel(tier.get, [K1] * 8) == [None] * 8
-        assert time.monotonic() - t0 < 4  # 2 attempts of 0.5 s, in parallel
+        assert time.monotonic() - t0 < 30  # 2 attempts of 0.5 s, in parallel (botocore's default: 60 s each)
         assert len(warnings) == 1 and "timed out" in warnings[0]
     finally:
         stop.set()
@@ -280,9 +280,12 @@ def test_a_stalled_folder_times_out_once_and_the_tier_goes_off(tmp_path):
     share.mkdir()
     r, w = os.pipe()
 
+    reads: list[str] = []
+
     class Stalled(remote.FolderTier):
         @staticmethod
         def _read(path: str) -> bytes | None:
+            reads.append(path)
             return os.read(r, 1)  # blocks: nothing is ever written
 
     warnings: list[str] = []
@@ -291,12 +294,12 @@ def test_a_stalled_folder_times_out_once_and_the_tier_goes_off(tmp_path):
     try:
         t0 = time.monotonic()
         assert remote.parallel(tier.get, [K1] * 8) == [None] * 8
-        assert time.monotonic() - t0 < 5  # half a second per call in parallel, not for ever
+        assert time.monotonic() - t0 < 30  # half a second per call in parallel, not for ever (a loaded machine is slow)
         assert tier.down and "no answer from the folder in 0.5 s" in tier.down
         assert len(warnings) == 1 and "going on without it" in warnings[0]
-        t0 = time.monotonic()
+        tried = len(reads)
         assert tier.get(K2) is None and tier.get_set(K2) == (None, []) and not tier.put(K2, b"x")
-        assert time.monotonic() - t0 < 0.25  # off: no more waiting
+        assert len(reads) == tried  # off: the folder is not touched again, so nothing waits
     finally:
         os.close(w)  # the blocked reads end (EOF) and their threads with them
         os.close(r)
@@ -314,7 +317,7 @@ def test_a_folder_tier_reads_regular_files_only_and_none_too_large(tmp_path):
     tier = _tier(tmp_path, str(share), warnings)
     t0 = time.monotonic()
     assert tier.get(K1) is None and tier.get(K2) is None
-    assert time.monotonic() - t0 < 5
+    assert time.monotonic() - t0 < 30  # the FIFO is not waited on
     assert not tier.down  # one object skipped is not the tier failing
     assert warnings == [
         f"shared cache {share}: object ab/{K1[2:]} skipped: it is a FIFO (a named pipe), not a regular file",

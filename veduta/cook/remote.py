@@ -160,8 +160,9 @@ class Tier:
         #: why the tier is off for the rest of this run (None while it works)
         self.down: str | None = None
         self._lock = threading.Lock()
-        self.gets = self.hits = self.puts = 0
-        self.bytes_in = self.bytes_out = 0
+        #: objects and bytes this run uploaded (the cook's closing note, cache push's report)
+        self.puts = 0
+        self.bytes_out = 0
 
     # -- the interface ---------------------------------------------------------------------
     def get(self, key: str) -> bytes | None:
@@ -177,11 +178,6 @@ class Tier:
         except Exception as exc:  # noqa: BLE001 - whatever the transport raises, the cook goes on
             self.fail(exc)
             return None
-        with self._lock:
-            self.gets += 1
-            if data is not None:
-                self.hits += 1
-                self.bytes_in += len(data)
         return data
 
     def put(self, key: str, data: bytes) -> bool:
@@ -224,10 +220,6 @@ class Tier:
             self.fail(exc)
             return None, []
         got = [m for name, m in members if m is not None and name == self.member_name(key, m)]
-        with self._lock:
-            self.gets += 1 + len(members)
-            self.hits += (whole is not None) + len(got)
-            self.bytes_in += len(whole or b"") + sum(map(len, got))
         return whole, got
 
     def keys(self) -> set[str]:

@@ -106,7 +106,7 @@ class SharedCache:
         self.settings = settings
         self.tier = remote.open_tier(settings, warn)
         self.local = Store(os.path.join(cache_dir, STORE_DIR))
-        self.fetched = self.rejected = self.uploaded = 0
+        self.uploaded = 0  # objects this run uploaded (the cook's closing note)
         self._lock = threading.Lock()
         self._pool: ThreadPoolExecutor | None = None
         self._queued: set[str] = set()
@@ -176,8 +176,6 @@ class SharedCache:
     def _take(self, kind, rel, cooked, key, deps, data, notes, mkey, local_manifest):
         why = check_output(data, kind, rel, key, deps)
         if why is not None:
-            with self._lock:
-                self.rejected += 1
             fix = "; this cook replaces it" if self.writing else ""
             notes.append(f"shared cache object {key[:12]} rejected: {why}{fix}")
             return [], notes
@@ -188,8 +186,6 @@ class SharedCache:
         self.local.put(key, data, cooked)
         if mkey is not None and (deps, key) not in local_manifest:
             self.local.put(mkey, _dump_manifest(local_manifest + [(deps, key)]))
-        with self._lock:
-            self.fetched += 1
         return [key], notes
 
     # -- after compiling -----------------------------------------------------------------------

@@ -1,17 +1,16 @@
 """``veduta cache info|prune|push``: the local store in cache/ and the shared tier behind it.
 
     veduta cache info [--json] [--no-probe]   local store, shared tier settings and reachability
-    veduta cache prune [--days N] [--dry-run]   remove local entries unused for N days
+    veduta cache prune [--days N] [--dry-run] [--json]   remove local entries unused for N days
     veduta cache push [--json]                  upload the local store's entries the shared tier lacks
 
-The core functions are ``veduta.api.cache_info`` and ``veduta.api.cache_push``.
+The core functions are ``veduta.api.cache_info``, ``cache_prune`` and ``cache_push``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 
 
 def _days(text: str) -> float:
@@ -69,12 +68,15 @@ def cmd_push(args) -> int:
 
 
 def cmd_prune(args) -> int:
-    from veduta.cook.store import Store
+    from veduta import api
 
-    store = Store(os.path.join(args.project().cache, "store"))
-    removed, rbytes, kept, kbytes = store.prune(args.days, dry_run=args.dry_run)
+    r = api.cache_prune(args.project(), args.days, dry_run=args.dry_run)
+    if args.json:
+        print(json.dumps(r, indent=2))
+        return 0
     verb = "would remove" if args.dry_run else "removed"
-    print(f"{verb} {removed} entries ({_mb(rbytes)}) unused for {args.days:g} days; kept {kept} ({_mb(kbytes)})")
+    print(f"{verb} {r['removed']} entries ({_mb(r['removed_bytes'])}) unused for {args.days:g} days; "
+          f"kept {r['kept']} ({_mb(r['kept_bytes'])})")
     return 0
 
 
@@ -91,6 +93,7 @@ def add_cache_commands(sub, project) -> None:
     kp = ksub.add_parser("prune", help="remove local entries unused for a number of days")
     kp.add_argument("--days", type=_days, default=30.0, help="unused for this many days (default 30)")
     kp.add_argument("--dry-run", action="store_true", help="only say what would go")
+    kp.add_argument("--json", action="store_true", help="print what was (or would be) removed and kept as JSON")
     kp.set_defaults(func=cmd_prune, project=project)
     ku = ksub.add_parser("push", help="upload the local store's entries that the shared cache lacks (seeding)")
     ku.add_argument("--json", action="store_true", help="print the result as JSON")
