@@ -43,11 +43,15 @@ def bench_pictures(repeat: int = 5) -> dict:
     from veduta.world.draw import Drawer
     from veduta.world.generator import Generator
 
+    here = os.getcwd()
     with tempfile.TemporaryDirectory() as tmp:
         root = os.path.join(tmp, "game")
         sample_game(root)
         project = Project.at(root)
-        api.cook(project, None, 1)
+        try:
+            api.cook(project, None, 1)
+        finally:
+            os.chdir(here)  # the in-process cook works from the game root
         at = (-66, 4)
         view = api.preview_world(project, "valley", at, None, 1)  # warm: cooked, imported
         gen = Generator(*load_world(project, "valley"))
