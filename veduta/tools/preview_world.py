@@ -87,9 +87,12 @@ class Scene:
 
 def _things(gen: Generator, drawer: Drawer, chunks: list[tuple[int, int]], origin) -> list[Thing]:
     """Every entity with a known model that the loaded chunks spawn (structures once, even when
-    they touch several chunks), then the persistent entities; parents' positions added."""
-    from veduta.world.draw import _persistent
+    they touch several chunks), then the persistent entities; parents' positions added; a plant's
+    growth hash from its rule and cell (world-generation.md, section 12), as the drawing model
+    thins with it."""
+    from veduta.world.draw import _persistent, entity_position
     from veduta.world.entities import chunk_entities
+    from veduta.world.intmath import hash2_np
 
     ents: list[dict] = []
     seen: set[str] = set()
@@ -102,28 +105,24 @@ def _things(gen: Generator, drawer: Drawer, chunks: list[tuple[int, int]], origi
     by = {e["name"]: e for e in ents}
     rules = {r.name: r for r in gen.p.vegetation}
     cm = gen.p.cell_mm
-    out = []
-    from veduta.world.intmath import hash2_np
-
+    out: list[Thing] = []
+    plants: dict[str, list[tuple[int, int, int]]] = {}  # rule -> (thing, x, z)
     for e in ents:
         name = e.get("model") or ""
         if not name or not e.get("visible", True) or name not in drawer.index:
             continue
-        p = np.asarray(e["position"], dtype=np.float64)
-        parent, hops = e.get("parent") or "", 0
-        while parent in by and hops < 16:
-            p = p + np.asarray(by[parent]["position"], dtype=np.float64)
-            parent, hops = by[parent].get("parent") or "", hops + 1
         flora = e.get("kind") == "flora" and e.get("source", {}).get("kind") == "plant"
-        thin = 0
         if flora:
-            r = rules[e["source"]["rule"]]
             x = int(round(float(e["position"][0]) * 1000)) // cm
             z = int(round(float(e["position"][2]) * 1000)) // cm
-            thin = int(hash2_np(r.key, np.array([x], np.int64), np.array([z], np.int64))[0])
-        out.append(Thing(e["name"], name, e.get("material") or "", p,
-                         tuple(float(v) for v in e.get("rotation_deg") or (0, 0, 0)),  # type: ignore[arg-type]
-                         tuple(float(v) for v in e.get("scale") or (1, 1, 1)), flora, thin))  # type: ignore[arg-type]
+            plants.setdefault(e["source"]["rule"], []).append((len(out), x, z))
+        out.append(Thing(e["name"], name, e.get("material") or "", entity_position(e, by),
+                         raster.vec3(e.get("rotation_deg") or (0, 0, 0)), raster.vec3(e.get("scale") or (1, 1, 1)),
+                         flora, 0))
+    for rule, cells in plants.items():
+        at = np.asarray(cells, dtype=np.int64)
+        for i, h in zip(at[:, 0].tolist(), hash2_np(rules[rule].key, at[:, 1], at[:, 2]).tolist(), strict=True):
+            out[i].thin = int(h)
     return out
 
 

@@ -670,6 +670,17 @@ class Things:
                      for f in ("pos", "radius", "model", "thin", "flora")))
 
 
+def entity_position(e: Mapping[str, Any], by: Mapping[str, Mapping[str, Any]]) -> np.ndarray:
+    """Where the drawing model puts entity *e* (metres): its position plus its parents' (*by*:
+    the entities by name), up to 16 parents."""
+    p = np.asarray(e["position"], dtype=np.float64)
+    parent, hops = e.get("parent") or "", 0
+    while parent in by and hops < 16:
+        p = p + np.asarray(by[parent]["position"], dtype=np.float64)
+        parent, hops = by[parent].get("parent") or "", hops + 1
+    return p
+
+
 @dataclass
 class Judged:
     """What the engine does with n things seen from a camera (:meth:`Drawer.judge`): ``inside``
@@ -726,11 +737,7 @@ class Drawer:
             if name not in self.index:
                 self.missing_models.add(name)
                 continue
-            p = np.asarray(e["position"], dtype=np.float64)
-            parent, hops = e.get("parent") or "", 0
-            while parent in by and hops < 16:
-                p = p + np.asarray(by[parent]["position"], dtype=np.float64)
-                parent, hops = by[parent].get("parent") or "", hops + 1
+            p = entity_position(e, by)
             s = max(abs(float(v)) for v in e.get("scale") or (1, 1, 1))
             pos.append(p)
             rad.append(self._rad[self.index[name]] * s)
