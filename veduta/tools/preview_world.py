@@ -33,7 +33,7 @@ import numpy as np
 
 from veduta.base.errors import UsageError
 from veduta.tools.export import raster
-from veduta.tools.export.looks import BUILTIN_WATER, Looks, ModelTriangles, argb_rgba
+from veduta.tools.export.looks import BUILTIN_WATER, Looks, ModelTriangles, Piece, argb_rgba
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -202,72 +202,76 @@ def _light(world) -> raster.Light:
 
 
 class Painter:
-    """Draws scenes of one world: model levels and materials are read once."""
+    """Draws one scene at any size: its geometry (ground at the chosen levels, skirts, water,
+    each drawn entity's model level placed) is made once."""
 
-    def __init__(self, gen: Generator, looks: Looks, models: dict[str, dict[int, ModelTriangles]]):
-        self.gen, self.looks, self.models = gen, looks, models
+    def __init__(self, sc: Scene, looks: Looks, models: dict[str, dict[int, ModelTriangles]]):
+        self.sc, self.looks, self.models = sc, looks, models
+        self.pieces: list[Piece] = self._ground() + self._entities()
 
-    def frame(self, sc: Scene, width: int, height: int, ss: int) -> np.ndarray:
-        from veduta.world.draw import ground_mesh, skirt_mesh, water_mesh
+    def frame(self, width: int, height: int, ss: int) -> np.ndarray:
+        """The view, ``(height, width, 3) uint8`` (drawn at ``ss`` x ``ss`` samples a pixel)."""
+        world = self.sc.gen.world
+        bg = argb_rgba(int(getattr(world, "background", 0xFF000000)))[:3]
+        frame = raster.Frame(_view(self.sc, width, height), bg, _light(world), ss=ss)
+        for piece in self.pieces:
+            piece.add_to(frame)
+        return frame.render()
 
-        gen, looks = self.gen, self.looks
-        bg = argb_rgba(int(getattr(gen.world, "background", 0xFF202830)))[:3]
-        frame = raster.Frame(_view(sc, width, height), bg, _light(gen.world), ss=ss)
-        grounds = [frame.surface(looks.look(g, f"biome {b}").surface)
-                   for b, g in zip(gen.p.biome_names, gen.p.biome_grounds, strict=True)]
+    def _ground(self) -> list[Piece]:
+        from veduta.world.draw import chunk_ground, ground_mesh, skirt_mesh, water_mesh
+
+        sc, gen, looks = self.sc, self.sc.gen, self.looks
+        grounds = [looks.look(g, f"biome {b}").surface for b, g in zip(gen.p.biome_names, gen.p.biome_grounds,
+                                                                         strict=True)]
         wname = getattr(getattr(gen.world, "terrain", None), "water", "") or ""
-        wsurf = frame.surface(looks.look(wname, "the terrain's water").surface if wname
-                              else raster.Surface(albedo=BUILTIN_WATER, alpha="blend"))
+        water = (looks.look(wname, "the terrain's water").surface if wname
+                 else raster.Surface(albedo=BUILTIN_WATER, alpha="blend"))
         c, cell = gen.p.chunk, gen.p.cell_mm / 1000.0
+        out = []
         for i, (cx, cz) in enumerate(sc.chunks):
             if not sc.visible[i]:
                 continue
             k = int(sc.level[i])
             m = ground_mesh(gen, cx, cz, k)
-            v, t = np.asarray(m["vertices"]), np.asarray(m["triangles"])
-            pos = v[t]
-            frame.add(pos, None, pos[..., [0, 2]], np.asarray(grounds)[np.asarray(m["biomes"])])
+            pos = np.asarray(m["vertices"])[np.asarray(m["triangles"])]
+            out.append(Piece(pos, None, pos[..., [0, 2]], grounds, np.asarray(m["biomes"])))
             s = skirt_mesh(gen, cx, cz, k)
-            if len(s["triangles"]):
-                from veduta.world.draw import chunk_ground
-
-                cg = chunk_ground(gen, cx, cz)
+            if len(s["triangles"]):  # each skirt quad in the ground of the cell along its edge
                 pos = np.asarray(s["vertices"])[np.asarray(s["triangles"])]
                 mid = (pos[:, 0] + pos[:, 1] + pos[:, 2]) / 3.0
                 ii = np.clip(np.floor(mid[:, 0] / cell).astype(np.int64) - cx * c, 0, c - 1)
                 jj = np.clip(np.floor(mid[:, 2] / cell).astype(np.int64) - cz * c, 0, c - 1)
                 uv = np.stack([pos[..., 0] + pos[..., 2], -pos[..., 1]], axis=-1)
-                frame.add(pos, None, uv, np.asarray(grounds)[np.asarray(cg.biome)[jj, ii]])
+                out.append(Piece(pos, None, uv, grounds, np.asarray(chunk_ground(gen, cx, cz).biome)[jj, ii]))
             w = water_mesh(gen, cx, cz)
             if len(w["triangles"]):
                 pos = np.asarray(w["vertices"])[np.asarray(w["triangles"])]
-                frame.add(pos, None, pos[..., [0, 2]], wsurf)
-        self._entities(frame, sc)
-        return frame.render()
+                out.append(Piece(pos, None, pos[..., [0, 2]], [water], None))
+        return out
 
-    def _entities(self, frame: raster.Frame, sc: Scene) -> None:
-        j = sc.judged
+    def _entities(self) -> list[Piece]:
+        sc, j = self.sc, self.sc.judged
         groups: dict[tuple[str, int, str, bool], list[int]] = {}
         for i in np.flatnonzero(j.triangles > 0).tolist():
             t = sc.things[i]
             mirrored = sum(v < 0 for v in t.scale) % 2 == 1
             groups.setdefault((t.model, int(j.level[i]), t.material, mirrored), []).append(i)
+        out: list[Piece] = []
         for (model, level, material, mirrored), members in sorted(groups.items()):
             mt = self.models.get(model, {}).get(level)
             if mt is None or not len(mt.positions):
                 continue
-            m = np.stack([raster.rotation(sc.things[i].rotation) * np.asarray(sc.things[i].scale)[None, :]
-                          for i in members])  # (k, 3, 3): R . diag(scale)
-            r = np.stack([raster.rotation(sc.things[i].rotation) for i in members])
-            inv = 1.0 / np.stack([np.asarray(sc.things[i].scale) for i in members])
-            tr = np.stack([sc.things[i].position for i in members])
-            pos = _apply_many(m, mt.positions, tr)
-            nrm = _apply_many(r, mt.normals, None, inv)  # (R S)^-T = R S^-1
-            if mirrored:
+            things = [sc.things[i] for i in members]
+            r = np.stack([raster.rotation(t.rotation) for t in things])
+            scale = np.stack([np.asarray(t.scale) for t in things])
+            pos = _apply_many(r * scale[:, None, :], mt.positions, np.stack([t.position for t in things]))
+            nrm = _apply_many(r, mt.normals, None, 1.0 / scale)  # (R S)^-T = R S^-1
+            if mirrored:  # a mirror turns the winding round: put it back
                 pos, nrm = pos[..., [0, 2, 1], :], nrm[..., [0, 2, 1], :]
-                uvs = mt.uvs[:, [0, 2, 1], :]
-                mt = ModelTriangles(mt.positions, mt.normals, uvs, mt.slots, mt.materials)
-            mt.add_to(frame, self.looks, f"model {model}", material, pos, nrm)
+                mt = ModelTriangles(mt.positions, mt.normals, mt.uvs[:, [0, 2, 1], :], mt.slots, mt.materials)
+            out += mt.pieces(self.looks, f"model {model}", material, pos, nrm)
+        return out
 
 
 def _apply_many(m: np.ndarray, p: np.ndarray, t: np.ndarray | None, inv: np.ndarray | None = None) -> np.ndarray:
@@ -293,7 +297,7 @@ def _fmt(n: int) -> str:
     return f"{n:,}"
 
 
-def report_lines(world: str, sc: Scene, rep: dict[str, Any]) -> list[tuple[str, tuple[int, int, int]]]:
+def report_lines(sc: Scene, rep: dict[str, Any]) -> list[tuple[str, tuple[int, int, int]]]:
     """The draw report as lines of text (and their colours) for the picture."""
     cam = sc.camera
     lens = (f"perspective, {cam['fov_deg']:g} deg" if cam["type"] == "perspective"
@@ -326,7 +330,7 @@ def picture(world: str, sc: Scene, rep: dict[str, Any], console: np.ndarray, lar
     from veduta.tools.mapimage import _font
 
     font = _font()
-    lines = report_lines(world, sc, rep)
+    lines = report_lines(sc, rep)
     line_h = 12
     cw, ch = console.shape[1], console.shape[0]
     title = f"world {world} seen from cell [{sc.at[0]}, {sc.at[1]}] (the camera at the cell's centre)"
@@ -408,13 +412,13 @@ def preview_world(project: Project, world: str, at: Sequence[int] = (0, 0), out:
         if mesh is not None:
             tris[name] = {lv["level"]: ModelTriangles.of_level(lv) for lv in model_levels(cooked, mesh, name)}
     looks = Looks(cooked)
-    painter = Painter(gen, looks, tris)
+    painter = Painter(sc, looks, tris)
     step(2, "drawing the console frame")
-    console = painter.frame(sc, CONSOLE[0], CONSOLE[1], 1)
+    console = painter.frame(CONSOLE[0], CONSOLE[1], 1)
     large = None
     if scale > 1:
         step(3, f"drawing the frame at {scale} x")
-        large = painter.frame(sc, CONSOLE[0] * scale, CONSOLE[1] * scale, 2)
+        large = painter.frame(CONSOLE[0] * scale, CONSOLE[1] * scale, 2)
     boxes: list[list[int]] = []
     img = picture(world, sc, rep, console, large, boxes)
     from veduta.tools.mapimage import png_bytes

@@ -139,15 +139,40 @@ class ModelTriangles:
         return cls(np.asarray(v["position"], np.float64)[idx], np.asarray(v["normal"], np.float64)[idx],
                    np.asarray(v["uv"], np.float64)[idx], np.clip(slot, 0, len(names) - 1), names)
 
-    def add_to(self, frame: raster.Frame, looks: Looks, used_by: str, override: str = "",
-               positions: np.ndarray | None = None, normals: np.ndarray | None = None) -> None:
-        """Add the triangles to *frame* (optionally transformed ones), each with its slot's
-        surface; *override*: one material for every slot (an entity's material)."""
+    def pieces(self, looks: Looks, used_by: str, override: str = "", positions: np.ndarray | None = None,
+               normals: np.ndarray | None = None) -> list[Piece]:
+        """The triangles (optionally transformed ones, ``(..., n, 3, 3)``) as pieces, one per
+        material slot, each with its slot's surface; *override*: one material for every slot
+        (an entity's material)."""
         pos = self.positions if positions is None else positions
         nrm = self.normals if normals is None else normals
+        out = []
         for s, name in enumerate(self.materials):
-            surf = frame.surface(looks.look(override or name, used_by).surface)
             sel = self.slots == s
             if sel.any():
-                frame.add(pos[..., sel, :, :], nrm[..., sel, :, :], np.broadcast_to(
-                    self.uvs[sel], pos[..., sel, :, :].shape[:-1] + (2,)), surf)
+                p = pos[..., sel, :, :]
+                out.append(Piece(p, nrm[..., sel, :, :], np.broadcast_to(self.uvs[sel], p.shape[:-1] + (2,)),
+                                 [looks.look(override or name, used_by).surface], None))
+        return out
+
+    def add_to(self, frame: raster.Frame, looks: Looks, used_by: str, override: str = "",
+               positions: np.ndarray | None = None, normals: np.ndarray | None = None) -> None:
+        """Add the triangles to *frame* (:meth:`pieces`)."""
+        for piece in self.pieces(looks, used_by, override, positions, normals):
+            piece.add_to(frame)
+
+
+@dataclass
+class Piece:
+    """Triangles ready to draw: corners ``(..., 3, 3)``, normals (None: flat), UVs ``(..., 3, 2)``,
+    their surfaces and, when there are several, the surface of each triangle (``index``)."""
+
+    positions: np.ndarray
+    normals: np.ndarray | None
+    uvs: np.ndarray
+    surfaces: list[raster.Surface]
+    index: np.ndarray | None
+
+    def add_to(self, frame: raster.Frame) -> None:
+        ids = np.asarray([frame.surface(s) for s in self.surfaces], dtype=np.int64)
+        frame.add(self.positions, self.normals, self.uvs, ids[0] if self.index is None else ids[self.index])
