@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # node tools of the test suite (package.json: the Khronos glTF Validator)
 NODE_STAMP := node_modules/.installed
 
-.PHONY: all assets test lint format bench images clean distclean
+.PHONY: all assets test lint format bench images clean distclean gltf-validate browser
 
 all: assets
 
@@ -30,8 +30,27 @@ images: $(STAMP)
 	$(BIN)/python docs/images/make_images.py
 
 # The whole test suite.
-test: $(STAMP) $(NODE_STAMP)
+test: $(STAMP) $(NODE_STAMP) browser
 	$(BIN)/python -m pytest -n $(JOBS)
+
+# The report's HTML page is tested in a real headless browser (tests/tools/test_report_html.py):
+# Debian's Chromium and its WebDriver, installed only when missing (as root; others are told how).
+browser:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -qq chromium chromium-driver >/dev/null 2>&1 || \
+	      { apt-get update -qq && apt-get install -y -qq chromium chromium-driver >/dev/null; }; \
+	  else \
+	    echo "note: the HTML report test needs Chromium: sudo apt-get install chromium chromium-driver"; \
+	  fi; \
+	fi
+
+# Validate exported glTF files with the Khronos glTF Validator (docs/export.md):
+#   make gltf-validate FILES="crate.glb valley.glb"
+gltf-validate: $(NODE_STAMP)
+	@test -n "$(FILES)" || { echo 'usage: make gltf-validate FILES="a.glb b.glb"' >&2; exit 2; }
+	node tests/export/gltf_validate.js --summary $(FILES)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -20,6 +20,9 @@ the same run as the floor it is compared with:
 
 The no-op, its floors, ``doit list``, ``veduta check`` and ``veduta why`` run in turn, round by
 round, so that a slow spell of the machine weighs on each of them alike.
+
+Before the cook: model compile, world generation, drawing and editing figures, and the language
+server's (bench/lsp.py: the time from a change to its diagnostics, its memory over 1,000 edits).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 from bench.games import _ENV, SUFFIXES, _fresh, make_game, make_heavy_game
 from veduta.cook.state import RACY_NS
@@ -417,6 +421,18 @@ def bench_edit(repeat: int, where: str) -> dict:
     return dict(be(repeat, where))
 
 
+def bench_lsp() -> dict:
+    from bench.lsp import bench_lsp as bl
+
+    return dict(bl())
+
+
+def bench_scale(repeat: int, where: str) -> list:
+    from bench.world_edit import bench_scale as bs
+
+    return bs(repeat, where)
+
+
 def _print_figures(d: dict) -> None:
     for k, v in d.items():
         if k.endswith("_s"):
@@ -556,13 +572,21 @@ def main(argv=None) -> int:
                                         "warm run):", bench_draw),
                 ("world editing", f"world editing on valley (in-process, median of {args.repeat}; dry runs unless "
                                   f"written):", lambda: bench_edit(args.repeat, args.dir)),
+                ("language server", "language server (veduta lsp on stdio; a change to its diagnostics, debounce 0; "
+                                    "docs/editors.md):", bench_lsp),
+                ("world at scale", "", lambda: bench_scale(args.repeat, args.dir)),
                 ("pictures", f"preview images (CPU of this process, median of {args.repeat}; ratio to a floor of the "
                              f"same run):", lambda: bench_pictures(args.repeat)))
     for name, title, run in sections if not args.skip_compilers else ():
         try:
-            figures = run()
+            figures: Any = run()
         except ImportError as exc:
             print(f"{name}: skipped ({exc})")
+            continue
+        if name == "world at scale":
+            from bench.world_edit import print_scale
+
+            print_scale(figures, args.repeat)
             continue
         print(title)
         _print_figures(figures)

@@ -4,10 +4,13 @@ Goal (issue 21): the diagnostics of a change to a typical source arrive well und
 server runs as an editor runs it: its own process on stdio, driven here by a plain JSON-RPC
 client (Content-Length framing, no LSP library). Each figure is the time from writing a change
 to reading its diagnostics, the server's debounce set to 0 so that the figure is the server's
-own work plus the pipe (an editor adds the debounce, 30 ms by default); the edits alternate a
-mistake and its fix, so every change has diagnostics to publish. The typical source is the
-sample crate model, the heavy one the largest sample world. Memory: the server's resident size
-after 100 and after 1,000 edits of the typical source (it should stay flat).
+own work plus the pipe (an editor adds the debounce, 30 ms by default); the edits, sent as an
+editor sends them (the range that changed), alternate a mistake and its fix, so every change
+has diagnostics to publish. The typical source is the
+sample crate model, the heavy one the largest sample world, and beside them that world grown to
+the most places a world may have (4,096; opened as an unsaved buffer, never written). Memory:
+the server's resident size after 100 and after 1,000 edits of the typical source (it should
+stay flat).
 """
 
 from __future__ import annotations
@@ -95,16 +98,21 @@ def _rss_kb(pid: int) -> int:
 
 
 def _edits(client: Client, uri: str, text: str, good: str, bad: str, n: int, rss_at=()) -> tuple[list[float], dict]:
-    """*n* whole-text changes alternating *bad* and *good* (replacing *good* in *text*): the
-    seconds from each change to its diagnostics, and the server's resident size after the
-    edits of *rss_at*."""
-    assert good in text
+    """*n* changes of the first *good* in *text* to *bad* and back, as an editor sends them (the
+    range that changed; the text is ASCII, so characters are UTF-16 units): the seconds from
+    each change to its diagnostics, and the server's resident size after the edits of
+    *rss_at*."""
+    at = text.index(good)
+    line = text.count("\n", 0, at)
+    char = at - (text.rfind("\n", 0, at) + 1)
     times, rss = [], {}
     for i in range(1, n + 1):
-        new = text.replace(good, bad, 1) if i % 2 else text
+        old, new = (good, bad) if i % 2 else (bad, good)
+        change = {"range": {"start": {"line": line, "character": char},
+                            "end": {"line": line, "character": char + len(old)}}, "text": new}
         t0 = time.perf_counter()
         client.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": i + 1},
-                                               "contentChanges": [{"text": new}]})
+                                               "contentChanges": [change]})
         found = client.diagnostics(uri, i + 1)
         times.append(time.perf_counter() - t0)
         assert bool(found) == bool(i % 2), (i, found)
@@ -117,11 +125,25 @@ def _largest_world() -> Path:
     return max(ASSETS.glob("worlds/**/*.vworld"), key=lambda p: (p.stat().st_size, str(p)))
 
 
-def bench_lsp(edits: int = 1000, world_edits: int = 100) -> dict:
+def _largest_legal_world(world: Path) -> str:
+    """*world* with the most places a world may have (4,096), each a well on a grid: the text a
+    large hand-edited world reaches (about 450 kB)."""
+    from veduta.compile.world import MAX_PLACES
+
+    doc = json.loads(world.read_text(encoding="utf-8"))
+    doc["places"] = [{"name": f"p{k}", "prefab": "well", "cell": [-400 + (k % 64) * 12, -400 + (k // 64) * 12]}
+                     for k in range(MAX_PLACES)]
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def bench_lsp(edits: int = 1000, world_edits: int = 100, large_edits: int = 10) -> dict:
     """Figures of ``make bench``: change-to-diagnostics medians and 95th percentiles for the
-    crate model and the largest sample world, the server's start (initialize), and its memory."""
+    crate model, the largest sample world and (unsaved, beside it) that world with 4,096
+    places, the server's start (initialize), and its memory."""
     crate = ASSETS / "models" / "crate.vmodel"
     world = _largest_world()
+    large = world.with_name("bench_places.vworld")  # never written: an unsaved buffer
+    large_text = _largest_legal_world(world)
     out: dict = {}
     client = Client(HERE)
     try:
@@ -131,10 +153,12 @@ def bench_lsp(edits: int = 1000, world_edits: int = 100) -> dict:
         client.send("initialized", {})
         out["initialize_s"] = time.perf_counter() - t0
         heavy = f"world {world.stem} ({world.stat().st_size // 1024} kB)"
+        largest = f"world of 4,096 places ({len(large_text) // 1024} kB)"
         for path, good, bad, n, label in ((crate, '"box"', '"boxx"', edits, "crate model"),
-                                          (world, '"meadow"', '"meadox"', world_edits, heavy)):
+                                          (world, '"meadow"', '"meadox"', world_edits, heavy),
+                                          (large, '"meadow"', '"meadox"', large_edits, largest)):
             uri = path.as_uri()
-            text = path.read_text(encoding="utf-8")
+            text = large_text if path == large else path.read_text(encoding="utf-8")
             t0 = time.perf_counter()
             client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "json", "version": 1,
                                                                   "text": text}})

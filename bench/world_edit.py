@@ -100,3 +100,105 @@ if __name__ == "__main__":
     import json
 
     print(json.dumps(bench_edit(), indent=2))
+
+
+# -- at world scale (issue 22) --------------------------------------------------------------------
+
+#: the largest legal extent (chunks of 16 cells of 1 m: cells -8192..8191 on each axis)
+LARGEST_EXTENT = 512
+
+#: (label, world, command after ``veduta``, the label of the call it is compared with)
+SCALE_CASES: list[tuple[str, list[str], str]] = [
+    ("terrain hill, radius 16", ["world", "terrain", "valley", "dome", "--kind", "hill", "--cell", "0,0",
+                                 "--radius", "16", "--height", "3"], ""),
+    ("terrain hill, radius 16,384 (the whole world)", ["world", "terrain", "valley", "dome", "--kind", "hill",
+                                                      "--cell", "0,0", "--radius", "16384", "--height", "3"],
+     "terrain hill, radius 16"),
+    ("terrain hill, radius 1,024", ["world", "terrain", "valley", "dome", "--kind", "hill", "--cell", "0,0",
+                                    "--radius", "1024", "--height", "3"], "terrain hill, radius 16"),
+    ("terrain sea, radius 16", ["world", "terrain", "valley", "ocean", "--kind", "sea", "--cell", "-600,0",
+                                "--radius", "16", "--height", "-0.5"], ""),
+    ("terrain sea, radius 8,000", ["world", "terrain", "valley", "ocean", "--kind", "sea", "--cell", "-600,0",
+                                   "--radius", "8000", "--height", "-0.5"], "terrain sea, radius 16"),
+    ("terrain sea, radius 1,000", ["world", "terrain", "valley", "ocean", "--kind", "sea", "--cell", "-600,0",
+                                   "--radius", "1000", "--height", "-0.5"], "terrain sea, radius 16"),
+    ("remove a hill of radius 16", ["world", "remove", "valley_bump", "bump"], ""),
+    ("remove a hill of radius 16,384", ["world", "remove", "valley_dome", "dome"], "remove a hill of radius 16"),
+    ("remove the west sea (radius 640)", ["world", "remove", "valley", "west_sea"], "remove a hill of radius 16"),
+    ("vegetation model, radius 16", ["world", "vegetation", "valley", "ferns", "--model", "grass_tuft",
+                                     "--density", "0.2", "--cell", "0,0", "--radius", "16"], ""),
+    ("vegetation model, radius 256", ["world", "vegetation", "valley", "ferns", "--model", "grass_tuft",
+                                      "--density", "0.2", "--cell", "0,0", "--radius", "256"],
+     "vegetation model, radius 16"),
+    ("vegetation model, the whole world", ["world", "vegetation", "valley", "ferns", "--model", "grass_tuft",
+                                           "--density", "0.2"], "vegetation model, radius 16"),
+    ("vegetation prefab, radius 16", ["world", "vegetation", "valley", "grove", "--prefab", "oak",
+                                      "--density", "0.2", "--cell", "0,0", "--radius", "16"], ""),
+    ("vegetation prefab, radius 256", ["world", "vegetation", "valley", "grove", "--prefab", "oak",
+                                       "--density", "0.2", "--cell", "0,0", "--radius", "256"],
+     "vegetation prefab, radius 16"),
+    ("place --near, search 16", ["world", "place", "valley", "inn", "cottage", "--near", "-70,0",
+                                 "--search", "16"], ""),
+    ("place --near, search 256", ["world", "place", "valley", "inn", "cottage", "--near", "-70,0",
+                                  "--search", "256"], "place --near, search 16"),
+    ("inspect world", ["inspect", "world", "valley"], ""),
+    ("inspect world, 64 more views", ["inspect", "world", "valley"] + [
+        a for k in range(64) for a in ("--at", f"{(k * 7919) % 16000 - 8000},{(k * 104729) % 16000 - 8000}")],
+     "inspect world"),
+]
+
+
+def _largest_game(where: str | None) -> str:
+    """The sample game with valley at the largest legal extent, and two variants of it with one
+    more hill (radius 16 and radius 16,384) to remove."""
+    root = _game(where)
+    path = os.path.join(root, "assets", "worlds", "valley.vworld")
+    with open(path, encoding="utf-8") as f:
+        text = f.read().replace('"extent": 64', f'"extent": {LARGEST_EXTENT}', 1)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    for name, radius in (("bump", 16), ("dome", 16384)):
+        feature = f'{{ "name": "{name}", "kind": "hill", "cell": [0, 0], "radius": {radius}, "height": 3 }},\n    '
+        with open(os.path.join(root, "assets", "worlds", f"valley_{name}.vworld"), "w", encoding="utf-8") as f:
+            f.write(text.replace('{ "name": "east_ridge"', feature + '{ "name": "east_ridge"', 1))
+    return root
+
+
+def bench_scale(repeat: int = 3, where: str | None = None) -> list[dict]:
+    """The issue's table on the largest legal world: each call a whole process (``veduta ...
+    --dry-run --json``, as an author or an agent runs it), the median of *repeat* runs, each
+    call in turn with the radius-16 call it is compared with (ratios over the same spells of a
+    shared machine). Rows: ``{"call", "wall_s", "cpu_s", "base", "wall_x", "cpu_x"}``."""
+    import sys
+
+    from bench.cook import _interleaved
+
+    root = _largest_game(where)
+    try:
+        py = [sys.executable, "-m", "veduta"]
+        cmds = {}
+        for label, argv, _ in SCALE_CASES:
+            dry = ["--dry-run"] if argv[0] == "world" else []
+            cmds[label] = py + argv + dry + ["--json"]
+        # cook once (inspect reads cooked files), so no run pays for it
+        _interleaved({"cook": py + ["cook"]}, root, 1)
+        got = _interleaved(cmds, root, repeat)
+        rows = []
+        for label, _, base in SCALE_CASES:
+            wall, _, _, cpu = got[label]
+            row = {"call": label, "wall_s": wall, "cpu_s": cpu, "base": base}
+            if base:
+                row["wall_x"], row["cpu_x"] = wall / got[base][0], cpu / got[base][3]
+            rows.append(row)
+        return rows
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def print_scale(rows: list[dict], repeat: int) -> None:
+    print(f"world at scale: valley at extent {LARGEST_EXTENT} (cells -8192..8191, 268 million), whole processes "
+          f"(dry run, --json), median of {repeat}, each beside the radius-16 call it is compared with; goal 3x")
+    print(f"  {'call':48} {'wall':>8} {'cpu':>8}   ratio (wall, cpu)")
+    for r in rows:
+        ratio = f"{r['wall_x']:6.2f}x {r['cpu_x']:6.2f}x" if r["base"] else ""
+        print(f"  {r['call']:48} {r['wall_s']:7.2f}s {r['cpu_s']:7.2f}s   {ratio}")

@@ -106,3 +106,15 @@ def make_game(tmp_path) -> Game:
     g.write("models/tree.vmodel", TREE)
     g.write("models/tree_far.vmodel", TREE_FAR)
     return g
+
+
+#: the repository (its sample game is in assets/)
+REPO = Path(__file__).resolve().parents[1]
+
+
+def sample_game(dest: Path) -> Game:
+    """A copy of the repository's sample game (its sources, nothing cooked) at *dest*."""
+    from bench import games
+
+    games.sample_game(dest)
+    return Game(dest)

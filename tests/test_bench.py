@@ -24,6 +24,19 @@ def test_world_editing_bench_reports_every_command(tmp_path):
 
 
 
+def test_language_server_bench_reports(tmp_path):
+    """A short run of bench/lsp.py: every figure there, the server gone with status 0."""
+    import pytest
+
+    pytest.importorskip("pygls")
+    from bench.lsp import bench_lsp
+
+    r = bench_lsp(edits=4, world_edits=2, large_edits=2)
+    medians = [k for k in r if k.endswith("median_s")]
+    assert len(medians) == 3 and all(r[k] > 0 for k in medians)
+    assert r["exit status"] == 0
+
+
 def test_pictures_bench_reports_each_picture_against_its_floor():
     from bench.pictures import bench_pictures
 

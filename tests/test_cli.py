@@ -112,6 +112,27 @@ def test_dump_of_a_bad_file(game, tmp_path):
 
 
 
+def test_a_huge_argument_is_quoted_in_part_with_its_length(game):
+    """A 100,000-character name and a 5,000-digit cell were echoed whole (issue 28)."""
+    name = "x" * 100_000
+    cases = [(["inspect", "model", name], 'veduta: no model "' + "x" * 40 + '..." (100000 characters) under '
+                                          'assets/models/'),
+             (["export", "gltf", name, "--out", "x.glb"], 'veduta: no model "' + "x" * 40 + '..." (100000 '
+                                                          'characters) under assets/models/'),
+             (["world", "query", "w", "1" + "0" * 5000 + ",0"], 'argument X,Z: "' + "1" + "0" * 39 + '..." (5003 '
+                                                                'characters) is far outside any world'),
+             (["inspect", "model", "crate", "--nope=" + name],
+              "unrecognized arguments: --nope=" + "x" * 33 + "... (100007 characters)"),
+             (["cook", f"models/{name}.vmodel"], "no such source")]
+    for args, want in cases:
+        for json_too in ([], ["--json"]):
+            cp = veduta(game, *args, *json_too)
+            out = cp.stdout + cp.stderr
+            assert cp.returncode == 2 and len(out) < 1000, (args[:2], json_too, out[:500])
+            assert (want if not json_too else want.removeprefix("veduta: ")) in out.replace('\\"', '"'), \
+                (args[:2], json_too, out[:500])
+
+
 def test_cache_prune_json_counts_what_goes_and_what_stays(game):
     import json
 

@@ -35,7 +35,7 @@ def veduta(root: Path, *args: str) -> subprocess.CompletedProcess:
 CASES = [
     ("world place valley house --rotation 45 --json", 2, "argument --rotation: invalid choice: 45", True),
     ("world place valley house --cell 1,2 --json", 2, "required: prefab", True),
-    ("world query valley 1 --json", 2, "'1' is not two integers X,Z", True),
+    ("world query valley 1 --json", 2, '"1" is not two integers X,Z', True),
     ("world map valley --out m.png --size 0,0 --json", 2, "size 0,0 out of range", True),
     ("inspect model --json", 2, "the following arguments are required: NAME", True),
     ("inspect world valley --at x --json", 2, "argument --at", True),

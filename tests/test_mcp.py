@@ -21,7 +21,7 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 TOOLS = {"list_assets", "write_source", "cook", "check", "why", "inspect_model", "inspect_prefab", "inspect_world",
          "world_query", "world_map", "world_place", "world_terrain", "world_vegetation", "world_remove", "dump",
-         "verify", "export_gltf", "preview_model", "preview_texture", "preview_world"}
+         "verify", "export_gltf", "preview_model", "preview_texture", "preview_world", "deps", "rename", "report"}
 
 
 @pytest.fixture
@@ -91,11 +91,12 @@ def test_tools_are_listed_with_descriptions_and_typed_inputs(sample_game):
     hints = {name: (t.annotations.read_only_hint, t.annotations.destructive_hint, t.annotations.idempotent_hint)
              for name, t in tools.items()}
     reads = {"list_assets", "check", "why", "inspect_model", "inspect_prefab", "inspect_world", "world_query",
-             "world_map", "dump", "verify", "preview_model", "preview_texture", "preview_world"}
+             "world_map", "dump", "verify", "preview_model", "preview_texture", "preview_world", "deps", "report"}
     assert {name for name, h in hints.items() if h[0]} == reads
     assert {name for name, h in hints.items() if h[1]} == {"write_source", "world_place", "world_terrain",
-                                                          "world_vegetation", "world_remove", "export_gltf"}
-    assert {name for name, h in hints.items() if not h[2]} == {"world_place"}
+                                                          "world_vegetation", "world_remove", "export_gltf",
+                                                          "rename"}
+    assert {name for name, h in hints.items() if not h[2]} == {"world_place", "rename"}
     assert hints["cook"] == (False, False, True)
     for t in tools.values():
         assert t.annotations.open_world_hint is False and t.output_schema["type"] == "object", t.name
@@ -156,7 +157,7 @@ def test_each_tool_returns_its_cli_json(sample_game):
     assert r["gltf_world"].structured_content == cli_json(sample_game, "export", "gltf", "--world", "valley",
                                                           "--chunk", "-4,1", "--radius", "2", "--levels",
                                                           "--out", "valley.glb")
-    assert {c["level"] for c in r["gltf_world"].structured_content["chunks"]} == {0, 1}
+    assert {c["level"] for c in r["gltf_world"].structured_content["chunks"]} == {0, 1, 2}
     assert r["preview"].structured_content == cli_json(sample_game, "preview", "model", "tree", "--out", "tree.png")
     assert png_size(image_of(r["preview"])) == (r["preview"].structured_content["width"],
                                                  r["preview"].structured_content["height"])
@@ -356,7 +357,7 @@ def test_paths_are_confined_to_the_game_root(sample_game, tmp_path):
     for name in ("dump_abs", "dump_up", "verify_one_out", "gltf_out", "gltf_up", "preview_out"):
         assert r[name].is_error, name
         assert f"outside the game root {root}" in text_of(r[name]), text_of(r[name])
-    assert "escape/x.vda" in text_of(r["verify_one_out"]) and "'/etc/passwd'" in text_of(r["dump_abs"])
+    assert "escape/x.vda" in text_of(r["verify_one_out"]) and '"/etc/passwd"' in text_of(r["dump_abs"])
     for name in ("cook", "dump_in", "preview_in"):
         assert not r[name].is_error, (name, text_of(r[name]))
     assert r["dump_in"].structured_content["chunks"][0]["meta"]["name"] == "crate"
@@ -380,7 +381,7 @@ def test_check_jobs_finds_what_one_process_finds(sample_game):
         assert not res.is_error, text_of(res)
     assert one.structured_content == two.structured_content == default.structured_content
     got = one.structured_content
-    assert (got["ok"], got["errors"], got["warnings"], got["compiled"]) == (False, 1, 1, 56)
+    assert (got["ok"], got["errors"], got["warnings"], got["compiled"]) == (False, 1, 1, 58)
     assert got == cli_json(sample_game, "check", "-n", "2")
 
 
@@ -397,3 +398,68 @@ def test_the_format_docs_ship_with_the_package():
     config = tomllib.loads((REPO / "pyproject.toml").read_text())
     assert "docs/formats/*.md" in config["tool"]["setuptools"]["package-data"]["veduta"]
     assert (REPO / "veduta/docs/formats").resolve() == (REPO / "docs/formats").resolve()
+
+
+def test_without_the_sdk_the_message_names_an_install_command_that_works(sample_game):
+    """No SDK importable: exit 2 with the command that installs the mcp extra's requirement into
+    the Python running veduta (pip, given that command, finds nothing to parse wrong)."""
+    import shlex
+    import tomllib
+
+    code = "import sys\nsys.modules['mcp'] = None\nfrom veduta.faces.cli.main import main\nsys.exit(main(['mcp']))\n"
+    out = subprocess.run([sys.executable, "-c", code], cwd=sample_game, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(REPO)}, timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    message = out.stderr.strip()
+    assert message.startswith("veduta mcp: the MCP SDK (") and "cannot be imported here" in message
+    command = shlex.split(message.split("install it into this environment with: ", 1)[1])
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]["mcp"]
+    assert command[:4] == [sys.executable, "-m", "pip", "install"] and len(command) == 5
+    from packaging.requirements import Requirement
+
+    assert Requirement(command[4]) == Requirement(extra[0])
+    # the command as given: pip accepts it (here the SDK is installed, so nothing is fetched)
+    check = subprocess.run([*command[:4], "--no-index", "--dry-run", command[4]], capture_output=True, text=True,
+                           timeout=300)
+    assert check.returncode == 0, check.stderr
+
+
+def test_deps_rename_and_report_over_mcp(sample_game):
+    async def body(s):
+        out = {}
+        out["deps"] = await s.call_tool("deps", {"name": "bark", "reverse": True})
+        out["all"] = await s.call_tool("deps", {"name": "valley", "depth": 0, "dot": True})
+        out["orphans"] = await s.call_tool("deps", {"orphans": True})
+        out["dry"] = await s.call_tool("rename", {"kind": "material", "old": "bark", "new": "wood", "dry_run": True})
+        out["taken"] = await s.call_tool("rename", {"kind": "material", "old": "bark", "new": "leaf"})
+        out["unknown"] = await s.call_tool("deps", {"name": "barkk"})
+        out["cook"] = await s.call_tool("cook", {})
+        out["report"] = await s.call_tool("report", {"html": "report.html"})
+        out["outside"] = await s.call_tool("report", {"html": "../report.html"})
+        return out
+
+    async def rename(s):
+        return {"rename": await s.call_tool("rename", {"kind": "material", "old": "bark", "new": "wood"})}
+
+    r = serve(sample_game, body)
+    for name in ("deps", "all", "orphans", "dry", "cook", "report"):
+        assert not r[name].is_error, (name, text_of(r[name]))
+        assert json.loads(text_of(r[name])) == r[name].structured_content, name
+    assert r["deps"].structured_content == cli_json(sample_game, "deps", "bark", "--reverse")
+    assert r["all"].structured_content == cli_json(sample_game, "deps", "valley", "--depth", "all", "--dot")
+    assert r["all"].structured_content["dot"].startswith("digraph deps {")
+    assert r["orphans"].structured_content["unused"] == [
+        {"kind": "material", "name": "ground", "source": "materials/ground.vmaterial"}]
+    dry = r["dry"].structured_content
+    assert dry["written"] is False and len(dry["edits"]) == 5 and dry["to"] == "assets/materials/wood.vmaterial"
+    assert r["taken"].is_error and 'material "leaf" exists already' in text_of(r["taken"])
+    assert r["unknown"].is_error and 'no asset "barkk" (did you mean bark or brick?)' in text_of(r["unknown"])
+    report = r["report"].structured_content
+    assert report["html"] == "report.html" and (sample_game / "report.html").is_file()
+    assert report["total"]["cooked"] == report["total"]["assets"] > 50
+    assert r["outside"].is_error and "outside the game root" in text_of(r["outside"])
+    r = serve(sample_game, rename)
+    assert json.loads(text_of(r["rename"])) == r["rename"].structured_content
+    assert r["rename"].structured_content["written"] is True
+    assert (sample_game / "assets/materials/wood.vmaterial").is_file()
+    assert not (sample_game / "assets/materials/bark.vmaterial").exists()

@@ -235,7 +235,8 @@ def test_progress_is_reported_and_a_cancelled_call_stops(sample_game):
     whole, heard, after = asyncio.run(_session(sample_game, body))
     assert not whole.is_error
     total = len(whole.structured_content["assets"])
-    assert total == 55 + 200
+    samples = sum(1 for p in (REPO / "assets").rglob("*.v*") if ".cooked" not in p.parts and p.suffix != ".vda")
+    assert total == samples + 200
     assert len(heard) >= 2
     assert heard[0][0] == 0 and heard[-1][0] == heard[-1][1] == total
     assert [h[0] for h in heard] == sorted(h[0] for h in heard) and {h[1] for h in heard} == {total}
@@ -290,3 +291,23 @@ def test_a_cancelled_write_writes_nothing(sample_game):
     dry = after.structured_content
     assert (dry["action"], dry["written"]) == ("replaced", False)
     assert [c["path"] for c in dry["changes"]] == ["places[0]", "places[0]"]
+
+
+def test_a_world_edit_reports_its_stages(sample_game):
+    """The world edits take progress (LAYOUT.md's convention): over MCP, with a token, the client
+    hears the first and the last stage of a terrain edit, whatever the machine's speed."""
+
+    async def body(s: ClientSession):
+        heard: list[tuple[float, float | None, str | None]] = []
+
+        async def progress(done, total, message):
+            heard.append((done, total, message))
+
+        res = await s.call_tool("world_terrain", {"world": "valley", "name": "mound", "kind": "hill",
+                                                  "cell": [40, 40], "radius": 12, "dry_run": True},
+                                progress_callback=progress)
+        return res, heard
+
+    res, heard = asyncio.run(_session(sample_game, body))
+    assert not res.is_error and res.structured_content["written"] is False
+    assert heard[0] == (1, 4, "ground before") and heard[-1] == (4, 4, "report")

@@ -175,13 +175,14 @@ def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: 
 
 
 def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tuple = (), all_views: bool = False,
-                  sheet: str | None = None, image: bool = False) -> dict[str, Any]:
+                  sheet: str | None = None, image: bool = False,
+                  progress: Progress | None = None) -> dict[str, Any]:
     """Findings of world *world* (places, prefabs, models, view, triangle budget per view), ranked;
     the sheet (the map with the findings marked) written to *sheet*, and with *image* returned as
-    ``"png"`` (bytes)."""
+    ``"png"`` (bytes). ``progress(done, total, message)`` as the views are counted (LAYOUT.md)."""
     from veduta.tools.inspect_world import inspect_world as run
 
-    return run(project, world, at=at, all_views=all_views, sheet=sheet, image=image)
+    return run(project, world, at=at, all_views=all_views, sheet=sheet, image=image, progress=progress)
 
 
 def inspect_prefab(project: Project, prefab: str) -> dict[str, Any]:
@@ -339,3 +340,44 @@ def editor_warm_up() -> None:
 
     for kind in NAMES:
         get_compiler(kind)
+
+
+def deps(project: Project, name: str | None = None, kind: str | None = None, reverse: bool = False,
+         depth: int | None = 1, orphans: bool = False, dot: bool = False,
+         progress: Progress | None = None) -> dict[str, Any]:
+    """The reference graph: what asset *name* uses (*reverse*: what uses it), *depth* levels deep
+    (None: all), each reference located (file, line, col, JSON path): ``{"asset", "direction",
+    "depth", "references", "assets", "missing"}``; without a name the whole graph ``{"assets":
+    [{..., "uses", "used_by"}], "reference_count", "missing"}``; *orphans*: ``{"missing", "unused",
+    "roots"}``. *dot*: also ``"dot"``, the graph in Graphviz DOT."""
+    from veduta.tools.deps import deps as run
+
+    return run(project, name, kind, reverse, depth, orphans, dot, progress)
+
+
+def rename(project: Project, kind: str, old: str, new: str, dry_run: bool = False,
+           progress: Progress | None = None) -> dict[str, Any]:
+    """Rename asset *old* of *kind* to *new*: its source file and every reference to it, each
+    edit minimal, checked first and written as one set (docs/rename.md): ``{"kind", "old", "new",
+    "from", "to", "edits", "files", "checked", "dry_run", "written"}``."""
+    from veduta.tools.rename import rename as run
+
+    return run(project, kind, old, new, dry_run, progress)
+
+
+def report(project: Project, html: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
+    """The build report: every asset's cooked size, origin, compile time, triangles per level or
+    texture memory, references and warnings, largest first, with totals per kind and the slowest
+    compiles: ``{"assets", "totals", "total", "slowest"}``; *html*: also write it as one
+    self-contained page (``"html"``: its path)."""
+    from veduta.tools.report import report as run
+
+    return run(project, html, progress)
+
+
+def finish_edits(project: Project) -> dict[str, Any] | None:
+    """Complete a set of source edits an interrupted ``rename`` left (docs/rename.md), saying so on
+    standard error: what was done, or None when nothing waited."""
+    from veduta.cook.journal import finish_edits as run
+
+    return run(project, locked=False)

@@ -37,7 +37,7 @@ def test_sample_prefab_compiles_cleanly_round_trips_and_is_deterministic():
     assert encode(once()[0]) == payload
     assert pf.footprint == (4, 4) and pf.tags == ["camp"] and pf.biomes == ["plain", "forest"]
     assert [(d.tag, d.meters) for d in pf.distances] == [("camp", 16), ("village", 24)]
-    assert sorted(ctx.deps) == ["models/barrel.vmodel", "models/crate.vmodel", "models/lamp_post.vmodel",
+    assert sorted(ctx.deps) == ["models/barrel.vmodel", "models/camp_crate.vmodel", "models/lamp_post.vmodel",
                                 "models/tree.vmodel"]
 
 

@@ -254,3 +254,24 @@ def test_a_no_op_imports_no_reader_codec_or_compiler(game, args):
     heavy = {m for m in loaded if m.startswith(("numpy", "veduta.source", "veduta.container", "veduta.formats",
                                                  "veduta.compile.", "veduta.cook.remote", "veduta.cook.shared"))}
     assert heavy - faces == set()
+
+
+@pytest.mark.parametrize("args", [["-m", "doit", "list", "--all", "--status"], ["-m", "doit", "cook"],
+                                  ["-m", "veduta", "cook"], ["-m", "veduta", "check"], ["-m", "veduta", "why"]])
+def test_a_reader_that_went_away_is_no_traceback(tmp_path, args):
+    """`doit list --all --status | head` ended in a BrokenPipeError traceback (issue 28). Here
+    the reader (head) has gone before the command writes a byte: every write meets a closed
+    pipe, whatever the machine's speed. The cook still cooks everything it would have."""
+    g = make_game(tmp_path)
+    g.write("models/bad.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], "radius": 1}]}')
+    r, w = os.pipe()
+    os.close(r)  # head has read its lines and gone
+    try:
+        cp = subprocess.run([sys.executable, *args], cwd=g.root, stdout=w, stderr=subprocess.PIPE, text=True,
+                            timeout=300)
+    finally:
+        os.close(w)
+    assert "Traceback" not in cp.stderr and "BrokenPipe" not in cp.stderr, cp.stderr
+    assert cp.returncode in (0, 1), (cp.returncode, cp.stderr)
+    if "cook" in args:
+        assert g.cooked("models/crate.vda").is_file() and g.cooked("models/tree.vda").is_file()

@@ -261,3 +261,37 @@ def test_a_second_cook_waits_for_the_first(game):
         in second.stderr
     assert summary(second)["cooked"] == 0 and summary(second)["uptodate"] == 20  # no work done twice
     assert summary(type("cp", (), {"stdout": out1, "stderr": err1})())["cooked"] == 20
+
+
+def test_a_dangling_link_is_named_as_a_warning_by_cook_and_check(game):
+    import json
+    import os
+
+    os.symlink("gone/crate2.vmodel", game.root / "assets/models/crate2.vmodel")  # skipped without a word
+    os.symlink("/nowhere/shared", game.root / "assets/models/shared")  # a folder link to nothing, too
+    cp = game.cook()
+    _no_traceback(cp)
+    assert cp.returncode == 0 and summary(cp)["cooked"] == 4, cp.stdout + cp.stderr
+    want = ["assets/models/crate2.vmodel: warning: skipped, a link to nothing (gone/crate2.vmodel does not exist)",
+            "assets/models/shared: warning: skipped, a link to nothing (/nowhere/shared does not exist)"]
+    assert sorted(line for line in cp.stderr.splitlines() if "link to nothing" in line) == want
+    cp = subprocess.run([sys.executable, "-m", "veduta", "check", "--json"], cwd=game.root, capture_output=True,
+                        text=True, timeout=120)
+    got = json.loads(cp.stdout)
+    assert cp.returncode == 0 and got["warnings"] == 2, cp.stdout + cp.stderr
+    assert sorted(f"{d['file']}: warning: {d['message']}" for d in got["diagnostics"]) == want
+
+
+def test_an_empty_assets_folder_says_so_and_a_missing_one_is_a_configuration_error(game):
+    import shutil
+
+    shutil.rmtree(game.root / "assets/models")
+    cp = game.cook()  # printed nothing at all
+    assert (cp.returncode, cp.stderr) == (0, ""), cp.stdout + cp.stderr
+    assert cp.stdout.startswith("cook: no sources under assets/ (a source is one of models/**/*.vmodel, "), cp.stdout
+    (game.root / "assets").rmdir()  # counted as "1 failed", and check showed it at "assets:1:1: $:"
+    why = "veduta: no assets folder: assets does not exist (a game keeps its sources in assets/, or names the " \
+          "folder with [tool.veduta] assets in pyproject.toml)\n"
+    for args in (["-m", "doit", "cook"], ["-m", "veduta", "check"], ["-m", "veduta", "cook"]):
+        cp = subprocess.run([sys.executable, *args], cwd=game.root, capture_output=True, text=True, timeout=120)
+        assert (cp.returncode, cp.stdout, cp.stderr) == (2, "", why), (args, cp.stdout + cp.stderr)

@@ -92,3 +92,26 @@ def test_watch_recooks_saves_survives_errors_and_stops_on_ctrl_c(game):
     assert "watch: stopped" in out and "Traceback" not in out
     # no temporary file is left behind
     assert not [p for p in (game.root / "assets").rglob(".*.tmp")]
+
+
+def test_watch_ignores_an_editors_temporary_file_and_follows_folders(game):
+    """`sed -i` writes a temporary file without a suffix (sedXXXXXX) beside the source and renames
+    it over the source: only the source's change makes a cook (the temporary file made one of its
+    own). A folder moved away takes its sources with it: that makes a cook."""
+    w = Watcher(game)
+    try:
+        w.wait_for("watch: watching")
+        crate = game.root / "assets/models/crate.vmodel"
+        subprocess.run(["sed", "-i", "s/1, 1, 1/2, 1, 1/", str(crate)], check=True)
+        w.wait_for("cook: 1 cooked")
+        w.wait_for("watch: cooked in")
+        (game.root / "assets/models/notes").write_text("not an asset")  # no suffix: no cook
+        (game.root / "assets/models/props").rename(game.root / "props")  # a folder moved away: a cook
+        w.wait_for("cook:")
+        w.wait_for("watch: cooked in")
+    finally:
+        assert w.stop() == 0
+    changed = [line for line in w.seen if line.startswith("watch: changed:")]
+    assert changed[0] == "watch: changed: models/crate.vmodel", changed
+    assert changed[1:] == ["watch: changed: models/props"], changed
+    assert not game.cooked("models/barrel.vda").exists()  # its source went with the folder

@@ -24,9 +24,9 @@ def sample_game(dest: Path) -> Path:
 
 
 def validate(*files: Path) -> list[dict]:
-    """The validator's report of each file (node and `make node_modules` must have run)."""
+    """The validator's report of each file (node and `make node_modules/.installed` must have run)."""
     assert shutil.which("node"), "node is not on PATH: the glTF tests need Node.js"
-    assert VALIDATOR.is_dir(), f"{VALIDATOR} is missing: run `make node_modules` (make test does)"
+    assert VALIDATOR.is_dir(), f"{VALIDATOR} is missing: run `make node_modules/.installed` (make test does)"
     proc = subprocess.run(["node", str(SCRIPT), *map(str, files)], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)

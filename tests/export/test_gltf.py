@@ -186,3 +186,24 @@ def test_the_validator_does_find_errors(tmp_path):
     (report,) = validate(out)
     assert report["issues"]["numErrors"] >= 1
     assert "ACCESSOR_MAX_MISMATCH" in {m["code"] for m in report["issues"]["messages"]}
+
+
+def test_the_documented_command_validates_an_export(sample, tmp_path):
+    """docs/export.md's `make gltf-validate FILES=...` (`npx gltf-validator`, which the docs once
+    suggested, fails: the npm package is a library without a command)."""
+    import subprocess
+
+    from tests.export.helpers import ROOT
+
+    good = tmp_path / "crate.glb"
+    api.export_gltf(sample, str(good), model="crate")
+    bad = tmp_path / "bad.glb"
+    bad.write_bytes(b"not a glTF file")
+    cp = subprocess.run(["make", "-s", "-C", str(ROOT), "gltf-validate", f"FILES={good}"], capture_output=True,
+                        text=True, timeout=120)
+    assert cp.returncode == 0 and cp.stdout.splitlines()[-1].startswith(f"{good}: valid (0 errors, 0 warnings"), \
+        cp.stdout + cp.stderr
+    cp = subprocess.run(["make", "-s", "-C", str(ROOT), "gltf-validate", f"FILES={good} {bad}"],
+                        capture_output=True, text=True, timeout=120)
+    assert cp.returncode != 0 and f"{bad}: INVALID (Invalid data: could not detect glTF format.)" in cp.stdout, \
+        cp.stdout + cp.stderr

@@ -216,4 +216,4 @@ def test_levels_go_with_a_world(valley, tmp_path, monkeypatch, capsys):
     assert main(["export", "gltf", "tree", "--levels", "--out", str(tmp_path / "x.glb")]) == 2
     assert main(["export", "gltf", "--world", "valley", "--chunk", "-4,1", "--radius", "2", "--levels",
                  "--out", str(tmp_path / "x.glb")]) == 0
-    assert "ground at levels 0, 1 by distance" in capsys.readouterr().out
+    assert "ground at levels 0, 1, 2 by distance" in capsys.readouterr().out

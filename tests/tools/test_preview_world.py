@@ -107,7 +107,7 @@ def test_the_same_view_gives_the_same_bytes(flat, valley):
     b = api.preview_world(valley, "valley", (-66, 4), None, scale=1)
     assert b["png"] == api.preview_world(valley, "valley", (-66, 4), None, scale=1)["png"]
     # the village: the houses, well and trees are drawn (not the ground's or sky's colours alone)
-    assert b["draw"]["entities_drawn"] > 10 and len(np.unique(_frame(b).reshape(-1, 3), axis=0)) > 200
+    assert b["draw"]["entities_drawn"] > 5 and len(np.unique(_frame(b).reshape(-1, 3), axis=0)) > 40
 
 
 def test_mistakes_are_named(flat, tmp_path):

@@ -266,6 +266,13 @@ def test_inspect_prefab(tmp_path, monkeypatch, capsys):
     r = json.loads(capsys.readouterr().out)
     assert codes(r) == ["PREFAB_MATERIAL_MISSING", "PREFAB_MODEL_MISSING", "PREFAB_ENTITY_OUTSIDE"]
     assert main(["inspect", "prefab", "camp", "--json"]) == 0
+    assert codes(json.loads(capsys.readouterr().out)) == []  # (the sample game is within budget)
+    # three of the spec's crates (410 triangles each) are over the 1200 a frame draws
+    (root / "assets" / "prefabs" / "depot.vprefab").write_text(json.dumps({
+        "veduta": "prefab/1", "footprint": [4, 4],
+        "entities": [{"name": f"c{i}", "kind": "prop", "model": "crate", "position": [i - 1, 0, 0]}
+                     for i in range(3)]}))
+    assert main(["inspect", "prefab", "depot", "--json"]) == 0
     assert codes(json.loads(capsys.readouterr().out)) == ["PREFAB_OVER_BUDGET"]
     assert main(["inspect", "prefab", "oak"]) == 0
     assert capsys.readouterr().out.startswith("prefab oak (prefabs/oak.vprefab)")

@@ -25,6 +25,7 @@ from tests.world.worlds import Feature, Place, Site, Terrain, Vegetation, exampl
 from veduta import api
 from veduta.base.project import Project
 from veduta.world import Generator
+from veduta.world import draw as D
 from veduta.world import structures as st
 from veduta.world.areas import Bounds, extremes, ground_summary, structure_changes
 from veduta.world.bounds import ground_bounds, water_bounds
@@ -323,3 +324,200 @@ def test_the_largest_world_from_the_command_line(largest, capsys, monkeypatch):
     more = next(line for line in lines if line.startswith("  ... and "))
     assert f"... and {len(report['changes']) - 40} more:" in more and "--json lists every change" in more
     assert "(sampled every" in text
+
+
+# -- the drawing model's chunks, in one pass ---------------------------------------------------------
+
+
+def _reference_chunk(drawer, cx, cz):
+    """A chunk's drawing data as the drawer made it chunk by chunk before issue 22: its own layers,
+    each prefab instance's entities one by one."""
+    from veduta.world import draw as D
+    from veduta.world.cover import SCATTER, STRUCTURE, VEGETATION
+    from veduta.world.entities import prefab_instance
+    from veduta.world.generator import metres
+    from veduta.world.intmath import hash2_grid
+
+    gen, p = drawer.gen, drawer.gen.p
+    c, cm = p.chunk, p.cell_mm
+    lay = gen.layers(cx * c, cz * c, c, c)
+    water = gen.terrain.water_levels(cx * c, cz * c, c + 1, c + 1)
+    ents = []
+    for j, i in zip(*np.nonzero((lay.owner_kind == SCATTER) | (lay.owner_kind == VEGETATION)), strict=True):
+        kind, idx = int(lay.owner_kind[j, i]), int(lay.owner_index[j, i])
+        prefab = p.scatter[idx].prefab if kind == SCATTER else p.vegetation[idx].prefab
+        x, z = cx * c + int(i), cz * c + int(j)
+        origin = ((2 * x + 1) * cm / 2000.0, metres(lay.centre[j, i]), (2 * z + 1) * cm / 2000.0)
+        ents += prefab_instance(gen.prefabs[prefab].record, f"c{x}_{z}", origin, 0, {})
+    parts = [drawer._entities(ents)]
+    xs = np.arange(cx * c, cx * c + c, dtype=np.int64)
+    zs = np.arange(cz * c, cz * c + c, dtype=np.int64)
+    covered = lay.owner_kind == STRUCTURE
+    for pa in lay.plants:
+        r = p.vegetation[pa.rule]
+        mask = pa.mask & ~covered
+        if mask.any() and r.model in drawer.index:
+            mi = drawer.index[r.model]
+            pos = np.stack([pa.x_mm[mask], pa.y_mm[mask], pa.z_mm[mask]], axis=-1) / 1000.0
+            parts.append(D.Things.of(pos, drawer._rad[mi] * pa.scale[mask] / 1000.0, np.full(int(mask.sum()), mi),
+                                     hash2_grid(r.key, xs, zs)[mask]))
+    ground = D.chunk_ground(gen, cx, cz)
+    return ground, D.Things.join(parts), water
+
+
+def _rows(things):
+    return sorted(zip(*(getattr(things, f).tolist() for f in ("model", "radius", "thin", "flora")),
+                      things.pos.tolist(), strict=True))
+
+
+@pytest.mark.parametrize("name", ["watery", "busy"])
+def test_chunks_in_one_pass_equal_chunk_by_chunk(name):
+    from tests.world.test_draw import MODELS
+    from veduta.world import draw as D
+
+    world, prefabs = WORLDS[name]()
+    world.vegetation = [Vegetation("grass", model="grass_tuft", density=0.3),
+                        Vegetation("oaks", prefab="oak", density=0.05),
+                        Vegetation("poppies", model="poppy", density=0.4, area=True, x=0, z=0, radius=40)]
+    prefabs = dict(prefabs)
+    from tests.world.worlds import Entity, Prefab
+
+    # a prefab with a parent chain (children at their parents' positions), one entity invisible
+    prefabs["oak"] = Prefab("oak", (1.0, 1.0), tags=["tree"], entities=[
+        Entity("trunk", model="oak", position=(0.3, 0.0, -0.2)),
+        Entity("crown", model="tree", position=(0.1, 2.0, 0.05), parent="trunk"),
+        Entity("bird", model="poppy", position=(0.0, 0.7, 0.0), parent="crown"),
+        Entity("ghost", model="tree", visible=False)])
+    gen = Generator(world, prefabs)
+    bulk, single = D.Drawer(gen, MODELS), D.Drawer(gen, MODELS)
+    keys = [(cx, cz) for cz in range(-7, 5) for cx in range(-9, 6)]
+    bulk.prepare(keys)
+    for cx, cz in keys:
+        got = bulk.chunk(cx, cz)
+        ground, things, _ = _reference_chunk(single, cx, cz)
+        g = got.ground
+        assert (g.grids, g.triangles, g.skirt_triangles, g.skirt_edges, g.water_triangles, g.y_min, g.y_max) == \
+            (ground.grids, ground.triangles, ground.skirt_triangles, ground.skirt_edges, ground.water_triangles,
+             ground.y_min, ground.y_max), (cx, cz)
+        assert (g.water_cell == ground.water_cell).all() and (g.water_level == ground.water_level).all()
+        assert _rows(got.things) == _rows(things), (cx, cz)
+    assert bulk.missing_models == single.missing_models
+
+
+def test_many_views_in_one_pass_equal_one_by_one(example):
+    from tests.world.test_draw import MODELS
+    from veduta.world import draw as D
+
+    cells = [(f"v{k}", ((k * 37) % 400 - 200, (k * 53) % 300 - 150)) for k in range(30)]
+    bulk = D.Drawer(example, MODELS).views(cells)
+    one = [D.Drawer(example, MODELS).view(cell, name) for name, cell in cells]
+    assert bulk == one
+
+
+# -- views, many at once ------------------------------------------------------------------------------
+
+
+def _reference_view(self, cell, name="", kept=True):
+    """A view as Drawer.view costed it one view at a time before issue 22 (its arithmetic; the
+    chunks from the drawer)."""
+    gen = self.gen
+    origin = D.focus_origin(gen, cell)
+    cam = D.make_camera(self.camera, origin)
+    planes = cam.planes()
+    eye = np.asarray(cam.eye)
+    window_keys = D.loaded_chunks(gen, cell)
+    sides = D.KEPT_SIDES if kept else ()
+    keys = self.keys(cell, kept)
+    at = {k: i for i, k in enumerate(keys)}
+    chunks = [self.chunk(cx, cz) for cx, cz in keys]
+    n = len(chunks)
+    # the ground of every chunk that may be loaded (0 when culled)
+    ground = np.zeros((3, n), dtype=np.int64)  # ground, skirts, water
+    boxes = np.stack([ch.box for ch in chunks])  # (n, 2, 3)
+    visible = D._boxes_visible(planes, boxes)
+    near = np.clip(eye, boxes[:, 0], boxes[:, 1])
+    dist = cam.effective(np.linalg.norm(near - eye, axis=1))
+    lod = D.lod_distance(gen)
+    for i in np.flatnonzero(visible).tolist():
+        cg = chunks[i].ground
+        k = D.ground_level(cg, float(dist[i]), lod)
+        ground[:, i] = (cg.triangles[k], cg.skirt_triangles[k], cg.water_triangles)
+    # things: each chunk's, each structure's (spawned whole while a chunk it touches is
+    # loaded) and the persistent entities, with the part they belong to
+    structs: dict = {}
+    for ch in chunks:
+        structs.update((st.name, st) for st in ch.structures)
+    snames = sorted(structs)
+    sidx = {nm: j for j, nm in enumerate(snames)}
+    touches = [{sidx[st.name] for st in ch.structures} for ch in chunks]
+    parts = [ch.things for ch in chunks] + [self._structure(structs[nm]) for nm in snames] \
+        + [self._entities(D._persistent(gen, origin))]
+    things = D.Things.join(parts)
+    owner = np.repeat(np.arange(len(parts)), [len(t.model) for t in parts])
+    P, R, M, H, F = things.pos, things.radius, things.model, things.thin, things.flora
+    tris = np.zeros(len(M), dtype=np.int64)
+    if len(M):
+        inside = ((P @ planes[:, :3].T + planes[:, 3]) >= -R[:, None]).all(axis=1)
+        de = cam.effective(np.maximum(0.0, np.linalg.norm(P - eye, axis=1) - R))
+        for mi in np.unique(M[inside]).tolist():
+            sel = inside & (M == mi)
+            model = self.models[self.names[mi]]
+            level = model.level(de[sel])
+            t = self._tris[mi][level]
+            keep = model.drawn(de[sel]) & (~F[sel] | D.thin_keep(H[sel], level))
+            tris[sel] = np.where(keep, t, 0)
+    per = np.zeros((4, len(parts)), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
+    for row, w in enumerate((tris * F, tris * ~F, (tris > 0) & F, (tris > 0) & ~F)):
+        per[row] = np.bincount(owner, weights=w, minlength=len(parts)).astype(np.int64)
+
+    def figures(loaded: list[tuple[int, int]]) -> dict[str, int]:
+        idx = [at[k] for k in loaded]
+        own = idx + [n + j for j in sorted(set().union(*(touches[i] for i in idx)))] + [len(parts) - 1]
+        g = ground[:, idx].sum(axis=1).tolist()
+        f = per[:, own].sum(axis=1).tolist()
+        out = {"chunks": len(idx), "chunks_drawn": int(visible[idx].sum()), "ground": g[0], "skirts": g[1],
+               "water": g[2], "flora": f[0], "entities": f[1], "plants_drawn": f[2], "entities_drawn": f[3]}
+        out["triangles"] = out["ground"] + out["skirts"] + out["water"] + out["flora"] + out["entities"]
+        return out
+
+    window = figures(window_keys)
+    worst, side = window, [0, 0]
+    for sx, sz in sides:
+        f = figures(D.loaded_chunks(gen, cell, (sx, sz)))
+        if f["triangles"] > worst["triangles"]:
+            worst, side = f, [sx, sz]
+    return {"name": name, "focus": [int(cell[0]), int(cell[1])], **worst, "kept": side,
+            "window": {"chunks": window["chunks"], "triangles": window["triangles"]}}
+
+
+def _views_worlds():
+    from tests.world.worlds import Entity, Prefab, example_prefabs, example_world
+
+    prefabs = example_prefabs()
+    prefabs["oak"] = Prefab("oak", (1.0, 1.0), tags=["tree"], entities=[
+        Entity("trunk", model="oak", position=(0.3, 0.0, -0.2)),
+        Entity("crown", model="tree", position=(0.1, 2.0, 0.05), parent="trunk")])
+    veg = [Vegetation("grass", model="grass_tuft", density=0.3), Vegetation("oaks", prefab="oak", density=0.05),
+           Vegetation("poppies", model="poppy", density=0.4, area=True, x=0, z=0, radius=40)]
+    yield "example", Generator(example_world(vegetation=veg), prefabs), None
+    yield "busy, ortho", Generator(busy_world(vegetation=veg, view=2, entities=[
+        Entity("player", kind="player", model="hero"), Entity("lamp", model="well", position=(1.0, 2.0, 0.5),
+                                                                parent="player")]), prefabs), \
+        {"type": "orthographic", "fov_deg": 0.0, "size": 30.0, "near": 0.1, "far": 100.0,
+         "position": [0.0, 30.0, 5.0], "look_at": [0.0, 0.0, 0.0]}
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_views_many_at_once_equal_one_at_a_time(kept):
+    from tests.world.test_draw import MODELS
+
+    for name, gen, camera in _views_worlds():
+        cells = [(f"v{k}", ((k * 37) % 400 - 200, (k * 53) % 300 - 150)) for k in range(40)]
+        cells += [(f"row{k}", (k * 16 + 8, -8)) for k in range(-6, 6)]  # neighbours, as --all walks
+        bulk = D.Drawer(gen, MODELS, camera).views(cells, kept)
+        ref = D.Drawer(gen, MODELS, camera)
+        one = [_reference_view(ref, cell, nm, kept) for nm, cell in cells]
+        assert bulk == one, name
+        assert any(v["flora"] for v in bulk) and any(v["entities"] for v in bulk), name
+        if kept and camera is None:
+            assert any(v["kept"] != [0, 0] for v in bulk), name

@@ -7,6 +7,8 @@ Exceptions are for files that cannot be used at all.
 
 from __future__ import annotations
 
+import re
+
 #: How much of a long value a message quotes (then its length): every face and every
 #: diagnostic echoes user input through :func:`quote` or :func:`clip`.
 QUOTE_CHARS = 40
@@ -14,25 +16,43 @@ QUOTE_CHARS = 40
 MESSAGE_CHARS = 2000
 
 
+#: control characters as a message shows them: ``\x00``, ``\n`` (a NUL or a newline in a quoted
+#: value would otherwise vanish from the line, or break it)
+_CONTROLS = {i: f"\\x{i:02x}" for i in range(32)} | {9: "\\t", 10: "\\n", 13: "\\r", 127: "\\x7f"}
+
+
 def quote(text: str) -> str:
-    """*text* in double quotes for a message; a long one as its first characters and its length:
-    ``"xxxx..." (5000000 characters)``. A message never echoes a huge value whole."""
+    """*text* in double quotes for a message, control characters escaped (``"a\x00b"``); a long
+    one as its first characters and its length: ``"xxxx..." (5000000 characters)``. A message
+    never echoes a huge value whole."""
     if len(text) <= QUOTE_CHARS:
-        return f'"{text}"'
-    return f'"{text[:QUOTE_CHARS]}..." ({len(text)} characters)'
+        return f'"{text.translate(_CONTROLS)}"'
+    return f'"{text[:QUOTE_CHARS].translate(_CONTROLS)}..." ({len(text)} characters)'
 
 
 def clip(text: str, limit: int = QUOTE_CHARS) -> str:
-    """*text* if short, else its first characters and its length (no quotes)."""
+    """*text* if short, else its first characters and its length (no quotes); control characters
+    escaped, as :func:`quote` does."""
     if len(text) <= limit:
-        return text
-    return f"{text[:limit]}... ({len(text)} characters)"
+        return text.translate(_CONTROLS)
+    return f"{text[:limit].translate(_CONTROLS)}... ({len(text)} characters)"
+
+
+def clip_words(message: str, limit: int = 60) -> str:
+    """*message* with every word (a run without spaces) longer than *limit* cut to its start and
+    its length, and control characters in words escaped: a message that quotes a user's value
+    whole (argparse's ``invalid value: '...'``, a path) keeps its words and says how long the
+    value was. Line breaks between words stay."""
+    return re.sub(r"\S+", lambda m: clip(m.group(0), QUOTE_CHARS if len(m.group(0)) > limit else limit),
+                  message)
 
 
 def bounded(message: str) -> str:
     """*message* cut to :data:`MESSAGE_CHARS` (its start and its length): the faces' last guard,
-    for a message that quoted some value whole (argparse's, pydantic's, an OS error's)."""
-    return clip(message, MESSAGE_CHARS)
+    for a message that quoted some value whole (pydantic's, an OS error's). Line breaks stay."""
+    if len(message) <= MESSAGE_CHARS:
+        return message
+    return f"{message[:MESSAGE_CHARS]}... ({len(message)} characters)"
 
 
 class VedutaError(Exception):
@@ -57,7 +77,7 @@ class VdaError(VedutaError):
     def _format(self) -> str:
         where = []
         if self.file:
-            where.append(self.file)
+            where.append(clip(self.file, 240))  # a path a user typed: in part, with its length, if huge
         if self.chunk:
             where.append(f"chunk {self.chunk}")
         if self.offset is not None:

@@ -145,23 +145,31 @@ _KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (a named pipe)"), 
           (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
-class NotARegularFile(OSError, VedutaError):
+class FileProblem(OSError, VedutaError):
+    """A file that may not or cannot be read or written, for a reason of veduta's (an OSError, so
+    that code which copes with a file the system refused copes with it; a VedutaError, so that
+    the faces tell it as a user's problem): ``strerror`` says why, ``filename`` which file."""
+
+    def __init__(self, path: str, why: str):
+        super().__init__(0, why, path)
+
+    def __str__(self) -> str:
+        return self.strerror or ""
+
+
+class NotARegularFile(FileProblem):
     """A named file that is a folder, a FIFO, a device or a socket: never read (a FIFO or a
     device would block or never end)."""
 
     def __init__(self, path: str, what: str):
-        super().__init__(f"it is {what}, not a regular file")
-        self.strerror = str(self)
-        self.filename = path
+        super().__init__(path, f"it is {what}, not a regular file")
 
 
-class TooLarge(OSError, VedutaError):
+class TooLarge(FileProblem):
     """A file or cache object larger than the reader's limit, refused before it is read."""
 
     def __init__(self, path: str, size: int, limit: int):
-        super().__init__(f"too large ({size:,} bytes; a cooked file is at most {limit:,})")
-        self.strerror = str(self)
-        self.filename = path
+        super().__init__(path, f"too large ({size:,} bytes; a cooked file is at most {limit:,})")
         self.size = size
         self.limit = limit
 
@@ -224,12 +232,12 @@ def read_bounded(path: str, limit: int | None = None) -> bytes:
     before reading), larger than *limit* (:class:`TooLarge`, checked before reading), a NUL in
     the path, or memory short of the size."""
     if "\0" in path:
-        raise OSError(0, "a file name cannot hold a NUL character", path)
+        raise FileProblem(path, "a file name cannot hold a NUL character")
     fd, st = _open_regular(path)
     try:
         return _read_fd(fd, st, limit, path)
     except MemoryError:
-        raise OSError(0, f"not enough memory to read its {st.st_size:,} bytes", path) from None
+        raise FileProblem(path, f"not enough memory to read its {st.st_size:,} bytes") from None
     finally:
         os.close(fd)
 
@@ -270,14 +278,12 @@ def outside(path: str) -> str | None:
     return None if real == root or real.startswith(root.rstrip(os.sep) + os.sep) else real
 
 
-class OutsideRoot(OSError, VedutaError):
+class OutsideRoot(FileProblem):
     """A file found by name or named by an argument that resolves outside the confined root."""
 
     def __init__(self, path: str, real: str, root: str):
-        super().__init__(f"{path} resolves to {real}, outside the game root {root} "
-                         f"(veduta mcp reads and writes only files inside it)")
-        self.strerror = str(self)
-        self.filename = path
+        super().__init__(path, f"{path} resolves to {real}, outside the game root {root} "
+                               f"(veduta mcp reads and writes only files inside it)")
         self.real = real
 
 

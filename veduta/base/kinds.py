@@ -65,8 +65,8 @@ def kind_named(name: str) -> Kind:
     closest first (``no asset kind "modle" (did you mean model?)``)."""
     k = BY_NAME.get(name)
     if k is None:
-        from veduta.base.errors import UsageError
+        from veduta.base.errors import UsageError, quote
         from veduta.base.names import did_you_mean
 
-        raise UsageError(f'no asset kind "{name}"{did_you_mean(name, NAMES)} (want one of {", ".join(NAMES)})')
+        raise UsageError(f'no asset kind {quote(name)}{did_you_mean(name, NAMES)} (want one of {", ".join(NAMES)})')
     return k

@@ -15,7 +15,8 @@ import os
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from veduta.base.errors import ConfigError, UsageError
+from veduta.base.errors import ConfigError, UsageError, clip_words, quote
+from veduta.base.fsutil import check_inside, confined_root, outside
 from veduta.base.kinds import BY_FOLDER, BY_NAME, KINDS, Kind, kind_of, name_of
 
 CONFIG_KEYS = ("assets", "cooked", "cache", "cache_url", "cache_write")
@@ -91,11 +92,12 @@ class Project:
         """Every source under the assets folder, sorted by path."""
         return self.scan()[0]
 
-    def select(self, sources: list[str] | None) -> tuple[list[Source], list[str], list[Source]]:
-        """:meth:`scan`, and the sources named by *sources* (paths under the assets folder; all
-        when None): ``(all sources, problems, selected)``.  A name that is no source is a
-        :class:`~veduta.base.errors.UsageError` naming it."""
-        all_sources, problems = self.scan()
+    def select(self, sources: list[str] | None, warnings: list[str] | None = None
+               ) -> tuple[list[Source], list[str], list[Source]]:
+        """:meth:`scan` (its *warnings* too), and the sources named by *sources* (paths under the
+        assets folder; all when None): ``(all sources, problems, selected)``.  A name that is no
+        source is a :class:`~veduta.base.errors.UsageError` naming it."""
+        all_sources, problems = self.scan(warnings)
         if sources is None:
             return all_sources, problems, all_sources
         wanted = set(sources)
@@ -104,22 +106,23 @@ class Project:
         if missing:
             from veduta.base.errors import UsageError
 
-            raise UsageError(f"no such source: {', '.join(missing)}")
+            raise UsageError(f"no such source: {', '.join(map(clip_words, missing))}")
         return all_sources, problems, selected
 
     def scan(self, warnings: list[str] | None = None) -> tuple[list[Source], list[str]]:
         """Every source under the assets folder, sorted by path, and the problems found
         on the way (a folder that cannot be read, a file name that is not UTF-8), each
-        a printable line naming the path.  Links skipped (loops) are appended to *warnings*."""
+        a printable line naming the path; no assets folder at all is :meth:`need_assets`'s
+        ConfigError.  Links skipped (loops, dangling links) are appended to
+        *warnings*.  Under ``veduta mcp``'s confinement (:func:`veduta.base.fsutil.confine`), a source
+        or folder that resolves outside the game root is a problem naming where it resolves, and
+        is left out (so it is never read, and a reference to it is missing)."""
         out: list[Source] = []
         problems: list[str] = []
-        if not os.path.isdir(self.assets):
-            problems.append(f"{self.assets}: no assets folder here (a game keeps its sources in assets/, "
-                            f"or names the folder with [tool.veduta] assets in pyproject.toml)")
-            return out, problems
+        self.need_assets()
         for k in KINDS:
             top = os.path.join(self.assets, k.folder)
-            rels = [f"{k.folder}/{rel}" for rel in _walk(top, k.suffix, problems, warnings)]
+            rels = [f"{k.folder}/{rel}" for rel in _walk(top, k.suffix, problems, warnings, confined=True)]
             try:
                 "".join(rels).encode("utf-8")  # every name at once; one by one only if one is not text
             except UnicodeEncodeError:
@@ -129,6 +132,14 @@ class Project:
         out.sort(key=_by_rel)
         return out, problems
 
+    def need_assets(self) -> None:
+        """:class:`~veduta.base.errors.ConfigError` when there is no assets folder: a game without one
+        is set up wrong (a configuration mistake, exit 2), not a source that failed."""
+        if not os.path.isdir(self.assets):
+            what = "is not a folder" if os.path.exists(self.assets) else "does not exist"
+            raise ConfigError(f"no assets folder: {self.assets} {what} (a game keeps its sources in assets/, "
+                              f"or names the folder with [tool.veduta] assets in pyproject.toml)")
+
     def cooked_path(self, kind: Kind | str, name: str) -> str:
         k = BY_NAME[kind] if isinstance(kind, str) else kind
         return os.path.join(self.cooked, k.folder, name + ".vda")
@@ -137,11 +148,16 @@ class Project:
         return os.path.join(self.assets, *rel.split("/"))
 
     def find_source(self, kind: str, name: str) -> Source | None:
-        """A source by kind and name (the first path when the name is a duplicate)."""
+        """A source by kind and name (the first path when the name is a duplicate).  Under
+        ``veduta mcp``'s confinement, a source that resolves outside the game root (a link out of
+        it) is :class:`~veduta.base.fsutil.OutsideRoot`, naming the file and where it resolves: every
+        tool that finds a source by name reads it, and the world editors write it."""
         k = BY_NAME[kind]
         for rel in _walk(os.path.join(self.assets, k.folder), k.suffix):
             if name_of(rel) == name:
-                return Source(k, name, f"{k.folder}/{rel}")
+                src = Source(k, name, f"{k.folder}/{rel}")
+                check_inside(self.source_path(src.rel))
+                return src
         return None
 
     def index(self):
@@ -180,23 +196,29 @@ def _overlap(folder: str, assets: str) -> str:
     return ""
 
 
-def _walk(top: str, suffix: str, problems: list[str] | None = None, warnings: list[str] | None = None) -> list[str]:
+def _walk(top: str, suffix: str, problems: list[str] | None = None, warnings: list[str] | None = None,
+          confined: bool = False) -> list[str]:
     """Paths of files ending in *suffix* under *top*, relative to it, sorted; skips dot folders.
 
     A folder that cannot be read is a problem (appended to *problems*).  Symbolic links are
     followed, but never into a folder already on the way down (a loop such as ``ln -s .
     again``), and a link that cannot be resolved (a loop of links, a dangling one) is skipped;
     both are warnings (appended to *warnings*).  Only regular files count: a FIFO would block
-    the read.
+    the read.  *confined*, when this process is confined to a root (``veduta mcp``): a file or
+    folder reached through a link that resolves outside it is a problem, and left out.
     """
     out: list[str] = []
     try:
         st = os.stat(top)
     except OSError:
         return out
-    stack = [("", top, frozenset({(st.st_dev, st.st_ino)}))]
+    root = confined_root() if confined else None
+    if root is not None and _escapes(top, problems):
+        return out
+    linked = root is not None and os.path.realpath(top) != os.path.abspath(top)
+    stack = [("", top, frozenset({(st.st_dev, st.st_ino)}), linked)]
     while stack:
-        prefix, d, above = stack.pop()
+        prefix, d, above, linked = stack.pop()
         try:
             it = os.scandir(d)
         except (FileNotFoundError, NotADirectoryError):
@@ -217,17 +239,37 @@ def _walk(top: str, suffix: str, problems: list[str] | None = None, warnings: li
                     if warnings is not None:
                         warnings.append(f"{e.path}: warning: skipped, cannot follow it ({exc.strerror or exc})")
                     continue
+                if not is_dir and not is_file and warnings is not None and e.is_symlink() \
+                        and not os.path.exists(e.path):
+                    warnings.append(f"{e.path}: warning: skipped, a link to nothing ({os.readlink(e.path)} "
+                                    f"does not exist)")
+                    continue
+                via_link = linked or (root is not None and (is_dir or is_file) and e.is_symlink())
+                if via_link and (is_dir or is_file) and _escapes(e.path, problems):
+                    continue
                 if dst is not None:
                     ident = (dst.st_dev, dst.st_ino)
                     if ident in above:
                         if warnings is not None:
                             warnings.append(f"{e.path}: warning: skipped, a link to a folder above it (a loop)")
                         continue
-                    stack.append((prefix + e.name + "/", e.path, above | {ident}))
+                    stack.append((prefix + e.name + "/", e.path, above | {ident}, via_link))
                 elif is_file:
                     out.append(prefix + e.name)
     out.sort()
     return out
+
+
+def _escapes(path: str, problems: list[str] | None) -> bool:
+    """Whether *path* resolves outside the root this process is confined to; if so, a problem
+    naming it and where it resolves is appended to *problems*."""
+    real = outside(path)
+    if real is None:
+        return False
+    if problems is not None:
+        problems.append(f"{path}: resolves to {real}, outside the game root {confined_root()} (veduta mcp "
+                        f"reads and writes only files inside it); skipped")
+    return True
 
 
 def _read_config(path: str) -> dict:
@@ -297,4 +339,5 @@ def no_such_asset(project, kind: str, name: str) -> UsageError:
     from veduta.base.names import did_you_mean
 
     names = project.index().by_kind.get(kind, {})
-    return UsageError(f'no {kind} "{name}" under {project.assets}/{BY_NAME[kind].folder}/{did_you_mean(name, names)}')
+    return UsageError(f"no {kind} {quote(name)} under {project.assets}/{BY_NAME[kind].folder}/"
+                      f"{did_you_mean(name, names)}")

@@ -76,10 +76,24 @@ class CompileContext:
             return self.deps[rel]
         from veduta.base.fsutil import read_regular
 
-        got = read_regular(os.path.join(self.assets_dir, rel))  # regular files only: a FIFO would block
+        path = os.path.join(self.assets_dir, rel)
+        got = None if self.refused(path) else read_regular(path)  # regular files only: a FIFO would block
         data = got[0] if got is not None else None
         self.deps[rel] = data
         return data
+
+    def refused(self, path: str) -> bool:
+        """Whether dependency *path* may not be read: under ``veduta mcp``'s confinement, a file
+        that resolves outside the game root (a link out of it) is an error of this source naming
+        it and where it resolves, and is read as missing."""
+        from veduta.base.fsutil import confined_root, outside
+
+        real = outside(path)
+        if real is None:
+            return False
+        self.report.error(None, "$", f"{path} resolves to {real}, outside the game root {confined_root()} "
+                                     f"(veduta mcp reads and writes only files inside it)")
+        return True
 
     def reference(self, kind: str, name: str, where: Node | None, path: str) -> str | None:
         """Resolve a reference to another asset and record its source as a dependency.

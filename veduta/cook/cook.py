@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from veduta import COMPILER_VERSION, TOOLCHAIN
 from veduta.base.errors import VdaError
-from veduta.base.fsutil import MAX_COOKED_BYTES, TEMP_SUFFIX_RE, atomic_write, read_regular, remove_if_exists
+from veduta.base.fsutil import MAX_COOKED_BYTES, TEMP_SUFFIX_RE, atomic_write, outside, read_regular, remove_if_exists
 from veduta.base.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
 from veduta.base.project import AssetIndex
 from veduta.compile import CompileContext, watch_holds
@@ -148,7 +148,10 @@ def hash_inputs(rel: str, src: bytes, deps, assets: str) -> tuple[str, list]:
     files: list[tuple[str, object]] = [(rel, None)]
     data: dict[str, bytes | None] = {}
     for d in deps:
-        b, s = _read_with_sig(os.path.join(assets, d))
+        path = os.path.join(assets, d)
+        # (under veduta mcp's confinement a dep linked out of the game root is not read: missing,
+        # so the output is stale and its compile says why)
+        b, s = (None, ()) if outside(path) else _read_with_sig(path)
         data[d] = b
         files.append((d, s))
     return source_hash(COMPILER_VERSION, rel, src, deps, data.__getitem__), files
@@ -263,7 +266,7 @@ def _failed(message: str) -> dict:
 def _drive(steps: list, where: list[tuple[str, str]]) -> list[dict]:
     """Run cook generators (see ``_cook_steps``) to their end, compiling what they ask for in
     one `compile_sources` call per kind."""
-    from veduta.compile import compile_sources
+    from veduta.compile import compile_sources, get_compiler
 
     results: list = [None] * len(steps)
     waiting: dict[str, list] = {}
@@ -291,15 +294,25 @@ def _drive(steps: list, where: list[tuple[str, str]]) -> list[dict]:
             advance(i, step)
     for kind in sorted(waiting):
         batch = waiting[kind]
-        try:
-            bodies = compile_sources(kind, [(src, ctx) for _, _, (_, src, ctx) in batch])
-        except MemoryError as exc:
-            bodies = [exc] * len(batch)
-        for (i, gen, _), body in zip(batch, bodies, strict=True):
+        items = [(src, ctx) for _, _, (_, src, ctx) in batch]
+        # a batch compiler's sources share its time; other kinds are compiled (and timed) one by one
+        groups = [items] if BY_NAME[kind].batch_compiler else [[item] for item in items]
+        get_compiler(kind)  # (imported before the clock starts: a compile time is the compile's own)
+        bodies: list = []
+        took: list[float] = []
+        for group in groups:
+            started = time.perf_counter()
+            try:
+                got = compile_sources(kind, group)
+            except MemoryError as exc:
+                got = [exc] * len(group)
+            bodies += got
+            took += [(time.perf_counter() - started) / len(group)] * len(group)
+        for (i, gen, _), body, seconds in zip(batch, bodies, took, strict=True):
             if isinstance(body, BaseException):
                 advance(i, gen, throw=body)
             else:
-                advance(i, gen, send=body)
+                advance(i, gen, send=(body, seconds))
     return results
 
 
@@ -317,20 +330,23 @@ def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: 
     :func:`get_index`, which a long-lived process such as the MCP server made before sources
     were added).
     Returns ``{"outcome": ..., "messages": [...], "entry": stat-cache entry or None,
-    "put": [store keys a writing shared tier should get]}``.
+    "put": [store keys a writing shared tier should get], "took": seconds of the compile}``
+    (``took`` when compiled).
     """
     gen = _cook_steps(kind, rel, assets, cooked, cache, shown, shared, notes, recook, index=index)
     try:
         _, src, ctx = next(gen)
     except StopIteration as stop:
         return stop.value
-    from veduta.compile import compile_source
+    from veduta.compile import compile_source, get_compiler
 
     try:
+        get_compiler(kind)  # (imported before the clock starts: a compile time is the compile's own)
+        started = time.perf_counter()
         body = compile_source(kind, src, ctx)
     except Exception as exc:  # noqa: BLE001 - reported by the steps, as when compiled in a batch
         return _finish(gen, throw=exc)
-    return _finish(gen, send=body)
+    return _finish(gen, send=(body, time.perf_counter() - started))
 
 
 def _finish(gen, send=None, throw=None) -> dict:
@@ -345,8 +361,8 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
                 shared: list | None = None, notes: list | None = None, recook: bool = False, *,
                 index: AssetIndex | None = None):
     """`cook_file` as a generator: it yields ``(kind, source bytes, CompileContext)`` when the
-    source must be compiled, is sent the body (or thrown the compiler's exception), and
-    returns the result dict.  *index*: ``get_index(assets)``, when the caller has it."""
+    source must be compiled, is sent ``(body, seconds the compile took)`` (or thrown the
+    compiler's exception), and returns the result dict.  *index*: ``get_index(assets)``, when the caller has it."""
     from veduta.container.chunks import write_chunks
     from veduta.container.meta import Meta, source_hash
     from veduta.source.diagnostics import Report
@@ -401,8 +417,9 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
     # every dependency read is recorded with its signature taken before the read (for the stat
     # cache); an instance attribute shadows the method, which mypy cannot tell is intended
     ctx.read_dep = _recording_reader(ctx, assets, sigs)  # type: ignore[method-assign]
+    took = None
     try:
-        body = yield (kind, src, ctx)
+        body, took = yield (kind, src, ctx)  # (the body, and the seconds its compile took)
     except RecursionError:
         rep.error(None, "$", "source nested too deeply")
         body = None
@@ -439,7 +456,7 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
     return {"outcome": COOKED, "messages": messages, "diagnostics": diagnostics,
             "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns, found_notes),
-            "put": [h] + ([mkey] if deps else [])}
+            "put": [h] + ([mkey] if deps else []), "took": took}
 
 
 #: The folder in cache/ of the notes of stored outputs that gave warnings (not in the store:
@@ -533,7 +550,8 @@ def _recording_reader(ctx: CompileContext, assets: str, sigs: dict):
     def read_dep(rel: str) -> bytes | None:
         if rel in ctx.deps:
             return ctx.deps[rel]
-        data, sig = _read_with_sig(os.path.join(assets, rel))
+        path = os.path.join(assets, rel)
+        data, sig = (None, ()) if ctx.refused(path) else _read_with_sig(path)
         ctx.deps[rel] = data
         sigs[rel] = sig
         return data

@@ -30,6 +30,7 @@ def cook_and_read(project, kind: str, name: str, index=None) -> CookedAsset:
     """Cook asset *name* of *kind* of *project* when stale, and read its body record. *index*: the
     game's assets (default: as they are now, ``project.index()``: a source written a moment ago
     counts; a caller reading several assets passes one index to all)."""
+    from veduta.cook.builds import record_result
     from veduta.cook.cook import FAILED, cook_file
     from veduta.formats.asset import read_asset_file
 
@@ -39,6 +40,7 @@ def cook_and_read(project, kind: str, name: str, index=None) -> CookedAsset:
     cooked = project.cooked_path(kind, name)
     out = cook_file(kind, src.rel, project.assets, cooked, project.cache,
                     index=index if index is not None else project.index())
+    record_result(project.cache, src.rel, out)  # how the cooked file was made, for veduta report
     if out["outcome"] == FAILED:
         return CookedAsset(None, "invalid", list(out["messages"]), out.get("diagnostics"))
     return CookedAsset(read_asset_file(cooked).body, "ok", list(out["messages"]))

@@ -20,6 +20,7 @@ a summary of what the cook relies on is in ``/work/shared/notes/doit.md`` and
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
 from operator import itemgetter
@@ -514,6 +515,17 @@ def fresh_listing() -> FreshListing | None:
     return listing
 
 
+def quiet_stdout() -> None:
+    """After a broken pipe on stdout: point it at the null device, so that the flush at exit
+    raises nothing more (Python's advice for a command piped into ``head``)."""
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, sys.stdout.fileno())
+        os.close(null)
+    except (OSError, ValueError):
+        pass
+
+
 class CookList(List):
     """doit's ``list``, printing the fresh cook subtasks without a Task made for each.
 
@@ -539,6 +551,9 @@ class CookList(List):
         self._fresh = listing
         try:
             return super().execute(params, args)
+        except BrokenPipeError:  # `doit list --all --status | head`: the reader has all it wanted
+            quiet_stdout()
+            return 0
         finally:
             _LISTING.reset(token)
 

@@ -13,7 +13,7 @@ import io
 import os
 from typing import Any, TextIO
 
-from veduta.base.errors import UsageError
+from veduta.base.errors import UsageError, clip_words
 from veduta.base.project import Project
 from veduta.cook.cook import COOKED, FAILED, RESTORED, UPTODATE
 from veduta.cook.doit_adapter import bind_class
@@ -60,8 +60,8 @@ def source_task_names(project: Project, sources: list[str]) -> list[str]:
             rel = s
         rel = rel.replace(os.sep, "/")
         if kind_of(rel) is None or ".." in rel.split("/") or not os.path.isfile(os.path.join(assets, rel)):
-            raise UsageError(f"{os.path.join(project.assets, rel)}: no such source (give the path of a source "
-                              f"file, from the game root or under {project.assets}/, e.g. models/crate.vmodel)")
+            raise UsageError(f"{clip_words(os.path.join(project.assets, rel))}: no such source (give the path of a "
+                              f"source file, from the game root or under {project.assets}/, e.g. models/crate.vmodel)")
         names.append(f"{BASENAME}:{rel}")
     return names
 
@@ -83,6 +83,7 @@ def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
     if os.path.abspath(os.getcwd()) != root:
         os.chdir(root)  # doit's paths are relative to the game root, as with a dodo.py
     project = Project.at(".")
+    project.need_assets()  # a configuration mistake, told before doit runs
     names = source_task_names(project, list(sources or []))
     run = CookRun(project)
     if fmt:

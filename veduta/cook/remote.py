@@ -365,7 +365,7 @@ class FolderTier(Tier):
 
         threading.Thread(target=run, daemon=True, name="veduta-cache-folder").start()
         if not done.wait(self.settings.timeout):
-            raise TimeoutError(f"no answer from the folder in {self.settings.timeout:g} s (a stalled share?)")
+            raise TimeoutError(f"no answer from the folder in {self.settings.timeout:g} s: a stalled share?")
         ok, value = box[0]
         if not ok:
             raise value

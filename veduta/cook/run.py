@@ -46,6 +46,9 @@ class CookRun:
     #: the shared cache of this run (veduta.cook.shared.SharedCache), made by the task pass
     #: when a URL is set and a source is stale; the reporter hands it what to upload
     shared: Any = None
+    #: the build log (veduta.cook.builds.BuildLog), made by the reporter on the first result that
+    #: made a cooked file (a no-op run never opens it)
+    builds: Any = None
 
     def start(self) -> None:
         """A new doit run begins (its reporter starts; the tasks are made after this)."""
@@ -54,6 +57,7 @@ class CookRun:
         self.fresh_skipped = self.to_run = 0
         self.standing = []
         self.shared = None
+        self.builds = None
 
 
 __all__ = ["CookRun"]

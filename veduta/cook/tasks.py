@@ -49,10 +49,12 @@ from veduta.cook.doit_adapter import (
     fresh_listing,
     known_targets,
     overwrite_saved,
+    quiet_stdout,
     runner_parallelism,
     trust_fresh,
     wait_only_for,
 )
+from veduta.cook.journal import finish_edits, pending
 from veduta.cook.run import CookRun
 from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json, well_formed
 
@@ -102,6 +104,8 @@ def cook_tasks(run: CookRun):
     project, display_root = run.project, run.display_root
     verified_sigs = run.verified
     verified_sigs.clear()
+    if run.executing and pending(project.cache):
+        finish_edits(project)  # a set of edits a killed `veduta rename` left: completed first
     warnings: list[str] = []
     sources, problems = project.scan(warnings)
     if warnings:
@@ -367,9 +371,14 @@ def _not_a_folder(path: str) -> str:
 
 
 def report_problems(problems: list[str]):
+    """The failure of sources that cannot be named or read: each problem a ``path: message``
+    line, and as data one diagnostic of that file each (--format json, veduta cook --json)."""
     from doit.exceptions import TaskFailed
 
-    return TaskFailed("\n".join(problems))
+    fail = TaskFailed("\n".join(problems))
+    fail.diagnostics = [{"file": file, "line": 1, "col": 1, "path": "$", "severity": "error", "message": message}
+                        for file, _, message in (p.partition(": ") for p in problems)]
+    return fail
 
 
 def task_creator(run: CookRun):
@@ -378,6 +387,13 @@ def task_creator(run: CookRun):
     @create_after()  # doit run makes the tasks while running (after the reporter starts)
     def task_cook():
         """Cook every asset source into a .vda file (one subtask per source)."""
+        from veduta.base.errors import ConfigError
+
+        try:
+            run.project.need_assets()
+        except ConfigError as exc:  # a configuration mistake: one line, exit 2, as for [tool.veduta]
+            print(f"veduta: {exc}", file=sys.stderr, flush=True)
+            raise SystemExit(2) from None
         yield from cook_tasks(run)
 
     # a cook-only `doit -n N` runs serially (CookRunCommand); every file_dep of a cook task starts so
@@ -394,6 +410,8 @@ class CookReporter(ConsoleReporter):
     """
 
     desc = "veduta cook: diagnostics, progress on a terminal, summary"
+    #: seconds a cook runs before its progress bar shows (a short cook shows none)
+    PROGRESS_AFTER = 0.5
     #: the run this reporter reports (doit makes the reporter itself: doit_config binds it)
     run: CookRun
 
@@ -446,7 +464,7 @@ class CookReporter(ConsoleReporter):
         now = time.monotonic()
         if now - self._last_progress < 0.1 and self.done < total:
             return  # at most ten redraws a second, but always the last one
-        if now - self._started < 0.5:
+        if now - self._started < self.PROGRESS_AFTER:
             return
         self._last_progress = now
         width = 30
@@ -496,6 +514,12 @@ class CookReporter(ConsoleReporter):
                 cache.set(rel, entry)
             else:
                 cache.discard(rel)
+        if entry and outcome != UPTODATE:  # made a cooked file: how, for veduta report
+            if self.run.builds is None:
+                from veduta.cook.builds import log_of
+
+                self.run.builds = log_of(self.run.project.cache)
+            self.run.builds.record(rel, entry[0], outcome, values.get("took"))
         # the result names what was cooked (doit's result_dep compares results): the key, cut short
         saved = {"outcome": outcome, "key": entry[0][:16]} if entry else {"outcome": outcome}
         _record_in_db(self.run.project, task, entry, saved)
@@ -514,7 +538,7 @@ class CookReporter(ConsoleReporter):
         if task.name == f"{BASENAME}:_sources":
             msg = fail.get_msg() if hasattr(fail, "get_msg") else str(fail)
             self._clear_progress()
-            self._diagnostics(msg)
+            self._diagnostics(msg, getattr(fail, "diagnostics", None))
             self.counts[FAILED] += msg.rstrip("\n").count("\n") + 1
             return
         if not self._is_cook(task):
@@ -542,6 +566,15 @@ class CookReporter(ConsoleReporter):
 
         self.write("".join(format_diagnostic(d, fmt) + "\n" for d in (found or parse_lines(text))))
 
+    def write(self, text: str) -> None:
+        """doit's write, but a reader that went away (``doit cook | head``) stops nothing: the
+        cook goes on to its end, writing into the null device."""
+        try:
+            super().write(text)
+        except BrokenPipeError:
+            quiet_stdout()
+            self.outstream = open(os.devnull, "w")  # noqa: SIM115 - for the rest of the process
+
     def _note(self, text: str) -> None:
         """What is not a diagnostic (the summary, removed files): on stdout as text, on stderr
         when stdout carries json or github lines for a tool."""
@@ -560,6 +593,11 @@ class CookReporter(ConsoleReporter):
                 self.run.cache.save()
             except OSError:
                 pass
+        if self.run.builds is not None:
+            try:
+                self.run.builds.save(self.run.cache.entries if self.run.cache is not None else None)
+            except OSError:
+                pass  # (the report then says it does not know where those files came from)
         for f in self.pruned:
             why = "left by an interrupted cook" if f.endswith(".tmp") else "its source is gone"
             self._note(f"removed {f} ({why})\n")
@@ -576,7 +614,12 @@ class CookReporter(ConsoleReporter):
             n = len(self.run.standing)
             self._note(f"cook: {standing} warning{'s stand' if standing != 1 else ' stands'} in {n} up-to-date "
                        f"source{'s' if n != 1 else ''} (veduta check lists them)\n")
-        if self.total or any(self.counts.values()):
+        if self._group_ran and not self.total and not any(self.counts.values()):
+            from veduta.base.kinds import KINDS
+
+            where = ", ".join(f"{k.folder}/**/*{k.suffix}" for k in KINDS)
+            self._note(f"cook: no sources under {self.run.project.assets}/ (a source is one of {where})\n")
+        elif self.total or any(self.counts.values()):
             c = self.counts
             # restored from the shared cache, counted apart, when this run asked it
             remote = f"{c[SHARED]} from the shared cache, " if shared is not None or c[SHARED] else ""

@@ -12,7 +12,7 @@ Three edits, each returning the new text:
   key is absent (after the field that precedes it in the caller's field order) or empty;
 * :func:`replace_item` replaces element ``index``;
 * :func:`remove_item` removes element ``index`` with one separator (``[]`` when it was the only
-  one).
+  one, or with ``drop_empty`` the member itself, as :func:`append_item` added it).
 
 A new element is written in the style of its neighbours: one line ``{ "a": 1, "b": [2, 3] }``
 (spacing inside braces, after colons and commas copied from an existing element) or one member
@@ -391,13 +391,20 @@ def replace_item(text: str, key: str, index: int, value: dict[str, Any]) -> str:
     return text[:a] + render_value(value, st, doc.newline) + text[b:]
 
 
-def remove_item(text: str, key: str, index: int) -> str:
-    """*text* without element *index* of ``root[key]`` and one separator next to it."""
+def remove_item(text: str, key: str, index: int, drop_empty: bool = False) -> str:
+    """*text* without element *index* of ``root[key]`` and one separator next to it.
+
+    With *drop_empty*, removing the last element removes the member ``key`` itself, with the
+    separator :func:`append_item` wrote when it added the member (for a list whose absence means
+    what an empty one means): an item added to a file without that list and removed again leaves
+    the file as it was, byte for byte."""
     doc = JsonDoc(text)
     node = doc.array(key)
     items = list(node)
     if not 0 <= index < len(items):
         raise EditError(f'"{key}" has no element {index}')
+    if len(items) == 1 and drop_empty:
+        return _remove_member(doc, key)
     if len(items) == 1:
         a0, a1 = doc.span(node)
         return text[: a0 + 1] + text[a1 - 1 :]
@@ -408,3 +415,18 @@ def remove_item(text: str, key: str, index: int) -> str:
         a = doc.span(items[index])[0]
         b = doc.span(items[index + 1])[0]
     return text[:a] + text[b:]
+
+
+def _remove_member(doc: JsonDoc, key: str) -> str:
+    """*doc*'s text without the top-level member *key* and the separator before it (after it,
+    for the first member), the inverse of ``_add_member``."""
+    text = doc.text
+    keys = list(doc.root.keys)
+    i = keys.index(key)
+    start = doc.key_start(doc.root, key)
+    end = doc.span(doc.root.value[key])[1]
+    if i > 0:  # from the end of the member before it: the separator goes with it
+        return text[: doc.span(doc.root.value[keys[i - 1]])[1]] + text[end:]
+    if len(keys) > 1:  # the first of several: up to the next member's key
+        return text[:start] + text[doc.key_start(doc.root, keys[1]):]
+    return text[:start] + text[end:]  # the only member

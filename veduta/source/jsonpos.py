@@ -191,6 +191,8 @@ class _Parser:
         ch = self.text[i]
         if ch in "\n\r\t ":
             return repr(ch)
+        if self.text.startswith(("//", "/*"), i):
+            return f"a {self.text[i:i + 2]} comment (JSON sources take no comments)"
         m = re.compile(r"[A-Za-z0-9_+\-.]+").match(self.text, i)
         return repr(m.group(0)[:20]) if m else repr(ch)
 

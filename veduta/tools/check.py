@@ -12,7 +12,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from veduta.base.errors import UsageError
+from veduta.base.errors import UsageError, clip_words
 from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report
 
 if TYPE_CHECKING:
@@ -43,7 +43,7 @@ def resolve_sources(project: Project, names: list[str], cwd: str | None = None) 
         else:
             out.append(rel)
     if unknown:
-        raise UsageError(f"no such source: {', '.join(unknown)} (give a source file, or a path under "
+        raise UsageError(f"no such source: {', '.join(map(clip_words, unknown))} (give a source file, or a path under "
                           f"{project.assets}/ such as models/crate.vmodel)")
     return list(dict.fromkeys(out))
 
@@ -174,12 +174,16 @@ def assess(project: Project, sources: list[str] | None = None, full: bool = Fals
     from veduta.cook.state import StatCache
     from veduta.cook.tasks import STATE_FILE
 
-    all_sources, problems, selected = project.select(sources)
+    skipped: list[str] = []
+    all_sources, problems, selected = project.select(sources, skipped)
     index = AssetIndex.from_paths(s.rel for s in all_sources)
     diagnostics: list[dict] = []
     for text in problems:  # folders that cannot be read, file names that are not UTF-8
         file, _, message = text.partition(": ")
         diagnostics.append(Diagnostic(file, 1, 1, "$", message).to_json())
+    for text in skipped:  # links skipped, as the cook warns: loops, links to nothing
+        file, _, message = text.partition(": warning: ")
+        diagnostics.append(Diagnostic(file, 1, 1, "$", message, WARNING).to_json())
     look = states or not full
     cache = StatCache(os.path.join(project.cache, STATE_FILE), TOOLCHAIN) if look else None
     work = []

@@ -11,7 +11,7 @@ import json
 import threading
 from typing import Any, cast
 
-from veduta.base.errors import VdaError
+from veduta.base.errors import VdaError, clip
 
 
 def dump_file(path: str, full: bool = False) -> dict[str, Any]:
@@ -95,8 +95,8 @@ def verify_files(paths: list[str]) -> dict[str, Any]:
     for path in paths:
         try:
             a = read_asset_file(path)
-        except VdaError as exc:
-            files.append({"file": path, "ok": False, "error": str(exc)})
+        except VdaError as exc:  # (the path as given, in part if huge: it is what the user typed)
+            files.append({"file": clip(path, 240), "ok": False, "error": str(exc)})
             continue
         files.append({"file": path, "ok": True, "kind": a.meta.kind, "name": a.meta.name,
                       "compiler": a.meta.compiler, "current": a.meta.compiler == COMPILER_VERSION})

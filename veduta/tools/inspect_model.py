@@ -257,11 +257,12 @@ def inspect_model(project: Project, name: str) -> dict:
     Always has "name", "status" ("ok", "findings" when an error finding exists, "invalid" for
     source errors, "missing") and "errors" (source diagnostics as dicts); the rest when it built.
     """
+    from veduta.base.errors import clip
     from veduta.base.project import no_such_asset
 
     src = project.find_source("model", name)
-    if src is None:
-        return {"name": name, "status": "missing", "source": None,
+    if src is None:  # (the name is what the user typed: echoed in part, with its length, if huge)
+        return {"name": clip(name, 200), "status": "missing", "source": None,
                 "errors": [{"message": str(no_such_asset(project, "model", name))}], "findings": []}
     path = project.source_path(src.rel)
     with open(path, "rb") as f:

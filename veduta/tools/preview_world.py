@@ -132,9 +132,9 @@ def scene(gen: Generator, drawer: Drawer, at: tuple[int, int]) -> Scene:
 
     origin = focus_origin(gen, at)
     cam = make_camera(drawer.camera, origin)
-    planes = cam.planes()
     keys = loaded_chunks(gen, at)
-    visible, distance, level = drawer.chunks_seen(cam, planes, [drawer.chunk(cx, cz) for cx, cz in keys])
+    drawer.prepare(keys)
+    visible, distance, level = drawer.chunks_seen(cam, [drawer.chunk(cx, cz) for cx, cz in keys])
     things = _things(gen, drawer, keys, origin)
     if things:
         pos = np.stack([t.position for t in things])
@@ -144,7 +144,7 @@ def scene(gen: Generator, drawer: Drawer, at: tuple[int, int]) -> Scene:
                     np.array([t.flora for t in things], dtype=bool))
     else:
         th = Things.of(np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=np.int64))
-    judged = drawer.judge(cam, planes, th)
+    judged = drawer.judge(cam, th)
     return Scene(gen, at, dict(drawer.camera), origin, keys, visible, distance, level, things, judged,
                  dict(drawer.index))
 

@@ -392,6 +392,15 @@ class RefGraph:
         k = kind_of(rel)
         return self.to(k.name, name_of(rel)) if k is not None else self.to("image", rel)
 
+    def names_in(self, rel: str) -> frozenset[tuple[str, str]]:
+        """The ``(kind, name)`` pairs source *rel* names (assets and PNGs), without positions."""
+        return self._names.get(rel, frozenset())
+
+    def users(self, kind: str, name: str) -> list[str]:
+        """The sources naming asset *kind* *name* (or the PNG at path *name*, kind ``"image"``),
+        sorted, without positions."""
+        return sorted(self._to.get((kind, name), ()))
+
     def sources(self) -> list[str]:
         """Every source the graph knows, sorted."""
         return sorted(self._names)

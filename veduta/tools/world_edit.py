@@ -24,11 +24,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
-from veduta.base.errors import UsageError, VedutaError
+from veduta.base.errors import UsageError, VedutaError, quote
 from veduta.base.fsutil import rewrite_source
 from veduta.base.progress import Progress
 
 if TYPE_CHECKING:
+    from veduta.base.progress import Progress
     from veduta.base.project import Project
     from veduta.formats.codec import Struct
     from veduta.source.diagnostics import Report
@@ -361,7 +362,8 @@ def _check_name(name: str, what: str) -> None:
     from veduta.base.names import NAME_RE, NAME_RULE
 
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise UsageError(f"{what} {name!r} is not a valid name ({NAME_RULE})")
+        raise UsageError(f"{what} {quote(name) if isinstance(name, str) else repr(name)} is not a valid name "
+                          f"({NAME_RULE})")
 
 
 # -- place checks ------------------------------------------------------------------------------
@@ -439,9 +441,9 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
     ws = load_world_source(project, world)
     if not ws.exists("prefab", prefab):
         hint = ws.suggest("prefab", prefab)
-        raise UnknownAsset(f'prefab "{prefab}" does not exist{hint} (WORLD_PREFAB_MISSING); nothing was written',
+        raise UnknownAsset(f"prefab {quote(prefab)} does not exist{hint} (WORLD_PREFAB_MISSING); nothing was written",
                           [{"code": "WORLD_PREFAB_MISSING", "severity": "error",
-                            "message": f'prefab "{prefab}" does not exist{hint}'}])
+                            "message": f"prefab {quote(prefab)} does not exist{hint}"}])
     if ws.prefab(prefab) is None:
         raise EditRefused(f'prefab "{prefab}" has errors (inspect prefab {prefab}); nothing was written')
     index = _find(ws, "places", name)
@@ -916,14 +918,14 @@ def world_remove(project: Project, world: str, name: str, section: str | None = 
         names = [SECTIONS[s] for s in (SECTIONS if section is None else [section])]
         where = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
         there = [n for s in (SECTIONS if section is None else [section]) for n in _names(ws, s)]
-        raise UsageError(f'world {world} has no {where} named "{name}"{did_you_mean(name, there)}; '
+        raise UsageError(f"world {world} has no {where} named {quote(name)}{did_you_mean(name, there)}; "
                          "nothing was removed")
     if len(found) > 1:
-        raise UsageError(f'"{name}" names a ' + " and a ".join(SECTIONS[s] for s, _ in found)
+        raise UsageError(f"{quote(name)} names a " + " and a ".join(SECTIONS[s] for s, _ in found)
                          + "; say which list: " + " or ".join(s for s, _ in found))
     sec, index = found[0]
     old = _element(ws, sec, index)
-    text = remove_item(ws.text, sec, index)
+    text = remove_item(ws.text, sec, index, drop_empty=True)  # (an empty list is no list)
     rec, rep = _compile_new(ws, text, f'removing {SECTIONS[sec]} "{name}"')
     before = ws.generator(ws.world)
     out = _base(ws, sec, name, "removed", old, None, dry_run)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from veduta.base.errors import UsageError
+from veduta.base.errors import UsageError, clip, quote
 
 if TYPE_CHECKING:
     from veduta.tools.export.looks import Looks
@@ -36,11 +36,12 @@ def check_cell(cell: Sequence[int], what: str = "cell") -> tuple[int, int]:
     try:
         x, z = cell
     except (TypeError, ValueError):
-        raise UsageError(f"{what} {cell!r} is not two whole numbers [x, z]") from None
+        raise UsageError(f"{what} {clip(repr(cell))} is not two whole numbers [x, z]") from None
     if any(isinstance(v, bool) or not isinstance(v, int) for v in (x, z)):
-        raise UsageError(f"{what} {list(cell)!r} is not two whole numbers [x, z]")
+        raise UsageError(f"{what} {clip(repr(list(cell)))} is not two whole numbers [x, z]")
     if not (-MAX_CELL <= x <= MAX_CELL and -MAX_CELL <= z <= MAX_CELL):
-        raise UsageError(f"{what} [{x}, {z}] is far outside any world (cells within +-{MAX_CELL})")
+        raise UsageError(f"{what} [{clip(str(x))}, {clip(str(z))}] is far outside any world (cells within "
+                          f"+-{MAX_CELL})")
     return x, z
 
 
@@ -66,7 +67,7 @@ def generator(load_world: LoadWorld, name: str):
     try:
         world, prefabs = load_world(name)
     except KeyError:
-        raise UsageError(f'no world "{name}"') from None
+        raise UsageError(f"no world {quote(name)}") from None
     return Generator(world, prefabs)
 
 

@@ -18,6 +18,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from veduta.base.errors import UsageError, VedutaError
+from veduta.base.fsutil import check_inside, read_file
 
 if TYPE_CHECKING:
     from veduta.base.progress import Progress
@@ -84,6 +85,7 @@ def write_source(project: Project, kind: str, name: str, text: str, dry_run: boo
             index.by_kind.setdefault(kind, {})[name] = [rel]  # as the cook will see it once written
         path = project.source_path(rel)
         shown = path.replace(os.sep, "/")
+        check_inside(path)  # (veduta mcp: a source linked out of the game root is neither read nor written)
         diagnostics = [d.to_json() for d in check_sources(project, [(Source(k, name, rel), None)], index,
                                                             overlay={rel: data})[0]]
         errors = [d for d in diagnostics if d["severity"] == ERROR]
@@ -140,8 +142,7 @@ def _finding(kind: str, d: dict) -> dict:
 
 def _read(path: str) -> bytes | None:
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        return read_file(path, MAX_SOURCE_BYTES)  # a regular file (a FIFO is never waited on)
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -23,7 +23,6 @@ each a hull that holds whatever the floors do (a few noise units of slack).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,6 +31,7 @@ from veduta.world.bounds import ground_bounds, relief_bounds
 from veduta.world.structures import PAD_BLEND, StructArrays, pads_at
 
 if TYPE_CHECKING:
+    from veduta.base.progress import Progress
     from veduta.world.generator import Generator
 
 #: the smallest blocks of :func:`extremes`: their vertices are computed
@@ -41,7 +41,6 @@ FIRST_BLOCKS = 4096
 #: :func:`ground_summary` takes at most this many samples per side for the mean
 MEAN_SIDE = 512
 
-Progress = Callable[[float, "float | None", str], None]
 
 
 def _pyramid(a: np.ndarray, m: int, fn) -> np.ndarray:

@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
 from veduta.world.generator import Generator
 from veduta.world.intmath import hash2_grid
+
+if TYPE_CHECKING:
+    from veduta.base.progress import Progress
 
 #: the grids of the ground's levels of detail, in cells
 GRIDS = (1, 2, 4, 8, 16)
@@ -46,6 +49,37 @@ THIN_SHIFT = 8
 THIN_BITS = 8
 #: chunks whose drawing data a Drawer keeps (least recently used dropped first)
 CHUNK_CACHE = 4096
+#: chunks computed at once (a rectangle of them: one Generator.layers)
+RECT_CHUNKS = 256
+#: views whose chunks are computed together (Drawer.views)
+VIEW_BATCH = 256
+#: metres: a chunk's things are all outside (inside) a plane of a view's volume when the bound of
+#: their spheres is beyond it by this much (far more than a float's error there)
+SURE = 1e-6
+
+
+
+def _rectangles(keys: list[tuple[int, int]], most: int) -> list[tuple[int, int, int, int]]:
+    """Rectangles (cx0, cz0, nx, nz) of at most ``most`` chunks covering exactly the chunks
+    ``keys`` (sorted by row, then column): runs along each row, stacked with the same runs of the
+    rows below."""
+    runs: list[tuple[int, int, int]] = []  # (cz, cx0, cx1)
+    for cx, cz in keys:
+        if runs and runs[-1][0] == cz and runs[-1][2] == cx and runs[-1][2] - runs[-1][1] < most:
+            runs[-1] = (cz, runs[-1][1], cx + 1)
+        else:
+            runs.append((cz, cx, cx + 1))
+    out: list[tuple[int, int, int, int]] = []
+    open_: dict[tuple[int, int], int] = {}  # (cx0, cx1) -> index in out of the rectangle growing there
+    for cz, a, b in runs:
+        k = open_.get((a, b))
+        if k is not None and out[k][1] + out[k][3] == cz and (out[k][3] + 1) * (b - a) <= most:
+            cx0, cz0, nx, nz = out[k]
+            out[k] = (cx0, cz0, nx, nz + 1)
+        else:
+            open_[(a, b)] = len(out)
+            out.append((a, cz, b - a, 1))
+    return out
 
 
 # -- models ------------------------------------------------------------------------------------
@@ -196,25 +230,81 @@ def chunk_ground(gen: Generator, cx: int, cz: int) -> ChunkGround:
 
 def _chunk_ground(gen: Generator, cx: int, cz: int, ground: np.ndarray, biome: np.ndarray) -> ChunkGround:
     c = gen.p.chunk
-    x0, z0 = cx * c, cz * c
+    water = gen.terrain.water_levels(cx * c, cz * c, c + 1, c + 1)
+    return chunk_grounds(gen, [(cx, cz)], ground[None], biome[None], water[None])[0]
+
+
+def _interpolate_many(ground: np.ndarray, g: int) -> np.ndarray:
+    """:func:`interpolate` of a stack of grounds (k, n + 1, n + 1)."""
+    n = ground.shape[1] - 1
+    q = n // g
+    idx = np.arange(n + 1)
+    qi = np.minimum(idx // g, q - 1)
+    a = idx - qi * g
+    c = ground[:, ::g, ::g]
+    r, s = qi[:, None], qi[None, :]
+    h00, h10, h01, h11 = c[:, r, s], c[:, r, s + 1], c[:, r + 1, s], c[:, r + 1, s + 1]
+    ax, bz = a[None, :], a[:, None]
+    upper = h00 + ((h10 - h00) * ax + (h11 - h10) * bz) // g
+    lower = h00 + ((h01 - h00) * bz + (h11 - h01) * ax) // g
+    return np.where(ax >= bz, upper, lower)
+
+
+def _runs_many(flat: np.ndarray, key: np.ndarray) -> np.ndarray:
+    """:func:`_runs` of a stack of (k, q, q) arrays: (k,)."""
+    same = flat[:, :, 1:] & flat[:, :, :-1] & (key[:, :, 1:] == key[:, :, :-1])
+    return flat[0].size - same.sum(axis=(1, 2))
+
+
+def chunk_grounds(gen: Generator, keys: list[tuple[int, int]], ground: np.ndarray, biome: np.ndarray,
+                  water: np.ndarray) -> list[ChunkGround]:
+    """:class:`ChunkGround` of many chunks at once: ``keys`` (cx, cz), their vertex ground (k, c + 1,
+    c + 1), cell biomes (k, c, c) and vertex water levels (k, c + 1, c + 1). The levels of detail
+    (:func:`finest_grid`, :func:`level_quads`), skirts and water of :func:`chunk_ground`, with
+    arrays over the stack."""
+    c = gen.p.chunk
+    k = len(keys)
     grids = grids_for(c)
-    g0 = finest_grid(ground, biome, grids)
-    levels = tuple(g for g in grids if g >= g0)
-    tris = tuple(2 * level_quads(ground, biome, g)[0] for g in levels)
-    depths = []
-    for e in edge_profiles(ground):
-        depths.append(0 if straight(e) else int(e.max() - e.min()))
-    n_skirts = sum(1 for d in depths if d)
-    skirts = tuple(2 * n_skirts * (c // g) for g in levels)
-    vlev = gen.terrain.water_levels(x0, z0, c + 1, c + 1)
-    under = ground < vlev
-    wcell = under[:-1, :-1] | under[:-1, 1:] | under[1:, :-1] | under[1:, 1:]
-    wlev = np.maximum(np.maximum(vlev[:-1, :-1], vlev[:-1, 1:]), np.maximum(vlev[1:, :-1], vlev[1:, 1:]))
-    wtris = 2 * (_runs(wcell, wlev) - int((~wcell).sum()))  # runs of water cells only
-    y_min = int(ground.min()) - max(depths)
-    y_max = int(max(ground.max(), wlev[wcell].max() if wcell.any() else ground.max()))
-    return ChunkGround(cx, cz, levels, tris, skirts, tuple(depths), wtris, y_min, y_max, ground, biome, wcell,
-                       np.where(wcell, wlev, 0))
+    fit = np.ones(k, dtype=np.int64)
+    open_ = np.ones(k, dtype=bool)
+    for g in sorted(grids, reverse=True):  # the coarsest grid within 6 cm of every vertex
+        if g == 1:
+            break
+        err = np.abs(_interpolate_many(ground, g) - ground).max(axis=(1, 2))
+        ok = open_ & (err <= TOLERANCE_MM)
+        fit[ok] = g
+        open_ &= ~ok
+    edge = biome.min(axis=(1, 2)) != biome.max(axis=(1, 2))
+    flat_all = ground.max(axis=(1, 2)) == ground.min(axis=(1, 2))
+    g0 = np.where(edge, np.where(flat_all, 1, np.minimum(fit, 2)), fit)
+    tris = {}
+    for g in grids:
+        cg = ground[:, ::g, ::g]
+        h = cg[:, :-1, :-1]
+        flat = (h == cg[:, :-1, 1:]) & (h == cg[:, 1:, :-1]) & (h == cg[:, 1:, 1:])
+        key = h * 1024 + biome[:, ::g, ::g]
+        tris[g] = (2 * _runs_many(flat, key)).tolist()
+    edges = [ground[:, 0, :], ground[:, -1, :], ground[:, :, 0], ground[:, :, -1]]
+    depths = np.stack([np.where((e[:, 2:] - 2 * e[:, 1:-1] + e[:, :-2] == 0).all(axis=1), 0,
+                                e.max(axis=1) - e.min(axis=1)) for e in edges], axis=1)
+    n_skirts = (depths != 0).sum(axis=1)
+    under = ground < water
+    wcell = under[:, :-1, :-1] | under[:, :-1, 1:] | under[:, 1:, :-1] | under[:, 1:, 1:]
+    wlev = np.maximum(np.maximum(water[:, :-1, :-1], water[:, :-1, 1:]),
+                      np.maximum(water[:, 1:, :-1], water[:, 1:, 1:]))
+    wtris = 2 * (_runs_many(wcell, wlev) - (~wcell).sum(axis=(1, 2)))
+    gmax = ground.max(axis=(1, 2))
+    y_min = (ground.min(axis=(1, 2)) - depths.max(axis=1)).tolist()
+    y_max = np.maximum(gmax, np.where(wcell, wlev, np.iinfo(np.int64).min).max(axis=(1, 2))).tolist()
+    level_of = np.where(wcell, wlev, 0)
+    out = []
+    for i, (cx, cz) in enumerate(keys):
+        levels = tuple(g for g in grids if g >= g0[i])
+        d = tuple(int(v) for v in depths[i])
+        out.append(ChunkGround(cx, cz, levels, tuple(tris[g][i] for g in levels),
+                               tuple(2 * int(n_skirts[i]) * (c // g) for g in levels), d, int(wtris[i]),
+                               int(y_min[i]), int(y_max[i]), ground[i], biome[i], wcell[i], level_of[i]))
+    return out
 
 
 def level_at(gen: Generator, d: np.ndarray | float, levels: int):
@@ -620,9 +710,10 @@ def ground_level(cg: ChunkGround, d: float, lod: float) -> int:
     """The level a chunk's ground is drawn at when the nearest point of its box is at effective
     distance *d*: 0 below *lod* (``lod_distance``), level k >= 1 from lod x 2^(k-1), the coarsest
     beyond."""
-    k = 0 if d < lod else min(len(cg.grids) - 1, 1 + int(math.floor(math.log2(d / lod))))
-    while k > 0 and d < lod * 2.0 ** (k - 1):  # guard the float log at exact powers of two
-        k -= 1
+    k = 0
+    for j in range(1, len(cg.grids)):
+        if d >= lod * 2.0 ** (j - 1):
+            k = j
     return k
 
 
@@ -683,13 +774,12 @@ def entity_position(e: Mapping[str, Any], by: Mapping[str, Mapping[str, Any]]) -
 
 @dataclass
 class Judged:
-    """What the engine does with n things seen from a camera (:meth:`Drawer.judge`): ``inside``
-    the view volume (else culled), ``distance`` (effective, metres), ``level`` of the model drawn,
-    ``too_far`` (inside, past draw_distance), ``thinned`` (inside, near enough, a plant left out
-    by thinning), ``triangles`` drawn (0 when not drawn)."""
+    """What the engine does with n things, each seen from its view (:meth:`Drawer.judge`):
+    ``inside`` the view volume (else culled), ``level`` of the model drawn, ``too_far`` (inside,
+    past draw_distance), ``thinned`` (inside, near enough, a plant left out by thinning),
+    ``triangles`` drawn (0 when not drawn)."""
 
     inside: np.ndarray
-    distance: np.ndarray
     level: np.ndarray
     too_far: np.ndarray
     thinned: np.ndarray
@@ -719,6 +809,10 @@ class Drawer:
         self.index = {n: i for i, n in enumerate(self.names)}
         self.camera = dict(camera) if camera is not None else camera_record(gen.world)
         self._chunks: OrderedDict[tuple[int, int], ChunkDraw] = OrderedDict()
+        #: chunks kept (least recently used dropped first; never those a call just asked for)
+        self.cache = CHUNK_CACHE
+        self._templates: dict[str, list] = {}
+        self._roots: dict[str, list[list[float]]] = {}
         self._structs: dict[str, Things] = {}
         self.missing_models: set[str] = set()
         self._tris = [np.asarray(self.models[n].triangles, dtype=np.int64) for n in self.names]
@@ -726,22 +820,29 @@ class Drawer:
 
     # things with models
 
+    def _model_of(self, e: dict) -> int | None:
+        """The index of the model an entity draws; None when it draws none (no model, invisible,
+        or a model not known: then listed in :attr:`missing_models`)."""
+        name = e.get("model") or ""
+        if not name or not e.get("visible", True):
+            return None
+        if name not in self.index:
+            self.missing_models.add(name)
+            return None
+        return self.index[name]
+
     def _entities(self, ents: list[dict]) -> Things:
         """The things of entity dicts (children at their parent's position + their offset)."""
         by = {e["name"]: e for e in ents}
         pos, rad, mod = [], [], []
         for e in ents:
-            name = e.get("model") or ""
-            if not name or not e.get("visible", True):
+            mi = self._model_of(e)
+            if mi is None:
                 continue
-            if name not in self.index:
-                self.missing_models.add(name)
-                continue
-            p = entity_position(e, by)
             s = max(abs(float(v)) for v in e.get("scale") or (1, 1, 1))
-            pos.append(p)
-            rad.append(self._rad[self.index[name]] * s)
-            mod.append(self.index[name])
+            pos.append(entity_position(e, by))
+            rad.append(self._rad[mi] * s)
+            mod.append(mi)
         return Things.of(pos, rad, mod)
 
     def _structure(self, s) -> Things:
@@ -756,30 +857,100 @@ class Drawer:
     def chunk(self, cx: int, cz: int) -> ChunkDraw:
         key = (cx, cz)
         got = self._chunks.get(key)
+        if got is None:
+            self.prepare([key])
+            got = self._chunks[key]
+        self._chunks.move_to_end(key)
+        return got
+
+    def prepare(self, keys: Iterable[tuple[int, int]]) -> None:
+        """Compute the drawing data of these chunks (those not cached) in one pass: rectangles of
+        chunks at once (one :meth:`Generator.layers` each, arrays over all their chunks), not
+        chunk by chunk. Views then only sum what their chunks hold."""
+        todo = sorted({k for k in keys if k not in self._chunks}, key=lambda k: (k[1], k[0]))
+        for cx0, cz0, nx, nz in _rectangles(todo, RECT_CHUNKS):
+            for key, cd in self._bulk(cx0, cz0, nx, nz):
+                self._chunks[key] = cd
+        while len(self._chunks) > max(self.cache, len(todo)):  # keep what was just asked for
+            self._chunks.popitem(last=False)
+
+    def _template(self, prefab: str, record: Any = None) -> list[tuple[int, float, int, np.ndarray | None]]:
+        """The drawn entities of a prefab placed at some origin with rotation 0, as ``(model
+        index, radius, root, offset)``, positions as :meth:`_entities` adds them up (the same
+        floats): a root entity (``offset`` None) is at ``origin + local``; a child at ``offset +
+        position of its root`` (``offset``: its own and its parents' local positions, added in
+        order), or at ``offset`` alone when its chain of parents is cut (16 of them, ``root`` -1)."""
+        got = self._templates.get(prefab)
         if got is not None:
-            self._chunks.move_to_end(key)
             return got
-        from veduta.world.cover import SCATTER, STRUCTURE, VEGETATION
         from veduta.world.entities import prefab_instance
-        from veduta.world.generator import metres
+
+        if record is None:
+            record = self.gen.prefabs[prefab].record
+        ents = prefab_instance(record, "t", (0.0, 0.0, 0.0), 0, {})
+        by = {e["name"]: i for i, e in enumerate(ents)}
+        out: list[tuple[int, float, int, np.ndarray | None]] = []
+        for i, e in enumerate(ents):
+            mi = self._model_of(e)
+            if mi is None:
+                continue
+            s = max(abs(float(v)) for v in e.get("scale") or (1, 1, 1))
+            radius = float(self._rad[mi] * s)
+            parent = e.get("parent") or ""
+            if parent not in by:  # a root
+                out.append((mi, radius, i, None))
+                continue
+            off = np.asarray(e["position"], dtype=np.float64)
+            root, hops = -1, 0
+            while parent in by and hops < 16:
+                q = ents[by[parent]]
+                if (q.get("parent") or "") not in by:  # its root: at origin + local
+                    root = by[parent]
+                    break
+                off = off + np.asarray(q["position"], dtype=np.float64)
+                parent, hops = q.get("parent") or "", hops + 1
+            out.append((mi, radius, root, off))
+        self._templates[prefab] = out
+        self._roots[prefab] = [[float(v) for v in (getattr(e, "position", None) or (0, 0, 0))]
+                               for e in (getattr(record, "entities", None) or [])]
+        return out
+
+    def _bulk(self, cx0: int, cz0: int, nx: int, nz: int) -> list[tuple[tuple[int, int], ChunkDraw]]:
+        """The :class:`ChunkDraw` of the chunks [cx0, cx0 + nx) x [cz0, cz0 + nz), from one
+        :meth:`Generator.layers` of their rectangle."""
+        from numpy.lib.stride_tricks import sliding_window_view
+
+        from veduta.world.cover import SCATTER, STRUCTURE, VEGETATION
 
         gen, p = self.gen, self.gen.p
-        c, cm = p.chunk, p.cell_mm
-        lay = gen.layers(cx * c, cz * c, c, c)
-        cg = _chunk_ground(gen, cx, cz, lay.ground, lay.biome)
-        # scatter and vegetation prefabs
-        ents: list[dict] = []
-        for j, i in zip(*np.nonzero((lay.owner_kind == SCATTER) | (lay.owner_kind == VEGETATION)), strict=True):
-            kind, idx = int(lay.owner_kind[j, i]), int(lay.owner_index[j, i])
-            prefab = p.scatter[idx].prefab if kind == SCATTER else p.vegetation[idx].prefab
-            x, z = cx * c + int(i), cz * c + int(j)
-            origin = ((2 * x + 1) * cm / 2000.0, metres(lay.centre[j, i]), (2 * z + 1) * cm / 2000.0)
-            ents += prefab_instance(gen.prefabs[prefab].record, f"c{x}_{z}", origin, 0, {})
-        parts = [self._entities(ents)]
-        # flora
-        xs = np.arange(cx * c, cx * c + c, dtype=np.int64)
-        zs = np.arange(cz * c, cz * c + c, dtype=np.int64)
-        covered = lay.owner_kind == STRUCTURE
+        c = p.chunk
+        x0, z0, W, H = cx0 * c, cz0 * c, nx * c, nz * c
+        lay = gen.layers(x0, z0, W, H)
+        water = gen.terrain.water_levels(x0, z0, W + 1, H + 1)
+        keys = [(cx0 + i, cz0 + j) for j in range(nz) for i in range(nx)]
+        k = len(keys)
+        G = sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
+        Wl = sliding_window_view(water, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
+        B = lay.biome.reshape(nz, c, nx, c).transpose(0, 2, 1, 3).reshape(k, c, c)
+        grounds = chunk_grounds(gen, keys, G, B, Wl)
+        # things, each with the chunk it belongs to
+        cid_of = ((np.arange(H) // c)[:, None] * nx + (np.arange(W) // c)[None, :])
+        parts: list[tuple[np.ndarray, Things]] = []
+        kind, index = lay.owner_kind, lay.owner_index
+        prefab_cells = (kind == SCATTER) | (kind == VEGETATION)
+        if prefab_cells.any():
+            groups: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+            for code, rules in ((SCATTER, p.scatter), (VEGETATION, p.vegetation)):
+                for idx in np.unique(index[kind == code]).tolist():
+                    jj, ii = np.nonzero((kind == code) & (index == idx))
+                    groups.setdefault(rules[idx].prefab, []).append((jj, ii))
+            for prefab in sorted(groups):
+                jj = np.concatenate([g[0] for g in groups[prefab]])
+                ii = np.concatenate([g[1] for g in groups[prefab]])
+                parts.append(self._instances(prefab, lay, jj, ii, cid_of))
+        covered = kind == STRUCTURE
+        xs = np.arange(x0, x0 + W, dtype=np.int64)
+        zs = np.arange(z0, z0 + H, dtype=np.int64)
         for pa in lay.plants:
             r = p.vegetation[pa.rule]
             mask = pa.mask & ~covered
@@ -791,58 +962,367 @@ class Drawer:
                 continue
             mi = self.index[r.model]
             pos = np.stack([pa.x_mm[mask], pa.y_mm[mask], pa.z_mm[mask]], axis=-1) / 1000.0
-            parts.append(Things.of(pos, self._rad[mi] * pa.scale[mask] / 1000.0, np.full(n, mi),
-                                   hash2_grid(r.key, xs, zs)[mask]))
-        box = chunk_box(gen, cg)
-        got = ChunkDraw(cg, box, Things.join(parts),
-                        tuple(s for s in lay.structures
-                              if s.x0 < cx * c + c and s.x1 > cx * c and s.z0 < cz * c + c and s.z1 > cz * c))
-        self._chunks[key] = got
-        if len(self._chunks) > CHUNK_CACHE:  # --all walks the world row by row: keep a few rows
-            self._chunks.popitem(last=False)
-        return got
+            parts.append((cid_of[mask], Things.of(pos, self._rad[mi] * pa.scale[mask] / 1000.0, np.full(n, mi),
+                                                  hash2_grid(r.key, xs, zs)[mask])))
+        if parts:
+            cid = np.concatenate([q[0] for q in parts])
+            things = Things.join([q[1] for q in parts])
+            order = np.argsort(cid, kind="stable")
+            cid = cid[order]
+            cuts = np.searchsorted(cid, np.arange(k + 1))
+            fields = [getattr(things, f)[order] for f in ("pos", "radius", "model", "thin", "flora")]
+        out = []
+        for i, key in enumerate(keys):
+            cx, cz = key
+            if parts:
+                a, b = cuts[i], cuts[i + 1]
+                th = Things(*(f[a:b] for f in fields))
+            else:
+                th = Things.of(np.zeros((0, 3)), [], [])
+            structs = tuple(s for s in lay.structures
+                            if s.x0 < cx * c + c and s.x1 > cx * c and s.z0 < cz * c + c and s.z1 > cz * c)
+            out.append((key, ChunkDraw(grounds[i], chunk_box(gen, grounds[i]), th, structs)))
+        return out
 
-    def judge(self, cam: Camera, planes: np.ndarray, things: Things) -> Judged:
-        """What the engine does with each thing seen from *cam* (*planes*: its view volume):
-        culled when the sphere around its model's bounds lies wholly outside the volume; else its
-        model's level by effective distance to the sphere, nothing past draw_distance, flora
-        thinned (:func:`thin_keep`)."""
-        P, R, M, H, F = things.pos, things.radius, things.model, things.thin, things.flora
+    def _instances(self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray,
+                   cid_of: np.ndarray) -> tuple[np.ndarray, Things]:
+        """The things of the instances of a prefab at cells (jj, ii) of a rectangle's layers, each
+        at its cell's centre on the ground there (rotation 0), with their chunks."""
+        cm = self.gen.p.cell_mm
+        ox = (2 * (lay.x0 + ii) + 1) * cm / 2000.0
+        oy = lay.centre[jj, ii] / 1000.0
+        oz = (2 * (lay.z0 + jj) + 1) * cm / 2000.0
+        tpl = self._template(prefab)
+        things = self._placed(prefab, ox, oy, oz)
+        return np.tile(cid_of[jj, ii], len(tpl)), things
+
+    def _placed(self, key: str, ox: np.ndarray, oy: np.ndarray, oz: np.ndarray) -> Things:
+        """The things of the template ``key`` placed at origins (ox, oy, oz), rotation 0, entity by
+        entity (all instances of the first entity, then of the second, ...)."""
+        tpl = self._templates[key]
+        roots = self._roots[key]
+        n = len(ox)
+        pos, rad, mod = [], [], []
+        for mi, radius, root, off in tpl:
+            if root >= 0:  # prefab_instance's origin + (x cos + z sin, y, -x sin + z cos), rotation 0
+                lx, ly, lz = roots[root]
+                world = np.stack([ox + lx * 1 + lz * 0, oy + ly, oz - lx * 0 + lz * 1], axis=-1)
+                p = world if off is None else off[None, :] + world
+            else:
+                assert off is not None
+                p = np.broadcast_to(off, (n, 3))
+            pos.append(p)
+            rad.append(np.full(n, radius))
+            mod.append(np.full(n, mi))
+        if not tpl:
+            return Things.of(np.zeros((0, 3)), [], [])
+        return Things.of(np.concatenate(pos), np.concatenate(rad), np.concatenate(mod))
+
+    def keys(self, cell: tuple[int, int], kept: bool = True) -> list[tuple[int, int]]:
+        """The chunks a view at focus ``cell`` may have loaded (:meth:`view`), by row."""
+        sides = KEPT_SIDES if kept else ()
+        return sorted(set(loaded_chunks(self.gen, cell)).union(*(loaded_chunks(self.gen, cell, k) for k in sides)),
+                      key=lambda k: (k[1], k[0]))
+
+    def _cameras(self, origins: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, float, float]:
+        """(eyes (V, 3), planes (V, 6, 4), ortho, lens, size) of the world's camera placed at each
+        origin: :func:`make_camera` and :meth:`Camera.planes` with arrays (the same operations)."""
+        rec = self.camera
+        o = origins
+        eye = o + np.asarray(rec["position"], dtype=np.float64)
+        f = o + np.asarray(rec["look_at"], dtype=np.float64) - eye
+        f = f / np.linalg.norm(f, axis=1)[:, None]
+        up = np.tile(np.array([0.0, 1.0, 0.0]), (len(o), 1))
+        down = np.linalg.norm(np.cross(f, up), axis=1) < 1e-6
+        up[down] = np.array([0.0, 0.0, -1.0])
+        r = np.cross(f, up)
+        r = r / np.linalg.norm(r, axis=1)[:, None]
+        u = np.cross(r, f)
+        ortho = rec["type"] == "orthographic"
+        near, far = rec["near"], rec["far"]
+
+        def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            return (a * b).sum(axis=1)  # as a @ b of one view
+
+        out = [(f, -dot(f, eye + near * f)), (-f, dot(f, eye + far * f))]
+        if ortho:
+            hw, hh = rec["size"] * ASPECT / 2, rec["size"] / 2
+            out += [(r, -dot(r, eye - hw * r)), (-r, dot(r, eye + hw * r)), (u, -dot(u, eye - hh * u)),
+                    (-u, dot(u, eye + hh * u))]
+        else:
+            tv = math.tan(math.radians(rec["fov_deg"]) / 2)
+            th = tv * ASPECT
+            for edge, axis in ((f - th * r, u), (f + th * r, u), (f - tv * u, r), (f + tv * u, r)):
+                n = np.cross(edge, axis)
+                n = n / np.linalg.norm(n, axis=1)[:, None]
+                n = np.where((dot(n, f) < 0)[:, None], -n, n)
+                out.append((n, -dot(n, eye)))
+        planes = np.stack([np.concatenate([n, d[:, None]], axis=1) for n, d in out], axis=1)
+        lens = math.tan(math.radians(rec["fov_deg"]) / 2) / math.tan(math.radians(LENS_DEG) / 2)
+        return eye, planes, ortho, lens, float(rec["size"])
+
+    def _drawn(self, P: np.ndarray, R: np.ndarray, M: np.ndarray, H: np.ndarray, F: np.ndarray, eye: np.ndarray,
+               planes: np.ndarray, view: np.ndarray, ortho: bool, lens: float, size: float,
+               inside: np.ndarray | None = None) -> np.ndarray:
+        """Triangles each thing costs in its view (``view``: its index into ``eye`` and
+        ``planes``); ``inside``: things known to be inside the view volume (not tested again)."""
+        return self._judge(P, R, M, H, F, eye, planes, view, ortho, lens, size, inside).triangles
+
+    def _judge(self, P: np.ndarray, R: np.ndarray, M: np.ndarray, H: np.ndarray, F: np.ndarray, eye: np.ndarray,
+               planes: np.ndarray, view: np.ndarray, ortho: bool, lens: float, size: float,
+               inside: np.ndarray | None = None) -> Judged:
+        """:meth:`_drawn`, with what was decided for each thing (:class:`Judged`)."""
         n = len(M)
-        out = Judged(np.zeros(n, dtype=bool), np.zeros(n), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool),
-                     np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64))
+        tris = np.zeros(n, dtype=np.int64)
+        out = Judged(np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool),
+                     np.zeros(n, dtype=bool), tris)
         if not n:
             return out
-        eye = np.asarray(cam.eye)
-        inside = ((P @ planes[:, :3].T + planes[:, 3]) >= -R[:, None]).all(axis=1)
-        de = cam.effective(np.maximum(0.0, np.linalg.norm(P - eye, axis=1) - R))
-        out.inside, out.distance = inside, de
-        for mi in np.unique(M[inside]).tolist():
-            sel = inside & (M == mi)
+        inside = np.zeros(n, dtype=bool) if inside is None else inside.copy()
+        test = np.flatnonzero(~inside)
+        if len(test):
+            tv, tP, tR = view[test], P[test], R[test]
+            ok = np.ones(len(test), dtype=bool)
+            for k in range(planes.shape[1]):
+                pk = planes[tv, k]
+                ok &= (tP[:, 0] * pk[:, 0] + tP[:, 1] * pk[:, 1] + tP[:, 2] * pk[:, 2] + pk[:, 3]) >= -tR
+            inside[test] = ok
+        out.inside = inside
+        sel_all = np.flatnonzero(inside)
+        if not len(sel_all):
+            return out
+        d = np.maximum(0.0, np.linalg.norm(P[sel_all] - eye[view[sel_all]], axis=1) - R[sel_all])
+        de_all = np.full(d.shape, ORTHO_FACTOR * size) if ortho else d * lens
+        Ms = M[sel_all]
+        for mi in np.unique(Ms).tolist():
+            pick = np.flatnonzero(Ms == mi)
+            sel = sel_all[pick]
+            de = de_all[pick]
             model = self.models[self.names[mi]]
-            level = model.level(de[sel])
-            near = model.drawn(de[sel])
+            level = model.level(de)
+            t = self._tris[mi][level]
+            near = model.drawn(de)
             keep = near & (~F[sel] | thin_keep(H[sel], level))
+            tris[sel] = np.where(keep, t, 0)
             out.level[sel] = level
             out.too_far[sel] = ~near
             out.thinned[sel] = near & ~keep
-            out.triangles[sel] = np.where(keep, self._tris[mi][level], 0)
         return out
 
-    def chunks_seen(self, cam: Camera, planes: np.ndarray, chunks: list[ChunkDraw]) -> tuple[np.ndarray, ...]:
+    def judge(self, cam: Camera, things: Things) -> Judged:
+        """What the engine does with each thing seen from *cam*: culled when the sphere around its
+        model's bounds lies wholly outside the view volume; else its model's level by effective
+        distance to the sphere, nothing past draw_distance, flora thinned (:func:`thin_keep`).
+        The same decisions as :meth:`view` makes."""
+        n = len(things.model)
+        return self._judge(things.pos, things.radius, things.model, things.thin, things.flora,
+                           np.asarray([cam.eye], dtype=np.float64), cam.planes()[None], np.zeros(n, dtype=np.int64),
+                           cam.ortho, cam.lens, cam.size)
+
+    def chunks_seen(self, cam: Camera, chunks: list[ChunkDraw]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(visible (n,) bool, effective distance (n,) metres, ground level (n,)) of chunks seen
         from *cam*: a chunk is culled when its box lies wholly outside the view volume; its ground
-        is drawn at the level of its box's nearest point's effective distance."""
+        is drawn at the level of its box's nearest point's effective distance (:func:`ground_level`)."""
         if not chunks:
             return np.zeros(0, dtype=bool), np.zeros(0), np.zeros(0, dtype=np.int64)
         eye = np.asarray(cam.eye)
         boxes = np.stack([ch.box for ch in chunks])  # (n, 2, 3)
-        visible = _boxes_visible(planes, boxes)
+        visible = _boxes_visible(cam.planes(), boxes)
         dist = cam.effective(np.linalg.norm(np.clip(eye, boxes[:, 0], boxes[:, 1]) - eye, axis=1))
         lod = lod_distance(self.gen)
         level = np.array([ground_level(ch.ground, float(d), lod) for ch, d in zip(chunks, dist.tolist(), strict=True)],
                          dtype=np.int64)
         return visible, dist, level
+
+    def _view_batch(self, cells: list[tuple[str, tuple[int, int]]], kept: bool = True) -> list[dict[str, Any]]:
+        """:meth:`view` of many cells with arrays over all of them (their chunks prepared)."""
+        gen, p = self.gen, self.gen.p
+        e, cm = p.extent, p.cell_mm
+        V = len(cells)
+        xs = np.asarray([cell[0] for _, cell in cells], dtype=np.int64)
+        zs = np.asarray([cell[1] for _, cell in cells], dtype=np.int64)
+        # focus_origin: the cell's centre on the ground there
+        g = gen.heights_at(np.concatenate([xs, xs + 1]), np.concatenate([zs, zs + 1]))
+        origins = np.stack([(2 * xs + 1) * cm / 2000.0, ((g[:V] + g[V:]) >> 1) / 1000.0,
+                            (2 * zs + 1) * cm / 2000.0], axis=1)
+        eye, planes, ortho, lens, size = self._cameras(origins)
+        # the chunks each view may have loaded: slots (ox, oz) around its focus's chunk
+        view = int(getattr(gen.world, "view", 1) or 1)
+        ox, oz, ccx, ccz, inside = self._slots(xs, zs, kept)
+        K = len(ox)
+        code = (ccz + e) * (2 * e) + (ccx + e)  # a chunk's number, row by row
+        uniq, inv = np.unique(np.where(inside, code, -1), return_inverse=True)
+        first = 1 if len(uniq) and uniq[0] == -1 else 0
+        keys = [(int(u % (2 * e)) - e, int(u // (2 * e)) - e) for u in uniq[first:].tolist()]
+        chunks = [self.chunk(cx, cz) for cx, cz in keys]
+        slot_chunk = np.where(inside, inv.reshape(V, K) - first, -1)
+        # ground: culled by its box, else at the level of its nearest point's effective distance
+        nk = len(chunks)
+        boxes = np.stack([ch.box for ch in chunks]) if chunks else np.zeros((0, 2, 3))
+        levels = np.zeros((nk, len(GRIDS)), dtype=np.int64)
+        tri = np.zeros((3, nk, len(GRIDS)), dtype=np.int64)
+        for i, ch in enumerate(chunks):
+            cg = ch.ground
+            nlev = len(cg.grids)
+            levels[i] = nlev
+            tri[0, i] = [cg.triangles[min(j, nlev - 1)] for j in range(len(GRIDS))]
+            tri[1, i] = [cg.skirt_triangles[min(j, nlev - 1)] for j in range(len(GRIDS))]
+            tri[2, i] = cg.water_triangles
+        vv, kk = np.nonzero(slot_chunk >= 0)
+        ci = slot_chunk[vv, kk]
+        box = boxes[ci]
+        n = planes[vv, :, :3]
+        far = np.where(n >= 0, box[:, None, 1, :], box[:, None, 0, :])
+        visible = ((far * n).sum(axis=2) + planes[vv, :, 3] >= 0).all(axis=1)
+        near = np.clip(eye[vv], box[:, 0], box[:, 1])
+        dist = np.linalg.norm(near - eye[vv], axis=1)
+        dist = np.full(dist.shape, ORTHO_FACTOR * size) if ortho else dist * lens
+        lod = lod_distance(gen)
+        lev = np.zeros(len(vv), dtype=np.int64)
+        for j in range(1, len(GRIDS)):  # ground_level: k from lod x 2^(k-1), the coarsest beyond
+            lev = np.where(dist >= lod * 2.0 ** (j - 1), j, lev)
+        lev = np.minimum(lev, levels[ci, 0] - 1)
+        ground = np.zeros((3, V, K), dtype=np.int64)
+        for kind in range(3):
+            ground[kind, vv, kk] = np.where(visible, tri[kind, ci, lev], 0)
+        vis = np.zeros((V, K), dtype=bool)
+        vis[vv, kk] = visible
+        # things of the chunks: (view, slot) pairs expanded to their things; a chunk whose things
+        # (spheres) are all outside a plane of the view's volume is skipped whole, one whose
+        # things are all inside every plane needs no plane test
+        counts = np.asarray([len(ch.things.model) for ch in chunks] or [0], dtype=np.int64)
+        starts = np.concatenate([[0], np.cumsum(counts)])[:-1]
+        allt = Things.join([ch.things for ch in chunks]) if chunks else Things.of(np.zeros((0, 3)), [], [])
+        tb = np.zeros((max(1, nk), 2, 3))
+        has = np.flatnonzero(counts[:nk] > 0)
+        if len(has):
+            lo_pts, hi_pts = allt.pos - allt.radius[:, None], allt.pos + allt.radius[:, None]
+            tb[has, 0] = np.minimum.reduceat(lo_pts, starts[has], axis=0)
+            tb[has, 1] = np.maximum.reduceat(hi_pts, starts[has], axis=0)
+        tbv = tb[ci]
+        nrm, dd = planes[vv, :, :3], planes[vv, :, 3]
+        hi_side = (np.where(nrm >= 0, tbv[:, None, 1, :], tbv[:, None, 0, :]) * nrm).sum(axis=2) + dd
+        lo_side = (np.where(nrm >= 0, tbv[:, None, 0, :], tbv[:, None, 1, :]) * nrm).sum(axis=2) + dd
+        out_all = (hi_side < -SURE).any(axis=1)
+        in_all = (lo_side > SURE).all(axis=1)
+        use = (counts[ci] > 0) & ~out_all
+        uv, uk, uc, uin = vv[use], kk[use], ci[use], in_all[use]
+        m = counts[uc]
+        pv = np.repeat(uv, m)
+        pslot = np.repeat(uk, m)
+        pin = np.repeat(uin, m)
+        tid = np.arange(int(m.sum()), dtype=np.int64) - np.repeat(np.cumsum(m) - m, m) + np.repeat(starts[uc], m)
+        F = allt.flora[tid]
+        tris = self._drawn(allt.pos[tid], allt.radius[tid], allt.model[tid], allt.thin[tid], F, eye, planes, pv,
+                           ortho, lens, size, pin)
+        flat = np.zeros((4, V * K), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
+        at_slot = pv * K + pslot
+        for row, w in enumerate((tris * F, tris * ~F, (tris > 0) & F, (tris > 0) & ~F)):
+            flat[row] = np.bincount(at_slot, weights=w, minlength=V * K).astype(np.int64)
+        per = flat.reshape(4, V, K)
+        # structures touching a loaded chunk (spawned whole): each once per view, in every set of
+        # chunks holding one of the chunks it touches
+        snames: dict[str, int] = {}
+        sobj: list[Any] = []
+        touch: dict[tuple[int, int], list[int]] = {}  # (view, structure) -> slots
+        for v, k in zip(vv.tolist(), kk.tolist(), strict=True):
+            for st in chunks[slot_chunk[v, k]].structures:
+                got = snames.get(st.name)
+                if got is None:
+                    got = snames[st.name] = len(sobj)
+                    sobj.append(st)
+                touch.setdefault((v, got), []).append(k)
+        pairs = sorted(touch)
+        sthings = [self._structure(st) for st in sobj]
+        s_sums = np.zeros((4, len(pairs)), dtype=np.int64)
+        if pairs:
+            sv = np.asarray([a for a, _ in pairs], dtype=np.int64)
+            sj = np.asarray([b for _, b in pairs], dtype=np.int64)
+            scount = np.asarray([len(t.model) for t in sthings], dtype=np.int64)
+            sstart = np.concatenate([[0], np.cumsum(scount)])[:-1]
+            st_all = Things.join(sthings)
+            m2 = scount[sj]
+            q = np.repeat(np.arange(len(pairs)), m2)
+            tid2 = (np.arange(int(m2.sum()), dtype=np.int64) - np.repeat(np.cumsum(m2) - m2, m2)
+                    + np.repeat(sstart[sj], m2))
+            F2 = st_all.flora[tid2]
+            t2 = self._drawn(st_all.pos[tid2], st_all.radius[tid2], st_all.model[tid2], st_all.thin[tid2], F2,
+                             eye, planes, sv[q], ortho, lens, size)
+            for row, w in enumerate((t2 * F2, t2 * ~F2, (t2 > 0) & F2, (t2 > 0) & ~F2)):
+                s_sums[row] = np.bincount(q, weights=w, minlength=len(pairs)).astype(np.int64)
+        # the persistent entities, placed relative to each focus
+        ents = getattr(gen.world, "entities", None) or []
+        pers = np.zeros((4, V), dtype=np.int64)
+        if ents:
+            rec = type("Persistent", (), {"entities": ents})()
+            tpl = self._template("\0persistent", rec)
+            if tpl:
+                th = self._placed("\0persistent", origins[:, 0], origins[:, 1], origins[:, 2])
+                q = np.tile(np.arange(V), len(tpl))
+                t3 = self._drawn(th.pos, th.radius, th.model, th.thin, th.flora, eye, planes, q, ortho, lens, size)
+                F3 = th.flora
+                for row, w in enumerate((t3 * F3, t3 * ~F3, (t3 > 0) & F3, (t3 > 0) & ~F3)):
+                    pers[row] = np.bincount(q, weights=w, minlength=V).astype(np.int64)
+        # the sets of loaded chunks: the window, and with each pair of kept sides
+        sets = [(0, 0)] + (list(KEPT_SIDES) if kept else [])
+        masks = np.stack([(ox >= -view + min(sx, 0)) & (ox <= view + max(sx, 0)) & (oz >= -view + min(sz, 0))
+                          & (oz <= view + max(sz, 0)) for sx, sz in sets])  # (sets, K)
+        loaded = slot_chunk >= 0
+        figs = np.zeros((len(sets), 10, V), dtype=np.int64)
+        for si in range(len(sets)):
+            mk = masks[si][None, :] & loaded
+            figs[si, 0] = mk.sum(axis=1)
+            figs[si, 1] = (vis & mk).sum(axis=1)
+            figs[si, 2:5] = (ground * mk[None]).sum(axis=2)
+            figs[si, 5:9] = (per * mk[None]).sum(axis=2) + pers
+            if pairs:
+                hit = np.asarray([masks[si][touch[pr]].any() for pr in pairs])
+                for row in range(4):
+                    figs[si, 5 + row] += np.bincount(sv[hit], weights=s_sums[row][hit], minlength=V).astype(np.int64)
+            figs[si, 9] = figs[si, 2:7].sum(axis=0)
+        names = ("chunks", "chunks_drawn", "ground", "skirts", "water", "flora", "entities", "plants_drawn",
+                 "entities_drawn", "triangles")
+        out = []
+        tot = figs[:, 9, :]
+        for v, (name, cell) in enumerate(cells):
+            best, side = 0, [0, 0]
+            for si in range(1, len(sets)):
+                if tot[si, v] > tot[best, v]:
+                    best, side = si, list(sets[si])
+            worst = dict(zip(names, figs[best, :, v].tolist(), strict=True))
+            out.append({"name": name, "focus": [int(cell[0]), int(cell[1])], **worst, "kept": side,
+                        "window": {"chunks": int(figs[0, 0, v]), "triangles": int(figs[0, 9, v])}})
+        return out
+
+    def _slots(self, xs: np.ndarray, zs: np.ndarray, kept: bool):
+        """(ox, oz, cx, cz, inside): the chunk offsets a view may have loaded around its focus's
+        chunk ((2 view + 3)^2 with the kept ring, else the window), and for foci [xs, zs] the
+        chunks there (V, K) and whether they are in the world."""
+        p = self.gen.p
+        view = int(getattr(self.gen.world, "view", 1) or 1)
+        reach = view + 1 if kept else view
+        ox, oz = (a.ravel() for a in np.meshgrid(np.arange(-reach, reach + 1), np.arange(-reach, reach + 1)))
+        ccx, ccz = xs[:, None] // p.chunk + ox[None, :], zs[:, None] // p.chunk + oz[None, :]
+        e = p.extent
+        return ox, oz, ccx, ccz, (ccx >= -e) & (ccx < e) & (ccz >= -e) & (ccz < e)
+
+    def views(self, cells: list[tuple[str, tuple[int, int]]], kept: bool = True,
+              progress: Progress | None = None) -> list[dict[str, Any]]:
+        """:meth:`view` of many ``(name, cell)``, in batches of :data:`VIEW_BATCH`: the chunks of a
+        batch computed first, in one pass (:meth:`prepare`; those of the previous batches that
+        are still cached are not computed again: give cells row by row), then each view sums what
+        its chunks hold. ``progress(done, total, message)`` after each batch."""
+        out: list[dict[str, Any]] = []
+        for b in range(0, len(cells), VIEW_BATCH):
+            batch = cells[b:b + VIEW_BATCH]
+            xs = np.asarray([cell[0] for _, cell in batch], dtype=np.int64)
+            zs = np.asarray([cell[1] for _, cell in batch], dtype=np.int64)
+            _, _, ccx, ccz, inside = self._slots(xs, zs, kept)
+            self.prepare(set(zip(ccx[inside].tolist(), ccz[inside].tolist(), strict=True)))
+            out += self._view_batch(batch, kept)
+            if progress is not None:
+                progress(len(out), len(cells), "views")
+        return out
 
     def view(self, cell: tuple[int, int], name: str = "", kept: bool = True) -> dict[str, Any]:
         """The triangles drawn from a view whose focus is ``cell``: the camera placed relative to
@@ -858,59 +1338,7 @@ class Drawer:
         most, named by ``kept`` ([sx, sz]; [0, 0], the window alone, when no kept chunk adds a
         triangle); ``window`` gives the chunks and triangles of the window alone (just after a
         load or a jump).  With ``kept=False`` the window alone."""
-        gen = self.gen
-        origin = focus_origin(gen, cell)
-        cam = make_camera(self.camera, origin)
-        planes = cam.planes()
-        window_keys = loaded_chunks(gen, cell)
-        sides = KEPT_SIDES if kept else ()
-        keys = sorted(set(window_keys).union(*(loaded_chunks(gen, cell, k) for k in sides)),
-                      key=lambda k: (k[1], k[0]))
-        at = {k: i for i, k in enumerate(keys)}
-        chunks = [self.chunk(cx, cz) for cx, cz in keys]
-        n = len(chunks)
-        # the ground of every chunk that may be loaded (0 when culled)
-        ground = np.zeros((3, n), dtype=np.int64)  # ground, skirts, water
-        visible, _, levels = self.chunks_seen(cam, planes, chunks)
-        for i in np.flatnonzero(visible).tolist():
-            cg, k = chunks[i].ground, int(levels[i])
-            ground[:, i] = (cg.triangles[k], cg.skirt_triangles[k], cg.water_triangles)
-        # things: each chunk's, each structure's (spawned whole while a chunk it touches is
-        # loaded) and the persistent entities, with the part they belong to
-        structs: dict[str, Any] = {}
-        for ch in chunks:
-            structs.update((st.name, st) for st in ch.structures)
-        snames = sorted(structs)
-        sidx = {nm: j for j, nm in enumerate(snames)}
-        touches = [{sidx[st.name] for st in ch.structures} for ch in chunks]
-        parts = [ch.things for ch in chunks] + [self._structure(structs[nm]) for nm in snames] \
-            + [self._entities(_persistent(gen, origin))]
-        things = Things.join(parts)
-        owner = np.repeat(np.arange(len(parts)), [len(t.model) for t in parts])
-        F = things.flora
-        tris = self.judge(cam, planes, things).triangles
-        per = np.zeros((4, len(parts)), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
-        for row, w in enumerate((tris * F, tris * ~F, (tris > 0) & F, (tris > 0) & ~F)):
-            per[row] = np.bincount(owner, weights=w, minlength=len(parts)).astype(np.int64)
-
-        def figures(loaded: list[tuple[int, int]]) -> dict[str, int]:
-            idx = [at[k] for k in loaded]
-            own = idx + [n + j for j in sorted(set().union(*(touches[i] for i in idx)))] + [len(parts) - 1]
-            g = ground[:, idx].sum(axis=1).tolist()
-            f = per[:, own].sum(axis=1).tolist()
-            out = {"chunks": len(idx), "chunks_drawn": int(visible[idx].sum()), "ground": g[0], "skirts": g[1],
-                   "water": g[2], "flora": f[0], "entities": f[1], "plants_drawn": f[2], "entities_drawn": f[3]}
-            out["triangles"] = out["ground"] + out["skirts"] + out["water"] + out["flora"] + out["entities"]
-            return out
-
-        window = figures(window_keys)
-        worst, side = window, [0, 0]
-        for sx, sz in sides:
-            f = figures(loaded_chunks(gen, cell, (sx, sz)))
-            if f["triangles"] > worst["triangles"]:
-                worst, side = f, [sx, sz]
-        return {"name": name, "focus": [int(cell[0]), int(cell[1])], **worst, "kept": side,
-                "window": {"chunks": window["chunks"], "triangles": window["triangles"]}}
+        return self._view_batch([(name, cell)], kept)[0]
 
 
 def view_cost(gen: Generator, models: Mapping[str, ModelDraw], cell: tuple[int, int],

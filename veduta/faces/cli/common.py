@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from veduta.base.errors import VedutaError
+from veduta.base.errors import VedutaError, bounded, clip_words, quote
 
 
 def json_in_argv(argv: Sequence[str]) -> bool:
@@ -47,6 +47,7 @@ def refusal(message: str, findings: list | None = None, **extra: Any) -> str:
 
 def tell(as_json: bool, message: str, code: int, prog: str = "veduta", findings: list | None = None) -> int:
     """Report a mistake (JSON on stdout, or ``prog: message`` on stderr) and return *code*."""
+    message = bounded(message)  # the last guard: no message echoes a huge value whole
     if as_json:
         sys.stdout.write(refusal(message, findings) + "\n")
     else:
@@ -78,7 +79,8 @@ class Parser(argparse.ArgumentParser):
     raises :class:`CommandLineMistake`, which ``veduta.faces.cli.main.main`` reports (text or JSON)."""
 
     def error(self, message: str) -> NoReturn:
-        raise CommandLineMistake(self, message)
+        # argparse quotes a bad value whole ("invalid choice: '...'"): keep its start and length
+        raise CommandLineMistake(self, bounded(clip_words(message)))
 
     def parse_known_args(self, args=None, namespace=None):
         # a sub-command's parser with no sub-commands of its own is the last one to read the
@@ -99,7 +101,9 @@ def parse_pair(text: str) -> tuple[int, int]:
     """``"X,Z"`` (integers, either may be negative) as a tuple."""
     m = _PAIR.match(text)
     if not m:
-        raise argparse.ArgumentTypeError(f"{text!r} is not two integers X,Z")
+        raise argparse.ArgumentTypeError(f"{quote(text)} is not two integers X,Z")
+    if len(text) > 64:  # (int() refuses 4,300 digits and more; no cell has a twentieth of that)
+        raise argparse.ArgumentTypeError(f"{quote(text)} is far outside any world")
     try:
         from veduta.tools.world_query import check_cell
 
@@ -159,8 +163,40 @@ def compact_json(value, indent: str = "") -> str:
                 return one_line
         if not value:
             return "[]"
-        return "[\n" + ",\n".join(inner + compact_json(v, inner) for v in value) + "\n" + indent + "]"
+        return "[\n" + ",\n".join(inner + (_flat_dict(v, inner) or compact_json(v, inner)) if type(v) is dict
+                                   else inner + compact_json(v, inner) for v in value) + "\n" + indent + "]"
     return _scalar(value)
+
+
+_SEPARATORS: dict[tuple, list[str]] = {}
+
+
+def _flat_dict(d: dict, indent: str) -> str | None:
+    """:func:`compact_json` of a dict whose values are all scalars or lists of numbers (a list's
+    element in a long report: a change, a view), from the separators of its keys made once; None
+    for any other dict."""
+    if not d:
+        return None
+    vals = []
+    for v in d.values():
+        t = type(v)
+        if t is list:
+            if not all(type(x) is int for x in v):
+                return None
+            vals.append("[" + ", ".join(map(int.__repr__, v)) + "]")
+        elif t is dict:
+            return None
+        else:
+            vals.append(_scalar(v))
+    shape = (indent, *d)
+    seps = _SEPARATORS.get(shape)
+    if seps is None:
+        if not all(type(k) is str for k in d):
+            return None
+        inner = indent + "  "
+        seps = [("{\n" if i == 0 else ",\n") + inner + _SCALAR(k) + ": " for i, k in enumerate(d)]
+        _SEPARATORS[shape] = seps
+    return "".join([a + b for a, b in zip(seps, vals, strict=True)]) + "\n" + indent + "}"
 
 
 def _scalar(v) -> str:

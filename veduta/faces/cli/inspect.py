@@ -106,8 +106,15 @@ def _run(args, report: dict, fmt, out: TextIO | None, err: TextIO | None) -> int
 
 def run_inspect_world(args, out: TextIO | None = None, err: TextIO | None = None) -> int:
     from veduta import api
+    from veduta.faces.cli.common import progress_line
 
-    report = api.inspect_world(_project(args), args.name, at=args.at, all_views=args.all_views, sheet=args.sheet)
+    line = progress_line()
+    try:
+        report = api.inspect_world(_project(args), args.name, at=args.at, all_views=args.all_views,
+                                   sheet=args.sheet, progress=line)
+    finally:
+        if line is not None:
+            line.close()
     return _run(args, report, format_world, out, err)
 
 

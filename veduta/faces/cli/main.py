@@ -205,6 +205,9 @@ def build_parser() -> argparse.ArgumentParser:
     from veduta.faces.cli.schema import add_schema_command
 
     add_asset_commands(sub)
+    from veduta.faces.cli.graph import add_graph_commands
+
+    add_graph_commands(sub)
 
     add_schema_command(sub)
     add_tool_commands(sub)
@@ -232,6 +235,19 @@ def _json_safe_stdout() -> None:
         reconfigure(errors="backslashreplace")
 
 
+def _finish_edits(args) -> None:
+    """Before any command: complete a set of source edits an interrupted ``veduta rename`` left
+    (docs/rename.md), saying so on stderr. A game that cannot be found or configured is left to
+    the command to report."""
+    from veduta import api
+
+    try:
+        project = _project(args)
+    except VedutaError:
+        return
+    api.finish_edits(project)
+
+
 def main(argv: list[str] | None = None) -> int:
     """The ``veduta`` command; returns its exit status (a mistake in the command line exits 2
     through SystemExit, as argparse does). Under ``--json`` (``--format json``) every mistake is
@@ -245,12 +261,18 @@ def main(argv: list[str] | None = None) -> int:
     except CommandLineMistake as mistake:
         mistake.report(json_in_argv(argv))
     args.cwd = os.getcwd()
+    _finish_edits(args)
     try:
         return int(args.func(args) or 0)
     except (ConfigError, UsageError) as exc:
         return tell(wants_json(args), str(exc), 2, findings=getattr(exc, "findings", None))
     except VedutaError as exc:
         return tell(wants_json(args), str(exc), 1, findings=getattr(exc, "findings", None))
+    except OSError as exc:  # the file system said no (permissions, a full disk), not a bug
+        where = f"{exc.filename}: " if exc.filename else ""
+        return tell(wants_json(args), f"{where}{exc.strerror or exc}", 1)
+    except MemoryError:
+        return tell(wants_json(args), "out of memory (the machine, or a memory limit, ran short)", 1)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

@@ -22,16 +22,38 @@ if TYPE_CHECKING:
 __all__ = ["watch", "watch_filter"]
 
 
+#: the files a cook reads besides sources: a texture's images
+DEPENDENCY_SUFFIXES = (".png",)
+
+
 def watch_filter(project: Project):
-    """A watchfiles filter: files under the assets folder that a cook may read, not the cooked
-    folder, hidden files (atomic writes' temporaries, editors' swap files) or editor backups."""
+    """A watchfiles filter: changes under the assets folder that a cook may read: a source (by
+    its kind's suffix), an image, or a folder (made, moved or removed: its sources with it).
+    Not the cooked folder, hidden files (atomic writes' temporaries, editors' swap files), editor
+    backups, or any other file: an editor's temporary file without a suffix (``sed -i``'s
+    ``sedXXXXXX``, vim's ``4913``) is no change of the game, and made a cook."""
+    from veduta.base.kinds import KINDS
+
     cooked = os.path.abspath(project.cooked) + os.sep
+    wanted = tuple(k.suffix for k in KINDS) + DEPENDENCY_SUFFIXES
+    # the folders under the assets folder: a folder moved or removed no longer says it was one
+    folders = {os.path.abspath(d) for d, _, _ in os.walk(project.assets)}
 
     def keep(change, path: str) -> bool:
         if (path + os.sep).startswith(cooked):
             return False
         base = os.path.basename(path)
-        return not (base.startswith(".") or base.endswith(("~", ".swp", ".tmp")))
+        if base.startswith(".") or base.endswith(("~", ".swp", ".tmp")):
+            return False
+        if base.lower().endswith(wanted):
+            return True
+        if os.path.isdir(path):
+            folders.add(path)
+            return True
+        if path in folders:  # a folder moved away or removed
+            folders.discard(path)
+            return True
+        return False
 
     return keep
 

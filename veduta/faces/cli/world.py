@@ -150,10 +150,11 @@ def parse_range(text: str) -> tuple[float, float]:
     return lo, hi
 
 
-def _edit_parser(sub, name: str, help_: str) -> argparse.ArgumentParser:
+def _edit_parser(sub, name: str, help_: str,
+                 name_help: str = "the name in the list (an existing one is replaced)") -> argparse.ArgumentParser:
     p = sub.add_parser(name, help=help_)
     p.add_argument("world", help="world name (assets/worlds/<name>.vworld)")
-    p.add_argument("name", help="the name in the list (an existing one is replaced)")
+    p.add_argument("name", help=name_help)
     return p
 
 
@@ -203,7 +204,9 @@ def add_edit_commands(sub) -> None:
         name=args.name, model=args.model, prefab=args.prefab, density=args.density, biomes=args.biomes,
         cell=args.cell, radius=args.radius, scale=args.scale)))
 
-    r = _edit_parser(sub, "remove", "remove a feature, vegetation rule or place by name")
+    r = _edit_parser(sub, "remove", "remove a feature, vegetation rule or place by name",
+                     "the name of the feature, vegetation rule or place to take out (a list left empty "
+                     "goes too)")
     r.add_argument("--from", dest="section", choices=("features", "vegetation", "places"),
                    help="the list, when the name is in several")
     _edit_flags(r, lambda args: _run_edit(args, "world_remove", dict(name=args.name, section=args.section)))

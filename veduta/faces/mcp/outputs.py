@@ -297,3 +297,81 @@ class PreviewTexture(TypedDict):
     tiled: Annotated[bool, Field(description="a tiling texture: level 0 is also shown tiled 2 x 2")]
     cells: Annotated[list[Obj], Field(description="each image of the sheet: caption, box (pixels)")]
     messages: list[str]
+
+
+class Node(TypedDict):
+    kind: Annotated[str, Field(description="an asset kind, or image (a PNG named by its path)")]
+    name: str
+    source: Annotated[str | None, Field(description="its source file under the assets folder; null: missing")]
+
+
+Reference = TypedDict("Reference", {
+    "from": Annotated[Node, Field(description="the asset whose source writes the name")],
+    "to": Annotated[Node, Field(description="the asset (or PNG) it names")],
+    "file": Annotated[str, Field(description="the source file, from the game root")],
+    "line": Annotated[int, Field(description="1-based line of the name's opening quote")],
+    "col": Annotated[int, Field(description="1-based column of the name's opening quote")],
+    "path": Annotated[str, Field(description="JSON path of the name, e.g. parts[0].material")],
+    "level": NotRequired[Annotated[int, Field(description="how many references from the asset asked about")]],
+    "message": NotRequired[str],
+})
+
+
+class Deps(TypedDict):
+    asset: NotRequired[Annotated[Node, Field(description="the asset asked about")]]
+    direction: NotRequired[Literal["uses", "used_by"]]
+    depth: NotRequired[Annotated[int | None, Field(description="levels followed (null: all)")]]
+    references: NotRequired[Annotated[list[Reference], Field(description="each reference followed, located")]]
+    assets: NotRequired[Annotated[list[Obj], Field(
+        description="asked about one asset: every asset reached, with its level; the whole graph: every asset with "
+                    "the references it makes (uses) and how many sources name it (used_by)")]]
+    reference_count: NotRequired[int]
+    missing: Annotated[list[Obj], Field(description="assets (or PNGs) named that do not exist (references, for the "
+                                                    "whole graph and orphans)")]
+    unused: NotRequired[Annotated[list[Node], Field(description="assets and PNGs nothing names (not roots)")]]
+    roots: NotRequired[Annotated[list[str], Field(description="kinds never unused (a game loads them by name)")]]
+    dot: NotRequired[Annotated[str, Field(description="the graph in Graphviz DOT")]]
+
+
+Rename = TypedDict("Rename", {
+    "kind": Kind,
+    "old": str,
+    "new": str,
+    "from": Annotated[str, Field(description="the source file before the rename, from the game root")],
+    "to": Annotated[str, Field(description="the source file after the rename, from the game root")],
+    "edits": Annotated[list[Obj], Field(description="each reference rewritten: file, line, col, path (before the "
+                                                    "rename), old and new JSON text")],
+    "files": Annotated[list[str], Field(description="every file written: changed, created and removed")],
+    "checked": Annotated[int, Field(description="sources checked as the cook checks them before writing")],
+    "dry_run": bool,
+    "written": bool,
+})
+
+
+class ReportAsset(TypedDict):
+    kind: Kind
+    name: str
+    source: str
+    cooked: str
+    state: Literal["fresh", "stale", "not_cooked"]
+    bytes: Annotated[int | None, Field(description="size of the cooked file")]
+    origin: Annotated[Literal["compiled", "local store", "shared cache"] | None, Field(
+        description="where the cooked file came from at its last cook (null: not recorded)")]
+    compile_s: Annotated[float | None, Field(description="seconds its compile took (a batch's models share its "
+                                                         "time)")]
+    triangles: Annotated[list[int | None] | None, Field(description="models: triangles per level of detail")]
+    texture_memory: Annotated[int | None, Field(description="textures: bytes of pixels with every mip level")]
+    mip_levels: int | None
+    deps: Annotated[int, Field(description="assets and PNGs its source names")]
+    used_by: Annotated[int, Field(description="sources that name it")]
+    warnings: Annotated[int | None, Field(description="warnings of its last compile (null: unknown)")]
+    warning_lines: list[str]
+
+
+class Report(TypedDict):
+    assets: Annotated[list[ReportAsset], Field(description="largest cooked file first")]
+    totals: Annotated[dict[str, Obj], Field(description="per kind: assets, cooked, fresh, bytes, compile_s, "
+                                                        "triangles, texture_memory, warnings")]
+    total: Obj
+    slowest: Annotated[list[Obj], Field(description="the slowest compiles: kind, name, compile_s")]
+    html: NotRequired[Annotated[str, Field(description="the HTML page written, when asked for")]]

@@ -42,7 +42,7 @@ from pydantic import Field
 
 from veduta import api
 from veduta.base.argtypes import MAX_JOBS
-from veduta.base.errors import Cancelled, VedutaError
+from veduta.base.errors import Cancelled, VedutaError, bounded, clip, quote
 from veduta.faces.mcp import outputs as o
 from veduta.tools.world_edit import NEAR_SEARCH_MAX
 
@@ -85,6 +85,8 @@ COOKS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent
 REPLACES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 #: adds to a source (or replaces the element of that name), choosing where: a second call may choose again
 PLACES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
+#: moves a source and rewrites others: the same call again is refused (the old name is gone)
+MOVES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
 
 
 class Tools:
@@ -97,19 +99,33 @@ class Tools:
         self._world_locks: dict[str, threading.Lock] = {}
 
     def project(self):
+        """The game served; a tool error when one of its folders (assets, cooked, cache) resolves
+        outside the game root: every tool reads or writes there (docs/mcp.md)."""
+        from veduta.base.fsutil import outside
+        from veduta.base.kinds import KINDS
         from veduta.base.project import Project
 
-        return Project.find(self.root)
+        project = Project.find(self.root)
+        folders = [("assets", project.assets), ("cooked", project.cooked), ("cache", project.cache)]
+        folders += [("cooked", os.path.join(project.cooked, k.folder)) for k in KINDS]
+        for what, folder in folders:
+            real = outside(folder)
+            if real is not None:
+                raise ToolError(f"the {what} folder {folder} resolves to {real}, outside the game root "
+                                f"{os.path.realpath(self.root)}: veduta mcp reads and writes only files inside it")
+        return project
 
     def inside(self, path: str, what: str = "path") -> str:
         """*path* (relative to the game root, or absolute) when it lies under the game root once
         symlinks and ``..`` are resolved (a file to write need not exist yet); a tool error naming
         the root otherwise. An agent reads and writes the game it serves, not the machine."""
+        if "\0" in path:  # a user mistake (os.path.realpath raises ValueError on it)
+            raise ToolError(f"{what} {quote(path)} holds a NUL character, which no file name can hold")
         root = os.path.realpath(self.root)
         real = os.path.realpath(os.path.join(self.root, path))
         if os.path.commonpath([root, real]) != root:
-            raise ToolError(f"{what} {path!r} is outside the game root {root} (it resolves to {real}); "
-                            f"give a path under the game root")
+            raise ToolError(f"{what} {quote(path)} is outside the game root {root} (it resolves to "
+                            f"{clip(real, 200)}); give a path under the game root")
         return path
 
     def output(self, path: str | None) -> str | None:
@@ -150,18 +166,27 @@ class Tools:
         if ctx is not None and "progress" in inspect.signature(fn).parameters:
             kwargs["progress"] = _progress(ctx)
         try:
-            return _result(fn(self.project(), *args, **kwargs))
+            project = self.project()
+            api.finish_edits(project)  # a rename killed mid-way (by another process) is completed first
+            return _result(fn(project, *args, **kwargs))
         except Cancelled as exc:
             raise ToolError(str(exc)) from None  # the client dropped the request; nobody reads this
         except VedutaError as exc:
             findings = getattr(exc, "findings", None)
             if findings:
-                return _refusal(str(exc), findings)
-            raise ToolError(str(exc)) from None
-        except ToolError:
-            raise
+                return _refusal(bounded(str(exc)), findings)
+            raise ToolError(bounded(str(exc))) from None
+        except ToolError as exc:
+            raise ToolError(bounded(str(exc))) from None
+        except OSError as exc:  # the file system said no (permissions, a full disk): not a bug
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise ToolError(bounded(f"{where}{exc.strerror or exc}")) from None
+        except MemoryError:
+            raise ToolError("out of memory (the machine, or a memory limit, ran short); nothing was written") \
+                from None
         except Exception as exc:  # a bug, not a user mistake: say so, keep serving
-            raise ToolError(f"internal error in veduta ({type(exc).__name__}: {exc}); please report it") from None
+            raise ToolError(bounded(f"internal error in veduta ({type(exc).__name__}: {exc}); please report it")) \
+                from None
         except BaseException as exc:  # the host task was cancelled while the core function ran
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
@@ -469,6 +494,45 @@ class Face:
         its index and one row per clip, returned as an image (out: also written to a PNG file)."""
         return self.t.call(ctx, api.preview_texture, texture, self.t.output(out))
 
+    def deps(self, ctx: Context,
+             name: Annotated[str | None, Field(
+                 description="an asset name (or a source path such as models/crate.vmodel, or a PNG's path); omit "
+                 "for the whole graph")] = None,
+             kind: Annotated[Kind | None, Field(description="the asset's kind, when several kinds have that name")
+                             ] = None,
+             reverse: Annotated[bool, Field(description="what uses the asset, instead of what it uses")] = False,
+             depth: Annotated[int | None, Field(description="levels of references to follow (omit: 1); 0 follows "
+                                                            "every level", ge=0)] = None,
+             orphans: Annotated[bool, Field(description="list missing references and unused assets of the whole "
+                                                        "game instead (no name)")] = False,
+             dot: Annotated[bool, Field(description="also return the graph as Graphviz DOT text")] = False
+             ) -> Annotated[CallToolResult, o.Deps]:
+        """The reference graph of the game's assets: what an asset uses (materials of a model, textures of a
+        material, prefabs and models of a world, ...) or, with reverse, what uses it, each reference located
+        (file, line, col, JSON path); without a name the whole graph; with orphans the references to assets that
+        do not exist and the assets nothing uses (worlds and scenes are roots, never unused)."""
+        return self.t.call(ctx, api.deps, name, kind, reverse, None if depth == 0 else depth or 1, orphans, dot)
+
+    def rename(self, ctx: Context, kind: Annotated[Kind, Field(description="the asset's kind")],
+               old: Annotated[str, Field(description="the asset's name now")], new: AssetName,
+               dry_run: Annotated[bool, Field(description="list every edit and check them, write nothing")] = False
+               ) -> Annotated[CallToolResult, o.Rename]:
+        """Rename an asset: its source file (same folder) and every reference to it in every source, each edit
+        replacing only the name (every other byte kept). Every touched source is checked as the cook checks it
+        before anything is written (refused with the problems it would add); the files are then written as
+        one set (all or none). Refused when the new name is taken or not an asset name."""
+        return self.t.call(ctx, api.rename, kind, old, new, dry_run=dry_run)
+
+    def report(self, ctx: Context, html: Annotated[str | None, Field(
+            description=f"also write the report as one self-contained HTML page (a sortable table) to this .html "
+                        f"file{UNDER_ROOT}, not in the assets folder")] = None
+               ) -> Annotated[CallToolResult, o.Report]:
+        """The build report: per asset its cooked size, where the cooked file came from (compiled, local store,
+        shared cache) and its compile time, triangles per level of detail (models) or texture memory with mips
+        (textures), how many assets it uses and is used by, its warnings; largest first, with totals per kind
+        and the slowest compiles. Reads what the last cook left (cook first for current figures)."""
+        return self.t.call(ctx, api.report, self.t.output(html))
+
 
 #: Every tool, with what it does to the game (its MCP annotations); the method of Face of that name
 #: is the tool.
@@ -493,6 +557,9 @@ TOOLS: dict[str, ToolAnnotations] = {
     "preview_model": READS,
     "preview_texture": READS,
     "preview_world": READS,
+    "deps": READS,
+    "rename": MOVES,
+    "report": READS,
 }
 
 
@@ -506,11 +573,16 @@ class Server(MCPServer):
 
     async def list_resources(self) -> list[Resource]:
         fixed = await super().list_resources()
-        project = self.tools.project()
-        assets = await anyio.to_thread.run_sync(api.list_sources, project)
-        return fixed + [Resource(uri=_source_uri(a["kind"], a["name"]), name=f"{a['kind']} {a['name']}",
-                                 description=f"the source of {a['kind']} {a['name']} ({a['path']})",
-                                 mime_type="application/json") for a in assets]
+        try:
+            assets = await anyio.to_thread.run_sync(lambda: api.list_sources(self.tools.project()))
+        except VedutaError:  # a game that cannot be read now (its pyproject.toml broken): no sources
+            assets = []
+        listed: dict[str, Resource] = {}
+        for a in assets:  # a name two sources share (an error the cook reports) is listed once
+            uri = _source_uri(a["kind"], a["name"])
+            listed.setdefault(uri, Resource(uri=uri, name=f"{a['kind']} {a['name']}", mime_type="application/json",
+                                            description=f"the source of {a['kind']} {a['name']} ({a['path']})"))
+        return fixed + list(listed.values())
 
 
 def _source_uri(kind: str, name: str) -> str:
@@ -577,6 +649,13 @@ def build_server(root: str) -> MCPServer:
 
 
 def serve(root: str) -> None:
-    """Serve the game repo at *root* over stdio until the client closes."""
+    """Serve the game repo at *root* over stdio until the client closes: confined to it
+    (:func:`veduta.base.fsutil.confine`), every request answered (:mod:`veduta.faces.mcp.guard`)."""
+    import anyio
+
+    from veduta.base.fsutil import confine
+    from veduta.faces.mcp.guard import run_stdio
+
     os.chdir(os.path.abspath(root))  # the cook's paths are relative to the game root
-    build_server(".").run()
+    confine(".")
+    anyio.run(run_stdio, build_server("."))

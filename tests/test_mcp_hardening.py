@@ -1,0 +1,250 @@
+"""``veduta mcp`` under hostile input (issue 28): confined to its game root, every request with an
+id answered, no echo of a huge argument, no hang on a FIFO, a NUL in a path a user mistake. The
+real server as a subprocess, driven by the SDK's own client, or by raw JSON-RPC lines on its stdin
+where the SDK's client could not send what a hostile client does."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from tests import test_mcp  # noqa: E402
+from tests.test_mcp import REPO, cli_json, serve, text_of  # noqa: E402
+
+sample_game = test_mcp.sample_game  # the fixture: a game repo of the sample assets
+
+CONFINED = "(veduta mcp reads and writes only files inside it)"
+
+
+class Raw:
+    """``veduta mcp`` over raw JSON-RPC lines: what any client may send, not only what the SDK's
+    client can."""
+
+    def __init__(self, root: Path):
+        self.err = open(root / "raw.log", "wb")  # noqa: SIM115 - closed in close()
+        self.p = subprocess.Popen([sys.executable, "-m", "veduta", "mcp", "--root", str(root)], cwd=root,
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
+                                  env=dict(os.environ, PYTHONPATH=str(REPO)))
+        self.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}))
+        assert self.reply()["id"] == 0
+        self.send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+
+    def send(self, line: str | bytes) -> None:
+        assert self.p.stdin is not None
+        self.p.stdin.write((line.encode() if isinstance(line, str) else line) + b"\n")
+        self.p.stdin.flush()
+
+    def reply(self, wait: float = 60) -> dict | None:
+        """The next message from the server, or None when none comes within *wait* seconds."""
+        assert self.p.stdout is not None
+        if not select.select([self.p.stdout], [], [], wait)[0]:
+            return None
+        return json.loads(self.p.stdout.readline())
+
+    def close(self) -> str:
+        assert self.p.stdin is not None
+        self.p.stdin.close()
+        self.p.wait(60)
+        self.err.close()
+        return Path(self.err.name).read_text(errors="replace")
+
+
+def call(rid, name: str, arguments: dict) -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                       "params": {"name": name, "arguments": arguments}})
+
+
+def test_every_request_with_an_id_is_answered(sample_game):
+    """A lone surrogate escape in any string, or array params: the SDK's parser dropped the
+    request, and the client waited for ever. Now each gets a JSON-RPC error with its id; a line
+    with no id gets nothing (no storm of replies to garbage); the server goes on."""
+    raw = Raw(sample_game)
+    try:
+        raw.send(call(1, "inspect_model", {"model": "cr\\ud800te"}).replace("\\\\ud800", "\\ud800"))
+        raw.send('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": ["inspect_model", {"model": "x"}]}')
+        raw.send('{"jsonrpc": "2.0", "id": "three", "method": "tools/call", "params": {"name": "\\udc00"}}')
+        raw.send('{"jsonrpc": "1.0", "id": 4, "method": "tools/list"}')
+        raw.send('[{"jsonrpc": "2.0", "id": 5, "method": "tools/list"}]')  # a batch, which MCP dropped
+        raw.send("garbage, not JSON at all")
+        raw.send('{"jsonrpc": "2.0", "method": "notifications/cancelled", "params": [1]}')  # no id: no reply
+        raw.send(call(6, "inspect_model", {"model": "crate"}))
+        got = {}
+        while len(got) < 6:
+            r = raw.reply()
+            assert r is not None, f"no reply to {sorted(set(range(1, 7)) - set(got))}"
+            got[r["id"]] = r
+        assert raw.reply(wait=1) is None  # nothing for the lines without an id
+    finally:
+        log = raw.close()
+    surrogate = "Parse error: a string holds a lone UTF-16 surrogate escape (such as \\ud800), which is no character"
+    assert got[1]["error"] == {"code": -32700, "message": surrogate}
+    assert got[2]["error"] == {"code": -32602, "message": "Invalid params: params must be an object (named "
+                                                          "arguments), not an array"}
+    assert got["three"]["error"] == {"code": -32700, "message": surrogate}
+    assert got[4]["error"]["code"] == -32600 and "jsonrpc" in got[4]["error"]["message"]
+    assert got[5]["error"]["code"] == -32600 and "a batch" in got[5]["error"]["message"]
+    assert got[6]["result"]["structuredContent"]["name"] == "crate"  # and the server went on
+    assert "ignored a line of 25 characters that is no request with an id" in log
+    assert "Traceback" not in log
+
+
+def test_a_huge_argument_is_quoted_in_part_in_the_reply_and_in_the_log(sample_game):
+    """A 5 MB name gave a 5 MB error reply, and the same again on the server's stderr."""
+    big = "x" * 5_000_000
+
+    async def body(s):
+        out = {}
+        for name, args in [("inspect_model", {"model": big}), ("world_query", {"world": big, "cell": [0, 0]}),
+                           ("world_place", {"world": "valley", "name": big, "prefab": "well", "cell": [0, 0]}),
+                           ("world_remove", {"world": "valley", "name": "x" + big[:90]}),
+                           ("dump", {"path": big}), ("verify", {"paths": [big]}), ("cook", {"sources": [big]}),
+                           ("world_query", {"world": "valley", "cell": [big, 0]})]:
+            out[name + str(len(out))] = await s.call_tool(name, args)
+        return out
+
+    replies = serve(sample_game, body)
+    for name, res in replies.items():
+        text = text_of(res)
+        assert len(text) < 1000, (name, text[:300])
+        if res.is_error:
+            assert " characters)" in text or "input_value='xxx" in text, (name, text[:300])
+    assert replies["inspect_model0"].is_error and text_of(replies["inspect_model0"]).endswith(
+        'no model "' + "x" * 40 + '..." (5000000 characters) under assets/models/')
+    log = (sample_game / "server.log").read_text()
+    assert len(log) < 20_000, log[:2000]
+
+
+def test_a_nul_in_a_path_is_a_user_mistake(sample_game):
+    """It was "internal error in veduta (ValueError: embedded null byte); please report it"."""
+
+    async def body(s):
+        return [await s.call_tool(name, args) for name, args in (
+            ("dump", {"path": "assets/.cooked/models/crate\0.vda"}), ("verify", {"paths": ["a\0b.vda"]}),
+            ("export_gltf", {"model": "crate", "out": "crate\0.glb"}),
+            ("preview_model", {"model": "crate", "out": "x\0.png"}), ("cook", {"sources": ["models/cr\0ate.vmodel"]}),
+            ("check", {"sources": ["models/cr\0ate.vmodel"]}), ("world_query", {"world": "val\0ley", "cell": [0, 0]}))]
+
+    for res in serve(sample_game, body):
+        assert res.is_error and "internal error" not in text_of(res), text_of(res)
+        assert "\\x00" in text_of(res), text_of(res)  # shown, not swallowed
+    dump = text_of(serve(sample_game, lambda s: s.call_tool("dump", {"path": "a\0b.vda"})))
+    assert dump.endswith('path "a\\x00b.vda" holds a NUL character, which no file name can hold'), dump
+
+
+def test_a_fifo_named_to_dump_or_verify_ties_up_no_thread(sample_game):
+    os.mkfifo(sample_game / "pipe.vda")
+
+    async def body(s):
+        t0 = time.monotonic()
+        out = [await s.call_tool("dump", {"path": "pipe.vda"}), await s.call_tool("verify", {"paths": ["pipe.vda"]})]
+        return out, time.monotonic() - t0
+
+    (dump, verify), took = serve(sample_game, body)
+    assert took < 30
+    assert dump.is_error and text_of(dump).endswith("pipe.vda: cannot read: it is a FIFO (a named pipe), not a "
+                                                    "regular file")
+    assert verify.structured_content["files"] == [
+        {"file": "pipe.vda", "ok": False, "error": "pipe.vda: cannot read: it is a FIFO (a named pipe), not a "
+                                                   "regular file"}]
+
+
+def _move_out(sample_game: Path, rel: str, outside: Path) -> Path:
+    """Move *rel* (under the game) to *outside* and leave a symlink to it in its place."""
+    target = outside / Path(rel).name
+    (sample_game / rel).rename(target)
+    (sample_game / rel).symlink_to(target)
+    return target
+
+
+def test_files_found_by_name_must_resolve_inside_the_root(sample_game, tmp_path):
+    """A world source that is a symlink out of the root was rewritten by world_place (and terrain,
+    vegetation, remove), which reported success: the root check covered path arguments only."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    world = _move_out(sample_game, "assets/worlds/valley.vworld", outside)
+    model = _move_out(sample_game, "assets/models/crate.vmodel", outside)
+    before = {p: p.read_bytes() for p in (world, model)}
+    root = str(sample_game.resolve())
+
+    async def body(s):
+        edits = [await s.call_tool(name, args) for name, args in (
+            ("world_place", {"world": "valley", "name": "tower", "prefab": "well", "near": [-66, 4]}),
+            ("world_terrain", {"world": "valley", "name": "knoll", "kind": "hill", "cell": [0, 0], "radius": 4}),
+            ("world_vegetation", {"world": "valley", "name": "ferns", "model": "tree", "density": 0.1}),
+            ("world_remove", {"world": "valley", "name": "village_well"}),
+            ("write_source", {"kind": "world", "name": "valley", "text": '{"veduta": "world/1", "seed": 1, '
+                              '"biomes": [{"name": "plain", "ground": "grass"}]}'}))]
+        reads = [await s.call_tool(name, args) for name, args in (
+            ("inspect_world", {"world": "valley"}), ("world_query", {"world": "valley", "cell": [0, 0]}),
+            ("inspect_model", {"model": "crate"}), ("export_gltf", {"model": "crate", "out": "crate.glb"}))]
+        cook = await s.call_tool("cook", {"jobs": 1})
+        try:
+            source = await s.read_resource("veduta://source/world/valley")
+        except Exception as exc:  # noqa: BLE001 - the SDK's client raises the resource error
+            source = exc
+        return edits, reads, cook, source
+
+    edits, reads, cook, source = serve(sample_game, body)
+    assert isinstance(source, Exception) and f"resolves to {world}, outside the game root" in str(source), source
+    for res in edits + reads[:2]:
+        assert res.is_error, text_of(res)
+        assert text_of(res).endswith(f"assets/worlds/valley.vworld resolves to {world}, outside the game root "
+                                     f"{root} {CONFINED}"), text_of(res)
+    for res in reads[2:]:
+        assert res.is_error and f"assets/models/crate.vmodel resolves to {model}, outside the game root" \
+            in text_of(res), text_of(res)
+    assert {p: p.read_bytes() for p in before} == before  # nothing written through the links
+    got = cook.structured_content
+    assert got["ok"] is False
+    errors = {d["file"]: d["message"] for d in got["diagnostics"] if d["severity"] == "error"}
+    assert errors["assets/models/crate.vmodel"] == f"resolves to {model}, outside the game root {root} " \
+                                                   f"{CONFINED}; skipped"
+    assert errors["assets/worlds/valley.vworld"].startswith(f"resolves to {world}, outside the game root")
+    assert not (sample_game / "assets/.cooked/worlds/valley.vda").exists()
+    # the command line follows the link, as an editor does (docs/mcp.md): the user's own files
+    out = cli_json(sample_game, "world", "place", "valley", "tower", "well", "--near", "-66,4")
+    assert out["written"] is True and b'"tower"' in world.read_bytes() and (sample_game / "assets/worlds"
+                                                                             "/valley.vworld").is_symlink()
+
+
+def test_a_dependency_linked_out_of_the_root_is_an_error_of_its_source(sample_game, tmp_path):
+    """An image a texture names (a dependency, read while compiling) that links out of the root."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    textures = sorted((sample_game / "assets/textures").glob("*.png"))
+    assert textures, "the sample game has texture images"
+    image = _move_out(sample_game, str(textures[0].relative_to(sample_game)), outside)
+    users = [p for p in (sample_game / "assets/textures").glob("*.vtexture") if image.name in p.read_text()]
+    assert users
+
+    async def body(s):
+        return await s.call_tool("check", {"jobs": 1}), await s.call_tool("cook", {"jobs": 1})
+
+    for res in serve(sample_game, body):
+        got = res.structured_content
+        assert got["ok"] is False, text_of(res)
+        msgs = [d["message"] for d in got["diagnostics"] if d["file"] == str(users[0].relative_to(sample_game))]
+        assert any(m.startswith(f"assets/textures/{image.name} resolves to {image}, outside the game root")
+                   for m in msgs), msgs
+
+
+def test_a_project_folder_outside_the_root_is_refused(sample_game, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (sample_game / "assets/.cooked").symlink_to(elsewhere)
+
+    res = serve(sample_game, lambda s: s.call_tool("cook", {"jobs": 1}))
+    assert res.is_error and text_of(res).endswith(
+        f"the cooked folder assets/.cooked resolves to {elsewhere}, outside the game root "
+        f"{sample_game.resolve()}: veduta mcp reads and writes only files inside it"), text_of(res)
+    assert list(elsewhere.iterdir()) == []

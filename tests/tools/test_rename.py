@@ -1,0 +1,298 @@
+"""``veduta rename``: minimal edits, outputs unchanged but for the name, refusals, and sets of
+writes that survive an interruption (Ctrl-C, kill -9) as docs/rename.md describes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from veduta import api
+from veduta.base.errors import UsageError, VedutaError
+from veduta.base.project import Project
+
+#: the five sources naming material bark in the game of the fixture
+USERS = ["models/oak.vmodel", "models/tree.vmodel", "models/tree_far.vmodel", "scenes/forest.vscene",
+         "worlds/valley.vworld"]
+FOREST = """{
+  "veduta": "scene/1",
+  "entities": [
+    { "name": "bark", "kind": "prop", "material": "bark", "position": [0, 0, 0] },
+    { "name": "stump", "kind": "prop", "model": "tree_far", "position": [2, 0, 0] }
+  ]
+}
+"""
+
+
+@pytest.fixture
+def sample(sample: Project) -> Project:
+    """The sample game plus a scene whose entity is painted with bark (so that five sources name it)
+    and is itself called "bark" (a name that is no reference)."""
+    Path(sample.source_path("scenes/forest.vscene")).write_text(FOREST)
+    return sample
+
+
+def sources(project: Project) -> dict[str, bytes]:
+    return {s.rel: Path(project.source_path(s.rel)).read_bytes() for s in project.sources()}
+
+
+def veduta(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "veduta", *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env or {})}, **kw)
+
+
+def dumped(project: Project) -> dict[str, dict]:
+    """Every cooked file in full, as ``veduta dump --full`` gives it, by source."""
+    out = {}
+    for s in project.sources():
+        out[s.rel] = api.dump(None, project.cooked_path(s.kind, s.name), full=True)
+    return out
+
+
+def renamed(value, old: str, new: str):
+    """*value* (JSON data) with the name *old* (and its source path) written *new*."""
+    text = json.dumps(value)
+    text = text.replace(f"materials/{old}.vmaterial", f"materials/{new}.vmaterial").replace(f'"{old}"', f'"{new}"')
+    return json.loads(text)
+
+
+def test_rename_a_material_used_in_five_files(sample):
+    assert api.cook(sample)["ok"]
+    before_src = sources(sample)
+    before_out = dumped(sample)
+    dry = api.rename(sample, "material", "bark", "wood", dry_run=True)
+    assert sources(sample) == before_src and not dry["written"]
+    r = api.rename(sample, "material", "bark", "wood")
+    assert {k: r[k] for k in ("kind", "old", "new", "from", "to", "dry_run", "written")} == {
+        "kind": "material", "old": "bark", "new": "wood", "from": "assets/materials/bark.vmaterial",
+        "to": "assets/materials/wood.vmaterial", "dry_run": False, "written": True}
+    assert r["edits"] == dry["edits"] and r["files"] == dry["files"]
+    assert sorted({e["file"] for e in r["edits"]}) == [f"assets/{u}" for u in USERS]
+    assert len(r["edits"]) == 6  # oak names it twice
+    after_src = sources(sample)
+    assert set(after_src) == set(before_src) - {"materials/bark.vmaterial"} | {"materials/wood.vmaterial"}
+    assert after_src["materials/wood.vmaterial"] == before_src["materials/bark.vmaterial"]
+    for rel, old in before_src.items():
+        if rel in USERS:
+            new = after_src[rel]
+            # differing only at the names: each edit replaces the JSON string at its line and column
+            text = old.decode()
+            lines = text.split("\n")
+            for e in sorted((e for e in r["edits"] if e["file"] == f"assets/{rel}"),
+                            key=lambda e: (e["line"], e["col"]), reverse=True):
+                line = lines[e["line"] - 1]
+                assert line[e["col"] - 1:].startswith('"bark"') and e["old"] == '"bark"' and e["new"] == '"wood"'
+                lines[e["line"] - 1] = line[:e["col"] - 1] + '"wood"' + line[e["col"] - 1 + len('"bark"'):]
+            assert new.decode() == "\n".join(lines), rel
+        elif rel != "materials/bark.vmaterial":
+            assert after_src[rel] == old, rel  # every other file: the same bytes
+    assert b'"name": "bark"' in after_src["scenes/forest.vscene"]  # a name that is no reference stays
+    assert api.cook(sample)["ok"]
+    after_out = dumped(sample)
+    for rel, out in before_out.items():
+        new_rel = "materials/wood.vmaterial" if rel == "materials/bark.vmaterial" else rel
+        want, got = renamed(out, "bark", "wood"), after_out[new_rel]
+        for doc in (want, got):  # the hash of the inputs changes with their bytes; nothing else may
+            for chunk in doc["chunks"]:
+                chunk.get("meta", {}).pop("source_hash", None)
+                if "meta" in chunk:  # (sorted by path: a renamed dependency may move in the list)
+                    chunk["meta"]["deps"].sort()
+            doc.pop("file")
+        if rel == "scenes/forest.vscene":  # the entity called bark keeps its name
+            want["chunks"][1]["body"]["entities"][0]["name"] = "bark"
+        assert got == want, rel
+    assert not os.path.exists(sample.cooked_path("material", "bark"))  # the next cook removed it
+    assert api.deps(sample, "wood", reverse=True)["references"][0]["file"] == "assets/models/oak.vmodel"
+
+
+def test_a_source_that_writes_its_own_name(sample):
+    """A source may write its name (it must be its file name): renamed with it."""
+    crate = Path(sample.source_path("models/crate.vmodel"))
+    assert b'"name": "crate"' in crate.read_bytes()
+    old = crate.read_bytes()
+    r = api.rename(sample, "model", "crate", "box")
+    assert [(e["file"], e["path"]) for e in r["edits"]] == [
+        ("assets/models/crate.vmodel", "name"), ("assets/scenes/demo.vscene", "entities[2].model"),
+        ("assets/scenes/demo.vscene", "entities[3].model")]
+    box = Path(sample.source_path("models/box.vmodel")).read_bytes()
+    assert box == old.replace(b'"name": "crate"', b'"name": "box"', 1)
+    assert api.cook(sample)["ok"]
+    assert api.inspect_model(sample, "box")["name"] == "box"
+    assert api.deps(sample, orphans=True)["missing"] == []
+
+
+def test_refusals_write_nothing(sample):
+    before = sources(sample)
+    with pytest.raises(UsageError, match=r'material "leaf" exists already \(assets/materials/leaf.vmaterial\)'):
+        api.rename(sample, "material", "bark", "leaf")
+    with pytest.raises(UsageError, match=r'"Bark!" is not an asset name \(1-64 of a-z'):
+        api.rename(sample, "material", "bark", "Bark!")
+    with pytest.raises(UsageError, match=r'no material "barkk" under assets/materials/ \(did you mean bark or '
+                                         r'brick\?\)'):
+        api.rename(sample, "material", "barkk", "wood")
+    with pytest.raises(UsageError, match=r'no asset kind "materal"'):
+        api.rename(sample, "materal", "bark", "wood")
+    with pytest.raises(UsageError, match=r'is already called "bark"'):
+        api.rename(sample, "material", "bark", "bark")
+    os.chmod(sample.source_path("models/tree.vmodel"), 0o444)
+    with pytest.raises(UsageError, match=r"tree.vmodel is read-only \(mode 444\), so nothing was written"):
+        api.rename(sample, "material", "bark", "wood")
+    os.chmod(sample.source_path("models/tree.vmodel"), 0o644)
+    # a source that holds the name but is not JSON: its references cannot be found
+    broken = Path(sample.source_path("models/tree.vmodel"))
+    broken.write_bytes(broken.read_bytes().replace(b'"leaf"', b'"leaf",,'))
+    with pytest.raises(VedutaError, match=r'these sources hold "bark" but are not valid JSON.*tree.vmodel'):
+        api.rename(sample, "material", "bark", "wood")
+    broken.write_bytes(before["models/tree.vmodel"])
+    assert sources(sample) == before
+    assert not os.path.exists(os.path.join(sample.cache, "edits.journal"))
+
+
+def test_a_source_broken_before_stays_as_broken(sample):
+    """The checks refuse only what the rename would add: an error already there does not stop it."""
+    tree = Path(sample.source_path("models/tree.vmodel"))
+    tree.write_text(tree.read_text().replace('"segments": 8', '"segments": 2'))
+    found = api.check(sample, ["models/tree.vmodel"])
+    assert found["errors"] == 1
+    r = api.rename(sample, "material", "bark", "wood")
+    assert r["written"] and '"material": "wood"' in tree.read_text()
+    assert api.check(sample, ["models/tree.vmodel"])["errors"] == 1
+
+
+def test_cli_and_json(sample):
+    out = veduta("rename", "material", "bark", "wood", "--dry-run")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == 'assets/models/oak.vmodel:10:34: parts[0].material: "bark" -> "wood"'
+    assert lines[-2] == "assets/materials/bark.vmaterial -> assets/materials/wood.vmaterial"
+    assert lines[-1].startswith("dry run, nothing written: would rename material bark to wood: 6 edits, 7 files")
+    out = veduta("rename", "material", "bark", "leaf", "--json")
+    assert out.returncode == 2
+    assert json.loads(out.stdout)["message"].startswith('material "leaf" exists already')
+    out = veduta("rename", "material", "bark", "wood", "--json")
+    assert out.returncode == 0 and json.loads(out.stdout)["written"] is True
+    assert os.path.exists("assets/materials/wood.vmaterial") and not os.path.exists("assets/materials/bark.vmaterial")
+
+
+# -- interruptions -------------------------------------------------------------------------------
+
+def _start(pause: str = "60") -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "veduta", "rename", "material", "bark", "wood"],
+                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "VEDUTA_TEST_PAUSE_EDITS": pause})
+
+
+def _wait_writes(proc: subprocess.Popen, n: int) -> list[str]:
+    """The paths of the first *n* writes the paused rename says it made."""
+    written = []
+    assert proc.stderr is not None
+    while len(written) < n:
+        line = proc.stderr.readline()
+        assert line, "the rename ended before it wrote enough"
+        if line.startswith("edits: wrote "):
+            written.append(line[len("edits: wrote "):].strip())
+    return written
+
+
+def _state(before: dict[str, bytes], now: dict[str, bytes]) -> str:
+    """all old, all new, or mixed (what a reader of the sources sees)."""
+    old = all(now.get(rel) == data for rel, data in before.items())
+    new = ("materials/bark.vmaterial" not in now and "materials/wood.vmaterial" in now
+           and all(now[rel] == before[rel].replace(b'"material": "bark"', b'"material": "wood"')
+                   .replace(b'"ground": "bark"', b'"ground": "wood"') for rel in USERS))
+    return "old" if old else "new" if new else "mixed"
+
+
+@pytest.mark.parametrize("next_command", ["veduta", "doit"])
+def test_a_killed_rename_is_completed_by_the_next_command(sample, next_command):
+    before = sources(sample)
+    proc = _start()
+    try:
+        written = _wait_writes(proc, 2)
+        os.kill(proc.pid, signal.SIGKILL)  # kill -9 between two writes
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert written == USERS[:2]  # changed files first (in path order), the moved file last
+    assert _state(before, sources(sample)) == "mixed"  # as killed: two files new, the rest old
+    journal = Path(sample.cache) / "edits.journal"
+    assert journal.exists()
+    if next_command == "veduta":
+        out = veduta("deps", "wood", "--reverse", "--json")
+        assert out.returncode == 0, out.stderr
+        assert sorted({r["file"] for r in json.loads(out.stdout)["references"]}) == [f"assets/{u}" for u in USERS]
+    else:
+        out = subprocess.run([sys.executable, "-m", "doit", "cook"], capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert os.path.exists(sample.cooked_path("material", "wood"))
+    assert "veduta: completed an interrupted rename of material bark to wood (5 of 7 files written now)" \
+        in out.stderr
+    assert _state(before, sources(sample)) == "new"
+    assert not journal.exists()
+
+
+def test_interrupted_then_changed_by_hand(sample):
+    """A file someone changed between the kill and the next command is left as it is, and named."""
+    before = sources(sample)
+    proc = _start()
+    try:
+        _wait_writes(proc, 1)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    valley = Path(sample.source_path("worlds/valley.vworld"))
+    valley.write_bytes(before["worlds/valley.vworld"].replace(b'"seed": 20240611', b'"seed": 7'))
+    out = veduta("deps", "--orphans")
+    assert "warning: assets/worlds/valley.vworld changed since the rename of material bark to wood began; " \
+           "left as it is" in out.stderr
+    assert b'"ground": "bark"' in valley.read_bytes() and b'"seed": 7' in valley.read_bytes()
+    now = sources(sample)
+    assert b'"material": "wood"' in now["models/tree_far.vmodel"] and "materials/wood.vmaterial" in now
+    assert not (Path(sample.cache) / "edits.journal").exists()
+    assert 'material "bark" does not exist' in out.stdout  # what is left is a missing reference, found
+
+
+def test_ctrl_c_puts_every_file_back(sample):
+    before = sources(sample)
+    proc = _start()
+    try:
+        _wait_writes(proc, 3)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert _state(before, sources(sample)) == "old"
+    assert not (Path(sample.cache) / "edits.journal").exists()
+
+
+def test_journal_unit(tmp_path):
+    """write_set's own rules: a file changed meanwhile refuses the set; recover is idempotent and
+    keeps an unreadable journal aside."""
+    from veduta.cook import journal
+
+    assets, cache = tmp_path / "assets", tmp_path / "cache"
+    assets.mkdir()
+    cache.mkdir()
+    (assets / "a.txt").write_bytes(b"old a")
+    changes = [journal.Change("a.txt", b"old a", b"new a"), journal.Change("b.txt", None, b"new b"),
+               journal.Change("a.txt", b"not this", b"x")]
+    with pytest.raises(journal.EditSetError, match="changed while the edit was prepared; nothing was written"):
+        journal.write_set(str(assets), str(cache), changes, "a test")
+    assert (assets / "a.txt").read_bytes() == b"old a" and not (assets / "b.txt").exists()
+    journal.write_set(str(assets), str(cache), changes[:2], "a test")
+    assert (assets / "a.txt").read_bytes() == b"new a" and (assets / "b.txt").read_bytes() == b"new b"
+    assert journal.recover(str(assets), str(cache)) is None
+    (cache / journal.JOURNAL).write_text("{ not json")
+    found = journal.recover(str(assets), str(cache))
+    assert found is not None and "cannot be read" in found["error"]
+    assert (cache / (journal.JOURNAL + ".bad")).exists() and not (cache / journal.JOURNAL).exists()

@@ -1,0 +1,237 @@
+"""Edits of several sources that land as a set: all of them, or none (``veduta rename``).
+
+Each file is written atomically (:func:`veduta.base.fsutil.atomic_write`), but a set of files is
+not: a process killed between two writes would leave some files old and some new.  So a set
+is written in three steps:
+
+1. the *journal* (``cache/edits.journal``, :data:`JOURNAL`), one JSON document holding every
+   file's bytes before and after, is written atomically and durably: until it is whole,
+   nothing has been touched (a kill leaves every file old);
+2. the files are written one by one (changed files, then new ones, then removed ones);
+3. the journal is removed: the set is done.
+
+A process killed during step 2 leaves the journal behind.  The next command that looks at
+the game (every ``veduta`` command, ``doit cook``, ``veduta cook``) finds it and *completes* the
+set before doing anything else (:func:`recover`): each file that still holds its old bytes is
+written, each that already holds its new bytes is left, so that every file ends new.  A file
+that holds neither (someone changed it since) is left as it is and named.  An error or
+Ctrl-C during step 2 in the writing process itself puts back the files written so far
+(every file ends old) and removes the journal.
+
+Writing a set, and recovering one, is done under the cook lock (:mod:`veduta.cook.runlock`),
+so that a cook never reads a half-written set.  For tests, ``VEDUTA_TEST_PAUSE_EDITS=SECONDS``
+makes step 2 say each write on standard error (``edits: wrote PATH``) and pause after it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["JOURNAL", "Change", "EditSetError", "write_set", "recover", "pending", "finish_edits"]
+
+#: the journal's file name in the game's cache folder
+JOURNAL = "edits.journal"
+_FORMAT = "veduta-edits/1"
+#: test hook: pause this many seconds after each file write (and say it on stderr)
+PAUSE_ENV = "VEDUTA_TEST_PAUSE_EDITS"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One file of a set: *rel* under the assets folder, its bytes *old* before (None: it must
+    not exist) and *new* after (None: it is removed); *mode*: the permission bits of a new
+    file (None: as the umask allows)."""
+
+    rel: str
+    old: bytes | None
+    new: bytes | None
+    mode: int | None = None
+
+
+class EditSetError(Exception):
+    """A set could not be written; every file is as it was (the message says why)."""
+
+
+def pending(cache: str) -> bool:
+    """Whether an interrupted set waits in the cache folder *cache*."""
+    return os.path.exists(os.path.join(cache, JOURNAL))
+
+
+def _path(assets: str, rel: str) -> str:
+    return os.path.join(assets, *rel.split("/"))
+
+
+def _read(path: str) -> bytes | None:
+    from veduta.base.fsutil import read_regular
+
+    got = read_regular(path)
+    return None if got is None else got[0]
+
+
+def _text(data: bytes | None) -> str | None:
+    # any bytes survive JSON this way (ensure_ascii writes a lone surrogate as \\udcxx)
+    return None if data is None else data.decode("utf-8", "surrogateescape")
+
+
+def _bytes(text: str | None) -> bytes | None:
+    return None if text is None else text.encode("utf-8", "surrogateescape")
+
+
+def _put(assets: str, change: Change, data: bytes | None) -> None:
+    """Make the file of *change* hold *data* (None: no file), atomically."""
+    from veduta.base.fsutil import atomic_write, rewrite_source
+
+    path = _path(assets, change.rel)
+    if data is None:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+    elif os.path.lexists(path):
+        rewrite_source(path, data)
+    else:
+        atomic_write(path, data, durable=True, mode=change.mode)
+
+
+def _pause(rel: str) -> None:
+    wait = os.environ.get(PAUSE_ENV)
+    if not wait:
+        return
+    import sys
+    import time
+
+    sys.stderr.write(f"edits: wrote {rel}\n")
+    sys.stderr.flush()
+    time.sleep(float(wait))
+
+
+def _order(changes: list[Change]) -> list[Change]:
+    """Changed files first, then new files, then removed ones: a kill leaves no reference to a
+    file that is not there yet, and the old file goes last."""
+    return ([c for c in changes if c.old is not None and c.new is not None]
+            + [c for c in changes if c.old is None] + [c for c in changes if c.new is None])
+
+
+def write_set(assets: str, cache: str, changes: list[Change], what: str) -> None:
+    """Write *changes* (files under the folder *assets*) as one set, with the journal in *cache*;
+    *what* says what the set is (``rename material bark wood``), for the messages of a
+    recovery.  The caller holds the cook lock.  :class:`EditSetError` when a file is no longer
+    what the caller read (nothing written) or a write failed (every file put back)."""
+    import json
+
+    from veduta.base.fsutil import atomic_write
+
+    changes = _order(changes)
+    for c in changes:
+        if _read(_path(assets, c.rel)) != c.old:
+            raise EditSetError(f"{_path(assets, c.rel)} changed while the edit was prepared; nothing was written "
+                               f"(run it again)")
+    journal = os.path.join(cache, JOURNAL)
+    doc = {"format": _FORMAT, "what": what, "changes": [
+        {"path": c.rel, "old": _text(c.old), "new": _text(c.new), "mode": c.mode} for c in changes]}
+    try:
+        atomic_write(journal, json.dumps(doc, indent=1).encode("ascii"), durable=True)
+    except OSError as exc:
+        raise EditSetError(f"cannot write the journal {journal}: {exc.strerror or exc}; nothing was written") from None
+    done: list[Change] = []
+    try:
+        for c in changes:
+            _put(assets, c, c.new)
+            done.append(c)
+            _pause(c.rel)
+    except BaseException as exc:  # an error or Ctrl-C: put back what was written, then say why
+        try:
+            for c in reversed(done):
+                _put(assets, c, c.old)
+        except OSError:
+            raise EditSetError(f"writing {what} failed ({exc}) and so did putting the files back; the next "
+                               f"veduta command completes it from {journal}") from None
+        os.unlink(journal)
+        if isinstance(exc, OSError):
+            raise EditSetError(f"cannot write {getattr(exc, 'filename', '') or 'a file'}: "
+                               f"{exc.strerror or exc}; every file was put back as it was") from None
+        raise
+    os.unlink(journal)
+
+
+def recover(assets: str, cache: str) -> dict[str, Any] | None:
+    """Complete the set an interrupted :func:`write_set` left in *cache*, if any (the caller holds
+    the cook lock): ``{"what", "journal", "completed": [paths written now], "done": [paths that
+    were new already], "conflicts": [paths changed since, left as they are]}``, or None when
+    there was none.  The journal is removed; one that cannot be read is kept aside as
+    ``edits.journal.bad`` (and said)."""
+    import json
+
+    journal = os.path.join(cache, JOURNAL)
+    raw = _read(journal)
+    if raw is None:
+        return None
+    try:
+        doc = json.loads(raw)
+        if doc.get("format") != _FORMAT:
+            raise ValueError(f"format {doc.get('format')!r}")
+        changes = [Change(str(c["path"]), _bytes(c["old"]), _bytes(c["new"]), c.get("mode"))
+                   for c in doc["changes"]]
+        what = str(doc.get("what", "an edit"))
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        os.replace(journal, journal + ".bad")
+        return {"what": "an edit", "journal": journal, "completed": [], "done": [], "conflicts": [],
+                "error": f"{journal} cannot be read ({exc}); kept as {journal}.bad"}
+    out: dict[str, Any] = {"what": what, "journal": journal, "completed": [], "done": [], "conflicts": []}
+    for c in changes:
+        path = _path(assets, c.rel)
+        now = _read(path)
+        if now == c.new:
+            out["done"].append(path)
+        elif now == c.old:
+            _put(assets, c, c.new)
+            out["completed"].append(path)
+        else:
+            out["conflicts"].append(path)
+    os.unlink(journal)
+    return out
+
+
+def describe(found: dict[str, Any]) -> str:
+    """The lines a command prints about a recovery (:func:`recover`'s result)."""
+    if found.get("error"):
+        return f"veduta: warning: {found['error']}\n"
+    n = len(found["completed"]) + len(found["done"])
+    text = (f"veduta: completed an interrupted {found['what']} ({len(found['completed'])} of {n} file"
+            f"{'s' if n != 1 else ''} written now)\n")
+    for path in found["conflicts"]:
+        text += f"veduta: warning: {path} changed since the {found['what']} began; left as it is\n"
+    return text
+
+
+def finish_edits(project, locked: bool = True) -> dict[str, Any] | None:
+    """Complete an interrupted set of *project* (a :class:`veduta.base.project.Project`), if any,
+    saying so on standard error; *locked*: the caller holds the cook lock (else it is taken
+    here).  Returns :func:`recover`'s result.  A file that cannot be written leaves the journal
+    for the next command, with a warning."""
+    import sys
+
+    if not pending(project.cache):
+        return None
+    handle = None
+    if not locked:
+        from veduta.cook import runlock
+
+        handle = runlock.acquire(project.cache)
+    try:
+        found = recover(project.assets, project.cache)
+    except OSError as exc:
+        where = getattr(exc, "filename", "") or os.path.join(project.cache, JOURNAL)
+        sys.stderr.write(f"veduta: warning: cannot complete the interrupted edits: {where}: {exc.strerror or exc}; "
+                         f"the next command tries again\n")
+        return None
+    finally:
+        if handle is not None:
+            from veduta.cook import runlock
+
+            runlock.release(handle)
+    if found:
+        sys.stderr.write(describe(found))
+    return found
