@@ -108,17 +108,18 @@ def _grid(frame: raster.Frame, centre: np.ndarray, reach: float, step: float, y:
 
 
 def _scale_bar(img: Image.Image, scale: float, step: float, font) -> None:
-    """A bar *step* metres long at the bottom left of an orthographic cell, labelled."""
+    """A bar *step* metres long (or a round multiple, at least 24 px) at the top left of an
+    orthographic cell, labelled."""
     from PIL import ImageDraw
 
     d = ImageDraw.Draw(img)
     n = next((k for k in (1, 2, 5, 10, 20, 50, 100) if step * k * scale >= 24), 100)
     length = int(step * n * scale + 0.5)
-    x0, y = 6, img.height - 7
+    x0, y = 6, 8
     d.line([(x0, y), (x0 + length, y)], fill=INK, width=1)
     d.line([(x0, y - 3), (x0, y + 2)], fill=INK)
     d.line([(x0 + length, y - 3), (x0 + length, y + 2)], fill=INK)
-    d.text((x0 + length + 4, y - 7), f"{step * n:g} m", fill=INK, font=font)
+    d.text((x0 + length + 6, y - 7), f"{step * n:g} m", fill=INK, font=font)
 
 
 def preview_model(project: Project, name: str, out: str | None = None, size: int = DEFAULT_SIZE) -> dict[str, Any]:
