@@ -170,9 +170,11 @@ def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: 
               scale: int | None = None) -> dict[str, Any]:
     """The top-down map of *size* cells around cell *at*: metadata and ``"png"`` (bytes)."""
     from veduta.cook.cooked import load_world
+    from veduta.tools.export.cooked import Cooked
+    from veduta.tools.export.looks import Looks
     from veduta.tools.world_query import world_map as run
 
-    return run(lambda name: load_world(project, name), world, at, size, scale)
+    return run(lambda name: load_world(project, name), world, at, size, scale, looks=Looks(Cooked(project)))
 
 
 def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tuple = (), all_views: bool = False,
@@ -272,6 +274,19 @@ def preview_model(project: Project, model: str, out: str | None = None, size: in
     if out is not None:
         _out_file(out, ".png")
     return run(project, model, out, size)
+
+
+def preview_world(project: Project, world: str, at: tuple[int, int] = (0, 0), out: str | None = None,
+                  scale: int = 2, progress: Progress | None = None) -> dict[str, Any]:
+    """Draw what world *world*'s camera sees from start cell *at* (as ``render { world, at }``):
+    the console's 320 x 240 frame, the same view at *scale* times that (1: the console frame
+    alone) and the draw report, written to *out* when given. Returns the draw report and what was
+    drawn, with ``"png"`` (bytes)."""
+    from veduta.tools.preview_world import preview_world as run
+
+    if out is not None:
+        _out_file(out, ".png")
+    return run(project, world, at, out, scale, progress=progress)
 
 
 def preview_texture(project: Project, texture: str, out: str | None = None) -> dict[str, Any]:

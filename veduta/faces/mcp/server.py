@@ -474,10 +474,26 @@ class Face:
                       out: PngOut = None,
                       size: Annotated[int, Field(description="pixels per view", ge=32, le=1024)] = 160
                       ) -> Annotated[CallToolResult, o.PreviewModel]:
-        """A picture of a model: shaded views (front, side, top, three-quarter) and each level of detail,
-        labelled with triangle counts, returned as an image (out: also written to a PNG file). Returns what was
-        drawn."""
+        """A picture of a model: its textured surfaces seen from the front, side and top (orthographic, with a
+        scale bar) and in perspective from three quarters, then each level of detail in perspective, on a ground
+        grid (a line every grid_m metres), labelled with triangle counts, returned as an image (out: also written
+        to a PNG file). Returns what was drawn (views, levels, materials with their textures)."""
         return self.t.call(ctx, api.preview_model, model, self.t.output(out), size)
+
+    def preview_world(self, ctx: Context, world: Annotated[str, Field(description="world name")],
+                      at: Annotated[tuple[int, int], Field(description="the start cell [x, z]: the camera is placed "
+                                                                       "relative to its centre")] = (0, 0),
+                      scale: Annotated[int, Field(description="the larger frame is scale x 320 x 240 px (1: the "
+                                                              "console frame alone)", ge=1, le=4)] = 2,
+                      out: PngOut = None) -> Annotated[CallToolResult, o.PreviewWorld]:
+        """What a world's camera sees from a start cell, as `render { world, at }` shows it, returned as an image
+        (out: also written to a PNG file): the console's 320 x 240 frame, the same view at scale x that, and the
+        draw report beside them. Drawn with the toolchain's model of the engine: each chunk's ground at the level
+        the engine picks, skirts, water, entities at their level of detail, flora thinned, everything outside the
+        view volume or past far and draw_distance left out. Returns the draw report (chunks loaded and culled,
+        entities considered, culled, too far, thinned, drawn at a lower level; triangles by kind against the
+        1,200 a frame), the chunks and models drawn."""
+        return self.t.call(ctx, api.preview_world, world, tuple(at), self.t.output(out), scale)
 
     def preview_texture(self, ctx: Context, texture: Annotated[str, Field(description="texture name")],
                         out: PngOut = None) -> Annotated[CallToolResult, o.PreviewTexture]:
@@ -547,6 +563,7 @@ TOOLS: dict[str, ToolAnnotations] = {
     "export_gltf": REPLACES,
     "preview_model": READS,
     "preview_texture": READS,
+    "preview_world": READS,
     "deps": READS,
     "rename": MOVES,
     "report": READS,
