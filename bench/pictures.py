@@ -38,7 +38,7 @@ def bench_pictures(repeat: int = 5) -> dict:
     from veduta import api
     from veduta.base.project import Project
     from veduta.cook.cooked import load_world
-    from veduta.tools.inspect_world import _model_draws, needed_models
+    from veduta.tools.inspect_world import model_draws, needed_models
     from veduta.tools.preview_texture import _font, _Sheet
     from veduta.world.draw import Drawer
     from veduta.world.generator import Generator
@@ -55,7 +55,7 @@ def bench_pictures(repeat: int = 5) -> dict:
         at = (-66, 4)
         view = api.preview_world(project, "valley", at, None, 1)  # warm: cooked, imported
         gen = Generator(*load_world(project, "valley"))
-        models, _, _ = _model_draws(project, needed_models(gen))
+        models, _, _ = model_draws(project, needed_models(gen))
         world_s = _cpu(lambda: api.preview_world(project, "valley", at, None, 1), repeat)
         floor_w = _cpu(lambda: Drawer(gen, models).view(at, kept=False), repeat)
 

@@ -84,13 +84,13 @@ def test_the_report_counts_what_the_engine_draws(flat):
 @pytest.mark.parametrize("at", [(0, 0), (-66, 4), (-30, 40)])
 def test_the_figures_are_the_drawing_models(valley, at):
     from veduta.cook.cooked import load_world
-    from veduta.tools.inspect_world import _model_draws, needed_models
+    from veduta.tools.inspect_world import model_draws, needed_models
     from veduta.world.draw import Drawer
     from veduta.world.generator import Generator
 
     r = api.preview_world(valley, "valley", at, None, scale=1)
     gen = Generator(*load_world(valley, "valley"))
-    models, _, _ = _model_draws(valley, needed_models(gen))
+    models, _, _ = model_draws(valley, needed_models(gen))
     want = Drawer(gen, models).view(at, kept=False)
     d = r["draw"]
     for k in ("chunks", "chunks_drawn", "ground", "skirts", "water", "flora", "entities", "triangles",

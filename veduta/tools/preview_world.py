@@ -373,7 +373,7 @@ def preview_world(project: Project, world: str, at: Sequence[int] = (0, 0), out:
     from veduta.base.fsutil import write_output
     from veduta.tools.export.cooked import Cooked
     from veduta.tools.export.gltf import model_levels
-    from veduta.tools.inspect_world import _model_draws, needed_models
+    from veduta.tools.inspect_world import model_draws, needed_models
     from veduta.tools.world_query import check_cell
     from veduta.world.draw import Drawer
     from veduta.world.generator import Generator
@@ -400,7 +400,7 @@ def preview_world(project: Project, world: str, at: Sequence[int] = (0, 0), out:
     if not (-cells <= at[0] < cells and -cells <= at[1] < cells):
         raise UsageError(f"start cell {at[0]},{at[1]} is outside world {world}: its cells are {-cells}..{cells - 1} "
                          "on x and z")
-    models, _, _ = _model_draws(project, needed_models(gen))
+    models, _, _ = model_draws(project, needed_models(gen))
     drawer = Drawer(gen, models)
     step(1, "deciding what is drawn")
     sc = scene(gen, drawer, at)
