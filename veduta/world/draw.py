@@ -775,6 +775,31 @@ class Things:
                      for f in ("pos", "radius", "model", "thin", "flora")))
 
 
+def entity_position(e: Mapping[str, Any], by: Mapping[str, Mapping[str, Any]]) -> np.ndarray:
+    """Where the drawing model puts entity *e* (metres): its position plus its parents' (*by*:
+    the entities by name), up to 16 parents."""
+    p = np.asarray(e["position"], dtype=np.float64)
+    parent, hops = e.get("parent") or "", 0
+    while parent in by and hops < 16:
+        p = p + np.asarray(by[parent]["position"], dtype=np.float64)
+        parent, hops = by[parent].get("parent") or "", hops + 1
+    return p
+
+
+@dataclass
+class Judged:
+    """What the engine does with n things, each seen from its view (:meth:`Drawer.judge`):
+    ``inside`` the view volume (else culled), ``level`` of the model drawn, ``too_far`` (inside,
+    past draw_distance), ``thinned`` (inside, near enough, a plant left out by thinning),
+    ``triangles`` drawn (0 when not drawn)."""
+
+    inside: np.ndarray
+    level: np.ndarray
+    too_far: np.ndarray
+    thinned: np.ndarray
+    triangles: np.ndarray
+
+
 @dataclass
 class ChunkDraw:
     """Everything of one chunk the view costing needs (cached per chunk by :class:`Drawer`)."""
@@ -835,13 +860,8 @@ class Drawer:
             mi = self._model_of(e)
             if mi is None:
                 continue
-            p = np.asarray(e["position"], dtype=np.float64)
-            parent, hops = e.get("parent") or "", 0
-            while parent in by and hops < 16:
-                p = p + np.asarray(by[parent]["position"], dtype=np.float64)
-                parent, hops = by[parent].get("parent") or "", hops + 1
             s = max(abs(float(v)) for v in e.get("scale") or (1, 1, 1))
-            pos.append(p)
+            pos.append(entity_position(e, by))
             rad.append(self._rad[mi] * s)
             mod.append(mi)
         return Things.of(pos, rad, mod)
@@ -1090,21 +1110,35 @@ class Drawer:
                inside: np.ndarray | None = None) -> np.ndarray:
         """Triangles each thing costs in its view (``view``: its index into ``eye`` and
         ``planes``); ``inside``: things known to be inside the view volume (not tested again)."""
-        tris = np.zeros(len(M), dtype=np.int64)
-        sel, t = self._drawn_sel(Things(P, R, M, H, F), np.arange(len(M)), view, eye, planes, ortho, lens, size,
-                                 inside)
-        tris[sel] = t
-        return tris
+        return self._judge(P, R, M, H, F, eye, planes, view, ortho, lens, size, inside).triangles
+
+    def _judge(self, P: np.ndarray, R: np.ndarray, M: np.ndarray, H: np.ndarray, F: np.ndarray, eye: np.ndarray,
+               planes: np.ndarray, view: np.ndarray, ortho: bool, lens: float, size: float,
+               inside: np.ndarray | None = None) -> Judged:
+        """:meth:`_drawn`, with what was decided for each thing (:class:`Judged`)."""
+        n = len(M)
+        out = Judged(np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool),
+                     np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64))
+        sel, tris, level, near, keep = self._drawn_sel(Things(P, R, M, H, F), np.arange(n), view, eye, planes, ortho,
+                                                       lens, size, inside)
+        out.inside[sel] = True
+        out.triangles[sel] = tris
+        out.level[sel] = level
+        out.too_far[sel] = ~near
+        out.thinned[sel] = near & ~keep
+        return out
 
     def _drawn_sel(self, things: Things, ids: np.ndarray, view: np.ndarray, eye: np.ndarray, planes: np.ndarray,
-                   ortho: bool, lens: float, size: float,
-                   inside: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`_drawn` of the things ``things[ids]``, each in its view, as (the positions in
-        ``ids`` of those inside the view volume, the triangles each of them costs): only what a
-        thing's test needs is gathered for every thing, the rest for those inside."""
+                   ortho: bool, lens: float, size: float, inside: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_judge` of the things ``things[ids]``, each in its view, for those inside the view
+        volume: (their positions in ``ids``, the triangles each costs, its model's level, whether
+        it is within draw_distance, whether it is drawn). Only what a thing's test needs is
+        gathered for every thing, the rest for those inside."""
         n = len(ids)
+        none = np.zeros(0, dtype=np.int64)
         if not n:
-            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+            return none, none, none, none.astype(bool), none.astype(bool)
         inside = np.zeros(n, dtype=bool) if inside is None else inside.copy()
         test = np.flatnonzero(~inside)
         if len(test):
@@ -1118,23 +1152,52 @@ class Drawer:
                 ok &= (px * a + py * b + pz * c + d) >= nr
             inside[test] = ok
         sel_all = np.flatnonzero(inside)
-        if not len(sel_all):
-            return sel_all, np.zeros(0, dtype=np.int64)
+        k = len(sel_all)
+        if not k:
+            return sel_all, none, none, none.astype(bool), none.astype(bool)
         g = ids[sel_all]
         F, H = things.flora[g], things.thin[g]
         d = np.maximum(0.0, np.linalg.norm(things.pos[g] - eye[view[sel_all]], axis=1) - things.radius[g])
         de_all = np.full(d.shape, ORTHO_FACTOR * size) if ortho else d * lens
         Ms = things.model[g]
-        tris = np.zeros(len(sel_all), dtype=np.int64)
+        tris, levels = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
+        nears, keeps = np.zeros(k, dtype=bool), np.zeros(k, dtype=bool)
         for mi in np.unique(Ms).tolist():
             pick = np.flatnonzero(Ms == mi)
             de = de_all[pick]
             model = self.models[self.names[mi]]
             level = model.level(de)
             t = self._tris[mi][level]
-            keep = model.drawn(de) & (~F[pick] | thin_keep(H[pick], level))
+            near = model.drawn(de)
+            keep = near & (~F[pick] | thin_keep(H[pick], level))
             tris[pick] = np.where(keep, t, 0)
-        return sel_all, tris
+            levels[pick], nears[pick], keeps[pick] = level, near, keep
+        return sel_all, tris, levels, nears, keeps
+
+    def judge(self, cam: Camera, things: Things) -> Judged:
+        """What the engine does with each thing seen from *cam*: culled when the sphere around its
+        model's bounds lies wholly outside the view volume; else its model's level by effective
+        distance to the sphere, nothing past draw_distance, flora thinned (:func:`thin_keep`).
+        The same decisions as :meth:`view` makes."""
+        n = len(things.model)
+        return self._judge(things.pos, things.radius, things.model, things.thin, things.flora,
+                           np.asarray([cam.eye], dtype=np.float64), cam.planes()[None], np.zeros(n, dtype=np.int64),
+                           cam.ortho, cam.lens, cam.size)
+
+    def chunks_seen(self, cam: Camera, chunks: list[ChunkDraw]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(visible (n,) bool, effective distance (n,) metres, ground level (n,)) of chunks seen
+        from *cam*: a chunk is culled when its box lies wholly outside the view volume; its ground
+        is drawn at the level of its box's nearest point's effective distance (:func:`ground_level`)."""
+        if not chunks:
+            return np.zeros(0, dtype=bool), np.zeros(0), np.zeros(0, dtype=np.int64)
+        eye = np.asarray(cam.eye)
+        boxes = np.stack([ch.box for ch in chunks])  # (n, 2, 3)
+        visible = _boxes_visible(cam.planes(), boxes)
+        dist = cam.effective(np.linalg.norm(np.clip(eye, boxes[:, 0], boxes[:, 1]) - eye, axis=1))
+        lod = lod_distance(self.gen)
+        level = np.array([ground_level(ch.ground, float(d), lod) for ch, d in zip(chunks, dist.tolist(), strict=True)],
+                         dtype=np.int64)
+        return visible, dist, level
 
     def _view_batch(self, cells: list[tuple[str, tuple[int, int]]], kept: bool = True) -> list[dict[str, Any]]:
         """:meth:`view` of many cells with arrays over all of them (their chunks prepared)."""
@@ -1207,7 +1270,7 @@ class Drawer:
         pin = np.repeat(uin, m)
         tid = (np.arange(int(m.sum()), dtype=np.int64) - np.repeat(np.cumsum(m) - m, m)
                + np.repeat(starts[np.searchsorted(used, uc)], m))
-        sel, tris = self._drawn_sel(allt, tid, pv, eye, planes, ortho, lens, size, pin)
+        sel, tris, _, _, _ = self._drawn_sel(allt, tid, pv, eye, planes, ortho, lens, size, pin)
         F = allt.flora[tid[sel]]
         flat = np.zeros((4, V * K), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
         at_slot = pv[sel] * K + pslot[sel]
