@@ -617,9 +617,23 @@ def test_inspect_world_all_reports_progress(tmp_path):
         '{ "name": "west_sea",      "kind": "sea",   "cell": [-100, 0],  "radius": 20, "height": -0.5 }')
     valley.write_text(text)
     calls = []
-    r = api.inspect_world(game, "valley", all_views=True, progress=lambda *a: calls.append(a))
+    out = tmp_path / "views.jsonl"
+    r = api.inspect_world(game, "valley", all_views=True, views_file=str(out), progress=lambda *a: calls.append(a))
     assert r["status"] in ("ok", "findings") and len(r["views"]) == 3 and r["all_views"]["views"] == 1024
     assert calls[-1] == (1024, 1024, "views")
+    stages = [m for _, _, m in calls if m != "views"]
+    assert stages[:3] == ["world and prefabs (cooked if stale)", "models", "places, rules and the inspected area"]
+    # the sheet marks the chunk views on it (the middle 16 x 16 chunks of 32 x 32) with their triangles
+    from veduta.tools import inspect_world as IW
+    from veduta.tools.inspect_world import ViewSummary, _sheet_views
+
+    listed = [json.loads(line) for line in out.read_text().splitlines()][3:]
+    summary = ViewSummary(len(listed))
+    summary.add(listed)
+    world, prefabs, _ = IW.load_world(game, "valley")
+    on_sheet = _sheet_views(Generator(world, prefabs), summary)
+    assert on_sheet == [{"focus": v["focus"], "triangles": v["triangles"]} for v in listed
+                        if -128 <= v["focus"][0] < 128 and -128 <= v["focus"][1] < 128] and len(on_sheet) == 256
 
 
 def _stderr_on_a_terminal(argv: list[str], cwd: str) -> tuple[int, str, str]:
