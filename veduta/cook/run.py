@@ -49,6 +49,9 @@ class CookRun:
     #: the build log (veduta.cook.builds.BuildLog), made by the reporter on the first result that
     #: made a cooked file (a no-op run never opens it)
     builds: Any = None
+    #: what the file-system monitor said at the start of a whole-group cook (a
+    #: veduta.cook.monitor.Sync), None when none runs; the reporter leaves its mark
+    monitor: Any = None
 
     def start(self) -> None:
         """A new doit run begins (its reporter starts; the tasks are made after this)."""
@@ -58,6 +61,7 @@ class CookRun:
         self.standing = []
         self.shared = None
         self.builds = None
+        self.monitor = None
 
 
 __all__ = ["CookRun"]

@@ -120,6 +120,11 @@ def cook_tasks(run: CookRun):
     # Only the cook group (plain `doit cook`) selected: a fresh subtask would be made
     # only to be skipped, so it is not made at all.
     only_group = run.executing and run.selected == [BASENAME]
+    # the file-system monitor's journal (veduta watch --monitor), when one runs and vouches for
+    # everything since the last complete cook: the sources it names nothing of are fresh unstat'd
+    changes = _journal_changes(run, cache, sources) if only_group else None
+    written: set[str] = changes.assets if changes is not None else set()
+    cooked_changed = changes.cooked if changes is not None else set()
     # `doit list` (veduta's CookList) prints a fresh subtask from its name and doc: no Task made
     listing = None if run.executing else fresh_listing()
     group = GroupHandle()
@@ -176,7 +181,9 @@ def cook_tasks(run: CookRun):
             duplicate_of = [p for p in index.by_kind[kind.name][name] if p != rel]
         else:
             packed = cache.packed(rel)  # (unchecked: fresh_by_stat finds a damaged entry not fresh)
-            if packed is not None and fresh_by_stat(rel, packed, assets, cooked, index):
+            if packed is not None and (
+                    changes is not None and _unchanged(rel, packed, written, cooked_changed, kind.folder, name)
+                    or fresh_by_stat(rel, packed, assets, cooked, index)):
                 if made and _made_by_a_task(made, prefix, rel, packed[2]):
                     pass  # made, and left to doit: it runs that task first, then checks this one
                 else:
@@ -335,6 +342,44 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
         if keys or notes:
             t["actions"][0].args[7:9] = [keys, notes]  # cook_one(..., shared, notes[, recook])
         yield t
+
+
+def _journal_changes(run: CookRun, cache: StatCache, sources):
+    """The monitor's :class:`~veduta.cook.monitor.Changes` since the last complete cook when they
+    can be trusted for this run (see docs/cooking.md, "The file-system monitor"), else None; the
+    monitor's answer is kept in *run* for the reporter's mark.  Nothing is imported, and nothing
+    asked, when no monitor ever ran for this game."""
+    from veduta.cook.monitor import FOLDER  # (small: no inotify, no json until a monitor is there)
+
+    if not os.path.isdir(os.path.join(run.project.cache, FOLDER)):
+        return None
+    from veduta.cook.monitor import sync
+
+    got = run.monitor = sync(run.project.cache, cache.file_sig if cache.entries else None)
+    changes = got.changed if got is not None else None
+    if changes is None or cache.owed or len(cache.entries) != len(sources):
+        return None
+    entries = cache.entries
+    if changes.named:
+        # a name made or removed under the assets folder: trusted when the sources are the same
+        # ones (an editor saving by renaming over its file); a source come or gone changes what
+        # references resolve to (every source is then checked by its signatures)
+        current = {s.rel for s in sources}
+        if any((p in current) != (p in entries) for p in changes.named):
+            return None
+    if not all(s.rel in entries for s in sources):
+        return None
+    return changes
+
+
+def _unchanged(rel: str, packed, written: set[str], cooked_changed: set[str], folder: str, name: str) -> bool:
+    """Whether the journal names none of source *rel*'s files: itself, what it read (its
+    stat-cache entry *packed*), its cooked file (``<folder>/<name>.vda`` under the cooked folder)."""
+    try:
+        return (rel not in written and (not packed[2] or written.isdisjoint(packed[2]))
+                and not (cooked_changed and f"{folder}/{name}.vda" in cooked_changed))
+    except (TypeError, IndexError):
+        return False
 
 
 def _made_by_a_task(made: frozenset[str], prefix: str, rel: str, deps) -> bool:
@@ -555,6 +600,12 @@ class CookReporter(ConsoleReporter):
         if self.run.cache is not None:
             self.run.cache.discard(task.name[len(BASENAME) + 1 :])
 
+    def _complete(self) -> bool:
+        """Whether this run left every source fresh or cooked: the whole group ran, nothing
+        failed or was left undone (the file-system monitor's mark may then be left)."""
+        return (self._group_ran and self.run.selected == [BASENAME] and not self._other_error
+                and not self._group_unmet and self.counts[FAILED] == 0 and self.done >= self.run.to_run)
+
     def _diagnostics(self, text: str, found: list[dict] | None = None) -> None:
         """Diagnostics (text lines, and the same as data when the cook gave it) in the run's
         format: text as they are; json or github one per line (docs/cooking.md)."""
@@ -593,6 +644,10 @@ class CookReporter(ConsoleReporter):
                 self.run.cache.save()
             except OSError:
                 pass
+            if self.run.monitor is not None and self._complete():
+                from veduta.cook.monitor import write_mark
+
+                write_mark(self.run.project.cache, self.run.monitor, self.run.cache.path)
         if self.run.builds is not None:
             try:
                 self.run.builds.save(self.run.cache.entries if self.run.cache is not None else None)
