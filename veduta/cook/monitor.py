@@ -82,6 +82,8 @@ class Sync:
     id: str
     offset: int
     changed: Changes | None = None
+    #: the last complete cook found no stray or temp file in the cooked folder
+    cooked_clean: bool = False
 
 
 @dataclass
@@ -176,6 +178,7 @@ def sync(cache: str, state_sig: list[int] | None, timeout: float = SYNC_TIMEOUT_
         if (state.get("trusted") is True and isinstance(mark, dict) and mark.get("id") == ident
                 and type(mark.get("offset")) is int and 0 < mark["offset"] <= end and mark.get("state") == state_sig):
             got.changed = _changes(os.pread(fd, end - mark["offset"], mark["offset"]))
+            got.cooked_clean = mark.get("clean") is True
         return got
     finally:
         os.close(fd)
@@ -225,15 +228,16 @@ def _changes(data: bytes) -> Changes | None:
     return out
 
 
-def write_mark(cache: str, got: Sync, state_file: str) -> None:
-    """Leave the mark of a complete cook that synced as *got*: the next cook trusts the journal
-    from its offset on."""
+def write_mark(cache: str, got: Sync, state_file: str, cooked_clean: bool) -> None:
+    """Leave the mark of a complete cook that synced as *got* (and found the cooked folder
+    *cooked_clean*: no stray or temp file): the next cook trusts the journal from its offset on."""
     sig = state_signature(state_file)
     if sig is None:
         return
     from veduta.base.fsutil import atomic_write
 
-    data = json.dumps({"format": FORMAT, "id": got.id, "offset": got.offset, "state": sig}).encode()
+    data = json.dumps({"format": FORMAT, "id": got.id, "offset": got.offset, "state": sig,
+                       "clean": cooked_clean}).encode()
     try:
         atomic_write(os.path.join(folder_of(cache), MARK), data)
     except OSError:

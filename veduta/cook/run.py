@@ -52,6 +52,8 @@ class CookRun:
     #: what the file-system monitor said at the start of a whole-group cook (a
     #: veduta.cook.monitor.Sync), None when none runs; the reporter leaves its mark
     monitor: Any = None
+    #: set by the task pass: the cooked folder held no stray or temp file (for the monitor's mark)
+    cooked_clean: bool = False
 
     def start(self) -> None:
         """A new doit run begins (its reporter starts; the tasks are made after this)."""
@@ -62,6 +64,7 @@ class CookRun:
         self.shared = None
         self.builds = None
         self.monitor = None
+        self.cooked_clean = False
 
 
 __all__ = ["CookRun"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import os
+import stat
 import sys
 import time
 
@@ -20,7 +21,8 @@ from doit.dependency import FileChangedChecker
 from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION, TOOLCHAIN
-from veduta.base.project import Project
+from veduta.base.kinds import BY_FOLDER, KINDS, kind_of, name_of
+from veduta.base.project import AssetIndex, Project, Source
 from veduta.compile import watch_holds
 from veduta.cook.action import cook_one
 from veduta.cook.cook import (
@@ -106,25 +108,28 @@ def cook_tasks(run: CookRun):
     verified_sigs.clear()
     if run.executing and pending(project.cache):
         finish_edits(project)  # a set of edits a killed `veduta rename` left: completed first
-    warnings: list[str] = []
-    sources, problems = project.scan(warnings)
-    if warnings:
-        sys.stderr.write("".join(w + "\n" for w in warnings))
-    index = index_of(sources)
-    set_index(project.assets, index)
     cache = run.cache = StatCache(os.path.join(project.cache, STATE_FILE), TOOLCHAIN)
-    owed = cache.owed
-    assets = project.assets
-    now = time.time_ns()
-
     # Only the cook group (plain `doit cook`) selected: a fresh subtask would be made
     # only to be skipped, so it is not made at all.
     only_group = run.executing and run.selected == [BASENAME]
     # the file-system monitor's journal (veduta watch --monitor), when one runs and vouches for
-    # everything since the last complete cook: the sources it names nothing of are fresh unstat'd
-    changes = _journal_changes(run, cache, sources) if only_group else None
-    written: set[str] = changes.assets if changes is not None else set()
-    cooked_changed = changes.cooked if changes is not None else set()
+    # everything since the last complete cook: only the sources it names are scanned and checked
+    journaled = _journal_pass(run, cache) if only_group else None
+    if journaled is None:
+        warnings: list[str] = []
+        sources, problems = project.scan(warnings)
+        if warnings:
+            sys.stderr.write("".join(w + "\n" for w in warnings))
+        index = index_of(sources)
+        set_index(project.assets, index)
+    else:
+        sources, problems, index = journaled.sources, [], journaled.index
+        if sources:
+            set_index(project.assets, index)
+    owed = cache.owed
+    assets = project.assets
+    now = time.time_ns()
+
     # `doit list` (veduta's CookList) prints a fresh subtask from its name and doc: no Task made
     listing = None if run.executing else fresh_listing()
     group = GroupHandle()
@@ -181,9 +186,7 @@ def cook_tasks(run: CookRun):
             duplicate_of = [p for p in index.by_kind[kind.name][name] if p != rel]
         else:
             packed = cache.packed(rel)  # (unchecked: fresh_by_stat finds a damaged entry not fresh)
-            if packed is not None and (
-                    changes is not None and _unchanged(rel, packed, written, cooked_changed, kind.folder, name)
-                    or fresh_by_stat(rel, packed, assets, cooked, index)):
+            if packed is not None and fresh_by_stat(rel, packed, assets, cooked, index):
                 if made and _made_by_a_task(made, prefix, rel, packed[2]):
                     pass  # made, and left to doit: it runs that task first, then checks this one
                 else:
@@ -258,9 +261,10 @@ def cook_tasks(run: CookRun):
     if held:
         yield from map(subtask, shared_fetch(run, held, index))
 
-    known = {f"{BASENAME}:{s.rel}" for s in sources}
-    for name in run.selected or []:
-        if name.startswith(BASENAME + ":") and ":_" not in name and name not in known:
+    asked = [n for n in run.selected or [] if n.startswith(BASENAME + ":") and ":_" not in n]
+    known = {f"{BASENAME}:{s.rel}" for s in sources} if asked else set()
+    for name in asked:
+        if name not in known:
             rel = name[len(BASENAME) + 1:]
             why = blocked_rel.get(rel) or (
                 f"{os.path.join(assets, rel)}: no such source (cook:<path> takes a source path under "
@@ -271,7 +275,14 @@ def cook_tasks(run: CookRun):
         yield {"name": "_sources", "actions": [(report_problems, [problems])], "uptodate": [False],
                "doc": "sources that cannot be found or named"}
 
-    stray = orphans(project.cooked, names_by_folder(sources))
+    young: list[str] = []
+    if journaled is None:
+        stray = orphans(project.cooked, names_by_folder(sources), young)
+    elif journaled.orphans_checked:
+        stray = []  # as the last complete cook left them: nothing came into the cooked folder since
+    else:
+        stray = orphans(project.cooked, {k.folder: set(index.by_kind.get(k.name, ())) for k in KINDS}, young)
+    run.cooked_clean = not stray and not young
     yield {
         "name": "_orphans",
         "actions": [(prune_orphans, [assets, project.cooked])],
@@ -282,7 +293,7 @@ def cook_tasks(run: CookRun):
         # made fresh subtasks (doit list --status, doit cook:<path>): doit need not check again
         trust_fresh({f"{BASENAME}:{rel}" for rel in fresh_names})
     if only_group:
-        run.fresh_skipped = len(fresh_names)
+        run.fresh_skipped = len(fresh_names) + (journaled.fresh if journaled is not None else 0)
     elif run.executing and fresh_names:
         # `doit cook` runs the group, which waits for every subtask.  Fresh ones are
         # known fresh already: let the group wait for the stale ones only, so that
@@ -292,13 +303,17 @@ def cook_tasks(run: CookRun):
         if wait_only_for(group, fresh):
             run.fresh_skipped = len(fresh)
     selected = [n for n in run.selected or [] if n.startswith(BASENAME + ":") and ":_" not in n]
+    total = len(sources) + (journaled.fresh if journaled is not None else 0)
     run.to_run = len(selected) if selected and BASENAME not in (run.selected or []) else \
-        len(sources) - run.fresh_skipped
+        total - run.fresh_skipped
     if run.executing:
+        if journaled is not None:
+            standing += journaled.standing
         run.standing = [s for s in standing if s[1]]  # (not printed again: counted)
         # only a run that cooks (and holds the cook lock) writes the cook state: `doit list`,
         # `doit info` and the like look and leave it as it was
-        cache.keep_only(s.rel for s in sources)
+        if journaled is None and not (len(fresh_names) == len(sources) == len(cache.entries)):
+            cache.keep_only(s.rel for s in sources)  # (every source fresh: every entry is a source's)
         try:
             cache.save()
         except OSError:
@@ -344,42 +359,83 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
         yield t
 
 
-def _journal_changes(run: CookRun, cache: StatCache, sources):
-    """The monitor's :class:`~veduta.cook.monitor.Changes` since the last complete cook when they
-    can be trusted for this run (see docs/cooking.md, "The file-system monitor"), else None; the
+class JournalPass:
+    """What the monitor's journal leaves a cook to do (see :func:`_journal_pass`)."""
+
+    def __init__(self, sources: list, index: AssetIndex, fresh: int, standing: list, orphans_checked: bool):
+        self.sources = sources  # the sources the journal names (or whose files it names), by path
+        self.index = index  # every source (empty when *sources* is and no cooked file changed)
+        self.fresh = fresh  # how many others there are: fresh, not one stat'd
+        self.standing = standing  # (source, warnings) of those whose last compile's warnings stand
+        self.orphans_checked = orphans_checked  # the cooked folder holds no stray file: not listed
+
+
+def _journal_pass(run: CookRun, cache: StatCache) -> JournalPass | None:
+    """The sources a whole-group cook must check when the file-system monitor's journal vouches
+    for every change since the last complete cook (docs/cooking.md, "The file-system monitor"),
+    found from the stat cache and the journal alone: no scan, no stat of a source the journal
+    does not name.  None (scan and check every source by its signatures) when no monitor runs,
+    when it cannot be trusted (restarted, overflowed, a folder made or moved, a link), when a
+    source came or went, or when the dodo file's own tasks write under the assets folder.  The
     monitor's answer is kept in *run* for the reporter's mark.  Nothing is imported, and nothing
     asked, when no monitor ever ran for this game."""
+    project = run.project
     from veduta.cook.monitor import FOLDER  # (small: no inotify, no json until a monitor is there)
 
-    if not os.path.isdir(os.path.join(run.project.cache, FOLDER)):
+    if not os.path.isdir(os.path.join(project.cache, FOLDER)):
         return None
     from veduta.cook.monitor import sync
 
-    got = run.monitor = sync(run.project.cache, cache.file_sig if cache.entries else None)
-    changes = got.changed if got is not None else None
-    if changes is None or cache.owed or len(cache.entries) != len(sources):
-        return None
     entries = cache.entries
-    if changes.named:
-        # a name made or removed under the assets folder: trusted when the sources are the same
-        # ones (an editor saving by renaming over its file); a source come or gone changes what
-        # references resolve to (every source is then checked by its signatures)
-        current = {s.rel for s in sources}
-        if any((p in current) != (p in entries) for p in changes.named):
-            return None
-    if not all(s.rel in entries for s in sources):
+    got = run.monitor = sync(project.cache, cache.file_sig if entries else None)
+    changes = got.changed if got is not None else None
+    prefix = project.assets + os.sep
+    if got is None or changes is None or cache.owed or any(t.startswith(prefix) for t in known_targets()):
         return None
-    return changes
-
-
-def _unchanged(rel: str, packed, written: set[str], cooked_changed: set[str], folder: str, name: str) -> bool:
-    """Whether the journal names none of source *rel*'s files: itself, what it read (its
-    stat-cache entry *packed*), its cooked file (``<folder>/<name>.vda`` under the cooked folder)."""
+    for p in changes.named:  # a name made or removed: an editor saving by renaming over its file
+        if p in entries:
+            try:
+                if not stat.S_ISREG(os.lstat(prefix + p).st_mode):
+                    return None  # a source gone (what references resolve to changes)
+            except OSError:
+                return None
+        elif _source_path(p):
+            return None  # a source come
+    written = changes.assets
+    names: set[str] = {p for p in written if p in entries}
+    standing = []
     try:
-        return (rel not in written and (not packed[2] or written.isdisjoint(packed[2]))
-                and not (cooked_changed and f"{folder}/{name}.vda" in cooked_changed))
-    except (TypeError, IndexError):
-        return False
+        for rel, packed in entries.items():
+            if packed[2] and not written.isdisjoint(packed[2]):
+                names.add(rel)  # a file it read changed
+            if len(packed) == 5 and packed[4]:
+                standing.append((rel, len(packed[4])))
+    except (TypeError, IndexError):  # (a damaged entry: the mark named this very file, so never)
+        return None
+    index = AssetIndex({})
+    orphans_checked = got.cooked_clean
+    if changes.cooked or names:
+        index = AssetIndex.from_paths(entries)
+        if any(len(paths) > 1 for by_name in index.by_kind.values() for paths in by_name.values()):
+            return None  # (a duplicate name fails a cook: no complete cook left a mark)
+    for c in changes.cooked:
+        folder, _, base = c.partition("/")
+        k = BY_FOLDER.get(folder)
+        paths = index.by_kind.get(k.name, {}).get(base[:-4]) if k and base.endswith(".vda") else None
+        if paths and "/" not in base:
+            names.update(paths)  # its cooked file changed
+        else:
+            orphans_checked = False  # something else came or went in the cooked folder
+    standing = [s for s in standing if s[0] not in names]
+    sources = [Source(BY_FOLDER[rel.partition("/")[0]], name_of(rel), rel) for rel in sorted(names)]
+    return JournalPass(sources, index, len(entries) - len(names), standing, orphans_checked)
+
+
+def _source_path(rel: str) -> bool:
+    """Whether a file at *rel* under the assets folder would be a source (a scan would find it)."""
+    k = kind_of(rel)
+    return (k is not None and len(rel.rsplit("/", 1)[-1]) > len(k.suffix)
+            and not any(part.startswith(".") for part in rel.split("/")))
 
 
 def _made_by_a_task(made: frozenset[str], prefix: str, rel: str, deps) -> bool:
@@ -647,7 +703,7 @@ class CookReporter(ConsoleReporter):
             if self.run.monitor is not None and self._complete():
                 from veduta.cook.monitor import write_mark
 
-                write_mark(self.run.project.cache, self.run.monitor, self.run.cache.path)
+                write_mark(self.run.project.cache, self.run.monitor, self.run.cache.path, self.run.cooked_clean)
         if self.run.builds is not None:
             try:
                 self.run.builds.save(self.run.cache.entries if self.run.cache is not None else None)
