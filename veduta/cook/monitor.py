@@ -252,7 +252,8 @@ def status(cache: str) -> dict:
     mark = _read_json(os.path.join(where, MARK))
     return {"running": running, "pid": state.get("pid") if running else None,
             "trusted": bool(running and state.get("trusted")),
-            "marked": bool(running and isinstance(mark, dict) and mark.get("id") == state.get("id")),
+            "marked": bool(running and state.get("trusted") and isinstance(mark, dict)
+                           and mark.get("id") == state.get("id")),
             "journal": os.path.join(where, JOURNAL)}
 
 
