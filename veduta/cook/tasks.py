@@ -58,6 +58,7 @@ from veduta.cook.doit_adapter import (
 )
 from veduta.cook.journal import finish_edits, pending
 from veduta.cook.run import CookRun
+from veduta.cook.scancache import ScanCache
 from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json, well_formed
 
 STATE_FILE = "state.marshal"
@@ -115,9 +116,12 @@ def cook_tasks(run: CookRun):
     # the file-system monitor's journal (veduta watch --monitor), when one runs and vouches for
     # everything since the last complete cook: only the sources it names are scanned and checked
     journaled = _journal_pass(run, cache) if only_group else None
+    scans = None
     if journaled is None:
+        # the folders unchanged since the last cook are not listed again (veduta/cook/scancache.py)
+        scans = ScanCache(project.cache)
         warnings: list[str] = []
-        sources, problems = project.scan(warnings)
+        sources, problems = project.scan(warnings, scans.walk)
         if warnings:
             sys.stderr.write("".join(w + "\n" for w in warnings))
         index = index_of(sources)
@@ -278,9 +282,17 @@ def cook_tasks(run: CookRun):
                "doc": "sources that cannot be found or named"}
 
     young: list[str] = []
-    if journaled is None:
-        stray = orphans(project.cooked, names_by_folder(sources), young)
-    elif journaled.orphans_checked:
+    if scans is not None:
+        # the same sources as the last cook saved (each fresh by its entry, and as many entries),
+        # and cooked folders unchanged since a sweep found nothing stray in them: nothing stray
+        folders = [os.path.join(project.cooked, k.folder) for k in KINDS]
+        if len(fresh_names) == len(sources) == len(cache.entries) and scans.cooked_clean(folders):
+            stray = []
+        else:
+            sigs = scans.cooked_signatures(folders)
+            stray = orphans(project.cooked, names_by_folder(sources), young)
+            scans.swept(sigs, not stray and not young)
+    elif journaled is not None and journaled.orphans_checked:
         stray = []  # as the last complete cook left them: nothing came into the cooked folder since
     else:
         stray = orphans(project.cooked, {k.folder: set(index.by_kind.get(k.name, ())) for k in KINDS}, young)
@@ -320,6 +332,8 @@ def cook_tasks(run: CookRun):
             cache.save()
         except OSError:
             pass  # a cache that cannot be written only makes the next run slower (the database warned)
+        if scans is not None:
+            scans.save()
     if feed is not None:
         feed.finish()
     gc.freeze()
