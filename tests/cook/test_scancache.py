@@ -32,7 +32,7 @@ def kept(game: Game) -> dict:
     out = {}
     for d, (sig, files, _) in cache.old.items():
         rel = os.path.relpath(d if os.path.isabs(d) else os.path.join(str(game.root), d), str(game.root))
-        out[rel.removeprefix(base)] = (sig is not None, files)
+        out[rel.removeprefix(base)] = (sig is not None, tuple(files.split("\0")) if files else ())
     return out
 
 

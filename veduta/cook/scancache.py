@@ -28,7 +28,7 @@ from veduta.base.project import _walk
 from veduta.cook.state import RACY_NS
 
 FILE = "scan.marshal"
-_FORMAT = "veduta-scan/1"
+_FORMAT = "veduta-scan/2"
 
 
 def _sig(st: os.stat_result, now: int):
@@ -43,7 +43,8 @@ class ScanCache:
 
     def __init__(self, cache_folder: str):
         self.path = os.path.join(cache_folder, FILE)
-        #: folder path -> (signature, files ending in the kind's suffix, sub-folders), names sorted
+        #: folder path -> (signature, files ending in the kind's suffix joined by NUL, sub-folders),
+        #: names sorted
         self.old: dict = {}
         self.new: dict = {}
         #: cooked folder path -> signature, of the folders a sweep found nothing stray in
@@ -81,8 +82,8 @@ class ScanCache:
                 return _walk(top, suffix, problems, warnings, confined)
             rec = old.get(d)
             sig = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
-            if rec is not None and type(rec) is tuple and len(rec) == 3 and rec[0] == sig:
-                files, subdirs = rec[1], rec[2]
+            if type(rec) is tuple and len(rec) == 3 and rec[0] == sig and type(rec[1]) is str:
+                files, subdirs = rec[1].split("\0") if rec[1] else (), rec[2]
             else:
                 files, subdirs = [], []
                 try:
@@ -102,7 +103,8 @@ class ScanCache:
                     return _walk(top, suffix, problems, warnings, confined)
                 files.sort()
                 subdirs.sort()
-                rec = (_sig(st, now), tuple(files), tuple(subdirs))
+                # (the names as one string: a hundred strings load faster than 100,000)
+                rec = (_sig(st, now), "\0".join(files), tuple(subdirs))
             seen[d] = rec
             if prefix:
                 out += [prefix + f for f in files]

@@ -15,6 +15,7 @@ import os
 import stat
 import sys
 import time
+from typing import Any
 
 from doit import create_after
 from doit.dependency import FileChangedChecker
@@ -183,16 +184,29 @@ def cook_tasks(run: CookRun):
     # sources whose name another source of their kind also has (rare: looked up once)
     shared_names = {rel for by_name in index.by_kind.values() for paths in by_name.values() if len(paths) > 1
                     for rel in paths}
+    entry_of, stat, pack = cache.entries.get, os.stat, SIG.pack
     for src in sources:
         kind, name, rel = src
         cooked = cooked_dirs[kind.name] + name + ".vda"
         duplicate_of = None
-        packed = None  # the stat-cache entry, when every signature in it still matches
+        packed: Any = None  # the stat-cache entry, when every signature in it still matches
         if rel in shared_names:
             duplicate_of = [p for p in index.by_kind[kind.name][name] if p != rel]
         else:
-            packed = cache.packed(rel)  # (unchecked: fresh_by_stat finds a damaged entry not fresh)
-            if packed is not None and fresh_by_stat(rel, packed, assets, cooked, index):
+            packed = entry_of(rel)  # (unchecked: fresh_by_stat finds a damaged entry not fresh)
+            if packed is None:
+                by_stat = False
+            elif type(packed) is tuple and len(packed) == 3 and packed[2] == ():
+                # the common entry (no dependency, no notes): fresh_by_stat's check, inline
+                try:
+                    st, st_src = stat(cooked), stat(prefix + rel)
+                    by_stat = pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) + pack(
+                        st_src.st_size, st_src.st_mtime_ns, st_src.st_ino, st_src.st_ctime_ns) == packed[1]
+                except OSError:
+                    by_stat = False
+            else:
+                by_stat = fresh_by_stat(rel, packed, assets, cooked, index)
+            if by_stat:
                 if made and _made_by_a_task(made, prefix, rel, packed[2]):
                     pass  # made, and left to doit: it runs that task first, then checks this one
                 else:
