@@ -50,6 +50,7 @@ from veduta.cook.doit_adapter import (
     known_targets,
     overwrite_saved,
     quiet_stdout,
+    release_executed,
     runner_parallelism,
     trust_fresh,
     wait_only_for,
@@ -523,6 +524,7 @@ class CookReporter(ConsoleReporter):
         # the result names what was cooked (doit's result_dep compares results): the key, cut short
         saved = {"outcome": outcome, "key": entry[0][:16]} if entry else {"outcome": outcome}
         _record_in_db(self.run.project, task, entry, saved)
+        release_executed(task)  # saved and reported: the result and the action's arguments go
         self._progress(rel)
 
     def add_failure(self, task, fail):
