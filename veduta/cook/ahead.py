@@ -74,12 +74,12 @@ class Ahead:
         self._lock = threading.Lock()  # doit -n N with threads: several actions take at once
 
     def start(self) -> None:
-        # fork: workers start in milliseconds with everything imported and the asset index set;
-        # only safe while this process runs no other thread
         from concurrent.futures import ProcessPoolExecutor
 
         from veduta.cook.cook import cook_batch
 
+        # fork: workers start in milliseconds with everything imported and the asset index set;
+        # only safe while this process runs no other thread
         self.pool = ProcessPoolExecutor(self.workers, mp_context=pool_context(), initializer=worker_start)
         self.futures = [self.pool.submit(cook_batch, jobs) for jobs in self.batches]
         atexit.register(self.close)
