@@ -56,6 +56,46 @@ def test_preloaded_db_reads_what_sqlite_db_wrote(tmp_path):
     assert again.get("a", "x") == 1 and not again.in_("b") and set(again._preload()) == set()
 
 
+@pytest.mark.parametrize("preload_after", [16, 1])
+def test_a_row_written_now_reads_back_and_lands_with_the_run(tmp_path, preload_after):
+    path = str(tmp_path / "db.sqlite3")
+    first = SqliteDB(path, JSONCodec())
+    first.set("old", "x", 1)
+    first.dump()
+    db = da.PreloadedSqliteDB(path, JSONCodec())
+    db.PRELOAD_AFTER = preload_after
+    assert db.get("old", "x") == 1
+    db.set("t", "_values_:", {"outcome": "cooked"})
+    db.set("t", "src/a", [1, 2, 3, 4])
+    db.write_now("t")
+    assert "t" not in db._cache and "t" not in db._dirty  # no longer held in memory
+    assert db.in_("t") and db.get("t", "src/a") == [1, 2, 3, 4]  # read back from the database
+    db.write_now("nothing")  # (no row: nothing written)
+    assert not db.in_("nothing")
+    db.dump()
+    again = da.PreloadedSqliteDB(path, JSONCodec())
+    again.PRELOAD_AFTER = preload_after
+    assert again.get("t", "_values_:") == {"outcome": "cooked"} and again.get("old", "x") == 1
+
+
+def test_a_row_written_now_is_not_in_the_database_of_a_killed_run(tmp_path):
+    """Written in the run's one transaction: a cook killed before its end leaves the database
+    as the last whole run left it, readable."""
+    import subprocess
+    import sys
+
+    path = str(tmp_path / "db.sqlite3")
+    first = SqliteDB(path, JSONCodec())
+    first.set("old", "x", 1)
+    first.dump()
+    script = (f"import os\nfrom doit.dependency import JSONCodec\nfrom veduta.cook import doit_adapter as da\n"
+              f"db = da.PreloadedSqliteDB({path!r}, JSONCodec())\n"
+              "db.set('t', 'x', 2)\ndb.write_now('t')\nassert db.get('t', 'x') == 2\nos._exit(9)\n")
+    assert subprocess.run([sys.executable, "-c", script], cwd=ROOT).returncode == 9
+    again = da.PreloadedSqliteDB(path, JSONCodec())
+    assert again.get("old", "x") == 1 and not again.in_("t")
+
+
 class _Base64Codec(JSONCodec):
     """A codec a dodo file may set (DOIT_CONFIG codec_cls): rows that are not JSON text."""
 

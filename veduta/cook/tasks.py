@@ -54,6 +54,7 @@ from veduta.cook.doit_adapter import (
     runner_parallelism,
     trust_fresh,
     wait_only_for,
+    write_saved,
 )
 from veduta.cook.journal import finish_edits, pending
 from veduta.cook.run import CookRun
@@ -680,6 +681,7 @@ def _record_in_db(project: Project, task, entry, values: dict) -> None:
         deps = None
     try:
         overwrite_saved(task.name, values, deps)
+        write_saved(task.name)  # (nothing more is saved for it in this run: its row leaves memory)
     except OSError:
         pass  # a dep vanished meanwhile: doit will run the task next time
 
