@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # node tools of the test suite (package.json: the Khronos glTF Validator)
 NODE_STAMP := node_modules/.installed
 
-.PHONY: all assets test lint format bench clean distclean gltf-validate browser
+.PHONY: all assets test lint format bench images clean distclean gltf-validate browser
 
 all: assets
 
@@ -24,6 +24,10 @@ $(NODE_STAMP): package.json package-lock.json
 # Cook the sample game in assets/ (incremental; `-n` cooks in parallel).
 assets: $(STAMP)
 	$(BIN)/doit -n $(JOBS) cook
+
+# The example pictures of the docs (docs/images/), drawn by the tools from the sample game.
+images: $(STAMP)
+	$(BIN)/python docs/images/make_images.py
 
 # The whole test suite.
 test: $(STAMP) $(NODE_STAMP) browser

@@ -414,6 +414,12 @@ def bench_draw() -> dict:
     return dict(bd())
 
 
+def bench_pictures(repeat: int) -> dict:
+    from bench.pictures import bench_pictures as bp
+
+    return dict(bp(repeat))
+
+
 def bench_edit(repeat: int, where: str) -> dict:
     from bench.world_edit import bench_edit as be
 
@@ -576,7 +582,9 @@ def main(argv=None) -> int:
                                   f"written):", lambda: bench_edit(args.repeat, args.dir)),
                 ("language server", "language server (veduta lsp on stdio; a change to its diagnostics, debounce 0; "
                                     "docs/editors.md):", bench_lsp),
-                ("world at scale", "", lambda: bench_scale(args.repeat, args.dir)))
+                ("world at scale", "", lambda: bench_scale(args.repeat, args.dir)),
+                ("pictures", f"preview images (CPU of this process, median of {args.repeat}; ratio to a floor of the "
+                             f"same run):", lambda: bench_pictures(args.repeat)))
     for name, title, run in sections if not args.skip_compilers else ():
         try:
             figures: Any = run()

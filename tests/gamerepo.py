@@ -118,3 +118,15 @@ def sample_game(dest: Path) -> Game:
 
     games.sample_game(dest)
     return Game(dest)
+
+
+def memory_limit(nbytes: int):
+    """A ``preexec_fn`` that caps the child's address space at *nbytes* (RLIMIT_AS), as
+    ``ulimit -v`` does: for tests of what a command does when memory is short."""
+
+    def limit() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
+
+    return limit

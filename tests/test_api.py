@@ -22,7 +22,9 @@ def test_cook_returns_summary_and_every_diagnostic_and_prints_nothing(game, here
     r = api.cook(here)
     assert capsys.readouterr().out == ""
     assert r["ok"] is False
-    assert r["summary"] == {"cooked": 3, "up_to_date": 0, "restored": 0, "failed": 1, "removed": []}
+    assert r["summary"] == {"cooked": 3, "up_to_date": 0, "restored": 0, "failed": 1, "removed": [],
+                            "with_failed_dependency": 0,
+                            "warnings": 0, "standing_warnings": 0, "strict": False}
     d = r["diagnostics"]
     assert {x["file"] for x in d} == {"assets/models/crate.vmodel"}
     assert {"file": "assets/models/crate.vmodel", "line": 5, "col": 68, "path": "parts[1].segments",
@@ -132,8 +134,12 @@ def test_world_query_and_map_data_equal_the_cli_json(valley):
     assert q["cell"] == [-70, 0] and q["owner"] == {"kind": "place", "name": "village_well", "prefab": "well"}
     png = m.pop("png")
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
-    assert m == {"world": "valley", "at": [-70, 0], "size": [40, 30], "origin": [-90, -15], "scale": 8,
-                 "width": 320, "height": 240}
+    assert {k: m[k] for k in ("world", "at", "size", "origin", "scale")} == {
+        "world": "valley", "at": [-70, 0], "size": [40, 30], "origin": [-90, -15], "scale": 8}
+    box = m["map_box"]
+    assert (box[2] - box[0], box[3] - box[1]) == (320, 240) and (m["width"], m["height"]) > (320, 240)
+    assert [(b["biome"], b["material"], b["colour"]) for b in m["biomes"]] == [
+        ("meadow", "grass", "#4f9a45"), ("forest", "leaf", "#3f8f3a"), ("heath", "bark", "#6b4a2b")]
 
     def cli(*args):
         cp = subprocess.run([sys.executable, "-m", "veduta", *args], cwd=valley, capture_output=True, text=True,

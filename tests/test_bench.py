@@ -35,3 +35,12 @@ def test_language_server_bench_reports(tmp_path):
     medians = [k for k in r if k.endswith("median_s")]
     assert len(medians) == 3 and all(r[k] > 0 for k in medians)
     assert r["exit status"] == 0
+
+
+def test_pictures_bench_reports_each_picture_against_its_floor():
+    from bench.pictures import bench_pictures
+
+    r = bench_pictures(1)
+    assert r["preview_world_320x240_s"] > 0 and r["preview_world_floor_drawing_model_s"] > 0
+    assert r["preview_model_512px_s"] > 0 and r["preview_model_floor_blank_sheet_s"] > 0
+    assert r["preview_world_ratio"].endswith("x") and r["preview_model_cells"] == 6

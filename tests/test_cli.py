@@ -39,7 +39,9 @@ def test_cook_json_is_one_object_with_the_summary_and_located_diagnostics(game):
     assert len(cp.stdout.splitlines()) == 1  # nothing of what doit cook prints
     r = json.loads(cp.stdout)
     assert r["ok"] is False
-    assert r["summary"] == {"cooked": 4, "up_to_date": 0, "restored": 0, "failed": 1, "removed": []}
+    assert r["summary"] == {"cooked": 4, "up_to_date": 0, "restored": 0, "failed": 1, "removed": [],
+                            "with_failed_dependency": 0,
+                            "warnings": 0, "standing_warnings": 0, "strict": False}
     errors = [d for d in r["diagnostics"] if d["severity"] == "error"]
     assert len(errors) >= 3 and all(d["file"].endswith("models/broken.vmodel") for d in errors)
     assert {"path": "parts[0].radius", "line": 4, "col": 52} in [

@@ -21,7 +21,7 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 REPO = Path(__file__).resolve().parent.parent
 TOOLS = {"list_assets", "write_source", "cook", "check", "why", "inspect_model", "inspect_prefab", "inspect_world",
          "world_query", "world_map", "world_place", "world_terrain", "world_vegetation", "world_remove", "dump",
-         "verify", "export_gltf", "preview_model", "preview_texture", "deps", "rename", "report"}
+         "verify", "export_gltf", "preview_model", "preview_texture", "preview_world", "deps", "rename", "report"}
 
 
 @pytest.fixture
@@ -91,7 +91,7 @@ def test_tools_are_listed_with_descriptions_and_typed_inputs(sample_game):
     hints = {name: (t.annotations.read_only_hint, t.annotations.destructive_hint, t.annotations.idempotent_hint)
              for name, t in tools.items()}
     reads = {"list_assets", "check", "why", "inspect_model", "inspect_prefab", "inspect_world", "world_query",
-             "world_map", "dump", "verify", "preview_model", "preview_texture", "deps", "report"}
+             "world_map", "dump", "verify", "preview_model", "preview_texture", "preview_world", "deps", "report"}
     assert {name for name, h in hints.items() if h[0]} == reads
     assert {name for name, h in hints.items() if h[1]} == {"write_source", "world_place", "world_terrain",
                                                           "world_vegetation", "world_remove", "export_gltf",
@@ -132,6 +132,7 @@ def test_each_tool_returns_its_cli_json(sample_game):
         out["write"] = await s.call_tool("write_source", {"kind": "model", "name": "crate", "dry_run": True,
                                                           "text": CRATE_BIGGER})
         out["texture"] = await s.call_tool("preview_texture", {"texture": "hero", "out": "hero.png"})
+        out["view"] = await s.call_tool("preview_world", {"world": "valley", "at": [-66, 4], "scale": 1})
         return out
 
     r = serve(sample_game, body)
@@ -179,7 +180,16 @@ def test_each_tool_returns_its_cli_json(sample_game):
                             "--out", "map.png")
     assert (sample_game / "map.png").read_bytes() == png
     width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-    assert (width, height) == (meta["width"], meta["height"]) == (40 * meta["scale"], 30 * meta["scale"])
+    box = meta["map_box"]
+    assert (width, height) == (meta["width"], meta["height"])
+    assert (box[2] - box[0], box[3] - box[1]) == (40 * meta["scale"], 30 * meta["scale"])
+    # the camera's view from a start cell, the draw report beside it
+    view = r["view"].structured_content
+    png = image_of(r["view"])
+    assert view == cli_json(sample_game, "preview", "world", "valley", "--at", "-66,4", "--scale", "1",
+                            "--out", "view.png") | {"out": None}
+    assert (sample_game / "view.png").read_bytes() == png and png_size(png) == (view["width"], view["height"])
+    assert view["frames"][0]["width"] == 320 and view["draw"]["budget"] == 1200
 
 
 def test_user_mistakes_are_tool_errors_and_the_server_goes_on(sample_game):
@@ -453,3 +463,23 @@ def test_deps_rename_and_report_over_mcp(sample_game):
     assert r["rename"].structured_content["written"] is True
     assert (sample_game / "assets/materials/wood.vmaterial").is_file()
     assert not (sample_game / "assets/materials/bark.vmaterial").exists()
+
+
+def test_check_and_cook_take_strict_as_the_cli_does(sample_game):
+    """The gate over MCP: ``strict`` makes a warning fail check and cook, as --strict does."""
+    paint = sample_game / "assets/models/crate.vmodel"
+    paint.write_text(paint.read_text().replace('"crate_wood"', '"crate_wod"'))  # a warning
+
+    async def body(s):
+        return [await s.call_tool(tool, args) for tool, args in (
+            ("check", {"jobs": 1}), ("check", {"jobs": 1, "strict": True}),
+            ("cook", {"jobs": 1}), ("cook", {"jobs": 1, "strict": True}))]
+
+    check, check_strict, cook, cook_strict = serve(sample_game, body)
+    assert check.structured_content["ok"] and not check_strict.structured_content["ok"]
+    cli = cli_json(sample_game, "check", "-n", "1", "--strict")  # (after the cook: its sources are fresh)
+    assert check_strict.structured_content["diagnostics"] == cli["diagnostics"] and not cli["ok"]
+    assert [d["severity"] for d in check_strict.structured_content["diagnostics"]] == ["error"]
+    assert cook.structured_content["ok"] and cook.structured_content["summary"]["warnings"] == 1
+    summary = cook_strict.structured_content["summary"]
+    assert not cook_strict.structured_content["ok"] and summary["strict"] and summary["standing_warnings"] == 1

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from tests.gamerepo import Game
+from tests.gamerepo import Game, memory_limit
 
 GB = 1 << 30
 
@@ -19,14 +19,8 @@ GB = 1 << 30
 def veduta(game: Game, *args: str, memory: int | None = None) -> subprocess.CompletedProcess:
     """``veduta ARGS`` in the game (under an address-space limit of *memory* bytes when given);
     a hang is the time-out's failure."""
-
-    def limit():
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-
     return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=game.root, capture_output=True, text=True,
-                          timeout=120, preexec_fn=limit if memory else None)
+                          timeout=120, preexec_fn=memory_limit(memory) if memory else None)
 
 
 def _clean(cp: subprocess.CompletedProcess) -> None:

@@ -126,19 +126,20 @@ def inspect_model(project: Project, model: str) -> dict[str, Any]:
 
 
 def cook(project: Project, sources: list[str] | None = None, jobs: int = 0, echo: TextIO | None = None,
-         fmt: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
+         fmt: str | None = None, progress: Progress | None = None, strict: bool | None = None) -> dict[str, Any]:
     """Cook *sources* (paths of source files; every source when empty) with the doit tasks.
 
-    ``{"ok", "summary": {"cooked", "up_to_date", "restored", "failed", "removed"}, "diagnostics":
-    [{"file", "line", "col", "path", "severity", "message"[, "code"]}, ...]}``.  The text
-    ``doit cook`` prints goes to *echo* (None: nowhere), its diagnostics in format *fmt*
-    (``--format``).  Runs in the game root (changes the current folder to it).  *progress* hears
-    of every source reached; a Cancelled it raises stops the cook as Ctrl-C does (what was
-    cooked is whole and recorded).
+    ``{"ok", "summary": {"cooked", "up_to_date", "restored", "failed", "removed",
+    "with_failed_dependency", "warnings", "standing_warnings", "strict"}, "diagnostics": [{"file",
+    "line", "col", "path", "severity", "message"[, "code"]}, ...]}``.  The text ``doit cook``
+    prints goes to *echo* (None: nowhere), its diagnostics in format *fmt* (``--format``).
+    *progress* hears of every source reached; a Cancelled it raises stops the cook as Ctrl-C does
+    (what was cooked is whole and recorded).  *strict*: every warning fails the cook (None: as
+    ``strict`` in [tool.veduta] says).  Runs in the game root (changes the current folder to it).
     """
     from veduta.cook.inprocess import run_cook
 
-    return run_cook(project, sources, jobs, echo, fmt, progress)
+    return run_cook(project, sources, jobs, echo, fmt, progress, strict)
 
 
 def dump(project: Project | None, path: str, full: bool = False) -> dict[str, Any]:
@@ -169,9 +170,11 @@ def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: 
               scale: int | None = None) -> dict[str, Any]:
     """The top-down map of *size* cells around cell *at*: metadata and ``"png"`` (bytes)."""
     from veduta.cook.cooked import load_world
+    from veduta.tools.export.cooked import Cooked
+    from veduta.tools.export.looks import Looks
     from veduta.tools.world_query import world_map as run
 
-    return run(lambda name: load_world(project, name), world, at, size, scale)
+    return run(lambda name: load_world(project, name), world, at, size, scale, looks=Looks(Cooked(project)))
 
 
 def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tuple = (), all_views: bool = False,
@@ -273,6 +276,19 @@ def preview_model(project: Project, model: str, out: str | None = None, size: in
     return run(project, model, out, size)
 
 
+def preview_world(project: Project, world: str, at: tuple[int, int] = (0, 0), out: str | None = None,
+                  scale: int = 2, progress: Progress | None = None) -> dict[str, Any]:
+    """Draw what world *world*'s camera sees from start cell *at* (as ``render { world, at }``):
+    the console's 320 x 240 frame, the same view at *scale* times that (1: the console frame
+    alone) and the draw report, written to *out* when given. Returns the draw report and what was
+    drawn, with ``"png"`` (bytes)."""
+    from veduta.tools.preview_world import preview_world as run
+
+    if out is not None:
+        _out_file(out, ".png")
+    return run(project, world, at, out, scale, progress=progress)
+
+
 def preview_texture(project: Project, texture: str, out: str | None = None) -> dict[str, Any]:
     """Draw the preview sheet of texture *texture* (mips, frames, clips) and write it to *out* when
     given. Returns what was drawn, with ``"png"`` (bytes)."""
@@ -295,13 +311,16 @@ def _out_file(out: str, suffix: str) -> None:
 
 
 def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1,
-          progress: Progress | None = None) -> dict[str, Any]:
+          progress: Progress | None = None, strict: bool | None = None) -> dict[str, Any]:
     """Every check the cook makes, on every source (or those named, paths under the assets
-    folder), writing nothing: ``{ok, checked, compiled, fresh, errors, warnings, diagnostics}``.
-    Sources whose cooked file is fresh are known good and not compiled again unless *full*."""
+    folder), writing nothing: ``{ok, checked, compiled, fresh, errors, warnings, strict,
+    strict_errors, diagnostics}``.  Sources whose cooked file is fresh are known good and not
+    compiled again unless *full* (their recorded warnings stand).  *strict* (None: as ``strict``
+    in [tool.veduta] says): every warning is an error, and so is every error finding of inspect
+    for the models, prefabs and worlds checked."""
     from veduta.tools.check import check as run
 
-    return run(project, sources, full, jobs, progress)
+    return run(project, sources, full, jobs, progress, strict)
 
 
 def why(project: Project, sources: list[str] | None = None) -> dict[str, Any]:

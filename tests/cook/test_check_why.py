@@ -74,7 +74,7 @@ def test_check_references_and_duplicate_names(game):
     cp = veduta(game, "check", "--json")
     result = json.loads(cp.stdout)
     assert result == {"ok": True, "checked": 5, "compiled": 5, "fresh": 0, "errors": 0, "warnings": 0,
-                      "diagnostics": []}
+                      "strict": False, "strict_errors": 0, "diagnostics": []}
     game.write("models/more/crate.vmodel", (game.root / "assets/models/crate.vmodel").read_text())
     cp = veduta(game, "check", "--json")
     result = json.loads(cp.stdout)

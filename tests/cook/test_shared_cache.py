@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from tests.gamerepo import Game, make_game
+from tests.gamerepo import Game, make_game, memory_limit
 from tests.s3server import client
 from veduta.cook.cook import manifest_key
 from veduta.cook.shared import deps_member
@@ -378,18 +378,9 @@ def test_a_huge_shared_cache_object_is_refused_unread_under_a_memory_limit(tmp_p
     dev = clone(game, tmp_path / "dev")
     e = dict(os.environ, VEDUTA_CACHE_URL=str(share))
     cp = subprocess.run([sys.executable, "-m", "doit", "cook"], cwd=dev.root, env=e, capture_output=True,
-                        text=True, timeout=300, preexec_fn=_limit_memory(1 << 30))
+                        text=True, timeout=300, preexec_fn=memory_limit(1 << 30))
     assert cp.returncode == 0, cp.stdout + cp.stderr
     assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}
     assert f"object {big.parent.name}/{big.name} skipped: too large (1,500,000,000 bytes; a cooked file is at " \
            "most 536,870,912)" in cp.stderr
     assert "MemoryError" not in cp.stderr
-
-
-def _limit_memory(nbytes: int):
-    def limit():
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
-
-    return limit

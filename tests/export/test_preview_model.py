@@ -1,17 +1,20 @@
-"""`veduta preview model`: the sheet's layout, colours, labels and deterministic bytes."""
+"""`veduta preview model`: the sheet's views, textures, grid, labels and deterministic bytes."""
 
 from __future__ import annotations
+
+import io
 
 import numpy as np
 import pytest
 from PIL import Image
 
 from tests.export.helpers import sample_game
+from tests.tools.picturegame import CHECKER, LEAF, write_game
 from veduta import api
 from veduta.base.errors import VedutaError
 from veduta.base.project import Project
 from veduta.faces.cli.main import main
-from veduta.tools.export import raster
+from veduta.tools.preview_model import GRID, grid_step
 
 
 @pytest.fixture(scope="module")
@@ -19,57 +22,69 @@ def sample(tmp_path_factory):
     return Project.at(str(sample_game(tmp_path_factory.mktemp("sample"))))
 
 
+@pytest.fixture(scope="module")
+def pictures(tmp_path_factory):
+    return Project.at(str(write_game(tmp_path_factory.mktemp("pictures") / "game")))
+
+
 def test_tree_sheet_has_four_views_and_two_levels(sample, tmp_path):
     out = tmp_path / "tree.png"
     r = api.preview_model(sample, "tree", str(out), size=64)
-    assert r["views"] == ["front", "side", "top", "three-quarter"]
+    assert r["views"] == ["front", "side", "top", "perspective"]
     assert [(lv["level"], lv["model"], lv["triangles"]) for lv in r["levels"]] == [
         (0, "tree", 152), (1, "tree", 40), (2, "tree_far", 20)]
     img = Image.open(out)
     assert img.size == (r["width"], r["height"]) and img.width > 6 * 64 and img.height > 64
-    again = tmp_path / "again.png"
-    api.preview_model(sample, "tree", str(again), size=64)
-    assert out.read_bytes() == again.read_bytes()
+    assert out.read_bytes() == r["png"]
+    assert api.preview_model(sample, "tree", None, size=64)["png"] == r["png"]  # the same bytes again
+    assert {m["material"]: m["albedo"] for m in r["materials"]} == {"bark": "#6b4a2b", "leaf": "#3f8f3a"}
 
 
-def _red(img: np.ndarray, least: int = 150) -> int:
-    return int(((img[:, :, 0] > least) & (img[:, :, 1] < 100)).sum())
+def _cells(r: dict) -> list[np.ndarray]:
+    """The view cells of a sheet, where the result says they are."""
+    img = np.asarray(Image.open(io.BytesIO(r["png"])).convert("RGB"))
+    return [img[b[1]:b[3], b[0]:b[2]] for b in (c["box"] for c in r["cells"])]
 
 
-def test_views_show_the_model_in_its_material_colours():
-    # one red 1 m quad facing +Z, around the origin
-    quad_z = np.array([[[-0.5, -0.5, 0], [0.5, -0.5, 0], [0.5, 0.5, 0]],
-                       [[-0.5, -0.5, 0], [0.5, 0.5, 0], [-0.5, 0.5, 0]]])
-    normals = np.zeros_like(quad_z)
-    normals[..., 2] = 1
-    red = np.array([[1.0, 0, 0]] * 2)
-    sided = np.zeros(2, bool)
-    centre = np.zeros(3)
-    front = raster.render(quad_z, normals, red, sided, raster.VIEWS["front"], centre, 20.0, 64)
-    mid = front[32, 32]
-    assert mid[0] > 150 and mid[1] < 30 and mid[2] < 30  # red, lit
-    assert tuple(front[2, 2]) == (236, 238, 240)  # background
-    assert _red(front) == pytest.approx(20 * 20, rel=0.15)  # 1 m at 20 px per metre
-    # from behind a back-face-culled quad vanishes; a two-sided one shows
-    back_view = raster.rot_y(180)
-    assert _red(raster.render(quad_z, normals, red, sided, back_view, centre, 20.0, 64)) == 0
-    assert _red(raster.render(quad_z, normals, red, ~sided, back_view, centre, 20.0, 64), 60) > 300
+def test_a_textured_face_shows_the_texture_pixels(pictures):
+    r = api.preview_model(pictures, "cube", None, size=96)
+    cells = _cells(r)
+    assert [c["caption"] for c in r["cells"]] == ["front (from +Z)", "side (from +X)", "top (from +Y, north up)",
+                                                  "perspective: 12 triangles"]
+    assert all(c.shape == (96, 96, 3) for c in cells)
+    top = cells[2]
+    face = r["scale_px_per_m"] ** 2  # the top face's pixels: 1 m square
+    for colour in CHECKER:  # the top face is the checker texture, half red and half blue squares, unlit
+        n = int((top == colour).all(axis=2).sum())
+        assert 0.4 * face < n < 0.5 * face, (colour, n)
+    assert r["materials"] == [{"material": "checker", "status": "ok", "albedo": "#ffffff", "texture": "checker",
+                               "alpha": "opaque", "filter": "nearest", "texture_average": "#800080",
+                               "colour": "#800080"}]
 
 
-def test_nearer_triangles_hide_farther_ones():
-    tri = np.array([[[-1, -1, 0], [1, -1, 0], [0, 1, 0]]], float)
-    near = tri + [0, 0, 0.5]
-    pos = np.concatenate([near, tri])  # near first, then far: the far one must not overwrite it
-    nrm = np.zeros_like(pos)
-    nrm[..., 2] = 1
-    cols = np.array([[0, 0, 1.0], [1.0, 0, 0]])
-    img = raster.render(pos, nrm, cols, np.zeros(2, bool), raster.VIEWS["front"], np.zeros(3), 20, 64)
-    assert img[32, 32, 2] > 150 and img[32, 32, 0] < 30
+def test_cutout_pixels_are_not_drawn(pictures):
+    r = api.preview_model(pictures, "card", None, size=96)
+    top = _cells(r)[2]
+    leaf = (top == LEAF).all(axis=2)
+    ys, xs = np.nonzero(leaf)
+    # the card is 1 m square; its texture is opaque on the left half only
+    assert leaf.sum() > 0 and xs.max() < 48 <= xs.max() + 20 and ys.max() - ys.min() > 2 * (xs.max() - xs.min()) - 8
+
+
+def test_the_ground_grid_and_its_spacing(pictures):
+    r = api.preview_model(pictures, "cube", None, size=96)
+    assert r["grid_m"] == grid_step(1.0) == 0.1
+    top = _cells(r)[2]
+    # grid lines around the cube in the top view (the cube hides them in the middle)
+    assert int((np.abs(top.astype(int) - GRID).sum(axis=2) < 40).sum()) > 200
+    assert grid_step(8.0) == 1.0 and grid_step(100.0) == 10.0
 
 
 def test_missing_model_and_bad_size(sample, tmp_path, capsys, monkeypatch):
     with pytest.raises(VedutaError, match='no model "ghost"'):
         api.preview_model(sample, "ghost", str(tmp_path / "g.png"))
+    with pytest.raises(VedutaError, match="size 8 out of range"):
+        api.preview_model(sample, "tree", None, size=8)
     monkeypatch.chdir(sample.root)
     assert main(["preview", "model", "ghost", "--out", str(tmp_path / "g.png")]) == 2  # unknown asset: usage
     assert "Traceback" not in capsys.readouterr().err

@@ -239,7 +239,10 @@ def test_the_sample_valley(tmp_path, monkeypatch, capsys):
     assert r["status"] == "ok" and not codes(r, "error")
     assert [v["name"] for v in r["views"]] == ["start", "place village_well", "place keeper_cottage"]
     assert r["loaded"]["chunks"] == 25 and r["loaded"]["reach_m"] < r["loaded"]["radius_m"]
-    assert Image.open(sheet).size == (1024, 1024)
+    box = r["sheet_drawn"]["map_box"]
+    assert (box[2] - box[0], box[3] - box[1]) == (1024, 1024) and Image.open(sheet).size > (1024, 1024)
+    assert {lb["text"] for lb in r["sheet_drawn"]["labels"]} >= {"village_well", "keeper_cottage"}
+    assert not r["sheet_drawn"]["dropped"]
     assert main(["inspect", "world", "valley"]) == 0
     text = capsys.readouterr().out
     assert text.startswith("world valley (worlds/valley.vworld)") and "place village_well" in text

@@ -277,17 +277,19 @@ def test_terrain_text_says_sampled(game, capsys):
 def test_sheet_labels_do_not_overlap():
     from PIL import Image, ImageDraw
 
-    from veduta.tools.inspect_world import place_labels
-    from veduta.tools.mapimage import _font, label_box
+    from veduta.tools.mapimage import Mark, _font, label_box, place_labels
 
     img = Image.new("RGB", (400, 400))
     draw = ImageDraw.Draw(img)
     font = _font()
-    labels = [((200, 200), 6, "start: 5350", (255, 255, 255)), ((200, 200), 6, "at 0,0: 5350", (255, 255, 255)),
-              ((202, 201), 8, "WORLD_CHUNK_BUDGET", (250, 170, 20)), ((390, 5), 8, "WORLD_PLACE_WATER", (230, 30, 30))]
+    marks = [Mark(200, 200, 6, "start: 5,350 triangles", (255, 255, 255), "view"),
+             Mark(200, 200, 6, "at 0,0: 5,350 triangles", (255, 255, 255), "view"),
+             Mark(202, 201, 8, "WORLD_CHUNK_BUDGET", (250, 170, 20), "finding"),
+             Mark(390, 5, 8, "WORLD_PLACE_WATER", (230, 30, 30), "finding")]
     taken = [label_box(draw, (206, 195), "a map label", font)]
-    placed = place_labels(draw, font, labels, img.size, taken=taken)
-    boxes = taken + [label_box(draw, xy, text, font) for xy, text, _ in placed]
+    placed, dropped = place_labels(draw, font, marks, img.size, taken=taken)
+    assert len(placed) == 4 and not dropped
+    boxes = taken + [p["box"] for p in placed]
     for i, a in enumerate(boxes):
         assert 0 <= a[0] and 0 <= a[1] and a[2] <= 400 and a[3] <= 400
         for b in boxes[i + 1:]:

@@ -109,5 +109,5 @@ class Cancelled(BaseException):
     and has written nothing. A BaseException, as KeyboardInterrupt and asyncio's CancelledError
     are: an ``except Exception`` on the way (a compiler's guard, doit's runner) lets it through."""
 
-    def __init__(self, message: str = "cancelled by the client; nothing was written"):
+    def __init__(self, message: str = "cancelled by the client"):
         super().__init__(message)

@@ -6,6 +6,8 @@ current folder or the nearest parent).  ``[tool.veduta]`` in its
 (default ``<assets>/.cooked``) and ``cache`` (default ``cache``), each
 relative to the root, and the shared cache tier: ``cache_url`` (``s3://bucket/prefix``,
 ``file:///path`` or a folder path) and ``cache_write`` (true to upload; default false),
+and ``strict`` (true: warnings and inspect's error findings fail the cook and the check; default
+false, the spec's severities),
 see docs/shared-cache.md.
 """
 
@@ -19,7 +21,7 @@ from veduta.base.errors import ConfigError, UsageError, clip_words, quote
 from veduta.base.fsutil import check_inside, confined_root, outside
 from veduta.base.kinds import BY_FOLDER, BY_NAME, KINDS, Kind, kind_of, name_of
 
-CONFIG_KEYS = ("assets", "cooked", "cache", "cache_url", "cache_write")
+CONFIG_KEYS = ("assets", "cooked", "cache", "cache_url", "cache_write", "strict")
 #: the shared cache's URL from the environment, which wins over [tool.veduta] cache_url
 ENV_CACHE_URL = "VEDUTA_CACHE_URL"
 
@@ -43,6 +45,8 @@ class Project:
     #: veduta.cook.remote.settings); "" when none
     cache_url: str = ""
     cache_write: bool = False
+    #: ``strict = true``: every warning fails the cook and the check (docs/authoring-tools.md)
+    strict: bool = False
 
     def shared_cache_set(self, environ=None) -> bool:
         """Is a shared tier set for this game (without parsing or checking it: that is
@@ -85,7 +89,8 @@ class Project:
             raise ConfigError(f"{where}: [tool.veduta] {key} = {cfg.get(key, cache if key == 'cache' else cooked)!r}: "
                               f"the cache folder {cache} {'is' if c == k else 'is inside'} the cooked folder "
                               f"{cooked}; keep them apart (the defaults are cache and <assets>/.cooked)")
-        return cls(rel_root, assets, cooked, cache, cfg.get("cache_url", ""), cfg.get("cache_write", False))
+        return cls(rel_root, assets, cooked, cache, cfg.get("cache_url", ""), cfg.get("cache_write", False),
+                   cfg.get("strict", False))
 
     # -- sources -------------------------------------------------------------
     def sources(self) -> list[Source]:
@@ -287,9 +292,9 @@ def _read_config(path: str) -> dict:
     for key, value in cfg.items():
         if key not in CONFIG_KEYS:
             raise ConfigError(f"{path}: [tool.veduta] {key}: unknown key (want one of {', '.join(CONFIG_KEYS)})")
-        if key == "cache_write":
+        if key in ("cache_write", "strict"):
             if not isinstance(value, bool):
-                raise ConfigError(f"{path}: [tool.veduta] cache_write: expected true or false")
+                raise ConfigError(f"{path}: [tool.veduta] {key}: expected true or false")
         elif key == "cache_url":
             if not isinstance(value, str):
                 raise ConfigError(f"{path}: [tool.veduta] cache_url: expected a string (s3://bucket/prefix, "

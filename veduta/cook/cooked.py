@@ -26,10 +26,12 @@ class CookedAsset(NamedTuple):
     diagnostics: list[dict] | None = None
 
 
-def cook_and_read(project, kind: str, name: str, index=None) -> CookedAsset:
+def cook_and_read(project, kind: str, name: str, index=None, write: bool = True) -> CookedAsset:
     """Cook asset *name* of *kind* of *project* when stale, and read its body record. *index*: the
     game's assets (default: as they are now, ``project.index()``: a source written a moment ago
-    counts; a caller reading several assets passes one index to all)."""
+    counts; a caller reading several assets passes one index to all).  With ``write=False``
+    nothing is written (``veduta check``): a fresh cooked file is read, a stale source is
+    compiled in memory, exactly as the cook would compile it."""
     from veduta.cook.builds import record_result
     from veduta.cook.cook import FAILED, cook_file
     from veduta.formats.asset import read_asset_file
@@ -38,12 +40,43 @@ def cook_and_read(project, kind: str, name: str, index=None) -> CookedAsset:
     if src is None:
         return CookedAsset(None, "missing", [])
     cooked = project.cooked_path(kind, name)
+    if not write:
+        return _compile_and_read(project, kind, src, cooked, index if index is not None else project.index())
     out = cook_file(kind, src.rel, project.assets, cooked, project.cache,
                     index=index if index is not None else project.index())
     record_result(project.cache, src.rel, out)  # how the cooked file was made, for veduta report
     if out["outcome"] == FAILED:
         return CookedAsset(None, "invalid", list(out["messages"]), out.get("diagnostics"))
     return CookedAsset(read_asset_file(cooked).body, "ok", list(out["messages"]))
+
+
+def _compile_and_read(project, kind: str, src, cooked: str, index) -> CookedAsset:
+    """:func:`cook_and_read` writing nothing: the fresh cooked file, else the source compiled in
+    memory (its body encoded and decoded again: the record a cooked file would give)."""
+    from veduta.compile import CompileContext, compile_source
+    from veduta.cook.cook import check_fresh
+    from veduta.formats import decode, encode
+    from veduta.formats.asset import read_asset_file
+    from veduta.source.diagnostics import Report
+
+    if check_fresh(kind, src.rel, project.assets, cooked, index)[0]:
+        return CookedAsset(read_asset_file(cooked).body, "ok", [])
+    shown = project.source_path(src.rel)
+    rep = Report(shown)
+    try:
+        with open(shown, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        rep.error((1, 1), "$", f"cannot read the source ({exc.strerror})")
+        data = None
+    body = None
+    if data is not None:
+        ctx = CompileContext(project.assets, src.rel, kind, src.name, rep, index)
+        body = compile_source(kind, data, ctx)
+    found = rep.sorted()
+    if body is None:
+        return CookedAsset(None, "invalid", [str(d) for d in found], [d.to_json() for d in found])
+    return CookedAsset(decode(type(body), encode(body)), "ok", [str(d) for d in found])
 
 
 def cooked_record(project, kind: str, name: str, warn: Callable[[str], None] | None = None, index=None):

@@ -855,8 +855,9 @@ def runner_parallelism() -> tuple[str, int]:
     return "none", 0
 
 
-def exit_as_failure() -> None:
-    """Make the doit run in progress exit 1 (a task failed) where doit would exit 2 (an error).
+def exit_as_failure(also_success: bool = False) -> None:
+    """Make the doit run in progress exit 1 (a task failed) where doit would exit 2 (an error)
+    (with *also_success*, where it would exit 0 too: warnings fail a strict cook).
 
     Called from the reporter's ``complete_run`` when the only errors of the run were the cook
     group's ``UnmetDependency`` (a source failed, so the group whose ``task_dep`` it is cannot
@@ -869,13 +870,13 @@ def exit_as_failure() -> None:
     """
     import sys
 
-    from doit.runner import ERROR, FAILURE, Runner
+    from doit.runner import ERROR, FAILURE, SUCCESS, Runner
 
     f: Any = sys._getframe(1)
     while f is not None:
         obj = f.f_locals.get("self")
         if isinstance(obj, Runner):
-            if obj.final_result == ERROR:
+            if obj.final_result == ERROR or (also_success and obj.final_result == SUCCESS):
                 obj.final_result = FAILURE
             return
         f = f.f_back

@@ -44,6 +44,10 @@ class CollectingReporter(CookReporter):
             self.diagnostics += (task.values or {}).get("diagnostics") or []
         return super().add_success(task)
 
+    def _emit_extra(self, found: list) -> None:
+        self.diagnostics += [d.to_json() for d in found]
+        super()._emit_extra(found)
+
     def add_failure(self, task, fail):
         if task.name != BASENAME and task.name.startswith(BASENAME + ":") and \
                 (self._is_cook(task) or task.name == f"{BASENAME}:_sources"):
@@ -78,17 +82,21 @@ def source_task_names(project: Project, sources: list[str]) -> list[str]:
 
 
 def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
-             echo: TextIO | None = None, fmt: str | None = None, progress: Progress | None = None) -> dict[str, Any]:
+             echo: TextIO | None = None, fmt: str | None = None, progress: Progress | None = None,
+             strict: bool | None = None) -> dict[str, Any]:
     """Cook *sources* (every source when empty) of *project* with doit, in this process.
 
     *jobs* > 1 cooks in that many worker processes.  The text ``doit cook`` prints goes to
     *echo* (None: dropped), its diagnostics in format *fmt* (text, json or github lines;
-    default: VEDUTA_FORMAT or text).  Returns ``{"ok", "summary": {"cooked", "up_to_date", "restored",
-    "failed", "removed"}, "diagnostics": [...]}``, the diagnostics sorted by file, line and column
-    (dicts as :meth:`~veduta.source.diagnostics.Diagnostic.to_json` makes them).  *progress* hears
-    of every source reached (:mod:`veduta.base.progress`); when it raises Cancelled the cook stops
-    as at Ctrl-C: the files cooked so far are whole and recorded, the rest stale, and Cancelled
-    propagates.
+    default: VEDUTA_FORMAT or text).  *strict*: warnings fail the cook (None: as ``strict`` in
+    [tool.veduta] says).  Returns ``{"ok", "summary": {"cooked", "up_to_date", "restored",
+    "failed", "removed", "with_failed_dependency", "warnings", "standing_warnings", "strict"},
+    "diagnostics": [...]}``, the diagnostics sorted by file, line and column (dicts as
+    :meth:`~veduta.source.diagnostics.Diagnostic.to_json` makes them; a warning that stands from an
+    earlier cook of a fresh source is counted, not listed: ``veduta check`` lists them).
+    *progress* hears of every source reached (:mod:`veduta.base.progress`); when it raises
+    Cancelled the cook stops as at Ctrl-C: the files cooked so far are whole and recorded, the
+    rest stale, and Cancelled propagates.
     """
     from doit.cmd_base import ModuleTaskLoader
     from doit.doit_cmd import DoitMain
@@ -99,7 +107,7 @@ def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
     project = Project.at(".")
     project.need_assets()  # a configuration mistake, told before doit runs
     names = source_task_names(project, list(sources or []))
-    run = CookRun(project)
+    run = CookRun(project, strict=strict)
     if fmt:
         run.fmt = fmt
 
@@ -129,9 +137,12 @@ def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
         n = sum(c.values())  # every source the run reached (fresh ones of the group counted as up to date)
         progress(n, n, f"cooked {c[COOKED]}, {c[UPTODATE]} up to date, {c[FAILED]} failed")
     diagnostics = sorted(reporter.diagnostics, key=lambda d: (d["file"], d["line"], d["col"]))
+    standing = sum(n for _, n in run.standing)
     return {
         "ok": rc == 0 and not c[FAILED],
         "summary": {"cooked": c[COOKED], "up_to_date": c[UPTODATE], "restored": c[RESTORED], "failed": c[FAILED],
-                    "removed": list(reporter.pruned)},
+                    "removed": list(reporter.pruned), "with_failed_dependency": reporter.affected,
+                    "warnings": reporter.warned, "standing_warnings": standing,
+                    "strict": bool(project.strict if strict is None else strict)},
         "diagnostics": diagnostics,
     }

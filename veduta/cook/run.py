@@ -39,6 +39,13 @@ class CookRun:
     #: (source, warnings) of the fresh sources whose last compile gave warnings (set by the task
     #: pass; the reporter says how many stand)
     standing: list[tuple[str, int]] = field(default_factory=list)
+    #: warnings fail the run (``strict = true`` in [tool.veduta], or ``veduta cook --strict``);
+    #: None: as the project says
+    strict: bool | None = None
+    #: every source path of the run (under the assets folder) and the asset index, from the
+    #: task pass (failures propagate to the sources that name them: veduta.cook.propagate)
+    sources: list[str] = field(default_factory=list)
+    index: Any = None
     #: file_dep path -> signature that the up-to-date pass verified against the source_hash
     #: (by hashing, or by the stat cache of an earlier hash)
     #: (signatures packed as the stat cache keeps them: veduta.cook.state.SIG)
@@ -56,6 +63,8 @@ class CookRun:
         self.selected = None
         self.fresh_skipped = self.to_run = 0
         self.standing = []
+        self.sources = []
+        self.index = None
         self.shared = None
         self.builds = None
 

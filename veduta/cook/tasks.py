@@ -114,6 +114,7 @@ def cook_tasks(run: CookRun):
         sys.stderr.write("".join(w + "\n" for w in warnings))
     index = index_of(sources)
     set_index(project.assets, index)
+    run.index, run.sources = index, [s.rel for s in sources]
     cache = run.cache = StatCache(os.path.join(project.cache, STATE_FILE), TOOLCHAIN)
     owed = cache.owed
     assets = project.assets
@@ -423,6 +424,9 @@ class CookReporter(ConsoleReporter):
         self.total = 0
         self.done = 0
         self.pruned: list[str] = []
+        self.failed: list[str] = []  # the sources that failed in this run
+        self.warned = 0  # warnings the sources cooked in this run gave
+        self.affected = 0  # sources with a dependency that failed
         self.tty = hasattr(sys.stderr, "isatty") and sys.stderr.isatty()
         self._last_progress = 0.0
         self._progress_shown = False
@@ -505,6 +509,7 @@ class CookReporter(ConsoleReporter):
         self.done += 1
         rel = task.name[len(BASENAME) + 1 :]
         messages = values.get("messages") or []
+        self.warned += sum(1 for d in values.get("diagnostics") or () if d.get("severity") == "warning")
         if messages:
             self._clear_progress()
             self._diagnostics("\n".join(messages), values.get("diagnostics"))
@@ -548,6 +553,7 @@ class CookReporter(ConsoleReporter):
             return super().add_failure(task, fail)
         self.counts[FAILED] += 1
         self.done += 1
+        self.failed.append(task.name[len(BASENAME) + 1 :])
         self._clear_progress()
         msg = fail.get_msg() if hasattr(fail, "get_msg") else str(fail)
         if getattr(fail, "exception", None) is not None and not isinstance(fail.exception, str):
@@ -612,6 +618,8 @@ class CookReporter(ConsoleReporter):
             if shared.uploaded:
                 self._note(f"shared cache: uploaded {shared.uploaded} objects "
                            f"({shared.tier.bytes_out / 1e6:.1f} MB) to {shared.settings.where}\n")
+        if self.failed and self.run.index is not None:
+            self._propagate()
         standing = sum(n for _, n in self.run.standing)
         if standing:
             n = len(self.run.standing)
@@ -626,19 +634,57 @@ class CookReporter(ConsoleReporter):
             c = self.counts
             # restored from the shared cache, counted apart, when this run asked it
             remote = f"{c[SHARED]} from the shared cache, " if shared is not None or c[SHARED] else ""
+            hurt = f", {self.affected} with a failed dependency" if self.affected else ""
             self._note(
                 f"cook: {c[COOKED]} cooked, {c[UPTODATE]} up to date, {c[RESTORED]} restored from cache, "
-                f"{remote}{c[FAILED]} failed ({time.monotonic() - self._started:.2f} s)\n"
+                f"{remote}{c[FAILED]} failed{hurt} ({time.monotonic() - self._started:.2f} s)\n"
             )
+        strict_failed = self._strict_failure(standing)
         # doit's own failure report for cook tasks would repeat the diagnostics: drop them
         drop_failures(self, self._is_cook)
-        if self._group_unmet and not self._other_error:
-            exit_as_failure()  # sources failed: 1, not doit's 2
+        if (self._group_unmet and not self._other_error) or strict_failed:
+            exit_as_failure(strict_failed)  # sources failed (or warnings, when strict): 1, not doit's 2
         super().complete_run()
         from veduta.cook import runlock
 
         runlock.release(self._lock)
         self._lock = None
+
+
+    def _propagate(self) -> None:
+        """The sources that name a source that failed in this run, directly or through another:
+        a ``DEPENDENCY_FAILED`` warning each at the reference (veduta.cook.propagate)."""
+        from veduta.cook.propagate import affected
+
+        run = self.run
+        assets = run.project.assets
+        root = run.display_root
+
+        def shown(rel: str) -> str:
+            return rel if root == "-" else os.path.join(root or assets, rel)
+
+        found = affected(assets, run.index, self.failed, run.sources, shown)
+        if found:
+            self._clear_progress()
+            self._emit_extra(found)
+            self.affected = len({d.file for d in found})
+            self.warned += len(found)
+
+    def _emit_extra(self, found: list) -> None:
+        """Diagnostics the reporter makes itself (not a task's), printed in the run's format."""
+        self._diagnostics("\n".join(str(d) for d in found), [d.to_json() for d in found])
+
+    def _strict_failure(self, standing: int) -> bool:
+        """Whether warnings fail this run (``strict``), saying so on the summary's stream."""
+        run = self.run
+        strict = run.project.strict if run.strict is None else run.strict
+        total = self.warned + standing
+        if not strict or not total:
+            return False
+        why = "strict = true in [tool.veduta]" if run.strict is None else "--strict"
+        self._note(f"cook: failed: {total} warning{'s' if total != 1 else ''} ({why} makes every warning an "
+                   "error; the cooked files are written)\n")
+        return True
 
 
 #: What a cook stopped by Ctrl-C says on stderr (``doit cook`` and ``veduta cook``).

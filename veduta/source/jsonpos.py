@@ -26,7 +26,7 @@ from typing import NoReturn, TypeAlias
 from veduta.base.errors import clip
 
 __all__ = ["Node", "Obj", "Arr", "Str", "Num", "Bool", "Null", "JsonProblem", "parse", "parse_fast", "parse_plain",
-           "parse_spans", "to_plain"]
+           "parse_spans", "to_plain", "node_at", "split_path"]
 
 
 class Node:
@@ -144,6 +144,49 @@ def join_path(path: str, key: str | int) -> str:
         return f"{path}.{key}" if path else key
     quoted = '"' + key.replace("\\", "\\\\").replace('"', '\\"') + '"'
     return f"{path}[{quoted}]"
+
+
+_PATH_STEP = re.compile(r'\.?([A-Za-z_][A-Za-z0-9_]*)|\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]')
+
+
+def split_path(path: str) -> list[str | int] | None:
+    """The keys and indices of a JSON path as :func:`join_path` writes it (``parts[2].of`` ->
+    ``["parts", 2, "of"]``; ``$`` or ``""`` -> ``[]``); None when *path* is not one."""
+    if path in ("", "$"):
+        return []
+    out: list[str | int] = []
+    i = 0
+    while i < len(path):
+        m = _PATH_STEP.match(path, i)
+        if m is None or (m.start() == 0 and path.startswith(".")):
+            return None
+        if m[1] is not None:
+            out.append(m[1])
+        elif m[2] is not None:
+            out.append(int(m[2]))
+        else:
+            out.append(re.sub(r"\\(.)", r"\1", m[3]))
+        i = m.end()
+    return out
+
+
+def node_at(root: Node | None, path: str) -> Node | None:
+    """The value at JSON path *path* under *root*, or the deepest value on the way to it that
+    exists (None for no root or a path that is not one): where a finding about *path* points."""
+    steps = split_path(path)
+    if root is None or steps is None:
+        return None
+    node = root
+    for step in steps:
+        child = None
+        if isinstance(step, str) and isinstance(node, Obj):
+            child = node.get(step)
+        elif isinstance(step, int) and isinstance(node, Arr) and 0 <= step < len(node):
+            child = node.value[step]
+        if child is None:
+            break
+        node = child
+    return node
 
 
 def _flat(path: Path) -> str:

@@ -154,6 +154,8 @@ class Assessment(NamedTuple):
     known: int
     compiled: int
     diagnostics: list[dict]
+    #: the game's assets the check resolved references with
+    index: Any = None
 
 
 def assess(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1,
@@ -233,24 +235,54 @@ def assess(project: Project, sources: list[str] | None = None, full: bool = Fals
         _init_worker(project, index)
         for batch in batches:
             step(_check_in_worker(batch), len(batch))
-    if standing:  # in source order, the recorded warnings among the compiled sources' diagnostics
+    # failures propagate: a source naming one that has errors gets DEPENDENCY_FAILED there
+    rel_of = {project.source_path(src.rel): src.rel for src in selected}
+    failed = {rel_of[d["file"]] for d in diagnostics if d["severity"] == ERROR and d["file"] in rel_of}
+    spread = []
+    if failed:
+        from veduta.cook.propagate import affected
+
+        spread = affected(project.assets, index, failed, rel_of.values(), project.source_path)
+        diagnostics.extend(d.to_json() for d in spread)
+    if standing or spread:  # in source order, the recorded warnings among the compiled sources' diagnostics
         order = {project.source_path(src.rel): i for i, src in enumerate(selected)}
-        diagnostics.sort(key=lambda d: order.get(d["file"], -1))
-    return Assessment(selected, fresh, len(selected) - len(work), len(work), diagnostics)
+        diagnostics.sort(key=lambda d: (order.get(d["file"], -1), d["line"], d["col"]))
+    return Assessment(selected, fresh, len(selected) - len(work), len(work), diagnostics, index)
 
 
 def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1,
-          progress: Progress | None = None) -> dict[str, Any]:
+          progress: Progress | None = None, strict: bool | None = None) -> dict[str, Any]:
     """Check every source of *project* (or those named, paths under the assets folder), as
     :func:`assess` does.
 
-    Returns ``{"ok", "checked", "compiled", "fresh", "errors", "warnings", "diagnostics"}``, the
-    diagnostics as :meth:`Diagnostic.to_json` objects in source order (``fresh``: sources known
-    good by their fresh cooked files, not compiled); ``ok`` is False when any is an error.
+    *strict* (None: ``strict`` in [tool.veduta]): every warning is an error, and the error
+    findings of ``inspect`` for the models, prefabs and worlds checked are errors too
+    (:mod:`veduta.tools.strict`).
+
+    Returns ``{"ok", "checked", "compiled", "fresh", "errors", "warnings", "strict",
+    "strict_errors", "diagnostics"}``, the diagnostics as :meth:`Diagnostic.to_json` objects in
+    source order (``fresh``: sources known good by their fresh cooked files, not compiled;
+    ``strict_errors``: errors only strict makes, warnings turned and inspect's findings); ``ok``
+    is False when any is an error.
     """
+    strict = project.strict if strict is None else strict
     found = assess(project, sources, full, jobs, progress)
     diagnostics = found.diagnostics
+    turned = 0
+    if strict:
+        from veduta.tools.strict import inspect_errors
+
+        extra = inspect_errors(project, found.selected, found.index, diagnostics)
+        for d in diagnostics:
+            if d["severity"] == WARNING:
+                d["severity"] = ERROR
+                turned += 1
+        if extra:
+            order = {project.source_path(src.rel): i for i, src in enumerate(found.selected)}
+            diagnostics = sorted(diagnostics + extra, key=lambda d: (order.get(d["file"], -1), d["line"], d["col"]))
+        turned += len(extra)
     errors = sum(1 for d in diagnostics if d["severity"] == ERROR)
     warnings = sum(1 for d in diagnostics if d["severity"] == WARNING)
     return {"ok": errors == 0, "checked": len(found.selected), "compiled": found.compiled, "fresh": found.known,
-            "errors": errors, "warnings": warnings, "diagnostics": diagnostics}
+            "errors": errors, "warnings": warnings, "strict": strict, "strict_errors": turned,
+            "diagnostics": diagnostics}

@@ -15,7 +15,7 @@ veduta.world.draw.Drawer.views).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -33,13 +33,10 @@ from veduta.world.draw import (
 from veduta.world.generator import Generator
 
 if TYPE_CHECKING:
-    from PIL import Image, ImageDraw
+    from PIL import Image
 
     from veduta.base.progress import Progress
     from veduta.base.project import Project
-
-#: a label of the sheet: ((x, y) of its mark, gap from the mark, text, colour)
-Label = tuple[tuple[int, int], int, str, Any]
 
 #: site rules and biomes are looked for within this many cells of the origin (the world clipped)
 AREA_HALF = 512
@@ -226,6 +223,14 @@ def _view_findings(gen: Generator, drawer: Drawer, cells: list[tuple[str, tuple[
     return views, out
 
 
+def error_findings(gen: Generator, models: Mapping[str, ModelDraw], invalid_models: Iterable[str] = ()) -> list[dict]:
+    """The error findings :func:`report_world` gives (missing or invalid prefabs and models, places
+    outside, in water, in a biome their prefab does not list, overlapping or too close), without
+    drawing a view: what ``veduta check --strict`` runs on a world."""
+    found = _prefab_findings(gen) + _place_findings(gen) + _model_findings(gen, models, invalid_models)
+    return [f for f in found if f["severity"] == ERROR]
+
+
 def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_models: Iterable[str] = (),
                  at: Iterable[tuple[int, int]] = (), all_views: bool = False,
                  progress: Progress | None = None) -> dict[str, Any]:
@@ -304,7 +309,7 @@ def _cooked(project: Project, kind: str, name: str, index=None) -> tuple[Any, st
     return got.record, got.status, got.messages
 
 
-def _model_draws(project: Project, names: Iterable[str]) -> tuple[dict[str, ModelDraw], set[str], dict[str, dict]]:
+def model_draws(project: Project, names: Iterable[str]) -> tuple[dict[str, ModelDraw], set[str], dict[str, dict]]:
     from veduta.tools.inspect_model import inspect_model
 
     models, invalid, reports = {}, set(), {}
@@ -379,14 +384,19 @@ def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (
             from veduta.base.errors import UsageError
 
             raise UsageError(f"focus cell {x},{z} is outside world {name}: its cells are {-n}..{n - 1} on x and z")
-    models, invalid, _ = _model_draws(project, needed_models(gen))
+    models, invalid, _ = model_draws(project, needed_models(gen))
     out = head | report_world(gen, models, invalid_models=invalid, at=at, all_views=all_views, progress=progress)
     out["status"] = "findings" if has_error(out["findings"]) else "ok"
     if sheet is not None or image:
         from veduta.base.fsutil import write_output
+        from veduta.tools.export.cooked import Cooked
+        from veduta.tools.export.looks import Looks
         from veduta.tools.mapimage import png_bytes
 
-        png = png_bytes(render_sheet(gen, out))
+        img, drawn = render_sheet(gen, out, looks=Looks(Cooked(project)))
+        png = png_bytes(img)
+        out["sheet_drawn"] = {k: drawn[k] for k in ("title", "map_box", "origin", "scale", "legend", "labels",
+                                                    "dropped", "counts")}
         if sheet is not None:
             write_output(str(sheet), png)
             out["sheet"] = str(sheet)
@@ -398,98 +408,108 @@ def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (
 #: severity colours of the sheet's marks
 MARK = {ERROR: (230, 30, 30), WARNING: (250, 170, 20), NOTE: (60, 140, 250)}
 SHEET_CELLS = 256
+VIEW = (255, 255, 255)
+WINDOW = (250, 250, 250)
+CAMERA = (120, 220, 255)
 
 
-def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CELLS) -> Image.Image:
-    """The inspect world sheet: the map (``veduta world map``) of ``size`` x ``size`` cells around
-    the origin (the world, when smaller), each finding with a cell marked by a ring in its
-    severity's colour (error red, warning amber, note blue) and labelled with its code, each
-    view's focus by a cross labelled with its triangles. A PIL RGB image."""
-    from PIL import ImageDraw
+def _camera_polygon(gen: Generator, focus: tuple[int, int]) -> list[tuple[float, float]]:
+    """The camera's view volume cut at the focus's ground level, in cells (x, z), in order around
+    its centre (empty when the volume does not reach that level)."""
+    import math
 
-    from veduta.tools.mapimage import _font, _label, render_map
+    from veduta.world.draw import camera_record, focus_origin, make_camera, section
+
+    origin = focus_origin(gen, focus)
+    pts = section(make_camera(camera_record(gen.world), origin), origin[1])
+    if len(pts) < 3:
+        return []
+    cell = gen.p.cell_mm / 1000.0
+    xz = sorted({(round(float(q[0]) / cell, 6), round(float(q[2]) / cell, 6)) for q in pts})
+    cx = sum(x for x, _ in xz) / len(xz)
+    cz = sum(z for _, z in xz) / len(xz)
+    return sorted(xz, key=lambda q: math.atan2(q[1] - cz, q[0] - cx))
+
+
+def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CELLS,
+                 looks: Any = None) -> tuple[Image.Image, dict[str, Any]]:
+    """The inspect world sheet: the map (``veduta world map``, biome colours from *looks*) of
+    ``size`` x ``size`` cells around the origin (the world, when smaller) with, for each view,
+    its focus (a cross), the chunks loaded around it (a dashed rectangle) and what its camera
+    sees of the ground there (a polygon), labelled with the triangles it draws; each finding with
+    a cell marked by a ring in its severity's colour (error red, warning amber, note blue) and
+    labelled with its code. Views of ``--all`` get a small cross each (amber when over budget),
+    no label. Returns the picture and what it holds (:meth:`MapPicture.compose`)."""
+    from veduta.tools.mapimage import Glyph, MapPicture, Mark, palette
+    from veduta.world.draw import loaded_chunks
 
     n = gen.p.cells
     side = min(size, 2 * n)
-    map_labels: list[tuple[int, int, int, int]] = []
-    img = render_map(gen, (0, 0), (side, side), boxes=map_labels)
-    scale = img.size[0] // side
-    x0 = z0 = -(side // 2)
-    draw = ImageDraw.Draw(img)
-    font = _font()
-
-    def px(x: int, z: int) -> tuple[int, int]:
-        return (x - x0) * scale + scale // 2, (z - z0) * scale + scale // 2
-
-    labels: list[tuple[tuple[int, int], int, str, Any]] = []
-
-    for v in report.get("views", []):
+    pic = MapPicture(gen, (0, 0), (side, side), None, palette(gen, looks), report.get("name", ""))
+    draw, c = pic.draw, gen.p.chunk
+    x0, z0 = pic.x0, pic.z0
+    marks: list[Mark] = []
+    named = [v for v in report.get("views", []) if not str(v["name"]).startswith("chunk ")]
+    every = [v for v in report.get("views", []) if str(v["name"]).startswith("chunk ")]
+    for v in every:
         x, z = v["focus"]
-        if not (x0 <= x < x0 + side and z0 <= z < z0 + side):
-            continue
-        cx, cz = px(x, z)
-        colour = MARK[WARNING] if v["triangles"] > FRAME_BUDGET else (255, 255, 255)
-        draw.line([(cx - 5, cz), (cx + 5, cz)], fill=colour, width=2)
-        draw.line([(cx, cz - 5), (cx, cz + 5)], fill=colour, width=2)
-        labels.append(((cx, cz), 6, f"{v['name']}: {v['triangles']}", colour))
+        if x0 <= x < x0 + side and z0 <= z < z0 + side:
+            cx, cz = pic.centre(x, z)
+            colour = MARK[WARNING] if v["triangles"] > FRAME_BUDGET else VIEW
+            draw.line([(cx - 2, cz), (cx + 2, cz)], fill=colour)
+            draw.line([(cx, cz - 2), (cx, cz + 2)], fill=colour)
+    drew_window = drew_camera = False
+    for v in named:
+        x, z = v["focus"]
+        keys = loaded_chunks(gen, (x, z))
+        if keys:
+            a = pic.px(min(k[0] for k in keys) * c, min(k[1] for k in keys) * c)
+            b = pic.px((max(k[0] for k in keys) + 1) * c, (max(k[1] for k in keys) + 1) * c)
+            for i in range(a[0], b[0], 6):  # dashed: 3 on, 3 off
+                draw.line([(i, a[1]), (min(i + 2, b[0]), a[1])], fill=WINDOW)
+                draw.line([(i, b[1] - 1), (min(i + 2, b[0]), b[1] - 1)], fill=WINDOW)
+            for j in range(a[1], b[1], 6):
+                draw.line([(a[0], j), (a[0], min(j + 2, b[1]))], fill=WINDOW)
+                draw.line([(b[0] - 1, j), (b[0] - 1, min(j + 2, b[1]))], fill=WINDOW)
+            drew_window = True
+        poly = _camera_polygon(gen, (x, z))
+        if poly:
+            draw.polygon([pic.px(px, pz) for px, pz in poly], outline=CAMERA)
+            drew_camera = True
+        if x0 <= x < x0 + side and z0 <= z < z0 + side:
+            cx, cz = pic.centre(x, z)
+            colour = MARK[WARNING] if v["triangles"] > FRAME_BUDGET else VIEW
+            draw.line([(cx - 5, cz), (cx + 5, cz)], fill=colour, width=2)
+            draw.line([(cx, cz - 5), (cx, cz + 5)], fill=colour, width=2)
+            marks.append(Mark(cx, cz, 6, f"{v['name']}: {v['triangles']:,} triangles", colour, "view"))
+    severities = set()
     for f in reversed(report.get("findings", [])):  # errors drawn last, on top
         if "cell" not in f:
             continue
         x, z = f["cell"]
         if not (x0 <= x < x0 + side and z0 <= z < z0 + side):
             continue
-        cx, cz = px(x, z)
+        cx, cz = pic.centre(x, z)
         colour = MARK[f["severity"]]
         draw.ellipse([cx - 7, cz - 7, cx + 7, cz + 7], outline=colour, width=2)
-        labels.append(((cx, cz), 8, f["code"], colour))
-    for xy, text, colour in place_labels(draw, font, labels, img.size, taken=map_labels):
-        _label(draw, xy, text, colour, font)
-    return img
-
-
-def place_labels(draw: ImageDraw.ImageDraw, font: Any, labels: Iterable[Label], size: tuple[int, int],
-                 taken: Sequence[tuple[int, int, int, int]] = ()) -> list[tuple[tuple[int, int], str, Any]]:
-    """Positions for labels ``((cx, cy), gap, text, colour)`` beside their marks so that no two
-    overlap: each takes the first of a few offsets around its mark (right, left, below, above,
-    then further out) whose box (outline included) is free and inside the image; when none is,
-    the one overlapping least. Greedy, in the given order; ``taken``: boxes already drawn (the
-    map's own labels). Returns ``[((x, y), text, colour)]``."""
-    placed: list[tuple[int, int, int, int]] = list(taken)
-    out = []
-    W, H = size
-
-    def overlap(b: tuple[int, int, int, int]) -> int:
-        area = 0
-        for p in placed:
-            w = min(b[2], p[2]) - max(b[0], p[0])
-            h = min(b[3], p[3]) - max(b[1], p[1])
-            if w > 0 and h > 0:
-                area += w * h
-        if b[0] < 0 or b[1] < 0 or b[2] > W or b[3] > H:
-            area += 10**9
-        return area
-
-    for (cx, cy), gap, text, colour in labels:
-        left, top, right, bottom = (int(v) for v in draw.textbbox((0, 0), text, font=font))
-        tw, th = right - left, bottom - top
-        candidates = []
-        for k in (0, 1, 2):
-            d = gap + k * (th + 2)
-            candidates += [(cx + gap, cy - th // 2 + k * (th + 2)), (cx + gap, cy - th // 2 - k * (th + 2)),
-                           (cx - gap - tw, cy - th // 2 + k * (th + 2)), (cx - gap - tw, cy - th // 2 - k * (th + 2)),
-                           (cx - tw // 2, cy + d), (cx - tw // 2, cy - d - th)]
-        best = None
-        for x, y in candidates:
-            box = (x + left - 1, y + top - 1, x + right + 1, y + bottom + 1)
-            cost = overlap(box)
-            if best is None or cost < best[0]:
-                best = (cost, (x, y), box)
-            if cost == 0:
-                break
-        assert best is not None
-        placed.append(best[2])
-        out.append((best[1], text, colour))
-    return out
+        severities.add(f["severity"])
+        marks.append(Mark(cx, cz, 8, f["code"], colour, "finding"))
+    # views and findings are labelled first, errors first among the findings, then the map's own
+    findings = sorted((m for m in marks if m.kind == "finding"),
+                      key=lambda m: [MARK[ERROR], MARK[WARNING], MARK[NOTE]].index(m.colour))
+    pic.marks = [m for m in marks if m.kind == "view"] + findings + pic.marks
+    if named or every:
+        pic.glyphs.append(Glyph("view", "cross", VIEW, "view: its focus cell, triangles drawn"))
+        pic.glyphs.append(Glyph("view_over", "cross", MARK[WARNING],
+                                f"view over the {FRAME_BUDGET:,} triangles a frame"))
+    if drew_window:
+        pic.glyphs.append(Glyph("window", "dashed", WINDOW, "chunks loaded around a view's focus"))
+    if drew_camera:
+        pic.glyphs.append(Glyph("camera", "polygon", CAMERA, "what the camera sees at the focus's ground"))
+    for sev in (ERROR, WARNING, NOTE):
+        if sev in severities:
+            pic.glyphs.append(Glyph("finding", "ring", MARK[sev], f"finding: {sev} (labelled with its code)", sev))
+    return pic.compose()
 
 
 def exit_status(report: dict) -> int:

@@ -1,7 +1,8 @@
 """Preview images of cooked assets (``veduta preview texture NAME --out FILE.png``).
 
 :func:`preview_texture` draws a TEXR record: the mip chain side by side (each level labelled with
-its size), then for a sprite sheet every frame labelled with its index and one row per clip
+its size), for a tiling texture level 0 repeated 2 x 2 (so its seams meet in the middle), then
+for a sprite sheet every frame labelled with its index and one row per clip
 (its frames in play order, fps, loop or next, and which clip plays by default).  Transparent
 pixels show over a grey checkerboard.  The output is a pure function of the record (no
 timestamps; Pillow's default font), so the same texture gives the same PNG bytes.
@@ -87,6 +88,8 @@ class _Sheet:
             height += line + max((im.height for im, _ in cells), default=0) + line + PAD
         out = Image.new("RGBA", (width, height), BG)
         draw = ImageDraw.Draw(out)
+        #: where each cell went: (caption, [left, top, right, bottom])
+        self.boxes: list[tuple[str, list[int]]] = []
         y = PAD
         for heading, cells in self.rows:
             draw.text((PAD, y), heading, font=self.font, fill=INK)
@@ -95,14 +98,16 @@ class _Sheet:
             tallest = max((im.height for im, _ in cells), default=0)
             for im, cap in cells:
                 out.paste(im, (x, y))
+                self.boxes.append((cap, [x, y, x + im.width, y + im.height]))
                 draw.text((x, y + im.height + 1), cap, font=self.font, fill=DIM)
                 x += max(im.width, _text_size(self.font, cap)[0]) + GAP
             y += tallest + line + PAD
         return out
 
 
-def preview_image(tex: Texture) -> Image.Image:
-    """The preview of a texture record as a Pillow RGBA image."""
+def preview_image(tex: Texture, boxes: list | None = None) -> Image.Image:
+    """The preview of a texture record as a Pillow RGBA image; *boxes* gets where each cell went
+    (``(caption, [left, top, right, bottom])``)."""
     font = _font()
     sheet = _Sheet(font)
     levels = [unpack_argb(np.asarray(lv)) for lv in tex.images or []]
@@ -118,6 +123,12 @@ def preview_image(tex: Texture) -> Image.Image:
                   [(_checkered(lv, scale), f"{i}: {lv.shape[1]}x{lv.shape[0]}") for i, lv in enumerate(levels)])
     else:
         sheet.add(title, [])
+    if levels and tex.tiling:
+        tiled = np.tile(levels[0], (2, 2, 1))
+        scale = _scale_for(2 * tex.width, 2 * tex.height, 256)
+        sheet.add("tiled: level 0 repeated 2 x 2, so its seams meet in the middle" +
+                  (f" (shown x{scale})" if scale > 1 else ""),
+                  [(_checkered(tiled, scale), f"{2 * tex.width}x{2 * tex.height}")])
     cols, rows = tex.grid
     if levels and cols and rows:
         base = levels[0]
@@ -143,14 +154,17 @@ def preview_image(tex: Texture) -> Image.Image:
             if len(frames) > MAX_FRAMES:
                 head += f", the first {MAX_FRAMES} of {len(frames)} frames shown"
             sheet.add(head, [(frame(f), str(f)) for f in frames[:MAX_FRAMES]])
-    return sheet.render()
+    img = sheet.render()
+    if boxes is not None:
+        boxes.extend(sheet.boxes)
+    return img
 
 
-def png_of(tex: Texture) -> tuple[bytes, Image.Image]:
+def png_of(tex: Texture, boxes: list | None = None) -> tuple[bytes, Image.Image]:
     """The preview of a texture record as PNG bytes (deterministic) and the image."""
     import io
 
-    img = preview_image(tex)
+    img = preview_image(tex, boxes)
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=False)
     return buf.getvalue(), img
@@ -164,21 +178,24 @@ def write_preview(tex: Texture, out_path: str) -> None:
 
 
 def preview_texture(project, name: str, out: str | None = None) -> dict:
-    """Cook texture *name* of *project* when stale and draw its preview sheet (the mip chain, the
-    frames labelled with their clips); write it to *out* when given.
+    """Cook texture *name* of *project* when stale and draw its preview sheet (the mip chain, a
+    tiling texture's level 0 tiled 2 x 2, the frames labelled with their clips); write it to *out*
+    when given.
 
     ``{"texture", "out", "bytes", "width", "height", "size": [w, h] of level 0, "levels",
-    "frames", "clips", "messages", "png"}`` (the faces write or send ``png``; ``--json`` shows the
-    rest)."""
+    "frames", "clips", "tiled", "cells": [{"caption", "box"}], "messages", "png"}`` (the faces
+    write or send ``png``; ``--json`` shows the rest)."""
     from veduta.base.fsutil import write_output
     from veduta.cook.cooked import cooked_record
 
     messages: list[str] = []
     tex = cooked_record(project, "texture", name, messages.append)
-    data, img = png_of(tex)
+    boxes: list = []
+    data, img = png_of(tex, boxes)
     if out is not None:
         write_output(out, data)
     cols, rows = tex.grid
     return {"texture": name, "out": out, "bytes": len(data), "width": img.width, "height": img.height,
             "size": [tex.width, tex.height], "levels": tex.levels, "frames": cols * rows,
-            "clips": [c.name for c in tex.clips or []], "messages": messages, "png": data}
+            "clips": [c.name for c in tex.clips or []], "tiled": bool(tex.tiling and tex.images),
+            "cells": [{"caption": cap, "box": box} for cap, box in boxes], "messages": messages, "png": data}

@@ -9,9 +9,12 @@ worlds made in memory.  Cells are whole numbers; a bad argument raises
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veduta.base.errors import UsageError, clip, quote
+
+if TYPE_CHECKING:
+    from veduta.tools.export.looks import Looks
 
 LoadWorld = Callable[[str], tuple[Any, dict[str, Any]]]
 
@@ -81,14 +84,18 @@ def default_scale(size: Sequence[int]) -> int:
 
 
 def world_map(load_world: LoadWorld, world: str, at: Sequence[int] = (0, 0), size: Sequence[int] = (256, 256),
-              scale: int | None = None) -> dict[str, Any]:
-    """The top-down map of *size* cells centred on cell *at*.
+              scale: int | None = None, looks: Looks | None = None) -> dict[str, Any]:
+    """The top-down map of *size* cells centred on cell *at*, framed, with its legend
+    (:mod:`veduta.tools.mapimage`); biome colours from their ground materials as *looks* has
+    them (None: mid grey).
 
-    ``{"world", "at", "size", "origin": the cell at the top-left pixel, "scale": pixels per cell,
-    "width", "height": pixels, "png": the image (bytes)}``; the faces write or send ``png`` and
-    show the rest (``--json``).
+    ``{"world", "at", "size", "origin": the cell at the map's top-left pixel, "scale": pixels per
+    cell, "width", "height": pixels of the picture, "map_box": the map's pixels in it, "title",
+    "ticks", "scale_bar_m", "biomes" and "water" (each colour and where it comes from), "legend",
+    "labels", "dropped", "counts", "png": the image (bytes)}``; the faces write or send ``png``
+    and show the rest (``--json``).
     """
-    from veduta.tools.mapimage import png_bytes, render_map
+    from veduta.tools.mapimage import palette, png_bytes, render_map
 
     at = check_cell(at, "at")
     size = check_size(size)
@@ -99,7 +106,8 @@ def world_map(load_world: LoadWorld, world: str, at: Sequence[int] = (0, 0), siz
     if w * h * s * s > MAX_MAP_PIXELS:
         raise UsageError(f"{w} x {h} cells at scale {s} is {w * s} x {h * s} pixels, over the {MAX_MAP_PIXELS} "
                          f"pixel limit (4096 x 4096): lower the scale or the size")
-    img = render_map(gen, at, size, s)
-    return {"world": world, "at": list(at), "size": list(size),
-            "origin": [at[0] - size[0] // 2, at[1] - size[1] // 2], "scale": s,
-            "width": img.size[0], "height": img.size[1], "png": png_bytes(img)}
+    pal = palette(gen, looks)
+    img, info = render_map(gen, at, size, s, pal, world)
+    return {"world": world, "at": list(at), "size": list(size), **info,
+            "width": img.size[0], "height": img.size[1], "biomes": list(pal.info), "water": pal.water_info,
+            "png": png_bytes(img)}

@@ -761,6 +761,31 @@ class Things:
                      for f in ("pos", "radius", "model", "thin", "flora")))
 
 
+def entity_position(e: Mapping[str, Any], by: Mapping[str, Mapping[str, Any]]) -> np.ndarray:
+    """Where the drawing model puts entity *e* (metres): its position plus its parents' (*by*:
+    the entities by name), up to 16 parents."""
+    p = np.asarray(e["position"], dtype=np.float64)
+    parent, hops = e.get("parent") or "", 0
+    while parent in by and hops < 16:
+        p = p + np.asarray(by[parent]["position"], dtype=np.float64)
+        parent, hops = by[parent].get("parent") or "", hops + 1
+    return p
+
+
+@dataclass
+class Judged:
+    """What the engine does with n things, each seen from its view (:meth:`Drawer.judge`):
+    ``inside`` the view volume (else culled), ``level`` of the model drawn, ``too_far`` (inside,
+    past draw_distance), ``thinned`` (inside, near enough, a plant left out by thinning),
+    ``triangles`` drawn (0 when not drawn)."""
+
+    inside: np.ndarray
+    level: np.ndarray
+    too_far: np.ndarray
+    thinned: np.ndarray
+    triangles: np.ndarray
+
+
 @dataclass
 class ChunkDraw:
     """Everything of one chunk the view costing needs (cached per chunk by :class:`Drawer`)."""
@@ -814,13 +839,8 @@ class Drawer:
             mi = self._model_of(e)
             if mi is None:
                 continue
-            p = np.asarray(e["position"], dtype=np.float64)
-            parent, hops = e.get("parent") or "", 0
-            while parent in by and hops < 16:
-                p = p + np.asarray(by[parent]["position"], dtype=np.float64)
-                parent, hops = by[parent].get("parent") or "", hops + 1
             s = max(abs(float(v)) for v in e.get("scale") or (1, 1, 1))
-            pos.append(p)
+            pos.append(entity_position(e, by))
             rad.append(self._rad[mi] * s)
             mod.append(mi)
         return Things.of(pos, rad, mod)
@@ -1046,10 +1066,19 @@ class Drawer:
                inside: np.ndarray | None = None) -> np.ndarray:
         """Triangles each thing costs in its view (``view``: its index into ``eye`` and
         ``planes``); ``inside``: things known to be inside the view volume (not tested again)."""
-        tris = np.zeros(len(M), dtype=np.int64)
-        if not len(M):
-            return tris
-        inside = np.zeros(len(M), dtype=bool) if inside is None else inside.copy()
+        return self._judge(P, R, M, H, F, eye, planes, view, ortho, lens, size, inside).triangles
+
+    def _judge(self, P: np.ndarray, R: np.ndarray, M: np.ndarray, H: np.ndarray, F: np.ndarray, eye: np.ndarray,
+               planes: np.ndarray, view: np.ndarray, ortho: bool, lens: float, size: float,
+               inside: np.ndarray | None = None) -> Judged:
+        """:meth:`_drawn`, with what was decided for each thing (:class:`Judged`)."""
+        n = len(M)
+        tris = np.zeros(n, dtype=np.int64)
+        out = Judged(np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool),
+                     np.zeros(n, dtype=bool), tris)
+        if not n:
+            return out
+        inside = np.zeros(n, dtype=bool) if inside is None else inside.copy()
         test = np.flatnonzero(~inside)
         if len(test):
             tv, tP, tR = view[test], P[test], R[test]
@@ -1058,9 +1087,10 @@ class Drawer:
                 pk = planes[tv, k]
                 ok &= (tP[:, 0] * pk[:, 0] + tP[:, 1] * pk[:, 1] + tP[:, 2] * pk[:, 2] + pk[:, 3]) >= -tR
             inside[test] = ok
+        out.inside = inside
         sel_all = np.flatnonzero(inside)
         if not len(sel_all):
-            return tris
+            return out
         d = np.maximum(0.0, np.linalg.norm(P[sel_all] - eye[view[sel_all]], axis=1) - R[sel_all])
         de_all = np.full(d.shape, ORTHO_FACTOR * size) if ortho else d * lens
         Ms = M[sel_all]
@@ -1071,9 +1101,38 @@ class Drawer:
             model = self.models[self.names[mi]]
             level = model.level(de)
             t = self._tris[mi][level]
-            keep = model.drawn(de) & (~F[sel] | thin_keep(H[sel], level))
+            near = model.drawn(de)
+            keep = near & (~F[sel] | thin_keep(H[sel], level))
             tris[sel] = np.where(keep, t, 0)
-        return tris
+            out.level[sel] = level
+            out.too_far[sel] = ~near
+            out.thinned[sel] = near & ~keep
+        return out
+
+    def judge(self, cam: Camera, things: Things) -> Judged:
+        """What the engine does with each thing seen from *cam*: culled when the sphere around its
+        model's bounds lies wholly outside the view volume; else its model's level by effective
+        distance to the sphere, nothing past draw_distance, flora thinned (:func:`thin_keep`).
+        The same decisions as :meth:`view` makes."""
+        n = len(things.model)
+        return self._judge(things.pos, things.radius, things.model, things.thin, things.flora,
+                           np.asarray([cam.eye], dtype=np.float64), cam.planes()[None], np.zeros(n, dtype=np.int64),
+                           cam.ortho, cam.lens, cam.size)
+
+    def chunks_seen(self, cam: Camera, chunks: list[ChunkDraw]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(visible (n,) bool, effective distance (n,) metres, ground level (n,)) of chunks seen
+        from *cam*: a chunk is culled when its box lies wholly outside the view volume; its ground
+        is drawn at the level of its box's nearest point's effective distance (:func:`ground_level`)."""
+        if not chunks:
+            return np.zeros(0, dtype=bool), np.zeros(0), np.zeros(0, dtype=np.int64)
+        eye = np.asarray(cam.eye)
+        boxes = np.stack([ch.box for ch in chunks])  # (n, 2, 3)
+        visible = _boxes_visible(cam.planes(), boxes)
+        dist = cam.effective(np.linalg.norm(np.clip(eye, boxes[:, 0], boxes[:, 1]) - eye, axis=1))
+        lod = lod_distance(self.gen)
+        level = np.array([ground_level(ch.ground, float(d), lod) for ch, d in zip(chunks, dist.tolist(), strict=True)],
+                         dtype=np.int64)
+        return visible, dist, level
 
     def _view_batch(self, cells: list[tuple[str, tuple[int, int]]], kept: bool = True) -> list[dict[str, Any]]:
         """:meth:`view` of many cells with arrays over all of them (their chunks prepared)."""

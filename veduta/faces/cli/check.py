@@ -42,7 +42,8 @@ def cmd_check(args) -> int:
     project = _project(args)
     started = time.monotonic()
     jobs = args.jobs or os.cpu_count() or 1
-    result = api.check(project, _sources(project, args), full=args.all, jobs=jobs)
+    result = api.check(project, _sources(project, args), full=args.all, jobs=jobs,
+                       strict=True if args.strict else None)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0 if result["ok"] else 1
@@ -55,7 +56,11 @@ def cmd_check(args) -> int:
         out.write(format_diagnostic(d, fmt) + "\n")
     # the summary goes to stderr in every format, as the cook's does (stdout: diagnostics only)
     fresh = f" ({result['fresh']} known good by their fresh cooked files)" if result["fresh"] else ""
-    print(f"check: {_count(result['checked'], 'source')}{fresh}, {_count(result['errors'], 'error')}, "
+    strict = ""
+    if result["strict"]:
+        why = "--strict" if args.strict else "strict = true in [tool.veduta]"
+        strict = f" ({result['strict_errors']} of them by {why}: warnings and inspect's error findings)"
+    print(f"check: {_count(result['checked'], 'source')}{fresh}, {_count(result['errors'], 'error')}{strict}, "
           f"{_count(result['warnings'], 'warning')} ({time.monotonic() - started:.2f} s)", file=sys.stderr)
     return 0 if result["ok"] else 1
 
@@ -97,6 +102,9 @@ def add_tool_commands(sub) -> None:
     c.add_argument("--all", action="store_true",
                    help="compile every source, also those whose cooked file is fresh (their warnings again)")
     c.add_argument("-n", "--jobs", type=jobs, default=0, help="check in N processes (default: one per core)")
+    c.add_argument("--strict", action="store_true",
+                   help="every warning is an error, and so is every error finding of `veduta inspect` for the "
+                        "models, prefabs and worlds checked (also `strict = true` in [tool.veduta])")
     add_format_option(c)
     c.add_argument("--json", action="store_true", help="the whole result as one JSON object")
     c.set_defaults(func=cmd_check)

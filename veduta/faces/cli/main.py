@@ -10,6 +10,7 @@
     veduta inspect prefab NAME [--json]
     veduta preview texture NAME --out FILE.png [--json]
     veduta preview model NAME --out FILE.png [--size N] [--json]
+    veduta preview world WORLD --out FILE.png [--at X,Z] [--scale N] [--json]
     veduta export gltf MODEL --out FILE.glb [--lod K] [--json]
     veduta export gltf --world WORLD --chunk CX,CZ [--radius N] --out FILE.glb [--json]
     veduta world query WORLD --at X,Z [--json]
@@ -49,7 +50,7 @@ def cmd_cook(args) -> int:
     try:
         # --json: the whole result as one object, instead of what doit cook prints
         result = api.cook(_project(args), sources, args.jobs, echo=None if args.json else sys.stdout,
-                          fmt=args.format)
+                          fmt=args.format, strict=True if args.strict else None)
     except KeyboardInterrupt:
         from veduta.cook.tasks import INTERRUPTED
 
@@ -150,6 +151,9 @@ def build_parser() -> argparse.ArgumentParser:
     add_format_option(c)
     c.add_argument("--json", action="store_true",
                    help="the whole result (summary and diagnostics) as one JSON object")
+    c.add_argument("--strict", action="store_true",
+                   help="every warning fails the cook, exit 1 (also `strict = true` in [tool.veduta]); "
+                        "the cooked files are still written")
     c.set_defaults(func=cmd_cook)
 
     d = sub.add_parser("dump", help="print a cooked .vda file as JSON")
@@ -185,11 +189,19 @@ def build_parser() -> argparse.ArgumentParser:
     from veduta.faces.cli.export import add_export_commands, add_preview_model
 
     add_preview_model(psub)
+    from veduta.faces.cli.preview import add_preview_world
+
+    add_preview_world(psub)
     add_export_commands(sub)
 
     from veduta.faces.cli.world import add_world_commands
 
-    add_world_commands(sub, lambda name: load_world(_project(None), name))
+    def draw_map(world, at, size, scale):
+        from veduta import api
+
+        return api.world_map(_project(None), world, at, size, scale)
+
+    add_world_commands(sub, lambda name: load_world(_project(None), name), draw_map)
 
     from veduta.faces.cli.assets import add_asset_commands
     from veduta.faces.cli.check import add_tool_commands

@@ -25,7 +25,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from veduta.base.argtypes import png_file
 from veduta.base.errors import ConfigError, UsageError, VedutaError
@@ -35,8 +37,13 @@ from veduta.tools.world_query import MAX_CELL, MAX_MAP_CELLS, LoadWorld, world_m
 
 __all__ = ["add_world_commands", "MAX_CELL", "MAX_MAP_CELLS", "LoadWorld"]
 
-def add_world_commands(subparsers, load_world: LoadWorld) -> argparse.ArgumentParser:
-    """Add ``world query|map|place|terrain|vegetation|remove`` to a ``veduta`` sub-parser set."""
+#: ``(world, at, size, scale) -> world_map's data``
+DrawMap = Callable[[str, tuple[int, int], tuple[int, int], "int | None"], dict[str, Any]]
+
+def add_world_commands(subparsers, load_world: LoadWorld, draw_map: DrawMap | None = None) -> argparse.ArgumentParser:
+    """Add ``world query|map|place|terrain|vegetation|remove`` to a ``veduta`` sub-parser set.
+    *draw_map* ``(world, at, size, scale)`` draws the map (default: :func:`world_map` over
+    *load_world*, biomes without material colours)."""
     world = subparsers.add_parser("world", help="question a world's generator (query, map) and edit its source "
                                                 "(place, terrain, vegetation, remove)")
     sub = world.add_subparsers(dest="world_command", metavar="{query,map,place,terrain,vegetation,remove}")
@@ -61,8 +68,9 @@ def add_world_commands(subparsers, load_world: LoadWorld) -> argparse.ArgumentPa
                         "release)")
     m.add_argument("--scale", type=int, default=None, help="pixels per cell (default 1024 // max(W, H), 1..8; "
                                                            "at most 16)")
-    m.add_argument("--json", action="store_true", help="print what was drawn as JSON (cells, pixels, scale)")
-    m.set_defaults(func=lambda args: cmd_map(args, load_world))
+    m.add_argument("--json", action="store_true",
+                   help="print what was drawn as JSON (cells, pixels, scale, legend, labels)")
+    m.set_defaults(func=lambda args: cmd_map(args, load_world, draw_map))
     allow_negative_pairs(m)
     add_edit_commands(sub)
     return world
@@ -103,13 +111,16 @@ def cmd_query(args, load_world: LoadWorld, out=None) -> int:
     return 0
 
 
-def cmd_map(args, load_world: LoadWorld) -> int:
+def cmd_map(args, load_world: LoadWorld, draw_map: DrawMap | None = None) -> int:
     path = Path(args.out)
     if path.is_dir():
         return tell(args.json, f"cannot write {path}: it is a folder (--out names the PNG file to write)", 1,
                     "veduta world map")
     try:
-        data = world_map(load_world, args.world, args.at, _map_cells(args), args.scale)
+        if draw_map is None:
+            data = world_map(load_world, args.world, args.at, _map_cells(args), args.scale)
+        else:
+            data = draw_map(args.world, args.at, _map_cells(args), args.scale)
         write_output(str(path), data.pop("png"))  # no folder is made
     except (OSError, VedutaError) as e:
         return tell(args.json, str(e), 2 if isinstance(e, (UsageError, ConfigError)) else 1, "veduta world map")

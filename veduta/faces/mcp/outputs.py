@@ -74,6 +74,11 @@ class CookSummary(TypedDict):
     restored: int
     failed: int
     removed: list[str]
+    with_failed_dependency: Annotated[int, Field(description="sources naming a source that failed")]
+    warnings: Annotated[int, Field(description="warnings the sources cooked in this call gave")]
+    standing_warnings: Annotated[int, Field(description="warnings of up-to-date sources, from their last "
+                                                        "cook (check lists them)")]
+    strict: Annotated[bool, Field(description="warnings failed the cook")]
 
 
 class Cook(TypedDict):
@@ -89,6 +94,8 @@ class Check(TypedDict):
     fresh: int
     errors: int
     warnings: int
+    strict: Annotated[bool, Field(description="warnings and inspect's error findings were errors")]
+    strict_errors: Annotated[int, Field(description="errors only strict made")]
     diagnostics: list[Diagnostic]
 
 
@@ -141,6 +148,8 @@ class InspectWorld(_Report):
     views: NotRequired[list[Obj]]
     worst_view: NotRequired[Obj]
     sheet: NotRequired[Annotated[str, Field(description="the sheet PNG written, when asked for")]]
+    sheet_drawn: NotRequired[Annotated[Obj, Field(description="what the sheet shows: title, legend, labels, dropped, "
+                                                              "counts")]]
 
 
 class WorldQuery(TypedDict):
@@ -162,10 +171,20 @@ class WorldMap(TypedDict):
     world: str
     at: Cell
     size: list[int]
-    origin: Annotated[list[int], Field(description="the cell at the top-left pixel")]
+    origin: Annotated[list[int], Field(description="the cell at the map's top-left pixel")]
     scale: Annotated[int, Field(description="pixels per cell")]
-    width: int
+    width: Annotated[int, Field(description="of the picture (map, frame and legend), in pixels")]
     height: int
+    map_box: Annotated[list[int], Field(description="the map's pixels in the picture: left, top, right, bottom")]
+    title: str
+    ticks: Annotated[int, Field(description="cells between the frame's ticks")]
+    scale_bar_m: Annotated[float, Field(description="metres the scale bar measures")]
+    biomes: Annotated[list[Obj], Field(description="each biome's colour and the material it comes from")]
+    water: Obj
+    legend: Annotated[list[Obj], Field(description="each legend row: kind, text, colour, box")]
+    labels: Annotated[list[Obj], Field(description="each label drawn: text, kind, box, lead (a leader line)")]
+    dropped: Annotated[list[str], Field(description="labels left out for want of room")]
+    counts: Obj
     out: NotRequired[str]
 
 
@@ -243,6 +262,31 @@ class PreviewModel(TypedDict):
     size: Annotated[int, Field(description="pixels per view")]
     views: list[str]
     levels: Annotated[list[Obj], Field(description="each level of detail drawn: level, model, triangles, distance")]
+    scale_px_per_m: Annotated[float, Field(description="pixels per metre of the orthographic views")]
+    grid_m: Annotated[float, Field(description="metres between the ground grid's lines")]
+    materials: Annotated[list[Obj], Field(description="each material drawn: albedo, texture, filter, alpha, colour")]
+    findings: list[Obj]
+    messages: list[str]
+
+
+class PreviewWorld(TypedDict):
+    world: str
+    at: Cell
+    origin: Annotated[list[float], Field(description="metres: the start cell's centre on the ground there, what the "
+                                                     "camera is placed relative to")]
+    camera: Obj
+    frames: Annotated[list[Obj], Field(description="the frames drawn: width, height, supersample")]
+    draw: Annotated[Obj, Field(description="the draw report: chunks, chunks_culled, chunks_drawn, ground_levels, "
+                                           "considered, culled, too_far, thinned, drawn, lower_level, triangles by "
+                                           "kind (ground, skirts, water, flora, entities), triangles, budget, "
+                                           "over_budget")]
+    chunks: Annotated[list[Obj], Field(description="each loaded chunk: drawn, level, grid, distance_m")]
+    models: Annotated[list[Obj], Field(description="each model: considered, drawn, levels drawn, triangles")]
+    materials: list[Obj]
+    out: Annotated[str | None, Field(description="the PNG file written, when asked for")]
+    width: int
+    height: int
+    bytes: Annotated[int, Field(description="bytes of the PNG")]
     findings: list[Obj]
     messages: list[str]
 
@@ -257,6 +301,8 @@ class PreviewTexture(TypedDict):
     levels: Annotated[int, Field(description="mip levels")]
     frames: Annotated[int, Field(description="sprite frames (0: no grid)")]
     clips: list[str]
+    tiled: Annotated[bool, Field(description="a tiling texture: level 0 is also shown tiled 2 x 2")]
+    cells: Annotated[list[Obj], Field(description="each image of the sheet: caption, box (pixels)")]
     messages: list[str]
 
 

@@ -292,25 +292,32 @@ class Face:
             "(e.g. 'models/crate.vmodel'); omit to cook everything")] = None,
              jobs: Annotated[int | None, Field(
                  description="processes to compile in (1: in the server's own process, one source at a time); "
-                 "omit for one per core, as `doit cook` does", ge=1, le=MAX_JOBS)] = None
+                 "omit for one per core, as `doit cook` does", ge=1, le=MAX_JOBS)] = None,
+             strict: Annotated[bool | None, Field(
+                 description="true: every warning fails the cook (ok false; the cooked files are still "
+                 "written); omit for the game's `strict` setting in [tool.veduta]")] = None
              ) -> Annotated[CallToolResult, o.Cook]:
         """Cook the game's asset sources into .vda files (what `veduta cook` does): only what is stale. Returns
-        the summary (cooked, up_to_date, restored, failed, removed) and every diagnostic (file, line, col,
-        path, severity, message)."""
+        the summary (cooked, up_to_date, restored, failed, removed, with_failed_dependency, warnings,
+        standing_warnings, strict) and every diagnostic (file, line, col, path, severity, message)."""
         with self.t._cook_lock:
-            return self.t.call(ctx, api.cook, sources or None, jobs or 0)
+            return self.t.call(ctx, api.cook, sources or None, jobs or 0, strict=strict)
 
     def check(self, ctx: Context, sources: Annotated[list[str] | None, Field(
             description="source files, as paths under the game root or under assets/ (as cook takes them); "
             "omit to check everything")] = None,
               jobs: Annotated[int | None, Field(
                   description="processes to compile in; omit for one per core, as `veduta check` does",
-                  ge=1, le=MAX_JOBS)] = None) -> Annotated[CallToolResult, o.Check]:
+                  ge=1, le=MAX_JOBS)] = None,
+              strict: Annotated[bool | None, Field(
+                  description="true: every warning is an error, and so is every error finding of inspect for "
+                  "the models, prefabs and worlds checked (the CI gate); omit for the game's `strict` "
+                  "setting in [tool.veduta]")] = None) -> Annotated[CallToolResult, o.Check]:
         """Check every source (or those named) as the cook would, references included, writing nothing.
-        Returns ok, counts and every diagnostic (file, line, col, path, severity, message)."""
+        Returns ok, counts and every diagnostic (file, line, col, path, severity, message, code)."""
         from veduta.cook.ahead import cpu_count
 
-        return self.t.call(ctx, api.check, self.t.sources(sources), jobs=jobs or cpu_count())
+        return self.t.call(ctx, api.check, self.t.sources(sources), jobs=jobs or cpu_count(), strict=strict)
 
     def why(self, ctx: Context, sources: Annotated[list[str] | None, Field(
             description="source files, as paths under the game root or under assets/ (as cook takes them); "
@@ -467,10 +474,26 @@ class Face:
                       out: PngOut = None,
                       size: Annotated[int, Field(description="pixels per view", ge=32, le=1024)] = 160
                       ) -> Annotated[CallToolResult, o.PreviewModel]:
-        """A picture of a model: shaded views (front, side, top, three-quarter) and each level of detail,
-        labelled with triangle counts, returned as an image (out: also written to a PNG file). Returns what was
-        drawn."""
+        """A picture of a model: its textured surfaces seen from the front, side and top (orthographic, with a
+        scale bar) and in perspective from three quarters, then each level of detail in perspective, on a ground
+        grid (a line every grid_m metres), labelled with triangle counts, returned as an image (out: also written
+        to a PNG file). Returns what was drawn (views, levels, materials with their textures)."""
         return self.t.call(ctx, api.preview_model, model, self.t.output(out), size)
+
+    def preview_world(self, ctx: Context, world: Annotated[str, Field(description="world name")],
+                      at: Annotated[tuple[int, int], Field(description="the start cell [x, z]: the camera is placed "
+                                                                       "relative to its centre")] = (0, 0),
+                      scale: Annotated[int, Field(description="the larger frame is scale x 320 x 240 px (1: the "
+                                                              "console frame alone)", ge=1, le=4)] = 2,
+                      out: PngOut = None) -> Annotated[CallToolResult, o.PreviewWorld]:
+        """What a world's camera sees from a start cell, as `render { world, at }` shows it, returned as an image
+        (out: also written to a PNG file): the console's 320 x 240 frame, the same view at scale x that, and the
+        draw report beside them. Drawn with the toolchain's model of the engine: each chunk's ground at the level
+        the engine picks, skirts, water, entities at their level of detail, flora thinned, everything outside the
+        view volume or past far and draw_distance left out. Returns the draw report (chunks loaded and culled,
+        entities considered, culled, too far, thinned, drawn at a lower level; triangles by kind against the
+        1,200 a frame), the chunks and models drawn."""
+        return self.t.call(ctx, api.preview_world, world, tuple(at), self.t.output(out), scale)
 
     def preview_texture(self, ctx: Context, texture: Annotated[str, Field(description="texture name")],
                         out: PngOut = None) -> Annotated[CallToolResult, o.PreviewTexture]:
@@ -540,6 +563,7 @@ TOOLS: dict[str, ToolAnnotations] = {
     "export_gltf": REPLACES,
     "preview_model": READS,
     "preview_texture": READS,
+    "preview_world": READS,
     "deps": READS,
     "rename": MOVES,
     "report": READS,
