@@ -19,7 +19,10 @@ the same run as the floor it is compared with:
 - ``doit list --all --status`` against the no-op, time and peak memory.
 
 The no-op, its floors, ``doit list``, ``veduta check`` and ``veduta why`` run in turn, round by
-round, so that a slow spell of the machine weighs on each of them alike.
+round, so that a slow spell of the machine weighs on each of them alike.  Beside them, issue
+23's interactive and memory figures (bench/interactive.py): one edited source against the
+no-op, a first cook's peak memory (the whole process tree) against the compile floor's, and
+one small model compiled alone against its per-model share of a batch.
 
 Before the cook: model compile, world generation, drawing and editing figures, and the language
 server's (bench/lsp.py: the time from a change to its diagnostics, its memory over 1,000 edits).
