@@ -165,6 +165,41 @@ def test_bounds_hold_every_vertex(name):
         assert lo[k] <= full[sl].min() and full[sl].max() <= hi[k]
 
 
+@pytest.mark.parametrize("falloff", [0, 1, 3])
+def test_bounds_hold_beside_a_plain_without_falloff(falloff):
+    """A plain with falloff 0 has no ramp (inner and outer radius equal): the ground outside it is
+    untouched, and its bounds must say so. They once put every block beside such a plain at the
+    plain's level, so a site table kept a site in water that one-by-one decisions refused
+    (hypothesis found it: seed 1, a plain of radius 1 at the origin, sea level 0)."""
+    from tests.world.worlds import Biome, Scatter, World
+
+    world = World(name="test", seed=1, cell=0.5, chunk=4, extent=8, biome_scale=4,
+                  biomes=[Biome("plain", "grass", 2), Biome("forest", "moss", 1), Biome("sand", "sand", 1)],
+                  scatter=[Scatter("tree", None, 0.3)],
+                  sites=[Site("village", ["village", "hut"], None, 20, 0.7),
+                         Site("watch", ["tower"], ["sand"], 14, 1.0)],
+                  terrain=Terrain(relief=1.0, relief_scale=4, sea=True, sea_level=0.0),
+                  features=[Feature("a", "plain", 0, 0, 1, has_height=False, falloff=falloff, roughness=0.0)])
+    g = Generator(world, busy_prefabs())
+    X0 = Z0 = -40
+    base = g.terrain.ground(X0, Z0, 81, 81)
+    for S in (1, 2, 4, 6, 8):
+        gx = np.arange(X0, 40 - S + 1)
+        bx0, bz0 = (a.ravel() for a in np.meshgrid(gx, gx))
+        lo, hi = ground_bounds(g.terrain, bx0, bz0, S)
+        for k, (x, z) in enumerate(zip((bx0 - X0).tolist(), (bz0 - Z0).tolist(), strict=True)):
+            block = base[z:z + S + 1, x:x + S + 1]
+            assert lo[k] <= block.min() and block.max() <= hi[k], (S, x + X0, z + Z0)
+    one = Generator(world, busy_prefabs()).structs
+    for i, rule in enumerate(g.p.sites):
+        s = rule.spacing
+        t = g.structs.table(i, -80 // s, -80 // s, 160 // s, 160 // s)
+        for j in range(t.code.shape[0]):
+            for k in range(t.code.shape[1]):
+                stands = one.site(i, t.rx0 + k, t.rz0 + j).structure is not None
+                assert (t.code[j, k] == st.STANDS) == stands, (rule.tag, t.rx0 + k, t.rz0 + j)
+
+
 @pytest.mark.parametrize("x, z, r", [(0, 0, 290), (-150, 80, 120), (60, 60, 200), (-62, -58, 40), (-290, 0, 100)])
 def test_extremes_of_a_disc(x, z, r):
     world, prefabs = WORLDS["watery"]()

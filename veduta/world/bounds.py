@@ -152,7 +152,9 @@ def feature_bounds(t: Terrain, f, g_lo: np.ndarray, g_hi: np.ndarray, bx0: np.nd
         span = max(1, r8 - ri8)
 
         def s_of(d):
-            return smooth(((np.clip(d, ri8, r8) - ri8) << 16) // span)
+            # at r8 and beyond the ground is untouched (s = 1), also when falloff is 0 and the
+            # ramp has no width (ri8 == r8: the clip alone would give s = 0 there)
+            return np.where(d >= r8, 65536, smooth(((np.clip(d, ri8, r8) - ri8) << 16) // span))
 
         return _corners(lambda g, s: level + (((g - level) * s) >> 16), g_lo, g_hi, s_of(d_lo), s_of(d_hi))
     # lake and sea: the bowl inside the wandering radius R8, the rim, then the shore
