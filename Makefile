@@ -59,7 +59,8 @@ lint: $(STAMP)
 format: $(STAMP)
 	$(BIN)/ruff format veduta tests
 
-# Benchmarks: N=10000 assets by default (make bench N=2000 for a quick look).
+# Benchmarks: N=10000 assets by default (make bench N=2000 for a quick look; several sizes, up to
+# issue 23's: make bench N=1000,10000,50000,100000).
 N ?= 10000
 bench: $(STAMP)
 	$(BIN)/python -m bench --assets $(N)

@@ -19,7 +19,10 @@ the same run as the floor it is compared with:
 - ``doit list --all --status`` against the no-op, time and peak memory.
 
 The no-op, its floors, ``doit list``, ``veduta check`` and ``veduta why`` run in turn, round by
-round, so that a slow spell of the machine weighs on each of them alike.
+round, so that a slow spell of the machine weighs on each of them alike.  Beside them, issue
+23's interactive and memory figures (bench/interactive.py): one edited source against the
+no-op, a first cook's peak memory (the whole process tree) against the compile floor's, and
+one small model compiled alone against its per-model share of a batch.
 
 Before the cook: model compile, world generation, drawing and editing figures, and the language
 server's (bench/lsp.py: the time from a change to its diagnostics, its memory over 1,000 edits).
@@ -39,6 +42,7 @@ import time
 from typing import Any
 
 from bench.games import _ENV, SUFFIXES, _fresh, make_game, make_heavy_game
+from bench.interactive import bench_first_memory, bench_one_edit, bench_single_model, print_rows, table_rows
 from veduta.cook.state import RACY_NS
 
 #: One process visiting every source (a dot folder is skipped, as the cook does) and doing EACH
@@ -273,9 +277,14 @@ def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool
         r["noop_kib"], r["list_kib"] = timed["noop"][2], timed["list"][2]
         if int(timed["floor"][1]) != n:
             raise SystemExit(f"the re-hash floor hashed {timed['floor'][1].strip()} sources, not {n}")
+        r.update(bench_one_edit(root, repeat))  # (issue 23: bench/interactive.py)
         r.update(_bench_authoring(root, jobs, repeat))
         if compare:
             r.update(_compare(root, repeat))
+        r.update(_noop_goals(root, repeat))
+        if not heavy:
+            r.update(bench_single_model())
+            r.update(bench_first_memory(root, jobs))
         return r
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -301,9 +310,9 @@ def _bench_authoring(root: str, jobs: int, repeat: int) -> dict:
     return out
 
 
-def _compare(root: str, repeat: int) -> dict:
-    """No-ops of other tools on the same sources: ninja (one edge per asset), plain doit."""
-    out: dict = {}
+def _ninja_game(root: str) -> str | None:
+    """ninja (the binary, or the PyPI package's) with a build.ninja of one edge per source of the
+    game at *root*, built once (so that its next run is a no-op); None when there is no ninja."""
     ninja = shutil.which("ninja")
     if ninja is None:
         try:
@@ -311,18 +320,25 @@ def _compare(root: str, repeat: int) -> dict:
 
             ninja = os.path.join(ninja_pkg.BIN_DIR, "ninja")
         except ImportError:
-            ninja = None
+            return None
     sources = []
     for d, dirs, files in os.walk(os.path.join(root, "assets")):
         dirs[:] = [x for x in dirs if not x.startswith(".")]
         sources += sorted(os.path.relpath(os.path.join(d, f), root) for f in files if f.endswith(SUFFIXES))
     os.makedirs(os.path.join(root, "stamps"), exist_ok=True)
+    with open(os.path.join(root, "build.ninja"), "w") as f:
+        f.write("rule stamp\n  command = touch $out\n")
+        for i, s in enumerate(sources):
+            f.write(f"build stamps/n{i}: stamp {s}\n")
+    run([ninja, "-j", "2"], root)
+    return ninja
+
+
+def _compare(root: str, repeat: int) -> dict:
+    """No-ops of other tools on the same sources: ninja (one edge per asset), plain doit."""
+    out: dict = {}
+    ninja = _ninja_game(root)
     if ninja:
-        with open(os.path.join(root, "build.ninja"), "w") as f:
-            f.write("rule stamp\n  command = touch $out\n")
-            for i, s in enumerate(sources):
-                f.write(f"build stamps/n{i}: stamp {s}\n")
-        run([ninja, "-j", "2"], root)
         out["ninja"], _, _, out["ninja_cpu"] = _median([ninja], root, repeat)
     with open(os.path.join(root, "plain_dodo.py"), "w") as f:
         f.write(PLAIN_DODO)
@@ -330,6 +346,64 @@ def _compare(root: str, repeat: int) -> dict:
     run(plain, root)
     time.sleep(RACY_NS / 1e9)
     out["plain_doit"], _, _, out["plain_doit_cpu"] = _median(plain, root, repeat)
+    return out
+
+
+class _Monitor:
+    """``veduta watch --monitor`` running in the game at *root* (docs/cooking.md), until stopped."""
+
+    def __init__(self, root: str):
+        self.log = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen([sys.executable, "-m", "veduta", "watch", "--monitor"], cwd=root,
+                                     stdout=subprocess.DEVNULL, stderr=self.log, env=_ENV)
+        end = time.monotonic() + 120
+        while b"monitoring" not in self._said():
+            if self.proc.poll() is not None or time.monotonic() > end:
+                raise SystemExit(f"veduta watch --monitor did not start:\n{self._said().decode()}")
+            time.sleep(0.05)
+
+    def _said(self) -> bytes:
+        self.log.seek(0)
+        return self.log.read()
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=60)
+        self.log.close()
+
+
+def _noop_goals(root: str, repeat: int) -> dict:
+    """Issue 23's no-op goals, paired round by round: the no-op ``doit cook`` beside ninja's no-op
+    (one edge per asset; goal <= 1.5x at 10,000 sources and above) and the stat floor (goal <= 2x
+    at 50,000 and above), with doit's start-up alone beside them (what no ``doit cook`` can go
+    under), and the no-op with the file-system monitor running (``veduta watch --monitor``, which
+    is started for it in each round: a first cook leaves the mark the timed one trusts, and it is
+    stopped again, its folder removed, before the next round's no-op)."""
+    py = sys.executable
+    doit = [py, "-m", "doit"]
+    ninja = _ninja_game(root)
+    cmds = {"goal_noop": doit + ["cook"], "goal_stat": [py, "-c", STAT_FLOOR, root],
+            "goal_startup": doit + ["--version"]}
+    if ninja:
+        cmds["goal_ninja"] = [ninja]
+    runs: dict[str, list[tuple[float, float]]] = {k: [] for k in [*cmds, "goal_monitor"]}
+    monitor_said = ""
+    for _ in range(repeat):
+        for key, cmd in cmds.items():
+            runs[key].append((run(cmd, root)[0], CPU[-1]))
+        mon = _Monitor(root)
+        try:
+            run(doit + ["cook"], root)  # leaves the mark
+            dt, out, _ = run(doit + ["cook"], root)
+            runs["goal_monitor"].append((dt, CPU[-1]))
+            monitor_said = out.strip().splitlines()[-1]
+        finally:
+            mon.stop()
+            shutil.rmtree(os.path.join(root, "cache", "monitor"), ignore_errors=True)
+    out: dict = {"goal_monitor_said": monitor_said}
+    for key, got in runs.items():
+        out[key] = statistics.median(w for w, _ in got)
+        out[key + "_cpu"] = statistics.median(c for _, c in got)
     return out
 
 
@@ -473,6 +547,19 @@ def print_cook(r: dict, repeat: int) -> None:
         row("ninja no-op, one edge per asset", "ninja", "floor")
     if "plain_doit" in r:
         row("plain doit no-op, one file_dep per asset", "plain_doit", "floor")
+    if "goal_noop" in r:
+        print("  issue 23's no-op goals (paired round by round; the monitor row with veduta watch --monitor running):")
+        row("no-op doit cook", "goal_noop", "goal_stat", "of the stat floor (goal <= 2.0 at 50,000+)")
+        if "goal_ninja" in r:
+            row("no-op doit cook", "goal_noop", "goal_ninja", "of ninja's no-op (goal <= 1.5 at 10,000+)")
+        row("no-op doit cook, monitor running", "goal_monitor", "goal_stat", "of the stat floor")
+        if "goal_ninja" in r:
+            row("no-op doit cook, monitor running", "goal_monitor", "goal_ninja", "of ninja's no-op")
+        row("stat floor: one process stat()ing every source", "goal_stat")
+        if "goal_ninja" in r:
+            row("ninja no-op, one edge per asset", "goal_ninja", "goal_stat", "of the stat floor")
+            row("start-up floor: doit --version", "goal_startup", "goal_ninja", "of ninja's no-op")
+        print(f"  monitored no-op said: {r['goal_monitor_said']}")
     row("doit list --all --status", "list", "noop", "of the no-op (goal <= 1.5)")
     if "check" in r:
         row("veduta check (fresh sources known good)", "check", "noop", "of the no-op")
@@ -484,6 +571,7 @@ def print_cook(r: dict, repeat: int) -> None:
         row("veduta why (nothing stale)", "why", "noop", "of the no-op")
     print(f"  {'peak memory: list / no-op':48} {r['list_kib'] / 1024:7.0f} MB / {r['noop_kib'] / 1024:.0f} MB"
           f"  {r['list_kib'] / r['noop_kib']:5.2f}x")
+    print_rows(r, j)
     if "first_summary" in r:
         print(f"  first cook said: {r['first_summary']}")
 
@@ -502,6 +590,14 @@ TABLE = (
     ("ninja no-op, one edge per asset", "ninja", "floor", ""),
     ("plain doit no-op, file_dep per asset", "plain_doit", "floor", ""),
     ("`doit list --all --status`", "list", "noop", "<= 1.5"),
+    # issue 23's no-op goals, paired round by round (bench.cook._noop_goals)
+    ("no-op `doit cook`, paired", "goal_noop", "goal_ninja", "<= 1.5 at 10,000+"),
+    ("no-op `doit cook`, paired", "goal_noop", "goal_stat", "<= 2.0 at 50,000+"),
+    ("no-op `doit cook`, `veduta watch --monitor` running", "goal_monitor", "goal_ninja", "<= 1.5 at 10,000+"),
+    ("no-op `doit cook`, `veduta watch --monitor` running", "goal_monitor", "goal_stat", "<= 2.0 at 50,000+"),
+    ("ninja no-op, paired", "goal_ninja", "goal_stat", ""),
+    ("stat floor, paired", "goal_stat", "", ""),
+    ("start-up floor: `doit --version`, paired", "goal_startup", "goal_ninja", ""),
 )
 
 
@@ -528,11 +624,14 @@ def print_table(games: list[dict]) -> None:
                 cell += f" ({g[key] / g[base]:.2f}x, cpu {g[key + '_cpu'] / g[base + '_cpu']:.2f}x)"
             cells.append(cell)
         base_name = {"compile_floor": "of the compile floor", "floor": "of the re-hash floor",
-                     "noop": "of the no-op"}.get(base, "")
+                     "noop": "of the no-op", "goal_ninja": "of ninja's no-op",
+                     "goal_stat": "of the stat floor"}.get(base, "")
         suffix = f" ({base_name}{', goal ' + goal if goal else ''})" if base_name else ""
         print(f"| {label}{suffix} | " + " | ".join(cells) + " |")
     print("| peak memory, list / no-op | " + " | ".join(
         f"{g['list_kib'] / 1024:.0f} / {g['noop_kib'] / 1024:.0f} MB" for g in games) + " |")
+    for line in table_rows(games):
+        print(line)
 
 
 def _sizes(text: str) -> list[int]:

@@ -10,6 +10,9 @@ def test_generated_game_cooks_and_the_bench_reports(tmp_path):
     assert r["first_summary"].startswith("cook: 30 cooked, 0 up to date")
     assert r["noop"] > 0 and r["floor"] > 0 and r["settle"] > 0
     assert r["check"] > 0 and r["check_one"] > 0 and r["check_all"] > 0 and r["why"] > 0
+    # issue 23's no-op goals: the no-op beside the stat floor and ninja, and with the monitor running
+    assert r["goal_noop"] > 0 and r["goal_stat"] > 0 and r["goal_monitor"] > 0 and r["goal_startup"] > 0
+    assert r["goal_monitor_said"].startswith("cook: 0 cooked, 30 up to date")
     make_game(str(tmp_path / "g"), 3)
     assert len(list((tmp_path / "g" / "assets" / "models").rglob("*.vmodel"))) == 3
 

@@ -392,3 +392,19 @@ def finish_edits(project: Project) -> dict[str, Any] | None:
     from veduta.cook.journal import finish_edits as run
 
     return run(project, locked=False)
+
+
+def monitor_status(project: Project) -> dict[str, Any]:
+    """Whether a file-system monitor (``veduta watch --monitor``) runs for the game and whether the
+    next cook can trust its journal: ``{"running", "pid", "trusted", "marked", "journal"}``."""
+    from veduta.tools.monitor import monitor_status as run
+
+    return run(project)
+
+
+def run_monitor(project: Project, should_stop=None, ready=None) -> dict[str, Any]:
+    """Run the file-system monitor of the game until *should_stop()* or Ctrl-C (docs/cooking.md,
+    "The file-system monitor"); *ready(status)* once every folder is watched."""
+    from veduta.tools.monitor import run_monitor as run
+
+    return run(project, should_stop or (lambda: False), ready)

@@ -114,20 +114,22 @@ class Project:
             raise UsageError(f"no such source: {', '.join(map(clip_words, missing))}")
         return all_sources, problems, selected
 
-    def scan(self, warnings: list[str] | None = None) -> tuple[list[Source], list[str]]:
+    def scan(self, warnings: list[str] | None = None, walk=None) -> tuple[list[Source], list[str]]:
         """Every source under the assets folder, sorted by path, and the problems found
         on the way (a folder that cannot be read, a file name that is not UTF-8), each
         a printable line naming the path; no assets folder at all is :meth:`need_assets`'s
         ConfigError.  Links skipped (loops, dangling links) are appended to
         *warnings*.  Under ``veduta mcp``'s confinement (:func:`veduta.base.fsutil.confine`), a source
         or folder that resolves outside the game root is a problem naming where it resolves, and
-        is left out (so it is never read, and a reference to it is missing)."""
+        is left out (so it is never read, and a reference to it is missing).  *walk* lists a kind's
+        folder in place of :func:`_walk`, with its arguments and answer (the cook's kept listings:
+        ``veduta/cook/scancache.py``)."""
         out: list[Source] = []
         problems: list[str] = []
         self.need_assets()
         for k in KINDS:
             top = os.path.join(self.assets, k.folder)
-            rels = [f"{k.folder}/{rel}" for rel in _walk(top, k.suffix, problems, warnings, confined=True)]
+            rels = [f"{k.folder}/{rel}" for rel in (walk or _walk)(top, k.suffix, problems, warnings, confined=True)]
             try:
                 "".join(rels).encode("utf-8")  # every name at once; one by one only if one is not text
             except UnicodeEncodeError:

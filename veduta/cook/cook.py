@@ -590,13 +590,13 @@ def _dump_manifest(entries) -> bytes:
 _TEMP_RE = re.compile(r"\..+\.vda(?:" + TEMP_SUFFIX_RE + r"|\.\d+\.tmp)")
 
 
-def orphans(cooked_root: str, names_by_folder: dict[str, set[str]]) -> list[str]:
+def orphans(cooked_root: str, names_by_folder: dict[str, set[str]], young: list[str] | None = None) -> list[str]:
     """Cooked files with no source behind them, and temp files left by killed cooks.
 
     Only files veduta wrote are candidates: a ``.vda`` whose META names a source
     of this folder's kind (the cooked folder may be shared with other files), and
     temp files of the pattern ``atomic_write`` uses, older than ten minutes (never
-    one a running cook is writing).
+    one a running cook is writing); younger ones are appended to *young*.
     """
     out = []
     for folder, names in sorted(names_by_folder.items()):
@@ -618,6 +618,8 @@ def orphans(cooked_root: str, names_by_folder: dict[str, set[str]]) -> list[str]
                 try:
                     if time.time() - os.stat(path).st_mtime > STRAY_TEMP_AGE_S:
                         out.append(path)
+                    elif young is not None:
+                        young.append(path)  # (a later cook removes it, once old)
                 except OSError:
                     pass
     return out

@@ -56,6 +56,11 @@ class CookRun:
     #: the build log (veduta.cook.builds.BuildLog), made by the reporter on the first result that
     #: made a cooked file (a no-op run never opens it)
     builds: Any = None
+    #: what the file-system monitor said at the start of a whole-group cook (a
+    #: veduta.cook.monitor.Sync), None when none runs; the reporter leaves its mark
+    monitor: Any = None
+    #: set by the task pass: the cooked folder held no stray or temp file (for the monitor's mark)
+    cooked_clean: bool = False
 
     def start(self) -> None:
         """A new doit run begins (its reporter starts; the tasks are made after this)."""
@@ -67,6 +72,8 @@ class CookRun:
         self.index = None
         self.shared = None
         self.builds = None
+        self.monitor = None
+        self.cooked_clean = False
 
 
 __all__ = ["CookRun"]

@@ -167,8 +167,14 @@ class StatCache:
         self.entries: dict[str, Packed] = {}
         self.owed: set[str] = set()
         self.dirty = False
+        #: (size, mtime_ns, inode, ctime_ns) of the file as read (None: none read); the monitor's
+        #: mark names the file it vouches for so (veduta/cook/monitor.py)
+        self.file_sig: list[int] | None = None
         try:
             got = read_regular(path)  # a regular file only: a FIFO would block every command
+            if got:
+                st = got[1]
+                self.file_sig = [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
             data = marshal.loads(got[0]) if got else None  # (marshal.load(f) reads item by item: 10x slower)
             if isinstance(data, tuple) and len(data) == 4 and data[0] == _FORMAT and isinstance(data[2], dict) \
                     and isinstance(data[3], tuple):

@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import gc
 import os
+import stat
 import sys
 import time
+from typing import Any
 
 from doit import create_after
 from doit.dependency import FileChangedChecker
 from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION, TOOLCHAIN
-from veduta.base.project import Project
+from veduta.base.kinds import BY_FOLDER, KINDS, kind_of, name_of
+from veduta.base.project import AssetIndex, Project, Source
 from veduta.compile import watch_holds
 from veduta.cook.action import cook_one
 from veduta.cook.cook import (
@@ -50,12 +53,15 @@ from veduta.cook.doit_adapter import (
     known_targets,
     overwrite_saved,
     quiet_stdout,
+    release_executed,
     runner_parallelism,
     trust_fresh,
     wait_only_for,
+    write_saved,
 )
 from veduta.cook.journal import finish_edits, pending
 from veduta.cook.run import CookRun
+from veduta.cook.scancache import ScanCache
 from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json, well_formed
 
 STATE_FILE = "state.marshal"
@@ -106,21 +112,33 @@ def cook_tasks(run: CookRun):
     verified_sigs.clear()
     if run.executing and pending(project.cache):
         finish_edits(project)  # a set of edits a killed `veduta rename` left: completed first
-    warnings: list[str] = []
-    sources, problems = project.scan(warnings)
-    if warnings:
-        sys.stderr.write("".join(w + "\n" for w in warnings))
-    index = index_of(sources)
-    set_index(project.assets, index)
-    run.index, run.sources = index, [s.rel for s in sources]
     cache = run.cache = StatCache(os.path.join(project.cache, STATE_FILE), TOOLCHAIN)
+    # Only the cook group (plain `doit cook`) selected: a fresh subtask would be made
+    # only to be skipped, so it is not made at all.
+    only_group = run.executing and run.selected == [BASENAME]
+    # the file-system monitor's journal (veduta watch --monitor), when one runs and vouches for
+    # everything since the last complete cook: only the sources it names are scanned and checked
+    journaled = _journal_pass(run, cache) if only_group else None
+    scans = None
+    if journaled is None:
+        # the folders unchanged since the last cook are not listed again (veduta/cook/scancache.py)
+        scans = ScanCache(project.cache)
+        warnings: list[str] = []
+        sources, problems = project.scan(warnings, scans.walk)
+        if warnings:
+            sys.stderr.write("".join(w + "\n" for w in warnings))
+        index = index_of(sources)
+        set_index(project.assets, index)
+        run.index, run.sources = index, [s.rel for s in sources]
+    else:
+        sources, problems, index = journaled.sources, [], journaled.index
+        if sources:  # (a failure propagates to the sources that name it: every source known)
+            set_index(project.assets, index)
+            run.index, run.sources = index, sorted(cache.entries)
     owed = cache.owed
     assets = project.assets
     now = time.time_ns()
 
-    # Only the cook group (plain `doit cook`) selected: a fresh subtask would be made
-    # only to be skipped, so it is not made at all.
-    only_group = run.executing and run.selected == [BASENAME]
     # `doit list` (veduta's CookList) prints a fresh subtask from its name and doc: no Task made
     listing = None if run.executing else fresh_listing()
     group = GroupHandle()
@@ -168,16 +186,29 @@ def cook_tasks(run: CookRun):
     # sources whose name another source of their kind also has (rare: looked up once)
     shared_names = {rel for by_name in index.by_kind.values() for paths in by_name.values() if len(paths) > 1
                     for rel in paths}
+    entry_of, stat, pack = cache.entries.get, os.stat, SIG.pack
     for src in sources:
         kind, name, rel = src
         cooked = cooked_dirs[kind.name] + name + ".vda"
         duplicate_of = None
-        packed = None  # the stat-cache entry, when every signature in it still matches
+        packed: Any = None  # the stat-cache entry, when every signature in it still matches
         if rel in shared_names:
             duplicate_of = [p for p in index.by_kind[kind.name][name] if p != rel]
         else:
-            packed = cache.packed(rel)  # (unchecked: fresh_by_stat finds a damaged entry not fresh)
-            if packed is not None and fresh_by_stat(rel, packed, assets, cooked, index):
+            packed = entry_of(rel)  # (unchecked: fresh_by_stat finds a damaged entry not fresh)
+            if packed is None:
+                by_stat = False
+            elif type(packed) is tuple and len(packed) == 3 and packed[2] == ():
+                # the common entry (no dependency, no notes): fresh_by_stat's check, inline
+                try:
+                    st, st_src = stat(cooked), stat(prefix + rel)
+                    by_stat = pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) + pack(
+                        st_src.st_size, st_src.st_mtime_ns, st_src.st_ino, st_src.st_ctime_ns) == packed[1]
+                except OSError:
+                    by_stat = False
+            else:
+                by_stat = fresh_by_stat(rel, packed, assets, cooked, index)
+            if by_stat:
                 if made and _made_by_a_task(made, prefix, rel, packed[2]):
                     pass  # made, and left to doit: it runs that task first, then checks this one
                 else:
@@ -252,9 +283,10 @@ def cook_tasks(run: CookRun):
     if held:
         yield from map(subtask, shared_fetch(run, held, index))
 
-    known = {f"{BASENAME}:{s.rel}" for s in sources}
-    for name in run.selected or []:
-        if name.startswith(BASENAME + ":") and ":_" not in name and name not in known:
+    asked = [n for n in run.selected or [] if n.startswith(BASENAME + ":") and ":_" not in n]
+    known = {f"{BASENAME}:{s.rel}" for s in sources} if asked else set()
+    for name in asked:
+        if name not in known:
             rel = name[len(BASENAME) + 1:]
             why = blocked_rel.get(rel) or (
                 f"{os.path.join(assets, rel)}: no such source (cook:<path> takes a source path under "
@@ -265,7 +297,22 @@ def cook_tasks(run: CookRun):
         yield {"name": "_sources", "actions": [(report_problems, [problems])], "uptodate": [False],
                "doc": "sources that cannot be found or named"}
 
-    stray = orphans(project.cooked, names_by_folder(sources))
+    young: list[str] = []
+    if scans is not None:
+        # the same sources as the last cook saved (each fresh by its entry, and as many entries),
+        # and cooked folders unchanged since a sweep found nothing stray in them: nothing stray
+        folders = [os.path.join(project.cooked, k.folder) for k in KINDS]
+        if len(fresh_names) == len(sources) == len(cache.entries) and scans.cooked_clean(folders):
+            stray = []
+        else:
+            sigs = scans.cooked_signatures(folders)
+            stray = orphans(project.cooked, names_by_folder(sources), young)
+            scans.swept(sigs, not stray and not young)
+    elif journaled is not None and journaled.orphans_checked:
+        stray = []  # as the last complete cook left them: nothing came into the cooked folder since
+    else:
+        stray = orphans(project.cooked, {k.folder: set(index.by_kind.get(k.name, ())) for k in KINDS}, young)
+    run.cooked_clean = not stray and not young
     yield {
         "name": "_orphans",
         "actions": [(prune_orphans, [assets, project.cooked])],
@@ -276,7 +323,7 @@ def cook_tasks(run: CookRun):
         # made fresh subtasks (doit list --status, doit cook:<path>): doit need not check again
         trust_fresh({f"{BASENAME}:{rel}" for rel in fresh_names})
     if only_group:
-        run.fresh_skipped = len(fresh_names)
+        run.fresh_skipped = len(fresh_names) + (journaled.fresh if journaled is not None else 0)
     elif run.executing and fresh_names:
         # `doit cook` runs the group, which waits for every subtask.  Fresh ones are
         # known fresh already: let the group wait for the stale ones only, so that
@@ -286,17 +333,23 @@ def cook_tasks(run: CookRun):
         if wait_only_for(group, fresh):
             run.fresh_skipped = len(fresh)
     selected = [n for n in run.selected or [] if n.startswith(BASENAME + ":") and ":_" not in n]
+    total = len(sources) + (journaled.fresh if journaled is not None else 0)
     run.to_run = len(selected) if selected and BASENAME not in (run.selected or []) else \
-        len(sources) - run.fresh_skipped
+        total - run.fresh_skipped
     if run.executing:
+        if journaled is not None:
+            standing += journaled.standing
         run.standing = [s for s in standing if s[1]]  # (not printed again: counted)
         # only a run that cooks (and holds the cook lock) writes the cook state: `doit list`,
         # `doit info` and the like look and leave it as it was
-        cache.keep_only(s.rel for s in sources)
+        if journaled is None and not (len(fresh_names) == len(sources) == len(cache.entries)):
+            cache.keep_only(s.rel for s in sources)  # (every source fresh: every entry is a source's)
         try:
             cache.save()
         except OSError:
             pass  # a cache that cannot be written only makes the next run slower (the database warned)
+        if scans is not None:
+            scans.save()
     if feed is not None:
         feed.finish()
     gc.freeze()
@@ -336,6 +389,85 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
         if keys or notes:
             t["actions"][0].args[7:9] = [keys, notes]  # cook_one(..., shared, notes[, recook])
         yield t
+
+
+class JournalPass:
+    """What the monitor's journal leaves a cook to do (see :func:`_journal_pass`)."""
+
+    def __init__(self, sources: list, index: AssetIndex, fresh: int, standing: list, orphans_checked: bool):
+        self.sources = sources  # the sources the journal names (or whose files it names), by path
+        self.index = index  # every source (empty when *sources* is and no cooked file changed)
+        self.fresh = fresh  # how many others there are: fresh, not one stat'd
+        self.standing = standing  # (source, warnings) of those whose last compile's warnings stand
+        self.orphans_checked = orphans_checked  # the cooked folder holds no stray file: not listed
+
+
+def _journal_pass(run: CookRun, cache: StatCache) -> JournalPass | None:
+    """The sources a whole-group cook must check when the file-system monitor's journal vouches
+    for every change since the last complete cook (docs/cooking.md, "The file-system monitor"),
+    found from the stat cache and the journal alone: no scan, no stat of a source the journal
+    does not name.  None (scan and check every source by its signatures) when no monitor runs,
+    when it cannot be trusted (restarted, overflowed, a folder made or moved, a link), when a
+    source came or went, or when the dodo file's own tasks write under the assets folder.  The
+    monitor's answer is kept in *run* for the reporter's mark.  Nothing is imported, and nothing
+    asked, when no monitor ever ran for this game."""
+    project = run.project
+    from veduta.cook.monitor import FOLDER  # (small: no inotify, no json until a monitor is there)
+
+    if not os.path.isdir(os.path.join(project.cache, FOLDER)):
+        return None
+    from veduta.cook.monitor import sync
+
+    entries = cache.entries
+    got = run.monitor = sync(project.cache, cache.file_sig if entries else None)
+    changes = got.changed if got is not None else None
+    prefix = project.assets + os.sep
+    if got is None or changes is None or cache.owed or any(t.startswith(prefix) for t in known_targets()):
+        return None
+    for p in changes.named:  # a name made or removed: an editor saving by renaming over its file
+        if p in entries:
+            try:
+                if not stat.S_ISREG(os.lstat(prefix + p).st_mode):
+                    return None  # a source gone (what references resolve to changes)
+            except OSError:
+                return None
+        elif _source_path(p):
+            return None  # a source come
+    written = changes.assets
+    names: set[str] = {p for p in written if p in entries}
+    standing = []
+    try:
+        for rel, packed in entries.items():
+            if packed[2] and not written.isdisjoint(packed[2]):
+                names.add(rel)  # a file it read changed
+            if len(packed) == 5 and packed[4]:
+                standing.append((rel, len(packed[4])))
+    except (TypeError, IndexError):  # (a damaged entry: the mark named this very file, so never)
+        return None
+    index = AssetIndex({})
+    orphans_checked = got.cooked_clean
+    if changes.cooked or names:
+        index = AssetIndex.from_paths(entries)
+        if any(len(paths) > 1 for by_name in index.by_kind.values() for paths in by_name.values()):
+            return None  # (a duplicate name fails a cook: no complete cook left a mark)
+    for c in changes.cooked:
+        folder, _, base = c.partition("/")
+        k = BY_FOLDER.get(folder)
+        paths = index.by_kind.get(k.name, {}).get(base[:-4]) if k and base.endswith(".vda") else None
+        if paths and "/" not in base:
+            names.update(paths)  # its cooked file changed
+        else:
+            orphans_checked = False  # something else came or went in the cooked folder
+    standing = [s for s in standing if s[0] not in names]
+    sources = [Source(BY_FOLDER[rel.partition("/")[0]], name_of(rel), rel) for rel in sorted(names)]
+    return JournalPass(sources, index, len(entries) - len(names), standing, orphans_checked)
+
+
+def _source_path(rel: str) -> bool:
+    """Whether a file at *rel* under the assets folder would be a source (a scan would find it)."""
+    k = kind_of(rel)
+    return (k is not None and len(rel.rsplit("/", 1)[-1]) > len(k.suffix)
+            and not any(part.startswith(".") for part in rel.split("/")))
 
 
 def _made_by_a_task(made: frozenset[str], prefix: str, rel: str, deps) -> bool:
@@ -528,6 +660,7 @@ class CookReporter(ConsoleReporter):
         # the result names what was cooked (doit's result_dep compares results): the key, cut short
         saved = {"outcome": outcome, "key": entry[0][:16]} if entry else {"outcome": outcome}
         _record_in_db(self.run.project, task, entry, saved)
+        release_executed(task)  # saved and reported: the result and the action's arguments go
         self._progress(rel)
 
     def add_failure(self, task, fail):
@@ -560,6 +693,12 @@ class CookReporter(ConsoleReporter):
             self._diagnostics(msg, getattr(fail, "diagnostics", None))
         if self.run.cache is not None:
             self.run.cache.discard(task.name[len(BASENAME) + 1 :])
+
+    def _complete(self) -> bool:
+        """Whether this run left every source fresh or cooked: the whole group ran, nothing
+        failed or was left undone (the file-system monitor's mark may then be left)."""
+        return (self._group_ran and self.run.selected == [BASENAME] and not self._other_error
+                and not self._group_unmet and self.counts[FAILED] == 0 and self.done >= self.run.to_run)
 
     def _diagnostics(self, text: str, found: list[dict] | None = None) -> None:
         """Diagnostics (text lines, and the same as data when the cook gave it) in the run's
@@ -599,6 +738,10 @@ class CookReporter(ConsoleReporter):
                 self.run.cache.save()
             except OSError:
                 pass
+            if self.run.monitor is not None and self._complete():
+                from veduta.cook.monitor import write_mark
+
+                write_mark(self.run.project.cache, self.run.monitor, self.run.cache.path, self.run.cooked_clean)
         if self.run.builds is not None:
             try:
                 self.run.builds.save(self.run.cache.entries if self.run.cache is not None else None)
@@ -724,6 +867,7 @@ def _record_in_db(project: Project, task, entry, values: dict) -> None:
         deps = None
     try:
         overwrite_saved(task.name, values, deps)
+        write_saved(task.name)  # (nothing more is saved for it in this run: its row leaves memory)
     except OSError:
         pass  # a dep vanished meanwhile: doit will run the task next time
 

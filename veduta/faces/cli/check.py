@@ -10,6 +10,7 @@ import time
 
 from veduta.base.argtypes import jobs, whole
 from veduta.base.diagformat import FORMAT_ENV, FORMATS, default_format
+from veduta.faces.cli.common import tell
 
 
 def add_format_option(parser) -> None:
@@ -89,8 +90,14 @@ def cmd_why(args) -> int:
 # -- watch -------------------------------------------------------------------------------------
 
 def cmd_watch(args) -> int:
-    from veduta.faces.cli.watch import watch
+    from veduta.faces.cli.watch import monitor, monitor_status, watch
 
+    if args.status:
+        return monitor_status(_project(args), args.json)
+    if args.json:
+        return tell(True, "--json goes with --status (watch --monitor and watch print progress lines)", 2)
+    if args.monitor:
+        return monitor(_project(args))
     fmt = args.format or default_format()
     return watch(_project(args), jobs=args.jobs, fmt=fmt, debounce_ms=args.debounce)
 
@@ -118,5 +125,10 @@ def add_tool_commands(sub) -> None:
     t.add_argument("-n", "--jobs", type=jobs, default=0, help="cook in N processes (default: one per core)")
     t.add_argument("--debounce", type=whole(0, 60_000), default=150, metavar="MS",
                    help="wait this long for more changes before cooking (default 150 ms)")
+    t.add_argument("--monitor", action="store_true",
+                   help="cook nothing: keep a journal of changed files, so that a no-op doit cook or veduta cook "
+                        "stats no source (docs/cooking.md, The file-system monitor)")
+    t.add_argument("--status", action="store_true", help="whether a monitor runs and the next cook can trust it")
+    t.add_argument("--json", action="store_true", help="with --status: the status as one JSON object")
     add_format_option(t)
     t.set_defaults(func=cmd_watch)

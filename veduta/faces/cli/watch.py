@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from veduta.base.project import Project
 
-__all__ = ["watch", "watch_filter"]
+__all__ = ["watch", "watch_filter", "monitor", "monitor_status"]
 
 
 #: the files a cook reads besides sources: a texture's images
@@ -100,4 +100,45 @@ def watch(project: Project, jobs: int = 0, fmt: str = "text", debounce_ms: int =
             say(f"cooked in {time.monotonic() - started:.2f} s; watching")
     except KeyboardInterrupt:
         say("stopped")
+    return 0
+
+
+def monitor_status(project: Project, as_json: bool) -> int:
+    """``veduta watch --status``: whether a monitor runs (exit 0) or not (exit 1)."""
+    import json
+
+    from veduta import api
+
+    got = api.monitor_status(project)
+    if as_json:
+        print(json.dumps(got))
+    elif not got["running"]:
+        print("watch: no monitor runs for this game (veduta watch --monitor starts one); cooks stat every source")
+    else:
+        trust = ("the next cook trusts its journal" if got["marked"] else
+                 "the next complete cook leaves the mark that the cooks after it trust") if got["trusted"] else \
+            "not trusted (a symbolic link in the watched folders): cooks stat every source"
+        print(f"watch: a monitor runs (pid {got['pid']}): {trust}")
+    return 0 if got["running"] else 1
+
+
+def monitor(project: Project) -> int:
+    """``veduta watch --monitor``: keep the journal until Ctrl-C or SIGTERM (exit 0)."""
+    import signal
+
+    from veduta import api
+
+    def say(text: str) -> None:
+        print(f"watch: {text}", file=sys.stderr, flush=True)
+
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+
+    def ready(status: dict) -> None:
+        how = "" if status["trusted"] else (" (a symbolic link is in the watched folders: cooks will not trust "
+                                            "the journal and stat every source)")
+        say(f"monitoring {project.assets}/ for cooks{how}; Ctrl-C stops")
+
+    api.run_monitor(project, lambda: bool(stop), ready)
+    say("monitor stopped")
     return 0

@@ -1,0 +1,258 @@
+"""The file-system monitor (``veduta watch --monitor``) with real processes: a real inotify monitor,
+real ``doit cook`` runs and real edits, the monitor killed, stopped, hung and restarted between
+and during them.  The oracle after every cook is ``veduta why --json``, which checks every source
+by its signatures and hashes without the monitor: whatever the monitor did, nothing may be left
+stale.  No speed is asserted (docs/cooking.md, "The file-system monitor", says what it saves)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.gamerepo import BARREL, CRATE, Game
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the monitor needs inotify")
+
+
+class MonitorProcess:
+    """``veduta watch --monitor`` in the game's root, started and waited for until it watches."""
+
+    def __init__(self, game: Game):
+        self.game = game
+        self.err = open(game.root.parent / f"monitor-{time.monotonic_ns()}.log", "w+")  # noqa: SIM115
+        env = dict(os.environ)
+        env.pop("VEDUTA_FORMAT", None)
+        self.proc = subprocess.Popen([sys.executable, "-m", "veduta", "watch", "--monitor"], cwd=game.root,
+                                     env=env, stdout=subprocess.DEVNULL, stderr=self.err, text=True)
+        end = time.monotonic() + 60
+        while "monitoring" not in self.log():
+            assert self.proc.poll() is None, self.log()
+            assert time.monotonic() < end, self.log()
+            time.sleep(0.02)
+
+    def log(self) -> str:
+        self.err.flush()
+        self.err.seek(0)
+        return self.err.read()
+
+    def signal(self, sig: int) -> None:
+        self.proc.send_signal(sig)
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to tidy up (its state file stays, naming a dead pid)."""
+        self.proc.kill()
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> int:
+        """SIGTERM, as a service manager stops it: exit 0."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
+            self.proc.terminate()
+        try:
+            return self.proc.wait(timeout=30)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+
+
+@pytest.fixture
+def monitors(game):
+    started: list[MonitorProcess] = []
+
+    def start() -> MonitorProcess:
+        m = MonitorProcess(game)
+        started.append(m)
+        return m
+
+    yield start
+    for m in started:
+        if m.proc.poll() is None:
+            m.stop()
+        m.err.close()
+
+
+def cook(game: Game) -> str:
+    cp = game.cook()
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    return cp.stdout + cp.stderr
+
+
+def nothing_stale(game: Game) -> None:
+    cp = game.veduta("why", "--json")
+    assert cp.returncode == 0, cp.stdout + cp.stderr
+    assert json.loads(cp.stdout)["stale"] == [], cp.stdout
+
+
+def status(game: Game) -> dict:
+    cp = game.veduta("watch", "--status", "--json")
+    return json.loads(cp.stdout)
+
+
+def bigger(text: str, n: int) -> str:
+    return text.replace('"size": [1, 1, 1]', f'"size": [{n}, 1, 1]').replace('"radius": 0.4', f'"radius": 0.{n}')
+
+
+def test_monitor_cooks_every_change_and_the_journal_spares_the_rest(game, monitors):
+    assert status(game)["running"] is False
+    monitors()
+    assert "cook: 4 cooked" in cook(game)
+    got = status(game)
+    assert got["running"] and got["trusted"] and got["marked"], got
+    assert "0 cooked, 4 up to date" in cook(game)
+
+    # the journal names one source: the cook checks that one and trusts the other three unstat'd
+    game.write("models/crate.vmodel", bigger(CRATE, 2))
+    from veduta import TOOLCHAIN
+    from veduta.base.project import Project
+    from veduta.cook.run import CookRun
+    from veduta.cook.state import StatCache
+    from veduta.cook.tasks import STATE_FILE, _journal_pass
+
+    before = os.getcwd()
+    os.chdir(game.root)  # (the project's paths are relative to the game's root, as in a cook)
+    try:
+        project = Project.at(".")
+        run = CookRun(project, executing=True, selected=["cook"])
+        jp = _journal_pass(run, StatCache(os.path.join(project.cache, STATE_FILE), TOOLCHAIN))
+    finally:
+        os.chdir(before)
+    assert jp is not None
+    assert [s.rel for s in jp.sources] == ["models/crate.vmodel"] and jp.fresh == 3
+    # (asking took the mark away, as every cook does: the next cook checks every source)
+    assert "1 cooked, 3 up to date" in cook(game)  # the edit, after a full check
+    nothing_stale(game)
+
+    game.write("models/crate.vmodel", bigger(CRATE, 3))  # written in place
+    assert "1 cooked, 3 up to date" in cook(game)
+    nothing_stale(game)
+
+    # an editor's save: a temp file renamed over the source
+    tmp = game.root / "assets" / "models" / "props" / ".barrel.vmodel.swp"
+    tmp.write_text(bigger(BARREL, 7))
+    os.replace(tmp, game.root / "assets" / "models" / "props" / "barrel.vmodel")
+    assert "1 cooked, 3 up to date" in cook(game)
+    nothing_stale(game)
+
+    game.write("models/box.vmodel", bigger(CRATE, 4))  # a new source
+    assert "1 cooked, 4 up to date" in cook(game)
+    nothing_stale(game)
+    (game.root / "assets" / "models" / "box.vmodel").unlink()  # a source gone: its cooked file too
+    out = cook(game)
+    assert "removed" in out and "box.vda" in out, out
+    assert not game.cooked("models/box.vda").exists()
+    game.cooked("models/tree.vda").unlink()  # a cooked file gone
+    assert "0 cooked, 3 up to date, 1 restored from cache" in cook(game)
+    assert game.cooked("models/tree.vda").exists()
+    nothing_stale(game)
+    assert "0 cooked, 4 up to date" in cook(game)
+    assert status(game)["marked"]
+
+
+def test_monitor_killed_and_restarted_mid_edit(game, monitors):
+    m = monitors()
+    cook(game)
+    cook(game)  # (the journal trusted from here on)
+    game.write("models/crate.vmodel", bigger(CRATE, 2))
+    m.kill()  # mid-edit: one file changed before, one after, none cooked
+    game.write("models/props/barrel.vmodel", bigger(BARREL, 5))
+    out = cook(game)
+    assert "2 cooked, 2 up to date" in out, out
+    assert "did not answer" not in out  # a dead monitor is seen dead at once: no wait
+    nothing_stale(game)
+
+    # restarted while a save is under way: the first cook with the new monitor checks everything
+    game.write("models/crate.vmodel", bigger(CRATE, 3))
+    monitors()
+    game.write("models/tree.vmodel", bigger(CRATE, 6))
+    assert "2 cooked, 2 up to date" in cook(game)
+    nothing_stale(game)
+    game.write("models/crate.vmodel", bigger(CRATE, 4))  # and then the journal sees every save
+    assert "1 cooked, 3 up to date" in cook(game)
+    nothing_stale(game)
+
+
+def test_monitor_stopped_restarted_and_hung(game, monitors):
+    m = monitors()
+    cook(game)
+    cook(game)
+    assert m.stop() == 0  # SIGTERM: its state goes; cooks no longer ask it
+    assert "monitor stopped" in m.log()
+    assert status(game)["running"] is False
+    game.write("models/crate.vmodel", bigger(CRATE, 2))  # while no monitor runs
+    m = monitors()
+    game.write("models/props/barrel.vmodel", bigger(BARREL, 5))
+    assert "2 cooked, 2 up to date" in cook(game)
+    nothing_stale(game)
+    cook(game)
+
+    # stopped (SIGSTOP) while a file changes: its events wait in the kernel's queue, ahead of
+    # the cook's cookie, and are journaled before it once it runs on
+    m.signal(signal.SIGSTOP)
+    game.write("models/crate.vmodel", bigger(CRATE, 3))
+    m.signal(signal.SIGCONT)
+    assert "1 cooked, 3 up to date" in cook(game)
+    nothing_stale(game)
+
+    # hung for good: the cook waits a bounded time, says so and checks every source
+    m.signal(signal.SIGSTOP)
+    game.write("models/props/barrel.vmodel", bigger(BARREL, 8))
+    out = cook(game)
+    assert "monitor" in out and "did not answer" in out and "checking every source" in out, out
+    assert "1 cooked, 3 up to date" in out
+    nothing_stale(game)
+    m.signal(signal.SIGCONT)
+    assert "0 cooked, 4 up to date" in cook(game)  # (answers again: no mark yet, a full check)
+    game.write("models/tree.vmodel", bigger(CRATE, 7))
+    assert "1 cooked, 3 up to date" in cook(game)
+    nothing_stale(game)
+
+
+def test_monitor_overflowed_queue_means_a_full_check(game, monitors):
+    m = monitors()
+    cook(game)
+    cook(game)
+    m.signal(signal.SIGSTOP)
+    game.write("models/crate.vmodel", bigger(CRATE, 2))
+    junk = game.root / "assets" / "models"
+    limit = int(open("/proc/sys/fs/inotify/max_queued_events").read())
+    for i in range(limit + 100):  # more events than the kernel queues: it drops the rest
+        (junk / f"{i}.txt").touch()
+    m.signal(signal.SIGCONT)
+    out = cook(game)
+    assert "1 cooked, 3 up to date" in out, out
+    journal = (game.root / "cache" / "monitor" / "journal").read_text()
+    assert "\no\n" in journal
+    nothing_stale(game)
+
+
+def test_monitor_does_not_trust_links(game, monitors):
+    outside = game.root / "more"
+    outside.mkdir()
+    (outside / "rock.vmodel").write_text(CRATE)
+    os.symlink(outside, game.root / "assets" / "models" / "more")
+    m = monitors()
+    assert "symbolic link" in m.log()
+    assert "cook: 5 cooked" in cook(game)
+    got = status(game)
+    assert got["running"] and not got["trusted"] and not got["marked"], got
+    (outside / "rock.vmodel").write_text(bigger(CRATE, 6))  # no watch sees this: behind the link
+    assert "1 cooked, 4 up to date" in cook(game)
+    nothing_stale(game)
+
+
+def test_monitor_command_line(game, monitors):
+    cp = game.veduta("watch", "--status")
+    assert cp.returncode == 1 and "no monitor runs" in cp.stdout
+    cp = game.veduta("watch", "--json")
+    assert cp.returncode == 2 and json.loads(cp.stdout)["refused"] is True
+    monitors()
+    cp = game.veduta("watch", "--status")
+    assert cp.returncode == 0 and "a monitor runs" in cp.stdout
+    cp = game.veduta("watch", "--monitor")  # a second one for the same game
+    assert cp.returncode == 2 and "already runs" in cp.stderr, cp.stderr

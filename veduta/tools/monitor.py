@@ -1,0 +1,51 @@
+"""``veduta watch --monitor`` and ``--status``: the file-system monitor of a game
+(``veduta/cook/monitor.py``; docs/cooking.md, "The file-system monitor")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from veduta.base.errors import UsageError
+from veduta.base.project import Project
+
+
+def monitor_status(project: Project) -> dict:
+    """Whether a monitor runs for *project*, and whether the next cook can trust it:
+    ``{"running", "pid", "trusted", "marked", "journal"}`` (*trusted*: no link in the watched
+    folders; *marked*: a complete cook left its mark, so the next no-op cook stats nothing)."""
+    from veduta.cook.monitor import status
+
+    return status(project.cache)
+
+
+def run_monitor(project: Project, should_stop: Callable[[], bool] = lambda: False,
+                ready: Callable[[dict], None] | None = None) -> dict:
+    """Watch *project*'s assets and cooked folders and keep the journal until *should_stop()*
+    (checked twice a second) or KeyboardInterrupt; *ready* is called with the status once every
+    folder is watched.  Returns the last status.  Another running monitor of the same game, or a
+    system without inotify, is a :class:`~veduta.base.errors.UsageError`."""
+    from veduta.cook.monitor import Monitor, MonitorUnavailable, status
+
+    project.need_assets()
+    running = status(project.cache)
+    if running["running"]:
+        raise UsageError(f"a monitor already runs for this game (pid {running['pid']}); "
+                         f"`veduta watch --status` shows it")
+    try:
+        mon = Monitor(project.assets, project.cooked, project.cache)
+    except MonitorUnavailable as exc:
+        raise UsageError(f"{exc}; cooks check every source by its signatures") from None
+    try:
+        mon.start()
+        if ready is not None:
+            ready(status(project.cache))
+        try:
+            mon.run(should_stop)
+        except KeyboardInterrupt:
+            pass
+        return {**status(project.cache), "watched_folders": len(mon.dirs)}
+    finally:
+        mon.close()
+
+
+__all__ = ["monitor_status", "run_monitor"]
