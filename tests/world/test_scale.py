@@ -560,15 +560,18 @@ def test_views_many_at_once_equal_one_at_a_time(kept):
 
 def test_all_views_summary_and_file_hold_every_view_as_one_at_a_time(tmp_path, monkeypatch):
     """inspect world --all on worlds of 12 x 12 chunks (144 views each, in batches of 37 so that
-    the summary is made across batches): the file lists every view as the one-at-a-time reference
-    costs it, and the summary (counts, figures, histogram, worst views, views over the budget) is
-    what that list says."""
+    the summary is made across batches, chunks computed in rectangles of at most 20 and only the
+    rows the walk needs kept, as on the largest world): the file lists every view as the
+    one-at-a-time reference costs it, and the summary (counts, figures, histogram, worst views,
+    views over the budget) is what that list says."""
     import json as js
 
     from tests.world.test_draw import MODELS
     from veduta.tools import inspect_world as IW
 
     monkeypatch.setattr(D, "VIEW_BATCH", 37)
+    monkeypatch.setattr(D, "RECT_CHUNKS", 20)
+    monkeypatch.setattr(D, "CHUNK_CACHE", 1)  # the walk keeps (2 view + 4) rows of chunks
     monkeypatch.setattr(IW, "OVER_LISTED", 5)
     for name, gen, _ in _views_worlds(extent=6):
         ref = D.Drawer(gen, MODELS)
