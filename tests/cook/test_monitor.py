@@ -258,3 +258,14 @@ def test_monitor_command_line(game, monitors):
     assert cp.returncode == 0 and "a monitor runs" in cp.stdout
     cp = game.veduta("watch", "--monitor")  # a second one for the same game
     assert cp.returncode == 2 and "already runs" in cp.stderr, cp.stderr
+
+
+def test_a_failure_propagates_when_the_journal_is_trusted(game, monitors):
+    from tests.gamerepo import BAD
+
+    marked(game, monitors)
+    (game.root / "assets/models/tree_far.vmodel").write_text(BAD)  # tree names it (its far level)
+    cp = game.cook()
+    assert cp.returncode == 1, cp.stdout + cp.stderr
+    assert "1 failed, 1 with a failed dependency" in cp.stdout, cp.stdout
+    assert "assets/models/tree.vmodel:" in cp.stdout and "tree_far" in cp.stdout, cp.stdout
