@@ -19,7 +19,10 @@ the same run as the floor it is compared with:
 - ``doit list --all --status`` against the no-op, time and peak memory.
 
 The no-op, its floors, ``doit list``, ``veduta check`` and ``veduta why`` run in turn, round by
-round, so that a slow spell of the machine weighs on each of them alike.
+round, so that a slow spell of the machine weighs on each of them alike.  Beside them, issue
+23's interactive and memory figures (bench/interactive.py): one edited source against the
+no-op, a first cook's peak memory (the whole process tree) against the compile floor's, and
+one small model compiled alone against its per-model share of a batch.
 
 Before the cook: model compile, world generation, drawing and editing figures, and the language
 server's (bench/lsp.py: the time from a change to its diagnostics, its memory over 1,000 edits).
@@ -39,6 +42,7 @@ import time
 from typing import Any
 
 from bench.games import _ENV, SUFFIXES, _fresh, make_game, make_heavy_game
+from bench.interactive import bench_first_memory, bench_one_edit, bench_single_model, print_rows, table_rows
 from veduta.cook.state import RACY_NS
 
 #: One process visiting every source (a dot folder is skipped, as the cook does) and doing EACH
@@ -273,10 +277,14 @@ def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool
         r["noop_kib"], r["list_kib"] = timed["noop"][2], timed["list"][2]
         if int(timed["floor"][1]) != n:
             raise SystemExit(f"the re-hash floor hashed {timed['floor'][1].strip()} sources, not {n}")
+        r.update(bench_one_edit(root, repeat))  # (issue 23: bench/interactive.py)
         r.update(_bench_authoring(root, jobs, repeat))
         if compare:
             r.update(_compare(root, repeat))
         r.update(_noop_goals(root, repeat))
+        if not heavy:
+            r.update(bench_single_model())
+            r.update(bench_first_memory(root, jobs))
         return r
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -563,6 +571,7 @@ def print_cook(r: dict, repeat: int) -> None:
         row("veduta why (nothing stale)", "why", "noop", "of the no-op")
     print(f"  {'peak memory: list / no-op':48} {r['list_kib'] / 1024:7.0f} MB / {r['noop_kib'] / 1024:.0f} MB"
           f"  {r['list_kib'] / r['noop_kib']:5.2f}x")
+    print_rows(r, j)
     if "first_summary" in r:
         print(f"  first cook said: {r['first_summary']}")
 
@@ -621,6 +630,8 @@ def print_table(games: list[dict]) -> None:
         print(f"| {label}{suffix} | " + " | ".join(cells) + " |")
     print("| peak memory, list / no-op | " + " | ".join(
         f"{g['list_kib'] / 1024:.0f} / {g['noop_kib'] / 1024:.0f} MB" for g in games) + " |")
+    for line in table_rows(games):
+        print(line)
 
 
 def _sizes(text: str) -> list[int]:

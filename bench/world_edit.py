@@ -102,6 +102,23 @@ if __name__ == "__main__":
     print(json.dumps(bench_edit(), indent=2))
 
 
+def heights_floor(world: str = "valley", rows: int = 64) -> int:
+    """The floor of ``inspect world --all`` (issue 22): one pass of the generator's ground heights
+    over every vertex of the cells of *world* of the game in the current folder (its source read
+    and compiled, then strips of *rows* rows of vertices, the world's whole width). Returns a sum of
+    the heights, so that the pass is not for nothing."""
+    from veduta.base.project import Project
+    from veduta.tools.world_edit import load_world_source
+
+    ws = load_world_source(Project.at(os.getcwd()), world)
+    gen = ws.generator(ws.world)
+    n = gen.p.cells
+    total = 0
+    for z in range(-n, n + 1, rows):  # vertex rows -n..n, each once
+        total += int(gen.heights(-n, z, 2 * n + 1, min(rows, n + 1 - z)).sum())
+    return total
+
+
 # -- at world scale (issue 22) --------------------------------------------------------------------
 
 #: the largest legal extent (chunks of 16 cells of 1 m: cells -8192..8191 on each axis)
@@ -147,6 +164,16 @@ SCALE_CASES: list[tuple[str, list[str], str]] = [
      "inspect world"),
 ]
 
+#: the floor of inspect world --all: a whole process that reads and compiles valley and computes
+#: the generator's ground heights over every vertex of its cells (bench.world_edit.heights_floor)
+FLOOR_LABEL = "floor: ground heights over every cell"
+#: (label, command after ``veduta``, the label it is compared with): whole-world views, timed apart
+#: (minutes each at the largest extent)
+ALL_CASES: list[tuple[str, list[str], str]] = [
+    (FLOOR_LABEL, [], ""),
+    ("inspect world --all (1,048,576 views)", ["inspect", "world", "valley", "--all"], FLOOR_LABEL),
+]
+
 
 def _largest_game(where: str | None) -> str:
     """The sample game with valley at the largest legal extent, and two variants of it with one
@@ -164,29 +191,36 @@ def _largest_game(where: str | None) -> str:
     return root
 
 
-def bench_scale(repeat: int = 3, where: str | None = None) -> list[dict]:
+def bench_scale(repeat: int = 3, where: str | None = None, all_repeat: int = 1) -> list[dict]:
     """The issue's table on the largest legal world: each call a whole process (``veduta ...
     --dry-run --json``, as an author or an agent runs it), the median of *repeat* runs, each
     call in turn with the radius-16 call it is compared with (ratios over the same spells of a
-    shared machine). Rows: ``{"call", "wall_s", "cpu_s", "base", "wall_x", "cpu_x"}``."""
+    shared machine); then ``inspect world --all`` beside its floor (:func:`heights_floor`, a
+    whole process too), *all_repeat* runs each. Rows: ``{"call", "wall_s", "cpu_s", "peak_mb",
+    "base", "wall_x", "cpu_x"}``."""
     import sys
 
     from bench.cook import _interleaved
 
     root = _largest_game(where)
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     try:
         py = [sys.executable, "-m", "veduta"]
         cmds = {}
         for label, argv, _ in SCALE_CASES:
             dry = ["--dry-run"] if argv[0] == "world" else []
             cmds[label] = py + argv + dry + ["--json"]
+        floor = [sys.executable, "-c", f"import sys; sys.path.insert(0, {here!r}); "
+                                       "from bench.world_edit import heights_floor; print(heights_floor())"]
+        every = {label: (py + argv + ["--json"] if argv else floor) for label, argv, _ in ALL_CASES}
         # cook once (inspect reads cooked files), so no run pays for it
         _interleaved({"cook": py + ["cook"]}, root, 1)
         got = _interleaved(cmds, root, repeat)
+        got.update(_interleaved(every, root, all_repeat))
         rows = []
-        for label, _, base in SCALE_CASES:
-            wall, _, _, cpu = got[label]
-            row = {"call": label, "wall_s": wall, "cpu_s": cpu, "base": base}
+        for label, _, base in SCALE_CASES + ALL_CASES:
+            wall, _, peak, cpu = got[label]
+            row = {"call": label, "wall_s": wall, "cpu_s": cpu, "peak_mb": peak / 1024, "base": base}
             if base:
                 row["wall_x"], row["cpu_x"] = wall / got[base][0], cpu / got[base][3]
             rows.append(row)
@@ -195,10 +229,13 @@ def bench_scale(repeat: int = 3, where: str | None = None) -> list[dict]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def print_scale(rows: list[dict], repeat: int) -> None:
+def print_scale(rows: list[dict], repeat: int, all_repeat: int = 1) -> None:
     print(f"world at scale: valley at extent {LARGEST_EXTENT} (cells -8192..8191, 268 million), whole processes "
           f"(dry run, --json), median of {repeat}, each beside the radius-16 call it is compared with; goal 3x")
-    print(f"  {'call':48} {'wall':>8} {'cpu':>8}   ratio (wall, cpu)")
+    print(f"  {'call':48} {'wall':>8} {'cpu':>8} {'peak':>7}   ratio (wall, cpu)")
     for r in rows:
+        if r["call"] == FLOOR_LABEL:
+            print(f"inspect world --all beside its floor (one pass of the generator's ground heights over every "
+                  f"cell, a whole process), {'median of ' if all_repeat > 1 else ''}{all_repeat} run(s); goal 3x")
         ratio = f"{r['wall_x']:6.2f}x {r['cpu_x']:6.2f}x" if r["base"] else ""
-        print(f"  {r['call']:48} {r['wall_s']:7.2f}s {r['cpu_s']:7.2f}s   {ratio}")
+        print(f"  {r['call']:48} {r['wall_s']:7.2f}s {r['cpu_s']:7.2f}s {r['peak_mb']:5.0f}MB   {ratio}")

@@ -26,6 +26,30 @@ def test_world_editing_bench_reports_every_command(tmp_path):
     assert not list(tmp_path.iterdir())  # the copied game is gone
 
 
+def test_the_floor_of_inspect_all_is_every_height_and_the_table_prints_every_row(tmp_path, monkeypatch, capsys):
+    """heights_floor (the floor of inspect world --all) sums the generator's ground heights over
+    every vertex of the world, as one rectangle gives them; print_scale prints every row of the
+    issue 22 table, --all beside that floor."""
+    from bench.games import sample_game
+    from bench.world_edit import ALL_CASES, FLOOR_LABEL, SCALE_CASES, heights_floor, print_scale
+    from veduta.base.project import Project
+    from veduta.tools.world_edit import load_world_source
+
+    root = str(tmp_path / "g")
+    sample_game(root)
+    monkeypatch.chdir(root)
+    ws = load_world_source(Project.at(root), "valley")
+    gen = ws.generator(ws.world)
+    n = gen.p.cells
+    assert heights_floor(rows=100) == int(gen.heights(-n, -n, 2 * n + 1, 2 * n + 1).sum())
+    rows = [{"call": label, "wall_s": 1.0 + k, "cpu_s": 0.5, "peak_mb": 60.0, "base": base}
+            | ({"wall_x": 1.0 + k, "cpu_x": 1.0} if base else {})
+            for k, (label, _, base) in enumerate(SCALE_CASES + ALL_CASES)]
+    print_scale(rows, 3)
+    out = capsys.readouterr().out
+    assert all(f"  {label:48} " in out for label, _, _ in SCALE_CASES + ALL_CASES)
+    assert f"  {FLOOR_LABEL:48} " in out.split("beside its floor")[1]
+
 
 def test_language_server_bench_reports(tmp_path):
     """A short run of bench/lsp.py: every figure there, the server gone with status 0."""

@@ -358,3 +358,39 @@ def test_a_cook_reports_progress_and_a_cancelled_cook_leaves_the_game_whole(samp
     assert check.structured_content["ok"] and check.structured_content["fresh"] == total
     cooked = sorted((sample_game / "assets/.cooked").rglob("*.vda"))
     assert len(cooked) == total
+
+
+def test_inspect_world_of_every_chunk_reports_progress_and_writes_every_view(sample_game):
+    """inspect_world with all_views over MCP (the SDK's client, a progress token): the client hears
+    the views counted up to the last, gets the summed-up chunk views as structured content and
+    finds every view in the JSON Lines file it asked for; a file name that is not .jsonl is a tool
+    error before anything is counted."""
+    valley = sample_game / "assets/worlds/valley.vworld"
+    valley.write_text(valley.read_text().replace('"extent": 64', '"extent": 16', 1).replace(
+        '"cell": [-800, 0],  "radius": 640', '"cell": [-100, 0],  "radius": 20'))
+
+    async def body(s: ClientSession):
+        heard: list[tuple[float, float | None, str | None]] = []
+
+        async def progress(done, total, message):
+            heard.append((done, total, message))
+
+        res = await s.call_tool("inspect_world", {"world": "valley", "all_views": True,
+                                                  "views_file": "views.jsonl"}, progress_callback=progress)
+        wrong = await s.call_tool("inspect_world", {"world": "valley", "all_views": True,
+                                                    "views_file": "views.json"})
+        return res, heard, wrong
+
+    res, heard, wrong = asyncio.run(_session(sample_game, body))
+    assert not res.is_error, text_of(res)
+    r = res.structured_content
+    assert [v["name"] for v in r["views"]] == ["start", "place village_well", "place keeper_cottage"]
+    a = r["all_views"]
+    assert a["views"] == 1024 and sum(a["histogram"]["views"]) == 1024 and r["views_file"] == "views.jsonl"
+    assert heard and heard[-1] == (1024, 1024, "views")
+    assert [d for d, _, _ in heard] == sorted(d for d, _, _ in heard)
+    listed = [json.loads(line) for line in (sample_game / "views.jsonl").read_text().splitlines()]
+    assert listed[:3] == r["views"] and len(listed) == 3 + 1024 and listed[3]["name"] == "chunk -16,-16"
+    assert max(v["triangles"] for v in listed[3:]) == a["triangles"]["max"] == a["worst"][0]["triangles"]
+    assert wrong.is_error and "must end in .jsonl" in text_of(wrong)
+    assert not (sample_game / "views.json").exists()

@@ -167,25 +167,30 @@ def world_query(project: Project, world: str, cell: tuple[int, int]) -> dict[str
 
 
 def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: tuple[int, int] = (256, 256),
-              scale: int | None = None) -> dict[str, Any]:
-    """The top-down map of *size* cells around cell *at*: metadata and ``"png"`` (bytes)."""
+              scale: int | None = None, progress: Progress | None = None) -> dict[str, Any]:
+    """The top-down map of *size* cells around cell *at*: metadata and ``"png"`` (bytes).
+    ``progress(rows done, rows, message)`` as the rows of cells are computed (LAYOUT.md)."""
     from veduta.cook.cooked import load_world
     from veduta.tools.export.cooked import Cooked
     from veduta.tools.export.looks import Looks
     from veduta.tools.world_query import world_map as run
 
-    return run(lambda name: load_world(project, name), world, at, size, scale, looks=Looks(Cooked(project)))
+    return run(lambda name: load_world(project, name), world, at, size, scale, looks=Looks(Cooked(project)),
+               progress=progress)
 
 
 def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tuple = (), all_views: bool = False,
-                  sheet: str | None = None, image: bool = False,
+                  sheet: str | None = None, image: bool = False, views_file: str | None = None,
                   progress: Progress | None = None) -> dict[str, Any]:
     """Findings of world *world* (places, prefabs, models, view, triangle budget per view), ranked;
     the sheet (the map with the findings marked) written to *sheet*, and with *image* returned as
-    ``"png"`` (bytes). ``progress(done, total, message)`` as the views are counted (LAYOUT.md)."""
+    ``"png"`` (bytes). *all_views*: a view at every chunk's centre, summed up as ``"all_views"``;
+    *views_file*: every view written there as JSON Lines. ``progress(done, total, message)`` as
+    the views are counted (LAYOUT.md)."""
     from veduta.tools.inspect_world import inspect_world as run
 
-    return run(project, world, at=at, all_views=all_views, sheet=sheet, image=image, progress=progress)
+    return run(project, world, at=at, all_views=all_views, sheet=sheet, image=image, views_file=views_file,
+               progress=progress)
 
 
 def inspect_prefab(project: Project, prefab: str) -> dict[str, Any]:

@@ -56,6 +56,46 @@ def test_preloaded_db_reads_what_sqlite_db_wrote(tmp_path):
     assert again.get("a", "x") == 1 and not again.in_("b") and set(again._preload()) == set()
 
 
+@pytest.mark.parametrize("preload_after", [16, 1])
+def test_a_row_written_now_reads_back_and_lands_with_the_run(tmp_path, preload_after):
+    path = str(tmp_path / "db.sqlite3")
+    first = SqliteDB(path, JSONCodec())
+    first.set("old", "x", 1)
+    first.dump()
+    db = da.PreloadedSqliteDB(path, JSONCodec())
+    db.PRELOAD_AFTER = preload_after
+    assert db.get("old", "x") == 1
+    db.set("t", "_values_:", {"outcome": "cooked"})
+    db.set("t", "src/a", [1, 2, 3, 4])
+    db.write_now("t")
+    assert "t" not in db._cache and "t" not in db._dirty  # no longer held in memory
+    assert db.in_("t") and db.get("t", "src/a") == [1, 2, 3, 4]  # read back from the database
+    db.write_now("nothing")  # (no row: nothing written)
+    assert not db.in_("nothing")
+    db.dump()
+    again = da.PreloadedSqliteDB(path, JSONCodec())
+    again.PRELOAD_AFTER = preload_after
+    assert again.get("t", "_values_:") == {"outcome": "cooked"} and again.get("old", "x") == 1
+
+
+def test_a_row_written_now_is_not_in_the_database_of_a_killed_run(tmp_path):
+    """Written in the run's one transaction: a cook killed before its end leaves the database
+    as the last whole run left it, readable."""
+    import subprocess
+    import sys
+
+    path = str(tmp_path / "db.sqlite3")
+    first = SqliteDB(path, JSONCodec())
+    first.set("old", "x", 1)
+    first.dump()
+    script = (f"import os\nfrom doit.dependency import JSONCodec\nfrom veduta.cook import doit_adapter as da\n"
+              f"db = da.PreloadedSqliteDB({path!r}, JSONCodec())\n"
+              "db.set('t', 'x', 2)\ndb.write_now('t')\nassert db.get('t', 'x') == 2\nos._exit(9)\n")
+    assert subprocess.run([sys.executable, "-c", script], cwd=ROOT).returncode == 9
+    again = da.PreloadedSqliteDB(path, JSONCodec())
+    assert again.get("old", "x") == 1 and not again.in_("t")
+
+
 class _Base64Codec(JSONCodec):
     """A codec a dodo file may set (DOIT_CONFIG codec_cls): rows that are not JSON text."""
 
@@ -215,9 +255,10 @@ def test_subtask_maker_makes_the_tasks_doit_makes():
         assert isinstance(ours[name], Task)
         assert _attrs(ours[name], names) == _attrs(theirs[name], names), name
     assert type(ours["g:a"]) is Task and type(ours["g:b"]) is da.Subtask  # the first is doit's own
-    # a Subtask keeps only what differs or what doit changes in place; nothing it keeps is shared
+    # a Subtask keeps only what differs, what doit changes in place and what it sets while it runs
     b, c = ours["g:b"], ours["g:c"]
-    assert not set(vars(b)) & set(da.Subtask.SHARED) and len(vars(b)) < len(names) / 2
+    assert not set(vars(b)) & set(da.Subtask.SHARED) - set(da.Subtask.RUNTIME)
+    assert len(set(vars(b)) - set(da.Subtask.RUNTIME)) < len(names) / 2
     for attr, value in vars(b).items():
         if isinstance(value, (list, set, dict)):
             assert value is not getattr(c, attr), attr
@@ -534,3 +575,52 @@ def test_call_actions_run_in_a_real_doit_run(tmp_path, args):
     saved = Dependency(SqliteDB, db, codec_cls=JSONCodec)
     assert saved._get("g:b", "_values_:") == {"outcome": "cooked", "name": "b"}
     saved.close()
+
+
+class _Releasing(ConsoleReporter):
+    """A reporter that lets go of each task's run as the cook's does (after doit saved it)."""
+
+    seen: list = []
+
+    def add_success(self, task):
+        super().add_success(task)
+        _Releasing.seen.append((task, dict(task.values), len(task.actions)))
+        da.release_executed(task)
+
+
+def test_release_executed_lets_go_of_values_and_actions_and_doit_keeps_what_it_saved(tmp_path):
+    import sys
+
+    log = str(tmp_path / "log")
+    handle = da.GroupHandle()
+    made: list = []
+
+    def task_g():
+        yield {"name": None, "uptodate": [handle]}
+        make = da.SubtaskMaker(handle)
+        for n in "abc":
+            t = make({"name": n, "actions": [da.CallAction(_cook_like, [n, log])], "clean": True, "doc": n,
+                      "uptodate": [False]})
+            made.append(t)
+            yield t
+
+    _Releasing.seen = []
+    out = io.StringIO()
+    db = str(tmp_path / "db")
+    loader = ModuleTaskLoader({"task_g": task_g, "DOIT_CONFIG": {"dep_file": db, "backend": "sqlite3",
+                                                                   "outfile": out, "reporter": _Releasing}})
+    assert DoitMain(loader).run(["run", "g"]) == 0, out.getvalue()
+    assert sorted(open(log).read().split()) == ["a", "b", "c"]
+    ran = {t.name: (values, n) for t, values, n in _Releasing.seen if t.name != "g"}
+    assert ran == {f"g:{n}": ({"outcome": "cooked", "name": n}, 1) for n in "abc"}  # (as the reporter saw them)
+    for t in made:
+        assert t.values == {} and t.result is None and t.actions == []  # let go of
+        assert t.executed is True
+    # what doit saved stays saved
+    saved = Dependency(SqliteDB, db, codec_cls=JSONCodec)
+    assert saved._get("g:b", "_values_:") == {"outcome": "cooked", "name": "b"}
+    saved.close()
+    # a Subtask that doit ran keeps its attributes in the table of names all Subtasks share
+    # (CPython's split dict: smaller than the same attributes in a dict of their own)
+    assert type(made[1]) is da.Subtask
+    assert sys.getsizeof(vars(made[1])) < sys.getsizeof(dict(vars(made[1])))

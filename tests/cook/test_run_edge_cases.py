@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import os
 import re
-import select
 import subprocess
 import sys
 import time
 
 from tests.cook.test_cook import age_all
 from tests.gamerepo import CRATE, Game, make_game
+from tests.terminal import stderr_on_a_terminal
 
 
 def _many(tmp_path, n: int) -> Game:
@@ -69,28 +69,10 @@ def test_progress_is_redrawn_at_most_ten_times_a_second(tmp_path):
     reach (the test failed a fresh clone's make test that way): here it is 0, so the bar is
     shown however fast the machine, and the bound is in the cook's own time."""
     g = _many(tmp_path, 400)
-    master, slave = os.openpty()
     code = ("import sys; from veduta.cook.tasks import CookReporter; CookReporter.PROGRESS_AFTER = 0; "
             "from doit.doit_cmd import DoitMain; sys.exit(DoitMain().run(['-n', '1', 'cook']))")
     t0 = time.monotonic()
-    p = subprocess.Popen([sys.executable, "-c", code], cwd=g.root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=slave)
-    os.close(slave)
-    err = b""
-    while True:
-        ready, _, _ = select.select([master], [], [], 1.0)
-        if ready:
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            err += chunk
-        elif p.poll() is not None:
-            break
-    out = p.communicate(timeout=300)[0].decode()
-    os.close(master)
+    _, out, err = stderr_on_a_terminal([sys.executable, "-c", code], g.root)
     elapsed = time.monotonic() - t0
     assert "cook: 404 cooked" in out, out + err.decode(errors="replace")
     redraws = len(re.findall(rb"\r\x1b\[Kcook \[", err))

@@ -140,7 +140,8 @@ def test_chunk_budget_counts_the_chunks_the_engine_keeps_loaded():
         w = World(biomes=[Biome("plain", "grass", 1)], camera=Cam(size=80.0),
                   places=[Place("tall", "tower", tower_x, 8)])
         gen = Generator(w, prefabs)
-        return _view_findings(gen, D.Drawer(gen, models, D.camera_record(w)), [("start", (8, 8))])
+        views = D.Drawer(gen, models, D.camera_record(w)).views([("start", (8, 8))])
+        return views, _view_findings(views)
 
     (start,), (f,) = start_view(40)
     assert start["window"] == {"chunks": 9, "triangles": 9 * 2}  # the tower's chunk is not in the window
@@ -155,11 +156,17 @@ def test_chunk_budget_counts_the_chunks_the_engine_keeps_loaded():
     assert far["triangles"] == 16 * 2 and far["entities"] == 0 and not findings
 
 
-def test_more_views_at_cells():
+def test_more_views_at_cells(tmp_path):
+    out = tmp_path / "views.jsonl"
     r = report(world=World(biomes=[Biome("plain", "grass", 1)], camera=Cam(), extent=2), prefabs={},
-               at=[(5, -7)], all_views=True)
-    names = [v["name"] for v in r["views"]]
-    assert names[:2] == ["start", "at 5,-7"] and len(names) == 2 + 16 and "chunk -2,-2" in names
+               at=[(5, -7)], all_views=True, views_file=str(out))
+    assert [v["name"] for v in r["views"]] == ["start", "at 5,-7"] and r["views_file"] == str(out)
+    listed = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [v["name"] for v in listed[:3]] == ["start", "at 5,-7", "chunk -2,-2"] and len(listed) == 2 + 16
+    assert listed[-1]["name"] == "chunk 1,1" and listed[-1]["focus"] == [24, 24]
+    a = r["all_views"]
+    assert a["views"] == 16 and a["over_budget"] == 0 and a["over"] == [] and len(a["worst"]) == 16
+    assert sum(a["histogram"]["views"]) == 16 and a["histogram"]["bin"] == 300
 
 
 def test_site_never_both_ways(example_report):

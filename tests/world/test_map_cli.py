@@ -28,6 +28,21 @@ def test_map_bytes_are_identical_for_identical_input(example):
     assert set(img.info) <= {"dpi"} and not img.info  # no metadata
 
 
+def test_map_in_strips_is_the_map_in_one_pass(example, monkeypatch):
+    """The map computes its cells a strip of rows at a time (progress after each): the same
+    pixels and legend as one pass, over a part of the world with prefab cells and a site crossing a
+    strip's edge."""
+    from veduta.tools import mapimage
+
+    whole, drawn = render_map(example, (30, -47), (96, 80), scale=2)
+    heard = []
+    monkeypatch.setattr(mapimage, "MAP_STRIP", 7)
+    strips, drawn_in_strips = render_map(example, (30, -47), (96, 80), scale=2, progress=lambda *a: heard.append(a))
+    assert png_bytes(strips) == png_bytes(whole) and drawn_in_strips == drawn
+    assert drawn["counts"].get("sites") and any(g["kind"] == "prefab_cell" for g in drawn["legend"]), drawn
+    assert heard[0] == (7, 80, "map rows") and heard[-1] == (80, 80, "map rows") and len(heard) == 12
+
+
 def test_map_scale_and_content(example):
     img, info = render_map(example, (-30, 20), (64, 64), scale=2)
     left, top = info["map_box"][:2]

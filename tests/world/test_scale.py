@@ -490,7 +490,7 @@ def _reference_view(self, cell, name="", kept=True):
             "window": {"chunks": window["chunks"], "triangles": window["triangles"]}}
 
 
-def _views_worlds():
+def _views_worlds(**world):
     from tests.world.worlds import Entity, Prefab, example_prefabs, example_world
 
     prefabs = example_prefabs()
@@ -499,8 +499,8 @@ def _views_worlds():
         Entity("crown", model="tree", position=(0.1, 2.0, 0.05), parent="trunk")])
     veg = [Vegetation("grass", model="grass_tuft", density=0.3), Vegetation("oaks", prefab="oak", density=0.05),
            Vegetation("poppies", model="poppy", density=0.4, area=True, x=0, z=0, radius=40)]
-    yield "example", Generator(example_world(vegetation=veg), prefabs), None
-    yield "busy, ortho", Generator(busy_world(vegetation=veg, view=2, entities=[
+    yield "example", Generator(example_world(vegetation=veg, **world), prefabs), None
+    yield "busy, ortho", Generator(busy_world(vegetation=veg, view=2, **world, entities=[
         Entity("player", kind="player", model="hero"), Entity("lamp", model="well", position=(1.0, 2.0, 0.5),
                                                                 parent="player")]), prefabs), \
         {"type": "orthographic", "fov_deg": 0.0, "size": 30.0, "near": 0.1, "far": 100.0,
@@ -521,6 +521,54 @@ def test_views_many_at_once_equal_one_at_a_time(kept):
         assert any(v["flora"] for v in bulk) and any(v["entities"] for v in bulk), name
         if kept and camera is None:
             assert any(v["kept"] != [0, 0] for v in bulk), name
+
+
+def test_all_views_summary_and_file_hold_every_view_as_one_at_a_time(tmp_path, monkeypatch):
+    """inspect world --all on worlds of 12 x 12 chunks (144 views each, in batches of 37 so that
+    the summary is made across batches): the file lists every view as the one-at-a-time reference
+    costs it, and the summary (counts, figures, histogram, worst views, views over the budget) is
+    what that list says."""
+    import json as js
+
+    from tests.world.test_draw import MODELS
+    from veduta.tools import inspect_world as IW
+
+    monkeypatch.setattr(D, "VIEW_BATCH", 37)
+    monkeypatch.setattr(IW, "OVER_LISTED", 5)
+    for name, gen, _ in _views_worlds(extent=6):
+        ref = D.Drawer(gen, MODELS)
+        e, c = gen.p.extent, gen.p.chunk
+        cells = [(f"chunk {cx},{cz}", (cx * c + c // 2, cz * c + c // 2)) for cz in range(-e, e) for cx in range(-e, e)]
+        every = [_reference_view(ref, cell, nm) for nm, cell in cells]
+        tris = [v["triangles"] for v in every]
+        n = len(every)
+        # a budget some views are over and some not (the sample worlds draw little)
+        budget = sorted(tris)[n // 2]
+        monkeypatch.setattr(IW, "FRAME_BUDGET", budget)
+        path = tmp_path / f"{name}.jsonl"
+        r = IW.report_world(gen, MODELS, all_views=True, views_file=str(path))
+        named = r["views"]
+        assert [v["name"] for v in named] == ["start"] + [f"place {pl.name}" for pl in gen.p.places], name
+        listed = [js.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+        assert listed[:len(named)] == named and listed[len(named):] == every, name
+        a = r["all_views"]
+        assert a["views"] == n == 144 and a["over_budget"] == sum(t > budget for t in tris) > 0, name
+        assert a["triangles"] == {"min": min(tris), "median": sorted(tris)[(n - 1) // 2], "max": max(tris),
+                                  "mean": round(sum(tris) / n, 1)}, name
+        hist = a["histogram"]["views"]
+        assert sum(hist) == n and all(hist[k] == sum(t // IW.HISTOGRAM_BIN == k for t in tris)
+                                      for k in range(len(hist))) and hist[-1], name
+        order = sorted(range(n), key=lambda k: (-tris[k], k))[:IW.WORST_VIEWS]
+        assert a["worst"] == [every[k] for k in order], name
+        assert a["over"] == [v["focus"] for v in every if v["triangles"] > budget][:5], name
+        top = max(named + every, key=lambda v: v["triangles"])
+        assert r["worst_view"] == {"name": top["name"], "triangles": top["triangles"]}, name
+        (f,) = [f for f in r["findings"] if f["code"] == "WORLD_CHUNK_BUDGET"]
+        over = sum(v["triangles"] > budget for v in named + every)
+        assert f["view"] == top["name"] and f"; {over - 1} other view(s) over too" in f["message"], name
+        # without a file or all_views: the same named views and findings, nothing else
+        plain = IW.report_world(gen, MODELS)
+        assert plain["views"] == named and "all_views" not in plain and "views_file" not in plain
 
 
 # -- progress and cancellation ------------------------------------------------------------------------
@@ -569,6 +617,58 @@ def test_inspect_world_all_reports_progress(tmp_path):
         '{ "name": "west_sea",      "kind": "sea",   "cell": [-100, 0],  "radius": 20, "height": -0.5 }')
     valley.write_text(text)
     calls = []
-    r = api.inspect_world(game, "valley", all_views=True, progress=lambda *a: calls.append(a))
-    assert r["status"] in ("ok", "findings") and len(r["views"]) == 3 + 1024
-    assert calls[-1][:2] == (len(r["views"]), len(r["views"])) and calls[-1][2] == "views"
+    out = tmp_path / "views.jsonl"
+    r = api.inspect_world(game, "valley", all_views=True, views_file=str(out), progress=lambda *a: calls.append(a))
+    assert r["status"] in ("ok", "findings") and len(r["views"]) == 3 and r["all_views"]["views"] == 1024
+    assert calls[-1] == (1024, 1024, "views")
+    stages = [m for _, _, m in calls if m != "views"]
+    assert stages[:3] == ["world and prefabs (cooked if stale)", "models", "places, rules and the inspected area"]
+    # the sheet marks the chunk views on it (the middle 16 x 16 chunks of 32 x 32) with their triangles
+    from veduta.tools import inspect_world as IW
+    from veduta.tools.inspect_world import ViewSummary, _sheet_views
+
+    listed = [json.loads(line) for line in out.read_text().splitlines()][3:]
+    summary = ViewSummary(len(listed))
+    summary.add(listed)
+    world, prefabs, _ = IW.load_world(game, "valley")
+    on_sheet = _sheet_views(Generator(world, prefabs), summary)
+    assert on_sheet == [{"focus": v["focus"], "triangles": v["triangles"]} for v in listed
+                        if -128 <= v["focus"][0] < 128 and -128 <= v["focus"][1] < 128] and len(on_sheet) == 256
+
+
+def _stderr_on_a_terminal(argv: list[str], cwd: str) -> tuple[int, str, str]:
+    """(exit status, stdout, stderr) of ``veduta ARGV`` run with its standard error on a pseudo
+    terminal (its standard output a pipe, as ``veduta ... --json > file`` in a shell)."""
+    import os
+    import sys
+
+    from tests.terminal import stderr_on_a_terminal
+
+    code, out, err = stderr_on_a_terminal([sys.executable, "-m", "veduta", *argv], cwd,
+                                          env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=600)
+    return code, out, err.decode(errors="replace")
+
+
+def test_progress_on_a_terminal_only(tmp_path):
+    """The CLI shows a progress line on standard error when it is a terminal (inspect world --all:
+    its stages, then the views counted; world map: its rows), cleared at the end; into a pipe,
+    nothing but the report."""
+    import subprocess
+    import sys
+
+    game = _sample_game(tmp_path)
+    valley = Path(game.source_path("worlds/valley.vworld"))
+    valley.write_text(valley.read_text().replace('"extent": 64', '"extent": 16', 1).replace(
+        '"cell": [-800, 0],  "radius": 640', '"cell": [-100, 0],  "radius": 20'))
+    code, out, err = _stderr_on_a_terminal(["inspect", "world", "valley", "--all", "--json"], game.root)
+    assert code in (0, 1) and json.loads(out)["all_views"]["views"] == 1024, err
+    shown = [t.strip() for t in err.split("\r") if t.strip()]
+    assert shown and shown[0].startswith("world and prefabs (cooked if stale): 0%"), err
+    assert all(t.endswith("%") for t in shown), err
+    assert err.endswith("\r") and not err.split("\r")[-2].strip(), repr(err[-200:])  # the line cleared
+    code, out, err = _stderr_on_a_terminal(["world", "map", "valley", "--size", "512,512", "--out", "m.png"],
+                                           game.root)
+    assert code == 0 and "m.png: " in out and "map rows: " in err, err
+    piped = subprocess.run([sys.executable, "-m", "veduta", "inspect", "world", "valley", "--all", "--json"],
+                           cwd=game.root, capture_output=True, text=True, env={"PYTHONPATH": str(REPO)})
+    assert piped.stderr == "" and json.loads(piped.stdout)["all_views"]["views"] == 1024

@@ -12,6 +12,7 @@ import itertools
 import os
 import re
 import stat
+from collections.abc import Iterable
 
 from veduta.base.errors import VedutaError
 
@@ -45,8 +46,9 @@ def temp_name(path: str) -> str:
     return os.path.join(folder, f".{base}.{HOST}.{os.getpid()}.{next(_SEQ)}.tmp")
 
 
-def atomic_write(path: str, data: bytes, durable: bool = False, mode: int | None = None) -> None:
+def atomic_write(path: str, data: bytes | Iterable[bytes], durable: bool = False, mode: int | None = None) -> None:
     """Write *data* to *path* so that readers see the old file or the new one, never a part.
+    *data*: bytes, or an iterable of bytes written as they come (a long output in bounded memory).
 
     The bytes go to a temporary file in the same folder (``.<name>.<host>.<pid>.<n>.tmp``,
     see :func:`temp_name`) which is then renamed over *path* (atomic on POSIX and Windows): killing the
@@ -68,9 +70,10 @@ def atomic_write(path: str, data: bytes, durable: bool = False, mode: int | None
         fd = os.open(tmp, _FLAGS, 0o666 & ~_UMASK)
     try:
         try:  # os.write on the descriptor: a Python file object around it costs more than the write
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
+            for part in (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data:
+                view = memoryview(part)
+                while view:
+                    view = view[os.write(fd, view):]
             if mode is not None:
                 os.chmod(tmp, mode)
             if durable:
@@ -101,8 +104,9 @@ def rewrite_source(path: str, data: bytes) -> str:
     return real
 
 
-def write_output(path: str, data: bytes) -> None:
-    """Write a file a command was asked to write (``--out``, ``--sheet``) atomically: the one rule
+def write_output(path: str, data: bytes | Iterable[bytes]) -> None:
+    """Write a file a command was asked to write (``--out``, ``--sheet``) atomically (*data*: bytes
+    or an iterable of bytes, taken only once the path is found writable): the one rule
     of every output option (and every MCP tool that writes a file). Its folder must exist (no
     folder is made: a mistyped folder is a mistake to tell, not a tree to create); a folder in
     its place, a missing folder or a file where a folder should be is

@@ -13,12 +13,19 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-__all__ = ["Progress", "throttled"]
+__all__ = ["Progress", "tell", "throttled"]
 
 
 class Progress(Protocol):
     def __call__(self, done: float, total: float | None, message: str) -> None:
         """*done* of *total* units (None: not known) are done; *message* says of what."""
+
+
+def tell(progress: Progress | None, done: float, total: float | None, message: str) -> None:
+    """One step of a tool's progress, when it has a callback (LAYOUT.md's convention: a face's
+    callback, which may raise Cancelled; nothing is written before the last step)."""
+    if progress is not None:
+        progress(done, total, message)
 
 
 def throttled(report: Callable[[float, float | None, str], None], interval: float = 0.2,

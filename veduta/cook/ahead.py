@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import atexit
 import gc
-import multiprocessing
 import os
 import sys
 import threading
-from concurrent.futures import Future, ProcessPoolExecutor
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # (imported where a pool starts: a run with nothing stale, or with fewer
+    # than MIN_SOURCES, imports neither multiprocessing nor concurrent.futures)
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 #: Sources per batch sent to a worker (enough to amortise numpy's per-call cost, small
 #: enough that the first results come soon and the last batches balance).
@@ -71,6 +74,8 @@ class Ahead:
         self._lock = threading.Lock()  # doit -n N with threads: several actions take at once
 
     def start(self) -> None:
+        from concurrent.futures import ProcessPoolExecutor
+
         from veduta.cook.cook import cook_batch
 
         # fork: workers start in milliseconds with everything imported and the asset index set;
@@ -123,6 +128,7 @@ class Ahead:
                 self.futures[b] = None
                 for job, result in zip(self.batches[b], batch, strict=True):
                     self.results[job[1]] = result
+                self.batches[b] = []  # (its jobs' arguments: no longer needed)
             return self.results.pop(rel, None)
 
     def close(self) -> None:
@@ -150,6 +156,8 @@ def pool_context():
     thread. A process with threads (the MCP server, ``veduta watch``) lives long: a fork server,
     started once with the compilers imported, forks each run's workers (spawn would start a fresh
     interpreter per worker per run: about half a second)."""
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     if one_thread() and "fork" in methods:
         return multiprocessing.get_context("fork")

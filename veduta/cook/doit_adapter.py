@@ -89,6 +89,7 @@ class PreloadedSqliteDB(SqliteDB):
         self._reads = 0
         self._gone: set[str] = set()  # removed before the preload
         self._ignored: set[str] | None = None  # see may_be_ignored
+        self._written: set[str] = set()  # rows written before the end of the run (write_now)
         name = _writable_db_path(name)
         try:
             super().__init__(name, codec, module_name=module_name)
@@ -154,7 +155,31 @@ class PreloadedSqliteDB(SqliteDB):
             _warn(f"{self.name}: could not save doit's database ({exc}); the cooked files are safe, "
                   f"the next cook re-checks every source")
 
+    def write_now(self, task_id) -> None:
+        """Write the row of *task_id* into the database now, in the transaction of the run
+        (committed with the rest at its end: a killed cook still leaves the database as it
+        was), and let go of it in memory.  ``SqliteDB.dump`` would write it at the end of the
+        run the same way (``insert or replace``, the row encoded by the codec); until then
+        every finished task of a first cook kept its row's objects (about half a kilobyte)."""
+        import sqlite3
+
+        row = self._cache.get(task_id)
+        if row is None or task_id not in self._dirty:
+            return
+        try:
+            self._conn.execute("insert or replace into doit values (?,?)", (task_id, self.codec.encode(row)))
+        except sqlite3.Error:
+            return  # kept for the end of the run, whose dump says what is wrong (dump)
+        del self._cache[task_id]
+        self._dirty.discard(task_id)
+        self._written.add(task_id)
+        if self._raw is not None:
+            self._raw.pop(task_id, None)
+
     def _get_task_data(self, task_id):
+        if task_id in self._written:  # (read back from the database, as written)
+            raw = self._one(task_id)
+            return self.codec.decode(raw) if raw else {}
         if self._raw is None:
             self._reads += 1
             if self._reads < self.PRELOAD_AFTER:
@@ -164,13 +189,14 @@ class PreloadedSqliteDB(SqliteDB):
         return self.codec.decode(raw) if raw else {}
 
     def in_(self, task_id):
-        if task_id in self._cache:
+        if task_id in self._cache or task_id in self._written:
             return True
         if self._raw is None:
             return self._one(task_id) is not None
         return task_id in self._raw
 
     def remove(self, task_id):
+        self._written.discard(task_id)
         if self._raw is None:
             self._gone.add(task_id)
         else:
@@ -178,6 +204,7 @@ class PreloadedSqliteDB(SqliteDB):
         super().remove(task_id)
 
     def remove_all(self):
+        self._written = set()
         self._raw = {}
         super().remove_all()
 
@@ -249,6 +276,47 @@ def overwrite_saved(task_name: str, values: dict, file_dep: Iterable[str] | None
     dm._set(task_name, "deps:", tuple(deps))
 
 
+def write_saved(task_name: str) -> None:
+    """Write what doit saved for a finished task into its database now rather than at the end
+    of the run, when the backend is veduta's (:meth:`PreloadedSqliteDB.write_now`).
+
+    doit 0.37 keeps every saved row in the backend's memory (``SqliteDB._cache``) until
+    ``Dependency.close`` dumps them all; the dependency manager is ``doit.globals.Globals.
+    dep_manager`` and its backend ``Dependency.backend``.  Called after
+    :func:`overwrite_saved`, once nothing more is saved for the task in this run.
+    """
+    dm = Globals.dep_manager
+    backend = getattr(dm, "backend", None)
+    if isinstance(backend, PreloadedSqliteDB):
+        backend.write_now(task_name)
+
+
+_NONE: frozenset = frozenset()
+
+
+def release_executed(task) -> None:
+    """Let go of what a task that ran holds only for its run: the values and result its action
+    returned (a cook result: the stat-cache entry, diagnostics, store keys; about a kilobyte)
+    and its action objects with their arguments, its file_dep and its targets.
+
+    Called by the reporter's ``add_success`` once it has used them.  doit 0.37 reads a task's
+    ``values`` and ``result`` after its actions ran only in ``Dependency.save_success`` (called
+    before ``add_success``: ``runner.Runner.process_task_result``) and, for another task's
+    ``getargs``, from the database, never from the Task; its ``file_dep`` and ``targets`` when
+    it makes the task's node (``control.TaskDispatcher._add_task``) and saves it (before
+    ``add_success``); and it makes action objects again from
+    ``Task._actions`` when ``Task.actions`` is read (``_action_instances`` None), which no
+    command does after a run.  Each of the 100,000 Tasks of a first cook otherwise keeps them
+    all to the end of the run.  ``tests/cook/test_doit_adapter.py`` checks the attributes.
+    """
+    task.values = {}
+    task.result = None
+    task._action_instances = None
+    task._actions = []
+    task.file_dep = _NONE  # (saved: Dependency.save_success read them, the reporter rewrote them)
+    task.targets = _NONE
+
+
 # -- the group task ---------------------------------------------------------------------------
 
 class GroupHandle:
@@ -278,7 +346,17 @@ class Subtask(Task):
     attributes doit changes in place (``task_dep``, ``values``, ``file_dep``, ...) or deletes
     from a copy of ``__dict__`` (``Task.pickle_safe_dict``) stay per task.  Read through the
     class, each is what ``Task.__init__`` would have set; :class:`SubtaskMaker` checks that
-    against a Task doit made before using it."""
+    against a Task doit made before using it.
+
+    Each subtask is given its attributes one by one, in one order, those doit sets while it runs
+    included (:data:`RUNTIME`): CPython then keeps the names of every Subtask's attributes in one
+    table that all share, and each task only its values (about 200 bytes instead of 500: a dict
+    of its own, which a name added later in another order would give it)."""
+
+    #: attributes doit 0.37 sets on a task while it runs it (``Dependency.get_status``,
+    #: ``Task.overwrite_verbosity``, ``Task.execute``, ``Task.init_options``), set on each subtask
+    #: when it is made
+    RUNTIME: ClassVar[tuple[str, ...]] = ("dep_changed", "verbosity", "executed", "options", "result")
 
     #: attribute -> the value every subtask shares (doit 0.37 ``Task.__init__`` defaults)
     SHARED: ClassVar[dict[str, Any]] = {
@@ -314,6 +392,10 @@ def doit_doc(doc: str | None) -> str:
     if doc and doc.isprintable() and doc[0] != " " and doc[-1] != " ":
         return doc  # (printable: no line break, and no other whitespace than " ")
     return first_line(doc)
+
+
+#: doit's entry in ``Task.uptodate`` for a bool item (``(item, args, kwargs)``), one of each
+_UPTODATE_ITEM = {False: (False, None, None), True: (True, None, None)}
 
 
 class SubtaskMaker:
@@ -363,12 +445,31 @@ class SubtaskMaker:
                     "doc": doc, "uptodate": list(uptodate), "clean": True}
         name = f"{group.name}:{name}"
         if self._lean:
+            # attribute by attribute, always in this order (never ``__dict__ = {...}``): CPython
+            # then keeps every Subtask's attributes in one table of names shared by all, and each
+            # task holds only its values (a fifth of a kilobyte less a task)
             task = self._new(Subtask)
-            task.__dict__ = {"name": name, "_action_instances": None, "_actions": list(actions),
-                             "file_dep": set(file_dep), "task_dep": [],
-                             "value_savers": [], "uptodate": [(u, None, None) for u in uptodate],
-                             "targets": list(targets), "subtask_of": None, "values": {}, "custom_title": None,
-                             "clean_actions": (), "teardown": [], "doc": doit_doc(doc)}
+            task.name = name
+            task._action_instances = None
+            task._actions = list(actions)
+            task.file_dep = set(file_dep)
+            task.task_dep = []
+            task.value_savers = []
+            task.uptodate = [_UPTODATE_ITEM[u] for u in uptodate]
+            task.targets = list(targets)
+            task.subtask_of = None
+            task.values = {}
+            task.custom_title = None
+            task.clean_actions = ()
+            task.teardown = []
+            task.doc = doit_doc(doc)
+            # what doit sets on a task while it runs (its defaults are Subtask.SHARED's): set here
+            # first, so that no name is added later, which would give the task a table of its own
+            task.dep_changed = None
+            task.verbosity = None
+            task.executed = False
+            task.options = None
+            task.result = None
         else:  # the first subtask (and every one, should doit's defaults not be Subtask.SHARED)
             from doit.task import dict_to_task
 
@@ -795,7 +896,7 @@ def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
 
 
 __all__ = ["DOIT_CHECKED", "bind_class", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
-           "wait_only_for", "drop_failures", "runner_parallelism", "trust_fresh",
+           "wait_only_for", "drop_failures", "release_executed", "write_saved", "runner_parallelism", "trust_fresh",
            "exit_as_failure", "CallAction", "CookList", "CookRunCommand", "COOK_CREATOR", "known_targets",
            "FreshListing",
            "fresh_listing", "doit_doc"]

@@ -53,9 +53,11 @@ from veduta.cook.doit_adapter import (
     known_targets,
     overwrite_saved,
     quiet_stdout,
+    release_executed,
     runner_parallelism,
     trust_fresh,
     wait_only_for,
+    write_saved,
 )
 from veduta.cook.journal import finish_edits, pending
 from veduta.cook.run import CookRun
@@ -658,6 +660,7 @@ class CookReporter(ConsoleReporter):
         # the result names what was cooked (doit's result_dep compares results): the key, cut short
         saved = {"outcome": outcome, "key": entry[0][:16]} if entry else {"outcome": outcome}
         _record_in_db(self.run.project, task, entry, saved)
+        release_executed(task)  # saved and reported: the result and the action's arguments go
         self._progress(rel)
 
     def add_failure(self, task, fail):
@@ -864,6 +867,7 @@ def _record_in_db(project: Project, task, entry, values: dict) -> None:
         deps = None
     try:
         overwrite_saved(task.name, values, deps)
+        write_saved(task.name)  # (nothing more is saved for it in this run: its row leaves memory)
     except OSError:
         pass  # a dep vanished meanwhile: doit will run the task next time
 

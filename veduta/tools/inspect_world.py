@@ -7,20 +7,23 @@ Core functions (the ``--json`` shapes; docs/inspect.md lists every code):
 - :func:`inspect_prefab` (project, name).
 
 Views evaluated by inspect world: the start cell [0, 0], every place's cell, the cells given
-with ``at``, and with ``all_views`` the centre cell of every chunk of the world (about 0.5 ms a
-chunk, the chunks of all views computed in one pass and the views counted many at once:
-veduta.world.draw.Drawer.views).
+with ``at`` (the report's ``views``), and with ``all_views`` the centre cell of every chunk of
+the world (about 0.3 ms a chunk: each chunk computed once, the views counted 256 at a time,
+veduta.world.draw.Drawer.view_batches), summed up in ``all_views`` (:class:`ViewSummary`) and,
+with ``views_file``, every view written as JSON Lines in bounded memory.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from veduta.base.findings import ERROR, NOTE, WARNING, finding, has_error, ranked, source_errors
+from veduta.base.progress import tell
 from veduta.world.checks import place_findings, place_footprint
 from veduta.world.draw import (
     FRAME_BUDGET,
@@ -139,11 +142,13 @@ def inspected_area(gen: Generator) -> tuple[int, int, int, int]:
     return lo, lo, hi - lo, hi - lo
 
 
-def _area_findings(gen: Generator, area: tuple[int, int, int, int]) -> list[dict]:
-    """Rules that do nothing in the inspected area; vegetation areas outside the world."""
+def _area_findings(gen: Generator, area: tuple[int, int, int, int], progress: Progress | None = None) -> list[dict]:
+    """Rules that do nothing in the inspected area; vegetation areas outside the world (stage 2 of
+    inspect world's progress: its second half)."""
     p = gen.p
     out = []
     x0, z0, w, h = area
+    tell(progress, 2.5, STAGES, "biomes of the inspected area")
     seen = np.bincount(gen.biomes(x0, z0, w, h).ravel(), minlength=len(p.biome_names)) > 0
     present = {b for b, s in zip(p.biome_names, seen.tolist(), strict=True) if s}
     span = f"cells [{x0}, {z0}] to [{x0 + w - 1}, {z0 + h - 1}]"
@@ -180,6 +185,7 @@ def _area_findings(gen: Generator, area: tuple[int, int, int, int]) -> list[dict
     for i, rule in enumerate(p.sites):
         if not any(name in gen.prefabs for name in rule.prefabs):
             continue  # WORLD_PREFAB_MISSING says it
+        tell(progress, 2.75 + 0.25 * i / len(p.sites), STAGES, f"site rule {rule.tag} in the inspected area")
         s = rule.spacing
         reasons: Counter[str] = Counter()
         kept = 0
@@ -201,26 +207,121 @@ def _area_findings(gen: Generator, area: tuple[int, int, int, int]) -> list[dict
     return out
 
 
-def _view_findings(gen: Generator, drawer: Drawer, cells: list[tuple[str, tuple[int, int]]],
-                   progress: Progress | None = None) -> tuple[list, list]:
-    out = []
-    views = drawer.views(cells, progress=progress)
-    over = [v for v in views if v["triangles"] > FRAME_BUDGET]
-    if over:
-        worst = max(over, key=lambda v: v["triangles"])
-        parts = ", ".join(f"{k} {worst[k]}" for k in ("ground", "skirts", "water", "flora", "entities") if worst[k])
-        others = f"; {len(over) - 1} other view(s) over too" if len(over) > 1 else ""
-        kept = ""
-        if worst["window"]["triangles"] < worst["triangles"]:
-            sx, sz = worst["kept"]
-            kept = (f" with the chunks the engine keeps loaded {'east' if sx > 0 else 'west'} and "
-                    f"{'south' if sz > 0 else 'north'} of its window (the window alone: "
-                    f"{worst['window']['triangles']})")
-        out.append(finding("WORLD_CHUNK_BUDGET", WARNING, f"view {worst['name']} (focus cell {worst['focus']}) "
-                           f"draws {worst['triangles']} triangles{kept}, over the {FRAME_BUDGET} a console draws "
-                           f"per frame ({parts}){others}", view=worst["name"], triangles=worst["triangles"],
-                           **_where_cell(*worst["focus"])))
-    return views, out
+#: the stages of inspect world's progress (then, with ``all_views``, the chunk views counted)
+STAGES = 4
+#: chunk views of ``all_views`` listed in full in the report: those drawing the most
+WORST_VIEWS = 20
+#: focus cells of the chunk views over the budget listed in the report (``over_budget`` counts all)
+OVER_LISTED = 1000
+#: triangles per bar of the histogram of the chunk views (the budget is the fourth bar's end)
+HISTOGRAM_BIN = FRAME_BUDGET // 4
+
+
+class ChunkCentres(Sequence[tuple[str, tuple[int, int]]]):
+    """The views of ``all_views``: ``("chunk CX,CZ", the chunk's centre cell)`` of every chunk of a
+    world, row by row (north to south, west to east), each made when asked: a million for the
+    largest world, never all held at once."""
+
+    def __init__(self, chunk: int, extent: int):
+        self.chunk, self.extent = chunk, extent
+        self.side = 2 * extent
+
+    def __len__(self) -> int:
+        return self.side * self.side
+
+    def _at(self, i: int) -> tuple[str, tuple[int, int]]:
+        cz, cx = divmod(i, self.side)
+        cx, cz = cx - self.extent, cz - self.extent
+        c = self.chunk
+        return f"chunk {cx},{cz}", (cx * c + c // 2, cz * c + c // 2)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self._at(k) for k in range(*i.indices(len(self)))]
+        if not -len(self) <= i < len(self):
+            raise IndexError(i)
+        return self._at(i % len(self))
+
+
+class ViewSummary:
+    """What the report keeps of the chunk views of ``all_views``, batch by batch in bounded memory:
+    the triangles of each (8 bytes a view), the :data:`WORST_VIEWS` drawing the most (in full;
+    ties in row order), the focus cells of the first :data:`OVER_LISTED` views over the budget and
+    how many are."""
+
+    def __init__(self, total: int):
+        self.triangles = np.zeros(total, dtype=np.int64)
+        self.count = 0
+        self.worst: list[tuple[int, int, dict]] = []  # (-triangles, order, view)
+        self.over: list[list[int]] = []
+        self.over_count = 0
+
+    def add(self, batch: list[dict]) -> None:
+        import heapq
+
+        k = self.count
+        tris = [v["triangles"] for v in batch]
+        self.triangles[k:k + len(batch)] = tris
+        top = heapq.nsmallest(WORST_VIEWS, ((-t, k + i) for i, t in enumerate(tris)))
+        self.worst = heapq.nsmallest(WORST_VIEWS, self.worst + [(t, o, batch[o - k]) for t, o in top],
+                                     key=lambda w: (w[0], w[1]))
+        for v, t in zip(batch, tris, strict=True):
+            if t > FRAME_BUDGET:
+                self.over_count += 1
+                if len(self.over) < OVER_LISTED:
+                    self.over.append(v["focus"])
+        self.count += len(batch)
+
+    def report(self) -> dict[str, Any]:
+        t = self.triangles[:self.count]
+        n = len(t)
+        hist = np.bincount(t // HISTOGRAM_BIN).tolist() if n else []
+        return {
+            "views": n,
+            "over_budget": self.over_count,
+            "triangles": {"min": int(t.min()) if n else 0, "median": int(np.sort(t)[(n - 1) // 2]) if n else 0,
+                          "max": int(t.max()) if n else 0, "mean": round(int(t.sum()) / n, 1) if n else 0.0},
+            "histogram": {"bin": HISTOGRAM_BIN, "views": hist},
+            "worst": [v for _, _, v in self.worst],
+            "over": self.over,
+        }
+
+
+def _worst(named: list[dict], summary: ViewSummary | None) -> dict | None:
+    """The view drawing the most, the first in order (named views, then chunk views row by row)."""
+    best = max(named, key=lambda v: v["triangles"]) if named else None
+    if summary is not None and summary.worst:
+        top = summary.worst[0][2]
+        if best is None or top["triangles"] > best["triangles"]:
+            best = top
+    return best
+
+
+def _view_findings(views: list[dict], summary: ViewSummary | None = None) -> list[dict]:
+    """WORLD_CHUNK_BUDGET: the worst view over the budget, among ``views`` and the chunk views."""
+    over_named = [v for v in views if v["triangles"] > FRAME_BUDGET]
+    n_over = len(over_named) + (summary.over_count if summary is not None else 0)
+    if not n_over:
+        return []
+    worst = _worst(over_named, summary)
+    assert worst is not None
+    parts = ", ".join(f"{k} {worst[k]}" for k in ("ground", "skirts", "water", "flora", "entities") if worst[k])
+    others = f"; {n_over - 1} other view(s) over too" if n_over > 1 else ""
+    kept = ""
+    if worst["window"]["triangles"] < worst["triangles"]:
+        sx, sz = worst["kept"]
+        kept = (f" with the chunks the engine keeps loaded {'east' if sx > 0 else 'west'} and "
+                f"{'south' if sz > 0 else 'north'} of its window (the window alone: "
+                f"{worst['window']['triangles']})")
+    return [finding("WORLD_CHUNK_BUDGET", WARNING, f"view {worst['name']} (focus cell {worst['focus']}) "
+                    f"draws {worst['triangles']} triangles{kept}, over the {FRAME_BUDGET} a console draws "
+                    f"per frame ({parts}){others}", view=worst["name"], triangles=worst["triangles"],
+                    **_where_cell(*worst["focus"]))]
+
+
+def _view_lines(views: list[dict]) -> bytes:
+    """Views as JSON Lines (one view's JSON a line)."""
+    return "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in views).encode("utf-8")
 
 
 def error_findings(gen: Generator, models: Mapping[str, ModelDraw], invalid_models: Iterable[str] = ()) -> list[dict]:
@@ -232,13 +333,28 @@ def error_findings(gen: Generator, models: Mapping[str, ModelDraw], invalid_mode
 
 
 def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_models: Iterable[str] = (),
-                 at: Iterable[tuple[int, int]] = (), all_views: bool = False,
+                 at: Iterable[tuple[int, int]] = (), all_views: bool = False, views_file: str | None = None,
                  progress: Progress | None = None) -> dict[str, Any]:
+    """The inspect world report of a generator's world (:func:`_report_world`, its report)."""
+    return _report_world(gen, models, invalid_models=invalid_models, at=at, all_views=all_views,
+                         views_file=views_file, progress=progress)[0]
+
+
+def _report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_models: Iterable[str] = (),
+                  at: Iterable[tuple[int, int]] = (), all_views: bool = False, views_file: str | None = None,
+                  progress: Progress | None = None) -> tuple[dict[str, Any], ViewSummary | None]:
     """The inspect world report of a generator's world (without name, source and status).
 
     ``models`` maps model names to their drawing figures; a model the world uses that is not
-    there is missing (or invalid when named in ``invalid_models``)."""
+    there is missing (or invalid when named in ``invalid_models``). ``progress`` hears stages 2
+    to 4 of :data:`STAGES` (inspect_world's first two: loading, models), or with ``all_views``
+    stages 2 and 3 then the chunk views counted (``done`` of every chunk). ``views`` holds the named
+    views (the start cell, every place, ``at``); ``all_views`` adds a view at the centre of every
+    chunk, summed up in ``all_views`` (:class:`ViewSummary`); ``views_file``: every view written
+    there as JSON Lines (one view a line: the named ones, then the chunk views row by row), in
+    bounded memory."""
     p = gen.p
+    tell(progress, 2, STAGES, "places, rules and the inspected area")
     findings: list[dict] = []
     findings += _prefab_findings(gen)
     findings += _place_findings(gen)
@@ -255,20 +371,44 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
             f"reach {radius:g} m when the focus stands at its chunk's edge (shorten far or size, or raise view)",
             reach_m=round(reach, 3), loaded_m=radius))
     area = inspected_area(gen)
-    findings += _area_findings(gen, area)
+    findings += _area_findings(gen, area, progress)
     cells: list[tuple[str, tuple[int, int]]] = [("start", (0, 0))]
     cells += [(f"place {pl.name}", (pl.x, pl.z)) for pl in p.places]
     cells += [(f"at {x},{z}", (int(x), int(z))) for x, z in at]
-    if all_views:
-        c, e = p.chunk, p.extent
-        cells += [(f"chunk {cx},{cz}", (cx * c + c // 2, cz * c + c // 2))
-                  for cz in range(-e, e) for cx in range(-e, e)]
     drawer = Drawer(gen, models, cam)
+    tell(progress, 3, STAGES, "views")
+    views = drawer.views(cells)
+    summary = None
     if all_views:  # row by row: the rows a view loads stay cached for the next rows' views
         drawer.cache = max(drawer.cache, (2 * view + 4) * 2 * p.extent)
-    views, budget = _view_findings(gen, drawer, cells, progress)
-    findings += budget
-    worst = max(views, key=lambda v: v["triangles"])
+        chunks = ChunkCentres(p.chunk, p.extent)
+        summary = ViewSummary(len(chunks))
+
+    def lines() -> Iterator[bytes]:
+        yield _view_lines(views)
+        if summary is not None:
+            for batch in drawer.view_batches(chunks, progress=progress):
+                summary.add(batch)
+                if views_file is not None:
+                    yield _view_lines(batch)
+
+    if views_file is not None:
+        from veduta.base.fsutil import write_output
+
+        write_output(views_file, lines())
+    else:
+        for _ in lines():
+            pass
+    if summary is None:
+        tell(progress, STAGES, STAGES, "report")
+    findings += _view_findings(views, summary)
+    worst = _worst(views, summary)
+    assert worst is not None
+    extra: dict[str, Any] = {}
+    if summary is not None:
+        extra["all_views"] = summary.report()
+    if views_file is not None:
+        extra["views_file"] = views_file
     return {
         "world": {"seed": p.seed, "cell": p.cell_mm / 1000.0, "chunk": p.chunk, "extent": p.extent, "view": view,
                   "cells": p.cells},
@@ -285,9 +425,10 @@ def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mod
         "models": {name: {"triangles": list(m.triangles), "lod_distances": list(m.distances),
                           "draw_distance": m.draw_distance} for name, m in sorted(models.items())},
         "views": views,
+        **extra,
         "worst_view": {"name": worst["name"], "triangles": worst["triangles"]},
         "findings": ranked(findings),
-    }
+    }, summary
 
 
 # -- loading from a project -----------------------------------------------------------------------
@@ -366,14 +507,24 @@ def load_world(project: Project, name: str) -> tuple[Any, dict[str, Any], dict]:
 
 
 def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (), all_views: bool = False,
-                  sheet: str | None = None, image: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+                  sheet: str | None = None, image: bool = False, views_file: str | None = None,
+                  progress: Progress | None = None) -> dict[str, Any]:
     """Inspect world ``name`` of ``project``: ``{"name", "source", "status" ("ok", "findings" when an
     error finding exists, "invalid", "missing"), "errors", ...report_world..., "findings"}``.
 
     ``at``: more focus cells to evaluate views at; ``all_views``: a view at the centre of every
-    chunk; ``sheet``: write the sheet (the map around the origin, findings marked) to this PNG
-    file (its path is then in the report as "sheet"); ``image``: the sheet's PNG bytes in the
-    report as "png" (the faces send or write it; ``--json`` shows the rest)."""
+    chunk, summed up in ``all_views`` (``views`` keeps the named views); ``views_file``: every view
+    written there as JSON Lines (the report names it as "views_file"); ``sheet``: write the sheet
+    (the map around the origin, findings marked) to this PNG file (its path is then in the report
+    as "sheet"); ``image``: the sheet's PNG bytes in the report as "png" (the faces send or write
+    it; ``--json`` shows the rest)."""
+    if views_file is not None:
+        from veduta.base.argtypes import wrong_suffix
+        from veduta.base.errors import UsageError
+
+        if wrong_suffix(views_file, ".jsonl"):
+            raise UsageError(f"views file {wrong_suffix(views_file, '.jsonl')}")
+    tell(progress, 0, STAGES, "world and prefabs (cooked if stale)")
     world, prefabs, head = load_world(project, name)
     if world is None:
         return head
@@ -384,8 +535,11 @@ def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (
             from veduta.base.errors import UsageError
 
             raise UsageError(f"focus cell {x},{z} is outside world {name}: its cells are {-n}..{n - 1} on x and z")
+    tell(progress, 1, STAGES, "models")
     models, invalid, _ = model_draws(project, needed_models(gen))
-    out = head | report_world(gen, models, invalid_models=invalid, at=at, all_views=all_views, progress=progress)
+    got, summary = _report_world(gen, models, invalid_models=invalid, at=at, all_views=all_views,
+                                 views_file=views_file, progress=progress)
+    out = head | got
     out["status"] = "findings" if has_error(out["findings"]) else "ok"
     if sheet is not None or image:
         from veduta.base.fsutil import write_output
@@ -393,7 +547,8 @@ def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (
         from veduta.tools.export.looks import Looks
         from veduta.tools.mapimage import png_bytes
 
-        img, drawn = render_sheet(gen, out, looks=Looks(Cooked(project)))
+        img, drawn = render_sheet(gen, out, looks=Looks(Cooked(project)),
+                                  every=None if summary is None else _sheet_views(gen, summary))
         png = png_bytes(img)
         out["sheet_drawn"] = {k: drawn[k] for k in ("title", "map_box", "origin", "scale", "legend", "labels",
                                                     "dropped", "counts")}
@@ -431,15 +586,31 @@ def _camera_polygon(gen: Generator, focus: tuple[int, int]) -> list[tuple[float,
     return sorted(xz, key=lambda q: math.atan2(q[1] - cz, q[0] - cx))
 
 
+def _sheet_views(gen: Generator, summary: ViewSummary, size: int = SHEET_CELLS) -> list[dict[str, Any]]:
+    """The chunk views of ``all_views`` whose focus is on the sheet: ``{"focus", "triangles"}``
+    (from the summary's triangles, row by row)."""
+    p = gen.p
+    c, e = p.chunk, p.extent
+    half = min(size, 2 * p.cells) // 2
+    out = []
+    for cz in range(max(-e, -half // c - 1), min(e, half // c + 1)):
+        for cx in range(max(-e, -half // c - 1), min(e, half // c + 1)):
+            x, z = cx * c + c // 2, cz * c + c // 2
+            if -half <= x < half and -half <= z < half:
+                out.append({"focus": [x, z], "triangles": int(summary.triangles[(cz + e) * 2 * e + cx + e])})
+    return out
+
+
 def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CELLS,
-                 looks: Any = None) -> tuple[Image.Image, dict[str, Any]]:
+                 looks: Any = None, every: list[dict[str, Any]] | None = None) -> tuple[Image.Image, dict[str, Any]]:
     """The inspect world sheet: the map (``veduta world map``, biome colours from *looks*) of
     ``size`` x ``size`` cells around the origin (the world, when smaller) with, for each view,
     its focus (a cross), the chunks loaded around it (a dashed rectangle) and what its camera
     sees of the ground there (a polygon), labelled with the triangles it draws; each finding with
     a cell marked by a ring in its severity's colour (error red, warning amber, note blue) and
-    labelled with its code. Views of ``--all`` get a small cross each (amber when over budget),
-    no label. Returns the picture and what it holds (:meth:`MapPicture.compose`)."""
+    labelled with its code. Views of ``--all`` (*every*: ``{"focus", "triangles"}`` of each, or
+    those named ``chunk ...`` in the report's views) get a small cross each (amber when over
+    budget), no label. Returns the picture and what it holds (:meth:`MapPicture.compose`)."""
     from veduta.tools.mapimage import Glyph, MapPicture, Mark, palette
     from veduta.world.draw import loaded_chunks
 
@@ -450,7 +621,8 @@ def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CE
     x0, z0 = pic.x0, pic.z0
     marks: list[Mark] = []
     named = [v for v in report.get("views", []) if not str(v["name"]).startswith("chunk ")]
-    every = [v for v in report.get("views", []) if str(v["name"]).startswith("chunk ")]
+    if every is None:
+        every = [v for v in report.get("views", []) if str(v["name"]).startswith("chunk ")]
     for v in every:
         x, z = v["focus"]
         if x0 <= x < x0 + side and z0 <= z < z0 + side:

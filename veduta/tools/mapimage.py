@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from veduta.base.progress import Progress, tell
 from veduta.tools.export.looks import hexrgb
 from veduta.world.cover import SCATTER, VEGETATION
 
@@ -240,12 +241,16 @@ class Glyph:
     name: str = ""
 
 
+#: rows of cells a map computes at once (one Generator.layers; progress after each strip)
+MAP_STRIP = 256
+
+
 class MapPicture:
     """A map of ``size`` cells around cell ``at`` at ``scale`` pixels per cell, with its marks;
     :meth:`compose` frames it with title, axes, scale bar, north arrow and legend."""
 
     def __init__(self, gen: Generator, at: Sequence[int], size: Sequence[int], scale: int | None, pal: Palette,
-                 world: str = ""):
+                 world: str = "", progress: Progress | None = None):
         w, h = int(size[0]), int(size[1])
         self.gen, self.pal, self.world = gen, pal, world or str(getattr(gen.world, "name", "") or "")
         self.w, self.h = w, h
@@ -258,6 +263,7 @@ class MapPicture:
         self.counts: dict[str, int] = {}
         #: boxes no label may cover (footprints)
         self.clear: list[tuple[int, int, int, int]] = []
+        self.progress = progress
         self.img = self._cells()
         self.draw = ImageDraw.Draw(self.img)
         self._shapes()
@@ -274,9 +280,20 @@ class MapPicture:
         return (x - self.x0) * s + s // 2, (z - self.z0) * s + s // 2
 
     def _cells(self) -> Image.Image:
+        """The cells' pixels, :data:`MAP_STRIP` rows at a time (one :meth:`Generator.layers` each,
+        ``progress(rows done, rows, "map rows")`` after each), and what the legend needs of them."""
         gen, s = self.gen, self.scale
-        self.lay = gen.layers(self.x0, self.z0, self.w, self.h)
-        rgb = cells_rgb(gen, self.x0, self.z0, self.w, self.h, self.pal, self.lay)
+        rgb = np.zeros((self.h, self.w, 3), dtype=np.uint8)
+        self.wet = self.trees = False
+        for r in range(0, self.h, MAP_STRIP):
+            n = min(MAP_STRIP, self.h - r)
+            lay = gen.layers(self.x0, self.z0 + r, self.w, n)
+            rgb[r:r + n] = cells_rgb(gen, self.x0, self.z0 + r, self.w, n, self.pal, lay)
+            self.wet = self.wet or bool(lay.wet.any())
+            self.trees = self.trees or bool(((lay.owner_kind == SCATTER) | (lay.owner_kind == VEGETATION)).any())
+            tell(self.progress, r + n, self.h, "map rows")
+        #: the structures near the map, as one gen.layers of it has them
+        self.structures = gen.structs.in_rect(self.x0, self.z0, self.w, self.h, gen.margin)
         if s > 1:
             rgb = np.repeat(np.repeat(rgb, s, axis=0), s, axis=1)
             c = gen.p.chunk
@@ -323,7 +340,7 @@ class MapPicture:
         kinds_s = set()
         places: list[Mark] = []
         sites: list[Mark] = []
-        for st in self.lay.structures:
+        for st in self.structures:
             if st.x1 <= self.x0 or st.z1 <= self.z0 or st.x0 >= self.x0 + self.w or st.z0 >= self.z0 + self.h:
                 continue
             colour = PLACE if st.kind == "place" else SITE
@@ -342,10 +359,9 @@ class MapPicture:
             info = self.pal.info[b] if b < len(self.pal.info) else {}
             what = info.get("material") or "no material"
             self.glyphs.append(Glyph("biome", "swatch", colour, f"{name}: {what} {info.get('colour', '')}", name))
-        if self.lay.wet.any():
+        if self.wet:
             self.glyphs.append(Glyph("water", "swatch", self.pal.water, "water (darker where deeper)"))
-        tree = (self.lay.owner_kind == SCATTER) | (self.lay.owner_kind == VEGETATION)
-        if tree.any():
+        if self.trees:
             base = np.asarray(self.pal.biomes[0] if self.pal.biomes else NO_MATERIAL, dtype=np.int64)
             dark = rgb3((base * 3 + np.asarray(TREE)) >> 2)
             self.glyphs.append(Glyph("prefab_cell", "swatch", dark, "darker cell: a scattered or vegetation prefab"))
@@ -492,11 +508,12 @@ class MapPicture:
 
 
 def render_map(gen: Generator, at: Sequence[int] = (0, 0), size: Sequence[int] = (256, 256),
-               scale: int | None = None, pal: Palette | None = None, world: str = "") -> tuple[Image.Image, dict]:
+               scale: int | None = None, pal: Palette | None = None, world: str = "",
+               progress: Progress | None = None) -> tuple[Image.Image, dict]:
     """The framed map of the ``size`` cells around cell *at* (``scale`` pixels per cell, default
     1024 // the larger side, clamped to 1..8), coloured by *pal* (default: no materials):
-    (image, what it holds, :meth:`MapPicture.compose`)."""
-    pic = MapPicture(gen, at, size, scale, pal if pal is not None else palette(gen, None), world)
+    (image, what it holds, :meth:`MapPicture.compose`). *progress* hears the rows of cells done."""
+    pic = MapPicture(gen, at, size, scale, pal if pal is not None else palette(gen, None), world, progress)
     return pic.compose()
 
 

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 from veduta.base.errors import UsageError, VedutaError, quote
 from veduta.base.fsutil import rewrite_source
-from veduta.base.progress import Progress
+from veduta.base.progress import Progress, tell
 
 if TYPE_CHECKING:
     from veduta.base.progress import Progress
@@ -464,11 +464,11 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
     problems: list[dict] = []
     quick = (_prescreen(screen, prefab, rotation, candidates).codes  # type: ignore[attr-defined]
              if len(candidates) > 1 else [None] * len(candidates))
-    _tell(progress, 0, len(candidates), "cells tried")
+    tell(progress, 0, len(candidates), "cells tried")
     for (x, z), code in zip(candidates, quick, strict=True):
         tried += 1
         if tried % 256 == 0:
-            _tell(progress, tried, len(candidates), "cells tried")
+            tell(progress, tried, len(candidates), "cells tried")
         if code is not None:
             rejected[code] = rejected.get(code, 0) + 1
             continue
@@ -629,13 +629,13 @@ def _terrain_report(before: Generator, after: Generator, x: int, z: int, r: int,
     rect = _rect_around(after, x, z, reach)
     wet_before = sorted(s.name for s in before.structs.places if s.wet)
     wet_after = sorted(s.name for s in after.structs.places if s.wet)
-    _tell(progress, 1, 4, "ground before")
+    tell(progress, 1, 4, "ground before")
     h_before = _heights(before, x, z, r)
-    _tell(progress, 2, 4, "ground after")
+    tell(progress, 2, 4, "ground after")
     h_after = _heights(after, x, z, r)
-    _tell(progress, 3, 4, "sites and places that change")
+    tell(progress, 3, 4, "sites and places that change")
     changes = structure_changes(before, after, rect)
-    _tell(progress, 4, 4, "report")
+    tell(progress, 4, 4, "report")
     return {
         "before": h_before,
         "after": h_after,
@@ -643,13 +643,6 @@ def _terrain_report(before: Generator, after: Generator, x: int, z: int, r: int,
         "places_newly_in_water": [n for n in wet_after if n not in wet_before],
         "changes": changes,
     }
-
-
-def _tell(progress: Progress | None, done: float, total: float | None, message: str) -> None:
-    """One step of a tool's progress (LAYOUT.md's convention: a face's callback, which may raise
-    Cancelled; nothing is written before the last step)."""
-    if progress is not None:
-        progress(done, total, message)
 
 
 @_one_at_a_time
@@ -810,7 +803,7 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     text = _edit_text(ws, "vegetation", element, index)
     rec, rep = _compile_new(ws, text, f'vegetation rule "{name}"', "vegetation", index)
     after = ws.generator(rec)
-    _tell(progress, 1, 3, "plants")
+    tell(progress, 1, 3, "plants")
     counts = _vegetation_counts(ws, after, name)
     rule_index = counts.pop("rule")
     warnings = []
@@ -847,9 +840,9 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
 
         without = ws.generator(_compile_new(ws, remove_item(text, "vegetation", index), "")[0])
     focus = tuple(element["cell"]) if "cell" in element else (0, 0)
-    _tell(progress, 2, 3, "triangles drawn")
+    tell(progress, 2, 3, "triangles drawn")
     v_without, v_with = _view_triangles(ws, [without, after], focus)
-    _tell(progress, 3, 3, "report")
+    tell(progress, 3, 3, "report")
     view = {"focus": list(focus), "triangles": v_with["total"], "without_rule": v_without["total"],
             "budget": _frame_budget()}
     if model:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from veduta.base.errors import UsageError, clip, quote
 
 if TYPE_CHECKING:
+    from veduta.base.progress import Progress
     from veduta.tools.export.looks import Looks
 
 LoadWorld = Callable[[str], tuple[Any, dict[str, Any]]]
@@ -84,10 +85,11 @@ def default_scale(size: Sequence[int]) -> int:
 
 
 def world_map(load_world: LoadWorld, world: str, at: Sequence[int] = (0, 0), size: Sequence[int] = (256, 256),
-              scale: int | None = None, looks: Looks | None = None) -> dict[str, Any]:
+              scale: int | None = None, looks: Looks | None = None,
+              progress: Progress | None = None) -> dict[str, Any]:
     """The top-down map of *size* cells centred on cell *at*, framed, with its legend
     (:mod:`veduta.tools.mapimage`); biome colours from their ground materials as *looks* has
-    them (None: mid grey).
+    them (None: mid grey). *progress* hears the rows of cells computed.
 
     ``{"world", "at", "size", "origin": the cell at the map's top-left pixel, "scale": pixels per
     cell, "width", "height": pixels of the picture, "map_box": the map's pixels in it, "title",
@@ -107,7 +109,7 @@ def world_map(load_world: LoadWorld, world: str, at: Sequence[int] = (0, 0), siz
         raise UsageError(f"{w} x {h} cells at scale {s} is {w * s} x {h * s} pixels, over the {MAX_MAP_PIXELS} "
                          f"pixel limit (4096 x 4096): lower the scale or the size")
     pal = palette(gen, looks)
-    img, info = render_map(gen, at, size, s, pal, world)
+    img, info = render_map(gen, at, size, s, pal, world, progress)
     return {"world": world, "at": list(at), "size": list(size), **info,
             "width": img.size[0], "height": img.size[1], "biomes": list(pal.info), "water": pal.water_info,
             "png": png_bytes(img)}

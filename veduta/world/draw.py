@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -49,6 +49,8 @@ THIN_SHIFT = 8
 THIN_BITS = 8
 #: chunks whose drawing data a Drawer keeps (least recently used dropped first)
 CHUNK_CACHE = 4096
+#: structures whose things a Drawer keeps (least recently used dropped first)
+STRUCTURE_CACHE = 4096
 #: chunks computed at once (a rectangle of them: one Generator.layers)
 RECT_CHUNKS = 256
 #: views whose chunks are computed together (Drawer.views)
@@ -257,11 +259,12 @@ def _runs_many(flat: np.ndarray, key: np.ndarray) -> np.ndarray:
 
 
 def chunk_grounds(gen: Generator, keys: list[tuple[int, int]], ground: np.ndarray, biome: np.ndarray,
-                  water: np.ndarray) -> list[ChunkGround]:
+                  water: np.ndarray, table: np.ndarray | None = None) -> list[ChunkGround]:
     """:class:`ChunkGround` of many chunks at once: ``keys`` (cx, cz), their vertex ground (k, c + 1,
     c + 1), cell biomes (k, c, c) and vertex water levels (k, c + 1, c + 1). The levels of detail
     (:func:`finest_grid`, :func:`level_quads`), skirts and water of :func:`chunk_ground`, with
-    arrays over the stack."""
+    arrays over the stack. ``table``: a (k, 3, len(GRIDS)) int64 array that gets each chunk's
+    :attr:`ChunkDraw.table`."""
     c = gen.p.chunk
     k = len(keys)
     grids = grids_for(c)
@@ -270,10 +273,13 @@ def chunk_grounds(gen: Generator, keys: list[tuple[int, int]], ground: np.ndarra
     for g in sorted(grids, reverse=True):  # the coarsest grid within 6 cm of every vertex
         if g == 1:
             break
-        err = np.abs(_interpolate_many(ground, g) - ground).max(axis=(1, 2))
-        ok = open_ & (err <= TOLERANCE_MM)
-        fit[ok] = g
-        open_ &= ~ok
+        todo = np.flatnonzero(open_)  # chunks a coarser grid did not fit
+        if not len(todo):
+            break
+        sub = ground[todo]
+        ok = np.abs(_interpolate_many(sub, g) - sub).max(axis=(1, 2)) <= TOLERANCE_MM
+        fit[todo[ok]] = g
+        open_[todo[ok]] = False
     edge = biome.min(axis=(1, 2)) != biome.max(axis=(1, 2))
     flat_all = ground.max(axis=(1, 2)) == ground.min(axis=(1, 2))
     g0 = np.where(edge, np.where(flat_all, 1, np.minimum(fit, 2)), fit)
@@ -297,13 +303,21 @@ def chunk_grounds(gen: Generator, keys: list[tuple[int, int]], ground: np.ndarra
     y_min = (ground.min(axis=(1, 2)) - depths.max(axis=1)).tolist()
     y_max = np.maximum(gmax, np.where(wcell, wlev, np.iinfo(np.int64).min).max(axis=(1, 2))).tolist()
     level_of = np.where(wcell, wlev, 0)
+    if table is not None:  # level j: grid GRIDS[j] from the finest drawn one, the coarsest beyond
+        first = np.searchsorted(np.asarray(grids), g0)
+        for j in range(len(GRIDS)):
+            at = np.minimum(first + j, len(grids) - 1)
+            gj = np.asarray(grids)[at]
+            table[:, 0, j] = np.choose(at, [np.asarray(tris[g]) for g in grids])
+            table[:, 1, j] = 2 * n_skirts * (c // gj)
+            table[:, 2, j] = wtris
     out = []
+    g0s, dl, ns, wt = g0.tolist(), depths.tolist(), n_skirts.tolist(), wtris.tolist()
     for i, (cx, cz) in enumerate(keys):
-        levels = tuple(g for g in grids if g >= g0[i])
-        d = tuple(int(v) for v in depths[i])
+        levels = tuple(g for g in grids if g >= g0s[i])
         out.append(ChunkGround(cx, cz, levels, tuple(tris[g][i] for g in levels),
-                               tuple(2 * int(n_skirts[i]) * (c // g) for g in levels), d, int(wtris[i]),
-                               int(y_min[i]), int(y_max[i]), ground[i], biome[i], wcell[i], level_of[i]))
+                               tuple(2 * ns[i] * (c // g) for g in levels), tuple(dl[i]), wt[i],
+                               y_min[i], y_max[i], ground[i], biome[i], wcell[i], level_of[i]))
     return out
 
 
@@ -794,6 +808,11 @@ class ChunkDraw:
     box: np.ndarray  # (2, 3) metres: min, max
     things: Things  # scatter and vegetation prefabs' entities, and plants
     structures: tuple[Any, ...]  # structures (sites, places) whose footprint touches the chunk
+    #: (3, len(GRIDS)) triangles of the ground, skirts and water at level j (the coarsest drawn
+    #: level for j beyond them)
+    table: np.ndarray = field(repr=False)
+    #: (2, 3) metres: min and max of the things' bounding spheres (zeros when none)
+    things_box: np.ndarray = field(repr=False)
 
 
 class Drawer:
@@ -813,7 +832,9 @@ class Drawer:
         self.cache = CHUNK_CACHE
         self._templates: dict[str, list] = {}
         self._roots: dict[str, list[list[float]]] = {}
-        self._structs: dict[str, Things] = {}
+        #: the things of the structures met lately (least recently used dropped first: a walk over
+        #: a large world meets each once, and keeps only those near it)
+        self._structs: OrderedDict[str, Things] = OrderedDict()
         self.missing_models: set[str] = set()
         self._tris = [np.asarray(self.models[n].triangles, dtype=np.int64) for n in self.names]
         self._rad = np.asarray([self.models[n].radius for n in self.names] or [0.0])
@@ -852,6 +873,10 @@ class Drawer:
 
             got = self._entities(structure_entities(self.gen, s))
             self._structs[s.name] = got
+            if len(self._structs) > STRUCTURE_CACHE:
+                self._structs.popitem(last=False)
+        else:
+            self._structs.move_to_end(s.name)
         return got
 
     def chunk(self, cx: int, cz: int) -> ChunkDraw:
@@ -926,13 +951,29 @@ class Drawer:
         c = p.chunk
         x0, z0, W, H = cx0 * c, cz0 * c, nx * c, nz * c
         lay = gen.layers(x0, z0, W, H)
-        water = gen.terrain.water_levels(x0, z0, W + 1, H + 1)
+        water = lay.water_vertex
+        assert water is not None
         keys = [(cx0 + i, cz0 + j) for j in range(nz) for i in range(nx)]
         k = len(keys)
         G = sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
         Wl = sliding_window_view(water, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
         B = lay.biome.reshape(nz, c, nx, c).transpose(0, 2, 1, 3).reshape(k, c, c)
-        grounds = chunk_grounds(gen, keys, G, B, Wl)
+        table = np.zeros((k, 3, len(GRIDS)), dtype=np.int64)
+        grounds = chunk_grounds(gen, keys, G, B, Wl, table)
+        # the boxes (chunk_box's arithmetic, with arrays)
+        cm = p.cell_mm
+        kx = np.asarray([key[0] for key in keys], dtype=np.int64) * c * cm / 1000.0
+        kz = np.asarray([key[1] for key in keys], dtype=np.int64) * c * cm / 1000.0
+        side = c * cm / 1000.0
+        ylo = np.asarray([cg.y_min for cg in grounds], dtype=np.int64) / 1000.0
+        yhi = np.asarray([cg.y_max for cg in grounds], dtype=np.int64) / 1000.0
+        boxes = np.stack([np.stack([kx, ylo, kz], axis=1), np.stack([kx + side, yhi, kz + side], axis=1)], axis=1)
+        # the structures touching each chunk, in the layers' order
+        touching: list[list[Any]] = [[] for _ in range(k)]
+        for st in lay.structures:
+            for j in range(max(st.z0 // c, cz0), min(-(-st.z1 // c), cz0 + nz)):
+                for i in range(max(st.x0 // c, cx0), min(-(-st.x1 // c), cx0 + nx)):
+                    touching[(j - cz0) * nx + (i - cx0)].append(st)
         # things, each with the chunk it belongs to
         cid_of = ((np.arange(H) // c)[:, None] * nx + (np.arange(W) // c)[None, :])
         parts: list[tuple[np.ndarray, Things]] = []
@@ -964,6 +1005,7 @@ class Drawer:
             pos = np.stack([pa.x_mm[mask], pa.y_mm[mask], pa.z_mm[mask]], axis=-1) / 1000.0
             parts.append((cid_of[mask], Things.of(pos, self._rad[mi] * pa.scale[mask] / 1000.0, np.full(n, mi),
                                                   hash2_grid(r.key, xs, zs)[mask])))
+        tboxes = np.zeros((k, 2, 3))
         if parts:
             cid = np.concatenate([q[0] for q in parts])
             things = Things.join([q[1] for q in parts])
@@ -971,6 +1013,10 @@ class Drawer:
             cid = cid[order]
             cuts = np.searchsorted(cid, np.arange(k + 1))
             fields = [getattr(things, f)[order] for f in ("pos", "radius", "model", "thin", "flora")]
+            has = np.flatnonzero(cuts[1:] > cuts[:-1])
+            if len(has):
+                tboxes[has, 0] = np.minimum.reduceat(fields[0] - fields[1][:, None], cuts[has], axis=0)
+                tboxes[has, 1] = np.maximum.reduceat(fields[0] + fields[1][:, None], cuts[has], axis=0)
         out = []
         for i, key in enumerate(keys):
             cx, cz = key
@@ -979,9 +1025,7 @@ class Drawer:
                 th = Things(*(f[a:b] for f in fields))
             else:
                 th = Things.of(np.zeros((0, 3)), [], [])
-            structs = tuple(s for s in lay.structures
-                            if s.x0 < cx * c + c and s.x1 > cx * c and s.z0 < cz * c + c and s.z1 > cz * c)
-            out.append((key, ChunkDraw(grounds[i], chunk_box(gen, grounds[i]), th, structs)))
+            out.append((key, ChunkDraw(grounds[i], boxes[i], th, tuple(touching[i]), table[i], tboxes[i])))
         return out
 
     def _instances(self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray,
@@ -1073,41 +1117,62 @@ class Drawer:
                inside: np.ndarray | None = None) -> Judged:
         """:meth:`_drawn`, with what was decided for each thing (:class:`Judged`)."""
         n = len(M)
-        tris = np.zeros(n, dtype=np.int64)
         out = Judged(np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool),
-                     np.zeros(n, dtype=bool), tris)
+                     np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64))
+        sel, tris, level, near, keep = self._drawn_sel(Things(P, R, M, H, F), np.arange(n), view, eye, planes, ortho,
+                                                       lens, size, inside)
+        out.inside[sel] = True
+        out.triangles[sel] = tris
+        out.level[sel] = level
+        out.too_far[sel] = ~near
+        out.thinned[sel] = near & ~keep
+        return out
+
+    def _drawn_sel(self, things: Things, ids: np.ndarray, view: np.ndarray, eye: np.ndarray, planes: np.ndarray,
+                   ortho: bool, lens: float, size: float, inside: np.ndarray | None = None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`_judge` of the things ``things[ids]``, each in its view, for those inside the view
+        volume: (their positions in ``ids``, the triangles each costs, its model's level, whether
+        it is within draw_distance, whether it is drawn). Only what a thing's test needs is
+        gathered for every thing, the rest for those inside."""
+        n = len(ids)
+        none = np.zeros(0, dtype=np.int64)
         if not n:
-            return out
+            return none, none, none, none.astype(bool), none.astype(bool)
         inside = np.zeros(n, dtype=bool) if inside is None else inside.copy()
         test = np.flatnonzero(~inside)
         if len(test):
-            tv, tP, tR = view[test], P[test], R[test]
+            tt, tv = ids[test], view[test]
+            px, py, pz = (things.pos[:, j].take(tt) for j in range(3))
+            nr = -things.radius.take(tt)
+            cols = planes.transpose(1, 2, 0).copy()  # (planes, 4, views): each column one plane's
             ok = np.ones(len(test), dtype=bool)
             for k in range(planes.shape[1]):
-                pk = planes[tv, k]
-                ok &= (tP[:, 0] * pk[:, 0] + tP[:, 1] * pk[:, 1] + tP[:, 2] * pk[:, 2] + pk[:, 3]) >= -tR
+                a, b, c, d = (cols[k, j].take(tv) for j in range(4))
+                ok &= (px * a + py * b + pz * c + d) >= nr
             inside[test] = ok
-        out.inside = inside
         sel_all = np.flatnonzero(inside)
-        if not len(sel_all):
-            return out
-        d = np.maximum(0.0, np.linalg.norm(P[sel_all] - eye[view[sel_all]], axis=1) - R[sel_all])
+        k = len(sel_all)
+        if not k:
+            return sel_all, none, none, none.astype(bool), none.astype(bool)
+        g = ids[sel_all]
+        F, H = things.flora[g], things.thin[g]
+        d = np.maximum(0.0, np.linalg.norm(things.pos[g] - eye[view[sel_all]], axis=1) - things.radius[g])
         de_all = np.full(d.shape, ORTHO_FACTOR * size) if ortho else d * lens
-        Ms = M[sel_all]
+        Ms = things.model[g]
+        tris, levels = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
+        nears, keeps = np.zeros(k, dtype=bool), np.zeros(k, dtype=bool)
         for mi in np.unique(Ms).tolist():
             pick = np.flatnonzero(Ms == mi)
-            sel = sel_all[pick]
             de = de_all[pick]
             model = self.models[self.names[mi]]
             level = model.level(de)
             t = self._tris[mi][level]
             near = model.drawn(de)
-            keep = near & (~F[sel] | thin_keep(H[sel], level))
-            tris[sel] = np.where(keep, t, 0)
-            out.level[sel] = level
-            out.too_far[sel] = ~near
-            out.thinned[sel] = near & ~keep
-        return out
+            keep = near & (~F[pick] | thin_keep(H[pick], level))
+            tris[pick] = np.where(keep, t, 0)
+            levels[pick], nears[pick], keeps[pick] = level, near, keep
+        return sel_all, tris, levels, nears, keeps
 
     def judge(self, cam: Camera, things: Things) -> Judged:
         """What the engine does with each thing seen from *cam*: culled when the sphere around its
@@ -1159,15 +1224,9 @@ class Drawer:
         # ground: culled by its box, else at the level of its nearest point's effective distance
         nk = len(chunks)
         boxes = np.stack([ch.box for ch in chunks]) if chunks else np.zeros((0, 2, 3))
-        levels = np.zeros((nk, len(GRIDS)), dtype=np.int64)
-        tri = np.zeros((3, nk, len(GRIDS)), dtype=np.int64)
-        for i, ch in enumerate(chunks):
-            cg = ch.ground
-            nlev = len(cg.grids)
-            levels[i] = nlev
-            tri[0, i] = [cg.triangles[min(j, nlev - 1)] for j in range(len(GRIDS))]
-            tri[1, i] = [cg.skirt_triangles[min(j, nlev - 1)] for j in range(len(GRIDS))]
-            tri[2, i] = cg.water_triangles
+        levels = np.asarray([len(ch.ground.grids) for ch in chunks] or [0], dtype=np.int64)[:, None]
+        tri = (np.stack([ch.table for ch in chunks], axis=1) if chunks
+               else np.zeros((3, 0, len(GRIDS)), dtype=np.int64))
         vv, kk = np.nonzero(slot_chunk >= 0)
         ci = slot_chunk[vv, kk]
         box = boxes[ci]
@@ -1191,14 +1250,7 @@ class Drawer:
         # (spheres) are all outside a plane of the view's volume is skipped whole, one whose
         # things are all inside every plane needs no plane test
         counts = np.asarray([len(ch.things.model) for ch in chunks] or [0], dtype=np.int64)
-        starts = np.concatenate([[0], np.cumsum(counts)])[:-1]
-        allt = Things.join([ch.things for ch in chunks]) if chunks else Things.of(np.zeros((0, 3)), [], [])
-        tb = np.zeros((max(1, nk), 2, 3))
-        has = np.flatnonzero(counts[:nk] > 0)
-        if len(has):
-            lo_pts, hi_pts = allt.pos - allt.radius[:, None], allt.pos + allt.radius[:, None]
-            tb[has, 0] = np.minimum.reduceat(lo_pts, starts[has], axis=0)
-            tb[has, 1] = np.maximum.reduceat(hi_pts, starts[has], axis=0)
+        tb = np.stack([ch.things_box for ch in chunks]) if chunks else np.zeros((1, 2, 3))
         tbv = tb[ci]
         nrm, dd = planes[vv, :, :3], planes[vv, :, 3]
         hi_side = (np.where(nrm >= 0, tbv[:, None, 1, :], tbv[:, None, 0, :]) * nrm).sum(axis=2) + dd
@@ -1207,16 +1259,21 @@ class Drawer:
         in_all = (lo_side > SURE).all(axis=1)
         use = (counts[ci] > 0) & ~out_all
         uv, uk, uc, uin = vv[use], kk[use], ci[use], in_all[use]
+        # the things of the chunks some view uses, joined
+        used = np.unique(uc)
+        allt = (Things.join([chunks[i].things for i in used.tolist()]) if len(used)
+                else Things.of(np.zeros((0, 3)), [], []))
+        starts = np.concatenate([[0], np.cumsum(counts[used])])[:-1]
         m = counts[uc]
         pv = np.repeat(uv, m)
         pslot = np.repeat(uk, m)
         pin = np.repeat(uin, m)
-        tid = np.arange(int(m.sum()), dtype=np.int64) - np.repeat(np.cumsum(m) - m, m) + np.repeat(starts[uc], m)
-        F = allt.flora[tid]
-        tris = self._drawn(allt.pos[tid], allt.radius[tid], allt.model[tid], allt.thin[tid], F, eye, planes, pv,
-                           ortho, lens, size, pin)
+        tid = (np.arange(int(m.sum()), dtype=np.int64) - np.repeat(np.cumsum(m) - m, m)
+               + np.repeat(starts[np.searchsorted(used, uc)], m))
+        sel, tris, _, _, _ = self._drawn_sel(allt, tid, pv, eye, planes, ortho, lens, size, pin)
+        F = allt.flora[tid[sel]]
         flat = np.zeros((4, V * K), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
-        at_slot = pv * K + pslot
+        at_slot = pv[sel] * K + pslot[sel]
         for row, w in enumerate((tris * F, tris * ~F, (tris > 0) & F, (tris > 0) & ~F)):
             flat[row] = np.bincount(at_slot, weights=w, minlength=V * K).astype(np.int64)
         per = flat.reshape(4, V, K)
@@ -1224,20 +1281,29 @@ class Drawer:
         # chunks holding one of the chunks it touches
         snames: dict[str, int] = {}
         sobj: list[Any] = []
-        touch: dict[tuple[int, int], list[int]] = {}  # (view, structure) -> slots
-        for v, k in zip(vv.tolist(), kk.tolist(), strict=True):
-            for st in chunks[slot_chunk[v, k]].structures:
+        cs: list[int] = []  # the structures of each chunk, chunk after chunk
+        ns = np.zeros(max(1, nk), dtype=np.int64)
+        for i, ch in enumerate(chunks):
+            ns[i] = len(ch.structures)
+            for st in ch.structures:
                 got = snames.get(st.name)
                 if got is None:
                     got = snames[st.name] = len(sobj)
                     sobj.append(st)
-                touch.setdefault((v, got), []).append(k)
-        pairs = sorted(touch)
+                cs.append(got)
+        # (view, slot, structure) for every structure of every loaded chunk, then its (view,
+        # structure) pairs: each structure once per view
+        ms = ns[ci]
+        t_v, t_k = np.repeat(vv, ms), np.repeat(kk, ms)
+        cs_start = np.concatenate([[0], np.cumsum(ns)])[:-1]
+        t_s = np.asarray(cs, dtype=np.int64)[(np.arange(int(ms.sum()), dtype=np.int64)
+                                                - np.repeat(np.cumsum(ms) - ms, ms) + np.repeat(cs_start[ci], ms))]
+        pair_key, pair_of = np.unique(t_v * max(1, len(sobj)) + t_s, return_inverse=True)
+        pairs = pair_key.tolist()
         sthings = [self._structure(st) for st in sobj]
         s_sums = np.zeros((4, len(pairs)), dtype=np.int64)
         if pairs:
-            sv = np.asarray([a for a, _ in pairs], dtype=np.int64)
-            sj = np.asarray([b for _, b in pairs], dtype=np.int64)
+            sv, sj = pair_key // max(1, len(sobj)), pair_key % max(1, len(sobj))
             scount = np.asarray([len(t.model) for t in sthings], dtype=np.int64)
             sstart = np.concatenate([[0], np.cumsum(scount)])[:-1]
             st_all = Things.join(sthings)
@@ -1276,7 +1342,7 @@ class Drawer:
             figs[si, 2:5] = (ground * mk[None]).sum(axis=2)
             figs[si, 5:9] = (per * mk[None]).sum(axis=2) + pers
             if pairs:
-                hit = np.asarray([masks[si][touch[pr]].any() for pr in pairs])
+                hit = np.bincount(pair_of, weights=masks[si][t_k], minlength=len(pairs)) > 0
                 for row in range(4):
                     figs[si, 5 + row] += np.bincount(sv[hit], weights=s_sums[row][hit], minlength=V).astype(np.int64)
             figs[si, 9] = figs[si, 2:7].sum(axis=0)
@@ -1308,21 +1374,32 @@ class Drawer:
 
     def views(self, cells: list[tuple[str, tuple[int, int]]], kept: bool = True,
               progress: Progress | None = None) -> list[dict[str, Any]]:
-        """:meth:`view` of many ``(name, cell)``, in batches of :data:`VIEW_BATCH`: the chunks of a
+        """:meth:`view` of many ``(name, cell)``, in batches of :data:`VIEW_BATCH`
+        (:meth:`view_batches`, joined)."""
+        out: list[dict[str, Any]] = []
+        for batch in self.view_batches(cells, kept, progress):
+            out += batch
+        return out
+
+    def view_batches(self, cells: Sequence[tuple[str, tuple[int, int]]], kept: bool = True,
+                     progress: Progress | None = None) -> Iterator[list[dict[str, Any]]]:
+        """:meth:`view` of many ``(name, cell)``, batch after batch of :data:`VIEW_BATCH` (a caller
+        that keeps only what it needs of each batch holds one batch at a time): the chunks of a
         batch computed first, in one pass (:meth:`prepare`; those of the previous batches that
         are still cached are not computed again: give cells row by row), then each view sums what
-        its chunks hold. ``progress(done, total, message)`` after each batch."""
-        out: list[dict[str, Any]] = []
+        its chunks hold. ``progress(done, total, "views")`` after each batch."""
+        done = 0
         for b in range(0, len(cells), VIEW_BATCH):
-            batch = cells[b:b + VIEW_BATCH]
-            xs = np.asarray([cell[0] for _, cell in batch], dtype=np.int64)
-            zs = np.asarray([cell[1] for _, cell in batch], dtype=np.int64)
+            some = cells[b:b + VIEW_BATCH]
+            xs = np.asarray([cell[0] for _, cell in some], dtype=np.int64)
+            zs = np.asarray([cell[1] for _, cell in some], dtype=np.int64)
             _, _, ccx, ccz, inside = self._slots(xs, zs, kept)
             self.prepare(set(zip(ccx[inside].tolist(), ccz[inside].tolist(), strict=True)))
-            out += self._view_batch(batch, kept)
+            got = self._view_batch(list(some), kept)
+            done += len(got)
+            yield got
             if progress is not None:
-                progress(len(out), len(cells), "views")
-        return out
+                progress(done, len(cells), "views")
 
     def view(self, cell: tuple[int, int], name: str = "", kept: bool = True) -> dict[str, Any]:
         """The triangles drawn from a view whose focus is ``cell``: the camera placed relative to

@@ -49,6 +49,7 @@ class Layers:
     owner_kind: np.ndarray  # (h, w) NONE, STRUCTURE, SCATTER or VEGETATION
     owner_index: np.ndarray  # (h, w) index into structures, or the rule's index
     plants: list[PlantArrays]
+    water_vertex: np.ndarray | None = None  # (h + 1, w + 1) water level of the vertices, mm
 
 
 class Generator:
@@ -103,28 +104,31 @@ class Generator:
         """Water of the cells of a rectangle: (level, wet), each (h, w). level is int64 mm
         (:data:`NO_WATER` where there is none), wet is bool (the cell centre is below the level)."""
         ground = self.heights(x0, z0, w + 1, h + 1)
-        level, _, wet = self._water(ground, x0, z0, w, h)
+        level, _, wet, _ = self._water(ground, x0, z0, w, h)
         return level, wet
 
     def _water(self, ground: np.ndarray, x0: int, z0: int, w: int, h: int):
         lv = self.terrain.water_levels(x0, z0, w + 1, h + 1)
         level = np.maximum(np.maximum(lv[:-1, :-1], lv[:-1, 1:]), np.maximum(lv[1:, :-1], lv[1:, 1:]))
         centre = (ground[:-1, :-1] + ground[1:, 1:]) >> 1
-        return level, centre, centre < level
+        return level, centre, centre < level, lv
 
     def terrain_layers(self, x0: int, z0: int, w: int, h: int):
         """(vertex ground (h+1, w+1), biomes, cell water level, cell centre ground, wet) in one pass."""
+        return self._terrain_layers(x0, z0, w, h)[:5]
+
+    def _terrain_layers(self, x0: int, z0: int, w: int, h: int):
         ground = self.heights(x0, z0, w + 1, h + 1)
-        level, centre, wet = self._water(ground, x0, z0, w, h)
-        return ground, self.biomes(x0, z0, w, h), level, centre, wet
+        level, centre, wet, lv = self._water(ground, x0, z0, w, h)
+        return ground, self.biomes(x0, z0, w, h), level, centre, wet, lv
 
     def layers(self, x0: int, z0: int, w: int, h: int) -> Layers:
         """Everything over a cell rectangle (ground, biomes, water, owners, plants)."""
-        ground, biome, level, centre, wet = self.terrain_layers(x0, z0, w, h)
+        ground, biome, level, centre, wet, lv = self._terrain_layers(x0, z0, w, h)
         structs = self.structs.in_rect(x0, z0, w, h, self.margin)
         kind, index = self.cover.owners(x0, z0, biome, wet, structs)
         plants = self.cover.plants(x0, z0, biome, wet, kind == STRUCTURE, ground)
-        return Layers(x0, z0, w, h, ground, biome, level, centre, wet, structs, kind, index, plants)
+        return Layers(x0, z0, w, h, ground, biome, level, centre, wet, structs, kind, index, plants, lv)
 
     def rule_cells(self, rule: int, x0: int, z0: int, w: int, h: int) -> np.ndarray:
         """(h, w) bool: the cells of a rectangle that vegetation rule ``rule`` (its index) takes

@@ -1,6 +1,6 @@
 """``veduta inspect world|prefab``: the command line faces of veduta.tools.inspect_world (light to import).
 
-    veduta inspect world NAME [--json] [--sheet FILE.png] [--at X,Z]... [--all]
+    veduta inspect world NAME [--json] [--sheet FILE.png] [--at X,Z]... [--all] [--views-file FILE.jsonl]
     veduta inspect prefab NAME [--json]
 
 Exit status: 2 when the asset does not exist (a usage mistake), 1 when its source has errors or an error finding
@@ -14,7 +14,7 @@ import json
 import sys
 from typing import TextIO
 
-from veduta.base.argtypes import png_file
+from veduta.base.argtypes import out_file, png_file
 from veduta.faces.cli.common import allow_negative_pairs, parse_pair
 
 
@@ -30,7 +30,10 @@ def add_inspect_world(subparsers) -> argparse.ArgumentParser:
     w.add_argument("--at", type=parse_pair, action="append", default=[], metavar="X,Z",
                    help="also evaluate the view focused on this cell (repeatable)")
     w.add_argument("--all", action="store_true", dest="all_views",
-                   help="also a view at the centre of every chunk of the world (about 10 ms per chunk)")
+                   help="also a view at the centre of every chunk of the world, summed up (the views drawing "
+                        "the most, those over the budget, a histogram); about 0.3 ms a chunk")
+    w.add_argument("--views-file", metavar="FILE.jsonl", type=out_file(".jsonl"),
+                   help="write every view (with --all, every chunk's too) to this file, one JSON object a line")
     w.set_defaults(func=run_inspect_world)
     allow_negative_pairs(w)
     p = subparsers.add_parser("prefab", help="footprint, entities, triangles and findings of a prefab")
@@ -65,17 +68,39 @@ def format_world(r: dict) -> str:
              f"them on two sides), {r['loaded']['radius_m']:g} m around the focus; "
              f"the camera sees {r['loaded']['reach_m']:g} m"]
     lines.append(f"views (triangles of a {r['budget']} budget: ground + skirts + water + flora + entities):")
-    width = max(len(v["name"]) for v in r["views"])
-    for v in r["views"]:
-        mark = "  over" if v["triangles"] > r["budget"] else ""
-        if v["window"]["triangles"] != v["triangles"]:
-            mark += f"  (window alone {v['window']['triangles']})"
-        lines.append(f"  {v['name']:<{width}}  {v['triangles']:>6} = {v['ground']} + {v['skirts']} + {v['water']} + "
-                     f"{v['flora']} + {v['entities']}{mark}")
+    lines += _view_rows(r["views"], r["budget"])
+    a = r.get("all_views")
+    if a is not None:
+        t = a["triangles"]
+        lines.append(f"every chunk: {a['views']:,} views, triangles min {t['min']}, median {t['median']}, mean "
+                     f"{t['mean']:g}, max {t['max']}; {a['over_budget']:,} over the budget")
+        b = a["histogram"]["bin"]
+        bars = [f"{k * b}-{(k + 1) * b - 1}: {n:,}" for k, n in enumerate(a["histogram"]["views"]) if n]
+        lines.append(f"  views by triangles: {', '.join(bars)}")
+        lines.append(f"  drawing the most ({min(len(a['worst']), WORST_SHOWN)} of the {len(a['worst'])} in --json):")
+        lines += ["  " + row for row in _view_rows(a["worst"][:WORST_SHOWN], r["budget"])]
+    if r.get("views_file"):
+        lines.append(f"every view: {r['views_file']} (JSON Lines)")
     lines += _findings_text(r["findings"])
     if r.get("sheet"):
         lines.append(f"sheet: {r['sheet']}")
     return "\n".join(lines) + "\n"
+
+
+#: chunk views drawing the most that the text of --all shows
+WORST_SHOWN = 5
+
+
+def _view_rows(views: list[dict], budget: int) -> list[str]:
+    width = max((len(v["name"]) for v in views), default=0)
+    out = []
+    for v in views:
+        mark = "  over" if v["triangles"] > budget else ""
+        if v["window"]["triangles"] != v["triangles"]:
+            mark += f"  (window alone {v['window']['triangles']})"
+        out.append(f"  {v['name']:<{width}}  {v['triangles']:>6} = {v['ground']} + {v['skirts']} + {v['water']} + "
+                   f"{v['flora']} + {v['entities']}{mark}")
+    return out
 
 
 def format_prefab(r: dict) -> str:
@@ -111,7 +136,7 @@ def run_inspect_world(args, out: TextIO | None = None, err: TextIO | None = None
     line = progress_line()
     try:
         report = api.inspect_world(_project(args), args.name, at=args.at, all_views=args.all_views,
-                                   sheet=args.sheet, progress=line)
+                                   sheet=args.sheet, views_file=args.views_file, progress=line)
     finally:
         if line is not None:
             line.close()

@@ -6,7 +6,7 @@
     veduta dump FILE.vda [--full]        a cooked file as JSON
     veduta verify FILE ... [--json]      check cooked files; exit 1 on any problem
     veduta inspect model NAME [--json]   triangles, levels of detail, findings
-    veduta inspect world NAME [--json] [--sheet FILE.png] [--at X,Z] [--all]
+    veduta inspect world NAME [--json] [--sheet FILE.png] [--at X,Z] [--all] [--views-file FILE.jsonl]
     veduta inspect prefab NAME [--json]
     veduta preview texture NAME --out FILE.png [--json]
     veduta preview model NAME --out FILE.png [--size N] [--json]
@@ -196,10 +196,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     from veduta.faces.cli.world import add_world_commands
 
-    def draw_map(world, at, size, scale):
+    def draw_map(world, at, size, scale, progress=None):
         from veduta import api
 
-        return api.world_map(_project(None), world, at, size, scale)
+        return api.world_map(_project(None), world, at, size, scale, progress)
 
     add_world_commands(sub, lambda name: load_world(_project(None), name), draw_map)
 

@@ -37,12 +37,12 @@ from veduta.tools.world_query import MAX_CELL, MAX_MAP_CELLS, LoadWorld, world_m
 
 __all__ = ["add_world_commands", "MAX_CELL", "MAX_MAP_CELLS", "LoadWorld"]
 
-#: ``(world, at, size, scale) -> world_map's data``
-DrawMap = Callable[[str, tuple[int, int], tuple[int, int], "int | None"], dict[str, Any]]
+#: ``(world, at, size, scale, progress) -> world_map's data``
+DrawMap = Callable[[str, tuple[int, int], tuple[int, int], "int | None", Any], dict[str, Any]]
 
 def add_world_commands(subparsers, load_world: LoadWorld, draw_map: DrawMap | None = None) -> argparse.ArgumentParser:
     """Add ``world query|map|place|terrain|vegetation|remove`` to a ``veduta`` sub-parser set.
-    *draw_map* ``(world, at, size, scale)`` draws the map (default: :func:`world_map` over
+    *draw_map* ``(world, at, size, scale, progress)`` draws the map (default: :func:`world_map` over
     *load_world*, biomes without material colours)."""
     world = subparsers.add_parser("world", help="question a world's generator (query, map) and edit its source "
                                                 "(place, terrain, vegetation, remove)")
@@ -116,14 +116,20 @@ def cmd_map(args, load_world: LoadWorld, draw_map: DrawMap | None = None) -> int
     if path.is_dir():
         return tell(args.json, f"cannot write {path}: it is a folder (--out names the PNG file to write)", 1,
                     "veduta world map")
+    from veduta.faces.cli.common import progress_line
+
+    line = progress_line()
     try:
         if draw_map is None:
-            data = world_map(load_world, args.world, args.at, _map_cells(args), args.scale)
+            data = world_map(load_world, args.world, args.at, _map_cells(args), args.scale, progress=line)
         else:
-            data = draw_map(args.world, args.at, _map_cells(args), args.scale)
+            data = draw_map(args.world, args.at, _map_cells(args), args.scale, line)
         write_output(str(path), data.pop("png"))  # no folder is made
     except (OSError, VedutaError) as e:
         return tell(args.json, str(e), 2 if isinstance(e, (UsageError, ConfigError)) else 1, "veduta world map")
+    finally:
+        if line is not None:
+            line.close()
     if args.json:
         print(json.dumps(data, indent=2))
     else:

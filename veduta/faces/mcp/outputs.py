@@ -146,6 +146,18 @@ class InspectPrefab(_Report):
     triangles: NotRequired[int]
 
 
+class AllViews(TypedDict):
+    """A view at the centre of every chunk (inspect world --all), summed up."""
+
+    views: Annotated[int, Field(description="chunk views counted (one per chunk)")]
+    over_budget: Annotated[int, Field(description="chunk views drawing more than the budget")]
+    triangles: Annotated[dict[str, float], Field(description="min, median, mean and max triangles of a chunk view")]
+    histogram: Annotated[Obj, Field(description="bin: triangles per bar; views: chunk views per bar, from 0")]
+    worst: Annotated[list[Obj], Field(description="the chunk views drawing the most (at most 20), in full")]
+    over: Annotated[list[Cell], Field(description="focus cells of chunk views over the budget, row by row "
+                                                  "(the first 1000)")]
+
+
 class InspectWorld(_Report):
     world: NotRequired[Obj]
     camera: NotRequired[Obj]
@@ -154,7 +166,10 @@ class InspectWorld(_Report):
     area: NotRequired[Obj]
     places: NotRequired[list[Obj]]
     models: NotRequired[dict[str, Obj]]
-    views: NotRequired[list[Obj]]
+    views: NotRequired[Annotated[list[Obj], Field(description="the named views: the start cell, every place, at")]]
+    all_views: NotRequired[Annotated[AllViews, Field(description="with all_views: the chunk views summed up")]]
+    views_file: NotRequired[Annotated[str, Field(description="the JSON Lines file of every view written, "
+                                                             "when asked for")]]
     worst_view: NotRequired[Obj]
     sheet: NotRequired[Annotated[str, Field(description="the sheet PNG written, when asked for")]]
     sheet_drawn: NotRequired[Annotated[Obj, Field(description="what the sheet shows: title, legend, labels, dropped, "

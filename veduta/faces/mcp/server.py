@@ -352,13 +352,22 @@ class Face:
                       sheet: Annotated[bool, Field(
                           description="also return the sheet: the map around the start cell with every finding "
                           "marked, as an image")] = False,
-                      out: PngOut = None) -> Annotated[CallToolResult, o.InspectWorld]:
+                      out: PngOut = None,
+                      all_views: Annotated[bool, Field(
+                          description="also a view at the centre of every chunk, summed up in all_views (counts, "
+                          "a histogram, the views drawing the most, the cells of views over the budget); "
+                          "about 0.3 ms a chunk, with progress notifications")] = False,
+                      views_file: Annotated[str | None, Field(
+                          description=f"write every view (with all_views, every chunk's) to this .jsonl file"
+                          f"{UNDER_ROOT}, one JSON object a line")] = None,
+                      ) -> Annotated[CallToolResult, o.InspectWorld]:
         """Inspect a world: findings ranked by severity (places in water, overlapping, in a wrong biome or too
         close; missing prefabs or models; a camera that sees past the loaded chunks; views over the
         1200-triangle budget, WORLD_CHUNK_BUDGET) and the triangles drawn in each view. Fix every error before
         cooking. With sheet, the map with the findings marked comes back as an image (out: also written)."""
         return _missing(self.t.call(ctx, api.inspect_world, world, [tuple(c) for c in at or []],
-                                    sheet=self.t.output(out), image=sheet), "world")
+                                    all_views=all_views, sheet=self.t.output(out), image=sheet,
+                                    views_file=self.t.output(views_file)), "world")
 
     def world_query(self, ctx: Context, world: Annotated[str, Field(description="world name")], cell: Cell
                     ) -> Annotated[CallToolResult, o.WorldQuery]:
