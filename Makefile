@@ -66,7 +66,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench --assets $(N)
 
 clean:
-	rm -rf assets/.cooked cache/doit* cache/state* cache/store
+	rm -rf assets/.cooked cache/doit* cache/state* cache/scan* cache/store
 
 distclean: clean
 	rm -rf $(VENV) *.egg-info node_modules

@@ -19,9 +19,10 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-TOOLS = {"list_assets", "write_source", "cook", "check", "why", "inspect_model", "inspect_prefab", "inspect_world",
-         "world_query", "world_map", "world_place", "world_terrain", "world_vegetation", "world_remove", "dump",
-         "verify", "export_gltf", "preview_model", "preview_texture", "preview_world", "deps", "rename", "report"}
+TOOLS = {"list_assets", "write_source", "cook", "check", "why", "monitor_status", "inspect_model", "inspect_prefab",
+         "inspect_world", "world_query", "world_map", "world_place", "world_terrain", "world_vegetation",
+         "world_remove", "dump", "verify", "export_gltf", "preview_model", "preview_texture", "preview_world", "deps",
+         "rename", "report"}
 
 
 @pytest.fixture
@@ -90,8 +91,9 @@ def test_tools_are_listed_with_descriptions_and_typed_inputs(sample_game):
     assert "metres" in tools["world_terrain"].description and "cells" in tools["world_vegetation"].description
     hints = {name: (t.annotations.read_only_hint, t.annotations.destructive_hint, t.annotations.idempotent_hint)
              for name, t in tools.items()}
-    reads = {"list_assets", "check", "why", "inspect_model", "inspect_prefab", "inspect_world", "world_query",
-             "world_map", "dump", "verify", "preview_model", "preview_texture", "preview_world", "deps", "report"}
+    reads = {"list_assets", "check", "why", "monitor_status", "inspect_model", "inspect_prefab", "inspect_world",
+             "world_query", "world_map", "dump", "verify", "preview_model", "preview_texture", "preview_world", "deps",
+             "report"}
     assert {name for name, h in hints.items() if h[0]} == reads
     assert {name for name, h in hints.items() if h[1]} == {"write_source", "world_place", "world_terrain",
                                                           "world_vegetation", "world_remove", "export_gltf",
@@ -124,6 +126,7 @@ def test_each_tool_returns_its_cli_json(sample_game):
                                                                "assets/.cooked/worlds/valley.vda"]})
         out["check"] = await s.call_tool("check", {})
         out["why"] = await s.call_tool("why", {})
+        out["monitor"] = await s.call_tool("monitor_status", {})
         out["gltf"] = await s.call_tool("export_gltf", {"model": "tree", "out": "tree.glb"})
         out["gltf_world"] = await s.call_tool("export_gltf", {"world": "valley", "chunk": [-4, 1], "radius": 2,
                                                               "levels": True, "out": "valley.glb"})
@@ -151,6 +154,8 @@ def test_each_tool_returns_its_cli_json(sample_game):
     assert r["verify"].structured_content["ok"] is True
     assert r["check"].structured_content["ok"] is True
     assert r["why"].structured_content["stale"] == []
+    assert r["monitor"].structured_content == cli_json(sample_game, "watch", "--status")
+    assert r["monitor"].structured_content["running"] is False
     assert (sample_game / "tree.glb").read_bytes()[:4] == b"glTF"
     assert (sample_game / "tree.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert r["gltf"].structured_content == cli_json(sample_game, "export", "gltf", "tree", "--out", "tree.glb")

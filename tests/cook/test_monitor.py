@@ -77,6 +77,14 @@ def monitors(game):
         m.err.close()
 
 
+def marked(game: Game, monitors) -> MonitorProcess:
+    """A monitor started and two cooks run: the second leaves the mark the next cook trusts."""
+    m = monitors()
+    cook(game)
+    cook(game)
+    return m
+
+
 def cook(game: Game) -> str:
     cp = game.cook()
     assert cp.returncode == 0, cp.stdout + cp.stderr
@@ -155,9 +163,7 @@ def test_monitor_cooks_every_change_and_the_journal_spares_the_rest(game, monito
 
 
 def test_monitor_killed_and_restarted_mid_edit(game, monitors):
-    m = monitors()
-    cook(game)
-    cook(game)  # (the journal trusted from here on)
+    m = marked(game, monitors)
     game.write("models/crate.vmodel", bigger(CRATE, 2))
     m.kill()  # mid-edit: one file changed before, one after, none cooked
     game.write("models/props/barrel.vmodel", bigger(BARREL, 5))
@@ -178,9 +184,7 @@ def test_monitor_killed_and_restarted_mid_edit(game, monitors):
 
 
 def test_monitor_stopped_restarted_and_hung(game, monitors):
-    m = monitors()
-    cook(game)
-    cook(game)
+    m = marked(game, monitors)
     assert m.stop() == 0  # SIGTERM: its state goes; cooks no longer ask it
     assert "monitor stopped" in m.log()
     assert status(game)["running"] is False
@@ -214,9 +218,7 @@ def test_monitor_stopped_restarted_and_hung(game, monitors):
 
 
 def test_monitor_overflowed_queue_means_a_full_check(game, monitors):
-    m = monitors()
-    cook(game)
-    cook(game)
+    m = marked(game, monitors)
     m.signal(signal.SIGSTOP)
     game.write("models/crate.vmodel", bigger(CRATE, 2))
     junk = game.root / "assets" / "models"
@@ -256,3 +258,14 @@ def test_monitor_command_line(game, monitors):
     assert cp.returncode == 0 and "a monitor runs" in cp.stdout
     cp = game.veduta("watch", "--monitor")  # a second one for the same game
     assert cp.returncode == 2 and "already runs" in cp.stderr, cp.stderr
+
+
+def test_a_failure_propagates_when_the_journal_is_trusted(game, monitors):
+    from tests.gamerepo import BAD
+
+    marked(game, monitors)
+    (game.root / "assets/models/tree_far.vmodel").write_text(BAD)  # tree names it (its far level)
+    cp = game.cook()
+    assert cp.returncode == 1, cp.stdout + cp.stderr
+    assert "1 failed, 1 with a failed dependency" in cp.stdout, cp.stdout
+    assert "assets/models/tree.vmodel:" in cp.stdout and "tree_far" in cp.stdout, cp.stdout

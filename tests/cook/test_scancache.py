@@ -42,6 +42,16 @@ def nothing_stale_and_counted(game: Game, n: int) -> None:
     assert got["stale"] == [] and got["checked"] == n, got
 
 
+def removed_and_swept(game: Game, rel: str, cooked: str, left: int) -> None:
+    """Remove source *rel* after a cook that kept what it could: its cooked file goes."""
+    settle()
+    cook(game)
+    (game.root / "assets" / rel).unlink()
+    out = cook(game)
+    assert f"removed assets/.cooked/{cooked}" in out, out
+    nothing_stale_and_counted(game, left)
+
+
 def test_kept_listings_see_every_source_made_removed_or_renamed(game):
     cook(game)
     settle()
@@ -77,12 +87,7 @@ def test_kept_listings_see_every_source_made_removed_or_renamed(game):
     # a new sub-folder, then a source removed from a folder below an unchanged one
     game.write("models/props/deep/nail.vmodel", BARREL.replace("0.4", "0.05"))
     assert "1 cooked, 6 up to date" in cook(game)
-    settle()
-    cook(game)
-    (game.root / "assets/models/props/deep/nail.vmodel").unlink()
-    out = cook(game)
-    assert "removed assets/.cooked/models/nail.vda" in out, out
-    nothing_stale_and_counted(game, 6)
+    removed_and_swept(game, "models/props/deep/nail.vmodel", "models/nail.vda", 6)
 
 
 def test_kept_listings_yield_to_links(game, tmp_path):
@@ -118,10 +123,5 @@ def test_the_orphan_sweep_skips_only_an_unchanged_clean_cooked_folder(game):
     os.utime(temp, (hour_ago, hour_ago))
     out = cook(game)
     assert "(left by an interrupted cook)" in out and not temp.exists(), out
-    settle()
-    cook(game)
     # a source removed: the cooked folder did not change, the sources did: swept
-    (game.root / "assets/models/props/barrel.vmodel").unlink()
-    out = cook(game)
-    assert "removed assets/.cooked/models/barrel.vda" in out, out
-    nothing_stale_and_counted(game, 3)
+    removed_and_swept(game, "models/props/barrel.vmodel", "models/barrel.vda", 3)

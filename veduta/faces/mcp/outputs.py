@@ -105,6 +105,15 @@ class Why(TypedDict):
                                                   "(code, message, dep)")]
 
 
+class MonitorStatus(TypedDict):
+    running: bool
+    pid: Annotated[int | None, Field(description="the monitor's process id (null when none runs)")]
+    trusted: Annotated[bool, Field(description="false when a symbolic link is in the watched folders: cooks "
+                                               "then check every source")]
+    marked: Annotated[bool, Field(description="a complete cook left the mark the next cook trusts")]
+    journal: Annotated[str, Field(description="the journal's path")]
+
+
 class _Report(TypedDict):
     name: str
     source: Annotated[str | None, Field(description="the source path under the assets folder")]

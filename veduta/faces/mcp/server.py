@@ -326,6 +326,13 @@ class Face:
         changed, compiler changed, ...)."""
         return self.t.call(ctx, api.why, self.t.sources(sources))
 
+    def monitor_status(self, ctx: Context) -> Annotated[CallToolResult, o.MonitorStatus]:
+        """Whether a file-system monitor (`veduta watch --monitor`) runs for the game, and whether the next
+        cook can trust its journal (then a no-op cook checks only the files it names, stat'ing nothing else):
+        running, pid, trusted (no symbolic link in the watched folders), marked (a complete cook left the
+        mark the next one trusts), journal (its path)."""
+        return self.t.call(ctx, api.monitor_status)
+
     def inspect_model(self, ctx: Context, model: Annotated[str, Field(
             description="model name (file name without .vmodel)")]) -> Annotated[CallToolResult, o.InspectModel]:
         """Inspect a model: triangles per part and level of detail, bounds in metres, and findings (code,
@@ -558,6 +565,7 @@ TOOLS: dict[str, ToolAnnotations] = {
     "cook": COOKS,
     "check": READS,
     "why": READS,
+    "monitor_status": READS,
     "inspect_model": READS,
     "inspect_prefab": READS,
     "inspect_world": READS,
