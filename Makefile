@@ -54,10 +54,11 @@ gltf-validate: $(NODE_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check veduta tests bench
 	$(BIN)/mypy
 
 format: $(STAMP)
-	$(BIN)/ruff format veduta tests
+	$(BIN)/ruff format veduta tests bench
 
 # Benchmarks: N=10000 assets by default (make bench N=2000 for a quick look; several sizes, up to
 # issue 23's: make bench N=1000,10000,50000,100000).

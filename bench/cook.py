@@ -62,13 +62,16 @@ print(n)
 """.replace("SUFFIXES", repr(SUFFIXES))
 
 #: One process reading and hashing every source as the spec's source_hash recipe starts.
-REHASH_FLOOR = _EVERY_SOURCE.replace("EACH", """rel = os.path.relpath(p, root).replace(os.sep, "/")
+REHASH_FLOOR = _EVERY_SOURCE.replace(
+    "EACH",
+    """rel = os.path.relpath(p, root).replace(os.sep, "/")
             with open(p, "rb") as fh:
                 data = fh.read()
             h = hashlib.sha256(b"veduta-cook/1\\nveduta-asset/0.8.0\\n")
             h.update(f"source {rel} {len(data)}\\n".encode())
             h.update(data)
-            h.hexdigest()""")
+            h.hexdigest()""",
+)
 
 #: One process stat()ing every source (what any up-to-date check must at least do).
 STAT_FLOOR = _EVERY_SOURCE.replace("EACH", "os.stat(p)")
@@ -112,9 +115,19 @@ def compile_floor(root: str, jobs: int, batch: int = 32) -> int:
     project = Project.find(root)
     sources = project.scan()[0]
     set_index(project.assets, AssetIndex.from_paths(s.rel for s in sources))
-    work = [(s.kind.name, s.rel, project.assets, os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
-             project.cache, None, "") for s in sources]
-    batches = [work[i:i + batch] for i in range(0, len(work), batch)]
+    work = [
+        (
+            s.kind.name,
+            s.rel,
+            project.assets,
+            os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
+            project.cache,
+            None,
+            "",
+        )
+        for s in sources
+    ]
+    batches = [work[i : i + batch] for i in range(0, len(work), batch)]
     if jobs <= 1:
         results = [r for b in batches for r in cook_batch(b)]
     else:
@@ -192,8 +205,15 @@ def _interleaved(cmds: dict[str, list[str]], root: str, repeat: int) -> dict[str
         for key, cmd in cmds.items():
             dt, text, peak = run(cmd, root)
             runs[key].append((dt, text, peak, CPU[-1]))
-    return {k: (statistics.median(x[0] for x in v), v[-1][1], int(statistics.median(x[2] for x in v)),
-                statistics.median(x[3] for x in v)) for k, v in runs.items()}
+    return {
+        k: (
+            statistics.median(x[0] for x in v),
+            v[-1][1],
+            int(statistics.median(x[2] for x in v)),
+            statistics.median(x[3] for x in v),
+        )
+        for k, v in runs.items()
+    }
 
 
 def _median(cmd: list[str], root: str, repeat: int, fresh: bool = False) -> tuple[float, str, int, float]:
@@ -209,8 +229,15 @@ def _median(cmd: list[str], root: str, repeat: int, fresh: bool = False) -> tupl
     return statistics.median(times), text, int(statistics.median(peaks)), statistics.median(cpus)
 
 
-def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool = False,
-               compare: bool = False, first_repeat: int | None = None) -> dict:
+def bench_cook(
+    n: int,
+    jobs: int,
+    repeat: int,
+    where: str = "build",
+    heavy: bool = False,
+    compare: bool = False,
+    first_repeat: int | None = None,
+) -> dict:
     """Every cook figure of one game (n small models, or the heavy game) in one run."""
     # in the project's folder, not /tmp: a game repo lives on the project's file
     # system (here /tmp creates files 30x slower, which would skew the first cook)
@@ -245,8 +272,12 @@ def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool
             _fresh(root, trash)
             floor1.append((run([py, "-c", COMPILE_FLOOR, root, "1"], root)[0], CPU[-1]))
         shutil.rmtree(trash, ignore_errors=True)
-        for key, got in (("first", firsts), ("first_plain", plains), ("compile_floor", floors),
-                         ("compile_floor_1", floor1)):
+        for key, got in (
+            ("first", firsts),
+            ("first_plain", plains),
+            ("compile_floor", floors),
+            ("compile_floor_1", floor1),
+        ):
             if got:
                 r[key] = statistics.median(w for w, _ in got)
                 r[key + "_cpu"] = statistics.median(c for _, c in got)
@@ -261,17 +292,21 @@ def bench_cook(n: int, jobs: int, repeat: int, where: str = "build", heavy: bool
         veduta = [py, "-m", "veduta"]
         # the no-op and every figure compared with it or with its floor, run in turn round by
         # round (a slow spell of this machine then weighs on all of them, not on one)
-        timed = _interleaved({
-            "noop": doit + ["cook"],
-            "floor": [py, "-c", REHASH_FLOOR, root],
-            "stat_floor": [py, "-c", STAT_FLOOR, root],
-            # what any doit command costs before it reads a dodo file: Python and doit starting
-            "startup": doit + ["--version"],
-            "list": doit + ["list", "--all", "--status"],
-            # as a pre-commit hook runs it (fresh sources known good by their cooked files)
-            "check": veduta + ["check"],
-            "why": veduta + ["why"],
-        }, root, repeat)
+        timed = _interleaved(
+            {
+                "noop": doit + ["cook"],
+                "floor": [py, "-c", REHASH_FLOOR, root],
+                "stat_floor": [py, "-c", STAT_FLOOR, root],
+                # what any doit command costs before it reads a dodo file: Python and doit starting
+                "startup": doit + ["--version"],
+                "list": doit + ["list", "--all", "--status"],
+                # as a pre-commit hook runs it (fresh sources known good by their cooked files)
+                "check": veduta + ["check"],
+                "why": veduta + ["why"],
+            },
+            root,
+            repeat,
+        )
         for key, (wall, _, _, cpu) in timed.items():
             r[key], r[key + "_cpu"] = wall, cpu
         r["noop_kib"], r["list_kib"] = timed["noop"][2], timed["list"][2]
@@ -354,8 +389,13 @@ class _Monitor:
 
     def __init__(self, root: str):
         self.log = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen([sys.executable, "-m", "veduta", "watch", "--monitor"], cwd=root,
-                                     stdout=subprocess.DEVNULL, stderr=self.log, env=_ENV)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "veduta", "watch", "--monitor"],
+            cwd=root,
+            stdout=subprocess.DEVNULL,
+            stderr=self.log,
+            env=_ENV,
+        )
         end = time.monotonic() + 120
         while b"monitoring" not in self._said():
             if self.proc.poll() is not None or time.monotonic() > end:
@@ -382,8 +422,11 @@ def _noop_goals(root: str, repeat: int) -> dict:
     py = sys.executable
     doit = [py, "-m", "doit"]
     ninja = _ninja_game(root)
-    cmds = {"goal_noop": doit + ["cook"], "goal_stat": [py, "-c", STAT_FLOOR, root],
-            "goal_startup": doit + ["--version"]}
+    cmds = {
+        "goal_noop": doit + ["cook"],
+        "goal_stat": [py, "-c", STAT_FLOOR, root],
+        "goal_startup": doit + ["--version"],
+    }
     if ninja:
         cmds["goal_ninja"] = [ninja]
     runs: dict[str, list[tuple[float, float]]] = {k: [] for k in [*cmds, "goal_monitor"]}
@@ -418,14 +461,18 @@ def bench_models() -> dict:
     from veduta.formats import encode
     from veduta.source.diagnostics import Report
 
-    src = open(os.path.join(os.path.dirname(__file__), "..", "assets", "models", "robot.vmodel"), "rb").read() \
-        if os.path.exists(os.path.join(os.path.dirname(__file__), "..", "assets", "models", "robot.vmodel")) else None
+    src = (
+        open(os.path.join(os.path.dirname(__file__), "..", "assets", "models", "robot.vmodel"), "rb").read()
+        if os.path.exists(os.path.join(os.path.dirname(__file__), "..", "assets", "models", "robot.vmodel"))
+        else None
+    )
     if src is not None:
         from veduta.base.project import AssetIndex
 
         # the sample game's materials, which the robot names (a missing one would be a warning)
-        index = AssetIndex.from_paths(f"materials/{m}" for m in os.listdir(
-            os.path.join(os.path.dirname(__file__), "..", "assets", "materials")))
+        index = AssetIndex.from_paths(
+            f"materials/{m}" for m in os.listdir(os.path.join(os.path.dirname(__file__), "..", "assets", "materials"))
+        )
         times = []
         tris = 0
         for _ in range(30):
@@ -566,11 +613,17 @@ def print_cook(r: dict, repeat: int) -> None:
         if "check_one" in r:
             row("veduta check SOURCE (one source)", "check_one")
         if "compile_floor" in r:
-            row(f"veduta check --all -n {j} (every source compiled)", "check_all", "compile_floor",
-                "of the compile floor")
+            row(
+                f"veduta check --all -n {j} (every source compiled)",
+                "check_all",
+                "compile_floor",
+                "of the compile floor",
+            )
         row("veduta why (nothing stale)", "why", "noop", "of the no-op")
-    print(f"  {'peak memory: list / no-op':48} {r['list_kib'] / 1024:7.0f} MB / {r['noop_kib'] / 1024:.0f} MB"
-          f"  {r['list_kib'] / r['noop_kib']:5.2f}x")
+    print(
+        f"  {'peak memory: list / no-op':48} {r['list_kib'] / 1024:7.0f} MB / {r['noop_kib'] / 1024:.0f} MB"
+        f"  {r['list_kib'] / r['noop_kib']:5.2f}x"
+    )
     print_rows(r, j)
     if "first_summary" in r:
         print(f"  first cook said: {r['first_summary']}")
@@ -623,13 +676,20 @@ def print_table(games: list[dict]) -> None:
             if base and base in g:
                 cell += f" ({g[key] / g[base]:.2f}x, cpu {g[key + '_cpu'] / g[base + '_cpu']:.2f}x)"
             cells.append(cell)
-        base_name = {"compile_floor": "of the compile floor", "floor": "of the re-hash floor",
-                     "noop": "of the no-op", "goal_ninja": "of ninja's no-op",
-                     "goal_stat": "of the stat floor"}.get(base, "")
+        base_name = {
+            "compile_floor": "of the compile floor",
+            "floor": "of the re-hash floor",
+            "noop": "of the no-op",
+            "goal_ninja": "of ninja's no-op",
+            "goal_stat": "of the stat floor",
+        }.get(base, "")
         suffix = f" ({base_name}{', goal ' + goal if goal else ''})" if base_name else ""
         print(f"| {label}{suffix} | " + " | ".join(cells) + " |")
-    print("| peak memory, list / no-op | " + " | ".join(
-        f"{g['list_kib'] / 1024:.0f} / {g['noop_kib'] / 1024:.0f} MB" for g in games) + " |")
+    print(
+        "| peak memory, list / no-op | "
+        + " | ".join(f"{g['list_kib'] / 1024:.0f} / {g['noop_kib'] / 1024:.0f} MB" for g in games)
+        + " |"
+    )
     for line in table_rows(games):
         print(line)
 
@@ -651,31 +711,53 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--first-repeat", type=int, default=3, help="runs of each first cook (default 3; 0: none)")
-    ap.add_argument("--heavy", action=argparse.BooleanOptionalAction, default=True,
-                    help="also the heavy game (worlds, textures with mips, large models)")
-    ap.add_argument("--compare", action=argparse.BooleanOptionalAction, default=True,
-                    help="also ninja's and plain doit's no-op")
-    ap.add_argument("--shared", action=argparse.BooleanOptionalAction, default=True,
-                    help="also a fresh clone restoring from a warm shared cache against compiling "
-                         "(bench/shared.py)")
+    ap.add_argument(
+        "--heavy",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also the heavy game (worlds, textures with mips, large models)",
+    )
+    ap.add_argument(
+        "--compare", action=argparse.BooleanOptionalAction, default=True, help="also ninja's and plain doit's no-op"
+    )
+    ap.add_argument(
+        "--shared",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also a fresh clone restoring from a warm shared cache against compiling (bench/shared.py)",
+    )
     ap.add_argument("--skip-cook", action="store_true")
     ap.add_argument("--skip-compilers", action="store_true")
     ap.add_argument("--dir", default="build", help="where the generated game goes (default build/)")
     args = ap.parse_args(argv)
 
     print(f"veduta bench on {os.cpu_count()} cores, Python {sys.version.split()[0]}")
-    sections = (("model compile", "model compile (median):", bench_models),
-                ("largest model", "largest legal model (one process):", bench_largest_model),
-                ("world generation", "world generation (median):", bench_world),
-                ("world drawing model", "world drawing model (ground LOD: median per chunk; inspect world: best "
-                                        "warm run):", bench_draw),
-                ("world editing", f"world editing on valley (in-process, median of {args.repeat}; dry runs unless "
-                                  f"written):", lambda: bench_edit(args.repeat, args.dir)),
-                ("language server", "language server (veduta lsp on stdio; a change to its diagnostics, debounce 0; "
-                                    "docs/editors.md):", bench_lsp),
-                ("world at scale", "", lambda: bench_scale(args.repeat, args.dir)),
-                ("pictures", f"preview images (CPU of this process, median of {args.repeat}; ratio to a floor of the "
-                             f"same run):", lambda: bench_pictures(args.repeat)))
+    sections = (
+        ("model compile", "model compile (median):", bench_models),
+        ("largest model", "largest legal model (one process):", bench_largest_model),
+        ("world generation", "world generation (median):", bench_world),
+        (
+            "world drawing model",
+            "world drawing model (ground LOD: median per chunk; inspect world: best warm run):",
+            bench_draw,
+        ),
+        (
+            "world editing",
+            f"world editing on valley (in-process, median of {args.repeat}; dry runs unless written):",
+            lambda: bench_edit(args.repeat, args.dir),
+        ),
+        (
+            "language server",
+            "language server (veduta lsp on stdio; a change to its diagnostics, debounce 0; docs/editors.md):",
+            bench_lsp,
+        ),
+        ("world at scale", "", lambda: bench_scale(args.repeat, args.dir)),
+        (
+            "pictures",
+            f"preview images (CPU of this process, median of {args.repeat}; ratio to a floor of the same run):",
+            lambda: bench_pictures(args.repeat),
+        ),
+    )
     for name, title, run in sections if not args.skip_compilers else ():
         try:
             figures: Any = run()
@@ -692,8 +774,7 @@ def main(argv=None) -> int:
     if not args.skip_cook:
         games = []
         for n in args.assets:
-            r = bench_cook(n, args.jobs, args.repeat, args.dir, compare=args.compare,
-                           first_repeat=args.first_repeat)
+            r = bench_cook(n, args.jobs, args.repeat, args.dir, compare=args.compare, first_repeat=args.first_repeat)
             print_cook(r, args.repeat)
             games.append(r)
             sys.stdout.flush()

@@ -40,7 +40,6 @@ SHAPES = [
 SUFFIXES = (".vmodel", ".vtexture", ".vmaterial", ".vscene", ".vprefab", ".vworld", ".vmap")
 
 
-
 def make_game(root: str, n: int) -> None:
     os.makedirs(os.path.join(root, "assets", "models"), exist_ok=True)
     with open(os.path.join(root, "dodo.py"), "w") as f:
@@ -48,11 +47,18 @@ def make_game(root: str, n: int) -> None:
     for i in range(n):
         folder = os.path.join(root, "assets", "models", f"g{i // 500:03d}")
         os.makedirs(folder, exist_ok=True)
-        parts = [SHAPES[(i + k) % len(SHAPES)].format(a=0.2 + (i % 7) * 0.1, b=0.5 + (i % 5) * 0.1, h=k * 0.5,
-                                                      s=6 + (i + k) % 10) for k in range(2)]
+        parts = [
+            SHAPES[(i + k) % len(SHAPES)].format(
+                a=0.2 + (i % 7) * 0.1, b=0.5 + (i % 5) * 0.1, h=k * 0.5, s=6 + (i + k) % 10
+            )
+            for k in range(2)
+        ]
         with open(os.path.join(folder, f"m{i:05d}.vmodel"), "w") as f:
-            f.write('{\n  "veduta": "model/1",\n  "pivot": "bottom-center",\n  "parts": [\n    '
-                    + ",\n    ".join(parts) + "\n  ]\n}\n")
+            f.write(
+                '{\n  "veduta": "model/1",\n  "pivot": "bottom-center",\n  "parts": [\n    '
+                + ",\n    ".join(parts)
+                + "\n  ]\n}\n"
+            )
     _settle(root)
 
 
@@ -71,17 +77,21 @@ def make_heavy_game(root: str, worlds: int = 4, textures: int = 16, models: int 
     os.makedirs(os.path.join(root, "assets", "textures", "big"), exist_ok=True)
     for i in range(textures):
         with open(os.path.join(root, "assets", "textures", "big", f"big_{i:02d}.vtexture"), "w") as f:
-            f.write('{ "veduta": "texture/1", "size": [512, 512], "tiling": true, "layers": [\n'
-                    f'  {{ "type": "checker", "colors": ["#5a5a5a", "#8c8c{i:02x}"], "cell": {4 + i % 12} }},\n'
-                    '  { "type": "fill", "color": "#20ff8000" } ] }\n')
+            f.write(
+                '{ "veduta": "texture/1", "size": [512, 512], "tiling": true, "layers": [\n'
+                f'  {{ "type": "checker", "colors": ["#5a5a5a", "#8c8c{i:02x}"], "cell": {4 + i % 12} }},\n'
+                '  { "type": "fill", "color": "#20ff8000" } ] }\n'
+            )
     os.makedirs(os.path.join(root, "assets", "models", "big"), exist_ok=True)
     for i in range(models):
         with open(os.path.join(root, "assets", "models", "big", f"big_{i:02d}.vmodel"), "w") as f:
-            f.write('{ "veduta": "model/1", "pivot": "bottom-center",\n'
-                    '  "lod": [{ "distance": 20 }, { "distance": 40 }],\n'
-                    f'  "parts": [ {{ "shape": "sphere", "radius": 1, "segments": {80 + i}, "rings": 48 }},\n'
-                    '    { "shape": "lathe", "profile": [[0, 0], [1, 0.2], [0.5, 1], [0.8, 1.5], [0, 2]], '
-                    f'"segments": {48 + i}, "position": [2, 0, 0] }} ] }}\n')
+            f.write(
+                '{ "veduta": "model/1", "pivot": "bottom-center",\n'
+                '  "lod": [{ "distance": 20 }, { "distance": 40 }],\n'
+                f'  "parts": [ {{ "shape": "sphere", "radius": 1, "segments": {80 + i}, "rings": 48 }},\n'
+                '    { "shape": "lathe", "profile": [[0, 0], [1, 0.2], [0.5, 1], [0.8, 1.5], [0, 2]], '
+                f'"segments": {48 + i}, "position": [2, 0, 0] }} ] }}\n'
+            )
     _settle(root)
     n = 0
     for _, dirs, files in os.walk(os.path.join(root, "assets")):

@@ -51,9 +51,12 @@ def bench_one_edit(root: str, repeat: int) -> dict:
             raise SystemExit(f"one edit should cook one source, the cook said: {out.strip()}")
         edits.append((dt, CPU[-1]))
         noops.append((run(doit, root)[0], CPU[-1]))
-    return {"edit": statistics.median(w for w, _ in edits), "edit_cpu": statistics.median(c for _, c in edits),
-            "edit_noop": statistics.median(w for w, _ in noops),
-            "edit_noop_cpu": statistics.median(c for _, c in noops)}
+    return {
+        "edit": statistics.median(w for w, _ in edits),
+        "edit_cpu": statistics.median(c for _, c in edits),
+        "edit_noop": statistics.median(w for w, _ in noops),
+        "edit_noop_cpu": statistics.median(c for _, c in noops),
+    }
 
 
 def bench_first_memory(root: str, jobs: int) -> dict:
@@ -77,10 +80,17 @@ def bench_first_memory(root: str, jobs: int) -> dict:
 
 def small_model(i: int) -> bytes:
     """The *i*-th small model of the generated games (bench.games.make_game)."""
-    parts = [SHAPES[(i + k) % len(SHAPES)].format(a=0.2 + (i % 7) * 0.1, b=0.5 + (i % 5) * 0.1, h=k * 0.5,
-                                                  s=6 + (i + k) % 10) for k in range(2)]
-    return ('{\n  "veduta": "model/1",\n  "pivot": "bottom-center",\n  "parts": [\n    '
-            + ",\n    ".join(parts) + "\n  ]\n}\n").encode()
+    parts = [
+        SHAPES[(i + k) % len(SHAPES)].format(
+            a=0.2 + (i % 7) * 0.1, b=0.5 + (i % 5) * 0.1, h=k * 0.5, s=6 + (i + k) % 10
+        )
+        for k in range(2)
+    ]
+    return (
+        '{\n  "veduta": "model/1",\n  "pivot": "bottom-center",\n  "parts": [\n    '
+        + ",\n    ".join(parts)
+        + "\n  ]\n}\n"
+    ).encode()
 
 
 def bench_single_model(count: int = 256, rounds: int = 5) -> dict:
@@ -123,8 +133,13 @@ def bench_single_model(count: int = 256, rounds: int = 5) -> dict:
 #: The rows of this module's figures in the side-by-side table: label, figure, its floor, goal.
 ROWS = (
     ("one edited source, `doit cook`", "edit", "edit_noop", "of the no-op", "<= 1.25"),
-    ("first cook peak memory, process tree (Pss), `doit -n J cook`", "first_tree_kib", "floor_tree_kib",
-     "of the compile floor's", "<= 1.5"),
+    (
+        "first cook peak memory, process tree (Pss), `doit -n J cook`",
+        "first_tree_kib",
+        "floor_tree_kib",
+        "of the compile floor's",
+        "<= 1.5",
+    ),
     ("one small model compiled alone, per model", "single", "batched", "of its batched per-model cost", "<= 10"),
 )
 
@@ -161,6 +176,7 @@ def table_rows(games: list[dict]) -> list[str]:
     out = []
     for label, key, base, of, goal in ROWS:
         if any(key in g for g in games):
-            out.append(f"| {label.replace('J', str(j))} ({of}, goal {goal}) | "
-                       + " | ".join(cells(key, base, games)) + " |")
+            out.append(
+                f"| {label.replace('J', str(j))} ({of}, goal {goal}) | " + " | ".join(cells(key, base, games)) + " |"
+            )
     return out

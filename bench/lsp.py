@@ -32,8 +32,13 @@ class Client:
     """The smallest LSP client: JSON-RPC messages with Content-Length headers over a pipe."""
 
     def __init__(self, root: Path):
-        self.proc = subprocess.Popen([sys.executable, "-m", "veduta", "lsp"], cwd=root, stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "veduta", "lsp"],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         self.next_id = 0
 
     def send(self, method: str, params, request: bool = False) -> int | None:
@@ -80,8 +85,11 @@ class Client:
     def diagnostics(self, uri: str, version: int) -> list:
         while True:
             msg = self.receive()
-            if msg.get("method") == "textDocument/publishDiagnostics" and msg["params"]["uri"] == uri \
-                    and msg["params"].get("version") == version:
+            if (
+                msg.get("method") == "textDocument/publishDiagnostics"
+                and msg["params"]["uri"] == uri
+                and msg["params"].get("version") == version
+            ):
                 return msg["params"]["diagnostics"]
             if "method" in msg and "id" in msg:
                 self.reply(msg["id"])
@@ -108,11 +116,14 @@ def _edits(client: Client, uri: str, text: str, good: str, bad: str, n: int, rss
     times, rss = [], {}
     for i in range(1, n + 1):
         old, new = (good, bad) if i % 2 else (bad, good)
-        change = {"range": {"start": {"line": line, "character": char},
-                            "end": {"line": line, "character": char + len(old)}}, "text": new}
+        change = {
+            "range": {"start": {"line": line, "character": char}, "end": {"line": line, "character": char + len(old)}},
+            "text": new,
+        }
         t0 = time.perf_counter()
-        client.send("textDocument/didChange", {"textDocument": {"uri": uri, "version": i + 1},
-                                               "contentChanges": [change]})
+        client.send(
+            "textDocument/didChange", {"textDocument": {"uri": uri, "version": i + 1}, "contentChanges": [change]}
+        )
         found = client.diagnostics(uri, i + 1)
         times.append(time.perf_counter() - t0)
         assert bool(found) == bool(i % 2), (i, found)
@@ -131,8 +142,10 @@ def _largest_legal_world(world: Path) -> str:
     from veduta.compile.world import MAX_PLACES
 
     doc = json.loads(world.read_text(encoding="utf-8"))
-    doc["places"] = [{"name": f"p{k}", "prefab": "well", "cell": [-400 + (k % 64) * 12, -400 + (k // 64) * 12]}
-                     for k in range(MAX_PLACES)]
+    doc["places"] = [
+        {"name": f"p{k}", "prefab": "well", "cell": [-400 + (k % 64) * 12, -400 + (k // 64) * 12]}
+        for k in range(MAX_PLACES)
+    ]
     return json.dumps(doc, indent=2) + "\n"
 
 
@@ -148,20 +161,30 @@ def bench_lsp(edits: int = 1000, world_edits: int = 100, large_edits: int = 10) 
     client = Client(HERE)
     try:
         t0 = time.perf_counter()
-        client.request("initialize", {"processId": os.getpid(), "rootUri": HERE.as_uri(), "capabilities": {},
-                                      "initializationOptions": {"debounce_ms": 0}})
+        client.request(
+            "initialize",
+            {
+                "processId": os.getpid(),
+                "rootUri": HERE.as_uri(),
+                "capabilities": {},
+                "initializationOptions": {"debounce_ms": 0},
+            },
+        )
         client.send("initialized", {})
         out["initialize_s"] = time.perf_counter() - t0
         heavy = f"world {world.stem} ({world.stat().st_size // 1024} kB)"
         largest = f"world of 4,096 places ({len(large_text) // 1024} kB)"
-        for path, good, bad, n, label in ((crate, '"box"', '"boxx"', edits, "crate model"),
-                                          (world, '"meadow"', '"meadox"', world_edits, heavy),
-                                          (large, '"meadow"', '"meadox"', large_edits, largest)):
+        for path, good, bad, n, label in (
+            (crate, '"box"', '"boxx"', edits, "crate model"),
+            (world, '"meadow"', '"meadox"', world_edits, heavy),
+            (large, '"meadow"', '"meadox"', large_edits, largest),
+        ):
             uri = path.as_uri()
             text = large_text if path == large else path.read_text(encoding="utf-8")
             t0 = time.perf_counter()
-            client.send("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "json", "version": 1,
-                                                                  "text": text}})
+            client.send(
+                "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "json", "version": 1, "text": text}}
+            )
             client.diagnostics(uri, 1)
             out[f"{label}: open_s"] = time.perf_counter() - t0
             times, rss = _edits(client, uri, text, good, bad, n, rss_at=(100, n) if path == crate else ())

@@ -66,8 +66,10 @@ def bench_pictures(repeat: int = 5) -> dict:
             import io
 
             sheet = _Sheet(_font())
-            sheet.add(model["cells"][0]["caption"],
-                      [(Image.new("RGBA", (512, 512), (236, 238, 240, 255)), c["caption"]) for c in model["cells"]])
+            sheet.add(
+                model["cells"][0]["caption"],
+                [(Image.new("RGBA", (512, 512), (236, 238, 240, 255)), c["caption"]) for c in model["cells"]],
+            )
             sheet.render().save(io.BytesIO(), format="PNG", compress_level=6, optimize=False)
 
         floor_m = _cpu(blank_sheet, repeat)

@@ -44,8 +44,14 @@ def _cook(root: str, jobs: int, env: dict) -> tuple[float, str]:
     e = {k: v for k, v in _ENV.items() if not k.startswith(("VEDUTA_CACHE", "AWS_"))}
     e.update(env)
     t0 = time.perf_counter()
-    cp = subprocess.run([sys.executable, "-m", "doit", "-n", str(jobs), "cook"], cwd=root, env=e,
-                        capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    cp = subprocess.run(
+        [sys.executable, "-m", "doit", "-n", str(jobs), "cook"],
+        cwd=root,
+        env=e,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
     dt = time.perf_counter() - t0
     if cp.returncode != 0:
         raise SystemExit(f"cook failed in {root}:\n{cp.stdout[-2000:]}\n{cp.stderr[-2000:]}")
@@ -66,13 +72,24 @@ def _tiers(where: str):
     srv = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     srv.start()
     host, port = srv.get_host_and_port()
-    env = {"AWS_ENDPOINT_URL": f"http://{host}:{port}", "AWS_ACCESS_KEY_ID": "bench", "AWS_SECRET_ACCESS_KEY": "bench",
-           "AWS_DEFAULT_REGION": "us-east-1", "AWS_CONFIG_FILE": os.devnull, "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
-           "AWS_EC2_METADATA_DISABLED": "true"}
+    env = {
+        "AWS_ENDPOINT_URL": f"http://{host}:{port}",
+        "AWS_ACCESS_KEY_ID": "bench",
+        "AWS_SECRET_ACCESS_KEY": "bench",
+        "AWS_DEFAULT_REGION": "us-east-1",
+        "AWS_CONFIG_FILE": os.devnull,
+        "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+        "AWS_EC2_METADATA_DISABLED": "true",
+    }
     import boto3
 
-    boto3.session.Session().client("s3", endpoint_url=env["AWS_ENDPOINT_URL"], aws_access_key_id="bench",
-                                   aws_secret_access_key="bench", region_name="us-east-1").create_bucket(Bucket="bench")
+    boto3.session.Session().client(
+        "s3",
+        endpoint_url=env["AWS_ENDPOINT_URL"],
+        aws_access_key_id="bench",
+        aws_secret_access_key="bench",
+        region_name="us-east-1",
+    ).create_bucket(Bucket="bench")
     out.append(("s3 (moto server, 127.0.0.1)", dict(env, VEDUTA_CACHE_URL="s3://bench/game"), srv.stop))
     return out
 
@@ -122,9 +139,13 @@ def print_shared(r: dict, repeat: int) -> None:
     print(f"shared cache, {what}, fresh clone, doit -n {r['jobs']} cook (medians of {repeat}):")
     print(f"  {'compile everything (no shared cache)':48} {r['compile']:9.3f} s")
     for name, t in r["tiers"].items():
-        print(f"  {'restore from ' + name:48} {t['restore']:9.3f} s  "
-              f"{r['compile'] / t['restore']:5.2f}x faster than compiling")
-        print(f"  {'  CI fill (compile + upload), ' + name.split(' ')[0]:48} {t['fill']:9.3f} s  "
-              f"{t['fill'] / r['compile']:5.2f}x compiling")
+        print(
+            f"  {'restore from ' + name:48} {t['restore']:9.3f} s  "
+            f"{r['compile'] / t['restore']:5.2f}x faster than compiling"
+        )
+        print(
+            f"  {'  CI fill (compile + upload), ' + name.split(' ')[0]:48} {t['fill']:9.3f} s  "
+            f"{t['fill'] / r['compile']:5.2f}x compiling"
+        )
     for name, t in r["tiers"].items():
         print(f"  {name.split(' ')[0]} restore said: {t['said']}")

@@ -29,7 +29,7 @@ def _parents() -> dict[int, int]:
         except OSError:
             continue
         # "pid (comm) state ppid ...": comm may hold spaces and parentheses
-        fields = stat[stat.rfind(b")") + 2:].split()
+        fields = stat[stat.rfind(b")") + 2 :].split()
         out[int(name)] = int(fields[1])
     return out
 
@@ -68,8 +68,7 @@ def run_tree(cmd: list[str], cwd: str, env: dict | None = None, every: float = 0
         return time.perf_counter() - t0, None, 1
     t0 = time.perf_counter()
     with tempfile.TemporaryFile() as err:
-        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err,
-                             stdin=subprocess.DEVNULL)
+        p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL)
         peak, most = 0, 1
         while p.poll() is None:
             kib, n = tree_pss_kib(p.pid)

@@ -23,43 +23,134 @@ def example_world():
     biomes = [NS(name="plain", ground="grass", weight=3), NS(name="forest", ground="moss", weight=2)]
     feature = dict(has_height=False, height=0.0, depth=2.0, falloff=4, roughness=0.3)
     features = [
-        NS(**{**feature, "name": "north_hills", "kind": "hill", "x": 10, "z": -60, "radius": 24,
-              "has_height": True, "height": 9.0, "falloff": 0, "roughness": 0.0}),
+        NS(
+            **{
+                **feature,
+                "name": "north_hills",
+                "kind": "hill",
+                "x": 10,
+                "z": -60,
+                "radius": 24,
+                "has_height": True,
+                "height": 9.0,
+                "falloff": 0,
+                "roughness": 0.0,
+            }
+        ),
         NS(**{**feature, "name": "town_ground", "kind": "plain", "x": 126, "z": -34, "radius": 14}),
         NS(**{**feature, "name": "mirror_lake", "kind": "lake", "x": -30, "z": 20, "radius": 9, "depth": 2.5}),
-        NS(**{**feature, "name": "west_sea", "kind": "sea", "x": -700, "z": 0, "radius": 560,
-              "has_height": True, "height": -0.5, "depth": 8.0, "falloff": 8}),
+        NS(
+            **{
+                **feature,
+                "name": "west_sea",
+                "kind": "sea",
+                "x": -700,
+                "z": 0,
+                "radius": 560,
+                "has_height": True,
+                "height": -0.5,
+                "depth": 8.0,
+                "falloff": 8,
+            }
+        ),
     ]
     veg = dict(prefab="", model="", biomes=None, area=False, x=0, z=0, radius=0, scale_min=1.0, scale_max=1.0)
     vegetation = [
         NS(**{**veg, "name": "grass", "model": "grass_tuft", "density": 0.3, "biomes": ["plain"]}),
-        NS(**{**veg, "name": "oak_grove", "prefab": "oak", "density": 0.25, "area": True, "x": 40, "z": 10,
-              "radius": 12}),
-        NS(**{**veg, "name": "poppies", "model": "poppy", "density": 0.5, "area": True, "x": -12, "z": 8,
-              "radius": 6, "scale_min": 0.7, "scale_max": 1.3}),
+        NS(
+            **{
+                **veg,
+                "name": "oak_grove",
+                "prefab": "oak",
+                "density": 0.25,
+                "area": True,
+                "x": 40,
+                "z": 10,
+                "radius": 12,
+            }
+        ),
+        NS(
+            **{
+                **veg,
+                "name": "poppies",
+                "model": "poppy",
+                "density": 0.5,
+                "area": True,
+                "x": -12,
+                "z": 8,
+                "radius": 6,
+                "scale_min": 0.7,
+                "scale_max": 1.3,
+            }
+        ),
     ]
     world = NS(
-        name="overworld", seed=7, cell=1.0, chunk=16, extent=512, view=1, biome_scale=64,
-        camera=None, light=None, background=0xFF202830, biomes=biomes,
+        name="overworld",
+        seed=7,
+        cell=1.0,
+        chunk=16,
+        extent=512,
+        view=1,
+        biome_scale=64,
+        camera=None,
+        light=None,
+        background=0xFF202830,
+        biomes=biomes,
         scatter=[NS(prefab="tree", biomes=["forest"], density=0.06)],
         sites=[NS(tag="village", prefabs=["village"], biomes=["plain"], spacing=48, chance=0.5)],
         places=[NS(name="capital", prefab="city", x=120, z=-40, rotation=90)],
         entities=None,
         terrain=NS(relief=1.5, relief_scale=48, sea=False, sea_level=0.0, water="", lod_distance=24.0),
-        features=features, vegetation=vegetation,
+        features=features,
+        vegetation=vegetation,
     )
-    ent = dict(kind="prop", material="", position=(0.0, 0.0, 0.0), rotation_deg=(0.0, 0.0, 0.0),
-               scale=(1.0, 1.0, 1.0), tags=None, parent="", visible=True, hitbox=None, layer=0, frame=0, anim="")
+    ent = dict(
+        kind="prop",
+        material="",
+        position=(0.0, 0.0, 0.0),
+        rotation_deg=(0.0, 0.0, 0.0),
+        scale=(1.0, 1.0, 1.0),
+        tags=None,
+        parent="",
+        visible=True,
+        hitbox=None,
+        layer=0,
+        frame=0,
+        anim="",
+    )
     prefabs = {
-        "tree": NS(name="tree", footprint=(1.0, 1.0), tags=["tree"], biomes=None, distances=None,
-                   entities=[NS(name="tree", model="tree", **ent)]),
-        "oak": NS(name="oak", footprint=(1.0, 1.0), tags=["tree"], biomes=None,
-                  distances=[NS(tag="village", meters=3.0)], entities=[NS(name="oak", model="oak", **ent)]),
-        "village": NS(name="village", footprint=(8.0, 6.0), tags=["village"], biomes=["plain"],
-                      distances=[NS(tag="city", meters=20.0), NS(tag="tree", meters=2.0)],
-                      entities=[NS(name="hall", model="hall", **ent)]),
-        "city": NS(name="city", footprint=(12.0, 9.0), tags=["city"], biomes=None,
-                   distances=[NS(tag="tree", meters=4.0)], entities=[NS(name="keep", model="keep", **ent)]),
+        "tree": NS(
+            name="tree",
+            footprint=(1.0, 1.0),
+            tags=["tree"],
+            biomes=None,
+            distances=None,
+            entities=[NS(name="tree", model="tree", **ent)],
+        ),
+        "oak": NS(
+            name="oak",
+            footprint=(1.0, 1.0),
+            tags=["tree"],
+            biomes=None,
+            distances=[NS(tag="village", meters=3.0)],
+            entities=[NS(name="oak", model="oak", **ent)],
+        ),
+        "village": NS(
+            name="village",
+            footprint=(8.0, 6.0),
+            tags=["village"],
+            biomes=["plain"],
+            distances=[NS(tag="city", meters=20.0), NS(tag="tree", meters=2.0)],
+            entities=[NS(name="hall", model="hall", **ent)],
+        ),
+        "city": NS(
+            name="city",
+            footprint=(12.0, 9.0),
+            tags=["city"],
+            biomes=None,
+            distances=[NS(tag="tree", meters=4.0)],
+            entities=[NS(name="keep", model="keep", **ent)],
+        ),
     }
     return world, prefabs
 

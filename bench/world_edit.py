@@ -25,12 +25,17 @@ CASES: list[tuple[str, str, dict]] = [
     ("place_near", "world_place", dict(name="inn", prefab="cottage", near=(-70, 0))),
     ("terrain_hill", "world_terrain", dict(name="bump", kind="hill", cell=(-60, 10), radius=20, height=3)),
     ("terrain_lake", "world_terrain", dict(name="pond2", kind="lake", cell=(-75, 5), radius=6)),
-    ("terrain_sea_replace", "world_terrain", dict(name="west_sea", kind="sea", cell=(-800, 0), radius=640,
-                                                  height=-0.5)),
-    ("vegetation_area", "world_vegetation", dict(name="daisies", model="poppy", density=0.5, cell=(-20, -20),
-                                                 radius=8)),
-    ("vegetation_world", "world_vegetation", dict(name="ferns", model="grass_tuft", density=0.2,
-                                                  biomes=["forest"])),
+    (
+        "terrain_sea_replace",
+        "world_terrain",
+        dict(name="west_sea", kind="sea", cell=(-800, 0), radius=640, height=-0.5),
+    ),
+    (
+        "vegetation_area",
+        "world_vegetation",
+        dict(name="daisies", model="poppy", density=0.5, cell=(-20, -20), radius=8),
+    ),
+    ("vegetation_world", "world_vegetation", dict(name="ferns", model="grass_tuft", density=0.2, biomes=["forest"])),
     ("remove_feature", "world_remove", dict(name="mill_pond")),
     ("remove_vegetation", "world_remove", dict(name="poppies")),
     ("remove_place", "world_remove", dict(name="keeper_cottage")),
@@ -126,42 +131,172 @@ LARGEST_EXTENT = 512
 
 #: (label, world, command after ``veduta``, the label of the call it is compared with)
 SCALE_CASES: list[tuple[str, list[str], str]] = [
-    ("terrain hill, radius 16", ["world", "terrain", "valley", "dome", "--kind", "hill", "--cell", "0,0",
-                                 "--radius", "16", "--height", "3"], ""),
-    ("terrain hill, radius 16,384 (the whole world)", ["world", "terrain", "valley", "dome", "--kind", "hill",
-                                                      "--cell", "0,0", "--radius", "16384", "--height", "3"],
-     "terrain hill, radius 16"),
-    ("terrain hill, radius 1,024", ["world", "terrain", "valley", "dome", "--kind", "hill", "--cell", "0,0",
-                                    "--radius", "1024", "--height", "3"], "terrain hill, radius 16"),
-    ("terrain sea, radius 16", ["world", "terrain", "valley", "ocean", "--kind", "sea", "--cell", "-600,0",
-                                "--radius", "16", "--height", "-0.5"], ""),
-    ("terrain sea, radius 8,000", ["world", "terrain", "valley", "ocean", "--kind", "sea", "--cell", "-600,0",
-                                   "--radius", "8000", "--height", "-0.5"], "terrain sea, radius 16"),
-    ("terrain sea, radius 1,000", ["world", "terrain", "valley", "ocean", "--kind", "sea", "--cell", "-600,0",
-                                   "--radius", "1000", "--height", "-0.5"], "terrain sea, radius 16"),
+    (
+        "terrain hill, radius 16",
+        ["world", "terrain", "valley", "dome", "--kind", "hill", "--cell", "0,0", "--radius", "16", "--height", "3"],
+        "",
+    ),
+    (
+        "terrain hill, radius 16,384 (the whole world)",
+        ["world", "terrain", "valley", "dome", "--kind", "hill", "--cell", "0,0", "--radius", "16384", "--height", "3"],
+        "terrain hill, radius 16",
+    ),
+    (
+        "terrain hill, radius 1,024",
+        ["world", "terrain", "valley", "dome", "--kind", "hill", "--cell", "0,0", "--radius", "1024", "--height", "3"],
+        "terrain hill, radius 16",
+    ),
+    (
+        "terrain sea, radius 16",
+        [
+            "world",
+            "terrain",
+            "valley",
+            "ocean",
+            "--kind",
+            "sea",
+            "--cell",
+            "-600,0",
+            "--radius",
+            "16",
+            "--height",
+            "-0.5",
+        ],
+        "",
+    ),
+    (
+        "terrain sea, radius 8,000",
+        [
+            "world",
+            "terrain",
+            "valley",
+            "ocean",
+            "--kind",
+            "sea",
+            "--cell",
+            "-600,0",
+            "--radius",
+            "8000",
+            "--height",
+            "-0.5",
+        ],
+        "terrain sea, radius 16",
+    ),
+    (
+        "terrain sea, radius 1,000",
+        [
+            "world",
+            "terrain",
+            "valley",
+            "ocean",
+            "--kind",
+            "sea",
+            "--cell",
+            "-600,0",
+            "--radius",
+            "1000",
+            "--height",
+            "-0.5",
+        ],
+        "terrain sea, radius 16",
+    ),
     ("remove a hill of radius 16", ["world", "remove", "valley_bump", "bump"], ""),
     ("remove a hill of radius 16,384", ["world", "remove", "valley_dome", "dome"], "remove a hill of radius 16"),
     ("remove the west sea (radius 640)", ["world", "remove", "valley", "west_sea"], "remove a hill of radius 16"),
-    ("vegetation model, radius 16", ["world", "vegetation", "valley", "ferns", "--model", "grass_tuft",
-                                     "--density", "0.2", "--cell", "0,0", "--radius", "16"], ""),
-    ("vegetation model, radius 256", ["world", "vegetation", "valley", "ferns", "--model", "grass_tuft",
-                                      "--density", "0.2", "--cell", "0,0", "--radius", "256"],
-     "vegetation model, radius 16"),
-    ("vegetation model, the whole world", ["world", "vegetation", "valley", "ferns", "--model", "grass_tuft",
-                                           "--density", "0.2"], "vegetation model, radius 16"),
-    ("vegetation prefab, radius 16", ["world", "vegetation", "valley", "grove", "--prefab", "oak",
-                                      "--density", "0.2", "--cell", "0,0", "--radius", "16"], ""),
-    ("vegetation prefab, radius 256", ["world", "vegetation", "valley", "grove", "--prefab", "oak",
-                                       "--density", "0.2", "--cell", "0,0", "--radius", "256"],
-     "vegetation prefab, radius 16"),
-    ("place --near, search 16", ["world", "place", "valley", "inn", "cottage", "--near", "-70,0",
-                                 "--search", "16"], ""),
-    ("place --near, search 256", ["world", "place", "valley", "inn", "cottage", "--near", "-70,0",
-                                  "--search", "256"], "place --near, search 16"),
+    (
+        "vegetation model, radius 16",
+        [
+            "world",
+            "vegetation",
+            "valley",
+            "ferns",
+            "--model",
+            "grass_tuft",
+            "--density",
+            "0.2",
+            "--cell",
+            "0,0",
+            "--radius",
+            "16",
+        ],
+        "",
+    ),
+    (
+        "vegetation model, radius 256",
+        [
+            "world",
+            "vegetation",
+            "valley",
+            "ferns",
+            "--model",
+            "grass_tuft",
+            "--density",
+            "0.2",
+            "--cell",
+            "0,0",
+            "--radius",
+            "256",
+        ],
+        "vegetation model, radius 16",
+    ),
+    (
+        "vegetation model, the whole world",
+        ["world", "vegetation", "valley", "ferns", "--model", "grass_tuft", "--density", "0.2"],
+        "vegetation model, radius 16",
+    ),
+    (
+        "vegetation prefab, radius 16",
+        [
+            "world",
+            "vegetation",
+            "valley",
+            "grove",
+            "--prefab",
+            "oak",
+            "--density",
+            "0.2",
+            "--cell",
+            "0,0",
+            "--radius",
+            "16",
+        ],
+        "",
+    ),
+    (
+        "vegetation prefab, radius 256",
+        [
+            "world",
+            "vegetation",
+            "valley",
+            "grove",
+            "--prefab",
+            "oak",
+            "--density",
+            "0.2",
+            "--cell",
+            "0,0",
+            "--radius",
+            "256",
+        ],
+        "vegetation prefab, radius 16",
+    ),
+    (
+        "place --near, search 16",
+        ["world", "place", "valley", "inn", "cottage", "--near", "-70,0", "--search", "16"],
+        "",
+    ),
+    (
+        "place --near, search 256",
+        ["world", "place", "valley", "inn", "cottage", "--near", "-70,0", "--search", "256"],
+        "place --near, search 16",
+    ),
     ("inspect world", ["inspect", "world", "valley"], ""),
-    ("inspect world, 64 more views", ["inspect", "world", "valley"] + [
-        a for k in range(64) for a in ("--at", f"{(k * 7919) % 16000 - 8000},{(k * 104729) % 16000 - 8000}")],
-     "inspect world"),
+    (
+        "inspect world, 64 more views",
+        ["inspect", "world", "valley"]
+        + [a for k in range(64) for a in ("--at", f"{(k * 7919) % 16000 - 8000},{(k * 104729) % 16000 - 8000}")],
+        "inspect world",
+    ),
 ]
 
 #: the floor of inspect world --all: a whole process that reads and compiles valley and computes
@@ -210,8 +345,12 @@ def bench_scale(repeat: int = 3, where: str | None = None, all_repeat: int = 1) 
         for label, argv, _ in SCALE_CASES:
             dry = ["--dry-run"] if argv[0] == "world" else []
             cmds[label] = py + argv + dry + ["--json"]
-        floor = [sys.executable, "-c", f"import sys; sys.path.insert(0, {here!r}); "
-                                       "from bench.world_edit import heights_floor; print(heights_floor())"]
+        floor = [
+            sys.executable,
+            "-c",
+            f"import sys; sys.path.insert(0, {here!r}); "
+            "from bench.world_edit import heights_floor; print(heights_floor())",
+        ]
         every = {label: (py + argv + ["--json"] if argv else floor) for label, argv, _ in ALL_CASES}
         # cook once (inspect reads cooked files), so no run pays for it
         _interleaved({"cook": py + ["cook"]}, root, 1)
@@ -230,12 +369,16 @@ def bench_scale(repeat: int = 3, where: str | None = None, all_repeat: int = 1) 
 
 
 def print_scale(rows: list[dict], repeat: int, all_repeat: int = 1) -> None:
-    print(f"world at scale: valley at extent {LARGEST_EXTENT} (cells -8192..8191, 268 million), whole processes "
-          f"(dry run, --json), median of {repeat}, each beside the radius-16 call it is compared with; goal 3x")
+    print(
+        f"world at scale: valley at extent {LARGEST_EXTENT} (cells -8192..8191, 268 million), whole processes "
+        f"(dry run, --json), median of {repeat}, each beside the radius-16 call it is compared with; goal 3x"
+    )
     print(f"  {'call':48} {'wall':>8} {'cpu':>8} {'peak':>7}   ratio (wall, cpu)")
     for r in rows:
         if r["call"] == FLOOR_LABEL:
-            print(f"inspect world --all beside its floor (one pass of the generator's ground heights over every "
-                  f"cell, a whole process), {'median of ' if all_repeat > 1 else ''}{all_repeat} run(s); goal 3x")
+            print(
+                f"inspect world --all beside its floor (one pass of the generator's ground heights over every "
+                f"cell, a whole process), {'median of ' if all_repeat > 1 else ''}{all_repeat} run(s); goal 3x"
+            )
         ratio = f"{r['wall_x']:6.2f}x {r['cpu_x']:6.2f}x" if r["base"] else ""
         print(f"  {r['call']:48} {r['wall_s']:7.2f}s {r['cpu_s']:7.2f}s {r['peak_mb']:5.0f}MB   {ratio}")

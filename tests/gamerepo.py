@@ -72,8 +72,9 @@ class Game:
     def doit(self, *args: str, env: dict | None = None, check: bool | None = None) -> subprocess.CompletedProcess:
         e = dict(os.environ)
         e.update(env or {})
-        cp = subprocess.run([sys.executable, "-m", "doit", *args], cwd=self.root, env=e, capture_output=True,
-                            text=True, timeout=300)
+        cp = subprocess.run(
+            [sys.executable, "-m", "doit", *args], cwd=self.root, env=e, capture_output=True, text=True, timeout=300
+        )
         if check is True:
             assert cp.returncode == 0, cp.stdout + cp.stderr
         return cp
@@ -83,8 +84,9 @@ class Game:
         e = dict(os.environ)
         e.pop("VEDUTA_FORMAT", None)
         e.update(env or {})
-        return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=self.root, capture_output=True,
-                              text=True, timeout=300, env=e)
+        return subprocess.run(
+            [sys.executable, "-m", "veduta", *args], cwd=self.root, capture_output=True, text=True, timeout=300, env=e
+        )
 
     def cook(self, *args: str, **kw) -> subprocess.CompletedProcess:
         return self.doit(*args, "cook", **kw) if not args or args[0].startswith("-") else self.doit(*args, **kw)

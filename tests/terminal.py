@@ -7,8 +7,9 @@ import select
 import subprocess
 
 
-def stderr_on_a_terminal(cmd: list[str], cwd: str, env: dict[str, str] | None = None,
-                         timeout: float = 300) -> tuple[int, str, bytes]:
+def stderr_on_a_terminal(
+    cmd: list[str], cwd: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> tuple[int, str, bytes]:
     """(exit status, standard output, standard error's bytes) of *cmd* run in *cwd* with its
     standard error on a pseudo-terminal and its standard output a pipe (as ``cmd > file`` typed
     in a terminal)."""

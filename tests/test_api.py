@@ -22,13 +22,27 @@ def test_cook_returns_summary_and_every_diagnostic_and_prints_nothing(game, here
     r = api.cook(here)
     assert capsys.readouterr().out == ""
     assert r["ok"] is False
-    assert r["summary"] == {"cooked": 3, "up_to_date": 0, "restored": 0, "failed": 1, "removed": [],
-                            "with_failed_dependency": 0,
-                            "warnings": 0, "standing_warnings": 0, "strict": False}
+    assert r["summary"] == {
+        "cooked": 3,
+        "up_to_date": 0,
+        "restored": 0,
+        "failed": 1,
+        "removed": [],
+        "with_failed_dependency": 0,
+        "warnings": 0,
+        "standing_warnings": 0,
+        "strict": False,
+    }
     d = r["diagnostics"]
     assert {x["file"] for x in d} == {"assets/models/crate.vmodel"}
-    assert {"file": "assets/models/crate.vmodel", "line": 5, "col": 68, "path": "parts[1].segments",
-            "severity": "error", "message": "2 out of range [3, 256]"} in d
+    assert {
+        "file": "assets/models/crate.vmodel",
+        "line": 5,
+        "col": 68,
+        "path": "parts[1].segments",
+        "severity": "error",
+        "message": "2 out of range [3, 256]",
+    } in d
     assert d == sorted(d, key=lambda x: (x["line"], x["col"])) and len(d) >= 3
     assert gc.get_freeze_count() == 0  # a long-lived server must not keep every run's tasks
     # the same run again: the failed source fails again, the others are up to date
@@ -56,14 +70,25 @@ def test_cook_unknown_source_is_named(game, here):
 
 
 def test_cook_warnings_are_kept_with_the_success(game, here):
-    game.write("models/crate.vmodel", """{"veduta": "model/1",
+    game.write(
+        "models/crate.vmodel",
+        """{"veduta": "model/1",
       "lod": [ { "distance": 10, "model": "ghost" } ],
-      "parts": [ { "shape": "box", "size": [1, 1, 1] } ] }""")
+      "parts": [ { "shape": "box", "size": [1, 1, 1] } ] }""",
+    )
     r = api.cook(here, ["models/crate.vmodel"])
     assert r["ok"] and r["summary"]["cooked"] == 1
-    assert r["diagnostics"] == [{"file": "assets/models/crate.vmodel", "line": 2, "col": 43, "path": "lod[0].model",
-                                 "severity": "warning", "message": 'model "ghost" does not exist (not checked)',
-                                 "code": "MISSING_REFERENCE"}]
+    assert r["diagnostics"] == [
+        {
+            "file": "assets/models/crate.vmodel",
+            "line": 2,
+            "col": 43,
+            "path": "lod[0].model",
+            "severity": "warning",
+            "message": 'model "ghost" does not exist (not checked)',
+            "code": "MISSING_REFERENCE",
+        }
+    ]
 
 
 def test_dump_and_verify(game, here):
@@ -82,15 +107,26 @@ def test_dump_and_verify(game, here):
     v = api.verify(here, [str(p), "assets/.cooked/models/tree.vda", "nope.vda"])
     assert v["ok"] is False
     assert [f["ok"] for f in v["files"]] == [False, True, False]
-    assert v["files"][1] == {"file": "assets/.cooked/models/tree.vda", "ok": True, "kind": "model", "name": "tree",
-                             "compiler": v["files"][1]["compiler"], "current": True}
+    assert v["files"][1] == {
+        "file": "assets/.cooked/models/tree.vda",
+        "ok": True,
+        "kind": "model",
+        "name": "tree",
+        "compiler": v["files"][1]["compiler"],
+        "current": True,
+    }
     assert "chunk MESH, byte" in v["files"][0]["error"] and "cannot read" in v["files"][2]["error"]
 
 
 def test_verify_json_is_the_api_data(game):
     subprocess.run([sys.executable, "-m", "veduta", "cook"], cwd=game.root, capture_output=True, timeout=300)
-    cp = subprocess.run([sys.executable, "-m", "veduta", "verify", "--json", "assets/.cooked/models/crate.vda",
-                         "nope.vda"], cwd=game.root, capture_output=True, text=True, timeout=300)
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "verify", "--json", "assets/.cooked/models/crate.vda", "nope.vda"],
+        cwd=game.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert cp.returncode == 1
     old = os.getcwd()
     os.chdir(game.root)
@@ -135,15 +171,24 @@ def test_world_query_and_map_data_equal_the_cli_json(valley):
     png = m.pop("png")
     assert png.startswith(b"\x89PNG\r\n\x1a\n")
     assert {k: m[k] for k in ("world", "at", "size", "origin", "scale")} == {
-        "world": "valley", "at": [-70, 0], "size": [40, 30], "origin": [-90, -15], "scale": 8}
+        "world": "valley",
+        "at": [-70, 0],
+        "size": [40, 30],
+        "origin": [-90, -15],
+        "scale": 8,
+    }
     box = m["map_box"]
     assert (box[2] - box[0], box[3] - box[1]) == (320, 240) and (m["width"], m["height"]) > (320, 240)
     assert [(b["biome"], b["material"], b["colour"]) for b in m["biomes"]] == [
-        ("meadow", "grass", "#4f9a45"), ("forest", "leaf", "#3f8f3a"), ("heath", "bark", "#6b4a2b")]
+        ("meadow", "grass", "#4f9a45"),
+        ("forest", "leaf", "#3f8f3a"),
+        ("heath", "bark", "#6b4a2b"),
+    ]
 
     def cli(*args):
-        cp = subprocess.run([sys.executable, "-m", "veduta", *args], cwd=valley, capture_output=True, text=True,
-                            timeout=300)
+        cp = subprocess.run(
+            [sys.executable, "-m", "veduta", *args], cwd=valley, capture_output=True, text=True, timeout=300
+        )
         assert cp.returncode == 0, cp.stderr
         return json.loads(cp.stdout)
 

@@ -77,8 +77,12 @@ GRAPH = {m: {t for t in imports_of(p) if t in MODULES} for m, p in MODULES.items
 
 
 def test_every_import_points_to_its_floor_or_below():
-    upward = [f"{m} (floor {floor_of(m)}) imports {t} (floor {floor_of(t)})"
-              for m, targets in sorted(GRAPH.items()) for t in sorted(targets) if floor_of(t) > floor_of(m)]
+    upward = [
+        f"{m} (floor {floor_of(m)}) imports {t} (floor {floor_of(t)})"
+        for m, targets in sorted(GRAPH.items())
+        for t in sorted(targets)
+        if floor_of(t) > floor_of(m)
+    ]
     assert upward == []
 
 

@@ -42,9 +42,11 @@ def test_the_floor_of_inspect_all_is_every_height_and_the_table_prints_every_row
     gen = ws.generator(ws.world)
     n = gen.p.cells
     assert heights_floor(rows=100) == int(gen.heights(-n, -n, 2 * n + 1, 2 * n + 1).sum())
-    rows = [{"call": label, "wall_s": 1.0 + k, "cpu_s": 0.5, "peak_mb": 60.0, "base": base}
-            | ({"wall_x": 1.0 + k, "cpu_x": 1.0} if base else {})
-            for k, (label, _, base) in enumerate(SCALE_CASES + ALL_CASES)]
+    rows = [
+        {"call": label, "wall_s": 1.0 + k, "cpu_s": 0.5, "peak_mb": 60.0, "base": base}
+        | ({"wall_x": 1.0 + k, "cpu_x": 1.0} if base else {})
+        for k, (label, _, base) in enumerate(SCALE_CASES + ALL_CASES)
+    ]
     print_scale(rows, 3)
     out = capsys.readouterr().out
     assert all(f"  {label:48} " in out for label, _, _ in SCALE_CASES + ALL_CASES)

@@ -10,8 +10,9 @@ from tests.gamerepo import BAD, CRATE, Game
 
 
 def veduta(game: Game, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=game.root, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "veduta", *args], cwd=game.root, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_cook_without_dodo_then_dump_and_verify(game):
@@ -39,13 +40,22 @@ def test_cook_json_is_one_object_with_the_summary_and_located_diagnostics(game):
     assert len(cp.stdout.splitlines()) == 1  # nothing of what doit cook prints
     r = json.loads(cp.stdout)
     assert r["ok"] is False
-    assert r["summary"] == {"cooked": 4, "up_to_date": 0, "restored": 0, "failed": 1, "removed": [],
-                            "with_failed_dependency": 0,
-                            "warnings": 0, "standing_warnings": 0, "strict": False}
+    assert r["summary"] == {
+        "cooked": 4,
+        "up_to_date": 0,
+        "restored": 0,
+        "failed": 1,
+        "removed": [],
+        "with_failed_dependency": 0,
+        "warnings": 0,
+        "standing_warnings": 0,
+        "strict": False,
+    }
     errors = [d for d in r["diagnostics"] if d["severity"] == "error"]
     assert len(errors) >= 3 and all(d["file"].endswith("models/broken.vmodel") for d in errors)
     assert {"path": "parts[0].radius", "line": 4, "col": 52} in [
-        {k: d[k] for k in ("path", "line", "col")} for d in errors]
+        {k: d[k] for k in ("path", "line", "col")} for d in errors
+    ]
     game.write("models/broken.vmodel", CRATE)
     r = json.loads(veduta(game, "cook", "--json").stdout)
     assert r["ok"] is True and r["summary"]["cooked"] == 1 and r["summary"]["up_to_date"] == 4
@@ -61,8 +71,13 @@ def test_cook_only_named_sources(game):
 
 def test_cook_named_sources_from_a_sub_folder(game):
     def cook_from(where, *sources):
-        return subprocess.run([sys.executable, "-m", "veduta", "cook", *sources], cwd=game.root / where,
-                              capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [sys.executable, "-m", "veduta", "cook", *sources],
+            cwd=game.root / where,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     cp = cook_from("assets/models", "crate.vmodel")
     assert cp.returncode == 0 and "cook: 1 cooked" in cp.stdout, cp.stdout + cp.stderr
@@ -113,26 +128,35 @@ def test_dump_of_a_bad_file(game, tmp_path):
     assert cp.returncode == 1 and "bad magic" in cp.stderr
 
 
-
 def test_a_huge_argument_is_quoted_in_part_with_its_length(game):
     """A 100,000-character name and a 5,000-digit cell were echoed whole (issue 28)."""
     name = "x" * 100_000
-    cases = [(["inspect", "model", name], 'veduta: no model "' + "x" * 40 + '..." (100000 characters) under '
-                                          'assets/models/'),
-             (["export", "gltf", name, "--out", "x.glb"], 'veduta: no model "' + "x" * 40 + '..." (100000 '
-                                                          'characters) under assets/models/'),
-             (["world", "query", "w", "--at", "1" + "0" * 5000 + ",0"],
-              'argument --at/--cell: "' + "1" + "0" * 39 + '..." (5003 characters) is far outside any world'),
-             (["inspect", "model", "crate", "--nope=" + name],
-              "unrecognized arguments: --nope=" + "x" * 33 + "... (100007 characters)"),
-             (["cook", f"models/{name}.vmodel"], "no such source")]
+    cases = [
+        (["inspect", "model", name], 'veduta: no model "' + "x" * 40 + '..." (100000 characters) under assets/models/'),
+        (
+            ["export", "gltf", name, "--out", "x.glb"],
+            'veduta: no model "' + "x" * 40 + '..." (100000 characters) under assets/models/',
+        ),
+        (
+            ["world", "query", "w", "--at", "1" + "0" * 5000 + ",0"],
+            'argument --at/--cell: "' + "1" + "0" * 39 + '..." (5003 characters) is far outside any world',
+        ),
+        (
+            ["inspect", "model", "crate", "--nope=" + name],
+            "unrecognized arguments: --nope=" + "x" * 33 + "... (100007 characters)",
+        ),
+        (["cook", f"models/{name}.vmodel"], "no such source"),
+    ]
     for args, want in cases:
         for json_too in ([], ["--json"]):
             cp = veduta(game, *args, *json_too)
             out = cp.stdout + cp.stderr
             assert cp.returncode == 2 and len(out) < 1000, (args[:2], json_too, out[:500])
-            assert (want if not json_too else want.removeprefix("veduta: ")) in out.replace('\\"', '"'), \
-                (args[:2], json_too, out[:500])
+            assert (want if not json_too else want.removeprefix("veduta: ")) in out.replace('\\"', '"'), (
+                args[:2],
+                json_too,
+                out[:500],
+            )
 
 
 def test_cache_prune_json_counts_what_goes_and_what_stays(game):
@@ -142,8 +166,18 @@ def test_cache_prune_json_counts_what_goes_and_what_stays(game):
     entries = json.loads(veduta(game, "cache", "info", "--json").stdout)["local"]["entries"]
     assert entries > 0
     dry = json.loads(veduta(game, "cache", "prune", "--days", "30", "--dry-run", "--json").stdout)
-    assert dry == {"days": 30.0, "dry_run": True, "removed": 0, "removed_bytes": 0, "kept": entries,
-                   "kept_bytes": dry["kept_bytes"]} and dry["kept_bytes"] > 0
+    assert (
+        dry
+        == {
+            "days": 30.0,
+            "dry_run": True,
+            "removed": 0,
+            "removed_bytes": 0,
+            "kept": entries,
+            "kept_bytes": dry["kept_bytes"],
+        }
+        and dry["kept_bytes"] > 0
+    )
     gone = json.loads(veduta(game, "cache", "prune", "--days", "0", "--json").stdout)
     assert gone["removed"] == entries and gone["kept"] == 0 and gone["removed_bytes"] == dry["kept_bytes"]
     cp = veduta(game, "cache", "prune", "--days", "-1", "--json")

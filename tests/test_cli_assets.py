@@ -12,8 +12,14 @@ CUBE = '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1]}]}\n'
 
 
 def run(game: Game, *args: str, stdin: str | None = None, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=cwd or game.root, input=stdin,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "veduta", *args],
+        cwd=cwd or game.root,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_list_prints_each_asset_and_its_state_and_exits_1_when_one_failed(game: Game):
@@ -28,8 +34,11 @@ def test_list_prints_each_asset_and_its_state_and_exits_1_when_one_failed(game: 
     assert as_json.returncode == 1
     data = json.loads(as_json.stdout)
     assert [(a["name"], a["state"], a["errors"]) for a in data["assets"]] == [
-        ("crate", "never_cooked", 0), ("barrel", "never_cooked", 0), ("tree", "never_cooked", 0),
-        ("tree_far", "failed", 3)]
+        ("crate", "never_cooked", 0),
+        ("barrel", "never_cooked", 0),
+        ("tree", "never_cooked", 0),
+        ("tree_far", "failed", 3),
+    ]
     game.write("models/tree_far.vmodel", CUBE)
     assert run(game, "cook").returncode == 0
     again = run(game, "list", "-n", "1")
@@ -44,8 +53,9 @@ def test_write_from_a_file_or_standard_input(game: Game):
     assert (game.root / "assets/models/cube.vmodel").read_text() == CUBE
     bigger = CUBE.replace("[1, 1, 1]", "[2, 1, 1]")
     out = run(game, "write", "model", "cube", "-", stdin=bigger)
-    assert out.stdout == ("assets/models/cube.vmodel: replaced (+1 -1 lines)\n"
-                          "  parts[0].size: changed [1, 1, 1] -> [2, 1, 1]\n")
+    assert out.stdout == (
+        "assets/models/cube.vmodel: replaced (+1 -1 lines)\n  parts[0].size: changed [1, 1, 1] -> [2, 1, 1]\n"
+    )
     dry = run(game, "write", "model", "cube", "-", "--dry-run", "--json", stdin=CUBE)
     assert json.loads(dry.stdout)["action"] == "replaced" and json.loads(dry.stdout)["written"] is False
     assert (game.root / "assets/models/cube.vmodel").read_text() == bigger
@@ -59,23 +69,33 @@ def test_write_from_a_file_or_standard_input(game: Game):
 def test_a_refused_write_names_every_error_and_writes_nothing(game: Game):
     out = run(game, "write", "model", "broken", "-", stdin=BAD)
     assert out.returncode == 1 and out.stdout == ""
-    assert out.stderr.startswith("veduta: model broken has 3 errors, so nothing was written to "
-                                 "assets/models/broken.vmodel; fix them and write it again:\n")
+    assert out.stderr.startswith(
+        "veduta: model broken has 3 errors, so nothing was written to "
+        "assets/models/broken.vmodel; fix them and write it again:\n"
+    )
     assert "  assets/models/broken.vmodel:5:68: parts[1].segments: 2 out of range [3, 256]\n" in out.stderr
     as_json = run(game, "write", "model", "broken", "-", "--json", stdin=BAD)
     refusal = json.loads(as_json.stdout)
     assert as_json.returncode == 1 and refusal["refused"] is True
-    assert {"code": "MODEL_SOURCE_ERROR", "severity": "error", "message": "2 out of range [3, 256]",
-            "file": "assets/models/broken.vmodel", "line": 5, "col": 68, "path": "parts[1].segments"} \
-        in refusal["findings"]
+    assert {
+        "code": "MODEL_SOURCE_ERROR",
+        "severity": "error",
+        "message": "2 out of range [3, 256]",
+        "file": "assets/models/broken.vmodel",
+        "line": 5,
+        "col": 68,
+        "path": "parts[1].segments",
+    } in refusal["findings"]
     assert not (game.root / "assets/models/broken.vmodel").exists()
 
 
 def test_unknown_kinds_and_bad_names_are_usage_mistakes_with_suggestions(game: Game):
     out = run(game, "list", "modle")
     assert out.returncode == 2
-    assert out.stderr == ('veduta: no asset kind "modle" (did you mean model?) (want one of model, texture, '
-                          'material, scene, prefab, world, map)\n')
+    assert out.stderr == (
+        'veduta: no asset kind "modle" (did you mean model?) (want one of model, texture, '
+        "material, scene, prefab, world, map)\n"
+    )
     out = run(game, "write", "prefabs", "x", "-", "--json", stdin="{}")
     assert out.returncode == 2 and 'no asset kind "prefabs" (did you mean prefab?)' in json.loads(out.stdout)["message"]
     out = run(game, "write", "model", "Cube", "-", stdin=CUBE)

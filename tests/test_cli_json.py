@@ -27,8 +27,14 @@ def sample(tmp_path_factory) -> Path:
 
 
 def veduta(root: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=root, capture_output=True, text=True,
-                          timeout=300, env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+    return subprocess.run(
+        [sys.executable, "-m", "veduta", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+    )
 
 
 # (command line with its JSON flag, exit code, text in the message, an argparse mistake)
@@ -94,7 +100,7 @@ def test_a_mistake_under_json_is_one_json_document(sample, line, code, text, fro
     words = [w for w in line.split() if w not in ("--json", "--format=json")]
     if "--format" in words:
         i = words.index("--format")
-        del words[i:i + 2]
+        del words[i : i + 2]
     cp = veduta(sample, *words)
     assert cp.returncode == code and "Traceback" not in cp.stderr, cp.stderr
     if from_argparse:
@@ -126,9 +132,17 @@ def test_json_is_read_from_the_options_only():
 def test_a_configuration_mistake_is_json_and_exit_2_in_every_command(tmp_path):
     (tmp_path / "assets").mkdir()
     (tmp_path / "pyproject.toml").write_text("[tool.veduta]\nassets = 5\n")
-    for line in ("check --json", "why --json", "cook --format json", "world query valley 1,2 --json",
-                 "world map valley --out m.png --json", "inspect model crate --json", "cache info --json",
-                 "export gltf crate --out x.glb --json", "world remove valley x --json"):
+    for line in (
+        "check --json",
+        "why --json",
+        "cook --format json",
+        "world query valley 1,2 --json",
+        "world map valley --out m.png --json",
+        "inspect model crate --json",
+        "cache info --json",
+        "export gltf crate --out x.glb --json",
+        "world remove valley x --json",
+    ):
         cp = veduta(tmp_path, *line.split())
         assert cp.returncode == 2, (line, cp.stdout, cp.stderr)
         doc = json.loads(cp.stdout)
@@ -139,12 +153,18 @@ def test_a_configuration_mistake_is_json_and_exit_2_in_every_command(tmp_path):
 def test_an_undecodable_name_is_still_one_json_document_in_utf_8(sample):
     name = os.fsdecode(b"\xff")  # a name whose bytes are not UTF-8 (a lone surrogate in Python)
     # the second is argparse's mistake, which quotes the name with repr()
-    for args, code, text in ((["world", "query", name, "1,2"], 2, f'no world "{name}"'),
-                             (["bogus" + name], 2, "invalid choice: 'bogus\\udcff'")):
+    for args, code, text in (
+        (["world", "query", name, "1,2"], 2, f'no world "{name}"'),
+        (["bogus" + name], 2, "invalid choice: 'bogus\\udcff'"),
+    ):
         for errors in ("strict", "surrogateescape"):  # a strict locale, and Python's UTF-8 mode
-            cp = subprocess.run([sys.executable, "-m", "veduta", *args, "--json"], cwd=sample,
-                                capture_output=True, timeout=300,
-                                env={"PYTHONPATH": str(REPO), "PYTHONIOENCODING": f"utf-8:{errors}"})
+            cp = subprocess.run(
+                [sys.executable, "-m", "veduta", *args, "--json"],
+                cwd=sample,
+                capture_output=True,
+                timeout=300,
+                env={"PYTHONPATH": str(REPO), "PYTHONIOENCODING": f"utf-8:{errors}"},
+            )
             assert cp.returncode == code and b"Traceback" not in cp.stderr, cp.stderr
             doc = json.loads(cp.stdout.decode("utf-8"))  # valid UTF-8, the name escaped
             assert doc["refused"] is True and text in doc["message"], doc

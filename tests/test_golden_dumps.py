@@ -19,8 +19,15 @@ ASSETS = ROOT / "assets"
 DUMPS = ROOT / "tests" / "fixtures" / "dumps"
 
 #: One sample of each kind the sample game has (the world's body is large; its hash covers it).
-SAMPLES = ("models/crate.vmodel", "models/hero.vmodel", "materials/crate_wood.vmaterial",
-           "textures/tiles.vtexture", "prefabs/well.vprefab", "scenes/demo.vscene", "maps/town.vmap")
+SAMPLES = (
+    "models/crate.vmodel",
+    "models/hero.vmodel",
+    "materials/crate_wood.vmaterial",
+    "textures/tiles.vtexture",
+    "prefabs/well.vprefab",
+    "scenes/demo.vscene",
+    "maps/town.vmap",
+)
 
 
 def dump_text(rel: str) -> str:

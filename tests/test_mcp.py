@@ -19,10 +19,32 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
-TOOLS = {"list_assets", "write_source", "cook", "check", "why", "monitor_status", "inspect_model", "inspect_prefab",
-         "inspect_world", "world_query", "world_map", "world_place", "world_terrain", "world_vegetation",
-         "world_remove", "dump", "verify", "export_gltf", "preview_model", "preview_texture", "preview_world", "deps",
-         "rename", "report"}
+TOOLS = {
+    "list_assets",
+    "write_source",
+    "cook",
+    "check",
+    "why",
+    "monitor_status",
+    "inspect_model",
+    "inspect_prefab",
+    "inspect_world",
+    "world_query",
+    "world_map",
+    "world_place",
+    "world_terrain",
+    "world_vegetation",
+    "world_remove",
+    "dump",
+    "verify",
+    "export_gltf",
+    "preview_model",
+    "preview_texture",
+    "preview_world",
+    "deps",
+    "rename",
+    "report",
+}
 
 
 @pytest.fixture
@@ -37,8 +59,12 @@ def serve(root: Path, body):
     """Start ``veduta mcp --root ROOT`` and run ``await body(session)`` against it."""
 
     async def main():
-        params = StdioServerParameters(command=sys.executable, args=["-m", "veduta", "mcp", "--root", str(root)],
-                                       cwd=str(root), env={"PYTHONPATH": str(REPO)})  # the veduta under test
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "veduta", "mcp", "--root", str(root)],
+            cwd=str(root),
+            env={"PYTHONPATH": str(REPO)},
+        )  # the veduta under test
         with open(root / "server.log", "w") as log:
             async with stdio_client(params, errlog=log) as (read, write):
                 async with ClientSession(read, write) as session:
@@ -49,8 +75,9 @@ def serve(root: Path, body):
 
 
 def cli_json(root: Path, *args: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "veduta", *args, "--json"], cwd=root, capture_output=True,
-                         text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "veduta", *args, "--json"], cwd=root, capture_output=True, text=True, check=False
+    )
     return json.loads(out.stdout)
 
 
@@ -89,15 +116,38 @@ def test_tools_are_listed_with_descriptions_and_typed_inputs(sample_game):
     kind = tools["world_terrain"].input_schema["properties"]["kind"]
     assert kind["enum"] == ["hill", "plain", "lake", "sea"]
     assert "metres" in tools["world_terrain"].description and "cells" in tools["world_vegetation"].description
-    hints = {name: (t.annotations.read_only_hint, t.annotations.destructive_hint, t.annotations.idempotent_hint)
-             for name, t in tools.items()}
-    reads = {"list_assets", "check", "why", "monitor_status", "inspect_model", "inspect_prefab", "inspect_world",
-             "world_query", "world_map", "dump", "verify", "preview_model", "preview_texture", "preview_world", "deps",
-             "report"}
+    hints = {
+        name: (t.annotations.read_only_hint, t.annotations.destructive_hint, t.annotations.idempotent_hint)
+        for name, t in tools.items()
+    }
+    reads = {
+        "list_assets",
+        "check",
+        "why",
+        "monitor_status",
+        "inspect_model",
+        "inspect_prefab",
+        "inspect_world",
+        "world_query",
+        "world_map",
+        "dump",
+        "verify",
+        "preview_model",
+        "preview_texture",
+        "preview_world",
+        "deps",
+        "report",
+    }
     assert {name for name, h in hints.items() if h[0]} == reads
-    assert {name for name, h in hints.items() if h[1]} == {"write_source", "world_place", "world_terrain",
-                                                          "world_vegetation", "world_remove", "export_gltf",
-                                                          "rename"}
+    assert {name for name, h in hints.items() if h[1]} == {
+        "write_source",
+        "world_place",
+        "world_terrain",
+        "world_vegetation",
+        "world_remove",
+        "export_gltf",
+        "rename",
+    }
     assert {name for name, h in hints.items() if not h[2]} == {"world_place", "rename"}
     assert hints["cook"] == (False, False, True)
     for t in tools.values():
@@ -108,7 +158,14 @@ def test_tools_are_listed_with_descriptions_and_typed_inputs(sample_game):
     assert asset["properties"]["state"]["enum"] == ["fresh", "stale", "failed", "never_cooked"]
     assert set(tools["write_source"].input_schema["required"]) == {"kind", "name", "text"}
     assert tools["write_source"].input_schema["properties"]["kind"]["enum"] == [
-        "model", "texture", "material", "scene", "prefab", "world", "map"]
+        "model",
+        "texture",
+        "material",
+        "scene",
+        "prefab",
+        "world",
+        "map",
+    ]
 
 
 def test_each_tool_returns_its_cli_json(sample_game):
@@ -122,18 +179,21 @@ def test_each_tool_returns_its_cli_json(sample_game):
         out["world"] = await s.call_tool("inspect_world", {"world": "valley"})
         out["map"] = await s.call_tool("world_map", {"world": "valley", "at": [-60, 0], "size": [40, 30]})
         out["dump"] = await s.call_tool("dump", {"path": "assets/.cooked/models/crate.vda"})
-        out["verify"] = await s.call_tool("verify", {"paths": ["assets/.cooked/models/crate.vda",
-                                                               "assets/.cooked/worlds/valley.vda"]})
+        out["verify"] = await s.call_tool(
+            "verify", {"paths": ["assets/.cooked/models/crate.vda", "assets/.cooked/worlds/valley.vda"]}
+        )
         out["check"] = await s.call_tool("check", {})
         out["why"] = await s.call_tool("why", {})
         out["monitor"] = await s.call_tool("monitor_status", {})
         out["gltf"] = await s.call_tool("export_gltf", {"model": "tree", "out": "tree.glb"})
-        out["gltf_world"] = await s.call_tool("export_gltf", {"world": "valley", "chunk": [-4, 1], "radius": 2,
-                                                              "levels": True, "out": "valley.glb"})
+        out["gltf_world"] = await s.call_tool(
+            "export_gltf", {"world": "valley", "chunk": [-4, 1], "radius": 2, "levels": True, "out": "valley.glb"}
+        )
         out["preview"] = await s.call_tool("preview_model", {"model": "tree", "out": "tree.png"})
         out["list"] = await s.call_tool("list_assets", {"kind": "prefab"})
-        out["write"] = await s.call_tool("write_source", {"kind": "model", "name": "crate", "dry_run": True,
-                                                          "text": CRATE_BIGGER})
+        out["write"] = await s.call_tool(
+            "write_source", {"kind": "model", "name": "crate", "dry_run": True, "text": CRATE_BIGGER}
+        )
         out["texture"] = await s.call_tool("preview_texture", {"texture": "hero", "out": "hero.png"})
         out["view"] = await s.call_tool("preview_world", {"world": "valley", "at": [-66, 4], "scale": 1})
         return out
@@ -159,20 +219,33 @@ def test_each_tool_returns_its_cli_json(sample_game):
     assert (sample_game / "tree.glb").read_bytes()[:4] == b"glTF"
     assert (sample_game / "tree.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert r["gltf"].structured_content == cli_json(sample_game, "export", "gltf", "tree", "--out", "tree.glb")
-    assert r["gltf_world"].structured_content == cli_json(sample_game, "export", "gltf", "--world", "valley",
-                                                          "--chunk", "-4,1", "--radius", "2", "--levels",
-                                                          "--out", "valley.glb")
+    assert r["gltf_world"].structured_content == cli_json(
+        sample_game,
+        "export",
+        "gltf",
+        "--world",
+        "valley",
+        "--chunk",
+        "-4,1",
+        "--radius",
+        "2",
+        "--levels",
+        "--out",
+        "valley.glb",
+    )
     assert {c["level"] for c in r["gltf_world"].structured_content["chunks"]} == {0, 1, 2}
     assert r["preview"].structured_content == cli_json(sample_game, "preview", "model", "tree", "--out", "tree.png")
-    assert png_size(image_of(r["preview"])) == (r["preview"].structured_content["width"],
-                                                 r["preview"].structured_content["height"])
+    assert png_size(image_of(r["preview"])) == (
+        r["preview"].structured_content["width"],
+        r["preview"].structured_content["height"],
+    )
     assert r["list"].structured_content == cli_json(sample_game, "list", "prefab")
     assert [a["name"] for a in r["list"].structured_content["assets"]] == ["camp", "cottage", "oak", "tree", "well"]
     (sample_game / "crate.json").write_text(CRATE_BIGGER)
-    assert r["write"].structured_content == cli_json(sample_game, "write", "model", "crate", "crate.json",
-                                                     "--dry-run")
-    assert r["write"].structured_content["changes"] == [{"path": "parts[0].size", "change": "changed",
-                                                         "old": [1, 1, 1], "new": [2, 2, 2]}]
+    assert r["write"].structured_content == cli_json(sample_game, "write", "model", "crate", "crate.json", "--dry-run")
+    assert r["write"].structured_content["changes"] == [
+        {"path": "parts[0].size", "change": "changed", "old": [1, 1, 1], "new": [2, 2, 2]}
+    ]
     texture = r["texture"].structured_content
     png = image_of(r["texture"])
     assert (sample_game / "hero.png").read_bytes() == png and png_size(png) == (texture["width"], texture["height"])
@@ -181,8 +254,9 @@ def test_each_tool_returns_its_cli_json(sample_game):
     # the map: a PNG image of size x scale pixels, and its metadata as structured content
     meta = r["map"].structured_content
     png = image_of(r["map"])
-    assert meta == cli_json(sample_game, "world", "map", "valley", "--at", "-60,0", "--size", "40,30",
-                            "--out", "map.png")
+    assert meta == cli_json(
+        sample_game, "world", "map", "valley", "--at", "-60,0", "--size", "40,30", "--out", "map.png"
+    )
     assert (sample_game / "map.png").read_bytes() == png
     width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
     box = meta["map_box"]
@@ -191,8 +265,9 @@ def test_each_tool_returns_its_cli_json(sample_game):
     # the camera's view from a start cell, the draw report beside it
     view = r["view"].structured_content
     png = image_of(r["view"])
-    assert view == cli_json(sample_game, "preview", "world", "valley", "--at", "-66,4", "--scale", "1",
-                            "--out", "view.png") | {"out": None}
+    assert view == cli_json(
+        sample_game, "preview", "world", "valley", "--at", "-66,4", "--scale", "1", "--out", "view.png"
+    ) | {"out": None}
     assert (sample_game / "view.png").read_bytes() == png and png_size(png) == (view["width"], view["height"])
     assert view["frames"][0]["width"] == 320 and view["draw"]["budget"] == 1200
 
@@ -203,11 +278,13 @@ def test_user_mistakes_are_tool_errors_and_the_server_goes_on(sample_game):
         out["unknown_world"] = await s.call_tool("world_query", {"world": "atlantis", "cell": [0, 0]})
         out["bad_cell"] = await s.call_tool("world_query", {"world": "valley", "cell": [1]})
         out["unknown_model"] = await s.call_tool("inspect_model", {"model": "ghost"})
-        out["overlap"] = await s.call_tool("world_place", {"world": "valley", "name": "second_well",
-                                                           "prefab": "well", "cell": [-70, 0]})
+        out["overlap"] = await s.call_tool(
+            "world_place", {"world": "valley", "name": "second_well", "prefab": "well", "cell": [-70, 0]}
+        )
         out["remove_none"] = await s.call_tool("world_remove", {"world": "valley", "name": "nothing_here"})
-        out["bad_kind"] = await s.call_tool("world_terrain", {"world": "valley", "name": "h", "kind": "volcano",
-                                                              "cell": [0, 0], "radius": 4})
+        out["bad_kind"] = await s.call_tool(
+            "world_terrain", {"world": "valley", "name": "h", "kind": "volcano", "cell": [0, 0], "radius": 4}
+        )
         out["still_up"] = await s.call_tool("world_query", {"world": "valley", "cell": [0, 0]})
         return out
 
@@ -230,17 +307,37 @@ def test_concurrent_calls_are_answered_and_edits_of_one_world_never_interleave(s
 
     async def body(s):
         queries = [s.call_tool("world_query", {"world": "valley", "cell": [x, -x]}) for x in range(6)]
-        places = [s.call_tool("world_place", {"world": "valley", "name": n, "prefab": "well", "near": [-66, 4]})
-                  for n in names]
+        places = [
+            s.call_tool("world_place", {"world": "valley", "name": n, "prefab": "well", "near": [-66, 4]})
+            for n in names
+        ]
         placed = await asyncio.gather(*queries, *places)
         inspected = await s.call_tool("inspect_world", {"world": "valley"})
-        dry = await s.call_tool("world_terrain", {"world": "valley", "name": "mound", "kind": "hill",
-                                                  "cell": [40, 40], "radius": 6, "height": 3, "dry_run": True})
-        veg = await s.call_tool("world_vegetation", {"world": "valley", "name": "tufts", "model": "grass_tuft",
-                                                     "density": 0.2, "cell": [-60, 10], "radius": 5,
-                                                     "dry_run": True})
-        removed = await asyncio.gather(*[s.call_tool("world_remove", {"world": "valley", "name": n})
-                                         for n in names])
+        dry = await s.call_tool(
+            "world_terrain",
+            {
+                "world": "valley",
+                "name": "mound",
+                "kind": "hill",
+                "cell": [40, 40],
+                "radius": 6,
+                "height": 3,
+                "dry_run": True,
+            },
+        )
+        veg = await s.call_tool(
+            "world_vegetation",
+            {
+                "world": "valley",
+                "name": "tufts",
+                "model": "grass_tuft",
+                "density": 0.2,
+                "cell": [-60, 10],
+                "radius": 5,
+                "dry_run": True,
+            },
+        )
+        removed = await asyncio.gather(*[s.call_tool("world_remove", {"world": "valley", "name": n}) for n in names])
         return placed, inspected, dry, veg, removed
 
     placed, inspected, dry, veg, removed = serve(sample_game, body)
@@ -256,9 +353,11 @@ def test_concurrent_calls_are_answered_and_edits_of_one_world_never_interleave(s
 
 
 def test_the_cook_never_imports_the_sdk(sample_game):
-    code = ("import sys\nfrom veduta.faces.cli.main import main\nrc = main(['cook'])\n"
-            "assert rc == 0, rc\nassert not [m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')]\n"
-            "import veduta.dodo, veduta.api\nassert 'mcp' not in sys.modules\nprint('light')\n")
+    code = (
+        "import sys\nfrom veduta.faces.cli.main import main\nrc = main(['cook'])\n"
+        "assert rc == 0, rc\nassert not [m for m in sys.modules if m == 'mcp' or m.startswith('mcp.')]\n"
+        "import veduta.dodo, veduta.api\nassert 'mcp' not in sys.modules\nprint('light')\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], cwd=sample_game, capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip().endswith("light")
@@ -331,8 +430,9 @@ def test_paths_are_confined_to_the_game_root(sample_game, tmp_path):
         out["dump_abs"] = await s.call_tool("dump", {"path": "/etc/passwd"})
         out["dump_up"] = await s.call_tool("dump", {"path": "../outside/x.vda"})
         out["dump_in"] = await s.call_tool("dump", {"path": str(sample_game / "assets/.cooked/models/crate.vda")})
-        out["verify_one_out"] = await s.call_tool("verify", {"paths": ["assets/.cooked/models/crate.vda",
-                                                                       "escape/x.vda"]})
+        out["verify_one_out"] = await s.call_tool(
+            "verify", {"paths": ["assets/.cooked/models/crate.vda", "escape/x.vda"]}
+        )
         out["gltf_out"] = await s.call_tool("export_gltf", {"model": "crate", "out": "escape/crate.glb"})
         out["gltf_up"] = await s.call_tool("export_gltf", {"model": "crate", "out": "assets/../../crate.glb"})
         out["preview_out"] = await s.call_tool("preview_model", {"model": "crate", "out": str(outside / "c.png")})
@@ -340,8 +440,9 @@ def test_paths_are_confined_to_the_game_root(sample_game, tmp_path):
         # a written file is named for its format, and is not put among the sources
         out["gltf_named_wrong"] = await s.call_tool("export_gltf", {"model": "crate", "out": "pyproject.toml"})
         out["preview_named_wrong"] = await s.call_tool("preview_model", {"model": "crate", "out": "README"})
-        out["preview_in_assets"] = await s.call_tool("preview_model", {"model": "crate",
-                                                                       "out": "assets/textures/crate.png"})
+        out["preview_in_assets"] = await s.call_tool(
+            "preview_model", {"model": "crate", "out": "assets/textures/crate.png"}
+        )
         # sources are under assets/ only (a source file outside it is no source of this game)
         out["check_up"] = await s.call_tool("check", {"sources": ["../stray.vmodel"]})
         out["why_up"] = await s.call_tool("why", {"sources": ["../stray.vmodel"]})
@@ -412,8 +513,14 @@ def test_without_the_sdk_the_message_names_an_install_command_that_works(sample_
     import tomllib
 
     code = "import sys\nsys.modules['mcp'] = None\nfrom veduta.faces.cli.main import main\nsys.exit(main(['mcp']))\n"
-    out = subprocess.run([sys.executable, "-c", code], cwd=sample_game, capture_output=True, text=True,
-                         env={"PYTHONPATH": str(REPO)}, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=sample_game,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO)},
+        timeout=120,
+    )
     assert out.returncode == 2 and out.stdout == ""
     message = out.stderr.strip()
     assert message.startswith("veduta mcp: the MCP SDK (") and "cannot be imported here" in message
@@ -424,8 +531,9 @@ def test_without_the_sdk_the_message_names_an_install_command_that_works(sample_
 
     assert Requirement(command[4]) == Requirement(extra[0])
     # the command as given: pip accepts it (here the SDK is installed, so nothing is fetched)
-    check = subprocess.run([*command[:4], "--no-index", "--dry-run", command[4]], capture_output=True, text=True,
-                           timeout=300)
+    check = subprocess.run(
+        [*command[:4], "--no-index", "--dry-run", command[4]], capture_output=True, text=True, timeout=300
+    )
     assert check.returncode == 0, check.stderr
 
 
@@ -454,7 +562,8 @@ def test_deps_rename_and_report_over_mcp(sample_game):
     assert r["all"].structured_content == cli_json(sample_game, "deps", "valley", "--depth", "all", "--dot")
     assert r["all"].structured_content["dot"].startswith("digraph deps {")
     assert r["orphans"].structured_content["unused"] == [
-        {"kind": "material", "name": "ground", "source": "materials/ground.vmaterial"}]
+        {"kind": "material", "name": "ground", "source": "materials/ground.vmaterial"}
+    ]
     dry = r["dry"].structured_content
     assert dry["written"] is False and len(dry["edits"]) == 5 and dry["to"] == "assets/materials/wood.vmaterial"
     assert r["taken"].is_error and 'material "leaf" exists already' in text_of(r["taken"])
@@ -476,9 +585,15 @@ def test_check_and_cook_take_strict_as_the_cli_does(sample_game):
     paint.write_text(paint.read_text().replace('"crate_wood"', '"crate_wod"'))  # a warning
 
     async def body(s):
-        return [await s.call_tool(tool, args) for tool, args in (
-            ("check", {"jobs": 1}), ("check", {"jobs": 1, "strict": True}),
-            ("cook", {"jobs": 1}), ("cook", {"jobs": 1, "strict": True}))]
+        return [
+            await s.call_tool(tool, args)
+            for tool, args in (
+                ("check", {"jobs": 1}),
+                ("check", {"jobs": 1, "strict": True}),
+                ("cook", {"jobs": 1}),
+                ("cook", {"jobs": 1, "strict": True}),
+            )
+        ]
 
     check, check_strict, cook, cook_strict = serve(sample_game, body)
     assert check.structured_content["ok"] and not check_strict.structured_content["ok"]

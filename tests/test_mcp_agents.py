@@ -22,8 +22,12 @@ sample_game = test_mcp.sample_game  # the fixture: a game repo of the sample ass
 
 async def _agent(root: Path, tag: str, calls: list[tuple[str, dict]], ready: asyncio.Barrier | None = None) -> list:
     """Start a server for *root*, wait for *ready* (every agent started), make *calls* in order."""
-    params = StdioServerParameters(command=sys.executable, args=["-m", "veduta", "mcp", "--root", str(root)],
-                                   cwd=str(root), env={"PYTHONPATH": str(REPO)})
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "veduta", "mcp", "--root", str(root)],
+        cwd=str(root),
+        env={"PYTHONPATH": str(REPO)},
+    )
     with open(root.parent / f"server-{tag}.log", "w") as log:
         async with stdio_client(params, errlog=log) as (read, write):
             async with ClientSession(read, write) as session:
@@ -42,10 +46,17 @@ def test_two_servers_editing_one_world_lose_no_edit(sample_game):
 
     async def both():
         ready = asyncio.Barrier(len(names))
-        return await asyncio.gather(*[
-            _agent(sample_game, tag, [("world_place", {"world": "valley", "name": n, "prefab": "well",
-                                                       "near": [40, 40]}) for n in ns], ready)
-            for tag, ns in names.items()])
+        return await asyncio.gather(
+            *[
+                _agent(
+                    sample_game,
+                    tag,
+                    [("world_place", {"world": "valley", "name": n, "prefab": "well", "near": [40, 40]}) for n in ns],
+                    ready,
+                )
+                for tag, ns in names.items()
+            ]
+        )
 
     results = [r for rs in asyncio.run(both()) for r in rs]
     for res in results:
@@ -65,16 +76,24 @@ def test_check_and_why_take_the_paths_the_tools_report(sample_game):
 
     (sample_game / "assets/models/broken.vmodel").write_text('{"veduta": "model/1", "parts": 3}\n')
     shutil.copy(sample_game / "assets/models/crate.vmodel", sample_game.parent / "stray.vmodel")  # outside the game
-    calls = [("why", {}), ("check", {"sources": ["assets/models/broken.vmodel"]}),
-             ("why", {"sources": ["assets/models/crate.vmodel", "models/barrel.vmodel"]}),
-             ("check", {"sources": ["../stray.vmodel"]}),
-             ("check", {"sources": ["assets/../dodo.py"]})]
+    calls = [
+        ("why", {}),
+        ("check", {"sources": ["assets/models/broken.vmodel"]}),
+        ("why", {"sources": ["assets/models/crate.vmodel", "models/barrel.vmodel"]}),
+        ("check", {"sources": ["../stray.vmodel"]}),
+        ("check", {"sources": ["assets/../dodo.py"]}),
+    ]
     why_all, check, why, up, outside = asyncio.run(_agent(sample_game, "paths", calls))
     stale = {s["file"]: s for s in why_all.structured_content["stale"]}
     assert "assets/models/broken.vmodel" in stale
     assert not check.is_error, text_of(check)
-    cli = subprocess.run([sys.executable, "-m", "veduta", "check", "assets/models/broken.vmodel", "--json"],
-                         cwd=sample_game, capture_output=True, text=True, env={"PYTHONPATH": str(REPO)})
+    cli = subprocess.run(
+        [sys.executable, "-m", "veduta", "check", "assets/models/broken.vmodel", "--json"],
+        cwd=sample_game,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO)},
+    )
     assert check.structured_content == json.loads(cli.stdout)
     assert check.structured_content["checked"] == 1 and check.structured_content["errors"] >= 1
     assert not why.is_error, text_of(why)
@@ -84,9 +103,16 @@ def test_check_and_why_take_the_paths_the_tools_report(sample_game):
 
 
 def test_export_gltf_without_a_model_or_a_world_says_what_it_needs(sample_game):
-    neither, both = asyncio.run(_agent(sample_game, "export", [
-        ("export_gltf", {"out": "x.glb"}),
-        ("export_gltf", {"out": "x.glb", "model": "crate", "world": "valley", "chunk": [0, 0]})]))
+    neither, both = asyncio.run(
+        _agent(
+            sample_game,
+            "export",
+            [
+                ("export_gltf", {"out": "x.glb"}),
+                ("export_gltf", {"out": "x.glb", "model": "crate", "world": "valley", "chunk": [0, 0]}),
+            ],
+        )
+    )
     assert neither.is_error and "needs a model name, or a world with a chunk" in text_of(neither)
     assert "not both" not in text_of(neither)  # it was told "not both" when it gave neither
     assert both.is_error and "not both" in text_of(both)
@@ -98,8 +124,12 @@ def test_terrain_and_place_inputs_say_their_units_defaults_and_ranges(sample_gam
     sea's is a level; the defaults; the ranges the core enforces are in the schema."""
 
     async def body():
-        params = StdioServerParameters(command=sys.executable, args=["-m", "veduta", "mcp", "--root", str(sample_game)],
-                                       cwd=str(sample_game), env={"PYTHONPATH": str(REPO)})
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "veduta", "mcp", "--root", str(sample_game)],
+            cwd=str(sample_game),
+            env={"PYTHONPATH": str(REPO)},
+        )
         async with stdio_client(params, errlog=open(sample_game.parent / "server-list.log", "w")) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
@@ -123,10 +153,24 @@ def test_vegetation_over_the_triangle_budget_is_a_warning_of_its_report(sample_g
     import json
     import subprocess
 
-    grove = {"world": "valley", "name": "grove", "prefab": "oak", "density": 0.3, "cell": [40, 40], "radius": 10,
-             "dry_run": True}
-    tuft = {"world": "valley", "name": "tuft", "model": "grass_tuft", "density": 0.05, "cell": [40, 40], "radius": 2,
-            "dry_run": True}
+    grove = {
+        "world": "valley",
+        "name": "grove",
+        "prefab": "oak",
+        "density": 0.3,
+        "cell": [40, 40],
+        "radius": 10,
+        "dry_run": True,
+    }
+    tuft = {
+        "world": "valley",
+        "name": "tuft",
+        "model": "grass_tuft",
+        "density": 0.05,
+        "cell": [40, 40],
+        "radius": 2,
+        "dry_run": True,
+    }
     heavy, light = asyncio.run(_agent(sample_game, "veg", [("world_vegetation", grove), ("world_vegetation", tuft)]))
     r = heavy.structured_content
     assert r["view"]["triangles"] > r["view"]["budget"] and r["triangles"] * 10 >= r["view"]["budget"]
@@ -134,9 +178,31 @@ def test_vegetation_over_the_triangle_budget_is_a_warning_of_its_report(sample_g
     assert len(budget) == 1 and w_mentions(budget[0]["message"], r)
     assert light.structured_content["triangles"] * 10 < light.structured_content["view"]["budget"]
     assert not [w for w in light.structured_content["warnings"] if w["code"] == "WORLD_CHUNK_BUDGET"]
-    cli = subprocess.run([sys.executable, "-m", "veduta", "world", "vegetation", "valley", "grove", "--prefab", "oak",
-                          "--density", "0.3", "--cell", "40,40", "--radius", "10", "--dry-run", "--json"],
-                         cwd=sample_game, capture_output=True, text=True, env={"PYTHONPATH": str(REPO)})
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "veduta",
+            "world",
+            "vegetation",
+            "valley",
+            "grove",
+            "--prefab",
+            "oak",
+            "--density",
+            "0.3",
+            "--cell",
+            "40,40",
+            "--radius",
+            "10",
+            "--dry-run",
+            "--json",
+        ],
+        cwd=sample_game,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO)},
+    )
     assert json.loads(cli.stdout) == r
 
 

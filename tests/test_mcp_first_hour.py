@@ -64,8 +64,12 @@ def image_of(result) -> bytes:
 
 
 async def _session(root: Path, body):
-    params = StdioServerParameters(command=sys.executable, args=["-m", "veduta", "mcp", "--root", str(root)],
-                                   cwd=str(root), env={"PYTHONPATH": str(REPO)})
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "veduta", "mcp", "--root", str(root)],
+        cwd=str(root),
+        env={"PYTHONPATH": str(REPO)},
+    )
     with open(root.parent / "server.log", "w") as log:
         async with stdio_client(params, errlog=log) as (read, write):
             async with ClientSession(read, write) as session:
@@ -95,8 +99,9 @@ def test_an_agents_first_hour(sample_game):
         r["preview"] = await s.call_tool("preview_model", {"model": "street_lamp"})
         r["prefab"] = await s.call_tool("write_source", {"kind": "prefab", "name": "street_lamp", "text": PREFAB})
         r["inspect_prefab"] = await s.call_tool("inspect_prefab", {"prefab": "street_lamp"})
-        r["place"] = await s.call_tool("world_place", {"world": "valley", "name": "square_lamp",
-                                                       "prefab": "street_lamp", "near": [-66, 4]})
+        r["place"] = await s.call_tool(
+            "world_place", {"world": "valley", "name": "square_lamp", "prefab": "street_lamp", "near": [-66, 4]}
+        )
         cell = r["place"].structured_content["cell"]
         r["query"] = await s.call_tool("world_query", {"world": "valley", "cell": cell})
         r["inspect"] = await s.call_tool("inspect_world", {"world": "valley", "sheet": True})
@@ -114,11 +119,21 @@ def test_an_agents_first_hour(sample_game):
     assert [a["path"] for a in assets["assets"]] == [str(p.relative_to(sample_game)) for p in sources]
     assert assets["counts"]["never_cooked"] == len(sources) and assets["counts"]["failed"] == 0
     crate = next(a for a in assets["assets"] if a["name"] == "crate")
-    assert crate == {"kind": "model", "name": "crate", "path": "assets/models/crate.vmodel",
-                     "state": "never_cooked", "errors": 0, "warnings": 0}
+    assert crate == {
+        "kind": "model",
+        "name": "crate",
+        "path": "assets/models/crate.vmodel",
+        "state": "never_cooked",
+        "errors": 0,
+        "warnings": 0,
+    }
     uris = {str(x.uri) for x in r["resources"]}
-    assert {"veduta://schema/model", "veduta://format/model", "veduta://source/model/crate",
-            "veduta://source/world/valley"} <= uris
+    assert {
+        "veduta://schema/model",
+        "veduta://format/model",
+        "veduta://source/model/crate",
+        "veduta://source/world/valley",
+    } <= uris
     assert len([u for u in uris if u.startswith("veduta://source/")]) == len(sources)
     assert {t.uri_template for t in r["templates"]} >= {"veduta://source/model/{name}", "veduta://source/world/{name}"}
 
@@ -136,7 +151,8 @@ def test_an_agents_first_hour(sample_game):
     assert refusal["refused"] is True
     assert [(f["line"], f["col"], f["path"], f["severity"], f["code"]) for f in refusal["findings"]] == [
         (5, col(LAMP_WRONG, 5, "2, "), "parts[0].segments", "error", "MODEL_SOURCE_ERROR"),
-        (7, col(LAMP_WRONG, 7, "[0.3, 0.3]"), "parts[1].size", "error", "MODEL_SOURCE_ERROR")]
+        (7, col(LAMP_WRONG, 7, "[0.3, 0.3]"), "parts[1].size", "error", "MODEL_SOURCE_ERROR"),
+    ]
     assert refusal["findings"][0]["message"] == "2 out of range [3, 256]"
     assert {f["file"] for f in refusal["findings"]} == {"assets/models/street_lamp.vmodel"}
     assert "nothing was written" in text_of(wrong) and "parts[0].segments" in text_of(wrong)
@@ -145,13 +161,19 @@ def test_an_agents_first_hour(sample_game):
     typo = r["typo"].structured_content
     assert (typo["action"], typo["written"], typo["path"]) == ("created", True, "assets/models/street_lamp.vmodel")
     assert [(d["line"], d["path"], d["code"], d["message"]) for d in typo["diagnostics"]] == [
-        (7, "parts[1].material", "MISSING_REFERENCE",
-         'material "lamp_glas" does not exist (not checked); did you mean lamp_glass?')]
+        (
+            7,
+            "parts[1].material",
+            "MISSING_REFERENCE",
+            'material "lamp_glas" does not exist (not checked); did you mean lamp_glass?',
+        )
+    ]
     # and replaced: what changed is said
     written = r["written"].structured_content
     assert (written["action"], written["written"], written["diagnostics"]) == ("replaced", True, [])
-    assert written["changes"] == [{"path": "parts[1].material", "change": "changed", "old": "lamp_glas",
-                                   "new": "lamp_glass"}]
+    assert written["changes"] == [
+        {"path": "parts[1].material", "change": "changed", "old": "lamp_glas", "new": "lamp_glass"}
+    ]
     assert written["lines"] == {"added": 1, "removed": 1}
     assert lamp_source.read_text() == LAMP
 
@@ -271,9 +293,11 @@ def test_a_cancelled_write_writes_nothing(sample_game):
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
         fcntl.flock(fd, fcntl.LOCK_EX)  # another process is editing the valley
         try:
-            call = asyncio.ensure_future(s.call_tool("write_source", {"kind": "world", "name": "valley",
-                                                                      "text": changed},
-                                                     progress_callback=progress))
+            call = asyncio.ensure_future(
+                s.call_tool(
+                    "write_source", {"kind": "world", "name": "valley", "text": changed}, progress_callback=progress
+                )
+            )
             await asyncio.wait_for(waiting.wait(), 120)  # the write is under way, waiting for the lock
             call.cancel()
             with pytest.raises(asyncio.CancelledError):
@@ -281,8 +305,7 @@ def test_a_cancelled_write_writes_nothing(sample_game):
         finally:
             os.close(fd)  # the other edit is done
         # this one takes the lock after the cancelled write let it go
-        after = await s.call_tool("write_source", {"kind": "world", "name": "valley", "text": changed,
-                                                   "dry_run": True})
+        after = await s.call_tool("write_source", {"kind": "world", "name": "valley", "text": changed, "dry_run": True})
         return heard, after
 
     heard, after = asyncio.run(_session(sample_game, body))
@@ -303,9 +326,11 @@ def test_a_world_edit_reports_its_stages(sample_game):
         async def progress(done, total, message):
             heard.append((done, total, message))
 
-        res = await s.call_tool("world_terrain", {"world": "valley", "name": "mound", "kind": "hill",
-                                                  "cell": [40, 40], "radius": 12, "dry_run": True},
-                                progress_callback=progress)
+        res = await s.call_tool(
+            "world_terrain",
+            {"world": "valley", "name": "mound", "kind": "hill", "cell": [40, 40], "radius": 12, "dry_run": True},
+            progress_callback=progress,
+        )
         return res, heard
 
     res, heard = asyncio.run(_session(sample_game, body))
@@ -366,8 +391,11 @@ def test_inspect_world_of_every_chunk_reports_progress_and_writes_every_view(sam
     finds every view in the JSON Lines file it asked for; a file name that is not .jsonl is a tool
     error before anything is counted."""
     valley = sample_game / "assets/worlds/valley.vworld"
-    valley.write_text(valley.read_text().replace('"extent": 64', '"extent": 16', 1).replace(
-        '"cell": [-800, 0],  "radius": 640', '"cell": [-100, 0],  "radius": 20'))
+    valley.write_text(
+        valley.read_text()
+        .replace('"extent": 64', '"extent": 16', 1)
+        .replace('"cell": [-800, 0],  "radius": 640', '"cell": [-100, 0],  "radius": 20')
+    )
 
     async def body(s: ClientSession):
         heard: list[tuple[float, float | None, str | None]] = []
@@ -375,10 +403,12 @@ def test_inspect_world_of_every_chunk_reports_progress_and_writes_every_view(sam
         async def progress(done, total, message):
             heard.append((done, total, message))
 
-        res = await s.call_tool("inspect_world", {"world": "valley", "all_views": True,
-                                                  "views_file": "views.jsonl"}, progress_callback=progress)
-        wrong = await s.call_tool("inspect_world", {"world": "valley", "all_views": True,
-                                                    "views_file": "views.json"})
+        res = await s.call_tool(
+            "inspect_world",
+            {"world": "valley", "all_views": True, "views_file": "views.jsonl"},
+            progress_callback=progress,
+        )
+        wrong = await s.call_tool("inspect_world", {"world": "valley", "all_views": True, "views_file": "views.json"})
         return res, heard, wrong
 
     res, heard, wrong = asyncio.run(_session(sample_game, body))

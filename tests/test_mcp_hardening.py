@@ -31,11 +31,28 @@ class Raw:
 
     def __init__(self, root: Path):
         self.err = open(root / "raw.log", "wb")  # noqa: SIM115 - closed in close()
-        self.p = subprocess.Popen([sys.executable, "-m", "veduta", "mcp", "--root", str(root)], cwd=root,
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
-                                  env=dict(os.environ, PYTHONPATH=str(REPO)))
-        self.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}))
+        self.p = subprocess.Popen(
+            [sys.executable, "-m", "veduta", "mcp", "--root", str(root)],
+            cwd=root,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.err,
+            env=dict(os.environ, PYTHONPATH=str(REPO)),
+        )
+        self.send(
+            json.dumps(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 0,
+                    "method": "initialize",
+                    "params": {
+                        "protocolVersion": "2025-06-18",
+                        "capabilities": {},
+                        "clientInfo": {"name": "raw", "version": "0"},
+                    },
+                }
+            )
+        )
         assert self.reply()["id"] == 0
         self.send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
 
@@ -60,8 +77,9 @@ class Raw:
 
 
 def call(rid, name: str, arguments: dict) -> str:
-    return json.dumps({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                       "params": {"name": name, "arguments": arguments}})
+    return json.dumps(
+        {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": {"name": name, "arguments": arguments}}
+    )
 
 
 def test_every_request_with_an_id_is_answered(sample_game):
@@ -88,8 +106,10 @@ def test_every_request_with_an_id_is_answered(sample_game):
         log = raw.close()
     surrogate = "Parse error: a string holds a lone UTF-16 surrogate escape (such as \\ud800), which is no character"
     assert got[1]["error"] == {"code": -32700, "message": surrogate}
-    assert got[2]["error"] == {"code": -32602, "message": "Invalid params: params must be an object (named "
-                                                          "arguments), not an array"}
+    assert got[2]["error"] == {
+        "code": -32602,
+        "message": "Invalid params: params must be an object (named arguments), not an array",
+    }
     assert got["three"]["error"] == {"code": -32700, "message": surrogate}
     assert got[4]["error"]["code"] == -32600 and "jsonrpc" in got[4]["error"]["message"]
     assert got[5]["error"]["code"] == -32600 and "a batch" in got[5]["error"]["message"]
@@ -104,11 +124,16 @@ def test_a_huge_argument_is_quoted_in_part_in_the_reply_and_in_the_log(sample_ga
 
     async def body(s):
         out = {}
-        for name, args in [("inspect_model", {"model": big}), ("world_query", {"world": big, "cell": [0, 0]}),
-                           ("world_place", {"world": "valley", "name": big, "prefab": "well", "cell": [0, 0]}),
-                           ("world_remove", {"world": "valley", "name": "x" + big[:90]}),
-                           ("dump", {"path": big}), ("verify", {"paths": [big]}), ("cook", {"sources": [big]}),
-                           ("world_query", {"world": "valley", "cell": [big, 0]})]:
+        for name, args in [
+            ("inspect_model", {"model": big}),
+            ("world_query", {"world": big, "cell": [0, 0]}),
+            ("world_place", {"world": "valley", "name": big, "prefab": "well", "cell": [0, 0]}),
+            ("world_remove", {"world": "valley", "name": "x" + big[:90]}),
+            ("dump", {"path": big}),
+            ("verify", {"paths": [big]}),
+            ("cook", {"sources": [big]}),
+            ("world_query", {"world": "valley", "cell": [big, 0]}),
+        ]:
             out[name + str(len(out))] = await s.call_tool(name, args)
         return out
 
@@ -119,7 +144,8 @@ def test_a_huge_argument_is_quoted_in_part_in_the_reply_and_in_the_log(sample_ga
         if res.is_error:
             assert " characters)" in text or "input_value='xxx" in text, (name, text[:300])
     assert replies["inspect_model0"].is_error and text_of(replies["inspect_model0"]).endswith(
-        'no model "' + "x" * 40 + '..." (5000000 characters) under assets/models/')
+        'no model "' + "x" * 40 + '..." (5000000 characters) under assets/models/'
+    )
     log = (sample_game / "server.log").read_text()
     assert len(log) < 20_000, log[:2000]
 
@@ -128,11 +154,18 @@ def test_a_nul_in_a_path_is_a_user_mistake(sample_game):
     """It was "internal error in veduta (ValueError: embedded null byte); please report it"."""
 
     async def body(s):
-        return [await s.call_tool(name, args) for name, args in (
-            ("dump", {"path": "assets/.cooked/models/crate\0.vda"}), ("verify", {"paths": ["a\0b.vda"]}),
-            ("export_gltf", {"model": "crate", "out": "crate\0.glb"}),
-            ("preview_model", {"model": "crate", "out": "x\0.png"}), ("cook", {"sources": ["models/cr\0ate.vmodel"]}),
-            ("check", {"sources": ["models/cr\0ate.vmodel"]}), ("world_query", {"world": "val\0ley", "cell": [0, 0]}))]
+        return [
+            await s.call_tool(name, args)
+            for name, args in (
+                ("dump", {"path": "assets/.cooked/models/crate\0.vda"}),
+                ("verify", {"paths": ["a\0b.vda"]}),
+                ("export_gltf", {"model": "crate", "out": "crate\0.glb"}),
+                ("preview_model", {"model": "crate", "out": "x\0.png"}),
+                ("cook", {"sources": ["models/cr\0ate.vmodel"]}),
+                ("check", {"sources": ["models/cr\0ate.vmodel"]}),
+                ("world_query", {"world": "val\0ley", "cell": [0, 0]}),
+            )
+        ]
 
     for res in serve(sample_game, body):
         assert res.is_error and "internal error" not in text_of(res), text_of(res)
@@ -151,11 +184,16 @@ def test_a_fifo_named_to_dump_or_verify_ties_up_no_thread(sample_game):
 
     (dump, verify), took = serve(sample_game, body)
     assert took < 30
-    assert dump.is_error and text_of(dump).endswith("pipe.vda: cannot read: it is a FIFO (a named pipe), not a "
-                                                    "regular file")
+    assert dump.is_error and text_of(dump).endswith(
+        "pipe.vda: cannot read: it is a FIFO (a named pipe), not a regular file"
+    )
     assert verify.structured_content["files"] == [
-        {"file": "pipe.vda", "ok": False, "error": "pipe.vda: cannot read: it is a FIFO (a named pipe), not a "
-                                                   "regular file"}]
+        {
+            "file": "pipe.vda",
+            "ok": False,
+            "error": "pipe.vda: cannot read: it is a FIFO (a named pipe), not a regular file",
+        }
+    ]
 
 
 def _move_out(sample_game: Path, rel: str, outside: Path) -> Path:
@@ -177,16 +215,32 @@ def test_files_found_by_name_must_resolve_inside_the_root(sample_game, tmp_path)
     root = str(sample_game.resolve())
 
     async def body(s):
-        edits = [await s.call_tool(name, args) for name, args in (
-            ("world_place", {"world": "valley", "name": "tower", "prefab": "well", "near": [-66, 4]}),
-            ("world_terrain", {"world": "valley", "name": "knoll", "kind": "hill", "cell": [0, 0], "radius": 4}),
-            ("world_vegetation", {"world": "valley", "name": "ferns", "model": "tree", "density": 0.1}),
-            ("world_remove", {"world": "valley", "name": "village_well"}),
-            ("write_source", {"kind": "world", "name": "valley", "text": '{"veduta": "world/1", "seed": 1, '
-                              '"biomes": [{"name": "plain", "ground": "grass"}]}'}))]
-        reads = [await s.call_tool(name, args) for name, args in (
-            ("inspect_world", {"world": "valley"}), ("world_query", {"world": "valley", "cell": [0, 0]}),
-            ("inspect_model", {"model": "crate"}), ("export_gltf", {"model": "crate", "out": "crate.glb"}))]
+        edits = [
+            await s.call_tool(name, args)
+            for name, args in (
+                ("world_place", {"world": "valley", "name": "tower", "prefab": "well", "near": [-66, 4]}),
+                ("world_terrain", {"world": "valley", "name": "knoll", "kind": "hill", "cell": [0, 0], "radius": 4}),
+                ("world_vegetation", {"world": "valley", "name": "ferns", "model": "tree", "density": 0.1}),
+                ("world_remove", {"world": "valley", "name": "village_well"}),
+                (
+                    "write_source",
+                    {
+                        "kind": "world",
+                        "name": "valley",
+                        "text": '{"veduta": "world/1", "seed": 1, "biomes": [{"name": "plain", "ground": "grass"}]}',
+                    },
+                ),
+            )
+        ]
+        reads = [
+            await s.call_tool(name, args)
+            for name, args in (
+                ("inspect_world", {"world": "valley"}),
+                ("world_query", {"world": "valley", "cell": [0, 0]}),
+                ("inspect_model", {"model": "crate"}),
+                ("export_gltf", {"model": "crate", "out": "crate.glb"}),
+            )
+        ]
         cook = await s.call_tool("cook", {"jobs": 1})
         try:
             source = await s.read_resource("veduta://source/world/valley")
@@ -198,23 +252,29 @@ def test_files_found_by_name_must_resolve_inside_the_root(sample_game, tmp_path)
     assert isinstance(source, Exception) and f"resolves to {world}, outside the game root" in str(source), source
     for res in edits + reads[:2]:
         assert res.is_error, text_of(res)
-        assert text_of(res).endswith(f"assets/worlds/valley.vworld resolves to {world}, outside the game root "
-                                     f"{root} {CONFINED}"), text_of(res)
+        assert text_of(res).endswith(
+            f"assets/worlds/valley.vworld resolves to {world}, outside the game root {root} {CONFINED}"
+        ), text_of(res)
     for res in reads[2:]:
-        assert res.is_error and f"assets/models/crate.vmodel resolves to {model}, outside the game root" \
-            in text_of(res), text_of(res)
+        assert res.is_error and f"assets/models/crate.vmodel resolves to {model}, outside the game root" in text_of(
+            res
+        ), text_of(res)
     assert {p: p.read_bytes() for p in before} == before  # nothing written through the links
     got = cook.structured_content
     assert got["ok"] is False
     errors = {d["file"]: d["message"] for d in got["diagnostics"] if d["severity"] == "error"}
-    assert errors["assets/models/crate.vmodel"] == f"resolves to {model}, outside the game root {root} " \
-                                                   f"{CONFINED}; skipped"
+    assert (
+        errors["assets/models/crate.vmodel"] == f"resolves to {model}, outside the game root {root} {CONFINED}; skipped"
+    )
     assert errors["assets/worlds/valley.vworld"].startswith(f"resolves to {world}, outside the game root")
     assert not (sample_game / "assets/.cooked/worlds/valley.vda").exists()
     # the command line follows the link, as an editor does (docs/mcp.md): the user's own files
     out = cli_json(sample_game, "world", "place", "valley", "tower", "well", "--near", "-66,4")
-    assert out["written"] is True and b'"tower"' in world.read_bytes() and (sample_game / "assets/worlds"
-                                                                             "/valley.vworld").is_symlink()
+    assert (
+        out["written"] is True
+        and b'"tower"' in world.read_bytes()
+        and (sample_game / "assets/worlds/valley.vworld").is_symlink()
+    )
 
 
 def test_a_dependency_linked_out_of_the_root_is_an_error_of_its_source(sample_game, tmp_path):
@@ -234,8 +294,9 @@ def test_a_dependency_linked_out_of_the_root_is_an_error_of_its_source(sample_ga
         got = res.structured_content
         assert got["ok"] is False, text_of(res)
         msgs = [d["message"] for d in got["diagnostics"] if d["file"] == str(users[0].relative_to(sample_game))]
-        assert any(m.startswith(f"assets/textures/{image.name} resolves to {image}, outside the game root")
-                   for m in msgs), msgs
+        assert any(
+            m.startswith(f"assets/textures/{image.name} resolves to {image}, outside the game root") for m in msgs
+        ), msgs
 
 
 def test_a_project_folder_outside_the_root_is_refused(sample_game, tmp_path):
@@ -246,5 +307,6 @@ def test_a_project_folder_outside_the_root_is_refused(sample_game, tmp_path):
     res = serve(sample_game, lambda s: s.call_tool("cook", {"jobs": 1}))
     assert res.is_error and text_of(res).endswith(
         f"the cooked folder assets/.cooked resolves to {elsewhere}, outside the game root "
-        f"{sample_game.resolve()}: veduta mcp reads and writes only files inside it"), text_of(res)
+        f"{sample_game.resolve()}: veduta mcp reads and writes only files inside it"
+    ), text_of(res)
     assert list(elsewhere.iterdir()) == []

@@ -52,8 +52,12 @@ def test_python_dash_m_veduta_and_shipped_files():
 
 
 def test_an_output_named_for_another_format_is_refused(game):
-    for args in (["preview", "texture", "crate", "--out", "x.jpg"], ["world", "map", "valley", "--out", "m.jpeg"],
-                 ["preview", "model", "crate", "--out", "x.jpg"], ["export", "gltf", "crate", "--out", "x.gltf"]):
+    for args in (
+        ["preview", "texture", "crate", "--out", "x.jpg"],
+        ["world", "map", "valley", "--out", "m.jpeg"],
+        ["preview", "model", "crate", "--out", "x.jpg"],
+        ["export", "gltf", "crate", "--out", "x.gltf"],
+    ):
         cp = subprocess.run([sys.executable, "-m", "veduta", *args], cwd=game.root, capture_output=True, text=True)
         assert cp.returncode == 2 and "so its name must end in ." in cp.stderr, cp.stderr
         assert "Traceback" not in cp.stderr
@@ -70,8 +74,11 @@ def test_world_reader_messages_name_the_item_and_field():
     from veduta.source.diagnostics import Report
 
     src = (ROOT / "assets/worlds/valley.vworld").read_bytes()
-    world = compile_source("world", src, CompileContext(str(ROOT / "assets"), "worlds/valley.vworld", "world",
-                                                         "valley", Report("valley.vworld")))
+    world = compile_source(
+        "world",
+        src,
+        CompileContext(str(ROOT / "assets"), "worlds/valley.vworld", "world", "valley", Report("valley.vworld")),
+    )
     assert world is not None and world.features
     bad = world.replace(features=[world.features[0], world.features[-1].replace(height=2000.0)])
     with pytest.raises(VdaError, match=r"World\.features: features\[1\]\.height 2000\.0 out of range \[-1024, 1024\]"):
@@ -81,7 +88,7 @@ def test_world_reader_messages_name_the_item_and_field():
 def test_the_readme_dodo_that_merges_doit_config(game):
     readme = (ROOT / "README.md").read_text()
     start = readme.index("from veduta.dodo import *  # task_cook, DOIT_CONFIG")
-    dodo = readme[start:readme.index("```", start)]
+    dodo = readme[start : readme.index("```", start)]
     (game.root / "dodo.py").write_text(dodo)
     cp = game.doit()  # the default tasks: cook, then package
     assert cp.returncode == 0, cp.stdout + cp.stderr

@@ -22,7 +22,7 @@ def game(tmp_path_factory):
 
 
 def _names(folder: str, suffix: str) -> list[str]:
-    return sorted(p.name[:-len(suffix)] for p in (REPO / "assets" / folder).rglob("*" + suffix))
+    return sorted(p.name[: -len(suffix)] for p in (REPO / "assets" / folder).rglob("*" + suffix))
 
 
 def test_it_cooks_and_checks_without_a_warning(game):
@@ -54,8 +54,7 @@ def test_it_still_shows_every_feature():
     """Every kind of source, every model shape, every world feature kind, vegetation by model and
     by prefab, with and without an area, scatter, sites, places, persistent entities, a parent,
     levels of detail with and without their own geometry."""
-    text = {k.name: "".join(p.read_text() for p in (REPO / "assets" / k.folder).rglob("*" + k.suffix))
-            for k in KINDS}
+    text = {k.name: "".join(p.read_text() for p in (REPO / "assets" / k.folder).rglob("*" + k.suffix)) for k in KINDS}
     assert all(text.values())
     for shape in ("box", "cylinder", "sphere", "plane", "extrude", "lathe", "mirror"):
         assert f'"shape": "{shape}"' in text["model"], shape

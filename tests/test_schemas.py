@@ -38,8 +38,10 @@ def cook_errors(kind: str, source: dict, name: str) -> list[str]:
     """The errors the kind's compiler reports for *source* (in the sample game)."""
     k = BY_NAME[kind]
     rel = f"{k.folder}/{name}{k.suffix}"
-    index = AssetIndex.from_paths(os.path.relpath(p, ASSETS).replace(os.sep, "/")
-                                  for p in glob.glob(os.path.join(ASSETS, "**", "*.v*"), recursive=True))
+    index = AssetIndex.from_paths(
+        os.path.relpath(p, ASSETS).replace(os.sep, "/")
+        for p in glob.glob(os.path.join(ASSETS, "**", "*.v*"), recursive=True)
+    )
     ctx = CompileContext(ASSETS, rel, kind, name, Report(rel), index)
     compile_source(kind, json.dumps(source).encode(), ctx)
     return [str(d) for d in ctx.report.errors]
@@ -84,84 +86,107 @@ _DELETE = object()
 
 # kind -> (sample name, [(mistake, path, value)]): each is a typical mistake the schema catches
 MISTAKES = {
-    "model": ("crate", [
-        ("unknown field", ["parts", 0, "colour"], "red"),
-        ("field of another shape", ["parts", 0, "radius"], 1),
-        ("bad enum", ["pivot"], "middle"),
-        ("bad shape", ["parts", 0, "shape"], "cube"),
-        ("out of range", ["parts", 1, "segments"], 2),
-        ("wrong type", ["parts", 0, "size"], "1 1 1"),
-        ("wrong length", ["parts", 0, "size"], [1, 1]),
-        ("zero scale", ["parts", 0, "scale"], [1, 0, 1]),
-        ("missing required", ["parts", 0, "size"], _DELETE),
-        ("missing shape", ["parts", 0, "shape"], _DELETE),
-        ("no parts", ["parts"], []),
-        ("wrong header", ["veduta"], "model/2"),
-        ("missing header", ["veduta"], _DELETE),
-    ]),
-    "texture": ("crate", [
-        ("unknown field", ["tiled"], True),
-        ("bad enum", ["wrap"], "mirror"),
-        ("out of range", ["layers", 0, "opacity"], 2),
-        ("wrong type", ["tiling"], "yes"),
-        ("missing required", ["layers", 0, "path"], _DELETE),
-        ("field of another layer type", ["layers", 0, "color"], "#ffffff"),
-        ("bad layer type", ["layers", 0, "type"], "gradient"),
-        ("bad path", ["layers", 0, "path"], "../crate.png"),
-        ("no layers", ["layers"], []),
-    ]),
-    "material": ("crate_wood", [
-        ("unknown field", ["shininess"], 3),
-        ("bad enum", ["cull"], "front"),
-        ("out of range", ["grid"], [0, 2]),
-        ("wrong type", ["unlit"], 1),
-        ("bad colour", ["albedo"], "#12345"),
-        ("cutoff without cutout", ["cutoff"], 0.5),
-    ]),
-    "scene": ("demo", [
-        ("unknown field", ["camera", "zoom"], 2),
-        ("bad enum", ["camera", "type"], "fisheye"),
-        ("size on a perspective camera", ["camera", "size"], 4),
-        ("out of range", ["camera", "fov_deg"], 180),
-        ("wrong type", ["entities", 0, "visible"], "no"),
-        ("missing required", ["entities", 0, "name"], _DELETE),
-        ("bad name", ["entities", 0, "name"], "Player One"),
-        ("light colour with alpha", ["light", "color"], "#80fff4e0"),
-        ("repeated tag", ["entities", 0, "tags"], ["player", "player"]),
-    ]),
-    "prefab": ("well", [
-        ("unknown field", ["size"], [2, 2]),
-        ("out of range", ["footprint"], [0, 2]),
-        ("wrong type", ["min_distance", "tree"], "3"),
-        ("missing required", ["footprint"], _DELETE),
-        ("bad tag", ["min_distance"], {"Tree": 3}),
-        ("hitbox field", ["entities", 0, "hitbox", "centre"], [0, 0, 0]),
-    ]),
-    "world": ("valley", [
-        ("unknown field", ["gravity"], 9.8),
-        ("bad enum", ["features", 0, "kind"], "mountain"),
-        ("field a feature kind does not use", ["features", 0, "depth"], 2),
-        ("out of range", ["chunk"], 2),
-        ("wrong type", ["seed"], "42"),
-        ("missing required", ["biomes"], _DELETE),
-        ("no biomes", ["biomes"], []),
-        ("negative seed", ["seed"], -1),
-    ]),
-    "map": ("town", [
-        ("unknown field", ["layers", 0, "opacity"], 1),
-        ("out of range", ["terrains", 0, "variants"], 0),
-        ("wrong type", ["objects"], {}),
-        ("missing required", ["layers"], _DELETE),
-        ("long key", ["terrains", 0, "key"], "gg"),
-        ("empty-cell key", ["terrains", 0, "key"], "."),
-        ("bad flip", ["terrains", 0, "flip"], ["z"]),
-    ]),
+    "model": (
+        "crate",
+        [
+            ("unknown field", ["parts", 0, "colour"], "red"),
+            ("field of another shape", ["parts", 0, "radius"], 1),
+            ("bad enum", ["pivot"], "middle"),
+            ("bad shape", ["parts", 0, "shape"], "cube"),
+            ("out of range", ["parts", 1, "segments"], 2),
+            ("wrong type", ["parts", 0, "size"], "1 1 1"),
+            ("wrong length", ["parts", 0, "size"], [1, 1]),
+            ("zero scale", ["parts", 0, "scale"], [1, 0, 1]),
+            ("missing required", ["parts", 0, "size"], _DELETE),
+            ("missing shape", ["parts", 0, "shape"], _DELETE),
+            ("no parts", ["parts"], []),
+            ("wrong header", ["veduta"], "model/2"),
+            ("missing header", ["veduta"], _DELETE),
+        ],
+    ),
+    "texture": (
+        "crate",
+        [
+            ("unknown field", ["tiled"], True),
+            ("bad enum", ["wrap"], "mirror"),
+            ("out of range", ["layers", 0, "opacity"], 2),
+            ("wrong type", ["tiling"], "yes"),
+            ("missing required", ["layers", 0, "path"], _DELETE),
+            ("field of another layer type", ["layers", 0, "color"], "#ffffff"),
+            ("bad layer type", ["layers", 0, "type"], "gradient"),
+            ("bad path", ["layers", 0, "path"], "../crate.png"),
+            ("no layers", ["layers"], []),
+        ],
+    ),
+    "material": (
+        "crate_wood",
+        [
+            ("unknown field", ["shininess"], 3),
+            ("bad enum", ["cull"], "front"),
+            ("out of range", ["grid"], [0, 2]),
+            ("wrong type", ["unlit"], 1),
+            ("bad colour", ["albedo"], "#12345"),
+            ("cutoff without cutout", ["cutoff"], 0.5),
+        ],
+    ),
+    "scene": (
+        "demo",
+        [
+            ("unknown field", ["camera", "zoom"], 2),
+            ("bad enum", ["camera", "type"], "fisheye"),
+            ("size on a perspective camera", ["camera", "size"], 4),
+            ("out of range", ["camera", "fov_deg"], 180),
+            ("wrong type", ["entities", 0, "visible"], "no"),
+            ("missing required", ["entities", 0, "name"], _DELETE),
+            ("bad name", ["entities", 0, "name"], "Player One"),
+            ("light colour with alpha", ["light", "color"], "#80fff4e0"),
+            ("repeated tag", ["entities", 0, "tags"], ["player", "player"]),
+        ],
+    ),
+    "prefab": (
+        "well",
+        [
+            ("unknown field", ["size"], [2, 2]),
+            ("out of range", ["footprint"], [0, 2]),
+            ("wrong type", ["min_distance", "tree"], "3"),
+            ("missing required", ["footprint"], _DELETE),
+            ("bad tag", ["min_distance"], {"Tree": 3}),
+            ("hitbox field", ["entities", 0, "hitbox", "centre"], [0, 0, 0]),
+        ],
+    ),
+    "world": (
+        "valley",
+        [
+            ("unknown field", ["gravity"], 9.8),
+            ("bad enum", ["features", 0, "kind"], "mountain"),
+            ("field a feature kind does not use", ["features", 0, "depth"], 2),
+            ("out of range", ["chunk"], 2),
+            ("wrong type", ["seed"], "42"),
+            ("missing required", ["biomes"], _DELETE),
+            ("no biomes", ["biomes"], []),
+            ("negative seed", ["seed"], -1),
+        ],
+    ),
+    "map": (
+        "town",
+        [
+            ("unknown field", ["layers", 0, "opacity"], 1),
+            ("out of range", ["terrains", 0, "variants"], 0),
+            ("wrong type", ["objects"], {}),
+            ("missing required", ["layers"], _DELETE),
+            ("long key", ["terrains", 0, "key"], "gg"),
+            ("empty-cell key", ["terrains", 0, "key"], "."),
+            ("bad flip", ["terrains", 0, "flip"], ["z"]),
+        ],
+    ),
 }
 
 
-@pytest.mark.parametrize("kind, mistake, path, value", [
-    (kind, mistake, path, value) for kind, (_, cases) in MISTAKES.items() for mistake, path, value in cases
-], ids=lambda x: x if isinstance(x, str) else None)
+@pytest.mark.parametrize(
+    "kind, mistake, path, value",
+    [(kind, mistake, path, value) for kind, (_, cases) in MISTAKES.items() for mistake, path, value in cases],
+    ids=lambda x: x if isinstance(x, str) else None,
+)
 def test_typical_mistakes_fail_the_schema_and_the_cook(kind, mistake, path, value):
     name = MISTAKES[kind][0]
     k = BY_NAME[kind]
@@ -182,8 +207,11 @@ def test_fields_have_hover_text_and_defaults():
     pivot = model["properties"]["pivot"]
     assert pivot["default"] == "origin" and pivot["enum"] == ["origin", "center", "bottom-center"]
     assert "description" in pivot
-    box = next(b["then"] for b in model["properties"]["parts"]["items"]["allOf"]
-               if b["if"]["properties"]["shape"]["const"] == "box")
+    box = next(
+        b["then"]
+        for b in model["properties"]["parts"]["items"]["allOf"]
+        if b["if"]["properties"]["shape"]["const"] == "box"
+    )
     assert box["required"] == ["shape", "size"] and box["additionalProperties"] is False
     assert box["properties"]["position"]["default"] == [0.0, 0.0, 0.0] and box["properties"]["size"]["description"]
     assert schema_of("material")["properties"]["albedo"]["default"] == "#ffffff"
@@ -191,8 +219,12 @@ def test_fields_have_hover_text_and_defaults():
     def undocumented(node, path):
         if isinstance(node, dict):
             for key, sub in node.get("properties", {}).items():
-                if isinstance(sub, dict) and "description" not in sub and set(sub) != {"const"} \
-                        and "errorMessage" not in sub:
+                if (
+                    isinstance(sub, dict)
+                    and "description" not in sub
+                    and set(sub) != {"const"}
+                    and "errorMessage" not in sub
+                ):
                     # (a variant's tag is described once, beside its enum; a rule says its message)
                     yield f"{path}.{key}"
             for key, sub in node.items():
@@ -223,10 +255,39 @@ def test_veduta_schema_writes_the_shipped_files(tmp_path, capsys):
 # -- the schema never rejects a source the cook accepts ----------------------------------------
 
 
-_VALUES = [-1, 0, 0.5, 1, 2, 3, 300, 1e9, "x", "", "box", "#ffffff", "#80ffffff", True, False, None, [], {},
-           [1, 2], [1, 2, 3], [0, 0, 0], {"x": 1}]
-_SAMPLES = {"model": "robot", "texture": "hero", "material": "hero_sprite", "scene": "demo", "prefab": "cottage",
-            "world": "valley", "map": "town"}
+_VALUES = [
+    -1,
+    0,
+    0.5,
+    1,
+    2,
+    3,
+    300,
+    1e9,
+    "x",
+    "",
+    "box",
+    "#ffffff",
+    "#80ffffff",
+    True,
+    False,
+    None,
+    [],
+    {},
+    [1, 2],
+    [1, 2, 3],
+    [0, 0, 0],
+    {"x": 1},
+]
+_SAMPLES = {
+    "model": "robot",
+    "texture": "hero",
+    "material": "hero_sprite",
+    "scene": "demo",
+    "prefab": "cottage",
+    "world": "valley",
+    "map": "town",
+}
 
 
 def _paths(node, path=()):
@@ -257,8 +318,11 @@ def test_the_schema_never_rejects_what_the_cook_accepts(kind, data):
             action, target = "replace", path
         else:
             path = (*target, data.draw(st.sampled_from(["extra", "size", "radius", "type", "name"]), label="key"))
-    value = _DELETE if action == "delete" and isinstance(_get(doc, path[:-1]), dict) else \
-        data.draw(st.sampled_from(_VALUES), label="value")
+    value = (
+        _DELETE
+        if action == "delete" and isinstance(_get(doc, path[:-1]), dict)
+        else data.draw(st.sampled_from(_VALUES), label="value")
+    )
     mutated = _set(doc, list(path), value)
     schema_errors = [e.message for e in validator(kind).iter_errors(mutated)]
     if schema_errors:
@@ -276,15 +340,42 @@ def test_only_keywords_draft_07_also_has():
     read the schemas the same way."""
     from jsonschema import Draft7Validator
 
-    draft7 = {"$schema", "title", "description", "default", "type", "properties", "required",
-              "additionalProperties", "items", "minItems", "maxItems", "uniqueItems", "enum", "const", "pattern",
-              "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "not",
-              "anyOf", "allOf", "if", "then", "else", "propertyNames", "maxProperties",
-              # "veduta:<kind>" on a reference (fields.Reference): an annotation, ignored by validators
-              "format",
-              # a rule's message (fields.unused): VS Code's JSON support shows it, validators ignore it
-              "errorMessage",
-              "contains"}  # (draft-06)
+    draft7 = {
+        "$schema",
+        "title",
+        "description",
+        "default",
+        "type",
+        "properties",
+        "required",
+        "additionalProperties",
+        "items",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "enum",
+        "const",
+        "pattern",
+        "minLength",
+        "maxLength",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "not",
+        "anyOf",
+        "allOf",
+        "if",
+        "then",
+        "else",
+        "propertyNames",
+        "maxProperties",
+        # "veduta:<kind>" on a reference (fields.Reference): an annotation, ignored by validators
+        "format",
+        # a rule's message (fields.unused): VS Code's JSON support shows it, validators ignore it
+        "errorMessage",
+        "contains",
+    }  # (draft-06)
 
     def keywords(node):
         if isinstance(node, dict):
@@ -306,6 +397,7 @@ def test_only_keywords_draft_07_also_has():
 
 
 # -- rules between fields, on hand-made sources -----------------------------------------------------
+
 
 def _shipped_validator(kind: str) -> Draft202012Validator:
     with open(os.path.join(ROOT, "veduta", "schemas", f"{kind}.schema.json"), encoding="utf-8") as f:
@@ -332,34 +424,68 @@ def _place(rotation: int) -> str:
 #: (kind, file name, hand-made source, where the schema and the cook both point, a word of the
 #: cook's message): each rule the schema says between fields, broken once
 HAND_MADE = [
-    ("model", "m", '{ "veduta": "model/1", "parts": [ { "shape": "box", "size": [1, 1, 1], "radius": 1 } ] }',
-     ["parts", 0, "radius"], "not used by shape box"),
-    ("model", "m", '{ "veduta": "model/1", "parts": [ ' + _BOX + ', { "shape": "mirror", "axis": "x", "of": 0, '
-                   '"position": [1, 0, 0] } ] }', ["parts", 1, "position"], "not used by shape mirror"),
+    (
+        "model",
+        "m",
+        '{ "veduta": "model/1", "parts": [ { "shape": "box", "size": [1, 1, 1], "radius": 1 } ] }',
+        ["parts", 0, "radius"],
+        "not used by shape box",
+    ),
+    (
+        "model",
+        "m",
+        '{ "veduta": "model/1", "parts": [ ' + _BOX + ', { "shape": "mirror", "axis": "x", "of": 0, '
+        '"position": [1, 0, 0] } ] }',
+        ["parts", 1, "position"],
+        "not used by shape mirror",
+    ),
     ("world", "w", _place(45), ["places", 0, "rotation"], "quarter turns"),
     ("world", "w", _place(360), ["places", 0, "rotation"], "quarter turns"),
     ("world", "w", _veg('"prefab": "tree", "model": "grass_tuft"'), ["vegetation", 0, "model"], "not both"),
     ("world", "w", _veg('"biomes": ["meadow"]'), ["vegetation", 0], "needs"),
     ("world", "w", _veg('"prefab": "tree", "scale": [1, 2]'), ["vegetation", 0, "scale"], "prefab rule"),
     ("world", "w", _veg('"model": "grass_tuft", "cell": [0, 0]'), ["vegetation", 0], "both"),
-    ("world", "w", _world('"features": [ { "name": "hill", "kind": "plain", "cell": [0, 0], "radius": 9, '
-                          '"depth": 2 } ]'), ["features", 0, "depth"], "not used by a plain"),
+    (
+        "world",
+        "w",
+        _world('"features": [ { "name": "hill", "kind": "plain", "cell": [0, 0], "radius": 9, "depth": 2 } ]'),
+        ["features", 0, "depth"],
+        "not used by a plain",
+    ),
     ("material", "m", '{ "veduta": "material/1", "grid": [2, 2] }', ["grid"], "no texture"),
     ("material", "m", '{ "veduta": "material/1", "texture": "", "grid": [2, 2] }', ["grid"], "no texture"),
     ("material", "m", '{ "veduta": "material/1", "cutoff": 0.3 }', ["cutoff"], "cutout"),
-    ("texture", "t", '{ "veduta": "texture/1", "size": [8, 8], "layers": [ ' + _CHECKER + ' ], "tiling": true, '
-                     '"wrap": "clamp" }', ["wrap"], "tiling texture repeats"),
+    (
+        "texture",
+        "t",
+        '{ "veduta": "texture/1", "size": [8, 8], "layers": [ ' + _CHECKER + ' ], "tiling": true, "wrap": "clamp" }',
+        ["wrap"],
+        "tiling texture repeats",
+    ),
     ("texture", "t", '{ "veduta": "texture/1", "layers": [ ' + _CHECKER + " ] }", [], "no layer is an image"),
-    ("texture", "t", '{ "veduta": "texture/1", "size": [8, 8], "layers": [ { "type": "checker", '
-                     '"colors": ["#000000", "#ffffff"], "path": "a.png" } ] }', ["layers", 0, "path"],
-     "not used by a layer of type checker"),
-    ("scene", "s", '{ "veduta": "scene/1", "camera": { "type": "orthographic", "fov_deg": 40 } }',
-     ["camera", "fov_deg"], "orthographic camera"),
+    (
+        "texture",
+        "t",
+        '{ "veduta": "texture/1", "size": [8, 8], "layers": [ { "type": "checker", '
+        '"colors": ["#000000", "#ffffff"], "path": "a.png" } ] }',
+        ["layers", 0, "path"],
+        "not used by a layer of type checker",
+    ),
+    (
+        "scene",
+        "s",
+        '{ "veduta": "scene/1", "camera": { "type": "orthographic", "fov_deg": 40 } }',
+        ["camera", "fov_deg"],
+        "orthographic camera",
+    ),
 ]
 
 
-@pytest.mark.parametrize("kind, name, text, path, word", HAND_MADE,
-                         ids=[f"{k}-{'.'.join(map(str, p)) or 'root'}-{w}" for k, _, _, p, w in HAND_MADE])
+@pytest.mark.parametrize(
+    "kind, name, text, path, word",
+    HAND_MADE,
+    ids=[f"{k}-{'.'.join(map(str, p)) or 'root'}-{w}" for k, _, _, p, w in HAND_MADE],
+)
 def test_rules_between_fields_fail_the_shipped_schema_where_the_cook_points(kind, name, text, path, word):
     """jsonschema (as an editor would) rejects each hand-made source at the field the rule is about
     (a field a shape does not use is a ``not``, not ``additionalProperties``: the error names the
@@ -372,14 +498,23 @@ def test_rules_between_fields_fail_the_shipped_schema_where_the_cook_points(kind
     assert any(word in p for p in problems), problems
 
 
-@pytest.mark.parametrize("kind, text", [
-    ("world", _place(270)),
-    ("world", _veg('"model": "grass_tuft", "cell": [0, 0], "radius": 4, "scale": [1, 2]')),
-    ("world", _veg('"prefab": "tree"')),
-    ("material", '{ "veduta": "material/1", "texture": "crate", "grid": [1, 1] }'),
-    ("texture", '{ "veduta": "texture/1", "layers": [ ' + _IMAGE + ", " + _CHECKER
-     + ' ], "tiling": true, "wrap": "repeat" }'),
-    ("texture", '{ "veduta": "texture/1", "size": [8, 8], "layers": [ ' + _CHECKER + ' ], "wrap": "clamp" }'),
-])
+@pytest.mark.parametrize(
+    "kind, text",
+    [
+        ("world", _place(270)),
+        ("world", _veg('"model": "grass_tuft", "cell": [0, 0], "radius": 4, "scale": [1, 2]')),
+        ("world", _veg('"prefab": "tree"')),
+        ("material", '{ "veduta": "material/1", "texture": "crate", "grid": [1, 1] }'),
+        (
+            "texture",
+            '{ "veduta": "texture/1", "layers": [ '
+            + _IMAGE
+            + ", "
+            + _CHECKER
+            + ' ], "tiling": true, "wrap": "repeat" }',
+        ),
+        ("texture", '{ "veduta": "texture/1", "size": [8, 8], "layers": [ ' + _CHECKER + ' ], "wrap": "clamp" }'),
+    ],
+)
 def test_the_rules_leave_good_sources_alone(kind, text):
     assert list(_shipped_validator(kind).iter_errors(json.loads(text))) == []

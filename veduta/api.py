@@ -20,8 +20,9 @@ if TYPE_CHECKING:
     from veduta.base.project import Project
 
 
-def list_assets(project: Project, kind: str | None = None, jobs: int = 1,
-                progress: Progress | None = None) -> dict[str, Any]:
+def list_assets(
+    project: Project, kind: str | None = None, jobs: int = 1, progress: Progress | None = None
+) -> dict[str, Any]:
     """Every source (of *kind*, or of every kind), sorted by path, with its state (fresh, stale,
     failed, never_cooked) and its error and warning counts, as the cook's checks find them:
     ``{"assets": [{"kind", "name", "path", "state", "errors", "warnings"}], "counts", "problems"}``."""
@@ -34,12 +35,15 @@ def list_sources(project: Project) -> list[dict[str, str]]:
     """Every source, sorted by path, without checking it: ``[{"kind", "name", "path"}]``."""
     import os
 
-    return [{"kind": s.kind.name, "name": s.name, "path": project.source_path(s.rel).replace(os.sep, "/")}
-            for s in project.sources()]
+    return [
+        {"kind": s.kind.name, "name": s.name, "path": project.source_path(s.rel).replace(os.sep, "/")}
+        for s in project.sources()
+    ]
 
 
-def write_source(project: Project, kind: str, name: str, text: str, dry_run: bool = False,
-                 progress: Progress | None = None) -> dict[str, Any]:
+def write_source(
+    project: Project, kind: str, name: str, text: str, dry_run: bool = False, progress: Progress | None = None
+) -> dict[str, Any]:
     """Create or replace the source of asset *name* of *kind* with *text*, checked first as the cook
     checks it: refused (``SourceRefused``, with every located diagnostic; nothing written) when it
     has an error. ``{"kind", "name", "path", "action", "written", "changes", "diagnostics", ...}``."""
@@ -106,8 +110,14 @@ def cache_prune(project: Project, days: float = 30.0, dry_run: bool = False) -> 
     if not days >= 0:
         raise UsageError(f"{days!r} is not a number of days >= 0")
     removed, rbytes, kept, kbytes = Store(os.path.join(project.cache, "store")).prune(days, dry_run=dry_run)
-    return {"days": days, "dry_run": dry_run, "removed": removed, "removed_bytes": rbytes, "kept": kept,
-            "kept_bytes": kbytes}
+    return {
+        "days": days,
+        "dry_run": dry_run,
+        "removed": removed,
+        "removed_bytes": rbytes,
+        "kept": kept,
+        "kept_bytes": kbytes,
+    }
 
 
 def cache_push(project: Project) -> dict[str, Any]:
@@ -125,8 +135,15 @@ def inspect_model(project: Project, model: str) -> dict[str, Any]:
     return run(project, model)
 
 
-def cook(project: Project, sources: list[str] | None = None, jobs: int = 0, echo: TextIO | None = None,
-         fmt: str | None = None, progress: Progress | None = None, strict: bool | None = None) -> dict[str, Any]:
+def cook(
+    project: Project,
+    sources: list[str] | None = None,
+    jobs: int = 0,
+    echo: TextIO | None = None,
+    fmt: str | None = None,
+    progress: Progress | None = None,
+    strict: bool | None = None,
+) -> dict[str, Any]:
     """Cook *sources* (paths of source files; every source when empty) with the doit tasks.
 
     ``{"ok", "summary": {"cooked", "up_to_date", "restored", "failed", "removed",
@@ -166,8 +183,14 @@ def world_query(project: Project, world: str, cell: tuple[int, int]) -> dict[str
     return run(lambda name: load_world(project, name), world, cell)
 
 
-def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: tuple[int, int] = (256, 256),
-              scale: int | None = None, progress: Progress | None = None) -> dict[str, Any]:
+def world_map(
+    project: Project,
+    world: str,
+    at: tuple[int, int] = (0, 0),
+    size: tuple[int, int] = (256, 256),
+    scale: int | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """The top-down map of *size* cells around cell *at*: metadata and ``"png"`` (bytes).
     ``progress(rows done, rows, message)`` as the rows of cells are computed (LAYOUT.md)."""
     from veduta.cook.cooked import load_world
@@ -175,13 +198,21 @@ def world_map(project: Project, world: str, at: tuple[int, int] = (0, 0), size: 
     from veduta.tools.export.looks import Looks
     from veduta.tools.world_query import world_map as run
 
-    return run(lambda name: load_world(project, name), world, at, size, scale, looks=Looks(Cooked(project)),
-               progress=progress)
+    return run(
+        lambda name: load_world(project, name), world, at, size, scale, looks=Looks(Cooked(project)), progress=progress
+    )
 
 
-def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tuple = (), all_views: bool = False,
-                  sheet: str | None = None, image: bool = False, views_file: str | None = None,
-                  progress: Progress | None = None) -> dict[str, Any]:
+def inspect_world(
+    project: Project,
+    world: str,
+    at: list[tuple[int, int]] | tuple = (),
+    all_views: bool = False,
+    sheet: str | None = None,
+    image: bool = False,
+    views_file: str | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Findings of world *world* (places, prefabs, models, view, triangle budget per view), ranked;
     the sheet (the map with the findings marked) written to *sheet*, and with *image* returned as
     ``"png"`` (bytes). *all_views*: a view at every chunk's centre, summed up as ``"all_views"``;
@@ -189,8 +220,9 @@ def inspect_world(project: Project, world: str, at: list[tuple[int, int]] | tupl
     the views are counted (LAYOUT.md)."""
     from veduta.tools.inspect_world import inspect_world as run
 
-    return run(project, world, at=at, all_views=all_views, sheet=sheet, image=image, views_file=views_file,
-               progress=progress)
+    return run(
+        project, world, at=at, all_views=all_views, sheet=sheet, image=image, views_file=views_file, progress=progress
+    )
 
 
 def inspect_prefab(project: Project, prefab: str) -> dict[str, Any]:
@@ -200,50 +232,126 @@ def inspect_prefab(project: Project, prefab: str) -> dict[str, Any]:
     return run(project, prefab)
 
 
-def world_place(project: Project, world: str, name: str, prefab: str, cell: tuple[int, int] | None = None,
-                near: tuple[int, int] | None = None, rotation: int = 0, search: int = 32,
-                dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+def world_place(
+    project: Project,
+    world: str,
+    name: str,
+    prefab: str,
+    cell: tuple[int, int] | None = None,
+    near: tuple[int, int] | None = None,
+    rotation: int = 0,
+    search: int = 32,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Add or replace place *name* at *cell*, or at the valid cell nearest *near* (checked as inspect world
     checks places); ``cell`` in the report is where it went."""
     from veduta.tools.world_edit import world_place as run
 
-    return run(project, world, name, prefab, cell=cell, near=near, rotation=rotation, search=search,
-               dry_run=dry_run, progress=progress)
+    return run(
+        project,
+        world,
+        name,
+        prefab,
+        cell=cell,
+        near=near,
+        rotation=rotation,
+        search=search,
+        dry_run=dry_run,
+        progress=progress,
+    )
 
 
-def world_terrain(project: Project, world: str, name: str, kind: str, cell: tuple[int, int], radius: int,
-                  height: float | None = None, depth: float | None = None, falloff: int | None = None,
-                  roughness: float | None = None, dry_run: bool = False,
-                  progress: Progress | None = None) -> dict[str, Any]:
+def world_terrain(
+    project: Project,
+    world: str,
+    name: str,
+    kind: str,
+    cell: tuple[int, int],
+    radius: int,
+    height: float | None = None,
+    depth: float | None = None,
+    falloff: int | None = None,
+    roughness: float | None = None,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Add or replace feature *name* (hill, plain, lake, sea): ground ``before``/``after``, ``places_in_water``."""
     from veduta.tools.world_edit import world_terrain as run
 
-    return run(project, world, name, kind, cell, radius, height=height, depth=depth, falloff=falloff,
-               roughness=roughness, dry_run=dry_run, progress=progress)
+    return run(
+        project,
+        world,
+        name,
+        kind,
+        cell,
+        radius,
+        height=height,
+        depth=depth,
+        falloff=falloff,
+        roughness=roughness,
+        dry_run=dry_run,
+        progress=progress,
+    )
 
 
-def world_vegetation(project: Project, world: str, name: str, density: float, prefab: str | None = None,
-                     model: str | None = None, biomes: list[str] | None = None, cell: tuple[int, int] | None = None,
-                     radius: int | None = None, scale: tuple[float, float] | None = None,
-                     dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+def world_vegetation(
+    project: Project,
+    world: str,
+    name: str,
+    density: float,
+    prefab: str | None = None,
+    model: str | None = None,
+    biomes: list[str] | None = None,
+    cell: tuple[int, int] | None = None,
+    radius: int | None = None,
+    scale: tuple[float, float] | None = None,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Add or replace vegetation rule *name*: ``plants``, ``triangles``, ``warnings``."""
     from veduta.tools.world_edit import world_vegetation as run
 
-    return run(project, world, name, density, prefab=prefab, model=model, biomes=biomes, cell=cell, radius=radius,
-               scale=scale, dry_run=dry_run, progress=progress)
+    return run(
+        project,
+        world,
+        name,
+        density,
+        prefab=prefab,
+        model=model,
+        biomes=biomes,
+        cell=cell,
+        radius=radius,
+        scale=scale,
+        dry_run=dry_run,
+        progress=progress,
+    )
 
 
-def world_remove(project: Project, world: str, name: str, section: str | None = None,
-                 dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+def world_remove(
+    project: Project,
+    world: str,
+    name: str,
+    section: str | None = None,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Remove the feature, vegetation rule or place *name* (``section`` when the name is in several lists)."""
     from veduta.tools.world_edit import world_remove as run
 
     return run(project, world, name, section=section, dry_run=dry_run, progress=progress)
 
 
-def export_gltf(project: Project, out: str, model: str | None = None, lod: int | None = None,
-                world: str | None = None, chunk: tuple[int, int] | None = None, radius: int = 0,
-                levels: bool = False) -> dict[str, Any]:
+def export_gltf(
+    project: Project,
+    out: str,
+    model: str | None = None,
+    lod: int | None = None,
+    world: str | None = None,
+    chunk: tuple[int, int] | None = None,
+    radius: int = 0,
+    levels: bool = False,
+) -> dict[str, Any]:
     """Write a binary glTF 2.0 file *out*: model *model* (every level of detail, or level *lod*),
     or the chunks within *radius* of *chunk* of world *world* (with *levels*, each chunk's ground at
     the level the engine draws it from a view of the centre chunk). Returns what was written."""
@@ -258,8 +366,10 @@ def export_gltf(project: Project, out: str, model: str | None = None, lod: int |
         if chunk is None:
             raise UsageError("export gltf of a world needs the chunk CX,CZ to export")
         if lod is not None:
-            raise UsageError("--lod is for a model; a world chunk is exported at its finest drawn level "
-                              "(or by distance, with levels)")
+            raise UsageError(
+                "--lod is for a model; a world chunk is exported at its finest drawn level "
+                "(or by distance, with levels)"
+            )
         from veduta.tools.export.world import export_chunk
 
         return export_chunk(project, world, chunk, out, radius, levels)
@@ -281,8 +391,14 @@ def preview_model(project: Project, model: str, out: str | None = None, size: in
     return run(project, model, out, size)
 
 
-def preview_world(project: Project, world: str, at: tuple[int, int] = (0, 0), out: str | None = None,
-                  scale: int = 2, progress: Progress | None = None) -> dict[str, Any]:
+def preview_world(
+    project: Project,
+    world: str,
+    at: tuple[int, int] = (0, 0),
+    out: str | None = None,
+    scale: int = 2,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Draw what world *world*'s camera sees from start cell *at* (as ``render { world, at }``):
     the console's 320 x 240 frame, the same view at *scale* times that (1: the console frame
     alone) and the draw report, written to *out* when given. Returns the draw report and what was
@@ -315,8 +431,14 @@ def _out_file(out: str, suffix: str) -> None:
         raise UsageError(wrong)
 
 
-def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1,
-          progress: Progress | None = None, strict: bool | None = None) -> dict[str, Any]:
+def check(
+    project: Project,
+    sources: list[str] | None = None,
+    full: bool = False,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    strict: bool | None = None,
+) -> dict[str, Any]:
     """Every check the cook makes, on every source (or those named, paths under the assets
     folder), writing nothing: ``{ok, checked, compiled, fresh, errors, warnings, strict,
     strict_errors, diagnostics}``.  Sources whose cooked file is fresh are known good and not
@@ -353,9 +475,16 @@ def editor_warm_up() -> None:
         get_compiler(kind)
 
 
-def deps(project: Project, name: str | None = None, kind: str | None = None, reverse: bool = False,
-         depth: int | None = 1, orphans: bool = False, dot: bool = False,
-         progress: Progress | None = None) -> dict[str, Any]:
+def deps(
+    project: Project,
+    name: str | None = None,
+    kind: str | None = None,
+    reverse: bool = False,
+    depth: int | None = 1,
+    orphans: bool = False,
+    dot: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """The reference graph: what asset *name* uses (*reverse*: what uses it), *depth* levels deep
     (None: all), each reference located (file, line, col, JSON path): ``{"asset", "direction",
     "depth", "references", "assets", "missing"}``; without a name the whole graph ``{"assets":
@@ -366,8 +495,9 @@ def deps(project: Project, name: str | None = None, kind: str | None = None, rev
     return run(project, name, kind, reverse, depth, orphans, dot, progress)
 
 
-def rename(project: Project, kind: str, old: str, new: str, dry_run: bool = False,
-           progress: Progress | None = None) -> dict[str, Any]:
+def rename(
+    project: Project, kind: str, old: str, new: str, dry_run: bool = False, progress: Progress | None = None
+) -> dict[str, Any]:
     """Rename asset *old* of *kind* to *new*: its source file and every reference to it, each
     edit minimal, checked first and written as one set (docs/rename.md): ``{"kind", "old", "new",
     "from", "to", "edits", "files", "checked", "dry_run", "written"}``."""

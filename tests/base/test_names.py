@@ -38,8 +38,10 @@ def test_an_unknown_asset_names_the_closest_of_its_kind(game):
     from veduta.base.project import Project, no_such_asset
 
     project = Project.find(str(game.root))
-    assert str(no_such_asset(project, "model", "crat")) == \
-        f'no model "crat" under {project.assets}/models/ (did you mean crate?)'
+    assert (
+        str(no_such_asset(project, "model", "crat"))
+        == f'no model "crat" under {project.assets}/models/ (did you mean crate?)'
+    )
     assert str(no_such_asset(project, "material", "crat")).endswith("materials/")  # other kinds are not offered
 
 

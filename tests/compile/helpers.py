@@ -33,7 +33,7 @@ def documented_error_example(doc: str) -> tuple[str, str, list[str]]:
     import re
 
     text = (Path(__file__).resolve().parents[2] / "docs" / "formats" / doc).read_text()
-    section = text[text.index("## Errors"):]
+    section = text[text.index("## Errors") :]
     src, shown = re.findall(r"```(?:json)?\n(.*?)```", section, re.S)[:2]
     expected = shown.strip().splitlines()
     return expected[0].split(":")[0], src, expected

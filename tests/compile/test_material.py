@@ -17,8 +17,10 @@ ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets"
 SAMPLES = sorted((ASSETS / "materials").glob("*.vmaterial"))
 
-SHEET = '{"veduta": "texture/1", "size": [32, 16], "layers": [{"type": "fill", "color": "#ffffff"}], ' \
-        '"grid": [4, 2], "clips": {"walk": {"frames": [0, 1]}}}'
+SHEET = (
+    '{"veduta": "texture/1", "size": [32, 16], "layers": [{"type": "fill", "color": "#ffffff"}], '
+    '"grid": [4, 2], "clips": {"walk": {"frames": [0, 1]}}}'
+)
 
 
 def sample_index() -> AssetIndex:
@@ -52,8 +54,9 @@ def test_sample_sprite_material_takes_the_sheet_grid():
 
 def test_defaults(tmp_path):
     mat, ctx = compile_in(tmp_path, {"materials/m.vmaterial": '{"veduta": "material/1"}'}, "materials/m.vmaterial")
-    assert mat == Material(name="m", albedo=0xFFFFFFFF, texture="", unlit=False, alpha="opaque", cutoff=0.5,
-                           cull=0, filter=0, grid=(0, 0))
+    assert mat == Material(
+        name="m", albedo=0xFFFFFFFF, texture="", unlit=False, alpha="opaque", cutoff=0.5, cull=0, filter=0, grid=(0, 0)
+    )
     assert ctx.deps == {} and ctx.report.items == []
 
 
@@ -100,28 +103,34 @@ def test_an_existing_texture_is_a_dependency_and_gives_the_grid(tmp_path):
 
 
 def test_an_explicit_grid_must_match_the_texture(tmp_path):
-    files = {"textures/sheet.vtexture": SHEET,
-             "materials/m.vmaterial": '{"veduta": "material/1", "texture": "sheet", "grid": [2, 2]}'}
+    files = {
+        "textures/sheet.vtexture": SHEET,
+        "materials/m.vmaterial": '{"veduta": "material/1", "texture": "sheet", "grid": [2, 2]}',
+    }
     mat, ctx = compile_in(tmp_path, files, "materials/m.vmaterial")
     assert mat is None
-    assert lines(ctx) == ['materials/m.vmaterial:1:54: grid: [2, 2] is not the grid of texture "sheet" ([4, 2]; '
-                          "leave grid out to use it)"]
+    assert lines(ctx) == [
+        'materials/m.vmaterial:1:54: grid: [2, 2] is not the grid of texture "sheet" ([4, 2]; leave grid out to use it)'
+    ]
     files["materials/m.vmaterial"] = files["materials/m.vmaterial"].replace("[2, 2]", "[4, 2]")
     mat, ctx = compile_in(tmp_path, files, "materials/m.vmaterial")
     assert mat.grid == (4, 2)
 
 
 def test_a_grid_may_cut_a_texture_that_has_none(tmp_path):
-    files = {"textures/plain.vtexture": '{"veduta": "texture/1", "size": [8, 8], '
-                                        '"layers": [{"type": "fill", "color": "#ffffff"}]}',
-             "materials/m.vmaterial": '{"veduta": "material/1", "texture": "plain", "grid": [2, 2]}'}
+    files = {
+        "textures/plain.vtexture": '{"veduta": "texture/1", "size": [8, 8], '
+        '"layers": [{"type": "fill", "color": "#ffffff"}]}',
+        "materials/m.vmaterial": '{"veduta": "material/1", "texture": "plain", "grid": [2, 2]}',
+    }
     mat, ctx = compile_in(tmp_path, files, "materials/m.vmaterial")
     assert mat.grid == (2, 2) and ctx.report.items == []
 
 
 def test_a_missing_texture_is_a_warning_naming_it(tmp_path):
-    mat, ctx = compile_in(tmp_path, {"materials/m.vmaterial": '{"veduta": "material/1", "texture": "ghost"}'},
-                          "materials/m.vmaterial")
+    mat, ctx = compile_in(
+        tmp_path, {"materials/m.vmaterial": '{"veduta": "material/1", "texture": "ghost"}'}, "materials/m.vmaterial"
+    )
     assert mat is not None and mat.texture == "ghost" and mat.grid == (0, 0)
     assert lines(ctx) == ['materials/m.vmaterial:1:37: texture: warning: texture "ghost" does not exist (not checked)']
     # its would-be path is a (missing) dependency, so adding the texture makes the material stale
@@ -131,7 +140,7 @@ def test_a_missing_texture_is_a_warning_naming_it(tmp_path):
 def test_a_reference_of_the_wrong_kind_is_not_found(tmp_path):
     files = {"models/crate.vmodel": "{}", "materials/m.vmaterial": '{"veduta": "material/1", "texture": "crate"}'}
     mat, ctx = compile_in(tmp_path, files, "materials/m.vmaterial")
-    assert mat is not None and "texture \"crate\" does not exist" in lines(ctx)[0]
+    assert mat is not None and 'texture "crate" does not exist' in lines(ctx)[0]
 
 
 def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):

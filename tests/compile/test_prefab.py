@@ -23,8 +23,7 @@ def prefab(**fields) -> str:
 
 def test_sample_prefab_compiles_cleanly_round_trips_and_is_deterministic():
     rel = "prefabs/camp.vprefab"
-    index = AssetIndex.from_paths(str(p.relative_to(ASSETS)) for p in ASSETS.rglob("*.v*")
-                                  if ".cooked" not in p.parts)
+    index = AssetIndex.from_paths(str(p.relative_to(ASSETS)) for p in ASSETS.rglob("*.v*") if ".cooked" not in p.parts)
 
     def once():
         ctx = CompileContext(str(ASSETS), rel, "prefab", "camp", Report(rel), index)
@@ -37,17 +36,27 @@ def test_sample_prefab_compiles_cleanly_round_trips_and_is_deterministic():
     assert encode(once()[0]) == payload
     assert pf.footprint == (4, 4) and pf.tags == ["camp"] and pf.biomes == ["plain", "forest"]
     assert [(d.tag, d.meters) for d in pf.distances] == [("camp", 16), ("village", 24)]
-    assert sorted(ctx.deps) == ["models/barrel.vmodel", "models/camp_crate.vmodel", "models/lamp_post.vmodel",
-                                "models/tree.vmodel"]
+    assert sorted(ctx.deps) == [
+        "models/barrel.vmodel",
+        "models/camp_crate.vmodel",
+        "models/lamp_post.vmodel",
+        "models/tree.vmodel",
+    ]
 
 
 def test_distances_are_sorted_by_tag_and_entities_kept_in_order(tmp_path):
-    src = prefab(footprint=[2.5, 1], min_distance={"village": 30, "camp": 0, "inn": 4096},
-                 entities=[{"name": "z", "model": "box"}, {"name": "a", "parent": "z"}])
+    src = prefab(
+        footprint=[2.5, 1],
+        min_distance={"village": 30, "camp": 0, "inn": 4096},
+        entities=[{"name": "z", "model": "box"}, {"name": "a", "parent": "z"}],
+    )
     pf, ctx = compile_in(tmp_path, {"models/box.vmodel": MODEL, "prefabs/p.vprefab": src}, "prefabs/p.vprefab")
     assert ctx.report.items == []
-    assert pf.distances == [Distance(tag="camp", meters=0), Distance(tag="inn", meters=4096),
-                            Distance(tag="village", meters=30)]
+    assert pf.distances == [
+        Distance(tag="camp", meters=0),
+        Distance(tag="inn", meters=4096),
+        Distance(tag="village", meters=30),
+    ]
     assert [e.name for e in pf.entities] == ["z", "a"] and pf.tags == [] and pf.biomes == []
     assert list(ctx.deps) == ["models/box.vmodel"]
     payload = encode(pf)

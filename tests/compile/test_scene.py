@@ -27,8 +27,10 @@ from veduta.source.diagnostics import Report
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets"
 
-SHEET = '{"veduta": "texture/1", "size": [32, 16], "layers": [{"type": "fill", "color": "#ffffff"}], ' \
-        '"grid": [4, 2], "clips": {"walk": {"frames": [0, 1]}, "idle": {"frames": [2]}}}'
+SHEET = (
+    '{"veduta": "texture/1", "size": [32, 16], "layers": [{"type": "fill", "color": "#ffffff"}], '
+    '"grid": [4, 2], "clips": {"walk": {"frames": [0, 1]}, "idle": {"frames": [2]}}}'
+)
 SPRITE = '{"veduta": "material/1", "texture": "sheet"}'
 PLAIN = '{"veduta": "material/1", "albedo": "#ff0000"}'
 MODEL = '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1]}]}'
@@ -44,6 +46,7 @@ def sample_index() -> AssetIndex:
 
 # -- samples ------------------------------------------------------------------------------------
 
+
 def test_sample_scene_compiles_cleanly_round_trips_and_is_deterministic():
     rel = "scenes/demo.vscene"
     index = sample_index()
@@ -57,8 +60,14 @@ def test_sample_scene_compiles_cleanly_round_trips_and_is_deterministic():
     payload = encode(sc)
     assert decode(Scene, payload) == sc and encode(decode(Scene, payload)) == payload
     assert encode(once()[0]) == payload
-    assert {"models/robot.vmodel", "models/crate.vmodel", "models/tree.vmodel", "materials/hero_sprite.vmaterial",
-            "textures/hero.vtexture", "maps/town.vmap"} <= set(ctx.deps)
+    assert {
+        "models/robot.vmodel",
+        "models/crate.vmodel",
+        "models/tree.vmodel",
+        "materials/hero_sprite.vmaterial",
+        "textures/hero.vtexture",
+        "maps/town.vmap",
+    } <= set(ctx.deps)
     assert [e.name for e in sc.entities] == ["player", "hero", "crate_a", "crate_b", "tree", "marker"]
     assert sc.map == "town" and not sc.camera.ortho and sc.camera.size == 0
 
@@ -93,8 +102,9 @@ def test_samples_of_every_kind_give_the_same_bytes_under_any_hash_seed():
     out = set()
     for seed in ("0", "1", "12345"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        cp = subprocess.run([sys.executable, "-c", DIGEST, str(ASSETS)], env=env, cwd=ROOT, capture_output=True,
-                            text=True, timeout=120)
+        cp = subprocess.run(
+            [sys.executable, "-c", DIGEST, str(ASSETS)], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120
+        )
         assert cp.returncode == 0, cp.stderr
         out.add(cp.stdout.strip())
     assert len(out) == 1
@@ -102,11 +112,11 @@ def test_samples_of_every_kind_give_the_same_bytes_under_any_hash_seed():
 
 # -- defaults, camera, light --------------------------------------------------------------------
 
+
 def test_a_minimal_scene_gets_the_documented_defaults(tmp_path):
     sc, ctx = compile_in(tmp_path, {"scenes/s.vscene": '{"veduta": "scene/1"}'}, "scenes/s.vscene")
     assert ctx.report.items == []
-    assert sc == Scene(name="s", camera=DEFAULT_CAMERA, light=DEFAULT_LIGHT, background=0xFF000000, entities=[],
-                       map="")
+    assert sc == Scene(name="s", camera=DEFAULT_CAMERA, light=DEFAULT_LIGHT, background=0xFF000000, entities=[], map="")
     assert sc.camera.fov_deg == 60 and sc.camera.position == (0, 5, 10) and sc.camera.near == 0.1
 
 
@@ -192,15 +202,33 @@ def test_entity_errors_are_all_reported_with_positions(tmp_path):
 
 
 def test_entities_keep_file_order_and_every_field(tmp_path):
-    ents = [{"name": "child", "parent": "root", "kind": "prop", "position": [1, 2, 3], "rotation_deg": [0, 90, 0],
-             "scale": 2, "tags": ["b", "a"], "visible": False, "hitbox": {"min": [-1, 0, -1], "max": [1, 2, 1]},
-             "layer": -5},
-            {"name": "root"}]
+    ents = [
+        {
+            "name": "child",
+            "parent": "root",
+            "kind": "prop",
+            "position": [1, 2, 3],
+            "rotation_deg": [0, 90, 0],
+            "scale": 2,
+            "tags": ["b", "a"],
+            "visible": False,
+            "hitbox": {"min": [-1, 0, -1], "max": [1, 2, 1]},
+            "layer": -5,
+        },
+        {"name": "root"},
+    ]
     sc, ctx = compile_in(tmp_path, {"scenes/s.vscene": scene(entities=ents)}, "scenes/s.vscene")
     assert ctx.report.items == []
     child, root = sc.entities
-    assert (child.name, child.parent, child.kind, child.scale, child.tags, child.visible, child.layer) == \
-        ("child", "root", "prop", (2, 2, 2), ["b", "a"], False, -5)
+    assert (child.name, child.parent, child.kind, child.scale, child.tags, child.visible, child.layer) == (
+        "child",
+        "root",
+        "prop",
+        (2, 2, 2),
+        ["b", "a"],
+        False,
+        -5,
+    )
     assert child.hitbox == ((-1, 0, -1), (1, 2, 1)) and root.hitbox is None and root.scale == (1, 1, 1)
     assert root.visible and root.model == "" and root.anim == "" and root.frame == 0
     payload = encode(sc)
@@ -209,16 +237,29 @@ def test_entities_keep_file_order_and_every_field(tmp_path):
 
 # -- references ---------------------------------------------------------------------------------
 
+
 def test_existing_references_are_dependencies(tmp_path):
-    files = {"models/box.vmodel": MODEL, "textures/sheet.vtexture": SHEET, "materials/sprite.vmaterial": SPRITE,
-             "maps/town.vmap": "{}",
-             "scenes/s.vscene": scene(map="town", entities=[
-                 {"name": "a", "model": "box", "material": "sprite", "anim": "walk", "frame": 7},
-                 {"name": "b", "model": "box", "material": "sprite"}])}
+    files = {
+        "models/box.vmodel": MODEL,
+        "textures/sheet.vtexture": SHEET,
+        "materials/sprite.vmaterial": SPRITE,
+        "maps/town.vmap": "{}",
+        "scenes/s.vscene": scene(
+            map="town",
+            entities=[
+                {"name": "a", "model": "box", "material": "sprite", "anim": "walk", "frame": 7},
+                {"name": "b", "model": "box", "material": "sprite"},
+            ],
+        ),
+    }
     sc, ctx = compile_in(tmp_path, files, "scenes/s.vscene")
     assert ctx.report.items == [] and sc is not None
-    assert sorted(ctx.deps) == ["maps/town.vmap", "materials/sprite.vmaterial", "models/box.vmodel",
-                                "textures/sheet.vtexture"]
+    assert sorted(ctx.deps) == [
+        "maps/town.vmap",
+        "materials/sprite.vmaterial",
+        "models/box.vmodel",
+        "textures/sheet.vtexture",
+    ]
     assert all(v is not None for v in ctx.deps.values())
 
 
@@ -253,8 +294,12 @@ def test_frames_and_clips_are_checked_against_the_material_and_its_texture(tmp_p
     { "name": "d", "material": "sprite", "anim": "idle", "frame": 7 }
   ]
 }"""
-    files = {"textures/sheet.vtexture": SHEET, "materials/sprite.vmaterial": SPRITE, "materials/plain.vmaterial": PLAIN,
-             "scenes/s.vscene": src}
+    files = {
+        "textures/sheet.vtexture": SHEET,
+        "materials/sprite.vmaterial": SPRITE,
+        "materials/plain.vmaterial": PLAIN,
+        "scenes/s.vscene": src,
+    }
     sc, ctx = compile_in(tmp_path, files, "scenes/s.vscene")
     assert sc is None
     assert lines(ctx) == [
@@ -272,8 +317,10 @@ def test_frames_and_clips_are_checked_against_the_material_and_its_texture(tmp_p
 
 
 def test_a_material_whose_texture_is_missing_does_not_block_clips(tmp_path):
-    files = {"materials/sprite.vmaterial": SPRITE,
-             "scenes/s.vscene": scene(entities=[{"name": "a", "material": "sprite", "anim": "walk"}])}
+    files = {
+        "materials/sprite.vmaterial": SPRITE,
+        "scenes/s.vscene": scene(entities=[{"name": "a", "material": "sprite", "anim": "walk"}]),
+    }
     sc, ctx = compile_in(tmp_path, files, "scenes/s.vscene")
     assert sc is not None and ctx.report.items == []  # the material's own cook warns about its texture
     assert ctx.deps["textures/sheet.vtexture"] is None  # but adding the texture makes the scene stale
@@ -286,10 +333,15 @@ from hypothesis import strategies as st  # noqa: E402
 
 SAMPLE_FILES = sorted(p for folder in MY_SAMPLES for p in (ASSETS / folder).rglob("*.v*"))
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text(max_size=6) | st.sampled_from(["", "#ffffff", "walk", "crate", "textures/crate.png", ".", "gg"]),
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=6)
+    | st.sampled_from(["", "#ffffff", "walk", "crate", "textures/crate.png", ".", "gg"]),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-    max_leaves=8)
+    max_leaves=8,
+)
 
 
 def _paths(v, prefix=()):

@@ -51,6 +51,7 @@ IMG = RNG.integers(0, 256, (12, 20, 4), dtype=np.uint8)
 
 # -- samples, round trips, determinism ----------------------------------------------------------
 
+
 @pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.stem)
 def test_samples_compile_cleanly_round_trip_and_are_deterministic(path):
     rel = f"textures/{path.name}"
@@ -79,22 +80,42 @@ def test_samples_cover_a_mip_chain_a_sprite_sheet_and_an_autotile():
         ctx = CompileContext(str(ASSETS), rel, "texture", path.stem, Report(rel))
         got[path.stem] = compile_source("texture", path.read_bytes(), ctx)
     crate = got["crate"]
-    assert crate.levels == 6 and [im.shape for im in crate.images] == [(32, 32), (16, 16), (8, 8), (4, 4), (2, 2),
-                                                                        (1, 1)]
+    assert crate.levels == 6 and [im.shape for im in crate.images] == [
+        (32, 32),
+        (16, 16),
+        (8, 8),
+        (4, 4),
+        (2, 2),
+        (1, 1),
+    ]
     assert crate.wrap == 0 and crate.tiling
     hero = got["hero"]
     assert hero.grid == (4, 2) and hero.levels == 1 and hero.wrap == 1 and hero.play == "idle"
     assert [(c.name, c.frames, c.loop, c.next) for c in hero.clips] == [
-        ("idle", [0, 1], True, ""), ("jump", [2, 3], False, "idle"), ("walk", [4, 5, 6, 7], True, "")]
+        ("idle", [0, 1], True, ""),
+        ("jump", [2, 3], False, "idle"),
+        ("walk", [4, 5, 6, 7], True, ""),
+    ]
     assert got["water"].autotile and got["water"].edge.priority == 2
     assert got["checker"].layers == 2 and got["checker"].width == 64
 
 
 def test_decode_encode_reproduces_bytes_and_value(tmp_path):
-    tex, ctx = compile_in(tmp_path, {"textures/a.png": png_bytes(IMG), "textures/t.vtexture": source(
-        layers=[{"type": "image", "path": "textures/a.png"}], grid=[4, 3], mipmaps=True,
-        clips={"b": {"frames": [3, 2, 1], "fps": 12.5, "loop": False}, "a": {"frames": [0], "next": ""}},
-        play="b", edge={"priority": 3, "width": 0.1, "roughness": 1, "seed": -5})}, "textures/t.vtexture")
+    tex, ctx = compile_in(
+        tmp_path,
+        {
+            "textures/a.png": png_bytes(IMG),
+            "textures/t.vtexture": source(
+                layers=[{"type": "image", "path": "textures/a.png"}],
+                grid=[4, 3],
+                mipmaps=True,
+                clips={"b": {"frames": [3, 2, 1], "fps": 12.5, "loop": False}, "a": {"frames": [0], "next": ""}},
+                play="b",
+                edge={"priority": 3, "width": 0.1, "roughness": 1, "seed": -5},
+            ),
+        },
+        "textures/t.vtexture",
+    )
     assert tex is not None, lines(ctx)
     payload = encode(tex)
     assert encode(decode(Texture, payload)) == payload
@@ -157,12 +178,19 @@ def test_every_problem_is_reported_at_once_with_exact_positions(tmp_path):
 
 
 def test_header_and_name_are_checked(tmp_path):
-    tex, ctx = compile_in(tmp_path, {"textures/t.vtexture": '{"veduta": "texture/2", "name": "other",\n'
-                                     ' "size": [1, 1], "layers": [{"type": "fill", "color": "#000000"}]}'},
-                          "textures/t.vtexture")
+    tex, ctx = compile_in(
+        tmp_path,
+        {
+            "textures/t.vtexture": '{"veduta": "texture/2", "name": "other",\n'
+            ' "size": [1, 1], "layers": [{"type": "fill", "color": "#000000"}]}'
+        },
+        "textures/t.vtexture",
+    )
     assert tex is None
-    assert lines(ctx) == ['textures/t.vtexture:1:12: veduta: "texture/2" is not "texture/1"',
-                          'textures/t.vtexture:1:33: name: "other" is not the file name (want "t")']
+    assert lines(ctx) == [
+        'textures/t.vtexture:1:12: veduta: "texture/2" is not "texture/1"',
+        'textures/t.vtexture:1:33: name: "other" is not the file name (want "t")',
+    ]
 
 
 def test_grid_autotile_and_clip_checks_use_the_image_size(tmp_path):
@@ -173,14 +201,14 @@ def test_grid_autotile_and_clip_checks_use_the_image_size(tmp_path):
   "autotile": true,
   "clips": { "a": { "frames": [0, 6] }, "b": { "frames": [1], "loop": true, "next": "a" } }
 }"""
-    tex, ctx = compile_in(tmp_path, {"textures/a.png": png_bytes(IMG), "textures/t.vtexture": src},
-                          "textures/t.vtexture")
+    tex, ctx = compile_in(
+        tmp_path, {"textures/a.png": png_bytes(IMG), "textures/t.vtexture": src}, "textures/t.vtexture"
+    )
     assert tex is None
     assert lines(ctx) == [
         "textures/t.vtexture:4:11: grid: 20 x 12 pixels do not split into 3 x 2 frames "
         "(width 20 is not a multiple of 3)",
-        "textures/t.vtexture:6:35: clips.a.frames[1]: frame 6 is outside the 6 frames of the 3 x 2 grid "
-        "(want 0..5)",
+        "textures/t.vtexture:6:35: clips.a.frames[1]: frame 6 is outside the 6 frames of the 3 x 2 grid (want 0..5)",
         'textures/t.vtexture:6:85: clips.b.next: a looping clip never ends, so "next" is never played '
         '(set "loop": false)',
     ]
@@ -188,7 +216,8 @@ def test_grid_autotile_and_clip_checks_use_the_image_size(tmp_path):
     tex, ctx = compile_in(tmp_path, {"textures/t.vtexture": src2}, "textures/t.vtexture")
     assert lines(ctx) == [
         "textures/t.vtexture:5:15: autotile: a frame of 4 x 6 pixels does not split into 6 x 3 tiles "
-        "(want a width that is a multiple of 6 and a height that is a multiple of 3)"]
+        "(want a width that is a multiple of 6 and a height that is a multiple of 3)"
+    ]
     ok = src2.replace('"autotile": true', '"autotile": false')
     tex, ctx = compile_in(tmp_path, {"textures/t.vtexture": ok}, "textures/t.vtexture")
     assert tex is not None and tex.grid == (5, 2) and tex.levels == 1 and not tex.autotile
@@ -196,42 +225,52 @@ def test_grid_autotile_and_clip_checks_use_the_image_size(tmp_path):
 
 def test_a_single_image_without_grid_has_one_frame(tmp_path):
     src = source(layers=[{"type": "image", "path": "textures/a.png"}], clips={"a": {"frames": [0, 1]}})
-    tex, ctx = compile_in(tmp_path, {"textures/a.png": png_bytes(IMG), "textures/t.vtexture": src},
-                          "textures/t.vtexture")
+    tex, ctx = compile_in(
+        tmp_path, {"textures/a.png": png_bytes(IMG), "textures/t.vtexture": src}, "textures/t.vtexture"
+    )
     assert tex is None
-    assert lines(ctx)[0].endswith("clips.a.frames[1]: frame 1 is outside the 1 frame of the single image "
-                                  "(no grid) (want 0..0)")
+    assert lines(ctx)[0].endswith(
+        "clips.a.frames[1]: frame 1 is outside the 1 frame of the single image (no grid) (want 0..0)"
+    )
 
 
 def test_tiling_conflicts_with_clamp_and_sets_repeat(tmp_path):
     fill = [{"type": "fill", "color": "#ff0000"}]
-    tex, ctx = compile_in(tmp_path, {"textures/t.vtexture": source(size=[4, 4], layers=fill, tiling=True)},
-                          "textures/t.vtexture")
+    tex, ctx = compile_in(
+        tmp_path, {"textures/t.vtexture": source(size=[4, 4], layers=fill, tiling=True)}, "textures/t.vtexture"
+    )
     assert tex.wrap == 0 and tex.tiling
     tex, ctx = compile_in(tmp_path, {"textures/t.vtexture": source(size=[4, 4], layers=fill)}, "textures/t.vtexture")
     assert tex.wrap == 1 and not tex.tiling
-    tex, ctx = compile_in(tmp_path, {"textures/t.vtexture": source(size=[4, 4], layers=fill, tiling=True,
-                                                                    wrap="clamp")}, "textures/t.vtexture")
+    tex, ctx = compile_in(
+        tmp_path,
+        {"textures/t.vtexture": source(size=[4, 4], layers=fill, tiling=True, wrap="clamp")},
+        "textures/t.vtexture",
+    )
     assert tex is None and "a tiling texture repeats" in lines(ctx)[0]
 
 
 def test_size_is_required_without_an_image_layer(tmp_path):
-    tex, ctx = compile_in(tmp_path, {"textures/t.vtexture": source(layers=[{"type": "fill", "color": "#ff0000"}])},
-                          "textures/t.vtexture")
+    tex, ctx = compile_in(
+        tmp_path, {"textures/t.vtexture": source(layers=[{"type": "fill", "color": "#ff0000"}])}, "textures/t.vtexture"
+    )
     assert tex is None
-    assert lines(ctx) == ["textures/t.vtexture:1:1: size: required field is missing "
-                          "(no layer is an image to take the size from)"]
+    assert lines(ctx) == [
+        "textures/t.vtexture:1:1: size: required field is missing (no layer is an image to take the size from)"
+    ]
 
 
 # -- images -------------------------------------------------------------------------------------
+
 
 def test_unreadable_and_non_png_images_are_errors_naming_them(tmp_path):
     good = png_bytes(IMG)
     files = {
         "textures/cut.png": good[: len(good) // 2],
         "textures/jpeg.png": b"\xff\xd8\xff\xe0 not a png",
-        "textures/t.vtexture": source(layers=[{"type": "image", "path": "textures/cut.png"},
-                                              {"type": "image", "path": "textures/jpeg.png"}]),
+        "textures/t.vtexture": source(
+            layers=[{"type": "image", "path": "textures/cut.png"}, {"type": "image", "path": "textures/jpeg.png"}]
+        ),
     }
     tex, ctx = compile_in(tmp_path, files, "textures/t.vtexture")
     assert tex is None
@@ -251,10 +290,13 @@ def fake_png_header(width: int, height: int) -> bytes:
 
 
 def test_an_image_beyond_the_limit_is_an_error_from_its_header(tmp_path):
-    files = {"textures/huge.png": fake_png_header(100_000, 100_000),
-             "textures/wide.png": png_bytes(np.zeros((1, MAX_SIDE + 1, 4), np.uint8)),
-             "textures/t.vtexture": source(layers=[{"type": "image", "path": "textures/huge.png"},
-                                                   {"type": "image", "path": "textures/wide.png"}])}
+    files = {
+        "textures/huge.png": fake_png_header(100_000, 100_000),
+        "textures/wide.png": png_bytes(np.zeros((1, MAX_SIDE + 1, 4), np.uint8)),
+        "textures/t.vtexture": source(
+            layers=[{"type": "image", "path": "textures/huge.png"}, {"type": "image", "path": "textures/wide.png"}]
+        ),
+    }
     tex, ctx = compile_in(tmp_path, files, "textures/t.vtexture")
     assert tex is None
     assert [x.split(": ", 2)[2] for x in lines(ctx)] == [
@@ -264,7 +306,7 @@ def test_an_image_beyond_the_limit_is_an_error_from_its_header(tmp_path):
 
 
 def test_png_modes_are_read_as_rgba(tmp_path):
-    grey16 = (np.arange(12, dtype=np.uint16).reshape(3, 4) * 5000)
+    grey16 = np.arange(12, dtype=np.uint16).reshape(3, 4) * 5000
     pal = Image.fromarray(IMG[..., :3]).convert("P", palette=Image.Palette.ADAPTIVE, colors=8)
     buf = io.BytesIO()
     pal.save(buf, format="PNG")
@@ -274,8 +316,9 @@ def test_png_modes_are_read_as_rgba(tmp_path):
         "textures/pal.png": buf.getvalue(),
     }
     for name, expect in (("g16", None), ("rgb", IMG[..., :3]), ("pal", np.asarray(pal.convert("RGB")))):
-        files[f"textures/{name}.vtexture"] = source(layers=[{"type": "image", "path": f"textures/{name}.png"}],
-                                                    mipmaps=False)
+        files[f"textures/{name}.vtexture"] = source(
+            layers=[{"type": "image", "path": f"textures/{name}.png"}], mipmaps=False
+        )
         tex, ctx = compile_in(tmp_path, files, f"textures/{name}.vtexture")
         assert tex is not None, lines(ctx)
         rgba = unpack_argb(tex.images[0])
@@ -289,30 +332,45 @@ def test_png_modes_are_read_as_rgba(tmp_path):
 def test_a_single_image_layer_is_level_0_exactly_even_where_transparent(tmp_path):
     img = IMG.copy()
     img[0, :, 3] = 0  # transparent row that still has colours
-    tex, ctx = compile_in(tmp_path, {"textures/a.png": png_bytes(img), "textures/t.vtexture": source(
-        layers=[{"type": "image", "path": "textures/a.png"}])}, "textures/t.vtexture")
+    tex, ctx = compile_in(
+        tmp_path,
+        {
+            "textures/a.png": png_bytes(img),
+            "textures/t.vtexture": source(layers=[{"type": "image", "path": "textures/a.png"}]),
+        },
+        "textures/t.vtexture",
+    )
     assert (unpack_argb(tex.images[0]) == img).all()
     assert tex.images[0].dtype == np.dtype("<u4")
 
 
 def test_pixels_are_aarrggbb(tmp_path):
-    tex, ctx = compile_in(tmp_path, {"textures/t.vtexture": source(size=[2, 1], layers=[
-        {"type": "fill", "color": "#80123456"}], mipmaps=False)}, "textures/t.vtexture")
+    tex, ctx = compile_in(
+        tmp_path,
+        {"textures/t.vtexture": source(size=[2, 1], layers=[{"type": "fill", "color": "#80123456"}], mipmaps=False)},
+        "textures/t.vtexture",
+    )
     assert int(tex.images[0][0, 0]) == 0x80123456
     assert encode(tex).find(bytes([0x56, 0x34, 0x12, 0x80])) > 0  # bytes B, G, R, A in the file
 
 
 # -- compositing --------------------------------------------------------------------------------
 
+
 def test_layers_composite_in_order_with_opacity_and_multiply(tmp_path):
     base = np.zeros((2, 2, 4), np.uint8)
     base[...] = (200, 100, 50, 255)
     base[1, 1] = (0, 0, 0, 0)
-    layers = [{"type": "image", "path": "textures/a.png"},
-              {"type": "fill", "color": "#0000ff", "opacity": 0.5},
-              {"type": "fill", "color": "#808080", "blend": "multiply"}]
-    tex, ctx = compile_in(tmp_path, {"textures/a.png": png_bytes(base), "textures/t.vtexture": source(
-        layers=layers, mipmaps=False)}, "textures/t.vtexture")
+    layers = [
+        {"type": "image", "path": "textures/a.png"},
+        {"type": "fill", "color": "#0000ff", "opacity": 0.5},
+        {"type": "fill", "color": "#808080", "blend": "multiply"},
+    ]
+    tex, ctx = compile_in(
+        tmp_path,
+        {"textures/a.png": png_bytes(base), "textures/t.vtexture": source(layers=layers, mipmaps=False)},
+        "textures/t.vtexture",
+    )
     px = unpack_argb(tex.images[0]).astype(int)
     # over: (200,100,50)*0.5 + (0,0,255)*0.5 = (100, 50, 152.5); multiply by 128/255
     assert tuple(px[0, 0]) == (50, 25, 77, 255)
@@ -324,24 +382,35 @@ def test_layers_composite_in_order_with_opacity_and_multiply(tmp_path):
 def test_image_layers_are_placed_and_clipped(tmp_path):
     dot = np.full((2, 2, 4), 255, np.uint8)
     layers = [{"type": "fill", "color": "#000000"}, {"type": "image", "path": "textures/d.png", "at": [3, -1]}]
-    tex, ctx = compile_in(tmp_path, {"textures/d.png": png_bytes(dot), "textures/t.vtexture": source(
-        size=[4, 3], layers=layers, mipmaps=False)}, "textures/t.vtexture")
-    white = (unpack_argb(tex.images[0])[..., 0] == 255)
+    tex, ctx = compile_in(
+        tmp_path,
+        {"textures/d.png": png_bytes(dot), "textures/t.vtexture": source(size=[4, 3], layers=layers, mipmaps=False)},
+        "textures/t.vtexture",
+    )
+    white = unpack_argb(tex.images[0])[..., 0] == 255
     assert white.tolist() == [[False, False, False, True], [False] * 4, [False] * 4]
     layers[1]["at"] = [4, 0]
-    tex, ctx = compile_in(tmp_path, {"textures/t.vtexture": source(size=[4, 3], layers=layers)},
-                          "textures/t.vtexture")
+    tex, ctx = compile_in(tmp_path, {"textures/t.vtexture": source(size=[4, 3], layers=layers)}, "textures/t.vtexture")
     assert tex is None and lines(ctx)[0].endswith(
-        'layers[1].at: image "textures/d.png" (2 x 2) at [4, 0] lies outside the 4 x 3 texture')
+        'layers[1].at: image "textures/d.png" (2 x 2) at [4, 0] lies outside the 4 x 3 texture'
+    )
 
 
 def test_checker_layer(tmp_path):
-    tex, ctx = compile_in(tmp_path, {"textures/t.vtexture": source(size=[4, 2], layers=[
-        {"type": "checker", "colors": ["#ffffff", "#000000"], "cell": 2}], mipmaps=False)}, "textures/t.vtexture")
+    tex, ctx = compile_in(
+        tmp_path,
+        {
+            "textures/t.vtexture": source(
+                size=[4, 2], layers=[{"type": "checker", "colors": ["#ffffff", "#000000"], "cell": 2}], mipmaps=False
+            )
+        },
+        "textures/t.vtexture",
+    )
     assert (unpack_argb(tex.images[0])[..., 0] == 255).tolist() == [[True, True, False, False]] * 2
 
 
 # -- the mip chain ------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("w,h", [(1, 1), (5, 3), (20, 12), (64, 1), (7, 33), (256, 256)])
 def test_chain_goes_down_to_1x1_with_the_spec_sizes(w, h):
@@ -396,12 +465,15 @@ def test_pack_and_unpack_are_inverse():
 
 # -- dependencies and recooking -----------------------------------------------------------------
 
+
 def test_a_png_edit_changes_the_texture_hash_but_not_the_material_on_it(tmp_path):
     """Recooking only what depends on a PNG: the texture's source_hash covers the PNG (a META dep);
     a material on the texture depends on the texture source only."""
-    files = {"textures/a.png": png_bytes(IMG),
-             "textures/a.vtexture": source(layers=[{"type": "image", "path": "textures/a.png"}]),
-             "materials/m.vmaterial": '{"veduta": "material/1", "texture": "a"}'}
+    files = {
+        "textures/a.png": png_bytes(IMG),
+        "textures/a.vtexture": source(layers=[{"type": "image", "path": "textures/a.png"}]),
+        "materials/m.vmaterial": '{"veduta": "material/1", "texture": "a"}',
+    }
     root = tmp_path / "assets"
 
     def hashes():
@@ -410,8 +482,16 @@ def test_a_png_edit_changes_the_texture_hash_but_not_the_material_on_it(tmp_path
             body, ctx = compile_in(tmp_path, files, rel)
             assert body is not None, lines(ctx)
             deps = sorted(ctx.deps)
-            out[rel] = (deps, source_hash("v", rel, (root / rel).read_bytes(), deps,
-                                          lambda d: (root / d).read_bytes() if (root / d).exists() else None))
+            out[rel] = (
+                deps,
+                source_hash(
+                    "v",
+                    rel,
+                    (root / rel).read_bytes(),
+                    deps,
+                    lambda d: (root / d).read_bytes() if (root / d).exists() else None,
+                ),
+            )
         return out
 
     before = hashes()
@@ -459,6 +539,7 @@ def test_a_png_edit_recooks_only_the_texture(game):
 
 
 # -- preview ------------------------------------------------------------------------------------
+
 
 def test_preview_is_deterministic_and_shows_frames(tmp_path):
     rel = "textures/hero.vtexture"

@@ -34,8 +34,10 @@ MODEL = '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1]}]}'
 
 
 def world(**fields) -> str:
-    fields.setdefault("biomes", [{"name": "plain", "ground": "grass", "weight": 3},
-                                 {"name": "forest", "ground": "grass", "weight": 2}])
+    fields.setdefault(
+        "biomes",
+        [{"name": "plain", "ground": "grass", "weight": 3}, {"name": "forest", "ground": "grass", "weight": 2}],
+    )
     return json.dumps({"veduta": "world/1", **fields}, indent=2)
 
 
@@ -63,6 +65,7 @@ def sample_index() -> AssetIndex:
 
 # -- the spec's example and the sample ------------------------------------------------------------
 
+
 def test_the_spec_example_cooks_on_its_own_with_a_warning_for_each_missing_asset(tmp_path):
     w, ctx = compile_in(tmp_path, {"worlds/overworld.vworld": SPEC_EXAMPLE}, "worlds/overworld.vworld")
     assert w is not None and ctx.report.errors == []
@@ -81,9 +84,16 @@ def test_the_spec_example_cooks_on_its_own_with_a_warning_for_each_missing_asset
     ]
     # every missing asset is a dependency, so adding it makes the world stale
     assert sorted(ctx.deps) == [
-        "materials/grass.vmaterial", "materials/hero.vmaterial", "materials/moss.vmaterial",
-        "models/grass_tuft.vmodel", "models/hero.vmodel", "models/poppy.vmodel", "prefabs/city.vprefab",
-        "prefabs/oak.vprefab", "prefabs/tree.vprefab", "prefabs/village.vprefab",
+        "materials/grass.vmaterial",
+        "materials/hero.vmaterial",
+        "materials/moss.vmaterial",
+        "models/grass_tuft.vmodel",
+        "models/hero.vmodel",
+        "models/poppy.vmodel",
+        "prefabs/city.vprefab",
+        "prefabs/oak.vprefab",
+        "prefabs/tree.vprefab",
+        "prefabs/village.vprefab",
     ]
     assert all(v is None for v in ctx.deps.values())
 
@@ -137,16 +147,24 @@ def test_the_sample_world_compiles_cleanly_round_trips_and_is_deterministic():
 
 
 def test_the_sample_world_gives_the_same_bytes_under_any_hash_seed():
-    code = ("import sys; from veduta.base.project import AssetIndex; "
-            "from veduta.compile import CompileContext, compile_source; "
-            "from veduta.formats import encode; from veduta.source.diagnostics import Report; "
-            "from tests.compile.test_world import ASSETS, sample_index; rel = 'worlds/valley.vworld'; "
-            "ctx = CompileContext(str(ASSETS), rel, 'world', 'valley', Report(rel), sample_index()); "
-            "sys.stdout.write(encode(compile_source('world', (ASSETS / rel).read_bytes(), ctx)).hex())")
+    code = (
+        "import sys; from veduta.base.project import AssetIndex; "
+        "from veduta.compile import CompileContext, compile_source; "
+        "from veduta.formats import encode; from veduta.source.diagnostics import Report; "
+        "from tests.compile.test_world import ASSETS, sample_index; rel = 'worlds/valley.vworld'; "
+        "ctx = CompileContext(str(ASSETS), rel, 'world', 'valley', Report(rel), sample_index()); "
+        "sys.stdout.write(encode(compile_source('world', (ASSETS / rel).read_bytes(), ctx)).hex())"
+    )
     outs = set()
     for seed in ("0", "1", "12345"):
-        cp = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "PYTHONHASHSEED": seed})
+        cp = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
         assert cp.returncode == 0, cp.stderr
         outs.add(cp.stdout)
     assert len(outs) == 1
@@ -154,11 +172,13 @@ def test_the_sample_world_gives_the_same_bytes_under_any_hash_seed():
 
 # -- defaults ------------------------------------------------------------------------------------
 
+
 def test_a_minimal_world_gets_the_documented_defaults(tmp_path):
     w, ctx = compile_world_source(tmp_path, '{"veduta": "world/1", "biomes": [{"name": "meadow", "ground": "grass"}]}')
     assert ctx.report.items == [], lines(ctx)
     assert (w.seed, w.cell, w.chunk, w.extent, w.view, w.biome_scale, w.background) == tuple(
-        DEFAULTS[k] for k in ("seed", "cell", "chunk", "extent", "view", "biome_scale", "background"))
+        DEFAULTS[k] for k in ("seed", "cell", "chunk", "extent", "view", "biome_scale", "background")
+    )
     assert w.extent * w.chunk * w.cell == 8192
     assert [(b.name, b.weight) for b in w.biomes] == [("meadow", 1)]
     t = w.terrain
@@ -182,9 +202,13 @@ def test_feature_defaults_by_kind(tmp_path):
 
 
 def test_vegetation_and_place_defaults(tmp_path):
-    src = world(vegetation=[{"name": "g", "model": "tuft", "density": 0.5},
-                            {"name": "o", "prefab": "oak", "density": 0.1, "cell": [-3, 4], "radius": 5}],
-                places=[{"name": "well", "prefab": "oak", "cell": [2, 2]}])
+    src = world(
+        vegetation=[
+            {"name": "g", "model": "tuft", "density": 0.5},
+            {"name": "o", "prefab": "oak", "density": 0.1, "cell": [-3, 4], "radius": 5},
+        ],
+        places=[{"name": "well", "prefab": "oak", "cell": [2, 2]}],
+    )
     w, ctx = compile_world_source(tmp_path, src, {"models/tuft.vmodel": MODEL, "prefabs/oak.vprefab": prefab([1, 1])})
     assert ctx.report.items == [], lines(ctx)
     g, o = w.vegetation
@@ -259,16 +283,22 @@ def test_every_problem_is_reported_at_once_with_exact_positions(tmp_path):
     ]
 
 
-@pytest.mark.parametrize("text, where, message", [
-    (b'{"veduta": "world/1", "seed": 1, "seed": 2, "biomes": [{"name": "a", "ground": "grass"}]}', "1:42",
-     "duplicate key 'seed'"),
-    (b'{"veduta": "world/1", "biomes": [{"name": "a", "ground": "grass"}]} x', "1:69", "trailing data"),
-    (b'{"veduta": "world/1", "cell": NaN, "biomes": [{"name": "a", "ground": "grass"}]}', "1:31", "NaN"),
-    (b'{"veduta": "world/1", "cell": 1e999, "biomes": [{"name": "a", "ground": "grass"}]}', "1:31", "1e999"),
-    (b'{"veduta": "world/2", "biomes": [{"name": "a", "ground": "grass"}]}', "1:12", '"world/2" is not'),
-    (b'{"veduta": "world/1"}', "1:1", "biomes: required field is missing"),
-    (b'{"veduta": "world/1", "biomes": []}', "1:33", "a world needs at least one biome"),
-])
+@pytest.mark.parametrize(
+    "text, where, message",
+    [
+        (
+            b'{"veduta": "world/1", "seed": 1, "seed": 2, "biomes": [{"name": "a", "ground": "grass"}]}',
+            "1:42",
+            "duplicate key 'seed'",
+        ),
+        (b'{"veduta": "world/1", "biomes": [{"name": "a", "ground": "grass"}]} x', "1:69", "trailing data"),
+        (b'{"veduta": "world/1", "cell": NaN, "biomes": [{"name": "a", "ground": "grass"}]}', "1:31", "NaN"),
+        (b'{"veduta": "world/1", "cell": 1e999, "biomes": [{"name": "a", "ground": "grass"}]}', "1:31", "1e999"),
+        (b'{"veduta": "world/2", "biomes": [{"name": "a", "ground": "grass"}]}', "1:12", '"world/2" is not'),
+        (b'{"veduta": "world/1"}', "1:1", "biomes: required field is missing"),
+        (b'{"veduta": "world/1", "biomes": []}', "1:33", "a world needs at least one biome"),
+    ],
+)
 def test_json_level_problems_are_located(tmp_path, text, where, message):
     w, ctx = compile_world_source(tmp_path, text.decode())
     assert w is None
@@ -294,12 +324,16 @@ def test_numbers_are_checked_as_the_f32_that_wrld_stores(tmp_path):
 
 
 def test_cells_must_lie_inside_the_world(tmp_path):
-    src = world(chunk=4, extent=2,  # cells -8..7, vertices -8..8
-                features=[{"name": "edge", "kind": "hill", "cell": [8, -8], "radius": 3},
-                          {"name": "out", "kind": "hill", "cell": [9, 0], "radius": 3}],
-                vegetation=[{"name": "v", "model": "tuft", "density": 0.5, "cell": [0, -9], "radius": 2}],
-                places=[{"name": "ok", "prefab": "one", "cell": [-8, 7]},
-                        {"name": "no", "prefab": "one", "cell": [8, 0]}])
+    src = world(
+        chunk=4,
+        extent=2,  # cells -8..7, vertices -8..8
+        features=[
+            {"name": "edge", "kind": "hill", "cell": [8, -8], "radius": 3},
+            {"name": "out", "kind": "hill", "cell": [9, 0], "radius": 3},
+        ],
+        vegetation=[{"name": "v", "model": "tuft", "density": 0.5, "cell": [0, -9], "radius": 2}],
+        places=[{"name": "ok", "prefab": "one", "cell": [-8, 7]}, {"name": "no", "prefab": "one", "cell": [8, 0]}],
+    )
     extra = {"models/tuft.vmodel": MODEL, "prefabs/one.vprefab": prefab([1, 1])}
     w, ctx = compile_world_source(tmp_path, src, extra)
     assert w is None
@@ -312,9 +346,14 @@ def test_cells_must_lie_inside_the_world(tmp_path):
 
 # -- prefabs -------------------------------------------------------------------------------------
 
+
 def test_prefabs_too_large_for_a_cell_are_errors_for_scatter_and_vegetation_prefab_rules(tmp_path):
-    src = world(cell=2, extent=256, scatter=[{"prefab": "rock", "density": 0.1}, {"prefab": "hut", "density": 0.1}],
-                vegetation=[{"name": "huts", "prefab": "hut", "density": 0.1}])
+    src = world(
+        cell=2,
+        extent=256,
+        scatter=[{"prefab": "rock", "density": 0.1}, {"prefab": "hut", "density": 0.1}],
+        vegetation=[{"name": "huts", "prefab": "hut", "density": 0.1}],
+    )
     extra = {"prefabs/rock.vprefab": prefab([2, 2]), "prefabs/hut.vprefab": prefab([2.001, 1])}
     w, ctx = compile_world_source(tmp_path, src, extra)
     assert w is None
@@ -328,20 +367,25 @@ def test_prefabs_too_large_for_a_cell_are_errors_for_scatter_and_vegetation_pref
 
 def test_a_site_prefab_must_fit_its_spacing_with_the_generator_margin(tmp_path):
     # fw <= spacing - margin, margin = max(1, ceil(distance the rule's prefabs keep from each other / cell))
-    extra = {"prefabs/hall.vprefab": prefab([8, 6], tags=["town"]),
-             "prefabs/keep.vprefab": prefab([5, 5], tags=["town"], min_distance={"town": 3.5})}
+    extra = {
+        "prefabs/hall.vprefab": prefab([8, 6], tags=["town"]),
+        "prefabs/keep.vprefab": prefab([5, 5], tags=["town"], min_distance={"town": 3.5}),
+    }
     ok, ctx = compile_world_source(tmp_path, world(sites=[{"tag": "t", "prefabs": ["hall"], "spacing": 9}]), extra)
     assert ok is not None and ctx.report.items == [], lines(ctx)
     w, ctx = compile_world_source(tmp_path, world(sites=[{"tag": "t", "prefabs": ["hall"], "spacing": 8}]), extra)
     assert w is None and [line.split(": ", 1)[1] for line in lines(ctx)] == [
         'sites[0].prefabs[0]: prefab "hall" is 8 x 6 cells, too large for spacing 8: a site '
-        "keeps 1 free cell in its region, so at most 7 x 7 cells fit"]
+        "keeps 1 free cell in its region, so at most 7 x 7 cells fit"
+    ]
     # keep's distance to its own tag raises the margin to 4 cells for both prefabs of the rule
-    w, ctx = compile_world_source(tmp_path, world(sites=[{"tag": "t", "prefabs": ["keep", "hall"], "spacing": 11}]),
-                                  extra)
+    w, ctx = compile_world_source(
+        tmp_path, world(sites=[{"tag": "t", "prefabs": ["keep", "hall"], "spacing": 11}]), extra
+    )
     assert w is None and [line.split(": ", 1)[1] for line in lines(ctx)] == [
         'sites[0].prefabs[1]: prefab "hall" is 8 x 6 cells, too large for spacing 11: a site keeps 4 free cells in '
-        "its region (the rule's prefabs keep 3.5 m from each other), so at most 7 x 7 cells fit"]
+        "its region (the rule's prefabs keep 3.5 m from each other), so at most 7 x 7 cells fit"
+    ]
 
 
 def test_the_generator_drops_no_site_the_compiler_accepts(tmp_path):
@@ -357,17 +401,24 @@ def test_the_generator_drops_no_site_the_compiler_accepts(tmp_path):
     reasons = {gen.structs.site(0, rx, rz).reason for rx in range(-10, 10) for rz in range(-10, 10)}
     assert not any("too large" in r for r in reasons) and "" in reasons
     too_small = Generator(w.replace(sites=[w.sites[0].replace(spacing=8)]), {"hall": pf})
-    assert "prefab hall too large for spacing 8" in {too_small.structs.site(0, 0, 0).reason,
-                                                     too_small.structs.site(0, 1, 1).reason}
+    assert "prefab hall too large for spacing 8" in {
+        too_small.structs.site(0, 0, 0).reason,
+        too_small.structs.site(0, 1, 1).reason,
+    }
 
 
 def test_a_place_prefab_must_fit_the_world(tmp_path):
     extra = {"prefabs/castle.vprefab": prefab([20, 6]), "prefabs/hut.vprefab": prefab([3, 3])}
-    src = world(chunk=4, extent=2, places=[  # cells -8..7
-        {"name": "a", "prefab": "castle", "cell": [0, 0]},
-        {"name": "b", "prefab": "hut", "cell": [7, 0]},
-        {"name": "c", "prefab": "hut", "cell": [6, -7]},  # cells [5, -8] to [7, -6]: inside, at the corner
-        {"name": "d", "prefab": "hut", "cell": [-7, 6]}])  # cells [-8, 5] to [-6, 7]
+    src = world(
+        chunk=4,
+        extent=2,
+        places=[  # cells -8..7
+            {"name": "a", "prefab": "castle", "cell": [0, 0]},
+            {"name": "b", "prefab": "hut", "cell": [7, 0]},
+            {"name": "c", "prefab": "hut", "cell": [6, -7]},  # cells [5, -8] to [7, -6]: inside, at the corner
+            {"name": "d", "prefab": "hut", "cell": [-7, 6]},
+        ],
+    )  # cells [-8, 5] to [-6, 7]
     w, ctx = compile_world_source(tmp_path, src, extra)
     assert w is None
     assert [line.split(": ", 1)[1] for line in lines(ctx)] == [
@@ -386,8 +437,10 @@ def test_a_place_turned_a_quarter_swaps_its_footprint(tmp_path):
 
 
 def test_a_missing_prefab_is_a_warning_naming_it_and_an_unusable_one_is_left_to_its_own_cook(tmp_path):
-    src = world(scatter=[{"prefab": "ghost", "density": 0.5}, {"prefab": "broken", "density": 0.5}],
-                sites=[{"tag": "t", "prefabs": ["ghost", "broken"], "spacing": 4}])
+    src = world(
+        scatter=[{"prefab": "ghost", "density": 0.5}, {"prefab": "broken", "density": 0.5}],
+        sites=[{"tag": "t", "prefabs": ["ghost", "broken"], "spacing": 4}],
+    )
     w, ctx = compile_world_source(tmp_path, src, {"prefabs/broken.vprefab": '{"veduta": "prefab/1", "footprint": 0'})
     assert w is not None
     assert [line.split(": ", 1)[1] for line in lines(ctx)] == [
@@ -399,29 +452,63 @@ def test_a_missing_prefab_is_a_warning_naming_it_and_an_unusable_one_is_left_to_
 
 def test_a_prefab_that_allows_none_of_the_rules_biomes_is_a_warning(tmp_path):
     extra = {"prefabs/pine.vprefab": prefab([1, 1], biomes=["forest", "taiga"])}
-    src = world(scatter=[{"prefab": "pine", "density": 0.5, "biomes": ["plain"]},
-                         {"prefab": "pine", "density": 0.5, "biomes": ["plain", "forest"]}])
+    src = world(
+        scatter=[
+            {"prefab": "pine", "density": 0.5, "biomes": ["plain"]},
+            {"prefab": "pine", "density": 0.5, "biomes": ["plain", "forest"]},
+        ]
+    )
     w, ctx = compile_world_source(tmp_path, src, extra)
     assert w is not None
     assert [line.split(": ", 1)[1] for line in lines(ctx)] == [
         'scatter[0].prefab: warning: prefab "pine" allows only biomes "forest" or "taiga", none of which this rule '
-        "allows (it never places it)"]
+        "allows (it never places it)"
+    ]
 
 
 def test_materials_and_models_are_dependencies(tmp_path):
-    src = world(terrain={"water": "lake_water"}, vegetation=[{"name": "g", "model": "tuft", "density": 0.5}],
-                entities=[{"name": "hero", "model": "tuft"}])
+    src = world(
+        terrain={"water": "lake_water"},
+        vegetation=[{"name": "g", "model": "tuft", "density": 0.5}],
+        entities=[{"name": "hero", "model": "tuft"}],
+    )
     w, ctx = compile_world_source(tmp_path, src, {"models/tuft.vmodel": MODEL})
     assert w is not None and w.terrain.water == "lake_water"
     assert [line.split(": ", 1)[1] for line in lines(ctx)] == [
-        'terrain.water: warning: material "lake_water" does not exist (not checked)']
+        'terrain.water: warning: material "lake_water" does not exist (not checked)'
+    ]
     assert sorted(ctx.deps) == ["materials/grass.vmaterial", "materials/lake_water.vmaterial", "models/tuft.vmodel"]
 
 
 # -- robustness ----------------------------------------------------------------------------------
 
-_ODD_VALUES = [None, True, 0, -1, 1, 3.5, -1e9, 1e300, 4096, 8193, 2 ** 64, "", "forest", "meadow", "oak", "cottage",
-               [], [0], [1, 2], [-9000, 0], {}, {"a": 1}, 90, 45, 1e-40]
+_ODD_VALUES = [
+    None,
+    True,
+    0,
+    -1,
+    1,
+    3.5,
+    -1e9,
+    1e300,
+    4096,
+    8193,
+    2**64,
+    "",
+    "forest",
+    "meadow",
+    "oak",
+    "cottage",
+    [],
+    [0],
+    [1, 2],
+    [-9000, 0],
+    {},
+    {"a": 1},
+    90,
+    45,
+    1e-40,
+]
 
 
 def _mutate(obj, rng):
@@ -474,6 +561,7 @@ def test_mutated_worlds_are_reported_never_raise_and_what_is_accepted_decodes():
 
 # -- end to end: cook the sample game, question the world ----------------------------------------
 
+
 @pytest.fixture(scope="module")
 def sample_game(tmp_path_factory) -> Path:
     """A copy of the sample game (assets without .cooked), cooked once with doit."""
@@ -488,8 +576,14 @@ def sample_game(tmp_path_factory) -> Path:
 
 
 def veduta(root: Path, *args: str, seed: str = "0") -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=root, capture_output=True, text=True,
-                          timeout=300, env={**os.environ, "PYTHONHASHSEED": seed})
+    return subprocess.run(
+        [sys.executable, "-m", "veduta", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONHASHSEED": seed},
+    )
 
 
 def test_the_sample_world_cooks_without_warnings_in_the_sample_game(sample_game):
@@ -520,8 +614,11 @@ def test_world_query_prints_the_cell_as_json(sample_game):
     x, z = -116 + i, -40 + j
     q = json.loads(veduta(sample_game, "world", "query", "valley", f"{x},{z}").stdout)
     assert q["plants"] and q == query(gen, x, z)
-    owners = [(o["kind"], o["rule"]) for o in (gen.cell_owner(-116 + i, -40 + j) for j in range(32) for i in range(32))
-              if o is not None]
+    owners = [
+        (o["kind"], o["rule"])
+        for o in (gen.cell_owner(-116 + i, -40 + j) for j in range(32) for i in range(32))
+        if o is not None
+    ]
     assert ("vegetation", "oak_grove") in owners
 
 
@@ -529,8 +626,9 @@ def test_world_map_is_identical_across_runs_and_hash_seeds(sample_game, tmp_path
     outs = []
     for n, seed in enumerate(("0", "0", "4242")):
         out = tmp_path / f"map{n}.png"
-        cp = veduta(sample_game, "world", "map", "valley", "--out", str(out), "--at", "-70,0", "--size", "160,120",
-                    seed=seed)
+        cp = veduta(
+            sample_game, "world", "map", "valley", "--out", str(out), "--at", "-70,0", "--size", "160,120", seed=seed
+        )
         assert cp.returncode == 0, cp.stderr
         outs.append(out.read_bytes())
     assert outs[0] == outs[1] == outs[2]
@@ -538,6 +636,7 @@ def test_world_map_is_identical_across_runs_and_hash_seeds(sample_game, tmp_path
 
 
 # -- the format reference ------------------------------------------------------------------------
+
 
 def test_the_documented_error_example_reports_what_the_docs_say(tmp_path):
     rel, src, expected = documented_error_example("world.md")
@@ -549,8 +648,8 @@ def test_the_documented_examples_are_the_spec_example_and_a_clean_minimal_world(
     import re
 
     text = (ROOT / "docs" / "formats" / "world.md").read_text()
-    example = text[text.index("## The spec's example"):]
+    example = text[text.index("## The spec's example") :]
     assert re.findall(r"```json\n(.*?)```", example, re.S)[0] == SPEC_EXAMPLE
-    minimal = re.findall(r"```json\n(.*?)```", text[text.index("## Minimal example"):], re.S)[0]
+    minimal = re.findall(r"```json\n(.*?)```", text[text.index("## Minimal example") :], re.S)[0]
     w, ctx = compile_world_source(tmp_path, minimal)
     assert w is not None and ctx.report.items == [], lines(ctx)

@@ -41,9 +41,19 @@ def test_empty_lists_read_back_empty():
 def test_material_exact_bytes():
     # MATL fields in order: str name, color, str texture, bool, str alpha, f32, u8, u8, u32 x 2
     data = encode(samples.material())
-    want = (struct.pack("<I", 4) + b"wood" + bytes([0xC0, 0x40, 0x80, 0xFF]) + struct.pack("<I", 5) + b"sheet"
-            + b"\0" + struct.pack("<I", 6) + b"cutout" + struct.pack("<f", 0.5) + b"\x01\x01"
-            + struct.pack("<II", 2, 2))
+    want = (
+        struct.pack("<I", 4)
+        + b"wood"
+        + bytes([0xC0, 0x40, 0x80, 0xFF])
+        + struct.pack("<I", 5)
+        + b"sheet"
+        + b"\0"
+        + struct.pack("<I", 6)
+        + b"cutout"
+        + struct.pack("<f", 0.5)
+        + b"\x01\x01"
+        + struct.pack("<II", 2, 2)
+    )
     assert data == want
 
 
@@ -136,8 +146,10 @@ def test_prefab_world_tilemap_reader_checks():
     _bad(w.replace(biomes=[]), "at least one biome")
     _bad(w.replace(places=[samples.Place("x", "city", 8192, 0, 0)]), "outside the world")
     _bad(w.replace(places=[samples.Place("x", "city", 0, 0, 45)]), "rotation 45")
-    _bad(w.replace(vegetation=[samples.Vegetation("g", "a", "b", 0.5, [], False, 0, 0, 0, 1.0, 1.0)]),
-         "exactly one of prefab and model")
+    _bad(
+        w.replace(vegetation=[samples.Vegetation("g", "a", "b", 0.5, [], False, 0, 0, 0, 1.0, 1.0)]),
+        "exactly one of prefab and model",
+    )
     _bad(w.replace(vegetation=[samples.Vegetation("g", "", "b", 0.5, [], False, 0, 0, 0, 2.0, 1.0)]), "scale")
     t = samples.tilemap()
     bad_cells = t.layers[0].cells.copy()
@@ -187,8 +199,10 @@ def test_more_reader_checks():
     _bad(m.replace(lods=[m.lods[0].replace(distance=float("nan"))]), "not a finite distance")
     _bad(m.replace(lods=[m.lods[0].replace(distance=-1.0)]), "not a finite distance")
     t = samples.texture()
-    _bad(t.replace(clips=[samples.Clip("a", [0], 1.0, False, ""), samples.Clip("a", [1], 1.0, False, "")]),
-         "without repeats")
+    _bad(
+        t.replace(clips=[samples.Clip("a", [0], 1.0, False, ""), samples.Clip("a", [1], 1.0, False, "")]),
+        "without repeats",
+    )
     p = samples.prefab()
     _bad(p.replace(distances=[samples.Distance("a", 1.0), samples.Distance("a", 2.0)]), "without repeats")
     w = samples.world()

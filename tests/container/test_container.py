@@ -35,8 +35,14 @@ def test_no_chunks_is_well_formed():
 
 
 def test_meta_is_canonical_json():
-    m = Meta("veduta-asset/0.8.0", ("textures/a.png", "textures/b.png"), "texture", "crate", "textures/crate.vtexture",
-             "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08")
+    m = Meta(
+        "veduta-asset/0.8.0",
+        ("textures/a.png", "textures/b.png"),
+        "texture",
+        "crate",
+        "textures/crate.vtexture",
+        "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+    )
     assert m.encode() == (
         b'{"compiler":"veduta-asset/0.8.0","deps":["textures/a.png","textures/b.png"],"kind":"texture",'
         b'"name":"crate","source":"textures/crate.vtexture",'
@@ -44,37 +50,70 @@ def test_meta_is_canonical_json():
     )
     assert Meta.decode(m.encode()) == m
     # the spec's example, byte for byte
-    spec = (b'{"compiler":"veduta-asset/0.8.0","deps":[],"kind":"model","name":"crate","source":"models/crate.vmodel",'
-            b'"source_hash":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}')
+    spec = (
+        b'{"compiler":"veduta-asset/0.8.0","deps":[],"kind":"model","name":"crate","source":"models/crate.vmodel",'
+        b'"source_hash":"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"}'
+    )
     assert Meta.decode(spec).encode() == spec
     # non-ASCII stays UTF-8, no escapes
     u = Meta("veduta-asset/0.8.0", (), "model", "x", "models/Ümlaut/x.vmodel", "0" * 64)
     assert "Ü".encode() in u.encode() and Meta.decode(u.encode()) == u
 
 
-@pytest.mark.parametrize("payload, match", [
-    (b'{"compiler": "v","deps":[],"kind":"model","name":"x","source":"s","source_hash":"' + b"0" * 64 + b'"}',
-     "not canonical"),
-    (b'{"deps":[],"compiler":"v","kind":"model","name":"x","source":"s","source_hash":"' + b"0" * 64 + b'"}',
-     "not canonical"),
-    (b'{"compiler":"v","deps":["b","a"],"kind":"model","name":"x","source":"s","source_hash":"' + b"0" * 64 + b'"}',
-     "not sorted"),
-    (b'{"compiler":"v","deps":["a","a"],"kind":"model","name":"x","source":"s","source_hash":"' + b"0" * 64 + b'"}',
-     "not sorted"),
-    (b'{"compiler":"v","compiler":"v","deps":[],"kind":"model","name":"x","source":"s","source_hash":"'
-     + b"0" * 64 + b'"}', "duplicate key"),
-    (b'{"compiler":"v","deps":[],"kind":"mesh","name":"x","source":"s","source_hash":"' + b"0" * 64 + b'"}',
-     "kind"),
-    (b'{"compiler":"v","deps":[],"kind":"model","name":"x","source":"s","source_hash":"' + b"A" * 64 + b'"}',
-     "source_hash"),
-    (b'{"compiler":"v","deps":[],"kind":"model","name":"x","source":"s"}', "missing"),
-    (b'{"compiler":"v","deps":[],"extra":1,"kind":"model","name":"x","source":"s","source_hash":"' + b"0" * 64 + b'"}',
-     "unknown"),
-    (b'{"compiler":"\\u0076","deps":[],"kind":"model","name":"x","source":"s","source_hash":"' + b"0" * 64 + b'"}',
-     "not canonical"),
-    (b"[1]", "not a JSON object"),
-    (b"\xff", "UTF-8"),
-])
+@pytest.mark.parametrize(
+    "payload, match",
+    [
+        (
+            b'{"compiler": "v","deps":[],"kind":"model","name":"x","source":"s","source_hash":"' + b"0" * 64 + b'"}',
+            "not canonical",
+        ),
+        (
+            b'{"deps":[],"compiler":"v","kind":"model","name":"x","source":"s","source_hash":"' + b"0" * 64 + b'"}',
+            "not canonical",
+        ),
+        (
+            b'{"compiler":"v","deps":["b","a"],"kind":"model","name":"x","source":"s","source_hash":"'
+            + b"0" * 64
+            + b'"}',
+            "not sorted",
+        ),
+        (
+            b'{"compiler":"v","deps":["a","a"],"kind":"model","name":"x","source":"s","source_hash":"'
+            + b"0" * 64
+            + b'"}',
+            "not sorted",
+        ),
+        (
+            b'{"compiler":"v","compiler":"v","deps":[],"kind":"model","name":"x","source":"s","source_hash":"'
+            + b"0" * 64
+            + b'"}',
+            "duplicate key",
+        ),
+        (
+            b'{"compiler":"v","deps":[],"kind":"mesh","name":"x","source":"s","source_hash":"' + b"0" * 64 + b'"}',
+            "kind",
+        ),
+        (
+            b'{"compiler":"v","deps":[],"kind":"model","name":"x","source":"s","source_hash":"' + b"A" * 64 + b'"}',
+            "source_hash",
+        ),
+        (b'{"compiler":"v","deps":[],"kind":"model","name":"x","source":"s"}', "missing"),
+        (
+            b'{"compiler":"v","deps":[],"extra":1,"kind":"model","name":"x","source":"s","source_hash":"'
+            + b"0" * 64
+            + b'"}',
+            "unknown",
+        ),
+        (
+            b'{"compiler":"\\u0076","deps":[],"kind":"model","name":"x","source":"s","source_hash":"'
+            + b"0" * 64
+            + b'"}',
+            "not canonical",
+        ),
+        (b"[1]", "not a JSON object"),
+        (b"\xff", "UTF-8"),
+    ],
+)
 def test_meta_rejects_anything_not_canonical(payload, match):
     with pytest.raises(VdaError, match=match):
         Meta.decode(payload)
@@ -82,11 +121,13 @@ def test_meta_rejects_anything_not_canonical(payload, match):
 
 def test_source_hash_recipe():
     files = {"textures/a.png": b"PNGDATA"}
-    got = source_hash("veduta-asset/0.8.0", "textures/t.vtexture", b"{}", ["textures/a.png", "textures/gone.png"],
-                      files.get)
+    got = source_hash(
+        "veduta-asset/0.8.0", "textures/t.vtexture", b"{}", ["textures/a.png", "textures/gone.png"], files.get
+    )
     want = hashlib.sha256(
         b"veduta-cook/1\nveduta-asset/0.8.0\nsource textures/t.vtexture 2\n{}"
-        b"dep textures/a.png 7\nPNGDATA" b"missing textures/gone.png\n"
+        b"dep textures/a.png 7\nPNGDATA"
+        b"missing textures/gone.png\n"
     ).hexdigest()
     assert got == want
 
@@ -135,10 +176,13 @@ def test_bad_files_name_file_chunk_and_offset():
     e = _err(b"VDA1", "no META")
     m = samples.meta()
     e = _err(write_chunks([("META", m.encode())]), "no MESH body")
-    e = _err(write_chunks([("META", m.encode()), ("META", m.encode()), ("MESH", encode(samples.mesh()))]),
-             "second META")
-    e = _err(write_chunks([("META", m.encode()), ("MESH", encode(samples.mesh())), ("MESH", encode(samples.mesh()))]),
-             "second MESH")
+    e = _err(
+        write_chunks([("META", m.encode()), ("META", m.encode()), ("MESH", encode(samples.mesh()))]), "second META"
+    )
+    e = _err(
+        write_chunks([("META", m.encode()), ("MESH", encode(samples.mesh())), ("MESH", encode(samples.mesh()))]),
+        "second MESH",
+    )
     e = _err(write_chunks([("META", m.encode()), ("MATL", encode(samples.material()))]), "MATL chunk in a model")
     e = _err(write_chunks([("META", m.encode()), ("MESH", encode(samples.mesh()) + b"\0")]), "trailing bytes")
     assert e.chunk == "MESH"
@@ -165,8 +209,12 @@ _GOOD = {c: asset_bytes(c) for c in sorted(samples.BODIES)}
 
 
 @settings(max_examples=300, deadline=None)
-@given(ctype=st.sampled_from(sorted(_GOOD)), cut=st.integers(0, 10**6), flips=st.lists(
-    st.tuples(st.integers(0, 10**6), st.integers(1, 255)), max_size=4), resign=st.booleans())
+@given(
+    ctype=st.sampled_from(sorted(_GOOD)),
+    cut=st.integers(0, 10**6),
+    flips=st.lists(st.tuples(st.integers(0, 10**6), st.integers(1, 255)), max_size=4),
+    resign=st.booleans(),
+)
 def test_fuzz_only_vda_errors_escape(ctype, cut, flips, resign):
     """Whatever the bytes, a reader either decodes or raises VdaError; a decoded file re-encodes exactly."""
     data = bytearray(_GOOD[ctype])
@@ -192,14 +240,15 @@ def _recrc(data: bytes) -> bytes:
         if end + 4 > len(data):
             out += data[pos:]
             return bytes(out)
-        out += data[pos:end] + struct.pack("<I", zlib.crc32(data[pos:end][8:], zlib.crc32(data[pos:pos + 4])))
+        out += data[pos:end] + struct.pack("<I", zlib.crc32(data[pos:end][8:], zlib.crc32(data[pos : pos + 4])))
         pos = end + 4
     out += data[pos:]
     return bytes(out)
 
 
 def test_meta_with_a_lone_surrogate_is_a_vda_error():
-    payload = (b'{"compiler":"v","deps":[],"kind":"model","name":"\\ud800","source":"s","source_hash":"'
-               + b"0" * 64 + b'"}')
+    payload = (
+        b'{"compiler":"v","deps":[],"kind":"model","name":"\\ud800","source":"s","source_hash":"' + b"0" * 64 + b'"}'
+    )
     with pytest.raises(VdaError, match="lone surrogate"):
         Meta.decode(payload)

@@ -25,8 +25,15 @@ ROOT = Path(__file__).resolve().parents[2]
 #: container-vda.md, META, key "compiler": "veduta-asset/0.8.0 since map tilesets" (this feature set)
 SPEC_COMPILER = "veduta-asset/0.8.0"
 #: container-vda.md: "Chunk | Kind" (the body chunk of each kind)
-BODY = {"model": "MESH", "texture": "TEXR", "material": "MATL", "scene": "SCEN", "prefab": "PRFB",
-        "world": "WRLD", "map": "TMAP"}
+BODY = {
+    "model": "MESH",
+    "texture": "TEXR",
+    "material": "MATL",
+    "scene": "SCEN",
+    "prefab": "PRFB",
+    "world": "WRLD",
+    "map": "TMAP",
+}
 KEYS = ["compiler", "deps", "kind", "name", "source", "source_hash"]
 
 
@@ -37,12 +44,12 @@ def read_vda(data: bytes) -> list[tuple[str, bytes]]:
     chunks, at = [], 4
     while at < len(data):
         assert at + 8 <= len(data), "truncated chunk header"
-        ctype = data[at:at + 4]
+        ctype = data[at : at + 4]
         assert ctype.isascii() and ctype.isalnum(), ctype
-        (length,) = struct.unpack("<I", data[at + 4:at + 8])
-        payload = data[at + 8:at + 8 + length]
+        (length,) = struct.unpack("<I", data[at + 4 : at + 8])
+        payload = data[at + 8 : at + 8 + length]
         assert len(payload) == length and at + 12 + length <= len(data), "truncated payload"
-        (crc,) = struct.unpack("<I", data[at + 8 + length:at + 12 + length])
+        (crc,) = struct.unpack("<I", data[at + 8 + length : at + 12 + length])
         assert crc == zlib.crc32(ctype + payload), "CRC"
         chunks.append((ctype.decode("ascii"), payload))
         at += 12 + length
@@ -80,15 +87,17 @@ def accept(path: Path, assets: Path) -> dict:
     bodies = [t for t, _ in chunks if t in BODY.values()]
     assert bodies == [BODY[meta["kind"]]], f"one {BODY[meta['kind']]} body, found {bodies}"
     assert meta["name"] == path.stem and meta["source"].rsplit("/", 1)[-1].rsplit(".", 1)[0] == meta["name"]
-    assert meta["source_hash"] == spec_source_hash(meta["compiler"], meta["source"], assets, meta["deps"]), \
+    assert meta["source_hash"] == spec_source_hash(meta["compiler"], meta["source"], assets, meta["deps"]), (
         "source_hash is not the spec's recipe over the source and deps"
+    )
     return meta
 
 
 def cook(root: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("VEDUTA_FORMAT", "VEDUTA_CACHE_URL")}
-    cp = subprocess.run([sys.executable, "-m", "veduta", "cook"], cwd=root, capture_output=True, text=True,
-                        timeout=600, env=env)
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "cook"], cwd=root, capture_output=True, text=True, timeout=600, env=env
+    )
     assert cp.returncode == 0, cp.stdout + cp.stderr
 
 
@@ -115,11 +124,17 @@ def test_the_specs_crate_example_has_no_deps_whether_or_not_its_material_exists(
     (game / "assets/models").mkdir(parents=True)
     (game / "assets/models/crate.vmodel").write_text(
         '{\n  "veduta": "model/1",\n  "pivot": "bottom-center",\n  "parts": [\n    { "shape": "box", "size": '
-        '[1, 1, 1], "position": [0, 0.5, 0], "material": "crate_wood" }\n  ]\n}\n')
+        '[1, 1, 1], "position": [0, 0.5, 0], "material": "crate_wood" }\n  ]\n}\n'
+    )
     if with_material:
         (game / "assets/materials").mkdir()
         (game / "assets/materials/crate_wood.vmaterial").write_text('{ "veduta": "material/1", "albedo": "#8a6a40" }\n')
     cook(game)
     meta = accept(game / "assets/.cooked/models/crate.vda", game / "assets")
-    assert (meta["compiler"], meta["deps"], meta["kind"], meta["name"], meta["source"]) == \
-        (SPEC_COMPILER, [], "model", "crate", "models/crate.vmodel")
+    assert (meta["compiler"], meta["deps"], meta["kind"], meta["name"], meta["source"]) == (
+        SPEC_COMPILER,
+        [],
+        "model",
+        "crate",
+        "models/crate.vmodel",
+    )

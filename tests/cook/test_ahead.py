@@ -18,8 +18,12 @@ def _big_game(tmp_path, n=30):
     for i in range(n):
         g.write(f"models/gen/m{i:02d}.vmodel", CRATE.replace("[1, 1, 1]", f"[1, {1 + i / 10}, 1]"))
     g.write("models/gen/broken.vmodel", BAD)
-    g.write("models/gen/warns.vmodel",
-            CRATE.replace('"pivot": "bottom-center",', '"pivot": "bottom-center", "lod": [{"distance": 9, "model": "nope"}],'))  # noqa: E501
+    g.write(
+        "models/gen/warns.vmodel",
+        CRATE.replace(
+            '"pivot": "bottom-center",', '"pivot": "bottom-center", "lod": [{"distance": 9, "model": "nope"}],'
+        ),
+    )  # noqa: E501
     g.write("models/other/crate.vmodel", CRATE)  # a duplicate name
     return g
 
@@ -32,19 +36,27 @@ def test_pool_cook_matches_one_action_per_source(tmp_path):
     g = _big_game(tmp_path)
     # a task of the game's own: `doit -n 2 cook hello` is not cook-only, so doit's worker threads
     # run it, and the cook actions among them take their results from the pool
-    (g.root / "dodo.py").write_text((g.root / "dodo.py").read_text()
-                                    + "\n\ndef task_hello():\n    return {'actions': [lambda: None]}\n")
+    (g.root / "dodo.py").write_text(
+        (g.root / "dodo.py").read_text() + "\n\ndef task_hello():\n    return {'actions': [lambda: None]}\n"
+    )
     runs = {}
-    for label, args in (("plain", ()), ("n2", ("-n", "2")), ("threads", ("-n", "2", "cook", "hello")),
-                        ("processes", ("-n", "2", "-P", "process"))):
+    for label, args in (
+        ("plain", ()),
+        ("n2", ("-n", "2")),
+        ("threads", ("-n", "2", "cook", "hello")),
+        ("processes", ("-n", "2", "-P", "process")),
+    ):
         os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
         cp = g.cook(*args)
         assert cp.returncode != 0  # the broken source and the duplicates fail the run
         assert "Traceback" not in cp.stdout + cp.stderr
         lines = _lines(cp)
-        assert ((".  hello" in lines) == (label == "threads")), (label, lines)
-        runs[label] = (summary(cp), [ln for ln in lines if ln != ".  hello"],
-                       {k: v[2] for k, v in g.snapshot().items()})
+        assert (".  hello" in lines) == (label == "threads"), (label, lines)
+        runs[label] = (
+            summary(cp),
+            [ln for ln in lines if ln != ".  hello"],
+            {k: v[2] for k, v in g.snapshot().items()},
+        )
     assert runs["plain"] == runs["n2"] == runs["threads"] == runs["processes"]
     counts, lines, cooked = runs["plain"]
     assert counts == {"cooked": 34, "uptodate": 0, "restored": 0, "failed": 3}
@@ -62,8 +74,19 @@ def _jobs(g) -> list[tuple]:
     project = Project.find(str(g.root))
     sources = project.scan()[0]
     set_index(project.assets, AssetIndex.from_paths(s.rel for s in sources))
-    return [(s.kind.name, s.rel, project.assets, os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
-             project.cache, None, "") for s in sources if "other" not in s.rel and s.name != "crate"]
+    return [
+        (
+            s.kind.name,
+            s.rel,
+            project.assets,
+            os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
+            project.cache,
+            None,
+            "",
+        )
+        for s in sources
+        if "other" not in s.rel and s.name != "crate"
+    ]
 
 
 def test_ahead_hands_out_each_result_once_in_any_order(tmp_path):
@@ -194,8 +217,13 @@ def test_a_pool_has_no_more_workers_than_batches(tmp_path):
     import subprocess
     import sys
 
-    cp = subprocess.run([sys.executable, "-m", "veduta", "check", "--all", "-n", "64"], cwd=g.root,
-                        capture_output=True, text=True, timeout=300)  # so does check's pool
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "check", "--all", "-n", "64"],
+        cwd=g.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )  # so does check's pool
     assert cp.returncode == 1 and "check: 17 sources, 5 errors, 1 warning" in cp.stderr, cp.stderr
     jobs = [("model", f"models/m{i}.vmodel", "assets", "x", "cache", None, "") for i in range(12)]
     assert ahead.Ahead(jobs, 64).workers == 12 and ahead.Ahead(jobs, 2).workers == 2
@@ -204,7 +232,7 @@ def test_a_pool_has_no_more_workers_than_batches(tmp_path):
 
 #: A dodo whose own task writes ten model sources (from template.txt): doit runs each before the
 #: cook subtask of its source (the source is the task's target: doit's implicit task_dep)
-GEN_DODO = '''from veduta.dodo import *
+GEN_DODO = """from veduta.dodo import *
 import os
 import threading
 
@@ -225,7 +253,7 @@ def task_gen():
     for i in range(10):
         yield {{"name": str(i), "actions": [(_gen, [i])], "file_dep": ["template.txt"],
                "targets": [f"assets/models/gen/g{{i}}.vmodel"]}}
-'''
+"""
 
 
 def test_a_source_a_task_of_the_game_rewrites_is_cooked_after_that_task(tmp_path):
@@ -265,8 +293,12 @@ def test_a_fresh_source_a_task_of_the_game_rewrites_is_cooked_again(tmp_path):
     (g.root / "template.txt").write_text("2\n")
     assert summary(g.doit("gen", "cook", check=True))["cooked"] == 14
     (g.root / "template.txt").write_text("3\n")
-    assert summary(g.cook("cook:models/gen/g3.vmodel", check=True)) == {"cooked": 1, "uptodate": 0, "restored": 0,
-                                                                       "failed": 0}
+    assert summary(g.cook("cook:models/gen/g3.vmodel", check=True)) == {
+        "cooked": 1,
+        "uptodate": 0,
+        "restored": 0,
+        "failed": 0,
+    }
     assert summary(g.cook(check=True)) == {"cooked": 9, "uptodate": 5, "restored": 0, "failed": 0}
     assert summary(g.cook("-n", "2", check=True)) == {"cooked": 0, "uptodate": 14, "restored": 0, "failed": 0}
     got = {k: v[2] for k, v in g.snapshot().items()}
@@ -301,8 +333,13 @@ def test_a_negative_n_gets_what_doit_makes_of_it(tmp_path):
     import sys
 
     g = _big_game(tmp_path, n=40)
-    theirs = subprocess.run([sys.executable, "-c", DOITS_OWN_RUN, "-n", "-1", "cook"], cwd=g.root,
-                            capture_output=True, text=True, timeout=300)
+    theirs = subprocess.run(
+        [sys.executable, "-c", DOITS_OWN_RUN, "-n", "-1", "cook"],
+        cwd=g.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
     ours = g.cook("-n", "-1")
     assert "Traceback" not in ours.stdout + ours.stderr, ours.stderr

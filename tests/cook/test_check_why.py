@@ -36,6 +36,7 @@ def tree_state(root) -> dict:
 
 # -- check ---------------------------------------------------------------------------------------
 
+
 def test_check_reports_what_the_cook_reports_and_writes_nothing(game):
     game.write("models/bad.vmodel", BAD)
     game.write("models/lonely.vmodel", GHOST)
@@ -47,8 +48,9 @@ def test_check_reports_what_the_cook_reports_and_writes_nothing(game):
     assert "assets/models/bad.vmodel:4:52: parts[0].radius: not used by shape box" in lines
     assert "assets/models/bad.vmodel:5:68: parts[1].segments: 2 out of range [3, 256]" in lines
     # a missing reference is a warning, as in the cook
-    assert 'assets/models/lonely.vmodel:3:39: lod[0].model: warning: model "ghost" does not exist (not checked)' \
-        in lines
+    assert (
+        'assets/models/lonely.vmodel:3:39: lod[0].model: warning: model "ghost" does not exist (not checked)' in lines
+    )
     assert "check: 6 sources, 3 errors, 1 warning " in cp.stderr
     # the same lines as the cook prints
     cook = game.cook()
@@ -73,8 +75,17 @@ def test_check_references_and_duplicate_names(game):
     game.write("materials/crate_wood.vmaterial", MATERIAL)
     cp = veduta(game, "check", "--json")
     result = json.loads(cp.stdout)
-    assert result == {"ok": True, "checked": 5, "compiled": 5, "fresh": 0, "errors": 0, "warnings": 0,
-                      "strict": False, "strict_errors": 0, "diagnostics": []}
+    assert result == {
+        "ok": True,
+        "checked": 5,
+        "compiled": 5,
+        "fresh": 0,
+        "errors": 0,
+        "warnings": 0,
+        "strict": False,
+        "strict_errors": 0,
+        "diagnostics": [],
+    }
     game.write("models/more/crate.vmodel", (game.root / "assets/models/crate.vmodel").read_text())
     cp = veduta(game, "check", "--json")
     result = json.loads(cp.stdout)
@@ -90,8 +101,14 @@ def test_format_json_is_one_object_per_line(game):
     objs = [json.loads(line) for line in cp.stdout.splitlines()]
     assert len(objs) == 4
     first = next(o for o in objs if o["path"] == "parts[0].radius")
-    assert first == {"file": "assets/models/bad.vmodel", "line": 4, "col": 52, "path": "parts[0].radius",
-                     "severity": "error", "message": "not used by shape box"}
+    assert first == {
+        "file": "assets/models/bad.vmodel",
+        "line": 4,
+        "col": 52,
+        "path": "parts[0].radius",
+        "severity": "error",
+        "message": "not used by shape box",
+    }
     warn = next(o for o in objs if o["severity"] == "warning")
     assert warn["code"] == "MISSING_REFERENCE" and warn["file"] == "assets/models/lonely.vmodel"
     # the summary on stderr, as the cook's (a CI log keeps the count; stdout stays diagnostics only)
@@ -103,10 +120,14 @@ def test_format_github_annotations_and_the_environment_variable(game):
     game.write("models/lonely.vmodel", GHOST)
     cp = veduta(game, "check", env={"VEDUTA_FORMAT": "github"})
     lines = cp.stdout.splitlines()
-    assert "::error file=assets/models/bad.vmodel,line=5,col=68,title=parts[1].segments::" \
-           "parts[1].segments: 2 out of range [3, 256]" in lines
-    assert "::warning file=assets/models/lonely.vmodel,line=3,col=39,title=MISSING_REFERENCE::" \
-           'lod[0].model: model "ghost" does not exist (not checked)' in lines
+    assert (
+        "::error file=assets/models/bad.vmodel,line=5,col=68,title=parts[1].segments::"
+        "parts[1].segments: 2 out of range [3, 256]" in lines
+    )
+    assert (
+        "::warning file=assets/models/lonely.vmodel,line=3,col=39,title=MISSING_REFERENCE::"
+        'lod[0].model: model "ghost" does not exist (not checked)' in lines
+    )
     assert all(line.startswith(("::error ", "::warning ")) for line in lines)
     assert cp.stderr.startswith("check: 6 sources, 3 errors, 1 warning ("), cp.stderr
 
@@ -117,8 +138,11 @@ def test_format_on_cook_and_doit_cook(game):
     cp = veduta(game, "cook", "--format", "json")
     assert cp.returncode != 0
     objs = [json.loads(line) for line in cp.stdout.splitlines() if line.startswith("{")]
-    assert {o["path"] for o in objs if o["severity"] == "error"} == {"parts[0].radius", "parts[1].segments",
-                                                                    "parts[2].of"}
+    assert {o["path"] for o in objs if o["severity"] == "error"} == {
+        "parts[0].radius",
+        "parts[1].segments",
+        "parts[2].of",
+    }
     assert any(o["severity"] == "warning" for o in objs)
     game.write("models/bad.vmodel", BAD.replace('"segments": 2', '"segments": 3'))
     cp = game.cook(env={"VEDUTA_FORMAT": "github"})
@@ -129,6 +153,7 @@ def test_format_on_cook_and_doit_cook(game):
 
 # -- why -----------------------------------------------------------------------------------------
 
+
 def why(game: Game, *args: str) -> dict:
     cp = veduta(game, "why", "--json", *args)
     assert cp.returncode == 0, cp.stdout + cp.stderr
@@ -136,8 +161,10 @@ def why(game: Game, *args: str) -> dict:
 
 
 def test_why_tells_each_reason(game):
-    assert why(game) == {s: ["NEVER_COOKED"] for s in ["models/crate.vmodel", "models/props/barrel.vmodel",
-                                                       "models/tree.vmodel", "models/tree_far.vmodel"]}
+    assert why(game) == {
+        s: ["NEVER_COOKED"]
+        for s in ["models/crate.vmodel", "models/props/barrel.vmodel", "models/tree.vmodel", "models/tree_far.vmodel"]
+    }
     game.cook(check=True)
     cp = veduta(game, "why")
     assert cp.returncode == 0 and cp.stdout.startswith("nothing is stale (4 sources up to date)")
@@ -146,13 +173,17 @@ def test_why_tells_each_reason(game):
     game.write("models/crate.vmodel", (game.root / "assets/models/crate.vmodel").read_text() + "\n")
     assert why(game) == {"models/crate.vmodel": ["SOURCE_CHANGED"]}
     game.write("models/tree_far.vmodel", (game.root / "assets/models/tree_far.vmodel").read_text() + " ")
-    assert why(game) == {"models/crate.vmodel": ["SOURCE_CHANGED"], "models/tree.vmodel": ["DEP_CHANGED"],
-                         "models/tree_far.vmodel": ["SOURCE_CHANGED"]}
+    assert why(game) == {
+        "models/crate.vmodel": ["SOURCE_CHANGED"],
+        "models/tree.vmodel": ["DEP_CHANGED"],
+        "models/tree_far.vmodel": ["SOURCE_CHANGED"],
+    }
     # (when tree_far was written less than 2 s before the cook, the stat cache kept no signature
     # of it, and the message adds "(or was written just before the last cook)")
     line = next(x for x in veduta(game, "why").stdout.splitlines() if x.startswith("assets/models/tree.vmodel"))
-    assert line.startswith("assets/models/tree.vmodel: models/tree_far.vmodel changed") and \
-        line.endswith("[DEP_CHANGED]")
+    assert line.startswith("assets/models/tree.vmodel: models/tree_far.vmodel changed") and line.endswith(
+        "[DEP_CHANGED]"
+    )
     game.cook(check=True)
     assert why(game) == {}
     game.write("models/lonely.vmodel", GHOST)
@@ -221,8 +252,9 @@ def test_check_trusts_fresh_cooked_files_unless_all(game):
     result = json.loads(veduta(game, "check", "--json").stdout)
     assert (result["fresh"], result["compiled"], result["errors"]) == (3, 2, 3)
     assert {d["file"] for d in result["diagnostics"] if d["severity"] == "error"} == {"assets/models/tree_far.vmodel"}
-    assert {k: v for k, v in tree_state(game.root).items() if not k.startswith("assets/models/tree_far")} == \
-        {k: v for k, v in before.items() if not k.startswith("assets/models/tree_far")}
+    assert {k: v for k, v in tree_state(game.root).items() if not k.startswith("assets/models/tree_far")} == {
+        k: v for k, v in before.items() if not k.startswith("assets/models/tree_far")
+    }
 
 
 def test_check_in_batches_finds_what_one_by_one_finds(game):
@@ -250,8 +282,9 @@ def test_the_sample_game_checks_clean():
 
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     result = api.check(Project.at(root), full=True)
-    assert result["ok"] and result["checked"] == result["compiled"] > 50, \
-        [d for d in result["diagnostics"] if d["severity"] == "error"]
+    assert result["ok"] and result["checked"] == result["compiled"] > 50, [
+        d for d in result["diagnostics"] if d["severity"] == "error"
+    ]
 
 
 def test_why_of_an_unknown_source_is_a_usage_mistake(game):
@@ -277,10 +310,10 @@ PAINTED = """{
 def test_a_missing_part_material_is_the_same_warning_in_check_and_cook(game):
     game.write("materials/oak.vmaterial", MATERIAL)
     game.write("models/painted.vmodel", PAINTED)
-    want = ['assets/models/painted.vmodel:5:77: parts[1].material: warning: material "okra" does not exist '
-            '(not checked)',
-            'assets/models/painted.vmodel:7:60: parts[3].material: warning: material "gilt" does not exist '
-            '(not checked)']
+    want = [
+        'assets/models/painted.vmodel:5:77: parts[1].material: warning: material "okra" does not exist (not checked)',
+        'assets/models/painted.vmodel:7:60: parts[3].material: warning: material "gilt" does not exist (not checked)',
+    ]
     cp = veduta(game, "check", "--all", "models/painted.vmodel")
     assert cp.returncode == 0 and cp.stdout.splitlines() == want, cp.stdout + cp.stderr
     checked = json.loads(veduta(game, "check", "--json", "--all", "models/painted.vmodel").stdout)
@@ -298,8 +331,10 @@ def test_a_missing_part_material_is_the_same_warning_in_check_and_cook(game):
     assert "cook: 2 warnings stand in 1 up-to-date source" in game.cook("cook:models/painted.vmodel").stdout
     game.write("materials/okra.vmaterial", MATERIAL)  # adding a missing one makes the model stale ...
     why = veduta(game, "why", "models/painted.vmodel").stdout
-    assert why == ("assets/models/painted.vmodel: material okra exists now as materials/okra.vmaterial "
-                   "(it was missing) [REFERENCE_APPEARED]\n"), why
+    assert why == (
+        "assets/models/painted.vmodel: material okra exists now as materials/okra.vmaterial "
+        "(it was missing) [REFERENCE_APPEARED]\n"
+    ), why
     cp = veduta(game, "check", "models/painted.vmodel")  # ... and the check compiles it again
     assert cp.stdout.splitlines() == want[1:], cp.stdout
     cook = game.cook()  # ... and so does the cook, though the cooked file's META is fresh

@@ -124,10 +124,12 @@ def test_duplicate_names_name_both_paths(game):
     game.write("models/other/crate.vmodel", CRATE)
     cp = game.cook()
     assert cp.returncode != 0
-    assert ('assets/models/crate.vmodel:1:1: $: model name "crate" is also used by '
-            'assets/models/other/crate.vmodel') in cp.stdout
-    assert ('assets/models/other/crate.vmodel:1:1: $: model name "crate" is also used by '
-            'assets/models/crate.vmodel') in cp.stdout
+    assert (
+        'assets/models/crate.vmodel:1:1: $: model name "crate" is also used by assets/models/other/crate.vmodel'
+    ) in cp.stdout
+    assert (
+        'assets/models/other/crate.vmodel:1:1: $: model name "crate" is also used by assets/models/crate.vmodel'
+    ) in cp.stdout
     assert not game.cooked("models/crate.vda").exists()
     assert summary(cp)["cooked"] == 3
 
@@ -287,13 +289,27 @@ def test_stat_cache_entries_pack_and_unpack_exactly():
 
     rel = "models/a.vmodel"
     big = (2**63 - 1, -5_000_000_000, 2**64 - 1, 1_796_115_461_858_610_222)  # ino unsigned, mtime before 1970
-    noted = (("!materials/okra.vmaterial", "materials/oak.vmaterial"),
-             ((5, 77, "parts[1].material", 'material "okra" does not exist (not checked)', "MISSING_REFERENCE"),))
+    noted = (
+        ("!materials/okra.vmaterial", "materials/oak.vmaterial"),
+        ((5, 77, "parts[1].material", 'material "okra" does not exist (not checked)', "MISSING_REFERENCE"),),
+    )
     for entry, length in [
         (("ab" * 32, (3222, 17, 99, 18), ((rel, (235, 1, 2, 3)),), CLEAN), 3),  # clean: three objects
         (("cd" * 32, None, ((rel, None),), None), 4),  # racy cooked file and source; notes unknown
-        (("ef" * 32, big, ((rel, big), ("materials/m.vmaterial", ()), ("textures/t.vtexture", None),
-                           ("materials/n.vmaterial", (0, 0, 1, 0))), noted), 5),
+        (
+            (
+                "ef" * 32,
+                big,
+                (
+                    (rel, big),
+                    ("materials/m.vmaterial", ()),
+                    ("textures/t.vtexture", None),
+                    ("materials/n.vmaterial", (0, 0, 1, 0)),
+                ),
+                noted,
+            ),
+            5,
+        ),
     ]:
         packed = pack_entry(rel, entry)
         assert len(packed[1]) == SIG.size * (1 + len(entry[2])) and len(packed) == length and well_formed(packed)
@@ -333,8 +349,9 @@ def test_sources_an_earlier_toolchain_cooked_are_owed_a_cook_until_cooked(game):
     metas = {p: p.read_bytes() for p in (game.root / "assets/.cooked").rglob("*.vda")}
     state.write_bytes(marshal.dumps((fmt, f"{COMPILER_VERSION}+veduta-cook-rules/0", entries, ())))
     why = json.loads(game.veduta("why", "--json").stdout)
-    assert {s["source"]: [r["code"] for r in s["reasons"]] for s in why["stale"]} == \
-        {rel: ["TOOLCHAIN_CHANGED"] for rel in entries}
+    assert {s["source"]: [r["code"] for r in s["reasons"]] for s in why["stale"]} == {
+        rel: ["TOOLCHAIN_CHANGED"] for rel in entries
+    }
     assert json.loads(game.veduta("check", "--json").stdout)["compiled"] == len(entries)
     assert summary(game.doit("cook:models/crate.vmodel", check=True))["cooked"] == 1
     assert sorted(marshal.loads(state.read_bytes())[3]) == sorted(set(entries) - {"models/crate.vmodel"})
@@ -379,16 +396,35 @@ def test_a_damaged_state_entry_means_re_hashing_never_a_traceback(game):
     fmt, compiler, entries, owed = marshal.loads(state.read_bytes())
     assert len(entries) == 4
     h, blob, deps = entries["models/crate.vmodel"]
-    damaged = [7, (h, blob[:40], deps), (h, blob, None), (h, blob + blob[:32], (("x", 1),)), (h, blob, deps, 1),
-               (h, blob, deps, ("!x",), ((1, 1, "$", "m"),)), (h, blob, deps, (7,), ()), (h, blob, deps, 1, 2, 3)]
+    damaged = [
+        7,
+        (h, blob[:40], deps),
+        (h, blob, None),
+        (h, blob + blob[:32], (("x", 1),)),
+        (h, blob, deps, 1),
+        (h, blob, deps, ("!x",), ((1, 1, "$", "m"),)),
+        (h, blob, deps, (7,), ()),
+        (h, blob, deps, 1, 2, 3),
+    ]
     for bad in damaged:
         state.write_bytes(marshal.dumps((fmt, compiler, {**entries, "models/crate.vmodel": bad}, owed)))
         for args in (["why", "--json"], ["check"]):
-            cp = subprocess.run([sys.executable, "-m", "veduta", *args], cwd=game.root, capture_output=True,
-                                text=True, timeout=300)
+            cp = subprocess.run(
+                [sys.executable, "-m", "veduta", *args], cwd=game.root, capture_output=True, text=True, timeout=300
+            )
             assert cp.returncode == 0 and "Traceback" not in cp.stderr, (bad, args, cp.stdout + cp.stderr)
-        assert json.loads(subprocess.run([sys.executable, "-m", "veduta", "why", "--json"], cwd=game.root,
-                                         capture_output=True, text=True, timeout=300).stdout)["stale"] == []
+        assert (
+            json.loads(
+                subprocess.run(
+                    [sys.executable, "-m", "veduta", "why", "--json"],
+                    cwd=game.root,
+                    capture_output=True,
+                    text=True,
+                    timeout=300,
+                ).stdout
+            )["stale"]
+            == []
+        )
         listed = game.doit("list", "--all", "--status", check=True).stdout
         assert re.search(r"^U cook:models/crate.vmodel", listed, re.M), listed
         assert summary(game.cook(check=True)) == {"cooked": 0, "uptodate": 4, "restored": 0, "failed": 0}

@@ -23,8 +23,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_the_pin_the_checked_version_and_minversion_agree(tmp_path):
-    pin = next(d for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-               if d.startswith("doit"))
+    pin = next(
+        d
+        for d in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+        if d.startswith("doit")
+    )
     low, high = re.fullmatch(r"doit>=([\d.]+),<([\d.]+)", pin).groups()
     assert low == da.DOIT_CHECKED
     installed = tuple(doit.__version__)
@@ -88,9 +91,11 @@ def test_a_row_written_now_is_not_in_the_database_of_a_killed_run(tmp_path):
     first = SqliteDB(path, JSONCodec())
     first.set("old", "x", 1)
     first.dump()
-    script = (f"import os\nfrom doit.dependency import JSONCodec\nfrom veduta.cook import doit_adapter as da\n"
-              f"db = da.PreloadedSqliteDB({path!r}, JSONCodec())\n"
-              "db.set('t', 'x', 2)\ndb.write_now('t')\nassert db.get('t', 'x') == 2\nos._exit(9)\n")
+    script = (
+        f"import os\nfrom doit.dependency import JSONCodec\nfrom veduta.cook import doit_adapter as da\n"
+        f"db = da.PreloadedSqliteDB({path!r}, JSONCodec())\n"
+        "db.set('t', 'x', 2)\ndb.write_now('t')\nassert db.get('t', 'x') == 2\nos._exit(9)\n"
+    )
     assert subprocess.run([sys.executable, "-c", script], cwd=ROOT).returncode == 9
     again = da.PreloadedSqliteDB(path, JSONCodec())
     assert again.get("old", "x") == 1 and not again.in_("t")
@@ -191,8 +196,9 @@ def test_group_handle_and_wait_only_for_in_a_real_run():
 
     ran, handle, task_g = _group_g(lambda handle: lambda n, act: {"name": n, "actions": [(act, [n])]}, only_a_and_c)
     out = io.StringIO()
-    loader = ModuleTaskLoader({"task_g": task_g, "DOIT_CONFIG": {"dep_file": ":memory:", "backend": "sqlite3",
-                                                                   "outfile": out}})
+    loader = ModuleTaskLoader(
+        {"task_g": task_g, "DOIT_CONFIG": {"dep_file": ":memory:", "backend": "sqlite3", "outfile": out}}
+    )
     assert DoitMain(loader).run(["run", "g"]) == 0
     assert isinstance(handle.task, Task) and handle.task.name == "g"
     assert ran == ["a", "c"]  # the group no longer waited for g:b, so doit never ran it
@@ -236,13 +242,33 @@ def _attrs(task: Task, names) -> dict:
 
 
 SUBTASKS = [
-    {"name": "a", "actions": [(_act, ["a", [1, 2]])], "file_dep": ["src/a", "src/shared"], "clean": True,
-     "doc": "model a", "targets": ["out/a"]},
-    {"name": "b", "actions": [(_act, ["b"])], "file_dep": ["src/b"], "clean": True, "doc": "model b",
-     "targets": ["out/b"], "uptodate": [False]},
+    {
+        "name": "a",
+        "actions": [(_act, ["a", [1, 2]])],
+        "file_dep": ["src/a", "src/shared"],
+        "clean": True,
+        "doc": "model a",
+        "targets": ["out/a"],
+    },
+    {
+        "name": "b",
+        "actions": [(_act, ["b"])],
+        "file_dep": ["src/b"],
+        "clean": True,
+        "doc": "model b",
+        "targets": ["out/b"],
+        "uptodate": [False],
+    },
     {"name": "c", "actions": [(_act, ["c"])], "file_dep": ["src/c"], "clean": True, "doc": "model c"},
-    {"name": "d", "actions": [(_act, ["d"])], "file_dep": [], "clean": True, "doc": "model d", "targets": ["out/d"],
-     "uptodate": [True, False]},
+    {
+        "name": "d",
+        "actions": [(_act, ["d"])],
+        "file_dep": [],
+        "clean": True,
+        "doc": "model d",
+        "targets": ["out/d"],
+        "uptodate": [True, False],
+    },
 ]
 
 
@@ -284,17 +310,28 @@ def test_a_subtasks_options_are_those_doit_gives_a_task_without_params():
 
 #: docs doit's Task trims to their first non-blank line, stripped (doit.task.first_line): a
 #: source named ``odd .vmodel`` or ``a\rb.vmodel`` is listed (and fails its cook), doc and all
-ODD_DOCS = ["model odd ", " model lead", "model cr\r", "model a\rb", "model tab\t", "model nbsp\xa0",
-            "model ls\u2028x", "model nel\x85", "model ff\x0c", "", "model tab\there"]
+ODD_DOCS = [
+    "model odd ",
+    " model lead",
+    "model cr\r",
+    "model a\rb",
+    "model tab\t",
+    "model nbsp\xa0",
+    "model ls\u2028x",
+    "model nel\x85",
+    "model ff\x0c",
+    "",
+    "model tab\there",
+]
 
 
 def test_subtask_maker_keeps_a_doc_as_doit_keeps_it():
     # the first subtask is made by doit itself: the odd docs come after it, on the copying path
-    tasks = SUBTASKS[:1] + [{"name": f"o{i}", "actions": [(_act, ["o"])], "clean": True, "doc": doc}
-                            for i, doc in enumerate(ODD_DOCS)]
+    tasks = SUBTASKS[:1] + [
+        {"name": f"o{i}", "actions": [(_act, ["o"])], "clean": True, "doc": doc} for i, doc in enumerate(ODD_DOCS)
+    ]
     theirs, ours = _doit_made(tasks), _made_here(tasks)
-    assert [ours[f"g:o{i}"].doc for i in range(len(ODD_DOCS))] == \
-        [theirs[f"g:o{i}"].doc for i in range(len(ODD_DOCS))]
+    assert [ours[f"g:o{i}"].doc for i in range(len(ODD_DOCS))] == [theirs[f"g:o{i}"].doc for i in range(len(ODD_DOCS))]
     assert theirs["g:o0"].doc == "model odd" and theirs["g:o3"].doc == "model a"  # (what doit keeps)
     assert type(ours["g:o0"]) is da.Subtask
 
@@ -322,8 +359,13 @@ def test_subtask_maker_leaves_to_doit_what_it_does_not_copy():
     d = {"name": "x", "actions": [(_act, ["x"])], "clean": True, "doc": "x"}
     assert make(d) is d  # the group's Task is not known yet
     handle.task = Task("g", None, has_subtask=True)
-    for odd in ({"verbosity": 2}, {"clean": [(_act, ["c"])]}, {"doc": "two\nlines"}, {"uptodate": [lambda: True]},
-                {"setup": ["other"]}):
+    for odd in (
+        {"verbosity": 2},
+        {"clean": [(_act, ["c"])]},
+        {"doc": "two\nlines"},
+        {"uptodate": [lambda: True]},
+        {"setup": ["other"]},
+    ):
         d = dict({"name": "x", "actions": [(_act, ["x"])], "clean": True, "doc": "x"}, **odd)
         assert make(d) is d, odd
     assert handle.task.task_dep == []
@@ -333,16 +375,25 @@ def test_subtask_maker_leaves_to_doit_what_it_does_not_copy():
 def test_subtasks_made_here_run_in_a_real_doit_run(tmp_path, capsys, made_here):
     def subtasks(handle):
         make = da.SubtaskMaker(handle) if made_here else (lambda d: d)
-        return lambda n, act: make({"name": n, "actions": [(act, [n])], "clean": True, "doc": f"doc {n}",
-                                    "uptodate": [n != "b"], "file_dep": [str(tmp_path / "src")],
-                                    "targets": [str(tmp_path / n)]})
+        return lambda n, act: make(
+            {
+                "name": n,
+                "actions": [(act, [n])],
+                "clean": True,
+                "doc": f"doc {n}",
+                "uptodate": [n != "b"],
+                "file_dep": [str(tmp_path / "src")],
+                "targets": [str(tmp_path / n)],
+            }
+        )
 
     ran, handle, task_g = _group_g(subtasks)
 
     def run(*args):
         out = io.StringIO()
-        loader = ModuleTaskLoader({"task_g": task_g, "DOIT_CONFIG": {"dep_file": str(tmp_path / "db"),
-                                                                       "backend": "sqlite3", "outfile": out}})
+        loader = ModuleTaskLoader(
+            {"task_g": task_g, "DOIT_CONFIG": {"dep_file": str(tmp_path / "db"), "backend": "sqlite3", "outfile": out}}
+        )
         assert DoitMain(loader).run(list(args)) == 0, out.getvalue()
         return out.getvalue()
 
@@ -357,7 +408,11 @@ def test_subtasks_made_here_run_in_a_real_doit_run(tmp_path, capsys, made_here):
     capsys.readouterr()
     run("list", "--all", "--status")  # doit list prints on stdout
     assert [line.split() for line in capsys.readouterr().out.splitlines()] == [
-        ["U", "g"], ["U", "g:a", "doc", "a"], ["R", "g:b", "doc", "b"], ["U", "g:c", "doc", "c"]]
+        ["U", "g"],
+        ["U", "g:a", "doc", "a"],
+        ["R", "g:b", "doc", "b"],
+        ["U", "g:c", "doc", "c"],
+    ]
 
 
 def test_drop_failures_leaves_them_out_of_the_final_report():
@@ -372,7 +427,7 @@ def test_drop_failures_leaves_them_out_of_the_final_report():
     shown = out.getvalue()
     da.drop_failures(rep, lambda task: task.name == "drop")
     rep.complete_run()
-    final = out.getvalue()[len(shown):]  # the report at the end repeats the failures kept
+    final = out.getvalue()[len(shown) :]  # the report at the end repeats the failures kept
     assert "keep <stderr>" in final and "drop <stderr>" not in final
 
 
@@ -407,8 +462,9 @@ def test_runner_parallelism_seen_from_a_task_creator():
         yield {"name": "a", "actions": [(_nothing, [])]}
 
     def run(*args):
-        loader = ModuleTaskLoader({"task_p": task_p, "DOIT_CONFIG": {"dep_file": ":memory:", "backend": "sqlite3",
-                                                                       "outfile": io.StringIO()}})
+        loader = ModuleTaskLoader(
+            {"task_p": task_p, "DOIT_CONFIG": {"dep_file": ":memory:", "backend": "sqlite3", "outfile": io.StringIO()}}
+        )
         assert DoitMain(loader).run(["run", *args, "p"]) == 0
 
     run()
@@ -441,9 +497,19 @@ def test_a_cook_only_n_run_is_serial_with_its_n_for_the_pool(tmp_path):
 
     def run(*args, default=("cook",)):
         seen.clear()
-        loader = ModuleTaskLoader({"task_cook": made("cook", True), "task_other": made("other", False),
-                                   "DOIT_CONFIG": {"dep_file": ":memory:", "backend": "sqlite3", "par_type": "thread",
-                                                   "outfile": io.StringIO(), "default_tasks": list(default)}})
+        loader = ModuleTaskLoader(
+            {
+                "task_cook": made("cook", True),
+                "task_other": made("other", False),
+                "DOIT_CONFIG": {
+                    "dep_file": ":memory:",
+                    "backend": "sqlite3",
+                    "par_type": "thread",
+                    "outfile": io.StringIO(),
+                    "default_tasks": list(default),
+                },
+            }
+        )
         main = DoitMain(loader)
         assert main.get_cmds()["run"].get() is da.CookRunCommand
         assert main.run(list(args)) == 0
@@ -478,11 +544,23 @@ def test_a_cook_only_n_run_gives_way_to_a_task_writing_the_cooks_inputs(tmp_path
 
     def run(target):
         seen.clear()
-        made = {"actions": [lambda: (tmp_path / target).parent.mkdir(exist_ok=True) or (tmp_path / target).touch()],
-                "targets": [target]}
-        loader = ModuleTaskLoader({"task_cook": task_cook, "task_made": lambda: made,
-                                   "DOIT_CONFIG": {"dep_file": ":memory:", "backend": "sqlite3", "par_type": "thread",
-                                                   "outfile": io.StringIO(), "default_tasks": ["cook"]}})
+        made = {
+            "actions": [lambda: (tmp_path / target).parent.mkdir(exist_ok=True) or (tmp_path / target).touch()],
+            "targets": [target],
+        }
+        loader = ModuleTaskLoader(
+            {
+                "task_cook": task_cook,
+                "task_made": lambda: made,
+                "DOIT_CONFIG": {
+                    "dep_file": ":memory:",
+                    "backend": "sqlite3",
+                    "par_type": "thread",
+                    "outfile": io.StringIO(),
+                    "default_tasks": ["cook"],
+                },
+            }
+        )
         assert DoitMain(loader).run(["-n", "2", "cook"]) == 0
         return seen[0]
 
@@ -506,9 +584,17 @@ def test_exit_as_failure_from_complete_run_turns_an_error_into_1():
             super().complete_run()
 
     def run(reporter):
-        loader = ModuleTaskLoader({"task_e": lambda: {"actions": [(lambda: TaskError("x"), [])]},
-                                   "DOIT_CONFIG": {"dep_file": ":memory:", "backend": "sqlite3",
-                                                   "outfile": io.StringIO(), "reporter": reporter}})
+        loader = ModuleTaskLoader(
+            {
+                "task_e": lambda: {"actions": [(lambda: TaskError("x"), [])]},
+                "DOIT_CONFIG": {
+                    "dep_file": ":memory:",
+                    "backend": "sqlite3",
+                    "outfile": io.StringIO(),
+                    "reporter": reporter,
+                },
+            }
+        )
         return DoitMain(loader).run(["run", "e"])
 
     assert run(ConsoleReporter) == 2
@@ -525,8 +611,18 @@ def _returns(value):
 def _failing_kinds():
     from doit.exceptions import TaskError, TaskFailed
 
-    return [{"outcome": "cooked", "entry": None}, None, True, False, "text", TaskFailed("no"), TaskError("bad"),
-            ValueError("compiler bug"), 42, ["a list"]]
+    return [
+        {"outcome": "cooked", "entry": None},
+        None,
+        True,
+        False,
+        "text",
+        TaskFailed("no"),
+        TaskError("bad"),
+        ValueError("compiler bug"),
+        42,
+        ["a list"],
+    ]
 
 
 @pytest.mark.parametrize("returned", _failing_kinds(), ids=repr)
@@ -555,8 +651,9 @@ def _cook_like(name, log):
     return {"outcome": "cooked", "name": name}
 
 
-@pytest.mark.parametrize("args", [["run", "g"], ["run", "-n", "2", "g"], ["run", "-n", "2", "-P", "process", "g"]],
-                         ids=" ".join)
+@pytest.mark.parametrize(
+    "args", [["run", "g"], ["run", "-n", "2", "g"], ["run", "-n", "2", "-P", "process", "g"]], ids=" ".join
+)
 def test_call_actions_run_in_a_real_doit_run(tmp_path, args):
     """Subtasks whose action is a CallAction run in doit's serial runner, its threads and its
     processes (pickled), and doit saves each one's values as it does a PythonAction's."""
@@ -568,8 +665,7 @@ def test_call_actions_run_in_a_real_doit_run(tmp_path, args):
 
     out = io.StringIO()
     db = str(tmp_path / "db")
-    loader = ModuleTaskLoader({"task_g": task_g, "DOIT_CONFIG": {"dep_file": db, "backend": "sqlite3",
-                                                                   "outfile": out}})
+    loader = ModuleTaskLoader({"task_g": task_g, "DOIT_CONFIG": {"dep_file": db, "backend": "sqlite3", "outfile": out}})
     assert DoitMain(loader).run(args) == 0, out.getvalue()
     assert sorted(open(log).read().split()) == ["a", "b", "c"]
     saved = Dependency(SqliteDB, db, codec_cls=JSONCodec)
@@ -599,16 +695,27 @@ def test_release_executed_lets_go_of_values_and_actions_and_doit_keeps_what_it_s
         yield {"name": None, "uptodate": [handle]}
         make = da.SubtaskMaker(handle)
         for n in "abc":
-            t = make({"name": n, "actions": [da.CallAction(_cook_like, [n, log])], "clean": True, "doc": n,
-                      "uptodate": [False]})
+            t = make(
+                {
+                    "name": n,
+                    "actions": [da.CallAction(_cook_like, [n, log])],
+                    "clean": True,
+                    "doc": n,
+                    "uptodate": [False],
+                }
+            )
             made.append(t)
             yield t
 
     _Releasing.seen = []
     out = io.StringIO()
     db = str(tmp_path / "db")
-    loader = ModuleTaskLoader({"task_g": task_g, "DOIT_CONFIG": {"dep_file": db, "backend": "sqlite3",
-                                                                   "outfile": out, "reporter": _Releasing}})
+    loader = ModuleTaskLoader(
+        {
+            "task_g": task_g,
+            "DOIT_CONFIG": {"dep_file": db, "backend": "sqlite3", "outfile": out, "reporter": _Releasing},
+        }
+    )
     assert DoitMain(loader).run(["run", "g"]) == 0, out.getvalue()
     assert sorted(open(log).read().split()) == ["a", "b", "c"]
     ran = {t.name: (values, n) for t, values, n in _Releasing.seen if t.name != "g"}

@@ -47,12 +47,19 @@ def task__scratch():
 '''
 
 LISTINGS = [
-    ["list"], ["list", "--all"], ["list", "--all", "--status"], ["list", "-s"], ["list", "--all", "-q", "--status"],
-    ["list", "--all", "--status", "--private"], ["list", "--all", "--status", "--template", "{status}|{name}|{doc}"],
+    ["list"],
+    ["list", "--all"],
+    ["list", "--all", "--status"],
+    ["list", "-s"],
+    ["list", "--all", "-q", "--status"],
+    ["list", "--all", "--status", "--private"],
+    ["list", "--all", "--status", "--template", "{status}|{name}|{doc}"],
     ["list", "--all", "--template", "{name}"],
     # served by doit's own code (every Task made): definition order, file_dep, named tasks
-    ["list", "--all", "--status", "--sort", "definition"], ["list", "--all", "--deps"],
-    ["list", "--all", "--status", "cook:models/crate.vmodel", "notes"], ["list", "--status", "cook"],
+    ["list", "--all", "--status", "--sort", "definition"],
+    ["list", "--all", "--deps"],
+    ["list", "--all", "--status", "cook:models/crate.vmodel", "notes"],
+    ["list", "--status", "cook"],
 ]
 
 
@@ -88,8 +95,14 @@ SEED = {"PYTHONHASHSEED": "7"}
 
 
 def _plain(game, args):
-    return subprocess.run([sys.executable, "-c", PLAIN_DOIT, *args], cwd=game.root, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, **SEED})
+    return subprocess.run(
+        [sys.executable, "-c", PLAIN_DOIT, *args],
+        cwd=game.root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **SEED},
+    )
 
 
 @pytest.mark.parametrize("args", LISTINGS, ids=" ".join)
@@ -157,8 +170,10 @@ def test_a_cook_creator_under_another_name_lists_its_subtasks_by_that_name(game)
     """A dodo file may import task_cook as another task (task_assets): doit names the subtasks
     after it, and so does the listing (doit's own: only cook:<path> subtasks are trusted fresh)."""
     _cooked_and_known_by_stat(game)
-    (game.root / "dodo.py").write_text('from veduta.dodo import DOIT_CONFIG, task_cook as task_assets\n'
-                                       'DOIT_CONFIG = {**DOIT_CONFIG, "default_tasks": ["assets"]}\n')
+    (game.root / "dodo.py").write_text(
+        "from veduta.dodo import DOIT_CONFIG, task_cook as task_assets\n"
+        'DOIT_CONFIG = {**DOIT_CONFIG, "default_tasks": ["assets"]}\n'
+    )
     args = ["list", "--all", "--status"]
     ours, theirs = game.doit(*args), _plain(game, args)
     assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout), ours.stderr + theirs.stderr
@@ -167,10 +182,16 @@ def test_a_cook_creator_under_another_name_lists_its_subtasks_by_that_name(game)
 
 def test_statuses_of_the_mixed_game(mixed):
     rows = [line.split()[:2] for line in mixed.doit("list", "--all", "--status", check=True).stdout.splitlines()]
-    assert rows == [["U", "cook"], ["U", "cook:_orphans"], ["R", "cook:models/crate.vmodel"],
-                    ["R", "cook:models/props/barrel.vmodel"],
-                    ["U", "cook:models/town/stone/wall.vmodel"], ["U", "cook:models/tree.vmodel"],
-                    ["I", "cook:models/tree_far.vmodel"], ["U", "notes"]]
+    assert rows == [
+        ["U", "cook"],
+        ["U", "cook:_orphans"],
+        ["R", "cook:models/crate.vmodel"],
+        ["R", "cook:models/props/barrel.vmodel"],
+        ["U", "cook:models/town/stone/wall.vmodel"],
+        ["U", "cook:models/tree.vmodel"],
+        ["I", "cook:models/tree_far.vmodel"],
+        ["U", "notes"],
+    ]
 
 
 def _list_in_process(game, monkeypatch, capsys, *args):
@@ -190,8 +211,10 @@ def _list_in_process(game, monkeypatch, capsys, *args):
     monkeypatch.chdir(game.root)
     run = CookRun(Project.find(str(game.root)))
     capsys.readouterr()
-    assert DoitMain(ModuleTaskLoader({"task_cook": task_creator(run), "DOIT_CONFIG": doit_config(run)})).run(
-        list(args)) == 0
+    assert (
+        DoitMain(ModuleTaskLoader({"task_cook": task_creator(run), "DOIT_CONFIG": doit_config(run)})).run(list(args))
+        == 0
+    )
     assert len(seen) == 1
     return capsys.readouterr().out, seen[0]
 
@@ -200,8 +223,10 @@ def test_fresh_subtasks_are_taken_by_name_only_where_the_listing_allows(mixed, m
     out, listing = _list_in_process(mixed, monkeypatch, capsys, "list", "--all", "--status")
     assert isinstance(listing, da.FreshListing) and listing.claimed
     # the fresh ones, not the ignored one (doit decides its I) and not the stale ones
-    assert sorted(listing.entries) == [("cook:models/town/stone/wall.vmodel", "model wall"),
-                                       ("cook:models/tree.vmodel", "model tree")]
+    assert sorted(listing.entries) == [
+        ("cook:models/town/stone/wall.vmodel", "model wall"),
+        ("cook:models/tree.vmodel", "model tree"),
+    ]
     # (the longest name is a fresh one's: the column is as wide as doit makes it for all)
     assert "U cook:models/tree.vmodel              model tree\n" in out
     for args in (["--all", "--deps"], ["--all", "--sort", "definition"], ["--all", "cook:models/tree.vmodel"]):
@@ -238,26 +263,49 @@ sys.exit(rc)
 """
 
 
-@pytest.mark.parametrize("args", [["doit", "cook"], ["doit", "list", "--all", "--status"], ["veduta", "cook"]],
-                         ids=" ".join)
+@pytest.mark.parametrize(
+    "args", [["doit", "cook"], ["doit", "list", "--all", "--status"], ["veduta", "cook"]], ids=" ".join
+)
 def test_a_no_op_imports_no_reader_codec_or_compiler(game, args):
     """What a no-op cook and a listing of fresh sources import: they decide by stat() alone, so no
     source parser, diagnostics, container codec, shared-cache client or numpy (docs/cooking.md).
     (veduta cook builds its whole command line first: the light faces of the other commands.)"""
     _cooked_and_known_by_stat(game)
-    cp = subprocess.run([sys.executable, "-c", NOOP_IMPORTS, *args], cwd=game.root, capture_output=True, text=True,
-                        timeout=120)
+    cp = subprocess.run(
+        [sys.executable, "-c", NOOP_IMPORTS, *args], cwd=game.root, capture_output=True, text=True, timeout=120
+    )
     assert cp.returncode == 0, cp.stderr
     loaded = set(cp.stdout.split("\n")[-2].split())
     assert "veduta.cook.tasks" in loaded  # (the line is the module list)
     faces: set[str] = set()
-    heavy = {m for m in loaded if m.startswith(("numpy", "veduta.source", "veduta.container", "veduta.formats",
-                                                 "veduta.compile.", "veduta.cook.remote", "veduta.cook.shared"))}
+    heavy = {
+        m
+        for m in loaded
+        if m.startswith(
+            (
+                "numpy",
+                "veduta.source",
+                "veduta.container",
+                "veduta.formats",
+                "veduta.compile.",
+                "veduta.cook.remote",
+                "veduta.cook.shared",
+            )
+        )
+    }
     assert heavy - faces == set()
 
 
-@pytest.mark.parametrize("args", [["-m", "doit", "list", "--all", "--status"], ["-m", "doit", "cook"],
-                                  ["-m", "veduta", "cook"], ["-m", "veduta", "check"], ["-m", "veduta", "why"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-m", "doit", "list", "--all", "--status"],
+        ["-m", "doit", "cook"],
+        ["-m", "veduta", "cook"],
+        ["-m", "veduta", "check"],
+        ["-m", "veduta", "why"],
+    ],
+)
 def test_a_reader_that_went_away_is_no_traceback(tmp_path, args):
     """`doit list --all --status | head` ended in a BrokenPipeError traceback (issue 28). Here
     the reader (head) has gone before the command writes a byte: every write meets a closed
@@ -267,8 +315,9 @@ def test_a_reader_that_went_away_is_no_traceback(tmp_path, args):
     r, w = os.pipe()
     os.close(r)  # head has read its lines and gone
     try:
-        cp = subprocess.run([sys.executable, *args], cwd=g.root, stdout=w, stderr=subprocess.PIPE, text=True,
-                            timeout=300)
+        cp = subprocess.run(
+            [sys.executable, *args], cwd=g.root, stdout=w, stderr=subprocess.PIPE, text=True, timeout=300
+        )
     finally:
         os.close(w)
     assert "Traceback" not in cp.stderr and "BrokenPipe" not in cp.stderr, cp.stderr

@@ -62,25 +62,34 @@ def village(game: Game) -> Game:
     return game
 
 
-SHED_FAILED = ('assets/prefabs/shed.vprefab:4:57: entities[0].model: warning: model "broken" failed to cook '
-               "(assets/models/broken.vmodel has errors)")
-WORLD_FAILED = ('assets/worlds/w.vworld:6:43: places[0].prefab: warning: prefab "shed" names model "broken", '
-                "which failed to cook (assets/models/broken.vmodel has errors)")
+SHED_FAILED = (
+    'assets/prefabs/shed.vprefab:4:57: entities[0].model: warning: model "broken" failed to cook '
+    "(assets/models/broken.vmodel has errors)"
+)
+WORLD_FAILED = (
+    'assets/worlds/w.vworld:6:43: places[0].prefab: warning: prefab "shed" names model "broken", '
+    "which failed to cook (assets/models/broken.vmodel has errors)"
+)
 
 
 def test_a_failed_model_propagates_to_its_prefab_and_on_to_the_world(village):
     cp = village.cook()
     assert cp.returncode == 1
-    assert lines(cp)[:3] == ["assets/models/broken.vmodel:1:82: parts[0].radius: not used by shape box",
-                             SHED_FAILED, WORLD_FAILED], cp.stdout
+    assert lines(cp)[:3] == [
+        "assets/models/broken.vmodel:1:82: parts[0].radius: not used by shape box",
+        SHED_FAILED,
+        WORLD_FAILED,
+    ], cp.stdout
     assert "1 failed, 2 with a failed dependency (" in cp.stdout
     # the prefab and the world are cooked (their files only name the model)
     assert village.cooked("prefabs/shed.vda").is_file() and village.cooked("worlds/w.vda").is_file()
     # on every cook while the model fails, and with codes in json
     cp = village.cook(env={"VEDUTA_FORMAT": "json"})
     got = [(d["file"], d["line"], d["col"], d["code"]) for d in as_json(cp) if d.get("code") == "DEPENDENCY_FAILED"]
-    assert got == [("assets/prefabs/shed.vprefab", 4, 57, "DEPENDENCY_FAILED"),
-                   ("assets/worlds/w.vworld", 6, 43, "DEPENDENCY_FAILED")]
+    assert got == [
+        ("assets/prefabs/shed.vprefab", 4, 57, "DEPENDENCY_FAILED"),
+        ("assets/worlds/w.vworld", 6, 43, "DEPENDENCY_FAILED"),
+    ]
     # veduta check says the same, writing nothing
     cp = village.veduta("check")
     assert cp.returncode == 1 and SHED_FAILED in lines(cp) and WORLD_FAILED in lines(cp), cp.stdout
@@ -103,8 +112,10 @@ def test_a_failed_texture_propagates_to_its_material(game):
     assert cp.returncode == 1 and "1 with a failed dependency" in cp.stderr
 
 
-WATER = ("assets/worlds/w.vworld:7:57: places[1].cell: place wet (prefab hut) at cell [10, 10] stands in water "
-         "(a vertex of its footprint [9, 9] + 2 x 2 is under water)")
+WATER = (
+    "assets/worlds/w.vworld:7:57: places[1].cell: place wet (prefab hut) at cell [10, 10] stands in water "
+    "(a vertex of its footprint [9, 9] + 2 x 2 is under water)"
+)
 
 
 @pytest.fixture
@@ -118,24 +129,31 @@ def warned(village: Game) -> Game:
 def test_check_keeps_the_specs_severities_unless_strict(warned):
     cp = warned.veduta("check")
     assert cp.returncode == 0, cp.stdout + cp.stderr
-    assert lines(cp) == ['assets/prefabs/shed.vprefab:4:57: entities[0].model: warning: model "broken" does not '
-                         "exist (not checked)"]
+    assert lines(cp) == [
+        'assets/prefabs/shed.vprefab:4:57: entities[0].model: warning: model "broken" does not exist (not checked)'
+    ]
     cp = warned.veduta("check", "--strict")
     assert cp.returncode == 1
-    assert lines(cp) == ['assets/prefabs/shed.vprefab:4:57: entities[0].model: model "broken" does not exist '
-                         "(not checked)",
-                         "assets/worlds/w.vworld:6:43: places[0].prefab: model broken (used by prefab shed) does "
-                         "not exist: those entities draw nothing", WATER], cp.stdout
+    assert lines(cp) == [
+        'assets/prefabs/shed.vprefab:4:57: entities[0].model: model "broken" does not exist (not checked)',
+        "assets/worlds/w.vworld:6:43: places[0].prefab: model broken (used by prefab shed) does "
+        "not exist: those entities draw nothing",
+        WATER,
+    ], cp.stdout
     assert "3 errors (3 of them by --strict: warnings and inspect's error findings), 0 warnings" in cp.stderr
     got = json.loads(warned.veduta("check", "--strict", "--json").stdout)
     assert not got["ok"] and got["strict"] and got["strict_errors"] == 3
     assert [(d["file"], d["line"], d["col"], d["severity"], d["code"]) for d in got["diagnostics"]] == [
         ("assets/prefabs/shed.vprefab", 4, 57, "error", "MISSING_REFERENCE"),
         ("assets/worlds/w.vworld", 6, 43, "error", "WORLD_MODEL_MISSING"),
-        ("assets/worlds/w.vworld", 7, 57, "error", "WORLD_PLACE_WATER")]
+        ("assets/worlds/w.vworld", 7, 57, "error", "WORLD_PLACE_WATER"),
+    ]
     gh = warned.veduta("check", "--strict", "--format", "github")
-    assert gh.returncode == 1 and "::error file=assets/worlds/w.vworld,line=7,col=57,title=WORLD_PLACE_WATER::" \
-        "places[1].cell: place wet" in gh.stdout
+    assert (
+        gh.returncode == 1
+        and "::error file=assets/worlds/w.vworld,line=7,col=57,title=WORLD_PLACE_WATER::places[1].cell: place wet"
+        in gh.stdout
+    )
     # inspect's findings of a source with errors are not run (its errors say enough)
     warned.write("worlds/w.vworld", WORLD.replace('"extent": 4', '"extent": 0'))
     got = json.loads(warned.veduta("check", "--strict", "--json", "worlds/w.vworld").stdout)
@@ -147,8 +165,7 @@ def test_strict_cooks_fail_on_warnings_and_still_write(warned):
     cp = warned.veduta("cook", "--strict")
     assert cp.returncode == 1
     assert "cook: 1 warning stands in 1 up-to-date source (veduta check lists them)" in cp.stdout
-    assert "cook: failed: 1 warning (--strict makes every warning an error; the cooked files are written)" \
-        in cp.stdout
+    assert "cook: failed: 1 warning (--strict makes every warning an error; the cooked files are written)" in cp.stdout
     (warned.root / "pyproject.toml").write_text("[tool.veduta]\nstrict = true\n")
     for cook in (lambda: warned.cook(), lambda: warned.veduta("cook")):
         cp = cook()
@@ -173,8 +190,9 @@ def test_strict_must_be_true_or_false(game):
 
 
 def test_warnings_persist_across_a_no_op(warned):
-    warning = ('assets/prefabs/shed.vprefab:4:57: entities[0].model: warning: model "broken" does not exist '
-               "(not checked)")
+    warning = (
+        'assets/prefabs/shed.vprefab:4:57: entities[0].model: warning: model "broken" does not exist (not checked)'
+    )
     cp = warned.cook()
     assert warning in lines(cp)
     cp = warned.cook()  # a no-op: one line, not the list

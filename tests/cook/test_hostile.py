@@ -23,10 +23,14 @@ def _slow_cook_started(game, n: int, segments: int, rings: int, wait_for: str) -
     import time
 
     for i in range(n):
-        game.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
-                   f'"radius": {1 + i / 100}, "segments": {segments}, "rings": {rings}}}]}}')
-    p = subprocess.Popen([sys.executable, "-m", "doit", "cook"], cwd=game.root, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True)
+        game.write(
+            f"models/gen/s{i:02d}.vmodel",
+            '{"veduta": "model/1", "parts": [{"shape": "sphere", '
+            f'"radius": {1 + i / 100}, "segments": {segments}, "rings": {rings}}}]}}',
+        )
+    p = subprocess.Popen(
+        [sys.executable, "-m", "doit", "cook"], cwd=game.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     deadline = time.monotonic() + 60
     while not (game.root / wait_for).exists() and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -39,17 +43,23 @@ def test_absurd_numbers_are_located_errors(game):
     game.write("models/neg.vmodel", box.replace("N", "-" + "9" * 5000))
     cp = game.cook()
     _no_traceback(cp)
-    assert "assets/models/huge.vmodel:1:62: parts[0].size[1]: 99999999999999999999... is too large a number " \
-           "(5000 digits)" in cp.stdout
-    assert "assets/models/neg.vmodel:1:62: parts[0].size[1]: -9999999999999999999... is too large a number " \
-           "(5000 digits)" in cp.stdout
+    assert (
+        "assets/models/huge.vmodel:1:62: parts[0].size[1]: 99999999999999999999... is too large a number "
+        "(5000 digits)" in cp.stdout
+    )
+    assert (
+        "assets/models/neg.vmodel:1:62: parts[0].size[1]: -9999999999999999999... is too large a number "
+        "(5000 digits)" in cp.stdout
+    )
     assert summary(cp)["failed"] == 2 and summary(cp)["cooked"] == 4
 
 
 def test_a_huge_value_is_quoted_in_part_with_its_length(game):
     big = "x" * 5_000_000
-    game.write("models/a.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], '
-               '"material": "BIG"}]}'.replace("BIG", big))
+    game.write(
+        "models/a.vmodel",
+        '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], "material": "BIG"}]}'.replace("BIG", big),
+    )
     game.write("models/b.vmodel", '{"veduta": "BIG", "BIG": 1}'.replace("BIG", big))
     cp = game.cook()
     _no_traceback(cp)
@@ -59,10 +69,13 @@ def test_a_huge_value_is_quoted_in_part_with_its_length(game):
 
 
 def test_non_finite_numbers_do_not_stop_the_report(game):
-    game.write("models/a.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [NaN, 1, Infinity],\n'
-               '"material": 3}]}')
-    game.write("models/b.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], '
-               '"material": 1e400}]}')
+    game.write(
+        "models/a.vmodel",
+        '{"veduta": "model/1", "parts": [{"shape": "box", "size": [NaN, 1, Infinity],\n"material": 3}]}',
+    )
+    game.write(
+        "models/b.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], "material": 1e400}]}'
+    )
     cp = game.cook()
     _no_traceback(cp)
     out = cp.stdout
@@ -74,8 +87,13 @@ def test_non_finite_numbers_do_not_stop_the_report(game):
 
 
 def test_a_missing_source_named_on_the_command_line(game):
-    cp = subprocess.run([sys.executable, "-m", "veduta", "cook", "models/ghost.vmodel"], cwd=game.root,
-                        capture_output=True, text=True, timeout=300)
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "cook", "models/ghost.vmodel"],
+        cwd=game.root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     _no_traceback(cp)
     assert cp.returncode != 0
     assert "assets/models/ghost.vmodel: no such source" in cp.stdout + cp.stderr
@@ -91,7 +109,8 @@ def test_a_damaged_database_is_moved_aside(game):
     assert cp.returncode == 0
     assert [line for line in cp.stderr.splitlines() if "damaged" in line] == [
         "veduta: warning: cache/doit.sqlite3: doit's database is damaged (file is not a database); moved it to "
-        "cache/doit.sqlite3.damaged and started a new one (this cook re-checks every source)"]
+        "cache/doit.sqlite3.damaged and started a new one (this cook re-checks every source)"
+    ]
     assert summary(cp)["cooked"] == 0 and (game.root / "cache/doit.sqlite3.damaged").exists()
     sqlite3.connect(db).execute("select * from doit").fetchall()  # a good one again
     cp = game.cook(check=True)
@@ -134,8 +153,9 @@ def test_an_image_path_that_is_a_fifo_is_an_error_not_a_hang(game):
 
     (game.root / "assets/textures").mkdir()
     os.mkfifo(game.root / "assets/textures/pipe.png")
-    game.write("textures/t.vtexture", '{"veduta": "texture/1", "layers": [{"type": "image", '
-               '"path": "textures/pipe.png"}]}')
+    game.write(
+        "textures/t.vtexture", '{"veduta": "texture/1", "layers": [{"type": "image", "path": "textures/pipe.png"}]}'
+    )
     cp = game.doit("cook")  # a hang would hit the subprocess timeout
     _no_traceback(cp)
     assert 'layers[0].path: image "textures/pipe.png" is not a readable file' in cp.stdout
@@ -174,8 +194,9 @@ def test_symlink_loops_are_skipped_with_a_warning(game):
     cp = game.cook()
     _no_traceback(cp)
     assert cp.returncode == 0, cp.stdout + cp.stderr
-    assert "assets/models/self.vmodel: warning: skipped, cannot follow it (Too many levels of symbolic links)" \
-        in cp.stderr
+    assert (
+        "assets/models/self.vmodel: warning: skipped, cannot follow it (Too many levels of symbolic links)" in cp.stderr
+    )
     assert "assets/models/props/again: warning: skipped, a link to a folder above it (a loop)" in cp.stderr
     assert "assets/models/props/up/models: warning: skipped, a link to a folder above it (a loop)" in cp.stderr
     assert summary(cp)["cooked"] == 4
@@ -190,16 +211,20 @@ def test_a_model_over_the_triangle_limit_is_a_located_error(game):
     cp = game.cook()
     assert time.monotonic() - t0 < 60  # refused before building (building took 86 s and 15.6 GB)
     _no_traceback(cp)
-    assert "assets/models/huge.vmodel:2:11: parts: 16,646,144 triangles (every level of detail counted), " \
-           "beyond the limit of 1,000,000 per model" in cp.stdout
+    assert (
+        "assets/models/huge.vmodel:2:11: parts: 16,646,144 triangles (every level of detail counted), "
+        "beyond the limit of 1,000,000 per model" in cp.stdout
+    )
     assert summary(cp)["failed"] == 1 and summary(cp)["cooked"] == 4
 
 
 def test_cooked_or_cache_folders_overlapping_the_sources_are_refused(game):
-    for key, value, why in (("cooked", "assets", "it is the assets folder"),
-                            ("cooked", ".", "it holds the assets folder"),
-                            ("cooked", "assets/models", "it is the models source folder"),
-                            ("cache", "assets/models/c", "it is inside the models source folder")):
+    for key, value, why in (
+        ("cooked", "assets", "it is the assets folder"),
+        ("cooked", ".", "it holds the assets folder"),
+        ("cooked", "assets/models", "it is the models source folder"),
+        ("cache", "assets/models/c", "it is inside the models source folder"),
+    ):
         (game.root / "pyproject.toml").write_text(f'[tool.veduta]\n{key} = "{value}"\n')
         cp = game.cook()
         _no_traceback(cp)
@@ -210,13 +235,21 @@ def test_cooked_or_cache_folders_overlapping_the_sources_are_refused(game):
 
 def test_a_cache_folder_in_the_cooked_folder_is_refused(game):
     # the engine loads the cooked folder: doit's database, the stat cache and the store are no part of it
-    for toml, why in (('cache = "assets/.cooked"', "cache = 'assets/.cooked': the cache folder assets/.cooked is "
-                                                   "the cooked folder assets/.cooked"),
-                      ('cache = "assets/.cooked/models"', "cache = 'assets/.cooked/models': the cache folder "
-                                                          "assets/.cooked/models is inside the cooked folder"),
-                      ('cooked = "cache"', "cooked = 'cache': the cache folder cache is the cooked folder cache"),
-                      ('cooked = "out"\ncache = "out/cache"', "cache = 'out/cache': the cache folder out/cache is "
-                                                             "inside the cooked folder out")):
+    for toml, why in (
+        (
+            'cache = "assets/.cooked"',
+            "cache = 'assets/.cooked': the cache folder assets/.cooked is the cooked folder assets/.cooked",
+        ),
+        (
+            'cache = "assets/.cooked/models"',
+            "cache = 'assets/.cooked/models': the cache folder assets/.cooked/models is inside the cooked folder",
+        ),
+        ('cooked = "cache"', "cooked = 'cache': the cache folder cache is the cooked folder cache"),
+        (
+            'cooked = "out"\ncache = "out/cache"',
+            "cache = 'out/cache': the cache folder out/cache is inside the cooked folder out",
+        ),
+    ):
         (game.root / "pyproject.toml").write_text(f"[tool.veduta]\n{toml}\n")
         cp = game.cook()
         _no_traceback(cp)
@@ -237,9 +270,16 @@ def test_a_cooked_folder_that_is_a_file_is_one_line(game):
     assert cp.stdout.splitlines()[0] == line
     assert len(cp.stdout.splitlines()) == 2  # that line (one, for both kinds) and the summary
     # a source asked for by name says why it cannot be cooked, not that it does not exist
-    for named in (game.cook("cook:models/crate.vmodel"),
-                  subprocess.run([sys.executable, "-m", "veduta", "cook", "models/crate.vmodel"],
-                                 cwd=game.root, capture_output=True, text=True, timeout=300)):
+    for named in (
+        game.cook("cook:models/crate.vmodel"),
+        subprocess.run(
+            [sys.executable, "-m", "veduta", "cook", "models/crate.vmodel"],
+            cwd=game.root,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        ),
+    ):
         _no_traceback(named)
         assert named.returncode != 0 and line in named.stdout, named.stdout + named.stderr
         assert "no such source" not in named.stdout + named.stderr
@@ -247,8 +287,9 @@ def test_a_cooked_folder_that_is_a_file_is_one_line(game):
     (game.root / "assets/.cooked").mkdir()
     (game.root / "assets/.cooked/models").write_text("a file where the models go")
     cp = game.cook()
-    assert cp.stdout.splitlines()[0] == ("assets/.cooked/models: is a file, not a folder (cooked files go under "
-                                         "assets/.cooked/models/); move it away")
+    assert cp.stdout.splitlines()[0] == (
+        "assets/.cooked/models: is a file, not a folder (cooked files go under assets/.cooked/models/); move it away"
+    )
     assert summary(cp)["cooked"] == 1  # the material still cooks
 
 
@@ -257,8 +298,7 @@ def test_a_second_cook_waits_for_the_first(game):
     first = _slow_cook_started(game, 16, 256, 128, "cache/cook.lock")
     second = game.cook()
     out1, err1 = first.communicate(timeout=300)
-    assert "veduta: another cook is running in this game (cache/cook.lock); waiting for it to finish" \
-        in second.stderr
+    assert "veduta: another cook is running in this game (cache/cook.lock); waiting for it to finish" in second.stderr
     assert summary(second)["cooked"] == 0 and summary(second)["uptodate"] == 20  # no work done twice
     assert summary(type("cp", (), {"stdout": out1, "stderr": err1})())["cooked"] == 20
 
@@ -272,11 +312,14 @@ def test_a_dangling_link_is_named_as_a_warning_by_cook_and_check(game):
     cp = game.cook()
     _no_traceback(cp)
     assert cp.returncode == 0 and summary(cp)["cooked"] == 4, cp.stdout + cp.stderr
-    want = ["assets/models/crate2.vmodel: warning: skipped, a link to nothing (gone/crate2.vmodel does not exist)",
-            "assets/models/shared: warning: skipped, a link to nothing (/nowhere/shared does not exist)"]
+    want = [
+        "assets/models/crate2.vmodel: warning: skipped, a link to nothing (gone/crate2.vmodel does not exist)",
+        "assets/models/shared: warning: skipped, a link to nothing (/nowhere/shared does not exist)",
+    ]
     assert sorted(line for line in cp.stderr.splitlines() if "link to nothing" in line) == want
-    cp = subprocess.run([sys.executable, "-m", "veduta", "check", "--json"], cwd=game.root, capture_output=True,
-                        text=True, timeout=120)
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "check", "--json"], cwd=game.root, capture_output=True, text=True, timeout=120
+    )
     got = json.loads(cp.stdout)
     assert cp.returncode == 0 and got["warnings"] == 2, cp.stdout + cp.stderr
     assert sorted(f"{d['file']}: warning: {d['message']}" for d in got["diagnostics"]) == want
@@ -290,8 +333,10 @@ def test_an_empty_assets_folder_says_so_and_a_missing_one_is_a_configuration_err
     assert (cp.returncode, cp.stderr) == (0, ""), cp.stdout + cp.stderr
     assert cp.stdout.startswith("cook: no sources under assets/ (a source is one of models/**/*.vmodel, "), cp.stdout
     (game.root / "assets").rmdir()  # counted as "1 failed", and check showed it at "assets:1:1: $:"
-    why = "veduta: no assets folder: assets does not exist (a game keeps its sources in assets/, or names the " \
-          "folder with [tool.veduta] assets in pyproject.toml)\n"
+    why = (
+        "veduta: no assets folder: assets does not exist (a game keeps its sources in assets/, or names the "
+        "folder with [tool.veduta] assets in pyproject.toml)\n"
+    )
     for args in (["-m", "doit", "cook"], ["-m", "veduta", "check"], ["-m", "veduta", "cook"]):
         cp = subprocess.run([sys.executable, *args], cwd=game.root, capture_output=True, text=True, timeout=120)
         assert (cp.returncode, cp.stdout, cp.stderr) == (2, "", why), (args, cp.stdout + cp.stderr)

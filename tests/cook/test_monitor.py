@@ -28,8 +28,14 @@ class MonitorProcess:
         self.err = open(game.root.parent / f"monitor-{time.monotonic_ns()}.log", "w+")  # noqa: SIM115
         env = dict(os.environ)
         env.pop("VEDUTA_FORMAT", None)
-        self.proc = subprocess.Popen([sys.executable, "-m", "veduta", "watch", "--monitor"], cwd=game.root,
-                                     env=env, stdout=subprocess.DEVNULL, stderr=self.err, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "veduta", "watch", "--monitor"],
+            cwd=game.root,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=self.err,
+            text=True,
+        )
         end = time.monotonic() + 60
         while "monitoring" not in self.log():
             assert self.proc.poll() is None, self.log()

@@ -29,26 +29,37 @@ def _tier(tmp_path, url, warnings=None, **env):
 
 # -- settings ------------------------------------------------------------------------------------
 
+
 def test_environment_wins_over_pyproject_and_writes_are_off_by_default(tmp_path):
     p = _project(tmp_path, "s3://team-cache/game", write=False)
     s = remote.settings(p, environ={})
     assert (s.scheme, s.bucket, s.prefix, s.write, s.write_from) == ("s3", "team-cache", "game/", False, "default")
     s = remote.settings(p, environ={"VEDUTA_CACHE_URL": "file:///mnt/share/cache", "VEDUTA_CACHE_WRITE": "1"})
-    assert (s.scheme, s.path, s.url_from, s.write, s.write_from) == \
-        ("file", "/mnt/share/cache", "VEDUTA_CACHE_URL", True, "VEDUTA_CACHE_WRITE")
-    assert remote.settings(_project(tmp_path, "s3://b-b-b", write=True), environ={"VEDUTA_CACHE_WRITE": "0"}).write \
+    assert (s.scheme, s.path, s.url_from, s.write, s.write_from) == (
+        "file",
+        "/mnt/share/cache",
+        "VEDUTA_CACHE_URL",
+        True,
+        "VEDUTA_CACHE_WRITE",
+    )
+    assert (
+        remote.settings(_project(tmp_path, "s3://b-b-b", write=True), environ={"VEDUTA_CACHE_WRITE": "0"}).write
         is False
+    )
     assert remote.settings(p, environ={"VEDUTA_CACHE_URL": ""}) is None  # an empty URL turns it off
     assert remote.settings(_project(tmp_path), environ={}) is None
     rel = remote.settings(_project(tmp_path, "shared/cache"), environ={})
     assert rel.path == os.path.join(str(tmp_path), "shared", "cache")  # a plain path is relative to the game
 
 
-@pytest.mark.parametrize("url, why", [
-    ("http://cache.example/x", "only s3://"),
-    ("s3://A_Bucket/x", "not an S3 bucket name"),
-    ("file://server/share", "local path"),
-])
+@pytest.mark.parametrize(
+    "url, why",
+    [
+        ("http://cache.example/x", "only s3://"),
+        ("s3://A_Bucket/x", "not an S3 bucket name"),
+        ("file://server/share", "local path"),
+    ],
+)
 def test_bad_urls_are_config_errors(tmp_path, url, why):
     with pytest.raises(ConfigError, match=why):
         remote.settings(_project(tmp_path, url), environ={})
@@ -66,6 +77,7 @@ def test_pyproject_keys(tmp_path):
 
 
 # -- S3 ------------------------------------------------------------------------------------------
+
 
 def test_s3_get_put_keys_and_layout(tmp_path, s3):
     tier = _tier(tmp_path, f"s3://{s3['bucket']}/studio/game")
@@ -123,13 +135,16 @@ def test_s3_sets_are_members_named_by_their_digest(tmp_path, s3):
     tier = _tier(tmp_path, f"s3://{s3['bucket']}/studio/game")
 
     def listed():
-        return [o["Key"].removeprefix("studio/game/")
-                for o in client(s3["env"]).list_objects_v2(Bucket=s3["bucket"]).get("Contents", [])]
+        return [
+            o["Key"].removeprefix("studio/game/")
+            for o in client(s3["env"]).list_objects_v2(Bucket=s3["bucket"]).get("Contents", [])
+        ]
 
     _set_semantics(tier, listed)
     # a member whose bytes do not hash to its name (damaged, or written by hand) is left out
-    client(s3["env"]).put_object(Bucket=s3["bucket"], Key="studio/game/" + tier.member_name(K1, b"first"),
-                                 Body=b"tampered")
+    client(s3["env"]).put_object(
+        Bucket=s3["bucket"], Key="studio/game/" + tier.member_name(K1, b"first"), Body=b"tampered"
+    )
     assert tier.get_set(K1) == (b"whole", [b"second"])
 
 
@@ -178,9 +193,13 @@ def test_wrong_credentials_are_a_warning(tmp_path, s3, monkeypatch):
     from tests.s3server import client
 
     # moto accepts any key; a bucket policy that denies everyone is what a real server says
-    client(s3["env"]).put_bucket_policy(Bucket=s3["bucket"], Policy=(
-        '{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:*",'
-        f'"Resource":["arn:aws:s3:::{s3["bucket"]}","arn:aws:s3:::{s3["bucket"]}/*"]}}]}}'))
+    client(s3["env"]).put_bucket_policy(
+        Bucket=s3["bucket"],
+        Policy=(
+            '{"Version":"2012-10-17","Statement":[{"Effect":"Deny","Principal":"*","Action":"s3:*",'
+            f'"Resource":["arn:aws:s3:::{s3["bucket"]}","arn:aws:s3:::{s3["bucket"]}/*"]}}]}}'
+        ),
+    )
     warnings: list[str] = []
     tier = _tier(tmp_path, f"s3://{s3['bucket']}", warnings)
     tier.get(K1)
@@ -242,6 +261,7 @@ def test_a_server_that_never_answers_times_out(tmp_path, s3, monkeypatch):
 
 
 # -- folder ----------------------------------------------------------------------------------------
+
 
 def test_folder_tier(tmp_path):
     share = tmp_path / "share"
@@ -322,6 +342,7 @@ def test_a_folder_tier_reads_regular_files_only_and_none_too_large(tmp_path):
     assert warnings == [
         f"shared cache {share}: object ab/{K1[2:]} skipped: it is a FIFO (a named pipe), not a regular file",
         f"shared cache {share}: object {K2[:2]}/{K2[2:]} skipped: too large (536,870,913 bytes; a cooked file is "
-        f"at most 536,870,912)"]
+        f"at most 536,870,912)",
+    ]
     k3 = "ef" * 32
     assert tier.put(k3, b"fine") and tier.get(k3) == b"fine"

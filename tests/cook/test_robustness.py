@@ -27,8 +27,13 @@ def test_killing_a_cook_never_leaves_a_partial_file(game):
         game.write(f"models/gen/big{i:02d}.vmodel", BIG.format(r=0.5 + i / 100))
     cooked = game.root / "assets/.cooked"
     for delay in (0.4, 0.8, 1.2, 1.6, 2.0):
-        p = subprocess.Popen([sys.executable, "-m", "doit", "-n", "2", "cook"], cwd=game.root,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "doit", "-n", "2", "cook"],
+            cwd=game.root,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
         time.sleep(delay)
         os.killpg(p.pid, signal.SIGKILL)
         p.wait()
@@ -120,8 +125,12 @@ def _alive(pid: int) -> bool:
 def test_workers_end_when_the_cook_is_killed(game):
     for i in range(12):
         game.write(f"models/gen/big{i:02d}.vmodel", BIG.format(r=0.5 + i / 100))
-    p = subprocess.Popen([sys.executable, "-m", "doit", "-n", "2", "cook"], cwd=game.root,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "doit", "-n", "2", "cook"],
+        cwd=game.root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     workers: set[int] = set()
     deadline = time.monotonic() + 60
     while len(workers) < 2 and time.monotonic() < deadline:

@@ -38,13 +38,15 @@ def test_explicit_n_1_cooks_without_a_pool(tmp_path):
         from veduta.faces.cli.main import main
         sys.exit(main(["cook", *sys.argv[1:]]))
     """
-    cp = subprocess.run([sys.executable, "-c", probe, "-n", "1"], cwd=g.root, capture_output=True, text=True,
-                        timeout=300)
+    cp = subprocess.run(
+        [sys.executable, "-c", probe, "-n", "1"], cwd=g.root, capture_output=True, text=True, timeout=300
+    )
     assert cp.returncode == 0 and "cook: 24 cooked" in cp.stdout, cp.stdout + cp.stderr
     assert "POOL" not in cp.stdout
     os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
-    cp = subprocess.run([sys.executable, "-c", probe, "-n", "2"], cwd=g.root, capture_output=True, text=True,
-                        timeout=300)
+    cp = subprocess.run(
+        [sys.executable, "-c", probe, "-n", "2"], cwd=g.root, capture_output=True, text=True, timeout=300
+    )
     assert "POOL 2" in cp.stdout and "cook: 24 cooked" in cp.stdout, cp.stdout + cp.stderr
 
 
@@ -57,8 +59,9 @@ def test_doit_list_leaves_the_cook_state_alone(game):
     os.unlink(game.cooked("models/barrel.vda"))
     game.doit("list", "--all", "--status", check=True)
     assert state.read_bytes() == before
-    cp = subprocess.run([sys.executable, "-m", "veduta", "why", "--json"], cwd=game.root, capture_output=True,
-                        text=True, timeout=300)
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "why", "--json"], cwd=game.root, capture_output=True, text=True, timeout=300
+    )
     reasons = {i["source"]: [r["code"] for r in i["reasons"]] for i in json.loads(cp.stdout)["stale"]}
     assert reasons == {"models/props/barrel.vmodel": ["COOKED_MISSING"]}
 
@@ -69,8 +72,10 @@ def test_progress_is_redrawn_at_most_ten_times_a_second(tmp_path):
     reach (the test failed a fresh clone's make test that way): here it is 0, so the bar is
     shown however fast the machine, and the bound is in the cook's own time."""
     g = _many(tmp_path, 400)
-    code = ("import sys; from veduta.cook.tasks import CookReporter; CookReporter.PROGRESS_AFTER = 0; "
-            "from doit.doit_cmd import DoitMain; sys.exit(DoitMain().run(['-n', '1', 'cook']))")
+    code = (
+        "import sys; from veduta.cook.tasks import CookReporter; CookReporter.PROGRESS_AFTER = 0; "
+        "from doit.doit_cmd import DoitMain; sys.exit(DoitMain().run(['-n', '1', 'cook']))"
+    )
     t0 = time.monotonic()
     _, out, err = stderr_on_a_terminal([sys.executable, "-c", code], g.root)
     elapsed = time.monotonic() - t0
@@ -137,8 +142,9 @@ def test_a_failed_source_exits_1_and_a_configuration_mistake_2(game):
     game.write("models/bad.vmodel", "[1, 2")
     assert game.cook().returncode == 1
     assert game.cook("-n", "2", "cook").returncode == 1
-    cp = subprocess.run([sys.executable, "-m", "veduta", "cook"], cwd=game.root, capture_output=True, text=True,
-                        timeout=300)
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "cook"], cwd=game.root, capture_output=True, text=True, timeout=300
+    )
     assert cp.returncode == 1 and "1 failed" in cp.stdout, cp.stdout + cp.stderr
     (game.root / "assets/models/bad.vmodel").unlink()
     assert game.cook().returncode == 0
@@ -218,10 +224,19 @@ def _ctrl_c_during(tmp_path, *args: str) -> tuple[int, str, str]:
 
     g = make_game(tmp_path)
     for i in range(30):
-        g.write(f"models/gen/s{i:02d}.vmodel", '{"veduta": "model/1", "parts": [{"shape": "sphere", '
-                f'"radius": {1 + i / 100}, "segments": 128, "rings": 64}}]}}')
-    p = subprocess.Popen([sys.executable, "-m", *args], cwd=g.root, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, start_new_session=True)
+        g.write(
+            f"models/gen/s{i:02d}.vmodel",
+            '{"veduta": "model/1", "parts": [{"shape": "sphere", '
+            f'"radius": {1 + i / 100}, "segments": 128, "rings": 64}}]}}',
+        )
+    p = subprocess.Popen(
+        [sys.executable, "-m", *args],
+        cwd=g.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while not (g.root / "cache/cook.lock").exists() and time.monotonic() < deadline:
         time.sleep(0.02)
@@ -259,13 +274,28 @@ def test_a_slow_batch_does_not_hold_up_other_threads_takes(tmp_path):
     from veduta.cook.cook import set_index
 
     g = make_game(tmp_path)
-    g.write("models/slow.vmodel", '{"veduta": "model/1", "parts": [' + ", ".join(
-        f'{{"shape": "sphere", "radius": {1 + i / 10}, "segments": 256, "rings": 128}}' for i in range(6)) + "]}")
+    g.write(
+        "models/slow.vmodel",
+        '{"veduta": "model/1", "parts": ['
+        + ", ".join(f'{{"shape": "sphere", "radius": {1 + i / 10}, "segments": 256, "rings": 128}}' for i in range(6))
+        + "]}",
+    )
     project = Project.find(str(g.root))
     sources = project.scan()[0]
     set_index(project.assets, AssetIndex.from_paths(s.rel for s in sources))
-    jobs = [(s.kind.name, s.rel, project.assets, os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
-             project.cache, None, "") for s in sources if s.name in ("slow", "crate")]
+    jobs = [
+        (
+            s.kind.name,
+            s.rel,
+            project.assets,
+            os.path.join(project.cooked, s.kind.folder, s.name + ".vda"),
+            project.cache,
+            None,
+            "",
+        )
+        for s in sources
+        if s.name in ("slow", "crate")
+    ]
     jobs.sort(key=lambda j: j[1] != "models/slow.vmodel")
     pool = ahead.Ahead(jobs, 2)
     assert len(pool.batches) == 2

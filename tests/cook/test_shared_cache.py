@@ -28,8 +28,11 @@ COOKED = ["models/barrel.vda", "models/crate.vda", "models/tree.vda", "models/tr
 
 
 def summary(cp) -> dict[str, int]:
-    m = re.search(r"cook: (\d+) cooked, (\d+) up to date, (\d+) restored from cache, (?:(\d+) from the shared "
-                  r"cache, )?(\d+) failed", cp.stdout)
+    m = re.search(
+        r"cook: (\d+) cooked, (\d+) up to date, (\d+) restored from cache, (?:(\d+) from the shared "
+        r"cache, )?(\d+) failed",
+        cp.stdout,
+    )
     assert m, cp.stdout + cp.stderr
     return dict(zip(("cooked", "uptodate", "restored", "shared", "failed"), (int(g or 0) for g in m.groups())))
 
@@ -169,8 +172,11 @@ def test_a_cache_written_by_earlier_versions_is_still_read(tmp_path, s3, ci):
     (member,) = [n for n in objs if n.startswith(f"game/{mkey[:2]}/{mkey[2:]}.d/")]
     c.delete_object(Bucket=s3["bucket"], Key=member)
     tree_key = next(n for n, d in objs.items() if d == want["models/tree.vda"]).removeprefix("game/")
-    c.put_object(Bucket=s3["bucket"], Key=f"game/{mkey[:2]}/{mkey[2:]}",
-                 Body=f"{'0' * 64} models/gone.vmodel\n{tree_key.replace('/', '')} models/tree_far.vmodel\n".encode())
+    c.put_object(
+        Bucket=s3["bucket"],
+        Key=f"game/{mkey[:2]}/{mkey[2:]}",
+        Body=f"{'0' * 64} models/gone.vmodel\n{tree_key.replace('/', '')} models/tree_far.vmodel\n".encode(),
+    )
     dev = clone(game, tmp_path / "dev")
     cp = dev.cook(env=env(s3), check=True)
     assert summary(cp) == {"cooked": 0, "uptodate": 0, "restored": 0, "shared": 4, "failed": 0}, cp.stdout
@@ -189,8 +195,17 @@ def _variant(game: Game, where, i: int) -> Game:
 def _concurrent_writers(game: Game, tmp_path, e: dict[str, str], n: int = 4) -> list[Game]:
     """*n* writing cooks of *n* variants, started together."""
     writers = [_variant(game, tmp_path / f"ci{i}", i) for i in range(n)]
-    procs = [subprocess.Popen([sys.executable, "-m", "doit", "cook"], cwd=w.root, env=dict(os.environ, **e),
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for w in writers]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "doit", "cook"],
+            cwd=w.root,
+            env=dict(os.environ, **e),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in writers
+    ]
     for p in procs:
         out, err = p.communicate(timeout=300)
         assert p.returncode == 0, out + err
@@ -220,7 +235,8 @@ def test_concurrent_writers_lose_nothing_s3(tmp_path, s3):
     # 2 shared outputs, 4 tree_far and 4 tree outputs, one member (every job read the same deps)
     names = sorted(objects(s3))
     assert len(names) == 11 and [n for n in names if ".d/" in n] == [
-        f"game/{mkey[:2]}/{mkey[2:]}.d/{hashlib.sha256(deps_member(['models/tree_far.vmodel'])).hexdigest()}"]
+        f"game/{mkey[:2]}/{mkey[2:]}.d/{hashlib.sha256(deps_member(['models/tree_far.vmodel'])).hexdigest()}"
+    ]
 
 
 def test_concurrent_writers_lose_nothing_folder(tmp_path):
@@ -250,13 +266,16 @@ def test_a_stopped_server_degrades_to_compiling(tmp_path, s3, ci):
 
 def test_no_op_cook_imports_no_storage_client(tmp_path, s3):
     game = make_game(tmp_path)
-    code = ("import sys; from veduta.faces.cli.main import main; rc = main(['cook']); "
-            "print('BOTO', 'boto3' in sys.modules, 'botocore' in sys.modules); sys.exit(rc)")
+    code = (
+        "import sys; from veduta.faces.cli.main import main; rc = main(['cook']); "
+        "print('BOTO', 'boto3' in sys.modules, 'botocore' in sys.modules); sys.exit(rc)"
+    )
 
     def run():
         e = dict(os.environ, **env(s3))
-        cp = subprocess.run([sys.executable, "-c", code], cwd=game.root, env=e, capture_output=True, text=True,
-                            timeout=300)
+        cp = subprocess.run(
+            [sys.executable, "-c", code], cwd=game.root, env=e, capture_output=True, text=True, timeout=300
+        )
         assert cp.returncode == 0, cp.stdout + cp.stderr
         return cp.stdout
 
@@ -271,8 +290,9 @@ def test_push_seeds_the_tier_and_info_reports_it(tmp_path, s3):
     e = dict(os.environ, **env(s3))
 
     def veduta(*args):
-        return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=game.root, env=e,
-                              capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [sys.executable, "-m", "veduta", *args], cwd=game.root, env=e, capture_output=True, text=True, timeout=300
+        )
 
     cp = veduta("cache", "info")
     assert cp.returncode == 0, cp.stdout + cp.stderr
@@ -294,8 +314,9 @@ def test_push_seeds_the_tier_and_info_reports_it(tmp_path, s3):
 
     del e["VEDUTA_CACHE_URL"]  # nothing to push to: a configuration mistake (exit 2), one line
     cp = veduta("cache", "push")
-    assert cp.returncode == 2 and cp.stderr.startswith("veduta: no shared cache set: [tool.veduta] cache_url"), \
+    assert cp.returncode == 2 and cp.stderr.startswith("veduta: no shared cache set: [tool.veduta] cache_url"), (
         cp.stdout + cp.stderr
+    )
 
 
 def test_folder_tier_end_to_end(tmp_path):
@@ -362,8 +383,10 @@ def test_a_fifo_in_a_folder_shared_cache_blocks_no_cook(tmp_path):
     cp = dev.cook(env={"VEDUTA_CACHE_URL": str(share)})  # a hang is the subprocess time-out
     assert cp.returncode == 0, cp.stdout + cp.stderr
     assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}
-    assert f"veduta: warning: shared cache {share}: object {poisoned.parent.name}/{poisoned.name} skipped: " \
-           "it is a FIFO (a named pipe), not a regular file" in cp.stderr
+    assert (
+        f"veduta: warning: shared cache {share}: object {poisoned.parent.name}/{poisoned.name} skipped: "
+        "it is a FIFO (a named pipe), not a regular file" in cp.stderr
+    )
 
 
 def test_a_huge_shared_cache_object_is_refused_unread_under_a_memory_limit(tmp_path):
@@ -377,10 +400,19 @@ def test_a_huge_shared_cache_object_is_refused_unread_under_a_memory_limit(tmp_p
         f.truncate(1_500_000_000)
     dev = clone(game, tmp_path / "dev")
     e = dict(os.environ, VEDUTA_CACHE_URL=str(share))
-    cp = subprocess.run([sys.executable, "-m", "doit", "cook"], cwd=dev.root, env=e, capture_output=True,
-                        text=True, timeout=300, preexec_fn=memory_limit(1 << 30))
+    cp = subprocess.run(
+        [sys.executable, "-m", "doit", "cook"],
+        cwd=dev.root,
+        env=e,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=memory_limit(1 << 30),
+    )
     assert cp.returncode == 0, cp.stdout + cp.stderr
     assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}
-    assert f"object {big.parent.name}/{big.name} skipped: too large (1,500,000,000 bytes; a cooked file is at " \
-           "most 536,870,912)" in cp.stderr
+    assert (
+        f"object {big.parent.name}/{big.name} skipped: too large (1,500,000,000 bytes; a cooked file is at "
+        "most 536,870,912)" in cp.stderr
+    )
     assert "MemoryError" not in cp.stderr

@@ -17,8 +17,14 @@ class Watcher:
     def __init__(self, game: Game):
         env = dict(os.environ)
         env.pop("VEDUTA_FORMAT", None)
-        self.proc = subprocess.Popen([sys.executable, "-m", "veduta", "watch"], cwd=game.root, env=env,
-                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "veduta", "watch"],
+            cwd=game.root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         self.pump = threading.Thread(target=self._pump, daemon=True)

@@ -48,7 +48,7 @@ def accessor_array(doc: dict, binary: bytes, index: int) -> np.ndarray:
     raw = np.frombuffer(binary, np.uint8, count=bv["byteLength"] - acc.get("byteOffset", 0), offset=start)
     rows = []
     for i in range(acc["count"]):
-        rows.append(np.frombuffer(raw[i * stride:i * stride + 4 * width].tobytes(), dtype))
+        rows.append(np.frombuffer(raw[i * stride : i * stride + 4 * width].tobytes(), dtype))
     return np.array(rows).reshape(acc["count"], width) if width > 1 else np.array(rows).reshape(-1)
 
 

@@ -63,7 +63,7 @@ def test_every_sample_model_passes_the_validator_with_geometry_as_cooked(sample,
             assert pos["max"] == [float(np.float32(v)) for v in bounds[1]], (name, k)
             # the vertex buffer view is the cooked vertex list, byte for byte
             bv = doc["bufferViews"][pos["bufferView"]]
-            got = binary[bv["byteOffset"]:bv["byteOffset"] + bv["byteLength"]]
+            got = binary[bv["byteOffset"] : bv["byteOffset"] + bv["byteLength"]]
             assert got == np.ascontiguousarray(verts, VERTEX_DTYPE).tobytes(), (name, k)
             # and the primitives hold the cooked triangles, grouped by material
             got_idx = np.concatenate([accessor_array(doc, binary, p["indices"]) for p in gm["primitives"]])
@@ -86,7 +86,7 @@ def test_materials_become_pbr_materials(sample, tmp_path):
     assert sampler["wrapS"] == sampler["wrapT"] == (33071 if crate_tex.wrap else 10497)
     image = doc["images"][tex["source"]]
     bv = doc["bufferViews"][image["bufferView"]]
-    png = binary[bv["byteOffset"]:bv["byteOffset"] + bv["byteLength"]]
+    png = binary[bv["byteOffset"] : bv["byteOffset"] + bv["byteLength"]]
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     assert struct.unpack(">II", png[16:24]) == (crate_tex.width, crate_tex.height)
     # the part without a material (the crate's second part) has no glTF material
@@ -199,11 +199,18 @@ def test_the_documented_command_validates_an_export(sample, tmp_path):
     api.export_gltf(sample, str(good), model="crate")
     bad = tmp_path / "bad.glb"
     bad.write_bytes(b"not a glTF file")
-    cp = subprocess.run(["make", "-s", "-C", str(ROOT), "gltf-validate", f"FILES={good}"], capture_output=True,
-                        text=True, timeout=120)
-    assert cp.returncode == 0 and cp.stdout.splitlines()[-1].startswith(f"{good}: valid (0 errors, 0 warnings"), \
+    cp = subprocess.run(
+        ["make", "-s", "-C", str(ROOT), "gltf-validate", f"FILES={good}"], capture_output=True, text=True, timeout=120
+    )
+    assert cp.returncode == 0 and cp.stdout.splitlines()[-1].startswith(f"{good}: valid (0 errors, 0 warnings"), (
         cp.stdout + cp.stderr
-    cp = subprocess.run(["make", "-s", "-C", str(ROOT), "gltf-validate", f"FILES={good} {bad}"],
-                        capture_output=True, text=True, timeout=120)
-    assert cp.returncode != 0 and f"{bad}: INVALID (Invalid data: could not detect glTF format.)" in cp.stdout, \
+    )
+    cp = subprocess.run(
+        ["make", "-s", "-C", str(ROOT), "gltf-validate", f"FILES={good} {bad}"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert cp.returncode != 0 and f"{bad}: INVALID (Invalid data: could not detect glTF format.)" in cp.stdout, (
         cp.stdout + cp.stderr
+    )

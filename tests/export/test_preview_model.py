@@ -32,7 +32,10 @@ def test_tree_sheet_has_four_views_and_two_levels(sample, tmp_path):
     r = api.preview_model(sample, "tree", str(out), size=64)
     assert r["views"] == ["front", "side", "top", "perspective"]
     assert [(lv["level"], lv["model"], lv["triangles"]) for lv in r["levels"]] == [
-        (0, "tree", 152), (1, "tree", 40), (2, "tree_far", 20)]
+        (0, "tree", 152),
+        (1, "tree", 40),
+        (2, "tree_far", 20),
+    ]
     img = Image.open(out)
     assert img.size == (r["width"], r["height"]) and img.width > 6 * 64 and img.height > 64
     assert out.read_bytes() == r["png"]
@@ -43,23 +46,36 @@ def test_tree_sheet_has_four_views_and_two_levels(sample, tmp_path):
 def _cells(r: dict) -> list[np.ndarray]:
     """The view cells of a sheet, where the result says they are."""
     img = np.asarray(Image.open(io.BytesIO(r["png"])).convert("RGB"))
-    return [img[b[1]:b[3], b[0]:b[2]] for b in (c["box"] for c in r["cells"])]
+    return [img[b[1] : b[3], b[0] : b[2]] for b in (c["box"] for c in r["cells"])]
 
 
 def test_a_textured_face_shows_the_texture_pixels(pictures):
     r = api.preview_model(pictures, "cube", None, size=96)
     cells = _cells(r)
-    assert [c["caption"] for c in r["cells"]] == ["front (from +Z)", "side (from +X)", "top (from +Y, north up)",
-                                                  "perspective: 12 triangles"]
+    assert [c["caption"] for c in r["cells"]] == [
+        "front (from +Z)",
+        "side (from +X)",
+        "top (from +Y, north up)",
+        "perspective: 12 triangles",
+    ]
     assert all(c.shape == (96, 96, 3) for c in cells)
     top = cells[2]
     face = r["scale_px_per_m"] ** 2  # the top face's pixels: 1 m square
     for colour in CHECKER:  # the top face is the checker texture, half red and half blue squares, unlit
         n = int((top == colour).all(axis=2).sum())
         assert 0.4 * face < n < 0.5 * face, (colour, n)
-    assert r["materials"] == [{"material": "checker", "status": "ok", "albedo": "#ffffff", "texture": "checker",
-                               "alpha": "opaque", "filter": "nearest", "texture_average": "#800080",
-                               "colour": "#800080"}]
+    assert r["materials"] == [
+        {
+            "material": "checker",
+            "status": "ok",
+            "albedo": "#ffffff",
+            "texture": "checker",
+            "alpha": "opaque",
+            "filter": "nearest",
+            "texture_average": "#800080",
+            "colour": "#800080",
+        }
+    ]
 
 
 def test_cutout_pixels_are_not_drawn(pictures):

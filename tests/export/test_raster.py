@@ -10,19 +10,22 @@ import numpy as np
 from veduta.tools.export import raster
 
 RED = (255, 0, 0, 255)
-FRONT = np.array([[[-0.5, -0.5, 0], [0.5, -0.5, 0], [0.5, 0.5, 0]],
-                  [[-0.5, -0.5, 0], [0.5, 0.5, 0], [-0.5, 0.5, 0]]])  # a 1 m quad facing +Z
+FRONT = np.array(
+    [[[-0.5, -0.5, 0], [0.5, -0.5, 0], [0.5, 0.5, 0]], [[-0.5, -0.5, 0], [0.5, 0.5, 0], [-0.5, 0.5, 0]]]
+)  # a 1 m quad facing +Z
 UV = np.array([[[0, 1], [1, 1], [1, 0]], [[0, 1], [1, 0], [0, 0]]], float)  # v down the rows: top left (0, 0)
 UNLIT = raster.Light((0.0, 0.0, 1.0), (0.0, 0.0, 0.0), (0.0, 0.0, 0.0))
 
 
 def front_view(size: int = 64, px_per_m: float = 20.0, **kw) -> raster.View:
-    return raster.View.looking((0, 0, 5), (0, 0, 0), size, size, ortho=True, half_height=size / 2 / px_per_m,
-                               near=0.0, far=10.0, **kw)
+    return raster.View.looking(
+        (0, 0, 5), (0, 0, 0), size, size, ortho=True, half_height=size / 2 / px_per_m, near=0.0, far=10.0, **kw
+    )
 
 
-def draw(tris, surface: raster.Surface, view: raster.View | None = None, uv=None, light=UNLIT, ss=1,
-         background=(10, 20, 30)) -> np.ndarray:
+def draw(
+    tris, surface: raster.Surface, view: raster.View | None = None, uv=None, light=UNLIT, ss=1, background=(10, 20, 30)
+) -> np.ndarray:
     f = raster.Frame(view or front_view(), background, light, ss=ss)
     f.add(tris, None, uv, f.surface(surface))
     return f.render()
@@ -37,8 +40,11 @@ def test_a_quad_covers_its_pixels_exactly_once():
     assert (ys.min(), ys.max(), xs.min(), xs.max()) == (22, 41, 22, 41)
     assert tuple(img[0, 0]) == (10, 20, 30)  # the background, exactly
     # a half-transparent blend shows every pixel of the shared diagonal once: no darker seam, no gap
-    img = draw(FRONT + [0.013, 0.007, 0], raster.Surface(albedo=(255, 0, 0, 128), unlit=True, alpha="blend"),
-               background=(0, 0, 0))
+    img = draw(
+        FRONT + [0.013, 0.007, 0],
+        raster.Surface(albedo=(255, 0, 0, 128), unlit=True, alpha="blend"),
+        background=(0, 0, 0),
+    )
     inside = img[img[..., 0] > 0]
     assert len(inside) == 400 and len({tuple(p) for p in inside}) == 1
 
@@ -54,8 +60,10 @@ def test_the_nearer_triangle_wins_whatever_the_order():
     tri = np.array([[[-1, -1, 0], [1, -1, 0], [0, 1, 0]]], float)
     for order in ((0, 1), (1, 0)):
         f = raster.Frame(front_view(), (0, 0, 0), UNLIT)
-        blue, red = f.surface(raster.Surface(albedo=(0, 0, 255, 255), unlit=True)), \
-            f.surface(raster.Surface(albedo=RED, unlit=True))
+        blue, red = (
+            f.surface(raster.Surface(albedo=(0, 0, 255, 255), unlit=True)),
+            f.surface(raster.Surface(albedo=RED, unlit=True)),
+        )
         pieces = [(tri + [0, 0, 0.5], blue), (tri, red)]
         for i in order:
             f.add(pieces[i][0], None, None, pieces[i][1])
@@ -81,8 +89,9 @@ def test_nearest_sampling_shows_the_texture_pixels():
     assert tuple(img[25, 25]) == (255, 0, 0) and tuple(img[25, 38]) == (0, 0, 255)
     assert tuple(img[38, 25]) == (0, 0, 255) and tuple(img[38, 38]) == (255, 0, 0)
     # the albedo multiplies the texture
-    img = draw(FRONT, raster.Surface(albedo=(255, 255, 255, 255), levels=[_checker()], nearest=True, unlit=True),
-               uv=UV * 2)  # repeats twice: texel (0, 0) again at the second quarter
+    img = draw(
+        FRONT, raster.Surface(albedo=(255, 255, 255, 255), levels=[_checker()], nearest=True, unlit=True), uv=UV * 2
+    )  # repeats twice: texel (0, 0) again at the second quarter
     assert tuple(img[25, 25]) == (255, 0, 0) and tuple(img[25, 27]) == (0, 0, 255) and tuple(img[25, 32]) == (255, 0, 0)
 
 
@@ -116,8 +125,9 @@ def test_light_is_lambert_with_ambient():
 
 def test_perspective_clips_at_near_and_drops_beyond_far():
     # a long floor from under the camera to far away: clipped at the near plane, cut at far
-    floor = np.array([[[-500, 0, 5], [500, 0, 5], [500, 0, -200]], [[-500, 0, 5], [500, 0, -200], [-500, 0, -200]]],
-                     float)
+    floor = np.array(
+        [[[-500, 0, 5], [500, 0, 5], [500, 0, -200]], [[-500, 0, 5], [500, 0, -200], [-500, 0, -200]]], float
+    )
     view = raster.View.looking((0, 1, 0), (0, 1, -1), 80, 60, fov_deg=60, near=0.1, far=50)
     f = raster.Frame(view, (0, 0, 0), UNLIT)
     f.add(floor, None, None, f.surface(raster.Surface(albedo=RED, unlit=True)))
@@ -157,8 +167,7 @@ def test_the_picture_does_not_depend_on_the_order_of_opaque_triangles():
     def render(order) -> bytes:
         f = raster.Frame(view, (30, 30, 30), raster.Light((0.3, 0.9, 0.3), (0.8, 0.8, 0.8), (0.2, 0.2, 0.2)), ss=2)
         for i in order:
-            f.add(tris[i:i + 1], None, None, f.surface(raster.Surface(albedo=(i * 4, 150, 100, 255),
-                                                                       two_sided=True)))
+            f.add(tris[i : i + 1], None, None, f.surface(raster.Surface(albedo=(i * 4, 150, 100, 255), two_sided=True)))
         return f.render().tobytes()
 
     a = render(range(60))
@@ -166,21 +175,32 @@ def test_the_picture_does_not_depend_on_the_order_of_opaque_triangles():
 
 
 def test_sines_cosines_and_srgb_tables_use_basic_operations_and_are_close():
-    worst = max(max(abs(s - math.sin(math.radians(d))), abs(c - math.cos(math.radians(d))))
-                for d in np.linspace(-720, 720, 20001).tolist() for s, c in [raster.sin_cos_deg(d)])
+    worst = max(
+        max(abs(s - math.sin(math.radians(d))), abs(c - math.cos(math.radians(d))))
+        for d in np.linspace(-720, 720, 20001).tolist()
+        for s, c in [raster.sin_cos_deg(d)]
+    )
     assert worst < 2e-15
     assert raster.sin_cos_deg(90) == (1.0, 0.0) and raster.sin_cos_deg(-180) == (0.0, -1.0)
     lin, steps = raster.srgb_tables()
     assert (raster.to_srgb(lin) == np.arange(256)).all()  # each byte decodes and encodes back
-    ref = np.array([(b / 255) / 12.92 if b / 255 <= 0.04045 else ((b / 255 + 0.055) / 1.055) ** 2.4
-                    for b in range(256)])
+    ref = np.array(
+        [(b / 255) / 12.92 if b / 255 <= 0.04045 else ((b / 255 + 0.055) / 1.055) ** 2.4 for b in range(256)]
+    )
     assert np.abs(ref - lin).max() < 1e-15
     r = raster.rotation((0.0, 90.0, 0.0))
     assert r.tolist() == [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]]
 
 
 def test_degenerate_and_broken_triangles_draw_nothing_and_break_nothing():
-    tris = np.array([[[0, 0, 0], [0, 0, 0], [0, 0, 0]], [[1e30, 0, 0], [-1e30, 1, 0], [0, -1e30, 0]],
-                     [[np.nan, 0, 0], [1, 0, 0], [0, 1, 0]], [[np.inf, 0, 0], [1, 0, 0], [0, 1, 0]]], float)
+    tris = np.array(
+        [
+            [[0, 0, 0], [0, 0, 0], [0, 0, 0]],
+            [[1e30, 0, 0], [-1e30, 1, 0], [0, -1e30, 0]],
+            [[np.nan, 0, 0], [1, 0, 0], [0, 1, 0]],
+            [[np.inf, 0, 0], [1, 0, 0], [0, 1, 0]],
+        ],
+        float,
+    )
     img = draw(tris, raster.Surface(albedo=RED, unlit=True, two_sided=True))
     assert (img == (10, 20, 30)).all()

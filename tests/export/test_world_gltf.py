@@ -37,9 +37,13 @@ def valley(tmp_path_factory):
 
 def _quat_matrix(q) -> np.ndarray:
     x, y, z, w = q
-    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
 
 
 def _triangles(doc: dict, mesh: int) -> int:
@@ -130,8 +134,10 @@ def test_world_errors(valley, tmp_path, capsys, monkeypatch):
         api.export_gltf(project, str(tmp_path / "x.glb"), world="atlantis", chunk=(0, 0))
     monkeypatch.chdir(project.root)
     assert main(["export", "gltf", "--world", "valley", "--out", str(tmp_path / "x.glb")]) == 2
-    assert main(["export", "gltf", "--world", "valley", "--chunk", "0,0", "--lod", "1",
-                 "--out", str(tmp_path / "x.glb")]) == 2
+    assert (
+        main(["export", "gltf", "--world", "valley", "--chunk", "0,0", "--lod", "1", "--out", str(tmp_path / "x.glb")])
+        == 2
+    )
     assert main(["export", "gltf", "--world", "atlantis", "--chunk", "-1,0", "--out", str(tmp_path / "x.glb")]) == 2
     assert "Traceback" not in capsys.readouterr().err
     assert not (tmp_path / "x.glb").exists()
@@ -164,11 +170,14 @@ def _engine_level(gen, focus, cx: int, cz: int) -> tuple[int, float]:
     cg = draw.chunk_ground(gen, cx, cz)
     lo = np.array([cx * c * cell, cg.y_min / 1000.0, cz * c * cell])
     hi = np.array([(cx + 1) * c * cell, cg.y_max / 1000.0, (cz + 1) * c * cell])
-    d = float(np.linalg.norm(np.clip(eye, lo, hi) - eye)) * np.tan(np.radians(rec["fov_deg"] / 2)) / np.tan(
-        np.radians(30))
+    d = (
+        float(np.linalg.norm(np.clip(eye, lo, hi) - eye))
+        * np.tan(np.radians(rec["fov_deg"] / 2))
+        / np.tan(np.radians(30))
+    )
     lod = draw.lod_distance(gen)
     k = 0
-    while k + 1 < len(cg.grids) and d >= lod * 2 ** k:
+    while k + 1 < len(cg.grids) and d >= lod * 2**k:
         k += 1
     return k, d
 
@@ -204,8 +213,11 @@ def test_distant_chunks_at_the_engines_levels_pass_the_validator(valley, tmp_pat
     # coarser ground only: the entities are those of the full-detail export of the same chunks
     assert r["ground_triangles"] < sum(draw.chunk_ground(gen, *ch["chunk"]).triangles[0] for ch in r["chunks"])
     inner = api.export_gltf(project, str(tmp_path / "inner.glb"), world="valley", chunk=CENTRE, radius=1, levels=True)
-    assert inner["entities"] == full["entities"] and inner["triangles"] - inner["ground_triangles"] - \
-        inner["skirt_triangles"] == full["triangles"] - full["ground_triangles"] - full["skirt_triangles"]
+    assert (
+        inner["entities"] == full["entities"]
+        and inner["triangles"] - inner["ground_triangles"] - inner["skirt_triangles"]
+        == full["triangles"] - full["ground_triangles"] - full["skirt_triangles"]
+    )
 
 
 def test_levels_go_with_a_world(valley, tmp_path, monkeypatch, capsys):
@@ -214,6 +226,22 @@ def test_levels_go_with_a_world(valley, tmp_path, monkeypatch, capsys):
         api.export_gltf(project, str(tmp_path / "x.glb"), model="tree", levels=True)
     monkeypatch.chdir(project.root)
     assert main(["export", "gltf", "tree", "--levels", "--out", str(tmp_path / "x.glb")]) == 2
-    assert main(["export", "gltf", "--world", "valley", "--chunk", "-4,1", "--radius", "2", "--levels",
-                 "--out", str(tmp_path / "x.glb")]) == 0
+    assert (
+        main(
+            [
+                "export",
+                "gltf",
+                "--world",
+                "valley",
+                "--chunk",
+                "-4,1",
+                "--radius",
+                "2",
+                "--levels",
+                "--out",
+                str(tmp_path / "x.glb"),
+            ]
+        )
+        == 0
+    )
     assert "ground at levels 0, 1, 2 by distance" in capsys.readouterr().out

@@ -9,11 +9,22 @@ import json
 
 from veduta.faces.cli.common import compact_json
 
-VALUE = {"name": 'é"x\n\t\u0001', "on": True, "none": None, "f": 1.5, "nan": float("nan"),
-         "mixed": [1, 2, -0.0, 1e300, "x", None, False], "pairs": [[1, 2], [3]], "empty": [], "obj": {},
-         "inf": [float("inf")], "long": ["a" * 60, "b" * 60], "floats": [1.5] * 40,
-         "five": [[1], [2], [3], [4], [5]],
-         "changes": [{"a": 1}, {"a": [1, 2]}, {"b": [1.5]}, {"c": [True]}, {}, {"d": {"e": 1}}, {"y": [1, 2.5]}]}
+VALUE = {
+    "name": 'é"x\n\t\u0001',
+    "on": True,
+    "none": None,
+    "f": 1.5,
+    "nan": float("nan"),
+    "mixed": [1, 2, -0.0, 1e300, "x", None, False],
+    "pairs": [[1, 2], [3]],
+    "empty": [],
+    "obj": {},
+    "inf": [float("inf")],
+    "long": ["a" * 60, "b" * 60],
+    "floats": [1.5] * 40,
+    "five": [[1], [2], [3], [4], [5]],
+    "changes": [{"a": 1}, {"a": [1, 2]}, {"b": [1.5]}, {"c": [True]}, {}, {"d": {"e": 1}}, {"y": [1, 2.5]}],
+}
 
 # what compact_json wrote before its fast paths, value by value with json.dumps
 EXPECTED = (
@@ -22,11 +33,12 @@ EXPECTED = (
     '  "obj": {},\n  "inf": [Infinity],\n  "long": [\n'
     '    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",\n'
     '    "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"\n  ],\n'
-    '  "floats": [' + ", ".join(["1.5"] * 40) + '],\n'
+    '  "floats": [' + ", ".join(["1.5"] * 40) + "],\n"
     '  "five": [\n    [1],\n    [2],\n    [3],\n    [4],\n    [5]\n  ],\n'
     '  "changes": [\n    {\n      "a": 1\n    },\n    {\n      "a": [1, 2]\n    },\n    {\n      "b": [1.5]\n'
     '    },\n    {\n      "c": [true]\n    },\n    {},\n    {\n      "d": {\n        "e": 1\n      }\n    },\n'
-    '    {\n      "y": [1, 2.5]\n    }\n  ]\n}')
+    '    {\n      "y": [1, 2.5]\n    }\n  ]\n}'
+)
 
 
 def test_compact_json_writes_what_it_wrote_value_by_value():

@@ -17,16 +17,18 @@ from veduta.source.fields import (
 )
 from veduta.source.jsonpos import parse
 
-SPEC = ObjectSpec({
-    "name": Field(AssetName, ""),
-    "segments": Field(Int(3, 256), 16),
-    "radius": Field(Num(gt=0)),
-    "size": Field(Vec(3, Num(gt=0)), (1.0, 1.0, 1.0)),
-    "mode": Field(Enum("box", "planar"), "box"),
-    "flip": Field(BoolSpec(), False),
-    "color": Field(Color(), 0xFFFFFFFF),
-    "tags": Field(ListOf(AssetName, unique=True), []),
-})
+SPEC = ObjectSpec(
+    {
+        "name": Field(AssetName, ""),
+        "segments": Field(Int(3, 256), 16),
+        "radius": Field(Num(gt=0)),
+        "size": Field(Vec(3, Num(gt=0)), (1.0, 1.0, 1.0)),
+        "mode": Field(Enum("box", "planar"), "box"),
+        "flip": Field(BoolSpec(), False),
+        "color": Field(Color(), 0xFFFFFFFF),
+        "tags": Field(ListOf(AssetName, unique=True), []),
+    }
+)
 
 
 def read(src: str):
@@ -39,14 +41,24 @@ def read(src: str):
 def test_defaults_fill_missing_fields():
     v, errs = read('{"radius": 2}')
     assert errs == []
-    assert v == {"name": "", "segments": 16, "radius": 2.0, "size": (1.0, 1.0, 1.0), "mode": "box",
-                 "flip": False, "color": 0xFFFFFFFF, "tags": []}
+    assert v == {
+        "name": "",
+        "segments": 16,
+        "radius": 2.0,
+        "size": (1.0, 1.0, 1.0),
+        "mode": "box",
+        "flip": False,
+        "color": 0xFFFFFFFF,
+        "tags": [],
+    }
     assert isinstance(v["radius"], float)
 
 
 def test_every_problem_is_reported_at_once_with_positions():
-    v, errs = read('{"segments": 0, "radius": -1, "size": [1, 0, "a"], "mode": "cube", "flip": null,\n'
-                   ' "color": "#12345", "tags": ["a", "a"], "segmnts": 3, "name": "Bad"}')
+    v, errs = read(
+        '{"segments": 0, "radius": -1, "size": [1, 0, "a"], "mode": "cube", "flip": null,\n'
+        ' "color": "#12345", "tags": ["a", "a"], "segmnts": 3, "name": "Bad"}'
+    )
     assert v is INVALID
     assert errs == [
         "f.json:1:14: segments: 0 out of range [3, 256]",
@@ -64,8 +76,10 @@ def test_every_problem_is_reported_at_once_with_positions():
 
 def test_required_field_missing_is_reported_at_the_object():
     v, errs = read('{\n  "segments": 3.5\n}')
-    assert errs == ["f.json:1:1: radius: required field is missing",
-                    "f.json:2:15: segments: expected an integer, found 3.5"]
+    assert errs == [
+        "f.json:1:1: radius: required field is missing",
+        "f.json:2:15: segments: expected an integer, found 3.5",
+    ]
 
 
 def test_colors():
@@ -81,9 +95,13 @@ def test_a_reference_reads_exactly_as_the_name_spec_it_replaces():
 
     from veduta.source.fields import NAME_RE, NAME_WHAT, Reference, StrSpec
 
-    pairs = [(Reference("material"), StrSpec(pattern=NAME_RE, what=NAME_WHAT)),
-             (Reference("material", optional=True),
-              StrSpec(pattern=re.compile(r"|[a-z0-9][a-z0-9_-]{0,63}"), what=NAME_WHAT))]
+    pairs = [
+        (Reference("material"), StrSpec(pattern=NAME_RE, what=NAME_WHAT)),
+        (
+            Reference("material", optional=True),
+            StrSpec(pattern=re.compile(r"|[a-z0-9][a-z0-9_-]{0,63}"), what=NAME_WHAT),
+        ),
+    ]
     for ref, plain in pairs:
         for text in ('""', '"crate"', '"Crate"', "3", '"' + "a" * 65 + '"', "null"):
             node, _ = parse(text)

@@ -26,12 +26,24 @@ ALIGNED = """{
 }
 """
 
-PRETTY = json.dumps({"veduta": "world/1", "features": [{"name": "a", "kind": "hill", "cell": [1, 2], "radius": 3},
-                                                       {"name": "b", "kind": "plain", "cell": [4, 5], "radius": 6}],
-                     "places": [{"name": "p", "prefab": "well", "cell": [0, 0]}]}, indent=4) + "\n"
+PRETTY = (
+    json.dumps(
+        {
+            "veduta": "world/1",
+            "features": [
+                {"name": "a", "kind": "hill", "cell": [1, 2], "radius": 3},
+                {"name": "b", "kind": "plain", "cell": [4, 5], "radius": 6},
+            ],
+            "places": [{"name": "p", "prefab": "well", "cell": [0, 0]}],
+        },
+        indent=4,
+    )
+    + "\n"
+)
 
-MINIFIED = ('{"veduta":"world/1","places":[{"name":"p","prefab":"well","cell":[0,0]},'
-            '{"name":"q","prefab":"x","cell":[1,1]}]}')
+MINIFIED = (
+    '{"veduta":"world/1","places":[{"name":"p","prefab":"well","cell":[0,0]},{"name":"q","prefab":"x","cell":[1,1]}]}'
+)
 
 TABS = '{\n\t"veduta": "world/1",\n\t"places": [\n\t\t{"name": "p", "prefab": "well", "cell": [0, 0]}\n\t]\n}\n'
 
@@ -61,8 +73,10 @@ def _items(text: str, key: str) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("layout, key", [(lay, key) for lay in sorted(LAYOUTS) for key in ("places", "features")
-                                         if key in _arrays(LAYOUTS[lay])])
+@pytest.mark.parametrize(
+    "layout, key",
+    [(lay, key) for lay in sorted(LAYOUTS) for key in ("places", "features") if key in _arrays(LAYOUTS[lay])],
+)
 def test_append_keeps_every_other_byte(layout, key):
     text = LAYOUTS[layout]
     new = append_item(text, key, NEW)
@@ -79,17 +93,20 @@ def test_append_keeps_every_other_byte(layout, key):
 
 def test_append_follows_the_neighbours_style():
     new = append_item(ALIGNED, "places", NEW)
-    assert ('{ "name": "keeper", "prefab": "cottage", "cell": [-59, -7], "rotation": 90 },\n'
-            '              { "name": "inn", "prefab": "cottage", "cell": [-40, 12], "rotation": 90 } ],') in new
+    assert (
+        '{ "name": "keeper", "prefab": "cottage", "cell": [-59, -7], "rotation": 90 },\n'
+        '              { "name": "inn", "prefab": "cottage", "cell": [-40, 12], "rotation": 90 } ],'
+    ) in new
     new = append_item(ALIGNED, "features", {"name": "h", "kind": "hill", "cell": [1, 2], "radius": 5})
     # a column-aligned table: the new row is aligned too
-    assert ('"depth": 2.5 },\n    { "name": "h",             "kind": "hill",  "cell": [1, 2],     "radius": 5 }\n'
-            '  ],') in new
+    assert (
+        '"depth": 2.5 },\n    { "name": "h",             "kind": "hill",  "cell": [1, 2],     "radius": 5 }\n  ],'
+    ) in new
     new = append_item(MINIFIED, "places", NEW)
     assert new.endswith(',{"name":"inn","prefab":"cottage","cell":[-40,12],"rotation":90}]}')
     new = append_item(PRETTY, "places", NEW)
     assert '        },\n        {\n            "name": "inn",\n' in new
-    assert "            \"cell\": [-40, 12],\n" in new  # flat lists are written on one line
+    assert '            "cell": [-40, 12],\n' in new  # flat lists are written on one line
     new = append_item(TABS, "places", NEW)
     assert '[0, 0]},\n\t\t{"name": "inn"' in new
 
@@ -105,13 +122,13 @@ def test_replace_and_remove_each_element(layout):
         new = replace_item(text, key, i, NEW)
         assert new.startswith(before) and new.endswith(after)
         got = _items(new, key)
-        assert got[:i] == items[:i] and got[i + 1:] == items[i + 1:]
-        assert _arrays(new)[key] == plain[:i] + [NEW] + plain[i + 1:]
+        assert got[:i] == items[:i] and got[i + 1 :] == items[i + 1 :]
+        assert _arrays(new)[key] == plain[:i] + [NEW] + plain[i + 1 :]
         assert ("\n" in got[i]) == ("\n" in items[i])  # the replaced element's own style
         gone = remove_item(text, key, i)
         assert gone.startswith(before) and gone.endswith(after)
-        assert _items(gone, key) == items[:i] + items[i + 1:]
-        assert _arrays(gone)[key] == plain[:i] + plain[i + 1:]
+        assert _items(gone, key) == items[:i] + items[i + 1 :]
+        assert _arrays(gone)[key] == plain[:i] + plain[i + 1 :]
 
 
 def test_remove_the_only_element_leaves_an_empty_array():
@@ -124,7 +141,7 @@ def test_create_a_missing_or_empty_array():
     assert '\n  ],\n  "vegetation": [\n    { "name": "g", "model": "grass", "density": 0.3 }\n  ],\n  "places"' in new
     i = new.index('"vegetation"')
     j = new.index('"places"')
-    assert new[:i] + new[j:] == ALIGNED[:i] + ALIGNED[ALIGNED.index('"places"'):]
+    assert new[:i] + new[j:] == ALIGNED[:i] + ALIGNED[ALIGNED.index('"places"') :]
     new = append_item(ALIGNED, "entities", {"name": "e"}, ORDER)
     assert '"entities": [\n    { "name": "e" }\n  ]\n}' in new
     new = append_item(MINIFIED, "features", {"name": "h"}, ORDER)
@@ -147,8 +164,12 @@ def test_refuses_what_it_cannot_edit():
 # -- random layouts --------------------------------------------------------------------------------
 
 WS = st.sampled_from(["", " ", "  ", "\n", "\n  ", "\n\t", " \n    ", "\r\n  "])
-SCALAR = st.one_of(st.integers(-1000, 1000), st.sampled_from(["a", "b c", "é"]), st.booleans(),
-                   st.floats(-100, 100, allow_nan=False).map(lambda f: round(f, 3)))
+SCALAR = st.one_of(
+    st.integers(-1000, 1000),
+    st.sampled_from(["a", "b c", "é"]),
+    st.booleans(),
+    st.floats(-100, 100, allow_nan=False).map(lambda f: round(f, 3)),
+)
 VALUE = st.one_of(SCALAR, st.lists(st.integers(-50, 50), max_size=3))
 ELEMENT = st.dictionaries(st.sampled_from(["name", "kind", "cell", "radius", "x"]), VALUE, min_size=1, max_size=4)
 
@@ -156,6 +177,7 @@ ELEMENT = st.dictionaries(st.sampled_from(["name", "kind", "cell", "radius", "x"
 @st.composite
 def layouts(draw):
     """A JSON text of {"veduta", "items": [objects], "tail"} with random whitespace between tokens."""
+
     def w():
         return draw(WS)
 
@@ -171,8 +193,34 @@ def layouts(draw):
 
     items = draw(st.lists(ELEMENT, min_size=1, max_size=4))
     arr = "[" + w() + ("," + w()).join(obj(d) for d in items) + w() + "]"
-    return "{" + w() + '"veduta"' + w() + ":" + w() + '"world/1"' + w() + "," + w() + '"items"' + w() + ":" + w() \
-        + arr + w() + "," + w() + '"tail"' + w() + ":" + w() + "[1, 2]" + w() + "}" + w()
+    return (
+        "{"
+        + w()
+        + '"veduta"'
+        + w()
+        + ":"
+        + w()
+        + '"world/1"'
+        + w()
+        + ","
+        + w()
+        + '"items"'
+        + w()
+        + ":"
+        + w()
+        + arr
+        + w()
+        + ","
+        + w()
+        + '"tail"'
+        + w()
+        + ":"
+        + w()
+        + "[1, 2]"
+        + w()
+        + "}"
+        + w()
+    )
 
 
 @settings(max_examples=150, deadline=None)
@@ -188,10 +236,10 @@ def test_random_layouts(text, element, data):
     i = data.draw(st.integers(0, len(items) - 1))
     rep = replace_item(text, "items", i, element)
     assert rep.startswith(before) and rep.endswith(after)
-    assert _items(rep, "items")[:i] == items[:i] and _items(rep, "items")[i + 1:] == items[i + 1:]
+    assert _items(rep, "items")[:i] == items[:i] and _items(rep, "items")[i + 1 :] == items[i + 1 :]
     gone = remove_item(text, "items", i)
     assert gone.startswith(before) and gone.endswith(after)
-    assert _items(gone, "items") == items[:i] + items[i + 1:]
+    assert _items(gone, "items") == items[:i] + items[i + 1 :]
 
 
 @settings(max_examples=100, deadline=None)

@@ -36,21 +36,29 @@ def test_integers_and_floats_are_distinguished():
     [
         (b'{"a": 1,}', 1, 9, "trailing comma before }"),
         (b'{"a": 1} x', 1, 10, "trailing data after the JSON value: 'x'"),
-        (b"{'a': 1}", 1, 2, "expected a field name in double quotes, found \"'\""),
+        (b"{'a': 1}", 1, 2, 'expected a field name in double quotes, found "\'"'),
         (b'{"a": "x\ny"}', 1, 9, "newline in string (escape it)"),
         (b'{"a": 01}', 1, 7, "malformed number '01'"),
         (b'{"a" 1}', 1, 6, "expected ':' after field name, found '1'"),
         (b"", 1, 1, "empty file: expected a JSON object"),
         (b'{"a": [1, 2}', 1, 12, "expected ',' or ']' in array, found '}'"),
-        (b'\xef\xbb\xbf{}', 1, 1, "file starts with a UTF-8 byte-order mark; save it without"),
+        (b"\xef\xbb\xbf{}", 1, 1, "file starts with a UTF-8 byte-order mark; save it without"),
         (b'{"a": "\xff"}', 1, 8, "invalid UTF-8 (byte 0xff)"),
         (b'{"a": "\\ud800"}', 1, 8, "lone surrogate in \\u escape"),
         # a comment was "found '/'": say that JSON sources take none (issue 28)
-        (b'{\n  // the crate\n  "a": 1}', 2, 3, "expected a field name in double quotes, found a // comment "
-                                             "(JSON sources take no comments)"),
-        (b'{"a": 1 /* one */}', 1, 9, "expected ',' or '}' in object, found a /* comment (JSON sources take no "
-                                      "comments)"),
-        (b'// head\n{}', 1, 1, "expected a value, found a // comment (JSON sources take no comments)"),
+        (
+            b'{\n  // the crate\n  "a": 1}',
+            2,
+            3,
+            "expected a field name in double quotes, found a // comment (JSON sources take no comments)",
+        ),
+        (
+            b'{"a": 1 /* one */}',
+            1,
+            9,
+            "expected ',' or '}' in object, found a /* comment (JSON sources take no comments)",
+        ),
+        (b"// head\n{}", 1, 1, "expected a value, found a // comment (JSON sources take no comments)"),
     ],
 )
 def test_fatal_problems_are_located(src, line, col, message):

@@ -20,23 +20,19 @@ from veduta.source.jsonpos import MAX_DEPTH, Arr, Node, Obj, parse, parse_fast, 
 from veduta.source.jsonpos import Num as NumNode
 
 # Values json.loads gives back as they were: finite floats, ints of any size, any text.
-scalars = (
-    st.none()
-    | st.booleans()
-    | st.integers()
-    | st.floats(allow_nan=False, allow_infinity=False)
-    | st.text()
-)
+scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text()
 values = st.recursive(
     scalars,
     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
     max_leaves=40,
 )
-layouts = st.fixed_dictionaries({
-    "indent": st.sampled_from([None, 0, 1, 2, "\t", " \r\n "]),
-    "separators": st.sampled_from([None, (",", ":"), (" , ", " : "), (",\n", ":\t")]),
-    "ensure_ascii": st.booleans(),
-})
+layouts = st.fixed_dictionaries(
+    {
+        "indent": st.sampled_from([None, 0, 1, 2, "\t", " \r\n "]),
+        "separators": st.sampled_from([None, (",", ":"), (" , ", " : "), (",\n", ":\t")]),
+        "ensure_ascii": st.booleans(),
+    }
+)
 
 
 def same(a, b) -> bool:
@@ -120,10 +116,10 @@ def damage(text: str, data, pieces: list[str]) -> tuple[str, int]:
     action = data.draw(st.sampled_from(["delete", "insert", "replace"]), label="action")
     ch = data.draw(st.sampled_from(pieces), label="piece")
     if action == "delete":
-        return text[:i] + text[i + 1:], i
+        return text[:i] + text[i + 1 :], i
     if action == "insert":
         return text[:i] + ch + text[i:], i
-    return text[:i] + ch + text[i + 1:], i
+    return text[:i] + ch + text[i + 1 :], i
 
 
 @settings(max_examples=400, deadline=None)
@@ -156,7 +152,7 @@ def test_duplicate_keys_are_reported_where_the_repeat_is(obj, data):
     assert same(to_plain(root), obj)  # the first occurrence wins (json.loads keeps the last)
     starts = offsets(text)
     p = problems[0]
-    assert text[starts[p.line - 1] + p.col - 1:] == "7}"
+    assert text[starts[p.line - 1] + p.col - 1 :] == "7}"
 
 
 def test_nesting_limit_is_reported_not_a_crash():
@@ -169,13 +165,17 @@ def test_nesting_limit_is_reported_not_a_crash():
 
 # -- the fast path: the standard library's decoder, deferring to the strict parser ---------------
 
+
 def same_tree(fast: Node, strict: Node) -> bool:
     """The same node classes, values and number texts, keys in the same order (positions aside)."""
     if type(fast) is not type(strict) or (fast.line, fast.col) != (0, 0):
         return False
     if isinstance(strict, Obj):
-        return list(fast.value) == list(strict.value) and list(fast.keys) == list(strict.keys) \
+        return (
+            list(fast.value) == list(strict.value)
+            and list(fast.keys) == list(strict.keys)
             and all(same_tree(fast.value[k], strict.value[k]) for k in strict.value)
+        )
     if isinstance(strict, Arr):
         return len(fast) == len(strict) and all(same_tree(a, b) for a, b in zip(fast, strict, strict=True))
     if isinstance(strict, NumNode) and fast.text != strict.text:
@@ -204,31 +204,75 @@ def test_fast_path_reads_valid_documents_as_the_strict_parser(value, layout):
 def test_fast_path_accepts_exactly_what_the_strict_parser_accepts(value, layout, data):
     """One character deleted, inserted or replaced (the stricter problems among them: duplicate
     keys, NaN, Infinity, lone surrogates, huge numbers, a BOM, bad UTF-8)."""
-    damaged, i = damage(json.dumps(value, **layout), data, list('{}[]",:0-1.eE+tfn \\u\x01\x7f\ufeff') + [
-        "NaN", "-Infinity", "Infinity", "\\ud800", "\\udc00", "\\ud83d\\ude00", "1e400", "-1e999", "9" * 1001,
-        '"a": 1, "a": 2', '{"k": 1, "k": 1}', "\\u0000"])
+    damaged, i = damage(
+        json.dumps(value, **layout),
+        data,
+        list('{}[]",:0-1.eE+tfn \\u\x01\x7f\ufeff')
+        + [
+            "NaN",
+            "-Infinity",
+            "Infinity",
+            "\\ud800",
+            "\\udc00",
+            "\\ud83d\\ude00",
+            "1e400",
+            "-1e999",
+            "9" * 1001,
+            '"a": 1, "a": 2',
+            '{"k": 1, "k": 1}',
+            "\\u0000",
+        ],
+    )
     raw = damaged.encode("utf-8", "surrogatepass")
     fast_agrees(raw)
     fast_agrees(b"\xef\xbb\xbf" + raw)
     fast_agrees(raw[:i] + b"\xff" + raw[i:])
 
 
-@pytest.mark.parametrize("text", [
-    '{"a": 1, "a": 1}', '[NaN]', '[-Infinity]', '{"x": 1e400}', '[-1e999]', '"\\ud800"', '"\\udc00x"',
-    '{"\\ud800": 1}', '"\\ud83d\\u0041"', "[" + "1" * 1001 + "]", "[-" + "1" * 1000 + "]",
-    "[" * (MAX_DEPTH + 2) + "]" * (MAX_DEPTH + 2), "[" * (MAX_DEPTH + 1) + "1" + "]" * (MAX_DEPTH + 1),
-    "[" * 100000 + "]" * 100000, '{"a": "\x01"}', '{"a": 1} x', "", "  ", "\ufeff{}", "{'a': 1}",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1, "a": 1}',
+        "[NaN]",
+        "[-Infinity]",
+        '{"x": 1e400}',
+        "[-1e999]",
+        '"\\ud800"',
+        '"\\udc00x"',
+        '{"\\ud800": 1}',
+        '"\\ud83d\\u0041"',
+        "[" + "1" * 1001 + "]",
+        "[-" + "1" * 1000 + "]",
+        "[" * (MAX_DEPTH + 2) + "]" * (MAX_DEPTH + 2),
+        "[" * (MAX_DEPTH + 1) + "1" + "]" * (MAX_DEPTH + 1),
+        "[" * 100000 + "]" * 100000,
+        '{"a": "\x01"}',
+        '{"a": 1} x',
+        "",
+        "  ",
+        "\ufeff{}",
+        "{'a': 1}",
+    ],
+)
 def test_fast_path_leaves_every_problem_to_the_strict_parser(text):
     assert parse(text.encode("utf-8", "surrogatepass"))[1], text
     assert parse_fast(text.encode("utf-8", "surrogatepass")) is None
 
 
-@pytest.mark.parametrize("text", [
-    '{"a": 1}', "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), "[" * MAX_DEPTH + "1" + "]" * MAX_DEPTH,
-    '"\\ud83d\\ude00"', "[" + "1" * 1000 + "]", "[-" + "1" * 999 + "]", "[1e-400, -0, -0.0, 1E+2]", "7",
-    '{"a": "\\u00e9\\n\\"\\/"}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": 1}',
+        "[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1),
+        "[" * MAX_DEPTH + "1" + "]" * MAX_DEPTH,
+        '"\\ud83d\\ude00"',
+        "[" + "1" * 1000 + "]",
+        "[-" + "1" * 999 + "]",
+        "[1e-400, -0, -0.0, 1E+2]",
+        "7",
+        '{"a": "\\u00e9\\n\\"\\/"}',
+    ],
+)
 def test_fast_path_reads_the_edge_cases_the_strict_parser_accepts(text):
     fast_agrees(text.encode("utf-8"))
     assert parse_fast(text.encode("utf-8")) is not None

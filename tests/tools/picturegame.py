@@ -33,13 +33,27 @@ def _write(root: Path, rel: str, data) -> None:
 
 def flat_world(**over) -> dict:
     world = {
-        "veduta": "world/1", "seed": 5, "cell": 1, "chunk": 16, "extent": 4, "view": 1, "biome_scale": 16,
-        "camera": {"type": "orthographic", "size": 24, "position": [0, 30, 0], "look_at": [0, 0, 0],
-                   "near": 0.1, "far": 100},
+        "veduta": "world/1",
+        "seed": 5,
+        "cell": 1,
+        "chunk": 16,
+        "extent": 4,
+        "view": 1,
+        "biome_scale": 16,
+        "camera": {
+            "type": "orthographic",
+            "size": 24,
+            "position": [0, 30, 0],
+            "look_at": [0, 0, 0],
+            "near": 0.1,
+            "far": 100,
+        },
         "light": {"direction": [0, -1, 0], "color": "#ffffff", "ambient": "#000000"},
         "background": "#000000",
-        "biomes": [{"name": "red", "ground": "red_ground", "weight": 1},
-                   {"name": "speckled", "ground": "speckle_ground", "weight": 1}],
+        "biomes": [
+            {"name": "red", "ground": "red_ground", "weight": 1},
+            {"name": "speckled", "ground": "speckle_ground", "weight": 1},
+        ],
         "places": [{"name": "home", "prefab": "hut", "cell": [3, -2]}],
     }
     world.update(over)
@@ -52,16 +66,43 @@ def write_game(root: Path, world: dict | None = None) -> Path:
     (root / "pyproject.toml").write_text("[tool.veduta]\n")
     _write(root, "materials/red_ground.vmaterial", {"veduta": "material/1", "albedo": "#b03020"})
     _write(root, "materials/speckle_ground.vmaterial", {"veduta": "material/1", "texture": "speckle"})
-    _write(root, "textures/speckle.vtexture", {
-        "veduta": "texture/1", "size": [4, 4], "tiling": True,
-        "layers": [{"type": "checker", "colors": ["#2040c0", "#4060e0"], "cell": 1}]})
-    _write(root, "materials/checker.vmaterial", {"veduta": "material/1", "texture": "checker", "filter": "nearest",
-                                                 "unlit": True})
-    _write(root, "textures/checker.vtexture", {
-        "veduta": "texture/1", "size": [4, 4], "tiling": True,
-        "layers": [{"type": "checker", "colors": ["#ff0000", "#0000ff"], "cell": 2}]})
-    _write(root, "materials/leaves.vmaterial", {"veduta": "material/1", "texture": "leaves", "alpha": "cutout",
-                                                "filter": "nearest", "unlit": True, "cull": "none"})
+    _write(
+        root,
+        "textures/speckle.vtexture",
+        {
+            "veduta": "texture/1",
+            "size": [4, 4],
+            "tiling": True,
+            "layers": [{"type": "checker", "colors": ["#2040c0", "#4060e0"], "cell": 1}],
+        },
+    )
+    _write(
+        root,
+        "materials/checker.vmaterial",
+        {"veduta": "material/1", "texture": "checker", "filter": "nearest", "unlit": True},
+    )
+    _write(
+        root,
+        "textures/checker.vtexture",
+        {
+            "veduta": "texture/1",
+            "size": [4, 4],
+            "tiling": True,
+            "layers": [{"type": "checker", "colors": ["#ff0000", "#0000ff"], "cell": 2}],
+        },
+    )
+    _write(
+        root,
+        "materials/leaves.vmaterial",
+        {
+            "veduta": "material/1",
+            "texture": "leaves",
+            "alpha": "cutout",
+            "filter": "nearest",
+            "unlit": True,
+            "cull": "none",
+        },
+    )
     from PIL import Image
 
     leaves = Image.new("RGBA", (4, 4), (0, 0, 0, 0))
@@ -69,15 +110,33 @@ def write_game(root: Path, world: dict | None = None) -> Path:
         for x in range(2):
             leaves.putpixel((x, y), (*LEAF, 255))
     leaves.save(root / "assets/textures/leaves.png")
-    _write(root, "textures/leaves.vtexture", {"veduta": "texture/1", "mipmaps": False,
-                                              "layers": [{"type": "image", "path": "textures/leaves.png"}]})
-    _write(root, "models/cube.vmodel", {
-        "veduta": "model/1", "pivot": "bottom-center",
-        "parts": [{"shape": "box", "size": [1, 1, 1], "position": [0, 0.5, 0], "material": "checker"}]})
-    _write(root, "models/card.vmodel", {
-        "veduta": "model/1", "pivot": "bottom-center",
-        "parts": [{"shape": "plane", "size": [1, 1], "material": "leaves"}]})
-    _write(root, "prefabs/hut.vprefab", {"veduta": "prefab/1", "footprint": [2, 2],
-                                         "entities": [{"name": "hut", "model": "cube"}]})
+    _write(
+        root,
+        "textures/leaves.vtexture",
+        {"veduta": "texture/1", "mipmaps": False, "layers": [{"type": "image", "path": "textures/leaves.png"}]},
+    )
+    _write(
+        root,
+        "models/cube.vmodel",
+        {
+            "veduta": "model/1",
+            "pivot": "bottom-center",
+            "parts": [{"shape": "box", "size": [1, 1, 1], "position": [0, 0.5, 0], "material": "checker"}],
+        },
+    )
+    _write(
+        root,
+        "models/card.vmodel",
+        {
+            "veduta": "model/1",
+            "pivot": "bottom-center",
+            "parts": [{"shape": "plane", "size": [1, 1], "material": "leaves"}],
+        },
+    )
+    _write(
+        root,
+        "prefabs/hut.vprefab",
+        {"veduta": "prefab/1", "footprint": [2, 2], "entities": [{"name": "hut", "model": "cube"}]},
+    )
     _write(root, "worlds/flat.vworld", world or flat_world())
     return root

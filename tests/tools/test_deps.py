@@ -17,14 +17,15 @@ from veduta.base.project import Project
 
 
 def veduta(root, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "veduta", *args], cwd=root, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "veduta", *args], cwd=root, capture_output=True, text=True, timeout=120
+    )
 
 
 def _at(project: Project, ref: dict) -> str:
     """The text of the file at a reference's line and column (an independent look at the file)."""
     lines = Path(ref["file"]).read_text(encoding="utf-8").split("\n")
-    return lines[ref["line"] - 1][ref["col"] - 1:]
+    return lines[ref["line"] - 1][ref["col"] - 1 :]
 
 
 def _pairs(result: dict, side: str) -> list[tuple[str, str, str]]:
@@ -37,15 +38,22 @@ def test_material_used_by_models_and_a_world(sample):
     assert got["direction"] == "used_by"
     # written by hand from the sample's sources
     assert _pairs(got, "from") == [
-        ("model", "oak", "parts[0].material"), ("model", "oak", "parts[1].material"),
-        ("model", "tree", "parts[0].material"), ("model", "tree_far", "parts[0].material"),
-        ("world", "valley", "biomes[2].ground")]
+        ("model", "oak", "parts[0].material"),
+        ("model", "oak", "parts[1].material"),
+        ("model", "tree", "parts[0].material"),
+        ("model", "tree_far", "parts[0].material"),
+        ("world", "valley", "biomes[2].ground"),
+    ]
     for r in got["references"]:
         assert _at(sample, r).startswith('"bark"'), r  # line and column point at the name's opening quote
         assert r["file"] == f"assets/{r['from']['source']}"
         assert r["level"] == 1
     assert [(a["kind"], a["name"]) for a in got["assets"]] == [
-        ("model", "oak"), ("model", "tree"), ("model", "tree_far"), ("world", "valley")]
+        ("model", "oak"),
+        ("model", "tree"),
+        ("model", "tree_far"),
+        ("world", "valley"),
+    ]
 
 
 def test_material_used_by_two_models_and_an_entity(game, monkeypatch):
@@ -53,25 +61,36 @@ def test_material_used_by_two_models_and_an_entity(game, monkeypatch):
     box = '{\n  "veduta": "model/1",\n  "parts": [ { "shape": "box", "size": [1, 1, 1], "material": "paint" } ]\n}\n'
     game.write("models/box_a.vmodel", box)
     game.write("models/box_b.vmodel", box.replace("[1, 1, 1]", "[2, 1, 1]"))
-    game.write("scenes/yard.vscene", '{\n  "veduta": "scene/1",\n  "entities": [\n'
-               '    { "name": "sign", "kind": "prop", "material": "paint", "position": [0, 0, 0] },\n'
-               '    { "name": "box", "kind": "prop", "model": "box_a", "position": [1, 0, 0] }\n  ]\n}\n')
+    game.write(
+        "scenes/yard.vscene",
+        '{\n  "veduta": "scene/1",\n  "entities": [\n'
+        '    { "name": "sign", "kind": "prop", "material": "paint", "position": [0, 0, 0] },\n'
+        '    { "name": "box", "kind": "prop", "model": "box_a", "position": [1, 0, 0] }\n  ]\n}\n',
+    )
     monkeypatch.chdir(game.root)
     project = Project.find(".")
     got = api.deps(project, "paint", reverse=True)
-    assert [(r["from"]["kind"], r["from"]["name"], r["file"], r["line"], r["col"], r["path"])
-            for r in got["references"]] == [
+    assert [
+        (r["from"]["kind"], r["from"]["name"], r["file"], r["line"], r["col"], r["path"]) for r in got["references"]
+    ] == [
         ("model", "box_a", "assets/models/box_a.vmodel", 3, 63, "parts[0].material"),
         ("model", "box_b", "assets/models/box_b.vmodel", 3, 63, "parts[0].material"),
-        ("scene", "yard", "assets/scenes/yard.vscene", 4, 51, "entities[0].material")]
+        ("scene", "yard", "assets/scenes/yard.vscene", 4, 51, "entities[0].material"),
+    ]
     # two levels up: the scene reaches it again through box_a; each reference once, each asset once
     up = api.deps(project, "paint", reverse=True, depth=2)
     assert [(r["level"], r["from"]["name"], r["to"]["name"]) for r in up["references"]] == [
-        (1, "box_a", "paint"), (1, "box_b", "paint"), (1, "yard", "paint"), (2, "yard", "box_a")]
+        (1, "box_a", "paint"),
+        (1, "box_b", "paint"),
+        (1, "yard", "paint"),
+        (2, "yard", "box_a"),
+    ]
     assert [(a["name"], a["level"]) for a in up["assets"]] == [("box_a", 1), ("box_b", 1), ("yard", 1)]
     down = api.deps(project, "yard")
-    assert _pairs(down, "to") == [("material", "paint", "entities[0].material"),
-                                  ("model", "box_a", "entities[1].model")]
+    assert _pairs(down, "to") == [
+        ("material", "paint", "entities[0].material"),
+        ("model", "box_a", "entities[1].model"),
+    ]
 
 
 def test_world_pulls_in_prefabs_models_materials_and_textures(sample):
@@ -82,11 +101,45 @@ def test_world_pulls_in_prefabs_models_materials_and_textures(sample):
     # written by hand from valley.vworld, its prefabs, their models, their materials and textures
     assert by_kind == {
         "prefab": {"oak", "tree", "cottage", "camp", "well"},
-        "model": {"grass_tuft", "grass_blade", "poppy", "hero", "oak", "tree", "tree_far", "house", "barrel",
-                  "lamp_post", "camp_crate", "well"},
-        "material": {"grass", "leaf", "bark", "water", "poppy_stem", "poppy_petal", "poppy_center", "tunic",
-                     "belt", "skin", "hair", "trousers", "boots", "oak_leaf", "plaster", "roof_tiles",
-                     "door_wood", "brick", "barrel_wood", "barrel_iron", "iron_dark", "lamp_glass", "crate_wood"},
+        "model": {
+            "grass_tuft",
+            "grass_blade",
+            "poppy",
+            "hero",
+            "oak",
+            "tree",
+            "tree_far",
+            "house",
+            "barrel",
+            "lamp_post",
+            "camp_crate",
+            "well",
+        },
+        "material": {
+            "grass",
+            "leaf",
+            "bark",
+            "water",
+            "poppy_stem",
+            "poppy_petal",
+            "poppy_center",
+            "tunic",
+            "belt",
+            "skin",
+            "hair",
+            "trousers",
+            "boots",
+            "oak_leaf",
+            "plaster",
+            "roof_tiles",
+            "door_wood",
+            "brick",
+            "barrel_wood",
+            "barrel_iron",
+            "iron_dark",
+            "lamp_glass",
+            "crate_wood",
+        },
         "texture": {"water", "crate"},
         "image": {"textures/water.png", "textures/crate.png"},
     }
@@ -118,23 +171,34 @@ def test_whole_graph_and_orphans(sample):
     assert bark["uses"] == [] and bark["used_by"] == 4  # oak, tree, tree_far, valley (sources)
     assert whole["reference_count"] == sum(len(a["uses"]) for a in whole["assets"])
     orphans = api.deps(sample, orphans=True)
-    assert orphans == {"missing": [], "roots": ["world", "scene"],
-                       "unused": [{"kind": "material", "name": "ground", "source": "materials/ground.vmaterial"}]}
+    assert orphans == {
+        "missing": [],
+        "roots": ["world", "scene"],
+        "unused": [{"kind": "material", "name": "ground", "source": "materials/ground.vmaterial"}],
+    }
     # break a reference, leave a PNG and a model unused
     crate = Path(sample.assets) / "models" / "crate.vmodel"
     crate.write_text(crate.read_text().replace('"crate_wood"', '"crate_wod"'))
-    (Path(sample.assets) / "textures" / "spare.png").write_bytes((Path(sample.assets) / "textures/crate.png")
-                                                                 .read_bytes())
+    (Path(sample.assets) / "textures" / "spare.png").write_bytes(
+        (Path(sample.assets) / "textures/crate.png").read_bytes()
+    )
     (Path(sample.assets) / "models" / "spare.vmodel").write_text(
-        '{ "veduta": "model/1", "parts": [ { "shape": "box", "size": [1, 1, 1] } ] }\n')
+        '{ "veduta": "model/1", "parts": [ { "shape": "box", "size": [1, 1, 1] } ] }\n'
+    )
     orphans = api.deps(sample, orphans=True)
     (m,) = orphans["missing"]
-    assert (m["from"]["name"], m["to"], m["path"]) == ("crate", {"kind": "material", "name": "crate_wod",
-                                                                 "source": None}, "parts[0].material")
+    assert (m["from"]["name"], m["to"], m["path"]) == (
+        "crate",
+        {"kind": "material", "name": "crate_wod", "source": None},
+        "parts[0].material",
+    )
     assert m["message"] == 'material "crate_wod" does not exist (did you mean crate_wood or barrel_wood?)'
     assert _at(sample, m).startswith('"crate_wod"')
     assert [(u["kind"], u["name"]) for u in orphans["unused"]] == [
-        ("model", "spare"), ("material", "ground"), ("image", "textures/spare.png")]
+        ("model", "spare"),
+        ("material", "ground"),
+        ("image", "textures/spare.png"),
+    ]
     # the users of the missing name are still found
     assert [r["from"]["name"] for r in api.deps(sample, "crate_wod", reverse=True)["references"]] == ["crate"]
 
@@ -160,11 +224,13 @@ def test_names_paths_and_mistakes(sample):
 
 def test_dot(sample):
     dot = api.deps(sample, "tree_far", reverse=True, dot=True)["dot"]
-    assert dot == ('digraph deps {\n  rankdir=LR;\n  node [shape=box, fontname="Helvetica"];\n'
-                   '  "model:oak" [label="model\\noak"];\n  "model:tree" [label="model\\ntree"];\n'
-                   '  "model:tree_far" [label="model\\ntree_far"];\n'
-                   '  "model:oak" -> "model:tree_far" [label="lod[1].model"];\n'
-                   '  "model:tree" -> "model:tree_far" [label="lod[1].model"];\n}\n')
+    assert dot == (
+        'digraph deps {\n  rankdir=LR;\n  node [shape=box, fontname="Helvetica"];\n'
+        '  "model:oak" [label="model\\noak"];\n  "model:tree" [label="model\\ntree"];\n'
+        '  "model:tree_far" [label="model\\ntree_far"];\n'
+        '  "model:oak" -> "model:tree_far" [label="lod[1].model"];\n'
+        '  "model:tree" -> "model:tree_far" [label="lod[1].model"];\n}\n'
+    )
     if shutil.which("dot"):  # Graphviz reads it (when installed)
         subprocess.run(["dot", "-Tsvg"], input=dot, text=True, check=True, capture_output=True)
 
@@ -180,8 +246,10 @@ def test_cli_faces(sample):
     assert lines[0] == "world valley (worlds/valley.vworld) uses:"
     camp = next(i for i, ln in enumerate(lines) if ln.startswith("  prefab camp "))
     assert lines[camp].endswith("assets/worlds/valley.vworld:32:43: sites[1].prefabs[0]")
-    assert lines[camp + 1].startswith("    model camp_crate ") and \
-        "assets/prefabs/camp.vprefab:8:49: entities[0].model" in lines[camp + 1]
+    assert (
+        lines[camp + 1].startswith("    model camp_crate ")
+        and "assets/prefabs/camp.vprefab:8:49: entities[0].model" in lines[camp + 1]
+    )
     assert any(ln.startswith("  prefab oak ") and ln.endswith("(see above)") for ln in lines)  # named twice
     dot = veduta(root, "deps", "tree_far", "--reverse", "--dot")
     assert dot.stdout == api.deps(sample, "tree_far", reverse=True, dot=True)["dot"]
@@ -197,4 +265,4 @@ def test_cli_faces(sample):
     crate.write_text(crate.read_text().replace('"crate_wood"', '"nope"'))
     orphans = veduta(root, "deps", "--orphans")
     assert orphans.returncode == 1
-    assert 'assets/models/crate.vmodel:' in orphans.stdout and 'material "nope" does not exist' in orphans.stdout
+    assert "assets/models/crate.vmodel:" in orphans.stdout and 'material "nope" does not exist' in orphans.stdout

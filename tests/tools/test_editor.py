@@ -108,5 +108,5 @@ def test_the_cursor_in_text_being_typed():
     assert locate('{ "a": "b" }', 10).role == ""  # after a closed string
     assert locate('{ "a": 1, }', 10).role == "key"
     text = '{"a": [1, 2], "b": "x\\"y"}'
-    assert text[text.index("["):token_span(text, text.index("["))] == "[1, 2]"
-    assert text[text.index('"x'):token_span(text, text.index('"x'))] == '"x\\"y"'
+    assert text[text.index("[") : token_span(text, text.index("["))] == "[1, 2]"
+    assert text[text.index('"x') : token_span(text, text.index('"x'))] == '"x\\"y"'

@@ -21,26 +21,59 @@ def states(project, kind=None) -> dict[str, tuple[str, int, int]]:
 def test_states_follow_the_cook(game: Game, here):
     listed = api.list_assets(here)
     assert listed["assets"] == [
-        {"kind": "model", "name": "crate", "path": "assets/models/crate.vmodel", "state": "never_cooked", "errors": 0,
-         "warnings": 0},
-        {"kind": "model", "name": "barrel", "path": "assets/models/props/barrel.vmodel", "state": "never_cooked",
-         "errors": 0, "warnings": 0},
-        {"kind": "model", "name": "tree", "path": "assets/models/tree.vmodel", "state": "never_cooked", "errors": 0,
-         "warnings": 0},
-        {"kind": "model", "name": "tree_far", "path": "assets/models/tree_far.vmodel", "state": "never_cooked",
-         "errors": 0, "warnings": 0}]
+        {
+            "kind": "model",
+            "name": "crate",
+            "path": "assets/models/crate.vmodel",
+            "state": "never_cooked",
+            "errors": 0,
+            "warnings": 0,
+        },
+        {
+            "kind": "model",
+            "name": "barrel",
+            "path": "assets/models/props/barrel.vmodel",
+            "state": "never_cooked",
+            "errors": 0,
+            "warnings": 0,
+        },
+        {
+            "kind": "model",
+            "name": "tree",
+            "path": "assets/models/tree.vmodel",
+            "state": "never_cooked",
+            "errors": 0,
+            "warnings": 0,
+        },
+        {
+            "kind": "model",
+            "name": "tree_far",
+            "path": "assets/models/tree_far.vmodel",
+            "state": "never_cooked",
+            "errors": 0,
+            "warnings": 0,
+        },
+    ]
     assert listed["counts"] == {"fresh": 0, "stale": 0, "failed": 0, "never_cooked": 4} and listed["problems"] == []
     game.write("models/crate.vmodel", GHOST_LOD)  # a warning
     api.cook(here, jobs=1)
-    assert states(here) == {"crate": ("fresh", 0, 1), "barrel": ("fresh", 0, 0), "tree": ("fresh", 0, 0),
-                            "tree_far": ("fresh", 0, 0)}
+    assert states(here) == {
+        "crate": ("fresh", 0, 1),
+        "barrel": ("fresh", 0, 0),
+        "tree": ("fresh", 0, 0),
+        "tree_far": ("fresh", 0, 0),
+    }
     game.write("models/tree_far.vmodel", BAD)  # tree names it as its far level: tree is stale too
     game.write("models/props/barrel.vmodel", (game.root / "assets/models/props/barrel.vmodel").read_text() + " ")
     check = api.check(here, full=True)
     got = states(here)
     # (tree's far level names tree_far, which fails: DEPENDENCY_FAILED there, a warning)
-    assert got == {"crate": ("fresh", 0, 1), "barrel": ("stale", 0, 0), "tree": ("stale", 0, 1),
-                   "tree_far": ("failed", check["errors"], 0)}
+    assert got == {
+        "crate": ("fresh", 0, 1),
+        "barrel": ("stale", 0, 0),
+        "tree": ("stale", 0, 1),
+        "tree_far": ("failed", check["errors"], 0),
+    }
     assert check["errors"] >= 3 and check["warnings"] == 2
     api.cook(here, jobs=1)
     assert states(here)["tree_far"][0] == "failed"  # its cooked file is gone: the cook refused it

@@ -29,9 +29,11 @@ def _inside(box, outer) -> bool:
 
 def test_legend_swatches_have_the_ground_materials_colours(tmp_path):
     # the biome names say nothing of their colour: "forest" stands on red ground
-    biomes = [{"name": "forest", "ground": "red_ground", "weight": 1},
-              {"name": "zone_a", "ground": "speckle_ground", "weight": 1},
-              {"name": "ghostly", "ground": "no_such_material", "weight": 1}]
+    biomes = [
+        {"name": "forest", "ground": "red_ground", "weight": 1},
+        {"name": "zone_a", "ground": "speckle_ground", "weight": 1},
+        {"name": "ghostly", "ground": "no_such_material", "weight": 1},
+    ]
     r = api.world_map(_game(tmp_path, biomes=biomes), "flat", (0, 0), (64, 64), 4)
     img = _png(r)
     swatch = {e["name"]: e for e in r["legend"] if e["kind"] == "biome"}
@@ -40,19 +42,23 @@ def test_legend_swatches_have_the_ground_materials_colours(tmp_path):
         x0, y0, x1, y1 = swatch[name]["box"]
         assert tuple(img[(y0 + y1) // 2, (x0 + x1) // 2]) == rgb, name
     assert [(b["biome"], b["material"], b["status"]) for b in r["biomes"]] == [
-        ("forest", "red_ground", "ok"), ("zone_a", "speckle_ground", "ok"), ("ghostly", "no_such_material", "missing")]
+        ("forest", "red_ground", "ok"),
+        ("zone_a", "speckle_ground", "ok"),
+        ("ghostly", "no_such_material", "missing"),
+    ]
     assert r["biomes"][1]["texture"] == "speckle" and r["biomes"][1]["texture_average"] == "#3050d0"
     # and the map's cells are those colours (flat ground: no shading)
     left, top = r["map_box"][:2]
-    cells = img[top:r["map_box"][3]:4, left:r["map_box"][2]:4].reshape(-1, 3)
+    cells = img[top : r["map_box"][3] : 4, left : r["map_box"][2] : 4].reshape(-1, 3)
     colours = {tuple(c) for c in cells.tolist()}
     assert {RED, SPECKLE_AVERAGE} <= colours
 
 
 def test_the_frame_title_and_scale_bar(tmp_path):
     r = api.world_map(_game(tmp_path), "flat", (10, -6), (64, 48), 4)
-    assert r["title"] == ("world flat, seed 5: 64 x 48 cells around cell [10, -6], cells of 1 m (64 x 48 m), "
-                          "4 px per cell")
+    assert r["title"] == (
+        "world flat, seed 5: 64 x 48 cells around cell [10, -6], cells of 1 m (64 x 48 m), 4 px per cell"
+    )
     assert r["origin"] == [-22, -30] and r["scale"] == 4 and r["ticks"] == 16 and r["scale_bar_m"] == 10
     left, top, right, bottom = r["map_box"]
     assert (right - left, bottom - top) == (256, 192)
@@ -62,8 +68,9 @@ def test_the_frame_title_and_scale_bar(tmp_path):
 
 def test_a_place_is_named_inside_the_map(tmp_path):
     # the place at the map's east edge: its label must go west of it, not off the image
-    r = api.world_map(_game(tmp_path, places=[{"name": "home", "prefab": "hut", "cell": [31, 0]}]), "flat", (0, 0),
-                      (64, 48), 4)
+    r = api.world_map(
+        _game(tmp_path, places=[{"name": "home", "prefab": "hut", "cell": [31, 0]}]), "flat", (0, 0), (64, 48), 4
+    )
     label = next(lb for lb in r["labels"] if lb["text"] == "home")
     assert label["kind"] == "place" and _inside(label["box"], r["map_box"])
     x0, y0, x1, y1 = label["box"]
@@ -72,13 +79,15 @@ def test_a_place_is_named_inside_the_map(tmp_path):
 
 
 def test_crowded_labels_never_overlap_and_what_does_not_fit_is_counted(tmp_path):
-    places = [{"name": f"hamlet_number_{i:02d}", "prefab": "hut", "cell": [-12 + 4 * (i % 7), -9 + 4 * (i // 7)]}
-              for i in range(28)]
+    places = [
+        {"name": f"hamlet_number_{i:02d}", "prefab": "hut", "cell": [-12 + 4 * (i % 7), -9 + 4 * (i // 7)]}
+        for i in range(28)
+    ]
     r = api.world_map(_game(tmp_path, places=places), "flat", (0, 0), (64, 48), 4)
     boxes = [lb["box"] for lb in r["labels"]]
     for i, a in enumerate(boxes):
         assert _inside(a, r["map_box"]), a
-        for b in boxes[i + 1:]:
+        for b in boxes[i + 1 :]:
             assert min(a[2], b[2]) <= max(a[0], b[0]) or min(a[3], b[3]) <= max(a[1], b[1]), (a, b)
     named = {lb["text"] for lb in r["labels"]} | set(r["dropped"])
     assert named == {p["name"] for p in places} and r["dropped"]
@@ -96,7 +105,7 @@ def test_place_labels_take_free_spots_and_leave_out_the_rest():
     boxes = [p["box"] for p in placed]
     for i, a in enumerate(boxes):
         assert 0 <= a[0] and 0 <= a[1] and a[2] <= 120 and a[3] <= 60
-        for b in boxes[i + 1:]:
+        for b in boxes[i + 1 :]:
             assert min(a[2], b[2]) <= max(a[0], b[0]) or min(a[3], b[3]) <= max(a[1], b[1])
 
 
@@ -114,7 +123,7 @@ def test_the_inspect_sheet_draws_each_view_with_units(tmp_path):
     scale, (ox, oz) = drawn["scale"], drawn["origin"]
     # the start view's loaded window: chunks -1..1 (cells -16..31), a dashed white rectangle
     x = left + (-16 - ox) * scale
-    column = img[top + (-16 - oz) * scale: top + (32 - oz) * scale, x]
+    column = img[top + (-16 - oz) * scale : top + (32 - oz) * scale, x]
     assert ((column == (250, 250, 250)).all(axis=1)).sum() > 50
 
 

@@ -21,8 +21,9 @@ from veduta.base.project import Project
 
 @pytest.fixture(scope="module")
 def flat(tmp_path_factory):
-    world = flat_world(places=[{"name": "home", "prefab": "hut", "cell": [3, -2]},
-                               {"name": "shed", "prefab": "hut", "cell": [28, 28]}])  # loaded, out of view
+    world = flat_world(
+        places=[{"name": "home", "prefab": "hut", "cell": [3, -2]}, {"name": "shed", "prefab": "hut", "cell": [28, 28]}]
+    )  # loaded, out of view
     return Project.at(str(write_game(tmp_path_factory.mktemp("flat") / "game", world)))
 
 
@@ -34,14 +35,15 @@ def valley(tmp_path_factory):
 def _frame(r: dict, i: int = 0) -> np.ndarray:
     img = np.asarray(Image.open(io.BytesIO(r["png"])).convert("RGB"))
     b = r["frames"][i]["box"]
-    return img[b[1]:b[3], b[0]:b[2]]
+    return img[b[1] : b[3], b[0] : b[2]]
 
 
 def test_a_flat_world_from_above_shows_each_cell_in_the_colour_the_map_gives_it(flat):
     r = api.preview_world(flat, "flat", (0, 0), None, scale=1)
     frame = _frame(r)
-    assert frame.shape == (240, 320, 3) and r["frames"] == [{"width": 320, "height": 240, "supersample": 1,
-                                                             "box": r["frames"][0]["box"]}]
+    assert frame.shape == (240, 320, 3) and r["frames"] == [
+        {"width": 320, "height": 240, "supersample": 1, "box": r["frames"][0]["box"]}
+    ]
     m = api.world_map(flat, "flat", (0, 0), (64, 48), 1)
     mp = np.asarray(Image.open(io.BytesIO(m["png"])).convert("RGB"))
     left, top = m["map_box"][:2]
@@ -93,8 +95,18 @@ def test_the_figures_are_the_drawing_models(valley, at):
     models, _, _ = model_draws(valley, needed_models(gen))
     want = Drawer(gen, models).view(at, kept=False)
     d = r["draw"]
-    for k in ("chunks", "chunks_drawn", "ground", "skirts", "water", "flora", "entities", "triangles",
-              "plants_drawn", "entities_drawn"):
+    for k in (
+        "chunks",
+        "chunks_drawn",
+        "ground",
+        "skirts",
+        "water",
+        "flora",
+        "entities",
+        "triangles",
+        "plants_drawn",
+        "entities_drawn",
+    ):
         assert d[k] == want[k], k
     assert d["considered"] == d["culled"] + d["too_far"] + d["thinned"] + d["drawn"]
     assert d["chunks_drawn"] == sum(d["ground_levels"].values())
@@ -123,8 +135,13 @@ def test_mistakes_are_named(flat, tmp_path):
 
 def test_the_command_line(flat, tmp_path):
     def run(*args):
-        return subprocess.run([sys.executable, "-m", "veduta", "preview", "world", *args], cwd=flat.root,
-                              capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [sys.executable, "-m", "veduta", "preview", "world", *args],
+            cwd=flat.root,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     out = tmp_path / "view.png"
     cp = run("flat", "--at", "0,0", "--out", str(out), "--scale", "1", "--json")

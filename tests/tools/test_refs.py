@@ -18,8 +18,11 @@ from veduta.tools.refs import RefGraph, source_refs
 
 ROOT = Path(__file__).resolve().parents[2]
 ASSETS = ROOT / "assets"
-SAMPLES = sorted(str(p.relative_to(ASSETS)).replace(os.sep, "/") for p in ASSETS.rglob("*.v*")
-                 if ".cooked" not in p.parts and kind_of(str(p.relative_to(ASSETS)).replace(os.sep, "/")))
+SAMPLES = sorted(
+    str(p.relative_to(ASSETS)).replace(os.sep, "/")
+    for p in ASSETS.rglob("*.v*")
+    if ".cooked" not in p.parts and kind_of(str(p.relative_to(ASSETS)).replace(os.sep, "/"))
+)
 
 
 def _missing_warnings(rel: str, data: bytes) -> set[tuple]:
@@ -78,7 +81,7 @@ def test_a_world_names_its_prefabs_models_materials_and_biomes():
         (10, 64, 70, "entities[0].material", "material", "skin"),
     ]
     for r in source_refs(text, "world"):
-        assert text[r.start:r.end] == f'"{r.name}"'
+        assert text[r.start : r.end] == f'"{r.name}"'
 
 
 def test_a_part_of_each_shape_names_its_material():
@@ -92,15 +95,18 @@ def test_a_part_of_each_shape_names_its_material():
     got = [(r.path, r.kind, r.name) for r in source_refs(text, "model")]
     # an unknown shape declares no fields, but material is common to all: the schema says it
     # only inside each shape's branch, so a part without a valid shape names nothing
-    assert got == [("parts[0].material", "material", "a"), ("parts[1].material", "material", "b"),
-                   ("lod[0].model", "model", "far")]
+    assert got == [
+        ("parts[0].material", "material", "a"),
+        ("parts[1].material", "material", "b"),
+        ("lod[0].model", "model", "far"),
+    ]
 
 
 def test_columns_count_characters_and_empty_or_invalid_text_has_no_references():
     text = '{"veduta": "material/1", "name": "é", "texture": "crate"}'
     (r,) = source_refs(text, "material")
     assert (r.line, r.col, r.end_col) == (1, 50, 57)
-    assert text[r.col - 1:r.end_col - 1] == '"crate"'
+    assert text[r.col - 1 : r.end_col - 1] == '"crate"'
     assert source_refs(text.encode(), "material")[0] == r
     assert source_refs('{"veduta": "material/1", "texture": "cr', "material") == []
     assert source_refs(b"\xff\xfe", "material") == []
@@ -111,12 +117,12 @@ def test_columns_count_characters_and_empty_or_invalid_text_has_no_references():
 def _game(tmp_path: Path) -> Project:
     files = {
         "models/crate.vmodel": '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], '
-                               '"material": "wood"}]}',
+        '"material": "wood"}]}',
         "models/props/barrel.vmodel": '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], '
-                                      '"material": "wood"}, {"shape": "box", "size": [1, 1, 1], "material": "iron"}]}',
+        '"material": "wood"}, {"shape": "box", "size": [1, 1, 1], "material": "iron"}]}',
         "materials/wood.vmaterial": '{"veduta": "material/1", "texture": "planks"}',
         "prefabs/camp.vprefab": '{"veduta": "prefab/1", "footprint": [2, 2], "entities": [{"name": "a", '
-                                '"model": "crate"}, {"name": "b", "model": "barrel"}]}',
+        '"model": "crate"}, {"name": "b", "model": "barrel"}]}',
     }
     for rel, text in files.items():
         p = tmp_path / "assets" / rel
@@ -130,17 +136,28 @@ def test_graph_both_ways_and_what_is_missing(tmp_path):
     project = _game(tmp_path)
     g = RefGraph.scan(project)
     assert [(r.source, r.path) for r in g.to("material", "wood")] == [
-        ("models/crate.vmodel", "parts[0].material"), ("models/props/barrel.vmodel", "parts[0].material")]
+        ("models/crate.vmodel", "parts[0].material"),
+        ("models/props/barrel.vmodel", "parts[0].material"),
+    ]
     assert [r.source for r in g.to_source("models/props/barrel.vmodel")] == ["prefabs/camp.vprefab"]
     assert [r.name for r in g.of("prefabs/camp.vprefab")] == ["crate", "barrel"]
     (barrel,) = [r for r in g.of("prefabs/camp.vprefab") if r.name == "barrel"]
     assert g.resolve(barrel) == "models/props/barrel.vmodel"
     assert [(r.source, r.kind, r.name) for r in g.missing()] == [
-        ("materials/wood.vmaterial", "texture", "planks"), ("models/props/barrel.vmodel", "material", "iron")]
+        ("materials/wood.vmaterial", "texture", "planks"),
+        ("models/props/barrel.vmodel", "material", "iron"),
+    ]
     assert g.names("model") == ["barrel", "crate"]
-    assert open(project.source_path(barrel.source)).read()[barrel.start:barrel.end] == '"barrel"'
-    assert barrel.to_json() == {"source": "prefabs/camp.vprefab", "line": 1, "col": 114, "end_col": 122,
-                                "path": "entities[1].model", "kind": "model", "name": "barrel"}
+    assert open(project.source_path(barrel.source)).read()[barrel.start : barrel.end] == '"barrel"'
+    assert barrel.to_json() == {
+        "source": "prefabs/camp.vprefab",
+        "line": 1,
+        "col": 114,
+        "end_col": 122,
+        "path": "entities[1].model",
+        "kind": "model",
+        "name": "barrel",
+    }
 
 
 def test_graph_follows_buffers_and_the_disk(tmp_path):
@@ -188,7 +205,10 @@ def test_the_index_and_the_positions_agree_on_every_sample():
     project = Project.at(str(ROOT))
     g = RefGraph.scan(project)
     for rel in SAMPLES:
-        positioned = {(r.kind, r.name) for r in source_refs((ASSETS / rel).read_bytes(), kind_of(rel).name, rel)
-                      if r.asset or r.kind == "image"}
+        positioned = {
+            (r.kind, r.name)
+            for r in source_refs((ASSETS / rel).read_bytes(), kind_of(rel).name, rel)
+            if r.asset or r.kind == "image"
+        }
         indexed = {(k, n) for (k, n), users in g._to.items() if rel in users}
         assert indexed == positioned, rel

@@ -17,8 +17,13 @@ from veduta.base.errors import UsageError, VedutaError
 from veduta.base.project import Project
 
 #: the five sources naming material bark in the game of the fixture
-USERS = ["models/oak.vmodel", "models/tree.vmodel", "models/tree_far.vmodel", "scenes/forest.vscene",
-         "worlds/valley.vworld"]
+USERS = [
+    "models/oak.vmodel",
+    "models/tree.vmodel",
+    "models/tree_far.vmodel",
+    "scenes/forest.vscene",
+    "worlds/valley.vworld",
+]
 FOREST = """{
   "veduta": "scene/1",
   "entities": [
@@ -42,8 +47,14 @@ def sources(project: Project) -> dict[str, bytes]:
 
 
 def veduta(*args: str, env: dict | None = None, **kw) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "veduta", *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, **(env or {})}, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "veduta", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+        **kw,
+    )
 
 
 def dumped(project: Project) -> dict[str, dict]:
@@ -69,8 +80,14 @@ def test_rename_a_material_used_in_five_files(sample):
     assert sources(sample) == before_src and not dry["written"]
     r = api.rename(sample, "material", "bark", "wood")
     assert {k: r[k] for k in ("kind", "old", "new", "from", "to", "dry_run", "written")} == {
-        "kind": "material", "old": "bark", "new": "wood", "from": "assets/materials/bark.vmaterial",
-        "to": "assets/materials/wood.vmaterial", "dry_run": False, "written": True}
+        "kind": "material",
+        "old": "bark",
+        "new": "wood",
+        "from": "assets/materials/bark.vmaterial",
+        "to": "assets/materials/wood.vmaterial",
+        "dry_run": False,
+        "written": True,
+    }
     assert r["edits"] == dry["edits"] and r["files"] == dry["files"]
     assert sorted({e["file"] for e in r["edits"]}) == [f"assets/{u}" for u in USERS]
     assert len(r["edits"]) == 6  # oak names it twice
@@ -83,11 +100,14 @@ def test_rename_a_material_used_in_five_files(sample):
             # differing only at the names: each edit replaces the JSON string at its line and column
             text = old.decode()
             lines = text.split("\n")
-            for e in sorted((e for e in r["edits"] if e["file"] == f"assets/{rel}"),
-                            key=lambda e: (e["line"], e["col"]), reverse=True):
+            for e in sorted(
+                (e for e in r["edits"] if e["file"] == f"assets/{rel}"),
+                key=lambda e: (e["line"], e["col"]),
+                reverse=True,
+            ):
                 line = lines[e["line"] - 1]
-                assert line[e["col"] - 1:].startswith('"bark"') and e["old"] == '"bark"' and e["new"] == '"wood"'
-                lines[e["line"] - 1] = line[:e["col"] - 1] + '"wood"' + line[e["col"] - 1 + len('"bark"'):]
+                assert line[e["col"] - 1 :].startswith('"bark"') and e["old"] == '"bark"' and e["new"] == '"wood"'
+                lines[e["line"] - 1] = line[: e["col"] - 1] + '"wood"' + line[e["col"] - 1 + len('"bark"') :]
             assert new.decode() == "\n".join(lines), rel
         elif rel != "materials/bark.vmaterial":
             assert after_src[rel] == old, rel  # every other file: the same bytes
@@ -117,8 +137,10 @@ def test_a_source_that_writes_its_own_name(sample):
     old = crate.read_bytes()
     r = api.rename(sample, "model", "crate", "box")
     assert [(e["file"], e["path"]) for e in r["edits"]] == [
-        ("assets/models/crate.vmodel", "name"), ("assets/scenes/demo.vscene", "entities[2].model"),
-        ("assets/scenes/demo.vscene", "entities[3].model")]
+        ("assets/models/crate.vmodel", "name"),
+        ("assets/scenes/demo.vscene", "entities[2].model"),
+        ("assets/scenes/demo.vscene", "entities[3].model"),
+    ]
     box = Path(sample.source_path("models/box.vmodel")).read_bytes()
     assert box == old.replace(b'"name": "crate"', b'"name": "box"', 1)
     assert api.cook(sample)["ok"]
@@ -132,8 +154,11 @@ def test_refusals_write_nothing(sample):
         api.rename(sample, "material", "bark", "leaf")
     with pytest.raises(UsageError, match=r'"Bark!" is not an asset name \(1-64 of a-z'):
         api.rename(sample, "material", "bark", "Bark!")
-    with pytest.raises(UsageError, match=r'no material "barkk" under assets/materials/ \(did you mean bark or '
-                                         r'brick\?\)'):
+    with pytest.raises(
+        UsageError,
+        match=r'no material "barkk" under assets/materials/ \(did you mean bark or '
+        r"brick\?\)",
+    ):
         api.rename(sample, "material", "barkk", "wood")
     with pytest.raises(UsageError, match=r'no asset kind "materal"'):
         api.rename(sample, "materal", "bark", "wood")
@@ -181,10 +206,15 @@ def test_cli_and_json(sample):
 
 # -- interruptions -------------------------------------------------------------------------------
 
+
 def _start(pause: str = "60") -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "veduta", "rename", "material", "bark", "wood"],
-                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            env={**os.environ, "VEDUTA_TEST_PAUSE_EDITS": pause})
+    return subprocess.Popen(
+        [sys.executable, "-m", "veduta", "rename", "material", "bark", "wood"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "VEDUTA_TEST_PAUSE_EDITS": pause},
+    )
 
 
 def _wait_writes(proc: subprocess.Popen, n: int) -> list[str]:
@@ -195,16 +225,24 @@ def _wait_writes(proc: subprocess.Popen, n: int) -> list[str]:
         line = proc.stderr.readline()
         assert line, "the rename ended before it wrote enough"
         if line.startswith("edits: wrote "):
-            written.append(line[len("edits: wrote "):].strip())
+            written.append(line[len("edits: wrote ") :].strip())
     return written
 
 
 def _state(before: dict[str, bytes], now: dict[str, bytes]) -> str:
     """all old, all new, or mixed (what a reader of the sources sees)."""
     old = all(now.get(rel) == data for rel, data in before.items())
-    new = ("materials/bark.vmaterial" not in now and "materials/wood.vmaterial" in now
-           and all(now[rel] == before[rel].replace(b'"material": "bark"', b'"material": "wood"')
-                   .replace(b'"ground": "bark"', b'"ground": "wood"') for rel in USERS))
+    new = (
+        "materials/bark.vmaterial" not in now
+        and "materials/wood.vmaterial" in now
+        and all(
+            now[rel]
+            == before[rel]
+            .replace(b'"material": "bark"', b'"material": "wood"')
+            .replace(b'"ground": "bark"', b'"ground": "wood"')
+            for rel in USERS
+        )
+    )
     return "old" if old else "new" if new else "mixed"
 
 
@@ -231,8 +269,7 @@ def test_a_killed_rename_is_completed_by_the_next_command(sample, next_command):
         out = subprocess.run([sys.executable, "-m", "doit", "cook"], capture_output=True, text=True, timeout=300)
         assert out.returncode == 0, out.stdout + out.stderr
         assert os.path.exists(sample.cooked_path("material", "wood"))
-    assert "veduta: completed an interrupted rename of material bark to wood (5 of 7 files written now)" \
-        in out.stderr
+    assert "veduta: completed an interrupted rename of material bark to wood (5 of 7 files written now)" in out.stderr
     assert _state(before, sources(sample)) == "new"
     assert not journal.exists()
 
@@ -251,8 +288,10 @@ def test_interrupted_then_changed_by_hand(sample):
     valley = Path(sample.source_path("worlds/valley.vworld"))
     valley.write_bytes(before["worlds/valley.vworld"].replace(b'"seed": 20240611', b'"seed": 7'))
     out = veduta("deps", "--orphans")
-    assert "warning: assets/worlds/valley.vworld changed since the rename of material bark to wood began; " \
-           "left as it is" in out.stderr
+    assert (
+        "warning: assets/worlds/valley.vworld changed since the rename of material bark to wood began; "
+        "left as it is" in out.stderr
+    )
     assert b'"ground": "bark"' in valley.read_bytes() and b'"seed": 7' in valley.read_bytes()
     now = sources(sample)
     assert b'"material": "wood"' in now["models/tree_far.vmodel"] and "materials/wood.vmaterial" in now
@@ -284,8 +323,11 @@ def test_journal_unit(tmp_path):
     assets.mkdir()
     cache.mkdir()
     (assets / "a.txt").write_bytes(b"old a")
-    changes = [journal.Change("a.txt", b"old a", b"new a"), journal.Change("b.txt", None, b"new b"),
-               journal.Change("a.txt", b"not this", b"x")]
+    changes = [
+        journal.Change("a.txt", b"old a", b"new a"),
+        journal.Change("b.txt", None, b"new b"),
+        journal.Change("a.txt", b"not this", b"x"),
+    ]
     with pytest.raises(journal.EditSetError, match="changed while the edit was prepared; nothing was written"):
         journal.write_set(str(assets), str(cache), changes, "a test")
     assert (assets / "a.txt").read_bytes() == b"old a" and not (assets / "b.txt").exists()

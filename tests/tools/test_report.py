@@ -15,8 +15,13 @@ from veduta import api
 
 
 def cook(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    out = subprocess.run([sys.executable, "-m", "veduta", "cook", *args], capture_output=True, text=True,
-                         timeout=300, env={**os.environ, **(env or {})})
+    out = subprocess.run(
+        [sys.executable, "-m", "veduta", "cook", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     return out
 
@@ -58,8 +63,9 @@ def test_numbers_agree_with_inspect_dump_and_the_disk(sample):
     assert r["total"]["assets"] == r["total"]["cooked"] == r["total"]["fresh"] == len(every)
     assert sum(t["bytes"] for t in r["totals"].values()) == r["total"]["bytes"]
     assert r["totals"]["model"]["triangles"] == sum(a["triangles"][0] for a in r["assets"] if a["kind"] == "model")
-    assert r["totals"]["texture"]["texture_memory"] == sum(a["texture_memory"] for a in r["assets"]
-                                                            if a["kind"] == "texture")
+    assert r["totals"]["texture"]["texture_memory"] == sum(
+        a["texture_memory"] for a in r["assets"] if a["kind"] == "texture"
+    )
     times = [s["compile_s"] for s in r["slowest"]]
     assert len(times) == 10 and times == sorted(times, reverse=True)
     assert times[0] == max(a["compile_s"] for a in r["assets"])
@@ -111,16 +117,21 @@ def test_not_cooked_and_a_no_op_leaves_the_log_alone(sample):
 
 def test_cli(sample):
     cook()
-    out = subprocess.run([sys.executable, "-m", "veduta", "report", "--json"], capture_output=True, text=True,
-                         timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "veduta", "report", "--json"], capture_output=True, text=True, timeout=120
+    )
     assert out.returncode == 0, out.stderr
     got = json.loads(out.stdout)
     want = api.report(sample)
     for doc in (got, want):  # (equal but for nothing: the same state read twice)
         doc.pop("html", None)
     assert got == want
-    out = subprocess.run([sys.executable, "-m", "veduta", "report", "--top", "3", "--html", "r.html"],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-m", "veduta", "report", "--top", "3", "--html", "r.html"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0] == "largest:"
@@ -130,6 +141,7 @@ def test_cli(sample):
     assert out.stderr == "wrote r.html\n"
     page = Path("r.html").read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "http" not in page.replace("http-equiv", "")  # self-contained
-    bad = subprocess.run([sys.executable, "-m", "veduta", "report", "--html", "r.txt"], capture_output=True,
-                         text=True, timeout=120)
+    bad = subprocess.run(
+        [sys.executable, "-m", "veduta", "report", "--html", "r.txt"], capture_output=True, text=True, timeout=120
+    )
     assert bad.returncode == 2 and "must end in .html" in bad.stderr

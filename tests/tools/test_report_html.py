@@ -44,8 +44,14 @@ def page(tmp_path_factory):
         os.chdir(here)
     options = Options()
     options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--proxy-server=127.0.0.1:9", "--proxy-bypass-list=<-loopback>"):  # (no network: nothing loads)
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--proxy-server=127.0.0.1:9",
+        "--proxy-bypass-list=<-loopback>",
+    ):  # (no network: nothing loads)
         options.add_argument(arg)
     browser = webdriver.Chrome(service=Service(DRIVER), options=options)
     try:
@@ -64,7 +70,9 @@ def cells(browser, col: int) -> list[tuple[str, str]]:
     """(shown text, sort value) of one column, top to bottom."""
     return browser.execute_script(
         "return Array.from(document.querySelectorAll('#assets tbody tr'))"
-        ".map(r => [r.cells[arguments[0]].textContent, r.cells[arguments[0]].dataset.v]);", col)
+        ".map(r => [r.cells[arguments[0]].textContent, r.cells[arguments[0]].dataset.v]);",
+        col,
+    )
 
 
 def test_the_table_shows_the_report(page):
@@ -82,8 +90,9 @@ def test_the_table_shows_the_report(page):
     water = next(a for a in result["assets"] if (a["kind"], a["name"]) == ("texture", "water"))
     row = rows[[a["name"] for a in result["assets"]].index("water")]
     texture_cell = row.find_elements(By.TAG_NAME, "td")[column(browser, "texture memory")]
-    assert texture_cell.text == size_text(water["texture_memory"]) and \
-        texture_cell.get_attribute("data-v") == str(water["texture_memory"])
+    assert texture_cell.text == size_text(water["texture_memory"]) and texture_cell.get_attribute("data-v") == str(
+        water["texture_memory"]
+    )
     totals = browser.find_elements(By.CSS_SELECTOR, "#totals tbody tr")
     assert [r.find_element(By.TAG_NAME, "td").text for r in totals] == [*result["totals"], "all"]
     # nothing from the network: every resource is the page itself

@@ -26,7 +26,8 @@ LAMP = """{
 
 #: LAMP with two mistakes: a radius out of range, a box's size of two numbers
 LAMP_BAD = LAMP.replace('"radius": 0.05', '"radius": -1').replace(
-    '{ "shape": "sphere", "radius": 0.2, "segments": 8, "rings": 4,', '{ "shape": "box", "size": [1, 2],')
+    '{ "shape": "sphere", "radius": 0.2, "segments": 8, "rings": 4,', '{ "shape": "box", "size": [1, 2],'
+)
 
 
 def test_a_source_with_errors_is_refused_with_every_error_located_and_nothing_is_written(game: Game, here):
@@ -34,10 +35,25 @@ def test_a_source_with_errors_is_refused_with_every_error_located_and_nothing_is
         api.write_source(here, "model", "lamp", LAMP_BAD)
     findings = got.value.findings
     assert findings == [
-        {"code": "MODEL_SOURCE_ERROR", "severity": "error", "message": "-1 out of range (must be > 0)",
-         "file": "assets/models/lamp.vmodel", "line": 5, "col": 38, "path": "parts[0].radius"},
-        {"code": "MODEL_SOURCE_ERROR", "severity": "error", "message": "expected an array of 3 numbers, found 2 items",
-         "file": "assets/models/lamp.vmodel", "line": 6, "col": 31, "path": "parts[1].size"}]
+        {
+            "code": "MODEL_SOURCE_ERROR",
+            "severity": "error",
+            "message": "-1 out of range (must be > 0)",
+            "file": "assets/models/lamp.vmodel",
+            "line": 5,
+            "col": 38,
+            "path": "parts[0].radius",
+        },
+        {
+            "code": "MODEL_SOURCE_ERROR",
+            "severity": "error",
+            "message": "expected an array of 3 numbers, found 2 items",
+            "file": "assets/models/lamp.vmodel",
+            "line": 6,
+            "col": 31,
+            "path": "parts[1].size",
+        },
+    ]
     message = str(got.value)
     assert message.startswith("model lamp has 2 errors, so nothing was written to assets/models/lamp.vmodel")
     assert "assets/models/lamp.vmodel:5:38: parts[0].radius: -1 out of range (must be > 0)" in message
@@ -45,16 +61,26 @@ def test_a_source_with_errors_is_refused_with_every_error_located_and_nothing_is
     # an existing source is kept byte for byte
     before = (game.root / "assets/models/crate.vmodel").read_bytes()
     with pytest.raises(api_refused()):
-        api.write_source(here, "model", "crate", "{\"veduta\": \"model/1\"")
+        api.write_source(here, "model", "crate", '{"veduta": "model/1"')
     assert (game.root / "assets/models/crate.vmodel").read_bytes() == before
 
 
 def test_a_new_source_is_created_where_the_cook_looks_and_every_tool_sees_it(game: Game, here):
     api.cook(here, jobs=1)  # a long-lived process (the MCP server) that cooked before the write
     r = api.write_source(here, "model", "lamp", LAMP)
-    assert r == {"kind": "model", "name": "lamp", "path": "assets/models/lamp.vmodel", "action": "created",
-                 "written": True, "dry_run": False, "bytes": len(LAMP.encode()), "changes": [], "more_changes": 0,
-                 "lines": {"added": LAMP.count("\n"), "removed": 0}, "diagnostics": []}
+    assert r == {
+        "kind": "model",
+        "name": "lamp",
+        "path": "assets/models/lamp.vmodel",
+        "action": "created",
+        "written": True,
+        "dry_run": False,
+        "bytes": len(LAMP.encode()),
+        "changes": [],
+        "more_changes": 0,
+        "lines": {"added": LAMP.count("\n"), "removed": 0},
+        "diagnostics": [],
+    }
     assert (game.root / "assets/models/lamp.vmodel").read_text() == LAMP
     triangles = api.inspect_model(here, "lamp")["triangles"]
     assert {a["name"]: a["state"] for a in api.list_assets(here, "model")["assets"]}["lamp"] == "never_cooked"
@@ -75,8 +101,10 @@ def test_replacing_a_source_says_what_changed(game: Game, here):
     new = CRATE.replace('"size": [1, 1, 1]', '"size": [1, 2, 1]').replace('"pivot": "bottom-center",\n', "")
     r = api.write_source(here, "model", "crate", new)
     assert r["action"] == "replaced" and r["written"] is True
-    assert r["changes"] == [{"path": "pivot", "change": "removed", "old": "bottom-center"},
-                            {"path": "parts[0].size", "change": "changed", "old": [1, 1, 1], "new": [1, 2, 1]}]
+    assert r["changes"] == [
+        {"path": "pivot", "change": "removed", "old": "bottom-center"},
+        {"path": "parts[0].size", "change": "changed", "old": [1, 1, 1], "new": [1, 2, 1]},
+    ]
     assert r["lines"] == {"added": 1, "removed": 2}
     assert path.read_text() == new and stat.S_IMODE(path.stat().st_mode) == 0o640
     again = api.write_source(here, "model", "crate", new)
@@ -107,34 +135,49 @@ def test_a_dry_run_checks_and_writes_nothing(game: Game, here):
 
 
 def test_warnings_come_back_and_a_close_name_is_suggested(game: Game, here):
-    text = LAMP.replace('"pivot": "bottom-center",', '"pivot": "bottom-center",\n  "lod": [{"distance": 20, '
-                                                     '"model": "tree_fa"}],')
+    text = LAMP.replace(
+        '"pivot": "bottom-center",', '"pivot": "bottom-center",\n  "lod": [{"distance": 20, "model": "tree_fa"}],'
+    )
     r = api.write_source(here, "model", "lamp", text)
     assert r["written"] and [(d["severity"], d["code"], d["message"]) for d in r["diagnostics"]] == [
-        ("warning", "MISSING_REFERENCE",
-         'model "tree_fa" does not exist (not checked); did you mean tree_far or tree?')]
+        ("warning", "MISSING_REFERENCE", 'model "tree_fa" does not exist (not checked); did you mean tree_far or tree?')
+    ]
 
 
-@pytest.mark.parametrize(("kind", "name", "message"), [
-    ("model", "Lamp", "'Lamp' is not an asset name: 1-64 characters of a-z, 0-9, _ and -"),
-    ("model", "../lamp", "'../lamp' is not an asset name"),
-    ("model", "", "'' is not an asset name"),
-    ("model", "a" * 65, "is not an asset name"),
-    ("modle", "lamp", 'no asset kind "modle" (did you mean model?) (want one of model, texture, material, scene, '
-                      'prefab, world, map)'),
-])
+@pytest.mark.parametrize(
+    ("kind", "name", "message"),
+    [
+        ("model", "Lamp", "'Lamp' is not an asset name: 1-64 characters of a-z, 0-9, _ and -"),
+        ("model", "../lamp", "'../lamp' is not an asset name"),
+        ("model", "", "'' is not an asset name"),
+        ("model", "a" * 65, "is not an asset name"),
+        (
+            "modle",
+            "lamp",
+            'no asset kind "modle" (did you mean model?) (want one of model, texture, material, scene, '
+            "prefab, world, map)",
+        ),
+    ],
+)
 def test_a_name_must_be_an_asset_name_and_a_kind_a_kind(game: Game, here, kind, name, message):
     with pytest.raises(UsageError) as got:
         api.write_source(here, kind, name, LAMP)
     assert message in str(got.value)
-    assert sorted(p.name for p in (game.root / "assets/models").iterdir()) == ["crate.vmodel", "props", "tree.vmodel",
-                                                                             "tree_far.vmodel"]
+    assert sorted(p.name for p in (game.root / "assets/models").iterdir()) == [
+        "crate.vmodel",
+        "props",
+        "tree.vmodel",
+        "tree_far.vmodel",
+    ]
 
 
 def test_a_name_two_sources_share_is_refused(game: Game, here):
     game.write("models/more/crate.vmodel", CRATE)
-    with pytest.raises(UsageError, match=r'model name "crate" is used by several sources \(models/crate.vmodel, '
-                                         r'models/more/crate.vmodel\)'):
+    with pytest.raises(
+        UsageError,
+        match=r'model name "crate" is used by several sources \(models/crate.vmodel, '
+        r"models/more/crate.vmodel\)",
+    ):
         api.write_source(here, "model", "crate", LAMP)
 
 

@@ -29,8 +29,9 @@ def _blocks(text: str) -> list[tuple[str, str]]:
 def _run(root: Path, line: str) -> tuple[int, str]:
     argv = shlex.split(line, comments=True)[1:]
     if argv[0] == "cook":  # a whole doit run, as a user has it
-        cp = subprocess.run([sys.executable, "-m", "veduta", *argv], cwd=root, capture_output=True, text=True,
-                            timeout=300)
+        cp = subprocess.run(
+            [sys.executable, "-m", "veduta", *argv], cwd=root, capture_output=True, text=True, timeout=300
+        )
         return cp.returncode, cp.stdout + cp.stderr
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
@@ -83,8 +84,9 @@ def test_the_authoring_tutorial_runs_as_written(tmp_path, monkeypatch):
     report = api.inspect_world(Project.at(str(root)), "isle")
     assert report["status"] == "ok"
     # and the page's figures for its views are true
-    lo, hi = (int(v.replace(",", "")) for v in re.search(r"draw ([\d,]+) to ([\d,]+) triangles",
-                                                         DOC.read_text()).groups())
+    lo, hi = (
+        int(v.replace(",", "")) for v in re.search(r"draw ([\d,]+) to ([\d,]+) triangles", DOC.read_text()).groups()
+    )
     tris = [v["triangles"] for v in report["views"]]
     assert [v["name"] for v in report["views"]][0] == "start" and len(tris) >= 2
     assert lo <= min(tris) and max(tris) <= hi and hi - lo <= max(tris) - min(tris) + 200, tris

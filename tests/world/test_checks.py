@@ -74,8 +74,11 @@ def test_drops_site(example):
     assert site.name not in [f.get("other") for f in far]
     # the world's own capital already dropped what it drops: reported the same way
     gen = Generator(example_world(places=[Place("capital", "city", site.x0, site.z0, 0)]), example_prefabs())
-    assert site.name in [f["other"] for f in place_findings(gen, "capital", "city", (site.x0, site.z0))
-                         if f["code"] == "WORLD_PLACE_DROPS_SITE"]
+    assert site.name in [
+        f["other"]
+        for f in place_findings(gen, "capital", "city", (site.x0, site.z0))
+        if f["code"] == "WORLD_PLACE_DROPS_SITE"
+    ]
 
 
 def test_footprint_turns(example):

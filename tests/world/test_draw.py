@@ -28,8 +28,15 @@ def flat_world(**kw):
 
 
 def ortho(size, y=30.0):
-    return {"type": "orthographic", "fov_deg": 0.0, "size": size, "near": 0.1, "far": 100.0,
-            "position": [0.0, y, 0.0], "look_at": [0.0, 0.0, 0.0]}
+    return {
+        "type": "orthographic",
+        "fov_deg": 0.0,
+        "size": size,
+        "near": 0.1,
+        "far": 100.0,
+        "position": [0.0, y, 0.0],
+        "look_at": [0.0, 0.0, 0.0],
+    }
 
 
 def test_flat_ground_is_one_quad_per_chunk_without_skirts():
@@ -61,8 +68,12 @@ def test_the_finest_grid_passes_within_6_cm_and_the_next_coarser_does_not(exampl
 def test_biome_edges_on_flat_ground_are_kept_at_one_cell():
     w = World(biomes=[Biome("plain", "grass", 1), Biome("forest", "moss", 1)], biome_scale=8)
     gen = Generator(w, {})
-    mixed = [(cx, cz) for cx in range(-4, 4) for cz in range(-4, 4)
-             if len(set(gen.biomes(cx * 16, cz * 16, 16, 16).ravel().tolist())) > 1]
+    mixed = [
+        (cx, cz)
+        for cx in range(-4, 4)
+        for cz in range(-4, 4)
+        if len(set(gen.biomes(cx * 16, cz * 16, 16, 16).ravel().tolist())) > 1
+    ]
     assert mixed
     cg = D.chunk_ground(gen, *mixed[0])
     assert cg.grid == 1
@@ -114,7 +125,7 @@ def test_water_quads_cover_every_cell_with_a_corner_under_water(example):
     # the quads cover exactly the water cells
     covered = np.zeros((16, 16), dtype=bool)
     for a, b in zip(m["vertices"][0::4], m["vertices"][3::4], strict=True):
-        covered[int(a[2]) - 16, int(a[0]) + 32:int(b[0]) + 32] = True
+        covered[int(a[2]) - 16, int(a[0]) + 32 : int(b[0]) + 32] = True
     assert (covered == corner).all()
     assert D.chunk_ground(example, 5, 5).water_triangles == 0
 
@@ -160,8 +171,15 @@ def test_ortho_camera_counts_0866_size_and_reaches_its_half_width():
 
 
 def test_perspective_distances_are_as_through_a_60_degree_lens():
-    rec = {"type": "perspective", "fov_deg": 30.0, "size": 0.0, "near": 0.1, "far": 50.0,
-           "position": [0.0, 5.0, 10.0], "look_at": [0.0, 0.0, 0.0]}
+    rec = {
+        "type": "perspective",
+        "fov_deg": 30.0,
+        "size": 0.0,
+        "near": 0.1,
+        "far": 50.0,
+        "position": [0.0, 5.0, 10.0],
+        "look_at": [0.0, 0.0, 0.0],
+    }
     cam = D.make_camera(rec)
     assert cam.effective(np.array([10.0]))[0] == pytest.approx(10 * np.tan(np.radians(15)) / np.tan(np.radians(30)))
     planes = cam.planes()
@@ -195,7 +213,8 @@ def test_a_view_draws_structures_and_flora(example):
     # without models nothing but the ground is drawn, and the missing ones are named
     bare = D.Drawer(example, {}).view((0, 0))
     assert bare["flora"] == bare["entities"] == 0 and "grass_tuft" in D.Drawer(example, {}).missing_models | {
-        "grass_tuft"}
+        "grass_tuft"
+    }
 
 
 def test_loaded_window_and_places_with_missing_prefabs():
@@ -231,8 +250,9 @@ def test_the_kept_sides_hold_whatever_the_engine_can_have_loaded(view):
     # the engine can hold around a focus, the (2v+3)^2 within view + 1
     assert len(window) == (2 * view + 1) ** 2 and len(set(window)) == len(window)
     assert all(len(g) == (2 * view + 2) ** 2 and set(window) < g for g in grown.values())
-    assert set().union(*grown.values()) == {(x, z) for x in range(-view - 1, view + 2)
-                                             for z in range(-view - 1, view + 2)}
+    assert set().union(*grown.values()) == {
+        (x, z) for x in range(-view - 1, view + 2) for z in range(-view - 1, view + 2)
+    }
     # the engine never holds more than one of them: walks of 3000 steps
     most, seen = 0, set()
     for f, loaded in _engine_walk(view, 3000, seed=view):
@@ -269,8 +289,10 @@ def test_views_count_the_chunks_the_engine_keeps_beyond_the_window():
 
 
 def test_flat_world_features_do_not_change_the_counts_of_far_chunks():
-    w = flat_world(features=[Feature("h", "hill", 0, 0, 8, has_height=True, height=3.0, falloff=0, roughness=0)],
-                   vegetation=[Vegetation("grass", model="grass_tuft", density=0.5)])
+    w = flat_world(
+        features=[Feature("h", "hill", 0, 0, 8, has_height=True, height=3.0, falloff=0, roughness=0)],
+        vegetation=[Vegetation("grass", model="grass_tuft", density=0.5)],
+    )
     gen = Generator(w, {})
     assert D.chunk_ground(gen, 0, 0).grid < 16
     assert D.chunk_ground(gen, 5, 5).triangles == (2,)

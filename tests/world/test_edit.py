@@ -80,14 +80,17 @@ def test_place_at_a_cell(game):
     assert dropped and all(not any(st.name == n for st in gen.structures_in(-120, -40, 100, 100)) for n in dropped)
 
 
-@pytest.mark.parametrize("cell, prefab, code", [
-    ((-40, 12), "cottage", "WORLD_PLACE_BIOME"),      # the forest: cottages want meadow or heath
-    ((-35, 40), "well", "WORLD_PLACE_WATER"),         # mill_pond's centre
-    ((-70, 1), "well", "WORLD_PLACE_OVERLAP"),        # on village_well
-    ((-67, 0), "oak", "WORLD_PLACE_DISTANCE"),        # an oak keeps 3 m from a well (2 here)
-    ((1022, 0), "cottage", "WORLD_PLACE_OUTSIDE"),    # the footprint leaves the world (cells -1024..1023)
-    ((0, 0), "castle", "WORLD_PREFAB_MISSING"),
-])
+@pytest.mark.parametrize(
+    "cell, prefab, code",
+    [
+        ((-40, 12), "cottage", "WORLD_PLACE_BIOME"),  # the forest: cottages want meadow or heath
+        ((-35, 40), "well", "WORLD_PLACE_WATER"),  # mill_pond's centre
+        ((-70, 1), "well", "WORLD_PLACE_OVERLAP"),  # on village_well
+        ((-67, 0), "oak", "WORLD_PLACE_DISTANCE"),  # an oak keeps 3 m from a well (2 here)
+        ((1022, 0), "cottage", "WORLD_PLACE_OUTSIDE"),  # the footprint leaves the world (cells -1024..1023)
+        ((0, 0), "castle", "WORLD_PREFAB_MISSING"),
+    ],
+)
 def test_place_refused(game, cell, prefab, code):
     path = _valley(game)
     old = path.read_bytes()
@@ -105,20 +108,21 @@ def test_place_dry_run_reports_the_same_and_writes_nothing(game):
     assert path.read_bytes() == old and dry["dry_run"] and not dry["written"]
     real = api.world_place(game, "valley", "inn", "cottage", near=(-70, 0))
     assert real["written"]
-    assert {k: v for k, v in dry.items() if k not in ("dry_run", "written")} == \
-        {k: v for k, v in real.items() if k not in ("dry_run", "written")}
+    assert {k: v for k, v in dry.items() if k not in ("dry_run", "written")} == {
+        k: v for k, v in real.items() if k not in ("dry_run", "written")
+    }
 
 
 def test_place_near_finds_the_nearest_valid_cell(game):
     r = api.world_place(game, "valley", "inn", "cottage", near=(-70, 0), dry_run=True)
     x, z = r["cell"]
-    d = (x + 70) ** 2 + z ** 2
+    d = (x + 70) ** 2 + z**2
     assert r["searched"] >= 2  # [-70, 0] itself is the well
     # every nearer cell (and every cell as near tried before it) is refused
     ws_gen = _cooked(game)
     for cx in range(-70 - 10, -70 + 11):
         for cz in range(-10, 11):
-            dd = (cx + 70) ** 2 + cz ** 2
+            dd = (cx + 70) ** 2 + cz**2
             if dd < d or (dd == d and (cz, cx) < (z, x)):
                 assert place_problems(ws_gen, "inn", "cottage", cx, cz), (cx, cz)
     assert place_problems(ws_gen, "inn", "cottage", x, z) == []
@@ -128,8 +132,11 @@ def test_place_near_finds_the_nearest_valid_cell(game):
 
 def test_place_near_gives_up_clearly(game):
     old = _valley(game).read_bytes()
-    with pytest.raises(EditRefused, match=r"no valid cell for place \"inn\" .* within 3 cells of \[-600, 0\]: 29 "
-                                          r"cells tried \(.*WORLD_PLACE_WATER 29\)"):
+    with pytest.raises(
+        EditRefused,
+        match=r"no valid cell for place \"inn\" .* within 3 cells of \[-600, 0\]: 29 "
+        r"cells tried \(.*WORLD_PLACE_WATER 29\)",
+    ):
         api.world_place(game, "valley", "inn", "cottage", near=(-600, 0), search=3)
     assert _valley(game).read_bytes() == old
     with pytest.raises(VedutaError, match="search 999 out of range"):
@@ -186,8 +193,9 @@ def test_terrain_hill_and_dry_run(game):
     pads = {c["name"]: c for c in dry["changes"] if c["change"] == "pad"}
     assert "village_well" in pads and pads["village_well"]["after"] > pads["village_well"]["before"]
     real = api.world_terrain(game, "valley", "bump", "hill", (-60, 10), 20, height=3)
-    assert {k: v for k, v in dry.items() if k not in ("dry_run", "written")} == \
-        {k: v for k, v in real.items() if k not in ("dry_run", "written")}
+    assert {k: v for k, v in dry.items() if k not in ("dry_run", "written")} == {
+        k: v for k, v in real.items() if k not in ("dry_run", "written")
+    }
     gen = _cooked(game)
     well = next(s for s in gen.structs.places if s.name == "village_well")
     assert well.level_mm / 1000 == pads["village_well"]["after"]
@@ -197,11 +205,14 @@ def test_terrain_hill_and_dry_run(game):
     assert path.read_text().count('"bump"') == 1
 
 
-@pytest.mark.parametrize("kw, message", [
-    (dict(kind="hill", cell=(0, 0), radius=5, depth=2), "not used by a hill"),
-    (dict(kind="lake", cell=(5000, 0), radius=5), "outside the world"),
-    (dict(kind="hill", cell=(0, 0), radius=0), "out of range"),
-])
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        (dict(kind="hill", cell=(0, 0), radius=5, depth=2), "not used by a hill"),
+        (dict(kind="lake", cell=(5000, 0), radius=5), "outside the world"),
+        (dict(kind="hill", cell=(0, 0), radius=0), "out of range"),
+    ],
+)
 def test_terrain_refused(game, kw, message):
     path = _valley(game)
     old = path.read_bytes()
@@ -217,23 +228,29 @@ def test_terrain_refused(game, kw, message):
 def test_vegetation_area_rule_counts_what_the_cook_plants(game):
     path = _valley(game)
     old = path.read_text()
-    dry = api.world_vegetation(game, "valley", "daisies", 0.5, model="poppy", cell=(-20, -20), radius=8,
-                               scale=(0.5, 1), dry_run=True)
+    dry = api.world_vegetation(
+        game, "valley", "daisies", 0.5, model="poppy", cell=(-20, -20), radius=8, scale=(0.5, 1), dry_run=True
+    )
     assert path.read_text() == old and not dry["written"]
-    r = api.world_vegetation(game, "valley", "daisies", 0.5, model="poppy", cell=(-20, -20), radius=8,
-                             scale=(0.5, 1))
+    r = api.world_vegetation(game, "valley", "daisies", 0.5, model="poppy", cell=(-20, -20), radius=8, scale=(0.5, 1))
     assert r["written"]
-    assert {k: v for k, v in dry.items() if k not in ("dry_run", "written")} == \
-        {k: v for k, v in r.items() if k not in ("dry_run", "written")}
+    assert {k: v for k, v in dry.items() if k not in ("dry_run", "written")} == {
+        k: v for k, v in r.items() if k not in ("dry_run", "written")
+    }
     new = path.read_text()
     _only_array_changed(old, new, "vegetation")
-    assert r["new"] == {"name": "daisies", "model": "poppy", "density": 0.5, "cell": [-20, -20], "radius": 8,
-                        "scale": [0.5, 1]}
+    assert r["new"] == {
+        "name": "daisies",
+        "model": "poppy",
+        "density": 0.5,
+        "cell": [-20, -20],
+        "radius": 8,
+        "scale": [0.5, 1],
+    }
     assert r["area"] == {"cell": [-20, -20], "radius": 8}
     gen = _cooked(game)
     # the cooked world's plants, cell by cell on the scalar path
-    n = sum(1 for x in range(-28, -12) for z in range(-28, -12)
-            for p in gen.plants(x, z) if p["rule"] == "daisies")
+    n = sum(1 for x in range(-28, -12) for z in range(-28, -12) for p in gen.plants(x, z) if p["rule"] == "daisies")
     assert r["plants"] == n > 0
     assert r["triangles_full"] == r["triangles_each"] * n and r["triangles_each"] > 0
     # drawn in a view at the area's centre: every poppy there is within its draw_distance, but a
@@ -258,14 +275,16 @@ def test_vegetation_world_wide_rule_and_warnings(game):
     r = api.world_vegetation(game, "valley", "ferns", 0.2, model="grass_tuft", dry_run=True)
     assert 0 < r["triangles"] < r["triangles_full"]
     assert r["triangles"] == r["view"]["triangles"] - r["view"]["without_rule"]
-    assert api.world_vegetation(game, "valley", "ferns", 0.2, model="grass_tuft", biomes="forest",
-                                dry_run=True)["new"]["biomes"] == ["forest"]
+    assert api.world_vegetation(game, "valley", "ferns", 0.2, model="grass_tuft", biomes="forest", dry_run=True)["new"][
+        "biomes"
+    ] == ["forest"]
     r = api.world_vegetation(game, "valley", "ghosts", 0.2, model="ghost", dry_run=True)
     assert [w["code"] for w in r["warnings"]] == ["WORLD_MODEL_MISSING"]  # once (not also MISSING_REFERENCE)
     assert r["triangles_full"] is None and r["triangles"] == 0
     # a prefab rule that wins no cell: forest trees asked to grow on the meadow only
-    r = api.world_vegetation(game, "valley", "meadow_pines", 0.5, prefab="tree", biomes=["meadow"],
-                             cell=(-100, -24), radius=5, dry_run=True)
+    r = api.world_vegetation(
+        game, "valley", "meadow_pines", 0.5, prefab="tree", biomes=["meadow"], cell=(-100, -24), radius=5, dry_run=True
+    )
     codes = [w["code"] for w in r["warnings"]]
     assert r["plants"] == 0 and "WORLD_VEGETATION_EMPTY" in codes
     # flora without draw_distance
@@ -290,8 +309,9 @@ def test_vegetation_refused(game):
 # -- remove --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name, section", [("mill_pond", "features"), ("poppies", "vegetation"),
-                                           ("keeper_cottage", "places")])
+@pytest.mark.parametrize(
+    "name, section", [("mill_pond", "features"), ("poppies", "vegetation"), ("keeper_cottage", "places")]
+)
 def test_remove(game, name, section):
     path = _valley(game)
     old = path.read_text()
@@ -299,8 +319,9 @@ def test_remove(game, name, section):
     assert path.read_text() == old
     r = api.world_remove(game, "valley", name)
     assert r["list"] == section and r["action"] == "removed" and r["old"]["name"] == name
-    assert {k: v for k, v in dry.items() if k not in ("dry_run", "written")} == \
-        {k: v for k, v in r.items() if k not in ("dry_run", "written")}
+    assert {k: v for k, v in dry.items() if k not in ("dry_run", "written")} == {
+        k: v for k, v in r.items() if k not in ("dry_run", "written")
+    }
     new = path.read_text()
     _only_array_changed(old, new, section)
     assert f'"{name}"' not in new
@@ -326,8 +347,10 @@ def test_a_world_with_errors_is_not_edited(game):
     path = _valley(game)
     broken = path.read_text().replace('"view": 2', '"veiw": 2')
     path.write_text(broken)
-    for call in (lambda: api.world_remove(game, "valley", "poppies"),
-                 lambda: api.world_place(game, "valley", "inn", "cottage", near=(-70, 0))):
+    for call in (
+        lambda: api.world_remove(game, "valley", "poppies"),
+        lambda: api.world_place(game, "valley", "inn", "cottage", near=(-70, 0)),
+    ):
         with pytest.raises(EditRefused, match=r"(?s)world valley has errors, so it is not edited.*veiw: unknown field"):
             call()
     assert path.read_text() == broken
@@ -357,12 +380,48 @@ def test_cli_json_keys_and_refusal(game, monkeypatch, capsys):
     assert main(["world", "place", "valley", "inn", "cottage", "--near", "-70,0", "--dry-run", "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
     assert r["cell"] == [-74, 0] and r["dry_run"] is True
-    assert main(["world", "terrain", "valley", "bump", "--kind", "hill", "--cell", "-60,10", "--radius", "20",
-                 "--height", "3", "--json"]) == 0
+    assert (
+        main(
+            [
+                "world",
+                "terrain",
+                "valley",
+                "bump",
+                "--kind",
+                "hill",
+                "--cell",
+                "-60,10",
+                "--radius",
+                "20",
+                "--height",
+                "3",
+                "--json",
+            ]
+        )
+        == 0
+    )
     r = json.loads(capsys.readouterr().out)
     assert {"before", "after", "places_in_water"} <= set(r) and r["new"]["height"] == 3
-    assert main(["world", "vegetation", "valley", "ferns", "--model", "grass_tuft", "--density", "0.2",
-                 "--biomes", "forest,heath", "--scale", "0.5,1.5", "--json"]) == 0
+    assert (
+        main(
+            [
+                "world",
+                "vegetation",
+                "valley",
+                "ferns",
+                "--model",
+                "grass_tuft",
+                "--density",
+                "0.2",
+                "--biomes",
+                "forest,heath",
+                "--scale",
+                "0.5,1.5",
+                "--json",
+            ]
+        )
+        == 0
+    )
     r = json.loads(capsys.readouterr().out)
     assert {"plants", "triangles", "warnings"} <= set(r) and r["new"]["biomes"] == ["forest", "heath"]
     assert main(["world", "remove", "valley", "ferns"]) == 0
@@ -377,8 +436,10 @@ def test_cli_json_keys_and_refusal(game, monkeypatch, capsys):
 
 def test_cli_text_report(game, monkeypatch, capsys):
     monkeypatch.chdir(game.root)
-    assert main(["world", "terrain", "valley", "pond2", "--kind", "lake", "--cell", "-75,5", "--radius", "6",
-                 "--dry-run"]) == 0
+    assert (
+        main(["world", "terrain", "valley", "pond2", "--kind", "lake", "--cell", "-75,5", "--radius", "6", "--dry-run"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert "feature pond2 added" in out and "places in water: village_well" in out
     assert "before: centre -0.095 m" in out and "dry run:" in out
@@ -393,8 +454,9 @@ def test_the_near_prescreen_agrees_with_the_place_checks(game):
     for prefab, rotation in (("cottage", 90), ("well", 0)):
         gen = _with_prefab(ws, prefab)
         # the mill pond's shore, forest and meadow, and the west edge of the world
-        cells = [(x, z) for x in range(-48, -20, 3) for z in range(26, 56, 3)] + \
-                [(x, z) for x in range(-1026, -1016) for z in (0, 5)]
+        cells = [(x, z) for x in range(-48, -20, 3) for z in range(26, 56, 3)] + [
+            (x, z) for x in range(-1026, -1016) for z in (0, 5)
+        ]
         quick = _prescreen(gen, prefab, rotation, cells)
         seen = set()
         for x, z in cells:
@@ -437,9 +499,13 @@ def test_an_edit_waits_for_another_process_editing_the_same_world_only(game):
     before = _valley(game).read_text()
 
     def place(world: str) -> subprocess.Popen:
-        return subprocess.Popen([sys.executable, "-m", "veduta", "world", "place", world, "tower", "well",
-                                 "--near", "40,40", "--json"], cwd=root, stdout=subprocess.PIPE, text=True,
-                                env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"})
+        return subprocess.Popen(
+            [sys.executable, "-m", "veduta", "world", "place", world, "tower", "well", "--near", "40,40", "--json"],
+            cwd=root,
+            stdout=subprocess.PIPE,
+            text=True,
+            env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"},
+        )
 
     with edit_lock(Project.at(str(root)), "valley"):
         waiting = place("valley")
@@ -481,8 +547,7 @@ def test_removing_what_a_tool_added_leaves_the_file_as_it_was(game, source):
     edits = [
         ("home", lambda: api.world_place(game, "valley", "home", "well", near=(-70, 0))),
         ("bump", lambda: api.world_terrain(game, "valley", "bump", "hill", (5, 5), 6, height=2)),
-        ("daisies", lambda: api.world_vegetation(game, "valley", "daisies", 0.2, model="poppy",
-                                                 cell=(0, 0), radius=4)),
+        ("daisies", lambda: api.world_vegetation(game, "valley", "daisies", 0.2, model="poppy", cell=(0, 0), radius=4)),
     ]
     for name, add in edits:
         before = path.read_bytes()

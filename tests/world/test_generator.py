@@ -35,19 +35,27 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def busy_prefabs():
     pf = example_prefabs()
-    pf["hut"] = Prefab("hut", (3.0, 2.0), tags=["hut"], distances=[Distance("village", 6.0)],
-                       entities=[Entity("hut", model="hut")])
-    pf["tower"] = Prefab("tower", (2.0, 2.0), tags=["tower"], distances=[Distance("tower", 6.0)],
-                         entities=[Entity("tower", model="tower")])
+    pf["hut"] = Prefab(
+        "hut", (3.0, 2.0), tags=["hut"], distances=[Distance("village", 6.0)], entities=[Entity("hut", model="hut")]
+    )
+    pf["tower"] = Prefab(
+        "tower",
+        (2.0, 2.0),
+        tags=["tower"],
+        distances=[Distance("tower", 6.0)],
+        entities=[Entity("tower", model="tower")],
+    )
     return pf
 
 
 def busy_world(**changes):
     """Many structures close together: three site rules, places, scatter and vegetation."""
     w = example_world(
-        sites=[Site("village", ["village"], None, 16, 0.9),
-               Site("hamlet", ["hut", "village"], None, 9, 1.0),
-               Site("watch", ["tower"], None, 12, 0.8)],
+        sites=[
+            Site("village", ["village"], None, 16, 0.9),
+            Site("hamlet", ["hut", "village"], None, 9, 1.0),
+            Site("watch", ["tower"], None, 12, 0.8),
+        ],
         places=[Place("capital", "city", 20, -10, 90), Place("fort", "hut", -40, 30, 0)],
         scatter=[Scatter("tree", None, 0.2), Scatter("oak", ["forest"], 0.3)],
         biome_scale=32,
@@ -97,8 +105,10 @@ def test_sites_respect_chance_and_biomes():
 
 def test_sites_dropped_in_water():
     lake = Feature("l", "lake", 0, 0, 60, has_height=True, height=1.0, depth=3.0, roughness=0.2)
-    g = Generator(example_world(features=[lake], places=None,
-                                sites=[Site("village", ["village"], None, 12, 1.0)]), example_prefabs())
+    g = Generator(
+        example_world(features=[lake], places=None, sites=[Site("village", ["village"], None, 12, 1.0)]),
+        example_prefabs(),
+    )
     decisions = [g.structs.site(0, rx, rz) for rx in range(-6, 6) for rz in range(-6, 6)]
     assert sum(d.reason == "water" for d in decisions) > 40
     for d in decisions:
@@ -148,7 +158,7 @@ def test_pads_level_footprints(busy):
     final = busy.heights(-60, -60, 121, 121)
     near = np.zeros_like(base, dtype=bool)
     for s in busy.structures_in(-63, -63, 126, 126):
-        near[max(0, s.z0 - 2 + 60): s.z1 + 3 + 60, max(0, s.x0 - 2 + 60): s.x1 + 3 + 60] = True
+        near[max(0, s.z0 - 2 + 60) : s.z1 + 3 + 60, max(0, s.x0 - 2 + 60) : s.x1 + 3 + 60] = True
     assert (final[~near] == base[~near]).all()
 
 
@@ -189,7 +199,7 @@ def test_vegetation_prefab_rules_after_scatter_and_within_area():
     g = Generator(busy_world(vegetation=veg, sites=None, places=None, features=None), busy_prefabs())
     lay = g.layers(-20, -20, 40, 40)
     xs, zs = np.meshgrid(np.arange(-20, 20) + 0.5, np.arange(-20, 20) + 0.5)
-    inside = xs ** 2 + zs ** 2 <= 100
+    inside = xs**2 + zs**2 <= 100
     assert (lay.owner_kind[~inside] != VEGETATION).all()
     # density 1: every free cell of the area is owned, by scatter where it fired first
     assert np.isin(lay.owner_kind[inside], [SCATTER, VEGETATION]).all()
@@ -255,8 +265,11 @@ def test_chunk_entities(busy):
     assert any(n.startswith("chunk_n3_12_scatter_") for n in names)
     assert any(n.startswith("site_hamlet_") for n in structures)
     # multi-entity prefabs: <instance>_<entity>, parents renamed
-    village = [e for e in chunk_entities(busy, 0, 0) + chunk_entities(busy, 1, 1) + chunk_entities(busy, -1, 0)
-               if e["source"].get("prefab") == "village"]
+    village = [
+        e
+        for e in chunk_entities(busy, 0, 0) + chunk_entities(busy, 1, 1) + chunk_entities(busy, -1, 0)
+        if e["source"].get("prefab") == "village"
+    ]
     assert village
     inst = village[0]["source"]["name"]
     wells = [e for e in village if e["name"] == inst + "_well"]
@@ -301,8 +314,9 @@ print(terrain.hexdigest(), rest.hexdigest())
 
 def _digest(hashseed: str) -> list[str]:
     env = {**os.environ, "PYTHONHASHSEED": hashseed}
-    out = subprocess.run([sys.executable, "-c", DIGEST_SCRIPT, str(ROOT)], env=env, capture_output=True,
-                         text=True, check=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", DIGEST_SCRIPT, str(ROOT)], env=env, capture_output=True, text=True, check=True, cwd=ROOT
+    )
     return out.stdout.split()
 
 

@@ -31,8 +31,15 @@ from veduta.world import draw as D
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "tests" / "compile" / "fixtures" / "spec_example.vworld"
 
-ORTHO = {"type": "orthographic", "fov_deg": 0.0, "size": 12.0, "near": 0.1, "far": 100.0,
-         "position": [0.0, 30.0, 0.0], "look_at": [0.0, 0.0, 0.0]}
+ORTHO = {
+    "type": "orthographic",
+    "fov_deg": 0.0,
+    "size": 12.0,
+    "near": 0.1,
+    "far": 100.0,
+    "position": [0.0, 30.0, 0.0],
+    "look_at": [0.0, 0.0, 0.0],
+}
 
 
 class Cam:
@@ -45,8 +52,9 @@ class Cam:
 
 def report(world=None, prefabs=None, models=None, **kw):
     w = world if world is not None else example_world(camera=Cam())
-    return report_world(Generator(w, example_prefabs() if prefabs is None else prefabs),
-                        MODELS if models is None else models, **kw)
+    return report_world(
+        Generator(w, example_prefabs() if prefabs is None else prefabs), MODELS if models is None else models, **kw
+    )
 
 
 def codes(r, severity=None):
@@ -62,8 +70,13 @@ def test_the_example_world_report(example_report):
     r = example_report
     assert [v["name"] for v in r["views"]][:2] == ["start", "place capital"]
     assert r["loaded"] == {"chunks": 9, "chunks_max": 16, "radius_m": 16.0, "reach_m": 8.0}
-    assert r["places"][0] == {"name": "capital", "prefab": "city", "cell": [120, -40], "rotation": 90,
-                              "footprint": [116, -46, 9, 12]}
+    assert r["places"][0] == {
+        "name": "capital",
+        "prefab": "city",
+        "cell": [120, -40],
+        "rotation": 90,
+        "footprint": [116, -46, 9, 12],
+    }
     sev = [f["severity"] for f in r["findings"]]
     assert sev == sorted(sev, key=["error", "warning", "note"].index)
     assert not codes(r, "error")
@@ -98,9 +111,15 @@ def test_model_missing_and_invalid_both_ways(example_report):
 
 
 def test_place_findings_in_the_report_pairs_once(example_report):
-    w = example_world(camera=Cam(), places=[
-        Place("capital", "city", 120, -40, 90), Place("market", "village", 122, -40),
-        Place("jetty", "village", -30, 20), Place("inn", "village", 140, -40)])
+    w = example_world(
+        camera=Cam(),
+        places=[
+            Place("capital", "city", 120, -40, 90),
+            Place("market", "village", 122, -40),
+            Place("jetty", "village", -30, 20),
+            Place("inn", "village", 140, -40),
+        ],
+    )
     r = report(world=w)
     overlap = [f for f in r["findings"] if f["code"] == "WORLD_PLACE_OVERLAP"]
     assert [(f["place"], f["other"]) for f in overlap] == [("capital", "market")]
@@ -137,8 +156,9 @@ def test_chunk_budget_counts_the_chunks_the_engine_keeps_loaded():
     models = dict(MODELS, tower=D.ModelDraw("tower", (1500,), (), 0.0, 5.0))
 
     def start_view(tower_x):
-        w = World(biomes=[Biome("plain", "grass", 1)], camera=Cam(size=80.0),
-                  places=[Place("tall", "tower", tower_x, 8)])
+        w = World(
+            biomes=[Biome("plain", "grass", 1)], camera=Cam(size=80.0), places=[Place("tall", "tower", tower_x, 8)]
+        )
         gen = Generator(w, prefabs)
         views = D.Drawer(gen, models, D.camera_record(w)).views([("start", (8, 8))])
         return views, _view_findings(views)
@@ -158,8 +178,13 @@ def test_chunk_budget_counts_the_chunks_the_engine_keeps_loaded():
 
 def test_more_views_at_cells(tmp_path):
     out = tmp_path / "views.jsonl"
-    r = report(world=World(biomes=[Biome("plain", "grass", 1)], camera=Cam(), extent=2), prefabs={},
-               at=[(5, -7)], all_views=True, views_file=str(out))
+    r = report(
+        world=World(biomes=[Biome("plain", "grass", 1)], camera=Cam(), extent=2),
+        prefabs={},
+        at=[(5, -7)],
+        all_views=True,
+        views_file=str(out),
+    )
     assert [v["name"] for v in r["views"]] == ["start", "at 5,-7"] and r["views_file"] == str(out)
     listed = [json.loads(line) for line in out.read_text().splitlines()]
     assert [v["name"] for v in listed[:3]] == ["start", "at 5,-7", "chunk -2,-2"] and len(listed) == 2 + 16
@@ -177,8 +202,9 @@ def test_site_never_both_ways(example_report):
 
 
 def test_biome_absent_and_idle_rules_both_ways(example_report):
-    w = example_world(camera=Cam(), biomes=[Biome("plain", "grass", 1000), Biome("forest", "moss", 1)],
-                      biome_scale=4096)
+    w = example_world(
+        camera=Cam(), biomes=[Biome("plain", "grass", 1000), Biome("forest", "moss", 1)], biome_scale=4096
+    )
     r = report(world=w)
     assert [f["biome"] for f in r["findings"] if f["code"] == "WORLD_BIOME_ABSENT"] == ["forest"]
     assert [f["rule"] for f in r["findings"] if f["code"] == "WORLD_RULE_IDLE"] == ["scatter[0]"]
@@ -186,9 +212,15 @@ def test_biome_absent_and_idle_rules_both_ways(example_report):
 
 
 def test_vegetation_outside_both_ways(example_report):
-    w = World(biomes=[Biome("plain", "grass", 1)], camera=Cam(), extent=1,
-              vegetation=[Vegetation("edge", model="grass_tuft", area=True, x=10, z=0, radius=12),
-                          Vegetation("inner", model="grass_tuft", area=True, x=0, z=0, radius=4)])
+    w = World(
+        biomes=[Biome("plain", "grass", 1)],
+        camera=Cam(),
+        extent=1,
+        vegetation=[
+            Vegetation("edge", model="grass_tuft", area=True, x=10, z=0, radius=12),
+            Vegetation("inner", model="grass_tuft", area=True, x=0, z=0, radius=4),
+        ],
+    )
     f = [f for f in report(world=w, prefabs={})["findings"] if f["code"] == "WORLD_VEGETATION_OUTSIDE"]
     assert [(x["rule"], x["severity"]) for x in f] == [("vegetation[0]", "note")]
     assert "WORLD_VEGETATION_OUTSIDE" not in codes(example_report)
@@ -259,11 +291,19 @@ def test_the_sample_valley(tmp_path, monkeypatch, capsys):
 
 def test_inspect_prefab(tmp_path, monkeypatch, capsys):
     root = _game(tmp_path, with_samples=True)
-    (root / "assets" / "prefabs" / "odd.vprefab").write_text(json.dumps({
-        "veduta": "prefab/1", "footprint": [2, 2],
-        "entities": [{"name": "a", "kind": "prop", "model": "nothing_here", "position": [3, 0, 0]},
-                     {"name": "b", "kind": "prop", "model": "crate", "material": "no_such_material"},
-                     {"name": "c", "kind": "prop", "model": "crate", "position": [0, 0, 0.5], "parent": "b"}]}))
+    (root / "assets" / "prefabs" / "odd.vprefab").write_text(
+        json.dumps(
+            {
+                "veduta": "prefab/1",
+                "footprint": [2, 2],
+                "entities": [
+                    {"name": "a", "kind": "prop", "model": "nothing_here", "position": [3, 0, 0]},
+                    {"name": "b", "kind": "prop", "model": "crate", "material": "no_such_material"},
+                    {"name": "c", "kind": "prop", "model": "crate", "position": [0, 0, 0.5], "parent": "b"},
+                ],
+            }
+        )
+    )
     monkeypatch.chdir(root)
     assert main(["inspect", "prefab", "cottage", "--json"]) == 0
     r = json.loads(capsys.readouterr().out)
@@ -275,10 +315,17 @@ def test_inspect_prefab(tmp_path, monkeypatch, capsys):
     assert main(["inspect", "prefab", "camp", "--json"]) == 0
     assert codes(json.loads(capsys.readouterr().out)) == []  # (the sample game is within budget)
     # three of the spec's crates (410 triangles each) are over the 1200 a frame draws
-    (root / "assets" / "prefabs" / "depot.vprefab").write_text(json.dumps({
-        "veduta": "prefab/1", "footprint": [4, 4],
-        "entities": [{"name": f"c{i}", "kind": "prop", "model": "crate", "position": [i - 1, 0, 0]}
-                     for i in range(3)]}))
+    (root / "assets" / "prefabs" / "depot.vprefab").write_text(
+        json.dumps(
+            {
+                "veduta": "prefab/1",
+                "footprint": [4, 4],
+                "entities": [
+                    {"name": f"c{i}", "kind": "prop", "model": "crate", "position": [i - 1, 0, 0]} for i in range(3)
+                ],
+            }
+        )
+    )
     assert main(["inspect", "prefab", "depot", "--json"]) == 0
     assert codes(json.loads(capsys.readouterr().out)) == ["PREFAB_OVER_BUDGET"]
     assert main(["inspect", "prefab", "oak"]) == 0
@@ -286,8 +333,11 @@ def test_inspect_prefab(tmp_path, monkeypatch, capsys):
     assert main(["inspect", "prefab", "nowhere"]) == 2
     # a model whose source has errors
     (root / "assets" / "models" / "broken.vmodel").write_text('{ "veduta": "model/1", "parts": [] }')
-    (root / "assets" / "prefabs" / "shed.vprefab").write_text(json.dumps({
-        "veduta": "prefab/1", "footprint": [1, 1], "entities": [{"name": "a", "kind": "prop", "model": "broken"}]}))
+    (root / "assets" / "prefabs" / "shed.vprefab").write_text(
+        json.dumps(
+            {"veduta": "prefab/1", "footprint": [1, 1], "entities": [{"name": "a", "kind": "prop", "model": "broken"}]}
+        )
+    )
     assert main(["inspect", "prefab", "shed", "--json"]) == 1
     assert codes(json.loads(capsys.readouterr().out)) == ["PREFAB_MODEL_INVALID"]
 
@@ -297,8 +347,13 @@ def test_prefab_empty_and_findings_of_models():
 
     r = report_prefab(Prefab("p", (1.0, 1.0), entities=[]), {})
     assert codes(r) == ["PREFAB_EMPTY"]
-    bad = {"status": "findings", "triangles": 10, "lod_triangles": [], "draw_distance": 0.0,
-           "findings": [{"code": "MESH_OVER_BUDGET", "severity": "error", "message": "x"}]}
+    bad = {
+        "status": "findings",
+        "triangles": 10,
+        "lod_triangles": [],
+        "draw_distance": 0.0,
+        "findings": [{"code": "MESH_OVER_BUDGET", "severity": "error", "message": "x"}],
+    }
     r = report_prefab(Prefab("p", (1.0, 1.0), entities=[Entity("e", model="m")]), {"m": bad})
     assert codes(r) == ["PREFAB_MODEL_FINDINGS"] and "MESH_OVER_BUDGET" in r["findings"][0]["message"]
     ok = dict(bad, status="ok", findings=[])
@@ -309,8 +364,12 @@ def test_scatter_rule_uses_prefab_biomes():
     # a scatter prefab limited to a biome absent from the area: idle; the sample's own are fine
     pf = example_prefabs()
     pf["fir"] = Prefab("fir", (1.0, 1.0), biomes=["forest"], entities=[Entity("fir", model="tree")])
-    w = example_world(camera=Cam(), biomes=[Biome("plain", "grass", 1000), Biome("forest", "moss", 1)],
-                      biome_scale=4096, scatter=[Scatter("fir", None, 0.1)])
+    w = example_world(
+        camera=Cam(),
+        biomes=[Biome("plain", "grass", 1000), Biome("forest", "moss", 1)],
+        biome_scale=4096,
+        scatter=[Scatter("fir", None, 0.1)],
+    )
     assert "WORLD_RULE_IDLE" in codes(report(world=w, prefabs=pf))
 
 

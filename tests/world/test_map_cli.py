@@ -60,8 +60,10 @@ def test_without_materials_every_biome_is_mid_grey(example):
 def _parser():
     parser = argparse.ArgumentParser(prog="veduta")
     sub = parser.add_subparsers(dest="command")
-    worlds = {"overworld": (example_world(), example_prefabs()),
-              "tiny": (example_world(biomes=[Biome("a", "g", 1)], features=None), {})}
+    worlds = {
+        "overworld": (example_world(), example_prefabs()),
+        "tiny": (example_world(biomes=[Biome("a", "g", 1)], features=None), {}),
+    }
     add_world_commands(sub, lambda name: worlds[name])
     return parser
 

@@ -15,28 +15,53 @@ from veduta.world.query import query
 
 kinds = st.sampled_from(["hill", "plain", "lake", "sea"])
 feature = st.builds(
-    Feature, name=st.sampled_from(["a", "b", "c", "d"]), kind=kinds, x=st.integers(-30, 30), z=st.integers(-30, 30),
-    radius=st.integers(1, 25), has_height=st.booleans(), height=st.floats(-5, 5, width=32),
-    depth=st.floats(0.125, 4, width=32), falloff=st.integers(0, 8), roughness=st.floats(0, 1, width=32),
+    Feature,
+    name=st.sampled_from(["a", "b", "c", "d"]),
+    kind=kinds,
+    x=st.integers(-30, 30),
+    z=st.integers(-30, 30),
+    radius=st.integers(1, 25),
+    has_height=st.booleans(),
+    height=st.floats(-5, 5, width=32),
+    depth=st.floats(0.125, 4, width=32),
+    falloff=st.integers(0, 8),
+    roughness=st.floats(0, 1, width=32),
 )
 world = st.builds(
     World,
-    seed=st.integers(0, 2 ** 64 - 1),
+    seed=st.integers(0, 2**64 - 1),
     cell=st.sampled_from([0.5, 1.0, 2.5]),
     chunk=st.sampled_from([4, 8, 16]),
     extent=st.just(8),
     biome_scale=st.integers(4, 40),
     biomes=st.just([Biome("plain", "grass", 2), Biome("forest", "moss", 1), Biome("sand", "sand", 1)]),
-    terrain=st.builds(Terrain, relief=st.floats(0, 6, width=32), relief_scale=st.integers(4, 40),
-                      sea=st.booleans(), sea_level=st.floats(-2, 1, width=32)),
+    terrain=st.builds(
+        Terrain,
+        relief=st.floats(0, 6, width=32),
+        relief_scale=st.integers(4, 40),
+        sea=st.booleans(),
+        sea_level=st.floats(-2, 1, width=32),
+    ),
     features=st.lists(feature, max_size=4),
     scatter=st.just([Scatter("tree", None, 0.3)]),
     sites=st.just([Site("village", ["village", "hut"], None, 20, 0.7), Site("watch", ["tower"], ["sand"], 14, 1.0)]),
-    places=st.lists(st.builds(Place, name=st.sampled_from(["p", "q"]), prefab=st.sampled_from(["city", "hut"]),
-                              x=st.integers(-20, 20), z=st.integers(-20, 20),
-                              rotation=st.sampled_from([0, 90, 180, 270])), max_size=2),
-    vegetation=st.just([Vegetation("grass", model="tuft", density=0.5, scale_min=0.5, scale_max=1.5),
-                        Vegetation("grove", prefab="oak", density=0.4, area=True, x=3, z=-2, radius=9)]),
+    places=st.lists(
+        st.builds(
+            Place,
+            name=st.sampled_from(["p", "q"]),
+            prefab=st.sampled_from(["city", "hut"]),
+            x=st.integers(-20, 20),
+            z=st.integers(-20, 20),
+            rotation=st.sampled_from([0, 90, 180, 270]),
+        ),
+        max_size=2,
+    ),
+    vegetation=st.just(
+        [
+            Vegetation("grass", model="tuft", density=0.5, scale_min=0.5, scale_max=1.5),
+            Vegetation("grove", prefab="oak", density=0.4, area=True, x=3, z=-2, radius=9),
+        ]
+    ),
 )
 
 

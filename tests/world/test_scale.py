@@ -52,14 +52,23 @@ def _watery(**changes):
 WORLDS = {
     "busy": lambda: (busy_world(), busy_prefabs()),
     "watery": lambda: (_watery(), busy_prefabs()),
-    "sea level": lambda: (busy_world(terrain=Terrain(relief=3.0, relief_scale=40, sea=True, sea_level=0.2)),
-                          busy_prefabs()),
+    "sea level": lambda: (
+        busy_world(terrain=Terrain(relief=3.0, relief_scale=40, sea=True, sea_level=0.2)),
+        busy_prefabs(),
+    ),
     # a small world: regions at its edges are outside it
     "small": lambda: (busy_world(extent=4), busy_prefabs()),
     # a missing prefab and a rule with none
-    "broken": lambda: (busy_world(sites=[Site("village", ["village", "ghost"], None, 16, 0.9),
-                                         Site("nothing", [], None, 20, 0.9),
-                                         Site("hamlet", ["hut"], None, 9, 1.0)]), busy_prefabs()),
+    "broken": lambda: (
+        busy_world(
+            sites=[
+                Site("village", ["village", "ghost"], None, 16, 0.9),
+                Site("nothing", [], None, 20, 0.9),
+                Site("hamlet", ["hut"], None, 9, 1.0),
+            ]
+        ),
+        busy_prefabs(),
+    ),
 }
 
 
@@ -78,11 +87,13 @@ def test_site_tables_decide_as_one_by_one(name):
             assert bulk.structs._from_table(t, rx, rz) == d, (name, i, rx, rz)
             assert why == d.reason
             codes[int(t.code[j, k])] += 1
-    expected = {"busy": {st.STANDS, st.CHANCE, st.TOO_LARGE, st.BIOME, st.PLACE, st.SITE},
-                "watery": {st.STANDS, st.WATER, st.SITE},
-                "sea level": {st.STANDS, st.WATER},
-                "small": {st.STANDS, st.OUTSIDE},
-                "broken": {st.STANDS, st.MISSING, st.NO_PREFABS}}[name]
+    expected = {
+        "busy": {st.STANDS, st.CHANCE, st.TOO_LARGE, st.BIOME, st.PLACE, st.SITE},
+        "watery": {st.STANDS, st.WATER, st.SITE},
+        "sea level": {st.STANDS, st.WATER},
+        "small": {st.STANDS, st.OUTSIDE},
+        "broken": {st.STANDS, st.MISSING, st.NO_PREFABS},
+    }[name]
     assert expected <= set(codes), codes
 
 
@@ -96,8 +107,9 @@ def test_structures_in_a_large_rectangle_come_from_tables():
         if s.kind == "site":
             assert single.structs.site(s.rule, *s.region).structure == s
     arrays = bulk.structs.arrays(-200, -200, 400, 400)
-    assert [(int(a), int(b), int(c)) for a, b, c in zip(arrays.x0, arrays.z0, arrays.level, strict=True)] == \
-        [(s.x0, s.z0, s.level_mm) for s in structs]
+    assert [(int(a), int(b), int(c)) for a, b, c in zip(arrays.x0, arrays.z0, arrays.level, strict=True)] == [
+        (s.x0, s.z0, s.level_mm) for s in structs
+    ]
 
 
 def test_a_generator_built_like_another_decides_as_a_new_one():
@@ -106,9 +118,10 @@ def test_a_generator_built_like_another_decides_as_a_new_one():
     world, prefabs = WORLDS["watery"]()
     before = Generator(world, prefabs)
     before.structures_in(-300, -300, 600, 600)
-    for change in ({"features": list(world.features) + [Feature("big", "sea", 0, 0, 120, has_height=True,
-                                                                   height=0.5)]},
-                   {"places": [Place("capital", "city", 30, 30, 0), Place("inn", "hut", -20, 10, 90)]}):
+    for change in (
+        {"features": list(world.features) + [Feature("big", "sea", 0, 0, 120, has_height=True, height=0.5)]},
+        {"places": [Place("capital", "city", 30, 30, 0), Place("inn", "hut", -20, 10, 90)]},
+    ):
         edited, _ = WORLDS["watery"]()
         for k, v in change.items():
             setattr(edited, k, v)
@@ -173,13 +186,19 @@ def test_bounds_hold_beside_a_plain_without_falloff(falloff):
     (hypothesis found it: seed 1, a plain of radius 1 at the origin, sea level 0)."""
     from tests.world.worlds import Biome, Scatter, World
 
-    world = World(name="test", seed=1, cell=0.5, chunk=4, extent=8, biome_scale=4,
-                  biomes=[Biome("plain", "grass", 2), Biome("forest", "moss", 1), Biome("sand", "sand", 1)],
-                  scatter=[Scatter("tree", None, 0.3)],
-                  sites=[Site("village", ["village", "hut"], None, 20, 0.7),
-                         Site("watch", ["tower"], ["sand"], 14, 1.0)],
-                  terrain=Terrain(relief=1.0, relief_scale=4, sea=True, sea_level=0.0),
-                  features=[Feature("a", "plain", 0, 0, 1, has_height=False, falloff=falloff, roughness=0.0)])
+    world = World(
+        name="test",
+        seed=1,
+        cell=0.5,
+        chunk=4,
+        extent=8,
+        biome_scale=4,
+        biomes=[Biome("plain", "grass", 2), Biome("forest", "moss", 1), Biome("sand", "sand", 1)],
+        scatter=[Scatter("tree", None, 0.3)],
+        sites=[Site("village", ["village", "hut"], None, 20, 0.7), Site("watch", ["tower"], ["sand"], 14, 1.0)],
+        terrain=Terrain(relief=1.0, relief_scale=4, sea=True, sea_level=0.0),
+        features=[Feature("a", "plain", 0, 0, 1, has_height=False, falloff=falloff, roughness=0.0)],
+    )
     g = Generator(world, busy_prefabs())
     X0 = Z0 = -40
     base = g.terrain.ground(X0, Z0, 81, 81)
@@ -188,7 +207,7 @@ def test_bounds_hold_beside_a_plain_without_falloff(falloff):
         bx0, bz0 = (a.ravel() for a in np.meshgrid(gx, gx))
         lo, hi = ground_bounds(g.terrain, bx0, bz0, S)
         for k, (x, z) in enumerate(zip((bx0 - X0).tolist(), (bz0 - Z0).tolist(), strict=True)):
-            block = base[z:z + S + 1, x:x + S + 1]
+            block = base[z : z + S + 1, x : x + S + 1]
             assert lo[k] <= block.min() and block.max() <= hi[k], (S, x + X0, z + Z0)
     one = Generator(world, busy_prefabs()).structs
     for i, rule in enumerate(g.p.sites):
@@ -239,11 +258,11 @@ def test_structure_changes_by_table_equal_by_name():
 
     world, prefabs = WORLDS["watery"]()
     before = Generator(world, prefabs)
-    for change in ({"features": list(world.features) + [Feature("big", "sea", 0, 0, 90, has_height=True,
-                                                                   height=0.5)]},
-                   {"features": list(world.features) + [Feature("up", "hill", 40, -40, 150, has_height=True,
-                                                                   height=3)]},
-                   {"places": [Place("capital", "city", 30, 30, 0), Place("inn", "hut", -20, 10, 90)]}):
+    for change in (
+        {"features": list(world.features) + [Feature("big", "sea", 0, 0, 90, has_height=True, height=0.5)]},
+        {"features": list(world.features) + [Feature("up", "hill", 40, -40, 150, has_height=True, height=3)]},
+        {"places": [Place("capital", "city", 30, 30, 0), Place("inn", "hut", -20, 10, 90)]},
+    ):
         edited, _ = WORLDS["watery"]()
         for k, v in change.items():
             setattr(edited, k, v)
@@ -259,11 +278,14 @@ def test_rule_cells_equal_what_the_chunks_hold():
     from veduta.world.cover import VEGETATION
 
     world = example_world(
-        vegetation=[Vegetation("moss", prefab="tree", density=0.3),
-                    Vegetation("grove", prefab="oak", density=0.4, area=True, x=-40, z=20, radius=70),
-                    Vegetation("grass", model="grass_tuft", density=0.3, biomes=["plain"]),
-                    Vegetation("poppies", model="poppy", density=0.5, area=True, x=-20, z=8, radius=60)],
-        sites=[Site("village", ["village"], None, 24, 0.8)])
+        vegetation=[
+            Vegetation("moss", prefab="tree", density=0.3),
+            Vegetation("grove", prefab="oak", density=0.4, area=True, x=-40, z=20, radius=70),
+            Vegetation("grass", model="grass_tuft", density=0.3, biomes=["plain"]),
+            Vegetation("poppies", model="poppy", density=0.5, area=True, x=-20, z=8, radius=60),
+        ],
+        sites=[Site("village", ["village"], None, 24, 0.8)],
+    )
     g = Generator(world, example_prefabs())
     x0, z0, w, h = -96, -32, 112, 96  # whole chunks: the lake, a village or two, the capital's edge
     for rule in range(4):
@@ -304,20 +326,35 @@ def _generators(project, element):
     return ws.generator(ws.world), ws.generator(rec)
 
 
-@pytest.mark.parametrize("element, windows", [
-    ({"name": "dome", "kind": "hill", "cell": [0, 0], "radius": 16384, "height": 3},
-     [(160, -100, 128, 128), (-860, -60, 128, 128), (4000, -6000, 256, 256)]),
-    ({"name": "ocean", "kind": "sea", "cell": [-600, 0], "radius": 8000, "height": -0.5},
-     [(-680, -60, 128, 128), (6900, 200, 256, 256), (-8192, -2000, 200, 200)]),
-])
+@pytest.mark.parametrize(
+    "element, windows",
+    [
+        (
+            {"name": "dome", "kind": "hill", "cell": [0, 0], "radius": 16384, "height": 3},
+            [(160, -100, 128, 128), (-860, -60, 128, 128), (4000, -6000, 256, 256)],
+        ),
+        (
+            {"name": "ocean", "kind": "sea", "cell": [-600, 0], "radius": 8000, "height": -0.5},
+            [(-680, -60, 128, 128), (6900, 200, 256, 256), (-8192, -2000, 200, 200)],
+        ),
+    ],
+)
 def test_a_feature_the_size_of_the_largest_world(largest, element, windows):
     """A feature over the whole of the largest world: its report against the full-resolution
     answer on windows of it (the ground's extremes are at the east ridge and the west sea; every
     site and place of a window, decided one by one, changes as the report says)."""
     from veduta.world.areas import _place_changes, _site_changes_by_name
 
-    r = api.world_terrain(largest, "valley", element["name"], element["kind"], element["cell"],
-                          element["radius"], height=element["height"], dry_run=True)
+    r = api.world_terrain(
+        largest,
+        "valley",
+        element["name"],
+        element["kind"],
+        element["cell"],
+        element["radius"],
+        height=element["height"],
+        dry_run=True,
+    )
     assert not r["written"] and r["before"]["step"] > 1
     before, after = _generators(largest, element)
     x, z, rad = *element["cell"], element["radius"]
@@ -336,8 +373,11 @@ def test_a_feature_the_size_of_the_largest_world(largest, element, windows):
         names = {c["name"] for c in expect}
         got = [c for c in changes if c["name"] in names]
         assert got == expect, (wx, wz)
-        inside = [c for c in changes if c["kind"] == "site"
-                  and wx - 64 <= c["cell"][0] < wx + w and wz - 64 <= c["cell"][1] < wz + h]
+        inside = [
+            c
+            for c in changes
+            if c["kind"] == "site" and wx - 64 <= c["cell"][0] < wx + w and wz - 64 <= c["cell"][1] < wz + h
+        ]
         assert {c["name"] for c in inside} >= names
     # the extremes of the disc are where they are known to be: the east ridge's top, the sea's floor
     assert r["before"]["max"] >= 13.815 and r["before"]["min"] <= -8.44
@@ -348,8 +388,21 @@ def test_the_largest_world_from_the_command_line(largest, capsys, monkeypatch):
     from veduta.faces.cli.main import main
 
     monkeypatch.chdir(largest.root)
-    argv = ["world", "terrain", "valley", "dome", "--kind", "hill", "--cell", "0,0", "--radius", "16384",
-            "--height", "3", "--dry-run"]
+    argv = [
+        "world",
+        "terrain",
+        "valley",
+        "dome",
+        "--kind",
+        "hill",
+        "--cell",
+        "0,0",
+        "--radius",
+        "16384",
+        "--height",
+        "3",
+        "--dry-run",
+    ]
     assert main(argv) == 0
     text = capsys.readouterr().out
     assert main(argv + ["--json"]) == 0
@@ -394,15 +447,26 @@ def _reference_chunk(drawer, cx, cz):
         if mask.any() and r.model in drawer.index:
             mi = drawer.index[r.model]
             pos = np.stack([pa.x_mm[mask], pa.y_mm[mask], pa.z_mm[mask]], axis=-1) / 1000.0
-            parts.append(D.Things.of(pos, drawer._rad[mi] * pa.scale[mask] / 1000.0, np.full(int(mask.sum()), mi),
-                                     hash2_grid(r.key, xs, zs)[mask]))
+            parts.append(
+                D.Things.of(
+                    pos,
+                    drawer._rad[mi] * pa.scale[mask] / 1000.0,
+                    np.full(int(mask.sum()), mi),
+                    hash2_grid(r.key, xs, zs)[mask],
+                )
+            )
     ground = D.chunk_ground(gen, cx, cz)
     return ground, D.Things.join(parts), water
 
 
 def _rows(things):
-    return sorted(zip(*(getattr(things, f).tolist() for f in ("model", "radius", "thin", "flora")),
-                      things.pos.tolist(), strict=True))
+    return sorted(
+        zip(
+            *(getattr(things, f).tolist() for f in ("model", "radius", "thin", "flora")),
+            things.pos.tolist(),
+            strict=True,
+        )
+    )
 
 
 @pytest.mark.parametrize("name", ["watery", "busy"])
@@ -411,18 +475,26 @@ def test_chunks_in_one_pass_equal_chunk_by_chunk(name):
     from veduta.world import draw as D
 
     world, prefabs = WORLDS[name]()
-    world.vegetation = [Vegetation("grass", model="grass_tuft", density=0.3),
-                        Vegetation("oaks", prefab="oak", density=0.05),
-                        Vegetation("poppies", model="poppy", density=0.4, area=True, x=0, z=0, radius=40)]
+    world.vegetation = [
+        Vegetation("grass", model="grass_tuft", density=0.3),
+        Vegetation("oaks", prefab="oak", density=0.05),
+        Vegetation("poppies", model="poppy", density=0.4, area=True, x=0, z=0, radius=40),
+    ]
     prefabs = dict(prefabs)
     from tests.world.worlds import Entity, Prefab
 
     # a prefab with a parent chain (children at their parents' positions), one entity invisible
-    prefabs["oak"] = Prefab("oak", (1.0, 1.0), tags=["tree"], entities=[
-        Entity("trunk", model="oak", position=(0.3, 0.0, -0.2)),
-        Entity("crown", model="tree", position=(0.1, 2.0, 0.05), parent="trunk"),
-        Entity("bird", model="poppy", position=(0.0, 0.7, 0.0), parent="crown"),
-        Entity("ghost", model="tree", visible=False)])
+    prefabs["oak"] = Prefab(
+        "oak",
+        (1.0, 1.0),
+        tags=["tree"],
+        entities=[
+            Entity("trunk", model="oak", position=(0.3, 0.0, -0.2)),
+            Entity("crown", model="tree", position=(0.1, 2.0, 0.05), parent="trunk"),
+            Entity("bird", model="poppy", position=(0.0, 0.7, 0.0), parent="crown"),
+            Entity("ghost", model="tree", visible=False),
+        ],
+    )
     gen = Generator(world, prefabs)
     bulk, single = D.Drawer(gen, MODELS), D.Drawer(gen, MODELS)
     keys = [(cx, cz) for cz in range(-7, 5) for cx in range(-9, 6)]
@@ -431,9 +503,15 @@ def test_chunks_in_one_pass_equal_chunk_by_chunk(name):
         got = bulk.chunk(cx, cz)
         ground, things, _ = _reference_chunk(single, cx, cz)
         g = got.ground
-        assert (g.grids, g.triangles, g.skirt_triangles, g.skirt_edges, g.water_triangles, g.y_min, g.y_max) == \
-            (ground.grids, ground.triangles, ground.skirt_triangles, ground.skirt_edges, ground.water_triangles,
-             ground.y_min, ground.y_max), (cx, cz)
+        assert (g.grids, g.triangles, g.skirt_triangles, g.skirt_edges, g.water_triangles, g.y_min, g.y_max) == (
+            ground.grids,
+            ground.triangles,
+            ground.skirt_triangles,
+            ground.skirt_edges,
+            ground.water_triangles,
+            ground.y_min,
+            ground.y_max,
+        ), (cx, cz)
         assert (g.water_cell == ground.water_cell).all() and (g.water_level == ground.water_level).all()
         assert _rows(got.things) == _rows(things), (cx, cz)
     assert bulk.missing_models == single.missing_models
@@ -485,8 +563,11 @@ def _reference_view(self, cell, name="", kept=True):
     snames = sorted(structs)
     sidx = {nm: j for j, nm in enumerate(snames)}
     touches = [{sidx[st.name] for st in ch.structures} for ch in chunks]
-    parts = [ch.things for ch in chunks] + [self._structure(structs[nm]) for nm in snames] \
+    parts = (
+        [ch.things for ch in chunks]
+        + [self._structure(structs[nm]) for nm in snames]
         + [self._entities(D._persistent(gen, origin))]
+    )
     things = D.Things.join(parts)
     owner = np.repeat(np.arange(len(parts)), [len(t.model) for t in parts])
     P, R, M, H, F = things.pos, things.radius, things.model, things.thin, things.flora
@@ -510,8 +591,17 @@ def _reference_view(self, cell, name="", kept=True):
         own = idx + [n + j for j in sorted(set().union(*(touches[i] for i in idx)))] + [len(parts) - 1]
         g = ground[:, idx].sum(axis=1).tolist()
         f = per[:, own].sum(axis=1).tolist()
-        out = {"chunks": len(idx), "chunks_drawn": int(visible[idx].sum()), "ground": g[0], "skirts": g[1],
-               "water": g[2], "flora": f[0], "entities": f[1], "plants_drawn": f[2], "entities_drawn": f[3]}
+        out = {
+            "chunks": len(idx),
+            "chunks_drawn": int(visible[idx].sum()),
+            "ground": g[0],
+            "skirts": g[1],
+            "water": g[2],
+            "flora": f[0],
+            "entities": f[1],
+            "plants_drawn": f[2],
+            "entities_drawn": f[3],
+        }
         out["triangles"] = out["ground"] + out["skirts"] + out["water"] + out["flora"] + out["entities"]
         return out
 
@@ -521,25 +611,58 @@ def _reference_view(self, cell, name="", kept=True):
         f = figures(D.loaded_chunks(gen, cell, (sx, sz)))
         if f["triangles"] > worst["triangles"]:
             worst, side = f, [sx, sz]
-    return {"name": name, "focus": [int(cell[0]), int(cell[1])], **worst, "kept": side,
-            "window": {"chunks": window["chunks"], "triangles": window["triangles"]}}
+    return {
+        "name": name,
+        "focus": [int(cell[0]), int(cell[1])],
+        **worst,
+        "kept": side,
+        "window": {"chunks": window["chunks"], "triangles": window["triangles"]},
+    }
 
 
 def _views_worlds(**world):
     from tests.world.worlds import Entity, Prefab, example_prefabs, example_world
 
     prefabs = example_prefabs()
-    prefabs["oak"] = Prefab("oak", (1.0, 1.0), tags=["tree"], entities=[
-        Entity("trunk", model="oak", position=(0.3, 0.0, -0.2)),
-        Entity("crown", model="tree", position=(0.1, 2.0, 0.05), parent="trunk")])
-    veg = [Vegetation("grass", model="grass_tuft", density=0.3), Vegetation("oaks", prefab="oak", density=0.05),
-           Vegetation("poppies", model="poppy", density=0.4, area=True, x=0, z=0, radius=40)]
+    prefabs["oak"] = Prefab(
+        "oak",
+        (1.0, 1.0),
+        tags=["tree"],
+        entities=[
+            Entity("trunk", model="oak", position=(0.3, 0.0, -0.2)),
+            Entity("crown", model="tree", position=(0.1, 2.0, 0.05), parent="trunk"),
+        ],
+    )
+    veg = [
+        Vegetation("grass", model="grass_tuft", density=0.3),
+        Vegetation("oaks", prefab="oak", density=0.05),
+        Vegetation("poppies", model="poppy", density=0.4, area=True, x=0, z=0, radius=40),
+    ]
     yield "example", Generator(example_world(vegetation=veg, **world), prefabs), None
-    yield "busy, ortho", Generator(busy_world(vegetation=veg, view=2, **world, entities=[
-        Entity("player", kind="player", model="hero"), Entity("lamp", model="well", position=(1.0, 2.0, 0.5),
-                                                                parent="player")]), prefabs), \
-        {"type": "orthographic", "fov_deg": 0.0, "size": 30.0, "near": 0.1, "far": 100.0,
-         "position": [0.0, 30.0, 5.0], "look_at": [0.0, 0.0, 0.0]}
+    yield (
+        "busy, ortho",
+        Generator(
+            busy_world(
+                vegetation=veg,
+                view=2,
+                **world,
+                entities=[
+                    Entity("player", kind="player", model="hero"),
+                    Entity("lamp", model="well", position=(1.0, 2.0, 0.5), parent="player"),
+                ],
+            ),
+            prefabs,
+        ),
+        {
+            "type": "orthographic",
+            "fov_deg": 0.0,
+            "size": 30.0,
+            "near": 0.1,
+            "far": 100.0,
+            "position": [0.0, 30.0, 5.0],
+            "look_at": [0.0, 0.0, 0.0],
+        },
+    )
 
 
 @pytest.mark.parametrize("kept", [True, False])
@@ -588,15 +711,22 @@ def test_all_views_summary_and_file_hold_every_view_as_one_at_a_time(tmp_path, m
         named = r["views"]
         assert [v["name"] for v in named] == ["start"] + [f"place {pl.name}" for pl in gen.p.places], name
         listed = [js.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-        assert listed[:len(named)] == named and listed[len(named):] == every, name
+        assert listed[: len(named)] == named and listed[len(named) :] == every, name
         a = r["all_views"]
         assert a["views"] == n == 144 and a["over_budget"] == sum(t > budget for t in tris) > 0, name
-        assert a["triangles"] == {"min": min(tris), "median": sorted(tris)[(n - 1) // 2], "max": max(tris),
-                                  "mean": round(sum(tris) / n, 1)}, name
+        assert a["triangles"] == {
+            "min": min(tris),
+            "median": sorted(tris)[(n - 1) // 2],
+            "max": max(tris),
+            "mean": round(sum(tris) / n, 1),
+        }, name
         hist = a["histogram"]["views"]
-        assert sum(hist) == n and all(hist[k] == sum(t // IW.HISTOGRAM_BIN == k for t in tris)
-                                      for k in range(len(hist))) and hist[-1], name
-        order = sorted(range(n), key=lambda k: (-tris[k], k))[:IW.WORST_VIEWS]
+        assert (
+            sum(hist) == n
+            and all(hist[k] == sum(t // IW.HISTOGRAM_BIN == k for t in tris) for k in range(len(hist)))
+            and hist[-1]
+        ), name
+        order = sorted(range(n), key=lambda k: (-tris[k], k))[: IW.WORST_VIEWS]
         assert a["worst"] == [every[k] for k in order], name
         assert a["over"] == [v["focus"] for v in every if v["triangles"] > budget][:5], name
         top = max(named + every, key=lambda v: v["triangles"])
@@ -619,12 +749,15 @@ def _sample_game(tmp_path):
     return Project.at(str(root))
 
 
-@pytest.mark.parametrize("tool, args, kwargs", [
-    ("world_terrain", ("sea2", "sea", (-300, 0), 200), {"height": -0.5}),
-    ("world_remove", ("west_sea",), {}),
-    ("world_vegetation", ("ferns", 0.2), {"model": "grass_tuft", "cell": (0, 0), "radius": 40}),
-    ("world_place", ("inn", "cottage"), {"near": (-70, 0), "search": 40}),
-])
+@pytest.mark.parametrize(
+    "tool, args, kwargs",
+    [
+        ("world_terrain", ("sea2", "sea", (-300, 0), 200), {"height": -0.5}),
+        ("world_remove", ("west_sea",), {}),
+        ("world_vegetation", ("ferns", 0.2), {"model": "grass_tuft", "cell": (0, 0), "radius": 40}),
+        ("world_place", ("inn", "cottage"), {"near": (-70, 0), "search": 40}),
+    ],
+)
 def test_edits_report_progress_and_a_cancelled_one_writes_nothing(tmp_path, tool, args, kwargs):
     from veduta.base.errors import Cancelled
 
@@ -650,9 +783,14 @@ def test_edits_report_progress_and_a_cancelled_one_writes_nothing(tmp_path, tool
 def test_inspect_world_all_reports_progress(tmp_path):
     game = _sample_game(tmp_path)
     valley = Path(game.source_path("worlds/valley.vworld"))
-    text = valley.read_text().replace('"extent": 64', '"extent": 16', 1).replace(
-        '{ "name": "west_sea",      "kind": "sea",   "cell": [-800, 0],  "radius": 640, "height": -0.5 }',
-        '{ "name": "west_sea",      "kind": "sea",   "cell": [-100, 0],  "radius": 20, "height": -0.5 }')
+    text = (
+        valley.read_text()
+        .replace('"extent": 64', '"extent": 16', 1)
+        .replace(
+            '{ "name": "west_sea",      "kind": "sea",   "cell": [-800, 0],  "radius": 640, "height": -0.5 }',
+            '{ "name": "west_sea",      "kind": "sea",   "cell": [-100, 0],  "radius": 20, "height": -0.5 }',
+        )
+    )
     valley.write_text(text)
     calls = []
     out = tmp_path / "views.jsonl"
@@ -670,8 +808,15 @@ def test_inspect_world_all_reports_progress(tmp_path):
     summary.add(listed)
     world, prefabs, _ = IW.load_world(game, "valley")
     on_sheet = _sheet_views(Generator(world, prefabs), summary)
-    assert on_sheet == [{"focus": v["focus"], "triangles": v["triangles"]} for v in listed
-                        if -128 <= v["focus"][0] < 128 and -128 <= v["focus"][1] < 128] and len(on_sheet) == 256
+    assert (
+        on_sheet
+        == [
+            {"focus": v["focus"], "triangles": v["triangles"]}
+            for v in listed
+            if -128 <= v["focus"][0] < 128 and -128 <= v["focus"][1] < 128
+        ]
+        and len(on_sheet) == 256
+    )
 
 
 def _stderr_on_a_terminal(argv: list[str], cwd: str) -> tuple[int, str, str]:
@@ -682,8 +827,9 @@ def _stderr_on_a_terminal(argv: list[str], cwd: str) -> tuple[int, str, str]:
 
     from tests.terminal import stderr_on_a_terminal
 
-    code, out, err = stderr_on_a_terminal([sys.executable, "-m", "veduta", *argv], cwd,
-                                          env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=600)
+    code, out, err = stderr_on_a_terminal(
+        [sys.executable, "-m", "veduta", *argv], cwd, env=dict(os.environ, PYTHONPATH=str(REPO)), timeout=600
+    )
     return code, out, err.decode(errors="replace")
 
 
@@ -696,17 +842,24 @@ def test_progress_on_a_terminal_only(tmp_path):
 
     game = _sample_game(tmp_path)
     valley = Path(game.source_path("worlds/valley.vworld"))
-    valley.write_text(valley.read_text().replace('"extent": 64', '"extent": 16', 1).replace(
-        '"cell": [-800, 0],  "radius": 640', '"cell": [-100, 0],  "radius": 20'))
+    valley.write_text(
+        valley.read_text()
+        .replace('"extent": 64', '"extent": 16', 1)
+        .replace('"cell": [-800, 0],  "radius": 640', '"cell": [-100, 0],  "radius": 20')
+    )
     code, out, err = _stderr_on_a_terminal(["inspect", "world", "valley", "--all", "--json"], game.root)
     assert code in (0, 1) and json.loads(out)["all_views"]["views"] == 1024, err
     shown = [t.strip() for t in err.split("\r") if t.strip()]
     assert shown and shown[0].startswith("world and prefabs (cooked if stale): 0%"), err
     assert all(t.endswith("%") for t in shown), err
     assert err.endswith("\r") and not err.split("\r")[-2].strip(), repr(err[-200:])  # the line cleared
-    code, out, err = _stderr_on_a_terminal(["world", "map", "valley", "--size", "512,512", "--out", "m.png"],
-                                           game.root)
+    code, out, err = _stderr_on_a_terminal(["world", "map", "valley", "--size", "512,512", "--out", "m.png"], game.root)
     assert code == 0 and "m.png: " in out and "map rows: " in err, err
-    piped = subprocess.run([sys.executable, "-m", "veduta", "inspect", "world", "valley", "--all", "--json"],
-                           cwd=game.root, capture_output=True, text=True, env={"PYTHONPATH": str(REPO)})
+    piped = subprocess.run(
+        [sys.executable, "-m", "veduta", "inspect", "world", "valley", "--all", "--json"],
+        cwd=game.root,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO)},
+    )
     assert piped.stderr == "" and json.loads(piped.stdout)["all_views"]["views"] == 1024

@@ -16,8 +16,17 @@ def gen(**changes):
 
 def flat(features, **terrain):
     """A flat world (no relief) with only the given features, no structures."""
-    return Generator(example_world(terrain=Terrain(relief=0.0, **terrain), features=features, sites=None,
-                                   places=None, scatter=None, vegetation=None), {})
+    return Generator(
+        example_world(
+            terrain=Terrain(relief=0.0, **terrain),
+            features=features,
+            sites=None,
+            places=None,
+            scatter=None,
+            vegetation=None,
+        ),
+        {},
+    )
 
 
 @pytest.mark.parametrize("weights,scale", [((3, 1), 16), ((1, 2, 3, 2), 16), ((5, 1, 1), 32)])
@@ -54,8 +63,9 @@ def test_no_terrain_is_flat():
 
 
 def test_relief_amplitude():
-    g = Generator(example_world(terrain=Terrain(relief=4.0, relief_scale=32), features=None, sites=None,
-                                places=None), {})
+    g = Generator(
+        example_world(terrain=Terrain(relief=4.0, relief_scale=32), features=None, sites=None, places=None), {}
+    )
     h = g.heights(-300, -300, 600, 600)
     assert h.min() >= -4000 and h.max() <= 4000
     assert h.max() - h.min() > 2000  # it does roll
@@ -69,7 +79,7 @@ def test_hill_raises_to_its_height():
     assert h.max() == 9000
     # nothing at and beyond the radius, less and less toward it
     assert h[-7 + 40, 5 + 30 + 20] == 0 and h[-7 + 40 + 20, 5 + 30] == 0
-    row = h[-7 + 40, 5 + 30: 5 + 30 + 21]
+    row = h[-7 + 40, 5 + 30 : 5 + 30 + 21]
     assert np.all(np.diff(row) <= 0)
 
 
@@ -79,12 +89,14 @@ def test_negative_hill_is_a_hollow():
 
 
 def test_plain_levels_a_hill():
-    feats = [Feature("h", "hill", 0, 0, 30, has_height=True, height=10.0),
-             Feature("p", "plain", 8, 0, 10, has_height=True, height=4.0, falloff=3)]
+    feats = [
+        Feature("h", "hill", 0, 0, 30, has_height=True, height=10.0),
+        Feature("p", "plain", 8, 0, 10, has_height=True, height=4.0, falloff=3),
+    ]
     g = flat(feats)
     h = g.heights(-40, -40, 80, 80)
     xs, zs = np.meshgrid(np.arange(-40, 40), np.arange(-40, 40))
-    d2 = (xs - 8) ** 2 + zs ** 2
+    d2 = (xs - 8) ** 2 + zs**2
     assert (h[d2 < 7 * 7] == 4000).all()  # inside radius - falloff: exactly its level
     # its level from the ground at its centre when it has no height
     g2 = flat([feats[0], Feature("p", "plain", 8, 0, 10, falloff=3)])
@@ -116,8 +128,10 @@ def test_lake_floods_where_the_rules_say():
 
 
 def test_lake_level_from_the_ground_at_its_centre():
-    feats = [Feature("h", "hill", 0, 0, 40, has_height=True, height=20.0),
-             Feature("l", "lake", 10, 0, 5, depth=2.0, roughness=0.5)]
+    feats = [
+        Feature("h", "hill", 0, 0, 40, has_height=True, height=20.0),
+        Feature("l", "lake", 10, 0, 5, depth=2.0, roughness=0.5),
+    ]
     g = flat(feats)
     level_at_centre = flat(feats[:1]).heights(10, 0, 1, 1)[0, 0]
     level, wet = g.water(9, -1, 2, 2)
@@ -126,20 +140,31 @@ def test_lake_level_from_the_ground_at_its_centre():
 
 def test_wandering_radius_is_seeded_and_bounded():
     lake = Feature("l", "lake", 0, 0, 40, has_height=True, height=0.0, depth=3.0, roughness=1.0)
-    a, b = flat([lake], ), Generator(example_world(seed=8, terrain=Terrain(), features=[lake], sites=None,
-                                                   places=None, scatter=None, vegetation=None), {})
+    a, b = (
+        flat(
+            [lake],
+        ),
+        Generator(
+            example_world(
+                seed=8, terrain=Terrain(), features=[lake], sites=None, places=None, scatter=None, vegetation=None
+            ),
+            {},
+        ),
+    )
     wa, wb = a.water(-70, -70, 140, 140)[1], b.water(-70, -70, 140, 140)[1]
     assert (wa != wb).any()
     xs, zs = np.meshgrid(np.arange(-70, 70) + 0.5, np.arange(-70, 70) + 0.5)
     d = np.hypot(xs, zs)
     assert wa[d < 19].all() and not wa[d > 61].any()
     # the shore wanders: the wet radius differs by direction
-    assert wa[70, 70 + 25:].sum() != wa[70 + 25:, 70].sum() or wa[70, :45].sum() != wa[:45, 70].sum()
+    assert wa[70, 70 + 25 :].sum() != wa[70 + 25 :, 70].sum() or wa[70, :45].sum() != wa[:45, 70].sum()
 
 
 def test_sea_level_floods_low_ground_and_lakes():
-    feats = [Feature("hollow", "hill", 0, 0, 10, has_height=True, height=-5.0),
-             Feature("l", "lake", 40, 0, 5, has_height=True, height=-3.0, depth=1.0, roughness=0)]
+    feats = [
+        Feature("hollow", "hill", 0, 0, 10, has_height=True, height=-5.0),
+        Feature("l", "lake", 40, 0, 5, has_height=True, height=-3.0, depth=1.0, roughness=0),
+    ]
     g = flat(feats, sea=True, sea_level=-1.0)
     level, wet = g.water(-20, -20, 70, 40)
     assert (level >= -1000).all()
@@ -171,7 +196,7 @@ def test_scalar_ground_water_biome_equal_vectorised(example):
 def test_rectangles_agree_with_each_other(example):
     big = example.heights(-80, -80, 160, 160)
     small = example.heights(-13, 7, 30, 21)
-    assert (big[7 + 80: 28 + 80, -13 + 80: 17 + 80] == small).all()
+    assert (big[7 + 80 : 28 + 80, -13 + 80 : 17 + 80] == small).all()
     lb, wb = example.water(-80, -80, 160, 160)
     ls, ws = example.water(-31, 12, 9, 9)
     assert (lb[92:101, 49:58] == ls).all() and (wb[92:101, 49:58] == ws).all()

@@ -86,8 +86,11 @@ def test_inspect_world_refuses_a_focus_outside_the_world(game, capsys):
 def test_inspect_world_sheet_cannot_write(game, tmp_path, capsys):
     (tmp_path / "d.png").mkdir()
     (tmp_path / "f").write_text("")
-    for sheet, why in ((tmp_path / "d.png", "it is a folder"), (tmp_path / "f" / "x.png", "is not a folder"),
-                       (tmp_path / "none" / "x.png", "no folder")):
+    for sheet, why in (
+        (tmp_path / "d.png", "it is a folder"),
+        (tmp_path / "f" / "x.png", "is not a folder"),
+        (tmp_path / "none" / "x.png", "no folder"),
+    ):
         assert main(["inspect", "world", "valley", "--sheet", str(sheet)]) == 1
         err = capsys.readouterr().err
         assert err.startswith(f"veduta: cannot write {sheet}: ") and why in err, err
@@ -95,8 +98,9 @@ def test_inspect_world_sheet_cannot_write(game, tmp_path, capsys):
 
 
 def test_world_map_limits_pixels_and_makes_no_folders(game, tmp_path, capsys):
-    assert main(["world", "map", "valley", "--out", str(tmp_path / "m.png"), "--size", "2048,2048",
-                 "--scale", "16"]) == 2
+    assert (
+        main(["world", "map", "valley", "--out", str(tmp_path / "m.png"), "--size", "2048,2048", "--scale", "16"]) == 2
+    )
     assert "over the 16777216 pixel limit" in capsys.readouterr().err
     out = tmp_path / "none" / "x.png"
     assert main(["world", "map", "valley", "--out", str(out), "--size", "16,16"]) == 1
@@ -122,8 +126,11 @@ def test_every_json_refusal_is_json(game, capsys):
         (["remove", "valley", "nothere"], 2, 'no feature, vegetation rule or place named "nothere"'),
         (["terrain", "valley", "B", "--kind", "hill", "--cell", "0,0", "--radius", "3"], 2, "not a valid name"),
         (["place", "valley", "inn", "cottage", "--near", "0,0", "--search", "999"], 2, "search 999 out of range"),
-        (["vegetation", "valley", "v", "--model", "grass_tuft", "--density", "0.1", "--cell", "0,0"], 2,
-         "an area needs both cell and radius"),
+        (
+            ["vegetation", "valley", "v", "--model", "grass_tuft", "--density", "0.1", "--cell", "0,0"],
+            2,
+            "an area needs both cell and radius",
+        ),
         (["remove", "nope", "x"], 2, 'no world "nope" under '),
         (["place", "valley", "inn", "nope", "--cell", "0,0"], 2, 'prefab "nope" does not exist'),
         (["place", "valley", "inn", "cottage", "--cell", "-40,12"], 1, "is refused (WORLD_PLACE_BIOME"),
@@ -151,11 +158,16 @@ def test_exit_codes(game, tmp_path, capsys):
     models = Path(game.assets) / "models"
     (models / "badm.vmodel").write_text('{ "veduta": "model/1", "parts": [ { "shape": "box", "radius": 1 } ] }')
     png = str(tmp_path / "x.png")
-    usage = [["inspect", "model", "nope"], ["inspect", "prefab", "nope"], ["inspect", "world", "nope"],
-             ["world", "query", "nope", "0,0"], ["preview", "model", "ghost", "--out", png],
-             ["preview", "texture", "ghost", "--out", png],
-             ["world", "place", "valley", "inn", "cottage", "--near", "0,0", "--search", "999"],
-             ["world", "vegetation", "valley", "v", "--model", "grass_tuft", "--density", "0.1", "--cell", "0,0"]]
+    usage = [
+        ["inspect", "model", "nope"],
+        ["inspect", "prefab", "nope"],
+        ["inspect", "world", "nope"],
+        ["world", "query", "nope", "0,0"],
+        ["preview", "model", "ghost", "--out", png],
+        ["preview", "texture", "ghost", "--out", png],
+        ["world", "place", "valley", "inn", "cottage", "--near", "0,0", "--search", "999"],
+        ["world", "vegetation", "valley", "v", "--model", "grass_tuft", "--density", "0.1", "--cell", "0,0"],
+    ]
     for argv in usage:
         assert main(argv) == 2, argv
         err = capsys.readouterr().err
@@ -195,12 +207,22 @@ def test_ambiguous_name_message_names_no_parameter(game, capsys):
 
 def test_vegetation_warns_once_and_names_broken_assets(game, capsys):
     assets = Path(game.assets)
-    (assets / "models" / "badm.vmodel").write_text('{ "veduta": "model/1", "parts": [ { "shape": "box", '
-                                                   '"radius": 1 } ] }')
+    (assets / "models" / "badm.vmodel").write_text(
+        '{ "veduta": "model/1", "parts": [ { "shape": "box", "radius": 1 } ] }'
+    )
     (assets / "prefabs" / "brk.vprefab").write_text('{ "veduta": "prefab/1", "footprint": [1, 1], "bogus": 1 }')
-    (assets / "prefabs" / "badp.vprefab").write_text(json.dumps({
-        "veduta": "prefab/1", "footprint": [1, 1],
-        "entities": [{"name": "a", "kind": "prop", "model": "badm"}, {"name": "b", "kind": "prop", "model": "ghost"}]}))
+    (assets / "prefabs" / "badp.vprefab").write_text(
+        json.dumps(
+            {
+                "veduta": "prefab/1",
+                "footprint": [1, 1],
+                "entities": [
+                    {"name": "a", "kind": "prop", "model": "badm"},
+                    {"name": "b", "kind": "prop", "model": "ghost"},
+                ],
+            }
+        )
+    )
     area = ["--cell", "-82,16", "--radius", "9", "--dry-run", "--json"]
 
     def warnings(*what: str) -> list[tuple[str, str]]:
@@ -210,8 +232,12 @@ def test_vegetation_warns_once_and_names_broken_assets(game, capsys):
     w = warnings("--model", "ghost")
     assert [c for c, _ in w] == ["WORLD_MODEL_MISSING"] and '"ghost"' in w[0][1]  # once, not also MISSING_REFERENCE
     w = warnings("--model", "badm")
-    assert w == [("WORLD_MODEL_INVALID", 'model "badm" has errors (veduta inspect model badm): the rule plants '
-                                         "it, but nothing is drawn")]
+    assert w == [
+        (
+            "WORLD_MODEL_INVALID",
+            'model "badm" has errors (veduta inspect model badm): the rule plants it, but nothing is drawn',
+        )
+    ]
     w = warnings("--prefab", "brk")
     assert [c for c, _ in w] == ["WORLD_PREFAB_INVALID"] and '"brk" has errors' in w[0][1]  # not ..._EMPTY
     w = warnings("--prefab", "badp")
@@ -226,15 +252,21 @@ def test_new_elements_copy_compact_and_aligned_neighbours():
     from veduta.source.jsonedit import append_item, replace_item
 
     compact = '{"veduta":"world/1","seed":1,"places":[{"name":"a","prefab":"well","cell":[5,5]}]}'
-    assert append_item(compact, "places", {"name": "b", "prefab": "well", "cell": [0, 0]}) == \
-        compact[:-2] + ',{"name":"b","prefab":"well","cell":[0,0]}]}'
+    assert (
+        append_item(compact, "places", {"name": "b", "prefab": "well", "cell": [0, 0]})
+        == compact[:-2] + ',{"name":"b","prefab":"well","cell":[0,0]}]}'
+    )
     tabs = '{\n\t"biomes":[{"name":"m","ground":"grass"}],\n\t"places":[]\n}'
-    assert append_item(tabs, "places", {"name": "b", "prefab": "well", "cell": [0, 0]}) == \
-        '{\n\t"biomes":[{"name":"m","ground":"grass"}],\n\t"places":[\n\t\t{"name":"b","prefab":"well",' \
+    assert (
+        append_item(tabs, "places", {"name": "b", "prefab": "well", "cell": [0, 0]})
+        == '{\n\t"biomes":[{"name":"m","ground":"grass"}],\n\t"places":[\n\t\t{"name":"b","prefab":"well",'
         '"cell":[0,0]}\n\t]\n}'
-    table = ('{ "vegetation": [\n'
-             '    { "name": "grass",     "model": "grass_tuft", "density": 0.35 },\n'
-             '    { "name": "oak_grove", "prefab": "oak", "density": 0.3 }\n  ] }')
+    )
+    table = (
+        '{ "vegetation": [\n'
+        '    { "name": "grass",     "model": "grass_tuft", "density": 0.35 },\n'
+        '    { "name": "oak_grove", "prefab": "oak", "density": 0.3 }\n  ] }'
+    )
     new = append_item(table, "vegetation", {"name": "ferns", "model": "fern", "density": 0.2})
     assert new.splitlines()[3] == '    { "name": "ferns",     "model": "fern", "density": 0.2 }'
     new = replace_item(table, "vegetation", 0, {"name": "g", "model": "grass_tuft", "density": 0.5})
@@ -245,19 +277,49 @@ def test_new_elements_copy_compact_and_aligned_neighbours():
 
 
 def test_sample_valley_vegetation_is_aligned(game, capsys):
-    assert main(["world", "vegetation", "valley", "ferns", "--model", "grass_tuft", "--density", "0.2",
-                 "--biomes", "forest"]) == 0
+    assert (
+        main(
+            [
+                "world",
+                "vegetation",
+                "valley",
+                "ferns",
+                "--model",
+                "grass_tuft",
+                "--density",
+                "0.2",
+                "--biomes",
+                "forest",
+            ]
+        )
+        == 0
+    )
     capsys.readouterr()
-    assert '    { "name": "ferns",       "model": "grass_tuft", "density": 0.2, "biomes": ["forest"] }\n' in \
-        _valley(game).read_text()
+    assert (
+        '    { "name": "ferns",       "model": "grass_tuft", "density": 0.2, "biomes": ["forest"] }\n'
+        in _valley(game).read_text()
+    )
 
 
 # -- 10: the text terrain report says when it is sampled ---------------------------------------------
 
 
 def test_terrain_text_says_sampled(game, capsys):
-    argv = ["world", "terrain", "valley", "big", "--kind", "hill", "--cell", "0,0", "--radius", "600",
-            "--height", "5", "--dry-run"]
+    argv = [
+        "world",
+        "terrain",
+        "valley",
+        "big",
+        "--kind",
+        "hill",
+        "--cell",
+        "0,0",
+        "--radius",
+        "600",
+        "--height",
+        "5",
+        "--dry-run",
+    ]
     assert main(argv + ["--json"]) == 0
     r = json.loads(capsys.readouterr().out)
     step = r["before"]["step"]
@@ -266,8 +328,26 @@ def test_terrain_text_says_sampled(game, capsys):
     out = capsys.readouterr().out
     assert f"mean {r['before']['mean']:g} (sampled every {step} cells)" in out
     assert f"mean {r['after']['mean']:g} (sampled every {step} cells)" in out
-    assert main(["world", "terrain", "valley", "small", "--kind", "hill", "--cell", "0,0", "--radius", "5",
-                 "--height", "1", "--dry-run"]) == 0
+    assert (
+        main(
+            [
+                "world",
+                "terrain",
+                "valley",
+                "small",
+                "--kind",
+                "hill",
+                "--cell",
+                "0,0",
+                "--radius",
+                "5",
+                "--height",
+                "1",
+                "--dry-run",
+            ]
+        )
+        == 0
+    )
     assert "sampled" not in capsys.readouterr().out
 
 
@@ -282,24 +362,30 @@ def test_sheet_labels_do_not_overlap():
     img = Image.new("RGB", (400, 400))
     draw = ImageDraw.Draw(img)
     font = _font()
-    marks = [Mark(200, 200, 6, "start: 5,350 triangles", (255, 255, 255), "view"),
-             Mark(200, 200, 6, "at 0,0: 5,350 triangles", (255, 255, 255), "view"),
-             Mark(202, 201, 8, "WORLD_CHUNK_BUDGET", (250, 170, 20), "finding"),
-             Mark(390, 5, 8, "WORLD_PLACE_WATER", (230, 30, 30), "finding")]
+    marks = [
+        Mark(200, 200, 6, "start: 5,350 triangles", (255, 255, 255), "view"),
+        Mark(200, 200, 6, "at 0,0: 5,350 triangles", (255, 255, 255), "view"),
+        Mark(202, 201, 8, "WORLD_CHUNK_BUDGET", (250, 170, 20), "finding"),
+        Mark(390, 5, 8, "WORLD_PLACE_WATER", (230, 30, 30), "finding"),
+    ]
     taken = [label_box(draw, (206, 195), "a map label", font)]
     placed, dropped = place_labels(draw, font, marks, img.size, taken=taken)
     assert len(placed) == 4 and not dropped
     boxes = taken + [p["box"] for p in placed]
     for i, a in enumerate(boxes):
         assert 0 <= a[0] and 0 <= a[1] and a[2] <= 400 and a[3] <= 400
-        for b in boxes[i + 1:]:
+        for b in boxes[i + 1 :]:
             assert min(a[2], b[2]) <= max(a[0], b[0]) or min(a[3], b[3]) <= max(a[1], b[1]), (a, b)
 
 
 def test_out_of_range_values_of_the_new_element_are_usage_mistakes(game, capsys):
     old = _valley(game).read_bytes()
-    assert main(["world", "terrain", "valley", "bump", "--kind", "hill", "--cell", "0,0", "--radius", "0",
-                 "--height", "2"]) == 2
+    assert (
+        main(
+            ["world", "terrain", "valley", "bump", "--kind", "hill", "--cell", "0,0", "--radius", "0", "--height", "2"]
+        )
+        == 2
+    )
     err = capsys.readouterr().err
     assert err.startswith('veduta: feature "bump" would make world valley invalid') and ".radius: 0 out of range" in err
     assert main(["world", "vegetation", "valley", "v", "--model", "grass_tuft", "--density", "5", "--json"]) == 2

@@ -136,14 +136,31 @@ class World:
 def example_prefabs() -> dict[str, Prefab]:
     return {
         "tree": Prefab("tree", (1.0, 1.0), tags=["tree"], entities=[Entity("trunk", model="tree")]),
-        "oak": Prefab("oak", (1.0, 1.0), tags=["tree"], distances=[Distance("village", 3.0)],
-                      entities=[Entity("oak", model="oak")]),
-        "village": Prefab("village", (8.0, 6.0), tags=["village"], biomes=["plain"],
-                          distances=[Distance("city", 20.0), Distance("tree", 2.0)],
-                          entities=[Entity("hall", model="hall", position=(1.0, 0.0, 2.0)),
-                                    Entity("well", model="well", position=(-2.0, 0.0, 0.0), parent="hall")]),
-        "city": Prefab("city", (12.0, 9.0), tags=["city"], distances=[Distance("tree", 4.0)],
-                       entities=[Entity("keep", model="keep")]),
+        "oak": Prefab(
+            "oak",
+            (1.0, 1.0),
+            tags=["tree"],
+            distances=[Distance("village", 3.0)],
+            entities=[Entity("oak", model="oak")],
+        ),
+        "village": Prefab(
+            "village",
+            (8.0, 6.0),
+            tags=["village"],
+            biomes=["plain"],
+            distances=[Distance("city", 20.0), Distance("tree", 2.0)],
+            entities=[
+                Entity("hall", model="hall", position=(1.0, 0.0, 2.0)),
+                Entity("well", model="well", position=(-2.0, 0.0, 0.0), parent="hall"),
+            ],
+        ),
+        "city": Prefab(
+            "city",
+            (12.0, 9.0),
+            tags=["city"],
+            distances=[Distance("tree", 4.0)],
+            entities=[Entity("keep", model="keep")],
+        ),
     }
 
 
@@ -157,14 +174,14 @@ def example_world(**changes) -> World:
             Feature("north_hills", "hill", 10, -60, 24, has_height=True, height=9.0, falloff=0, roughness=0),
             Feature("town_ground", "plain", 126, -34, 14, falloff=4, roughness=0),
             Feature("mirror_lake", "lake", -30, 20, 9, depth=2.5, falloff=4, roughness=0.3),
-            Feature("west_sea", "sea", -700, 0, 560, has_height=True, height=-0.5, depth=8, falloff=8,
-                    roughness=0.3),
+            Feature("west_sea", "sea", -700, 0, 560, has_height=True, height=-0.5, depth=8, falloff=8, roughness=0.3),
         ],
         vegetation=[
             Vegetation("grass", model="grass_tuft", density=0.3, biomes=["plain"]),
             Vegetation("oak_grove", prefab="oak", density=0.25, area=True, x=40, z=10, radius=12),
-            Vegetation("poppies", model="poppy", density=0.5, area=True, x=-12, z=8, radius=6,
-                       scale_min=0.7, scale_max=1.3),
+            Vegetation(
+                "poppies", model="poppy", density=0.5, area=True, x=-12, z=8, radius=6, scale_min=0.7, scale_max=1.3
+            ),
         ],
         scatter=[Scatter("tree", ["forest"], 0.06)],
         sites=[Site("village", ["village"], ["plain"], 48, 0.5)],

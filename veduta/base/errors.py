@@ -43,8 +43,7 @@ def clip_words(message: str, limit: int = 60) -> str:
     its length, and control characters in words escaped: a message that quotes a user's value
     whole (argparse's ``invalid value: '...'``, a path) keeps its words and says how long the
     value was. Line breaks between words stay."""
-    return re.sub(r"\S+", lambda m: clip(m.group(0), QUOTE_CHARS if len(m.group(0)) > limit else limit),
-                  message)
+    return re.sub(r"\S+", lambda m: clip(m.group(0), QUOTE_CHARS if len(m.group(0)) > limit else limit), message)
 
 
 def bounded(message: str) -> str:
@@ -82,7 +81,7 @@ class VdaError(VedutaError):
             where.append(f"chunk {self.chunk}")
         if self.offset is not None:
             where.append(f"byte {self.offset}")
-        return (": ".join([", ".join(where), self.reason]) if where else self.reason)
+        return ": ".join([", ".join(where), self.reason]) if where else self.reason
 
     def located(self, *, file: str | None = None, chunk: str | None = None, base: int = 0) -> VdaError:
         """Return a copy with file/chunk filled in and the offset shifted by *base*."""

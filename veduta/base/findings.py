@@ -26,9 +26,16 @@ def source_errors(kind: str, errors: list[dict]) -> list[dict]:
     """An invalid source's errors (diagnostic dicts with their ``text``) as findings too:
     ``<KIND>_SOURCE_ERROR`` unless the compiler gave a code, located as the errors are, so that
     a reader of ``findings`` alone (an agent) sees them."""
-    return [finding(e.get("code") or f"{kind.upper()}_SOURCE_ERROR", ERROR, e["text"],
-                    **{k: e.get(k) for k in ("path", "line", "col", "file")})
-            for e in errors if e.get("severity", ERROR) == ERROR]
+    return [
+        finding(
+            e.get("code") or f"{kind.upper()}_SOURCE_ERROR",
+            ERROR,
+            e["text"],
+            **{k: e.get(k) for k in ("path", "line", "col", "file")},
+        )
+        for e in errors
+        if e.get("severity", ERROR) == ERROR
+    ]
 
 
 def ranked(findings: list[dict]) -> list[dict]:

@@ -73,7 +73,7 @@ def atomic_write(path: str, data: bytes | Iterable[bytes], durable: bool = False
             for part in (data,) if isinstance(data, (bytes, bytearray, memoryview)) else data:
                 view = memoryview(part)
                 while view:
-                    view = view[os.write(fd, view):]
+                    view = view[os.write(fd, view) :]
             if mode is not None:
                 os.chmod(tmp, mode)
             if durable:
@@ -118,8 +118,11 @@ def write_output(path: str, data: bytes | Iterable[bytes]) -> None:
     if os.path.isdir(path):
         reason = "it is a folder"
     elif not os.path.isdir(folder):
-        reason = f"{folder} is not a folder" if os.path.exists(folder) else \
-            f"no folder {folder} (no folder is made for an output: create it first)"
+        reason = (
+            f"{folder} is not a folder"
+            if os.path.exists(folder)
+            else f"no folder {folder} (no folder is made for an output: create it first)"
+        )
     if reason is None:
         try:
             atomic_write(path, data)
@@ -145,8 +148,13 @@ _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY
 #: it is read, not read whole into memory.
 MAX_COOKED_BYTES = 512 << 20
 
-_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (a named pipe)"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (a named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 class FileProblem(OSError, VedutaError):
@@ -286,8 +294,11 @@ class OutsideRoot(FileProblem):
     """A file found by name or named by an argument that resolves outside the confined root."""
 
     def __init__(self, path: str, real: str, root: str):
-        super().__init__(path, f"{path} resolves to {real}, outside the game root {root} "
-                               f"(veduta mcp reads and writes only files inside it)")
+        super().__init__(
+            path,
+            f"{path} resolves to {real}, outside the game root {root} "
+            f"(veduta mcp reads and writes only files inside it)",
+        )
         self.real = real
 
 

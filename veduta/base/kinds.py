@@ -22,21 +22,70 @@ class Kind:
 
 
 KINDS: tuple[Kind, ...] = (
-    Kind("model", "models", ".vmodel", "MESH", "veduta.compile.model.compile:compile_model",
-         "veduta.compile.model.source:TOP", "a model made of primitive parts",
-         "veduta.compile.model.compile:compile_models"),
-    Kind("texture", "textures", ".vtexture", "TEXR", "veduta.compile.texture:compile_texture",
-         "veduta.compile.texture:TOP", "a texture composited from layers, with an optional sprite grid and clips"),
-    Kind("material", "materials", ".vmaterial", "MATL", "veduta.compile.material:compile_material",
-         "veduta.compile.material:TOP", "how a surface is drawn"),
-    Kind("scene", "scenes", ".vscene", "SCEN", "veduta.compile.scene:compile_scene",
-         "veduta.compile.scene:TOP", "a camera, a light and entities"),
-    Kind("prefab", "prefabs", ".vprefab", "PRFB", "veduta.compile.prefab:compile_prefab",
-         "veduta.compile.prefab:TOP", "a group of entities a world or map places together"),
-    Kind("world", "worlds", ".vworld", "WRLD", "veduta.compile.world:compile_world",
-         "veduta.compile.world:TOP", "a procedural world: biomes, terrain, features, vegetation, structures"),
-    Kind("map", "maps", ".vmap", "TMAP", "veduta.compile.tilemap:compile_map",
-         "veduta.compile.tilemap:TOP", "a tile map: terrains, layers of cells and objects"),
+    Kind(
+        "model",
+        "models",
+        ".vmodel",
+        "MESH",
+        "veduta.compile.model.compile:compile_model",
+        "veduta.compile.model.source:TOP",
+        "a model made of primitive parts",
+        "veduta.compile.model.compile:compile_models",
+    ),
+    Kind(
+        "texture",
+        "textures",
+        ".vtexture",
+        "TEXR",
+        "veduta.compile.texture:compile_texture",
+        "veduta.compile.texture:TOP",
+        "a texture composited from layers, with an optional sprite grid and clips",
+    ),
+    Kind(
+        "material",
+        "materials",
+        ".vmaterial",
+        "MATL",
+        "veduta.compile.material:compile_material",
+        "veduta.compile.material:TOP",
+        "how a surface is drawn",
+    ),
+    Kind(
+        "scene",
+        "scenes",
+        ".vscene",
+        "SCEN",
+        "veduta.compile.scene:compile_scene",
+        "veduta.compile.scene:TOP",
+        "a camera, a light and entities",
+    ),
+    Kind(
+        "prefab",
+        "prefabs",
+        ".vprefab",
+        "PRFB",
+        "veduta.compile.prefab:compile_prefab",
+        "veduta.compile.prefab:TOP",
+        "a group of entities a world or map places together",
+    ),
+    Kind(
+        "world",
+        "worlds",
+        ".vworld",
+        "WRLD",
+        "veduta.compile.world:compile_world",
+        "veduta.compile.world:TOP",
+        "a procedural world: biomes, terrain, features, vegetation, structures",
+    ),
+    Kind(
+        "map",
+        "maps",
+        ".vmap",
+        "TMAP",
+        "veduta.compile.tilemap:compile_map",
+        "veduta.compile.tilemap:TOP",
+        "a tile map: terrains, layers of cells and objects",
+    ),
 )
 
 #: The META "kind" values, in the order of KINDS.
@@ -68,5 +117,5 @@ def kind_named(name: str) -> Kind:
         from veduta.base.errors import UsageError, quote
         from veduta.base.names import did_you_mean
 
-        raise UsageError(f'no asset kind {quote(name)}{did_you_mean(name, NAMES)} (want one of {", ".join(NAMES)})')
+        raise UsageError(f"no asset kind {quote(name)}{did_you_mean(name, NAMES)} (want one of {', '.join(NAMES)})")
     return k

@@ -28,8 +28,11 @@ def tell(progress: Progress | None, done: float, total: float | None, message: s
         progress(done, total, message)
 
 
-def throttled(report: Callable[[float, float | None, str], None], interval: float = 0.2,
-              clock: Callable[[], float] = time.monotonic) -> Progress:
+def throttled(
+    report: Callable[[float, float | None, str], None],
+    interval: float = 0.2,
+    clock: Callable[[], float] = time.monotonic,
+) -> Progress:
     """*report*, called at most once per *interval* seconds, and always for the last step
     (*done* == *total*): a core function may call its progress as often as it likes."""
     last = [-float("inf")]

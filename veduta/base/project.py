@@ -71,34 +71,49 @@ class Project:
         cfg = _read_config(os.path.join(root, "pyproject.toml"))
         rel_root = os.path.relpath(root)
         assets = os.path.normpath(os.path.join(rel_root, cfg.get("assets", "assets")))
-        cooked = os.path.normpath(os.path.join(rel_root, cfg["cooked"])) if "cooked" in cfg else \
-            os.path.join(assets, ".cooked")
+        cooked = (
+            os.path.normpath(os.path.join(rel_root, cfg["cooked"]))
+            if "cooked" in cfg
+            else os.path.join(assets, ".cooked")
+        )
         cache = os.path.normpath(os.path.join(rel_root, cfg.get("cache", "cache")))
         where = os.path.normpath(os.path.join(rel_root, "pyproject.toml"))
         for key, folder in (("cooked", cooked), ("cache", cache)):
             clash = _overlap(folder, assets)
             if clash:
-                raise ConfigError(f"{where}: [tool.veduta] {key} = {cfg.get(key, folder)!r}: {clash}; "
-                                  f"pick a folder outside the source folders (the default is "
-                                  f"{'<assets>/.cooked' if key == 'cooked' else 'cache'})")
+                raise ConfigError(
+                    f"{where}: [tool.veduta] {key} = {cfg.get(key, folder)!r}: {clash}; "
+                    f"pick a folder outside the source folders (the default is "
+                    f"{'<assets>/.cooked' if key == 'cooked' else 'cache'})"
+                )
         c, k = os.path.abspath(cache), os.path.abspath(cooked)
         if c == k or c.startswith(k.rstrip(os.sep) + os.sep):
             # the engine loads the cooked folder: doit's database, the stat cache and the store
             # would ship with the game (and a cooked folder is the one thing safe to delete)
             key = "cache" if "cache" in cfg else "cooked"
-            raise ConfigError(f"{where}: [tool.veduta] {key} = {cfg.get(key, cache if key == 'cache' else cooked)!r}: "
-                              f"the cache folder {cache} {'is' if c == k else 'is inside'} the cooked folder "
-                              f"{cooked}; keep them apart (the defaults are cache and <assets>/.cooked)")
-        return cls(rel_root, assets, cooked, cache, cfg.get("cache_url", ""), cfg.get("cache_write", False),
-                   cfg.get("strict", False))
+            raise ConfigError(
+                f"{where}: [tool.veduta] {key} = {cfg.get(key, cache if key == 'cache' else cooked)!r}: "
+                f"the cache folder {cache} {'is' if c == k else 'is inside'} the cooked folder "
+                f"{cooked}; keep them apart (the defaults are cache and <assets>/.cooked)"
+            )
+        return cls(
+            rel_root,
+            assets,
+            cooked,
+            cache,
+            cfg.get("cache_url", ""),
+            cfg.get("cache_write", False),
+            cfg.get("strict", False),
+        )
 
     # -- sources -------------------------------------------------------------
     def sources(self) -> list[Source]:
         """Every source under the assets folder, sorted by path."""
         return self.scan()[0]
 
-    def select(self, sources: list[str] | None, warnings: list[str] | None = None
-               ) -> tuple[list[Source], list[str], list[Source]]:
+    def select(
+        self, sources: list[str] | None, warnings: list[str] | None = None
+    ) -> tuple[list[Source], list[str], list[Source]]:
         """:meth:`scan` (its *warnings* too), and the sources named by *sources* (paths under the
         assets folder; all when None): ``(all sources, problems, selected)``.  A name that is no
         source is a :class:`~veduta.base.errors.UsageError` naming it."""
@@ -135,7 +150,7 @@ class Project:
             except UnicodeEncodeError:
                 rels = [rel for rel in rels if _utf8_name(rel, self.assets, problems)]
             cut = len(k.suffix)
-            out += [Source(k, rel[rel.rfind("/") + 1:-cut], rel) for rel in rels]
+            out += [Source(k, rel[rel.rfind("/") + 1 : -cut], rel) for rel in rels]
         out.sort(key=_by_rel)
         return out, problems
 
@@ -144,8 +159,10 @@ class Project:
         is set up wrong (a configuration mistake, exit 2), not a source that failed."""
         if not os.path.isdir(self.assets):
             what = "is not a folder" if os.path.exists(self.assets) else "does not exist"
-            raise ConfigError(f"no assets folder: {self.assets} {what} (a game keeps its sources in assets/, "
-                              f"or names the folder with [tool.veduta] assets in pyproject.toml)")
+            raise ConfigError(
+                f"no assets folder: {self.assets} {what} (a game keeps its sources in assets/, "
+                f"or names the folder with [tool.veduta] assets in pyproject.toml)"
+            )
 
     def cooked_path(self, kind: Kind | str, name: str) -> str:
         k = BY_NAME[kind] if isinstance(kind, str) else kind
@@ -182,8 +199,9 @@ def _utf8_name(rel: str, assets: str, problems: list[str]) -> bool:
         return True
     except UnicodeEncodeError:
         shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        problems.append(f"{os.path.join(assets, shown)}: file name is not valid UTF-8 "
-                        f"(source names are text in META); rename it")
+        problems.append(
+            f"{os.path.join(assets, shown)}: file name is not valid UTF-8 (source names are text in META); rename it"
+        )
         return False
 
 
@@ -203,8 +221,9 @@ def _overlap(folder: str, assets: str) -> str:
     return ""
 
 
-def _walk(top: str, suffix: str, problems: list[str] | None = None, warnings: list[str] | None = None,
-          confined: bool = False) -> list[str]:
+def _walk(
+    top: str, suffix: str, problems: list[str] | None = None, warnings: list[str] | None = None, confined: bool = False
+) -> list[str]:
     """Paths of files ending in *suffix* under *top*, relative to it, sorted; skips dot folders.
 
     A folder that cannot be read is a problem (appended to *problems*).  Symbolic links are
@@ -246,10 +265,16 @@ def _walk(top: str, suffix: str, problems: list[str] | None = None, warnings: li
                     if warnings is not None:
                         warnings.append(f"{e.path}: warning: skipped, cannot follow it ({exc.strerror or exc})")
                     continue
-                if not is_dir and not is_file and warnings is not None and e.is_symlink() \
-                        and not os.path.exists(e.path):
-                    warnings.append(f"{e.path}: warning: skipped, a link to nothing ({os.readlink(e.path)} "
-                                    f"does not exist)")
+                if (
+                    not is_dir
+                    and not is_file
+                    and warnings is not None
+                    and e.is_symlink()
+                    and not os.path.exists(e.path)
+                ):
+                    warnings.append(
+                        f"{e.path}: warning: skipped, a link to nothing ({os.readlink(e.path)} does not exist)"
+                    )
                     continue
                 via_link = linked or (root is not None and (is_dir or is_file) and e.is_symlink())
                 if via_link and (is_dir or is_file) and _escapes(e.path, problems):
@@ -274,8 +299,10 @@ def _escapes(path: str, problems: list[str] | None) -> bool:
     if real is None:
         return False
     if problems is not None:
-        problems.append(f"{path}: resolves to {real}, outside the game root {confined_root()} (veduta mcp "
-                        f"reads and writes only files inside it); skipped")
+        problems.append(
+            f"{path}: resolves to {real}, outside the game root {confined_root()} (veduta mcp "
+            f"reads and writes only files inside it); skipped"
+        )
     return True
 
 
@@ -299,8 +326,10 @@ def _read_config(path: str) -> dict:
                 raise ConfigError(f"{path}: [tool.veduta] {key}: expected true or false")
         elif key == "cache_url":
             if not isinstance(value, str):
-                raise ConfigError(f"{path}: [tool.veduta] cache_url: expected a string (s3://bucket/prefix, "
-                                  f"file:///path or a folder path)")
+                raise ConfigError(
+                    f"{path}: [tool.veduta] cache_url: expected a string (s3://bucket/prefix, "
+                    f"file:///path or a folder path)"
+                )
         elif not isinstance(value, str) or not value:
             raise ConfigError(f"{path}: [tool.veduta] {key}: expected a folder path string")
     return cfg
@@ -333,7 +362,6 @@ class AssetIndex:
         return paths[0] if paths else None
 
 
-
 def canonical_path(kind: str, name: str) -> str:
     """Where a missing asset of *kind* called *name* would be looked for first."""
     k = BY_NAME[kind]
@@ -346,5 +374,6 @@ def no_such_asset(project, kind: str, name: str) -> UsageError:
     from veduta.base.names import did_you_mean
 
     names = project.index().by_kind.get(kind, {})
-    return UsageError(f"no {kind} {quote(name)} under {project.assets}/{BY_NAME[kind].folder}/"
-                      f"{did_you_mean(name, names)}")
+    return UsageError(
+        f"no {kind} {quote(name)} under {project.assets}/{BY_NAME[kind].folder}/{did_you_mean(name, names)}"
+    )

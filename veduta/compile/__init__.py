@@ -91,8 +91,12 @@ class CompileContext:
         real = outside(path)
         if real is None:
             return False
-        self.report.error(None, "$", f"{path} resolves to {real}, outside the game root {confined_root()} "
-                                     f"(veduta mcp reads and writes only files inside it)")
+        self.report.error(
+            None,
+            "$",
+            f"{path} resolves to {real}, outside the game root {confined_root()} "
+            f"(veduta mcp reads and writes only files inside it)",
+        )
         return True
 
     def reference(self, kind: str, name: str, where: Node | None, path: str) -> str | None:
@@ -133,9 +137,9 @@ class CompileContext:
 
         close = closest(name, self.index.by_kind.get(kind, ()), 2)
         hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        self.report.warning(where, path, f'{kind} "{name}" does not exist (not checked){hint}',
-                            code="MISSING_REFERENCE")
-
+        self.report.warning(
+            where, path, f'{kind} "{name}" does not exist (not checked){hint}', code="MISSING_REFERENCE"
+        )
 
 
 Compiler = Callable[[bytes, CompileContext], "Struct | None"]

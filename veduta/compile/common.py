@@ -60,10 +60,35 @@ from veduta.source.fields import (
 from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse, to_plain
 
 __all__ = [
-    "F32_MAX", "COORD", "TAG", "TAGS", "NAME", "OPT_NAME", "RgbColor", "Scale", "srgb_to_linear",
-    "linear_rgb", "CAMERA", "DEFAULT_CAMERA", "read_camera", "LIGHT", "DEFAULT_LIGHT", "read_light",
-    "ENTITY", "read_entities", "Refs", "TextureFacts", "MaterialFacts", "PrefabFacts", "check_name",
-    "load", "one_of", "ENTITIES", "CAMERA_FIELD", "LIGHT_FIELD", "ENTITIES_FIELD",
+    "F32_MAX",
+    "COORD",
+    "TAG",
+    "TAGS",
+    "NAME",
+    "OPT_NAME",
+    "RgbColor",
+    "Scale",
+    "srgb_to_linear",
+    "linear_rgb",
+    "CAMERA",
+    "DEFAULT_CAMERA",
+    "read_camera",
+    "LIGHT",
+    "DEFAULT_LIGHT",
+    "read_light",
+    "ENTITY",
+    "read_entities",
+    "Refs",
+    "TextureFacts",
+    "MaterialFacts",
+    "PrefabFacts",
+    "check_name",
+    "load",
+    "one_of",
+    "ENTITIES",
+    "CAMERA_FIELD",
+    "LIGHT_FIELD",
+    "ENTITIES_FIELD",
 ]
 
 #: The largest finite binary32 value.
@@ -115,6 +140,7 @@ def load(data: bytes, ctx: CompileContext, fmt: str) -> Obj | None:
 
 # -- colours ------------------------------------------------------------------------------------
 
+
 def srgb_to_linear(byte: int) -> float:
     """An 8-bit sRGB channel to linear light in [0, 1] (IEC 61966-2-1).
 
@@ -148,7 +174,7 @@ class RgbColor(Spec):
         c = parse_color(node.value)
         if c is None or len(node.value) != 7:
             extra = " (a light colour has no alpha)" if c is not None else ""
-            rep.error(node, path, f'{quote(node.value)} is not {self.what}{extra}')
+            rep.error(node, path, f"{quote(node.value)} is not {self.what}{extra}")
             return INVALID
         return c
 
@@ -162,24 +188,31 @@ class RgbColor(Spec):
 # -- camera ------------------------------------------------------------------------------------
 
 CAMERA_TYPES = ("perspective", "orthographic")
-CAMERA = ObjectSpec({
-    "type": Field(Enum(*CAMERA_TYPES), "perspective"),
-    "fov_deg": Field(Num(gt=0, lt=180), 60.0),
-    "size": Field(Num(gt=0, le=COORD_LIMIT), 10.0),
-    "near": Field(Num(gt=0, le=COORD_LIMIT), 0.1),
-    "far": Field(Num(gt=0, le=COORD_LIMIT), 100.0),
-    "position": Field(Vec(3, COORD), (0.0, 5.0, 10.0)),
-    "look_at": Field(Vec(3, COORD), (0.0, 0.0, 0.0)),
-})
+CAMERA = ObjectSpec(
+    {
+        "type": Field(Enum(*CAMERA_TYPES), "perspective"),
+        "fov_deg": Field(Num(gt=0, lt=180), 60.0),
+        "size": Field(Num(gt=0, le=COORD_LIMIT), 10.0),
+        "near": Field(Num(gt=0, le=COORD_LIMIT), 0.1),
+        "far": Field(Num(gt=0, le=COORD_LIMIT), 100.0),
+        "position": Field(Vec(3, COORD), (0.0, 5.0, 10.0)),
+        "look_at": Field(Vec(3, COORD), (0.0, 0.0, 0.0)),
+    }
+)
 _NOT_USED_BY = {"perspective": "size", "orthographic": "fov_deg"}
-schema_rules(CAMERA, {
-    "if": {"properties": {"type": {"const": "orthographic"}}, "required": ["type"]},
-    "then": {"properties": {_NOT_USED_BY["orthographic"]: unused("not used by an orthographic camera")}},
-    "else": {"properties": {_NOT_USED_BY["perspective"]: unused("not used by a perspective camera")}}})
+schema_rules(
+    CAMERA,
+    {
+        "if": {"properties": {"type": {"const": "orthographic"}}, "required": ["type"]},
+        "then": {"properties": {_NOT_USED_BY["orthographic"]: unused("not used by an orthographic camera")}},
+        "else": {"properties": {_NOT_USED_BY["perspective"]: unused("not used by a perspective camera")}},
+    },
+)
 
 #: The camera of a source that has none.
-DEFAULT_CAMERA = Camera(ortho=False, fov_deg=60.0, size=0.0, near=0.1, far=100.0,
-                        position=(0.0, 5.0, 10.0), look_at=(0.0, 0.0, 0.0))
+DEFAULT_CAMERA = Camera(
+    ortho=False, fov_deg=60.0, size=0.0, near=0.1, far=100.0, position=(0.0, 5.0, 10.0), look_at=(0.0, 0.0, 0.0)
+)
 
 
 def read_camera(rep: Report, node: Node | None, path: str = "camera") -> Camera | None:
@@ -199,28 +232,37 @@ def read_camera(rep: Report, node: Node | None, path: str = "camera") -> Camera 
             ok = False
     near, far = vals["near"], vals["far"]
     if near is not INVALID and far is not INVALID and not far > near:
-        rep.error(vals.where("far"), join_path(path, "far"),
-                  f"{fmt_num(far)} is not beyond near ({fmt_num(near)})")
+        rep.error(vals.where("far"), join_path(path, "far"), f"{fmt_num(far)} is not beyond near ({fmt_num(near)})")
         ok = False
     pos, at = vals["position"], vals["look_at"]
     if pos is not INVALID and at is not INVALID and pos == at:
-        rep.error(vals.where("look_at"), join_path(path, "look_at"),
-                  "is the camera position (the camera must look somewhere)")
+        rep.error(
+            vals.where("look_at"), join_path(path, "look_at"), "is the camera position (the camera must look somewhere)"
+        )
         ok = False
     if not ok:
         return None
     ortho = kind == "orthographic"
-    return Camera(ortho=ortho, fov_deg=0.0 if ortho else vals["fov_deg"], size=vals["size"] if ortho else 0.0,
-                  near=near, far=far, position=pos, look_at=at)
+    return Camera(
+        ortho=ortho,
+        fov_deg=0.0 if ortho else vals["fov_deg"],
+        size=vals["size"] if ortho else 0.0,
+        near=near,
+        far=far,
+        position=pos,
+        look_at=at,
+    )
 
 
 # -- light -------------------------------------------------------------------------------------
 
-LIGHT = ObjectSpec({
-    "direction": Field(Vec(3, Num(-COORD_LIMIT, COORD_LIMIT)), (-0.4, -1.0, -0.3)),
-    "color": Field(RgbColor(), 0xFFFFFFFF),
-    "ambient": Field(RgbColor(), 0xFF404040),
-})
+LIGHT = ObjectSpec(
+    {
+        "direction": Field(Vec(3, Num(-COORD_LIMIT, COORD_LIMIT)), (-0.4, -1.0, -0.3)),
+        "color": Field(RgbColor(), 0xFFFFFFFF),
+        "ambient": Field(RgbColor(), 0xFF404040),
+    }
+)
 
 #: The light of a source that has none: white from above, dark grey ambient.
 DEFAULT_LIGHT = Light(direction=(-0.4, -1.0, -0.3), color=linear_rgb(0xFFFFFFFF), ambient=linear_rgb(0xFF404040))
@@ -244,6 +286,7 @@ def read_light(rep: Report, node: Node | None, path: str = "light") -> Light | N
 
 
 # -- references --------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class TextureFacts:
@@ -387,8 +430,11 @@ class Refs:
             return None
         plain = to_plain(root) if isinstance(root, Node) else None
         fp = plain.get("footprint") if isinstance(plain, dict) else None
-        if isinstance(fp, list) and len(fp) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                                                         and 0 < x <= 1024 for x in fp):
+        if (
+            isinstance(fp, list)
+            and len(fp) == 2
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x <= 1024 for x in fp)
+        ):
             return PrefabFacts(name, (float(fp[0]), float(fp[1])))
         return PrefabFacts(name, None)
 
@@ -398,6 +444,7 @@ _MISSING = object()
 
 # -- entities ----------------------------------------------------------------------------------
 
+
 def _check_hitbox(rep: Report, vals: Values, path: str) -> None:
     lo, hi = vals["min"], vals["max"]
     bad = [i for i in range(3) if lo[i] > hi[i]]
@@ -406,26 +453,32 @@ def _check_hitbox(rep: Report, vals: Values, path: str) -> None:
         rep.error(vals.node("max"), join_path(path, "max"), f"{vec_text(hi)} is below min {vec_text(lo)} on {axes}")
 
 
-HITBOX = ObjectSpec({"min": Field(Vec(3, COORD), doc="[x, y, z] corner, meters, relative to the entity."),
-                 "max": Field(Vec(3, COORD), doc="[x, y, z] corner, not below min on any axis.")},
-                check=_check_hitbox)
+HITBOX = ObjectSpec(
+    {
+        "min": Field(Vec(3, COORD), doc="[x, y, z] corner, meters, relative to the entity."),
+        "max": Field(Vec(3, COORD), doc="[x, y, z] corner, not below min on any axis."),
+    },
+    check=_check_hitbox,
+)
 
-ENTITY = ObjectSpec({
-    "name": Field(NAME),
-    "kind": Field(OPT_NAME, ""),
-    "model": Field(Reference("model", optional=True), ""),
-    "material": Field(Reference("material", optional=True), ""),
-    "position": Field(Vec(3, COORD), (0.0, 0.0, 0.0)),
-    "rotation_deg": Field(Vec(3, ANGLE), (0.0, 0.0, 0.0)),
-    "scale": Field(Scale(10000), (1.0, 1.0, 1.0)),
-    "tags": Field(TAGS, []),
-    "parent": Field(OPT_NAME, ""),
-    "visible": Field(BoolSpec(), True),
-    "hitbox": Field(HITBOX, None),
-    "layer": Field(Int(-1000, 1000), 0),
-    "frame": Field(Int(0, 65535), 0),
-    "anim": Field(Reference("clip", optional=True), ""),
-})
+ENTITY = ObjectSpec(
+    {
+        "name": Field(NAME),
+        "kind": Field(OPT_NAME, ""),
+        "model": Field(Reference("model", optional=True), ""),
+        "material": Field(Reference("material", optional=True), ""),
+        "position": Field(Vec(3, COORD), (0.0, 0.0, 0.0)),
+        "rotation_deg": Field(Vec(3, ANGLE), (0.0, 0.0, 0.0)),
+        "scale": Field(Scale(10000), (1.0, 1.0, 1.0)),
+        "tags": Field(TAGS, []),
+        "parent": Field(OPT_NAME, ""),
+        "visible": Field(BoolSpec(), True),
+        "hitbox": Field(HITBOX, None),
+        "layer": Field(Int(-1000, 1000), 0),
+        "frame": Field(Int(0, 65535), 0),
+        "anim": Field(Reference("clip", optional=True), ""),
+    }
+)
 
 
 def _check_sprite(rep: Report, refs: Refs, vals: Values, path: str) -> bool:
@@ -438,12 +491,18 @@ def _check_sprite(rep: Report, refs: Refs, vals: Values, path: str) -> bool:
     if not mat:
         ok = True
         if uses_frame:
-            rep.error(vals.node("frame"), join_path(path, "frame"),
-                      f"frame {frame} needs a material whose texture has frames (this entity has no material)")
+            rep.error(
+                vals.node("frame"),
+                join_path(path, "frame"),
+                f"frame {frame} needs a material whose texture has frames (this entity has no material)",
+            )
             ok = False
         if uses_anim:
-            rep.error(vals.node("anim"), join_path(path, "anim"),
-                      f'anim "{anim}" needs a material whose texture has clips (this entity has no material)')
+            rep.error(
+                vals.node("anim"),
+                join_path(path, "anim"),
+                f'anim "{anim}" needs a material whose texture has clips (this entity has no material)',
+            )
             ok = False
         return ok
     facts = refs.material(mat, vals.node("material"), join_path(path, "material"))
@@ -455,21 +514,28 @@ def _check_sprite(rep: Report, refs: Refs, vals: Values, path: str) -> bool:
         n = max(1, grid[0] * grid[1])
         if frame >= n:
             shape = f"{grid[0]} x {grid[1]} grid" if grid != (0, 0) else "single image, no grid"
-            rep.error(vals.node("frame"), join_path(path, "frame"),
-                      f'{frame} is outside the {n} frame{"s" if n > 1 else ""} of material "{mat}" '
-                      f"({shape}; want 0..{n - 1})")
+            rep.error(
+                vals.node("frame"),
+                join_path(path, "frame"),
+                f'{frame} is outside the {n} frame{"s" if n > 1 else ""} of material "{mat}" '
+                f"({shape}; want 0..{n - 1})",
+            )
             ok = False
     if uses_anim:
         if facts.texture == "":
-            rep.error(vals.node("anim"), join_path(path, "anim"),
-                      f'"{anim}" is not a clip: material "{mat}" has no texture')
+            rep.error(
+                vals.node("anim"), join_path(path, "anim"), f'"{anim}" is not a clip: material "{mat}" has no texture'
+            )
             ok = False
         elif facts.texture_facts is not None and facts.texture_facts.clips is not None:
             clips = facts.texture_facts.clips
             if anim not in clips:
                 want = f"want {one_of(clips)}" if clips else "it has no clips"
-                rep.error(vals.node("anim"), join_path(path, "anim"),
-                          f'"{anim}" is not a clip of texture "{facts.texture}" ({want})')
+                rep.error(
+                    vals.node("anim"),
+                    join_path(path, "anim"),
+                    f'"{anim}" is not a clip of texture "{facts.texture}" ({want})',
+                )
                 ok = False
     return ok
 
@@ -477,10 +543,19 @@ def _check_sprite(rep: Report, refs: Refs, vals: Values, path: str) -> bool:
 def _entity(vals: Values) -> Entity:
     hb = vals["hitbox"]
     return Entity(
-        name=vals["name"], kind=vals["kind"], model=vals["model"], material=vals["material"],
-        position=vals["position"], rotation_deg=vals["rotation_deg"], scale=vals["scale"],
-        tags=list(vals["tags"]), parent=vals["parent"], visible=vals["visible"],
-        hitbox=None if hb is None else (hb["min"], hb["max"]), layer=vals["layer"], frame=vals["frame"],
+        name=vals["name"],
+        kind=vals["kind"],
+        model=vals["model"],
+        material=vals["material"],
+        position=vals["position"],
+        rotation_deg=vals["rotation_deg"],
+        scale=vals["scale"],
+        tags=list(vals["tags"]),
+        parent=vals["parent"],
+        visible=vals["visible"],
+        hitbox=None if hb is None else (hb["min"], hb["max"]),
+        layer=vals["layer"],
+        frame=vals["frame"],
         anim=vals["anim"],
     )
 
@@ -511,8 +586,9 @@ def read_entities(rep: Report, node: Node | None, path: str, refs: Refs | None) 
         name = vals["name"]
         if name is not INVALID:
             if name in first:
-                rep.error(vals.node("name"), join_path(p, "name"),
-                          f'"{name}" is already the name of entity {first[name]}')
+                rep.error(
+                    vals.node("name"), join_path(p, "name"), f'"{name}" is already the name of entity {first[name]}'
+                )
                 ok = False
             else:
                 first[name] = i
@@ -548,8 +624,11 @@ def read_entities(rep: Report, node: Node | None, path: str, refs: Refs | None) 
             if cur in seen:
                 if cur == entity["name"]:
                     chain.append(cur)
-                    rep.error(entity.node("parent"), join_path(join_path(path, i), "parent"),
-                              "parents form a cycle: " + " -> ".join(chain))
+                    rep.error(
+                        entity.node("parent"),
+                        join_path(join_path(path, i), "parent"),
+                        "parents form a cycle: " + " -> ".join(chain),
+                    )
                     reported.update(chain)
                     ok = False
                 break
@@ -570,5 +649,3 @@ ENTITIES = ListOf(ENTITY, max_len=MAX_ENTITIES)
 CAMERA_FIELD = Field(Declared(CAMERA), None, "The camera the engine starts with.")
 LIGHT_FIELD = Field(Declared(LIGHT), None, "The directional light and the ambient colour.")
 ENTITIES_FIELD = Field(Declared(ENTITIES), None, "Entities: a model or sprite each, placed, tagged and parented.")
-
-

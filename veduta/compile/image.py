@@ -40,6 +40,7 @@ class ImageError(Exception):
 
 # -- PNG ---------------------------------------------------------------------------------------
 
+
 def png_size(data: bytes) -> tuple[int, int]:
     """(width, height) from the PNG signature and IHDR, without decoding; ImageError otherwise."""
     if not data.startswith(PNG_SIGNATURE):
@@ -67,8 +68,16 @@ def decode_png(data: bytes) -> np.ndarray:
             with Image.open(io.BytesIO(data), formats=["PNG"]) as im:
                 im.load()
                 return _to_rgba(im)
-    except (OSError, SyntaxError, ValueError, EOFError, zlib.error, struct.error,
-            Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+    except (
+        OSError,
+        SyntaxError,
+        ValueError,
+        EOFError,
+        zlib.error,
+        struct.error,
+        Image.DecompressionBombError,
+        Image.DecompressionBombWarning,
+    ) as exc:
         raise ImageError(f"cannot be decoded ({exc})") from None
 
 
@@ -85,6 +94,7 @@ def _to_rgba(im) -> np.ndarray:
 
 
 # -- colour packing ----------------------------------------------------------------------------
+
 
 def pack_argb(rgba: np.ndarray) -> np.ndarray:
     """``(h, w, 4) uint8`` RGBA to ``(h, w) <u4`` 0xAARRGGBB (bytes B, G, R, A)."""
@@ -158,6 +168,7 @@ def checker(width: int, height: int, cell: int, a: int, b: int) -> np.ndarray:
 
 # -- sRGB transfer function (tables, so the result never depends on a libm's pow) ---------------
 
+
 def srgb_decode(c: Decimal) -> float:
     """sRGB-encoded c in [0, 1] to linear light (IEC 61966-2-1), in 40-digit decimal arithmetic
     then rounded to the nearest double: the same value on every machine (libm's ``pow`` may
@@ -181,6 +192,7 @@ def linear_to_srgb8(lin: np.ndarray) -> np.ndarray:
 
 
 # -- mip chain ---------------------------------------------------------------------------------
+
 
 def area_taps(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     """Area filter from *n* samples to *m*: ``(m, k) int64`` source indices and ``(m, k) float32``
@@ -269,7 +281,21 @@ def chain_sizes(width: int, height: int) -> list[tuple[int, int]]:
 
 
 __all__ = [
-    "MAX_SIDE", "ImageError", "png_size", "decode_png", "pack_argb", "unpack_argb", "argb_to_rgba",
-    "to_premultiplied", "composite", "from_premultiplied", "checker", "SRGB_TO_LINEAR", "linear_to_srgb8",
-    "area_taps", "mip_chain", "level_count", "chain_sizes",
+    "MAX_SIDE",
+    "ImageError",
+    "png_size",
+    "decode_png",
+    "pack_argb",
+    "unpack_argb",
+    "argb_to_rgba",
+    "to_premultiplied",
+    "composite",
+    "from_premultiplied",
+    "checker",
+    "SRGB_TO_LINEAR",
+    "linear_to_srgb8",
+    "area_taps",
+    "mip_chain",
+    "level_count",
+    "chain_sizes",
 ]

@@ -28,25 +28,32 @@ from veduta.source.jsonpos import Obj
 
 FORMAT = "material/1"
 
-TOP = ObjectSpec({
-    "veduta": HEADER,
-    "name": Field(NAME, ""),
-    "albedo": Field(Color(), 0xFFFFFFFF),
-    "texture": Field(Reference("texture", optional=True), ""),
-    "unlit": Field(BoolSpec(), False),
-    "alpha": Field(Enum(*ALPHA_MODES), "opaque"),
-    "cutoff": Field(Num(0, 1), 0.5),
-    "cull": Field(Enum(*CULL), "back"),
-    "filter": Field(Enum(*FILTER), "bilinear"),
-    "grid": Field(Vec(2, Int(1, 256)), None),
-})
+TOP = ObjectSpec(
+    {
+        "veduta": HEADER,
+        "name": Field(NAME, ""),
+        "albedo": Field(Color(), 0xFFFFFFFF),
+        "texture": Field(Reference("texture", optional=True), ""),
+        "unlit": Field(BoolSpec(), False),
+        "alpha": Field(Enum(*ALPHA_MODES), "opaque"),
+        "cutoff": Field(Num(0, 1), 0.5),
+        "cull": Field(Enum(*CULL), "back"),
+        "filter": Field(Enum(*FILTER), "bilinear"),
+        "grid": Field(Vec(2, Int(1, 256)), None),
+    }
+)
 schema_rules(
     TOP,
-    {"if": {"properties": {"alpha": {"const": "cutout"}}, "required": ["alpha"]},  # (validate)
-     "else": {"properties": {"cutoff": unused('not used without "alpha": "cutout"')}}},
-    {"if": {"anyOf": [{"not": {"required": ["texture"]}}, {"properties": {"texture": {"const": ""}}}]},
-     "then": {"properties": {"grid": unused("a grid cuts the texture into frames, and this material has no "
-                                            "texture")}}},
+    {
+        "if": {"properties": {"alpha": {"const": "cutout"}}, "required": ["alpha"]},  # (validate)
+        "else": {"properties": {"cutoff": unused('not used without "alpha": "cutout"')}},
+    },
+    {
+        "if": {"anyOf": [{"not": {"required": ["texture"]}}, {"properties": {"texture": {"const": ""}}}]},
+        "then": {
+            "properties": {"grid": unused("a grid cuts the texture into frames, and this material has no texture")}
+        },
+    },
 )
 
 
@@ -69,8 +76,12 @@ def validate(root: Obj, ctx: CompileContext, refs: Refs | None = None) -> Materi
             if grid is None:
                 out_grid = facts.grid
             elif grid is not INVALID and facts.grid != (0, 0) and tuple(grid) != facts.grid:
-                rep.error(vals.node("grid"), "grid", f'{vec_text(grid)} is not the grid of texture "{tex}" '
-                                                     f"({vec_text(facts.grid)}; leave grid out to use it)")
+                rep.error(
+                    vals.node("grid"),
+                    "grid",
+                    f'{vec_text(grid)} is not the grid of texture "{tex}" '
+                    f"({vec_text(facts.grid)}; leave grid out to use it)",
+                )
                 ok = False
     elif tex == "" and grid not in (None, INVALID):
         rep.error(vals.node("grid"), "grid", "a grid cuts the texture into frames, and this material has no texture")
@@ -78,8 +89,15 @@ def validate(root: Obj, ctx: CompileContext, refs: Refs | None = None) -> Materi
     if not ok or not rep.ok:
         return None
     return Material(
-        name=ctx.name, albedo=vals["albedo"], texture=tex, unlit=vals["unlit"], alpha=vals["alpha"],
-        cutoff=vals["cutoff"], cull=CULL.index(vals["cull"]), filter=FILTER.index(vals["filter"]), grid=out_grid,
+        name=ctx.name,
+        albedo=vals["albedo"],
+        texture=tex,
+        unlit=vals["unlit"],
+        alpha=vals["alpha"],
+        cutoff=vals["cutoff"],
+        cull=CULL.index(vals["cull"]),
+        filter=FILTER.index(vals["filter"]),
+        grid=out_grid,
     )
 
 

@@ -44,19 +44,25 @@ class Distances(Spec):
         return INVALID if bad else out
 
     def schema(self) -> dict:
-        return {"type": "object", "propertyNames": {"pattern": js_pattern(TAG.pattern or "")},
-                "additionalProperties": self._meters.schema(), "maxProperties": MAX_DISTANCES}
+        return {
+            "type": "object",
+            "propertyNames": {"pattern": js_pattern(TAG.pattern or "")},
+            "additionalProperties": self._meters.schema(),
+            "maxProperties": MAX_DISTANCES,
+        }
 
 
-TOP = ObjectSpec({
-    "veduta": HEADER,
-    "name": Field(NAME, ""),
-    "footprint": Field(Vec(2, Num(gt=0, le=1024))),
-    "tags": Field(TAGS, []),
-    "biomes": Field(ListOf(Reference("biome"), max_len=64, unique=True), []),
-    "min_distance": Field(Distances(), {}),
-    "entities": ENTITIES_FIELD,
-})
+TOP = ObjectSpec(
+    {
+        "veduta": HEADER,
+        "name": Field(NAME, ""),
+        "footprint": Field(Vec(2, Num(gt=0, le=1024))),
+        "tags": Field(TAGS, []),
+        "biomes": Field(ListOf(Reference("biome"), max_len=64, unique=True), []),
+        "min_distance": Field(Distances(), {}),
+        "entities": ENTITIES_FIELD,
+    }
+)
 
 
 def validate(root: Obj, ctx: CompileContext, refs: Refs | None = None) -> Prefab | None:
@@ -71,8 +77,14 @@ def validate(root: Obj, ctx: CompileContext, refs: Refs | None = None) -> Prefab
     if not ok or entities is None or not rep.ok:
         return None
     distances = [Distance(tag=t, meters=m) for t, m in sorted(vals["min_distance"].items())]
-    return Prefab(name=ctx.name, footprint=vals["footprint"], tags=list(vals["tags"]), biomes=list(vals["biomes"]),
-                  distances=distances, entities=entities)
+    return Prefab(
+        name=ctx.name,
+        footprint=vals["footprint"],
+        tags=list(vals["tags"]),
+        biomes=list(vals["biomes"]),
+        distances=distances,
+        entities=entities,
+    )
 
 
 def compile_prefab(data: bytes, ctx: CompileContext) -> Prefab | None:

@@ -27,15 +27,17 @@ from veduta.source.jsonpos import Obj
 
 FORMAT = "scene/1"
 
-TOP = ObjectSpec({
-    "veduta": HEADER,
-    "name": Field(NAME, ""),
-    "camera": CAMERA_FIELD,
-    "light": LIGHT_FIELD,
-    "background": Field(Color(), 0xFF000000),
-    "entities": ENTITIES_FIELD,
-    "map": Field(Reference("map", optional=True), ""),
-})
+TOP = ObjectSpec(
+    {
+        "veduta": HEADER,
+        "name": Field(NAME, ""),
+        "camera": CAMERA_FIELD,
+        "light": LIGHT_FIELD,
+        "background": Field(Color(), 0xFF000000),
+        "entities": ENTITIES_FIELD,
+        "map": Field(Reference("map", optional=True), ""),
+    }
+)
 
 
 def validate(root: Obj, ctx: CompileContext, refs: Refs | None = None) -> Scene | None:
@@ -53,8 +55,9 @@ def validate(root: Obj, ctx: CompileContext, refs: Refs | None = None) -> Scene 
         refs.exists("map", vals["map"], vals.node("map"), "map")
     if not ok or camera is None or light is None or entities is None or not rep.ok:
         return None
-    return Scene(name=ctx.name, camera=camera, light=light, background=vals["background"], entities=entities,
-                 map=vals["map"])
+    return Scene(
+        name=ctx.name, camera=camera, light=light, background=vals["background"], entities=entities, map=vals["map"]
+    )
 
 
 def compile_scene(data: bytes, ctx: CompileContext) -> Scene | None:

@@ -69,8 +69,12 @@ I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
 #: Image paths: relative to the assets folder, forward slashes, no "." or ".." parts, no
 #: backslashes or control characters, ".png" (spaces and non-ASCII letters are fine).
 PATH_RE = re.compile(r"(?!.*(?:^|/)\.{1,2}(?:/|$))[^/\\\x00-\x1f]+(?:/[^/\\\x00-\x1f]+)*\.[pP][nN][gG]")
-IMAGE_PATH = Reference("image", pattern=PATH_RE, what="a PNG path relative to the assets folder "
-                                            '(forward slashes, no "." or ".." parts, no backslashes, ending in .png)')
+IMAGE_PATH = Reference(
+    "image",
+    pattern=PATH_RE,
+    what="a PNG path relative to the assets folder "
+    '(forward slashes, no "." or ".." parts, no backslashes, ending in .png)',
+)
 
 LAYER_TYPES = ("image", "fill", "checker")
 BLENDS = ("normal", "multiply")
@@ -80,11 +84,15 @@ COMMON_LAYER_FIELDS = {
     "blend": Field(Enum(*BLENDS), "normal"),
 }
 LAYER_FIELDS = {
-    "image": {"path": Field(IMAGE_PATH, doc="A PNG, relative to the assets folder."),
-              "at": Field(Vec(2, Int(-MAX_SIDE, MAX_SIDE)), (0, 0), "[x, y] of the image's top-left pixel.")},
+    "image": {
+        "path": Field(IMAGE_PATH, doc="A PNG, relative to the assets folder."),
+        "at": Field(Vec(2, Int(-MAX_SIDE, MAX_SIDE)), (0, 0), "[x, y] of the image's top-left pixel."),
+    },
     "fill": {"color": Field(Color(), doc="The whole texture in one colour.")},
-    "checker": {"colors": Field(ListOf(Color(), min_len=2, max_len=2), doc="The two colours, first at the top left."),
-                "cell": Field(Int(1, MAX_SIDE), 8, "The squares' side in pixels.")},
+    "checker": {
+        "colors": Field(ListOf(Color(), min_len=2, max_len=2), doc="The two colours, first at the top left."),
+        "cell": Field(Int(1, MAX_SIDE), 8, "The squares' side in pixels."),
+    },
 }
 _ALL_LAYER_FIELDS = {k for f in LAYER_FIELDS.values() for k in f}
 
@@ -101,24 +109,29 @@ def _unknown_layer_field(kind: str) -> Callable[[str], str]:
     return message
 
 
-LAYER_RECORDS = {k: ObjectSpec({**COMMON_LAYER_FIELDS, **f}, unknown=_unknown_layer_field(k))
-                 for k, f in LAYER_FIELDS.items()}
+LAYER_RECORDS = {
+    k: ObjectSpec({**COMMON_LAYER_FIELDS, **f}, unknown=_unknown_layer_field(k)) for k, f in LAYER_FIELDS.items()
+}
 _LAYER_TYPE = Enum(*LAYER_TYPES)
 LAYERS = ListOf(Variants("type", LAYER_RECORDS, "What the layer draws."), min_len=1, max_len=MAX_LAYERS)
 
-CLIP = ObjectSpec({
-    "frames": Field(ListOf(Int(0, 65535), min_len=1, max_len=MAX_CLIP_FRAMES)),
-    "fps": Field(Num(gt=0, le=1000), 8.0),
-    "loop": Field(BoolSpec(), True),
-    "next": Field(Reference("clip", optional=True), ""),
-})
+CLIP = ObjectSpec(
+    {
+        "frames": Field(ListOf(Int(0, 65535), min_len=1, max_len=MAX_CLIP_FRAMES)),
+        "fps": Field(Num(gt=0, le=1000), 8.0),
+        "loop": Field(BoolSpec(), True),
+        "next": Field(Reference("clip", optional=True), ""),
+    }
+)
 
-EDGE = ObjectSpec({
-    "priority": Field(Int(1, 1_000_000)),
-    "width": Field(Num(gt=0, le=4), 0.25),
-    "roughness": Field(Num(0, 1), 0.5),
-    "seed": Field(Int(I64_MIN, I64_MAX), 0),
-})
+EDGE = ObjectSpec(
+    {
+        "priority": Field(Int(1, 1_000_000)),
+        "width": Field(Num(gt=0, le=4), 0.25),
+        "roughness": Field(Num(0, 1), 0.5),
+        "seed": Field(Int(I64_MIN, I64_MAX), 0),
+    }
+)
 
 
 @dataclass
@@ -185,39 +198,65 @@ class Clips(Spec):
         for name, child in node.items():
             p = join_path(path, name)
             if not NAME_RE.fullmatch(name):
-                rep.error(node.keys[name], p, f'"{name}" is not a valid clip name (1-64 of a-z, 0-9, _, -, '
-                                              "starting with a letter or digit)")
+                rep.error(
+                    node.keys[name],
+                    p,
+                    f'"{name}" is not a valid clip name (1-64 of a-z, 0-9, _, -, starting with a letter or digit)',
+                )
             out[name] = CLIP.read_partial(rep, child, p)  # INVALID when not an object (reported)
         return out
 
     def schema(self) -> dict:
-        return {"type": "object", "propertyNames": {"pattern": js_pattern(NAME_RE)},
-                "additionalProperties": CLIP.schema(), "maxProperties": MAX_CLIPS}
+        return {
+            "type": "object",
+            "propertyNames": {"pattern": js_pattern(NAME_RE)},
+            "additionalProperties": CLIP.schema(),
+            "maxProperties": MAX_CLIPS,
+        }
 
 
-TOP = ObjectSpec({
-    "veduta": HEADER,
-    "name": Field(NAME, ""),
-    "size": Field(Vec(2, Int(1, MAX_SIDE)), None),
-    "layers": Field(Declared(LAYERS)),  # read by _read_layers
-    "tiling": Field(BoolSpec(), False),
-    "wrap": Field(Enum("repeat", "clamp"), None),
-    "mipmaps": Field(BoolSpec(), None),
-    "grid": Field(Vec(2, Int(1, MAX_GRID)), None),
-    "clips": Field(Clips(), {}),
-    "play": Field(Reference("clip", optional=True), ""),
-    "edge": Field(EDGE, None),
-    "autotile": Field(BoolSpec(), False),
-})
+TOP = ObjectSpec(
+    {
+        "veduta": HEADER,
+        "name": Field(NAME, ""),
+        "size": Field(Vec(2, Int(1, MAX_SIDE)), None),
+        "layers": Field(Declared(LAYERS)),  # read by _read_layers
+        "tiling": Field(BoolSpec(), False),
+        "wrap": Field(Enum("repeat", "clamp"), None),
+        "mipmaps": Field(BoolSpec(), None),
+        "grid": Field(Vec(2, Int(1, MAX_GRID)), None),
+        "clips": Field(Clips(), {}),
+        "play": Field(Reference("clip", optional=True), ""),
+        "edge": Field(EDGE, None),
+        "autotile": Field(BoolSpec(), False),
+    }
+)
 # what validate checks between the fields (located as it locates them)
 schema_rules(
     TOP,
-    {"if": {"properties": {"tiling": {"const": True}}, "required": ["tiling"]},
-     "then": {"properties": {"wrap": {"not": {"const": "clamp"}, "errorMessage": 'a tiling texture repeats (leave '
-                                                                                'wrap out or set it to "repeat")'}}}},
-    {"if": {"properties": {"layers": {"type": "array", "not": {"contains": {
-        "properties": {"type": {"const": "image"}}, "required": ["type"]}}}}, "required": ["layers"]},
-     "then": {"required": ["size"], "errorMessage": "size is required (no layer is an image to take the size from)"}},
+    {
+        "if": {"properties": {"tiling": {"const": True}}, "required": ["tiling"]},
+        "then": {
+            "properties": {
+                "wrap": {
+                    "not": {"const": "clamp"},
+                    "errorMessage": 'a tiling texture repeats (leave wrap out or set it to "repeat")',
+                }
+            }
+        },
+    },
+    {
+        "if": {
+            "properties": {
+                "layers": {
+                    "type": "array",
+                    "not": {"contains": {"properties": {"type": {"const": "image"}}, "required": ["type"]}},
+                }
+            },
+            "required": ["layers"],
+        },
+        "then": {"required": ["size"], "errorMessage": "size is required (no layer is an image to take the size from)"},
+    },
 )
 
 
@@ -256,8 +295,11 @@ def _read_layers(ctx: CompileContext, node: Node, path: str) -> list[LayerSpec] 
         rep.error(node, path, f"expected an array of layers, found {describe(node)}")
         return None
     if not 1 <= len(node) <= MAX_LAYERS:
-        rep.error(node, path, "must not be empty" if not len(node) else
-                  f"{len(node)} layers, more than the limit of {MAX_LAYERS}")
+        rep.error(
+            node,
+            path,
+            "must not be empty" if not len(node) else f"{len(node)} layers, more than the limit of {MAX_LAYERS}",
+        )
         return None
     out: list[LayerSpec] = []
     bad = False
@@ -290,8 +332,15 @@ def _read_layers(ctx: CompileContext, node: Node, path: str) -> list[LayerSpec] 
         layer: LayerSpec
         if pixels is not None:
             at = "at" if "at" in vals.nodes else "path"
-            layer = ImageLayer(vals["opacity"], vals["blend"], pixels=pixels, at=vals["at"], path=vals["path"],
-                               where=vals.node(at), where_path=join_path(p, at))
+            layer = ImageLayer(
+                vals["opacity"],
+                vals["blend"],
+                pixels=pixels,
+                at=vals["at"],
+                path=vals["path"],
+                where=vals.node(at),
+                where_path=join_path(p, at),
+            )
         elif kind == "fill":
             layer = FillLayer(vals["opacity"], vals["blend"], color=vals["color"])
         else:
@@ -313,19 +362,28 @@ def _check_clips(rep: Report, vals: Values, frames: int | None, grid_text: str) 
         if frames is not None and c["frames"] is not INVALID:
             for k, (f, fnode) in enumerate(zip(c["frames"], c.node("frames").value, strict=True)):
                 if f >= frames:
-                    rep.error(fnode, join_path(join_path(p, "frames"), k),
-                              f"frame {f} is outside the {frames} frame{'s' if frames > 1 else ''} of the "
-                              f"{grid_text} (want 0..{frames - 1})")
+                    rep.error(
+                        fnode,
+                        join_path(join_path(p, "frames"), k),
+                        f"frame {f} is outside the {frames} frame{'s' if frames > 1 else ''} of the "
+                        f"{grid_text} (want 0..{frames - 1})",
+                    )
                     ok = False
         nxt = c["next"]
         if nxt not in (INVALID, ""):
             if nxt not in clips:
-                rep.error(c.node("next"), join_path(p, "next"),
-                          f'"{nxt}" is not a clip of this texture (want {one_of(sorted(clips))})')
+                rep.error(
+                    c.node("next"),
+                    join_path(p, "next"),
+                    f'"{nxt}" is not a clip of this texture (want {one_of(sorted(clips))})',
+                )
                 ok = False
             elif c["loop"] is True:
-                rep.error(c.node("next"), join_path(p, "next"),
-                          'a looping clip never ends, so "next" is never played (set "loop": false)')
+                rep.error(
+                    c.node("next"),
+                    join_path(p, "next"),
+                    'a looping clip never ends, so "next" is never played (set "loop": false)',
+                )
                 ok = False
     play = vals["play"]
     if play not in (INVALID, "") and play not in clips:
@@ -334,8 +392,10 @@ def _check_clips(rep: Report, vals: Values, frames: int | None, grid_text: str) 
         ok = False
     if not ok:
         return None
-    return [Clip(name=n, frames=list(c["frames"]), fps=c["fps"], loop=c["loop"], next=c["next"])
-            for n, c in sorted(clips.items())]
+    return [
+        Clip(name=n, frames=list(c["frames"]), fps=c["fps"], loop=c["loop"], next=c["next"])
+        for n, c in sorted(clips.items())
+    ]
 
 
 def validate(root: Obj, ctx: CompileContext) -> TextureSpec | None:
@@ -365,8 +425,11 @@ def validate(root: Obj, ctx: CompileContext) -> TextureSpec | None:
             h, w = lay.pixels.shape[:2]
             x, y = lay.at
             if x >= size[0] or y >= size[1] or x + w <= 0 or y + h <= 0:
-                rep.error(lay.where, lay.where_path, f'image "{lay.path}" ({w} x {h}) at [{x}, {y}] lies outside '
-                                                     f"the {size[0]} x {size[1]} texture")
+                rep.error(
+                    lay.where,
+                    lay.where_path,
+                    f'image "{lay.path}" ({w} x {h}) at [{x}, {y}] lies outside the {size[0]} x {size[1]} texture',
+                )
                 ok = False
 
     # wrap and tiling
@@ -387,23 +450,37 @@ def validate(root: Obj, ctx: CompileContext) -> TextureSpec | None:
         frames = grid[0] * grid[1]
         grid_text = f"{grid[0]} x {grid[1]} grid"
         if size not in (None, INVALID) and (size[0] % grid[0] or size[1] % grid[1]):
-            bad = [f"width {size[0]} is not a multiple of {grid[0]}" if size[0] % grid[0] else "",
-                   f"height {size[1]} is not a multiple of {grid[1]}" if size[1] % grid[1] else ""]
-            rep.error(vals.node("grid"), "grid", f"{size[0]} x {size[1]} pixels do not split into "
-                                                 f"{grid[0]} x {grid[1]} frames ({', '.join(b for b in bad if b)})")
+            bad = [
+                f"width {size[0]} is not a multiple of {grid[0]}" if size[0] % grid[0] else "",
+                f"height {size[1]} is not a multiple of {grid[1]}" if size[1] % grid[1] else "",
+            ]
+            rep.error(
+                vals.node("grid"),
+                "grid",
+                f"{size[0]} x {size[1]} pixels do not split into "
+                f"{grid[0]} x {grid[1]} frames ({', '.join(b for b in bad if b)})",
+            )
             ok = False
     clips = _check_clips(rep, vals, frames, grid_text)
     ok &= clips is not None
 
     # autotile: every frame is 6 x 3 tiles
     cols, rows = grid if grid not in (None, INVALID) else (1, 1)
-    if (vals["autotile"] is True and size not in (None, INVALID) and grid is not INVALID
-            and size[0] % cols == 0 and size[1] % rows == 0):
+    if (
+        vals["autotile"] is True
+        and size not in (None, INVALID)
+        and grid is not INVALID
+        and size[0] % cols == 0
+        and size[1] % rows == 0
+    ):
         fw, fh = size[0] // cols, size[1] // rows
         if fw % 6 or fh % 3:
-            rep.error(vals.node("autotile"), "autotile",
-                      f"a frame of {fw} x {fh} pixels does not split into 6 x 3 tiles "
-                      f"(want a width that is a multiple of 6 and a height that is a multiple of 3)")
+            rep.error(
+                vals.node("autotile"),
+                "autotile",
+                f"a frame of {fw} x {fh} pixels does not split into 6 x 3 tiles "
+                f"(want a width that is a multiple of 6 and a height that is a multiple of 3)",
+            )
             ok = False
 
     edge = vals["edge"]
@@ -411,10 +488,18 @@ def validate(root: Obj, ctx: CompileContext) -> TextureSpec | None:
         return None
     mipmaps = vals["mipmaps"] if vals["mipmaps"] is not None else grid is None
     return TextureSpec(
-        width=size[0], height=size[1], layers=layers, tiling=tiling, wrap=wrap_code, mipmaps=mipmaps,
-        grid=grid or (0, 0), clips=clips, play=vals["play"],
-        edge=None if edge is None else Edge(priority=edge["priority"], width=edge["width"],
-                                            roughness=edge["roughness"], seed=edge["seed"]),
+        width=size[0],
+        height=size[1],
+        layers=layers,
+        tiling=tiling,
+        wrap=wrap_code,
+        mipmaps=mipmaps,
+        grid=grid or (0, 0),
+        clips=clips,
+        play=vals["play"],
+        edge=None
+        if edge is None
+        else Edge(priority=edge["priority"], width=edge["width"], roughness=edge["roughness"], seed=edge["seed"]),
         autotile=vals["autotile"],
     )
 
@@ -422,8 +507,13 @@ def validate(root: Obj, ctx: CompileContext) -> TextureSpec | None:
 def composite_layers(width: int, height: int, layers: list[LayerSpec]) -> np.ndarray:
     """Level 0: the layers composited in order over transparent black, ``(h, w, 4) uint8``."""
     first = layers[0]
-    if (len(layers) == 1 and isinstance(first, ImageLayer) and first.at == (0, 0) and first.opacity == 1
-            and first.pixels.shape[:2] == (height, width)):
+    if (
+        len(layers) == 1
+        and isinstance(first, ImageLayer)
+        and first.at == (0, 0)
+        and first.opacity == 1
+        and first.pixels.shape[:2] == (height, width)
+    ):
         return first.pixels  # exact, transparent pixels keep their colour
     canvas = np.zeros((height, width, 4), np.float32)
     for lay in layers:
@@ -431,7 +521,7 @@ def composite_layers(width: int, height: int, layers: list[LayerSpec]) -> np.nda
             h, w = lay.pixels.shape[:2]
             x, y = lay.at
             x0, y0, x1, y1 = max(x, 0), max(y, 0), min(x + w, width), min(y + h, height)
-            src = to_premultiplied(lay.pixels[y0 - y:y1 - y, x0 - x:x1 - x], lay.opacity)
+            src = to_premultiplied(lay.pixels[y0 - y : y1 - y, x0 - x : x1 - x], lay.opacity)
             composite(canvas[y0:y1, x0:x1], src, lay.blend)
             continue
         if isinstance(lay, FillLayer):
@@ -446,9 +536,19 @@ def build(spec: TextureSpec, name: str) -> Texture:
     level0 = composite_layers(spec.width, spec.height, spec.layers)
     chain = mip_chain(level0) if spec.mipmaps else [level0]
     return Texture(
-        name=name, tiling=spec.tiling, layers=len(spec.layers), width=spec.width, height=spec.height,
-        levels=len(chain), wrap=spec.wrap, images=[pack_argb(lv) for lv in chain], grid=spec.grid,
-        clips=spec.clips, play=spec.play, edge=spec.edge, autotile=spec.autotile,
+        name=name,
+        tiling=spec.tiling,
+        layers=len(spec.layers),
+        width=spec.width,
+        height=spec.height,
+        levels=len(chain),
+        wrap=spec.wrap,
+        images=[pack_argb(lv) for lv in chain],
+        grid=spec.grid,
+        clips=spec.clips,
+        play=spec.play,
+        edge=spec.edge,
+        autotile=spec.autotile,
     )
 
 

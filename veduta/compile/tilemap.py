@@ -101,8 +101,11 @@ class Props(Spec):
         for name, child in node.items():
             p = join_path(path, name)
             if not NAME_RE.fullmatch(name):
-                rep.error(node.keys[name], p, f'"{name}" is not a valid property name (1-64 of a-z, 0-9, _, -, '
-                                              "starting with a letter or digit)")
+                rep.error(
+                    node.keys[name],
+                    p,
+                    f'"{name}" is not a valid property name (1-64 of a-z, 0-9, _, -, starting with a letter or digit)',
+                )
                 bad = True
             kind = child.kind
             if kind == "string":
@@ -114,7 +117,7 @@ class Props(Spec):
                 out[name] = child.value
             elif isinstance(child, JsonNum):  # kind "number"
                 v = child.value
-                if isinstance(v, int) and abs(v) > 2 ** 53:
+                if isinstance(v, int) and abs(v) > 2**53:
                     rep.error(child, p, f"{child.text} is not exactly representable as a double (|n| <= 2^53)")
                     bad = True
                 out[name] = float(v)
@@ -124,50 +127,63 @@ class Props(Spec):
         return INVALID if bad else out
 
     def schema(self) -> dict:
-        return {"type": "object", "propertyNames": {"pattern": js_pattern(NAME_RE)}, "maxProperties": MAX_PROPS,
-                "additionalProperties": {"anyOf": [{"type": "string", "maxLength": MAX_PROP_TEXT},
-                                                   {"type": ["number", "boolean"]}]}}
+        return {
+            "type": "object",
+            "propertyNames": {"pattern": js_pattern(NAME_RE)},
+            "maxProperties": MAX_PROPS,
+            "additionalProperties": {
+                "anyOf": [{"type": "string", "maxLength": MAX_PROP_TEXT}, {"type": ["number", "boolean"]}]
+            },
+        }
 
 
-TERRAIN = ObjectSpec({
-    "key": Field(Key()),
-    "name": Field(NAME),
-    "texture": Field(Reference("texture", optional=True), ""),
-    "material": Field(Reference("material", optional=True), ""),
-    "tile": Field(Vec(2, Int(0, 255)), None),
-    "variants": Field(Int(1, 64), 1),
-    "flip": Field(ListOf(Enum("x", "y"), max_len=2, unique=True), []),
-    "tags": Field(TAGS, []),
-})
+TERRAIN = ObjectSpec(
+    {
+        "key": Field(Key()),
+        "name": Field(NAME),
+        "texture": Field(Reference("texture", optional=True), ""),
+        "material": Field(Reference("material", optional=True), ""),
+        "tile": Field(Vec(2, Int(0, 255)), None),
+        "variants": Field(Int(1, 64), 1),
+        "flip": Field(ListOf(Enum("x", "y"), max_len=2, unique=True), []),
+        "tags": Field(TAGS, []),
+    }
+)
 
-LAYER = ObjectSpec({
-    "name": Field(NAME),
-    "z": Field(COORD, 0.0),
-    "layer": Field(Int(-1000, 1000), 0),
-    "ysort": Field(BoolSpec(), False),
-    "rows": Field(ListOf(StrSpec(min_len=1, max_len=MAX_SIDE), min_len=1, max_len=MAX_SIDE), None),
-    "fill": Field(Key(allow_empty=True), None),
-})
+LAYER = ObjectSpec(
+    {
+        "name": Field(NAME),
+        "z": Field(COORD, 0.0),
+        "layer": Field(Int(-1000, 1000), 0),
+        "ysort": Field(BoolSpec(), False),
+        "rows": Field(ListOf(StrSpec(min_len=1, max_len=MAX_SIDE), min_len=1, max_len=MAX_SIDE), None),
+        "fill": Field(Key(allow_empty=True), None),
+    }
+)
 
-OBJECT = ObjectSpec({
-    "name": Field(NAME),
-    "cell": Field(Vec(2, Int(0, MAX_SIDE - 1))),
-    "size": Field(Vec(2, Int(1, MAX_SIDE)), (1, 1)),
-    "prefab": Field(Reference("prefab", optional=True), ""),
-    "tags": Field(TAGS, []),
-    "props": Field(Props(), {}),
-})
+OBJECT = ObjectSpec(
+    {
+        "name": Field(NAME),
+        "cell": Field(Vec(2, Int(0, MAX_SIDE - 1))),
+        "size": Field(Vec(2, Int(1, MAX_SIDE)), (1, 1)),
+        "prefab": Field(Reference("prefab", optional=True), ""),
+        "tags": Field(TAGS, []),
+        "props": Field(Props(), {}),
+    }
+)
 
-TOP = ObjectSpec({
-    "veduta": HEADER,
-    "name": Field(NAME, ""),
-    "size": Field(Vec(2, Int(1, MAX_SIDE)), None),
-    "tile": Field(Num(gt=0, le=1024), 1.0),
-    "origin": Field(Vec(3, COORD), (0.0, 0.0, 0.0)),
-    "terrains": Field(Declared(ListOf(TERRAIN, max_len=MAX_TERRAINS)), None),
-    "layers": Field(Declared(ListOf(LAYER, min_len=1, max_len=MAX_LAYERS))),
-    "objects": Field(Declared(ListOf(OBJECT, max_len=MAX_OBJECTS)), None),
-})
+TOP = ObjectSpec(
+    {
+        "veduta": HEADER,
+        "name": Field(NAME, ""),
+        "size": Field(Vec(2, Int(1, MAX_SIDE)), None),
+        "tile": Field(Num(gt=0, le=1024), 1.0),
+        "origin": Field(Vec(3, COORD), (0.0, 0.0, 0.0)),
+        "terrains": Field(Declared(ListOf(TERRAIN, max_len=MAX_TERRAINS)), None),
+        "layers": Field(Declared(ListOf(LAYER, min_len=1, max_len=MAX_LAYERS))),
+        "objects": Field(Declared(ListOf(OBJECT, max_len=MAX_OBJECTS)), None),
+    }
+)
 
 
 def _items(rep: Report, node: Node | None, path: str, what: str, limit: int, min_len: int = 0) -> list | None:
@@ -208,13 +224,19 @@ def _read_terrain(rep: Report, refs: Refs, vals: Values, p: str) -> Terrain | No
         rep.error(vals.obj, join_path(p, "texture"), "a terrain needs a texture or a material")
         ok = False
     elif tex not in ("", INVALID) and mat not in ("", INVALID):
-        rep.error(vals.node("material"), join_path(p, "material"),
-                  "a terrain has a texture or a material, not both (keep one)")
+        rep.error(
+            vals.node("material"),
+            join_path(p, "material"),
+            "a terrain has a texture or a material, not both (keep one)",
+        )
         ok = False
     tile, variants = vals["tile"], vals["variants"]
     if tile is None and variants not in (1, INVALID):
-        rep.error(vals.node("variants"), join_path(p, "variants"),
-                  "variants are the tiles after tile in its row (give tile too)")
+        rep.error(
+            vals.node("variants"),
+            join_path(p, "variants"),
+            "variants are the tiles after tile in its row (give tile too)",
+        )
         ok = False
     grid, owner = None, ""
     if ok and tex:
@@ -226,34 +248,48 @@ def _read_terrain(rep: Report, refs: Refs, vals: Values, p: str) -> Terrain | No
     if ok and tile not in (None, INVALID) and grid is not None and variants is not INVALID:
         c, r = tile
         if grid == (0, 0):
-            rep.error(vals.node("tile"), join_path(p, "tile"),
-                      f"{owner} has no grid to take tile {vec_text(tile)} from")
+            rep.error(
+                vals.node("tile"), join_path(p, "tile"), f"{owner} has no grid to take tile {vec_text(tile)} from"
+            )
             ok = False
         elif c + variants > grid[0] or r >= grid[1]:
             cols = f"column {c}" if variants == 1 else f"columns {c}..{c + variants - 1}"
-            rep.error(vals.node("tile"), join_path(p, "tile"),
-                      f"tile {vec_text(tile)}{'' if variants == 1 else f' with {variants} variants'} needs {cols} "
-                      f"of row {r}, outside the {_grid_text(grid)} of {owner}")
+            rep.error(
+                vals.node("tile"),
+                join_path(p, "tile"),
+                f"tile {vec_text(tile)}{'' if variants == 1 else f' with {variants} variants'} needs {cols} "
+                f"of row {r}, outside the {_grid_text(grid)} of {owner}",
+            )
             ok = False
     if not ok:
         return None
     flip = vals["flip"]
-    return Terrain(key=ord(vals["key"]), name=vals["name"], texture=tex, material=mat, tileset=tile is not None,
-                   tile_column=tile[0] if tile else 0, tile_row=tile[1] if tile else 0, variants=variants,
-                   flip=(1 if "x" in flip else 0) | (2 if "y" in flip else 0), tags=list(vals["tags"]))
+    return Terrain(
+        key=ord(vals["key"]),
+        name=vals["name"],
+        texture=tex,
+        material=mat,
+        tileset=tile is not None,
+        tile_column=tile[0] if tile else 0,
+        tile_row=tile[1] if tile else 0,
+        variants=variants,
+        flip=(1 if "x" in flip else 0) | (2 if "y" in flip else 0),
+        tags=list(vals["tags"]),
+    )
 
 
 def _char_pos(lines: list[str], node: Str, i: int) -> tuple[int, int]:
     """Line and column of character *i* of a string node, when the source writes it unescaped."""
     line = lines[node.line - 1] if node.line - 1 < len(lines) else ""
-    raw = line[node.col: node.col + len(node.value)]
-    if line[node.col - 1: node.col] == '"' and raw == node.value and line[node.col + len(node.value):][:1] == '"':
+    raw = line[node.col : node.col + len(node.value)]
+    if line[node.col - 1 : node.col] == '"' and raw == node.value and line[node.col + len(node.value) :][:1] == '"':
         return node.line, node.col + 1 + i
     return node.line, node.col
 
 
-def _unknown_chars(rep: Report, lines: list[str], rows_node: Arr, rows: list[str], path: str,
-                   lookup: dict[str, int]) -> bool:
+def _unknown_chars(
+    rep: Report, lines: list[str], rows_node: Arr, rows: list[str], path: str, lookup: dict[str, int]
+) -> bool:
     """Report every character of *rows* that is not a key (first place and count of each); True if none."""
     codes = np.frombuffer("".join(rows).encode("utf-32-le"), "<u4")
     keys = np.array(sorted(ord(k) for k in lookup), dtype=np.uint32)
@@ -272,8 +308,11 @@ def _unknown_chars(rep: Report, lines: list[str], rows_node: Arr, rows: list[str
         ch = chr(int(uniq[j]))
         more = f", and {int(counts[j]) - 1} more like it" if counts[j] > 1 else ""
         shown = f'"{ch}"' if ch.isprintable() else f"U+{ord(ch):04X}"
-        rep.error(_char_pos(lines, rows_node.value[r], c), join_path(path, r),
-                  f"{shown} at column {c} is not a terrain key (want {known}, or . or space for empty){more}")
+        rep.error(
+            _char_pos(lines, rows_node.value[r], c),
+            join_path(path, r),
+            f"{shown} at column {c} is not a terrain key (want {known}, or . or space for empty){more}",
+        )
     if len(uniq) > MAX_UNKNOWN_REPORTED:
         rep.error(rows_node, path, f"{len(uniq) - MAX_UNKNOWN_REPORTED} more unknown characters")
     return False
@@ -318,8 +357,9 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
 
     # layers: size from "size", else from the first layer with rows
     size = vals["size"]
-    layer_items = _items(rep, vals.node("layers"), "layers", "layers", MAX_LAYERS, min_len=1) \
-        if "layers" in vals.nodes else None
+    layer_items = (
+        _items(rep, vals.node("layers"), "layers", "layers", MAX_LAYERS, min_len=1) if "layers" in vals.nodes else None
+    )
     ok &= layer_items is not None
     layer_vals: list[Values | None] = []
     mixed: set[int] = set()  # layers with rows and fill, or neither (reported)
@@ -334,9 +374,13 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
         has_rows, has_fill = "rows" in lv.nodes, "fill" in lv.nodes
         if has_rows == has_fill:
             where = lv.node("fill") if has_fill else lv.obj
-            rep.error(where, join_path(p, "fill" if has_fill else "rows"),
-                      "a layer has rows or fill, not both" if has_fill else
-                      "required field is missing (a layer has rows, or fill for one key everywhere)")
+            rep.error(
+                where,
+                join_path(p, "fill" if has_fill else "rows"),
+                "a layer has rows or fill, not both"
+                if has_fill
+                else "required field is missing (a layer has rows, or fill for one key everywhere)",
+            )
             lv.ok = False
             mixed.add(i)
         elif has_rows and lv["rows"] is not INVALID and size is None:
@@ -375,8 +419,9 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
                 good = False
             for r, (row, rnode) in enumerate(zip(rows, rows_node.value, strict=True)):
                 if len(row) != cols:
-                    rep.error(rnode, join_path(join_path(p, "rows"), r),
-                              f"{len(row)} cells, want {cols} (the map's columns)")
+                    rep.error(
+                        rnode, join_path(join_path(p, "rows"), r), f"{len(row)} cells, want {cols} (the map's columns)"
+                    )
                     good = False
             good &= _unknown_chars(rep, lines, rows_node, rows, join_path(p, "rows"), lookup)
             if not good:
@@ -402,31 +447,63 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
             continue
         good = ov.ok & _unique(rep, ov, "name", p, obj_names, "object", i)
         cell, osize = ov["cell"], ov["size"]
-        if (INVALID not in (cell, osize) and size not in (None, INVALID)
-                and (cell[0] + osize[0] > size[0] or cell[1] + osize[1] > size[1])):
-            rep.error(ov.node("cell"), join_path(p, "cell"),
-                      f"{osize[0]} x {osize[1]} cells at {vec_text(cell)} do not fit the {size[0]} x {size[1]} map")
+        if (
+            INVALID not in (cell, osize)
+            and size not in (None, INVALID)
+            and (cell[0] + osize[0] > size[0] or cell[1] + osize[1] > size[1])
+        ):
+            rep.error(
+                ov.node("cell"),
+                join_path(p, "cell"),
+                f"{osize[0]} x {osize[1]} cells at {vec_text(cell)} do not fit the {size[0]} x {size[1]} map",
+            )
             good = False
         if ov["prefab"] not in ("", INVALID):
             facts = refs.prefab(ov["prefab"], ov.node("prefab"), join_path(p, "prefab"))
-            if (facts is not None and facts.footprint is not None and osize is not INVALID and tile is not INVALID
-                    and (facts.footprint[0] > osize[0] * tile or facts.footprint[1] > osize[1] * tile)):
+            if (
+                facts is not None
+                and facts.footprint is not None
+                and osize is not INVALID
+                and tile is not INVALID
+                and (facts.footprint[0] > osize[0] * tile or facts.footprint[1] > osize[1] * tile)
+            ):
                 fw, fd = facts.footprint
-                rep.error(ov.node("prefab"), join_path(p, "prefab"),
-                          f'the footprint of prefab "{ov["prefab"]}" ({fmt_num(fw)} x {fmt_num(fd)} m) does not fit '
-                          f"{osize[0]} x {osize[1]} cells of {fmt_num(tile)} m (give the object a larger size)")
+                rep.error(
+                    ov.node("prefab"),
+                    join_path(p, "prefab"),
+                    f'the footprint of prefab "{ov["prefab"]}" ({fmt_num(fw)} x {fmt_num(fd)} m) does not fit '
+                    f"{osize[0]} x {osize[1]} cells of {fmt_num(tile)} m (give the object a larger size)",
+                )
                 good = False
         if not good:
             ok = False
             continue
         props = [Prop(name=k, value=v) for k, v in sorted(ov["props"].items())]
-        objects.append(Object(name=ov["name"], x=cell[0], y=cell[1], columns=osize[0], rows=osize[1],
-                              prefab=ov["prefab"], tags=list(ov["tags"]), props=props))
+        objects.append(
+            Object(
+                name=ov["name"],
+                x=cell[0],
+                y=cell[1],
+                columns=osize[0],
+                rows=osize[1],
+                prefab=ov["prefab"],
+                tags=list(ov["tags"]),
+                props=props,
+            )
+        )
 
     if not ok or any(t is None for t in terrains) or not rep.ok:
         return None
-    return Tilemap(name=ctx.name, columns=size[0], rows=size[1], tile=tile, origin=vals["origin"],
-                   terrains=terrains, layers=layers, objects=objects)
+    return Tilemap(
+        name=ctx.name,
+        columns=size[0],
+        rows=size[1],
+        tile=tile,
+        origin=vals["origin"],
+        terrains=terrains,
+        layers=layers,
+        objects=objects,
+    )
 
 
 def compile_map(data: bytes, ctx: CompileContext) -> Tilemap | None:

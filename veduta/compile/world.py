@@ -89,8 +89,14 @@ DEFAULTS = {
     "biome_scale": 64,
     "background": 0xFF000000,
 }
-TERRAIN_DEFAULTS = {"relief": 0.0, "relief_scale": 48, "sea": False, "sea_level": 0.0, "water": "",
-                    "lod_distance": 24.0}
+TERRAIN_DEFAULTS = {
+    "relief": 0.0,
+    "relief_scale": 48,
+    "sea": False,
+    "sea_level": 0.0,
+    "water": "",
+    "lod_distance": 24.0,
+}
 #: per kind: the fields a feature may have besides name, kind, cell and radius, with their
 #: defaults. A field a kind does not use is an error; WRLD still stores every field, so the
 #: unused ones get the value in UNUSED (inside the WRLD ranges, ignored by the generator).
@@ -103,12 +109,14 @@ FEATURE_DEFAULTS: dict[str, dict[str, float | int | None]] = {
 UNUSED = {"height": 0.0, "depth": 2.0, "falloff": 0, "roughness": 0.0}
 ROTATIONS = (0, 90, 180, 270)
 
+
 class F32Num(Num_):
     """A number stored as f32: its range is checked again after rounding, so a tiny positive value
     that rounds to 0 (``1e-46``) is reported here rather than failing the readers' checks."""
 
-    def __init__(self, ge: float | None = None, le: float | None = None, *, gt: float | None = None,
-                 lt: float | None = None):
+    def __init__(
+        self, ge: float | None = None, le: float | None = None, *, gt: float | None = None, lt: float | None = None
+    ):
         super().__init__(ge, le, gt=gt, lt=lt)
 
     def read(self, rep: Report, node: Node, path: str) -> Any:
@@ -121,113 +129,163 @@ class F32Num(Num_):
 
 CELL2 = Vec(2, Int())  # [x, z] in cells; ranges are checked against the world's size below
 
-BIOME = ObjectSpec({
-    "name": Field(NAME),
-    "ground": Field(Reference("material")),
-    "weight": Field(Int(1, 1000), 1),
-})
+BIOME = ObjectSpec(
+    {
+        "name": Field(NAME),
+        "ground": Field(Reference("material")),
+        "weight": Field(Int(1, 1000), 1),
+    }
+)
 
-TERRAIN = ObjectSpec({
-    "relief": Field(F32Num(0, 256), TERRAIN_DEFAULTS["relief"]),
-    "relief_scale": Field(Int(4, 4096), TERRAIN_DEFAULTS["relief_scale"]),
-    "sea": Field(BoolSpec(), TERRAIN_DEFAULTS["sea"]),
-    "sea_level": Field(F32Num(-1024, 1024), TERRAIN_DEFAULTS["sea_level"]),
-    "water": Field(Reference("material", optional=True), TERRAIN_DEFAULTS["water"]),
-    "lod_distance": Field(F32Num(gt=0, le=COORD_LIMIT), TERRAIN_DEFAULTS["lod_distance"]),
-})
+TERRAIN = ObjectSpec(
+    {
+        "relief": Field(F32Num(0, 256), TERRAIN_DEFAULTS["relief"]),
+        "relief_scale": Field(Int(4, 4096), TERRAIN_DEFAULTS["relief_scale"]),
+        "sea": Field(BoolSpec(), TERRAIN_DEFAULTS["sea"]),
+        "sea_level": Field(F32Num(-1024, 1024), TERRAIN_DEFAULTS["sea_level"]),
+        "water": Field(Reference("material", optional=True), TERRAIN_DEFAULTS["water"]),
+        "lod_distance": Field(F32Num(gt=0, le=COORD_LIMIT), TERRAIN_DEFAULTS["lod_distance"]),
+    }
+)
 
-FEATURE = ObjectSpec({
-    "name": Field(NAME),
-    "kind": Field(Enum(*FEATURE_DEFAULTS)),
-    "cell": Field(CELL2),
-    "radius": Field(Int(1, 16384)),
-    "height": Field(F32Num(-1024, 1024), None),
-    "depth": Field(F32Num(gt=0, le=256), None),
-    "falloff": Field(Int(0, 16384), None),
-    "roughness": Field(F32Num(0, 1), None),
-})
+FEATURE = ObjectSpec(
+    {
+        "name": Field(NAME),
+        "kind": Field(Enum(*FEATURE_DEFAULTS)),
+        "cell": Field(CELL2),
+        "radius": Field(Int(1, 16384)),
+        "height": Field(F32Num(-1024, 1024), None),
+        "depth": Field(F32Num(gt=0, le=256), None),
+        "falloff": Field(Int(0, 16384), None),
+        "roughness": Field(F32Num(0, 1), None),
+    }
+)
 #: a field a kind does not use is an error (_feature)
-schema_rules(FEATURE, *(
-    {"if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
-     "then": {"properties": {k: unused(f"not used by a {kind} (a {kind} has {', '.join(['cell', 'radius', *uses])})")
-                             for k in UNUSED if k not in uses}}}
-    for kind, uses in FEATURE_DEFAULTS.items()))
+schema_rules(
+    FEATURE,
+    *(
+        {
+            "if": {"properties": {"kind": {"const": kind}}, "required": ["kind"]},
+            "then": {
+                "properties": {
+                    k: unused(f"not used by a {kind} (a {kind} has {', '.join(['cell', 'radius', *uses])})")
+                    for k in UNUSED
+                    if k not in uses
+                }
+            },
+        }
+        for kind, uses in FEATURE_DEFAULTS.items()
+    ),
+)
 
 BIOME_REFS = ListOf(Reference("biome"), max_len=MAX_BIOME_REFS, unique=True)
 
-VEGETATION = ObjectSpec({
-    "name": Field(NAME),
-    "prefab": Field(Reference("prefab"), None),
-    "model": Field(Reference("model"), None),
-    "density": Field(F32Num(gt=0, le=1)),
-    "biomes": Field(BIOME_REFS, []),
-    "cell": Field(CELL2, None),
-    "radius": Field(Int(1, 16384), None),
-    "scale": Field(Vec(2, F32Num(gt=0, le=16)), None),
-})
+VEGETATION = ObjectSpec(
+    {
+        "name": Field(NAME),
+        "prefab": Field(Reference("prefab"), None),
+        "model": Field(Reference("model"), None),
+        "density": Field(F32Num(gt=0, le=1)),
+        "biomes": Field(BIOME_REFS, []),
+        "cell": Field(CELL2, None),
+        "radius": Field(Int(1, 16384), None),
+        "scale": Field(Vec(2, F32Num(gt=0, le=16)), None),
+    }
+)
 # what _vegetation checks between the fields, located at the field it names
 schema_rules(
     VEGETATION,
-    {"anyOf": [{"required": ["prefab"]}, {"required": ["model"]}],
-     "errorMessage": 'a vegetation rule needs "prefab" (trees, rocks: a prefab per cell) or "model" (flora: plants)'},
-    {"if": {"required": ["prefab", "model"]},
-     "then": {"properties": {"model": unused('a vegetation rule has either "prefab" or "model", not both')}}},
-    {"if": {"required": ["prefab"]},
-     "then": {"properties": {"scale": unused("not used by a prefab rule (only model rules scale their plants)")}}},
-    {"if": {"required": ["cell"]},
-     "then": {"required": ["radius"], "errorMessage": 'an area needs both "cell" and "radius" ("radius" is missing)'}},
-    {"if": {"required": ["radius"]},
-     "then": {"required": ["cell"], "errorMessage": 'an area needs both "cell" and "radius" ("cell" is missing)'}},
+    {
+        "anyOf": [{"required": ["prefab"]}, {"required": ["model"]}],
+        "errorMessage": 'a vegetation rule needs "prefab" (trees, rocks: a prefab per cell) or "model" (flora: plants)',
+    },
+    {
+        "if": {"required": ["prefab", "model"]},
+        "then": {"properties": {"model": unused('a vegetation rule has either "prefab" or "model", not both')}},
+    },
+    {
+        "if": {"required": ["prefab"]},
+        "then": {"properties": {"scale": unused("not used by a prefab rule (only model rules scale their plants)")}},
+    },
+    {
+        "if": {"required": ["cell"]},
+        "then": {
+            "required": ["radius"],
+            "errorMessage": 'an area needs both "cell" and "radius" ("radius" is missing)',
+        },
+    },
+    {
+        "if": {"required": ["radius"]},
+        "then": {"required": ["cell"], "errorMessage": 'an area needs both "cell" and "radius" ("cell" is missing)'},
+    },
 )
 
-SCATTER = ObjectSpec({
-    "prefab": Field(Reference("prefab")),
-    "biomes": Field(BIOME_REFS, []),
-    "density": Field(F32Num(gt=0, le=1)),
-})
+SCATTER = ObjectSpec(
+    {
+        "prefab": Field(Reference("prefab")),
+        "biomes": Field(BIOME_REFS, []),
+        "density": Field(F32Num(gt=0, le=1)),
+    }
+)
 
-SITE = ObjectSpec({
-    "tag": Field(TAG),
-    "prefabs": Field(ListOf(Reference("prefab"), min_len=1, max_len=MAX_SITE_PREFABS)),
-    "biomes": Field(BIOME_REFS, []),
-    "spacing": Field(Int(2, 4096)),
-    "chance": Field(F32Num(gt=0, le=1), 1.0),
-})
+SITE = ObjectSpec(
+    {
+        "tag": Field(TAG),
+        "prefabs": Field(ListOf(Reference("prefab"), min_len=1, max_len=MAX_SITE_PREFABS)),
+        "biomes": Field(BIOME_REFS, []),
+        "spacing": Field(Int(2, 4096)),
+        "chance": Field(F32Num(gt=0, le=1), 1.0),
+    }
+)
 
-PLACE = ObjectSpec({
-    "name": Field(NAME),
-    "prefab": Field(Reference("prefab")),
-    "cell": Field(CELL2),
-    "rotation": Field(Int(), 0),
-})
-schema_rules(PLACE, {"properties": {"rotation": {
-    "enum": list(ROTATIONS), "errorMessage": "not 0, 90, 180 or 270 (places turn by quarter turns)"}}})
+PLACE = ObjectSpec(
+    {
+        "name": Field(NAME),
+        "prefab": Field(Reference("prefab")),
+        "cell": Field(CELL2),
+        "rotation": Field(Int(), 0),
+    }
+)
+schema_rules(
+    PLACE,
+    {
+        "properties": {
+            "rotation": {
+                "enum": list(ROTATIONS),
+                "errorMessage": "not 0, 90, 180 or 270 (places turn by quarter turns)",
+            }
+        }
+    },
+)
 
-TOP = ObjectSpec({
-    "veduta": HEADER,
-    "name": Field(NAME, ""),
-    "seed": Field(Int(0, (1 << 64) - 1), DEFAULTS["seed"]),
-    "cell": Field(F32Num(gt=0, le=64), DEFAULTS["cell"]),
-    "chunk": Field(Int(4, 64), DEFAULTS["chunk"]),
-    "extent": Field(Int(1, 4096), DEFAULTS["extent"]),
-    "view": Field(Int(1, 4), DEFAULTS["view"]),
-    "biome_scale": Field(Int(4, 4096), DEFAULTS["biome_scale"]),
-    "camera": CAMERA_FIELD,
-    "light": LIGHT_FIELD,
-    "background": Field(Color(), DEFAULTS["background"]),
-    # the lists below are read with these specs by _read_list (their items one by one)
-    "biomes": Field(Declared(ListOf(BIOME, min_len=1, max_len=MAX_BIOMES))),
-    "terrain": Field(Declared(TERRAIN), None),
-    "features": Field(Declared(ListOf(FEATURE, max_len=MAX_FEATURES)), None),
-    "vegetation": Field(Declared(ListOf(VEGETATION, max_len=MAX_RULES)), None),
-    "scatter": Field(Declared(ListOf(SCATTER, max_len=MAX_RULES)), None),
-    "sites": Field(Declared(ListOf(SITE, max_len=MAX_RULES)), None),
-    "places": Field(Declared(ListOf(PLACE, max_len=MAX_PLACES)), None),
-    "entities": ENTITIES_FIELD,
-})
+TOP = ObjectSpec(
+    {
+        "veduta": HEADER,
+        "name": Field(NAME, ""),
+        "seed": Field(Int(0, (1 << 64) - 1), DEFAULTS["seed"]),
+        "cell": Field(F32Num(gt=0, le=64), DEFAULTS["cell"]),
+        "chunk": Field(Int(4, 64), DEFAULTS["chunk"]),
+        "extent": Field(Int(1, 4096), DEFAULTS["extent"]),
+        "view": Field(Int(1, 4), DEFAULTS["view"]),
+        "biome_scale": Field(Int(4, 4096), DEFAULTS["biome_scale"]),
+        "camera": CAMERA_FIELD,
+        "light": LIGHT_FIELD,
+        "background": Field(Color(), DEFAULTS["background"]),
+        # the lists below are read with these specs by _read_list (their items one by one)
+        "biomes": Field(Declared(ListOf(BIOME, min_len=1, max_len=MAX_BIOMES))),
+        "terrain": Field(Declared(TERRAIN), None),
+        "features": Field(Declared(ListOf(FEATURE, max_len=MAX_FEATURES)), None),
+        "vegetation": Field(Declared(ListOf(VEGETATION, max_len=MAX_RULES)), None),
+        "scatter": Field(Declared(ListOf(SCATTER, max_len=MAX_RULES)), None),
+        "sites": Field(Declared(ListOf(SITE, max_len=MAX_RULES)), None),
+        "places": Field(Declared(ListOf(PLACE, max_len=MAX_PLACES)), None),
+        "entities": ENTITIES_FIELD,
+    }
+)
 
 
 # -- prefabs as the world sees them --------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class PrefabInfo:
@@ -300,6 +358,7 @@ class WorldRefs(Refs):
 
 # -- helpers ------------------------------------------------------------------------------------
 
+
 def _read_list(rep: Report, node: Node | None, path: str, item: ObjectSpec, max_len: int) -> list[Values | None]:
     """Every item of an optional array of records (None for an item that is not an object)."""
     if node is None:
@@ -324,8 +383,9 @@ def _unique(rep: Report, items: list[Values | None], path: str, key: str, what: 
             continue
         name = v[key]
         if name in first:
-            rep.error(v.node(key), join_path(join_path(path, i), key),
-                      f'"{name}" is already the name of {what} {first[name]}')
+            rep.error(
+                v.node(key), join_path(join_path(path, i), key), f'"{name}" is already the name of {what} {first[name]}'
+            )
         else:
             first[name] = i
 
@@ -334,8 +394,13 @@ def _unique(rep: Report, items: list[Values | None], path: str, key: str, what: 
 GENERATED_PREFIXES = ("site_", "chunk_")
 
 
-def _check_generated_names(rep: Report, places: list[Values | None], sites: list[Values | None],
-                           entities: list[Any] | None, entities_node: Node | None) -> None:
+def _check_generated_names(
+    rep: Report,
+    places: list[Values | None],
+    sites: list[Values | None],
+    entities: list[Any] | None,
+    entities_node: Node | None,
+) -> None:
     """Entity names must stay unique in a running world: places and persistent entities may
     not take the generator's name patterns or each other's names, and no site rule's tag may
     make its sites' names those of another rule (tag "v_1" against the second "v" rule)."""
@@ -345,14 +410,22 @@ def _check_generated_names(rep: Report, places: list[Values | None], sites: list
             continue
         path = join_path(join_path("places", i), "name")
         if v["name"].startswith(GENERATED_PREFIXES):
-            rep.error(v.node("name"), path, f'"{v["name"]}" starts like the names the generator gives '
-                                            f'({", ".join(GENERATED_PREFIXES)}); choose another name')
+            rep.error(
+                v.node("name"),
+                path,
+                f'"{v["name"]}" starts like the names the generator gives '
+                f"({', '.join(GENERATED_PREFIXES)}); choose another name",
+            )
         elif v["name"] in entity_names:
             rep.error(v.node("name"), path, f'"{v["name"]}" is also the name of a persistent entity')
     for e in entities or []:
         if e.name.startswith(GENERATED_PREFIXES):
-            rep.error(entities_node, "entities", f'entity "{e.name}" starts like the names the generator gives '
-                                                 f'({", ".join(GENERATED_PREFIXES)}); choose another name')
+            rep.error(
+                entities_node,
+                "entities",
+                f'entity "{e.name}" starts like the names the generator gives '
+                f"({', '.join(GENERATED_PREFIXES)}); choose another name",
+            )
     tags = [v["tag"] if _ok(v, "tag") else None for v in sites]
     for i, v in enumerate(sites):
         if not _ok(v, "tag"):
@@ -360,9 +433,12 @@ def _check_generated_names(rep: Report, places: list[Values | None], sites: list
         tag = v["tag"]
         m = re.fullmatch(r"(.+)_(\d+)", tag)
         if m and m.group(1) in tags and tags.count(m.group(1)) > int(m.group(2)):
-            rep.error(v.node("tag"), join_path(join_path("sites", i), "tag"),
-                      f'"{tag}" would name its sites like rule {int(m.group(2)) + 1} of tag "{m.group(1)}" '
-                      f'(site_{tag}_...); choose another tag')
+            rep.error(
+                v.node("tag"),
+                join_path(join_path("sites", i), "tag"),
+                f'"{tag}" would name its sites like rule {int(m.group(2)) + 1} of tag "{m.group(1)}" '
+                f"(site_{tag}_...); choose another tag",
+            )
 
 
 def _ok(v: Values | None, *keys: str) -> TypeGuard[Values]:
@@ -377,8 +453,14 @@ def _f32(v: float) -> float:
 class _Checker:
     """The cross-field checks of one world: sizes, biome names, prefabs."""
 
-    def __init__(self, ctx: CompileContext, refs: WorldRefs, cells: int | None, cell_mm: int | None,
-                 biome_names: list[str] | None):
+    def __init__(
+        self,
+        ctx: CompileContext,
+        refs: WorldRefs,
+        cells: int | None,
+        cell_mm: int | None,
+        biome_names: list[str] | None,
+    ):
         self.ctx, self.rep, self.refs = ctx, ctx.report, refs
         self.cells, self.cell_mm = cells, cell_mm  # None when the world's size is unusable
         self.biome_names = biome_names  # None when the biomes are unusable
@@ -394,8 +476,9 @@ class _Checker:
         x, z = v["cell"]
         if -n <= x <= hi and -n <= z <= hi:
             return True
-        self.rep.error(v.node("cell"), join_path(path, "cell"),
-                       f"[{x}, {z}] is outside the world ({what} {-n}..{hi} on each axis)")
+        self.rep.error(
+            v.node("cell"), join_path(path, "cell"), f"[{x}, {z}] is outside the world ({what} {-n}..{hi} on each axis)"
+        )
         return False
 
     # biomes
@@ -412,8 +495,9 @@ class _Checker:
             close = difflib.get_close_matches(b, self.biome_names, n=1, cutoff=0.6)
             hint = f'did you mean "{close[0]}"?' if close else f"want {one_of(self.biome_names)}"
             where = node.value[i] if isinstance(node, Arr) else node
-            self.rep.error(where, join_path(join_path(path, "biomes"), i),
-                           f'"{b}" is not a biome of this world ({hint})')
+            self.rep.error(
+                where, join_path(join_path(path, "biomes"), i), f'"{b}" is not a biome of this world ({hint})'
+            )
             ok = False
         return ok
 
@@ -423,8 +507,13 @@ class _Checker:
             return
         allowed = [b for b in self.biome_names if (not rule_biomes or b in rule_biomes) and b in info.biomes]
         if not allowed:
-            self.rep.warning(where, path, f'prefab "{info.name}" allows only biomes {one_of(info.biomes)}, '
-                                          f"none of which {what} (it never places it)", code="WORLD_PREFAB_BIOMES")
+            self.rep.warning(
+                where,
+                path,
+                f'prefab "{info.name}" allows only biomes {one_of(info.biomes)}, '
+                f"none of which {what} (it never places it)",
+                code="WORLD_PREFAB_BIOMES",
+            )
 
     # prefabs
 
@@ -432,8 +521,9 @@ class _Checker:
         info = self.refs.prefab_info(name, where, path)
         if info is None:
             return
-        self.never_fires(info, rule_biomes, where, path,
-                         "this rule allows" if rule_biomes else "is a biome of this world")
+        self.never_fires(
+            info, rule_biomes, where, path, "this rule allows" if rule_biomes else "is a biome of this world"
+        )
         cell_mm = self.cell_mm
         size = info.cells(cell_mm) if cell_mm else None
         if not cell_mm or size is None or size == (1, 1):
@@ -441,8 +531,12 @@ class _Checker:
         assert info.written is not None  # a footprint (size) comes with the one written
         w, d = info.written
         cell = cell_mm / 1000
-        self.rep.error(where, path, f'prefab "{name}" footprint {fmt_num(w)} x {fmt_num(d)} m is larger than '
-                                    f"a cell ({fmt_num(cell)} x {fmt_num(cell)} m): {what} places one-cell prefabs")
+        self.rep.error(
+            where,
+            path,
+            f'prefab "{name}" footprint {fmt_num(w)} x {fmt_num(d)} m is larger than '
+            f"a cell ({fmt_num(cell)} x {fmt_num(cell)} m): {what} places one-cell prefabs",
+        )
 
     def site_prefabs(self, v: Values, path: str) -> None:
         names = v["prefabs"]
@@ -454,8 +548,13 @@ class _Checker:
             info = self.refs.prefab_info(name, node.value[i], p)
             if info is not None:
                 infos.append((i, info))
-                self.never_fires(info, v["biomes"] or [], node.value[i], p,
-                                 "this rule allows" if v["biomes"] else "is a biome of this world")
+                self.never_fires(
+                    info,
+                    v["biomes"] or [],
+                    node.value[i],
+                    p,
+                    "this rule allows" if v["biomes"] else "is a biome of this world",
+                )
         if self.cell_mm is None or v["spacing"] is INVALID or v["tag"] is INVALID:
             return
         # the generator's margin (veduta.world.structures.Structures._margin)
@@ -474,13 +573,20 @@ class _Checker:
             p = join_path(join_path(path, "prefabs"), i)
             if max(fw, fd) > room:
                 why = "" if margin == 1 else f" (the rule's prefabs keep {fmt_num(dself / 1000)} m from each other)"
-                self.rep.error(node.value[i], p,
-                               f'prefab "{info.name}" is {fw} x {fd} cells, too large for spacing {spacing}: a site '
-                               f"keeps {margin} free cell{'s' if margin > 1 else ''} in its region{why}, so at most "
-                               f"{max(room, 0)} x {max(room, 0)} cells fit")
+                self.rep.error(
+                    node.value[i],
+                    p,
+                    f'prefab "{info.name}" is {fw} x {fd} cells, too large for spacing {spacing}: a site '
+                    f"keeps {margin} free cell{'s' if margin > 1 else ''} in its region{why}, so at most "
+                    f"{max(room, 0)} x {max(room, 0)} cells fit",
+                )
             elif self.cells is not None and max(fw, fd) > 2 * self.cells:
-                self.rep.error(node.value[i], p, f'prefab "{info.name}" is {fw} x {fd} cells, larger than the '
-                                                 f"world ({2 * self.cells} x {2 * self.cells} cells)")
+                self.rep.error(
+                    node.value[i],
+                    p,
+                    f'prefab "{info.name}" is {fw} x {fd} cells, larger than the '
+                    f"world ({2 * self.cells} x {2 * self.cells} cells)",
+                )
 
     def place_prefab(self, v: Values, path: str, check_fit: bool = True) -> None:
         info = self.refs.prefab_info(v["prefab"], v.node("prefab"), join_path(path, "prefab"))
@@ -496,16 +602,22 @@ class _Checker:
         x, z = v["cell"]
         x0, z0 = x - fw // 2, z - fd // 2
         if max(fw, fd) > 2 * n:
-            self.rep.error(v.node("prefab"), join_path(path, "prefab"),
-                           f'prefab "{info.name}" is {fw} x {fd} cells, larger than the world '
-                           f"({2 * n} x {2 * n} cells)")
+            self.rep.error(
+                v.node("prefab"),
+                join_path(path, "prefab"),
+                f'prefab "{info.name}" is {fw} x {fd} cells, larger than the world ({2 * n} x {2 * n} cells)',
+            )
         elif x0 < -n or z0 < -n or x0 + fw > n or z0 + fd > n:
-            self.rep.error(v.node("cell"), join_path(path, "cell"),
-                           f'the footprint of prefab "{info.name}" (cells [{x0}, {z0}] to [{x0 + fw - 1}, '
-                           f"{z0 + fd - 1}]) leaves the world (cells {-n}..{n - 1})")
+            self.rep.error(
+                v.node("cell"),
+                join_path(path, "cell"),
+                f'the footprint of prefab "{info.name}" (cells [{x0}, {z0}] to [{x0 + fw - 1}, '
+                f"{z0 + fd - 1}]) leaves the world (cells {-n}..{n - 1})",
+            )
 
 
 # -- sections ------------------------------------------------------------------------------------
+
 
 def _read_biomes(rep: Report, node: Node | None, refs: Refs) -> list[Values | None] | None:
     if node is None:
@@ -529,8 +641,11 @@ def _feature(rep: Report, v: Values, path: str) -> Feature | None:
     ok = v.ok
     for key in ("height", "depth", "falloff", "roughness"):
         if key in v.nodes and key not in uses:
-            rep.error(v.node(key), join_path(path, key),
-                      f"not used by a {kind} (a {kind} has {', '.join(['cell', 'radius', *uses])})")
+            rep.error(
+                v.node(key),
+                join_path(path, key),
+                f"not used by a {kind} (a {kind} has {', '.join(['cell', 'radius', *uses])})",
+            )
             ok = False
     if not ok:
         return None
@@ -541,25 +656,39 @@ def _feature(rep: Report, v: Values, path: str) -> Feature | None:
         d = uses.get(key)  # None: not used by this kind, or height without a default (ground level)
         return UNUSED[key] if d is None else d
 
-    return Feature(name=v["name"], kind=kind, x=v["cell"][0], z=v["cell"][1], radius=v["radius"],
-                   has_height="height" in v.nodes, height=_f32(get("height")), depth=_f32(get("depth")),
-                   falloff=int(get("falloff")), roughness=_f32(get("roughness")))
+    return Feature(
+        name=v["name"],
+        kind=kind,
+        x=v["cell"][0],
+        z=v["cell"][1],
+        radius=v["radius"],
+        has_height="height" in v.nodes,
+        height=_f32(get("height")),
+        depth=_f32(get("depth")),
+        falloff=int(get("falloff")),
+        roughness=_f32(get("roughness")),
+    )
 
 
 def _vegetation(rep: Report, v: Values, path: str) -> Vegetation | None:
     ok = v.ok
     has_prefab, has_model = "prefab" in v.nodes, "model" in v.nodes
     if has_prefab and has_model:
-        rep.error(v.node("model"), join_path(path, "model"),
-                  'a vegetation rule has either "prefab" or "model", not both')
+        rep.error(
+            v.node("model"), join_path(path, "model"), 'a vegetation rule has either "prefab" or "model", not both'
+        )
         ok = False
     elif not has_prefab and not has_model:
-        rep.error(v.obj, join_path(path, "prefab"), 'a vegetation rule needs "prefab" (trees, rocks: a prefab per '
-                                                    'cell) or "model" (flora: plants)')
+        rep.error(
+            v.obj,
+            join_path(path, "prefab"),
+            'a vegetation rule needs "prefab" (trees, rocks: a prefab per cell) or "model" (flora: plants)',
+        )
         ok = False
     if has_prefab and "scale" in v.nodes:
-        rep.error(v.node("scale"), join_path(path, "scale"), "not used by a prefab rule (only model rules scale "
-                                                             "their plants)")
+        rep.error(
+            v.node("scale"), join_path(path, "scale"), "not used by a prefab rule (only model rules scale their plants)"
+        )
         ok = False
     if ("cell" in v.nodes) != ("radius" in v.nodes):
         have, need = ("cell", "radius") if "cell" in v.nodes else ("radius", "cell")
@@ -567,19 +696,33 @@ def _vegetation(rep: Report, v: Values, path: str) -> Vegetation | None:
         ok = False
     scale = v["scale"] if v["scale"] is not None else (1.0, 1.0)
     if scale is not INVALID and scale[0] > scale[1]:
-        rep.error(v.node("scale"), join_path(path, "scale"),
-                  f"[{fmt_num(scale[0])}, {fmt_num(scale[1])}] is not [min, max] (min above max)")
+        rep.error(
+            v.node("scale"),
+            join_path(path, "scale"),
+            f"[{fmt_num(scale[0])}, {fmt_num(scale[1])}] is not [min, max] (min above max)",
+        )
         ok = False
     if not ok:
         return None
     area = "cell" in v.nodes
     x, z = v["cell"] if area else (0, 0)
-    return Vegetation(name=v["name"], prefab=v["prefab"] or "", model=v["model"] or "", density=_f32(v["density"]),
-                      biomes=list(v["biomes"]), area=area, x=x, z=z, radius=v["radius"] if area else 0,
-                      scale_min=_f32(scale[0]), scale_max=_f32(scale[1]))
+    return Vegetation(
+        name=v["name"],
+        prefab=v["prefab"] or "",
+        model=v["model"] or "",
+        density=_f32(v["density"]),
+        biomes=list(v["biomes"]),
+        area=area,
+        x=x,
+        z=z,
+        radius=v["radius"] if area else 0,
+        scale_min=_f32(scale[0]),
+        scale_max=_f32(scale[1]),
+    )
 
 
 # -- the compiler --------------------------------------------------------------------------------
+
 
 def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> World | None:
     """Check a world/1 source and its references; the WRLD record or None."""
@@ -597,18 +740,24 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
         cell = _f32(cell)
         cell_mm = max(1, to_milli(cell))
         if abs(cell * 1000 - cell_mm) > 1e-3:  # the generator places everything in whole mm
-            rep.error(top.where("cell"), "cell",
-                      f"{fmt_num(cell)} m is not a whole number of millimetres (the generator works in "
-                      f"whole millimetres; e.g. {fmt_num(cell_mm / 1000)})")
+            rep.error(
+                top.where("cell"),
+                "cell",
+                f"{fmt_num(cell)} m is not a whole number of millimetres (the generator works in "
+                f"whole millimetres; e.g. {fmt_num(cell_mm / 1000)})",
+            )
             cell = INVALID
     if cell is not INVALID and top["chunk"] is not INVALID and top["extent"] is not INVALID:
         size = top["extent"] * top["chunk"] * cell
         if size > WORLD_LIMIT_M:
             most = int(WORLD_LIMIT_M // (top["chunk"] * cell))
-            rep.error(top.where("extent"), "extent",
-                      f"extent x chunk x cell = {top['extent']} x {top['chunk']} x {fmt_num(cell)} = "
-                      f"{fmt_num(size)} m, more than {WORLD_LIMIT_M} m "
-                      f"(at most extent {most} with this chunk and cell)")
+            rep.error(
+                top.where("extent"),
+                "extent",
+                f"extent x chunk x cell = {top['extent']} x {top['chunk']} x {fmt_num(cell)} = "
+                f"{fmt_num(size)} m, more than {WORLD_LIMIT_M} m "
+                f"(at most extent {most} with this chunk and cell)",
+            )
         else:
             cells = top["extent"] * top["chunk"]
 
@@ -622,16 +771,23 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
         biome_names = list(dict.fromkeys(b["name"] for b in named))
     chk = _Checker(ctx, refs, cells, cell_mm, biome_names)
 
-    terrain: Terrain | None = Terrain(**{k: (_f32(v) if isinstance(v, float) else v)
-                                         for k, v in TERRAIN_DEFAULTS.items()})
+    terrain: Terrain | None = Terrain(
+        **{k: (_f32(v) if isinstance(v, float) else v) for k, v in TERRAIN_DEFAULTS.items()}
+    )
     tnode = top.node("terrain")
     if tnode is not None:
         t = TERRAIN.read(rep, tnode, "terrain")
         if t is INVALID:
             terrain = None
         else:
-            terrain = Terrain(relief=_f32(t["relief"]), relief_scale=t["relief_scale"], sea=t["sea"],
-                              sea_level=_f32(t["sea_level"]), water=t["water"], lod_distance=_f32(t["lod_distance"]))
+            terrain = Terrain(
+                relief=_f32(t["relief"]),
+                relief_scale=t["relief_scale"],
+                sea=t["sea"],
+                sea_level=_f32(t["sea_level"]),
+                water=t["water"],
+                lod_distance=_f32(t["lod_distance"]),
+            )
             if t["water"]:
                 refs.material(t["water"], t.node("water"), "terrain.water")
 
@@ -661,8 +817,9 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
             chk.biome_refs(v, p)
             if v["prefab"] not in (None, INVALID):
                 rb = v["biomes"] if v["biomes"] is not INVALID else []
-                chk.one_cell_prefab(v["prefab"], v.node("prefab"), join_path(p, "prefab"), "a vegetation prefab rule",
-                                    rb)
+                chk.one_cell_prefab(
+                    v["prefab"], v.node("prefab"), join_path(p, "prefab"), "a vegetation prefab rule", rb
+                )
             elif v["model"] not in (None, INVALID):
                 refs.model(v["model"], v.node("model"), join_path(p, "model"))
         if g is None:
@@ -697,8 +854,15 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
         if v is None or not v.ok:
             sites = None
         elif sites is not None:
-            sites.append(Site(tag=v["tag"], prefabs=list(v["prefabs"]), biomes=list(v["biomes"]),
-                              spacing=v["spacing"], chance=_f32(v["chance"])))
+            sites.append(
+                Site(
+                    tag=v["tag"],
+                    prefabs=list(v["prefabs"]),
+                    biomes=list(v["biomes"]),
+                    spacing=v["spacing"],
+                    chance=_f32(v["chance"]),
+                )
+            )
 
     # places
     pvals = _read_list(rep, top.node("places"), "places", PLACE, MAX_PLACES)
@@ -708,8 +872,11 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
         p = join_path("places", i)
         ok = v is not None and v.ok
         if v is not None and v["rotation"] is not INVALID and v["rotation"] not in ROTATIONS:
-            rep.error(v.node("rotation"), join_path(p, "rotation"),
-                      f"{v['rotation']} is not 0, 90, 180 or 270 (places turn by quarter turns)")
+            rep.error(
+                v.node("rotation"),
+                join_path(p, "rotation"),
+                f"{v['rotation']} is not 0, 90, 180 or 270 (places turn by quarter turns)",
+            )
             ok = False
         if v is not None:
             inside = chk.inside(v, p, vertices=False, what="cells")
@@ -719,21 +886,48 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
         if v is None or not ok:
             places = None
         elif places is not None:
-            places.append(Place(name=v["name"], prefab=v["prefab"], x=v["cell"][0], z=v["cell"][1],
-                                rotation=v["rotation"]))
+            places.append(
+                Place(name=v["name"], prefab=v["prefab"], x=v["cell"][0], z=v["cell"][1], rotation=v["rotation"])
+            )
 
     entities = read_entities(rep, top.node("entities"), "entities", refs)
     _check_generated_names(rep, pvals, sitevals, entities, top.node("entities"))
 
-    if (not rep.ok or not top.ok or cells is None or biome_names is None or camera is None or light is None
-            or terrain is None or features is None or vegetation is None or scatter is None or sites is None
-            or places is None or entities is None):
+    if (
+        not rep.ok
+        or not top.ok
+        or cells is None
+        or biome_names is None
+        or camera is None
+        or light is None
+        or terrain is None
+        or features is None
+        or vegetation is None
+        or scatter is None
+        or sites is None
+        or places is None
+        or entities is None
+    ):
         return None
     biomes = [Biome(name=b["name"], ground=b["ground"], weight=b["weight"]) for b in named]
     return World(
-        name=ctx.name, seed=top["seed"], cell=cell, chunk=top["chunk"], extent=top["extent"], view=top["view"],
-        biome_scale=top["biome_scale"], camera=camera, light=light, background=top["background"], biomes=biomes,
-        scatter=scatter, sites=sites, places=places, entities=entities, terrain=terrain, features=features,
+        name=ctx.name,
+        seed=top["seed"],
+        cell=cell,
+        chunk=top["chunk"],
+        extent=top["extent"],
+        view=top["view"],
+        biome_scale=top["biome_scale"],
+        camera=camera,
+        light=light,
+        background=top["background"],
+        biomes=biomes,
+        scatter=scatter,
+        sites=sites,
+        places=places,
+        entities=entities,
+        terrain=terrain,
+        features=features,
         vegetation=vegetation,
     )
 

@@ -181,8 +181,7 @@ class Reader:
         at = self.pos
         n = self.u32(what)
         if itemsize and n > (self.end - self.pos) // itemsize:
-            raise self.fail(f"{what}: count {n} needs at least {n * itemsize} bytes, "
-                            f"{self.end - self.pos} left", at)
+            raise self.fail(f"{what}: count {n} needs at least {n * itemsize} bytes, {self.end - self.pos} left", at)
         return n
 
     def array(self, dtype: np.dtype, what: Text) -> np.ndarray:

@@ -68,13 +68,16 @@ def read_chunks(data: bytes, file: str = "") -> list[Chunk]:
         if end + 4 > n:
             raise VdaError(
                 f"chunk of {length} bytes overruns the file ({n - pos - 8} bytes left after its header, "
-                f"{length + 4} needed with the CRC)", file=file, chunk=ctype, offset=pos)
+                f"{length + 4} needed with the CRC)",
+                file=file,
+                chunk=ctype,
+                offset=pos,
+            )
         payload = data[pos + 8 : end]
         (crc,) = _CRC.unpack_from(data, end)
         want = crc32(t, payload)
         if crc != want:
-            raise VdaError(f"CRC mismatch: stored {crc:08x}, computed {want:08x}", file=file, chunk=ctype,
-                           offset=end)
+            raise VdaError(f"CRC mismatch: stored {crc:08x}, computed {want:08x}", file=file, chunk=ctype, offset=end)
         out.append(Chunk(ctype, payload, pos))
         pos = end + 4
     return out

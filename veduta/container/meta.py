@@ -37,8 +37,14 @@ class Meta:
     def encode(self) -> bytes:
         if list(self.deps) != sorted(set(self.deps)):
             raise ValueError("META deps must be sorted without duplicates")
-        obj = {"compiler": self.compiler, "deps": list(self.deps), "kind": self.kind, "name": self.name,
-               "source": self.source, "source_hash": self.source_hash}
+        obj = {
+            "compiler": self.compiler,
+            "deps": list(self.deps),
+            "kind": self.kind,
+            "name": self.name,
+            "source": self.source,
+            "source_hash": self.source_hash,
+        }
         return _CANONICAL.encode(obj).encode("utf-8")
 
     @classmethod
@@ -54,15 +60,20 @@ class Meta:
             raise VdaError(f"META has duplicate key {exc.args[0]!r}", offset=0) from None
         except (ValueError, RecursionError) as exc:
             pos = getattr(exc, "pos", 0) or 0
-            raise VdaError(f"META is not valid JSON: {getattr(exc, 'msg', exc)}",
-                           offset=len(text[:pos].encode("utf-8"))) from None
+            raise VdaError(
+                f"META is not valid JSON: {getattr(exc, 'msg', exc)}", offset=len(text[:pos].encode("utf-8"))
+            ) from None
         if not isinstance(obj, dict):
             raise VdaError("META is not a JSON object", offset=0)
         if tuple(sorted(obj)) != KEYS:
             missing = [k for k in KEYS if k not in obj]
             extra = sorted(k for k in obj if k not in KEYS)
-            raise VdaError("META keys wrong" + (f"; missing {missing}" if missing else "")
-                           + (f"; unknown {extra}" if extra else ""), offset=0)
+            raise VdaError(
+                "META keys wrong"
+                + (f"; missing {missing}" if missing else "")
+                + (f"; unknown {extra}" if extra else ""),
+                offset=0,
+            )
         for k in ("compiler", "kind", "name", "source", "source_hash"):
             if not isinstance(obj[k], str):
                 raise VdaError(f"META {k} is not a string", offset=0)
@@ -81,10 +92,11 @@ class Meta:
         except UnicodeEncodeError:  # "\ud800": valid JSON, not a Unicode string
             raise VdaError("META has a lone surrogate escape (not Unicode text)", offset=0) from None
         if canon != payload:
-            at = next((i for i, (a, b) in enumerate(zip(canon, payload, strict=False)) if a != b),
-                      min(len(canon), len(payload)))
-            raise VdaError("META is not canonical JSON (keys sorted, no whitespace, UTF-8, deps sorted)",
-                           offset=at)
+            at = next(
+                (i for i, (a, b) in enumerate(zip(canon, payload, strict=False)) if a != b),
+                min(len(canon), len(payload)),
+            )
+            raise VdaError("META is not canonical JSON (keys sorted, no whitespace, UTF-8, deps sorted)", offset=at)
         return meta
 
 
@@ -101,8 +113,9 @@ def _no_duplicates(pairs):
     return d
 
 
-def source_hash(compiler: str, source: str, source_bytes: bytes, deps: Iterable[str],
-                read: Callable[[str], bytes | None]) -> str:
+def source_hash(
+    compiler: str, source: str, source_bytes: bytes, deps: Iterable[str], read: Callable[[str], bytes | None]
+) -> str:
     """The spec's source_hash: SHA-256 over the compiler inputs.
 
     ``read(dep)`` returns a dependency's bytes, or None when it cannot be read

@@ -13,8 +13,18 @@ import sys
 from veduta.cook.cook import COOKED, UPTODATE, as_action, cook_batch
 
 
-def cook_one(kind: str, rel: str, assets: str, cooked: str, cache: str, duplicate_of: list | None = None,
-             display_root: str = "", shared: list | None = None, notes: list | None = None, recook: bool = False):
+def cook_one(
+    kind: str,
+    rel: str,
+    assets: str,
+    cooked: str,
+    cache: str,
+    duplicate_of: list | None = None,
+    display_root: str = "",
+    shared: list | None = None,
+    notes: list | None = None,
+    recook: bool = False,
+):
     """Cook one source (the doit action).
 
     Returns a dict (doit saves it as the task's values: the outcome, warning

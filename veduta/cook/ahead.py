@@ -62,7 +62,7 @@ class Ahead:
         self.workers = workers
         # small runs: smaller batches, so that every worker gets several
         size = max(1, min(batch, -(-len(jobs) // (4 * workers))))
-        self.batches = [jobs[b:b + size] for b in range(0, len(jobs), size)]
+        self.batches = [jobs[b : b + size] for b in range(0, len(jobs), size)]
         self.workers = min(workers, len(self.batches))  # -n 1024 of 40 sources: 40 workers, not 1024 idle
         self.where = {job[1]: b for b, batch_jobs in enumerate(self.batches) for job in batch_jobs}
         self.futures: list[Future | None] = []
@@ -119,8 +119,9 @@ class Ahead:
         except Exception as exc:  # noqa: BLE001 - a broken pool: the action cooks the source itself
             with self._lock:
                 if not self.lost:
-                    sys.stderr.write(f"veduta: warning: a cook worker process ended ({exc}); "
-                                     f"cooking the rest in this process\n")
+                    sys.stderr.write(
+                        f"veduta: warning: a cook worker process ended ({exc}); cooking the rest in this process\n"
+                    )
                 self.lost.update(job[1] for job in self.batches[b])
             return None
         with self._lock:
@@ -164,8 +165,9 @@ def pool_context():
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
         # (cook.py imports the container codecs only where it reads or writes cooked files)
-        ctx.set_forkserver_preload(["veduta.cook.cook", "veduta.container.chunks", "veduta.container.meta",
-                                    "veduta.compile.model.compile"])
+        ctx.set_forkserver_preload(
+            ["veduta.cook.cook", "veduta.container.chunks", "veduta.container.meta", "veduta.compile.model.compile"]
+        )
         return ctx
     return multiprocessing.get_context("spawn")
 
@@ -223,7 +225,7 @@ class Feed:
         n = len(self.jobs)
         if not self.stream or n - self.sent < BATCH or n < 4 * self.workers * BATCH:
             return
-        batch, self.sent = [tuple(j) for j in self.jobs[self.sent:]], n  # the first time, 4 x workers batches
+        batch, self.sent = [tuple(j) for j in self.jobs[self.sent :]], n  # the first time, 4 x workers batches
         if self.ahead is None:
             global CURRENT
             end()
@@ -237,7 +239,7 @@ class Feed:
         if self.ahead is None:
             return begin([tuple(j) for j in self.jobs], self.workers)
         for b in range(self.sent, len(self.jobs), BATCH):
-            self.ahead.add([tuple(j) for j in self.jobs[b:b + BATCH]])
+            self.ahead.add([tuple(j) for j in self.jobs[b : b + BATCH]])
         self.sent = len(self.jobs)
         return self.ahead
 

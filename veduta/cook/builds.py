@@ -115,9 +115,16 @@ def _load(path: str) -> dict[str, Entry]:
         return {}
     if not (isinstance(data, tuple) and len(data) == 2 and data[0] == _FORMAT and isinstance(data[1], dict)):
         return {}
-    return {r: e for r, e in data[1].items()
-            if type(r) is str and type(e) is tuple and len(e) == 3 and type(e[0]) is str and type(e[1]) is str
-            and (e[2] is None or type(e[2]) is float)}
+    return {
+        r: e
+        for r, e in data[1].items()
+        if type(r) is str
+        and type(e) is tuple
+        and len(e) == 3
+        and type(e[0]) is str
+        and type(e[1]) is str
+        and (e[2] is None or type(e[2]) is float)
+    }
 
 
 def log_of(cache: str) -> BuildLog:

@@ -157,8 +157,16 @@ def hash_inputs(rel: str, src: bytes, deps, assets: str) -> tuple[str, list]:
     return source_hash(COMPILER_VERSION, rel, src, deps, data.__getitem__), files
 
 
-def check_fresh(kind: str, rel: str, assets: str, cooked: str, index: AssetIndex, now_ns: int | None = None,
-                prior=None, owed: bool = False):
+def check_fresh(
+    kind: str,
+    rel: str,
+    assets: str,
+    cooked: str,
+    index: AssetIndex,
+    now_ns: int | None = None,
+    prior=None,
+    owed: bool = False,
+):
     """The full up-to-date check (reads and hashes).
 
     Returns (fresh, META deps, stat-cache entry, [(path, current signature), ...] of the
@@ -205,7 +213,7 @@ def fresh_by_stat(rel: str, packed, assets: str, cooked: str, index: AssetIndex)
         if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != blob[32:64]:
             return False
         for i, dep in enumerate(deps, 2):
-            s = blob[32 * i:32 * i + 32]
+            s = blob[32 * i : 32 * i + 32]
             if s == RACY:
                 return False
             try:
@@ -223,6 +231,7 @@ def fresh_by_stat(rel: str, packed, assets: str, cooked: str, index: AssetIndex)
 
 
 # -- the action ------------------------------------------------------------------------------
+
 
 def as_action(result: dict):
     """A result of :func:`cook_batch` as a doit action returns it (a failure as ``TaskFailed``)."""
@@ -249,8 +258,12 @@ def cook_batch(jobs: list[tuple]) -> list[dict]:
         if duplicate_of:
             remove_if_exists(cooked)
             others = ", ".join(os.path.join(assets, p) for p in duplicate_of)
-            steps.append(_failed(f"{shown}:1:1: $: {BY_NAME[kind].name} name \"{name_of(rel)}\" is also used by "
-                                 f"{others}; names must be unique per kind across folders"))
+            steps.append(
+                _failed(
+                    f'{shown}:1:1: $: {BY_NAME[kind].name} name "{name_of(rel)}" is also used by '
+                    f"{others}; names must be unique per kind across folders"
+                )
+            )
         else:
             index = indexes.get(assets)
             if index is None:
@@ -316,9 +329,19 @@ def _drive(steps: list, where: list[tuple[str, str]]) -> list[dict]:
     return results
 
 
-def cook_file(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None,
-              shared: list | None = None, notes: list | None = None, recook: bool = False, *,
-              index: AssetIndex | None = None) -> dict:
+def cook_file(
+    kind: str,
+    rel: str,
+    assets: str,
+    cooked: str,
+    cache: str,
+    shown: str | None = None,
+    shared: list | None = None,
+    notes: list | None = None,
+    recook: bool = False,
+    *,
+    index: AssetIndex | None = None,
+) -> dict:
     """Bring one cooked file up to date: already fresh, restored from the store, or compiled.
 
     *shared*: store keys this run fetched from the shared tier (a hit on one is SHARED, not
@@ -357,9 +380,19 @@ def _finish(gen, send=None, throw=None) -> dict:
     raise RuntimeError("a cook step asked for a second compile")
 
 
-def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown: str | None = None,
-                shared: list | None = None, notes: list | None = None, recook: bool = False, *,
-                index: AssetIndex | None = None):
+def _cook_steps(
+    kind: str,
+    rel: str,
+    assets: str,
+    cooked: str,
+    cache: str,
+    shown: str | None = None,
+    shared: list | None = None,
+    notes: list | None = None,
+    recook: bool = False,
+    *,
+    index: AssetIndex | None = None,
+):
     """`cook_file` as a generator: it yields ``(kind, source bytes, CompileContext)`` when the
     source must be compiled, is sent ``(body, seconds the compile took)`` (or thrown the
     compiler's exception), and returns the result dict.  *index*: ``get_index(assets)``, when the caller has it."""
@@ -384,8 +417,12 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         if h == meta.source_hash and not any(stale_reference(d, index) for d, s in files[1:] if s == ()):
             files[0] = (rel, src_sig)
             found = _notes(shown, notes)
-            return {"outcome": SHARED if h in (shared or ()) else UPTODATE, "messages": [str(d) for d in found],
-                    "diagnostics": [d.to_json() for d in found], "entry": make_entry(h, csig, files, now_ns)}
+            return {
+                "outcome": SHARED if h in (shared or ()) else UPTODATE,
+                "messages": [str(d) for d in found],
+                "diagnostics": [d.to_json() for d in found],
+                "entry": make_entry(h, csig, files, now_ns),
+            }
 
     # 2. the store may hold the output of this exact source content (put there by an
     #    earlier cook, or fetched from the shared tier for this run: *shared* names those keys)
@@ -405,10 +442,13 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
         files[0] = (rel, src_sig)
         shared_hit = key in (shared or ())
         found = _notes(shown, notes) + _stored_warnings(shown, stored)
-        return {"outcome": SHARED if shared_hit else RESTORED, "messages": [str(d) for d in found],
-                "diagnostics": [d.to_json() for d in found],
-                "entry": make_entry(key, sig(os.stat(cooked)), files, now_ns, stored),
-                "put": [] if shared_hit else [key] + ([mkey] if files[1:] else [])}
+        return {
+            "outcome": SHARED if shared_hit else RESTORED,
+            "messages": [str(d) for d in found],
+            "diagnostics": [d.to_json() for d in found],
+            "entry": make_entry(key, sig(os.stat(cooked)), files, now_ns, stored),
+            "put": [] if shared_hit else [key] + ([mkey] if files[1:] else []),
+        }
 
     # 3. compile
     rep = Report(shown)
@@ -454,9 +494,14 @@ def _cook_steps(kind: str, rel: str, assets: str, cooked: str, cache: str, shown
     if found_notes and found_notes[1]:  # warnings: kept for a restore of this output
         store_notes(cache, h, found_notes)
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
-    return {"outcome": COOKED, "messages": messages, "diagnostics": diagnostics,
-            "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns, found_notes),
-            "put": [h] + ([mkey] if deps else []), "took": took}
+    return {
+        "outcome": COOKED,
+        "messages": messages,
+        "diagnostics": diagnostics,
+        "entry": make_entry(h, sig(os.stat(cooked)), files, now_ns, found_notes),
+        "put": [h] + ([mkey] if deps else []),
+        "took": took,
+    }
 
 
 #: The folder in cache/ of the notes of stored outputs that gave warnings (not in the store:
@@ -509,8 +554,16 @@ def _notes(shown: str, notes) -> list[Diagnostic]:
     return [Diagnostic(shown, 1, 1, "$", n, WARNING) for n in notes]
 
 
-def find_in_store(store, kind: str, rel: str, src: bytes, assets: str, index: AssetIndex,
-                  mkey: str | None = None, alone: str | None = None):
+def find_in_store(
+    store,
+    kind: str,
+    rel: str,
+    src: bytes,
+    assets: str,
+    index: AssetIndex,
+    mkey: str | None = None,
+    alone: str | None = None,
+):
     """An output of source *rel* (content *src*) in *store* that its current deps still hash to:
     ``((key, bytes, [(path, sig), ...] of the source and deps), manifest)``, or ``(None, manifest)``.
 

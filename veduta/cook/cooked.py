@@ -42,8 +42,9 @@ def cook_and_read(project, kind: str, name: str, index=None, write: bool = True)
     cooked = project.cooked_path(kind, name)
     if not write:
         return _compile_and_read(project, kind, src, cooked, index if index is not None else project.index())
-    out = cook_file(kind, src.rel, project.assets, cooked, project.cache,
-                    index=index if index is not None else project.index())
+    out = cook_file(
+        kind, src.rel, project.assets, cooked, project.cache, index=index if index is not None else project.index()
+    )
     record_result(project.cache, src.rel, out)  # how the cooked file was made, for veduta report
     if out["outcome"] == FAILED:
         return CookedAsset(None, "invalid", list(out["messages"]), out.get("diagnostics"))

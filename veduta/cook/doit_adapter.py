@@ -41,6 +41,7 @@ T = TypeVar("T", bound=type)
 
 # -- classes doit instantiates itself ---------------------------------------------------------
 
+
 def bind_class(cls: T, **attrs: Any) -> T:
     """A subclass of *cls* carrying *attrs* as class attributes, under the same name.
 
@@ -99,9 +100,11 @@ class PreloadedSqliteDB(SqliteDB):
                 raise
             reason = str(exc).rsplit("Original error: ", 1)[-1]
             aside = _move_aside(name)
-            _warn(f"{name}: doit's database is damaged ({reason}); "
-                  + (f"moved it to {aside} and started a new one" if aside else "started a new one in memory")
-                  + " (this cook re-checks every source)")
+            _warn(
+                f"{name}: doit's database is damaged ({reason}); "
+                + (f"moved it to {aside} and started a new one" if aside else "started a new one in memory")
+                + " (this cook re-checks every source)"
+            )
             if not aside:
                 name = ":memory:"
             super().__init__(name, codec, module_name=module_name)
@@ -125,8 +128,9 @@ class PreloadedSqliteDB(SqliteDB):
 
     def _one(self, task_id) -> str | None:
         try:
-            row = self._conn.execute("select cast(task_data as text) as d from doit where task_id=?",
-                                     (task_id,)).fetchone()
+            row = self._conn.execute(
+                "select cast(task_data as text) as d from doit where task_id=?", (task_id,)
+            ).fetchone()
         except Exception:  # noqa: BLE001 - as above
             return None
         return row["d"] if row else None
@@ -152,8 +156,10 @@ class PreloadedSqliteDB(SqliteDB):
         try:
             super().dump()
         except sqlite3.Error as exc:
-            _warn(f"{self.name}: could not save doit's database ({exc}); the cooked files are safe, "
-                  f"the next cook re-checks every source")
+            _warn(
+                f"{self.name}: could not save doit's database ({exc}); the cooked files are safe, "
+                f"the next cook re-checks every source"
+            )
 
     def write_now(self, task_id) -> None:
         """Write the row of *task_id* into the database now, in the transaction of the run
@@ -227,8 +233,10 @@ def _writable_db_path(name: str) -> str:
 
             raise OSError(errno.EACCES, "not writable")
     except OSError as exc:
-        _warn(f"cannot write the cache folder {folder} ({exc.strerror or exc}): cooking without doit's "
-              f"database and the cache (every source is re-checked; cooked files are written as usual)")
+        _warn(
+            f"cannot write the cache folder {folder} ({exc.strerror or exc}): cooking without doit's "
+            f"database and the cache (every source is re-checked; cooked files are written as usual)"
+        )
         return ":memory:"
     return name
 
@@ -249,6 +257,7 @@ def _move_aside(name: str) -> str | None:
 
 
 # -- the saved row of a task ------------------------------------------------------------------
+
 
 def overwrite_saved(task_name: str, values: dict, file_dep: Iterable[str] | None = None) -> None:
     """Replace what doit just saved for a successful task: its values (and result), and
@@ -319,6 +328,7 @@ def release_executed(task) -> None:
 
 # -- the group task ---------------------------------------------------------------------------
 
+
 class GroupHandle:
     """An ``uptodate`` item of a group task that keeps a reference to the group's Task.
 
@@ -360,10 +370,26 @@ class Subtask(Task):
 
     #: attribute -> the value every subtask shares (doit 0.37 ``Task.__init__`` defaults)
     SHARED: ClassVar[dict[str, Any]] = {
-        "params": (), "creator_params": [], "options": None, "pos_arg": None, "pos_arg_val": None,
-        "setup_tasks": [], "io": IOConfig({}), "dep_changed": None, "wild_dep": [], "calc_dep": set(),
-        "loader": None, "getargs": {}, "has_subtask": False, "result": None, "verbosity": None,
-        "cfg_values": None, "_remove_targets": True, "watch": (), "meta": None, "executed": False,
+        "params": (),
+        "creator_params": [],
+        "options": None,
+        "pos_arg": None,
+        "pos_arg_val": None,
+        "setup_tasks": [],
+        "io": IOConfig({}),
+        "dep_changed": None,
+        "wild_dep": [],
+        "calc_dep": set(),
+        "loader": None,
+        "getargs": {},
+        "has_subtask": False,
+        "result": None,
+        "verbosity": None,
+        "cfg_values": None,
+        "_remove_targets": True,
+        "watch": (),
+        "meta": None,
+        "executed": False,
     }
 
     options: dict[str, Any] | None  # (None until init_options: a class attribute of SHARED)
@@ -429,11 +455,15 @@ class SubtaskMaker:
     def __call__(self, d: dict) -> Any:
         """The Task of subtask dict *d* (or *d* itself, for doit to make)."""
         uptodate = d.get("uptodate", ())
-        if (self.group.task is None or not self.KEYS.issuperset(d) or d.get("clean") is not True
-                or "\n" in (d.get("doc") or "") or not all(isinstance(u, bool) for u in uptodate)):
+        if (
+            self.group.task is None
+            or not self.KEYS.issuperset(d)
+            or d.get("clean") is not True
+            or "\n" in (d.get("doc") or "")
+            or not all(isinstance(u, bool) for u in uptodate)
+        ):
             return d
-        return self.make(d["name"], d["actions"], d.get("file_dep", ()), d.get("targets", ()), d.get("doc"),
-                         uptodate)
+        return self.make(d["name"], d["actions"], d.get("file_dep", ()), d.get("targets", ()), d.get("doc"), uptodate)
 
     def make(self, name: str, actions: list, file_dep, targets, doc: str | None, uptodate=()) -> Any:
         """The Task of the subtask dict ``{"name": name, "actions": actions, "file_dep": file_dep,
@@ -441,8 +471,15 @@ class SubtaskMaker:
         *uptodate* bools); that dict when the group's Task is not known."""
         group = self.group.task
         if group is None:
-            return {"name": name, "actions": actions, "file_dep": list(file_dep), "targets": list(targets),
-                    "doc": doc, "uptodate": list(uptodate), "clean": True}
+            return {
+                "name": name,
+                "actions": actions,
+                "file_dep": list(file_dep),
+                "targets": list(targets),
+                "doc": doc,
+                "uptodate": list(uptodate),
+                "clean": True,
+            }
         name = f"{group.name}:{name}"
         if self._lean:
             # attribute by attribute, always in this order (never ``__dict__ = {...}``): CPython
@@ -473,12 +510,22 @@ class SubtaskMaker:
         else:  # the first subtask (and every one, should doit's defaults not be Subtask.SHARED)
             from doit.task import dict_to_task
 
-            task = dict_to_task({"name": name, "actions": actions, "file_dep": file_dep, "targets": targets,
-                                 "doc": doc, "uptodate": list(uptodate), "clean": True})
+            task = dict_to_task(
+                {
+                    "name": name,
+                    "actions": actions,
+                    "file_dep": file_dep,
+                    "targets": targets,
+                    "doc": doc,
+                    "uptodate": list(uptodate),
+                    "clean": True,
+                }
+            )
             if self._lean is None:
                 made = vars(task)
-                self._lean = all(k in made and type(made[k]) is type(v) and _same(made[k], v)
-                                 for k, v in Subtask.SHARED.items())
+                self._lean = all(
+                    k in made and type(made[k]) is type(v) and _same(made[k], v) for k, v in Subtask.SHARED.items()
+                )
         task.subtask_of = group.name
         group.task_dep.append(name)
         return task
@@ -503,6 +550,7 @@ def wait_only_for(group: GroupHandle, drop: set[str]) -> bool:
 
 # -- the status of a task --------------------------------------------------------------------
 
+
 def trust_fresh(fresh: set[str]) -> None:
     """Let doit take the tasks named in *fresh* as up to date without checking them itself.
 
@@ -517,6 +565,7 @@ def trust_fresh(fresh: set[str]) -> None:
     ``get_log=True`` (``doit info``, which prints the reasons) always asks doit.
     """
     from doit.dependency import DependencyStatus
+
     dm = Globals.dep_manager
     if dm is None or not fresh:
         return
@@ -539,6 +588,7 @@ def trust_fresh(fresh: set[str]) -> None:
 
 
 # -- doit list --------------------------------------------------------------------------------
+
 
 class FreshListing:
     """The fresh subtasks one ``doit list`` is told of by name and doc instead of as Tasks.
@@ -658,8 +708,17 @@ class CookList(List):
         finally:
             _LISTING.reset(token)
 
-    def _execute(self, subtasks=False, quiet=True, status=False, private=False, list_deps=False,
-                 template=None, sort="name", pos_args=None):
+    def _execute(
+        self,
+        subtasks=False,
+        quiet=True,
+        status=False,
+        private=False,
+        list_deps=False,
+        template=None,
+        sort="name",
+        pos_args=None,
+    ):
         listing = getattr(self, "_fresh", None)
         if listing is None or not listing.claimed or not listing.entries:
             return super()._execute(subtasks, quiet, status, private, list_deps, template, sort, pos_args)
@@ -695,6 +754,7 @@ class CookList(List):
 
 
 # -- the action -------------------------------------------------------------------------------
+
 
 class CallAction(BaseAction):
     """doit's ``PythonAction`` of ``(func, args)`` for a *func* that takes no doit meta argument
@@ -738,9 +798,11 @@ class CallAction(BaseAction):
         elif isinstance(returned, (TaskFailed, TaskError)):
             return returned
         else:
-            return TaskError(f"Python Task error: '{self.py_callable}'. It must return:\nFalse for failed task.\n"
-                             f"True, None, string or dict for successful task\nreturned {returned} "
-                             f"({type(returned)})")
+            return TaskError(
+                f"Python Task error: '{self.py_callable}'. It must return:\nFalse for failed task.\n"
+                f"True, None, string or dict for successful task\nreturned {returned} "
+                f"({type(returned)})"
+            )
         return None
 
     def __str__(self) -> str:
@@ -789,17 +851,41 @@ class CookRunCommand(Run):
 
     name = "run"
 
-    def _execute(self, outfile, verbosity=None, always=False, continue_=False, reporter="console",
-                 num_process=0, par_type="process", single=False, auto_delayed_regex=False,
-                 force_verbosity=False, failure_verbosity=0, pdb=False):
+    def _execute(
+        self,
+        outfile,
+        verbosity=None,
+        always=False,
+        continue_=False,
+        reporter="console",
+        num_process=0,
+        par_type="process",
+        single=False,
+        auto_delayed_regex=False,
+        force_verbosity=False,
+        failure_verbosity=0,
+        pdb=False,
+    ):
         targets = frozenset(t for task in self.task_list for t in task.targets)
         pool = 0
         if num_process > 0 and par_type == "thread" and self._cook_only(targets):  # (-n -1: doit's)
             pool, num_process = num_process, 0
         tokens = _POOL.set(pool), _TARGETS.set(targets)
         try:
-            return super()._execute(outfile, verbosity, always, continue_, reporter, num_process, par_type, single,
-                                    auto_delayed_regex, force_verbosity, failure_verbosity, pdb)
+            return super()._execute(
+                outfile,
+                verbosity,
+                always,
+                continue_,
+                reporter,
+                num_process,
+                par_type,
+                single,
+                auto_delayed_regex,
+                force_verbosity,
+                failure_verbosity,
+                pdb,
+            )
         finally:
             _TARGETS.reset(tokens[1])
             _POOL.reset(tokens[0])
@@ -810,8 +896,12 @@ class CookRunCommand(Run):
         no other task has a target among their inputs (doit would run it first)."""
         creators = {t.name: getattr(t.loader, "creator", None) for t in self.task_list if t.loader is not None}
         selected = self.sel_tasks or []
-        marks = [getattr(creators.get(s.split(":", 1)[0]), COOK_CREATOR, None)
-                 if isinstance(s, str) and not s.startswith("-") else None for s in selected]
+        marks = [
+            getattr(creators.get(s.split(":", 1)[0]), COOK_CREATOR, None)
+            if isinstance(s, str) and not s.startswith("-")
+            else None
+            for s in selected
+        ]
         if not marks or not all(marks):
             return False
         inputs = tuple(m if isinstance(m, str) else "" for m in marks)
@@ -884,6 +974,7 @@ def exit_as_failure(also_success: bool = False) -> None:
 
 # -- the reporter -----------------------------------------------------------------------------
 
+
 def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
     """Forget the failures of the tasks *unwanted(task)* names before the final report.
 
@@ -895,8 +986,25 @@ def drop_failures(reporter, unwanted: Callable[[Any], bool]) -> None:
     reporter.failures = [f for f in reporter.failures if not unwanted(f["task"])]
 
 
-__all__ = ["DOIT_CHECKED", "bind_class", "PreloadedSqliteDB", "overwrite_saved", "GroupHandle",
-           "wait_only_for", "drop_failures", "release_executed", "write_saved", "runner_parallelism", "trust_fresh",
-           "exit_as_failure", "CallAction", "CookList", "CookRunCommand", "COOK_CREATOR", "known_targets",
-           "FreshListing",
-           "fresh_listing", "doit_doc"]
+__all__ = [
+    "DOIT_CHECKED",
+    "bind_class",
+    "PreloadedSqliteDB",
+    "overwrite_saved",
+    "GroupHandle",
+    "wait_only_for",
+    "drop_failures",
+    "release_executed",
+    "write_saved",
+    "runner_parallelism",
+    "trust_fresh",
+    "exit_as_failure",
+    "CallAction",
+    "CookList",
+    "CookRunCommand",
+    "COOK_CREATOR",
+    "known_targets",
+    "FreshListing",
+    "fresh_listing",
+    "doit_doc",
+]

@@ -49,8 +49,11 @@ class CollectingReporter(CookReporter):
         super()._emit_extra(found)
 
     def add_failure(self, task, fail):
-        if task.name != BASENAME and task.name.startswith(BASENAME + ":") and \
-                (self._is_cook(task) or task.name == f"{BASENAME}:_sources"):
+        if (
+            task.name != BASENAME
+            and task.name.startswith(BASENAME + ":")
+            and (self._is_cook(task) or task.name == f"{BASENAME}:_sources")
+        ):
             found = getattr(fail, "diagnostics", None)
             if found is None:  # problems known only as lines (unreadable folders, duplicate names)
                 from veduta.source.diagnostics import parse_lines
@@ -75,15 +78,23 @@ def source_task_names(project: Project, sources: list[str]) -> list[str]:
             rel = s
         rel = rel.replace(os.sep, "/")
         if kind_of(rel) is None or ".." in rel.split("/") or not os.path.isfile(os.path.join(assets, rel)):
-            raise UsageError(f"{clip_words(os.path.join(project.assets, rel))}: no such source (give the path of a "
-                              f"source file, from the game root or under {project.assets}/, e.g. models/crate.vmodel)")
+            raise UsageError(
+                f"{clip_words(os.path.join(project.assets, rel))}: no such source (give the path of a "
+                f"source file, from the game root or under {project.assets}/, e.g. models/crate.vmodel)"
+            )
         names.append(f"{BASENAME}:{rel}")
     return names
 
 
-def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
-             echo: TextIO | None = None, fmt: str | None = None, progress: Progress | None = None,
-             strict: bool | None = None) -> dict[str, Any]:
+def run_cook(
+    project: Project,
+    sources: list[str] | None = None,
+    jobs: int = 0,
+    echo: TextIO | None = None,
+    fmt: str | None = None,
+    progress: Progress | None = None,
+    strict: bool | None = None,
+) -> dict[str, Any]:
     """Cook *sources* (every source when empty) of *project* with doit, in this process.
 
     *jobs* > 1 cooks in that many worker processes.  The text ``doit cook`` prints goes to
@@ -140,9 +151,16 @@ def run_cook(project: Project, sources: list[str] | None = None, jobs: int = 0,
     standing = sum(n for _, n in run.standing)
     return {
         "ok": rc == 0 and not c[FAILED],
-        "summary": {"cooked": c[COOKED], "up_to_date": c[UPTODATE], "restored": c[RESTORED], "failed": c[FAILED],
-                    "removed": list(reporter.pruned), "with_failed_dependency": reporter.affected,
-                    "warnings": reporter.warned, "standing_warnings": standing,
-                    "strict": bool(project.strict if strict is None else strict)},
+        "summary": {
+            "cooked": c[COOKED],
+            "up_to_date": c[UPTODATE],
+            "restored": c[RESTORED],
+            "failed": c[FAILED],
+            "removed": list(reporter.pruned),
+            "with_failed_dependency": reporter.affected,
+            "warnings": reporter.warned,
+            "standing_warnings": standing,
+            "strict": bool(project.strict if strict is None else strict),
+        },
         "diagnostics": diagnostics,
     }

@@ -110,8 +110,11 @@ def _pause(rel: str) -> None:
 def _order(changes: list[Change]) -> list[Change]:
     """Changed files first, then new files, then removed ones: a kill leaves no reference to a
     file that is not there yet, and the old file goes last."""
-    return ([c for c in changes if c.old is not None and c.new is not None]
-            + [c for c in changes if c.old is None] + [c for c in changes if c.new is None])
+    return (
+        [c for c in changes if c.old is not None and c.new is not None]
+        + [c for c in changes if c.old is None]
+        + [c for c in changes if c.new is None]
+    )
 
 
 def write_set(assets: str, cache: str, changes: list[Change], what: str) -> None:
@@ -126,11 +129,15 @@ def write_set(assets: str, cache: str, changes: list[Change], what: str) -> None
     changes = _order(changes)
     for c in changes:
         if _read(_path(assets, c.rel)) != c.old:
-            raise EditSetError(f"{_path(assets, c.rel)} changed while the edit was prepared; nothing was written "
-                               f"(run it again)")
+            raise EditSetError(
+                f"{_path(assets, c.rel)} changed while the edit was prepared; nothing was written (run it again)"
+            )
     journal = os.path.join(cache, JOURNAL)
-    doc = {"format": _FORMAT, "what": what, "changes": [
-        {"path": c.rel, "old": _text(c.old), "new": _text(c.new), "mode": c.mode} for c in changes]}
+    doc = {
+        "format": _FORMAT,
+        "what": what,
+        "changes": [{"path": c.rel, "old": _text(c.old), "new": _text(c.new), "mode": c.mode} for c in changes],
+    }
     try:
         atomic_write(journal, json.dumps(doc, indent=1).encode("ascii"), durable=True)
     except OSError as exc:
@@ -146,12 +153,16 @@ def write_set(assets: str, cache: str, changes: list[Change], what: str) -> None
             for c in reversed(done):
                 _put(assets, c, c.old)
         except OSError:
-            raise EditSetError(f"writing {what} failed ({exc}) and so did putting the files back; the next "
-                               f"veduta command completes it from {journal}") from None
+            raise EditSetError(
+                f"writing {what} failed ({exc}) and so did putting the files back; the next "
+                f"veduta command completes it from {journal}"
+            ) from None
         os.unlink(journal)
         if isinstance(exc, OSError):
-            raise EditSetError(f"cannot write {getattr(exc, 'filename', '') or 'a file'}: "
-                               f"{exc.strerror or exc}; every file was put back as it was") from None
+            raise EditSetError(
+                f"cannot write {getattr(exc, 'filename', '') or 'a file'}: "
+                f"{exc.strerror or exc}; every file was put back as it was"
+            ) from None
         raise
     os.unlink(journal)
 
@@ -172,13 +183,18 @@ def recover(assets: str, cache: str) -> dict[str, Any] | None:
         doc = json.loads(raw)
         if doc.get("format") != _FORMAT:
             raise ValueError(f"format {doc.get('format')!r}")
-        changes = [Change(str(c["path"]), _bytes(c["old"]), _bytes(c["new"]), c.get("mode"))
-                   for c in doc["changes"]]
+        changes = [Change(str(c["path"]), _bytes(c["old"]), _bytes(c["new"]), c.get("mode")) for c in doc["changes"]]
         what = str(doc.get("what", "an edit"))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         os.replace(journal, journal + ".bad")
-        return {"what": "an edit", "journal": journal, "completed": [], "done": [], "conflicts": [],
-                "error": f"{journal} cannot be read ({exc}); kept as {journal}.bad"}
+        return {
+            "what": "an edit",
+            "journal": journal,
+            "completed": [],
+            "done": [],
+            "conflicts": [],
+            "error": f"{journal} cannot be read ({exc}); kept as {journal}.bad",
+        }
     out: dict[str, Any] = {"what": what, "journal": journal, "completed": [], "done": [], "conflicts": []}
     for c in changes:
         path = _path(assets, c.rel)
@@ -199,8 +215,10 @@ def describe(found: dict[str, Any]) -> str:
     if found.get("error"):
         return f"veduta: warning: {found['error']}\n"
     n = len(found["completed"]) + len(found["done"])
-    text = (f"veduta: completed an interrupted {found['what']} ({len(found['completed'])} of {n} file"
-            f"{'s' if n != 1 else ''} written now)\n")
+    text = (
+        f"veduta: completed an interrupted {found['what']} ({len(found['completed'])} of {n} file"
+        f"{'s' if n != 1 else ''} written now)\n"
+    )
     for path in found["conflicts"]:
         text += f"veduta: warning: {path} changed since the {found['what']} began; left as it is\n"
     return text
@@ -224,8 +242,10 @@ def finish_edits(project, locked: bool = True) -> dict[str, Any] | None:
         found = recover(project.assets, project.cache)
     except OSError as exc:
         where = getattr(exc, "filename", "") or os.path.join(project.cache, JOURNAL)
-        sys.stderr.write(f"veduta: warning: cannot complete the interrupted edits: {where}: {exc.strerror or exc}; "
-                         f"the next command tries again\n")
+        sys.stderr.write(
+            f"veduta: warning: cannot complete the interrupted edits: {where}: {exc.strerror or exc}; "
+            f"the next command tries again\n"
+        )
         return None
     finally:
         if handle is not None:

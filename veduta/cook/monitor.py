@@ -73,6 +73,7 @@ def folder_of(cache: str) -> str:
 
 # -- the cook's side --------------------------------------------------------------------------
 
+
 @dataclass
 class Sync:
     """What a cook learnt from a running monitor: its *id* and the journal *offset* just after
@@ -171,12 +172,20 @@ def sync(cache: str, state_sig: list[int] | None, timeout: float = SYNC_TIMEOUT_
             except OSError:
                 pass
         if end is None:
-            sys.stderr.write(f"veduta: warning: the file-system monitor ({where}, pid {state.get('pid')}) did not "
-                             f"answer in {timeout:g} s; checking every source\n")
+            sys.stderr.write(
+                f"veduta: warning: the file-system monitor ({where}, pid {state.get('pid')}) did not "
+                f"answer in {timeout:g} s; checking every source\n"
+            )
             return None
         got = Sync(ident, end)
-        if (state.get("trusted") is True and isinstance(mark, dict) and mark.get("id") == ident
-                and type(mark.get("offset")) is int and 0 < mark["offset"] <= end and mark.get("state") == state_sig):
+        if (
+            state.get("trusted") is True
+            and isinstance(mark, dict)
+            and mark.get("id") == ident
+            and type(mark.get("offset")) is int
+            and 0 < mark["offset"] <= end
+            and mark.get("state") == state_sig
+        ):
             got.changed = _changes(os.pread(fd, end - mark["offset"], mark["offset"]))
             got.cooked_clean = mark.get("clean") is True
         return got
@@ -236,8 +245,9 @@ def write_mark(cache: str, got: Sync, state_file: str, cooked_clean: bool) -> No
         return
     from veduta.base.fsutil import atomic_write
 
-    data = json.dumps({"format": FORMAT, "id": got.id, "offset": got.offset, "state": sig,
-                       "clean": cooked_clean}).encode()
+    data = json.dumps(
+        {"format": FORMAT, "id": got.id, "offset": got.offset, "state": sig, "clean": cooked_clean}
+    ).encode()
     try:
         atomic_write(os.path.join(folder_of(cache), MARK), data)
     except OSError:
@@ -250,14 +260,19 @@ def status(cache: str) -> dict:
     state = _read_json(os.path.join(where, STATE))
     running = isinstance(state, dict) and state.get("format") == FORMAT and _alive(state.get("pid"))
     mark = _read_json(os.path.join(where, MARK))
-    return {"running": running, "pid": state.get("pid") if running else None,
-            "trusted": bool(running and state.get("trusted")),
-            "marked": bool(running and state.get("trusted") and isinstance(mark, dict)
-                           and mark.get("id") == state.get("id")),
-            "journal": os.path.join(where, JOURNAL)}
+    return {
+        "running": running,
+        "pid": state.get("pid") if running else None,
+        "trusted": bool(running and state.get("trusted")),
+        "marked": bool(
+            running and state.get("trusted") and isinstance(mark, dict) and mark.get("id") == state.get("id")
+        ),
+        "journal": os.path.join(where, JOURNAL),
+    }
 
 
 # -- the monitor ------------------------------------------------------------------------------
+
 
 class _Inotify:
     """A minimal inotify instance through ctypes (Linux)."""
@@ -296,7 +311,7 @@ class _Inotify:
         while pos + _EVENT.size <= len(data):
             wd, mask, _cookie, n = _EVENT.unpack_from(data, pos)
             pos += _EVENT.size
-            name = data[pos:pos + n].rstrip(b"\0")
+            name = data[pos : pos + n].rstrip(b"\0")
             pos += n
             out.append((wd, mask, os.fsdecode(name)))
         return out
@@ -379,8 +394,11 @@ class Monitor:
                 elif e.is_dir(follow_symlinks=False):
                     sub = f"{r}/{e.name}" if r else e.name
                     full = os.path.join(root, sub)
-                    if area == "a" and e.name.startswith(".") and not (
-                            full == self.cooked or self.cooked.startswith(full + os.sep)):
+                    if (
+                        area == "a"
+                        and e.name.startswith(".")
+                        and not (full == self.cooked or self.cooked.startswith(full + os.sep))
+                    ):
                         continue
                     stack.append(sub)
         return ok
@@ -409,8 +427,14 @@ class Monitor:
     def _write_state(self) -> None:
         from veduta.base.fsutil import atomic_write
 
-        state = {"format": FORMAT, "id": self.id, "pid": os.getpid(), "trusted": self.trusted,
-                 "assets": self.assets, "cooked": self.cooked}
+        state = {
+            "format": FORMAT,
+            "id": self.id,
+            "pid": os.getpid(),
+            "trusted": self.trusted,
+            "assets": self.assets,
+            "cooked": self.cooked,
+        }
         atomic_write(os.path.join(self.folder, STATE), json.dumps(state).encode())
 
     def _area_root(self, area: str) -> str:
@@ -484,5 +508,16 @@ class Monitor:
         self.ino.close()
 
 
-__all__ = ["FORMAT", "Sync", "Changes", "Monitor", "MonitorUnavailable", "sync", "write_mark", "status",
-           "SYNC_TIMEOUT_S", "folder_of", "state_signature"]
+__all__ = [
+    "FORMAT",
+    "Sync",
+    "Changes",
+    "Monitor",
+    "MonitorUnavailable",
+    "sync",
+    "write_mark",
+    "status",
+    "SYNC_TIMEOUT_S",
+    "folder_of",
+    "state_signature",
+]

@@ -29,8 +29,9 @@ __all__ = ["DEPENDENCY_FAILED", "affected"]
 DEPENDENCY_FAILED = "DEPENDENCY_FAILED"
 
 
-def affected(assets: str, index: AssetIndex, failed: Iterable[str], sources: Iterable[str],
-             shown: Callable[[str], str]) -> list[Diagnostic]:
+def affected(
+    assets: str, index: AssetIndex, failed: Iterable[str], sources: Iterable[str], shown: Callable[[str], str]
+) -> list[Diagnostic]:
     """The ``DEPENDENCY_FAILED`` warnings of *sources* (paths under the assets folder *assets*)
     that name a source of *failed* (paths too), directly or through another such source, one per
     reference, sorted by file, line and column.  *shown* gives the path a diagnostic names for a
@@ -68,8 +69,13 @@ def affected(assets: str, index: AssetIndex, failed: Iterable[str], sources: Ite
             for kind, name, line, col, path in refs:
                 target = names[(kind, name)]
                 root = root_of[target]
-                message = f'{kind} "{name}" failed to cook ({shown(root)} has errors)' if target == root else (
-                    f'{kind} "{name}" names {_what(via[target])}, which failed to cook ({shown(root)} has errors)')
+                message = (
+                    f'{kind} "{name}" failed to cook ({shown(root)} has errors)'
+                    if target == root
+                    else (
+                        f'{kind} "{name}" names {_what(via[target])}, which failed to cook ({shown(root)} has errors)'
+                    )
+                )
                 found.append(Diagnostic(shown(rel), line, col, path, message, WARNING, DEPENDENCY_FAILED))
             target = names[(refs[0][0], refs[0][1])]
             root_of[rel] = root_of[target]

@@ -475,9 +475,13 @@ class S3Tier(Tier):
             raise RuntimeError("an s3:// shared cache needs boto3: pip install 'veduta-cook[s3]'") from None
         t = self.settings.timeout
         # short time-outs and one retry: a dead or black-holed server costs seconds, once
-        cfg = Config(connect_timeout=min(t, CONNECT_TIMEOUT_S), read_timeout=t,
-                     retries={"total_max_attempts": 2, "mode": "standard"},
-                     max_pool_connections=WORKERS * 2, user_agent_extra="veduta-cook")
+        cfg = Config(
+            connect_timeout=min(t, CONNECT_TIMEOUT_S),
+            read_timeout=t,
+            retries={"total_max_attempts": 2, "mode": "standard"},
+            max_pool_connections=WORKERS * 2,
+            user_agent_extra="veduta-cook",
+        )
         # the standard chain: AWS_* environment, AWS_PROFILE, ~/.aws/config and credentials
         return boto3.session.Session().client("s3", config=cfg)
 
@@ -492,8 +496,9 @@ class S3Tier(Tier):
             return None
         except Exception as exc:
             resp = getattr(exc, "response", None) or {}
-            if (resp.get("ResponseMetadata") or {}).get("HTTPStatusCode") == 404 and \
-                    (resp.get("Error") or {}).get("Code") != "NoSuchBucket":
+            if (resp.get("ResponseMetadata") or {}).get("HTTPStatusCode") == 404 and (resp.get("Error") or {}).get(
+                "Code"
+            ) != "NoSuchBucket":
                 return None
             raise
         with r["Body"] as body:
@@ -529,7 +534,8 @@ class S3Tier(Tier):
 
     def _names(self):
         pages = self.client.get_paginator("list_objects_v2").paginate(
-            Bucket=self.settings.bucket, Prefix=self.settings.prefix)
+            Bucket=self.settings.bucket, Prefix=self.settings.prefix
+        )
         n = len(self.settings.prefix)
         for page in pages:
             for obj in page.get("Contents", ()):
@@ -563,5 +569,16 @@ def parallel(fn, items, workers: int = WORKERS) -> list:
         return list(ex.map(fn, items))
 
 
-__all__ = ["Settings", "Tier", "FolderTier", "S3Tier", "settings", "open_tier", "parse_url", "parallel",
-           "ENV_URL", "ENV_WRITE", "ENV_TIMEOUT"]
+__all__ = [
+    "Settings",
+    "Tier",
+    "FolderTier",
+    "S3Tier",
+    "settings",
+    "open_tier",
+    "parse_url",
+    "parallel",
+    "ENV_URL",
+    "ENV_WRITE",
+    "ENV_TIMEOUT",
+]

@@ -55,12 +55,23 @@ class ScanCache:
             data = marshal.loads(got[0]) if got else None
         except (OSError, EOFError, ValueError, TypeError):
             data = None
-        if (isinstance(data, tuple) and len(data) == 3 and data[0] == _FORMAT and isinstance(data[1], dict)
-                and isinstance(data[2], dict)):
+        if (
+            isinstance(data, tuple)
+            and len(data) == 3
+            and data[0] == _FORMAT
+            and isinstance(data[1], dict)
+            and isinstance(data[2], dict)
+        ):
             self.old, self.cooked_old = data[1], data[2]
 
-    def walk(self, top: str, suffix: str, problems: list[str] | None = None, warnings: list[str] | None = None,
-             confined: bool = False) -> list[str]:
+    def walk(
+        self,
+        top: str,
+        suffix: str,
+        problems: list[str] | None = None,
+        warnings: list[str] | None = None,
+        confined: bool = False,
+    ) -> list[str]:
         """What :func:`veduta.base.project._walk` answers (its arguments), from the kept listing
         of every folder under *top* whose signature is unchanged."""
         if (confined and confined_root() is not None) or os.path.islink(top):
@@ -96,8 +107,7 @@ class ScanCache:
                                 return _walk(top, suffix, problems, warnings, confined)
                             if e.is_dir(follow_symlinks=False):
                                 subdirs.append(name)
-                            elif (name.endswith(suffix) and len(name) > len(suffix)
-                                  and e.is_file(follow_symlinks=False)):
+                            elif name.endswith(suffix) and len(name) > len(suffix) and e.is_file(follow_symlinks=False):
                                 files.append(name)
                 except OSError:
                     return _walk(top, suffix, problems, warnings, confined)

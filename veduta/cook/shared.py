@@ -79,7 +79,7 @@ def member_deps(data: bytes) -> list[str]:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return []
-    return text[len(MEMBER_HEAD):].splitlines() if text.startswith(MEMBER_HEAD) and text.endswith("\n") else []
+    return text[len(MEMBER_HEAD) :].splitlines() if text.startswith(MEMBER_HEAD) and text.endswith("\n") else []
 
 
 def manifest_members(data: bytes) -> list[bytes]:
@@ -95,8 +95,14 @@ def manifest_members(data: bytes) -> list[bytes]:
 def _inside(dep: str) -> bool:
     """Is *dep* a plain path inside the assets folder?  A deps list from the tier is not trusted:
     a dep elsewhere (``../``, ``/home/...``) would have a private file hashed into the key asked for."""
-    return bool(dep) and not dep.startswith("/") and "\\" not in dep and posixpath.normpath(dep) == dep \
-        and not dep.startswith("../") and dep != ".."
+    return (
+        bool(dep)
+        and not dep.startswith("/")
+        and "\\" not in dep
+        and posixpath.normpath(dep) == dep
+        and not dep.startswith("../")
+        and dep != ".."
+    )
 
 
 class SharedCache:
@@ -222,6 +228,7 @@ class SharedCache:
 
 # -- the tools ---------------------------------------------------------------------------------
 
+
 def cache_info(project, probe: bool = True) -> dict:
     """The local store (entries, bytes) and the shared tier (settings, reachability)."""
     store = Store(os.path.join(project.cache, STORE_DIR))
@@ -233,8 +240,15 @@ def cache_info(project, probe: bool = True) -> dict:
     s = remote.settings(project)
     if s is None:
         return out
-    shared = {"url": s.url, "url_from": s.url_from, "kind": s.scheme, "read": True, "write": s.write,
-              "write_from": s.write_from, "timeout_s": s.timeout}
+    shared = {
+        "url": s.url,
+        "url_from": s.url_from,
+        "kind": s.scheme,
+        "read": True,
+        "write": s.write,
+        "write_from": s.write_from,
+        "timeout_s": s.timeout,
+    }
     if s.scheme == "s3":
         shared.update(bucket=s.bucket, prefix=s.prefix)
     else:
@@ -255,8 +269,9 @@ def cache_push(project) -> dict:
 
     s = remote.settings(project)
     if s is None:  # a configuration mistake (exit 2), as the README's exit codes have it
-        raise ConfigError(f"no shared cache set: [tool.veduta] cache_url in {project.root}/pyproject.toml "
-                          f"or {remote.ENV_URL}")
+        raise ConfigError(
+            f"no shared cache set: [tool.veduta] cache_url in {project.root}/pyproject.toml or {remote.ENV_URL}"
+        )
     failures: list[str] = []
     tier = remote.open_tier(s, warn=failures.append)
     store = Store(os.path.join(project.cache, STORE_DIR))
@@ -286,10 +301,15 @@ def cache_push(project) -> dict:
     done = remote.parallel(one, local)
     if tier.down:
         raise VedutaError(f"shared cache {s.where}: {tier.down} (uploaded {tier.puts} objects)")
-    return {"url": s.url, "local": len(local), "present": sum(p for p, _ in done),
-            "uploaded": sum(1 for _, n in done if n), "objects": tier.puts, "bytes": sum(n for _, n in done),
-            "skipped": sorted(skipped)}
+    return {
+        "url": s.url,
+        "local": len(local),
+        "present": sum(p for p, _ in done),
+        "uploaded": sum(1 for _, n in done if n),
+        "objects": tier.puts,
+        "bytes": sum(n for _, n in done),
+        "skipped": sorted(skipped),
+    }
 
 
-__all__ = ["SharedCache", "valid_entry", "deps_member", "member_deps", "manifest_members", "cache_info",
-           "cache_push"]
+__all__ = ["SharedCache", "valid_entry", "deps_member", "member_deps", "manifest_members", "cache_info", "cache_push"]

@@ -74,8 +74,7 @@ def mask_racy(s, now_ns: int):
 
 def make_entry(source_hash: str, cooked_sig, files, now_ns: int, notes: Notes = None) -> Entry:
     """An entry from current signatures (racy ones masked)."""
-    return (source_hash, mask_racy(cooked_sig, now_ns), tuple((p, mask_racy(s, now_ns)) for p, s in files),
-            notes)
+    return (source_hash, mask_racy(cooked_sig, now_ns), tuple((p, mask_racy(s, now_ns)) for p, s in files), notes)
 
 
 def entry_from_json(v) -> Entry:
@@ -86,8 +85,12 @@ def entry_from_json(v) -> Entry:
         notes = (tuple(notes[0]), tuple(tuple(w) for w in notes[1]))
     elif notes is not None:
         notes = CLEAN
-    return (h, None if csig is None else tuple(csig),
-            tuple((p, None if s is None else tuple(s)) for p, s in files), notes)
+    return (
+        h,
+        None if csig is None else tuple(csig),
+        tuple((p, None if s is None else tuple(s)) for p, s in files),
+        notes,
+    )
 
 
 #: How the cache holds an entry of source *rel* (in memory and in its file): (source_hash,
@@ -114,16 +117,21 @@ def pack_entry(rel: str, entry: Entry) -> Packed:
     if not files or files[0][0] != rel:
         raise ValueError(f"the first file of the stat-cache entry of {rel} is not {rel}")
     sigs = [csig, *(s for _, s in files)]
-    packed = (h, b"".join(RACY if s is None else MISSING if s == () else SIG.pack(*s) for s in sigs),
-              tuple(p for p, _ in files[1:]))
+    packed = (
+        h,
+        b"".join(RACY if s is None else MISSING if s == () else SIG.pack(*s) for s in sigs),
+        tuple(p for p, _ in files[1:]),
+    )
     return packed + ((None,) if notes is None else notes)
 
 
 def unpack_entry(rel: str, packed: Packed) -> Entry:
     """The entry of source *rel* from its :data:`Packed` form."""
     h, blob, deps = packed[:3]
-    sigs = [None if b == RACY else () if b == MISSING else SIG.unpack(b)
-            for b in (blob[i:i + SIG.size] for i in range(0, len(blob), SIG.size))]
+    sigs = [
+        None if b == RACY else () if b == MISSING else SIG.unpack(b)
+        for b in (blob[i : i + SIG.size] for i in range(0, len(blob), SIG.size))
+    ]
     return (h, sigs[0], tuple(zip((rel, *deps), sigs[1:], strict=True)), packed_notes(packed))
 
 
@@ -138,18 +146,33 @@ def well_formed(packed) -> bool:
     be valid marshal data (a flipped byte in a length or a type code), and the users of an entry
     must never see a traceback for it.  (0.2-0.5 us an entry: checked where an entry is unpacked,
     not on the no-op path, where fresh_by_stat turns a shape error into "not fresh".)"""
-    return (type(packed) is tuple and 3 <= len(packed) <= 5 and type(packed[0]) is str
-            and type(packed[1]) is bytes and type(packed[2]) is tuple
-            and len(packed[1]) == SIG.size * (len(packed[2]) + 2)
-            and all(type(p) is str for p in packed[2])
-            and (len(packed) != 4 or packed[3] is None)
-            and (len(packed) != 5 or _notes_formed(packed[3], packed[4])))
+    return (
+        type(packed) is tuple
+        and 3 <= len(packed) <= 5
+        and type(packed[0]) is str
+        and type(packed[1]) is bytes
+        and type(packed[2]) is tuple
+        and len(packed[1]) == SIG.size * (len(packed[2]) + 2)
+        and all(type(p) is str for p in packed[2])
+        and (len(packed) != 4 or packed[3] is None)
+        and (len(packed) != 5 or _notes_formed(packed[3], packed[4]))
+    )
 
 
 def _notes_formed(watch, warnings) -> bool:
-    return (type(watch) is tuple and all(type(w) is str for w in watch) and type(warnings) is tuple
-            and all(type(w) is tuple and len(w) == 5 and type(w[0]) is int and type(w[1]) is int
-                    and all(type(x) is str for x in w[2:]) for w in warnings))
+    return (
+        type(watch) is tuple
+        and all(type(w) is str for w in watch)
+        and type(warnings) is tuple
+        and all(
+            type(w) is tuple
+            and len(w) == 5
+            and type(w[0]) is int
+            and type(w[1]) is int
+            and all(type(x) is str for x in w[2:])
+            for w in warnings
+        )
+    )
 
 
 class StatCache:
@@ -176,8 +199,13 @@ class StatCache:
                 st = got[1]
                 self.file_sig = [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
             data = marshal.loads(got[0]) if got else None  # (marshal.load(f) reads item by item: 10x slower)
-            if isinstance(data, tuple) and len(data) == 4 and data[0] == _FORMAT and isinstance(data[2], dict) \
-                    and isinstance(data[3], tuple):
+            if (
+                isinstance(data, tuple)
+                and len(data) == 4
+                and data[0] == _FORMAT
+                and isinstance(data[2], dict)
+                and isinstance(data[3], tuple)
+            ):
                 if data[1] == toolchain:
                     self.entries = data[2]
                     self.owed = {r for r in data[3] if type(r) is str}

@@ -165,8 +165,9 @@ def cook_tasks(run: CookRun):
         from veduta.cook.ahead import Feed
 
         feed = Feed(workers, stream=held is None and BASENAME in sel)
-    named = None if BASENAME in sel else {n[len(BASENAME) + 1:] for n in sel
-                                          if n.startswith(BASENAME + ":")}  # only these run
+    named = (
+        None if BASENAME in sel else {n[len(BASENAME) + 1 :] for n in sel if n.startswith(BASENAME + ":")}
+    )  # only these run
 
     prefix = assets + os.sep
     # the targets under the assets folder of the dodo file's own tasks: a source one of them
@@ -184,8 +185,9 @@ def cook_tasks(run: CookRun):
         blocked_rel = {s.rel: blocked[s.kind.name] for s in sources if s.kind.name in blocked}
         sources = [s for s in sources if s.kind.name not in blocked]
     # sources whose name another source of their kind also has (rare: looked up once)
-    shared_names = {rel for by_name in index.by_kind.values() for paths in by_name.values() if len(paths) > 1
-                    for rel in paths}
+    shared_names = {
+        rel for by_name in index.by_kind.values() for paths in by_name.values() if len(paths) > 1 for rel in paths
+    }
     entry_of, stat, pack = cache.entries.get, os.stat, SIG.pack
     for src in sources:
         kind, name, rel = src
@@ -202,8 +204,11 @@ def cook_tasks(run: CookRun):
                 # the common entry (no dependency, no notes): fresh_by_stat's check, inline
                 try:
                     st, st_src = stat(cooked), stat(prefix + rel)
-                    by_stat = pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) + pack(
-                        st_src.st_size, st_src.st_mtime_ns, st_src.st_ino, st_src.st_ctime_ns) == packed[1]
+                    by_stat = (
+                        pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+                        + pack(st_src.st_size, st_src.st_mtime_ns, st_src.st_ino, st_src.st_ctime_ns)
+                        == packed[1]
+                    )
                 except OSError:
                     by_stat = False
             else:
@@ -235,22 +240,20 @@ def cook_tasks(run: CookRun):
             blob, deps = packed[1], packed[2]
             verified_sigs[file_dep[0]] = blob[32:64]
             for i, d in enumerate(deps, 2):
-                s = blob[32 * i:32 * i + 32]
+                s = blob[32 * i : 32 * i + 32]
                 if s != MISSING:
                     verified_sigs[prefix + d] = s
                     file_dep.append(prefix + d)
         else:
             prior = cache.packed(rel)
-            fresh, deps, entry, verified = check_fresh(kind.name, rel, assets, cooked, index, now, prior,
-                                                       rel in owed)
+            fresh, deps, entry, verified = check_fresh(kind.name, rel, assets, cooked, index, now, prior, rel in owed)
             if fresh:
                 cache.set(rel, entry)
                 if not (made and _made_by_a_task(made, prefix, rel, deps)):  # (else as above)
                     fresh_names.append(rel)
                     if entry[3]:
                         standing.append((rel, len(entry[3][1])))
-                    if only_group or listing is not None and listing.take(f"{BASENAME}:{rel}",
-                                                                          f"{kind.name} {name}"):
+                    if only_group or listing is not None and listing.take(f"{BASENAME}:{rel}", f"{kind.name} {name}"):
                         continue
                 for p, s in verified:
                     if s:  # exists (and is not racy)
@@ -260,8 +263,9 @@ def cook_tasks(run: CookRun):
             else:
                 # stale for a reason META cannot show (an earlier toolchain cooked it, a material
                 # it names came or went): compiled, however fresh the cooked file looks
-                recook = rel in owed or (prior is not None and well_formed(prior) and len(prior) == 5
-                                         and not watch_holds(prior[3], index))
+                recook = rel in owed or (
+                    prior is not None and well_formed(prior) and len(prior) == 5 and not watch_holds(prior[3], index)
+                )
                 if not recook:
                     cache.discard(rel)  # (an owed source stays owed until it is cooked)
                 # a stale task runs anyway; its file_dep are the last cook's deps that still exist
@@ -270,14 +274,27 @@ def cook_tasks(run: CookRun):
         args: list = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
         if recook:
             args += [None, None, True]  # cook_one(..., shared, notes, recook)
-        if (uptodate is not None and feed is not None and (named is None or rel in named)
-                and not (made and not made.isdisjoint(file_dep))):
+        if (
+            uptodate is not None
+            and feed is not None
+            and (named is None or rel in named)
+            and not (made and not made.isdisjoint(file_dep))
+        ):
             feed.add(args)
         doc = f"{kind.name} {src.name}"
         targets = () if duplicate_of else (cooked,)  # two tasks may not share a target: duplicates have none
         if held is not None and uptodate is not None and not duplicate_of:
-            held.append({"name": src.rel, "actions": [CallAction(cook_one, args)], "file_dep": file_dep, "clean": True,
-                         "doc": doc, "targets": [cooked], "uptodate": uptodate})
+            held.append(
+                {
+                    "name": src.rel,
+                    "actions": [CallAction(cook_one, args)],
+                    "file_dep": file_dep,
+                    "clean": True,
+                    "doc": doc,
+                    "targets": [cooked],
+                    "uptodate": uptodate,
+                }
+            )
             continue
         yield subtask.make(src.rel, [CallAction(cook_one, args)], file_dep, targets, doc, uptodate or ())
     if held:
@@ -287,15 +304,20 @@ def cook_tasks(run: CookRun):
     known = {f"{BASENAME}:{s.rel}" for s in sources} if asked else set()
     for name in asked:
         if name not in known:
-            rel = name[len(BASENAME) + 1:]
+            rel = name[len(BASENAME) + 1 :]
             why = blocked_rel.get(rel) or (
                 f"{os.path.join(assets, rel)}: no such source (cook:<path> takes a source path under "
-                f"{assets}/, e.g. cook:models/crate.vmodel)")
+                f"{assets}/, e.g. cook:models/crate.vmodel)"
+            )
             yield {"name": rel, "actions": [(report_problems, [[why]])], "uptodate": [False]}
     if problems:
         # sources that cannot be named or read still fail the run, with their paths
-        yield {"name": "_sources", "actions": [(report_problems, [problems])], "uptodate": [False],
-               "doc": "sources that cannot be found or named"}
+        yield {
+            "name": "_sources",
+            "actions": [(report_problems, [problems])],
+            "uptodate": [False],
+            "doc": "sources that cannot be found or named",
+        }
 
     young: list[str] = []
     if scans is not None:
@@ -334,8 +356,7 @@ def cook_tasks(run: CookRun):
             run.fresh_skipped = len(fresh)
     selected = [n for n in run.selected or [] if n.startswith(BASENAME + ":") and ":_" not in n]
     total = len(sources) + (journaled.fresh if journaled is not None else 0)
-    run.to_run = len(selected) if selected and BASENAME not in (run.selected or []) else \
-        total - run.fresh_skipped
+    run.to_run = len(selected) if selected and BASENAME not in (run.selected or []) else total - run.fresh_skipped
     if run.executing:
         if journaled is not None:
             standing += journaled.standing
@@ -382,8 +403,9 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
     sel = run.selected or [BASENAME]
     wanted = [t for t in tasks if BASENAME in sel or f"{BASENAME}:{t['name']}" in sel]
     # cook_one's arguments: kind, rel, assets, cooked, ...
-    got = shared.fetch([(t["actions"][0].args[0], t["name"], t["actions"][0].args[3]) for t in wanted],
-                       project.assets, index)
+    got = shared.fetch(
+        [(t["actions"][0].args[0], t["name"], t["actions"][0].args[3]) for t in wanted], project.assets, index
+    )
     for t in tasks:
         keys, notes = got.get(t["name"], ([], []))
         if keys or notes:
@@ -466,8 +488,11 @@ def _journal_pass(run: CookRun, cache: StatCache) -> JournalPass | None:
 def _source_path(rel: str) -> bool:
     """Whether a file at *rel* under the assets folder would be a source (a scan would find it)."""
     k = kind_of(rel)
-    return (k is not None and len(rel.rsplit("/", 1)[-1]) > len(k.suffix)
-            and not any(part.startswith(".") for part in rel.split("/")))
+    return (
+        k is not None
+        and len(rel.rsplit("/", 1)[-1]) > len(k.suffix)
+        and not any(part.startswith(".") for part in rel.split("/"))
+    )
 
 
 def _made_by_a_task(made: frozenset[str], prefix: str, rel: str, deps) -> bool:
@@ -509,8 +534,10 @@ def report_problems(problems: list[str]):
     from doit.exceptions import TaskFailed
 
     fail = TaskFailed("\n".join(problems))
-    fail.diagnostics = [{"file": file, "line": 1, "col": 1, "path": "$", "severity": "error", "message": message}
-                        for file, _, message in (p.partition(": ") for p in problems)]
+    fail.diagnostics = [
+        {"file": file, "line": 1, "col": 1, "path": "$", "severity": "error", "message": message}
+        for file, _, message in (p.partition(": ") for p in problems)
+    ]
     return fail
 
 
@@ -535,6 +562,7 @@ def task_creator(run: CookRun):
 
 
 # -- reporting -------------------------------------------------------------------------------
+
 
 class CookReporter(ConsoleReporter):
     """Quiet, located output: diagnostics as they come, progress on a terminal, a summary.
@@ -697,8 +725,14 @@ class CookReporter(ConsoleReporter):
     def _complete(self) -> bool:
         """Whether this run left every source fresh or cooked: the whole group ran, nothing
         failed or was left undone (the file-system monitor's mark may then be left)."""
-        return (self._group_ran and self.run.selected == [BASENAME] and not self._other_error
-                and not self._group_unmet and self.counts[FAILED] == 0 and self.done >= self.run.to_run)
+        return (
+            self._group_ran
+            and self.run.selected == [BASENAME]
+            and not self._other_error
+            and not self._group_unmet
+            and self.counts[FAILED] == 0
+            and self.done >= self.run.to_run
+        )
 
     def _diagnostics(self, text: str, found: list[dict] | None = None) -> None:
         """Diagnostics (text lines, and the same as data when the cook gave it) in the run's
@@ -756,15 +790,19 @@ class CookReporter(ConsoleReporter):
         if shared is not None:
             shared.finish()  # the uploads of this run
             if shared.uploaded:
-                self._note(f"shared cache: uploaded {shared.uploaded} objects "
-                           f"({shared.tier.bytes_out / 1e6:.1f} MB) to {shared.settings.where}\n")
+                self._note(
+                    f"shared cache: uploaded {shared.uploaded} objects "
+                    f"({shared.tier.bytes_out / 1e6:.1f} MB) to {shared.settings.where}\n"
+                )
         if self.failed and self.run.index is not None:
             self._propagate()
         standing = sum(n for _, n in self.run.standing)
         if standing:
             n = len(self.run.standing)
-            self._note(f"cook: {standing} warning{'s stand' if standing != 1 else ' stands'} in {n} up-to-date "
-                       f"source{'s' if n != 1 else ''} (veduta check lists them)\n")
+            self._note(
+                f"cook: {standing} warning{'s stand' if standing != 1 else ' stands'} in {n} up-to-date "
+                f"source{'s' if n != 1 else ''} (veduta check lists them)\n"
+            )
         if self._group_ran and not self.total and not any(self.counts.values()):
             from veduta.base.kinds import KINDS
 
@@ -789,7 +827,6 @@ class CookReporter(ConsoleReporter):
 
         runlock.release(self._lock)
         self._lock = None
-
 
     def _propagate(self) -> None:
         """The sources that name a source that failed in this run, directly or through another:
@@ -822,8 +859,10 @@ class CookReporter(ConsoleReporter):
         if not strict or not total:
             return False
         why = "strict = true in [tool.veduta]" if run.strict is None else "--strict"
-        self._note(f"cook: failed: {total} warning{'s' if total != 1 else ''} ({why} makes every warning an "
-                   "error; the cooked files are written)\n")
+        self._note(
+            f"cook: failed: {total} warning{'s' if total != 1 else ''} ({why} makes every warning an "
+            "error; the cooked files are written)\n"
+        )
         return True
 
 

@@ -18,5 +18,17 @@ BODIES: dict[str, type[Struct]] = {c.CHUNK: c for c in (Mesh, Texture, Material,
 #: Body chunk type by asset kind (META "kind"), from veduta.base.kinds.
 KIND_CHUNK = {k.name: k.chunk for k in KINDS}
 
-__all__ = ["BODIES", "KIND_CHUNK", "Struct", "encode", "decode", "Mesh", "Texture", "Material", "Scene",
-           "Prefab", "World", "Tilemap"]
+__all__ = [
+    "BODIES",
+    "KIND_CHUNK",
+    "Struct",
+    "encode",
+    "decode",
+    "Mesh",
+    "Texture",
+    "Material",
+    "Scene",
+    "Prefab",
+    "World",
+    "Tilemap",
+]

@@ -74,8 +74,9 @@ def read_asset(data: bytes, file: str = "") -> Asset:
     body = None
     for c, rec in bodies:
         if c.type != want:
-            raise VdaError(f"{c.type} chunk in a {meta.kind} asset (want {want})", file=file, chunk=c.type,
-                           offset=c.offset)
+            raise VdaError(
+                f"{c.type} chunk in a {meta.kind} asset (want {want})", file=file, chunk=c.type, offset=c.offset
+            )
         if body is not None:
             raise VdaError(f"second {want} chunk", file=file, chunk=c.type, offset=c.offset)
         body = rec

@@ -260,8 +260,10 @@ class Array(Type):
 
 def array_to_json(v: np.ndarray):
     if v.dtype.names:
-        return [{n: array_to_json(row[n]) if isinstance(row[n], np.ndarray) else _scalar(row[n])
-                 for n in v.dtype.names} for row in v]
+        return [
+            {n: array_to_json(row[n]) if isinstance(row[n], np.ndarray) else _scalar(row[n]) for n in v.dtype.names}
+            for row in v
+        ]
     return [_scalar(x) if not isinstance(x, np.ndarray) else array_to_json(x) for x in v]
 
 
@@ -331,6 +333,7 @@ class Struct:
     subclasses declare ``FIELDS``, encoded in that order."""
 
     if TYPE_CHECKING:  # the fields are set from FIELDS: tell the type checker they exist
+
         def __getattr__(self, name: str) -> Any: ...
 
     FIELDS: ClassVar[tuple[tuple[str, Type], ...]] = ()
@@ -399,8 +402,10 @@ class Struct:
         r.stack.pop()
         check = getattr(self, "check", None)
         if check is not None:
+
             def fail(field: str, message: str) -> VdaError:
                 return VdaError(f"{cls.__name__}.{field}: {message}", offset=r.base + offsets.get(field, r.pos))
+
             check(fail)
         return self
 
@@ -450,7 +455,28 @@ def decode(cls: type[Struct], payload: bytes, base: int = 0) -> Struct:
 
 
 __all__ = [
-    "Type", "Struct", "StructType", "List", "Array", "Opt", "Tuple", "Custom",
-    "U8", "U16", "U32", "I64", "U64", "BOOL", "F32", "F64", "STR", "COLOR", "VEC2", "VEC3", "AABB",
-    "encode", "decode", "array_to_json",
+    "Type",
+    "Struct",
+    "StructType",
+    "List",
+    "Array",
+    "Opt",
+    "Tuple",
+    "Custom",
+    "U8",
+    "U16",
+    "U32",
+    "I64",
+    "U64",
+    "BOOL",
+    "F32",
+    "F64",
+    "STR",
+    "COLOR",
+    "VEC2",
+    "VEC3",
+    "AABB",
+    "encode",
+    "decode",
+    "array_to_json",
 ]

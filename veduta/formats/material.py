@@ -12,8 +12,15 @@ FILTER = ("bilinear", "nearest")
 class Material(Struct):
     CHUNK = "MATL"
     FIELDS = (
-        ("name", STR), ("albedo", COLOR), ("texture", STR), ("unlit", BOOL), ("alpha", STR),
-        ("cutoff", F32), ("cull", U8), ("filter", U8), ("grid", Tuple(U32, U32, name="u32 x 2")),
+        ("name", STR),
+        ("albedo", COLOR),
+        ("texture", STR),
+        ("unlit", BOOL),
+        ("alpha", STR),
+        ("cutoff", F32),
+        ("cull", U8),
+        ("filter", U8),
+        ("grid", Tuple(U32, U32, name="u32 x 2")),
     )
 
     def check(self, fail):

@@ -20,15 +20,25 @@ class MeshPart(Struct):
 
 class Part(Struct):
     FIELDS = (
-        ("index", I64), ("shape", STR), ("first", I64), ("count", I64), ("material", STR),
-        ("uv", STR), ("flip_normals", BOOL), ("of", I64),
+        ("index", I64),
+        ("shape", STR),
+        ("first", I64),
+        ("count", I64),
+        ("material", STR),
+        ("uv", STR),
+        ("flip_normals", BOOL),
+        ("of", I64),
     )
 
 
 class Lod(Struct):
     FIELDS = (
-        ("distance", F32), ("model", STR), ("bounds", AABB), ("vertices", VERTICES),
-        ("indices", INDICES), ("mesh_parts", List(StructType(MeshPart))),
+        ("distance", F32),
+        ("model", STR),
+        ("bounds", AABB),
+        ("vertices", VERTICES),
+        ("indices", INDICES),
+        ("mesh_parts", List(StructType(MeshPart))),
     )
 
 
@@ -38,24 +48,39 @@ def _check_geometry(fail, vertices, indices, mesh_parts, nmaterials, prefix=""):
         raise fail(prefix + "indices", f"index count {n} is not a multiple of 3")
     if n and int(indices.max()) >= len(vertices):
         bad = int(np.argmax(indices >= len(vertices)))
-        raise fail(prefix + "indices", f"index {bad} is {int(indices[bad])}, not below the vertex count "
-                                       f"{len(vertices)}")
+        raise fail(
+            prefix + "indices", f"index {bad} is {int(indices[bad])}, not below the vertex count {len(vertices)}"
+        )
     for i, mp in enumerate(mesh_parts or []):
         if mp.first < 0 or mp.count < 0 or mp.first + mp.count > n or mp.count % 3:
-            raise fail(prefix + "mesh_parts", f"mesh part {i} range [{mp.first}, +{mp.count}) is not within "
-                                              f"the {n} indices in whole triangles")
+            raise fail(
+                prefix + "mesh_parts",
+                f"mesh part {i} range [{mp.first}, +{mp.count}) is not within the {n} indices in whole triangles",
+            )
         if not (0 <= mp.material < nmaterials or (nmaterials == 0 and mp.material == 0)):
-            raise fail(prefix + "mesh_parts", f"mesh part {i} material {mp.material} is not an index into "
-                                              f"{nmaterials} materials")
+            raise fail(
+                prefix + "mesh_parts",
+                f"mesh part {i} material {mp.material} is not an index into {nmaterials} materials",
+            )
 
 
 class Mesh(Struct):
     CHUNK = "MESH"
     FIELDS = (
-        ("name", STR), ("pivot", STR), ("symmetry", STR), ("smooth_angle_deg", F32),
-        ("triangle_budget", I64), ("pivot_offset", VEC3), ("bounds", AABB), ("vertices", VERTICES),
-        ("indices", INDICES), ("mesh_parts", List(StructType(MeshPart))), ("materials", List(STR)),
-        ("parts", List(StructType(Part))), ("draw_distance", F32), ("lods", List(StructType(Lod))),
+        ("name", STR),
+        ("pivot", STR),
+        ("symmetry", STR),
+        ("smooth_angle_deg", F32),
+        ("triangle_budget", I64),
+        ("pivot_offset", VEC3),
+        ("bounds", AABB),
+        ("vertices", VERTICES),
+        ("indices", INDICES),
+        ("mesh_parts", List(StructType(MeshPart))),
+        ("materials", List(STR)),
+        ("parts", List(StructType(Part))),
+        ("draw_distance", F32),
+        ("lods", List(StructType(Lod))),
     )
 
     def check(self, fail):
@@ -64,8 +89,9 @@ class Mesh(Struct):
         n = len(self.indices)
         for i, p in enumerate(self.parts or []):
             if p.first < 0 or p.count < 0 or p.first + p.count > n or p.count % 3:
-                raise fail("parts", f"part {i} range [{p.first}, +{p.count}) is not within the {n} indices "
-                                    f"in whole triangles")
+                raise fail(
+                    "parts", f"part {i} range [{p.first}, +{p.count}) is not within the {n} indices in whole triangles"
+                )
             if p.of < -1:
                 raise fail("parts", f"part {i} of is {p.of}, below -1")
         if not self.draw_distance >= 0:
@@ -85,8 +111,9 @@ class Mesh(Struct):
             elif len(mps) != nparts:
                 raise fail("lods", f"level {k} has {len(mps)} mesh parts, the base mesh {nparts}")
             else:
-                _check_geometry(lambda f, m, k=k: fail("lods", f"level {k} {f}: {m}"), lod.vertices, lod.indices,
-                                mps, nmat)
+                _check_geometry(
+                    lambda f, m, k=k: fail("lods", f"level {k} {f}: {m}"), lod.vertices, lod.indices, mps, nmat
+                )
 
     @property
     def triangles(self) -> int:

@@ -13,8 +13,12 @@ class Distance(Struct):
 class Prefab(Struct):
     CHUNK = "PRFB"
     FIELDS = (
-        ("name", STR), ("footprint", VEC2), ("tags", List(STR)), ("biomes", List(STR)),
-        ("distances", List(StructType(Distance))), ("entities", ENTITIES),
+        ("name", STR),
+        ("footprint", VEC2),
+        ("tags", List(STR)),
+        ("biomes", List(STR)),
+        ("distances", List(StructType(Distance))),
+        ("entities", ENTITIES),
     )
 
     def check(self, fail):

@@ -22,8 +22,13 @@ class Camera(Struct):
     """SCEN fields 2-8."""
 
     FIELDS = (
-        ("ortho", BOOL), ("fov_deg", F32), ("size", F32), ("near", F32), ("far", F32),
-        ("position", VEC3), ("look_at", VEC3),
+        ("ortho", BOOL),
+        ("fov_deg", F32),
+        ("size", F32),
+        ("near", F32),
+        ("far", F32),
+        ("position", VEC3),
+        ("look_at", VEC3),
     )
 
 
@@ -40,9 +45,20 @@ class Light(Struct):
 
 class Entity(Struct):
     FIELDS = (
-        ("name", STR), ("kind", STR), ("model", STR), ("material", STR), ("position", VEC3),
-        ("rotation_deg", VEC3), ("scale", VEC3), ("tags", List(STR)), ("parent", STR),
-        ("visible", BOOL), ("hitbox", Opt(AABB)), ("layer", I64), ("frame", U32), ("anim", STR),
+        ("name", STR),
+        ("kind", STR),
+        ("model", STR),
+        ("material", STR),
+        ("position", VEC3),
+        ("rotation_deg", VEC3),
+        ("scale", VEC3),
+        ("tags", List(STR)),
+        ("parent", STR),
+        ("visible", BOOL),
+        ("hitbox", Opt(AABB)),
+        ("layer", I64),
+        ("frame", U32),
+        ("anim", STR),
     )
 
     def check(self, fail):
@@ -64,6 +80,10 @@ ENTITIES = List(StructType(Entity))
 class Scene(Struct):
     CHUNK = "SCEN"
     FIELDS = (
-        ("name", STR), ("camera", StructType(Camera)), ("light", StructType(Light)), ("background", COLOR),
-        ("entities", ENTITIES), ("map", STR),
+        ("name", STR),
+        ("camera", StructType(Camera)),
+        ("light", StructType(Light)),
+        ("background", COLOR),
+        ("entities", ENTITIES),
+        ("map", STR),
     )

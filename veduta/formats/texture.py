@@ -64,22 +64,31 @@ def _read_levels(r, ctx, what):
         lw = r.u32(f"{what}[{i}].w")
         lh = r.u32(f"{what}[{i}].h")
         if (lw, lh) != level_size(width, height, i):
-            raise VdaError(f"level {i} measures {lw} x {lh}, want {level_size(width, height, i)[0]} x "
-                           f"{level_size(width, height, i)[1]}", offset=r.base + at)
+            raise VdaError(
+                f"level {i} measures {lw} x {lh}, want {level_size(width, height, i)[0]} x "
+                f"{level_size(width, height, i)[1]}",
+                offset=r.base + at,
+            )
         out.append(r.fixed_array(PIXEL_DTYPE, lw * lh, f"{what}[{i}] pixels").reshape(lh, lw))
     return out
 
 
 def _eq_levels(a, b):
     a, b = a or [], b or []
-    return len(a) == len(b) and all(x.shape == y.shape and x.tobytes() == y.tobytes()
-                                    for x, y in zip(a, b, strict=True))
+    return len(a) == len(b) and all(
+        x.shape == y.shape and x.tobytes() == y.tobytes() for x, y in zip(a, b, strict=True)
+    )
 
 
 def _levels_json(levels):
-    return [{"width": int(img.shape[1]), "height": int(img.shape[0]),
-             "sha256": hashlib.sha256(np.ascontiguousarray(img, PIXEL_DTYPE).tobytes()).hexdigest()}
-            for img in levels or []]
+    return [
+        {
+            "width": int(img.shape[1]),
+            "height": int(img.shape[0]),
+            "sha256": hashlib.sha256(np.ascontiguousarray(img, PIXEL_DTYPE).tobytes()).hexdigest(),
+        }
+        for img in levels or []
+    ]
 
 
 LEVELS = Custom("level x levels", _write_levels, _read_levels, default=list, eq=_eq_levels, to_json=_levels_json)
@@ -96,9 +105,18 @@ class Edge(Struct):
 class Texture(Struct):
     CHUNK = "TEXR"
     FIELDS = (
-        ("name", STR), ("tiling", BOOL), ("layers", I64), ("width", U32), ("height", U32), ("levels", U32),
-        ("wrap", U8), ("images", LEVELS), ("grid", Tuple(U32, U32, name="u32 x 2")),
-        ("clips", List(StructType(Clip))), ("play", STR), ("edge", Opt(StructType(Edge))),
+        ("name", STR),
+        ("tiling", BOOL),
+        ("layers", I64),
+        ("width", U32),
+        ("height", U32),
+        ("levels", U32),
+        ("wrap", U8),
+        ("images", LEVELS),
+        ("grid", Tuple(U32, U32, name="u32 x 2")),
+        ("clips", List(StructType(Clip))),
+        ("play", STR),
+        ("edge", Opt(StructType(Edge))),
         ("autotile", BOOL),
     )
 

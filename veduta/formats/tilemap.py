@@ -32,8 +32,7 @@ def _read_cells(r, ctx, what):
     nterr = len(top.get("terrains") or [])
     if cells.size and int(cells.max()) > nterr:
         bad = int(np.argmax(cells.reshape(-1) > nterr))
-        raise r.fail(f"{what}: cell {bad} is {int(cells.reshape(-1)[bad])}, not 0 or a terrain index + 1 "
-                     f"(<= {nterr})")
+        raise r.fail(f"{what}: cell {bad} is {int(cells.reshape(-1)[bad])}, not 0 or a terrain index + 1 (<= {nterr})")
     return cells
 
 
@@ -41,14 +40,28 @@ def _eq_cells(a, b) -> bool:
     return a.shape == b.shape and np.asarray(a, CELL_DTYPE).tobytes() == np.asarray(b, CELL_DTYPE).tobytes()
 
 
-CELLS = Custom("u16 x columns x rows", _write_cells, _read_cells, default=lambda: np.zeros((0, 0), CELL_DTYPE),
-               eq=_eq_cells, to_json=lambda v: [" ".join(map(str, row)) for row in np.asarray(v).tolist()])
+CELLS = Custom(
+    "u16 x columns x rows",
+    _write_cells,
+    _read_cells,
+    default=lambda: np.zeros((0, 0), CELL_DTYPE),
+    eq=_eq_cells,
+    to_json=lambda v: [" ".join(map(str, row)) for row in np.asarray(v).tolist()],
+)
 
 
 class Terrain(Struct):
     FIELDS = (
-        ("key", U32), ("name", STR), ("texture", STR), ("material", STR), ("tileset", BOOL),
-        ("tile_column", U8), ("tile_row", U8), ("variants", U8), ("flip", U8), ("tags", List(STR)),
+        ("key", U32),
+        ("name", STR),
+        ("texture", STR),
+        ("material", STR),
+        ("tileset", BOOL),
+        ("tile_column", U8),
+        ("tile_row", U8),
+        ("variants", U8),
+        ("flip", U8),
+        ("tags", List(STR)),
     )
 
     def check(self, fail):
@@ -113,16 +126,27 @@ class Prop(Struct):
 
 class Object(Struct):
     FIELDS = (
-        ("name", STR), ("x", U32), ("y", U32), ("columns", U32), ("rows", U32), ("prefab", STR),
-        ("tags", List(STR)), ("props", List(StructType(Prop))),
+        ("name", STR),
+        ("x", U32),
+        ("y", U32),
+        ("columns", U32),
+        ("rows", U32),
+        ("prefab", STR),
+        ("tags", List(STR)),
+        ("props", List(StructType(Prop))),
     )
 
 
 class Tilemap(Struct):
     CHUNK = "TMAP"
     FIELDS = (
-        ("name", STR), ("columns", U32), ("rows", U32), ("tile", F32), ("origin", VEC3),
-        ("terrains", List(StructType(Terrain))), ("layers", List(StructType(Layer))),
+        ("name", STR),
+        ("columns", U32),
+        ("rows", U32),
+        ("tile", F32),
+        ("origin", VEC3),
+        ("terrains", List(StructType(Terrain))),
+        ("layers", List(StructType(Layer))),
         ("objects", List(StructType(Object))),  # str, 4 u32, str, 2 empty lists
     )
 
@@ -132,7 +156,9 @@ class Tilemap(Struct):
         if not self.tile > 0:
             raise fail("tile", f"{self.tile} is not above 0")
         for o in self.objects or []:
-            if not (o.columns >= 1 and o.rows >= 1 and o.x + o.columns <= self.columns
-                    and o.y + o.rows <= self.rows):
-                raise fail("objects", f"object {o.name!r} [{o.x}, {o.y}] {o.columns} x {o.rows} is not on the "
-                                      f"{self.columns} x {self.rows} map")
+            if not (o.columns >= 1 and o.rows >= 1 and o.x + o.columns <= self.columns and o.y + o.rows <= self.rows):
+                raise fail(
+                    "objects",
+                    f"object {o.name!r} [{o.x}, {o.y}] {o.columns} x {o.rows} is not on the "
+                    f"{self.columns} x {self.rows} map",
+                )

@@ -28,34 +28,67 @@ class Terrain(Struct):
     """WRLD fields 24-29."""
 
     FIELDS = (
-        ("relief", F32), ("relief_scale", I64), ("sea", BOOL), ("sea_level", F32), ("water", STR),
+        ("relief", F32),
+        ("relief_scale", I64),
+        ("sea", BOOL),
+        ("sea_level", F32),
+        ("water", STR),
         ("lod_distance", F32),
     )
 
 
 class Feature(Struct):
     FIELDS = (
-        ("name", STR), ("kind", STR), ("x", I64), ("z", I64), ("radius", I64), ("has_height", BOOL),
-        ("height", F32), ("depth", F32), ("falloff", I64), ("roughness", F32),
+        ("name", STR),
+        ("kind", STR),
+        ("x", I64),
+        ("z", I64),
+        ("radius", I64),
+        ("has_height", BOOL),
+        ("height", F32),
+        ("depth", F32),
+        ("falloff", I64),
+        ("roughness", F32),
     )
 
 
 class Vegetation(Struct):
     FIELDS = (
-        ("name", STR), ("prefab", STR), ("model", STR), ("density", F32), ("biomes", List(STR)),
-        ("area", BOOL), ("x", I64), ("z", I64), ("radius", I64), ("scale_min", F32), ("scale_max", F32),
+        ("name", STR),
+        ("prefab", STR),
+        ("model", STR),
+        ("density", F32),
+        ("biomes", List(STR)),
+        ("area", BOOL),
+        ("x", I64),
+        ("z", I64),
+        ("radius", I64),
+        ("scale_min", F32),
+        ("scale_max", F32),
     )
 
 
 class World(Struct):
     CHUNK = "WRLD"
     FIELDS = (
-        ("name", STR), ("seed", U64), ("cell", F32), ("chunk", I64), ("extent", I64), ("view", I64),
-        ("biome_scale", I64), ("camera", StructType(Camera)), ("light", StructType(Light)),
-        ("background", COLOR), ("biomes", List(StructType(Biome))),
-        ("scatter", List(StructType(Scatter))), ("sites", List(StructType(Site))),
-        ("places", List(StructType(Place))), ("entities", ENTITIES), ("terrain", StructType(Terrain)),
-        ("features", List(StructType(Feature))), ("vegetation", List(StructType(Vegetation))),
+        ("name", STR),
+        ("seed", U64),
+        ("cell", F32),
+        ("chunk", I64),
+        ("extent", I64),
+        ("view", I64),
+        ("biome_scale", I64),
+        ("camera", StructType(Camera)),
+        ("light", StructType(Light)),
+        ("background", COLOR),
+        ("biomes", List(StructType(Biome))),
+        ("scatter", List(StructType(Scatter))),
+        ("sites", List(StructType(Site))),
+        ("places", List(StructType(Place))),
+        ("entities", ENTITIES),
+        ("terrain", StructType(Terrain)),
+        ("features", List(StructType(Feature))),
+        ("vegetation", List(StructType(Vegetation))),
     )
 
     @property
@@ -116,5 +149,7 @@ class World(Struct):
                     raise fail("vegetation", f"vegetation {v.name!r} centre [{v.x}, {v.z}] is outside the world")
                 rng("vegetation", v.radius, 1, 16384, item=f"vegetation[{i}].radius")
             if not (0 < v.scale_min <= v.scale_max <= 16):
-                raise fail("vegetation", f"vegetation {v.name!r} scale [{v.scale_min}, {v.scale_max}] is not "
-                                         f"0 < min <= max <= 16")
+                raise fail(
+                    "vegetation",
+                    f"vegetation {v.name!r} scale [{v.scale_min}, {v.scale_max}] is not 0 < min <= max <= 16",
+                )

@@ -36,22 +36,43 @@ SOURCES = {k.name: k.spec for k in KINDS}
 #: Where each field table of docs/formats/<kind>.md applies: section heading -> the object
 #: schemas (paths into the kind's schema; ``*`` walks every item of an ``allOf``).
 DOC_TABLES: dict[str, dict[str, list[str]]] = {
-    "model": {"Top-level fields": [""], "Common fields (every shape except mirror)": ["parts.items.allOf.*.then"],
-              "Levels of detail": ["lod.items"]},
-    "texture": {"Top-level fields": [""], "Layers": ["layers.items.allOf.*.then"],
-                "Frames and clips": ["", "clips.additionalProperties"], "Edge": ["edge"]},
+    "model": {
+        "Top-level fields": [""],
+        "Common fields (every shape except mirror)": ["parts.items.allOf.*.then"],
+        "Levels of detail": ["lod.items"],
+    },
+    "texture": {
+        "Top-level fields": [""],
+        "Layers": ["layers.items.allOf.*.then"],
+        "Frames and clips": ["", "clips.additionalProperties"],
+        "Edge": ["edge"],
+    },
     "material": {"Fields": [""]},
     "scene": {"Top-level fields": [""], "Camera": ["camera"], "Light": ["light"], "Entities": ["entities.items"]},
     "prefab": {"Fields": [""], "scene.md#Entities": ["entities.items"]},
-    "world": {"Top-level fields": [""], "Biomes": ["biomes.items"], "Terrain": ["terrain"],
-              "Features": ["features.items"], "Vegetation": ["vegetation.items"], "Scatter": ["scatter.items"],
-              "Sites": ["sites.items"], "Places": ["places.items"], "scene.md#Camera": ["camera"],
-              "scene.md#Light": ["light"], "scene.md#Entities": ["entities.items"]},
-    "map": {"Top-level fields": [""], "Terrains": ["terrains.items"], "Layers": ["layers.items"],
-            "Objects": ["objects.items"]},
+    "world": {
+        "Top-level fields": [""],
+        "Biomes": ["biomes.items"],
+        "Terrain": ["terrain"],
+        "Features": ["features.items"],
+        "Vegetation": ["vegetation.items"],
+        "Scatter": ["scatter.items"],
+        "Sites": ["sites.items"],
+        "Places": ["places.items"],
+        "scene.md#Camera": ["camera"],
+        "scene.md#Light": ["light"],
+        "scene.md#Entities": ["entities.items"],
+    },
+    "map": {
+        "Top-level fields": [""],
+        "Terrains": ["terrains.items"],
+        "Layers": ["layers.items"],
+        "Objects": ["objects.items"],
+    },
 }
-_DOCS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
-                         "docs", "formats")
+_DOCS_DIR = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "docs", "formats"
+)
 
 
 _LITERAL = re.compile(r'[-\d.]+|"[^"]*"|true|false|\[.*\]|\{\}')  # a default the schema states itself
@@ -140,7 +161,7 @@ def schema_of(kind: str, docs_dir: str = _DOCS_DIR) -> dict:
         "$schema": SCHEMA_DIALECT,
         "title": f"Veduta {k.format} source ({k.folder}/*{k.suffix})",
         "description": f"A {k.suffix} source: {k.title}. Reference: docs/formats/{kind}.md. "
-                       "Rules between assets and between values are checked by `veduta check`.",
+        "Rules between assets and between values are checked by `veduta check`.",
         **body,
     }
 

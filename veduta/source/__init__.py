@@ -5,8 +5,19 @@ from __future__ import annotations
 from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report, Reported
 from veduta.source.jsonpos import Node, Obj, parse, parse_fast
 
-__all__ = ["Diagnostic", "Report", "ERROR", "WARNING", "Node", "Obj", "parse", "load_source", "load_fast",
-           "NoProblems", "Reported"]
+__all__ = [
+    "Diagnostic",
+    "Report",
+    "ERROR",
+    "WARNING",
+    "Node",
+    "Obj",
+    "parse",
+    "load_source",
+    "load_fast",
+    "NoProblems",
+    "Reported",
+]
 
 
 class NoProblems(Report):

@@ -40,8 +40,14 @@ class Diagnostic:
         return f"{self.file}:{self.line}:{self.col}: {self.path or '$'}: {tag}{self.message}"
 
     def to_json(self) -> dict:
-        d = {"file": self.file, "line": self.line, "col": self.col, "path": self.path or "$",
-             "severity": self.severity, "message": self.message}
+        d = {
+            "file": self.file,
+            "line": self.line,
+            "col": self.col,
+            "path": self.path or "$",
+            "severity": self.severity,
+            "message": self.message,
+        }
         if self.code:
             d["code"] = self.code
         return d
@@ -57,8 +63,9 @@ class Report:
     #: a validator's error about the same value would only repeat it
     json_reported: set[tuple[int, int]] = field(default_factory=set)
 
-    def add(self, where: Node | tuple[int, int] | None, path: str, message: str,
-            severity: str = ERROR, code: str = "") -> None:
+    def add(
+        self, where: Node | tuple[int, int] | None, path: str, message: str, severity: str = ERROR, code: str = ""
+    ) -> None:
         if where is None:
             line, col = 1, 1
         elif isinstance(where, tuple):
@@ -66,8 +73,10 @@ class Report:
         else:
             line, col = where.line, where.col
             if not line:
-                raise ValueError(f"{self.file}: {path}: a problem reported at a node with no position "
-                                 "(read by parse_fast: read the source again with parse)")
+                raise ValueError(
+                    f"{self.file}: {path}: a problem reported at a node with no position "
+                    "(read by parse_fast: read the source again with parse)"
+                )
         if severity == ERROR and (line, col) in self.json_reported:
             return
         if len(message) > MAX_MESSAGE or len(path) > MAX_PATH:
@@ -119,8 +128,10 @@ def format_diagnostic(d: Diagnostic | dict, fmt: str = "text") -> str:
     if fmt == "github":
         level = {ERROR: "error", WARNING: "warning"}.get(d["severity"], "notice")
         title = d.get("code") or d["path"]
-        props = ",".join(f"{k}={_gh_prop(v)}" for k, v in (("file", d["file"]), ("line", d["line"]),
-                                                             ("col", d["col"]), ("title", title)))
+        props = ",".join(
+            f"{k}={_gh_prop(v)}"
+            for k, v in (("file", d["file"]), ("line", d["line"]), ("col", d["col"]), ("title", title))
+        )
         return f"::{level} {props}::{_gh_data(d['path'] + ': ' + d['message'])}"
     tag = "" if d["severity"] == ERROR else f"{d['severity']}: "
     return f"{d['file']}:{d['line']}:{d['col']}: {d['path']}: {tag}{d['message']}"
@@ -134,8 +145,10 @@ def _gh_prop(value) -> str:
     return _gh_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-_LINE = re.compile(r'(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<path>(?:[^ "]|"(?:[^"\\]|\\.)*")+): '
-                   r"(?:(?P<sev>warning|note): )?(?P<message>.*)")
+_LINE = re.compile(
+    r'(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): (?P<path>(?:[^ "]|"(?:[^"\\]|\\.)*")+): '
+    r"(?:(?P<sev>warning|note): )?(?P<message>.*)"
+)
 
 
 def parse_lines(text: str) -> list[dict]:
@@ -146,12 +159,28 @@ def parse_lines(text: str) -> list[dict]:
     for line in text.splitlines():
         m = _LINE.fullmatch(line)
         if m:
-            out.append({"file": m["file"], "line": int(m["line"]), "col": int(m["col"]), "path": m["path"],
-                        "severity": m["sev"] or ERROR, "message": m["message"]})
+            out.append(
+                {
+                    "file": m["file"],
+                    "line": int(m["line"]),
+                    "col": int(m["col"]),
+                    "path": m["path"],
+                    "severity": m["sev"] or ERROR,
+                    "message": m["message"],
+                }
+            )
         elif out:
             out[-1]["message"] += "\n" + line
         elif line.strip():
             file, sep, message = line.partition(": ")
-            out.append({"file": file if sep else "", "line": 1, "col": 1, "path": "$", "severity": ERROR,
-                        "message": message if sep else line})
+            out.append(
+                {
+                    "file": file if sep else "",
+                    "line": 1,
+                    "col": 1,
+                    "path": "$",
+                    "severity": ERROR,
+                    "message": message if sep else line,
+                }
+            )
     return out

@@ -35,10 +35,37 @@ from veduta.source.jsonpos import Arr, Bool, Node, Null, Obj, Str, join_path
 from veduta.source.jsonpos import Num as NumNode  # `Num` below is the number spec
 
 __all__ = [
-    "INVALID", "REQUIRED", "Spec", "Field", "ObjectSpec", "Values", "Int", "Num_", "Num", "BoolSpec",
-    "Str_", "StrSpec", "Enum", "Color", "Vec", "ListOf", "Any_", "NAME_RE", "AssetName", "Reference", "REF_FORMAT",
-    "describe", "fmt_num", "parse_color", "Scale", "Declared", "Variants", "js_pattern", "color_text",
-    "unused", "schema_rules",
+    "INVALID",
+    "REQUIRED",
+    "Spec",
+    "Field",
+    "ObjectSpec",
+    "Values",
+    "Int",
+    "Num_",
+    "Num",
+    "BoolSpec",
+    "Str_",
+    "StrSpec",
+    "Enum",
+    "Color",
+    "Vec",
+    "ListOf",
+    "Any_",
+    "NAME_RE",
+    "AssetName",
+    "Reference",
+    "REF_FORMAT",
+    "describe",
+    "fmt_num",
+    "parse_color",
+    "Scale",
+    "Declared",
+    "Variants",
+    "js_pattern",
+    "color_text",
+    "unused",
+    "schema_rules",
 ]
 
 
@@ -56,7 +83,6 @@ class _Sentinel:
 INVALID: Any = _Sentinel("INVALID")
 REQUIRED: Any = _Sentinel("REQUIRED")
 _ABSENT: Any = _Sentinel("ABSENT")  # a field not in a plain object (null is None there)
-
 
 
 def describe(node: Node) -> str:
@@ -176,8 +202,7 @@ class Variants(Spec):
             for key in every:
                 if key not in record.fields:
                     then["properties"][key] = unused(record.unknown_message(key))
-            branches.append({"if": {"properties": {self.tag: {"const": value}}, "required": [self.tag]},
-                             "then": then})
+            branches.append({"if": {"properties": {self.tag: {"const": value}}, "required": [self.tag]}, "then": then})
         return {"type": "object", "required": [self.tag], "properties": {self.tag: tag_schema}, "allOf": branches}
 
 
@@ -241,8 +266,12 @@ class Num_(Spec):
 
     def schema(self) -> dict:
         out: dict = {"type": "integer" if self.integer else "number"}
-        for key, v in (("minimum", self.ge), ("exclusiveMinimum", self.gt), ("maximum", self.le),
-                       ("exclusiveMaximum", self.lt)):
+        for key, v in (
+            ("minimum", self.ge),
+            ("exclusiveMinimum", self.gt),
+            ("maximum", self.le),
+            ("exclusiveMaximum", self.lt),
+        ):
             if v is not None:
                 out[key] = v
         return out
@@ -303,8 +332,9 @@ def Int(ge=None, le=None, *, gt=None, lt=None) -> Num_:  # noqa: N802
 class StrSpec(Spec):
     what = "a string"
 
-    def __init__(self, *, pattern: re.Pattern | str | None = None, what: str = "", min_len: int = 0,
-                 max_len: int | None = None):
+    def __init__(
+        self, *, pattern: re.Pattern | str | None = None, what: str = "", min_len: int = 0, max_len: int | None = None
+    ):
         self.pattern = re.compile(pattern) if isinstance(pattern, str) else pattern
         self.pattern_what = what
         self.min_len, self.max_len = min_len, max_len
@@ -315,21 +345,25 @@ class StrSpec(Spec):
             return INVALID
         v = node.value
         if len(v) < self.min_len:
-            rep.error(node, path, "must not be empty" if self.min_len == 1 else
-                      f"must be at least {self.min_len} characters")
+            rep.error(
+                node, path, "must not be empty" if self.min_len == 1 else f"must be at least {self.min_len} characters"
+            )
             return INVALID
         if self.max_len is not None and len(v) > self.max_len:
             rep.error(node, path, f"{len(v)} characters, more than the limit of {self.max_len}")
             return INVALID
         if self.pattern is not None and not self.pattern.fullmatch(v):
-            rep.error(node, path, f'{quote(v)} is not {self.pattern_what or "valid"}')
+            rep.error(node, path, f"{quote(v)} is not {self.pattern_what or 'valid'}")
             return INVALID
         return v
 
     def plain(self, value):
-        if type(value) is not str or len(value) < self.min_len or \
-                (self.max_len is not None and len(value) > self.max_len) or \
-                (self.pattern is not None and not self.pattern.fullmatch(value)):
+        if (
+            type(value) is not str
+            or len(value) < self.min_len
+            or (self.max_len is not None and len(value) > self.max_len)
+            or (self.pattern is not None and not self.pattern.fullmatch(value))
+        ):
             raise Reported
         return value
 
@@ -373,7 +407,6 @@ class Reference(StrSpec):
         return {**super().schema(), "format": REF_FORMAT + self.to}
 
 
-
 class Enum(Spec):
     def __init__(self, *values: str):
         self.values = values
@@ -384,7 +417,7 @@ class Enum(Spec):
             rep.error(node, path, f"expected {self.what}, found {describe(node)}")
             return INVALID
         if node.value not in self.values:
-            rep.error(node, path, f'{quote(node.value)} is not {self.what}')
+            rep.error(node, path, f"{quote(node.value)} is not {self.what}")
             return INVALID
         return node.value
 
@@ -423,7 +456,7 @@ class Color(Spec):
             return INVALID
         c = parse_color(node.value)
         if c is None:
-            rep.error(node, path, f'{quote(node.value)} is not {self.what}')
+            rep.error(node, path, f"{quote(node.value)} is not {self.what}")
             return INVALID
         return c
 
@@ -484,8 +517,11 @@ class ListOf(Spec):
             rep.error(node, path, f"expected {self.what}, found {describe(node)}")
             return INVALID
         if len(node) < self.min_len:
-            rep.error(node, path, "must not be empty" if self.min_len == 1 else
-                      f"{len(node)} items, at least {self.min_len} needed")
+            rep.error(
+                node,
+                path,
+                "must not be empty" if self.min_len == 1 else f"{len(node)} items, at least {self.min_len} needed",
+            )
         if self.max_len is not None and len(node) > self.max_len:
             rep.error(node, path, f"{len(node)} items, more than the limit of {self.max_len}")
             return INVALID
@@ -508,8 +544,11 @@ class ListOf(Spec):
         return INVALID if bad else out
 
     def plain(self, value):
-        if type(value) is not list or len(value) < self.min_len or \
-                (self.max_len is not None and len(value) > self.max_len):
+        if (
+            type(value) is not list
+            or len(value) < self.min_len
+            or (self.max_len is not None and len(value) > self.max_len)
+        ):
             raise Reported
         item = self.item.plain
         out = [item(v) for v in value]
@@ -566,8 +605,13 @@ class ObjectSpec(Spec):
 
     what = "an object"
 
-    def __init__(self, fields: dict[str, Field], *, unknown: Callable[[str], str] | None = None,
-                 check: Callable[[Report, Values, str], None] | None = None):
+    def __init__(
+        self,
+        fields: dict[str, Field],
+        *,
+        unknown: Callable[[str], str] | None = None,
+        check: Callable[[Report, Values, str], None] | None = None,
+    ):
         self.fields = fields
         self.unknown = unknown
         self.check = check
@@ -576,7 +620,7 @@ class ObjectSpec(Spec):
         if self.unknown is not None:
             return self.unknown(key)
         close = difflib.get_close_matches(key, list(self.fields), n=1, cutoff=0.75)
-        return f"unknown field (did you mean \"{close[0]}\"?)" if close else "unknown field"
+        return f'unknown field (did you mean "{close[0]}"?)' if close else "unknown field"
 
     def read(self, rep, node, path):
         vals = self.read_partial(rep, node, path)

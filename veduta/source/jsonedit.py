@@ -152,8 +152,15 @@ def style_of(sample: str | None, context: str = "") -> Style:
         member_indent = member[: len(member) - len(member.lstrip())]
         last = lines[-1]
         close_indent = last[: len(last) - len(last.lstrip())]
-        return Style(multiline=True, open="{", close="}", colon=colon, member_indent=member_indent,
-                     close_indent=close_indent, **lists)
+        return Style(
+            multiline=True,
+            open="{",
+            close="}",
+            colon=colon,
+            member_indent=member_indent,
+            close_indent=close_indent,
+            **lists,
+        )
     # *sample* is one object's text: it starts with "{" and ends with "}"
     om, cm = re.match(r"\{([ \t]*)", sample), re.search(r"([ \t]*)\}$", sample)
     assert om is not None and cm is not None, sample
@@ -181,8 +188,9 @@ def _columns(doc: JsonDoc, arr: Arr, comma: str) -> tuple[int | None, ...]:
         keys = list(item.keys)
         rows.append([doc.key_start(item, k) - a for k in keys])
         # the spacing before member i: from the end of member i-1's value
-        gaps.append([0] + [doc.key_start(item, k) - doc.span(item.value[keys[i - 1]])[1]
-                           for i, k in enumerate(keys) if i])
+        gaps.append(
+            [0] + [doc.key_start(item, k) - doc.span(item.value[keys[i - 1]])[1] for i, k in enumerate(keys) if i]
+        )
     if len(rows) < 2:
         return ()
     out: list[int | None] = []
@@ -212,8 +220,9 @@ def _value(v: Any, st: Style) -> str:
             return "[]"
         return st.list_open + st.list_comma.join(_value(x, st) for x in v) + st.list_close
     if isinstance(v, dict):
-        inner = Style(list_open=st.list_open, list_close=st.list_close, list_comma=st.list_comma,
-                      colon=st.colon, comma=st.comma)
+        inner = Style(
+            list_open=st.list_open, list_close=st.list_close, list_comma=st.list_comma, colon=st.colon, comma=st.comma
+        )
         return render_value(v, inner, "\n")
     return _scalar(v)
 
@@ -301,11 +310,20 @@ def _with_columns(st: Style, doc: JsonDoc, arr: Arr) -> Style:
 
 def _shift(st: Style, old: str, new: str) -> Style:
     def move(s: str) -> str:
-        return new + s[len(old):] if s.startswith(old) else s
+        return new + s[len(old) :] if s.startswith(old) else s
 
-    return Style(multiline=True, open=st.open, close=st.close, colon=st.colon, comma=st.comma,
-                 member_indent=move(st.member_indent), close_indent=move(st.close_indent),
-                 list_open=st.list_open, list_close=st.list_close, list_comma=st.list_comma)
+    return Style(
+        multiline=True,
+        open=st.open,
+        close=st.close,
+        colon=st.colon,
+        comma=st.comma,
+        member_indent=move(st.member_indent),
+        close_indent=move(st.close_indent),
+        list_open=st.list_open,
+        list_close=st.list_close,
+        list_comma=st.list_comma,
+    )
 
 
 def _new_array(doc: JsonDoc, indent: str, value: dict[str, Any]) -> str:
@@ -428,5 +446,5 @@ def _remove_member(doc: JsonDoc, key: str) -> str:
     if i > 0:  # from the end of the member before it: the separator goes with it
         return text[: doc.span(doc.root.value[keys[i - 1]])[1]] + text[end:]
     if len(keys) > 1:  # the first of several: up to the next member's key
-        return text[:start] + text[doc.key_start(doc.root, keys[1]):]
+        return text[:start] + text[doc.key_start(doc.root, keys[1]) :]
     return text[:start] + text[end:]  # the only member

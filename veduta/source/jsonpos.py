@@ -25,8 +25,23 @@ from typing import NoReturn, TypeAlias
 
 from veduta.base.errors import clip
 
-__all__ = ["Node", "Obj", "Arr", "Str", "Num", "Bool", "Null", "JsonProblem", "parse", "parse_fast", "parse_plain",
-           "parse_spans", "to_plain", "node_at", "split_path"]
+__all__ = [
+    "Node",
+    "Obj",
+    "Arr",
+    "Str",
+    "Num",
+    "Bool",
+    "Null",
+    "JsonProblem",
+    "parse",
+    "parse_fast",
+    "parse_plain",
+    "parse_spans",
+    "to_plain",
+    "node_at",
+    "split_path",
+]
 
 
 class Node:
@@ -136,6 +151,8 @@ MAX_DEPTH = 256
 #: Integer literals longer than this are out of range for every field (and past Python's
 #: int-conversion limit of 4300 digits): a located problem, never a conversion error.
 MAX_INT_DIGITS = 1000
+
+
 def join_path(path: str, key: str | int) -> str:
     """``parts`` + 2 -> ``parts[2]``; ``parts[2]`` + ``of`` -> ``parts[2].of``."""
     if isinstance(key, int):
@@ -235,7 +252,7 @@ class _Parser:
         if ch in "\n\r\t ":
             return repr(ch)
         if self.text.startswith(("//", "/*"), i):
-            return f"a {self.text[i:i + 2]} comment (JSON sources take no comments)"
+            return f"a {self.text[i : i + 2]} comment (JSON sources take no comments)"
         m = re.compile(r"[A-Za-z0-9_+\-.]+").match(self.text, i)
         return repr(m.group(0)[:20]) if m else repr(ch)
 
@@ -373,7 +390,8 @@ class _Parser:
             if key in values:
                 first = keys[key]
                 self.problem(
-                    self._offset(node.line, node.col), child_path,
+                    self._offset(node.line, node.col),
+                    child_path,
                     f"duplicate key {key!r} (first at line {first.line}, column {first.col})",
                 )
             else:
@@ -511,8 +529,9 @@ def _fast_object(pairs: list[tuple[str, object]]) -> Obj:
     return Obj(values, keys, 0, 0)
 
 
-_FAST = json.JSONDecoder(object_pairs_hook=_fast_object, parse_int=_fast_int, parse_float=_fast_float,
-                         parse_constant=_fast_constant)
+_FAST = json.JSONDecoder(
+    object_pairs_hook=_fast_object, parse_int=_fast_int, parse_float=_fast_float, parse_constant=_fast_constant
+)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -522,8 +541,9 @@ def _doubtful(node: Node, depth: int, strings: bool) -> bool:
     if depth > MAX_DEPTH:
         return True
     if isinstance(node, Obj):
-        return (strings and any(_SURROGATE.search(k) for k in node.value)) or \
-            any(_doubtful(v, depth + 1, strings) for v in node.value.values())
+        return (strings and any(_SURROGATE.search(k) for k in node.value)) or any(
+            _doubtful(v, depth + 1, strings) for v in node.value.values()
+        )
     if isinstance(node, Arr):
         return any(_doubtful(v, depth + 1, strings) for v in node.value)
     return strings and isinstance(node, Str) and _SURROGATE.search(node.value) is not None

@@ -37,19 +37,26 @@ def resolve_sources(project: Project, names: list[str], cwd: str | None = None) 
             rel = os.path.relpath(full, assets).replace(os.sep, "/")
         else:
             rel = name.replace(os.sep, "/")
-        if kind_of(rel) is None or ".." in rel.split("/") or os.path.isabs(rel) or \
-                not os.path.isfile(project.source_path(rel)):  # only sources under the assets folder
+        if (
+            kind_of(rel) is None
+            or ".." in rel.split("/")
+            or os.path.isabs(rel)
+            or not os.path.isfile(project.source_path(rel))
+        ):  # only sources under the assets folder
             unknown.append(name)
         else:
             out.append(rel)
     if unknown:
-        raise UsageError(f"no such source: {', '.join(map(clip_words, unknown))} (give a source file, or a path under "
-                          f"{project.assets}/ such as models/crate.vmodel)")
+        raise UsageError(
+            f"no such source: {', '.join(map(clip_words, unknown))} (give a source file, or a path under "
+            f"{project.assets}/ such as models/crate.vmodel)"
+        )
     return list(dict.fromkeys(out))
 
 
-def check_sources(project: Project, jobs: list[tuple[Source, list[str] | None]], index,
-                  overlay: Mapping[str, bytes] | None = None) -> list[list[Diagnostic]]:
+def check_sources(
+    project: Project, jobs: list[tuple[Source, list[str] | None]], index, overlay: Mapping[str, bytes] | None = None
+) -> list[list[Diagnostic]]:
     """Every diagnostic the cook would report for each ``(source, duplicates)`` job, reading
     only; sources of a kind are compiled together (``compile_sources``: one batch call for
     small models, as the cook does).  *overlay* holds files as an editor has them (path under
@@ -75,8 +82,15 @@ def check_sources(project: Project, jobs: list[tuple[Source, list[str] | None]],
             except OSError as exc:
                 rep.error((1, 1), "$", f"cannot read the source ({exc.strerror})")
                 continue
-        ctx = CompileContext(assets_dir=project.assets, source=src.rel, kind=src.kind.name, name=src.name,
-                             report=rep, index=index, overlay=overlay)
+        ctx = CompileContext(
+            assets_dir=project.assets,
+            source=src.rel,
+            kind=src.kind.name,
+            name=src.name,
+            report=rep,
+            index=index,
+            overlay=overlay,
+        )
         by_kind.setdefault(src.kind.name, []).append((data, ctx))
     for kind, items in by_kind.items():
         compile_reported(kind, items)
@@ -86,8 +100,11 @@ def check_sources(project: Project, jobs: list[tuple[Source, list[str] | None]],
 def duplicate_error(project: Project, src: Source, duplicates: list[str], rep: Report) -> None:
     """The error of a source whose name another source of its kind also has."""
     others = ", ".join(project.source_path(p) for p in duplicates)
-    rep.error((1, 1), "$", f'{src.kind.name} name "{src.name}" is also used by {others}; '
-                           "names must be unique per kind across folders")
+    rep.error(
+        (1, 1),
+        "$",
+        f'{src.kind.name} name "{src.name}" is also used by {others}; names must be unique per kind across folders',
+    )
 
 
 def compile_reported(kind: str, items: list) -> None:
@@ -126,8 +143,14 @@ def _fresh(project: Project, src: Source, index, cache) -> tuple[bool, Any]:
 
 def _standing(shown: str, notes) -> list[dict]:
     """The warnings a fresh source's last compile gave, as diagnostics of the file *shown*."""
-    return [Diagnostic(shown, ln, col, path, message, WARNING, code).to_json()
-            for ln, col, path, message, code in notes[1]] if notes else []
+    return (
+        [
+            Diagnostic(shown, ln, col, path, message, WARNING, code).to_json()
+            for ln, col, path, message, code in notes[1]
+        ]
+        if notes
+        else []
+    )
 
 
 _WORKER: dict = {}
@@ -158,8 +181,14 @@ class Assessment(NamedTuple):
     index: Any = None
 
 
-def assess(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1,
-           progress: Progress | None = None, states: bool = False) -> Assessment:
+def assess(
+    project: Project,
+    sources: list[str] | None = None,
+    full: bool = False,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    states: bool = False,
+) -> Assessment:
     """Check every source of *project* (or those named, paths under the assets folder), source by
     source.
 
@@ -206,7 +235,7 @@ def assess(project: Project, sources: list[str] | None = None, full: bool = Fals
     for found in standing.values():
         diagnostics.extend(found)
     size = max(1, min(BATCH, len(work) // max(1, 4 * jobs)))
-    batches = [work[i:i + size] for i in range(0, len(work), size)]
+    batches = [work[i : i + size] for i in range(0, len(work), size)]
     done = 0
 
     def step(found: list[dict], n: int) -> None:
@@ -223,8 +252,9 @@ def assess(project: Project, sources: list[str] | None = None, full: bool = Fals
 
         from veduta.cook.ahead import pool_context
 
-        with ProcessPoolExecutor(min(jobs, len(batches)), mp_context=pool_context(), initializer=_init_worker,
-                                 initargs=(project, index)) as pool:
+        with ProcessPoolExecutor(
+            min(jobs, len(batches)), mp_context=pool_context(), initializer=_init_worker, initargs=(project, index)
+        ) as pool:
             try:
                 for batch, found in zip(batches, pool.map(_check_in_worker, batches)):
                     step(found, len(batch))
@@ -250,8 +280,14 @@ def assess(project: Project, sources: list[str] | None = None, full: bool = Fals
     return Assessment(selected, fresh, len(selected) - len(work), len(work), diagnostics, index)
 
 
-def check(project: Project, sources: list[str] | None = None, full: bool = False, jobs: int = 1,
-          progress: Progress | None = None, strict: bool | None = None) -> dict[str, Any]:
+def check(
+    project: Project,
+    sources: list[str] | None = None,
+    full: bool = False,
+    jobs: int = 1,
+    progress: Progress | None = None,
+    strict: bool | None = None,
+) -> dict[str, Any]:
     """Check every source of *project* (or those named, paths under the assets folder), as
     :func:`assess` does.
 
@@ -283,6 +319,14 @@ def check(project: Project, sources: list[str] | None = None, full: bool = False
         turned += len(extra)
     errors = sum(1 for d in diagnostics if d["severity"] == ERROR)
     warnings = sum(1 for d in diagnostics if d["severity"] == WARNING)
-    return {"ok": errors == 0, "checked": len(found.selected), "compiled": found.compiled, "fresh": found.known,
-            "errors": errors, "warnings": warnings, "strict": strict, "strict_errors": turned,
-            "diagnostics": diagnostics}
+    return {
+        "ok": errors == 0,
+        "checked": len(found.selected),
+        "compiled": found.compiled,
+        "fresh": found.known,
+        "errors": errors,
+        "warnings": warnings,
+        "strict": strict,
+        "strict_errors": turned,
+        "diagnostics": diagnostics,
+    }

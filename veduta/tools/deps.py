@@ -58,9 +58,16 @@ def scan(project: Project, progress: Progress | None = None) -> RefGraph:
     return graph
 
 
-def deps(project: Project, name: str | None = None, kind: str | None = None, reverse: bool = False,
-         depth: int | None = 1, orphans: bool = False, dot: bool = False,
-         progress: Progress | None = None) -> dict[str, Any]:
+def deps(
+    project: Project,
+    name: str | None = None,
+    kind: str | None = None,
+    reverse: bool = False,
+    depth: int | None = 1,
+    orphans: bool = False,
+    dot: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """What asset *name* (of *kind*, needed when several kinds have that name) uses, or with
     *reverse* what uses it, *depth* levels deep (None: every level); without a name the whole
     graph; with *orphans* the missing references and the unused assets and PNGs.  *dot*: the
@@ -94,6 +101,7 @@ def deps(project: Project, name: str | None = None, kind: str | None = None, rev
 
 # -- nodes and references --------------------------------------------------------------------
 
+
 def _source(graph: RefGraph, node: Node) -> str | None:
     kind, name = node
     if kind == IMAGE:
@@ -119,8 +127,12 @@ def _edges(graph: RefGraph, refs: Iterable[Ref]) -> list[Ref]:
 
 def _ref(project: Project, graph: RefGraph, ref: Ref, level: int | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "from": _node(graph, _node_of_source(ref.source)), "to": _node(graph, (ref.kind, ref.name)),
-        "file": _shown(project, ref.source), "line": ref.line, "col": ref.col, "path": ref.path,
+        "from": _node(graph, _node_of_source(ref.source)),
+        "to": _node(graph, (ref.kind, ref.name)),
+        "file": _shown(project, ref.source),
+        "line": ref.line,
+        "col": ref.col,
+        "path": ref.path,
     }
     if level is not None:
         out["level"] = level
@@ -165,12 +177,12 @@ def _find(project: Project, graph: RefGraph, name: str, kind: str | None) -> Nod
         raise UsageError(unknown("asset", name, named))
     if len(hits) > 1:
         kinds_said = " and ".join(f"a {kd}" for kd, _ in hits)
-        raise UsageError(f'"{name}" names {kinds_said}; say which with --kind '
-                         f"({'|'.join(kd for kd, _ in hits)})")
+        raise UsageError(f'"{name}" names {kinds_said}; say which with --kind ({"|".join(kd for kd, _ in hits)})')
     return hits[0]
 
 
 # -- the three questions ---------------------------------------------------------------------
+
 
 def _walk(project: Project, graph: RefGraph, start: Node, reverse: bool, depth: int | None) -> dict[str, Any]:
     """Breadth first from *start*: each reference once, each asset at the level it is first
@@ -212,12 +224,14 @@ def _whole(project: Project, graph: RefGraph) -> dict[str, Any]:
     for rel in graph.sources():
         node = _node_of_source(rel)
         uses = [_ref(project, graph, r) for r in _edges(graph, graph.of(rel))]
-        assets.append({**_node(graph, node), "source": rel, "uses": uses,
-                       "used_by": len(graph.users(*node))})
+        assets.append({**_node(graph, node), "source": rel, "uses": uses, "used_by": len(graph.users(*node))})
     assets.sort(key=lambda a: (*_sort_key((a["kind"], a["name"])), a["source"]))
     refs = sum(len(a["uses"]) for a in assets)
-    return {"assets": assets, "reference_count": refs,
-            "missing": [_ref(project, graph, r) for r in _edges(graph, graph.missing())]}
+    return {
+        "assets": assets,
+        "reference_count": refs,
+        "missing": [_ref(project, graph, r) for r in _edges(graph, graph.missing())],
+    }
 
 
 def _orphans(project: Project, graph: RefGraph) -> dict[str, Any]:
@@ -257,6 +271,7 @@ def _pngs(project: Project) -> list[str]:
 
 # -- Graphviz --------------------------------------------------------------------------------
 
+
 def _dot_id(node: dict[str, Any]) -> str:
     return _quote(f"{node['kind']}:{node['name']}")
 
@@ -294,15 +309,14 @@ def to_dot(result: dict[str, Any]) -> str:
             add(a)
     for r in refs:
         edges.setdefault((add(r["from"]), add(r["to"])), []).append(r["path"])
-    lines = ["digraph deps {", "  rankdir=LR;", "  node [shape=box, fontname=\"Helvetica\"];"]
+    lines = ["digraph deps {", "  rankdir=LR;", '  node [shape=box, fontname="Helvetica"];']
     for i in sorted(nodes):
         n = nodes[i]
         style = ", style=dashed" if n["source"] is None else ""
-        lines.append(f"  {i} [label=\"{_escape(n['kind'])}\\n{_escape(n['name'])}\"{style}];")
-    for (a, b) in sorted(edges):
+        lines.append(f'  {i} [label="{_escape(n["kind"])}\\n{_escape(n["name"])}"{style}];')
+    for a, b in sorted(edges):
         paths = sorted(set(edges[(a, b)]))
         label = ", ".join(paths[:3]) + (f" (+{len(paths) - 3})" if len(paths) > 3 else "")
         lines.append(f"  {a} -> {b} [label={_quote(label)}];")
     lines.append("}")
     return "\n".join(lines) + "\n"
-

@@ -98,6 +98,14 @@ def verify_files(paths: list[str]) -> dict[str, Any]:
         except VdaError as exc:  # (the path as given, in part if huge: it is what the user typed)
             files.append({"file": clip(path, 240), "ok": False, "error": str(exc)})
             continue
-        files.append({"file": path, "ok": True, "kind": a.meta.kind, "name": a.meta.name,
-                      "compiler": a.meta.compiler, "current": a.meta.compiler == COMPILER_VERSION})
+        files.append(
+            {
+                "file": path,
+                "ok": True,
+                "kind": a.meta.kind,
+                "name": a.meta.name,
+                "compiler": a.meta.compiler,
+                "current": a.meta.compiler == COMPILER_VERSION,
+            }
+        )
     return {"ok": all(f["ok"] for f in files), "files": files}

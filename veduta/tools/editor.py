@@ -177,9 +177,15 @@ class Workspace:
         for d in rep.sorted():
             start = lines.offset(d.line, d.col)
             end_line, end_col = lines.position(token_span(text, start))
-            item = {"line": d.line, "col": d.col, "end_line": end_line, "end_col": max(end_col, d.col + 1)
-                    if end_line == d.line else end_col, "severity": d.severity, "message": d.message,
-                    "path": d.path or "$"}
+            item = {
+                "line": d.line,
+                "col": d.col,
+                "end_line": end_line,
+                "end_col": max(end_col, d.col + 1) if end_line == d.line else end_col,
+                "severity": d.severity,
+                "message": d.message,
+                "path": d.path or "$",
+            }
             if d.code:
                 item["code"] = d.code
             out.append(item)
@@ -231,28 +237,42 @@ class Workspace:
         if place.role == "key":
             facts = place.facts[len(place.path)] or {}
             present = set(facts) - {place.word}
-            after = text[place.end:].lstrip(" \t")
+            after = text[place.end :].lstrip(" \t")
             colon = "" if after.startswith(":") else ": "
             req = set(sw.required(schemas))
             for name, sub in sw.fields(schemas).items():
                 if name in present:
                     continue
-                items.append({"label": name, "kind": "field", "insert": json.dumps(name) + colon,
-                              "detail": ("required " if name in req else "") + _type_text(sub),
-                              "documentation": sw.description((sub,))})
+                items.append(
+                    {
+                        "label": name,
+                        "kind": "field",
+                        "insert": json.dumps(name) + colon,
+                        "detail": ("required " if name in req else "") + _type_text(sub),
+                        "documentation": sw.description((sub,)),
+                    }
+                )
         else:
             to = sw.reference(schemas)
             if to is not None:
                 for name, detail in self._names(to, rel, place)[:MAX_ITEMS]:
-                    items.append({"label": name, "kind": to, "insert": json.dumps(name), "detail": detail,
-                                  "documentation": ""})
+                    items.append(
+                        {"label": name, "kind": to, "insert": json.dumps(name), "detail": detail, "documentation": ""}
+                    )
             else:
                 choices = sw.values(schemas)
                 if not choices and any(s.get("type") == "boolean" for s in schemas):
                     choices = [True, False]
                 for v in choices:
-                    items.append({"label": json.dumps(v) if not isinstance(v, str) else v, "kind": "value",
-                                  "insert": json.dumps(v), "detail": "", "documentation": sw.description(schemas)})
+                    items.append(
+                        {
+                            "label": json.dumps(v) if not isinstance(v, str) else v,
+                            "kind": "value",
+                            "insert": json.dumps(v),
+                            "detail": "",
+                            "documentation": sw.description(schemas),
+                        }
+                    )
         return {"items": items, "range": self._range(lines, place.start, place.end)}
 
     def _names(self, to: str, rel: str, place: Place) -> list[tuple[str, str]]:
@@ -263,8 +283,11 @@ class Workspace:
             return [(p, "") for p in self.pngs()]
         if to == "biome":
             here = kind_of(rel)
-            worlds = [rel] if here is not None and here.name == "world" else \
-                [r for r in self.graph.sources() if r.startswith("worlds/")]
+            worlds = (
+                [rel]
+                if here is not None and here.name == "world"
+                else [r for r in self.graph.sources() if r.startswith("worlds/")]
+            )
             out: dict[str, str] = {}
             for w in worlds:
                 for name in _biomes(self._root(w)):
@@ -349,11 +372,21 @@ class Workspace:
 
     def _extra(self, kind: str, rel: str, text: str, place: Place) -> list[str]:
         path = place.path
-        if kind == "model" and len(path) >= 2 and path[0] == "parts" and isinstance(path[1], int) \
-                and (len(path) > 2 or place.role == "key"):
+        if (
+            kind == "model"
+            and len(path) >= 2
+            and path[0] == "parts"
+            and isinstance(path[1], int)
+            and (len(path) > 2 or place.role == "key")
+        ):
             return [self._part_doc(rel, text, path[1])]
-        if kind == "world" and len(path) >= 2 and path[0] == "places" and isinstance(path[1], int) \
-                and (len(path) > 2 or place.role == "key"):
+        if (
+            kind == "world"
+            and len(path) >= 2
+            and path[0] == "places"
+            and isinstance(path[1], int)
+            and (len(path) > 2 or place.role == "key")
+        ):
             return [self._place_doc(rel, text, path[1])]
         return []
 
@@ -367,10 +400,15 @@ class Workspace:
         rows = []
         for lv in got["levels"]:
             where = "model" if lv["level"] == 0 else f"lod {lv['level']} (from {fmt_num(lv['distance'])} m)"
-            rows.append(f"| {where} | drawn by model `{lv['model']}` | |" if "model" in lv else
-                        f"| {where} | {lv['triangles']} | {lv['vertices']} |")
-        head = f"**part {index}** ({got['shape']}): {got['levels'][0]['triangles']} triangles, " \
-               f"{got['levels'][0]['vertices']} vertices"
+            rows.append(
+                f"| {where} | drawn by model `{lv['model']}` | |"
+                if "model" in lv
+                else f"| {where} | {lv['triangles']} | {lv['vertices']} |"
+            )
+        head = (
+            f"**part {index}** ({got['shape']}): {got['levels'][0]['triangles']} triangles, "
+            f"{got['levels'][0]['vertices']} vertices"
+        )
         return head + "\n\n| level | triangles | vertices |\n|---|---|---|\n" + "\n".join(rows)
 
     def _place_doc(self, rel: str, text: str, index: int) -> str:
@@ -381,9 +419,11 @@ class Workspace:
         got = place_info(self, rel, text, index)
         if isinstance(got, str):
             return got
-        return (f"**place {got['name']}**: cell [{got['cell'][0]}, {got['cell'][1]}] = "
-                f"x {got['metres'][0]} m, z {got['metres'][1]} m; biome `{got['biome']}`, "
-                f"height {got['height']} m" + (", under water" if got.get("wet") else ""))
+        return (
+            f"**place {got['name']}**: cell [{got['cell'][0]}, {got['cell'][1]}] = "
+            f"x {got['metres'][0]} m, z {got['metres'][1]} m; biome `{got['biome']}`, "
+            f"height {got['height']} m" + (", under water" if got.get("wet") else "")
+        )
 
     # -- definition and references -------------------------------------------------------------------
     def definition(self, rel: str, line: int, col: int) -> dict[str, Any] | None:
@@ -421,8 +461,7 @@ class Workspace:
         text = self.text(rel) or ""
         lines = Lines(text)
         end_line, end_col = lines.position(token_span(text, lines.offset(node.line, node.col)))
-        return {"file": self.path_of(rel), "line": node.line, "col": node.col, "end_line": end_line,
-                "end_col": end_col}
+        return {"file": self.path_of(rel), "line": node.line, "col": node.col, "end_line": end_line, "end_col": end_col}
 
     def references(self, rel: str, line: int, col: int, declaration: bool = True) -> list[dict[str, Any]]:
         """The sources that name an asset: the one whose name is under (*line*, *col*), else
@@ -439,8 +478,9 @@ class Workspace:
                     target = srcs[0] if srcs else f"{BY_NAME[to].folder}/{place.word}{BY_NAME[to].suffix}"
         out = [_file_start(self.path_of(target))] if declaration and self.graph.has(target) else []
         for r in self.graph.to_source(target):
-            out.append({"file": self.path_of(r.source), "line": r.line, "col": r.col, "end_line": r.line,
-                        "end_col": r.end_col})
+            out.append(
+                {"file": self.path_of(r.source), "line": r.line, "col": r.col, "end_line": r.line, "end_col": r.end_col}
+            )
         return out
 
 

@@ -75,7 +75,7 @@ def _vertex_parts(built: BuiltModel) -> np.ndarray:
     """(n,) the part index of every vertex (vertices are never shared between parts)."""
     owner = np.full(len(built.vertices), -1, dtype=np.int64)
     for p in built.parts:
-        owner[built.indices[p.first:p.first + p.count]] = p.index
+        owner[built.indices[p.first : p.first + p.count]] = p.index
     return owner
 
 
@@ -132,22 +132,32 @@ def _geometry_findings(spec: ModelSpec, built: BuiltModel) -> list[dict]:
     if flat.any():
         tri_part = np.empty(len(tri), dtype=np.int64)
         for p in built.parts:
-            tri_part[p.first // 3:(p.first + p.count) // 3] = p.index
+            tri_part[p.first // 3 : (p.first + p.count) // 3] = p.index
         parts = sorted(set(tri_part[flat].tolist()))
-        out.append(_finding(
-            "MESH_DEGENERATE", WARNING,
-            f"{int(flat.sum())} triangle(s) without area in part(s) {', '.join(map(str, parts))} "
-            "(too small to survive 32-bit floats?)", part=parts[0]))
+        out.append(
+            _finding(
+                "MESH_DEGENERATE",
+                WARNING,
+                f"{int(flat.sum())} triangle(s) without area in part(s) {', '.join(map(str, parts))} "
+                "(too small to survive 32-bit floats?)",
+                part=parts[0],
+            )
+        )
     for p in built.parts:
         if not p.count or not _closed(spec.parts, p.index):
             continue
-        rep = edge_report(pos, built.indices[p.first:p.first + p.count])
+        rep = edge_report(pos, built.indices[p.first : p.first + p.count])
         if rep.open_edges or rep.repeated_edges:
-            out.append(_finding(
-                "MESH_OPEN_EDGES", WARNING,
-                f"part {p.index} ({p.shape}) is a closed shape but has {rep.open_edges} open and "
-                f"{rep.repeated_edges} repeated edge(s) after compilation", path=f"parts[{p.index}]",
-                part=p.index))
+            out.append(
+                _finding(
+                    "MESH_OPEN_EDGES",
+                    WARNING,
+                    f"part {p.index} ({p.shape}) is a closed shape but has {rep.open_edges} open and "
+                    f"{rep.repeated_edges} repeated edge(s) after compilation",
+                    path=f"parts[{p.index}]",
+                    part=p.index,
+                )
+            )
     if spec.symmetry and len(pos):
         lo, hi = np.asarray(built.bounds[0]), np.asarray(built.bounds[1])
         extent = float(np.max(hi - lo))
@@ -156,11 +166,17 @@ def _geometry_findings(spec: ModelSpec, built: BuiltModel) -> list[dict]:
         if bad.any():
             parts = sorted(set(_vertex_parts(built)[bad].tolist()))
             first = pos[int(np.argmax(bad))]
-            out.append(_finding(
-                "MESH_ASYMMETRIC", ERROR,
-                f"symmetry {spec.symmetry}: {int(bad.sum())} of {len(pos)} vertices have no mirror image across "
-                f"{spec.symmetry} = 0 within {tol:.2g} m, in part(s) {', '.join(map(str, parts))} "
-                f"(first at ({', '.join(fmt_number(c) for c in first)}))", path="symmetry", part=parts[0]))
+            out.append(
+                _finding(
+                    "MESH_ASYMMETRIC",
+                    ERROR,
+                    f"symmetry {spec.symmetry}: {int(bad.sum())} of {len(pos)} vertices have no mirror image across "
+                    f"{spec.symmetry} = 0 within {tol:.2g} m, in part(s) {', '.join(map(str, parts))} "
+                    f"(first at ({', '.join(fmt_number(c) for c in first)}))",
+                    path="symmetry",
+                    part=parts[0],
+                )
+            )
     return out
 
 
@@ -193,26 +209,49 @@ def _lod_findings(project: Project, spec: ModelSpec, built: BuiltModel) -> tuple
         if level.model:
             tris, why = _lod_model_triangles(project, level.model)
             if why == "missing":
-                out.append(_finding("MESH_LOD_MISSING_MODEL", ERROR,
-                                    f'level {k} ({fmt_number(level.distance)} m) names model "{level.model}", '
-                                    "which does not exist", path=f"{path}.model"))
+                out.append(
+                    _finding(
+                        "MESH_LOD_MISSING_MODEL",
+                        ERROR,
+                        f'level {k} ({fmt_number(level.distance)} m) names model "{level.model}", which does not exist',
+                        path=f"{path}.model",
+                    )
+                )
             elif why == "invalid":
-                out.append(_finding("MESH_LOD_INVALID_MODEL", ERROR,
-                                    f'level {k} ({fmt_number(level.distance)} m) names model "{level.model}", '
-                                    "whose source has errors", path=f"{path}.model"))
+                out.append(
+                    _finding(
+                        "MESH_LOD_INVALID_MODEL",
+                        ERROR,
+                        f'level {k} ({fmt_number(level.distance)} m) names model "{level.model}", '
+                        "whose source has errors",
+                        path=f"{path}.model",
+                    )
+                )
         else:
             tris = level.triangle_count
         levels.append({"distance": _f32(level.distance), "model": level.model, "triangles": tris})
         if tris is not None:
             if prev is not None and tris >= prev:
-                out.append(_finding("MESH_LOD_NO_GAIN", WARNING,
-                                    f"level {k} ({fmt_number(level.distance)} m) draws {tris} triangles, no fewer "
-                                    f"than the {prev} before it", path=path))
+                out.append(
+                    _finding(
+                        "MESH_LOD_NO_GAIN",
+                        WARNING,
+                        f"level {k} ({fmt_number(level.distance)} m) draws {tris} triangles, no fewer "
+                        f"than the {prev} before it",
+                        path=path,
+                    )
+                )
             prev = tris
         if spec.draw_distance > 0 and lspec.distance >= spec.draw_distance:
-            out.append(_finding("MESH_LOD_NEVER_DRAWN", WARNING,
-                                f"level {k} starts at {fmt_number(lspec.distance)} m, not before draw_distance "
-                                f"{fmt_number(spec.draw_distance)} m: it is never drawn", path=f"{path}.distance"))
+            out.append(
+                _finding(
+                    "MESH_LOD_NEVER_DRAWN",
+                    WARNING,
+                    f"level {k} starts at {fmt_number(lspec.distance)} m, not before draw_distance "
+                    f"{fmt_number(spec.draw_distance)} m: it is never drawn",
+                    path=f"{path}.distance",
+                )
+            )
     return levels, out
 
 
@@ -224,9 +263,14 @@ def inspect_built(project: Project, spec: ModelSpec, built: BuiltModel) -> dict:
     """The inspect report of a built model (without the source fields)."""
     findings: list[dict] = []
     if spec.triangle_budget > 0 and built.triangle_count > spec.triangle_budget:
-        findings.append(_finding("MESH_OVER_BUDGET", ERROR,
-                                 f"{built.triangle_count} triangles, over the triangle_budget of "
-                                 f"{spec.triangle_budget}", path="triangle_budget"))
+        findings.append(
+            _finding(
+                "MESH_OVER_BUDGET",
+                ERROR,
+                f"{built.triangle_count} triangles, over the triangle_budget of {spec.triangle_budget}",
+                path="triangle_budget",
+            )
+        )
     levels, lod_findings = _lod_findings(project, spec, built)
     findings += lod_findings
     findings += _geometry_findings(spec, built)
@@ -234,8 +278,13 @@ def inspect_built(project: Project, spec: ModelSpec, built: BuiltModel) -> dict:
         "triangles": built.triangle_count,
         "vertices": len(built.vertices),
         "parts": [
-            {"index": p.index, "shape": p.shape, "material": built.materials[p.material],
-             "triangles": p.count // 3, **({"of": p.of} if p.of >= 0 else {})}
+            {
+                "index": p.index,
+                "shape": p.shape,
+                "material": built.materials[p.material],
+                "triangles": p.count // 3,
+                **({"of": p.of} if p.of >= 0 else {}),
+            }
             for p in built.parts
         ],
         "lod_triangles": [lv["triangles"] for lv in levels],
@@ -262,8 +311,13 @@ def inspect_model(project: Project, name: str) -> dict:
 
     src = project.find_source("model", name)
     if src is None:  # (the name is what the user typed: echoed in part, with its length, if huge)
-        return {"name": clip(name, 200), "status": "missing", "source": None,
-                "errors": [{"message": str(no_such_asset(project, "model", name))}], "findings": []}
+        return {
+            "name": clip(name, 200),
+            "status": "missing",
+            "source": None,
+            "errors": [{"message": str(no_such_asset(project, "model", name))}],
+            "findings": [],
+        }
     path = project.source_path(src.rel)
     with open(path, "rb") as f:
         data = f.read()

@@ -74,8 +74,15 @@ def _prefab_findings(gen: Generator) -> list[dict]:
     out = []
 
     def missing(prefab: str, what: str, **where: Any) -> None:
-        out.append(finding("WORLD_PREFAB_MISSING", ERROR, f"{what} names prefab {prefab}, which does not exist "
-                           "(it places nothing)", prefab=prefab, **where))
+        out.append(
+            finding(
+                "WORLD_PREFAB_MISSING",
+                ERROR,
+                f"{what} names prefab {prefab}, which does not exist (it places nothing)",
+                prefab=prefab,
+                **where,
+            )
+        )
 
     for i, r in enumerate(p.scatter):
         if r.prefab not in gen.prefabs:
@@ -112,26 +119,59 @@ def _model_findings(gen: Generator, models: Mapping[str, ModelDraw], invalid: It
             continue
         who = ", ".join(users)
         if name in invalid:
-            out.append(finding("WORLD_MODEL_INVALID", ERROR, f"model {name} (used by {who}) has errors: it draws "
-                               "nothing (see veduta inspect model)", model=name))
+            out.append(
+                finding(
+                    "WORLD_MODEL_INVALID",
+                    ERROR,
+                    f"model {name} (used by {who}) has errors: it draws nothing (see veduta inspect model)",
+                    model=name,
+                )
+            )
         elif name in flora:
-            out.append(finding("WORLD_MODEL_MISSING", ERROR, f"model {name} (used by {who}) does not exist: its "
-                               "plants are generated (world query lists them) but draw nothing", model=name))
+            out.append(
+                finding(
+                    "WORLD_MODEL_MISSING",
+                    ERROR,
+                    f"model {name} (used by {who}) does not exist: its "
+                    "plants are generated (world query lists them) but draw nothing",
+                    model=name,
+                )
+            )
         else:
-            out.append(finding("WORLD_MODEL_MISSING", ERROR, f"model {name} (used by {who}) does not exist: "
-                               "those entities draw nothing", model=name))
+            out.append(
+                finding(
+                    "WORLD_MODEL_MISSING",
+                    ERROR,
+                    f"model {name} (used by {who}) does not exist: those entities draw nothing",
+                    model=name,
+                )
+            )
     for r in gen.p.vegetation:
         m = models.get(r.model) if r.model else None
         if m is None:
             continue
         if m.draw_distance <= 0:
-            out.append(finding("WORLD_FLORA_NO_DRAW_DISTANCE", WARNING, f"vegetation rule {r.name}: flora model "
-                               f"{r.model} has no draw_distance, so every loaded plant is drawn however far",
-                               rule=f"vegetation[{r.index}]", model=r.model))
+            out.append(
+                finding(
+                    "WORLD_FLORA_NO_DRAW_DISTANCE",
+                    WARNING,
+                    f"vegetation rule {r.name}: flora model "
+                    f"{r.model} has no draw_distance, so every loaded plant is drawn however far",
+                    rule=f"vegetation[{r.index}]",
+                    model=r.model,
+                )
+            )
         if not m.distances:
-            out.append(finding("WORLD_FLORA_NO_LOD", NOTE, f"vegetation rule {r.name}: flora model {r.model} has "
-                               "no lod level, so its plants are never thinned with distance",
-                               rule=f"vegetation[{r.index}]", model=r.model))
+            out.append(
+                finding(
+                    "WORLD_FLORA_NO_LOD",
+                    NOTE,
+                    f"vegetation rule {r.name}: flora model {r.model} has "
+                    "no lod level, so its plants are never thinned with distance",
+                    rule=f"vegetation[{r.index}]",
+                    model=r.model,
+                )
+            )
     return out
 
 
@@ -162,26 +202,52 @@ def _area_findings(gen: Generator, area: tuple[int, int, int, int], progress: Pr
 
     for i, r in enumerate(p.scatter):
         if r.prefab in gen.prefabs and not allowed(r.biomes, r.prefab):
-            out.append(finding("WORLD_RULE_IDLE", WARNING, f"scatter rule {i} ({r.prefab}) places nothing in {span}: "
-                               "none of its biomes appears there", rule=f"scatter[{i}]"))
+            out.append(
+                finding(
+                    "WORLD_RULE_IDLE",
+                    WARNING,
+                    f"scatter rule {i} ({r.prefab}) places nothing in {span}: none of its biomes appears there",
+                    rule=f"scatter[{i}]",
+                )
+            )
     n = p.cells
     for v in p.vegetation:
-        if (v.prefab and v.prefab not in gen.prefabs):
+        if v.prefab and v.prefab not in gen.prefabs:
             continue
         if not v.area and not allowed(v.biomes, v.prefab):
-            out.append(finding("WORLD_RULE_IDLE", WARNING, f"vegetation rule {v.name} plants nothing in {span}: none "
-                               "of its biomes appears there", rule=f"vegetation[{v.index}]"))
+            out.append(
+                finding(
+                    "WORLD_RULE_IDLE",
+                    WARNING,
+                    f"vegetation rule {v.name} plants nothing in {span}: none of its biomes appears there",
+                    rule=f"vegetation[{v.index}]",
+                )
+            )
         if v.area:
             ax0, ax1, az0, az1 = v.x - v.radius, v.x + v.radius, v.z - v.radius, v.z + v.radius
             if ax1 <= -n or ax0 >= n or az1 <= -n or az0 >= n:
-                out.append(finding("WORLD_VEGETATION_OUTSIDE", WARNING, f"vegetation rule {v.name}: its area "
-                                   f"(radius {v.radius} around vertex [{v.x}, {v.z}]) lies outside the world",
-                                   rule=f"vegetation[{v.index}]", **_where_cell(v.x, v.z)))
+                out.append(
+                    finding(
+                        "WORLD_VEGETATION_OUTSIDE",
+                        WARNING,
+                        f"vegetation rule {v.name}: its area "
+                        f"(radius {v.radius} around vertex [{v.x}, {v.z}]) lies outside the world",
+                        rule=f"vegetation[{v.index}]",
+                        **_where_cell(v.x, v.z),
+                    )
+                )
             elif ax0 < -n or ax1 > n or az0 < -n or az1 > n:
-                out.append(finding("WORLD_VEGETATION_OUTSIDE", NOTE, f"vegetation rule {v.name}: part of its area "
-                                   f"(radius {v.radius} around vertex [{v.x}, {v.z}]) lies outside the world (cells "
-                                   f"{-n}..{n - 1}) and plants nothing there", rule=f"vegetation[{v.index}]",
-                                   **_where_cell(v.x, v.z)))
+                out.append(
+                    finding(
+                        "WORLD_VEGETATION_OUTSIDE",
+                        NOTE,
+                        f"vegetation rule {v.name}: part of its area "
+                        f"(radius {v.radius} around vertex [{v.x}, {v.z}]) lies outside the world (cells "
+                        f"{-n}..{n - 1}) and plants nothing there",
+                        rule=f"vegetation[{v.index}]",
+                        **_where_cell(v.x, v.z),
+                    )
+                )
     for i, rule in enumerate(p.sites):
         if not any(name in gen.prefabs for name in rule.prefabs):
             continue  # WORLD_PREFAB_MISSING says it
@@ -190,8 +256,9 @@ def _area_findings(gen: Generator, area: tuple[int, int, int, int], progress: Pr
         reasons: Counter[str] = Counter()
         kept = 0
         structs = gen.structs
-        regions = [(rx, rz) for rz in range(z0 // s, (z0 + h - 1) // s + 1)
-                   for rx in range(x0 // s, (x0 + w - 1) // s + 1)]
+        regions = [
+            (rx, rz) for rz in range(z0 // s, (z0 + h - 1) // s + 1) for rx in range(x0 // s, (x0 + w - 1) // s + 1)
+        ]
         if len(regions) * s * s >= 32 * 2000:
             structs._prefetch(x0 - s, z0 - s, w + 2 * s + 1, h + 2 * s + 1)
         for rx, rz in regions:
@@ -202,8 +269,14 @@ def _area_findings(gen: Generator, area: tuple[int, int, int, int], progress: Pr
                 reasons[d.reason.split(" ")[0] if d.reason.startswith(("place ", "site ")) else d.reason] += 1
         if not kept:
             why = ", ".join(f"{why} {k}" for why, k in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
-            out.append(finding("WORLD_SITE_NEVER", WARNING, f"site rule {rule.tag} places no site in {span} "
-                               f"({len(regions)} regions; dropped for: {why})", rule=f"sites[{i}]"))
+            out.append(
+                finding(
+                    "WORLD_SITE_NEVER",
+                    WARNING,
+                    f"site rule {rule.tag} places no site in {span} ({len(regions)} regions; dropped for: {why})",
+                    rule=f"sites[{i}]",
+                )
+            )
     return out
 
 
@@ -261,10 +334,11 @@ class ViewSummary:
 
         k = self.count
         tris = [v["triangles"] for v in batch]
-        self.triangles[k:k + len(batch)] = tris
+        self.triangles[k : k + len(batch)] = tris
         top = heapq.nsmallest(WORST_VIEWS, ((-t, k + i) for i, t in enumerate(tris)))
-        self.worst = heapq.nsmallest(WORST_VIEWS, self.worst + [(t, o, batch[o - k]) for t, o in top],
-                                     key=lambda w: (w[0], w[1]))
+        self.worst = heapq.nsmallest(
+            WORST_VIEWS, self.worst + [(t, o, batch[o - k]) for t, o in top], key=lambda w: (w[0], w[1])
+        )
         for v, t in zip(batch, tris, strict=True):
             if t > FRAME_BUDGET:
                 self.over_count += 1
@@ -273,14 +347,18 @@ class ViewSummary:
         self.count += len(batch)
 
     def report(self) -> dict[str, Any]:
-        t = self.triangles[:self.count]
+        t = self.triangles[: self.count]
         n = len(t)
         hist = np.bincount(t // HISTOGRAM_BIN).tolist() if n else []
         return {
             "views": n,
             "over_budget": self.over_count,
-            "triangles": {"min": int(t.min()) if n else 0, "median": int(np.sort(t)[(n - 1) // 2]) if n else 0,
-                          "max": int(t.max()) if n else 0, "mean": round(int(t.sum()) / n, 1) if n else 0.0},
+            "triangles": {
+                "min": int(t.min()) if n else 0,
+                "median": int(np.sort(t)[(n - 1) // 2]) if n else 0,
+                "max": int(t.max()) if n else 0,
+                "mean": round(int(t.sum()) / n, 1) if n else 0.0,
+            },
             "histogram": {"bin": HISTOGRAM_BIN, "views": hist},
             "worst": [v for _, _, v in self.worst],
             "over": self.over,
@@ -310,13 +388,23 @@ def _view_findings(views: list[dict], summary: ViewSummary | None = None) -> lis
     kept = ""
     if worst["window"]["triangles"] < worst["triangles"]:
         sx, sz = worst["kept"]
-        kept = (f" with the chunks the engine keeps loaded {'east' if sx > 0 else 'west'} and "
-                f"{'south' if sz > 0 else 'north'} of its window (the window alone: "
-                f"{worst['window']['triangles']})")
-    return [finding("WORLD_CHUNK_BUDGET", WARNING, f"view {worst['name']} (focus cell {worst['focus']}) "
-                    f"draws {worst['triangles']} triangles{kept}, over the {FRAME_BUDGET} a console draws "
-                    f"per frame ({parts}){others}", view=worst["name"], triangles=worst["triangles"],
-                    **_where_cell(*worst["focus"]))]
+        kept = (
+            f" with the chunks the engine keeps loaded {'east' if sx > 0 else 'west'} and "
+            f"{'south' if sz > 0 else 'north'} of its window (the window alone: "
+            f"{worst['window']['triangles']})"
+        )
+    return [
+        finding(
+            "WORLD_CHUNK_BUDGET",
+            WARNING,
+            f"view {worst['name']} (focus cell {worst['focus']}) "
+            f"draws {worst['triangles']} triangles{kept}, over the {FRAME_BUDGET} a console draws "
+            f"per frame ({parts}){others}",
+            view=worst["name"],
+            triangles=worst["triangles"],
+            **_where_cell(*worst["focus"]),
+        )
+    ]
 
 
 def _view_lines(views: list[dict]) -> bytes:
@@ -332,17 +420,32 @@ def error_findings(gen: Generator, models: Mapping[str, ModelDraw], invalid_mode
     return [f for f in found if f["severity"] == ERROR]
 
 
-def report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_models: Iterable[str] = (),
-                 at: Iterable[tuple[int, int]] = (), all_views: bool = False, views_file: str | None = None,
-                 progress: Progress | None = None) -> dict[str, Any]:
+def report_world(
+    gen: Generator,
+    models: Mapping[str, ModelDraw],
+    *,
+    invalid_models: Iterable[str] = (),
+    at: Iterable[tuple[int, int]] = (),
+    all_views: bool = False,
+    views_file: str | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """The inspect world report of a generator's world (:func:`_report_world`, its report)."""
-    return _report_world(gen, models, invalid_models=invalid_models, at=at, all_views=all_views,
-                         views_file=views_file, progress=progress)[0]
+    return _report_world(
+        gen, models, invalid_models=invalid_models, at=at, all_views=all_views, views_file=views_file, progress=progress
+    )[0]
 
 
-def _report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_models: Iterable[str] = (),
-                  at: Iterable[tuple[int, int]] = (), all_views: bool = False, views_file: str | None = None,
-                  progress: Progress | None = None) -> tuple[dict[str, Any], ViewSummary | None]:
+def _report_world(
+    gen: Generator,
+    models: Mapping[str, ModelDraw],
+    *,
+    invalid_models: Iterable[str] = (),
+    at: Iterable[tuple[int, int]] = (),
+    all_views: bool = False,
+    views_file: str | None = None,
+    progress: Progress | None = None,
+) -> tuple[dict[str, Any], ViewSummary | None]:
     """The inspect world report of a generator's world (without name, source and status).
 
     ``models`` maps model names to their drawing figures; a model the world uses that is not
@@ -365,11 +468,17 @@ def _report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mo
     view = int(getattr(gen.world, "view", 1) or 1)
     if reach > radius + 1e-9:
         what = f"far {cam['far']:g} m" if cam["type"] == "perspective" else f"size {cam['size']:g} m"
-        findings.append(finding(
-            "WORLD_VIEW_SHORT", WARNING, f"the camera ({cam['type']}, {what}) sees ground {reach:.1f} m from the "
-            f"focus, past the loaded chunks: {view} chunk(s) of {radius / view:g} m around the focus's chunk "
-            f"reach {radius:g} m when the focus stands at its chunk's edge (shorten far or size, or raise view)",
-            reach_m=round(reach, 3), loaded_m=radius))
+        findings.append(
+            finding(
+                "WORLD_VIEW_SHORT",
+                WARNING,
+                f"the camera ({cam['type']}, {what}) sees ground {reach:.1f} m from the "
+                f"focus, past the loaded chunks: {view} chunk(s) of {radius / view:g} m around the focus's chunk "
+                f"reach {radius:g} m when the focus stands at its chunk's edge (shorten far or size, or raise view)",
+                reach_m=round(reach, 3),
+                loaded_m=radius,
+            )
+        )
     area = inspected_area(gen)
     findings += _area_findings(gen, area, progress)
     cells: list[tuple[str, tuple[int, int]]] = [("start", (0, 0))]
@@ -410,20 +519,37 @@ def _report_world(gen: Generator, models: Mapping[str, ModelDraw], *, invalid_mo
     if views_file is not None:
         extra["views_file"] = views_file
     return {
-        "world": {"seed": p.seed, "cell": p.cell_mm / 1000.0, "chunk": p.chunk, "extent": p.extent, "view": view,
-                  "cells": p.cells},
+        "world": {
+            "seed": p.seed,
+            "cell": p.cell_mm / 1000.0,
+            "chunk": p.chunk,
+            "extent": p.extent,
+            "view": view,
+            "cells": p.cells,
+        },
         "camera": cam,
-        "loaded": {"chunks": (2 * view + 1) ** 2, "chunks_max": (2 * view + 2) ** 2, "radius_m": radius,
-                   "reach_m": round(reach, 3)},
+        "loaded": {
+            "chunks": (2 * view + 1) ** 2,
+            "chunks_max": (2 * view + 2) ** 2,
+            "radius_m": radius,
+            "reach_m": round(reach, 3),
+        },
         "budget": FRAME_BUDGET,
         "area": {"cell": [area[0], area[1]], "size": [area[2], area[3]]},
         "places": [
-            {"name": pl.name, "prefab": pl.prefab, "cell": [pl.x, pl.z], "rotation": pl.rotation,
-             "footprint": list(place_footprint(gen, pl.prefab, (pl.x, pl.z), pl.rotation))}
+            {
+                "name": pl.name,
+                "prefab": pl.prefab,
+                "cell": [pl.x, pl.z],
+                "rotation": pl.rotation,
+                "footprint": list(place_footprint(gen, pl.prefab, (pl.x, pl.z), pl.rotation)),
+            }
             for pl in p.places
         ],
-        "models": {name: {"triangles": list(m.triangles), "lod_distances": list(m.distances),
-                          "draw_distance": m.draw_distance} for name, m in sorted(models.items())},
+        "models": {
+            name: {"triangles": list(m.triangles), "lod_distances": list(m.distances), "draw_distance": m.draw_distance}
+            for name, m in sorted(models.items())
+        },
         "views": views,
         **extra,
         "worst_view": {"name": worst["name"], "triangles": worst["triangles"]},
@@ -445,8 +571,11 @@ def _cooked(project: Project, kind: str, name: str, index=None) -> tuple[Any, st
         found = got.diagnostics
         if found and len(found) == len(got.messages):
             return None, "invalid", [d | {"text": m} for d, m in zip(found, got.messages, strict=True)]
-        return None, "invalid", [{"message": m, "text": m, "severity": "warning" if ": warning: " in m else "error"}
-                                 for m in got.messages]
+        return (
+            None,
+            "invalid",
+            [{"message": m, "text": m, "severity": "warning" if ": warning: " in m else "error"} for m in got.messages],
+        )
     return got.record, got.status, got.messages
 
 
@@ -468,8 +597,6 @@ def _error_list(diagnostics: list[dict]) -> list[dict]:
     return [d for d in diagnostics if d.get("severity") != "warning"]
 
 
-
-
 def _head(project: Project, kind: str, name: str, index=None) -> tuple[Any, dict[str, Any]]:
     """(record or None, head of the report: name, source, status, errors)."""
     from veduta.base.project import no_such_asset
@@ -479,11 +606,17 @@ def _head(project: Project, kind: str, name: str, index=None) -> tuple[Any, dict
     from veduta.base.errors import clip
 
     # (a missing asset's name is what the user typed: echoed in part, with its length, if huge)
-    head: dict[str, Any] = {"name": name if src else clip(name, 200), "source": src.rel if src else None,
-                            "status": status, "errors": [], "findings": []}
+    head: dict[str, Any] = {
+        "name": name if src else clip(name, 200),
+        "source": src.rel if src else None,
+        "status": status,
+        "errors": [],
+        "findings": [],
+    }
     if rec is None:
-        head["errors"] = (_error_list(messages) if status == "invalid"
-                          else [{"message": str(no_such_asset(project, kind, name))}])
+        head["errors"] = (
+            _error_list(messages) if status == "invalid" else [{"message": str(no_such_asset(project, kind, name))}]
+        )
         if status == "invalid":
             head["findings"] = source_errors(kind, head["errors"])
     return rec, head
@@ -506,9 +639,16 @@ def load_world(project: Project, name: str) -> tuple[Any, dict[str, Any], dict]:
     return world, prefabs, head
 
 
-def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (), all_views: bool = False,
-                  sheet: str | None = None, image: bool = False, views_file: str | None = None,
-                  progress: Progress | None = None) -> dict[str, Any]:
+def inspect_world(
+    project: Project,
+    name: str,
+    at: Iterable[tuple[int, int]] = (),
+    all_views: bool = False,
+    sheet: str | None = None,
+    image: bool = False,
+    views_file: str | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Inspect world ``name`` of ``project``: ``{"name", "source", "status" ("ok", "findings" when an
     error finding exists, "invalid", "missing"), "errors", ...report_world..., "findings"}``.
 
@@ -537,8 +677,9 @@ def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (
             raise UsageError(f"focus cell {x},{z} is outside world {name}: its cells are {-n}..{n - 1} on x and z")
     tell(progress, 1, STAGES, "models")
     models, invalid, _ = model_draws(project, needed_models(gen))
-    got, summary = _report_world(gen, models, invalid_models=invalid, at=at, all_views=all_views,
-                                 views_file=views_file, progress=progress)
+    got, summary = _report_world(
+        gen, models, invalid_models=invalid, at=at, all_views=all_views, views_file=views_file, progress=progress
+    )
     out = head | got
     out["status"] = "findings" if has_error(out["findings"]) else "ok"
     if sheet is not None or image:
@@ -547,11 +688,13 @@ def inspect_world(project: Project, name: str, at: Iterable[tuple[int, int]] = (
         from veduta.tools.export.looks import Looks
         from veduta.tools.mapimage import png_bytes
 
-        img, drawn = render_sheet(gen, out, looks=Looks(Cooked(project)),
-                                  every=None if summary is None else _sheet_views(gen, summary))
+        img, drawn = render_sheet(
+            gen, out, looks=Looks(Cooked(project)), every=None if summary is None else _sheet_views(gen, summary)
+        )
         png = png_bytes(img)
-        out["sheet_drawn"] = {k: drawn[k] for k in ("title", "map_box", "origin", "scale", "legend", "labels",
-                                                    "dropped", "counts")}
+        out["sheet_drawn"] = {
+            k: drawn[k] for k in ("title", "map_box", "origin", "scale", "legend", "labels", "dropped", "counts")
+        }
         if sheet is not None:
             write_output(str(sheet), png)
             out["sheet"] = str(sheet)
@@ -601,8 +744,13 @@ def _sheet_views(gen: Generator, summary: ViewSummary, size: int = SHEET_CELLS) 
     return out
 
 
-def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CELLS,
-                 looks: Any = None, every: list[dict[str, Any]] | None = None) -> tuple[Image.Image, dict[str, Any]]:
+def render_sheet(
+    gen: Generator,
+    report: Mapping[str, Any],
+    size: int = SHEET_CELLS,
+    looks: Any = None,
+    every: list[dict[str, Any]] | None = None,
+) -> tuple[Image.Image, dict[str, Any]]:
     """The inspect world sheet: the map (``veduta world map``, biome colours from *looks*) of
     ``size`` x ``size`` cells around the origin (the world, when smaller) with, for each view,
     its focus (a cross), the chunks loaded around it (a dashed rectangle) and what its camera
@@ -667,13 +815,16 @@ def render_sheet(gen: Generator, report: Mapping[str, Any], size: int = SHEET_CE
         severities.add(f["severity"])
         marks.append(Mark(cx, cz, 8, f["code"], colour, "finding"))
     # views and findings are labelled first, errors first among the findings, then the map's own
-    findings = sorted((m for m in marks if m.kind == "finding"),
-                      key=lambda m: [MARK[ERROR], MARK[WARNING], MARK[NOTE]].index(m.colour))
+    findings = sorted(
+        (m for m in marks if m.kind == "finding"),
+        key=lambda m: [MARK[ERROR], MARK[WARNING], MARK[NOTE]].index(m.colour),
+    )
     pic.marks = [m for m in marks if m.kind == "view"] + findings + pic.marks
     if named or every:
         pic.glyphs.append(Glyph("view", "cross", VIEW, "view: its focus cell, triangles drawn"))
-        pic.glyphs.append(Glyph("view_over", "cross", MARK[WARNING],
-                                f"view over the {FRAME_BUDGET:,} triangles a frame"))
+        pic.glyphs.append(
+            Glyph("view_over", "cross", MARK[WARNING], f"view over the {FRAME_BUDGET:,} triangles a frame")
+        )
     if drew_window:
         pic.glyphs.append(Glyph("window", "dashed", WINDOW, "chunks loaded around a view's focus"))
     if drew_camera:
@@ -707,18 +858,36 @@ def report_prefab(record: Any, models: Mapping[str, dict]) -> dict[str, Any]:
         model = getattr(e, "model", "") or ""
         rep = models.get(model) if model else None
         tris = None
-        row: dict[str, Any] = {"name": e.name, "kind": getattr(e, "kind", ""), "model": model,
-                               "material": getattr(e, "material", "") or "",
-                               "position": [float(v) for v in (e.position or (0, 0, 0))],
-                               "parent": getattr(e, "parent", "") or ""}
+        row: dict[str, Any] = {
+            "name": e.name,
+            "kind": getattr(e, "kind", ""),
+            "model": model,
+            "material": getattr(e, "material", "") or "",
+            "position": [float(v) for v in (e.position or (0, 0, 0))],
+            "parent": getattr(e, "parent", "") or "",
+        }
         path = f"entities[{i}]"
         if model:
             if rep is None or rep["status"] == "missing":
-                findings.append(finding("PREFAB_MODEL_MISSING", ERROR, f"entity {e.name} names model {model}, "
-                                        "which does not exist", path=f"{path}.model", entity=e.name))
+                findings.append(
+                    finding(
+                        "PREFAB_MODEL_MISSING",
+                        ERROR,
+                        f"entity {e.name} names model {model}, which does not exist",
+                        path=f"{path}.model",
+                        entity=e.name,
+                    )
+                )
             elif rep["status"] == "invalid":
-                findings.append(finding("PREFAB_MODEL_INVALID", ERROR, f"entity {e.name} names model {model}, "
-                                        "whose source has errors", path=f"{path}.model", entity=e.name))
+                findings.append(
+                    finding(
+                        "PREFAB_MODEL_INVALID",
+                        ERROR,
+                        f"entity {e.name} names model {model}, whose source has errors",
+                        path=f"{path}.model",
+                        entity=e.name,
+                    )
+                )
             else:
                 tris = int(rep["triangles"])
                 total += tris
@@ -726,23 +895,42 @@ def report_prefab(record: Any, models: Mapping[str, dict]) -> dict[str, Any]:
                 row["draw_distance"] = rep["draw_distance"]
                 if model_exit(rep) == 1:
                     codes = sorted({f["code"] for f in rep["findings"] if f["severity"] == ERROR})
-                    findings.append(finding("PREFAB_MODEL_FINDINGS", WARNING, f"entity {e.name}: model {model} has "
-                                            f"error findings ({', '.join(codes)}; see veduta inspect model {model})",
-                                            path=f"{path}.model", entity=e.name))
+                    findings.append(
+                        finding(
+                            "PREFAB_MODEL_FINDINGS",
+                            WARNING,
+                            f"entity {e.name}: model {model} has "
+                            f"error findings ({', '.join(codes)}; see veduta inspect model {model})",
+                            path=f"{path}.model",
+                            entity=e.name,
+                        )
+                    )
         row["triangles"] = tris
         rows.append(row)
         if not row["parent"] or row["parent"] not in names:
             x, _, z = row["position"]
             if abs(x) > w / 2 or abs(z) > d / 2:
-                findings.append(finding("PREFAB_ENTITY_OUTSIDE", WARNING, f"entity {e.name} stands at x {x:g}, "
-                                        f"z {z:g}, outside the footprint ({w:g} x {d:g} m centred on the origin: "
-                                        f"x within +-{w / 2:g}, z within +-{d / 2:g})", path=f"{path}.position",
-                                        entity=e.name))
+                findings.append(
+                    finding(
+                        "PREFAB_ENTITY_OUTSIDE",
+                        WARNING,
+                        f"entity {e.name} stands at x {x:g}, "
+                        f"z {z:g}, outside the footprint ({w:g} x {d:g} m centred on the origin: "
+                        f"x within +-{w / 2:g}, z within +-{d / 2:g})",
+                        path=f"{path}.position",
+                        entity=e.name,
+                    )
+                )
     if not ents:
         findings.append(finding("PREFAB_EMPTY", NOTE, "the prefab has no entities: it places nothing visible"))
     if total > FRAME_BUDGET:
-        findings.append(finding("PREFAB_OVER_BUDGET", WARNING, f"{total} triangles at full detail, over the "
-                                f"{FRAME_BUDGET} a console draws per frame"))
+        findings.append(
+            finding(
+                "PREFAB_OVER_BUDGET",
+                WARNING,
+                f"{total} triangles at full detail, over the {FRAME_BUDGET} a console draws per frame",
+            )
+        )
     return {
         "footprint": [w, d],
         "tags": list(getattr(record, "tags", None) or []),
@@ -773,8 +961,15 @@ def inspect_prefab(project: Project, name: str) -> dict[str, Any]:
     extra = []
     for i, e in mats:
         if project.find_source("material", e.material) is None:
-            extra.append(finding("PREFAB_MATERIAL_MISSING", ERROR, f"entity {e.name} names material {e.material}, "
-                                 "which does not exist", path=f"entities[{i}].material", entity=e.name))
+            extra.append(
+                finding(
+                    "PREFAB_MATERIAL_MISSING",
+                    ERROR,
+                    f"entity {e.name} names material {e.material}, which does not exist",
+                    path=f"entities[{i}].material",
+                    entity=e.name,
+                )
+            )
     out["findings"] = ranked(extra + out["findings"])
     out["status"] = "findings" if has_error(out["findings"]) else "ok"
     return out

@@ -166,8 +166,14 @@ def locate(text: str, offset: int, hover: bool = False) -> Place:
         if ch in "{[":
             if f is not None:
                 _value_seen(f, PRESENT)
-            stack.append(_Frame("object" if ch == "{" else "array", i, expect="key" if ch == "{" else "value",
-                                slot=None if ch == "{" else 0))
+            stack.append(
+                _Frame(
+                    "object" if ch == "{" else "array",
+                    i,
+                    expect="key" if ch == "{" else "value",
+                    slot=None if ch == "{" else 0,
+                )
+            )
             i += 1
             continue
         if ch in "}]":

@@ -32,8 +32,9 @@ __all__ = ["STATES", "list_assets"]
 STATES = ("fresh", "stale", "failed", "never_cooked")
 
 
-def list_assets(project: Project, kind: str | None = None, jobs: int = 1,
-                progress: Progress | None = None) -> dict[str, Any]:
+def list_assets(
+    project: Project, kind: str | None = None, jobs: int = 1, progress: Progress | None = None
+) -> dict[str, Any]:
     """Every source (of *kind*, or of every kind), sorted by path:
     ``{"assets": [{"kind", "name", "path", "state", "errors", "warnings"}], "counts": {state: n},
     "problems": [diagnostic]}``. What is not known good is compiled, in *jobs* processes; a
@@ -69,10 +70,17 @@ def list_assets(project: Project, kind: str | None = None, jobs: int = 1,
             state = "stale"
         else:
             state = "never_cooked"
-        assets.append({"kind": src.kind.name, "name": src.name, "path": path.replace(os.sep, "/"), "state": state,
-                       "errors": errors, "warnings": warnings})
+        assets.append(
+            {
+                "kind": src.kind.name,
+                "name": src.name,
+                "path": path.replace(os.sep, "/"),
+                "state": state,
+                "errors": errors,
+                "warnings": warnings,
+            }
+        )
     tally_states = {s: 0 for s in STATES}
     for a in assets:
         tally_states[a["state"]] += 1
     return {"assets": assets, "counts": tally_states, "problems": problems}
-

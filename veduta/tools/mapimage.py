@@ -108,8 +108,14 @@ def palette(gen: Generator, looks: Looks | None) -> Palette:
     for name, ground in zip(gen.p.biome_names, gen.p.biome_grounds, strict=True):
         if looks is None or not ground:
             colours.append(NO_MATERIAL)
-            info.append({"biome": name, "material": ground, "colour": hexrgb(NO_MATERIAL),
-                         "status": "missing" if ground else "no material"})
+            info.append(
+                {
+                    "biome": name,
+                    "material": ground,
+                    "colour": hexrgb(NO_MATERIAL),
+                    "status": "missing" if ground else "no material",
+                }
+            )
             continue
         look = looks.look(ground, f"biome {name}")
         rgb = rgb3(look.colour) if look.info.get("status") != "missing" else NO_MATERIAL
@@ -169,8 +175,13 @@ class Mark:
     kind: str
 
 
-def place_labels(draw: ImageDraw.ImageDraw, font: Any, marks: Sequence[Mark], size: tuple[int, int],
-                 taken: Sequence[tuple[int, int, int, int]] = ()) -> tuple[list[dict[str, Any]], list[Mark]]:
+def place_labels(
+    draw: ImageDraw.ImageDraw,
+    font: Any,
+    marks: Sequence[Mark],
+    size: tuple[int, int],
+    taken: Sequence[tuple[int, int, int, int]] = (),
+) -> tuple[list[dict[str, Any]], list[Mark]]:
     """Where labels go, greedy in the given order (put the important ones first): each takes the
     first free spot beside its mark (right, left, below, above, then a line or two further), else
     the first free spot further out in eight directions (drawn with a leader line), else it is
@@ -194,9 +205,14 @@ def place_labels(draw: ImageDraw.ImageDraw, font: Any, marks: Sequence[Mark], si
         near = []
         for k in (0, 1, 2):
             dy = k * (th + 2)
-            near += [(cx + gap, cy - th // 2 + dy), (cx + gap, cy - th // 2 - dy),
-                     (cx - gap - tw, cy - th // 2 + dy), (cx - gap - tw, cy - th // 2 - dy),
-                     (cx - tw // 2, cy + gap + dy), (cx - tw // 2, cy - gap - th - dy)]
+            near += [
+                (cx + gap, cy - th // 2 + dy),
+                (cx + gap, cy - th // 2 - dy),
+                (cx - gap - tw, cy - th // 2 + dy),
+                (cx - gap - tw, cy - th // 2 - dy),
+                (cx - tw // 2, cy + gap + dy),
+                (cx - tw // 2, cy - gap - th - dy),
+            ]
         far = []
         for r in (gap + 16, gap + 30, gap + 48):
             for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, 1), (1, -1), (-1, -1)):
@@ -221,8 +237,7 @@ def place_labels(draw: ImageDraw.ImageDraw, font: Any, marks: Sequence[Mark], si
             ex = min(max(cx, box[0]), box[2] - 1)
             ey = min(max(cy, box[1]), box[3] - 1)
             line = [cx, cy, ex, ey]
-        out.append({"text": m.text, "kind": m.kind, "xy": list(xy), "box": list(box), "lead": line,
-                    "colour": m.colour})
+        out.append({"text": m.text, "kind": m.kind, "xy": list(xy), "box": list(box), "lead": line, "colour": m.colour})
     return out, dropped
 
 
@@ -249,8 +264,16 @@ class MapPicture:
     """A map of ``size`` cells around cell ``at`` at ``scale`` pixels per cell, with its marks;
     :meth:`compose` frames it with title, axes, scale bar, north arrow and legend."""
 
-    def __init__(self, gen: Generator, at: Sequence[int], size: Sequence[int], scale: int | None, pal: Palette,
-                 world: str = "", progress: Progress | None = None):
+    def __init__(
+        self,
+        gen: Generator,
+        at: Sequence[int],
+        size: Sequence[int],
+        scale: int | None,
+        pal: Palette,
+        world: str = "",
+        progress: Progress | None = None,
+    ):
         w, h = int(size[0]), int(size[1])
         self.gen, self.pal, self.world = gen, pal, world or str(getattr(gen.world, "name", "") or "")
         self.w, self.h = w, h
@@ -288,7 +311,7 @@ class MapPicture:
         for r in range(0, self.h, MAP_STRIP):
             n = min(MAP_STRIP, self.h - r)
             lay = gen.layers(self.x0, self.z0 + r, self.w, n)
-            rgb[r:r + n] = cells_rgb(gen, self.x0, self.z0 + r, self.w, n, self.pal, lay)
+            rgb[r : r + n] = cells_rgb(gen, self.x0, self.z0 + r, self.w, n, self.pal, lay)
             self.wet = self.wet or bool(lay.wet.any())
             self.trees = self.trees or bool(((lay.owner_kind == SCATTER) | (lay.owner_kind == VEGETATION)).any())
             tell(self.progress, r + n, self.h, "map rows")
@@ -385,9 +408,11 @@ class MapPicture:
     def title(self) -> str:
         p = self.gen.p
         cell = p.cell_mm / 1000.0
-        return (f"world {self.world}, seed {p.seed}: {self.w} x {self.h} cells around cell [{self.at[0]}, "
-                f"{self.at[1]}], cells of {cell:g} m ({self.w * cell:g} x {self.h * cell:g} m), "
-                f"{self.scale} px per cell")
+        return (
+            f"world {self.world}, seed {p.seed}: {self.w} x {self.h} cells around cell [{self.at[0]}, "
+            f"{self.at[1]}], cells of {cell:g} m ({self.w * cell:g} x {self.h * cell:g} m), "
+            f"{self.scale} px per cell"
+        )
 
     def compose(self, taken: Sequence[tuple[int, int, int, int]] = ()) -> tuple[Image.Image, dict[str, Any]]:
         """The framed picture and what it holds: ``{"title", "map_box" (the map's pixels in the
@@ -463,19 +488,40 @@ class MapPicture:
             box = (lx, ly + 1, lx + 14, ly + 11)
             self._glyph(d, g, box)
             d.text((lx + 20, ly), g.text, fill=INK, font=font)
-            legend.append({"kind": g.kind, "name": g.name, "text": g.text, "colour": hexrgb(g.colour),
-                           "box": [box[0], box[1], box[2] + 1, box[3] + 1]})
+            legend.append(
+                {
+                    "kind": g.kind,
+                    "name": g.name,
+                    "text": g.text,
+                    "colour": hexrgb(g.colour),
+                    "box": [box[0], box[1], box[2] + 1, box[3] + 1],
+                }
+            )
             ly += LINE
         ly += 4
         for t in notes:
             d.text((lx, ly), t, fill=DIM, font=font)
             ly += LINE
-        info = {"title": title, "map_box": [mx, my, mx + W, my + H], "origin": [self.x0, self.z0], "scale": s,
-                "ticks": step, "scale_bar_m": metres, "legend": legend,
-                "labels": [{"text": lb["text"], "kind": lb["kind"],
-                            "box": [lb["box"][0] + mx, lb["box"][1] + my, lb["box"][2] + mx, lb["box"][3] + my],
-                            "lead": lb["lead"] is not None} for lb in labels],
-                "dropped": [m.text for m in dropped], "counts": dict(sorted(self.counts.items()))}
+        info = {
+            "title": title,
+            "map_box": [mx, my, mx + W, my + H],
+            "origin": [self.x0, self.z0],
+            "scale": s,
+            "ticks": step,
+            "scale_bar_m": metres,
+            "legend": legend,
+            "labels": [
+                {
+                    "text": lb["text"],
+                    "kind": lb["kind"],
+                    "box": [lb["box"][0] + mx, lb["box"][1] + my, lb["box"][2] + mx, lb["box"][3] + my],
+                    "lead": lb["lead"] is not None,
+                }
+                for lb in labels
+            ],
+            "dropped": [m.text for m in dropped],
+            "counts": dict(sorted(self.counts.items())),
+        }
         return out, info
 
     @staticmethod
@@ -507,9 +553,15 @@ class MapPicture:
             d.line([(x0, cy), (x1, cy)], fill=g.colour, width=1)
 
 
-def render_map(gen: Generator, at: Sequence[int] = (0, 0), size: Sequence[int] = (256, 256),
-               scale: int | None = None, pal: Palette | None = None, world: str = "",
-               progress: Progress | None = None) -> tuple[Image.Image, dict]:
+def render_map(
+    gen: Generator,
+    at: Sequence[int] = (0, 0),
+    size: Sequence[int] = (256, 256),
+    scale: int | None = None,
+    pal: Palette | None = None,
+    world: str = "",
+    progress: Progress | None = None,
+) -> tuple[Image.Image, dict]:
     """The framed map of the ``size`` cells around cell *at* (``scale`` pixels per cell, default
     1024 // the larger side, clamped to 1..8), coloured by *pal* (default: no materials):
     (image, what it holds, :meth:`MapPicture.compose`). *progress* hears the rows of cells done."""

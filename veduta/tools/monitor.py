@@ -18,8 +18,9 @@ def monitor_status(project: Project) -> dict:
     return status(project.cache)
 
 
-def run_monitor(project: Project, should_stop: Callable[[], bool] = lambda: False,
-                ready: Callable[[dict], None] | None = None) -> dict:
+def run_monitor(
+    project: Project, should_stop: Callable[[], bool] = lambda: False, ready: Callable[[dict], None] | None = None
+) -> dict:
     """Watch *project*'s assets and cooked folders and keep the journal until *should_stop()*
     (checked twice a second) or KeyboardInterrupt; *ready* is called with the status once every
     folder is watched.  Returns the last status.  Another running monitor of the same game, or a
@@ -29,8 +30,9 @@ def run_monitor(project: Project, should_stop: Callable[[], bool] = lambda: Fals
     project.need_assets()
     running = status(project.cache)
     if running["running"]:
-        raise UsageError(f"a monitor already runs for this game (pid {running['pid']}); "
-                         f"`veduta watch --status` shows it")
+        raise UsageError(
+            f"a monitor already runs for this game (pid {running['pid']}); `veduta watch --status` shows it"
+        )
     try:
         mon = Monitor(project.assets, project.cooked, project.cache)
     except MonitorUnavailable as exc:

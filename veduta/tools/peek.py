@@ -14,7 +14,6 @@ from veduta.source.diagnostics import Report
 __all__ = ["part_counts", "place_info"]
 
 
-
 class Workspace(Protocol):
     """What these answers need of the editor's workspace (:class:`veduta.tools.editor.Workspace`):
     the project, the reference graph (its asset index), the open buffers and their texts, and the
@@ -26,6 +25,7 @@ class Workspace(Protocol):
     generators: Any
 
     def text(self, rel: str) -> str | None: ...
+
 
 def part_counts(data: bytes, name: str, index: int) -> dict[str, Any] | str:
     """Part *index* of model source *data* (named *name*) as the cook builds it:
@@ -50,9 +50,10 @@ def part_counts(data: bytes, name: str, index: int) -> dict[str, Any] | str:
             levels.append({"level": level, "distance": distance, "model": model})
             continue
         mp = parts[index]
-        used = indices[mp.first:mp.first + mp.count]
-        levels.append({"level": level, "distance": distance, "triangles": mp.count // 3,
-                       "vertices": int(np.unique(used).size)})
+        used = indices[mp.first : mp.first + mp.count]
+        levels.append(
+            {"level": level, "distance": distance, "triangles": mp.count // 3, "vertices": int(np.unique(used).size)}
+        )
     return {"shape": ms.spec.parts[index].shape, "levels": levels}
 
 
@@ -89,8 +90,14 @@ def place_info(ws: Workspace, rel: str, text: str, index: int) -> dict[str, Any]
     q = query(gen, place.x, place.z)
     cell = float(world.cell)
     metres = [[_num(place.x * cell), _num((place.x + 1) * cell)], [_num(place.z * cell), _num((place.z + 1) * cell)]]
-    return {"name": place.name, "cell": [place.x, place.z], "metres": [f"{a}..{b}" for a, b in metres],
-            "biome": q["biome"], "height": q["height"], "wet": q["water"]["wet"]}
+    return {
+        "name": place.name,
+        "cell": [place.x, place.z],
+        "metres": [f"{a}..{b}" for a, b in metres],
+        "biome": q["biome"],
+        "height": q["height"],
+        "wet": q["water"]["wet"],
+    }
 
 
 def _num(v: float) -> str:
@@ -104,8 +111,9 @@ def _compile(ws: Workspace, kind: str, rel: str, data: bytes) -> Any:
     from veduta.base.kinds import name_of
     from veduta.compile import CompileContext, compile_source
 
-    ctx = CompileContext(ws.project.assets, rel, kind, name_of(rel), Report(rel), ws.graph.asset_index(),
-                         overlay=ws.overlay)
+    ctx = CompileContext(
+        ws.project.assets, rel, kind, name_of(rel), Report(rel), ws.graph.asset_index(), overlay=ws.overlay
+    )
     try:
         return compile_source(kind, data, ctx)
     except Exception:  # noqa: BLE001 - a compiler bug shows as no answer here; diagnostics report it

@@ -94,14 +94,26 @@ def _grid(frame: raster.Frame, centre: np.ndarray, reach: float, step: float, y:
     for colour, origin in ((GRID, False), (AXIS, True)):
         sx = xs[(np.abs(xs) < step / 2) == origin]
         sz = zs[(np.abs(zs) < step / 2) == origin]
-        a = np.concatenate([np.stack([sx, np.full_like(sx, y), np.full_like(sx, z0)], 1),
-                            np.stack([np.full_like(sz, x0), np.full_like(sz, y), sz], 1)])
-        b = np.concatenate([np.stack([sx, np.full_like(sx, y), np.full_like(sx, z1)], 1),
-                            np.stack([np.full_like(sz, x1), np.full_like(sz, y), sz], 1)])
+        a = np.concatenate(
+            [
+                np.stack([sx, np.full_like(sx, y), np.full_like(sx, z0)], 1),
+                np.stack([np.full_like(sz, x0), np.full_like(sz, y), sz], 1),
+            ]
+        )
+        b = np.concatenate(
+            [
+                np.stack([sx, np.full_like(sx, y), np.full_like(sx, z1)], 1),
+                np.stack([np.full_like(sz, x1), np.full_like(sz, y), sz], 1),
+            ]
+        )
         frame.lines(a, b, colour)
     if ticks > 0:
-        a = np.concatenate([np.stack([xs, np.full_like(xs, y), np.zeros_like(xs)], 1),
-                            np.stack([np.zeros_like(zs), np.full_like(zs, y), zs], 1)])
+        a = np.concatenate(
+            [
+                np.stack([xs, np.full_like(xs, y), np.zeros_like(xs)], 1),
+                np.stack([np.zeros_like(zs), np.full_like(zs, y), zs], 1),
+            ]
+        )
         b = a.copy()
         b[:, 1] = y - ticks
         frame.lines(a, b, AXIS)
@@ -154,8 +166,9 @@ def preview_model(project: Project, name: str, out: str | None = None, size: int
 
     def ortho(eye_dir) -> raster.View:
         e = centre + np.asarray(eye_dir, np.float64) * (4 * radius)
-        return raster.View.looking(e, centre, size, size, ortho=True, half_height=size / 2 / scale, near=0.0,
-                                   far=8 * radius + 1.0)
+        return raster.View.looking(
+            e, centre, size, size, ortho=True, half_height=size / 2 / scale, near=0.0, far=8 * radius + 1.0
+        )
 
     def persp() -> raster.View:
         d = radius / raster.sin_cos_deg(FOV_DEG / 2)[0] * 1.04
@@ -175,19 +188,34 @@ def preview_model(project: Project, name: str, out: str | None = None, size: int
     for img in (front, side, top):
         _scale_bar(img, scale, step, font)
     pv = persp()
-    cells = [(front.convert("RGBA"), "front (from +Z)"), (side.convert("RGBA"), "side (from +X)"),
-             (top.convert("RGBA"), "top (from +Y, north up)"),
-             (draw(tris[0], pv).convert("RGBA"), f"perspective: {levels[0]['triangles']} triangles")]
+    cells = [
+        (front.convert("RGBA"), "front (from +Z)"),
+        (side.convert("RGBA"), "side (from +X)"),
+        (top.convert("RGBA"), "top (from +Y, north up)"),
+        (draw(tris[0], pv).convert("RGBA"), f"perspective: {levels[0]['triangles']} triangles"),
+    ]
     drawn = [{"level": 0, "model": name, "triangles": levels[0]["triangles"], "distance": 0.0}]
     for lv, t in zip(levels[1:], tris[1:], strict=True):
         what = f"{lv['model']}, " if lv["model"] else ""
-        cells.append((draw(t, pv).convert("RGBA"),
-                      f"lod {lv['level']} ({what}from {_fmt(lv['distance'])} m): {lv['triangles']} triangles"))
-        drawn.append({"level": lv["level"], "model": lv["model"] or name, "triangles": lv["triangles"],
-                      "distance": lv["distance"]})
+        cells.append(
+            (
+                draw(t, pv).convert("RGBA"),
+                f"lod {lv['level']} ({what}from {_fmt(lv['distance'])} m): {lv['triangles']} triangles",
+            )
+        )
+        drawn.append(
+            {
+                "level": lv["level"],
+                "model": lv["model"] or name,
+                "triangles": lv["triangles"],
+                "distance": lv["distance"],
+            }
+        )
     base = levels[0]
-    head = (f"{name}: {base['triangles']} triangles, {len(base['vertices'])} vertices, "
-            f"{_dim(ext[0])} x {_dim(ext[1])} x {_dim(ext[2])} m (x, y, z), pivot {mesh.pivot}")
+    head = (
+        f"{name}: {base['triangles']} triangles, {len(base['vertices'])} vertices, "
+        f"{_dim(ext[0])} x {_dim(ext[1])} x {_dim(ext[2])} m (x, y, z), pivot {mesh.pivot}"
+    )
     if mesh.draw_distance:
         head += f", drawn to {_fmt(mesh.draw_distance)} m"
     head += f"; ground grid every {step:g} m"
@@ -200,9 +228,20 @@ def preview_model(project: Project, name: str, out: str | None = None, size: int
     if out is not None:
         _write(out, data)
     materials = sorted({n for t in tris for n in t.materials})
-    return {"out": out, "bytes": len(data), "model": name, "width": img.width, "height": img.height,
-            "size": size, "views": ["front", "side", "top", "perspective"], "levels": drawn,
-            "cells": [{"caption": cap, "box": box} for cap, box in sheet.boxes],
-            "scale_px_per_m": round(scale, 4), "grid_m": step,
-            "materials": [looks.look(m, f"model {name}").info for m in materials],
-            "findings": cooked.findings, "messages": cooked.messages, "png": data}
+    return {
+        "out": out,
+        "bytes": len(data),
+        "model": name,
+        "width": img.width,
+        "height": img.height,
+        "size": size,
+        "views": ["front", "side", "top", "perspective"],
+        "levels": drawn,
+        "cells": [{"caption": cap, "box": box} for cap, box in sheet.boxes],
+        "scale_px_per_m": round(scale, 4),
+        "grid_m": step,
+        "materials": [looks.look(m, f"model {name}").info for m in materials],
+        "findings": cooked.findings,
+        "messages": cooked.messages,
+        "png": data,
+    }

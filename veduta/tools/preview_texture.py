@@ -111,24 +111,30 @@ def preview_image(tex: Texture, boxes: list | None = None) -> Image.Image:
     font = _font()
     sheet = _Sheet(font)
     levels = [unpack_argb(np.asarray(lv)) for lv in tex.images or []]
-    title = f"{tex.name}: {tex.width} x {tex.height}, {tex.levels} level{'s' if tex.levels != 1 else ''}, " \
-            f"wrap {'clamp' if tex.wrap else 'repeat'}{', tiling' if tex.tiling else ''}" \
-            f"{', autotile' if tex.autotile else ''}"
+    title = (
+        f"{tex.name}: {tex.width} x {tex.height}, {tex.levels} level{'s' if tex.levels != 1 else ''}, "
+        f"wrap {'clamp' if tex.wrap else 'repeat'}{', tiling' if tex.tiling else ''}"
+        f"{', autotile' if tex.autotile else ''}"
+    )
     if tex.edge is not None:
         e = tex.edge
         title += f", edge priority {e.priority} width {e.width:g} roughness {e.roughness:g} seed {e.seed}"
     if levels:
         scale = _scale_for(tex.width, tex.height, 128)
-        sheet.add(title + (f" (shown x{scale})" if scale > 1 else ""),
-                  [(_checkered(lv, scale), f"{i}: {lv.shape[1]}x{lv.shape[0]}") for i, lv in enumerate(levels)])
+        sheet.add(
+            title + (f" (shown x{scale})" if scale > 1 else ""),
+            [(_checkered(lv, scale), f"{i}: {lv.shape[1]}x{lv.shape[0]}") for i, lv in enumerate(levels)],
+        )
     else:
         sheet.add(title, [])
     if levels and tex.tiling:
         tiled = np.tile(levels[0], (2, 2, 1))
         scale = _scale_for(2 * tex.width, 2 * tex.height, 256)
-        sheet.add("tiled: level 0 repeated 2 x 2, so its seams meet in the middle" +
-                  (f" (shown x{scale})" if scale > 1 else ""),
-                  [(_checkered(tiled, scale), f"{2 * tex.width}x{2 * tex.height}")])
+        sheet.add(
+            "tiled: level 0 repeated 2 x 2, so its seams meet in the middle"
+            + (f" (shown x{scale})" if scale > 1 else ""),
+            [(_checkered(tiled, scale), f"{2 * tex.width}x{2 * tex.height}")],
+        )
     cols, rows = tex.grid
     if levels and cols and rows:
         base = levels[0]
@@ -139,14 +145,16 @@ def preview_image(tex: Texture, boxes: list | None = None) -> Image.Image:
         def frame(f: int) -> Image.Image:
             if f not in cache:
                 r, c = divmod(f, cols)
-                cache[f] = _checkered(base[r * fh:(r + 1) * fh, c * fw:(c + 1) * fw], scale)
+                cache[f] = _checkered(base[r * fh : (r + 1) * fh, c * fw : (c + 1) * fw], scale)
             return cache[f]
 
         count = cols * rows
         shown = min(count, MAX_FRAMES)
         more = f", the first {shown} shown" if shown < count else ""
-        sheet.add(f"frames: {cols} x {rows} grid of {fw} x {fh}" + (f" (shown x{scale})" if scale > 1 else "") + more,
-                  [(frame(i), str(i)) for i in range(shown)])
+        sheet.add(
+            f"frames: {cols} x {rows} grid of {fw} x {fh}" + (f" (shown x{scale})" if scale > 1 else "") + more,
+            [(frame(i), str(i)) for i in range(shown)],
+        )
         for clip in tex.clips or []:
             how = "loop" if clip.loop else (f"then {clip.next}" if clip.next else "once")
             head = f"clip {clip.name}: {clip.fps:g} fps, {how}" + ("  [play]" if clip.name == tex.play else "")
@@ -195,7 +203,18 @@ def preview_texture(project, name: str, out: str | None = None) -> dict:
     if out is not None:
         write_output(out, data)
     cols, rows = tex.grid
-    return {"texture": name, "out": out, "bytes": len(data), "width": img.width, "height": img.height,
-            "size": [tex.width, tex.height], "levels": tex.levels, "frames": cols * rows,
-            "clips": [c.name for c in tex.clips or []], "tiled": bool(tex.tiling and tex.images),
-            "cells": [{"caption": cap, "box": box} for cap, box in boxes], "messages": messages, "png": data}
+    return {
+        "texture": name,
+        "out": out,
+        "bytes": len(data),
+        "width": img.width,
+        "height": img.height,
+        "size": [tex.width, tex.height],
+        "levels": tex.levels,
+        "frames": cols * rows,
+        "clips": [c.name for c in tex.clips or []],
+        "tiled": bool(tex.tiling and tex.images),
+        "cells": [{"caption": cap, "box": box} for cap, box in boxes],
+        "messages": messages,
+        "png": data,
+    }

@@ -116,9 +116,18 @@ def _things(gen: Generator, drawer: Drawer, chunks: list[tuple[int, int]], origi
             x = int(round(float(e["position"][0]) * 1000)) // cm
             z = int(round(float(e["position"][2]) * 1000)) // cm
             plants.setdefault(e["source"]["rule"], []).append((len(out), x, z))
-        out.append(Thing(e["name"], name, e.get("material") or "", entity_position(e, by),
-                         raster.vec3(e.get("rotation_deg") or (0, 0, 0)), raster.vec3(e.get("scale") or (1, 1, 1)),
-                         flora, 0))
+        out.append(
+            Thing(
+                e["name"],
+                name,
+                e.get("material") or "",
+                entity_position(e, by),
+                raster.vec3(e.get("rotation_deg") or (0, 0, 0)),
+                raster.vec3(e.get("scale") or (1, 1, 1)),
+                flora,
+                0,
+            )
+        )
     for rule, cells in plants.items():
         at = np.asarray(cells, dtype=np.int64)
         for i, h in zip(at[:, 0].tolist(), hash2_np(rules[rule].key, at[:, 1], at[:, 2]).tolist(), strict=True):
@@ -140,13 +149,19 @@ def scene(gen: Generator, drawer: Drawer, at: tuple[int, int]) -> Scene:
         pos = np.stack([t.position for t in things])
         rad = np.array([drawer.models[t.model].radius * max(abs(v) for v in t.scale) for t in things])
         mod = np.array([drawer.index[t.model] for t in things], dtype=np.int64)
-        th = Things(pos, rad, mod, np.array([t.thin for t in things], dtype=np.uint64),
-                    np.array([t.flora for t in things], dtype=bool))
+        th = Things(
+            pos,
+            rad,
+            mod,
+            np.array([t.thin for t in things], dtype=np.uint64),
+            np.array([t.flora for t in things], dtype=bool),
+        )
     else:
         th = Things.of(np.zeros((0, 3)), np.zeros(0), np.zeros(0, dtype=np.int64))
     judged = drawer.judge(cam, th)
-    return Scene(gen, at, dict(drawer.camera), origin, keys, visible, distance, level, things, judged,
-                 dict(drawer.index))
+    return Scene(
+        gen, at, dict(drawer.camera), origin, keys, visible, distance, level, things, judged, dict(drawer.index)
+    )
 
 
 def draw_report(sc: Scene, drawer: Drawer) -> dict[str, Any]:
@@ -168,16 +183,31 @@ def draw_report(sc: Scene, drawer: Drawer) -> dict[str, Any]:
     j = sc.judged
     flora = np.array([t.flora for t in sc.things], dtype=bool)
     drawn = j.triangles > 0
-    tris = {"ground": ground, "skirts": skirts, "water": water, "flora": int(j.triangles[flora].sum()),
-            "entities": int(j.triangles[~flora].sum())}
+    tris = {
+        "ground": ground,
+        "skirts": skirts,
+        "water": water,
+        "flora": int(j.triangles[flora].sum()),
+        "entities": int(j.triangles[~flora].sum()),
+    }
     total = sum(tris.values())
     return {
-        "chunks": len(sc.chunks), "chunks_culled": int((~sc.visible).sum()), "chunks_drawn": int(sc.visible.sum()),
+        "chunks": len(sc.chunks),
+        "chunks_culled": int((~sc.visible).sum()),
+        "chunks_drawn": int(sc.visible.sum()),
         "ground_levels": dict(sorted(levels.items())),
-        "considered": len(sc.things), "culled": int((~j.inside).sum()), "too_far": int(j.too_far.sum()),
-        "thinned": int(j.thinned.sum()), "drawn": int(drawn.sum()), "lower_level": int((drawn & (j.level > 0)).sum()),
-        "plants_drawn": int((drawn & flora).sum()), "entities_drawn": int((drawn & ~flora).sum()),
-        **tris, "triangles": total, "budget": FRAME_BUDGET, "over_budget": total > FRAME_BUDGET,
+        "considered": len(sc.things),
+        "culled": int((~j.inside).sum()),
+        "too_far": int(j.too_far.sum()),
+        "thinned": int(j.thinned.sum()),
+        "drawn": int(drawn.sum()),
+        "lower_level": int((drawn & (j.level > 0)).sum()),
+        "plants_drawn": int((drawn & flora).sum()),
+        "entities_drawn": int((drawn & ~flora).sum()),
+        **tris,
+        "triangles": total,
+        "budget": FRAME_BUDGET,
+        "over_budget": total > FRAME_BUDGET,
     }
 
 
@@ -189,8 +219,17 @@ def _view(sc: Scene, width: int, height: int) -> raster.View:
     eye = [o[i] + float(cam["position"][i]) for i in range(3)]
     target = [o[i] + float(cam["look_at"][i]) for i in range(3)]
     ortho = cam["type"] == "orthographic"
-    return raster.View.looking(eye, target, width, height, ortho=ortho, half_height=float(cam["size"]) / 2.0,
-                               fov_deg=float(cam["fov_deg"]), near=float(cam["near"]), far=float(cam["far"]))
+    return raster.View.looking(
+        eye,
+        target,
+        width,
+        height,
+        ortho=ortho,
+        half_height=float(cam["size"]) / 2.0,
+        fov_deg=float(cam["fov_deg"]),
+        near=float(cam["near"]),
+        far=float(cam["far"]),
+    )
 
 
 def _light(world) -> raster.Light:
@@ -222,11 +261,15 @@ class Painter:
         from veduta.world.draw import chunk_ground, ground_mesh, skirt_mesh, water_mesh
 
         sc, gen, looks = self.sc, self.sc.gen, self.looks
-        grounds = [looks.look(g, f"biome {b}").surface for b, g in zip(gen.p.biome_names, gen.p.biome_grounds,
-                                                                         strict=True)]
+        grounds = [
+            looks.look(g, f"biome {b}").surface for b, g in zip(gen.p.biome_names, gen.p.biome_grounds, strict=True)
+        ]
         wname = getattr(getattr(gen.world, "terrain", None), "water", "") or ""
-        water = (looks.look(wname, "the terrain's water").surface if wname
-                 else raster.Surface(albedo=BUILTIN_WATER, alpha="blend"))
+        water = (
+            looks.look(wname, "the terrain's water").surface
+            if wname
+            else raster.Surface(albedo=BUILTIN_WATER, alpha="blend")
+        )
         c, cell = gen.p.chunk, gen.p.cell_mm / 1000.0
         out = []
         for i, (cx, cz) in enumerate(sc.chunks):
@@ -300,16 +343,22 @@ def _fmt(n: int) -> str:
 def report_lines(sc: Scene, rep: dict[str, Any]) -> list[tuple[str, tuple[int, int, int]]]:
     """The draw report as lines of text (and their colours) for the picture."""
     cam = sc.camera
-    lens = (f"perspective, {cam['fov_deg']:g} deg" if cam["type"] == "perspective"
-            else f"orthographic, {cam['size']:g} m high")
+    lens = (
+        f"perspective, {cam['fov_deg']:g} deg"
+        if cam["type"] == "perspective"
+        else f"orthographic, {cam['size']:g} m high"
+    )
     levels = ", ".join(f"{n} at level {k}" for k, n in rep["ground_levels"].items()) or "none"
     over = rep["triangles"] - rep["budget"]
     lines = [
         (f"camera: {lens}, near {cam['near']:g} m, far {cam['far']:g} m", INK),
         (f"chunks loaded: {rep['chunks']} ({rep['chunks_culled']} culled, {rep['chunks_drawn']} drawn)", INK),
         (f"  ground drawn: {levels}", DIM),
-        (f"triangles: {_fmt(rep['triangles'])} of the {_fmt(rep['budget'])} a frame"
-         + (f" (over by {_fmt(over)})" if over > 0 else f" ({_fmt(-over)} to spare)"), OVER if over > 0 else INK),
+        (
+            f"triangles: {_fmt(rep['triangles'])} of the {_fmt(rep['budget'])} a frame"
+            + (f" (over by {_fmt(over)})" if over > 0 else f" ({_fmt(-over)} to spare)"),
+            OVER if over > 0 else INK,
+        ),
         (f"  ground {_fmt(rep['ground'])}, skirts {_fmt(rep['skirts'])}, water {_fmt(rep['water'])}", DIM),
         (f"  flora {_fmt(rep['flora'])}, entities {_fmt(rep['entities'])}", DIM),
         (f"entities considered: {_fmt(rep['considered'])}", INK),
@@ -321,8 +370,14 @@ def report_lines(sc: Scene, rep: dict[str, Any]) -> list[tuple[str, tuple[int, i
     return lines
 
 
-def picture(world: str, sc: Scene, rep: dict[str, Any], console: np.ndarray, large: np.ndarray | None,
-            boxes: list[list[int]] | None = None) -> Image.Image:
+def picture(
+    world: str,
+    sc: Scene,
+    rep: dict[str, Any],
+    console: np.ndarray,
+    large: np.ndarray | None,
+    boxes: list[list[int]] | None = None,
+) -> Image.Image:
     """The console frame with the report under it, and the larger frame beside them; *boxes* gets
     each frame's pixels in the picture (left, top, right, bottom)."""
     from PIL import Image, ImageDraw
@@ -364,8 +419,14 @@ def picture(world: str, sc: Scene, rep: dict[str, Any], console: np.ndarray, lar
 # -- the tool ------------------------------------------------------------------------------------
 
 
-def preview_world(project: Project, world: str, at: Sequence[int] = (0, 0), out: str | None = None,
-                  scale: int = DEFAULT_SCALE, progress: Progress | None = None) -> dict[str, Any]:
+def preview_world(
+    project: Project,
+    world: str,
+    at: Sequence[int] = (0, 0),
+    out: str | None = None,
+    scale: int = DEFAULT_SCALE,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Draw what world *world*'s camera sees from start cell *at*; write the PNG to *out* when
     given. ``{"world", "at", "origin", "camera", "frames", "draw" (the draw report), "chunks",
     "models", "materials", "out", "width", "height", "bytes", "findings", "messages", "png"}``
@@ -398,8 +459,9 @@ def preview_world(project: Project, world: str, at: Sequence[int] = (0, 0), out:
     gen = Generator(rec, prefabs)
     cells = gen.p.cells
     if not (-cells <= at[0] < cells and -cells <= at[1] < cells):
-        raise UsageError(f"start cell {at[0]},{at[1]} is outside world {world}: its cells are {-cells}..{cells - 1} "
-                         "on x and z")
+        raise UsageError(
+            f"start cell {at[0]},{at[1]} is outside world {world}: its cells are {-cells}..{cells - 1} on x and z"
+        )
     models, _, _ = model_draws(project, needed_models(gen))
     drawer = Drawer(gen, models)
     step(1, "deciding what is drawn")
@@ -429,8 +491,7 @@ def preview_world(project: Project, world: str, at: Sequence[int] = (0, 0), out:
         write_output(str(out), data)
     per_model: dict[str, dict[str, Any]] = {}
     for t, k, lv in zip(sc.things, sc.judged.triangles.tolist(), sc.judged.level.tolist(), strict=True):
-        m = per_model.setdefault(t.model, {"model": t.model, "considered": 0, "drawn": 0, "levels": {},
-                                           "triangles": 0})
+        m = per_model.setdefault(t.model, {"model": t.model, "considered": 0, "drawn": 0, "levels": {}, "triangles": 0})
         m["considered"] += 1
         if k:
             m["drawn"] += 1
@@ -439,8 +500,11 @@ def preview_world(project: Project, world: str, at: Sequence[int] = (0, 0), out:
     chunks = []
     for i, key in enumerate(sc.chunks):
         cg = drawer.chunk(*key).ground
-        row: dict[str, Any] = {"chunk": list(key), "drawn": bool(sc.visible[i]),
-                               "distance_m": round(float(sc.distance[i]), 3)}
+        row: dict[str, Any] = {
+            "chunk": list(key),
+            "drawn": bool(sc.visible[i]),
+            "distance_m": round(float(sc.distance[i]), 3),
+        }
         if sc.visible[i]:
             row["level"] = int(sc.level[i])
             row["grid"] = int(cg.grids[int(sc.level[i])])
@@ -449,8 +513,21 @@ def preview_world(project: Project, world: str, at: Sequence[int] = (0, 0), out:
     frames = [{"width": CONSOLE[0], "height": CONSOLE[1], "supersample": 1, "box": boxes[0]}]
     if large is not None:
         frames.append({"width": large.shape[1], "height": large.shape[0], "supersample": 2, "box": boxes[1]})
-    return {"world": world, "at": list(at), "origin": [round(v, 4) for v in sc.origin], "camera": sc.camera,
-            "frames": frames, "draw": rep, "chunks": chunks, "models": [per_model[k] for k in sorted(per_model)],
-            "materials": [looks.look(m).info for m in materials if m],
-            "out": None if out is None else str(out), "width": img.width, "height": img.height, "bytes": len(data),
-            "findings": cooked.findings, "messages": cooked.messages, "png": data}
+    return {
+        "world": world,
+        "at": list(at),
+        "origin": [round(v, 4) for v in sc.origin],
+        "camera": sc.camera,
+        "frames": frames,
+        "draw": rep,
+        "chunks": chunks,
+        "models": [per_model[k] for k in sorted(per_model)],
+        "materials": [looks.look(m).info for m in materials if m],
+        "out": None if out is None else str(out),
+        "width": img.width,
+        "height": img.height,
+        "bytes": len(data),
+        "findings": cooked.findings,
+        "messages": cooked.messages,
+        "png": data,
+    }

@@ -85,8 +85,15 @@ class Ref:
         return self.kind in BY_NAME
 
     def to_json(self) -> dict[str, Any]:
-        return {"source": self.source, "line": self.line, "col": self.col, "end_col": self.end_col,
-                "path": self.path, "kind": self.kind, "name": self.name}
+        return {
+            "source": self.source,
+            "line": self.line,
+            "col": self.col,
+            "end_col": self.end_col,
+            "path": self.path,
+            "kind": self.kind,
+            "name": self.name,
+        }
 
 
 def plain_refs(kind: str, value: Any) -> list[tuple[tuple[str | int, ...], str, str]]:
@@ -197,9 +204,17 @@ def _reaches_one(s: Any) -> bool:
         _REACHES[key] = False  # (no schema refers to itself; this only stops a loop)
         fmt = s.get("format")
         got = (isinstance(fmt, str) and fmt.startswith(REF_FORMAT)) or any(
-            _reaches_one(sub) for sub in (*s.get("properties", {}).values(), s.get("items"),
-                                          s.get("additionalProperties"), *s.get("allOf", ()), *s.get("anyOf", ()),
-                                          s.get("then"), s.get("else")))
+            _reaches_one(sub)
+            for sub in (
+                *s.get("properties", {}).values(),
+                s.get("items"),
+                s.get("additionalProperties"),
+                *s.get("allOf", ()),
+                *s.get("anyOf", ()),
+                s.get("then"),
+                s.get("else"),
+            )
+        )
         _REACHES[key] = got
     return got
 
@@ -349,8 +364,9 @@ class RefGraph:
         if k is None:
             return
         self._drop(rel)
-        names = frozenset((to, name) for _, to, name in plain_refs(k.name, _loads(data))
-                          if to in BY_NAME or to == "image")
+        names = frozenset(
+            (to, name) for _, to, name in plain_refs(k.name, _loads(data)) if to in BY_NAME or to == "image"
+        )
         self._names[rel] = names
         for key in names:
             self._to.setdefault(key, set()).add(rel)
@@ -384,8 +400,9 @@ class RefGraph:
     def to(self, kind: str, name: str) -> list[Ref]:
         """Every reference naming asset *kind* *name* (or the PNG at path *name*, kind
         ``"image"``), sorted by source, line and column."""
-        return sorted(r for rel in self._to.get((kind, name), ()) for r in self.of(rel)
-                      if r.kind == kind and r.name == name)
+        return sorted(
+            r for rel in self._to.get((kind, name), ()) for r in self.of(rel) if r.kind == kind and r.name == name
+        )
 
     def to_source(self, rel: str) -> list[Ref]:
         """Every reference naming the asset whose source is *rel* (or the PNG at *rel*)."""
@@ -435,8 +452,12 @@ class RefGraph:
 
     def missing(self) -> list[Ref]:
         """References to assets (and PNGs) that do not exist, sorted."""
-        gone = [key for key in self._to if (key[0] == "image" and not os.path.isfile(self._path(key[1])))
-                or (key[0] != "image" and key not in self._named)]
+        gone = [
+            key
+            for key in self._to
+            if (key[0] == "image" and not os.path.isfile(self._path(key[1])))
+            or (key[0] != "image" and key not in self._named)
+        ]
         return sorted(r for key in gone for r in self.to(*key))
 
 

@@ -47,8 +47,9 @@ class RenameRefused(VedutaError):
         self.findings = findings
 
 
-def rename(project: Project, kind: str, old: str, new: str, dry_run: bool = False,
-           progress: Progress | None = None) -> dict[str, Any]:
+def rename(
+    project: Project, kind: str, old: str, new: str, dry_run: bool = False, progress: Progress | None = None
+) -> dict[str, Any]:
     """Rename asset *old* of *kind* to *new*: its source file and every reference to it.
 
     ``{"kind", "old", "new", "from", "to", "edits": [{"file", "line", "col", "path", "old", "new"}],
@@ -76,8 +77,10 @@ def rename(project: Project, kind: str, old: str, new: str, dry_run: bool = Fals
         if not paths:
             raise no_such_asset(project, kind, old)
         if len(paths) > 1:
-            raise UsageError(f'{kind} name "{old}" is used by several sources ({", ".join(paths)}); names must be '
-                             f"unique per kind: rename or remove all but one first")
+            raise UsageError(
+                f'{kind} name "{old}" is used by several sources ({", ".join(paths)}); names must be '
+                f"unique per kind: rename or remove all but one first"
+            )
         if old == new:
             raise UsageError(f'{kind} "{old}" is already called "{new}"')
         taken = graph.sources_of(kind, new)
@@ -87,8 +90,9 @@ def rename(project: Project, kind: str, old: str, new: str, dry_run: bool = Fals
             there = project.source_path(taken[0] if taken else new_rel).replace(os.sep, "/")
             raise UsageError(f'{kind} "{new}" exists already ({there}); pick another name, or remove it first')
         if os.path.islink(project.source_path(old_rel)):
-            raise UsageError(f"{project.source_path(old_rel)} is a symbolic link; rename the file it points to "
-                             f"and the link by hand")
+            raise UsageError(
+                f"{project.source_path(old_rel)} is a symbolic link; rename the file it points to and the link by hand"
+            )
 
         # 2. the new texts
         users = sorted({*graph.users(kind, old), old_rel})
@@ -99,15 +103,19 @@ def rename(project: Project, kind: str, old: str, new: str, dry_run: bool = Fals
             data = _read(project, rel)
             before[rel] = data
             text = data.decode("utf-8", "surrogateescape")  # (a source with references is UTF-8)
-            spans = [(r.start, r.end, r.line, r.col, r.path) for r in source_refs(data, _kind(rel), rel)
-                     if r.kind == kind and r.name == old]
+            spans = [
+                (r.start, r.end, r.line, r.col, r.path)
+                for r in source_refs(data, _kind(rel), rel)
+                if r.kind == kind and r.name == old
+            ]
             if rel == old_rel:
                 spans += _own_name(text, old)
             shown = _shown(project, rel)
             written = json.dumps(new)
             for start, end, line, col, path in sorted(spans, reverse=True):
-                edits.append({"file": shown, "line": line, "col": col, "path": path, "old": text[start:end],
-                              "new": written})
+                edits.append(
+                    {"file": shown, "line": line, "col": col, "path": path, "old": text[start:end], "new": written}
+                )
                 text = text[:start] + written + text[end:]
             after[rel] = text.encode("utf-8", "surrogateescape")
         edits.sort(key=lambda e: (e["file"], e["line"], e["col"]))
@@ -121,9 +129,18 @@ def rename(project: Project, kind: str, old: str, new: str, dry_run: bool = Fals
 
         # 4. the set
         files = [_shown(project, rel) for rel in sorted({*changed, old_rel, new_rel})]
-        result = {"kind": kind, "old": old, "new": new, "from": _shown(project, old_rel),
-                  "to": _shown(project, new_rel), "edits": edits, "files": files, "checked": checked,
-                  "dry_run": bool(dry_run), "written": False}
+        result = {
+            "kind": kind,
+            "old": old,
+            "new": new,
+            "from": _shown(project, old_rel),
+            "to": _shown(project, new_rel),
+            "edits": edits,
+            "files": files,
+            "checked": checked,
+            "dry_run": bool(dry_run),
+            "written": False,
+        }
         if dry_run:
             step(3, 3, "dry run: nothing written")
             return result
@@ -211,8 +228,9 @@ def _writable(project: Project, rels: list[str], new_rel: str) -> None:
         path = project.source_path(rel)
         mode = _mode(path)
         if mode is not None and not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
-            raise UsageError(f"{path} is read-only (mode {mode:o}), so nothing was written; make it writable "
-                             f"(chmod u+w) to rename")
+            raise UsageError(
+                f"{path} is read-only (mode {mode:o}), so nothing was written; make it writable (chmod u+w) to rename"
+            )
     folder = os.path.dirname(project.source_path(new_rel))
     if not os.access(folder, os.W_OK):
         raise UsageError(f"cannot write in {folder}, so nothing was written")
@@ -233,8 +251,17 @@ def _world_locks(project: Project, worlds: list[str]):
     return stack
 
 
-def _check(project: Project, graph: Any, kind: str, old: str, new: str, old_rel: str, new_rel: str,
-           changed: list[str], overlay: dict[str, bytes]) -> int:
+def _check(
+    project: Project,
+    graph: Any,
+    kind: str,
+    old: str,
+    new: str,
+    old_rel: str,
+    new_rel: str,
+    changed: list[str],
+    overlay: dict[str, bytes],
+) -> int:
     """Check the sources the rename touches before and after it; :class:`RenameRefused` with the
     diagnostics it would add.  Returns how many sources were checked."""
     from veduta.base.kinds import kind_of, name_of
@@ -250,10 +277,20 @@ def _check(project: Project, graph: Any, kind: str, old: str, new: str, old_rel:
     if unreadable:  # its references cannot be found: renaming now would leave them behind
         shown = [_shown(project, rel) for rel in unreadable]
         raise RenameRefused(
-            f"these sources hold \"{old}\" but are not valid JSON, so their references cannot be found: "
+            f'these sources hold "{old}" but are not valid JSON, so their references cannot be found: '
             f"{', '.join(shown)}; fix them (veduta check says why), then rename; nothing was written",
-            [{"file": f, "line": 1, "col": 1, "path": "$", "severity": "error",
-              "message": f'not valid JSON, and holds "{old}"'} for f in shown])
+            [
+                {
+                    "file": f,
+                    "line": 1,
+                    "col": 1,
+                    "path": "$",
+                    "severity": "error",
+                    "message": f'not valid JSON, and holds "{old}"',
+                }
+                for f in shown
+            ],
+        )
     names = sorted(({*changed, old_rel} | around | mentions) - {new_rel})
 
     def source(rel: str) -> Source:
@@ -280,7 +317,9 @@ def _check(project: Project, graph: Any, kind: str, old: str, new: str, old_rel:
     if added:
         listed = [str(d) for d in added[:20]] + ([f"... and {len(added) - 20} more"] if len(added) > 20 else [])
         n = len(added)
-        raise RenameRefused(f"renaming {kind} {old} to {new} would add {n} problem{'s' if n != 1 else ''}, so "
-                            f"nothing was written:\n  " + "\n  ".join(listed),
-                            [d.to_json() for d in added])
+        raise RenameRefused(
+            f"renaming {kind} {old} to {new} would add {n} problem{'s' if n != 1 else ''}, so "
+            f"nothing was written:\n  " + "\n  ".join(listed),
+            [d.to_json() for d in added],
+        )
     return len(names)

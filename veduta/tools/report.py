@@ -79,8 +79,7 @@ def report(project: Project, html: str | None = None, progress: Progress | None 
     rows.sort(key=lambda r: (-(r["bytes"] or -1), NAMES.index(r["kind"]), r["name"], r["source"]))
     if step is not None:
         step(len(sources), len(sources), "reading cooked files")
-    out: dict[str, Any] = {"assets": rows, "totals": _totals(rows), "total": _total(rows),
-                           "slowest": _slowest(rows)}
+    out: dict[str, Any] = {"assets": rows, "totals": _totals(rows), "total": _total(rows), "slowest": _slowest(rows)}
     if html is not None:
         from veduta.base.fsutil import write_output
 
@@ -96,10 +95,20 @@ def _row(project, src, graph, index, state, builds, origins, triangles_of) -> di
     cooked = project.cooked_path(kind, name)
     notes_now = None
     row: dict[str, Any] = {
-        "kind": kind, "name": name, "source": project.source_path(rel).replace(os.sep, "/"),
-        "cooked": cooked.replace(os.sep, "/"), "state": "not_cooked", "bytes": None, "origin": None,
-        "compile_s": None, "triangles": None, "texture_memory": None, "mip_levels": None,
-        "deps": len(graph.names_in(rel)), "used_by": len(graph.users(kind, name)), "warnings": None,
+        "kind": kind,
+        "name": name,
+        "source": project.source_path(rel).replace(os.sep, "/"),
+        "cooked": cooked.replace(os.sep, "/"),
+        "state": "not_cooked",
+        "bytes": None,
+        "origin": None,
+        "compile_s": None,
+        "triangles": None,
+        "texture_memory": None,
+        "mip_levels": None,
+        "deps": len(graph.names_in(rel)),
+        "used_by": len(graph.users(kind, name)),
+        "warnings": None,
         "warning_lines": [],
     }
     data = _read(cooked)
@@ -109,8 +118,7 @@ def _row(project, src, graph, index, state, builds, origins, triangles_of) -> di
     packed = state.packed(rel)
     fresh = packed is not None and fresh_by_stat(rel, packed, project.assets, cooked, index)
     if not fresh:  # (the stat cache cannot tell, e.g. a file written a moment ago: the hashes can)
-        fresh, _, entry, _ = check_fresh(kind, rel, project.assets, cooked, index, prior=packed,
-                                         owed=rel in state.owed)
+        fresh, _, entry, _ = check_fresh(kind, rel, project.assets, cooked, index, prior=packed, owed=rel in state.owed)
         if fresh and entry is not None and entry[3] is not None:
             packed = None
             notes_now = entry[3]
@@ -132,8 +140,9 @@ def _row(project, src, graph, index, state, builds, origins, triangles_of) -> di
     if notes is not None:
         warnings = notes[1] if notes else ()
         row["warnings"] = len(warnings)
-        row["warning_lines"] = [f"{row['source']}:{ln}:{col}: {path or '$'}: warning: {msg}"
-                                for ln, col, path, msg, _ in warnings]
+        row["warning_lines"] = [
+            f"{row['source']}:{ln}:{col}: {path or '$'}: warning: {msg}" for ln, col, path, msg, _ in warnings
+        ]
     body = asset.body
     if kind == "model":
         base = len(body.indices) // 3
@@ -167,11 +176,14 @@ def _sum(rows: list[dict[str, Any]], key: str) -> Any:
 
 def _total(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
-        "assets": len(rows), "cooked": sum(1 for r in rows if r["bytes"] is not None),
+        "assets": len(rows),
+        "cooked": sum(1 for r in rows if r["bytes"] is not None),
         "fresh": sum(1 for r in rows if r["state"] == "fresh"),
-        "bytes": _sum(rows, "bytes"), "compile_s": round(sum(r["compile_s"] or 0.0 for r in rows), 6),
+        "bytes": _sum(rows, "bytes"),
+        "compile_s": round(sum(r["compile_s"] or 0.0 for r in rows), 6),
         "triangles": sum(r["triangles"][0] for r in rows if r["triangles"]),
-        "texture_memory": _sum(rows, "texture_memory"), "warnings": _sum(rows, "warnings"),
+        "texture_memory": _sum(rows, "texture_memory"),
+        "warnings": _sum(rows, "warnings"),
     }
 
 
@@ -182,8 +194,9 @@ def _totals(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 
 def _slowest(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    timed = sorted((r for r in rows if r["compile_s"] is not None),
-                   key=lambda r: (-r["compile_s"], r["kind"], r["name"]))
+    timed = sorted(
+        (r for r in rows if r["compile_s"] is not None), key=lambda r: (-r["compile_s"], r["kind"], r["name"])
+    )
     return [{"kind": r["kind"], "name": r["name"], "compile_s": r["compile_s"]} for r in timed[:SLOWEST]]
 
 
@@ -191,9 +204,16 @@ def _slowest(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 #: the table's columns: (key, heading, how a value is shown)
 COLUMNS = (
-    ("kind", "kind", "text"), ("name", "name", "text"), ("state", "state", "text"), ("bytes", "cooked size", "bytes"),
-    ("origin", "origin", "text"), ("compile_s", "compile", "seconds"), ("triangles", "triangles per level", "levels"),
-    ("texture_memory", "texture memory", "bytes"), ("deps", "uses", "int"), ("used_by", "used by", "int"),
+    ("kind", "kind", "text"),
+    ("name", "name", "text"),
+    ("state", "state", "text"),
+    ("bytes", "cooked size", "bytes"),
+    ("origin", "origin", "text"),
+    ("compile_s", "compile", "seconds"),
+    ("triangles", "triangles per level", "levels"),
+    ("texture_memory", "texture memory", "bytes"),
+    ("deps", "uses", "int"),
+    ("used_by", "used by", "int"),
     ("warnings", "warnings", "int"),
 )
 
@@ -297,21 +317,41 @@ def render_html(result: dict[str, Any], game: str = "") -> str:
                 title = f' title="{esc(chr(10).join(r["warning_lines"]))}"'
             elif key == "name":
                 title = f' title="{esc(r["source"])}"'
-            cells.append(f'<td{cls} data-v="{esc(_sort_value(r[key], how))}"{title}>'
-                         f"{esc(cell_text(r[key], how))}</td>")
+            cells.append(f'<td{cls} data-v="{esc(_sort_value(r[key], how))}"{title}>{esc(cell_text(r[key], how))}</td>')
         rows.append(f'<tr class="{esc(r["state"])}">' + "".join(cells) + "</tr>")
-    total_cols = (("assets", "int"), ("bytes", "bytes"), ("compile_s", "seconds"), ("triangles", "int"),
-                  ("texture_memory", "bytes"), ("warnings", "int"))
+    total_cols = (
+        ("assets", "int"),
+        ("bytes", "bytes"),
+        ("compile_s", "seconds"),
+        ("triangles", "int"),
+        ("texture_memory", "bytes"),
+        ("warnings", "int"),
+    )
     total_head = th("kind", "text") + "".join(th(k.replace("_", " "), how) for k, how in total_cols)
     total_rows = []
     for kind, t in [*result["totals"].items(), ("all", result["total"])]:
-        total_rows.append("<tr><td>" + esc(kind) + "</td>" + "".join(
-            f'<td class="n">{esc(cell_text(t[k] or None if k in ("triangles", "texture_memory") else t[k], how))}'
-            "</td>" for k, how in total_cols) + "</tr>")
+        total_rows.append(
+            "<tr><td>"
+            + esc(kind)
+            + "</td>"
+            + "".join(
+                f'<td class="n">{esc(cell_text(t[k] or None if k in ("triangles", "texture_memory") else t[k], how))}'
+                "</td>"
+                for k, how in total_cols
+            )
+            + "</tr>"
+        )
     t = result["total"]
-    summary = (f"{t['assets']} assets, {t['cooked']} cooked ({t['fresh']} fresh), {cell_text(t['bytes'], 'bytes')}, "
-               f"{t['compile_s']:.2f} s of compiling recorded.")
+    summary = (
+        f"{t['assets']} assets, {t['cooked']} cooked ({t['fresh']} fresh), {cell_text(t['bytes'], 'bytes')}, "
+        f"{t['compile_s']:.2f} s of compiling recorded."
+    )
     title = f"veduta report{': ' + game if game else ''}"
-    return _PAGE.format(title=esc(title), summary=esc(summary), head=head, rows="\n".join(rows),
-                        total_head=total_head, total_rows="\n".join(total_rows))
-
+    return _PAGE.format(
+        title=esc(title),
+        summary=esc(summary),
+        head=head,
+        rows="\n".join(rows),
+        total_head=total_head,
+        total_rows="\n".join(total_rows),
+    )

@@ -40,8 +40,14 @@ Schema = dict[str, Any]
 #: The fact of a field whose value is an object or an array (present, no scalar value).
 PRESENT: Any = object()
 
-_JSON_TYPES = {"object": "object", "array": "array", "string": "string", "number": "number",
-               "boolean": "boolean", "null": "null"}
+_JSON_TYPES = {
+    "object": "object",
+    "array": "array",
+    "string": "string",
+    "number": "number",
+    "boolean": "boolean",
+    "null": "null",
+}
 
 
 @cache
@@ -61,8 +67,9 @@ def facts_of(node: Node | None) -> dict[str, Any] | None:
     return {k: (PRESENT if v.kind in ("object", "array") else v.value) for k, v in node.value.items()}
 
 
-def applying(schemas: tuple[Schema, ...] | list[Schema], facts: Mapping[str, Any] | None = None,
-             jtype: str | None = None) -> tuple[Schema, ...]:
+def applying(
+    schemas: tuple[Schema, ...] | list[Schema], facts: Mapping[str, Any] | None = None, jtype: str | None = None
+) -> tuple[Schema, ...]:
     """*schemas* and every part of them that applies to a value whose fields are *facts* (an
     object) and whose JSON type is *jtype* (``"object"``, ``"string"``, ...; None: any)."""
     out: list[Schema] = []
@@ -163,7 +170,7 @@ def reference(schemas: tuple[Schema, ...]) -> str | None:
     for s in schemas:
         fmt = s.get("format")
         if isinstance(fmt, str) and fmt.startswith(REF_FORMAT):
-            return fmt[len(REF_FORMAT):]
+            return fmt[len(REF_FORMAT) :]
     return None
 
 

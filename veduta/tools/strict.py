@@ -54,18 +54,25 @@ def _findings(project: Project, src: Source, index: AssetIndex) -> list[tuple[di
     kind = src.kind.name
     if kind == "model":
         rep = inspect_model(project, src.name)
-        return [(f, f.get("path", "$")) for f in rep.get("findings", ()) if f["severity"] == ERROR
-                and rep["status"] != "invalid"]
+        return [
+            (f, f.get("path", "$"))
+            for f in rep.get("findings", ())
+            if f["severity"] == ERROR and rep["status"] != "invalid"
+        ]
     got = cook_and_read(project, kind, src.name, index, write=False)
     if got.record is None:
         return []
     if kind == "prefab":
         from veduta.tools.inspect_world import report_prefab
 
-        reports = {m: inspect_model(project, m) for m in dict.fromkeys(
-            getattr(e, "model", "") or "" for e in got.record.entities or []) if m}
-        return [(f, f.get("path", "$")) for f in report_prefab(got.record, reports)["findings"]
-                if f["severity"] == ERROR]
+        reports = {
+            m: inspect_model(project, m)
+            for m in dict.fromkeys(getattr(e, "model", "") or "" for e in got.record.entities or [])
+            if m
+        }
+        return [
+            (f, f.get("path", "$")) for f in report_prefab(got.record, reports)["findings"] if f["severity"] == ERROR
+        ]
     from veduta.tools.inspect_world import error_findings, model_draws, needed_models
     from veduta.world.generator import Generator
     from veduta.world.params import prefab_names
@@ -91,8 +98,7 @@ def _world_path(f: dict, world: Any, users: dict[str, list[str]]) -> str:
         rule = f["rule"]
         if rule.startswith("sites["):
             site = world.sites[int(rule[6:-1])]
-            return f"{rule}.prefabs[{list(site.prefabs).index(f['prefab'])}]" if f["prefab"] in site.prefabs \
-                else rule
+            return f"{rule}.prefabs[{list(site.prefabs).index(f['prefab'])}]" if f["prefab"] in site.prefabs else rule
         return f"{rule}.prefab"
     if "model" in f:
         for user in users.get(f["model"], []):

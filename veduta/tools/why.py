@@ -60,8 +60,11 @@ def damage(path: str, kind: str) -> str | None:
     try:
         chunks = read_chunks(data, path)
     except VdaError as exc:
-        return exc.reason + (f" (chunk {exc.chunk})" if exc.chunk else "") + \
-            (f" at byte {exc.offset}" if exc.offset is not None else "")
+        return (
+            exc.reason
+            + (f" (chunk {exc.chunk})" if exc.chunk else "")
+            + (f" at byte {exc.offset}" if exc.offset is not None else "")
+        )
     metas = [c for c in chunks if c.type == "META"]
     if len(metas) != 1:
         return f"{len(metas)} META chunks, want 1"
@@ -142,8 +145,9 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
             if p not in recorded and now_sig(p) != ():
                 reasons.append(_reason("DEP_APPEARED", f"{p} exists now (it was missing)", p))
         if not reasons:
-            reasons = [_reason("DEP_CHANGED", f"{p} changed (or was written just before the last cook)", p)
-                       for p in racy]
+            reasons = [
+                _reason("DEP_CHANGED", f"{p} changed (or was written just before the last cook)", p) for p in racy
+            ]
     for p in deps:  # a missing reference that now exists under another folder
         if now_sig(p) == () and stale_reference(p, index):
             k = kind_of(p)
@@ -170,8 +174,9 @@ def _watch_reasons(watch, index) -> list[dict]:
             continue
         found = index.resolve(k.name, name_of(rel))
         if missing and found is not None:
-            out.append(_reason("REFERENCE_APPEARED", f"{k.name} {name_of(rel)} exists now as {found} "
-                                                     "(it was missing)", found))
+            out.append(
+                _reason("REFERENCE_APPEARED", f"{k.name} {name_of(rel)} exists now as {found} (it was missing)", found)
+            )
         elif not missing and found != rel:
             now = f"moved to {found}" if found else "is gone"
             out.append(_reason("REFERENCE_GONE", f"{k.name} {name_of(rel)} ({rel}) {now}", rel))
@@ -213,6 +218,7 @@ def _guess(project: Project, src: Source, meta, deps) -> list[dict]:
         data = f.read()
     current = {p: read(p) for p in deps}
     gone = [p for p in deps if current[p] is None]
+
     def without(p: str):
         """The reader of the files as they are now, *p* missing (as it was at the last cook)."""
         return lambda d: None if d == p else current[d]
@@ -222,10 +228,16 @@ def _guess(project: Project, src: Source, meta, deps) -> list[dict]:
             h = source_hash(COMPILER_VERSION, src.rel, data, deps, without(p))
             if h == meta.source_hash:
                 return [_reason("DEP_APPEARED", f"{p} exists now (it was missing)", p)]
-    out = [_reason("CHANGED", "the source or one of its dependencies changed since the last cook (dependencies: "
-                              f"{', '.join(deps) or 'none'}; no record in {project.cache}/ tells which)")]
-    out += [_reason("DEP_DISAPPEARED", f"{p} is missing (it may have been missing at the last cook too)", p)
-            for p in gone]
+    out = [
+        _reason(
+            "CHANGED",
+            "the source or one of its dependencies changed since the last cook (dependencies: "
+            f"{', '.join(deps) or 'none'}; no record in {project.cache}/ tells which)",
+        )
+    ]
+    out += [
+        _reason("DEP_DISAPPEARED", f"{p} is missing (it may have been missing at the last cook too)", p) for p in gone
+    ]
     return out
 
 

@@ -144,8 +144,9 @@ class WorldSource:
         from veduta.source.diagnostics import Report
 
         rep = Report(self.shown)
-        ctx = CompileContext(assets_dir=self.project.assets, source=self.rel, kind="world", name=self.name,
-                             report=rep, index=self.index)
+        ctx = CompileContext(
+            assets_dir=self.project.assets, source=self.rel, kind="world", name=self.name, report=rep, index=self.index
+        )
         try:
             data = text.encode("utf-8")
         except UnicodeEncodeError:
@@ -176,8 +177,9 @@ class WorldSource:
                 data = f.read()
         except OSError:
             return None
-        ctx = CompileContext(assets_dir=self.project.assets, source=rel, kind=kind, name=name,
-                             report=Report(rel), index=self.index)
+        ctx = CompileContext(
+            assets_dir=self.project.assets, source=rel, kind=kind, name=name, report=Report(rel), index=self.index
+        )
         return compile_source(kind, data, ctx)
 
     def exists(self, kind: str, name: str) -> bool:
@@ -286,27 +288,31 @@ def _edit_text(ws: WorldSource, section: str, element: dict, index: int | None) 
 
 def _source_errors(rep: Report) -> list[dict]:
     """The compiler's errors as findings (``path`` is the JSON path in the source)."""
-    return [{"code": d.code or "WORLD_SOURCE_ERROR", "severity": "error", "message": d.message, "path": d.path}
-            for d in rep.sorted() if d.severity == "error"]
+    return [
+        {"code": d.code or "WORLD_SOURCE_ERROR", "severity": "error", "message": d.message, "path": d.path}
+        for d in rep.sorted()
+        if d.severity == "error"
+    ]
 
 
-def _compile_new(ws: WorldSource, text: str, what: str, section: str | None = None,
-                 index: int | None = None) -> tuple[Struct, Report]:
+def _compile_new(
+    ws: WorldSource, text: str, what: str, section: str | None = None, index: int | None = None
+) -> tuple[Struct, Report]:
     """Compile the new text; EditRefused when it has errors (:class:`BadValue` when they are all
     in the new element, ``section[index]``, index None: the last one)."""
     rec, rep = ws.compile(text)
     if rec is None:
         errors = _source_errors(rep)
-        message = (f"{what} would make world {ws.name} invalid, so nothing was written:\n  "
-                   + "\n  ".join(f"{f['path']}: {f['message']}" for f in errors))
+        message = f"{what} would make world {ws.name} invalid, so nothing was written:\n  " + "\n  ".join(
+            f"{f['path']}: {f['message']}" for f in errors
+        )
         if section is not None and errors:
             if index is None:
                 from veduta.source.jsonedit import JsonDoc
 
                 index = len(JsonDoc(text).array(section)) - 1
             mine = f"{section}[{index}]"
-            if all((f["path"] or "") == mine or (f["path"] or "").startswith((mine + ".", mine + "["))
-                   for f in errors):
+            if all((f["path"] or "") == mine or (f["path"] or "").startswith((mine + ".", mine + "[")) for f in errors):
                 raise BadValue(message, errors)
         raise EditRefused(message, errors)
     return rec, rep
@@ -322,8 +328,9 @@ def _write(ws: WorldSource, text: str, dry_run: bool) -> bool:
     except OSError:
         mode = 0o200
     if not mode & 0o222:
-        raise EditRefused(f"{ws.shown} is read-only (mode {mode:o}), so nothing was written; "
-                          f"make it writable (chmod u+w) to edit it")
+        raise EditRefused(
+            f"{ws.shown} is read-only (mode {mode:o}), so nothing was written; make it writable (chmod u+w) to edit it"
+        )
     try:
         with open(ws.path, "rb") as f:
             now = f.read()
@@ -338,10 +345,20 @@ def _write(ws: WorldSource, text: str, dry_run: bool) -> bool:
     return True
 
 
-def _base(ws: WorldSource, section: str, name: str, action: str, old: dict | None, new: dict | None,
-          dry_run: bool) -> dict[str, Any]:
-    return {"world": ws.name, "source": ws.shown.replace(os.sep, "/"), "list": section, "name": name,
-            "action": action, "old": old, "new": new, "dry_run": bool(dry_run), "written": False}
+def _base(
+    ws: WorldSource, section: str, name: str, action: str, old: dict | None, new: dict | None, dry_run: bool
+) -> dict[str, Any]:
+    return {
+        "world": ws.name,
+        "source": ws.shown.replace(os.sep, "/"),
+        "list": section,
+        "name": name,
+        "action": action,
+        "old": old,
+        "new": new,
+        "dry_run": bool(dry_run),
+        "written": False,
+    }
 
 
 def _m(mm: int) -> float:
@@ -362,8 +379,9 @@ def _check_name(name: str, what: str) -> None:
     from veduta.base.names import NAME_RE, NAME_RULE
 
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise UsageError(f"{what} {quote(name) if isinstance(name, str) else repr(name)} is not a valid name "
-                          f"({NAME_RULE})")
+        raise UsageError(
+            f"{what} {quote(name) if isinstance(name, str) else repr(name)} is not a valid name ({NAME_RULE})"
+        )
 
 
 # -- place checks ------------------------------------------------------------------------------
@@ -418,9 +436,18 @@ def structure_changes(before: Generator, after: Generator, rect: tuple[int, int,
 
 
 @_one_at_a_time
-def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequence[int] | None = None,
-                near: Sequence[int] | None = None, rotation: int = 0,
-                search: int = NEAR_SEARCH, dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+def world_place(
+    project: Project,
+    world: str,
+    name: str,
+    prefab: str,
+    cell: Sequence[int] | None = None,
+    near: Sequence[int] | None = None,
+    rotation: int = 0,
+    search: int = NEAR_SEARCH,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Add (or replace) place *name* with *prefab* at *cell*, or at the valid cell nearest *near*.
 
     The cell must pass the place checks of ``inspect world`` (water, overlap, biome, distances,
@@ -432,8 +459,11 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
     _check_name(name, "place name")
     _check_name(prefab, "prefab")
     if (cell is None) == (near is None):
-        raise UsageError("give either cell (a cell to check) or near (where to look for one), not both"
-                          if cell is not None else "give a cell (cell) or where to look for one (near)")
+        raise UsageError(
+            "give either cell (a cell to check) or near (where to look for one), not both"
+            if cell is not None
+            else "give a cell (cell) or where to look for one (near)"
+        )
     if rotation not in ROTATIONS:
         raise UsageError(f"rotation {rotation} is not 0, 90, 180 or 270")
     if not isinstance(search, int) or not 1 <= search <= NEAR_SEARCH_MAX:
@@ -441,9 +471,16 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
     ws = load_world_source(project, world)
     if not ws.exists("prefab", prefab):
         hint = ws.suggest("prefab", prefab)
-        raise UnknownAsset(f"prefab {quote(prefab)} does not exist{hint} (WORLD_PREFAB_MISSING); nothing was written",
-                          [{"code": "WORLD_PREFAB_MISSING", "severity": "error",
-                            "message": f"prefab {quote(prefab)} does not exist{hint}"}])
+        raise UnknownAsset(
+            f"prefab {quote(prefab)} does not exist{hint} (WORLD_PREFAB_MISSING); nothing was written",
+            [
+                {
+                    "code": "WORLD_PREFAB_MISSING",
+                    "severity": "error",
+                    "message": f"prefab {quote(prefab)} does not exist{hint}",
+                }
+            ],
+        )
     if ws.prefab(prefab) is None:
         raise EditRefused(f'prefab "{prefab}" has errors (inspect prefab {prefab}); nothing was written')
     index = _find(ws, "places", name)
@@ -462,8 +499,11 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
     rejected: dict[str, int] = {}  # cells refused, by their first finding
     chosen = None
     problems: list[dict] = []
-    quick = (_prescreen(screen, prefab, rotation, candidates).codes  # type: ignore[attr-defined]
-             if len(candidates) > 1 else [None] * len(candidates))
+    quick = (
+        _prescreen(screen, prefab, rotation, candidates).codes  # type: ignore[attr-defined]
+        if len(candidates) > 1
+        else [None] * len(candidates)
+    )
     tell(progress, 0, len(candidates), "cells tried")
     for (x, z), code in zip(candidates, quick, strict=True):
         tried += 1
@@ -480,16 +520,23 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
     if chosen is None:
         if cell is not None:
             codes = ", ".join(f["code"] for f in problems)
-            raise EditRefused(f'place "{name}" at cell [{cell[0]}, {cell[1]}] is refused ({codes}); nothing was '
-                              f"written:\n  " + "\n  ".join(f"{f['code']}: {f['message']}" for f in problems),
-                              problems)
+            raise EditRefused(
+                f'place "{name}" at cell [{cell[0]}, {cell[1]}] is refused ({codes}); nothing was '
+                f"written:\n  " + "\n  ".join(f"{f['code']}: {f['message']}" for f in problems),
+                problems,
+            )
         assert near is not None  # no cell: near was given (checked above)
         why = ", ".join(f"{k} {v}" for k, v in sorted(rejected.items()))
-        counts = [{"code": k, "severity": "error", "count": v,
-                   "message": f"{v} of the {tried} cells tried: {k}"} for k, v in sorted(rejected.items())]
-        raise EditRefused(f'no valid cell for place "{name}" (prefab "{prefab}", rotation {rotation}) within '
-                          f"{search} cells of [{near[0]}, {near[1]}]: {tried} cells tried ({why}); try another "
-                          f"near or a larger search (at most {NEAR_SEARCH_MAX})", counts)
+        counts = [
+            {"code": k, "severity": "error", "count": v, "message": f"{v} of the {tried} cells tried: {k}"}
+            for k, v in sorted(rejected.items())
+        ]
+        raise EditRefused(
+            f'no valid cell for place "{name}" (prefab "{prefab}", rotation {rotation}) within '
+            f"{search} cells of [{near[0]}, {near[1]}]: {tried} cells tried ({why}); try another "
+            f"near or a larger search (at most {NEAR_SEARCH_MAX})",
+            counts,
+        )
     x, z = chosen
     element: dict[str, Any] = {"name": name, "prefab": prefab, "cell": [x, z]}
     if rotation:
@@ -499,29 +546,38 @@ def world_place(project: Project, world: str, name: str, prefab: str, cell: Sequ
     after = ws.generator(rec, like=before)
     final = place_problems(after, name, prefab, x, z, rotation)
     if final:  # the screen and the new world disagree: say so rather than write
-        raise EditRefused(f'place "{name}" at cell [{x}, {z}] is refused ('
-                          + ", ".join(f["code"] for f in final) + "); nothing was written", final)
+        raise EditRefused(
+            f'place "{name}" at cell [{x}, {z}] is refused ('
+            + ", ".join(f["code"] for f in final)
+            + "); nothing was written",
+            final,
+        )
     s = next(st for st in after.structs.places if st.name == name)
     rect = _rect_around(after, x, z, max(s.fw, s.fd))
     changes = [c for c in structure_changes(before, after, rect) if c["name"] != name]
     out = _base(ws, "places", name, "replaced" if old is not None else "added", old, element, dry_run)
-    out.update({
-        "cell": [x, z], "prefab": prefab, "rotation": rotation,
-        "footprint": {"cell": [s.x0, s.z0], "size": [s.fw, s.fd]},
-        "height": _m(s.level_mm),
-        "biome": after.p.biome_names[after.terrain.biome_at(x, z)],
-        "searched": tried if near is not None else None,
-        "changes": changes,
-        "warnings": _rule_warnings(rep, "places"),
-    })
+    out.update(
+        {
+            "cell": [x, z],
+            "prefab": prefab,
+            "rotation": rotation,
+            "footprint": {"cell": [s.x0, s.z0], "size": [s.fw, s.fd]},
+            "height": _m(s.level_mm),
+            "biome": after.p.biome_names[after.terrain.biome_at(x, z)],
+            "searched": tried if near is not None else None,
+            "changes": changes,
+            "warnings": _rule_warnings(rep, "places"),
+        }
+    )
     if near is not None:
         out["near"] = list(_cell(near, "near"))
     out["written"] = _write(ws, text, dry_run)
     return out
 
 
-def _prescreen(gen: Generator, prefab: str, rotation: int,
-               candidates: list[tuple[int, int]]) -> Callable[[int, int], str | None]:
+def _prescreen(
+    gen: Generator, prefab: str, rotation: int, candidates: list[tuple[int, int]]
+) -> Callable[[int, int], str | None]:
     """``quick(x, z)``: the first finding code :func:`place_problems` would give for the cells it
     can rule out from arrays computed once over the whole search (footprint outside the world, a
     footprint vertex under water, a biome the prefab does not list), else None; ``quick.codes``:
@@ -586,8 +642,9 @@ def _rule_warnings(rep: Report, section: str, index: int | None = None) -> list[
         if d.path == section or d.path.startswith(section + "["):
             if index is not None and not d.path.startswith(f"{section}[{index}]"):
                 continue
-            out.append({"code": d.code or "WORLD_SOURCE_WARNING", "severity": "warning",
-                        "message": f"{d.path}: {d.message}"})
+            out.append(
+                {"code": d.code or "WORLD_SOURCE_WARNING", "severity": "warning", "message": f"{d.path}: {d.message}"}
+            )
     return out
 
 
@@ -606,8 +663,13 @@ def _heights(gen: Generator, x: int, z: int, r: int) -> dict[str, Any]:
         from veduta.world.areas import ground_summary
 
         s = ground_summary(gen, x, z, r, tol=EXTREMES_TOL_MM)
-        return {"centre": _m(s["centre"]), "min": _m(s["min"]), "max": _m(s["max"]),
-                "mean": round(s["mean_mm"] / 1000.0, 3), "step": s["step"]}
+        return {
+            "centre": _m(s["centre"]),
+            "min": _m(s["min"]),
+            "max": _m(s["max"]),
+            "mean": round(s["mean_mm"] / 1000.0, 3),
+            "step": s["step"],
+        }
     n = gen.p.cells
     x0, x1 = max(-n, x - r), min(n, x + r)
     z0, z1 = max(-n, z - r), min(n, z + r)
@@ -620,12 +682,17 @@ def _heights(gen: Generator, x: int, z: int, r: int) -> dict[str, Any]:
     vals = g[(xs[None, :] - x) ** 2 + (zs[:, None] - z) ** 2 <= r * r]
     if not vals.size:
         return {"centre": _m(centre), "min": _m(centre), "max": _m(centre), "mean": round(centre / 1000.0, 3)}
-    return {"centre": _m(centre), "min": _m(int(vals.min())), "max": _m(int(vals.max())),
-            "mean": round(int(vals.sum()) / vals.size / 1000.0, 3)}
+    return {
+        "centre": _m(centre),
+        "min": _m(int(vals.min())),
+        "max": _m(int(vals.max())),
+        "mean": round(int(vals.sum()) / vals.size / 1000.0, 3),
+    }
 
 
-def _terrain_report(before: Generator, after: Generator, x: int, z: int, r: int, reach: int,
-                    progress: Progress | None = None) -> dict[str, Any]:
+def _terrain_report(
+    before: Generator, after: Generator, x: int, z: int, r: int, reach: int, progress: Progress | None = None
+) -> dict[str, Any]:
     rect = _rect_around(after, x, z, reach)
     wet_before = sorted(s.name for s in before.structs.places if s.wet)
     wet_after = sorted(s.name for s in after.structs.places if s.wet)
@@ -646,10 +713,20 @@ def _terrain_report(before: Generator, after: Generator, x: int, z: int, r: int,
 
 
 @_one_at_a_time
-def world_terrain(project: Project, world: str, name: str, kind: str, cell: Sequence[int], radius: int,
-                  height: float | None = None, depth: float | None = None, falloff: int | None = None,
-                  roughness: float | None = None, dry_run: bool = False,
-                  progress: Progress | None = None) -> dict[str, Any]:
+def world_terrain(
+    project: Project,
+    world: str,
+    name: str,
+    kind: str,
+    cell: Sequence[int],
+    radius: int,
+    height: float | None = None,
+    depth: float | None = None,
+    falloff: int | None = None,
+    roughness: float | None = None,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Add (or replace) feature *name* (a hill, plain, lake or sea) and report the ground before
     and after over its area (centre, min, max, mean), the places in water and the sites and
     places that change (dropped, added, on a pad at another height, in or out of water)."""
@@ -678,8 +755,14 @@ def world_terrain(project: Project, world: str, name: str, kind: str, cell: Sequ
         ox, oz = o.x, o.z
         reach = max(reach, feature_reach(o) + max(abs(ox - x), abs(oz - z)))
     out = _base(ws, "features", name, "replaced" if old is not None else "added", old, element, dry_run)
-    out.update({"kind": kind, "cell": [x, z], "radius": radius,
-                "level": _m(after.terrain.levels[f.index]) if kind != "hill" else None})
+    out.update(
+        {
+            "kind": kind,
+            "cell": [x, z],
+            "radius": radius,
+            "level": _m(after.terrain.levels[f.index]) if kind != "hill" else None,
+        }
+    )
     out.update(_terrain_report(before, after, x, z, radius, reach, progress))
     out["warnings"] = _rule_warnings(rep, "features")
     out["written"] = _write(ws, text, dry_run)
@@ -732,8 +815,13 @@ def _view_triangles(ws: WorldSource, gens: list, focus: tuple[int, int]) -> list
     out = []
     for g in gens:
         v = Drawer(g, models).view(focus)
-        out.append({"total": v["ground"] + v["skirts"] + v["water"] + v["flora"] + v["entities"],
-                    "flora": v["flora"], "entities": v["entities"]})
+        out.append(
+            {
+                "total": v["ground"] + v["skirts"] + v["water"] + v["flora"] + v["entities"],
+                "flora": v["flora"],
+                "entities": v["entities"],
+            }
+        )
     return out
 
 
@@ -756,17 +844,25 @@ def _vegetation_counts(ws: WorldSource, gen: Generator, rule_name: str) -> dict[
             cx0, cz0 = r.x // c - view, r.z // c - view
         side = 2 * view + 1
         count = _rule_count(gen, i, cx0 * c, cz0 * c, side * c, side * c)
-        counted = {"chunks": {"first": [cx0, cz0], "count": side * side},
-                   "per_chunk": round(count / (side * side), 2)}
+        counted = {"chunks": {"first": [cx0, cz0], "count": side * side}, "per_chunk": round(count / (side * side), 2)}
     return {"rule": i, "plants": count, **counted}
 
 
 @_one_at_a_time
-def world_vegetation(project: Project, world: str, name: str, density: float, prefab: str | None = None,
-                     model: str | None = None, biomes: Sequence[str] | str | None = None,
-                     cell: Sequence[int] | None = None, radius: int | None = None,
-                     scale: Sequence[float] | None = None, dry_run: bool = False,
-                     progress: Progress | None = None) -> dict[str, Any]:
+def world_vegetation(
+    project: Project,
+    world: str,
+    name: str,
+    density: float,
+    prefab: str | None = None,
+    model: str | None = None,
+    biomes: Sequence[str] | str | None = None,
+    cell: Sequence[int] | None = None,
+    radius: int | None = None,
+    scale: Sequence[float] | None = None,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Add (or replace) vegetation rule *name* and report how many plants it gets (in its area, or
     in the loaded chunks around the start cell for a world-wide rule), what they cost to draw
     (``triangles``) and warnings (a missing model or prefab, flora without draw_distance, a
@@ -811,25 +907,45 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     broken = not missing and (ws.model(asset) if model else ws.prefab(asset)) is None
     if missing:
         code = "WORLD_MODEL_MISSING" if model else "WORLD_PREFAB_MISSING"
-        warnings.append({"code": code, "severity": "warning",
-                         "message": f'{kind} "{asset}" does not exist{ws.suggest(kind, asset)}: the rule ' + (
-                             "plants it, but nothing is drawn" if model else "places nothing")})
+        warnings.append(
+            {
+                "code": code,
+                "severity": "warning",
+                "message": f'{kind} "{asset}" does not exist{ws.suggest(kind, asset)}: the rule '
+                + ("plants it, but nothing is drawn" if model else "places nothing"),
+            }
+        )
     elif broken:
         code = "WORLD_MODEL_INVALID" if model else "WORLD_PREFAB_INVALID"
-        warnings.append({"code": code, "severity": "warning",
-                         "message": f'{kind} "{asset}" has errors (veduta inspect {kind} {asset}): the rule ' + (
-                             "plants it, but nothing is drawn" if model else "places nothing")})
+        warnings.append(
+            {
+                "code": code,
+                "severity": "warning",
+                "message": f'{kind} "{asset}" has errors (veduta inspect {kind} {asset}): the rule '
+                + ("plants it, but nothing is drawn" if model else "places nothing"),
+            }
+        )
     elif prefab:  # the prefab's own models: one that is missing or broken draws nothing
         rec = ws.prefab(prefab)
         for m in sorted({e.model for e in rec.entities or [] if getattr(e, "model", "")}):
             if not ws.exists("model", m):
-                warnings.append({"code": "WORLD_MODEL_MISSING", "severity": "warning",
-                                 "message": f'prefab "{prefab}" names model "{m}", which does not exist'
-                                            f"{ws.suggest('model', m)}: its entities draw nothing"})
+                warnings.append(
+                    {
+                        "code": "WORLD_MODEL_MISSING",
+                        "severity": "warning",
+                        "message": f'prefab "{prefab}" names model "{m}", which does not exist'
+                        f"{ws.suggest('model', m)}: its entities draw nothing",
+                    }
+                )
             elif ws.model(m) is None:
-                warnings.append({"code": "WORLD_MODEL_INVALID", "severity": "warning",
-                                 "message": f'prefab "{prefab}" names model "{m}", which has errors (veduta inspect '
-                                            f"model {m}): its entities draw nothing"})
+                warnings.append(
+                    {
+                        "code": "WORLD_MODEL_INVALID",
+                        "severity": "warning",
+                        "message": f'prefab "{prefab}" names model "{m}", which has errors (veduta inspect '
+                        f"model {m}): its entities draw nothing",
+                    }
+                )
     each = _triangles_each(ws, model, prefab)
     # what the rule costs to draw: a view at its area's centre (the start cell for a world-wide
     # rule) with it, against the same view without it
@@ -843,33 +959,53 @@ def world_vegetation(project: Project, world: str, name: str, density: float, pr
     tell(progress, 2, 3, "triangles drawn")
     v_without, v_with = _view_triangles(ws, [without, after], focus)
     tell(progress, 3, 3, "report")
-    view = {"focus": list(focus), "triangles": v_with["total"], "without_rule": v_without["total"],
-            "budget": _frame_budget()}
+    view = {
+        "focus": list(focus),
+        "triangles": v_with["total"],
+        "without_rule": v_without["total"],
+        "budget": _frame_budget(),
+    }
     if model:
         mesh = ws.model(model)
         if mesh is not None and not mesh.draw_distance:
-            warnings.append({"code": "WORLD_FLORA_NO_DRAW_DISTANCE", "severity": "warning",
-                             "message": f'flora model "{model}" has no draw_distance: every plant in the loaded '
-                                        f"chunks is drawn, however far"})
+            warnings.append(
+                {
+                    "code": "WORLD_FLORA_NO_DRAW_DISTANCE",
+                    "severity": "warning",
+                    "message": f'flora model "{model}" has no draw_distance: every plant in the loaded '
+                    f"chunks is drawn, however far",
+                }
+            )
     added, budget = v_with["total"] - v_without["total"], _frame_budget()
     # said here too (inspect world says it for every view): the author heeds this report's warnings;
     # a rule that takes the view over budget, or adds a tenth of the budget to a view already over
     if v_with["total"] > budget and added > 0 and (v_without["total"] <= budget or added * 10 >= budget):
         whose = "the model" if model else "the prefab's models"
-        warnings.append({"code": "WORLD_CHUNK_BUDGET", "severity": "warning",
-                         "message": f"the view at {list(focus)} draws {v_with['total']} triangles with this rule "
-                                    f"({v_without['total']} without it, {added} are this rule's), over the "
-                                    f"{budget} a console draws per frame: plant fewer (density, area) or give "
-                                    f"{whose} coarser levels of detail sooner"})
+        warnings.append(
+            {
+                "code": "WORLD_CHUNK_BUDGET",
+                "severity": "warning",
+                "message": f"the view at {list(focus)} draws {v_with['total']} triangles with this rule "
+                f"({v_without['total']} without it, {added} are this rule's), over the "
+                f"{budget} a console draws per frame: plant fewer (density, area) or give "
+                f"{whose} coarser levels of detail sooner",
+            }
+        )
     if counts["plants"] == 0 and not missing and not broken:
         what = "wins no cell" if prefab else "plants nothing"
         where = "in its area" if "area" in counts else "in the chunks around the start cell"
-        warnings.append({"code": "WORLD_VEGETATION_EMPTY", "severity": "warning",
-                         "message": f'vegetation rule "{name}" {what} {where} (biomes, water, density, or '
-                                    f"earlier rules taking the cells)"})
+        warnings.append(
+            {
+                "code": "WORLD_VEGETATION_EMPTY",
+                "severity": "warning",
+                "message": f'vegetation rule "{name}" {what} {where} (biomes, water, density, or '
+                f"earlier rules taking the cells)",
+            }
+        )
     # the compiler's MISSING_REFERENCE says what WORLD_*_MISSING says: once is enough
-    warnings += [w for w in _rule_warnings(rep, "vegetation", rule_index)
-                 if not (missing and w["code"] == "MISSING_REFERENCE")]
+    warnings += [
+        w for w in _rule_warnings(rep, "vegetation", rule_index) if not (missing and w["code"] == "MISSING_REFERENCE")
+    ]
     out = _base(ws, "vegetation", name, "replaced" if old is not None else "added", old, element, dry_run)
     out.update(counts)
     out["triangles"] = added
@@ -891,8 +1027,14 @@ def _frame_budget() -> int:
 
 
 @_one_at_a_time
-def world_remove(project: Project, world: str, name: str, section: str | None = None,
-                 dry_run: bool = False, progress: Progress | None = None) -> dict[str, Any]:
+def world_remove(
+    project: Project,
+    world: str,
+    name: str,
+    section: str | None = None,
+    dry_run: bool = False,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """Remove the feature, vegetation rule or place *name* (``section`` picks the list when the
     name is in several); fails when there is none. Removing a feature reports the ground before and
     after as ``world_terrain`` does; a vegetation rule, the plants it had; a place, the sites that
@@ -903,19 +1045,25 @@ def world_remove(project: Project, world: str, name: str, section: str | None = 
     if section is not None and section not in SECTIONS:
         raise UsageError(f'section "{section}" is not "features", "vegetation" or "places"')
     ws = load_world_source(project, world)
-    found = [(sec, i) for sec in (SECTIONS if section is None else [section])
-             if (i := _find(ws, sec, name)) is not None]
+    found = [
+        (sec, i) for sec in (SECTIONS if section is None else [section]) if (i := _find(ws, sec, name)) is not None
+    ]
     if not found:
         from veduta.base.names import did_you_mean
 
         names = [SECTIONS[s] for s in (SECTIONS if section is None else [section])]
         where = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
         there = [n for s in (SECTIONS if section is None else [section]) for n in _names(ws, s)]
-        raise UsageError(f"world {world} has no {where} named {quote(name)}{did_you_mean(name, there)}; "
-                         "nothing was removed")
+        raise UsageError(
+            f"world {world} has no {where} named {quote(name)}{did_you_mean(name, there)}; nothing was removed"
+        )
     if len(found) > 1:
-        raise UsageError(f"{quote(name)} names a " + " and a ".join(SECTIONS[s] for s, _ in found)
-                         + "; say which list: " + " or ".join(s for s, _ in found))
+        raise UsageError(
+            f"{quote(name)} names a "
+            + " and a ".join(SECTIONS[s] for s, _ in found)
+            + "; say which list: "
+            + " or ".join(s for s, _ in found)
+        )
     sec, index = found[0]
     old = _element(ws, sec, index)
     text = remove_item(ws.text, sec, index, drop_empty=True)  # (an empty list is no list)

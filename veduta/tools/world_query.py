@@ -41,8 +41,9 @@ def check_cell(cell: Sequence[int], what: str = "cell") -> tuple[int, int]:
     if any(isinstance(v, bool) or not isinstance(v, int) for v in (x, z)):
         raise UsageError(f"{what} {clip(repr(list(cell)))} is not two whole numbers [x, z]")
     if not (-MAX_CELL <= x <= MAX_CELL and -MAX_CELL <= z <= MAX_CELL):
-        raise UsageError(f"{what} [{clip(str(x))}, {clip(str(z))}] is far outside any world (cells within "
-                          f"+-{MAX_CELL})")
+        raise UsageError(
+            f"{what} [{clip(str(x))}, {clip(str(z))}] is far outside any world (cells within +-{MAX_CELL})"
+        )
     return x, z
 
 
@@ -50,8 +51,9 @@ def check_size(size: Sequence[int]) -> tuple[int, int]:
     """A map size ``[w, h]`` in cells; VedutaError unless each is in [1, MAX_MAP_CELLS]."""
     w, h = check_cell(size, "size")
     if not (1 <= w <= MAX_MAP_CELLS and 1 <= h <= MAX_MAP_CELLS):
-        raise UsageError(f"size {w},{h} out of range [1, {MAX_MAP_CELLS}] each "
-                          f"(draw a larger area as several maps with --at)")
+        raise UsageError(
+            f"size {w},{h} out of range [1, {MAX_MAP_CELLS}] each (draw a larger area as several maps with --at)"
+        )
     return w, h
 
 
@@ -84,9 +86,15 @@ def default_scale(size: Sequence[int]) -> int:
     return min(8, max(1, 1024 // max(size)))
 
 
-def world_map(load_world: LoadWorld, world: str, at: Sequence[int] = (0, 0), size: Sequence[int] = (256, 256),
-              scale: int | None = None, looks: Looks | None = None,
-              progress: Progress | None = None) -> dict[str, Any]:
+def world_map(
+    load_world: LoadWorld,
+    world: str,
+    at: Sequence[int] = (0, 0),
+    size: Sequence[int] = (256, 256),
+    scale: int | None = None,
+    looks: Looks | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
     """The top-down map of *size* cells centred on cell *at*, framed, with its legend
     (:mod:`veduta.tools.mapimage`); biome colours from their ground materials as *looks* has
     them (None: mid grey). *progress* hears the rows of cells computed.
@@ -106,10 +114,20 @@ def world_map(load_world: LoadWorld, world: str, at: Sequence[int] = (0, 0), siz
     s = scale if scale is not None else default_scale(size)
     w, h = size
     if w * h * s * s > MAX_MAP_PIXELS:
-        raise UsageError(f"{w} x {h} cells at scale {s} is {w * s} x {h * s} pixels, over the {MAX_MAP_PIXELS} "
-                         f"pixel limit (4096 x 4096): lower the scale or the size")
+        raise UsageError(
+            f"{w} x {h} cells at scale {s} is {w * s} x {h * s} pixels, over the {MAX_MAP_PIXELS} "
+            f"pixel limit (4096 x 4096): lower the scale or the size"
+        )
     pal = palette(gen, looks)
     img, info = render_map(gen, at, size, s, pal, world, progress)
-    return {"world": world, "at": list(at), "size": list(size), **info,
-            "width": img.size[0], "height": img.size[1], "biomes": list(pal.info), "water": pal.water_info,
-            "png": png_bytes(img)}
+    return {
+        "world": world,
+        "at": list(at),
+        "size": list(size),
+        **info,
+        "width": img.size[0],
+        "height": img.size[1],
+        "biomes": list(pal.info),
+        "water": pal.water_info,
+        "png": png_bytes(img),
+    }

@@ -42,8 +42,9 @@ class SourceRefused(VedutaError):
         self.findings = findings
 
 
-def write_source(project: Project, kind: str, name: str, text: str, dry_run: bool = False,
-                 progress: Progress | None = None) -> dict[str, Any]:
+def write_source(
+    project: Project, kind: str, name: str, text: str, dry_run: bool = False, progress: Progress | None = None
+) -> dict[str, Any]:
     """Write *text* as the source of asset *name* of *kind* (created or replaced), when the cook's
     checks find no error in it; :class:`SourceRefused` with every diagnostic otherwise (nothing
     written). *dry_run*: check and report, write nothing.
@@ -64,8 +65,10 @@ def write_source(project: Project, kind: str, name: str, text: str, dry_run: boo
 
     k = kind_named(kind)
     if not isinstance(name, str) or not NAME_RE.fullmatch(name):
-        raise UsageError(f"{name!r} is not an asset name: 1-64 characters of a-z, 0-9, _ and -, starting with a "
-                         f"letter or digit (the file name without {k.suffix})")
+        raise UsageError(
+            f"{name!r} is not an asset name: 1-64 characters of a-z, 0-9, _ and -, starting with a "
+            f"letter or digit (the file name without {k.suffix})"
+        )
     try:
         data = text.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -78,16 +81,19 @@ def write_source(project: Project, kind: str, name: str, text: str, dry_run: boo
         index = project.index()
         paths = index.by_kind.get(kind, {}).get(name, [])
         if len(paths) > 1:
-            raise UsageError(f'{kind} name "{name}" is used by several sources ({", ".join(paths)}); names must be '
-                             f"unique per kind: rename or remove all but one, then write it")
+            raise UsageError(
+                f'{kind} name "{name}" is used by several sources ({", ".join(paths)}); names must be '
+                f"unique per kind: rename or remove all but one, then write it"
+            )
         rel = paths[0] if paths else f"{k.folder}/{name}{k.suffix}"
         if not paths:
             index.by_kind.setdefault(kind, {})[name] = [rel]  # as the cook will see it once written
         path = project.source_path(rel)
         shown = path.replace(os.sep, "/")
         check_inside(path)  # (veduta mcp: a source linked out of the game root is neither read nor written)
-        diagnostics = [d.to_json() for d in check_sources(project, [(Source(k, name, rel), None)], index,
-                                                            overlay={rel: data})[0]]
+        diagnostics = [
+            d.to_json() for d in check_sources(project, [(Source(k, name, rel), None)], index, overlay={rel: data})[0]
+        ]
         errors = [d for d in diagnostics if d["severity"] == ERROR]
         if errors:
             raise SourceRefused(_refusal(kind, name, shown, errors), [_finding(kind, d) for d in diagnostics])
@@ -101,9 +107,19 @@ def write_source(project: Project, kind: str, name: str, text: str, dry_run: boo
     step(2, 2, f"{action} {shown}" if written else f"checked {shown}, nothing written")
     changes, more = _changes(old, data) if action == "replaced" else ([], 0)
     lines = _lines(old or b"", data) if action != "unchanged" else {"added": 0, "removed": 0}
-    return {"kind": kind, "name": name, "path": shown, "action": action, "written": written,
-            "dry_run": bool(dry_run), "bytes": len(data), "changes": changes, "more_changes": more, "lines": lines,
-            "diagnostics": diagnostics}
+    return {
+        "kind": kind,
+        "name": name,
+        "path": shown,
+        "action": action,
+        "written": written,
+        "dry_run": bool(dry_run),
+        "bytes": len(data),
+        "changes": changes,
+        "more_changes": more,
+        "lines": lines,
+        "diagnostics": diagnostics,
+    }
 
 
 def _quiet(done: float, total: float | None, message: str) -> None:
@@ -129,15 +145,24 @@ def _refusal(kind: str, name: str, shown: str, errors: list[dict]) -> str:
     if len(errors) > 20:
         listed.append(f"... and {len(errors) - 20} more")
     n = len(errors)
-    return (f"{kind} {name} has {n} error{'s' if n != 1 else ''}, so nothing was written to {shown}; fix "
-            f"{'them' if n != 1 else 'it'} and write it again:\n  " + "\n  ".join(listed))
+    return (
+        f"{kind} {name} has {n} error{'s' if n != 1 else ''}, so nothing was written to {shown}; fix "
+        f"{'them' if n != 1 else 'it'} and write it again:\n  " + "\n  ".join(listed)
+    )
 
 
 def _finding(kind: str, d: dict) -> dict:
     """A diagnostic as a finding of the refusal: located (file, line, col, path), with a code
     (the check's own, else ``<KIND>_SOURCE_ERROR`` / ``<KIND>_SOURCE_WARNING``)."""
-    return {"code": d.get("code") or f"{kind.upper()}_SOURCE_{d['severity'].upper()}", "severity": d["severity"],
-            "message": d["message"], "file": d["file"], "line": d["line"], "col": d["col"], "path": d["path"]}
+    return {
+        "code": d.get("code") or f"{kind.upper()}_SOURCE_{d['severity'].upper()}",
+        "severity": d["severity"],
+        "message": d["message"],
+        "file": d["file"],
+        "line": d["line"],
+        "col": d["col"],
+        "path": d["path"],
+    }
 
 
 def _read(path: str) -> bytes | None:

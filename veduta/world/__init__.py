@@ -11,8 +11,14 @@ import importlib
 
 __all__ = ["NO_WATER", "Generator", "Layers", "SiteDecision", "Structure", "chunk_name"]
 
-_HOMES = {"Generator": "generator", "Layers": "generator", "chunk_name": "generator",
-          "SiteDecision": "structures", "Structure": "structures", "NO_WATER": "terrain"}
+_HOMES = {
+    "Generator": "generator",
+    "Layers": "generator",
+    "chunk_name": "generator",
+    "SiteDecision": "structures",
+    "Structure": "structures",
+    "NO_WATER": "terrain",
+}
 
 
 def __getattr__(name: str):

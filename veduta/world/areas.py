@@ -42,7 +42,6 @@ FIRST_BLOCKS = 4096
 MEAN_SIDE = 512
 
 
-
 def _pyramid(a: np.ndarray, m: int, fn) -> np.ndarray:
     """fn over the windows of m + 1 rows and columns starting every m (a window holds the next
     window's first row and column: a block's last vertex is its neighbour's first)."""
@@ -125,8 +124,9 @@ def _meets_disc(bx0: np.ndarray, bz0: np.ndarray, S: int, x: int, z: int, r: int
     return nx * nx + nz * nz <= r * r
 
 
-def ground_summary(gen: Generator, x: int, z: int, r: int, tol: int = 60, side: int = MEAN_SIDE,
-                   progress: Progress | None = None) -> dict[str, Any]:
+def ground_summary(
+    gen: Generator, x: int, z: int, r: int, tol: int = 60, side: int = MEAN_SIDE, progress: Progress | None = None
+) -> dict[str, Any]:
     """The final ground over the vertices of the disc of radius r around vertex (x, z) inside the
     world: ``{"centre", "min", "max", "mean_mm" (a float), "step"}`` (module docstring: min and
     max within ``tol``, the mean over the samples every ``step`` vertices)."""
@@ -154,8 +154,16 @@ def ground_summary(gen: Generator, x: int, z: int, r: int, tol: int = 60, side: 
     return {"centre": centre, "min": lo, "max": hi, "mean_mm": int(sv.sum()) / len(sv), "step": step}
 
 
-def extremes(gen: Generator, x: int, z: int, r: int, structs: StructArrays, found: tuple[int, int],
-             tol: int = 60, progress: Progress | None = None) -> tuple[int, int]:
+def extremes(
+    gen: Generator,
+    x: int,
+    z: int,
+    r: int,
+    structs: StructArrays,
+    found: tuple[int, int],
+    tol: int = 60,
+    progress: Progress | None = None,
+) -> tuple[int, int]:
     """(min, max) of the final ground over the vertices of the disc of radius r around vertex
     (x, z) inside the world, within ``tol`` mm (module docstring); ``found``: values of vertices
     of the disc already known (they start the search); ``structs``: the disc box's structures."""
@@ -254,13 +262,28 @@ def structure_changes(before: Generator, after: Generator, x0: int, z0: int, w: 
             name = prefix + names[rx] + "_" + names[rz]
             kind = kinds[k]
             if kind == 0:
-                out.append({"kind": "site", "name": name, "change": "dropped", "reason": next(why) or "removed",
-                            "cell": [cx[k], cz[k]]})
+                out.append(
+                    {
+                        "kind": "site",
+                        "name": name,
+                        "change": "dropped",
+                        "reason": next(why) or "removed",
+                        "cell": [cx[k], cz[k]],
+                    }
+                )
             elif kind == 1:
                 out.append({"kind": "site", "name": name, "change": "added", "cell": [cx[k], cz[k]]})
             else:
-                out.append({"kind": "site", "name": name, "change": "pad", "before": la[k] / 1000.0,
-                            "after": lb[k] / 1000.0, "cell": [cx[k], cz[k]]})
+                out.append(
+                    {
+                        "kind": "site",
+                        "name": name,
+                        "change": "pad",
+                        "before": la[k] / 1000.0,
+                        "after": lb[k] / 1000.0,
+                        "cell": [cx[k], cz[k]],
+                    }
+                )
     return out
 
 
@@ -274,17 +297,32 @@ def _compare(a: dict, b: dict, after: Generator) -> list[dict]:
             why = ""
             if s.region is not None:  # a site: why its rule has none there now
                 why = after.structs.site(s.rule, *s.region).reason
-            out.append({"kind": s.kind, "name": name, "change": "dropped", "reason": why or "removed",
-                        "cell": [s.x0, s.z0]})
+            out.append(
+                {"kind": s.kind, "name": name, "change": "dropped", "reason": why or "removed", "cell": [s.x0, s.z0]}
+            )
         elif s is None:
             out.append({"kind": t.kind, "name": name, "change": "added", "cell": [t.x0, t.z0]})
         else:
             if s.level_mm != t.level_mm:
-                out.append({"kind": t.kind, "name": name, "change": "pad", "before": _metres(s.level_mm),
-                            "after": _metres(t.level_mm), "cell": [t.x0, t.z0]})
+                out.append(
+                    {
+                        "kind": t.kind,
+                        "name": name,
+                        "change": "pad",
+                        "before": _metres(s.level_mm),
+                        "after": _metres(t.level_mm),
+                        "cell": [t.x0, t.z0],
+                    }
+                )
             if s.wet != t.wet:
-                out.append({"kind": t.kind, "name": name, "change": "in water" if t.wet else "out of water",
-                            "cell": [t.x0, t.z0]})
+                out.append(
+                    {
+                        "kind": t.kind,
+                        "name": name,
+                        "change": "in water" if t.wet else "out of water",
+                        "cell": [t.x0, t.z0],
+                    }
+                )
     return out
 
 

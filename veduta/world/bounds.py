@@ -48,13 +48,13 @@ def _lattice_bounds(key: int, p: int, bx0: np.ndarray, bz0: np.ndarray, S: int) 
     lo_rows = np.empty((len(lz), len(cols)), dtype=np.int64)
     hi_rows = np.empty((len(lz), len(cols)), dtype=np.int64)
     for b in range(len(cols)):
-        sub = lat[:, ia[b] - lx[0]:ic[b] - lx[0] + 1]
+        sub = lat[:, ia[b] - lx[0] : ic[b] - lx[0] + 1]
         lo_rows[:, b], hi_rows[:, b] = sub.min(axis=1), sub.max(axis=1)
     lo = np.empty((len(rows), len(cols)), dtype=np.int64)
     hi = np.empty((len(rows), len(cols)), dtype=np.int64)
     for b in range(len(rows)):
-        lo[b] = lo_rows[ja[b] - lz[0]:jc[b] - lz[0] + 1].min(axis=0)
-        hi[b] = hi_rows[ja[b] - lz[0]:jc[b] - lz[0] + 1].max(axis=0)
+        lo[b] = lo_rows[ja[b] - lz[0] : jc[b] - lz[0] + 1].min(axis=0)
+        hi[b] = hi_rows[ja[b] - lz[0] : jc[b] - lz[0] + 1].max(axis=0)
     ci = np.searchsorted(cols, bx0)
     ri = np.searchsorted(rows, bz0)
     return lo[ri, ci], hi[ri, ci]
@@ -131,8 +131,9 @@ def _angle_noise(t: Terrain, f, dxlo, dxhi, dzlo, dzhi) -> tuple[np.ndarray, np.
     return np.where(around, full_lo, lo), np.where(around, full_hi, hi)
 
 
-def feature_bounds(t: Terrain, f, g_lo: np.ndarray, g_hi: np.ndarray, bx0: np.ndarray, bz0: np.ndarray,
-                   S: int) -> tuple[np.ndarray, np.ndarray]:
+def feature_bounds(
+    t: Terrain, f, g_lo: np.ndarray, g_hi: np.ndarray, bx0: np.ndarray, bz0: np.ndarray, S: int
+) -> tuple[np.ndarray, np.ndarray]:
     """Bounds of the ground after feature f over blocks whose ground before it is in [g_lo, g_hi]."""
     dxlo, dxhi = bx0 - f.x, bx0 + S - f.x
     dzlo, dzhi = bz0 - f.z, bz0 + S - f.z
@@ -142,9 +143,11 @@ def feature_bounds(t: Terrain, f, g_lo: np.ndarray, g_hi: np.ndarray, bx0: np.nd
     level = t.levels[f.index]
     r8 = f.radius * 256
     if f.kind == "hill":
+
         def add(d):
             tt = 65536 - (np.minimum(d, r8) << 16) // r8
             return (f.height_mm * smooth(tt)) >> 16
+
         a, b = add(d_lo), add(d_hi)
         return g_lo + np.minimum(a, b), g_hi + np.maximum(a, b)
     if f.kind == "plain":
@@ -187,8 +190,14 @@ def feature_bounds(t: Terrain, f, g_lo: np.ndarray, g_hi: np.ndarray, bx0: np.nd
     return lo, hi
 
 
-def ground_bounds(t: Terrain, bx0: np.ndarray, bz0: np.ndarray, S: int, tiling: bool = False,
-                  relief: tuple[np.ndarray, np.ndarray] | None = None):
+def ground_bounds(
+    t: Terrain,
+    bx0: np.ndarray,
+    bz0: np.ndarray,
+    S: int,
+    tiling: bool = False,
+    relief: tuple[np.ndarray, np.ndarray] | None = None,
+):
     """(lo, hi) of the base ground (relief and features, no pads) over blocks; ``relief``: its
     relief bounds when already known."""
     lo, hi = relief if relief is not None else relief_bounds(t, bx0, bz0, S, tiling)

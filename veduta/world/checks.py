@@ -32,8 +32,9 @@ def place_footprint(gen: Generator, prefab: str, cell: tuple[int, int], rotation
     return x - fw // 2, z - fd // 2, fw, fd
 
 
-def place_findings(gen: Generator, name: str, prefab: str, cell: tuple[int, int],
-                   rotation: int = 0) -> list[dict[str, Any]]:
+def place_findings(
+    gen: Generator, name: str, prefab: str, cell: tuple[int, int], rotation: int = 0
+) -> list[dict[str, Any]]:
     """Findings of a place ``name`` of prefab ``prefab`` at ``cell`` (x, z) turned by ``rotation``
     degrees, evaluated against the world of ``gen``.
 
@@ -66,48 +67,116 @@ def place_findings(gen: Generator, name: str, prefab: str, cell: tuple[int, int]
     n = p.cells
     what = f"place {name} (prefab {prefab})"
     if not (-n <= x < n and -n <= z < n):
-        return [finding("WORLD_PLACE_OUTSIDE", ERROR, f"{what} at cell [{x}, {z}] is outside the world "
-                        f"(cells {-n}..{n - 1})", **where)]
+        return [
+            finding(
+                "WORLD_PLACE_OUTSIDE",
+                ERROR,
+                f"{what} at cell [{x}, {z}] is outside the world (cells {-n}..{n - 1})",
+                **where,
+            )
+        ]
     pf = gen.prefabs.get(prefab)
     x0, z0, fw, fd = place_footprint(gen, prefab, (x, z), rotation)
     if x0 < -n or z0 < -n or x0 + fw > n or z0 + fd > n:
-        return [finding("WORLD_PLACE_OUTSIDE", ERROR, f"{what} at cell [{x}, {z}]: its footprint (cells "
-                        f"[{x0}, {z0}] to [{x0 + fw - 1}, {z0 + fd - 1}]) leaves the world (cells {-n}..{n - 1})",
-                        **where)]
+        return [
+            finding(
+                "WORLD_PLACE_OUTSIDE",
+                ERROR,
+                f"{what} at cell [{x}, {z}]: its footprint (cells "
+                f"[{x0}, {z0}] to [{x0 + fw - 1}, {z0 + fd - 1}]) leaves the world (cells {-n}..{n - 1})",
+                **where,
+            )
+        ]
     out: list[dict[str, Any]] = []
     if pf is None:
-        out.append(finding("WORLD_PREFAB_MISSING", ERROR, f"{what} at cell [{x}, {z}]: prefab {prefab} does "
-                           "not exist (the place owns its cell and spawns nothing)", prefab=prefab, **where))
+        out.append(
+            finding(
+                "WORLD_PREFAB_MISSING",
+                ERROR,
+                f"{what} at cell [{x}, {z}]: prefab {prefab} does "
+                "not exist (the place owns its cell and spawns nothing)",
+                prefab=prefab,
+                **where,
+            )
+        )
     level, wet = gen.structs._pad_level(x0, z0, fw, fd)
     if wet:
-        out.append(finding("WORLD_PLACE_WATER", ERROR, f"{what} at cell [{x}, {z}] stands in water (a vertex of "
-                           f"its footprint [{x0}, {z0}] + {fw} x {fd} is under water)", **where))
+        out.append(
+            finding(
+                "WORLD_PLACE_WATER",
+                ERROR,
+                f"{what} at cell [{x}, {z}] stands in water (a vertex of "
+                f"its footprint [{x0}, {z0}] + {fw} x {fd} is under water)",
+                **where,
+            )
+        )
     biome = p.biome_names[gen.structs._biome(x, z)]
     if pf is not None and not pf.allows(biome):
-        out.append(finding("WORLD_PLACE_BIOME", ERROR, f"{what} at cell [{x}, {z}] stands in biome {biome}, "
-                           f"which {prefab} does not list ({', '.join(sorted(pf.biomes))})", biome=biome, **where))
+        out.append(
+            finding(
+                "WORLD_PLACE_BIOME",
+                ERROR,
+                f"{what} at cell [{x}, {z}] stands in biome {biome}, "
+                f"which {prefab} does not list ({', '.join(sorted(pf.biomes))})",
+                biome=biome,
+                **where,
+            )
+        )
     tags = pf.tags if pf is not None else ()
     dist = pf.distances if pf is not None else {}
-    cand = Structure(kind="place", name=name, prefab=prefab, x0=x0, z0=z0, fw=fw, fd=fd, level_mm=level,
-                     rotation=rotation, tags=tuple(tags), distances=tuple(sorted(dist.items())), order=(0, -1))
+    cand = Structure(
+        kind="place",
+        name=name,
+        prefab=prefab,
+        x0=x0,
+        z0=z0,
+        fw=fw,
+        fd=fd,
+        level_mm=level,
+        rotation=rotation,
+        tags=tuple(tags),
+        distances=tuple(sorted(dist.items())),
+        order=(0, -1),
+    )
     cm = p.cell_mm
     for other in gen.structs.places:
         if other.name == name:
             continue
         if x0 < other.x1 and other.x0 < x0 + fw and z0 < other.z1 and other.z0 < z0 + fd:
-            out.append(finding("WORLD_PLACE_OVERLAP", ERROR, f"{what} at cell [{x}, {z}] overlaps place "
-                               f"{other.name} (prefab {other.prefab})", other=other.name, **where))
+            out.append(
+                finding(
+                    "WORLD_PLACE_OVERLAP",
+                    ERROR,
+                    f"{what} at cell [{x}, {z}] overlaps place {other.name} (prefab {other.prefab})",
+                    other=other.name,
+                    **where,
+                )
+            )
             continue
         need = need_mm(tags, dist, other.tags, dict(other.distances))
         gx, gz = gap(x0, x0 + fw, z0, z0 + fd, other.x0, other.x1, other.z0, other.z1)
         if need and (gx * gx + gz * gz) * cm * cm < need * need:
-            out.append(finding("WORLD_PLACE_DISTANCE", ERROR, f"{what} at cell [{x}, {z}] is "
-                               f"{_gap_text(gx, gz, cm)} from place {other.name} (prefab {other.prefab}), "
-                               f"closer than the {_fmt_m(need)} min_distance between them", other=other.name,
-                               **where))
+            out.append(
+                finding(
+                    "WORLD_PLACE_DISTANCE",
+                    ERROR,
+                    f"{what} at cell [{x}, {z}] is "
+                    f"{_gap_text(gx, gz, cm)} from place {other.name} (prefab {other.prefab}), "
+                    f"closer than the {_fmt_m(need)} min_distance between them",
+                    other=other.name,
+                    **where,
+                )
+            )
     for site, why in _sites_dropped(gen, cand):
-        out.append(finding("WORLD_PLACE_DROPS_SITE", NOTE, f"{what} at cell [{x}, {z}] drops site {site.name} "
-                           f"(prefab {site.prefab}): {why}", other=site.name, **where))
+        out.append(
+            finding(
+                "WORLD_PLACE_DROPS_SITE",
+                NOTE,
+                f"{what} at cell [{x}, {z}] drops site {site.name} (prefab {site.prefab}): {why}",
+                other=site.name,
+                **where,
+            )
+        )
     return out
 
 
@@ -130,8 +199,12 @@ def _sites_dropped(gen: Generator, cand: Structure):
                 site = d.structure
                 if site is not None and structs.conflict(cand, site):
                     out.append((site, _conflict_text(gen, cand, site)))
-                elif (site is None and d.candidate is not None and d.reason == f"place {cand.name}"
-                      and structs.conflict(cand, d.candidate)):
+                elif (
+                    site is None
+                    and d.candidate is not None
+                    and d.reason == f"place {cand.name}"
+                    and structs.conflict(cand, d.candidate)
+                ):
                     out.append((d.candidate, _conflict_text(gen, cand, d.candidate)))
     return out
 

@@ -50,8 +50,7 @@ class PlantArrays:
 
 def biome_ok(p: WorldP, biomes: frozenset[str], pf: PrefabP | None) -> np.ndarray:
     """Per biome index: may the rule (and its prefab, if any) grow there? (empty list: any)."""
-    return np.asarray([(not biomes or b in biomes) and (pf is None or pf.allows(b)) for b in p.biome_names],
-                      dtype=bool)
+    return np.asarray([(not biomes or b in biomes) and (pf is None or pf.allows(b)) for b in p.biome_names], dtype=bool)
 
 
 def plant_draw(h: int, hp: int, rule: VegRuleP) -> tuple[int, int, int, int, int]:
@@ -101,8 +100,9 @@ class Cover:
 
     # -- vectorised -----------------------------------------------------------------------------
 
-    def owners(self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray,
-               structs: list[Structure]) -> tuple[np.ndarray, np.ndarray]:
+    def owners(
+        self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray, structs: list[Structure]
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Owner kind and index arrays (h, w) of a cell rectangle: the index is the structure's
         position in ``structs`` for STRUCTURE, the rule's index in the world's scatter or
         vegetation list otherwise (-1 for none)."""
@@ -139,7 +139,7 @@ class Cover:
 
     def _too_close(self, pf: PrefabP, x0: int, z0: int, w: int, h: int, structs: list[Structure]) -> np.ndarray:
         out = np.zeros((h, w), dtype=bool)
-        cell2 = self.p.cell_mm ** 2
+        cell2 = self.p.cell_mm**2
         for s in structs:
             need = need_mm(pf.tags, pf.distances, s.tags, dict(s.distances))
             if need == 0:
@@ -155,8 +155,9 @@ class Cover:
             out[j0:j1, i0:i1] |= (gx * gx + gz * gz) * cell2 < need * need
         return out
 
-    def plants(self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray, footprint: np.ndarray,
-               ground: np.ndarray) -> list[PlantArrays]:
+    def plants(
+        self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray, footprint: np.ndarray, ground: np.ndarray
+    ) -> list[PlantArrays]:
         """Plants of every model rule over a cell rectangle; ``footprint`` marks cells covered by a
         structure, ``ground`` is the final ground of the (h + 1, w + 1) vertices."""
         h, w = biome.shape
@@ -181,10 +182,18 @@ class Cover:
             scale = r.scale_min + ((r.scale_max - r.scale_min) * u) // 65535
             cm = p.cell_mm
             y = triangle_height(ground[:-1, :-1], ground[:-1, 1:], ground[1:, :-1], ground[1:, 1:], fx, fz)
-            out.append(PlantArrays(
-                rule=r.index, mask=mask, x_mm=xs[None, :] * cm + (cm * fx) // 1000,
-                z_mm=zs[:, None] * cm + (cm * fz) // 1000, y_mm=y, rotation=rot, mirror=mirror, scale=scale,
-            ))
+            out.append(
+                PlantArrays(
+                    rule=r.index,
+                    mask=mask,
+                    x_mm=xs[None, :] * cm + (cm * fx) // 1000,
+                    z_mm=zs[:, None] * cm + (cm * fz) // 1000,
+                    y_mm=y,
+                    rotation=rot,
+                    mirror=mirror,
+                    scale=scale,
+                )
+            )
         return out
 
     # -- scalar ---------------------------------------------------------------------------------
@@ -197,7 +206,7 @@ class Cover:
         n = self.p.cells
         if wet or not (-n <= x < n and -n <= z < n):
             return NONE, -1
-        cell2 = self.p.cell_mm ** 2
+        cell2 = self.p.cell_mm**2
         for code, r, pf, ok in self.rules:
             if not ok[biome]:
                 continue
@@ -217,8 +226,9 @@ class Cover:
                 return code, r.index
         return NONE, -1
 
-    def plants_at(self, x: int, z: int, biome: int, wet: bool, in_footprint: bool,
-                  corners: tuple[int, int, int, int]) -> list[Plant]:
+    def plants_at(
+        self, x: int, z: int, biome: int, wet: bool, in_footprint: bool, corners: tuple[int, int, int, int]
+    ) -> list[Plant]:
         """Plants of cell [x, z]; corners are the final ground at [x, z], [x+1, z], [x, z+1],
         [x+1, z+1]."""
         n = self.p.cells
@@ -236,6 +246,15 @@ class Cover:
                 continue
             fx, fz, rot, mirror, scale = plant_draw(h, hash2(r.key_place, x, z), r)
             y = triangle_height(*corners, fx, fz)
-            out.append(Plant(rule=r.index, x_mm=x * cm + (cm * fx) // 1000, z_mm=z * cm + (cm * fz) // 1000,
-                             y_mm=y, rotation=rot, mirror=bool(mirror), scale=scale))
+            out.append(
+                Plant(
+                    rule=r.index,
+                    x_mm=x * cm + (cm * fx) // 1000,
+                    z_mm=z * cm + (cm * fz) // 1000,
+                    y_mm=y,
+                    rotation=rot,
+                    mirror=bool(mirror),
+                    scale=scale,
+                )
+            )
         return out

@@ -60,7 +60,6 @@ VIEW_BATCH = 256
 SURE = 1e-6
 
 
-
 def _rectangles(keys: list[tuple[int, int]], most: int) -> list[tuple[int, int, int, int]]:
     """Rectangles (cx0, cz0, nx, nz) of at most ``most`` chunks covering exactly the chunks
     ``keys`` (sorted by row, then column): runs along each row, stacked with the same runs of the
@@ -106,8 +105,13 @@ class ModelDraw:
         tris = (int(report["triangles"]), *[int(lv["triangles"] or 0) for lv in lods])
         b = report["bounds"]
         corners = np.array([b["min"], b["max"]], dtype=np.float64)
-        return cls(report["name"], tris, tuple(float(lv["distance"]) for lv in lods),
-                   float(report.get("draw_distance") or 0.0), float(np.linalg.norm(np.abs(corners).max(axis=0))))
+        return cls(
+            report["name"],
+            tris,
+            tuple(float(lv["distance"]) for lv in lods),
+            float(report.get("draw_distance") or 0.0),
+            float(np.linalg.norm(np.abs(corners).max(axis=0))),
+        )
 
     def level(self, d: np.ndarray) -> np.ndarray:
         """The level drawn at effective distances ``d`` (0 = full detail)."""
@@ -258,8 +262,14 @@ def _runs_many(flat: np.ndarray, key: np.ndarray) -> np.ndarray:
     return flat[0].size - same.sum(axis=(1, 2))
 
 
-def chunk_grounds(gen: Generator, keys: list[tuple[int, int]], ground: np.ndarray, biome: np.ndarray,
-                  water: np.ndarray, table: np.ndarray | None = None) -> list[ChunkGround]:
+def chunk_grounds(
+    gen: Generator,
+    keys: list[tuple[int, int]],
+    ground: np.ndarray,
+    biome: np.ndarray,
+    water: np.ndarray,
+    table: np.ndarray | None = None,
+) -> list[ChunkGround]:
     """:class:`ChunkGround` of many chunks at once: ``keys`` (cx, cz), their vertex ground (k, c + 1,
     c + 1), cell biomes (k, c, c) and vertex water levels (k, c + 1, c + 1). The levels of detail
     (:func:`finest_grid`, :func:`level_quads`), skirts and water of :func:`chunk_ground`, with
@@ -291,13 +301,19 @@ def chunk_grounds(gen: Generator, keys: list[tuple[int, int]], ground: np.ndarra
         key = h * 1024 + biome[:, ::g, ::g]
         tris[g] = (2 * _runs_many(flat, key)).tolist()
     edges = [ground[:, 0, :], ground[:, -1, :], ground[:, :, 0], ground[:, :, -1]]
-    depths = np.stack([np.where((e[:, 2:] - 2 * e[:, 1:-1] + e[:, :-2] == 0).all(axis=1), 0,
-                                e.max(axis=1) - e.min(axis=1)) for e in edges], axis=1)
+    depths = np.stack(
+        [
+            np.where((e[:, 2:] - 2 * e[:, 1:-1] + e[:, :-2] == 0).all(axis=1), 0, e.max(axis=1) - e.min(axis=1))
+            for e in edges
+        ],
+        axis=1,
+    )
     n_skirts = (depths != 0).sum(axis=1)
     under = ground < water
     wcell = under[:, :-1, :-1] | under[:, :-1, 1:] | under[:, 1:, :-1] | under[:, 1:, 1:]
-    wlev = np.maximum(np.maximum(water[:, :-1, :-1], water[:, :-1, 1:]),
-                      np.maximum(water[:, 1:, :-1], water[:, 1:, 1:]))
+    wlev = np.maximum(
+        np.maximum(water[:, :-1, :-1], water[:, :-1, 1:]), np.maximum(water[:, 1:, :-1], water[:, 1:, 1:])
+    )
     wtris = 2 * (_runs_many(wcell, wlev) - (~wcell).sum(axis=(1, 2)))
     gmax = ground.max(axis=(1, 2))
     y_min = (ground.min(axis=(1, 2)) - depths.max(axis=1)).tolist()
@@ -315,9 +331,23 @@ def chunk_grounds(gen: Generator, keys: list[tuple[int, int]], ground: np.ndarra
     g0s, dl, ns, wt = g0.tolist(), depths.tolist(), n_skirts.tolist(), wtris.tolist()
     for i, (cx, cz) in enumerate(keys):
         levels = tuple(g for g in grids if g >= g0s[i])
-        out.append(ChunkGround(cx, cz, levels, tuple(tris[g][i] for g in levels),
-                               tuple(2 * ns[i] * (c // g) for g in levels), tuple(dl[i]), wt[i],
-                               y_min[i], y_max[i], ground[i], biome[i], wcell[i], level_of[i]))
+        out.append(
+            ChunkGround(
+                cx,
+                cz,
+                levels,
+                tuple(tris[g][i] for g in levels),
+                tuple(2 * ns[i] * (c // g) for g in levels),
+                tuple(dl[i]),
+                wt[i],
+                y_min[i],
+                y_max[i],
+                ground[i],
+                biome[i],
+                wcell[i],
+                level_of[i],
+            )
+        )
     return out
 
 
@@ -387,8 +417,9 @@ def ground_mesh(gen: Generator, cx: int, cz: int, level: int = 0) -> GroundMesh:
     cm = gen.p.cell_mm
     coarse = cg.ground[::g, ::g]
     ii, jj = np.meshgrid(np.arange(q + 1), np.arange(q + 1))
-    verts = np.stack([(cx * c + ii * g) * cm / 1000.0, coarse / 1000.0, (cz * c + jj * g) * cm / 1000.0],
-                     axis=-1).reshape(-1, 3)
+    verts = np.stack(
+        [(cx * c + ii * g) * cm / 1000.0, coarse / 1000.0, (cz * c + jj * g) * cm / 1000.0], axis=-1
+    ).reshape(-1, 3)
     _, flat, key = level_quads(cg.ground, cg.biome, g)
     bq = cg.biome[::g, ::g]
     tris: list[tuple[int, int, int]] = []
@@ -443,8 +474,10 @@ def skirt_mesh(gen: Generator, cx: int, cz: int, level: int = 0) -> dict[str, np
                 tris += [(top0, top1, bot0), (bot0, top1, bot1)]
             else:
                 tris += [(top0, bot0, top1), (bot0, bot1, top1)]
-    return {"vertices": np.asarray(verts, dtype=np.float64).reshape(-1, 3),
-            "triangles": np.asarray(tris, dtype=np.int64).reshape(-1, 3)}
+    return {
+        "vertices": np.asarray(verts, dtype=np.float64).reshape(-1, 3),
+        "triangles": np.asarray(tris, dtype=np.int64).reshape(-1, 3),
+    }
 
 
 def water_mesh(gen: Generator, cx: int, cz: int) -> dict[str, np.ndarray]:
@@ -472,8 +505,10 @@ def water_mesh(gen: Generator, cx: int, cz: int) -> dict[str, np.ndarray]:
             verts += [(xa, y, za), (xb, y, za), (xa, y, zb), (xb, y, zb)]
             tris += [(b, b + 3, b + 1), (b, b + 2, b + 3)]
             i = e
-    return {"vertices": np.asarray(verts, dtype=np.float64).reshape(-1, 3),
-            "triangles": np.asarray(tris, dtype=np.int64).reshape(-1, 3)}
+    return {
+        "vertices": np.asarray(verts, dtype=np.float64).reshape(-1, 3),
+        "triangles": np.asarray(tris, dtype=np.int64).reshape(-1, 3),
+    }
 
 
 # -- flora -------------------------------------------------------------------------------------
@@ -497,8 +532,9 @@ def thinned_triangles(model: ModelDraw, d: np.ndarray, h: np.ndarray) -> np.ndar
     return np.where(model.drawn(d) & thin_keep(h, k), tris, 0)
 
 
-def rule_cost(gen: Generator, rule: str, models: Mapping[str, ModelDraw], x0: int, z0: int, w: int, h: int,
-              distance: float = 0.0) -> dict[str, Any]:
+def rule_cost(
+    gen: Generator, rule: str, models: Mapping[str, ModelDraw], x0: int, z0: int, w: int, h: int, distance: float = 0.0
+) -> dict[str, Any]:
     """What vegetation rule ``rule`` (its name) costs to draw over a cell rectangle, every plant
     or prefab seen at one effective distance (0: up close).
 
@@ -517,14 +553,28 @@ def rule_cost(gen: Generator, rule: str, models: Mapping[str, ModelDraw], x0: in
         n = int(pa.mask.sum())
         m = models.get(r.model)
         if m is None:
-            return {"rule": rule, "kind": "model", "model": r.model, "count": n, "triangles": 0,
-                    "full_triangles": 0, "missing": [r.model]}
+            return {
+                "rule": rule,
+                "kind": "model",
+                "model": r.model,
+                "count": n,
+                "triangles": 0,
+                "full_triangles": 0,
+                "missing": [r.model],
+            }
         xs = np.arange(x0, x0 + w, dtype=np.int64)
         zs = np.arange(z0, z0 + h, dtype=np.int64)
         hh = hash2_grid(r.key, xs, zs)[pa.mask]
         tris = thinned_triangles(m, np.full(n, float(distance)), hh)
-        return {"rule": rule, "kind": "model", "model": r.model, "count": n, "triangles": int(tris.sum()),
-                "full_triangles": n * m.triangles[0], "missing": []}
+        return {
+            "rule": rule,
+            "kind": "model",
+            "model": r.model,
+            "count": n,
+            "triangles": int(tris.sum()),
+            "full_triangles": n * m.triangles[0],
+            "missing": [],
+        }
     from veduta.world.cover import VEGETATION
 
     n = int(((lay.owner_kind == VEGETATION) & (lay.owner_index == idx)).sum())
@@ -543,8 +593,15 @@ def rule_cost(gen: Generator, rule: str, models: Mapping[str, ModelDraw], x0: in
             k = int(m.level(d)[0])
             per += m.triangles[k] if bool(m.drawn(d)[0]) else 0
             per_full += m.triangles[0]
-    return {"rule": rule, "kind": "prefab", "prefab": r.prefab, "count": n, "triangles": n * per,
-            "full_triangles": n * per_full, "missing": sorted(set(missing))}
+    return {
+        "rule": rule,
+        "kind": "prefab",
+        "prefab": r.prefab,
+        "count": n,
+        "triangles": n * per,
+        "full_triangles": n * per_full,
+        "missing": sorted(set(missing)),
+    }
 
 
 # -- views -------------------------------------------------------------------------------------
@@ -614,14 +671,28 @@ def camera_record(world: Any) -> dict[str, Any]:
     """The world's camera as plain data (the scene defaults when it has none)."""
     cam = getattr(world, "camera", None)
     if cam is None:
-        return {"type": "perspective", "fov_deg": 60.0, "size": 0.0, "near": 0.1, "far": 100.0,
-                "position": [0.0, 5.0, 10.0], "look_at": [0.0, 0.0, 0.0]}
+        return {
+            "type": "perspective",
+            "fov_deg": 60.0,
+            "size": 0.0,
+            "near": 0.1,
+            "far": 100.0,
+            "position": [0.0, 5.0, 10.0],
+            "look_at": [0.0, 0.0, 0.0],
+        }
+
     def f32(v) -> float:  # the stored f32 as its shortest decimal (0.1, not 0.10000000149011612)
         return float(str(np.float32(v)))
 
-    return {"type": "orthographic" if cam.ortho else "perspective", "fov_deg": f32(cam.fov_deg),
-            "size": f32(cam.size), "near": f32(cam.near), "far": f32(cam.far),
-            "position": [f32(v) for v in cam.position], "look_at": [f32(v) for v in cam.look_at]}
+    return {
+        "type": "orthographic" if cam.ortho else "perspective",
+        "fov_deg": f32(cam.fov_deg),
+        "size": f32(cam.size),
+        "near": f32(cam.near),
+        "far": f32(cam.far),
+        "position": [f32(v) for v in cam.position],
+        "look_at": [f32(v) for v in cam.look_at],
+    }
 
 
 def focus_origin(gen: Generator, cell: tuple[int, int]) -> tuple[float, float, float]:
@@ -646,8 +717,17 @@ def make_camera(rec: Mapping[str, Any], origin: tuple[float, float, float] = (0.
     r = np.cross(f, world_up)
     r = r / np.linalg.norm(r)
     u = np.cross(r, f)
-    return Camera(tuple(eye), tuple(f), tuple(r), tuple(u), rec["type"] == "orthographic", rec["fov_deg"],
-                  rec["size"], rec["near"], rec["far"])
+    return Camera(
+        tuple(eye),
+        tuple(f),
+        tuple(r),
+        tuple(u),
+        rec["type"] == "orthographic",
+        rec["fov_deg"],
+        rec["size"],
+        rec["near"],
+        rec["far"],
+    )
 
 
 def section(cam: Camera, y: float) -> list[np.ndarray]:
@@ -695,9 +775,12 @@ def loaded_chunks(gen: Generator, cell: tuple[int, int], kept: tuple[int, int] =
     fx, fz = cell[0] // c, cell[1] // c
     e = gen.p.extent
     sx, sz = kept
-    return [(cx, cz) for cz in range(fz - view + min(sz, 0), fz + view + max(sz, 0) + 1)
-            for cx in range(fx - view + min(sx, 0), fx + view + max(sx, 0) + 1)
-            if -e <= cx < e and -e <= cz < e]
+    return [
+        (cx, cz)
+        for cz in range(fz - view + min(sz, 0), fz + view + max(sz, 0) + 1)
+        for cx in range(fx - view + min(sx, 0), fx + view + max(sx, 0) + 1)
+        if -e <= cx < e and -e <= cz < e
+    ]
 
 
 #: The four largest sets of chunks the engine can have loaded around a focus, as ``kept`` sides
@@ -731,8 +814,9 @@ def ground_level(cg: ChunkGround, d: float, lod: float) -> int:
     return k
 
 
-def chunk_levels(gen: Generator, chunks: list[tuple[int, int]], focus: tuple[int, int],
-                 camera: Mapping[str, Any] | None = None) -> list[tuple[int, float]]:
+def chunk_levels(
+    gen: Generator, chunks: list[tuple[int, int]], focus: tuple[int, int], camera: Mapping[str, Any] | None = None
+) -> list[tuple[int, float]]:
     """``(level, effective distance in metres)`` of each chunk's ground as the engine picks it
     with the world's camera (or *camera*) placed around focus cell *focus* (:func:`focus_origin`),
     whether or not the chunk is in view: what an exporter needs to write distant chunks coarser."""
@@ -765,14 +849,19 @@ class Things:
     @classmethod
     def of(cls, pos, radius, model, thin=None) -> Things:
         n = len(model)
-        return cls(np.asarray(pos, dtype=np.float64).reshape(-1, 3), np.asarray(radius, dtype=np.float64),
-                   np.asarray(model, dtype=np.int64), np.zeros(n, dtype=np.uint64) if thin is None else thin,
-                   np.zeros(n, dtype=bool) if thin is None else np.ones(n, dtype=bool))
+        return cls(
+            np.asarray(pos, dtype=np.float64).reshape(-1, 3),
+            np.asarray(radius, dtype=np.float64),
+            np.asarray(model, dtype=np.int64),
+            np.zeros(n, dtype=np.uint64) if thin is None else thin,
+            np.zeros(n, dtype=bool) if thin is None else np.ones(n, dtype=bool),
+        )
 
     @classmethod
     def join(cls, parts: list[Things]) -> Things:
-        return cls(*(np.concatenate([getattr(t, f) for t in parts])
-                     for f in ("pos", "radius", "model", "thin", "flora")))
+        return cls(
+            *(np.concatenate([getattr(t, f) for t in parts]) for f in ("pos", "radius", "model", "thin", "flora"))
+        )
 
 
 def entity_position(e: Mapping[str, Any], by: Mapping[str, Mapping[str, Any]]) -> np.ndarray:
@@ -936,8 +1025,10 @@ class Drawer:
                 parent, hops = q.get("parent") or "", hops + 1
             out.append((mi, radius, root, off))
         self._templates[prefab] = out
-        self._roots[prefab] = [[float(v) for v in (getattr(e, "position", None) or (0, 0, 0))]
-                               for e in (getattr(record, "entities", None) or [])]
+        self._roots[prefab] = [
+            [float(v) for v in (getattr(e, "position", None) or (0, 0, 0))]
+            for e in (getattr(record, "entities", None) or [])
+        ]
         return out
 
     def _bulk(self, cx0: int, cz0: int, nx: int, nz: int) -> list[tuple[tuple[int, int], ChunkDraw]]:
@@ -975,7 +1066,7 @@ class Drawer:
                 for i in range(max(st.x0 // c, cx0), min(-(-st.x1 // c), cx0 + nx)):
                     touching[(j - cz0) * nx + (i - cx0)].append(st)
         # things, each with the chunk it belongs to
-        cid_of = ((np.arange(H) // c)[:, None] * nx + (np.arange(W) // c)[None, :])
+        cid_of = (np.arange(H) // c)[:, None] * nx + (np.arange(W) // c)[None, :]
         parts: list[tuple[np.ndarray, Things]] = []
         kind, index = lay.owner_kind, lay.owner_index
         prefab_cells = (kind == SCATTER) | (kind == VEGETATION)
@@ -1003,8 +1094,14 @@ class Drawer:
                 continue
             mi = self.index[r.model]
             pos = np.stack([pa.x_mm[mask], pa.y_mm[mask], pa.z_mm[mask]], axis=-1) / 1000.0
-            parts.append((cid_of[mask], Things.of(pos, self._rad[mi] * pa.scale[mask] / 1000.0, np.full(n, mi),
-                                                  hash2_grid(r.key, xs, zs)[mask])))
+            parts.append(
+                (
+                    cid_of[mask],
+                    Things.of(
+                        pos, self._rad[mi] * pa.scale[mask] / 1000.0, np.full(n, mi), hash2_grid(r.key, xs, zs)[mask]
+                    ),
+                )
+            )
         tboxes = np.zeros((k, 2, 3))
         if parts:
             cid = np.concatenate([q[0] for q in parts])
@@ -1028,8 +1125,9 @@ class Drawer:
             out.append((key, ChunkDraw(grounds[i], boxes[i], th, tuple(touching[i]), table[i], tboxes[i])))
         return out
 
-    def _instances(self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray,
-                   cid_of: np.ndarray) -> tuple[np.ndarray, Things]:
+    def _instances(
+        self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray, cid_of: np.ndarray
+    ) -> tuple[np.ndarray, Things]:
         """The things of the instances of a prefab at cells (jj, ii) of a rectangle's layers, each
         at its cell's centre on the ground there (rotation 0), with their chunks."""
         cm = self.gen.p.cell_mm
@@ -1065,8 +1163,10 @@ class Drawer:
     def keys(self, cell: tuple[int, int], kept: bool = True) -> list[tuple[int, int]]:
         """The chunks a view at focus ``cell`` may have loaded (:meth:`view`), by row."""
         sides = KEPT_SIDES if kept else ()
-        return sorted(set(loaded_chunks(self.gen, cell)).union(*(loaded_chunks(self.gen, cell, k) for k in sides)),
-                      key=lambda k: (k[1], k[0]))
+        return sorted(
+            set(loaded_chunks(self.gen, cell)).union(*(loaded_chunks(self.gen, cell, k) for k in sides)),
+            key=lambda k: (k[1], k[0]),
+        )
 
     def _cameras(self, origins: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, float, float]:
         """(eyes (V, 3), planes (V, 6, 4), ortho, lens, size) of the world's camera placed at each
@@ -1091,8 +1191,12 @@ class Drawer:
         out = [(f, -dot(f, eye + near * f)), (-f, dot(f, eye + far * f))]
         if ortho:
             hw, hh = rec["size"] * ASPECT / 2, rec["size"] / 2
-            out += [(r, -dot(r, eye - hw * r)), (-r, dot(r, eye + hw * r)), (u, -dot(u, eye - hh * u)),
-                    (-u, dot(u, eye + hh * u))]
+            out += [
+                (r, -dot(r, eye - hw * r)),
+                (-r, dot(r, eye + hw * r)),
+                (u, -dot(u, eye - hh * u)),
+                (-u, dot(u, eye + hh * u)),
+            ]
         else:
             tv = math.tan(math.radians(rec["fov_deg"]) / 2)
             th = tv * ASPECT
@@ -1105,22 +1209,52 @@ class Drawer:
         lens = math.tan(math.radians(rec["fov_deg"]) / 2) / math.tan(math.radians(LENS_DEG) / 2)
         return eye, planes, ortho, lens, float(rec["size"])
 
-    def _drawn(self, P: np.ndarray, R: np.ndarray, M: np.ndarray, H: np.ndarray, F: np.ndarray, eye: np.ndarray,
-               planes: np.ndarray, view: np.ndarray, ortho: bool, lens: float, size: float,
-               inside: np.ndarray | None = None) -> np.ndarray:
+    def _drawn(
+        self,
+        P: np.ndarray,
+        R: np.ndarray,
+        M: np.ndarray,
+        H: np.ndarray,
+        F: np.ndarray,
+        eye: np.ndarray,
+        planes: np.ndarray,
+        view: np.ndarray,
+        ortho: bool,
+        lens: float,
+        size: float,
+        inside: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Triangles each thing costs in its view (``view``: its index into ``eye`` and
         ``planes``); ``inside``: things known to be inside the view volume (not tested again)."""
         return self._judge(P, R, M, H, F, eye, planes, view, ortho, lens, size, inside).triangles
 
-    def _judge(self, P: np.ndarray, R: np.ndarray, M: np.ndarray, H: np.ndarray, F: np.ndarray, eye: np.ndarray,
-               planes: np.ndarray, view: np.ndarray, ortho: bool, lens: float, size: float,
-               inside: np.ndarray | None = None) -> Judged:
+    def _judge(
+        self,
+        P: np.ndarray,
+        R: np.ndarray,
+        M: np.ndarray,
+        H: np.ndarray,
+        F: np.ndarray,
+        eye: np.ndarray,
+        planes: np.ndarray,
+        view: np.ndarray,
+        ortho: bool,
+        lens: float,
+        size: float,
+        inside: np.ndarray | None = None,
+    ) -> Judged:
         """:meth:`_drawn`, with what was decided for each thing (:class:`Judged`)."""
         n = len(M)
-        out = Judged(np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), np.zeros(n, dtype=bool),
-                     np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64))
-        sel, tris, level, near, keep = self._drawn_sel(Things(P, R, M, H, F), np.arange(n), view, eye, planes, ortho,
-                                                       lens, size, inside)
+        out = Judged(
+            np.zeros(n, dtype=bool),
+            np.zeros(n, dtype=np.int64),
+            np.zeros(n, dtype=bool),
+            np.zeros(n, dtype=bool),
+            np.zeros(n, dtype=np.int64),
+        )
+        sel, tris, level, near, keep = self._drawn_sel(
+            Things(P, R, M, H, F), np.arange(n), view, eye, planes, ortho, lens, size, inside
+        )
         out.inside[sel] = True
         out.triangles[sel] = tris
         out.level[sel] = level
@@ -1128,9 +1262,18 @@ class Drawer:
         out.thinned[sel] = near & ~keep
         return out
 
-    def _drawn_sel(self, things: Things, ids: np.ndarray, view: np.ndarray, eye: np.ndarray, planes: np.ndarray,
-                   ortho: bool, lens: float, size: float, inside: np.ndarray | None = None
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _drawn_sel(
+        self,
+        things: Things,
+        ids: np.ndarray,
+        view: np.ndarray,
+        eye: np.ndarray,
+        planes: np.ndarray,
+        ortho: bool,
+        lens: float,
+        size: float,
+        inside: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`_judge` of the things ``things[ids]``, each in its view, for those inside the view
         volume: (their positions in ``ids``, the triangles each costs, its model's level, whether
         it is within draw_distance, whether it is drawn). Only what a thing's test needs is
@@ -1180,9 +1323,19 @@ class Drawer:
         distance to the sphere, nothing past draw_distance, flora thinned (:func:`thin_keep`).
         The same decisions as :meth:`view` makes."""
         n = len(things.model)
-        return self._judge(things.pos, things.radius, things.model, things.thin, things.flora,
-                           np.asarray([cam.eye], dtype=np.float64), cam.planes()[None], np.zeros(n, dtype=np.int64),
-                           cam.ortho, cam.lens, cam.size)
+        return self._judge(
+            things.pos,
+            things.radius,
+            things.model,
+            things.thin,
+            things.flora,
+            np.asarray([cam.eye], dtype=np.float64),
+            cam.planes()[None],
+            np.zeros(n, dtype=np.int64),
+            cam.ortho,
+            cam.lens,
+            cam.size,
+        )
 
     def chunks_seen(self, cam: Camera, chunks: list[ChunkDraw]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(visible (n,) bool, effective distance (n,) metres, ground level (n,)) of chunks seen
@@ -1195,8 +1348,10 @@ class Drawer:
         visible = _boxes_visible(cam.planes(), boxes)
         dist = cam.effective(np.linalg.norm(np.clip(eye, boxes[:, 0], boxes[:, 1]) - eye, axis=1))
         lod = lod_distance(self.gen)
-        level = np.array([ground_level(ch.ground, float(d), lod) for ch, d in zip(chunks, dist.tolist(), strict=True)],
-                         dtype=np.int64)
+        level = np.array(
+            [ground_level(ch.ground, float(d), lod) for ch, d in zip(chunks, dist.tolist(), strict=True)],
+            dtype=np.int64,
+        )
         return visible, dist, level
 
     def _view_batch(self, cells: list[tuple[str, tuple[int, int]]], kept: bool = True) -> list[dict[str, Any]]:
@@ -1208,8 +1363,9 @@ class Drawer:
         zs = np.asarray([cell[1] for _, cell in cells], dtype=np.int64)
         # focus_origin: the cell's centre on the ground there
         g = gen.heights_at(np.concatenate([xs, xs + 1]), np.concatenate([zs, zs + 1]))
-        origins = np.stack([(2 * xs + 1) * cm / 2000.0, ((g[:V] + g[V:]) >> 1) / 1000.0,
-                            (2 * zs + 1) * cm / 2000.0], axis=1)
+        origins = np.stack(
+            [(2 * xs + 1) * cm / 2000.0, ((g[:V] + g[V:]) >> 1) / 1000.0, (2 * zs + 1) * cm / 2000.0], axis=1
+        )
         eye, planes, ortho, lens, size = self._cameras(origins)
         # the chunks each view may have loaded: slots (ox, oz) around its focus's chunk
         view = int(getattr(gen.world, "view", 1) or 1)
@@ -1225,8 +1381,7 @@ class Drawer:
         nk = len(chunks)
         boxes = np.stack([ch.box for ch in chunks]) if chunks else np.zeros((0, 2, 3))
         levels = np.asarray([len(ch.ground.grids) for ch in chunks] or [0], dtype=np.int64)[:, None]
-        tri = (np.stack([ch.table for ch in chunks], axis=1) if chunks
-               else np.zeros((3, 0, len(GRIDS)), dtype=np.int64))
+        tri = np.stack([ch.table for ch in chunks], axis=1) if chunks else np.zeros((3, 0, len(GRIDS)), dtype=np.int64)
         vv, kk = np.nonzero(slot_chunk >= 0)
         ci = slot_chunk[vv, kk]
         box = boxes[ci]
@@ -1261,15 +1416,19 @@ class Drawer:
         uv, uk, uc, uin = vv[use], kk[use], ci[use], in_all[use]
         # the things of the chunks some view uses, joined
         used = np.unique(uc)
-        allt = (Things.join([chunks[i].things for i in used.tolist()]) if len(used)
-                else Things.of(np.zeros((0, 3)), [], []))
+        allt = (
+            Things.join([chunks[i].things for i in used.tolist()]) if len(used) else Things.of(np.zeros((0, 3)), [], [])
+        )
         starts = np.concatenate([[0], np.cumsum(counts[used])])[:-1]
         m = counts[uc]
         pv = np.repeat(uv, m)
         pslot = np.repeat(uk, m)
         pin = np.repeat(uin, m)
-        tid = (np.arange(int(m.sum()), dtype=np.int64) - np.repeat(np.cumsum(m) - m, m)
-               + np.repeat(starts[np.searchsorted(used, uc)], m))
+        tid = (
+            np.arange(int(m.sum()), dtype=np.int64)
+            - np.repeat(np.cumsum(m) - m, m)
+            + np.repeat(starts[np.searchsorted(used, uc)], m)
+        )
         sel, tris, _, _, _ = self._drawn_sel(allt, tid, pv, eye, planes, ortho, lens, size, pin)
         F = allt.flora[tid[sel]]
         flat = np.zeros((4, V * K), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
@@ -1296,8 +1455,9 @@ class Drawer:
         ms = ns[ci]
         t_v, t_k = np.repeat(vv, ms), np.repeat(kk, ms)
         cs_start = np.concatenate([[0], np.cumsum(ns)])[:-1]
-        t_s = np.asarray(cs, dtype=np.int64)[(np.arange(int(ms.sum()), dtype=np.int64)
-                                                - np.repeat(np.cumsum(ms) - ms, ms) + np.repeat(cs_start[ci], ms))]
+        t_s = np.asarray(cs, dtype=np.int64)[
+            (np.arange(int(ms.sum()), dtype=np.int64) - np.repeat(np.cumsum(ms) - ms, ms) + np.repeat(cs_start[ci], ms))
+        ]
         pair_key, pair_of = np.unique(t_v * max(1, len(sobj)) + t_s, return_inverse=True)
         pairs = pair_key.tolist()
         sthings = [self._structure(st) for st in sobj]
@@ -1309,11 +1469,23 @@ class Drawer:
             st_all = Things.join(sthings)
             m2 = scount[sj]
             q = np.repeat(np.arange(len(pairs)), m2)
-            tid2 = (np.arange(int(m2.sum()), dtype=np.int64) - np.repeat(np.cumsum(m2) - m2, m2)
-                    + np.repeat(sstart[sj], m2))
+            tid2 = (
+                np.arange(int(m2.sum()), dtype=np.int64) - np.repeat(np.cumsum(m2) - m2, m2) + np.repeat(sstart[sj], m2)
+            )
             F2 = st_all.flora[tid2]
-            t2 = self._drawn(st_all.pos[tid2], st_all.radius[tid2], st_all.model[tid2], st_all.thin[tid2], F2,
-                             eye, planes, sv[q], ortho, lens, size)
+            t2 = self._drawn(
+                st_all.pos[tid2],
+                st_all.radius[tid2],
+                st_all.model[tid2],
+                st_all.thin[tid2],
+                F2,
+                eye,
+                planes,
+                sv[q],
+                ortho,
+                lens,
+                size,
+            )
             for row, w in enumerate((t2 * F2, t2 * ~F2, (t2 > 0) & F2, (t2 > 0) & ~F2)):
                 s_sums[row] = np.bincount(q, weights=w, minlength=len(pairs)).astype(np.int64)
         # the persistent entities, placed relative to each focus
@@ -1331,8 +1503,15 @@ class Drawer:
                     pers[row] = np.bincount(q, weights=w, minlength=V).astype(np.int64)
         # the sets of loaded chunks: the window, and with each pair of kept sides
         sets = [(0, 0)] + (list(KEPT_SIDES) if kept else [])
-        masks = np.stack([(ox >= -view + min(sx, 0)) & (ox <= view + max(sx, 0)) & (oz >= -view + min(sz, 0))
-                          & (oz <= view + max(sz, 0)) for sx, sz in sets])  # (sets, K)
+        masks = np.stack(
+            [
+                (ox >= -view + min(sx, 0))
+                & (ox <= view + max(sx, 0))
+                & (oz >= -view + min(sz, 0))
+                & (oz <= view + max(sz, 0))
+                for sx, sz in sets
+            ]
+        )  # (sets, K)
         loaded = slot_chunk >= 0
         figs = np.zeros((len(sets), 10, V), dtype=np.int64)
         for si in range(len(sets)):
@@ -1346,8 +1525,18 @@ class Drawer:
                 for row in range(4):
                     figs[si, 5 + row] += np.bincount(sv[hit], weights=s_sums[row][hit], minlength=V).astype(np.int64)
             figs[si, 9] = figs[si, 2:7].sum(axis=0)
-        names = ("chunks", "chunks_drawn", "ground", "skirts", "water", "flora", "entities", "plants_drawn",
-                 "entities_drawn", "triangles")
+        names = (
+            "chunks",
+            "chunks_drawn",
+            "ground",
+            "skirts",
+            "water",
+            "flora",
+            "entities",
+            "plants_drawn",
+            "entities_drawn",
+            "triangles",
+        )
         out = []
         tot = figs[:, 9, :]
         for v, (name, cell) in enumerate(cells):
@@ -1356,8 +1545,15 @@ class Drawer:
                 if tot[si, v] > tot[best, v]:
                     best, side = si, list(sets[si])
             worst = dict(zip(names, figs[best, :, v].tolist(), strict=True))
-            out.append({"name": name, "focus": [int(cell[0]), int(cell[1])], **worst, "kept": side,
-                        "window": {"chunks": int(figs[0, 0, v]), "triangles": int(figs[0, 9, v])}})
+            out.append(
+                {
+                    "name": name,
+                    "focus": [int(cell[0]), int(cell[1])],
+                    **worst,
+                    "kept": side,
+                    "window": {"chunks": int(figs[0, 0, v]), "triangles": int(figs[0, 9, v])},
+                }
+            )
         return out
 
     def _slots(self, xs: np.ndarray, zs: np.ndarray, kept: bool):
@@ -1372,8 +1568,9 @@ class Drawer:
         e = p.extent
         return ox, oz, ccx, ccz, (ccx >= -e) & (ccx < e) & (ccz >= -e) & (ccz < e)
 
-    def views(self, cells: list[tuple[str, tuple[int, int]]], kept: bool = True,
-              progress: Progress | None = None) -> list[dict[str, Any]]:
+    def views(
+        self, cells: list[tuple[str, tuple[int, int]]], kept: bool = True, progress: Progress | None = None
+    ) -> list[dict[str, Any]]:
         """:meth:`view` of many ``(name, cell)``, in batches of :data:`VIEW_BATCH`
         (:meth:`view_batches`, joined)."""
         out: list[dict[str, Any]] = []
@@ -1381,8 +1578,9 @@ class Drawer:
             out += batch
         return out
 
-    def view_batches(self, cells: Sequence[tuple[str, tuple[int, int]]], kept: bool = True,
-                     progress: Progress | None = None) -> Iterator[list[dict[str, Any]]]:
+    def view_batches(
+        self, cells: Sequence[tuple[str, tuple[int, int]]], kept: bool = True, progress: Progress | None = None
+    ) -> Iterator[list[dict[str, Any]]]:
         """:meth:`view` of many ``(name, cell)``, batch after batch of :data:`VIEW_BATCH` (a caller
         that keeps only what it needs of each batch holds one batch at a time): the chunks of a
         batch computed first, in one pass (:meth:`prepare`; those of the previous batches that
@@ -1390,7 +1588,7 @@ class Drawer:
         its chunks hold. ``progress(done, total, "views")`` after each batch."""
         done = 0
         for b in range(0, len(cells), VIEW_BATCH):
-            some = cells[b:b + VIEW_BATCH]
+            some = cells[b : b + VIEW_BATCH]
             xs = np.asarray([cell[0] for _, cell in some], dtype=np.int64)
             zs = np.asarray([cell[1] for _, cell in some], dtype=np.int64)
             _, _, ccx, ccz, inside = self._slots(xs, zs, kept)
@@ -1418,8 +1616,9 @@ class Drawer:
         return self._view_batch([(name, cell)], kept)[0]
 
 
-def view_cost(gen: Generator, models: Mapping[str, ModelDraw], cell: tuple[int, int],
-              camera: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def view_cost(
+    gen: Generator, models: Mapping[str, ModelDraw], cell: tuple[int, int], camera: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """The triangles drawn from one view (see :meth:`Drawer.view`)."""
     return Drawer(gen, models, camera).view(cell)
 

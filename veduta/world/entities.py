@@ -28,8 +28,9 @@ def _vec(v: Iterable[float] | None, default: Iterable[float]) -> list[float]:
     return [float(c) for c in (v if v is not None else default)]
 
 
-def prefab_instance(record: Any, instance: str, origin: tuple[float, float, float], rotation: int,
-                    source: dict) -> list[dict]:
+def prefab_instance(
+    record: Any, instance: str, origin: tuple[float, float, float], rotation: int, source: dict
+) -> list[dict]:
     """The entities of a prefab placed at ``origin`` (metres) turned by ``rotation`` degrees about
     +Y (x' = x cos + z sin, z' = -x sin + z cos). Entities with a parent inside the prefab keep
     their local transform."""
@@ -49,23 +50,25 @@ def prefab_instance(record: Any, instance: str, origin: tuple[float, float, floa
             pos = [origin[0] + lx * cos + lz * sin, origin[1] + ly, origin[2] - lx * sin + lz * cos]
             rot = [rot[0], (rot[1] + rotation) % 360, rot[2]]
         hitbox = getattr(e, "hitbox", None)
-        out.append({
-            "name": name,
-            "kind": getattr(e, "kind", ""),
-            "model": getattr(e, "model", ""),
-            "material": getattr(e, "material", ""),
-            "position": pos,
-            "rotation_deg": rot,
-            "scale": _vec(getattr(e, "scale", None), (1, 1, 1)),
-            "tags": list(getattr(e, "tags", None) or []),
-            "parent": parent,
-            "visible": bool(getattr(e, "visible", True)),
-            "hitbox": None if hitbox is None else [_vec(hitbox[0], ()), _vec(hitbox[1], ())],
-            "layer": int(getattr(e, "layer", 0)),
-            "frame": int(getattr(e, "frame", 0)),
-            "anim": getattr(e, "anim", ""),
-            "source": source,
-        })
+        out.append(
+            {
+                "name": name,
+                "kind": getattr(e, "kind", ""),
+                "model": getattr(e, "model", ""),
+                "material": getattr(e, "material", ""),
+                "position": pos,
+                "rotation_deg": rot,
+                "scale": _vec(getattr(e, "scale", None), (1, 1, 1)),
+                "tags": list(getattr(e, "tags", None) or []),
+                "parent": parent,
+                "visible": bool(getattr(e, "visible", True)),
+                "hitbox": None if hitbox is None else [_vec(hitbox[0], ()), _vec(hitbox[1], ())],
+                "layer": int(getattr(e, "layer", 0)),
+                "frame": int(getattr(e, "frame", 0)),
+                "anim": getattr(e, "anim", ""),
+                "source": source,
+            }
+        )
     return out
 
 
@@ -119,21 +122,23 @@ def chunk_entities(gen: Generator, cx: int, cz: int) -> list[dict]:
                 rule = p.vegetation[pa.rule]
                 size = metres(pa.scale[j, i])
                 name = f"{base}_plant_{rule.name}_{local}"
-                out.append({
-                    "name": name,
-                    "kind": "flora",
-                    "model": rule.model,
-                    "material": "",
-                    "position": [metres(pa.x_mm[j, i]), metres(pa.y_mm[j, i]), metres(pa.z_mm[j, i])],
-                    "rotation_deg": [0.0, float(pa.rotation[j, i]), 0.0],
-                    "scale": [-size if pa.mirror[j, i] else size, size, size],
-                    "tags": ["flora"],
-                    "parent": "",
-                    "visible": True,
-                    "hitbox": None,
-                    "layer": 0,
-                    "frame": 0,
-                    "anim": "",
-                    "source": {"kind": "plant", "name": name, "model": rule.model, "rule": rule.name},
-                })
+                out.append(
+                    {
+                        "name": name,
+                        "kind": "flora",
+                        "model": rule.model,
+                        "material": "",
+                        "position": [metres(pa.x_mm[j, i]), metres(pa.y_mm[j, i]), metres(pa.z_mm[j, i])],
+                        "rotation_deg": [0.0, float(pa.rotation[j, i]), 0.0],
+                        "scale": [-size if pa.mirror[j, i] else size, size, size],
+                        "tags": ["flora"],
+                        "parent": "",
+                        "visible": True,
+                        "hitbox": None,
+                        "layer": 0,
+                        "frame": 0,
+                        "anim": "",
+                        "source": {"kind": "plant", "name": name, "model": rule.model, "rule": rule.name},
+                    }
+                )
     return out

@@ -68,8 +68,9 @@ class Generator:
             name: prefab_params(rec, self.p.cell_mm) for name, rec in sorted((prefabs or {}).items())
         }
         self.terrain = Terrain(self.p)
-        self.structs: Structures = Structures(self.p, self.prefabs, self.terrain,
-                                              like.structs if like is not None else None)
+        self.structs: Structures = Structures(
+            self.p, self.prefabs, self.terrain, like.structs if like is not None else None
+        )
         self.cover = Cover(self.p, self.prefabs)
         #: cells around a rectangle within which structures matter (pads and min_distance)
         self.margin = max(PAD_BLEND + 1, self.structs.reach)
@@ -157,7 +158,7 @@ class Generator:
             mask &= in_area(r, xs[None, :], zs[:, None])
         mask &= (hash2_grid(r.key, xs, zs) >> 32) < r.density_t
         for s in self.structs.in_rect(x0, z0, w, h, 0):  # no plant on a footprint
-            mask[max(0, s.z0 - z0):max(0, s.z1 - z0), max(0, s.x0 - x0):max(0, s.x1 - x0)] = False
+            mask[max(0, s.z0 - z0) : max(0, s.z1 - z0), max(0, s.x0 - x0) : max(0, s.x1 - x0)] = False
         return mask
 
     def chunk_layers(self, cx: int, cz: int) -> Layers:
@@ -183,8 +184,9 @@ class Generator:
     def cell_state(self, x: int, z: int):
         t = self.terrain
         structs = self.structs.in_rect(x, z, 1, 1, self.margin)
-        corners = tuple(pad_at(t.ground_at(vx, vz), vx, vz, structs)
-                        for vx, vz in ((x, z), (x + 1, z), (x, z + 1), (x + 1, z + 1)))
+        corners = tuple(
+            pad_at(t.ground_at(vx, vz), vx, vz, structs) for vx, vz in ((x, z), (x + 1, z), (x, z + 1), (x + 1, z + 1))
+        )
         level = max(t.water_level_at(vx, vz) for vx, vz in ((x, z), (x + 1, z), (x, z + 1), (x + 1, z + 1)))
         centre = (corners[0] + corners[3]) >> 1
         wet = centre < level
@@ -237,6 +239,7 @@ class Generator:
             "mirror": pl.mirror,
             "scale": metres(pl.scale),
         }
+
 
 def generator_for(world, prefabs) -> Generator:
     return Generator(world, prefabs)

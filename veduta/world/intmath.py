@@ -260,8 +260,9 @@ def pseudo_angle(dx, dz):
         dx, dz = np.broadcast_arrays(np.asarray(dx, dtype=np.int64), np.asarray(dz, dtype=np.int64))
         ax, az = np.abs(dx), np.abs(dz)
         s = np.maximum(ax + az, 1)
-        quad = np.where((dx > 0) & (dz >= 0), 0,
-                        np.where((dx <= 0) & (dz > 0), 1, np.where((dx < 0) & (dz <= 0), 2, 3)))
+        quad = np.where(
+            (dx > 0) & (dz >= 0), 0, np.where((dx <= 0) & (dz > 0), 1, np.where((dx < 0) & (dz <= 0), 2, 3))
+        )
         num = np.where((quad & 1) == 0, az, ax)
         pa = quad * 16384 + (num * 16384) // s
         return np.where((dx == 0) & (dz == 0), 0, pa)

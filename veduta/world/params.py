@@ -205,31 +205,54 @@ def world_params(world) -> WorldP:
     biomes = _list(world.biomes)
     features = []
     for i, f in enumerate(_list(getattr(world, "features", None))):
-        features.append(FeatureP(
-            index=i, name=f.name, kind=f.kind, x=int(f.x), z=int(f.z), radius=max(1, int(f.radius)),
-            has_height=bool(f.has_height), height_mm=to_milli(f.height), depth_mm=to_milli(f.depth),
-            falloff=max(0, int(f.falloff)), rough_q16=min(65536, max(0, to_q16(f.roughness))),
-            key=stream_key(seed, f"feature/{f.name}"),
-        ))
+        features.append(
+            FeatureP(
+                index=i,
+                name=f.name,
+                kind=f.kind,
+                x=int(f.x),
+                z=int(f.z),
+                radius=max(1, int(f.radius)),
+                has_height=bool(f.has_height),
+                height_mm=to_milli(f.height),
+                depth_mm=to_milli(f.depth),
+                falloff=max(0, int(f.falloff)),
+                rough_q16=min(65536, max(0, to_q16(f.roughness))),
+                key=stream_key(seed, f"feature/{f.name}"),
+            )
+        )
 
     scatter_recs = _list(world.scatter)
     scatter = []
     scatter_streams = _occurrence_streams("scatter", [s.prefab for s in scatter_recs])
     for i, (s, stream) in enumerate(zip(scatter_recs, scatter_streams)):
-        scatter.append(ScatterRuleP(
-            index=i, prefab=s.prefab, biomes=frozenset(_list(s.biomes)), density_t=to_threshold32(s.density),
-            key=stream_key(seed, stream), stream=stream,
-        ))
+        scatter.append(
+            ScatterRuleP(
+                index=i,
+                prefab=s.prefab,
+                biomes=frozenset(_list(s.biomes)),
+                density_t=to_threshold32(s.density),
+                key=stream_key(seed, stream),
+                stream=stream,
+            )
+        )
 
     site_recs = _list(world.sites)
     sites = []
     for i, (s, stream) in enumerate(zip(site_recs, _occurrence_streams("site", [s.tag for s in site_recs]))):
-        sites.append(SiteRuleP(
-            index=i, tag=s.tag, prefabs=tuple(_list(s.prefabs)), biomes=frozenset(_list(s.biomes)),
-            spacing=max(1, int(s.spacing)), chance_t=to_threshold32(s.chance),
-            key_draw=stream_key(seed, stream + "/draw"), key_offset=stream_key(seed, stream + "/offset"),
-            stream=stream,
-        ))
+        sites.append(
+            SiteRuleP(
+                index=i,
+                tag=s.tag,
+                prefabs=tuple(_list(s.prefabs)),
+                biomes=frozenset(_list(s.biomes)),
+                spacing=max(1, int(s.spacing)),
+                chance_t=to_threshold32(s.chance),
+                key_draw=stream_key(seed, stream + "/draw"),
+                key_offset=stream_key(seed, stream + "/offset"),
+                stream=stream,
+            )
+        )
 
     places = tuple(
         PlaceP(index=i, name=p.name, prefab=p.prefab, x=int(p.x), z=int(p.z), rotation=int(p.rotation) % 360)
@@ -239,13 +262,25 @@ def world_params(world) -> WorldP:
     vegetation = []
     for i, v in enumerate(_list(getattr(world, "vegetation", None))):
         stream = f"vegetation/{v.name}"
-        vegetation.append(VegRuleP(
-            index=i, name=v.name, prefab=v.prefab or "", model=v.model or "",
-            density_t=to_threshold32(v.density), biomes=frozenset(_list(v.biomes)), area=bool(v.area),
-            x=int(v.x), z=int(v.z), radius=int(v.radius),
-            scale_min=to_milli(v.scale_min), scale_max=to_milli(v.scale_max),
-            key=stream_key(seed, stream), key_place=stream_key(seed, stream + "/place"), stream=stream,
-        ))
+        vegetation.append(
+            VegRuleP(
+                index=i,
+                name=v.name,
+                prefab=v.prefab or "",
+                model=v.model or "",
+                density_t=to_threshold32(v.density),
+                biomes=frozenset(_list(v.biomes)),
+                area=bool(v.area),
+                x=int(v.x),
+                z=int(v.z),
+                radius=int(v.radius),
+                scale_min=to_milli(v.scale_min),
+                scale_max=to_milli(v.scale_max),
+                key=stream_key(seed, stream),
+                key_place=stream_key(seed, stream + "/place"),
+                stream=stream,
+            )
+        )
 
     return WorldP(
         name=world.name,

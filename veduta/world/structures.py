@@ -165,8 +165,7 @@ class SiteTable:
     other_rz: np.ndarray
 
     def covers(self, rx0: int, rz0: int, nw: int, nh: int) -> bool:
-        return (self.rx0 <= rx0 and rx0 + nw <= self.rx0 + self.nw and self.rz0 <= rz0
-                and rz0 + nh <= self.rz0 + self.nh)
+        return self.rx0 <= rx0 and rx0 + nw <= self.rx0 + self.nw and self.rz0 <= rz0 and rz0 + nh <= self.rz0 + self.nh
 
 
 @dataclass
@@ -206,9 +205,26 @@ class _Draws:
         used = np.unique(pad)
         remap = np.zeros(len(self.px), dtype=np.int64)
         remap[used] = np.arange(len(used))
-        return _Draws(rx0, rz0, nw, nh, self.jz[keep] - j0, self.ix[keep] - i0, self.pre[keep], self.x0[keep],
-                      self.z0[keep], self.fw[keep], self.fd[keep], self.code[keep], self.detail[keep],
-                      new[self.alive[alive_keep]], self.px[used], self.pz[used], self.relief[used], remap[pad])
+        return _Draws(
+            rx0,
+            rz0,
+            nw,
+            nh,
+            self.jz[keep] - j0,
+            self.ix[keep] - i0,
+            self.pre[keep],
+            self.x0[keep],
+            self.z0[keep],
+            self.fw[keep],
+            self.fd[keep],
+            self.code[keep],
+            self.detail[keep],
+            new[self.alive[alive_keep]],
+            self.px[used],
+            self.pz[used],
+            self.relief[used],
+            remap[pad],
+        )
 
 
 @dataclass
@@ -287,8 +303,18 @@ class Structures:
     def _draws_key(self) -> tuple:
         """What steps 1-6 of the site decisions depend on (two worlds with the same key draw alike)."""
         p = self.p
-        return (p.seed, p.cells, p.biome_scale, p.biome_names, p.biome_weights, p.relief_mm, p.relief_scale,
-                p.sites, tuple(self.margins), tuple(tuple(self._rule_prefabs(i)) for i in range(len(p.sites))))
+        return (
+            p.seed,
+            p.cells,
+            p.biome_scale,
+            p.biome_names,
+            p.biome_weights,
+            p.relief_mm,
+            p.relief_scale,
+            p.sites,
+            tuple(self.margins),
+            tuple(tuple(self._rule_prefabs(i)) for i in range(len(p.sites))),
+        )
 
     # -- places ---------------------------------------------------------------------------------
 
@@ -302,10 +328,19 @@ class Structures:
         x0, z0 = pl.x - fw // 2, pl.z - fd // 2
         level, wet = self._pad_level(x0, z0, fw, fd)
         return Structure(
-            kind="place", name=pl.name, prefab=pl.prefab, x0=x0, z0=z0, fw=fw, fd=fd, level_mm=level,
-            rotation=pl.rotation, tags=pf.tags if pf is not None else (),
+            kind="place",
+            name=pl.name,
+            prefab=pl.prefab,
+            x0=x0,
+            z0=z0,
+            fw=fw,
+            fd=fd,
+            level_mm=level,
+            rotation=pl.rotation,
+            tags=pf.tags if pf is not None else (),
             distances=tuple(sorted(pf.distances.items())) if pf is not None else (),
-            order=(0, i), wet=wet,
+            order=(0, i),
+            wet=wet,
         )
 
     def _pad_level(self, x0: int, z0: int, fw: int, fd: int) -> tuple[int, bool]:
@@ -314,8 +349,8 @@ class Structures:
         win = self._window_for(x0, z0, fw + 1, fd + 1)
         if win is not None:
             i0, j0 = x0 - win.x0, z0 - win.z0
-            g = win.ground[j0:j0 + fd + 1, i0:i0 + fw + 1]
-            lv = win.levels[j0:j0 + fd + 1, i0:i0 + fw + 1]
+            g = win.ground[j0 : j0 + fd + 1, i0 : i0 + fw + 1]
+            lv = win.levels[j0 : j0 + fd + 1, i0 : i0 + fw + 1]
         else:
             g = self.terrain.ground(x0, z0, fw + 1, fd + 1)
             lv = self.terrain.water_levels(x0, z0, fw + 1, fd + 1)
@@ -395,9 +430,20 @@ class Structures:
         z0 = rz * s + (ho & 0xFFFFFFFF) % nz
         tags = tuple(sorted(set(pf.tags) | {rule.tag}))
         cand = Structure(
-            kind="site", name=f"{self.site_names[i]}_{coord(rx)}_{coord(rz)}", prefab=name, x0=x0, z0=z0,
-            fw=pf.fw, fd=pf.fd, level_mm=0, rotation=0, tags=tags,
-            distances=tuple(sorted(pf.distances.items())), order=(1, i, rz, rx), rule=i, region=(rx, rz),
+            kind="site",
+            name=f"{self.site_names[i]}_{coord(rx)}_{coord(rz)}",
+            prefab=name,
+            x0=x0,
+            z0=z0,
+            fw=pf.fw,
+            fd=pf.fd,
+            level_mm=0,
+            rotation=0,
+            tags=tags,
+            distances=tuple(sorted(pf.distances.items())),
+            order=(1, i, rz, rx),
+            rule=i,
+            region=(rx, rz),
         )
         n = p.cells
         if x0 < -n or z0 < -n or x0 + pf.fw > n or z0 + pf.fd > n:
@@ -428,7 +474,7 @@ class Structures:
         if gx == 0 and gz == 0:
             return True
         need = need_mm(a.tags, dict(a.distances), b.tags, dict(b.distances))
-        return (gx * gx + gz * gz) * self.p.cell_mm ** 2 < need * need
+        return (gx * gx + gz * gz) * self.p.cell_mm**2 < need * need
 
     # -- rectangles -----------------------------------------------------------------------------
 
@@ -446,16 +492,18 @@ class Structures:
                 rxs = np.arange(rx0, rx0 + nw, dtype=np.int64)
                 rzs = np.arange(rz0, rz0 + nh, dtype=np.int64)
                 fire = (hash2_grid(rule.key_draw, rxs, rzs) >> 32) < rule.chance_t
-                todo = sum(1 for jz, ix in zip(*np.nonzero(fire))
-                           if (i, int(rxs[ix]), int(rzs[jz])) not in self._decisions)
+                todo = sum(
+                    1 for jz, ix in zip(*np.nonzero(fire)) if (i, int(rxs[ix]), int(rzs[jz])) not in self._decisions
+                )
                 if todo >= TABLE_MIN:
                     t = self.table(i, rx0, rz0, nw, nh)
             if t is not None:
                 j0, i0 = rz0 - t.rz0, rx0 - t.rx0
                 sl = (slice(j0, j0 + nh), slice(i0, i0 + nw))
                 sx0, sz0 = t.x0[sl], t.z0[sl]
-                hit = ((t.code[sl] == STANDS) & (sx0 < bx1) & (sx0 + t.fw[sl] > bx0) & (sz0 < bz1)
-                       & (sz0 + t.fd[sl] > bz0))
+                hit = (
+                    (t.code[sl] == STANDS) & (sx0 < bx1) & (sx0 + t.fw[sl] > bx0) & (sz0 < bz1) & (sz0 + t.fd[sl] > bz0)
+                )
                 for jz, ix in zip(*np.nonzero(hit)):
                     st = self.site(i, rx0 + int(ix), rz0 + int(jz)).structure
                     assert st is not None
@@ -513,8 +561,10 @@ class Structures:
     def _site_tags(self, i: int) -> list[tuple[tuple[str, ...], dict[str, int]]]:
         """(tags, distances) of a site of rule i with each of its prefabs (() and {} for a missing one)."""
         tag = self.p.sites[i].tag
-        return [(tuple(sorted(set(pf.tags) | {tag})), pf.distances) if pf is not None else ((), {})
-                for pf in self._rule_prefabs(i)]
+        return [
+            (tuple(sorted(set(pf.tags) | {tag})), pf.distances) if pf is not None else ((), {})
+            for pf in self._rule_prefabs(i)
+        ]
 
     def _draws(self, i: int, rx0: int, rz0: int, nw: int, nh: int) -> _Draws:
         """Steps 1-6 of the decisions of rule i over a rectangle of regions (cached; shared with
@@ -541,9 +591,26 @@ class Structures:
         n = len(jz)
         zeros = np.zeros(n, dtype=np.int64)
         none = np.zeros(0, dtype=np.int64)
-        d = _Draws(rx0, rz0, nw, nh, jz, ix, np.full(n, -1, dtype=np.int64), zeros, zeros.copy(), zeros.copy(),
-                   zeros.copy(), np.full(n, NO_PREFABS, dtype=np.int8), np.full(n, -1, dtype=np.int64),
-                   none, none, none, none, np.zeros((4, 0), dtype=np.int64))
+        d = _Draws(
+            rx0,
+            rz0,
+            nw,
+            nh,
+            jz,
+            ix,
+            np.full(n, -1, dtype=np.int64),
+            zeros,
+            zeros.copy(),
+            zeros.copy(),
+            zeros.copy(),
+            np.full(n, NO_PREFABS, dtype=np.int8),
+            np.full(n, -1, dtype=np.int64),
+            none,
+            none,
+            none,
+            none,
+            np.zeros((4, 0), dtype=np.int64),
+        )
         if not n or not rule.prefabs:
             return d
         rx, rz = rxs[ix], rzs[jz]
@@ -553,8 +620,13 @@ class Structures:
         kw = np.asarray([pf.fw if pf is not None else 1 for pf in pfs], dtype=np.int64)
         kd = np.asarray([pf.fd if pf is not None else 1 for pf in pfs], dtype=np.int64)
         knx, knz = s - m - kw + 1, s - m - kd + 1
-        kcode = np.asarray([MISSING if pf is None else TOO_LARGE if nx < 1 or nz < 1 else STANDS
-                            for pf, nx, nz in zip(pfs, knx.tolist(), knz.tolist(), strict=True)], dtype=np.int8)
+        kcode = np.asarray(
+            [
+                MISSING if pf is None else TOO_LARGE if nx < 1 or nz < 1 else STANDS
+                for pf, nx, nz in zip(pfs, knx.tolist(), knz.tolist(), strict=True)
+            ],
+            dtype=np.int8,
+        )
         c = kcode[pre]
         fw, fd = kw[pre], kd[pre]
         x0, z0 = d.x0, d.z0
@@ -568,8 +640,16 @@ class Structures:
         a = a[~out]
         # the biome at the footprint's centre
         b = self.terrain.biomes_at(x0[a] + fw[a] // 2, z0[a] + fd[a] // 2)
-        ok = np.asarray([[(not rule.biomes or name in rule.biomes) and pf is not None and pf.allows(name)
-                          for name in p.biome_names] for pf in pfs], dtype=bool).reshape(len(pfs), -1)
+        ok = np.asarray(
+            [
+                [
+                    (not rule.biomes or name in rule.biomes) and pf is not None and pf.allows(name)
+                    for name in p.biome_names
+                ]
+                for pf in pfs
+            ],
+            dtype=bool,
+        ).reshape(len(pfs), -1)
         bad = ~ok[pre[a], b]
         c[a[bad]] = BIOME
         d.detail[a[bad]] = b[bad]
@@ -599,8 +679,23 @@ class Structures:
         shape = (nh, nw)
         code = np.full(shape, CHANCE, dtype=np.int8)
         z = [np.zeros(shape, dtype=np.int64) for _ in range(7)]
-        t = SiteTable(i, rx0, rz0, nw, nh, code, np.full(shape, -1, dtype=np.int64), z[0], z[1], z[2], z[3], z[4],
-                      np.full(shape, -1, dtype=np.int64), z[5], z[6])
+        t = SiteTable(
+            i,
+            rx0,
+            rz0,
+            nw,
+            nh,
+            code,
+            np.full(shape, -1, dtype=np.int64),
+            z[0],
+            z[1],
+            z[2],
+            z[3],
+            z[4],
+            np.full(shape, -1, dtype=np.int64),
+            z[5],
+            z[6],
+        )
         jz, ix = d.jz, d.ix
         n = len(jz)
         if not n:
@@ -642,8 +737,13 @@ class Structures:
             lo_z, hi_z = np.maximum((z0[a] - r) // sj, first), np.minimum((z0[a] + fd[a] + r - 1) // sj, last)
             if (hi_x < lo_x).all() or (hi_z < lo_z).all():
                 continue
-            tj = self.table(j, int(lo_x.min()), int(lo_z.min()), max(1, int(hi_x.max() - lo_x.min()) + 1),
-                            max(1, int(hi_z.max() - lo_z.min()) + 1))
+            tj = self.table(
+                j,
+                int(lo_x.min()),
+                int(lo_z.min()),
+                max(1, int(hi_x.max() - lo_x.min()) + 1),
+                max(1, int(hi_z.max() - lo_z.min()) + 1),
+            )
             jtags = self._site_tags(j)
             need_t = np.zeros((len(tags), max(1, len(jtags))), dtype=np.int64)
             for ka, (ta, da) in enumerate(tags):
@@ -663,8 +763,16 @@ class Structures:
                     if not len(k):
                         continue
                     ox0, oz0 = tj.x0[ti, tk], tj.z0[ti, tk]
-                    gx, gz = gap(x0[a[k]], x0[a[k]] + fw[a[k]], z0[a[k]], z0[a[k]] + fd[a[k]],
-                                 ox0, ox0 + tj.fw[ti, tk], oz0, oz0 + tj.fd[ti, tk])
+                    gx, gz = gap(
+                        x0[a[k]],
+                        x0[a[k]] + fw[a[k]],
+                        z0[a[k]],
+                        z0[a[k]] + fd[a[k]],
+                        ox0,
+                        ox0 + tj.fw[ti, tk],
+                        oz0,
+                        oz0 + tj.fd[ti, tk],
+                    )
                     need = need_t[pre[a[k]], tj.prefab[ti, tk]]
                     hit = ((gx == 0) & (gz == 0)) | ((gx * gx + gz * gz) * cm2 < need * need)
                     k = k[hit]
@@ -674,8 +782,17 @@ class Structures:
                     orx[a[k]], orz[a[k]] = qx[k], qz[k]
             a = a[~hit_any]
         code[jz, ix] = c
-        for arr, v in ((t.prefab, pre), (t.x0, x0), (t.z0, z0), (t.fw, fw), (t.fd, fd), (t.level, level),
-                       (t.detail, detail), (t.other_rx, orx), (t.other_rz, orz)):
+        for arr, v in (
+            (t.prefab, pre),
+            (t.x0, x0),
+            (t.z0, z0),
+            (t.fw, fw),
+            (t.fd, fd),
+            (t.level, level),
+            (t.detail, detail),
+            (t.other_rx, orx),
+            (t.other_rz, orz),
+        ):
             arr[jz, ix] = v
         return t
 
@@ -684,8 +801,16 @@ class Structures:
         s, n = self.p.sites[i].spacing, self.p.cells
         return -n // s, (n - 1) // s
 
-    def _wet(self, x0: np.ndarray, z0: np.ndarray, fw: np.ndarray, fd: np.ndarray, pad_x: np.ndarray,
-             pad_z: np.ndarray, pad_g: np.ndarray) -> np.ndarray:
+    def _wet(
+        self,
+        x0: np.ndarray,
+        z0: np.ndarray,
+        fw: np.ndarray,
+        fd: np.ndarray,
+        pad_x: np.ndarray,
+        pad_z: np.ndarray,
+        pad_g: np.ndarray,
+    ) -> np.ndarray:
         """Whether a vertex of each footprint is under water (base ground below its level);
         ``pad_*`` (4, n): the footprint's pad vertices and their base ground. Decided from bounds
         where they suffice (no water can reach the footprint; a pad vertex under water; the
@@ -730,8 +855,7 @@ class Structures:
         rule = self.p.sites[t.rule]
         code, pre, det = t.code[jz, ix].tolist(), t.prefab[jz, ix].tolist(), t.detail[jz, ix].tolist()
         orx, orz = t.other_rx[jz, ix].tolist(), t.other_rz[jz, ix].tolist()
-        fixed = {STANDS: "", CHANCE: "chance", NO_PREFABS: "no prefabs", OUTSIDE: "outside the world",
-                 WATER: "water"}
+        fixed = {STANDS: "", CHANCE: "chance", NO_PREFABS: "no prefabs", OUTSIDE: "outside the world", WATER: "water"}
         out = []
         for k, c in enumerate(code):
             why = fixed.get(c)
@@ -766,10 +890,20 @@ class Structures:
             return SiteDecision(None, None, f"prefab {name} too large for spacing {rule.spacing}")
         pf = self.prefabs[name]
         cand = Structure(
-            kind="site", name=f"{self.site_names[i]}_{coord(rx)}_{coord(rz)}", prefab=name, x0=int(t.x0[j, k]),
-            z0=int(t.z0[j, k]), fw=pf.fw, fd=pf.fd, level_mm=int(t.level[j, k]), rotation=0,
-            tags=tuple(sorted(set(pf.tags) | {rule.tag})), distances=tuple(sorted(pf.distances.items())),
-            order=(1, i, rz, rx), rule=i, region=(rx, rz),
+            kind="site",
+            name=f"{self.site_names[i]}_{coord(rx)}_{coord(rz)}",
+            prefab=name,
+            x0=int(t.x0[j, k]),
+            z0=int(t.z0[j, k]),
+            fw=pf.fw,
+            fd=pf.fd,
+            level_mm=int(t.level[j, k]),
+            rotation=0,
+            tags=tuple(sorted(set(pf.tags) | {rule.tag})),
+            distances=tuple(sorted(pf.distances.items())),
+            order=(1, i, rz, rx),
+            rule=i,
+            region=(rx, rz),
         )
         if code == STANDS:
             return SiteDecision(cand, cand, "")
@@ -808,20 +942,38 @@ class Structures:
         parts: list[tuple[np.ndarray, ...]] = []
         pls = [s for s in self.places if s.x0 < bx1 and s.x1 > bx0 and s.z0 < bz1 and s.z1 > bz0]
         m = len(pls)
-        parts.append((np.asarray([s.x0 for s in pls], dtype=np.int64), np.asarray([s.z0 for s in pls], dtype=np.int64),
-                      np.asarray([s.fw for s in pls], dtype=np.int64), np.asarray([s.fd for s in pls], dtype=np.int64),
-                      np.asarray([s.level_mm for s in pls], dtype=np.int64),
-                      np.asarray([s.order[1] for s in pls], dtype=np.int64), np.full(m, -1, dtype=np.int64),
-                      np.full(m, -1, dtype=np.int64), np.full(m, -1, dtype=np.int64)))
+        parts.append(
+            (
+                np.asarray([s.x0 for s in pls], dtype=np.int64),
+                np.asarray([s.z0 for s in pls], dtype=np.int64),
+                np.asarray([s.fw for s in pls], dtype=np.int64),
+                np.asarray([s.fd for s in pls], dtype=np.int64),
+                np.asarray([s.level_mm for s in pls], dtype=np.int64),
+                np.asarray([s.order[1] for s in pls], dtype=np.int64),
+                np.full(m, -1, dtype=np.int64),
+                np.full(m, -1, dtype=np.int64),
+                np.full(m, -1, dtype=np.int64),
+            )
+        )
         for i in range(len(self.p.sites)):
             v = self.standing(i, bx0, bz0, bx1, bz1)
             if v is None:
                 continue
             jz, ix = np.nonzero(v.there)
             k = len(jz)
-            parts.append((v.x0[jz, ix], v.z0[jz, ix], v.fw[jz, ix], v.fd[jz, ix], v.level[jz, ix],
-                          np.full(k, -1, dtype=np.int64), np.full(k, i, dtype=np.int64), v.rx0 + ix.astype(np.int64),
-                          v.rz0 + jz.astype(np.int64)))
+            parts.append(
+                (
+                    v.x0[jz, ix],
+                    v.z0[jz, ix],
+                    v.fw[jz, ix],
+                    v.fd[jz, ix],
+                    v.level[jz, ix],
+                    np.full(k, -1, dtype=np.int64),
+                    np.full(k, i, dtype=np.int64),
+                    v.rx0 + ix.astype(np.int64),
+                    v.rz0 + jz.astype(np.int64),
+                )
+            )
         return StructArrays(*(np.concatenate([q[f] for q in parts]) for f in range(9)))
 
 
@@ -853,8 +1005,7 @@ def apply_pads(g: np.ndarray, x0: int, z0: int, structs: list[Structure]) -> np.
             continue
         vx = np.arange(x0 + i0, x0 + i1, dtype=np.int64)[None, :]
         vz = np.arange(z0 + j0, z0 + j1, dtype=np.int64)[:, None]
-        k = np.maximum(np.maximum(np.maximum(s.x0 - vx, vx - s.x1), 0),
-                       np.maximum(np.maximum(s.z0 - vz, vz - s.z1), 0))
+        k = np.maximum(np.maximum(np.maximum(s.x0 - vx, vx - s.x1), 0), np.maximum(np.maximum(s.z0 - vz, vz - s.z1), 0))
         sel = (k >= 1) & (k <= PAD_BLEND) & free[j0:j1, i0:i1]
         sub = out[j0:j1, i0:i1]
         sub[sel] = (sub + ((s.level_mm - sub) * (PAD_BLEND + 1 - k)) // (PAD_BLEND + 1))[sel]

@@ -34,8 +34,10 @@ def _generated(i: int) -> bytes:
         '{"shape": "box", "size": [1, 2, 1], "rotation_deg": [0, 30, 0], "material": "m"}',
         '{"shape": "mirror", "of": 2, "axis": "x"}',
     ]
-    return (f'{{"veduta": "model/1", "smooth_angle_deg": {angle}, "parts": [{", ".join(parts[: 2 + i % 3])}],'
-            f' "lod": [{{"distance": 10}}]}}').encode()
+    return (
+        f'{{"veduta": "model/1", "smooth_angle_deg": {angle}, "parts": [{", ".join(parts[: 2 + i % 3])}],'
+        f' "lod": [{{"distance": 10}}]}}'
+    ).encode()
 
 
 def test_every_sample_model_in_one_batch_cooks_to_the_pinned_bytes():
@@ -61,8 +63,12 @@ def test_a_broken_source_or_a_compiler_bug_stays_with_its_own_source(monkeypatch
     good = _generated(1)
     broken = b'{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1]}]}'
     bad_name = _generated(2)
-    items = [(good, _ctx("models/a.vmodel")), (broken, _ctx("models/b.vmodel")),
-             (bad_name, _ctx("models/Bad Name.vmodel")), (_generated(3), _ctx("models/c.vmodel"))]
+    items = [
+        (good, _ctx("models/a.vmodel")),
+        (broken, _ctx("models/b.vmodel")),
+        (bad_name, _ctx("models/Bad Name.vmodel")),
+        (_generated(3), _ctx("models/c.vmodel")),
+    ]
     real = build_mod.build_model
 
     def build_model(spec):
@@ -118,10 +124,15 @@ def test_diagnostics_in_a_batch_are_the_ones_each_source_gets_alone():
         assert bctx.deps == actx.deps
     lines = [str(d) for c in together for d in c.report.sorted()]
     assert [line.split(": ")[0] + ": " + line.split(": ")[1] for line in lines] == [
-        "models/g1.vmodel:1:32: parts", "models/g2.vmodel:3:3: parts[1]", "models/g3.vmodel:2:35: lod[0].model",
-        "models/g4.vmodel:1:79: parts[0].radius", "models/g5.vmodel:1:80: parts",
-        "models/g6.vmodel:1:63: parts[0].radius", "models/g7.vmodel:1:12: veduta",
-        "models/g8.vmodel:1:78: parts[0].name"]
+        "models/g1.vmodel:1:32: parts",
+        "models/g2.vmodel:3:3: parts[1]",
+        "models/g3.vmodel:2:35: lod[0].model",
+        "models/g4.vmodel:1:79: parts[0].radius",
+        "models/g5.vmodel:1:80: parts",
+        "models/g6.vmodel:1:63: parts[0].radius",
+        "models/g7.vmodel:1:12: veduta",
+        "models/g8.vmodel:1:78: parts[0].name",
+    ]
 
 
 @pytest.mark.parametrize("chunk", [1, 50, 700])
@@ -131,8 +142,9 @@ def test_parts_built_and_assembled_in_small_chunks_give_the_same_bytes(monkeypat
     monkeypatch.setattr(build_mod, "CHUNK_TRIANGLES", chunk)
     items = [((ASSETS / rel).read_bytes(), _ctx(rel)) for rel in MODELS]
     bodies = compile_sources("model", items)
-    assert {rel: hashlib.sha256(encode(b)).hexdigest() for rel, b in zip(MODELS, bodies, strict=True)} \
-        == {rel: GOLDEN["assets"][rel] for rel in MODELS}
+    assert {rel: hashlib.sha256(encode(b)).hexdigest() for rel, b in zip(MODELS, bodies, strict=True)} == {
+        rel: GOLDEN["assets"][rel] for rel in MODELS
+    }
     sources = [_generated(i) for i in range(12)]
     batch = compile_sources("model", [(s, _ctx(f"models/g{i}.vmodel")) for i, s in enumerate(sources)])
     monkeypatch.undo()

@@ -318,8 +318,9 @@ def test_cached_part_topology_is_used_only_with_the_positions_it_was_found_with(
     build_module._TOPOLOGY.clear()
     for canon in (box_canon, np.arange(24), box_canon, np.zeros(24, dtype=np.int64)):
         for flip in (False, True):
-            got = build_module._parts_edge_pairs([tris, tris], [flip, False], np.concatenate([canon, canon]),
-                                                 [0, 24], [24, 24], np.array([12, 12]))
+            got = build_module._parts_edge_pairs(
+                [tris, tris], [flip, False], np.concatenate([canon, canon]), [0, 24], [24, 24], np.array([12, 12])
+            )
             want = [edge_pairs(canon[tris[:, [0, 2, 1]] if flip else tris]), edge_pairs(canon[tris])]
             want[1] = want[1] + 36
             assert np.array_equal(got, np.concatenate(want, axis=1))
@@ -332,8 +333,10 @@ def test_part_topology_cache_stays_within_its_byte_bound(monkeypatch):
     monkeypatch.setattr(build_module, "_TOPOLOGY_MAX_BYTES", 300_000)
     build_module._TOPOLOGY.clear()
     monkeypatch.setattr(build_module, "_topology_bytes", 0)
-    spheres = [ModelSpec(name=f"s{n}", parts=(PartSpec(0, "sphere", radius=1.0, segments=n, rings=n // 2),))
-               for n in (40, 48, 56, 64, 72, 80)]
+    spheres = [
+        ModelSpec(name=f"s{n}", parts=(PartSpec(0, "sphere", radius=1.0, segments=n, rings=n // 2),))
+        for n in (40, 48, 56, 64, 72, 80)
+    ]
     first = [digest(build_model(s)) for s in spheres]
     held = sum(pairs.nbytes + canon.nbytes for _, canon, pairs in build_module._TOPOLOGY.values())
     assert 0 < held <= build_module._topology_bytes <= 300_000

@@ -26,13 +26,16 @@ ROOT = Path(__file__).resolve().parents[3]
 MODELS = ROOT / "assets" / "models"
 SAMPLES = sorted(MODELS.glob("*.vmodel"))
 #: the sample models and the materials they name (a missing material is a warning)
-INDEX = AssetIndex.from_paths([f"models/{p.name}" for p in SAMPLES]
-                              + [f"materials/{p.name}" for p in (ROOT / "assets" / "materials").glob("*.vmaterial")])
+INDEX = AssetIndex.from_paths(
+    [f"models/{p.name}" for p in SAMPLES]
+    + [f"materials/{p.name}" for p in (ROOT / "assets" / "materials").glob("*.vmaterial")]
+)
 
 
 def context(name: str, index: AssetIndex = INDEX) -> CompileContext:
-    return CompileContext(str(ROOT / "assets"), f"models/{name}.vmodel", "model", name,
-                          Report(f"assets/models/{name}.vmodel"), index)
+    return CompileContext(
+        str(ROOT / "assets"), f"models/{name}.vmodel", "model", name, Report(f"assets/models/{name}.vmodel"), index
+    )
 
 
 def compile_text(text: str | bytes, name: str = "m", index: AssetIndex = INDEX) -> tuple[Mesh | None, CompileContext]:
@@ -71,20 +74,28 @@ def test_tree_gives_152_and_40_triangles_and_references_tree_far():
     near, far = mesh.lods
     assert (near.distance, near.model, len(near.indices) // 3) == (15.0, "", 40)
     assert (far.distance, far.model, len(far.indices), len(far.vertices), far.mesh_parts) == (
-        35.0, "tree_far", 0, 0, [])
+        35.0,
+        "tree_far",
+        0,
+        0,
+        [],
+    )
     assert len(near.mesh_parts) == len(mesh.mesh_parts) == 2
     assert mesh.draw_distance == 80.0
     assert ctx.deps == {"models/tree_far.vmodel": (MODELS / "tree_far.vmodel").read_bytes()}
 
 
 def test_missing_lod_model_is_a_warning_at_cook_and_a_recorded_dep():
-    src = ('{"veduta": "model/1", "lod": [{"distance": 9, "model": "nowhere"}], '
-           '"parts": [{"shape": "box", "size": [1,1,1]}]}')
+    src = (
+        '{"veduta": "model/1", "lod": [{"distance": 9, "model": "nowhere"}], '
+        '"parts": [{"shape": "box", "size": [1,1,1]}]}'
+    )
     mesh, ctx = compile_text(src, "m")
     assert mesh is not None and ctx.report.ok
     col = src.index('"nowhere"') + 1
     assert [str(d) for d in ctx.report.items] == [
-        f'assets/models/m.vmodel:1:{col}: lod[0].model: warning: model "nowhere" does not exist (not checked)']
+        f'assets/models/m.vmodel:1:{col}: lod[0].model: warning: model "nowhere" does not exist (not checked)'
+    ]
     assert ctx.deps == {"models/nowhere.vmodel": None}
 
 
@@ -104,7 +115,8 @@ def test_overflowing_geometry_is_an_error_and_collapsed_parts_a_warning():
     assert mesh is None
     assert [str(d) for d in ctx.report.items] == [
         "assets/models/m.vmodel:1:32: parts: the geometry does not fit 32-bit floats (a size, position or scale "
-        "is too large)"]
+        "is too large)"
+    ]
     mesh, ctx = compile_text('{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1], "scale": 1e-300}]}')
     assert mesh is not None
     assert [(d.severity, d.code, d.path) for d in ctx.report.items] == [("warning", "MESH_DEGENERATE", "parts[0]")]
@@ -113,7 +125,12 @@ def test_overflowing_geometry_is_an_error_and_collapsed_parts_a_warning():
 def test_crate_fields_map_onto_mesh():
     mesh, _ = compile_sample("crate")
     assert (mesh.pivot, mesh.symmetry, mesh.triangle_budget, mesh.draw_distance, mesh.lods) == (
-        "bottom-center", "", 0, 0.0, [])
+        "bottom-center",
+        "",
+        0,
+        0.0,
+        [],
+    )
     assert mesh.smooth_angle_deg == 30.0
     assert mesh.materials == ["crate_wood", ""]
     assert [(p.index, p.shape, p.material, p.uv, p.flip_normals, p.of) for p in mesh.parts] == [
@@ -127,7 +144,8 @@ def test_crate_fields_map_onto_mesh():
     ]
     assert [p.count // 3 for p in mesh.parts] == [12, 48, 224, 2, 12, 64, 48]
     assert [(mp.first, mp.count, mp.material) for mp in mesh.mesh_parts] == [
-        (p.first, p.count, 0 if p.material else 1) for p in mesh.parts]
+        (p.first, p.count, 0 if p.material else 1) for p in mesh.parts
+    ]
     assert mesh.bounds[0][1] == 0.0  # bottom-center pivot
     pos = mesh.vertices["position"]
     assert tuple(pos.min(axis=0)) == mesh.bounds[0] and tuple(pos.max(axis=0)) == mesh.bounds[1]
@@ -136,8 +154,10 @@ def test_crate_fields_map_onto_mesh():
 def test_mirror_inherits_material_unless_set():
     mesh, _ = compile_sample("robot")
     assert [p.material for p in mesh.parts] == ["body", "arm", "arm", "hand", "hand", "head"]
-    mesh, _ = compile_text('{"veduta": "model/1", "parts": [{"shape": "box", "size": [1,1,1], "position": [1,0,0],'
-                           ' "material": "a"}, {"shape": "mirror", "axis": "x", "of": 0, "material": "b"}]}')
+    mesh, _ = compile_text(
+        '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1,1,1], "position": [1,0,0],'
+        ' "material": "a"}, {"shape": "mirror", "axis": "x", "of": 0, "material": "b"}]}'
+    )
     assert mesh.materials == ["a", "b"] and mesh.parts[1].material == "b"
 
 
@@ -189,8 +209,9 @@ def test_same_bytes_twice():
 @pytest.mark.parametrize("seed", ["0", "12345"])
 def test_same_bytes_under_another_hash_seed(seed):
     env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONPATH=str(ROOT))
-    out = subprocess.run([sys.executable, "-c", _DIGEST, str(ROOT)], env=env, capture_output=True, text=True,
-                         check=True, cwd=str(ROOT))
+    out = subprocess.run(
+        [sys.executable, "-c", _DIGEST, str(ROOT)], env=env, capture_output=True, text=True, check=True, cwd=str(ROOT)
+    )
     assert out.stdout == digests()
 
 
@@ -208,8 +229,10 @@ def test_a_large_model_builds_in_a_few_hundred_bytes_per_triangle():
     arrays included (building everything at once took about 1 KB)."""
     import tracemalloc
 
-    parts = [{"shape": "sphere", "radius": 1 + i / 100, "segments": 256, "rings": 128, "position": [3 * i, 0, 0]}
-             for i in range(6)]
+    parts = [
+        {"shape": "sphere", "radius": 1 + i / 100, "segments": 256, "rings": 128, "position": [3 * i, 0, 0]}
+        for i in range(6)
+    ]
     tracemalloc.start()
     try:
         mesh, ctx = compile_text(json.dumps({"veduta": "model/1", "parts": parts}))

@@ -24,9 +24,11 @@ MODELS = ROOT / "assets" / "models"
 
 ROBOT = (MODELS / "robot.vmodel").read_text()
 # The robot with its left hand placed by hand, 2 cm off the mirror image of the right one.
-ROBOT_ASYMMETRIC = ROBOT.replace('{ "shape": "mirror", "axis": "x", "of": 3 }',
-                                 '{ "shape": "sphere", "radius": 0.12, "segments": 12, "rings": 6, '
-                                 '"position": [-0.72, 0.82, 0.1], "material": "hand" }')
+ROBOT_ASYMMETRIC = ROBOT.replace(
+    '{ "shape": "mirror", "axis": "x", "of": 3 }',
+    '{ "shape": "sphere", "radius": 0.12, "segments": 12, "rings": 6, '
+    '"position": [-0.72, 0.82, 0.1], "material": "hand" }',
+)
 assert ROBOT_ASYMMETRIC != ROBOT
 
 BOXES_WITH_LOD = """{
@@ -60,8 +62,10 @@ def project(tmp_path) -> Project:
     (extra / "boxes.vmodel").write_text(BOXES_WITH_LOD)
     (extra / "busy.vmodel").write_text(BUSY)
     (extra / "broken.vmodel").write_text(BROKEN)
-    (extra / "far_broken.vmodel").write_text('{"veduta": "model/1", "lod": [{"distance": 5, "model": "broken"}], '
-                                             '"parts": [{"shape": "box", "size": [1, 1, 1]}]}')
+    (extra / "far_broken.vmodel").write_text(
+        '{"veduta": "model/1", "lod": [{"distance": 5, "model": "broken"}], '
+        '"parts": [{"shape": "box", "size": [1, 1, 1]}]}'
+    )
     return Project.at(str(tmp_path))
 
 
@@ -74,10 +78,14 @@ def test_tree_counts_and_levels(project):
     assert r["status"] == "ok" and exit_status(r) == 0 and r["errors"] == []
     assert r["triangles"] == 152
     assert [(p["index"], p["shape"], p["material"], p["triangles"]) for p in r["parts"]] == [
-        (0, "cylinder", "bark", 32), (1, "sphere", "leaf", 120)]
+        (0, "cylinder", "bark", 32),
+        (1, "sphere", "leaf", 120),
+    ]
     assert r["lod_triangles"] == [40, 20]  # level 2 is tree_far's own triangles
-    assert r["lods"] == [{"distance": 15.0, "model": "", "triangles": 40},
-                         {"distance": 35.0, "model": "tree_far", "triangles": 20}]
+    assert r["lods"] == [
+        {"distance": 15.0, "model": "", "triangles": 40},
+        {"distance": 35.0, "model": "tree_far", "triangles": 20},
+    ]
     assert r["bounds"] == {"min": [-0.7, 0.0, -0.7], "max": [0.7, 2.3, 0.7]}
     assert r["materials"] == ["bark", "leaf"]
     assert r["draw_distance"] == 80.0
@@ -132,10 +140,12 @@ def test_source_errors_and_missing_model(project):
     r = inspect_model(project, "broken")
     assert r["status"] == "invalid" and exit_status(r) == 1
     assert [e["text"] for e in r["errors"]] == [
-        f"{project.source_path('models/extra/broken.vmodel')}:1:{BROKEN_COL}: parts[0].radius: not used by shape box"]
+        f"{project.source_path('models/extra/broken.vmodel')}:1:{BROKEN_COL}: parts[0].radius: not used by shape box"
+    ]
     # the source's errors are findings too, for a reader of findings alone
     assert [(f["code"], f["severity"], f["message"], f["path"], f["line"], f["col"]) for f in r["findings"]] == [
-        ("MODEL_SOURCE_ERROR", "error", r["errors"][0]["text"], "parts[0].radius", 1, BROKEN_COL)]
+        ("MODEL_SOURCE_ERROR", "error", r["errors"][0]["text"], "parts[0].radius", 1, BROKEN_COL)
+    ]
     r = inspect_model(project, "nope")
     assert r["status"] == "missing" and exit_status(r) == 2 and r["findings"] == []
 
@@ -171,7 +181,8 @@ def test_cli_text(project):
         "findings:\n"
         "  error: MESH_OVER_BUDGET: 224 triangles, over the triangle_budget of 100\n"
         '  error: MESH_LOD_MISSING_MODEL: level 2 (60 m) names model "ghost", which does not exist\n'
-        "  warning: MESH_LOD_NEVER_DRAWN: level 2 starts at 60 m, not before draw_distance 50 m: it is never drawn\n")
+        "  warning: MESH_LOD_NEVER_DRAWN: level 2 starts at 60 m, not before draw_distance 50 m: it is never drawn\n"
+    )
 
 
 def test_cli_json_and_exit_statuses(project):

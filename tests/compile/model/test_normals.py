@@ -132,5 +132,3 @@ def test_spheres_follow_the_spec_sphere_rule():
     assert split_heights(16, 8, 22.5) == set()
     assert split_heights(12, 6, 29.9) != set()
     assert split_heights(16, 8, 22.4) != set()
-
-

@@ -59,170 +59,193 @@ BOX = '{"shape": "box", "size": [1,1,1]}'
 BAD = {
     "unknown field with did-you-mean": (
         B('{"shape": "cylinder", "radius": 1, "height": 1, "segmnts": 8}'),
-        '1:92: parts[0].segmnts: unknown field (did you mean "segments"?)'),
+        '1:92: parts[0].segmnts: unknown field (did you mean "segments"?)',
+    ),
     "unknown top-level field": (
         '{"veduta": "model/1", "pivto": "center", "parts": [' + BOX + "]}",
-        '1:32: pivto: unknown field (did you mean "pivot"?)'),
+        '1:32: pivto: unknown field (did you mean "pivot"?)',
+    ),
     "unknown field, no suggestion": (
         B('{"shape": "box", "size": [1,1,1], "colour": "red"}'),
-        "1:77: parts[0].colour: unknown field"),
+        "1:77: parts[0].colour: unknown field",
+    ),
     "wrong type (array)": (
         B('{"shape": "box", "size": "big"}'),
-        '1:58: parts[0].size: expected an array of 3 numbers, found the string "big"'),
+        '1:58: parts[0].size: expected an array of 3 numbers, found the string "big"',
+    ),
     "wrong type (number)": (
         B('{"shape": "sphere", "radius": "1"}'),
-        '1:63: parts[0].radius: expected a number, found the string "1"'),
+        '1:63: parts[0].radius: expected a number, found the string "1"',
+    ),
     "wrong length": (
         B('{"shape": "plane", "size": [1, 2, 3]}'),
-        "1:60: parts[0].size: expected an array of 2 numbers, found 3 items"),
+        "1:60: parts[0].size: expected an array of 2 numbers, found 3 items",
+    ),
     "duplicate key": (
         B('{"shape": "box", "size": [1,1,1], "size": [2,2,2]}'),
-        "1:75: parts[0].size: duplicate key 'size' (first at line 1, column 50)"),
-    "trailing data": (
-        B(BOX) + " x",
-        "1:69: $: trailing data after the JSON value: 'x'"),
+        "1:75: parts[0].size: duplicate key 'size' (first at line 1, column 50)",
+    ),
+    "trailing data": (B(BOX) + " x", "1:69: $: trailing data after the JSON value: 'x'"),
     "NaN": (
         B('{"shape": "sphere", "radius": NaN}'),
-        "1:63: parts[0].radius: NaN is not a finite number (JSON has no NaN or Infinity)"),
-    "1e999": (
-        B('{"shape": "sphere", "radius": 1e999}'),
-        "1:63: parts[0].radius: 1e999 is not a finite number"),
+        "1:63: parts[0].radius: NaN is not a finite number (JSON has no NaN or Infinity)",
+    ),
+    "1e999": (B('{"shape": "sphere", "radius": 1e999}'), "1:63: parts[0].radius: 1e999 is not a finite number"),
     "null on a field the shape does not use": (
         B('{"shape": "box", "size": [1,1,1], "segments": null}'),
-        "1:79: parts[0].segments: not used by shape box"),
+        "1:79: parts[0].segments: not used by shape box",
+    ),
     "0 on a field the shape does not use": (
         B('{"shape": "plane", "size": [1,1], "depth": 0}'),
-        "1:76: parts[0].depth: not used by shape plane"),
+        "1:76: parts[0].depth: not used by shape plane",
+    ),
     "false on a common field of a mirror": (
         B(BOX + ', {"shape": "mirror", "axis": "x", "of": 0, "flip_normals": false}'),
-        "1:126: parts[1].flip_normals: not used by shape mirror"),
+        "1:126: parts[1].flip_normals: not used by shape mirror",
+    ),
     "mirror with position": (
         B(BOX + ', {"shape": "mirror", "axis": "x", "of": 0, "position": [0,0,0]}'),
-        "1:122: parts[1].position: not used by shape mirror"),
+        "1:122: parts[1].position: not used by shape mirror",
+    ),
     "mirror of part 0 with no earlier part": (
         B('{"shape": "mirror", "axis": "x", "of": 0}'),
-        "1:72: parts[0].of: 0 is not the index of an earlier part (part 0 has no earlier part)"),
+        "1:72: parts[0].of: 0 is not the index of an earlier part (part 0 has no earlier part)",
+    ),
     "mirror of a negative index": (
         B(BOX + ', {"shape": "mirror", "axis": "x", "of": -1}'),
-        "1:107: parts[1].of: -1 is not the index of an earlier part (want 0..0)"),
+        "1:107: parts[1].of: -1 is not the index of an earlier part (want 0..0)",
+    ),
     "mirror axis": (
         B(BOX + ', {"shape": "mirror", "axis": "w", "of": 0}'),
-        '1:96: parts[1].axis: "w" is not one of "x", "y", "z"'),
+        '1:96: parts[1].axis: "w" is not one of "x", "y", "z"',
+    ),
     "bad uv enum": (
         B('{"shape": "box", "size": [1,1,1], "uv": "cubic"}'),
-        '1:73: parts[0].uv: "cubic" is not one of "box", "planar", "cylindrical", "spherical"'),
+        '1:73: parts[0].uv: "cubic" is not one of "box", "planar", "cylindrical", "spherical"',
+    ),
     "bad pivot enum": (
         '{"veduta": "model/1", "pivot": "top", "parts": [' + BOX + "]}",
-        '1:32: pivot: "top" is not one of "origin", "center", "bottom-center"'),
+        '1:32: pivot: "top" is not one of "origin", "center", "bottom-center"',
+    ),
     "bad shape": (
         B('{"shape": "cube", "size": [1,1,1]}'),
-        '1:43: parts[0].shape: "cube" is not one of "box", "cylinder", "sphere", "plane", "extrude", '
-        '"lathe", "mirror"'),
+        '1:43: parts[0].shape: "cube" is not one of "box", "cylinder", "sphere", "plane", "extrude", "lathe", "mirror"',
+    ),
     "missing shape": (
         B('{"size": [1,1,1]}'),
         '1:33: parts[0].shape: required field is missing (want one of "box", "cylinder", "sphere", "plane", '
-        '"extrude", "lathe", "mirror")'),
-    "required field": (
-        B('{"shape": "cylinder", "radius": 1}'),
-        "1:33: parts[0].height: required field is missing"),
-    "zero size": (
-        B('{"shape": "box", "size": [1,0,1]}'),
-        "1:61: parts[0].size[1]: 0 out of range (must be > 0)"),
-    "negative radius": (
-        B('{"shape": "sphere", "radius": -1}'),
-        "1:63: parts[0].radius: -1 out of range (must be > 0)"),
+        '"extrude", "lathe", "mirror")',
+    ),
+    "required field": (B('{"shape": "cylinder", "radius": 1}'), "1:33: parts[0].height: required field is missing"),
+    "zero size": (B('{"shape": "box", "size": [1,0,1]}'), "1:61: parts[0].size[1]: 0 out of range (must be > 0)"),
+    "negative radius": (B('{"shape": "sphere", "radius": -1}'), "1:63: parts[0].radius: -1 out of range (must be > 0)"),
     "zero depth": (
         B('{"shape": "extrude", "depth": 0, "profile": [[0,0],[1,0],[0,1]]}'),
-        "1:63: parts[0].depth: 0 out of range (must be > 0)"),
+        "1:63: parts[0].depth: 0 out of range (must be > 0)",
+    ),
     "explicit 0 segments is out of range": (
         B('{"shape": "sphere", "radius": 1, "segments": 0}'),
-        "1:78: parts[0].segments: 0 out of range [3, 256]"),
-    "rings": (
-        B('{"shape": "sphere", "radius": 1, "rings": 129}'),
-        "1:75: parts[0].rings: 129 out of range [2, 128]"),
+        "1:78: parts[0].segments: 0 out of range [3, 256]",
+    ),
+    "rings": (B('{"shape": "sphere", "radius": 1, "rings": 129}'), "1:75: parts[0].rings: 129 out of range [2, 128]"),
     "non-integer count": (
         B('{"shape": "lathe", "profile": [[0,0],[1,0],[0,1]], "segments": 8.5}'),
-        "1:96: parts[0].segments: expected an integer, found 8.5"),
+        "1:96: parts[0].segments: expected an integer, found 8.5",
+    ),
     "zero scale component": (
         B('{"shape": "box", "size": [1,1,1], "scale": [1, 0, 1]}'),
-        "1:80: parts[0].scale[1]: 0 is not allowed (scale components must be non-zero)"),
+        "1:80: parts[0].scale[1]: 0 is not allowed (scale components must be non-zero)",
+    ),
     "zero uniform scale": (
         B('{"shape": "box", "size": [1,1,1], "scale": -0.0}'),
-        "1:76: parts[0].scale: -0.0 is not allowed (scale components must be non-zero)"),
+        "1:76: parts[0].scale: -0.0 is not allowed (scale components must be non-zero)",
+    ),
     "scale of the wrong type": (
         B('{"shape": "box", "size": [1,1,1], "scale": "2"}'),
-        '1:76: parts[0].scale: expected a number or an array of 3 numbers, found the string "2"'),
+        '1:76: parts[0].scale: expected a number or an array of 3 numbers, found the string "2"',
+    ),
     "material name": (
         B('{"shape": "box", "size": [1,1,1], "material": "Crate Wood"}'),
         '1:79: parts[0].material: "Crate Wood" is not a valid name (1-64 of a-z, 0-9, _, -, starting with a '
-        "letter or digit)"),
+        "letter or digit)",
+    ),
     "name differs from the file name": (
         '{"veduta": "model/1", "name": "crates", "parts": [' + BOX + "]}",
-        '1:31: name: "crates" is not the file name (want "crate")'),
+        '1:31: name: "crates" is not the file name (want "crate")',
+    ),
     "units": (
         '{"veduta": "model/1", "units": "cm", "parts": [' + BOX + "]}",
-        '1:32: units: "cm" is not "m" (model/1 lengths are meters)'),
-    "format": (
-        '{"veduta": "model/2", "parts": [' + BOX + "]}",
-        '1:12: veduta: "model/2" is not "model/1"'),
-    "no parts": (
-        '{"veduta": "model/1"}',
-        "1:1: parts: required field is missing"),
-    "empty parts": (
-        '{"veduta": "model/1", "parts": []}',
-        "1:32: parts: must not be empty"),
-    "part not an object": (
-        B("3"),
-        "1:33: parts[0]: expected an object, found 3"),
+        '1:32: units: "cm" is not "m" (model/1 lengths are meters)',
+    ),
+    "format": ('{"veduta": "model/2", "parts": [' + BOX + "]}", '1:12: veduta: "model/2" is not "model/1"'),
+    "no parts": ('{"veduta": "model/1"}', "1:1: parts: required field is missing"),
+    "empty parts": ('{"veduta": "model/1", "parts": []}', "1:32: parts: must not be empty"),
+    "part not an object": (B("3"), "1:33: parts[0]: expected an object, found 3"),
     "extrude profile repeats a point": (
         B('{"shape": "extrude", "depth": 1, "profile": [[0,0],[1,0],[1,0],[0,1]]}'),
-        "1:90: parts[0].profile[2]: point 2 repeats point 1"),
+        "1:90: parts[0].profile[2]: point 2 repeats point 1",
+    ),
     "extrude profile crosses itself": (
         B('{"shape": "extrude", "depth": 1, "profile": [[0,0],[1,1],[1,0],[0,1]]}'),
-        "1:90: parts[0].profile[2]: edges 0-1 and 2-3 cross or touch"),
+        "1:90: parts[0].profile[2]: edges 0-1 and 2-3 cross or touch",
+    ),
     "extrude profile closed by hand": (
         B('{"shape": "extrude", "depth": 1, "profile": [[0,0],[1,0],[0,1],[0,0]]}'),
-        "1:96: parts[0].profile[3]: last point 3 repeats the first point (the profile is closed automatically)"),
+        "1:96: parts[0].profile[3]: last point 3 repeats the first point (the profile is closed automatically)",
+    ),
     "extrude profile too short": (
         B('{"shape": "extrude", "depth": 1, "profile": [[0,0],[1,0]]}'),
-        "1:77: parts[0].profile: 2 points out of range [3, 256]"),
+        "1:77: parts[0].profile: 2 points out of range [3, 256]",
+    ),
     "lathe profile on the axis": (
         B('{"shape": "lathe", "profile": [[0,0],[0,1]]}'),
-        "1:63: parts[0].profile: every point is on the axis (r = 0); want at least one point with r > 0"),
+        "1:63: parts[0].profile: every point is on the axis (r = 0); want at least one point with r > 0",
+    ),
     "profile point of the wrong length": (
         B('{"shape": "lathe", "profile": [[0,0],[1,0,2],[0,1]]}'),
-        "1:70: parts[0].profile[1]: expected an array of 2 numbers, found 3 items"),
+        "1:70: parts[0].profile[1]: expected an array of 2 numbers, found 3 items",
+    ),
     "lod distances increase": (
         '{"veduta": "model/1", "lod": [{"distance": 20}, {"distance": 10}], "parts": [' + BOX + "]}",
-        "1:62: lod[1].distance: 10 does not increase (want > 20, the previous level's distance)"),
+        "1:62: lod[1].distance: 10 does not increase (want > 20, the previous level's distance)",
+    ),
     "lod distance 0": (
         '{"veduta": "model/1", "lod": [{"distance": 0}], "parts": [' + BOX + "]}",
-        "1:44: lod[0].distance: 0 out of range (must be > 0)"),
+        "1:44: lod[0].distance: 0 out of range (must be > 0)",
+    ),
     "lod naming this model": (
         '{"veduta": "model/1", "lod": [{"distance": 5, "model": "crate"}], "parts": [' + BOX + "]}",
-        '1:56: lod[0].model: "crate" is this model itself (name another model, or leave model out)'),
+        '1:56: lod[0].model: "crate" is this model itself (name another model, or leave model out)',
+    ),
     "too many lod levels": (
-        '{"veduta": "model/1", "lod": [' + ",".join(f'{{"distance": {i + 1}}}' for i in range(9))
-        + '], "parts": [' + BOX + "]}",
-        "1:30: lod: 9 items, more than the limit of 8"),
+        '{"veduta": "model/1", "lod": ['
+        + ",".join(f'{{"distance": {i + 1}}}' for i in range(9))
+        + '], "parts": ['
+        + BOX
+        + "]}",
+        "1:30: lod: 9 items, more than the limit of 8",
+    ),
     "draw_distance": (
         '{"veduta": "model/1", "draw_distance": -1, "parts": [' + BOX + "]}",
-        "1:40: draw_distance: -1 out of range (must be >= 0)"),
+        "1:40: draw_distance: -1 out of range (must be >= 0)",
+    ),
     "draw_distance beyond f32": (
         '{"veduta": "model/1", "draw_distance": 1e39, "parts": [' + BOX + "]}",
-        "1:40: draw_distance: 1e39 is too large for a 32-bit float (at most 3.4028235e+38)"),
+        "1:40: draw_distance: 1e39 is too large for a 32-bit float (at most 3.4028235e+38)",
+    ),
     "triangle_budget": (
         '{"veduta": "model/1", "triangle_budget": -5, "parts": [' + BOX + "]}",
-        "1:42: triangle_budget: -5 out of range (must be >= 0)"),
+        "1:42: triangle_budget: -5 out of range (must be >= 0)",
+    ),
     "smooth_angle_deg": (
         '{"veduta": "model/1", "smooth_angle_deg": 181, "parts": [' + BOX + "]}",
-        "1:43: smooth_angle_deg: 181 out of range [0, 180]"),
+        "1:43: smooth_angle_deg: 181 out of range [0, 180]",
+    ),
     "symmetry": (
         '{"veduta": "model/1", "symmetry": "", "parts": [' + BOX + "]}",
-        '1:35: symmetry: "" is not one of "x", "y", "z"'),
-    "top level not an object": (
-        "[1]",
-        "1:1: $: expected a JSON object at the top, found array"),
+        '1:35: symmetry: "" is not one of "x", "y", "z"',
+    ),
+    "top level not an object": ("[1]", "1:1: $: expected a JSON object at the top, found array"),
 }
 
 
@@ -274,8 +297,12 @@ def read_ok(text: str, name: str = "m") -> ModelSpec:
 
 
 def test_defaults():
-    spec = read_ok(B('{"shape": "cylinder", "radius": 1, "height": 2}, {"shape": "sphere", "radius": 1},'
-                        '{"shape": "mirror", "axis": "z", "of": 1}'))
+    spec = read_ok(
+        B(
+            '{"shape": "cylinder", "radius": 1, "height": 2}, {"shape": "sphere", "radius": 1},'
+            '{"shape": "mirror", "axis": "z", "of": 1}'
+        )
+    )
     assert spec.name == "m" and spec.pivot == "origin" and spec.symmetry == ""
     assert spec.smooth_angle_deg == 30.0 and spec.triangle_budget == 0 and spec.draw_distance == 0.0
     assert spec.lod == ()
@@ -287,8 +314,9 @@ def test_defaults():
 
 
 def test_scale_number_or_vector():
-    spec = read_ok(B('{"shape": "box", "size": [1,1,1], "scale": 2},'
-                        '{"shape": "box", "size": [1,1,1], "scale": [1, -0.5, 3]}'))
+    spec = read_ok(
+        B('{"shape": "box", "size": [1,1,1], "scale": 2},{"shape": "box", "size": [1,1,1], "scale": [1, -0.5, 3]}')
+    )
     assert spec.parts[0].scale == (2.0, 2.0, 2.0)
     assert spec.parts[1].scale == (1.0, -0.5, 3.0)
 
@@ -299,8 +327,12 @@ def test_mirror_may_set_its_material():
 
 
 def test_lod_levels_and_model_nodes():
-    src = validate_model(b'{"veduta": "model/1", "lod": [{"distance": 10}, {"distance": 20.5, "model": "far"}],'
-                         b' "parts": [{"shape": "box", "size": [1,1,1]}]}', "m.vmodel", "m")
+    src = validate_model(
+        b'{"veduta": "model/1", "lod": [{"distance": 10}, {"distance": 20.5, "model": "far"}],'
+        b' "parts": [{"shape": "box", "size": [1,1,1]}]}',
+        "m.vmodel",
+        "m",
+    )
     assert src.spec is not None
     assert [(lv.distance, lv.model) for lv in src.spec.lod] == [(10.0, ""), (20.5, "far")]
     assert src.lod_model_nodes[0] is None
@@ -339,20 +371,80 @@ def test_mutated_sources_never_raise(data, draw):
 
 # -- the plain read: valid sources without nodes, everything else left to the located read -------
 
-_ODD = [None, True, False, 0, -1, 1.0, 0.5, 2, 3, 300, 1e-50, 1e39, 3.5e38, 1e300, 2**53, 2**53 + 1, 10**30,
-        -0.0, "", "x", "box", "mirror", "m", "crate", "Bad Name", "origin", "planar", [], {}, [1, 2], [0, 1, 0],
-        [1, 2, 3], [[0, 0], [1, 0], [0, 1]]]
-_FIELDS = ["name", "units", "pivot", "symmetry", "smooth_angle_deg", "triangle_budget", "draw_distance", "position",
-           "rotation_deg", "scale", "material", "uv", "flip_normals", "size", "radius", "height", "segments",
-           "rings", "profile", "depth", "of", "axis", "shape", "distance", "model", "sise"]
-_PARTS = st.sampled_from([
-    {"shape": "box", "size": [1, 0.5, 2]}, {"shape": "plane", "size": [2, 3], "uv": "planar"},
-    {"shape": "cylinder", "radius": 0.3, "height": 1, "segments": 7, "rotation_deg": [0, 45, 0]},
-    {"shape": "sphere", "radius": 1, "rings": 4, "scale": [1, -2, 1], "material": "stone"},
-    {"shape": "lathe", "profile": [[0, 0], [1, 0], [0.5, 1], [0, 1.5]], "segments": 5},
-    {"shape": "extrude", "profile": [[0, 0], [1, 0], [1, 1], [0, 1]], "depth": 0.5, "flip_normals": True},
-    {"shape": "mirror", "of": 0, "axis": "x"},
-])
+_ODD = [
+    None,
+    True,
+    False,
+    0,
+    -1,
+    1.0,
+    0.5,
+    2,
+    3,
+    300,
+    1e-50,
+    1e39,
+    3.5e38,
+    1e300,
+    2**53,
+    2**53 + 1,
+    10**30,
+    -0.0,
+    "",
+    "x",
+    "box",
+    "mirror",
+    "m",
+    "crate",
+    "Bad Name",
+    "origin",
+    "planar",
+    [],
+    {},
+    [1, 2],
+    [0, 1, 0],
+    [1, 2, 3],
+    [[0, 0], [1, 0], [0, 1]],
+]
+_FIELDS = [
+    "name",
+    "units",
+    "pivot",
+    "symmetry",
+    "smooth_angle_deg",
+    "triangle_budget",
+    "draw_distance",
+    "position",
+    "rotation_deg",
+    "scale",
+    "material",
+    "uv",
+    "flip_normals",
+    "size",
+    "radius",
+    "height",
+    "segments",
+    "rings",
+    "profile",
+    "depth",
+    "of",
+    "axis",
+    "shape",
+    "distance",
+    "model",
+    "sise",
+]
+_PARTS = st.sampled_from(
+    [
+        {"shape": "box", "size": [1, 0.5, 2]},
+        {"shape": "plane", "size": [2, 3], "uv": "planar"},
+        {"shape": "cylinder", "radius": 0.3, "height": 1, "segments": 7, "rotation_deg": [0, 45, 0]},
+        {"shape": "sphere", "radius": 1, "rings": 4, "scale": [1, -2, 1], "material": "stone"},
+        {"shape": "lathe", "profile": [[0, 0], [1, 0], [0.5, 1], [0, 1.5]], "segments": 5},
+        {"shape": "extrude", "profile": [[0, 0], [1, 0], [1, 1], [0, 1]], "depth": 0.5, "flip_normals": True},
+        {"shape": "mirror", "of": 0, "axis": "x"},
+    ]
+)
 
 
 @st.composite
@@ -361,12 +453,16 @@ def _model_texts(draw) -> str:
 
     doc: dict = {"veduta": "model/1", "parts": [dict(p) for p in draw(st.lists(_PARTS, min_size=1, max_size=4))]}
     if draw(st.booleans()):
-        doc["lod"] = [{"distance": d} | ({"model": "far"} if m else {})
-                      for d, m in draw(st.lists(st.tuples(st.sampled_from([1, 5, 5.0000001, 20, 1e-50]),
-                                                          st.booleans()), max_size=3))]
+        doc["lod"] = [
+            {"distance": d} | ({"model": "far"} if m else {})
+            for d, m in draw(
+                st.lists(st.tuples(st.sampled_from([1, 5, 5.0000001, 20, 1e-50]), st.booleans()), max_size=3)
+            )
+        ]
     for _ in range(draw(st.integers(0, 2))):  # a field set, replaced or dropped anywhere
-        objects = [doc] + [o for key in ("parts", "lod") if isinstance(doc.get(key), list)
-                           for o in doc[key] if isinstance(o, dict)]
+        objects = [doc] + [
+            o for key in ("parts", "lod") if isinstance(doc.get(key), list) for o in doc[key] if isinstance(o, dict)
+        ]
         obj = draw(st.sampled_from(objects))
         key = draw(st.sampled_from(_FIELDS + list(obj)))
         if draw(st.integers(0, 3)) == 0:
@@ -374,8 +470,9 @@ def _model_texts(draw) -> str:
         else:
             obj[key] = draw(st.sampled_from(_ODD))
     text = json.dumps(doc)
-    for raw in draw(st.lists(st.sampled_from(['1e400', 'NaN', '"\\u00e9"', '"\\ud800"', "1" * 1200, "1E2", "-0"]),
-                             max_size=1)):
+    for raw in draw(
+        st.lists(st.sampled_from(["1e400", "NaN", '"\\u00e9"', '"\\ud800"', "1" * 1200, "1E2", "-0"]), max_size=1)
+    ):
         text = text.replace("0.5", raw, 1)
     if draw(st.integers(0, 9)) == 0:
         text = text.replace('"shape":', '"shape": "box", "shape":', 1)

@@ -20,9 +20,11 @@ from pygls.uris import from_fs_path  # noqa: E402
 
 from tests.gamerepo import BAD as BAD_CRATE  # noqa: E402 - the spec's crate with three mistakes (model-format.md)
 
-SPEC_LINES = ["crate.vmodel:4:52: parts[0].radius: not used by shape box",
-              "crate.vmodel:5:68: parts[1].segments: 2 out of range [3, 256]",
-              "crate.vmodel:6:45: parts[2].of: 7 is not the index of an earlier part (want 0..1)"]
+SPEC_LINES = [
+    "crate.vmodel:4:52: parts[0].radius: not used by shape box",
+    "crate.vmodel:5:68: parts[1].segments: 2 out of range [3, 256]",
+    "crate.vmodel:6:45: parts[2].of: 7 is not the index of an earlier part (want 0..1)",
+]
 CRATE = """{
   "veduta": "model/1",
   "pivot": "bottom-center",
@@ -32,11 +34,11 @@ CRATE = """{
 FILES = {
     "models/crate.vmodel": CRATE,
     "models/barrel.vmodel": '{ "veduta": "model/1", "parts": [ { "shape": "cylinder", "radius": 0.4, '
-                            '"height": 1 } ] }\n',
+    '"height": 1 } ] }\n',
     "materials/crate_wood.vmaterial": '{ "veduta": "material/1", "texture": "crate" }\n',
     "materials/iron.vmaterial": '{ "veduta": "material/1", "albedo": "#404040" }\n',
     "textures/crate.vtexture": '{ "veduta": "texture/1", "size": [8, 8], "layers": [ { "type": "fill", '
-                               '"color": "#806040" } ] }\n',
+    '"color": "#806040" } ] }\n',
     "prefabs/camp.vprefab": """{
   "veduta": "prefab/1",
   "footprint": [4, 4],
@@ -91,24 +93,33 @@ class Editor(LanguageClient):
     def open(self, path: Path, text: str) -> str:
         uri = from_fs_path(str(path))
         self.versions[uri] = 1
-        self.text_document_did_open(lsp.DidOpenTextDocumentParams(
-            text_document=lsp.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)))
+        self.text_document_did_open(
+            lsp.DidOpenTextDocumentParams(
+                text_document=lsp.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)
+            )
+        )
         return uri
 
     def replace(self, uri: str, text: str) -> None:
         """The whole text replaced (as an editor sends a full change)."""
         self.versions[uri] += 1
-        self.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
-            content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
+        self.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+                content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
 
     def edit(self, uri: str, line: int, char: int, end_char: int, text: str) -> None:
         """An incremental change on one line (0-based, as the protocol counts)."""
         self.versions[uri] += 1
         rng = lsp.Range(start=lsp.Position(line=line, character=char), end=lsp.Position(line=line, character=end_char))
-        self.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
-            content_changes=[lsp.TextDocumentContentChangePartial(range=rng, text=text)]))
+        self.text_document_did_change(
+            lsp.DidChangeTextDocumentParams(
+                text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=self.versions[uri]),
+                content_changes=[lsp.TextDocumentContentChangePartial(range=rng, text=text)],
+            )
+        )
 
 
 def run_editor(root: Path, body, options: dict | None = None, encodings=None):
@@ -118,11 +129,22 @@ def run_editor(root: Path, body, options: dict | None = None, encodings=None):
     async def main():
         editor = Editor()
         await editor.start_io(sys.executable, "-m", "veduta", "lsp", cwd=str(root))
-        caps = lsp.ClientCapabilities(general=lsp.GeneralClientCapabilities(position_encodings=encodings)) \
-            if encodings else lsp.ClientCapabilities()
-        result = await asyncio.wait_for(editor.initialize_async(lsp.InitializeParams(
-            capabilities=caps, root_uri=from_fs_path(str(root)), process_id=os.getpid(),
-            initialization_options=options)), 120)
+        caps = (
+            lsp.ClientCapabilities(general=lsp.GeneralClientCapabilities(position_encodings=encodings))
+            if encodings
+            else lsp.ClientCapabilities()
+        )
+        result = await asyncio.wait_for(
+            editor.initialize_async(
+                lsp.InitializeParams(
+                    capabilities=caps,
+                    root_uri=from_fs_path(str(root)),
+                    process_id=os.getpid(),
+                    initialization_options=options,
+                )
+            ),
+            120,
+        )
         editor.initialized(lsp.InitializedParams())
         try:
             out = await body(editor, result)
@@ -137,8 +159,13 @@ def run_editor(root: Path, body, options: dict | None = None, encodings=None):
 
 def _cook_lines(root: Path, rel: str) -> list[dict]:
     """What the cook (veduta check, another process) reports for a source on disk."""
-    cp = subprocess.run([sys.executable, "-m", "veduta", "check", "--json", f"assets/{rel}"], cwd=root,
-                        capture_output=True, text=True, timeout=300)
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "check", "--json", f"assets/{rel}"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return json.loads(cp.stdout)["diagnostics"]
 
 
@@ -149,7 +176,7 @@ def _lsp_as_cook(text: str, diags: list[lsp.Diagnostic]) -> list[tuple]:
     out = []
     for d in diags:
         line = lines[d.range.start.line]
-        col = len(line.encode("utf-16-le")[:2 * d.range.start.character].decode("utf-16-le")) + 1
+        col = len(line.encode("utf-16-le")[: 2 * d.range.start.character].decode("utf-16-le")) + 1
         sev = {lsp.DiagnosticSeverity.Error: "error", lsp.DiagnosticSeverity.Warning: "warning"}[d.severity]
         out.append((d.range.start.line + 1, col, d.message, sev, d.code or ""))
     return out
@@ -164,14 +191,18 @@ def test_the_spec_crate_unsaved_then_fixed_then_shutdown_and_exit(tmp_path):
         assert caps.completion_provider and caps.hover_provider and caps.definition_provider
         uri = ed.open(crate, BAD_CRATE)  # the file on disk is the good crate: the buffer is unsaved
         bad = await ed.diagnostics(uri)
-        fixed = BAD_CRATE.replace(', "radius": 0.5 }', " }").replace('"segments": 2', '"segments": 8') \
+        fixed = (
+            BAD_CRATE.replace(', "radius": 0.5 }', " }")
+            .replace('"segments": 2', '"segments": 8')
             .replace('"of": 7', '"of": 1')
+        )
         ed.replace(uri, fixed)
         return bad, await ed.diagnostics(uri)
 
     (bad, fixed), code = run_editor(root, body)
-    assert [f"crate.vmodel:{d.range.start.line + 1}:{d.range.start.character + 1}: {d.message}" for d in bad] \
-        == SPEC_LINES
+    assert [
+        f"crate.vmodel:{d.range.start.line + 1}:{d.range.start.character + 1}: {d.message}" for d in bad
+    ] == SPEC_LINES
     assert all(d.severity == lsp.DiagnosticSeverity.Error and d.source == "veduta" for d in bad)
     # each range covers the offending value
     assert [(d.range.start.character, d.range.end.character) for d in bad] == [(51, 54), (67, 68), (44, 45)]
@@ -187,18 +218,19 @@ def test_diagnostics_are_exactly_the_cooks_for_every_kind(tmp_path):
     broken = {
         "models/crate.vmodel": BAD_CRATE.replace('"of": 7', '"of": 7, "material": "crate_wod"'),
         "textures/crate.vtexture": '{ "veduta": "texture/1", "size": [8, 8], "grid": [3, 3], "layers": '
-                                   '[ { "type": "fill", "colour": "#806040" } ], "play": "walk" }\n',
+        '[ { "type": "fill", "colour": "#806040" } ], "play": "walk" }\n',
         "materials/crate_wood.vmaterial": '{ "veduta": "material/1", "texture": "crate", "cutoff": 2, '
-                                          '"alpha": "blend" }\n',
-        "prefabs/camp.vprefab": FILES["prefabs/camp.vprefab"].replace('"barrel"', '"barel"')
-                                                           .replace("[4, 4]", "[4, 0]"),
+        '"alpha": "blend" }\n',
+        "prefabs/camp.vprefab": FILES["prefabs/camp.vprefab"]
+        .replace('"barrel"', '"barel"')
+        .replace("[4, 4]", "[4, 0]"),
         "scenes/s.vscene": '{ "veduta": "scene/1", "camera": { "type": "perspective", "near": 5, "far": 1 },\n'
-                           '  "entities": [ { "name": "a", "model": "crate", "parent": "a" } ], "map": "nope" }\n',
+        '  "entities": [ { "name": "a", "model": "crate", "parent": "a" } ], "map": "nope" }\n',
         "worlds/w.vworld": '{ "veduta": "world/1", "biomes": [ { "name": "meadow", "ground": "grass" } ],\n'
-                           '  "places": [ { "name": "p", "prefab": "camp", "cell": [9000, 0] } ],\n'
-                           '  "scatter": [ { "prefab": "camp", "density": 0.1, "biomes": ["medow"] } ] }\n',
+        '  "places": [ { "name": "p", "prefab": "camp", "cell": [9000, 0] } ],\n'
+        '  "scatter": [ { "prefab": "camp", "density": 0.1, "biomes": ["medow"] } ] }\n',
         "maps/m.vmap": '{ "veduta": "map/1", "terrains": [ { "key": "g", "name": "grass", "material": "iron" } ],\n'
-                       '  "layers": [ { "name": "ground", "rows": ["gg", "gx"] } ] }\n',
+        '  "layers": [ { "name": "ground", "rows": ["gg", "gx"] } ] }\n',
     }
     root = make_game(tmp_path)
     for rel in broken:
@@ -215,8 +247,10 @@ def test_diagnostics_are_exactly_the_cooks_for_every_kind(tmp_path):
     for rel, text in broken.items():
         (root / "assets" / rel).write_text(text)
     for rel, text in broken.items():
-        cook = [(d["line"], d["col"], f"{d['path']}: {d['message']}", d["severity"], d.get("code", ""))
-                for d in _cook_lines(root, rel)]
+        cook = [
+            (d["line"], d["col"], f"{d['path']}: {d['message']}", d["severity"], d.get("code", ""))
+            for d in _cook_lines(root, rel)
+        ]
         assert cook, rel  # every broken source has something to say
         assert _lsp_as_cook(text, got[rel]) == cook, rel
 
@@ -230,8 +264,10 @@ def test_a_prefab_naming_a_missing_model_is_warned_on_that_line(tmp_path):
         uri = ed.open(camp, text)
         first = await ed.diagnostics(uri)
         # the model appears (another buffer, unsaved): the warning goes away
-        other = ed.open(root / "assets" / "models" / "barel.vmodel",
-                        '{ "veduta": "model/1", "parts": [ { "shape": "box", "size": [1, 1, 1] } ] }')
+        other = ed.open(
+            root / "assets" / "models" / "barel.vmodel",
+            '{ "veduta": "model/1", "parts": [ { "shape": "box", "size": [1, 1, 1] } ] }',
+        )
         await ed.diagnostics(other)
         return first, await _next(ed, uri, len(ed.published[uri]))
 
@@ -240,7 +276,7 @@ def test_a_prefab_naming_a_missing_model_is_warned_on_that_line(tmp_path):
     assert d.severity == lsp.DiagnosticSeverity.Warning and d.code == "MISSING_REFERENCE"
     assert d.range.start.line == 5  # the line of "model": "barel" (0-based)
     line = text.split("\n")[5]
-    assert line[d.range.start.character:d.range.end.character] == '"barel"'
+    assert line[d.range.start.character : d.range.end.character] == '"barel"'
     assert d.message == 'entities[1].model: model "barel" does not exist (not checked); did you mean barrel?'
     assert list(after) == [] and code == 0
 
@@ -262,19 +298,25 @@ def test_completion_definition_references_and_hover(tmp_path):
     async def body(ed, init):
         uri = ed.open(crate, text)
         pos = lsp.Position(line=line, character=col)
-        comp = await ed.text_document_completion_async(lsp.CompletionParams(
-            text_document=lsp.TextDocumentIdentifier(uri=uri), position=pos))
+        comp = await ed.text_document_completion_async(
+            lsp.CompletionParams(text_document=lsp.TextDocumentIdentifier(uri=uri), position=pos)
+        )
         ed.replace(uri, CRATE)
         await ed.diagnostics(uri)
         on_name = lsp.Position(line=line, character=CRATE.split("\n")[line].index("crate_wood") + 2)
         ident = lsp.TextDocumentIdentifier(uri=uri)
-        definition = await ed.text_document_definition_async(lsp.DefinitionParams(text_document=ident,
-                                                                                   position=on_name))
+        definition = await ed.text_document_definition_async(
+            lsp.DefinitionParams(text_document=ident, position=on_name)
+        )
         on_shape = lsp.Position(line=line, character=CRATE.split("\n")[line].index('"box"') + 1)
         hover = await ed.text_document_hover_async(lsp.HoverParams(text_document=ident, position=on_shape))
-        refs = await ed.text_document_references_async(lsp.ReferenceParams(
-            text_document=ident, position=lsp.Position(line=0, character=0),
-            context=lsp.ReferenceContext(include_declaration=False)))
+        refs = await ed.text_document_references_async(
+            lsp.ReferenceParams(
+                text_document=ident,
+                position=lsp.Position(line=0, character=0),
+                context=lsp.ReferenceContext(include_declaration=False),
+            )
+        )
         key = lsp.Position(line=line, character=CRATE.split("\n")[line].index('{ "shape"') + 2)
         keys = await ed.text_document_completion_async(lsp.CompletionParams(text_document=ident, position=key))
         return comp, definition, hover, refs, keys
@@ -299,12 +341,15 @@ def test_field_names_and_enum_values_complete_from_the_declarations(tmp_path):
     async def body(ed, init):
         uri = ed.open(root / "assets" / "models" / "new.vmodel", text)  # not on disk at all
         ident = lsp.TextDocumentIdentifier(uri=uri)
-        pivot = await ed.text_document_completion_async(lsp.CompletionParams(
-            text_document=ident, position=lsp.Position(line=2, character=12)))
-        fields = await ed.text_document_completion_async(lsp.CompletionParams(
-            text_document=ident, position=lsp.Position(line=3, character=30)))
-        hover = await ed.text_document_hover_async(lsp.HoverParams(
-            text_document=ident, position=lsp.Position(line=2, character=4)))
+        pivot = await ed.text_document_completion_async(
+            lsp.CompletionParams(text_document=ident, position=lsp.Position(line=2, character=12))
+        )
+        fields = await ed.text_document_completion_async(
+            lsp.CompletionParams(text_document=ident, position=lsp.Position(line=3, character=30))
+        )
+        hover = await ed.text_document_hover_async(
+            lsp.HoverParams(text_document=ident, position=lsp.Position(line=2, character=4))
+        )
         return pivot, fields, hover
 
     (pivot, fields, hover), code = run_editor(root, body)

@@ -86,7 +86,6 @@ def _chunks(triangles: list[int]) -> list[tuple[int, int]]:
     return out
 
 
-
 def local_mesh(part: PartSpec) -> shapes.Mesh:
     """(positions (v, 3) float64, triangles (t, 3) int64) of a non-mirror part before scale."""
     shape = part.shape
@@ -212,8 +211,9 @@ def _part_topology(tris: np.ndarray, flip: bool, canon: np.ndarray) -> np.ndarra
     return pairs
 
 
-def _parts_edge_pairs(tris: list[np.ndarray], flip: list[bool], canon: np.ndarray, vstart: list[int],
-                      nv: list[int], nt: np.ndarray) -> np.ndarray:
+def _parts_edge_pairs(
+    tris: list[np.ndarray], flip: list[bool], canon: np.ndarray, vstart: list[int], nv: list[int], nt: np.ndarray
+) -> np.ndarray:
     """``edge_pairs`` of a batch of parts (each part's local triangles, whether reversed, and
     the canon of all their vertices, part by part), numbered in the batch."""
     get = _TOPOLOGY.get
@@ -224,9 +224,10 @@ def _parts_edge_pairs(tris: list[np.ndarray], flip: list[bool], canon: np.ndarra
     else:  # part by part: a cached topology where it holds, else the part's own pairs
         each = []
         for t, f, a, n, hit in zip(tris, flip, vstart, nv, found, strict=True):
-            part_canon = canon[a:a + n]
-            each.append(hit[2] if hit is not None and np.array_equal(hit[1], part_canon)
-                        else _part_topology(t, f, part_canon))
+            part_canon = canon[a : a + n]
+            each.append(
+                hit[2] if hit is not None and np.array_equal(hit[1], part_canon) else _part_topology(t, f, part_canon)
+            )
     pairs = np.concatenate(each, axis=1)
     pairs += np.repeat(3 * (np.cumsum(nt) - nt), [p.shape[1] for p in each])
     return pairs
@@ -249,8 +250,11 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
     """
     if not parts:
         return []
-    angles = [float(smooth_angle_deg)] * len(parts) if isinstance(smooth_angle_deg, (int, float)) \
+    angles = (
+        [float(smooth_angle_deg)] * len(parts)
+        if isinstance(smooth_angle_deg, (int, float))
         else [float(a) for a in smooth_angle_deg]
+    )
     meshes = local_meshes(parts)
     # (rows are gathered with take(..., axis=0) here and below: the same copy as fancy indexing,
     # several times faster on arrays of short rows)
@@ -258,8 +262,9 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
     nt = np.array([len(tris) for _, tris in meshes])
     owner_v = np.repeat(np.arange(len(parts)), nv)
     owner_t = np.repeat(np.arange(len(parts)), nt)
-    scaled = np.concatenate([local for local, _ in meshes]) * np.array([p.scale for p in parts]).take(owner_v, axis=0) \
-        + 0.0
+    scaled = (
+        np.concatenate([local for local, _ in meshes]) * np.array([p.scale for p in parts]).take(owner_v, axis=0) + 0.0
+    )
     tris = np.concatenate([tris for _, tris in meshes]) + (np.cumsum(nv) - nv)[owner_t][:, None]
     # winding: a negative scale determinant reverses it, and flip_normals reverses it again
     flip = [((p.scale[0] < 0) ^ (p.scale[1] < 0) ^ (p.scale[2] < 0)) != bool(p.flip_normals) for p in parts]
@@ -272,11 +277,13 @@ def part_geometries(parts: list[PartSpec], smooth_angle_deg: float | list[float]
     vstart = np.cumsum(nv) - nv
     canon = _first_equal(np.ascontiguousarray(scaled).view(np.uint64).reshape(-1, 3), owner_v) - vstart[owner_v]
     pairs = _parts_edge_pairs([t for _, t in meshes], flip, canon, vstart.tolist(), nv.tolist(), nt)
-    spheres = np.array([p.shape == "sphere" and smooth_sphere(p.segments, p.rings, a)
-                        for p, a in zip(parts, angles, strict=True)])
+    spheres = np.array(
+        [p.shape == "sphere" and smooth_sphere(p.segments, p.rings, a) for p, a in zip(parts, angles, strict=True)]
+    )
     angle_t = angles[0] if len(set(angles)) == 1 else np.array(angles)[owner_t]
-    normals, face_n = smooth_normals(None, None, angle_t, spheres[owner_t] if spheres.any() else None, pairs,
-                                     scaled, tris)
+    normals, face_n = smooth_normals(
+        None, None, angle_t, spheres[owner_t] if spheres.any() else None, pairs, scaled, tris
+    )
 
     starts = np.cumsum(nv) - nv
     columns = np.ascontiguousarray(scaled.T)
@@ -478,8 +485,9 @@ def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) 
         rows = _rows(geoms[a:b], offsets[a:b], counts[a:b])
         unique, inverse, firsts = _dedupe(rows, np.repeat(np.arange(b - a), counts[a:b]))
         del rows
-        pieces.append((unique, inverse + unique_base if unique_base else inverse,
-                       firsts + row_base if row_base else firsts))
+        pieces.append(
+            (unique, inverse + unique_base if unique_base else inverse, firsts + row_base if row_base else firsts)
+        )
         unique_base += len(unique)
         row_base += int(counts[a:b].sum())
     if len(pieces) == 1:
@@ -513,7 +521,7 @@ def assemble_many(jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]]) 
         slot = {m: i for i, m in enumerate(materials)}
         mesh_parts = []
         first = 0
-        for g, c in zip(job_geoms, counts_list[geom0:geom0 + len(job_geoms)], strict=True):
+        for g, c in zip(job_geoms, counts_list[geom0 : geom0 + len(job_geoms)], strict=True):
             mesh_parts.append(MeshPart(first, c, slot[g.material]))
             first += c
         if u1 > u0:
@@ -623,8 +631,10 @@ def build_models(specs: list[ModelSpec]) -> list[BuiltModel]:
     for m, spec in enumerate(specs):
         own = [k for k, lod in enumerate(spec.lod, start=1) if not lod.model]  # levels with own geometry
         levels_of.append(own)
-        sets += [(parts, spec.smooth_angle_deg, m)
-                 for parts in [spec.parts] + [tuple(lod_part(p, k) for p in spec.parts) for k in own]]
+        sets += [
+            (parts, spec.smooth_angle_deg, m)
+            for parts in [spec.parts] + [tuple(lod_part(p, k) for p in spec.parts) for k in own]
+        ]
     built = _build_sets(sets)
     geoms_of, offsets, materials_list = [], [], []
     jobs: list[tuple[list[PartGeometry], Vec3, tuple[str, ...]]] = []
@@ -639,20 +649,26 @@ def build_models(specs: list[ModelSpec]) -> list[BuiltModel]:
         geoms_of.append(geoms)
         offsets.append(offset)
         materials_list.append(materials)
-        jobs += [(g, offset, materials) for g in built[at:at + 1 + len(own)]]
+        jobs += [(g, offset, materials) for g in built[at : at + 1 + len(own)]]
         at += 1 + len(own)
     assembled = assemble_many(jobs)
     out = []
     at = 0
     for spec, own, geoms, offset, materials in zip(specs, levels_of, geoms_of, offsets, materials_list, strict=True):
-        lod_asm = dict(zip(own, assembled[at + 1:at + 1 + len(own)], strict=True))
+        lod_asm = dict(zip(own, assembled[at + 1 : at + 1 + len(own)], strict=True))
         out.append(_finish_model(spec, geoms, offset, materials, assembled[at], lod_asm))
         at += 1 + len(own)
     return out
 
 
-def _finish_model(spec: ModelSpec, geoms: list[PartGeometry], offset: Vec3, materials: tuple[str, ...],
-                  asm: Assembled, lod_asm: dict[int, Assembled]) -> BuiltModel:
+def _finish_model(
+    spec: ModelSpec,
+    geoms: list[PartGeometry],
+    offset: Vec3,
+    materials: tuple[str, ...],
+    asm: Assembled,
+    lod_asm: dict[int, Assembled],
+) -> BuiltModel:
     levels: list[BuiltLevel] = []
     for k, lod in enumerate(spec.lod, start=1):
         if lod.model:

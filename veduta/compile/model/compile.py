@@ -55,8 +55,10 @@ def build_mesh(spec: ModelSpec) -> Mesh:
 
 def _finite(meshes: list[Mesh]) -> list[bool]:
     """Whether every float of each mesh's vertices and its levels' is finite (all in one pass)."""
-    floats = [[np.ascontiguousarray(a).view(np.float32).reshape(-1)
-               for a in [m.vertices] + [lv.vertices for lv in m.lods]] for m in meshes]
+    floats = [
+        [np.ascontiguousarray(a).view(np.float32).reshape(-1) for a in [m.vertices] + [lv.vertices for lv in m.lods]]
+        for m in meshes
+    ]
     every = np.concatenate([a for arrays in floats for a in arrays])
     if np.isfinite(every).all():  # the common case
         return [True] * len(meshes)
@@ -89,7 +91,7 @@ def mesh_checks(meshes: list[Mesh]) -> list[tuple[bool, list[tuple[int, int]]]]:
     flat = np.empty(len(tris), dtype=bool)
     xyz = positions.astype(np.float64).T  # a row per coordinate (exact: float32 -> float64)
     for t0 in range(0, len(tris), CHECK_TRIANGLES):  # blocks: a large mesh's temporaries stay small
-        block = tris[t0:t0 + CHECK_TRIANGLES]
+        block = tris[t0 : t0 + CHECK_TRIANGLES]
         ax, ay, az = (w[block[:, 0]] for w in xyz)
         ux, uy, uz = (w[block[:, 1]] for w in xyz)
         vx, vy, vz = (w[block[:, 2]] for w in xyz)
@@ -100,7 +102,7 @@ def mesh_checks(meshes: list[Mesh]) -> list[tuple[bool, list[tuple[int, int]]]]:
         vy -= ay
         vz -= az
         # the cross product u x v (np.cross's products and differences), zero in every component
-        flat[t0:t0 + CHECK_TRIANGLES] = (uy * vz - uz * vy == 0) & (uz * vx - ux * vz == 0) & (ux * vy - uy * vx == 0)
+        flat[t0 : t0 + CHECK_TRIANGLES] = (uy * vz - uz * vy == 0) & (uz * vx - ux * vz == 0) & (ux * vy - uy * vx == 0)
     out: list[tuple[bool, list[tuple[int, int]]]] = [(ok, []) for ok in finite]
     if not flat.any():
         return out
@@ -191,17 +193,25 @@ def compile_models(items: list[tuple[bytes, CompileContext]]) -> list[Mesh | Non
     return out
 
 
-def _report_checks(src: ModelSource, mesh: Mesh, finite: bool, degenerate: list[tuple[int, int]],
-                   ctx: CompileContext) -> Mesh | None:
+def _report_checks(
+    src: ModelSource, mesh: Mesh, finite: bool, degenerate: list[tuple[int, int]], ctx: CompileContext
+) -> Mesh | None:
     """The mesh, or None after reporting that its geometry does not fit float32; warnings for
     parts with degenerate triangles."""
     if not finite:
-        ctx.report.error(src.located().parts_node, "parts",
-                         "the geometry does not fit 32-bit floats (a size, position or scale is too large)")
+        ctx.report.error(
+            src.located().parts_node,
+            "parts",
+            "the geometry does not fit 32-bit floats (a size, position or scale is too large)",
+        )
         return None
     for index, count in degenerate:
         src = src.located()
-        ctx.report.warning(src.part_nodes[index], f"parts[{index}]",
-                           f"{count} of its triangles have no area in 32-bit floats (too small, or too far "
-                           "from the origin for its size)", code="MESH_DEGENERATE")
+        ctx.report.warning(
+            src.part_nodes[index],
+            f"parts[{index}]",
+            f"{count} of its triangles have no area in 32-bit floats (too small, or too far "
+            "from the origin for its size)",
+            code="MESH_DEGENERATE",
+        )
     return mesh

@@ -51,8 +51,12 @@ def face_normals(points: np.ndarray, tris: np.ndarray) -> tuple[np.ndarray, np.n
     return unit.T, atan2(length[:, None], dots)
 
 
-def _within(n1: np.ndarray, n2: np.ndarray, cos_limit: float | np.ndarray, sin_limit: float | np.ndarray,
-            ) -> np.ndarray:
+def _within(
+    n1: np.ndarray,
+    n2: np.ndarray,
+    cos_limit: float | np.ndarray,
+    sin_limit: float | np.ndarray,
+) -> np.ndarray:
     """Whether the angle θ = atan2(|n1 × n2|, n1 · n2) in [0, π] between each pair of normals is
     at most a limit L in (0°, 180°), given cos L and sin L > 0: cot is decreasing on (0, π), so
     θ <= L exactly when (n1 · n2)·sin L >= |n1 × n2|·cos L (also right for θ = 0 and θ = π).
@@ -142,9 +146,13 @@ def edge_pairs(position_ids: np.ndarray) -> np.ndarray:
 
 
 def smooth_normals(
-    position_ids: np.ndarray | None, corners: np.ndarray | None, smooth_angle_deg: float | np.ndarray,
-    always_smooth: np.ndarray | None = None, pairs: np.ndarray | None = None,
-    points: np.ndarray | None = None, tris: np.ndarray | None = None,
+    position_ids: np.ndarray | None,
+    corners: np.ndarray | None,
+    smooth_angle_deg: float | np.ndarray,
+    always_smooth: np.ndarray | None = None,
+    pairs: np.ndarray | None = None,
+    points: np.ndarray | None = None,
+    tris: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Corner normals of one part.
 

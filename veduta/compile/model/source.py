@@ -166,19 +166,33 @@ COMMON_FIELDS: dict[str, Field] = {
 #: Each shape's own fields (a missing default means required).
 SHAPE_FIELDS: dict[str, dict[str, Field]] = {
     "box": {"size": Field(Vec(3, POSITIVE), doc="[x, y, z] in meters, each > 0.")},
-    "cylinder": {"radius": Field(POSITIVE, doc="Meters, > 0."), "height": Field(POSITIVE, doc="Meters along y, > 0."),
-                 "segments": SEGMENTS},
-    "sphere": {"radius": Field(POSITIVE, doc="Meters, > 0."), "segments": SEGMENTS,
-               "rings": Field(Int(*RINGS_RANGE), DEFAULT_RINGS, "Divisions from pole to pole.")},
+    "cylinder": {
+        "radius": Field(POSITIVE, doc="Meters, > 0."),
+        "height": Field(POSITIVE, doc="Meters along y, > 0."),
+        "segments": SEGMENTS,
+    },
+    "sphere": {
+        "radius": Field(POSITIVE, doc="Meters, > 0."),
+        "segments": SEGMENTS,
+        "rings": Field(Int(*RINGS_RANGE), DEFAULT_RINGS, "Divisions from pole to pole."),
+    },
     "plane": {"size": Field(Vec(2, POSITIVE), doc="[x, z] in meters, each > 0; the plane faces +y.")},
-    "extrude": {"profile": Field(Profile(EXTRUDE_POINTS_RANGE), doc="[x, y] points of a simple polygon (closed "
-                                 "automatically), extruded along z."),
-                "depth": Field(POSITIVE, doc="Meters along z, > 0.")},
-    "lathe": {"profile": Field(Profile(LATHE_POINTS_RANGE), doc="[r, y] points (r >= 0) turned around the y axis."),
-              "segments": SEGMENTS},
-    "mirror": {"axis": Field(Enum(*AXES), doc="The axis whose coordinate is negated."),
-               "of": Field(Int(), doc="The index of an earlier part to mirror."),
-               "material": COMMON_FIELDS["material"]},
+    "extrude": {
+        "profile": Field(
+            Profile(EXTRUDE_POINTS_RANGE),
+            doc="[x, y] points of a simple polygon (closed automatically), extruded along z.",
+        ),
+        "depth": Field(POSITIVE, doc="Meters along z, > 0."),
+    },
+    "lathe": {
+        "profile": Field(Profile(LATHE_POINTS_RANGE), doc="[r, y] points (r >= 0) turned around the y axis."),
+        "segments": SEGMENTS,
+    },
+    "mirror": {
+        "axis": Field(Enum(*AXES), doc="The axis whose coordinate is negated."),
+        "of": Field(Int(), doc="The index of an earlier part to mirror."),
+        "material": COMMON_FIELDS["material"],
+    },
 }
 assert set(SHAPE_FIELDS) == set(SHAPES)
 
@@ -240,8 +254,11 @@ def _read_part(rep: Report, node: Node, index: int, path: str) -> PartSpec | Non
     shape_node = node.get("shape")
     shape = INVALID
     if shape_node is None:
-        rep.error(node, join_path(path, "shape"), "required field is missing (want one of "
-                  + ", ".join(f'"{s}"' for s in SHAPES) + ")")
+        rep.error(
+            node,
+            join_path(path, "shape"),
+            "required field is missing (want one of " + ", ".join(f'"{s}"' for s in SHAPES) + ")",
+        )
     else:
         shape = _SHAPE.read(rep, shape_node, join_path(path, "shape"))
     if shape is INVALID:
@@ -288,8 +305,9 @@ class Parts(Spec):
             return INVALID
         lo, hi = PARTS_RANGE
         if not lo <= len(node) <= hi:
-            rep.error(node, path, "must not be empty" if len(node) == 0 else
-                      f"{len(node)} parts out of range [{lo}, {hi}]")
+            rep.error(
+                node, path, "must not be empty" if len(node) == 0 else f"{len(node)} parts out of range [{lo}, {hi}]"
+            )
             return INVALID
         parts = [_read_part(rep, item, i, join_path(path, i)) for i, item in enumerate(node)]
         return INVALID if any(p is None for p in parts) else tuple(parts)
@@ -302,25 +320,32 @@ class Parts(Spec):
 
     def schema(self) -> dict:
         lo, hi = PARTS_RANGE
-        return {"type": "array", "minItems": lo, "maxItems": hi,
-                "items": Variants("shape", PART_RECORDS, "The primitive this part is.").schema()}
+        return {
+            "type": "array",
+            "minItems": lo,
+            "maxItems": hi,
+            "items": Variants("shape", PART_RECORDS, "The primitive this part is.").schema(),
+        }
 
 
-LOD_LEVEL = ObjectSpec({"distance": Field(Capped(Num(gt=0), F32_MAX, "a 32-bit float")),
-                        "model": Field(Reference("model"), "")})
+LOD_LEVEL = ObjectSpec(
+    {"distance": Field(Capped(Num(gt=0), F32_MAX, "a 32-bit float")), "model": Field(Reference("model"), "")}
+)
 
-TOP = ObjectSpec({
-    "veduta": Field(Any_(), None),  # checked by load_source
-    "name": Field(AssetName, ""),
-    "units": Field(Units(), UNITS),
-    "pivot": Field(Enum(*PIVOTS), DEFAULT_PIVOT),
-    "symmetry": Field(Enum(*AXES), ""),
-    "smooth_angle_deg": Field(Num(*SMOOTH_ANGLE_RANGE), DEFAULT_SMOOTH_ANGLE_DEG),
-    "triangle_budget": Field(Capped(Int(ge=0), I64_MAX, "a 64-bit integer"), DEFAULT_TRIANGLE_BUDGET),
-    "parts": Field(Parts()),
-    "lod": Field(ListOf(LOD_LEVEL, max_len=MAX_LOD_LEVELS), []),
-    "draw_distance": Field(Capped(Num(ge=0), F32_MAX, "a 32-bit float"), DEFAULT_DRAW_DISTANCE),
-})
+TOP = ObjectSpec(
+    {
+        "veduta": Field(Any_(), None),  # checked by load_source
+        "name": Field(AssetName, ""),
+        "units": Field(Units(), UNITS),
+        "pivot": Field(Enum(*PIVOTS), DEFAULT_PIVOT),
+        "symmetry": Field(Enum(*AXES), ""),
+        "smooth_angle_deg": Field(Num(*SMOOTH_ANGLE_RANGE), DEFAULT_SMOOTH_ANGLE_DEG),
+        "triangle_budget": Field(Capped(Int(ge=0), I64_MAX, "a 64-bit integer"), DEFAULT_TRIANGLE_BUDGET),
+        "parts": Field(Parts()),
+        "lod": Field(ListOf(LOD_LEVEL, max_len=MAX_LOD_LEVELS), []),
+        "draw_distance": Field(Capped(Num(ge=0), F32_MAX, "a 32-bit float"), DEFAULT_DRAW_DISTANCE),
+    }
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -354,14 +379,20 @@ def _check_lod(rep: Report, levels: list, name: str) -> bool:
         d = level["distance"]
         # compared as stored (f32): 1.00000001 and 1.00000002 are the same distance there
         if prev is not None and not to_f32(d) > to_f32(prev):
-            rep.error(level.node("distance"), f"{path}.distance",
-                      f"{fmt_num(d)} does not increase (want > {fmt_num(prev)}, the previous level's distance"
-                      + (", as a 32-bit float)" if d > prev else ")"))
+            rep.error(
+                level.node("distance"),
+                f"{path}.distance",
+                f"{fmt_num(d)} does not increase (want > {fmt_num(prev)}, the previous level's distance"
+                + (", as a 32-bit float)" if d > prev else ")"),
+            )
             ok = False
         prev = d
         if level["model"] and level["model"] == name:
-            rep.error(level.node("model"), f"{path}.model",
-                      f'"{name}" is this model itself (name another model, or leave model out)')
+            rep.error(
+                level.node("model"),
+                f"{path}.model",
+                f'"{name}" is this model itself (name another model, or leave model out)',
+            )
             ok = False
     return ok
 
@@ -447,9 +478,13 @@ def _model_spec(rep: Report, vals: Values, name: str) -> ModelSpec | None:
     )
     total = total_triangles(spec)
     if total > MAX_TRIANGLES:
-        rep.error(vals.node("parts"), "parts", f"{total:,} triangles (every level of detail counted), beyond "
-                                               f"the limit of {MAX_TRIANGLES:,} per model: use fewer parts, segments "
-                                               "or rings")
+        rep.error(
+            vals.node("parts"),
+            "parts",
+            f"{total:,} triangles (every level of detail counted), beyond "
+            f"the limit of {MAX_TRIANGLES:,} per model: use fewer parts, segments "
+            "or rings",
+        )
         return None
     return spec
 

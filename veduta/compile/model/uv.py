@@ -57,8 +57,9 @@ def planar_faces(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     return 2 * axis
 
 
-def _table_faces(modes: np.ndarray, normals: np.ndarray, axis: np.ndarray, lo: np.ndarray,
-                 hi: np.ndarray) -> np.ndarray:
+def _table_faces(
+    modes: np.ndarray, normals: np.ndarray, axis: np.ndarray, lo: np.ndarray, hi: np.ndarray
+) -> np.ndarray:
     """The box-table row of each triangle that uses the table (planar: by its part's extent)."""
     return np.where(modes == PLANAR, planar_faces(lo, hi), box_faces(normals, axis))
 
@@ -90,7 +91,12 @@ def _unwrapped_theta(theta: np.ndarray, centre_theta: np.ndarray, on_axis: np.nd
 
 
 def corner_uvs(
-    modes: np.ndarray, points: np.ndarray, tris: np.ndarray, normals: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+    modes: np.ndarray,
+    points: np.ndarray,
+    tris: np.ndarray,
+    normals: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
 ) -> np.ndarray:
     """(t, 3, 2) float64 UVs.
 
@@ -111,8 +117,13 @@ def corner_uvs(
         rows = np.flatnonzero(uses_table)
         lo_t, hi_t = lo.take(rows, axis=0), hi.take(rows, axis=0)
         out = np.empty(tris.shape + (2,))
-        out[rows] = box_table(xyz, tris.take(rows, axis=0),
-                              _table_faces(modes[rows], normals.take(rows, axis=0), axis[rows], lo_t, hi_t), lo_t, hi_t)
+        out[rows] = box_table(
+            xyz,
+            tris.take(rows, axis=0),
+            _table_faces(modes[rows], normals.take(rows, axis=0), axis[rows], lo_t, hi_t),
+            lo_t,
+            hi_t,
+        )
     if angular.any():
         sel = np.flatnonzero(angular)
         corner = tris.take(sel, axis=0)

@@ -37,18 +37,21 @@ def cmd_list(args) -> int:
     wide = {k: max([len(str(a[k])) for a in rows] + [0]) for k in ("kind", "name")}
     for a in rows:
         problems = ", ".join(f"{a[k]} {k[:-1] if a[k] == 1 else k}" for k in ("errors", "warnings") if a[k])
-        line = (f"{SHOWN[a['state']]:<12}  {a['kind']:<{wide['kind']}}  {a['name']:<{wide['name']}}  {a['path']}"
-                + (f"  ({problems})" if problems else ""))
+        line = f"{SHOWN[a['state']]:<12}  {a['kind']:<{wide['kind']}}  {a['name']:<{wide['name']}}  {a['path']}" + (
+            f"  ({problems})" if problems else ""
+        )
         print(line.rstrip())
     for d in result["problems"]:
         print(f"{d['file']}: {d['message']}", file=sys.stderr)
     counts = ", ".join(f"{n} {SHOWN[s]}" for s, n in result["counts"].items() if n)
-    print(f"list: {len(rows)} asset{'s' if len(rows) != 1 else ''}" + (f": {counts}" if counts else ""),
-          file=sys.stderr)
+    print(
+        f"list: {len(rows)} asset{'s' if len(rows) != 1 else ''}" + (f": {counts}" if counts else ""), file=sys.stderr
+    )
     return 1 if failed else 0
 
 
 # -- write -------------------------------------------------------------------------------------
+
 
 def cmd_write(args) -> int:
     from veduta import api
@@ -83,8 +86,11 @@ def cmd_write(args) -> int:
         print(f"{r['path']}: {r['action']} ({lines})")
     for c in r["changes"]:
         old, new = (json.dumps(c[k], ensure_ascii=False) if k in c else "" for k in ("old", "new"))
-        print(f"  {c['path']}: {c['change']}" + (f" {old}" if old else "") + (f" -> {new}" if old and new else
-                                                                           f" {new}" if new else ""))
+        print(
+            f"  {c['path']}: {c['change']}"
+            + (f" {old}" if old else "")
+            + (f" -> {new}" if old and new else f" {new}" if new else "")
+        )
     if r["more_changes"]:
         print(f"  ... and {r['more_changes']} more changes")
     return 0
@@ -94,21 +100,27 @@ def add_asset_commands(sub) -> None:
     """Register list and write on the ``veduta`` sub-command parser."""
     from veduta.base.kinds import NAMES
 
-    ls = sub.add_parser("list", help="every asset: kind, name, source, state and its errors and warnings",
-                        description="List every source of the game (or of one KIND) with its state: fresh (its "
-                                    "cooked file is up to date), stale (cooked, but changed since), failed (the "
-                                    "source has errors) or never cooked, and its error and warning counts as "
-                                    "veduta check finds them. Writes nothing; exit 1 when a source failed.")
+    ls = sub.add_parser(
+        "list",
+        help="every asset: kind, name, source, state and its errors and warnings",
+        description="List every source of the game (or of one KIND) with its state: fresh (its "
+        "cooked file is up to date), stale (cooked, but changed since), failed (the "
+        "source has errors) or never cooked, and its error and warning counts as "
+        "veduta check finds them. Writes nothing; exit 1 when a source failed.",
+    )
     ls.add_argument("kind", nargs="?", metavar="KIND", help=f"only this kind ({', '.join(NAMES)})")
     ls.add_argument("-n", "--jobs", type=jobs, default=0, help="check in N processes (default: one per core)")
     ls.add_argument("--json", action="store_true", help="the whole list as one JSON object")
     ls.set_defaults(func=cmd_list)
 
-    w = sub.add_parser("write", help="create or replace an asset's source, refused with every error until it has none",
-                       description="Write FILE (or - for standard input) as the source of asset NAME of KIND "
-                                   "(assets/<folder>/NAME<suffix> when new, where it is when it exists), after "
-                                   "checking it exactly as the cook does: a source with an error is refused with "
-                                   "every error located, and nothing is written (exit 1). Says what changed.")
+    w = sub.add_parser(
+        "write",
+        help="create or replace an asset's source, refused with every error until it has none",
+        description="Write FILE (or - for standard input) as the source of asset NAME of KIND "
+        "(assets/<folder>/NAME<suffix> when new, where it is when it exists), after "
+        "checking it exactly as the cook does: a source with an error is refused with "
+        "every error located, and nothing is written (exit 1). Says what changed.",
+    )
     w.add_argument("kind", metavar="KIND", help=f"the asset's kind ({', '.join(NAMES)})")
     w.add_argument("name", metavar="NAME", help="the asset name (the file name without its suffix)")
     w.add_argument("file", metavar="FILE", help="the new source text (- reads standard input)")

@@ -38,8 +38,10 @@ def cmd_info(args) -> int:
     loc = info["local"]
     print(f"local store: {loc['path']}: {loc['entries']} entries, {_mb(loc['bytes'])}")
     if shared is None:
-        print("shared cache: none (set cache_url in [tool.veduta] of pyproject.toml, or VEDUTA_CACHE_URL; "
-              "see docs/shared-cache.md)")
+        print(
+            "shared cache: none (set cache_url in [tool.veduta] of pyproject.toml, or VEDUTA_CACHE_URL; "
+            "see docs/shared-cache.md)"
+        )
         return 0
     print(f"shared cache: {shared['url']} (from {shared['url_from']})")
     if shared["write"]:
@@ -61,9 +63,11 @@ def cmd_push(args) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    print(f"pushed {out['uploaded']} entries ({_mb(out['bytes'])}) to {out['url']}; "
-          f"{out['present']} of the {out['local']} local entries were there already"
-          + (f"; {len(out['skipped'])} damaged local entries left out" if out["skipped"] else ""))
+    print(
+        f"pushed {out['uploaded']} entries ({_mb(out['bytes'])}) to {out['url']}; "
+        f"{out['present']} of the {out['local']} local entries were there already"
+        + (f"; {len(out['skipped'])} damaged local entries left out" if out["skipped"] else "")
+    )
     return 0
 
 
@@ -75,8 +79,10 @@ def cmd_prune(args) -> int:
         print(json.dumps(r, indent=2))
         return 0
     verb = "would remove" if args.dry_run else "removed"
-    print(f"{verb} {r['removed']} entries ({_mb(r['removed_bytes'])}) unused for {args.days:g} days; "
-          f"kept {r['kept']} ({_mb(r['kept_bytes'])})")
+    print(
+        f"{verb} {r['removed']} entries ({_mb(r['removed_bytes'])}) unused for {args.days:g} days; "
+        f"kept {r['kept']} ({_mb(r['kept_bytes'])})"
+    )
     return 0
 
 

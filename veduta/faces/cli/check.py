@@ -14,9 +14,13 @@ from veduta.faces.cli.common import tell
 
 
 def add_format_option(parser) -> None:
-    parser.add_argument("--format", choices=FORMATS, default=None,
-                        help=f"diagnostics as text (file:line:col: path: message), json (one object per line) "
-                             f"or github (workflow annotations); default ${FORMAT_ENV} or text")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help=f"diagnostics as text (file:line:col: path: message), json (one object per line) "
+        f"or github (workflow annotations); default ${FORMAT_ENV} or text",
+    )
 
 
 def _project(args):
@@ -37,14 +41,14 @@ def _count(n: int, what: str) -> str:
 
 # -- check -------------------------------------------------------------------------------------
 
+
 def cmd_check(args) -> int:
     from veduta import api
 
     project = _project(args)
     started = time.monotonic()
     jobs = args.jobs or os.cpu_count() or 1
-    result = api.check(project, _sources(project, args), full=args.all, jobs=jobs,
-                       strict=True if args.strict else None)
+    result = api.check(project, _sources(project, args), full=args.all, jobs=jobs, strict=True if args.strict else None)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0 if result["ok"] else 1
@@ -61,12 +65,16 @@ def cmd_check(args) -> int:
     if result["strict"]:
         why = "--strict" if args.strict else "strict = true in [tool.veduta]"
         strict = f" ({result['strict_errors']} of them by {why}: warnings and inspect's error findings)"
-    print(f"check: {_count(result['checked'], 'source')}{fresh}, {_count(result['errors'], 'error')}{strict}, "
-          f"{_count(result['warnings'], 'warning')} ({time.monotonic() - started:.2f} s)", file=sys.stderr)
+    print(
+        f"check: {_count(result['checked'], 'source')}{fresh}, {_count(result['errors'], 'error')}{strict}, "
+        f"{_count(result['warnings'], 'warning')} ({time.monotonic() - started:.2f} s)",
+        file=sys.stderr,
+    )
     return 0 if result["ok"] else 1
 
 
 # -- why ---------------------------------------------------------------------------------------
+
 
 def cmd_why(args) -> int:
     from veduta import api
@@ -89,6 +97,7 @@ def cmd_why(args) -> int:
 
 # -- watch -------------------------------------------------------------------------------------
 
+
 def cmd_watch(args) -> int:
     from veduta.faces.cli.watch import monitor, monitor_status, watch
 
@@ -106,12 +115,18 @@ def add_tool_commands(sub) -> None:
     """Register check, why and watch on the ``veduta`` sub-command parser."""
     c = sub.add_parser("check", help="check sources as the cook does, writing nothing (exit 1 on errors)")
     c.add_argument("sources", nargs="*", metavar="SOURCE", help="only these source files (default: all)")
-    c.add_argument("--all", action="store_true",
-                   help="compile every source, also those whose cooked file is fresh (their warnings again)")
+    c.add_argument(
+        "--all",
+        action="store_true",
+        help="compile every source, also those whose cooked file is fresh (their warnings again)",
+    )
     c.add_argument("-n", "--jobs", type=jobs, default=0, help="check in N processes (default: one per core)")
-    c.add_argument("--strict", action="store_true",
-                   help="every warning is an error, and so is every error finding of `veduta inspect` for the "
-                        "models, prefabs and worlds checked (also `strict = true` in [tool.veduta])")
+    c.add_argument(
+        "--strict",
+        action="store_true",
+        help="every warning is an error, and so is every error finding of `veduta inspect` for the "
+        "models, prefabs and worlds checked (also `strict = true` in [tool.veduta])",
+    )
     add_format_option(c)
     c.add_argument("--json", action="store_true", help="the whole result as one JSON object")
     c.set_defaults(func=cmd_check)
@@ -123,11 +138,19 @@ def add_tool_commands(sub) -> None:
 
     t = sub.add_parser("watch", help="cook, then recook what each save makes stale (Ctrl-C stops)")
     t.add_argument("-n", "--jobs", type=jobs, default=0, help="cook in N processes (default: one per core)")
-    t.add_argument("--debounce", type=whole(0, 60_000), default=150, metavar="MS",
-                   help="wait this long for more changes before cooking (default 150 ms)")
-    t.add_argument("--monitor", action="store_true",
-                   help="cook nothing: keep a journal of changed files, so that a no-op doit cook or veduta cook "
-                        "stats no source (docs/cooking.md, The file-system monitor)")
+    t.add_argument(
+        "--debounce",
+        type=whole(0, 60_000),
+        default=150,
+        metavar="MS",
+        help="wait this long for more changes before cooking (default 150 ms)",
+    )
+    t.add_argument(
+        "--monitor",
+        action="store_true",
+        help="cook nothing: keep a journal of changed files, so that a no-op doit cook or veduta cook "
+        "stats no source (docs/cooking.md, The file-system monitor)",
+    )
     t.add_argument("--status", action="store_true", help="whether a monitor runs and the next cook can trust it")
     t.add_argument("--json", action="store_true", help="with --status: the status as one JSON object")
     add_format_option(t)

@@ -27,9 +27,9 @@ def json_in_argv(argv: Sequence[str]) -> bool:
     while parsing. Words after ``--`` are operands, not options."""
     words = list(argv)
     if "--" in words:
-        words = words[:words.index("--")]
+        words = words[: words.index("--")]
     for i, w in enumerate(words):
-        if w == "--json" or w == "--format=json" or (w == "--format" and words[i + 1:i + 2] == ["json"]):
+        if w == "--json" or w == "--format=json" or (w == "--format" and words[i + 1 : i + 2] == ["json"]):
             return True
     return False
 
@@ -41,8 +41,7 @@ def wants_json(args: argparse.Namespace | None) -> bool:
 
 def refusal(message: str, findings: list | None = None, **extra: Any) -> str:
     """The JSON document of a refused command (one line)."""
-    return json.dumps({"refused": True, "message": message, "findings": findings or [], **extra},
-                      ensure_ascii=False)
+    return json.dumps({"refused": True, "message": message, "findings": findings or [], **extra}, ensure_ascii=False)
 
 
 def tell(as_json: bool, message: str, code: int, prog: str = "veduta", findings: list | None = None) -> int:
@@ -96,8 +95,11 @@ class Parser(argparse.ArgumentParser):
             return message
         if message.startswith("unrecognized arguments: "):
             known = [o for a in self._actions for o in a.option_strings]
-            hints = [f"{w}: did you mean {' or '.join(c)}?" for w in message.split()[2:]
-                     if w.startswith("--") and (c := closest(w.split("=", 1)[0], known, 2))]
+            hints = [
+                f"{w}: did you mean {' or '.join(c)}?"
+                for w in message.split()[2:]
+                if w.startswith("--") and (c := closest(w.split("=", 1)[0], known, 2))
+            ]
             if hints:
                 return message + " (" + "; ".join(hints) + ")"
         return message
@@ -176,15 +178,26 @@ def compact_json(value, indent: str = "") -> str:
     if isinstance(value, list):
         flat = all(not isinstance(v, (dict, list)) for v in value)
         small_lists = len(value) <= 4 and all(
-            isinstance(v, list) and all(not isinstance(x, (dict, list)) for x in v) for v in value)
+            isinstance(v, list) and all(not isinstance(x, (dict, list)) for x in v) for v in value
+        )
         if flat or small_lists:
             one_line = "[" + ", ".join(map(_scalar, value)) + "]" if flat else _ONE_LINE(value)
             if small_lists or len(one_line) <= 100 or all(isinstance(v, (int, float)) for v in value):
                 return one_line
         if not value:
             return "[]"
-        return "[\n" + ",\n".join(inner + (_flat_dict(v, inner) or compact_json(v, inner)) if type(v) is dict
-                                   else inner + compact_json(v, inner) for v in value) + "\n" + indent + "]"
+        return (
+            "[\n"
+            + ",\n".join(
+                inner + (_flat_dict(v, inner) or compact_json(v, inner))
+                if type(v) is dict
+                else inner + compact_json(v, inner)
+                for v in value
+            )
+            + "\n"
+            + indent
+            + "]"
+        )
     return _scalar(value)
 
 
@@ -230,7 +243,6 @@ def _scalar(v) -> str:
     if t is float and math.isfinite(v):
         return float.__repr__(v)
     return _SCALAR(v)
-
 
 
 class ProgressLine:

@@ -45,18 +45,32 @@ def cmd_export_gltf(args) -> int:
     mistake = _gltf_mistake(args)
     if mistake:
         return tell(args.json, mistake, 2, "veduta export gltf")
-    r = api.export_gltf(_project(), args.out, model=args.model, lod=args.lod, world=args.world,
-                        chunk=args.chunk, radius=args.radius, levels=args.levels)
+    r = api.export_gltf(
+        _project(),
+        args.out,
+        model=args.model,
+        lod=args.lod,
+        world=args.world,
+        chunk=args.chunk,
+        radius=args.radius,
+        levels=args.levels,
+    )
     if args.world is None:
         what = f"{_n(len(r['meshes']), 'mesh', 'meshes')} ({r['triangles']} triangles)"
     else:
-        what = (f"{_n(len(r['chunks']), 'chunk')}, {_n(r['entities'], 'entity', 'entities')} using "
-                f"{_n(len(r['meshes']), 'model')} ({r['triangles']} triangles drawn)")
+        what = (
+            f"{_n(len(r['chunks']), 'chunk')}, {_n(r['entities'], 'entity', 'entities')} using "
+            f"{_n(len(r['meshes']), 'model')} ({r['triangles']} triangles drawn)"
+        )
         if args.levels:
             ks = sorted({c["level"] for c in r["chunks"]})
             what += f", ground at level{'s' if len(ks) > 1 else ''} {', '.join(map(str, ks))} by distance"
-    return _report(r, args.json, f"wrote {r['out']}: {what}, {_n(len(r['materials']), 'material')}, "
-                                 f"{_n(len(r['textures']), 'texture')}, {r['bytes']} bytes")
+    return _report(
+        r,
+        args.json,
+        f"wrote {r['out']}: {what}, {_n(len(r['materials']), 'material')}, "
+        f"{_n(len(r['textures']), 'texture')}, {r['bytes']} bytes",
+    )
 
 
 def _gltf_mistake(args) -> str:
@@ -94,19 +108,30 @@ def add_export_commands(subparsers) -> argparse.ArgumentParser:
     e = subparsers.add_parser("export", help="write cooked assets in formats other tools read")
     esub = e.add_subparsers(dest="export_command", metavar="{gltf}")
     esub.required = True
-    g = esub.add_parser("gltf", help="binary glTF 2.0 of a model, or of a world chunk",
-                        description="Write a cooked model (every level of detail) or a chunk of a world "
-                                    "(ground, skirts, water, entities and flora) as binary glTF 2.0 (.glb).")
+    g = esub.add_parser(
+        "gltf",
+        help="binary glTF 2.0 of a model, or of a world chunk",
+        description="Write a cooked model (every level of detail) or a chunk of a world "
+        "(ground, skirts, water, entities and flora) as binary glTF 2.0 (.glb).",
+    )
     g.add_argument("model", nargs="?", metavar="MODEL", help="model name")
     g.add_argument("--out", required=True, metavar="FILE.glb", type=glb_file, help="the file to write")
     g.add_argument("--lod", type=whole(0, 64), metavar="K", help="only level K (0 is the full model)")
     g.add_argument("--world", metavar="WORLD", help="export a chunk of this world instead of a model")
     g.add_argument("--chunk", type=parse_pair, metavar="CX,CZ", help="the chunk to export (with --world)")
-    g.add_argument("--radius", type=whole(0, 4), default=0, metavar="N",
-                   help="also the chunks up to N away (a (2N+1)^2 square; default 0)")
-    g.add_argument("--levels", action="store_true",
-                   help="each chunk's ground at the level the engine draws it from a view of the centre chunk "
-                        "(default: every chunk at its finest drawn level)")
+    g.add_argument(
+        "--radius",
+        type=whole(0, 4),
+        default=0,
+        metavar="N",
+        help="also the chunks up to N away (a (2N+1)^2 square; default 0)",
+    )
+    g.add_argument(
+        "--levels",
+        action="store_true",
+        help="each chunk's ground at the level the engine draws it from a view of the centre chunk "
+        "(default: every chunk at its finest drawn level)",
+    )
     g.add_argument("--json", action="store_true", help="print a summary of what was written as JSON")
     g.set_defaults(func=cmd_export_gltf)
     allow_negative_pairs(g)
@@ -119,13 +144,21 @@ def add_preview_model(preview_subparsers) -> argparse.ArgumentParser:
     from veduta.tools.export import PREVIEW_MIN_SIZE as MIN_SIZE
     from veduta.tools.export import PREVIEW_SIZE as DEFAULT_SIZE
 
-    p = preview_subparsers.add_parser("model", help="shaded views of a model and its levels of detail",
-                                      description="Draw a model from the front, side, top and three "
-                                                  "quarters, and each level of detail, into one PNG.")
+    p = preview_subparsers.add_parser(
+        "model",
+        help="shaded views of a model and its levels of detail",
+        description="Draw a model from the front, side, top and three "
+        "quarters, and each level of detail, into one PNG.",
+    )
     p.add_argument("name", metavar="NAME", help="model name")
     p.add_argument("--out", required=True, metavar="FILE.png", type=png_file, help="the file to write")
-    p.add_argument("--size", type=whole(MIN_SIZE, MAX_SIZE), default=DEFAULT_SIZE, metavar="N",
-                   help=f"pixels per view (default {DEFAULT_SIZE})")
+    p.add_argument(
+        "--size",
+        type=whole(MIN_SIZE, MAX_SIZE),
+        default=DEFAULT_SIZE,
+        metavar="N",
+        help=f"pixels per view (default {DEFAULT_SIZE})",
+    )
     p.add_argument("--json", action="store_true", help="print a summary of what was drawn as JSON")
     p.set_defaults(func=cmd_preview_model)
     return p

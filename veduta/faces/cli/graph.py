@@ -46,6 +46,7 @@ def _call(fn, *args, **kwargs) -> dict[str, Any]:
 
 # -- deps --------------------------------------------------------------------------------------
 
+
 def _key(node: dict[str, Any]) -> tuple[str, str]:
     return node["kind"], node["name"]
 
@@ -90,8 +91,16 @@ def tree_lines(result: dict[str, Any]) -> list[str]:
 def cmd_deps(args) -> int:
     from veduta import api
 
-    result = _call(api.deps, _project(args), args.name, kind=args.kind, reverse=args.reverse, depth=args.depth,
-                   orphans=args.orphans, dot=args.dot)
+    result = _call(
+        api.deps,
+        _project(args),
+        args.name,
+        kind=args.kind,
+        reverse=args.reverse,
+        depth=args.depth,
+        orphans=args.orphans,
+        dot=args.dot,
+    )
     bad = bool(args.orphans and result["missing"])
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
@@ -104,22 +113,28 @@ def cmd_deps(args) -> int:
             print(f"{_where(m)}: warning: {m['message']}")
         for u in result["unused"]:
             print(f"unused: {u['kind']} {u['name']} ({u['source']})")
-        print(f"deps: {len(result['missing'])} missing reference{'s' if len(result['missing']) != 1 else ''}, "
-              f"{len(result['unused'])} unused (worlds and scenes are roots, never unused)", file=sys.stderr)
+        print(
+            f"deps: {len(result['missing'])} missing reference{'s' if len(result['missing']) != 1 else ''}, "
+            f"{len(result['unused'])} unused (worlds and scenes are roots, never unused)",
+            file=sys.stderr,
+        )
         return 1 if bad else 0
     if args.name is None:
         for a in result["assets"]:
             used = sorted({f"{r['to']['kind']} {r['to']['name']}" for r in a["uses"]})
-            print(f"{a['kind']} {a['name']}: uses {', '.join(used) if used else 'nothing'}; "
-                  f"used {a['used_by']} time{'s' if a['used_by'] != 1 else ''}")
+            print(
+                f"{a['kind']} {a['name']}: uses {', '.join(used) if used else 'nothing'}; "
+                f"used {a['used_by']} time{'s' if a['used_by'] != 1 else ''}"
+            )
         for m in result["missing"]:
-            print(f"{_where(m)}: warning: {m['to']['kind']} \"{m['to']['name']}\" does not exist")
+            print(f'{_where(m)}: warning: {m["to"]["kind"]} "{m["to"]["name"]}" does not exist')
         return 0
     print("\n".join(tree_lines(result)))
     return 0
 
 
 # -- rename ------------------------------------------------------------------------------------
+
 
 def cmd_rename(args) -> int:
     from veduta import api
@@ -132,18 +147,23 @@ def cmd_rename(args) -> int:
         print(f"{e['file']}:{e['line']}:{e['col']}: {e['path']}: {e['old']} -> {e['new']}")
     print(f"{r['from']} -> {r['to']}")
     n, files = len(r["edits"]), len(r["files"])
-    what = (f"{r['kind']} {r['old']} to {r['new']}: {n} edit{'s' if n != 1 else ''}, {files} files "
-            f"({r['checked']} sources checked)")
+    what = (
+        f"{r['kind']} {r['old']} to {r['new']}: {n} edit{'s' if n != 1 else ''}, {files} files "
+        f"({r['checked']} sources checked)"
+    )
     print(f"dry run, nothing written: would rename {what}" if r["dry_run"] else f"renamed {what}")
     return 0
 
 
 # -- report ------------------------------------------------------------------------------------
 
+
 def _table(rows: list[list[str]], right: set[int]) -> list[str]:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
-    return ["  ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(r)).rstrip()
-            for r in rows]
+    return [
+        "  ".join(c.rjust(widths[i]) if i in right else c.ljust(widths[i]) for i, c in enumerate(r)).rstrip()
+        for r in rows
+    ]
 
 
 def cmd_report(args) -> int:
@@ -158,30 +178,61 @@ def cmd_report(args) -> int:
     head = ["kind", "name", "size", "origin", "compile", "triangles / texture", "uses", "used by", "warnings"]
     rows = [head]
     for a in assets[: args.top]:
-        weight = levels_text(a["triangles"]) if a["triangles"] else (
-            f"{size_text(a['texture_memory'])}, {a['mip_levels']} mips" if a["texture_memory"] is not None else "")
+        weight = (
+            levels_text(a["triangles"])
+            if a["triangles"]
+            else (
+                f"{size_text(a['texture_memory'])}, {a['mip_levels']} mips" if a["texture_memory"] is not None else ""
+            )
+        )
         state = "" if a["state"] == "fresh" else f" ({a['state'].replace('_', ' ')})"
-        rows.append([a["kind"], a["name"] + state, size_text(a["bytes"]), a["origin"] or "",
-                     seconds_text(a["compile_s"]), weight, str(a["deps"]), str(a["used_by"]),
-                     "" if a["warnings"] is None else str(a["warnings"])])
+        rows.append(
+            [
+                a["kind"],
+                a["name"] + state,
+                size_text(a["bytes"]),
+                a["origin"] or "",
+                seconds_text(a["compile_s"]),
+                weight,
+                str(a["deps"]),
+                str(a["used_by"]),
+                "" if a["warnings"] is None else str(a["warnings"]),
+            ]
+        )
     print("largest:")
     print("\n".join("  " + line for line in _table(rows, {2, 4, 6, 7, 8})))
     if len(assets) > args.top:
         print(f"  ... and {len(assets) - args.top} more (--top N, --json or --html FILE for all)")
     if r["slowest"]:
         print("slowest compiles:")
-        print("\n".join("  " + line for line in _table(
-            [[s["kind"], s["name"], seconds_text(s["compile_s"])] for s in r["slowest"]], {2})))
+        print(
+            "\n".join(
+                "  " + line
+                for line in _table([[s["kind"], s["name"], seconds_text(s["compile_s"])] for s in r["slowest"]], {2})
+            )
+        )
     print("totals:")
     trows = [["kind", "assets", "size", "compile", "triangles", "texture memory", "warnings"]]
     for kind, t in [*r["totals"].items(), ("all", r["total"])]:
-        trows.append([kind, str(t["assets"]), size_text(t["bytes"]), seconds_text(t["compile_s"]),
-                      str(t["triangles"] or ""), size_text(t["texture_memory"] or None), str(t["warnings"])])
+        trows.append(
+            [
+                kind,
+                str(t["assets"]),
+                size_text(t["bytes"]),
+                seconds_text(t["compile_s"]),
+                str(t["triangles"] or ""),
+                size_text(t["texture_memory"] or None),
+                str(t["warnings"]),
+            ]
+        )
     print("\n".join("  " + line for line in _table(trows, {1, 2, 3, 4, 5, 6})))
     t = r["total"]
     if t["cooked"] < t["assets"] or t["fresh"] < t["cooked"]:
-        print(f"report: {t['assets'] - t['cooked']} not cooked, {t['cooked'] - t['fresh']} stale: run veduta cook "
-              f"for current figures", file=sys.stderr)
+        print(
+            f"report: {t['assets'] - t['cooked']} not cooked, {t['cooked'] - t['fresh']} stale: run veduta cook "
+            f"for current figures",
+            file=sys.stderr,
+        )
     if r.get("html"):
         print(f"wrote {r['html']}", file=sys.stderr)
     return 0
@@ -192,29 +243,40 @@ def add_graph_commands(sub) -> None:
     from veduta.base.argtypes import out_file
     from veduta.base.kinds import NAMES
 
-    d = sub.add_parser("deps", help="what an asset uses and what uses it, each reference located; --orphans",
-                       description="What asset NAME uses (--reverse: what uses it), through every kind of "
-                                   "reference, each with the file:line:col and JSON path where it is written; "
-                                   "without NAME the whole graph. --orphans lists references to assets that do "
-                                   "not exist (exit 1 when there are some) and assets nothing uses (worlds and "
-                                   "scenes are roots, never unused). NAME may be a source path "
-                                   "(models/crate.vmodel) or a PNG's (textures/crate.png).")
+    d = sub.add_parser(
+        "deps",
+        help="what an asset uses and what uses it, each reference located; --orphans",
+        description="What asset NAME uses (--reverse: what uses it), through every kind of "
+        "reference, each with the file:line:col and JSON path where it is written; "
+        "without NAME the whole graph. --orphans lists references to assets that do "
+        "not exist (exit 1 when there are some) and assets nothing uses (worlds and "
+        "scenes are roots, never unused). NAME may be a source path "
+        "(models/crate.vmodel) or a PNG's (textures/crate.png).",
+    )
     d.add_argument("name", nargs="?", metavar="NAME", help="an asset name, a source path or a PNG path")
     d.add_argument("--kind", metavar="KIND", help=f"the asset's kind when several have that name ({', '.join(NAMES)})")
     d.add_argument("--reverse", action="store_true", help="what uses the asset, instead of what it uses")
-    d.add_argument("--depth", type=_depth, default=1, metavar="N",
-                   help="follow references N levels deep (default 1; all: every level)")
+    d.add_argument(
+        "--depth",
+        type=_depth,
+        default=1,
+        metavar="N",
+        help="follow references N levels deep (default 1; all: every level)",
+    )
     d.add_argument("--orphans", action="store_true", help="missing references and unused assets of the whole game")
     d.add_argument("--dot", action="store_true", help="print the graph as Graphviz DOT")
     d.add_argument("--json", action="store_true", help="the result as one JSON object")
     d.set_defaults(func=cmd_deps)
 
-    r = sub.add_parser("rename", help="rename an asset and every reference to it, as one checked set of edits",
-                       description="Rename asset OLD of KIND to NEW: its source file (same folder) and every "
-                                   "reference to it in every source, each edit replacing only the name (every "
-                                   "other byte is kept). Every touched source is checked as the cook checks it "
-                                   "first; then the files are written as one set: an interruption leaves all of "
-                                   "them old, or the next veduta command completes them (docs/rename.md).")
+    r = sub.add_parser(
+        "rename",
+        help="rename an asset and every reference to it, as one checked set of edits",
+        description="Rename asset OLD of KIND to NEW: its source file (same folder) and every "
+        "reference to it in every source, each edit replacing only the name (every "
+        "other byte is kept). Every touched source is checked as the cook checks it "
+        "first; then the files are written as one set: an interruption leaves all of "
+        "them old, or the next veduta command completes them (docs/rename.md).",
+    )
     r.add_argument("kind", metavar="KIND", help=f"the asset's kind ({', '.join(NAMES)})")
     r.add_argument("old", metavar="OLD", help="its name now")
     r.add_argument("new", metavar="NEW", help="its new name (1-64 of a-z, 0-9, _, -)")
@@ -222,14 +284,21 @@ def add_graph_commands(sub) -> None:
     r.add_argument("--json", action="store_true", help="the result (or the refusal) as one JSON object")
     r.set_defaults(func=cmd_rename)
 
-    p = sub.add_parser("report", help="every asset's cooked size, compile time, origin, triangles, texture memory",
-                       description="The build report: per asset its kind, cooked size, where the cooked file came "
-                                   "from (compiled, local store, shared cache) and its compile time, triangles "
-                                   "per level of detail (models) or texture memory with mips, how many assets it "
-                                   "uses and is used by, its warnings; totals per kind; largest first, then the "
-                                   "slowest compiles. Reads what the last cook left; writes nothing but --html.")
-    p.add_argument("--html", type=out_file(".html"), metavar="FILE.html",
-                   help="also write the report as one self-contained HTML page (a sortable table)")
+    p = sub.add_parser(
+        "report",
+        help="every asset's cooked size, compile time, origin, triangles, texture memory",
+        description="The build report: per asset its kind, cooked size, where the cooked file came "
+        "from (compiled, local store, shared cache) and its compile time, triangles "
+        "per level of detail (models) or texture memory with mips, how many assets it "
+        "uses and is used by, its warnings; totals per kind; largest first, then the "
+        "slowest compiles. Reads what the last cook left; writes nothing but --html.",
+    )
+    p.add_argument(
+        "--html",
+        type=out_file(".html"),
+        metavar="FILE.html",
+        help="also write the report as one self-contained HTML page (a sortable table)",
+    )
     p.add_argument("--top", type=_count, default=20, metavar="N", help="assets listed in the text (default 20)")
     p.add_argument("--json", action="store_true", help="the whole report as one JSON object")
     p.set_defaults(func=cmd_report)

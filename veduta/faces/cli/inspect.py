@@ -20,20 +20,38 @@ from veduta.faces.cli.common import allow_negative_pairs, parse_pair
 
 def add_inspect_world(subparsers) -> argparse.ArgumentParser:
     """Register ``world`` and ``prefab`` on the sub-parsers of ``inspect``."""
-    w = subparsers.add_parser("world", help="findings of a world: places, prefabs, view, triangles per view",
-                              description="Check a world's places, rules, camera and the triangles drawn from "
-                                          "views at the start cell, every place and the cells given with --at.")
+    w = subparsers.add_parser(
+        "world",
+        help="findings of a world: places, prefabs, view, triangles per view",
+        description="Check a world's places, rules, camera and the triangles drawn from "
+        "views at the start cell, every place and the cells given with --at.",
+    )
     w.add_argument("name", metavar="NAME", help="world name (assets/worlds/<name>.vworld)")
     w.add_argument("--json", action="store_true", help="print the report as JSON")
-    w.add_argument("--sheet", metavar="FILE.png", type=png_file,
-                   help="write the map around the origin with the findings marked")
-    w.add_argument("--at", type=parse_pair, action="append", default=[], metavar="X,Z",
-                   help="also evaluate the view focused on this cell (repeatable)")
-    w.add_argument("--all", action="store_true", dest="all_views",
-                   help="also a view at the centre of every chunk of the world, summed up (the views drawing "
-                        "the most, those over the budget, a histogram); about 0.3 ms a chunk")
-    w.add_argument("--views-file", metavar="FILE.jsonl", type=out_file(".jsonl"),
-                   help="write every view (with --all, every chunk's too) to this file, one JSON object a line")
+    w.add_argument(
+        "--sheet", metavar="FILE.png", type=png_file, help="write the map around the origin with the findings marked"
+    )
+    w.add_argument(
+        "--at",
+        type=parse_pair,
+        action="append",
+        default=[],
+        metavar="X,Z",
+        help="also evaluate the view focused on this cell (repeatable)",
+    )
+    w.add_argument(
+        "--all",
+        action="store_true",
+        dest="all_views",
+        help="also a view at the centre of every chunk of the world, summed up (the views drawing "
+        "the most, those over the budget, a histogram); about 0.3 ms a chunk",
+    )
+    w.add_argument(
+        "--views-file",
+        metavar="FILE.jsonl",
+        type=out_file(".jsonl"),
+        help="write every view (with --all, every chunk's too) to this file, one JSON object a line",
+    )
     w.set_defaults(func=run_inspect_world)
     allow_negative_pairs(w)
     p = subparsers.add_parser("prefab", help="footprint, entities, triangles and findings of a prefab")
@@ -62,18 +80,22 @@ def _findings_text(findings: list[dict]) -> list[str]:
 
 def format_world(r: dict) -> str:
     w = r["world"]
-    lines = [f"world {r['name']} ({r['source']})",
-             f"cells {-w['cells']}..{w['cells'] - 1}, chunk {w['chunk']}, view {w['view']}: "
-             f"{r['loaded']['chunks']} chunks loaded ({r['loaded']['chunks_max']} at most, with those kept beyond "
-             f"them on two sides), {r['loaded']['radius_m']:g} m around the focus; "
-             f"the camera sees {r['loaded']['reach_m']:g} m"]
+    lines = [
+        f"world {r['name']} ({r['source']})",
+        f"cells {-w['cells']}..{w['cells'] - 1}, chunk {w['chunk']}, view {w['view']}: "
+        f"{r['loaded']['chunks']} chunks loaded ({r['loaded']['chunks_max']} at most, with those kept beyond "
+        f"them on two sides), {r['loaded']['radius_m']:g} m around the focus; "
+        f"the camera sees {r['loaded']['reach_m']:g} m",
+    ]
     lines.append(f"views (triangles of a {r['budget']} budget: ground + skirts + water + flora + entities):")
     lines += _view_rows(r["views"], r["budget"])
     a = r.get("all_views")
     if a is not None:
         t = a["triangles"]
-        lines.append(f"every chunk: {a['views']:,} views, triangles min {t['min']}, median {t['median']}, mean "
-                     f"{t['mean']:g}, max {t['max']}; {a['over_budget']:,} over the budget")
+        lines.append(
+            f"every chunk: {a['views']:,} views, triangles min {t['min']}, median {t['median']}, mean "
+            f"{t['mean']:g}, max {t['max']}; {a['over_budget']:,} over the budget"
+        )
         b = a["histogram"]["bin"]
         bars = [f"{k * b}-{(k + 1) * b - 1}: {n:,}" for k, n in enumerate(a["histogram"]["views"]) if n]
         lines.append(f"  views by triangles: {', '.join(bars)}")
@@ -98,16 +120,20 @@ def _view_rows(views: list[dict], budget: int) -> list[str]:
         mark = "  over" if v["triangles"] > budget else ""
         if v["window"]["triangles"] != v["triangles"]:
             mark += f"  (window alone {v['window']['triangles']})"
-        out.append(f"  {v['name']:<{width}}  {v['triangles']:>6} = {v['ground']} + {v['skirts']} + {v['water']} + "
-                   f"{v['flora']} + {v['entities']}{mark}")
+        out.append(
+            f"  {v['name']:<{width}}  {v['triangles']:>6} = {v['ground']} + {v['skirts']} + {v['water']} + "
+            f"{v['flora']} + {v['entities']}{mark}"
+        )
     return out
 
 
 def format_prefab(r: dict) -> str:
-    lines = [f"prefab {r['name']} ({r['source']})",
-             f"footprint {r['footprint'][0]:g} x {r['footprint'][1]:g} m, tags: {', '.join(r['tags']) or 'none'}, "
-             f"biomes: {', '.join(r['biomes']) or 'any'}",
-             f"triangles: {r['triangles']}"]
+    lines = [
+        f"prefab {r['name']} ({r['source']})",
+        f"footprint {r['footprint'][0]:g} x {r['footprint'][1]:g} m, tags: {', '.join(r['tags']) or 'none'}, "
+        f"biomes: {', '.join(r['biomes']) or 'any'}",
+        f"triangles: {r['triangles']}",
+    ]
     for e in r["entities"]:
         tris = "-" if e["triangles"] is None else str(e["triangles"])
         lines.append(f"  {e['name']:<16} {e['kind']:<10} {e['model'] or '-':<16} {tris:>6}")
@@ -135,8 +161,15 @@ def run_inspect_world(args, out: TextIO | None = None, err: TextIO | None = None
 
     line = progress_line()
     try:
-        report = api.inspect_world(_project(args), args.name, at=args.at, all_views=args.all_views,
-                                   sheet=args.sheet, views_file=args.views_file, progress=line)
+        report = api.inspect_world(
+            _project(args),
+            args.name,
+            at=args.at,
+            all_views=args.all_views,
+            sheet=args.sheet,
+            views_file=args.views_file,
+            progress=line,
+        )
     finally:
         if line is not None:
             line.close()

@@ -11,9 +11,12 @@ from typing import TextIO
 def add_inspect_model(subparsers) -> argparse.ArgumentParser:
     """Register `model NAME [--json]` on the subparsers of `inspect`; sets `func` (call
     `args.func(args)`, it returns the exit status)."""
-    p = subparsers.add_parser("model", help="triangles, levels of detail and findings of a model",
-                              description="Report a model's triangles per part and in total, the triangles "
-                                          "of every level of detail, bounds, materials and findings.")
+    p = subparsers.add_parser(
+        "model",
+        help="triangles, levels of detail and findings of a model",
+        description="Report a model's triangles per part and in total, the triangles "
+        "of every level of detail, bounds, materials and findings.",
+    )
     p.add_argument("name", metavar="NAME", help="model name (the .vmodel file name without the suffix)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.set_defaults(func=run_inspect_model)
@@ -26,14 +29,19 @@ def format_text(report: dict) -> str:
     """The human-readable report (for a model that built)."""
     lines = [f"model {report['name']} ({report['source']})"]
     budget = report["triangle_budget"]
-    lines.append(f"triangles: {report['triangles']}" + (f" of a budget of {budget}" if budget else "")
-                 + f", vertices: {report['vertices']}")
+    lines.append(
+        f"triangles: {report['triangles']}"
+        + (f" of a budget of {budget}" if budget else "")
+        + f", vertices: {report['vertices']}"
+    )
     width = max(len(p["shape"]) for p in report["parts"])
     mwidth = max(len(p["material"] or "-") for p in report["parts"])
     for p in report["parts"]:
         extra = f"  (mirror of {p['of']})" if "of" in p else ""
-        lines.append(f"  part {p['index']:>3}  {p['shape']:<{width}}  {p['material'] or '-':<{mwidth}}  "
-                     f"{p['triangles']:>6}{extra}")
+        lines.append(
+            f"  part {p['index']:>3}  {p['shape']:<{width}}  {p['material'] or '-':<{mwidth}}  "
+            f"{p['triangles']:>6}{extra}"
+        )
     if report["lods"]:
         shown = []
         for lv in report["lods"]:

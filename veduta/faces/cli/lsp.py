@@ -18,13 +18,16 @@ def cmd_lsp(args: argparse.Namespace) -> int:
 
 def add_lsp_command(subparsers) -> argparse.ArgumentParser:
     p = subparsers.add_parser(
-        "lsp", help="the language server: the cook's diagnostics, completion, hover and definitions in an editor",
+        "lsp",
+        help="the language server: the cook's diagnostics, completion, hover and definitions in an editor",
         description="Serve the Language Server Protocol over stdin and stdout for an editor (VS Code, Neovim, "
-                    "Helix, ...): the cook's diagnostics of unsaved buffers, completion of field names, values and "
-                    "asset names, hover, go to definition, find references. The game is found from each opened "
-                    "file's folder. See docs/editors.md.")
-    p.add_argument("--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only "
-                   "transport)")
+        "Helix, ...): the cook's diagnostics of unsaved buffers, completion of field names, values and "
+        "asset names, hover, go to definition, find references. The game is found from each opened "
+        "file's folder. See docs/editors.md.",
+    )
+    p.add_argument(
+        "--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only transport)"
+    )
     p.add_argument("--log", metavar="FILE", help="write the server's log to FILE")
     p.set_defaults(func=cmd_lsp)
     return p

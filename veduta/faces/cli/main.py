@@ -1,21 +1,21 @@
 """The ``veduta`` command: what doit does not cover.
 
-    veduta cook [-n N] [SOURCE ...]      the cook tasks, without a dodo.py
-    veduta list [KIND] [--json]          every asset, its state, errors and warnings
-    veduta write KIND NAME FILE|- [--dry-run] [--json]   create or replace a source, checked first
-    veduta dump FILE.vda [--full]        a cooked file as JSON
-    veduta verify FILE ... [--json]      check cooked files; exit 1 on any problem
-    veduta inspect model NAME [--json]   triangles, levels of detail, findings
-    veduta inspect world NAME [--json] [--sheet FILE.png] [--at X,Z] [--all] [--views-file FILE.jsonl]
-    veduta inspect prefab NAME [--json]
-    veduta preview texture NAME --out FILE.png [--json]
-    veduta preview model NAME --out FILE.png [--size N] [--json]
-    veduta preview world WORLD --out FILE.png [--at X,Z] [--scale N] [--json]
-    veduta export gltf MODEL --out FILE.glb [--lod K] [--json]
-    veduta export gltf --world WORLD --chunk CX,CZ [--radius N] --out FILE.glb [--json]
-    veduta world query WORLD --at X,Z [--json]
-    veduta world map WORLD --out FILE.png [--at X,Z] [--cells W,H] [--json]
-    veduta cache info | prune [--days N] [--dry-run] | push
+veduta cook [-n N] [SOURCE ...]      the cook tasks, without a dodo.py
+veduta list [KIND] [--json]          every asset, its state, errors and warnings
+veduta write KIND NAME FILE|- [--dry-run] [--json]   create or replace a source, checked first
+veduta dump FILE.vda [--full]        a cooked file as JSON
+veduta verify FILE ... [--json]      check cooked files; exit 1 on any problem
+veduta inspect model NAME [--json]   triangles, levels of detail, findings
+veduta inspect world NAME [--json] [--sheet FILE.png] [--at X,Z] [--all] [--views-file FILE.jsonl]
+veduta inspect prefab NAME [--json]
+veduta preview texture NAME --out FILE.png [--json]
+veduta preview model NAME --out FILE.png [--size N] [--json]
+veduta preview world WORLD --out FILE.png [--at X,Z] [--scale N] [--json]
+veduta export gltf MODEL --out FILE.glb [--lod K] [--json]
+veduta export gltf --world WORLD --chunk CX,CZ [--radius N] --out FILE.glb [--json]
+veduta world query WORLD --at X,Z [--json]
+veduta world map WORLD --out FILE.png [--at X,Z] [--cells W,H] [--json]
+veduta cache info | prune [--days N] [--dry-run] | push
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ def _project(args):
 
 # -- cook ------------------------------------------------------------------------------------
 
+
 def cmd_cook(args) -> int:
     from veduta import api
 
@@ -49,8 +50,14 @@ def cmd_cook(args) -> int:
         sources.append(full if os.path.exists(full) else s)
     try:
         # --json: the whole result as one object, instead of what doit cook prints
-        result = api.cook(_project(args), sources, args.jobs, echo=None if args.json else sys.stdout,
-                          fmt=args.format, strict=True if args.strict else None)
+        result = api.cook(
+            _project(args),
+            sources,
+            args.jobs,
+            echo=None if args.json else sys.stdout,
+            fmt=args.format,
+            strict=True if args.strict else None,
+        )
     except KeyboardInterrupt:
         from veduta.cook.tasks import INTERRUPTED
 
@@ -62,6 +69,7 @@ def cmd_cook(args) -> int:
 
 
 # -- dump / verify ---------------------------------------------------------------------------
+
 
 def cmd_dump(args) -> int:
     from veduta import api
@@ -90,6 +98,7 @@ def cmd_verify(args) -> int:
 
 
 # -- preview ---------------------------------------------------------------------------------
+
 
 def _warn(line: str) -> None:
     print(line, file=sys.stderr)
@@ -127,6 +136,7 @@ def load_world(project, name: str):
 
 # -- main ------------------------------------------------------------------------------------
 
+
 class _Version(argparse.Action):
     """--version: the package version is read from the installed metadata only when asked."""
 
@@ -149,11 +159,13 @@ def build_parser() -> argparse.ArgumentParser:
     from veduta.faces.cli.check import add_format_option
 
     add_format_option(c)
-    c.add_argument("--json", action="store_true",
-                   help="the whole result (summary and diagnostics) as one JSON object")
-    c.add_argument("--strict", action="store_true",
-                   help="every warning fails the cook, exit 1 (also `strict = true` in [tool.veduta]); "
-                        "the cooked files are still written")
+    c.add_argument("--json", action="store_true", help="the whole result (summary and diagnostics) as one JSON object")
+    c.add_argument(
+        "--strict",
+        action="store_true",
+        help="every warning fails the cook, exit 1 (also `strict = true` in [tool.veduta]); "
+        "the cooked files are still written",
+    )
     c.set_defaults(func=cmd_cook)
 
     d = sub.add_parser("dump", help="print a cooked .vda file as JSON")

@@ -40,16 +40,21 @@ def missing_sdk(exc: ImportError) -> str:
                 requirement = spec.strip()
     except Exception:  # noqa: BLE001 - no metadata (run from a bare checkout): the pinned default
         pass
-    return (f"the MCP SDK ({requirement}) cannot be imported here ({exc}); install it into this environment "
-            f"with: {shlex.quote(sys.executable)} -m pip install {shlex.quote(requirement)}")
+    return (
+        f"the MCP SDK ({requirement}) cannot be imported here ({exc}); install it into this environment "
+        f"with: {shlex.quote(sys.executable)} -m pip install {shlex.quote(requirement)}"
+    )
 
 
 def add_mcp_command(subparsers) -> argparse.ArgumentParser:
-    p = subparsers.add_parser("mcp", help="serve the toolchain's tools to an AI agent (Model Context Protocol, stdio)",
-                              description="Serve list_assets, write_source, cook, check, why, inspect_*, world_*, "
-                              "dump, verify, export_gltf, preview_model and preview_texture as MCP tools over stdio, "
-                              "with the source formats, their schemas and every source as resources, for the game "
-                              "repo found from --root (default: the current folder). See docs/mcp.md.")
+    p = subparsers.add_parser(
+        "mcp",
+        help="serve the toolchain's tools to an AI agent (Model Context Protocol, stdio)",
+        description="Serve list_assets, write_source, cook, check, why, inspect_*, world_*, "
+        "dump, verify, export_gltf, preview_model and preview_texture as MCP tools over stdio, "
+        "with the source formats, their schemas and every source as resources, for the game "
+        "repo found from --root (default: the current folder). See docs/mcp.md.",
+    )
     p.add_argument("--root", metavar="DIR", help="the game repo to serve (default: found from the current folder)")
     p.set_defaults(func=cmd_mcp)
     return p

@@ -37,8 +37,7 @@ def cmd_preview_world(args) -> int:
         project = Project.find(getattr(args, "root", None) or os.getcwd())
         r = api.preview_world(project, args.world, args.at, args.out, args.scale, progress=line)
     except (OSError, VedutaError) as exc:
-        return tell(args.json, str(exc), 2 if isinstance(exc, (UsageError, ConfigError)) else 1,
-                    "veduta preview world")
+        return tell(args.json, str(exc), 2 if isinstance(exc, (UsageError, ConfigError)) else 1, "veduta preview world")
     finally:
         if line is not None:
             line.close()
@@ -52,32 +51,43 @@ def cmd_preview_world(args) -> int:
         return 0
     d = r["draw"]
     over = d["triangles"] - d["budget"]
-    print(f"wrote {r['out']}: {r['width']} x {r['height']} px, world {r['world']} from cell "
-          f"[{r['at'][0]}, {r['at'][1]}]")
-    print(f"triangles: {d['triangles']:,} of the {d['budget']:,} a frame"
-          + (f" (over by {over:,})" if over > 0 else "")
-          + f"; ground {d['ground']:,}, skirts {d['skirts']:,}, water {d['water']:,}, flora {d['flora']:,}, "
-            f"entities {d['entities']:,}")
-    print(f"chunks: {d['chunks']} loaded, {d['chunks_culled']} culled; entities: {d['considered']:,} considered, "
-          f"{d['culled']:,} culled, {d['too_far']:,} too far, {d['thinned']:,} thinned, {d['drawn']:,} drawn "
-          f"({d['lower_level']:,} at a lower level)")
+    print(
+        f"wrote {r['out']}: {r['width']} x {r['height']} px, world {r['world']} from cell [{r['at'][0]}, {r['at'][1]}]"
+    )
+    print(
+        f"triangles: {d['triangles']:,} of the {d['budget']:,} a frame"
+        + (f" (over by {over:,})" if over > 0 else "")
+        + f"; ground {d['ground']:,}, skirts {d['skirts']:,}, water {d['water']:,}, flora {d['flora']:,}, "
+        f"entities {d['entities']:,}"
+    )
+    print(
+        f"chunks: {d['chunks']} loaded, {d['chunks_culled']} culled; entities: {d['considered']:,} considered, "
+        f"{d['culled']:,} culled, {d['too_far']:,} too far, {d['thinned']:,} thinned, {d['drawn']:,} drawn "
+        f"({d['lower_level']:,} at a lower level)"
+    )
     return 0
 
 
 def add_preview_world(preview_subparsers) -> argparse.ArgumentParser:
     """``world`` on the sub-parsers of ``veduta preview``."""
     p = preview_subparsers.add_parser(
-        "world", help="what a world's camera sees from a start cell, with the draw report",
+        "world",
+        help="what a world's camera sees from a start cell, with the draw report",
         description="Draw what the world's camera sees from a start cell, as `render { world, at }` shows it: "
-                    "the console's 320 x 240 frame, the same view larger, and the draw report (chunks and "
-                    "entities culled, too far, thinned, drawn at a lower level; triangles against the 1,200 a "
-                    "frame), into one PNG.")
+        "the console's 320 x 240 frame, the same view larger, and the draw report (chunks and "
+        "entities culled, too far, thinned, drawn at a lower level; triangles against the 1,200 a "
+        "frame), into one PNG.",
+    )
     p.add_argument("world", metavar="WORLD", help="world name")
     p.add_argument("--at", type=parse_pair, default=(0, 0), metavar="X,Z", help="the start cell (default 0,0)")
     p.add_argument("--out", required=True, metavar="FILE.png", type=png_file, help="the file to write")
-    p.add_argument("--scale", type=_scale, default=2, metavar="N",
-                   help=f"the larger frame is N x 320 x 240 px (1..{MAX_SCALE}, default 2; 1: the console frame "
-                        "alone)")
+    p.add_argument(
+        "--scale",
+        type=_scale,
+        default=2,
+        metavar="N",
+        help=f"the larger frame is N x 320 x 240 px (1..{MAX_SCALE}, default 2; 1: the console frame alone)",
+    )
     p.add_argument("--json", action="store_true", help="print the draw report and what was drawn as JSON")
     p.set_defaults(func=cmd_preview_world)
     allow_negative_pairs(p)

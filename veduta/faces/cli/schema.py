@@ -31,7 +31,11 @@ def cmd_schema(args) -> int:
 
 def add_schema_command(sub) -> None:
     s = sub.add_parser("schema", help="write JSON Schemas of the source formats (for editors)")
-    s.add_argument("--out", default=os.path.join(".vscode", "schemas"), metavar="DIR",
-                   help="folder to write <kind>.schema.json into (default .vscode/schemas)")
+    s.add_argument(
+        "--out",
+        default=os.path.join(".vscode", "schemas"),
+        metavar="DIR",
+        help="folder to write <kind>.schema.json into (default .vscode/schemas)",
+    )
     s.add_argument("--json", action="store_true", help="print the files written as JSON")
     s.set_defaults(func=cmd_schema)

@@ -84,8 +84,15 @@ def watch(project: Project, jobs: int = 0, fmt: str = "text", debounce_ms: int =
 
     assets = os.path.abspath(project.assets)
     try:
-        changes_seen = watchfiles.watch(assets, watch_filter=watch_filter(project), debounce=debounce_ms, step=50,
-                                        rust_timeout=500, yield_on_timeout=True, raise_interrupt=True)
+        changes_seen = watchfiles.watch(
+            assets,
+            watch_filter=watch_filter(project),
+            debounce=debounce_ms,
+            step=50,
+            rust_timeout=500,
+            yield_on_timeout=True,
+            raise_interrupt=True,
+        )
         next(changes_seen)  # the watcher runs from here on: a save during the first cook is not lost
         _cook(project, jobs, fmt)
         say(f"watching {project.assets}/ (Ctrl-C stops)")
@@ -115,9 +122,15 @@ def monitor_status(project: Project, as_json: bool) -> int:
     elif not got["running"]:
         print("watch: no monitor runs for this game (veduta watch --monitor starts one); cooks stat every source")
     else:
-        trust = ("the next cook trusts its journal" if got["marked"] else
-                 "the next complete cook leaves the mark that the cooks after it trust") if got["trusted"] else \
-            "not trusted (a symbolic link in the watched folders): cooks stat every source"
+        trust = (
+            (
+                "the next cook trusts its journal"
+                if got["marked"]
+                else "the next complete cook leaves the mark that the cooks after it trust"
+            )
+            if got["trusted"]
+            else "not trusted (a symbolic link in the watched folders): cooks stat every source"
+        )
         print(f"watch: a monitor runs (pid {got['pid']}): {trust}")
     return 0 if got["running"] else 1
 
@@ -135,8 +148,13 @@ def monitor(project: Project) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
 
     def ready(status: dict) -> None:
-        how = "" if status["trusted"] else (" (a symbolic link is in the watched folders: cooks will not trust "
-                                            "the journal and stat every source)")
+        how = (
+            ""
+            if status["trusted"]
+            else (
+                " (a symbolic link is in the watched folders: cooks will not trust the journal and stat every source)"
+            )
+        )
         say(f"monitoring {project.assets}/ for cooks{how}; Ctrl-C stops")
 
     api.run_monitor(project, lambda: bool(stop), ready)

@@ -40,20 +40,28 @@ __all__ = ["add_world_commands", "MAX_CELL", "MAX_MAP_CELLS", "LoadWorld"]
 #: ``(world, at, size, scale, progress) -> world_map's data``
 DrawMap = Callable[[str, tuple[int, int], tuple[int, int], "int | None", Any], dict[str, Any]]
 
+
 def add_world_commands(subparsers, load_world: LoadWorld, draw_map: DrawMap | None = None) -> argparse.ArgumentParser:
     """Add ``world query|map|place|terrain|vegetation|remove`` to a ``veduta`` sub-parser set.
     *draw_map* ``(world, at, size, scale, progress)`` draws the map (default: :func:`world_map` over
     *load_world*, biomes without material colours)."""
-    world = subparsers.add_parser("world", help="question a world's generator (query, map) and edit its source "
-                                                "(place, terrain, vegetation, remove)")
+    world = subparsers.add_parser(
+        "world",
+        help="question a world's generator (query, map) and edit its source (place, terrain, vegetation, remove)",
+    )
     sub = world.add_subparsers(dest="world_command", metavar="{query,map,place,terrain,vegetation,remove}")
     sub.required = True
 
     q = sub.add_parser("query", help="print what is at a cell, as JSON")
     q.add_argument("world", help="world name (assets/worlds/<name>.vworld)")
     q.add_argument("--at", "--cell", dest="at", type=parse_pair, metavar="X,Z", help="the cell X,Z")
-    q.add_argument("cell", nargs="?", type=parse_pair, metavar="X,Z",
-                   help="the cell, written without --at (deprecated: write --at X,Z; taken until the next release)")
+    q.add_argument(
+        "cell",
+        nargs="?",
+        type=parse_pair,
+        metavar="X,Z",
+        help="the cell, written without --at (deprecated: write --at X,Z; taken until the next release)",
+    )
     q.add_argument("--json", action="store_true", help="print JSON (the default: the output is JSON already)")
     q.set_defaults(func=lambda args: cmd_query(args, load_world))
     allow_negative_pairs(q)
@@ -63,13 +71,19 @@ def add_world_commands(subparsers, load_world: LoadWorld, draw_map: DrawMap | No
     m.add_argument("--out", required=True, type=png_file, help="PNG file to write")
     m.add_argument("--at", type=parse_pair, default=(0, 0), help="centre cell X,Z (default 0,0)")
     m.add_argument("--cells", type=parse_size, default=None, metavar="W,H", help="cells W,H (default 256,256)")
-    m.add_argument("--size", type=parse_size, default=None, metavar="W,H",
-                   help="the same as --cells (deprecated: --size is an image's pixels elsewhere; taken until the next "
-                        "release)")
-    m.add_argument("--scale", type=int, default=None, help="pixels per cell (default 1024 // max(W, H), 1..8; "
-                                                           "at most 16)")
-    m.add_argument("--json", action="store_true",
-                   help="print what was drawn as JSON (cells, pixels, scale, legend, labels)")
+    m.add_argument(
+        "--size",
+        type=parse_size,
+        default=None,
+        metavar="W,H",
+        help="the same as --cells (deprecated: --size is an image's pixels elsewhere; taken until the next release)",
+    )
+    m.add_argument(
+        "--scale", type=int, default=None, help="pixels per cell (default 1024 // max(W, H), 1..8; at most 16)"
+    )
+    m.add_argument(
+        "--json", action="store_true", help="print what was drawn as JSON (cells, pixels, scale, legend, labels)"
+    )
     m.set_defaults(func=lambda args: cmd_map(args, load_world, draw_map))
     allow_negative_pairs(m)
     add_edit_commands(sub)
@@ -114,8 +128,9 @@ def cmd_query(args, load_world: LoadWorld, out=None) -> int:
 def cmd_map(args, load_world: LoadWorld, draw_map: DrawMap | None = None) -> int:
     path = Path(args.out)
     if path.is_dir():
-        return tell(args.json, f"cannot write {path}: it is a folder (--out names the PNG file to write)", 1,
-                    "veduta world map")
+        return tell(
+            args.json, f"cannot write {path}: it is a folder (--out names the PNG file to write)", 1, "veduta world map"
+        )
     from veduta.faces.cli.common import progress_line
 
     line = progress_line()
@@ -133,8 +148,10 @@ def cmd_map(args, load_world: LoadWorld, draw_map: DrawMap | None = None) -> int
     if args.json:
         print(json.dumps(data, indent=2))
     else:
-        print(f"{path}: {data['width']} x {data['height']} px, cells [{data['origin'][0]}, {data['origin'][1]}] "
-              f"+ {data['size'][0]} x {data['size'][1]}")
+        print(
+            f"{path}: {data['width']} x {data['height']} px, cells [{data['origin'][0]}, {data['origin'][1]}] "
+            f"+ {data['size'][0]} x {data['size'][1]}"
+        )
     return 0
 
 
@@ -156,8 +173,9 @@ def parse_range(text: str) -> tuple[float, float]:
     return lo, hi
 
 
-def _edit_parser(sub, name: str, help_: str,
-                 name_help: str = "the name in the list (an existing one is replaced)") -> argparse.ArgumentParser:
+def _edit_parser(
+    sub, name: str, help_: str, name_help: str = "the name in the list (an existing one is replaced)"
+) -> argparse.ArgumentParser:
     p = sub.add_parser(name, help=help_)
     p.add_argument("world", help="world name (assets/worlds/<name>.vworld)")
     p.add_argument("name", help=name_help)
@@ -179,11 +197,24 @@ def add_edit_commands(sub) -> None:
     where.add_argument("--cell", type=parse_pair, help="the footprint's centre cell X,Z (checked)")
     where.add_argument("--near", type=parse_pair, help="find the valid cell nearest X,Z")
     p.add_argument("--rotation", type=int, default=0, choices=(0, 90, 180, 270), help="degrees about +Y")
-    p.add_argument("--search", type=int, default=32, metavar="N", help="--near looks within N cells (default 32, "
-                                                                        "at most 256)")
-    _edit_flags(p, lambda args: _run_edit(args, "world_place", dict(
-        name=args.name, prefab=args.prefab, cell=args.cell, near=args.near, rotation=args.rotation,
-        search=args.search)))
+    p.add_argument(
+        "--search", type=int, default=32, metavar="N", help="--near looks within N cells (default 32, at most 256)"
+    )
+    _edit_flags(
+        p,
+        lambda args: _run_edit(
+            args,
+            "world_place",
+            dict(
+                name=args.name,
+                prefab=args.prefab,
+                cell=args.cell,
+                near=args.near,
+                rotation=args.rotation,
+                search=args.search,
+            ),
+        ),
+    )
 
     t = _edit_parser(sub, "terrain", "add or replace a hill, plain, lake or sea; report the ground before and after")
     t.add_argument("--kind", required=True, choices=("hill", "plain", "lake", "sea"))
@@ -193,9 +224,23 @@ def add_edit_commands(sub) -> None:
     t.add_argument("--depth", type=float, help="metres below the water at a lake's or sea's centre")
     t.add_argument("--falloff", type=int, help="cells of blend (plain) or shore (lake, sea)")
     t.add_argument("--roughness", type=float, help="0..1: how much a lake's or sea's shore wanders")
-    _edit_flags(t, lambda args: _run_edit(args, "world_terrain", dict(
-        name=args.name, kind=args.kind, cell=args.cell, radius=args.radius, height=args.height, depth=args.depth,
-        falloff=args.falloff, roughness=args.roughness)))
+    _edit_flags(
+        t,
+        lambda args: _run_edit(
+            args,
+            "world_terrain",
+            dict(
+                name=args.name,
+                kind=args.kind,
+                cell=args.cell,
+                radius=args.radius,
+                height=args.height,
+                depth=args.depth,
+                falloff=args.falloff,
+                roughness=args.roughness,
+            ),
+        ),
+    )
 
     v = _edit_parser(sub, "vegetation", "add or replace a vegetation rule; report its plants and their cost")
     what = v.add_mutually_exclusive_group(required=True)
@@ -206,15 +251,36 @@ def add_edit_commands(sub) -> None:
     v.add_argument("--cell", type=parse_pair, help="an area's centre vertex X,Z (with --radius)")
     v.add_argument("--radius", type=int, help="the area's radius in cells (with --cell)")
     v.add_argument("--scale", type=parse_range, help="model rules: each plant's scale MIN,MAX")
-    _edit_flags(v, lambda args: _run_edit(args, "world_vegetation", dict(
-        name=args.name, model=args.model, prefab=args.prefab, density=args.density, biomes=args.biomes,
-        cell=args.cell, radius=args.radius, scale=args.scale)))
+    _edit_flags(
+        v,
+        lambda args: _run_edit(
+            args,
+            "world_vegetation",
+            dict(
+                name=args.name,
+                model=args.model,
+                prefab=args.prefab,
+                density=args.density,
+                biomes=args.biomes,
+                cell=args.cell,
+                radius=args.radius,
+                scale=args.scale,
+            ),
+        ),
+    )
 
-    r = _edit_parser(sub, "remove", "remove a feature, vegetation rule or place by name",
-                     "the name of the feature, vegetation rule or place to take out (a list left empty "
-                     "goes too)")
-    r.add_argument("--from", dest="section", choices=("features", "vegetation", "places"),
-                   help="the list, when the name is in several")
+    r = _edit_parser(
+        sub,
+        "remove",
+        "remove a feature, vegetation rule or place by name",
+        "the name of the feature, vegetation rule or place to take out (a list left empty goes too)",
+    )
+    r.add_argument(
+        "--from",
+        dest="section",
+        choices=("features", "vegetation", "places"),
+        help="the list, when the name is in several",
+    )
     _edit_flags(r, lambda args: _run_edit(args, "world_remove", dict(name=args.name, section=args.section)))
 
 
@@ -269,22 +335,29 @@ def format_edit(r: dict) -> str:
         lines.append(f"  was: {json.dumps(r['old'])}")
     if r["list"] == "places" and "cell" in r:
         near = f" (nearest valid cell to {r['near']}, {r['searched']} tried)" if r.get("near") else ""
-        lines.append(f"  cell {r['cell']}{near}, biome {r['biome']}, pad at {r['height']:g} m, footprint "
-                     f"{r['footprint']['size'][0]} x {r['footprint']['size'][1]} cells from {r['footprint']['cell']}")
+        lines.append(
+            f"  cell {r['cell']}{near}, biome {r['biome']}, pad at {r['height']:g} m, footprint "
+            f"{r['footprint']['size'][0]} x {r['footprint']['size'][1]} cells from {r['footprint']['cell']}"
+        )
     if "before" in r:
         lines.append(f"  before: {_heights_text(r['before'])}")
         lines.append(f"  after:  {_heights_text(r['after'])}")
         lines.append("  places in water: " + (", ".join(r["places_in_water"]) or "none"))
     if "plants" in r or "plants_before" in r:
         n = r.get("plants", r.get("plants_before"))
-        where = "in its area" if "area" in r else (f"in the {r['chunks']['count']} chunks around the start cell "
-                                                   f"({r['per_chunk']:g} per chunk)")
+        where = (
+            "in its area"
+            if "area" in r
+            else (f"in the {r['chunks']['count']} chunks around the start cell ({r['per_chunk']:g} per chunk)")
+        )
         lines.append(f"  plants: {n} {where}" + ("" if "plants" in r else " (before removal)"))
         if "view" in r:
             v = r["view"]
             full = "unknown" if r["triangles_full"] is None else f"{r['triangles_full']} ({r['triangles_each']} each)"
-            lines.append(f"  triangles: {r['triangles']} drawn in the view at {v['focus']} ({v['without_rule']} -> "
-                         f"{v['triangles']} of a {v['budget']} budget); all at full detail: {full}")
+            lines.append(
+                f"  triangles: {r['triangles']} drawn in the view at {v['focus']} ({v['without_rule']} -> "
+                f"{v['triangles']} of a {v['budget']} budget); all at full detail: {full}"
+            )
     changes = r.get("changes") or []
     for c in changes[:CHANGES_SHOWN]:
         lines.append(f"  {_change_text(c)}")
@@ -293,8 +366,11 @@ def format_edit(r: dict) -> str:
         for c in changes[CHANGES_SHOWN:]:
             key = f"{c['kind']}s {c['change']}" if c["change"] != "pad" else f"{c['kind']}s on a pad at another height"
             rest[key] = rest.get(key, 0) + 1
-        lines.append(f"  ... and {len(changes) - CHANGES_SHOWN} more: "
-                     + ", ".join(f"{n} {k}" for k, n in rest.items()) + " (--json lists every change)")
+        lines.append(
+            f"  ... and {len(changes) - CHANGES_SHOWN} more: "
+            + ", ".join(f"{n} {k}" for k, n in rest.items())
+            + " (--json lists every change)"
+        )
     for w in r.get("warnings") or []:
         lines.append(f"  warning: {w['code']}: {w['message']}")
     lines.append(f"  dry run: {r['source']} not written" if r["dry_run"] else f"  wrote {r['source']}")

@@ -35,11 +35,18 @@ DEBOUNCE_MS = 30
 #: The source suffixes and the images sources name: what the server asks the client to watch.
 WATCHED = "**/*.{vmodel,vtexture,vmaterial,vscene,vprefab,vworld,vmap,png}"
 
-_SEVERITY = {"error": lsp.DiagnosticSeverity.Error, "warning": lsp.DiagnosticSeverity.Warning,
-             "note": lsp.DiagnosticSeverity.Information}
-_ITEM_KIND = {"field": lsp.CompletionItemKind.Field, "value": lsp.CompletionItemKind.EnumMember,
-              "image": lsp.CompletionItemKind.File, "biome": lsp.CompletionItemKind.Constant,
-              "clip": lsp.CompletionItemKind.Event}
+_SEVERITY = {
+    "error": lsp.DiagnosticSeverity.Error,
+    "warning": lsp.DiagnosticSeverity.Warning,
+    "note": lsp.DiagnosticSeverity.Information,
+}
+_ITEM_KIND = {
+    "field": lsp.CompletionItemKind.Field,
+    "value": lsp.CompletionItemKind.EnumMember,
+    "image": lsp.CompletionItemKind.File,
+    "biome": lsp.CompletionItemKind.Constant,
+    "clip": lsp.CompletionItemKind.Event,
+}
 
 log = logging.getLogger("veduta.lsp")
 
@@ -78,8 +85,9 @@ class VedutaLanguageServer(LanguageServer):
     def __init__(self) -> None:
         from veduta import __version__
 
-        super().__init__("veduta", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
-                         protocol_cls=_Protocol)
+        super().__init__(
+            "veduta", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental, protocol_cls=_Protocol
+        )
         self.games: dict[str, Any] = {}  # game root -> editor Workspace
         self.debounce = DEBOUNCE_MS / 1000
         self._pending: dict[str, asyncio.TimerHandle] = {}
@@ -131,15 +139,32 @@ class VedutaLanguageServer(LanguageServer):
             found = ws.diagnostics(rel)
         except Exception as exc:  # noqa: BLE001 - a bug must not end the editing session
             log.exception("diagnostics of %s", uri)
-            found = [{"line": 1, "col": 1, "end_line": 1, "end_col": 2, "severity": "error", "path": "$",
-                      "message": f"internal error of veduta lsp, please report: {type(exc).__name__}: {exc}"}]
+            found = [
+                {
+                    "line": 1,
+                    "col": 1,
+                    "end_line": 1,
+                    "end_col": 2,
+                    "severity": "error",
+                    "path": "$",
+                    "message": f"internal error of veduta lsp, please report: {type(exc).__name__}: {exc}",
+                }
+            ]
         text = doc.source
-        diags = [lsp.Diagnostic(range=self.range(text, d), severity=_SEVERITY.get(d["severity"]),
-                                code=d.get("code"), source="veduta", message=f"{d['path']}: {d['message']}")
-                 for d in found]
+        diags = [
+            lsp.Diagnostic(
+                range=self.range(text, d),
+                severity=_SEVERITY.get(d["severity"]),
+                code=d.get("code"),
+                source="veduta",
+                message=f"{d['path']}: {d['message']}",
+            )
+            for d in found
+        ]
         self._published.add(uri)
-        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags,
-                                                                            version=doc.version))
+        self.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=doc.version)
+        )
 
     def clear(self, uri: str) -> None:
         if uri in self._published:
@@ -167,11 +192,12 @@ class VedutaLanguageServer(LanguageServer):
         return text[start:] if end < 0 else text[start:end]
 
     def position(self, text: str, line: int, col: int) -> lsp.Position:
-        return lsp.Position(line=line - 1, character=self._units(self._line(text, line)[:col - 1]))
+        return lsp.Position(line=line - 1, character=self._units(self._line(text, line)[: col - 1]))
 
     def range(self, text: str, r: dict[str, int]) -> lsp.Range:
-        return lsp.Range(start=self.position(text, r["line"], r["col"]),
-                         end=self.position(text, r["end_line"], r["end_col"]))
+        return lsp.Range(
+            start=self.position(text, r["line"], r["col"]), end=self.position(text, r["end_line"], r["end_col"])
+        )
 
     def where(self, text: str, pos: lsp.Position) -> tuple[int, int]:
         """A protocol position in *text* as the core's (line, column)."""
@@ -189,8 +215,10 @@ class VedutaLanguageServer(LanguageServer):
         rel = ws.source_of(path)
         text = ws.text(rel) if rel is not None else None
         if text is None:
-            return lsp.Location(uri=from_fs_path(path) or "", range=lsp.Range(start=lsp.Position(line=0, character=0),
-                                                                              end=lsp.Position(line=0, character=0)))
+            return lsp.Location(
+                uri=from_fs_path(path) or "",
+                range=lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=0, character=0)),
+            )
         return lsp.Location(uri=from_fs_path(path) or "", range=self.range(text, r))
 
     def at(self, uri: str, pos: lsp.Position) -> tuple[Any, str, str, int, int] | None:
@@ -218,9 +246,13 @@ def initialized(ls: VedutaLanguageServer, params: lsp.InitializedParams) -> None
     caps = ls.client_capabilities.workspace
     watch = caps.did_change_watched_files if caps is not None else None
     if watch is not None and watch.dynamic_registration:
-        reg = lsp.Registration(id="veduta-sources", method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-                               register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
-                                   watchers=[lsp.FileSystemWatcher(glob_pattern=WATCHED)]))
+        reg = lsp.Registration(
+            id="veduta-sources",
+            method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[lsp.FileSystemWatcher(glob_pattern=WATCHED)]
+            ),
+        )
         ls.client_register_capability(lsp.RegistrationParams(registrations=[reg]))
     api.editor_warm_up()  # the compilers' imports, now rather than on the first keystroke
 
@@ -286,12 +318,20 @@ def completion(ls: VedutaLanguageServer, params: lsp.CompletionParams) -> lsp.Co
     rng = ls.range(text, found["range"])
     items = []
     for i, it in enumerate(found["items"]):
-        doc = lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=it["documentation"]) if it["documentation"] \
-            else None
-        items.append(lsp.CompletionItem(
-            label=it["label"], kind=_ITEM_KIND.get(it["kind"], lsp.CompletionItemKind.Reference),
-            detail=it["detail"] or None, documentation=doc, filter_text=it["insert"], sort_text=f"{i:05d}",
-            text_edit=lsp.TextEdit(range=rng, new_text=it["insert"])))
+        doc = (
+            lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=it["documentation"]) if it["documentation"] else None
+        )
+        items.append(
+            lsp.CompletionItem(
+                label=it["label"],
+                kind=_ITEM_KIND.get(it["kind"], lsp.CompletionItemKind.Reference),
+                detail=it["detail"] or None,
+                documentation=doc,
+                filter_text=it["insert"],
+                sort_text=f"{i:05d}",
+                text_edit=lsp.TextEdit(range=rng, new_text=it["insert"]),
+            )
+        )
     return lsp.CompletionList(is_incomplete=False, items=items)
 
 
@@ -304,8 +344,10 @@ def hover(ls: VedutaLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None
     found = ws.hover(rel, line, col)
     if found is None:
         return None
-    return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=found["text"]),
-                     range=ls.range(text, found["range"]))
+    return lsp.Hover(
+        contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=found["text"]),
+        range=ls.range(text, found["range"]),
+    )
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)

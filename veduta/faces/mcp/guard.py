@@ -51,8 +51,10 @@ def rejection(line: str) -> list[tuple[Any, ErrorData]] | None:
     except (ValueError, RecursionError):
         return [(None, ErrorData(code=PARSE_ERROR, message=f"Parse error: {clip(str(first.get('msg', '')), 200)}"))]
     if isinstance(message, list):  # a JSON-RPC batch, which MCP no longer has (since 2025-06-18)
-        batch = ErrorData(code=INVALID_REQUEST, message="Invalid Request: a batch (an array of messages); send "
-                                                        "each message on a line of its own")
+        batch = ErrorData(
+            code=INVALID_REQUEST,
+            message="Invalid Request: a batch (an array of messages); send each message on a line of its own",
+        )
         return [(i, batch) for i in map(_id_of, message) if i is not None] or [(None, batch)]
     rid = _id_of(message)
     if first.get("type") == "json_invalid":
@@ -62,8 +64,15 @@ def rejection(line: str) -> list[tuple[Any, ErrorData]] | None:
         return [(rid, ErrorData(code=PARSE_ERROR, message=f"Parse error: {clip(reason, 200)}"))]
     if isinstance(message, dict) and "params" in message and not isinstance(message["params"], dict):
         found = type(message["params"]).__name__.replace("list", "an array").replace("str", "a string")
-        return [(rid, ErrorData(code=INVALID_PARAMS, message=f"Invalid params: params must be an object (named "
-                                                            f"arguments), not {found}"))]
+        return [
+            (
+                rid,
+                ErrorData(
+                    code=INVALID_PARAMS,
+                    message=f"Invalid params: params must be an object (named arguments), not {found}",
+                ),
+            )
+        ]
     where = clip(".".join(str(p) for p in first.get("loc", ())), 80)
     why = clip(str(first.get("msg", "not a JSON-RPC request")), 200)
     return [(rid, ErrorData(code=INVALID_REQUEST, message=f"Invalid Request: {where}: {why}"))]
@@ -109,14 +118,21 @@ class GuardedLines:
                 continue
             for rid, error in found:
                 if rid is None:
-                    print(f"veduta mcp: ignored a line of {len(line):,} characters that is no request with an id: "
-                          f"{error.message}", file=sys.stderr, flush=True)
+                    print(
+                        f"veduta mcp: ignored a line of {len(line):,} characters that is no request with an id: "
+                        f"{error.message}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     continue
                 await self._ready.wait()
                 assert self._write is not None
                 await self._write.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=rid, error=error)))
-                print(f"veduta mcp: answered request {clip(str(rid), 40)} with an error: {error.message}",
-                      file=sys.stderr, flush=True)
+                print(
+                    f"veduta mcp: answered request {clip(str(rid), 40)} with an error: {error.message}",
+                    file=sys.stderr,
+                    flush=True,
+                )
 
 
 def _claim_stdin() -> tuple[io.TextIOWrapper, int]:

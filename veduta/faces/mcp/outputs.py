@@ -37,10 +37,15 @@ class Asset(TypedDict):
     kind: Kind
     name: Annotated[str, Field(description="the asset name: its file name without the suffix")]
     path: Annotated[str, Field(description="the source file, from the game root")]
-    state: Annotated[State, Field(description="fresh: its cooked file is up to date; stale: cooked, but the source "
-                                             "or a dependency changed since (it cooks again without errors); "
-                                             "failed: the source has errors, so the cook refuses it; never_cooked: "
-                                             "not cooked yet, no errors")]
+    state: Annotated[
+        State,
+        Field(
+            description="fresh: its cooked file is up to date; stale: cooked, but the source "
+            "or a dependency changed since (it cooks again without errors); "
+            "failed: the source has errors, so the cook refuses it; never_cooked: "
+            "not cooked yet, no errors"
+        ),
+    ]
     errors: int
     warnings: int
 
@@ -48,21 +53,24 @@ class Asset(TypedDict):
 class ListAssets(TypedDict):
     assets: list[Asset]
     counts: Annotated[dict[str, int], Field(description="assets per state")]
-    problems: Annotated[list[Diagnostic], Field(description="folders that cannot be read, file names that are not "
-                                                            "UTF-8")]
+    problems: Annotated[
+        list[Diagnostic], Field(description="folders that cannot be read, file names that are not UTF-8")
+    ]
 
 
 class WriteSource(TypedDict):
     kind: Kind
     name: str
     path: Annotated[str, Field(description="the source file, from the game root")]
-    action: Annotated[Literal["created", "replaced", "unchanged"], Field(
-        description="unchanged: the same bytes were there")]
+    action: Annotated[
+        Literal["created", "replaced", "unchanged"], Field(description="unchanged: the same bytes were there")
+    ]
     written: Annotated[bool, Field(description="whether the file was written (false on a dry run)")]
     dry_run: bool
     bytes: int
-    changes: Annotated[list[Obj], Field(description="replaced: what changed, as JSON paths with their old and "
-                                                    "new values")]
+    changes: Annotated[
+        list[Obj], Field(description="replaced: what changed, as JSON paths with their old and new values")
+    ]
     more_changes: Annotated[int, Field(description="changes beyond those listed")]
     lines: Annotated[dict[str, int], Field(description="lines added and removed")]
     diagnostics: Annotated[list[Diagnostic], Field(description="the warnings of the source as written")]
@@ -76,8 +84,9 @@ class CookSummary(TypedDict):
     removed: list[str]
     with_failed_dependency: Annotated[int, Field(description="sources naming a source that failed")]
     warnings: Annotated[int, Field(description="warnings the sources cooked in this call gave")]
-    standing_warnings: Annotated[int, Field(description="warnings of up-to-date sources, from their last "
-                                                        "cook (check lists them)")]
+    standing_warnings: Annotated[
+        int, Field(description="warnings of up-to-date sources, from their last cook (check lists them)")
+    ]
     strict: Annotated[bool, Field(description="warnings failed the cook")]
 
 
@@ -101,15 +110,17 @@ class Check(TypedDict):
 
 class Why(TypedDict):
     checked: int
-    stale: Annotated[list[Obj], Field(description="each stale source: file, source, kind, name and its reasons "
-                                                  "(code, message, dep)")]
+    stale: Annotated[
+        list[Obj], Field(description="each stale source: file, source, kind, name and its reasons (code, message, dep)")
+    ]
 
 
 class MonitorStatus(TypedDict):
     running: bool
     pid: Annotated[int | None, Field(description="the monitor's process id (null when none runs)")]
-    trusted: Annotated[bool, Field(description="false when a symbolic link is in the watched folders: cooks "
-                                               "then check every source")]
+    trusted: Annotated[
+        bool, Field(description="false when a symbolic link is in the watched folders: cooks then check every source")
+    ]
     marked: Annotated[bool, Field(description="a complete cook left the mark the next cook trusts")]
     journal: Annotated[str, Field(description="the journal's path")]
 
@@ -154,8 +165,9 @@ class AllViews(TypedDict):
     triangles: Annotated[dict[str, float], Field(description="min, median, mean and max triangles of a chunk view")]
     histogram: Annotated[Obj, Field(description="bin: triangles per bar; views: chunk views per bar, from 0")]
     worst: Annotated[list[Obj], Field(description="the chunk views drawing the most (at most 20), in full")]
-    over: Annotated[list[Cell], Field(description="focus cells of chunk views over the budget, row by row "
-                                                  "(the first 1000)")]
+    over: Annotated[
+        list[Cell], Field(description="focus cells of chunk views over the budget, row by row (the first 1000)")
+    ]
 
 
 class InspectWorld(_Report):
@@ -168,12 +180,14 @@ class InspectWorld(_Report):
     models: NotRequired[dict[str, Obj]]
     views: NotRequired[Annotated[list[Obj], Field(description="the named views: the start cell, every place, at")]]
     all_views: NotRequired[Annotated[AllViews, Field(description="with all_views: the chunk views summed up")]]
-    views_file: NotRequired[Annotated[str, Field(description="the JSON Lines file of every view written, "
-                                                             "when asked for")]]
+    views_file: NotRequired[
+        Annotated[str, Field(description="the JSON Lines file of every view written, when asked for")]
+    ]
     worst_view: NotRequired[Obj]
     sheet: NotRequired[Annotated[str, Field(description="the sheet PNG written, when asked for")]]
-    sheet_drawn: NotRequired[Annotated[Obj, Field(description="what the sheet shows: title, legend, labels, dropped, "
-                                                              "counts")]]
+    sheet_drawn: NotRequired[
+        Annotated[Obj, Field(description="what the sheet shows: title, legend, labels, dropped, counts")]
+    ]
 
 
 class WorldQuery(TypedDict):
@@ -296,14 +310,21 @@ class PreviewModel(TypedDict):
 class PreviewWorld(TypedDict):
     world: str
     at: Cell
-    origin: Annotated[list[float], Field(description="metres: the start cell's centre on the ground there, what the "
-                                                     "camera is placed relative to")]
+    origin: Annotated[
+        list[float],
+        Field(description="metres: the start cell's centre on the ground there, what the camera is placed relative to"),
+    ]
     camera: Obj
     frames: Annotated[list[Obj], Field(description="the frames drawn: width, height, supersample")]
-    draw: Annotated[Obj, Field(description="the draw report: chunks, chunks_culled, chunks_drawn, ground_levels, "
-                                           "considered, culled, too_far, thinned, drawn, lower_level, triangles by "
-                                           "kind (ground, skirts, water, flora, entities), triangles, budget, "
-                                           "over_budget")]
+    draw: Annotated[
+        Obj,
+        Field(
+            description="the draw report: chunks, chunks_culled, chunks_drawn, ground_levels, "
+            "considered, culled, too_far, thinned, drawn, lower_level, triangles by "
+            "kind (ground, skirts, water, flora, entities), triangles, budget, "
+            "over_budget"
+        ),
+    ]
     chunks: Annotated[list[Obj], Field(description="each loaded chunk: drawn, level, grid, distance_m")]
     models: Annotated[list[Obj], Field(description="each model: considered, drawn, levels drawn, triangles")]
     materials: list[Obj]
@@ -336,16 +357,19 @@ class Node(TypedDict):
     source: Annotated[str | None, Field(description="its source file under the assets folder; null: missing")]
 
 
-Reference = TypedDict("Reference", {
-    "from": Annotated[Node, Field(description="the asset whose source writes the name")],
-    "to": Annotated[Node, Field(description="the asset (or PNG) it names")],
-    "file": Annotated[str, Field(description="the source file, from the game root")],
-    "line": Annotated[int, Field(description="1-based line of the name's opening quote")],
-    "col": Annotated[int, Field(description="1-based column of the name's opening quote")],
-    "path": Annotated[str, Field(description="JSON path of the name, e.g. parts[0].material")],
-    "level": NotRequired[Annotated[int, Field(description="how many references from the asset asked about")]],
-    "message": NotRequired[str],
-})
+Reference = TypedDict(
+    "Reference",
+    {
+        "from": Annotated[Node, Field(description="the asset whose source writes the name")],
+        "to": Annotated[Node, Field(description="the asset (or PNG) it names")],
+        "file": Annotated[str, Field(description="the source file, from the game root")],
+        "line": Annotated[int, Field(description="1-based line of the name's opening quote")],
+        "col": Annotated[int, Field(description="1-based column of the name's opening quote")],
+        "path": Annotated[str, Field(description="JSON path of the name, e.g. parts[0].material")],
+        "level": NotRequired[Annotated[int, Field(description="how many references from the asset asked about")]],
+        "message": NotRequired[str],
+    },
+)
 
 
 class Deps(TypedDict):
@@ -353,30 +377,45 @@ class Deps(TypedDict):
     direction: NotRequired[Literal["uses", "used_by"]]
     depth: NotRequired[Annotated[int | None, Field(description="levels followed (null: all)")]]
     references: NotRequired[Annotated[list[Reference], Field(description="each reference followed, located")]]
-    assets: NotRequired[Annotated[list[Obj], Field(
-        description="asked about one asset: every asset reached, with its level; the whole graph: every asset with "
-                    "the references it makes (uses) and how many sources name it (used_by)")]]
+    assets: NotRequired[
+        Annotated[
+            list[Obj],
+            Field(
+                description="asked about one asset: every asset reached, with its level; the whole graph: "
+                "every asset with the references it makes (uses) and how many sources name it (used_by)"
+            ),
+        ]
+    ]
     reference_count: NotRequired[int]
-    missing: Annotated[list[Obj], Field(description="assets (or PNGs) named that do not exist (references, for the "
-                                                    "whole graph and orphans)")]
+    missing: Annotated[
+        list[Obj],
+        Field(description="assets (or PNGs) named that do not exist (references, for the whole graph and orphans)"),
+    ]
     unused: NotRequired[Annotated[list[Node], Field(description="assets and PNGs nothing names (not roots)")]]
     roots: NotRequired[Annotated[list[str], Field(description="kinds never unused (a game loads them by name)")]]
     dot: NotRequired[Annotated[str, Field(description="the graph in Graphviz DOT")]]
 
 
-Rename = TypedDict("Rename", {
-    "kind": Kind,
-    "old": str,
-    "new": str,
-    "from": Annotated[str, Field(description="the source file before the rename, from the game root")],
-    "to": Annotated[str, Field(description="the source file after the rename, from the game root")],
-    "edits": Annotated[list[Obj], Field(description="each reference rewritten: file, line, col, path (before the "
-                                                    "rename), old and new JSON text")],
-    "files": Annotated[list[str], Field(description="every file written: changed, created and removed")],
-    "checked": Annotated[int, Field(description="sources checked as the cook checks them before writing")],
-    "dry_run": bool,
-    "written": bool,
-})
+Rename = TypedDict(
+    "Rename",
+    {
+        "kind": Kind,
+        "old": str,
+        "new": str,
+        "from": Annotated[str, Field(description="the source file before the rename, from the game root")],
+        "to": Annotated[str, Field(description="the source file after the rename, from the game root")],
+        "edits": Annotated[
+            list[Obj],
+            Field(
+                description="each reference rewritten: file, line, col, path (before the rename), old and new JSON text"
+            ),
+        ],
+        "files": Annotated[list[str], Field(description="every file written: changed, created and removed")],
+        "checked": Annotated[int, Field(description="sources checked as the cook checks them before writing")],
+        "dry_run": bool,
+        "written": bool,
+    },
+)
 
 
 class ReportAsset(TypedDict):
@@ -386,10 +425,11 @@ class ReportAsset(TypedDict):
     cooked: str
     state: Literal["fresh", "stale", "not_cooked"]
     bytes: Annotated[int | None, Field(description="size of the cooked file")]
-    origin: Annotated[Literal["compiled", "local store", "shared cache"] | None, Field(
-        description="where the cooked file came from at its last cook (null: not recorded)")]
-    compile_s: Annotated[float | None, Field(description="seconds its compile took (a batch's models share its "
-                                                         "time)")]
+    origin: Annotated[
+        Literal["compiled", "local store", "shared cache"] | None,
+        Field(description="where the cooked file came from at its last cook (null: not recorded)"),
+    ]
+    compile_s: Annotated[float | None, Field(description="seconds its compile took (a batch's models share its time)")]
     triangles: Annotated[list[int | None] | None, Field(description="models: triangles per level of detail")]
     texture_memory: Annotated[int | None, Field(description="textures: bytes of pixels with every mip level")]
     mip_levels: int | None
@@ -401,8 +441,10 @@ class ReportAsset(TypedDict):
 
 class Report(TypedDict):
     assets: Annotated[list[ReportAsset], Field(description="largest cooked file first")]
-    totals: Annotated[dict[str, Obj], Field(description="per kind: assets, cooked, fresh, bytes, compile_s, "
-                                                        "triangles, texture_memory, warnings")]
+    totals: Annotated[
+        dict[str, Obj],
+        Field(description="per kind: assets, cooked, fresh, bytes, compile_s, triangles, texture_memory, warnings"),
+    ]
     total: Obj
     slowest: Annotated[list[Obj], Field(description="the slowest compiles: kind, name, compile_s")]
     html: NotRequired[Annotated[str, Field(description="the HTML page written, when asked for")]]

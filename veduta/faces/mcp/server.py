@@ -51,10 +51,12 @@ Cell = Annotated[tuple[int, int], Field(description="a cell [x, z] (integers; +x
 UNDER_ROOT = ", relative to the game root (a path outside the game root is refused)"
 DryRun = Annotated[bool, Field(description="report what the edit would do, and write nothing")]
 Kind = Literal["model", "texture", "material", "scene", "prefab", "world", "map"]
-AssetName = Annotated[str, Field(description="the asset name: the file name without its suffix (1-64 of a-z, "
-                                             "0-9, _, -)")]
-PngOut = Annotated[str | None, Field(description=f"also write the PNG to this file{UNDER_ROOT}, not in the assets "
-                                                 f"folder")]
+AssetName = Annotated[
+    str, Field(description="the asset name: the file name without its suffix (1-64 of a-z, 0-9, _, -)")
+]
+PngOut = Annotated[
+    str | None, Field(description=f"also write the PNG to this file{UNDER_ROOT}, not in the assets folder")
+]
 
 
 INSTRUCTIONS = """\
@@ -111,8 +113,10 @@ class Tools:
         for what, folder in folders:
             real = outside(folder)
             if real is not None:
-                raise ToolError(f"the {what} folder {folder} resolves to {real}, outside the game root "
-                                f"{os.path.realpath(self.root)}: veduta mcp reads and writes only files inside it")
+                raise ToolError(
+                    f"the {what} folder {folder} resolves to {real}, outside the game root "
+                    f"{os.path.realpath(self.root)}: veduta mcp reads and writes only files inside it"
+                )
         return project
 
     def inside(self, path: str, what: str = "path") -> str:
@@ -124,8 +128,10 @@ class Tools:
         root = os.path.realpath(self.root)
         real = os.path.realpath(os.path.join(self.root, path))
         if os.path.commonpath([root, real]) != root:
-            raise ToolError(f"{what} {quote(path)} is outside the game root {root} (it resolves to "
-                            f"{clip(real, 200)}); give a path under the game root")
+            raise ToolError(
+                f"{what} {quote(path)} is outside the game root {root} (it resolves to "
+                f"{clip(real, 200)}); give a path under the game root"
+            )
         return path
 
     def output(self, path: str | None) -> str | None:
@@ -137,8 +143,10 @@ class Tools:
         assets = os.path.realpath(os.path.join(self.root, self.project().assets))
         real = os.path.realpath(os.path.join(self.root, path))
         if os.path.commonpath([assets, real]) == assets:
-            raise ToolError(f"out {path!r} is in the assets folder {assets}, which holds the game's sources; "
-                            f"write exports elsewhere under the game root")
+            raise ToolError(
+                f"out {path!r} is in the assets folder {assets}, which holds the game's sources; "
+                f"write exports elsewhere under the game root"
+            )
         return path
 
     def sources(self, names: list[str] | None) -> list[str] | None:
@@ -157,8 +165,7 @@ class Tools:
         with self._locks_lock:
             return self._world_locks.setdefault(world, threading.Lock())
 
-    def call(self, ctx: Context | None, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any
-             ) -> CallToolResult:
+    def call(self, ctx: Context | None, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any) -> CallToolResult:
         """Run a core function with the game's project and return its data as the tool's result;
         its user mistakes (and crashes) become tool errors. A core function that takes
         ``progress`` gets one that reports to the client and raises Cancelled once the client
@@ -182,18 +189,19 @@ class Tools:
             where = f"{exc.filename}: " if exc.filename else ""
             raise ToolError(bounded(f"{where}{exc.strerror or exc}")) from None
         except MemoryError:
-            raise ToolError("out of memory (the machine, or a memory limit, ran short); nothing was written") \
-                from None
+            raise ToolError("out of memory (the machine, or a memory limit, ran short); nothing was written") from None
         except Exception as exc:  # a bug, not a user mistake: say so, keep serving
-            raise ToolError(bounded(f"internal error in veduta ({type(exc).__name__}: {exc}); please report it")) \
-                from None
+            raise ToolError(
+                bounded(f"internal error in veduta ({type(exc).__name__}: {exc}); please report it")
+            ) from None
         except BaseException as exc:  # the host task was cancelled while the core function ran
             if isinstance(exc, (KeyboardInterrupt, SystemExit)):
                 raise
             raise ToolError(str(Cancelled())) from None
 
-    def edit(self, ctx: Context, world: str, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any
-             ) -> CallToolResult:
+    def edit(
+        self, ctx: Context, world: str, fn: Callable[..., dict[str, Any]], *args: Any, **kwargs: Any
+    ) -> CallToolResult:
         with self.world_lock(world):
             return self.call(ctx, fn, world, *args, **kwargs)
 
@@ -262,9 +270,11 @@ class Face:
     def __init__(self, tools: Tools):
         self.t = tools
 
-    def list_assets(self, ctx: Context, kind: Annotated[Kind | None, Field(
-            description="only assets of this kind; omit for every kind")] = None
-                    ) -> Annotated[CallToolResult, o.ListAssets]:
+    def list_assets(
+        self,
+        ctx: Context,
+        kind: Annotated[Kind | None, Field(description="only assets of this kind; omit for every kind")] = None,
+    ) -> Annotated[CallToolResult, o.ListAssets]:
         """Every asset of the game (or of one kind): kind, name, source path, state (fresh: cooked and up to
         date; stale: cooked, but changed since; failed: the source has errors; never_cooked) and its error and
         warning counts, as the cook's checks find them (nothing is written)."""
@@ -272,13 +282,21 @@ class Face:
 
         return self.t.call(ctx, api.list_assets, kind, jobs=cpu_count())
 
-    def write_source(self, ctx: Context, kind: Annotated[Kind, Field(description="the asset's kind")],
-                     name: AssetName,
-                     text: Annotated[str, Field(description="the whole source: strict JSON as described by the "
-                                                            "resources veduta://schema/<kind> and "
-                                                            "veduta://format/<kind>")],
-                     dry_run: Annotated[bool, Field(description="check it and report, write nothing")] = False
-                     ) -> Annotated[CallToolResult, o.WriteSource]:
+    def write_source(
+        self,
+        ctx: Context,
+        kind: Annotated[Kind, Field(description="the asset's kind")],
+        name: AssetName,
+        text: Annotated[
+            str,
+            Field(
+                description="the whole source: strict JSON as described by the "
+                "resources veduta://schema/<kind> and "
+                "veduta://format/<kind>"
+            ),
+        ],
+        dry_run: Annotated[bool, Field(description="check it and report, write nothing")] = False,
+    ) -> Annotated[CallToolResult, o.WriteSource]:
         """Create or replace the source of one asset (a model, texture, material, scene, prefab, world or map).
         The text is checked first exactly as the cook checks it: with any error it is refused, with every
         error located (file, line, col, JSON path, message, code), and nothing is written. Otherwise it is
@@ -287,41 +305,81 @@ class Face:
         its warnings. Every tool sees the new source at once (inspect, preview, export, cook)."""
         return self.t.call(ctx, api.write_source, kind, name, text, dry_run=dry_run)
 
-    def cook(self, ctx: Context, sources: Annotated[list[str] | None, Field(
-            description="source files to cook, as paths under the game root or under assets/ "
-            "(e.g. 'models/crate.vmodel'); omit to cook everything")] = None,
-             jobs: Annotated[int | None, Field(
-                 description="processes to compile in (1: in the server's own process, one source at a time); "
-                 "omit for one per core, as `doit cook` does", ge=1, le=MAX_JOBS)] = None,
-             strict: Annotated[bool | None, Field(
-                 description="true: every warning fails the cook (ok false; the cooked files are still "
-                 "written); omit for the game's `strict` setting in [tool.veduta]")] = None
-             ) -> Annotated[CallToolResult, o.Cook]:
+    def cook(
+        self,
+        ctx: Context,
+        sources: Annotated[
+            list[str] | None,
+            Field(
+                description="source files to cook, as paths under the game root or under assets/ "
+                "(e.g. 'models/crate.vmodel'); omit to cook everything"
+            ),
+        ] = None,
+        jobs: Annotated[
+            int | None,
+            Field(
+                description="processes to compile in (1: in the server's own process, one source at a time); "
+                "omit for one per core, as `doit cook` does",
+                ge=1,
+                le=MAX_JOBS,
+            ),
+        ] = None,
+        strict: Annotated[
+            bool | None,
+            Field(
+                description="true: every warning fails the cook (ok false; the cooked files are still "
+                "written); omit for the game's `strict` setting in [tool.veduta]"
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, o.Cook]:
         """Cook the game's asset sources into .vda files (what `veduta cook` does): only what is stale. Returns
         the summary (cooked, up_to_date, restored, failed, removed, with_failed_dependency, warnings,
         standing_warnings, strict) and every diagnostic (file, line, col, path, severity, message)."""
         with self.t._cook_lock:
             return self.t.call(ctx, api.cook, sources or None, jobs or 0, strict=strict)
 
-    def check(self, ctx: Context, sources: Annotated[list[str] | None, Field(
-            description="source files, as paths under the game root or under assets/ (as cook takes them); "
-            "omit to check everything")] = None,
-              jobs: Annotated[int | None, Field(
-                  description="processes to compile in; omit for one per core, as `veduta check` does",
-                  ge=1, le=MAX_JOBS)] = None,
-              strict: Annotated[bool | None, Field(
-                  description="true: every warning is an error, and so is every error finding of inspect for "
-                  "the models, prefabs and worlds checked (the CI gate); omit for the game's `strict` "
-                  "setting in [tool.veduta]")] = None) -> Annotated[CallToolResult, o.Check]:
+    def check(
+        self,
+        ctx: Context,
+        sources: Annotated[
+            list[str] | None,
+            Field(
+                description="source files, as paths under the game root or under assets/ (as cook takes them); "
+                "omit to check everything"
+            ),
+        ] = None,
+        jobs: Annotated[
+            int | None,
+            Field(
+                description="processes to compile in; omit for one per core, as `veduta check` does", ge=1, le=MAX_JOBS
+            ),
+        ] = None,
+        strict: Annotated[
+            bool | None,
+            Field(
+                description="true: every warning is an error, and so is every error finding of inspect for "
+                "the models, prefabs and worlds checked (the CI gate); omit for the game's `strict` "
+                "setting in [tool.veduta]"
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, o.Check]:
         """Check every source (or those named) as the cook would, references included, writing nothing.
         Returns ok, counts and every diagnostic (file, line, col, path, severity, message, code)."""
         from veduta.cook.ahead import cpu_count
 
         return self.t.call(ctx, api.check, self.t.sources(sources), jobs=jobs or cpu_count(), strict=strict)
 
-    def why(self, ctx: Context, sources: Annotated[list[str] | None, Field(
-            description="source files, as paths under the game root or under assets/ (as cook takes them); "
-            "omit for every source")] = None) -> Annotated[CallToolResult, o.Why]:
+    def why(
+        self,
+        ctx: Context,
+        sources: Annotated[
+            list[str] | None,
+            Field(
+                description="source files, as paths under the game root or under assets/ (as cook takes them); "
+                "omit for every source"
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, o.Why]:
         """List each stale asset and why it would cook again (never cooked, source changed, a dependency
         changed, compiler changed, ...)."""
         return self.t.call(ctx, api.why, self.t.sources(sources))
@@ -333,175 +391,296 @@ class Face:
         mark the next one trusts), journal (its path)."""
         return self.t.call(ctx, api.monitor_status)
 
-    def inspect_model(self, ctx: Context, model: Annotated[str, Field(
-            description="model name (file name without .vmodel)")]) -> Annotated[CallToolResult, o.InspectModel]:
+    def inspect_model(
+        self, ctx: Context, model: Annotated[str, Field(description="model name (file name without .vmodel)")]
+    ) -> Annotated[CallToolResult, o.InspectModel]:
         """Inspect a model: triangles per part and level of detail, bounds in metres, and findings (code,
         severity error|warning|note, message)."""
         return _missing(self.t.call(ctx, api.inspect_model, model), "model")
 
-    def inspect_prefab(self, ctx: Context, prefab: Annotated[str, Field(
-            description="prefab name (file name without .vprefab)")]) -> Annotated[CallToolResult, o.InspectPrefab]:
+    def inspect_prefab(
+        self, ctx: Context, prefab: Annotated[str, Field(description="prefab name (file name without .vprefab)")]
+    ) -> Annotated[CallToolResult, o.InspectPrefab]:
         """Inspect a prefab: footprint in cells, entities, triangles of its models, findings."""
         return _missing(self.t.call(ctx, api.inspect_prefab, prefab), "prefab")
 
-    def inspect_world(self, ctx: Context,
-                      world: Annotated[str, Field(description="world name (file name without .vworld)")],
-                      at: Annotated[list[tuple[int, int]] | None, Field(
-                          description="extra view foci as cells [x, z], beside the start cell and every place"
-                      )] = None,
-                      sheet: Annotated[bool, Field(
-                          description="also return the sheet: the map around the start cell with every finding "
-                          "marked, as an image")] = False,
-                      out: PngOut = None,
-                      all_views: Annotated[bool, Field(
-                          description="also a view at the centre of every chunk, summed up in all_views (counts, "
-                          "a histogram, the views drawing the most, the cells of views over the budget); "
-                          "about 0.3 ms a chunk, with progress notifications")] = False,
-                      views_file: Annotated[str | None, Field(
-                          description=f"write every view (with all_views, every chunk's) to this .jsonl file"
-                          f"{UNDER_ROOT}, one JSON object a line")] = None,
-                      ) -> Annotated[CallToolResult, o.InspectWorld]:
+    def inspect_world(
+        self,
+        ctx: Context,
+        world: Annotated[str, Field(description="world name (file name without .vworld)")],
+        at: Annotated[
+            list[tuple[int, int]] | None,
+            Field(description="extra view foci as cells [x, z], beside the start cell and every place"),
+        ] = None,
+        sheet: Annotated[
+            bool,
+            Field(
+                description="also return the sheet: the map around the start cell with every finding "
+                "marked, as an image"
+            ),
+        ] = False,
+        out: PngOut = None,
+        all_views: Annotated[
+            bool,
+            Field(
+                description="also a view at the centre of every chunk, summed up in all_views (counts, "
+                "a histogram, the views drawing the most, the cells of views over the budget); "
+                "about 0.3 ms a chunk, with progress notifications"
+            ),
+        ] = False,
+        views_file: Annotated[
+            str | None,
+            Field(
+                description=f"write every view (with all_views, every chunk's) to this .jsonl file"
+                f"{UNDER_ROOT}, one JSON object a line"
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, o.InspectWorld]:
         """Inspect a world: findings ranked by severity (places in water, overlapping, in a wrong biome or too
         close; missing prefabs or models; a camera that sees past the loaded chunks; views over the
         1200-triangle budget, WORLD_CHUNK_BUDGET) and the triangles drawn in each view. Fix every error before
         cooking. With sheet, the map with the findings marked comes back as an image (out: also written)."""
-        return _missing(self.t.call(ctx, api.inspect_world, world, [tuple(c) for c in at or []],
-                                    all_views=all_views, sheet=self.t.output(out), image=sheet,
-                                    views_file=self.t.output(views_file)), "world")
+        return _missing(
+            self.t.call(
+                ctx,
+                api.inspect_world,
+                world,
+                [tuple(c) for c in at or []],
+                all_views=all_views,
+                sheet=self.t.output(out),
+                image=sheet,
+                views_file=self.t.output(views_file),
+            ),
+            "world",
+        )
 
-    def world_query(self, ctx: Context, world: Annotated[str, Field(description="world name")], cell: Cell
-                    ) -> Annotated[CallToolResult, o.WorldQuery]:
+    def world_query(
+        self, ctx: Context, world: Annotated[str, Field(description="world name")], cell: Cell
+    ) -> Annotated[CallToolResult, o.WorldQuery]:
         """What is at one cell of a world: biome, ground height in metres (full detail and as drawn), water,
         the structure that owns the cell, plants and entities."""
         return self.t.call(ctx, api.world_query, world, tuple(cell))
 
-    def world_map(self, ctx: Context, world: Annotated[str, Field(description="world name")],
-                  at: Annotated[tuple[int, int], Field(description="the centre cell [x, z]")] = (0, 0),
-                  size: Annotated[tuple[int, int], Field(description="width and depth in cells [w, h], each "
-                                                                     "1..2048")] = (256, 256),
-                  scale: Annotated[int | None, Field(description="pixels per cell, 1..16 (default 1024 // the "
-                                                                 "larger side, at most 8)")] = None
-                  ) -> Annotated[CallToolResult, o.WorldMap]:
+    def world_map(
+        self,
+        ctx: Context,
+        world: Annotated[str, Field(description="world name")],
+        at: Annotated[tuple[int, int], Field(description="the centre cell [x, z]")] = (0, 0),
+        size: Annotated[tuple[int, int], Field(description="width and depth in cells [w, h], each 1..2048")] = (
+            256,
+            256,
+        ),
+        scale: Annotated[
+            int | None, Field(description="pixels per cell, 1..16 (default 1024 // the larger side, at most 8)")
+        ] = None,
+    ) -> Annotated[CallToolResult, o.WorldMap]:
         """The top-down map of a world around a cell, as a PNG image (biome colours shaded by relief, water,
         features, footprints, names) and, as structured content, what `veduta world map --json` prints: the
         cells drawn (origin = the cell at the top-left pixel), scale in pixels per cell, width and height in
         pixels."""
         return self.t.call(ctx, api.world_map, world, tuple(at), tuple(size), scale)
 
-    def world_place(self, ctx: Context, world: Annotated[str, Field(description="world name")],
-                    name: Annotated[str, Field(description="the place's name")],
-                    prefab: Annotated[str, Field(description="prefab name")],
-                    cell: Annotated[tuple[int, int] | None, Field(description="the exact cell [x, z]")] = None,
-                    near: Annotated[tuple[int, int] | None, Field(
-                        description="find the valid cell nearest this one [x, z]")] = None,
-                    rotation: Annotated[Literal[0, 90, 180, 270], Field(
-                        description="degrees about +Y (90 and 270 swap the footprint's sides)")] = 0,
-                    search: Annotated[int, Field(description="with near: search radius in cells",
-                                                 ge=1, le=NEAR_SEARCH_MAX)] = 32,
-                    dry_run: DryRun = False) -> Annotated[CallToolResult, o.WorldPlace]:
+    def world_place(
+        self,
+        ctx: Context,
+        world: Annotated[str, Field(description="world name")],
+        name: Annotated[str, Field(description="the place's name")],
+        prefab: Annotated[str, Field(description="prefab name")],
+        cell: Annotated[tuple[int, int] | None, Field(description="the exact cell [x, z]")] = None,
+        near: Annotated[
+            tuple[int, int] | None, Field(description="find the valid cell nearest this one [x, z]")
+        ] = None,
+        rotation: Annotated[
+            Literal[0, 90, 180, 270], Field(description="degrees about +Y (90 and 270 swap the footprint's sides)")
+        ] = 0,
+        search: Annotated[int, Field(description="with near: search radius in cells", ge=1, le=NEAR_SEARCH_MAX)] = 32,
+        dry_run: DryRun = False,
+    ) -> Annotated[CallToolResult, o.WorldPlace]:
         """Add (or replace, same name) a place: a named landmark prefab at a cell. Give cell to validate that
         exact cell (refused, naming the finding code, when it is in water, overlaps another place, is in a biome
         the prefab does not allow, breaks a min_distance or is outside the world), or near to let it choose the
         nearest valid cell. Returns the cell used."""
-        return self.t.edit(ctx, world, api.world_place, name, prefab, cell=_opt(cell), near=_opt(near),
-                           rotation=rotation, search=search, dry_run=dry_run)
+        return self.t.edit(
+            ctx,
+            world,
+            api.world_place,
+            name,
+            prefab,
+            cell=_opt(cell),
+            near=_opt(near),
+            rotation=rotation,
+            search=search,
+            dry_run=dry_run,
+        )
 
-    def world_terrain(self, ctx: Context, world: Annotated[str, Field(description="world name")],
-                      name: Annotated[str, Field(description="the feature's name")],
-                      kind: Annotated[Literal["hill", "plain", "lake", "sea"], Field(description="feature kind")],
-                      cell: Annotated[tuple[int, int], Field(description="centre cell [x, z]")],
-                      radius: Annotated[int, Field(description="radius in cells", ge=1, le=16384)],
-                      height: Annotated[float | None, Field(
-                          description="metres, -1024..1024. hill: added to the ground at the centre (default 4; "
-                          "negative digs a hollow). plain, lake, sea: the level itself (a y, not an offset: the "
-                          "flat ground or the water surface; default the ground at the centre cell)")] = None,
-                      depth: Annotated[float | None, Field(
-                          description="lake/sea only: metres of the bottom below the water at the centre "
-                          "(default lake 2, sea 8)")] = None,
-                      falloff: Annotated[int | None, Field(
-                          description="plain/lake/sea only: cells over which it blends back to the ground "
-                          "(default plain and lake 4, sea 8)")] = None,
-                      roughness: Annotated[float | None, Field(
-                          description="lake/sea only: how much the water's edge wanders, 0..1 (default 0.3)")] = None,
-                      dry_run: DryRun = False) -> Annotated[CallToolResult, o.WorldTerrain]:
+    def world_terrain(
+        self,
+        ctx: Context,
+        world: Annotated[str, Field(description="world name")],
+        name: Annotated[str, Field(description="the feature's name")],
+        kind: Annotated[Literal["hill", "plain", "lake", "sea"], Field(description="feature kind")],
+        cell: Annotated[tuple[int, int], Field(description="centre cell [x, z]")],
+        radius: Annotated[int, Field(description="radius in cells", ge=1, le=16384)],
+        height: Annotated[
+            float | None,
+            Field(
+                description="metres, -1024..1024. hill: added to the ground at the centre (default 4; "
+                "negative digs a hollow). plain, lake, sea: the level itself (a y, not an offset: the "
+                "flat ground or the water surface; default the ground at the centre cell)"
+            ),
+        ] = None,
+        depth: Annotated[
+            float | None,
+            Field(
+                description="lake/sea only: metres of the bottom below the water at the centre (default lake 2, sea 8)"
+            ),
+        ] = None,
+        falloff: Annotated[
+            int | None,
+            Field(
+                description="plain/lake/sea only: cells over which it blends back to the ground "
+                "(default plain and lake 4, sea 8)"
+            ),
+        ] = None,
+        roughness: Annotated[
+            float | None, Field(description="lake/sea only: how much the water's edge wanders, 0..1 (default 0.3)")
+        ] = None,
+        dry_run: DryRun = False,
+    ) -> Annotated[CallToolResult, o.WorldTerrain]:
         """Add (or replace, same name) a terrain feature: a hill (adds height metres at the centre), a plain
         (levels the ground to the level height), a lake or sea (water at the level height, the bottom depth
         metres below). Reports ground heights before and after over its area (centre, min, max), places now in
         water (places_in_water) and sites or places that change."""
-        return self.t.edit(ctx, world, api.world_terrain, name, kind, tuple(cell), radius, height=height,
-                           depth=depth, falloff=falloff, roughness=roughness, dry_run=dry_run)
+        return self.t.edit(
+            ctx,
+            world,
+            api.world_terrain,
+            name,
+            kind,
+            tuple(cell),
+            radius,
+            height=height,
+            depth=depth,
+            falloff=falloff,
+            roughness=roughness,
+            dry_run=dry_run,
+        )
 
-    def world_vegetation(self, ctx: Context, world: Annotated[str, Field(description="world name")],
-                         name: Annotated[str, Field(description="the rule's name")],
-                         density: Annotated[float, Field(description="share of cells planted, 0..1")],
-                         model: Annotated[str | None, Field(description="flora model name")] = None,
-                         prefab: Annotated[str | None, Field(description="prefab name")] = None,
-                         biomes: Annotated[list[str] | None, Field(description="biome names")] = None,
-                         cell: Annotated[tuple[int, int] | None, Field(description="area centre [x, z]")] = None,
-                         radius: Annotated[int | None, Field(description="area radius in cells")] = None,
-                         scale: Annotated[tuple[float, float] | None, Field(
-                             description="random scale range [min, max]")] = None,
-                         dry_run: DryRun = False) -> Annotated[CallToolResult, o.WorldVegetation]:
+    def world_vegetation(
+        self,
+        ctx: Context,
+        world: Annotated[str, Field(description="world name")],
+        name: Annotated[str, Field(description="the rule's name")],
+        density: Annotated[float, Field(description="share of cells planted, 0..1")],
+        model: Annotated[str | None, Field(description="flora model name")] = None,
+        prefab: Annotated[str | None, Field(description="prefab name")] = None,
+        biomes: Annotated[list[str] | None, Field(description="biome names")] = None,
+        cell: Annotated[tuple[int, int] | None, Field(description="area centre [x, z]")] = None,
+        radius: Annotated[int | None, Field(description="area radius in cells")] = None,
+        scale: Annotated[tuple[float, float] | None, Field(description="random scale range [min, max]")] = None,
+        dry_run: DryRun = False,
+    ) -> Annotated[CallToolResult, o.WorldVegetation]:
         """Add (or replace, same name) a vegetation rule planting a model (flora, any number per cell) or a
         prefab (trees: one per cell, competing with scatter) with a density 0..1 per cell, world-wide or in a
         round area (cell + radius in cells), optionally only on some biomes. Reports plants, the triangles they
         cost to draw, and warnings."""
-        return self.t.edit(ctx, world, api.world_vegetation, name, density, prefab=prefab, model=model,
-                           biomes=biomes, cell=_opt(cell), radius=radius, scale=_opt(scale), dry_run=dry_run)
+        return self.t.edit(
+            ctx,
+            world,
+            api.world_vegetation,
+            name,
+            density,
+            prefab=prefab,
+            model=model,
+            biomes=biomes,
+            cell=_opt(cell),
+            radius=radius,
+            scale=_opt(scale),
+            dry_run=dry_run,
+        )
 
-    def world_remove(self, ctx: Context, world: Annotated[str, Field(description="world name")],
-                     name: Annotated[str, Field(description="the name to remove")],
-                     section: Annotated[Literal["features", "vegetation", "places"] | None, Field(
-                         description="which list, when the name is in several")] = None,
-                     dry_run: DryRun = False) -> Annotated[CallToolResult, o.WorldRemove]:
+    def world_remove(
+        self,
+        ctx: Context,
+        world: Annotated[str, Field(description="world name")],
+        name: Annotated[str, Field(description="the name to remove")],
+        section: Annotated[
+            Literal["features", "vegetation", "places"] | None,
+            Field(description="which list, when the name is in several"),
+        ] = None,
+        dry_run: DryRun = False,
+    ) -> Annotated[CallToolResult, o.WorldRemove]:
         """Remove a feature, vegetation rule or place from a world by name (an error when there is none).
         section says which list when the name is in several."""
         return self.t.edit(ctx, world, api.world_remove, name, section=section, dry_run=dry_run)
 
-    def dump(self, ctx: Context, path: Annotated[str, Field(description=f"path of a .vda file{UNDER_ROOT}")]
-             ) -> Annotated[CallToolResult, o.Dump]:
+    def dump(
+        self, ctx: Context, path: Annotated[str, Field(description=f"path of a .vda file{UNDER_ROOT}")]
+    ) -> Annotated[CallToolResult, o.Dump]:
         """A cooked .vda file as JSON: its chunks, META (kind, compiler, source hashes) and body (large arrays
         summarised)."""
         return self.t.call(ctx, api.dump, self.t.inside(path))
 
-    def verify(self, ctx: Context, paths: Annotated[list[str], Field(description=f"paths of .vda files{UNDER_ROOT}")]
-               ) -> Annotated[CallToolResult, o.Verify]:
+    def verify(
+        self, ctx: Context, paths: Annotated[list[str], Field(description=f"paths of .vda files{UNDER_ROOT}")]
+    ) -> Annotated[CallToolResult, o.Verify]:
         """Check cooked .vda files against the container spec and their kind's reader checks."""
         return self.t.call(ctx, api.verify, [self.t.inside(p) for p in paths])
 
-    def export_gltf(self, ctx: Context, out: Annotated[str, Field(description=f"the .glb file to write{UNDER_ROOT}")],
-                    model: Annotated[str | None, Field(description="model name")] = None,
-                    lod: Annotated[int | None, Field(description="only this level of detail (0 = full)", ge=0)
-                                   ] = None,
-                    world: Annotated[str | None, Field(description="world name")] = None,
-                    chunk: Annotated[tuple[int, int] | None, Field(description="chunk [cx, cz]")] = None,
-                    radius: Annotated[int, Field(description="chunks around chunk", ge=0)] = 0,
-                    levels: Annotated[bool, Field(description="a world's distant chunks at coarser levels, as the "
-                                                              "engine draws them")] = False
-                    ) -> Annotated[CallToolResult, o.ExportGltf]:
+    def export_gltf(
+        self,
+        ctx: Context,
+        out: Annotated[str, Field(description=f"the .glb file to write{UNDER_ROOT}")],
+        model: Annotated[str | None, Field(description="model name")] = None,
+        lod: Annotated[int | None, Field(description="only this level of detail (0 = full)", ge=0)] = None,
+        world: Annotated[str | None, Field(description="world name")] = None,
+        chunk: Annotated[tuple[int, int] | None, Field(description="chunk [cx, cz]")] = None,
+        radius: Annotated[int, Field(description="chunks around chunk", ge=0)] = 0,
+        levels: Annotated[
+            bool, Field(description="a world's distant chunks at coarser levels, as the engine draws them")
+        ] = False,
+    ) -> Annotated[CallToolResult, o.ExportGltf]:
         """Write a binary glTF 2.0 (.glb) file of a cooked model (every level of detail, or level lod), or of a
         world's chunks (ground at its finest drawn level, or with levels at the level the engine draws it from a
         view of the centre chunk; skirts, water, entities) within radius chunks of chunk [cx, cz]. Give model,
         or world with chunk. Returns what was written."""
-        return self.t.call(ctx, api.export_gltf, self.t.output(out), model=model, lod=lod, world=world,
-                           chunk=_opt(chunk), radius=radius, levels=levels)
+        return self.t.call(
+            ctx,
+            api.export_gltf,
+            self.t.output(out),
+            model=model,
+            lod=lod,
+            world=world,
+            chunk=_opt(chunk),
+            radius=radius,
+            levels=levels,
+        )
 
-    def preview_model(self, ctx: Context, model: Annotated[str, Field(description="model name")],
-                      out: PngOut = None,
-                      size: Annotated[int, Field(description="pixels per view", ge=32, le=1024)] = 160
-                      ) -> Annotated[CallToolResult, o.PreviewModel]:
+    def preview_model(
+        self,
+        ctx: Context,
+        model: Annotated[str, Field(description="model name")],
+        out: PngOut = None,
+        size: Annotated[int, Field(description="pixels per view", ge=32, le=1024)] = 160,
+    ) -> Annotated[CallToolResult, o.PreviewModel]:
         """A picture of a model: its textured surfaces seen from the front, side and top (orthographic, with a
         scale bar) and in perspective from three quarters, then each level of detail in perspective, on a ground
         grid (a line every grid_m metres), labelled with triangle counts, returned as an image (out: also written
         to a PNG file). Returns what was drawn (views, levels, materials with their textures)."""
         return self.t.call(ctx, api.preview_model, model, self.t.output(out), size)
 
-    def preview_world(self, ctx: Context, world: Annotated[str, Field(description="world name")],
-                      at: Annotated[tuple[int, int], Field(description="the start cell [x, z]: the camera is placed "
-                                                                       "relative to its centre")] = (0, 0),
-                      scale: Annotated[int, Field(description="the larger frame is scale x 320 x 240 px (1: the "
-                                                              "console frame alone)", ge=1, le=4)] = 2,
-                      out: PngOut = None) -> Annotated[CallToolResult, o.PreviewWorld]:
+    def preview_world(
+        self,
+        ctx: Context,
+        world: Annotated[str, Field(description="world name")],
+        at: Annotated[
+            tuple[int, int], Field(description="the start cell [x, z]: the camera is placed relative to its centre")
+        ] = (0, 0),
+        scale: Annotated[
+            int, Field(description="the larger frame is scale x 320 x 240 px (1: the console frame alone)", ge=1, le=4)
+        ] = 2,
+        out: PngOut = None,
+    ) -> Annotated[CallToolResult, o.PreviewWorld]:
         """What a world's camera sees from a start cell, as `render { world, at }` shows it, returned as an image
         (out: also written to a PNG file): the console's 320 x 240 frame, the same view at scale x that, and the
         draw report beside them. Drawn with the toolchain's model of the engine: each chunk's ground at the level
@@ -511,45 +690,64 @@ class Face:
         1,200 a frame), the chunks and models drawn."""
         return self.t.call(ctx, api.preview_world, world, tuple(at), self.t.output(out), scale)
 
-    def preview_texture(self, ctx: Context, texture: Annotated[str, Field(description="texture name")],
-                        out: PngOut = None) -> Annotated[CallToolResult, o.PreviewTexture]:
+    def preview_texture(
+        self, ctx: Context, texture: Annotated[str, Field(description="texture name")], out: PngOut = None
+    ) -> Annotated[CallToolResult, o.PreviewTexture]:
         """A picture of a texture: its mip chain side by side and, for a sprite sheet, every frame labelled with
         its index and one row per clip, returned as an image (out: also written to a PNG file)."""
         return self.t.call(ctx, api.preview_texture, texture, self.t.output(out))
 
-    def deps(self, ctx: Context,
-             name: Annotated[str | None, Field(
-                 description="an asset name (or a source path such as models/crate.vmodel, or a PNG's path); omit "
-                 "for the whole graph")] = None,
-             kind: Annotated[Kind | None, Field(description="the asset's kind, when several kinds have that name")
-                             ] = None,
-             reverse: Annotated[bool, Field(description="what uses the asset, instead of what it uses")] = False,
-             depth: Annotated[int | None, Field(description="levels of references to follow (omit: 1); 0 follows "
-                                                            "every level", ge=0)] = None,
-             orphans: Annotated[bool, Field(description="list missing references and unused assets of the whole "
-                                                        "game instead (no name)")] = False,
-             dot: Annotated[bool, Field(description="also return the graph as Graphviz DOT text")] = False
-             ) -> Annotated[CallToolResult, o.Deps]:
+    def deps(
+        self,
+        ctx: Context,
+        name: Annotated[
+            str | None,
+            Field(
+                description="an asset name (or a source path such as models/crate.vmodel, or a PNG's path); omit "
+                "for the whole graph"
+            ),
+        ] = None,
+        kind: Annotated[Kind | None, Field(description="the asset's kind, when several kinds have that name")] = None,
+        reverse: Annotated[bool, Field(description="what uses the asset, instead of what it uses")] = False,
+        depth: Annotated[
+            int | None, Field(description="levels of references to follow (omit: 1); 0 follows every level", ge=0)
+        ] = None,
+        orphans: Annotated[
+            bool, Field(description="list missing references and unused assets of the whole game instead (no name)")
+        ] = False,
+        dot: Annotated[bool, Field(description="also return the graph as Graphviz DOT text")] = False,
+    ) -> Annotated[CallToolResult, o.Deps]:
         """The reference graph of the game's assets: what an asset uses (materials of a model, textures of a
         material, prefabs and models of a world, ...) or, with reverse, what uses it, each reference located
         (file, line, col, JSON path); without a name the whole graph; with orphans the references to assets that
         do not exist and the assets nothing uses (worlds and scenes are roots, never unused)."""
         return self.t.call(ctx, api.deps, name, kind, reverse, None if depth == 0 else depth or 1, orphans, dot)
 
-    def rename(self, ctx: Context, kind: Annotated[Kind, Field(description="the asset's kind")],
-               old: Annotated[str, Field(description="the asset's name now")], new: AssetName,
-               dry_run: Annotated[bool, Field(description="list every edit and check them, write nothing")] = False
-               ) -> Annotated[CallToolResult, o.Rename]:
+    def rename(
+        self,
+        ctx: Context,
+        kind: Annotated[Kind, Field(description="the asset's kind")],
+        old: Annotated[str, Field(description="the asset's name now")],
+        new: AssetName,
+        dry_run: Annotated[bool, Field(description="list every edit and check them, write nothing")] = False,
+    ) -> Annotated[CallToolResult, o.Rename]:
         """Rename an asset: its source file (same folder) and every reference to it in every source, each edit
         replacing only the name (every other byte kept). Every touched source is checked as the cook checks it
         before anything is written (refused with the problems it would add); the files are then written as
         one set (all or none). Refused when the new name is taken or not an asset name."""
         return self.t.call(ctx, api.rename, kind, old, new, dry_run=dry_run)
 
-    def report(self, ctx: Context, html: Annotated[str | None, Field(
-            description=f"also write the report as one self-contained HTML page (a sortable table) to this .html "
-                        f"file{UNDER_ROOT}, not in the assets folder")] = None
-               ) -> Annotated[CallToolResult, o.Report]:
+    def report(
+        self,
+        ctx: Context,
+        html: Annotated[
+            str | None,
+            Field(
+                description=f"also write the report as one self-contained HTML page (a sortable table) to this .html "
+                f"file{UNDER_ROOT}, not in the assets folder"
+            ),
+        ] = None,
+    ) -> Annotated[CallToolResult, o.Report]:
         """The build report: per asset its cooked size, where the cooked file came from (compiled, local store,
         shared cache) and its compile time, triangles per level of detail (models) or texture memory with mips
         (textures), how many assets it uses and is used by, its warnings; largest first, with totals per kind
@@ -604,8 +802,15 @@ class Server(MCPServer):
         listed: dict[str, Resource] = {}
         for a in assets:  # a name two sources share (an error the cook reports) is listed once
             uri = _source_uri(a["kind"], a["name"])
-            listed.setdefault(uri, Resource(uri=uri, name=f"{a['kind']} {a['name']}", mime_type="application/json",
-                                            description=f"the source of {a['kind']} {a['name']} ({a['path']})"))
+            listed.setdefault(
+                uri,
+                Resource(
+                    uri=uri,
+                    name=f"{a['kind']} {a['name']}",
+                    mime_type="application/json",
+                    description=f"the source of {a['kind']} {a['name']} ({a['path']})",
+                ),
+            )
         return fixed + list(listed.values())
 
 
@@ -618,6 +823,7 @@ def _add_resources(server: Server, tools: Tools) -> None:
     from veduta.base.kinds import KINDS
 
     for k in KINDS:
+
         def schema(kind: str = k.name) -> str:
             return json.dumps(api.schema(kind), indent=2, ensure_ascii=False)
 
@@ -630,19 +836,30 @@ def _add_resources(server: Server, tools: Tools) -> None:
             except VedutaError as exc:
                 raise ResourceError(str(exc)) from None
 
-        server.resource(f"veduta://schema/{k.name}", name=f"{k.name} schema", mime_type="application/schema+json",
-                        description=f"the JSON Schema (2020-12) of {k.folder}/*{k.suffix} sources ({k.format})"
-                        )(_no_args(schema))
-        server.resource(f"veduta://format/{k.name}", name=f"{k.name} format", mime_type="text/markdown",
-                        description=f"the {k.format} source format: every field, its units and range, with "
-                                    f"examples (docs/formats/{k.name}.md)")(_no_args(doc))
-        server.resource(_source_uri(k.name, "{name}"), name=f"{k.name} source", mime_type="application/json",
-                        description=f"the source text of a {k.name} by name ({k.folder}/<name>{k.suffix})"
-                        )(_name_only(source))
+        server.resource(
+            f"veduta://schema/{k.name}",
+            name=f"{k.name} schema",
+            mime_type="application/schema+json",
+            description=f"the JSON Schema (2020-12) of {k.folder}/*{k.suffix} sources ({k.format})",
+        )(_no_args(schema))
+        server.resource(
+            f"veduta://format/{k.name}",
+            name=f"{k.name} format",
+            mime_type="text/markdown",
+            description=f"the {k.format} source format: every field, its units and range, with "
+            f"examples (docs/formats/{k.name}.md)",
+        )(_no_args(doc))
+        server.resource(
+            _source_uri(k.name, "{name}"),
+            name=f"{k.name} source",
+            mime_type="application/json",
+            description=f"the source text of a {k.name} by name ({k.folder}/<name>{k.suffix})",
+        )(_name_only(source))
 
 
 def _no_args(fn: Callable[[], str]) -> Callable[[], str]:
     """*fn* (whose kind is bound by a default) as the SDK's static resources want it: no parameters."""
+
     def read() -> str:
         return fn()
 
@@ -651,6 +868,7 @@ def _no_args(fn: Callable[[], str]) -> Callable[[], str]:
 
 def _name_only(fn: Callable[..., str]) -> Callable[[str], str]:
     """*fn* as a template's reader: the one parameter ``name``."""
+
     def read(name: str) -> str:
         return fn(name)
 
@@ -666,8 +884,9 @@ def build_server(root: str) -> MCPServer:
     face = Face(tools)
     for name, hints in TOOLS.items():
         fn = getattr(face, name)
-        server.add_tool(fn, name=name, description=inspect.cleandoc(fn.__doc__ or ""), annotations=hints,
-                        structured_output=True)
+        server.add_tool(
+            fn, name=name, description=inspect.cleandoc(fn.__doc__ or ""), annotations=hints, structured_output=True
+        )
     _add_resources(server, tools)
     return server
 

@@ -26,8 +26,21 @@ NEAREST, LINEAR = 9728, 9729
 NEAREST_MIPMAP_NEAREST, LINEAR_MIPMAP_LINEAR = 9984, 9987
 REPEAT, CLAMP_TO_EDGE = 10497, 33071
 
-_ORDER = ("asset", "extensionsUsed", "scene", "scenes", "nodes", "meshes", "materials", "textures",
-          "images", "samplers", "accessors", "bufferViews", "buffers")
+_ORDER = (
+    "asset",
+    "extensionsUsed",
+    "scene",
+    "scenes",
+    "nodes",
+    "meshes",
+    "materials",
+    "textures",
+    "images",
+    "samplers",
+    "accessors",
+    "bufferViews",
+    "buffers",
+)
 
 
 class Gltf:
@@ -61,8 +74,15 @@ class Gltf:
         self.bin.extend(data)
         return self.add("bufferViews", bv)
 
-    def accessor(self, view: int, offset: int, component: int, count: int, type_: str,
-                 bounds: tuple[list[float], list[float]] | None = None) -> int:
+    def accessor(
+        self,
+        view: int,
+        offset: int,
+        component: int,
+        count: int,
+        type_: str,
+        bounds: tuple[list[float], list[float]] | None = None,
+    ) -> int:
         acc: dict[str, Any] = {"bufferView": view}
         if offset:
             acc["byteOffset"] = offset
@@ -79,8 +99,9 @@ class Gltf:
     def sampler(self, mag: int, min_: int, wrap: int) -> int:
         key = (mag, min_, wrap)
         if key not in self._samplers:
-            self._samplers[key] = self.add("samplers", {"magFilter": mag, "minFilter": min_,
-                                                        "wrapS": wrap, "wrapT": wrap})
+            self._samplers[key] = self.add(
+                "samplers", {"magFilter": mag, "minFilter": min_, "wrapS": wrap, "wrapT": wrap}
+            )
         return self._samplers[key]
 
     def document(self) -> dict[str, Any]:
@@ -113,10 +134,10 @@ def read_glb(data: bytes) -> tuple[dict[str, Any], bytes]:
     if magic != b"glTF" or version != 2 or length != len(data):
         raise ValueError("not a GLB 2 file")
     n, _ = struct.unpack_from("<II", data, 12)
-    doc = json.loads(data[20:20 + n])
+    doc = json.loads(data[20 : 20 + n])
     rest = 20 + n
     binary = b""
     if rest < len(data):
         m, _ = struct.unpack_from("<II", data, rest)
-        binary = data[rest + 8:rest + 8 + m]
+        binary = data[rest + 8 : rest + 8 + m]
     return doc, binary

@@ -85,8 +85,10 @@ class Materials:
     def builtin(self, name: str, rgba: tuple[float, float, float, float]) -> None:
         """A material the engine has built in (linear RGBA, blended when alpha < 1)."""
         if name not in self._materials:
-            m: dict[str, Any] = {"name": name, "pbrMetallicRoughness": {
-                "baseColorFactor": list(rgba), "metallicFactor": 0.0, "roughnessFactor": 1.0}}
+            m: dict[str, Any] = {
+                "name": name,
+                "pbrMetallicRoughness": {"baseColorFactor": list(rgba), "metallicFactor": 0.0, "roughnessFactor": 1.0},
+            }
             if rgba[3] < 1:
                 m["alphaMode"] = "BLEND"
             self._materials[name] = self.g.add("materials", m)
@@ -94,12 +96,27 @@ class Materials:
 
     def _make(self, name: str, rec) -> int:
         if rec is None:  # missing or broken: a plain white stand-in keeps the primitive visible
-            return self.g.add("materials", {"name": name, "pbrMetallicRoughness": {
-                "baseColorFactor": [1.0, 1.0, 1.0, 1.0], "metallicFactor": 0.0, "roughnessFactor": 1.0},
-                "extras": {"veduta": {"missing": True}}})
+            return self.g.add(
+                "materials",
+                {
+                    "name": name,
+                    "pbrMetallicRoughness": {
+                        "baseColorFactor": [1.0, 1.0, 1.0, 1.0],
+                        "metallicFactor": 0.0,
+                        "roughnessFactor": 1.0,
+                    },
+                    "extras": {"veduta": {"missing": True}},
+                },
+            )
         a = rec.albedo
-        pbr: dict[str, Any] = {"baseColorFactor": [srgb_to_linear((a >> 16) & 0xFF), srgb_to_linear((a >> 8) & 0xFF),
-                                                   srgb_to_linear(a & 0xFF), round(((a >> 24) & 0xFF) / 255.0, 7)]}
+        pbr: dict[str, Any] = {
+            "baseColorFactor": [
+                srgb_to_linear((a >> 16) & 0xFF),
+                srgb_to_linear((a >> 8) & 0xFF),
+                srgb_to_linear(a & 0xFF),
+                round(((a >> 24) & 0xFF) / 255.0, 7),
+            ]
+        }
         if rec.texture:
             t = self._texture(rec.texture, rec.filter, f"material {name}")
             if t is not None:
@@ -152,8 +169,17 @@ class Materials:
         return self.g.add("images", {"name": name, "mimeType": "image/png", "bufferView": view})
 
 
-def add_mesh(g: glb.Gltf, mats: Materials, name: str, vertices: np.ndarray, indices: np.ndarray,
-             mesh_parts: Sequence, materials: Sequence[str], override: str = "", used_by: str = "") -> int | None:
+def add_mesh(
+    g: glb.Gltf,
+    mats: Materials,
+    name: str,
+    vertices: np.ndarray,
+    indices: np.ndarray,
+    mesh_parts: Sequence,
+    materials: Sequence[str],
+    override: str = "",
+    used_by: str = "",
+) -> int | None:
     """A glTF mesh of cooked geometry: one primitive per material slot sharing the cooked
     vertex bytes. *override* (an entity's material) replaces every slot. None without triangles."""
     indices = np.asarray(indices, "<u4")
@@ -163,12 +189,14 @@ def add_mesh(g: glb.Gltf, mats: Materials, name: str, vertices: np.ndarray, indi
     view = g.view(verts.tobytes(), glb.ARRAY_BUFFER, stride=VERTEX_DTYPE.itemsize)
     pos = verts["position"]
     bounds = ([f32(v) for v in pos.min(axis=0)], [f32(v) for v in pos.max(axis=0)])
-    attrs = {"POSITION": g.accessor(view, 0, glb.FLOAT, len(verts), "VEC3", bounds),
-             "NORMAL": g.accessor(view, 12, glb.FLOAT, len(verts), "VEC3"),
-             "TEXCOORD_0": g.accessor(view, 24, glb.FLOAT, len(verts), "VEC2")}
+    attrs = {
+        "POSITION": g.accessor(view, 0, glb.FLOAT, len(verts), "VEC3", bounds),
+        "NORMAL": g.accessor(view, 12, glb.FLOAT, len(verts), "VEC3"),
+        "TEXCOORD_0": g.accessor(view, 24, glb.FLOAT, len(verts), "VEC2"),
+    }
     groups: dict[int, list[np.ndarray]] = {}
     for mp in mesh_parts or ():
-        groups.setdefault(int(mp.material), []).append(indices[mp.first:mp.first + mp.count])
+        groups.setdefault(int(mp.material), []).append(indices[mp.first : mp.first + mp.count])
     if not groups:  # no mesh parts: every triangle in the first slot
         groups[0] = [indices]
     prims = []
@@ -201,20 +229,40 @@ def model_levels(cooked: Cooked, mesh, name: str) -> list[dict[str, Any]]:
     """The drawable levels of a cooked MESH: level 0 (the model itself) and one per lod entry,
     each {level, name, distance, model, vertices, indices, mesh_parts, materials, bounds,
     triangles}. A level naming a model that is missing or broken is left out (a warning)."""
-    levels = [{"level": 0, "name": name, "distance": 0.0, "model": "", "vertices": mesh.vertices,
-               "indices": mesh.indices, "mesh_parts": mesh.mesh_parts, "materials": list(mesh.materials or []),
-               "bounds": mesh.bounds}]
+    levels = [
+        {
+            "level": 0,
+            "name": name,
+            "distance": 0.0,
+            "model": "",
+            "vertices": mesh.vertices,
+            "indices": mesh.indices,
+            "mesh_parts": mesh.mesh_parts,
+            "materials": list(mesh.materials or []),
+            "bounds": mesh.bounds,
+        }
+    ]
     for k, lod in enumerate(mesh.lods or [], start=1):
         lv = {"level": k, "name": f"{name}_lod{k}", "distance": f32(lod.distance), "model": lod.model}
         if lod.model:
             other = cooked.get("model", lod.model, f"level {k} of model {name}")
             if other is None:
                 continue
-            lv.update(vertices=other.vertices, indices=other.indices, mesh_parts=other.mesh_parts,
-                      materials=list(other.materials or []), bounds=other.bounds)
+            lv.update(
+                vertices=other.vertices,
+                indices=other.indices,
+                mesh_parts=other.mesh_parts,
+                materials=list(other.materials or []),
+                bounds=other.bounds,
+            )
         else:
-            lv.update(vertices=lod.vertices, indices=lod.indices, mesh_parts=lod.mesh_parts,
-                      materials=list(mesh.materials or []), bounds=lod.bounds)
+            lv.update(
+                vertices=lod.vertices,
+                indices=lod.indices,
+                mesh_parts=lod.mesh_parts,
+                materials=list(mesh.materials or []),
+                bounds=lod.bounds,
+            )
         levels.append(lv)
     for lv in levels:
         lv["triangles"] = len(lv["indices"]) // 3
@@ -229,8 +277,9 @@ def export_model(project, name: str, out: str, lod: int | None = None) -> dict[s
     if lod is not None:
         count = len(mesh.lods or []) + 1
         if not 0 <= lod < count:
-            raise UsageError(f"model {name} has levels 0..{count - 1} (0 is the full model); --lod {lod} "
-                              f"is not one of them")
+            raise UsageError(
+                f"model {name} has levels 0..{count - 1} (0 is the full model); --lod {lod} is not one of them"
+            )
         levels = [lv for lv in levels if lv["level"] == lod]
         if not levels:
             raise VedutaError(f"level {lod} of model {name} cannot be exported ({cooked.findings[-1]['message']})")
@@ -263,16 +312,30 @@ def export_model(project, name: str, out: str, lod: int | None = None) -> dict[s
                 extras["draw_distance"] = f32(mesh.draw_distance)
         node["extras"] = {"veduta": extras}
         roots.append(g.add("nodes", node))
-        summary_meshes.append({"name": lv["name"], "level": lv["level"], "model": lv["model"] or name,
-                               "triangles": lv["triangles"], "primitives": 0 if m is None else
-                               len(g.lists["meshes"][m]["primitives"]),
-                               "bounds": [[short(v) for v in lo], [short(v) for v in hi]]})
+        summary_meshes.append(
+            {
+                "name": lv["name"],
+                "level": lv["level"],
+                "model": lv["model"] or name,
+                "triangles": lv["triangles"],
+                "primitives": 0 if m is None else len(g.lists["meshes"][m]["primitives"]),
+                "bounds": [[short(v) for v in lo], [short(v) for v in hi]],
+            }
+        )
     g.add("scenes", {"name": name, "nodes": roots})
     data = g.glb()
     _write(out, data)
-    return {"out": out, "bytes": len(data), "model": name, "meshes": summary_meshes,
-            "triangles": sum(m["triangles"] for m in summary_meshes), "materials": list(mats.names),
-            "textures": list(mats.texture_names), "findings": cooked.findings, "messages": cooked.messages}
+    return {
+        "out": out,
+        "bytes": len(data),
+        "model": name,
+        "meshes": summary_meshes,
+        "triangles": sum(m["triangles"] for m in summary_meshes),
+        "materials": list(mats.names),
+        "textures": list(mats.texture_names),
+        "findings": cooked.findings,
+        "messages": cooked.messages,
+    }
 
 
 def _write(out: str, data: bytes) -> None:

@@ -86,9 +86,14 @@ class Looks:
         from veduta.compile.image import unpack_argb
 
         albedo = argb_rgba(rec.albedo)
-        info: dict[str, Any] = {"material": name, "status": "ok", "albedo": hexrgb(albedo[:3]),
-                                "texture": rec.texture or None, "alpha": rec.alpha,
-                                "filter": "nearest" if rec.filter == 1 else "bilinear"}
+        info: dict[str, Any] = {
+            "material": name,
+            "status": "ok",
+            "albedo": hexrgb(albedo[:3]),
+            "texture": rec.texture or None,
+            "alpha": rec.alpha,
+            "filter": "nearest" if rec.filter == 1 else "bilinear",
+        }
         levels = None
         clamp = False
         colour = albedo
@@ -103,9 +108,16 @@ class Looks:
             else:
                 info["status"] = "texture missing"
         info["colour"] = hexrgb(colour[:3])
-        surface = raster.Surface(albedo=albedo, levels=levels, nearest=rec.filter == 1, clamp=clamp,
-                                 alpha=rec.alpha, cutoff=float(rec.cutoff), two_sided=rec.cull == 1,
-                                 unlit=bool(rec.unlit))
+        surface = raster.Surface(
+            albedo=albedo,
+            levels=levels,
+            nearest=rec.filter == 1,
+            clamp=clamp,
+            alpha=rec.alpha,
+            cutoff=float(rec.cutoff),
+            two_sided=rec.cull == 1,
+            unlit=bool(rec.unlit),
+        )
         return Look(surface, colour, info)
 
 
@@ -134,13 +146,24 @@ class ModelTriangles:
         idx = np.asarray(level["indices"], np.int64).reshape(-1, 3)
         slot = np.zeros(len(idx), np.int64)
         for mp in level["mesh_parts"] or []:
-            slot[mp.first // 3:(mp.first + mp.count) // 3] = mp.material
+            slot[mp.first // 3 : (mp.first + mp.count) // 3] = mp.material
         names = list(level["materials"] or [""])
-        return cls(np.asarray(v["position"], np.float64)[idx], np.asarray(v["normal"], np.float64)[idx],
-                   np.asarray(v["uv"], np.float64)[idx], np.clip(slot, 0, len(names) - 1), names)
+        return cls(
+            np.asarray(v["position"], np.float64)[idx],
+            np.asarray(v["normal"], np.float64)[idx],
+            np.asarray(v["uv"], np.float64)[idx],
+            np.clip(slot, 0, len(names) - 1),
+            names,
+        )
 
-    def pieces(self, looks: Looks, used_by: str, override: str = "", positions: np.ndarray | None = None,
-               normals: np.ndarray | None = None) -> list[Piece]:
+    def pieces(
+        self,
+        looks: Looks,
+        used_by: str,
+        override: str = "",
+        positions: np.ndarray | None = None,
+        normals: np.ndarray | None = None,
+    ) -> list[Piece]:
         """The triangles (optionally transformed ones, ``(..., n, 3, 3)``) as pieces, one per
         material slot, each with its slot's surface; *override*: one material for every slot
         (an entity's material)."""
@@ -151,12 +174,26 @@ class ModelTriangles:
             sel = self.slots == s
             if sel.any():
                 p = pos[..., sel, :, :]
-                out.append(Piece(p, nrm[..., sel, :, :], np.broadcast_to(self.uvs[sel], p.shape[:-1] + (2,)),
-                                 [looks.look(override or name, used_by).surface], None))
+                out.append(
+                    Piece(
+                        p,
+                        nrm[..., sel, :, :],
+                        np.broadcast_to(self.uvs[sel], p.shape[:-1] + (2,)),
+                        [looks.look(override or name, used_by).surface],
+                        None,
+                    )
+                )
         return out
 
-    def add_to(self, frame: raster.Frame, looks: Looks, used_by: str, override: str = "",
-               positions: np.ndarray | None = None, normals: np.ndarray | None = None) -> None:
+    def add_to(
+        self,
+        frame: raster.Frame,
+        looks: Looks,
+        used_by: str,
+        override: str = "",
+        positions: np.ndarray | None = None,
+        normals: np.ndarray | None = None,
+    ) -> None:
         """Add the triangles to *frame* (:meth:`pieces`)."""
         for piece in self.pieces(looks, used_by, override, positions, normals):
             piece.add_to(frame)

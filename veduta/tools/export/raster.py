@@ -93,10 +93,28 @@ def sin_cos_deg(deg: float) -> tuple[float, float]:
     r = d - 90.0 * math.floor((d + 45.0) / 90.0)  # in [-45, 45)
     x = r * (math.pi / 180.0)
     x2 = x * x
-    s = x * (1.0 - x2 / 6.0 * (1.0 - x2 / 20.0 * (1.0 - x2 / 42.0 * (1.0 - x2 / 72.0 * (1.0 - x2 / 110.0 * (
-        1.0 - x2 / 156.0 * (1.0 - x2 / 210.0)))))))
-    c = 1.0 - x2 / 2.0 * (1.0 - x2 / 12.0 * (1.0 - x2 / 30.0 * (1.0 - x2 / 56.0 * (1.0 - x2 / 90.0 * (
-        1.0 - x2 / 132.0 * (1.0 - x2 / 182.0 * (1.0 - x2 / 240.0)))))))
+    s = x * (
+        1.0
+        - x2
+        / 6.0
+        * (
+            1.0
+            - x2
+            / 20.0
+            * (1.0 - x2 / 42.0 * (1.0 - x2 / 72.0 * (1.0 - x2 / 110.0 * (1.0 - x2 / 156.0 * (1.0 - x2 / 210.0)))))
+        )
+    )
+    c = 1.0 - x2 / 2.0 * (
+        1.0
+        - x2
+        / 12.0
+        * (
+            1.0
+            - x2
+            / 30.0
+            * (1.0 - x2 / 56.0 * (1.0 - x2 / 90.0 * (1.0 - x2 / 132.0 * (1.0 - x2 / 182.0 * (1.0 - x2 / 240.0)))))
+        )
+    )
     if r == 0.0:
         s, c = 0.0, 1.0
     return ((s, c), (c, -s), (-s, -c), (-c, s))[q]
@@ -120,8 +138,10 @@ def rotation(deg: tuple[float, float, float]) -> np.ndarray:
 
 def mat_mul(a, b) -> np.ndarray:
     """(3, 3) a . b, each element summed in index order."""
-    return np.array([[a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] for j in range(3)]
-                     for i in range(3)], dtype=np.float64)
+    return np.array(
+        [[a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] for j in range(3)] for i in range(3)],
+        dtype=np.float64,
+    )
 
 
 def apply(m: np.ndarray, p: np.ndarray, t=(0.0, 0.0, 0.0)) -> np.ndarray:
@@ -154,8 +174,14 @@ def unit(v) -> np.ndarray:
 
 
 def cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    return np.stack([a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1], a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
-                     a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0]], axis=-1)
+    return np.stack(
+        [
+            a[..., 1] * b[..., 2] - a[..., 2] * b[..., 1],
+            a[..., 2] * b[..., 0] - a[..., 0] * b[..., 2],
+            a[..., 0] * b[..., 1] - a[..., 1] * b[..., 0],
+        ],
+        axis=-1,
+    )
 
 
 @dataclass(frozen=True)
@@ -178,8 +204,19 @@ class View:
     height: int
 
     @classmethod
-    def looking(cls, eye, target, width: int, height: int, *, ortho: bool = False, half_height: float = 1.0,
-                fov_deg: float = 60.0, near: float = 0.1, far: float = 1000.0) -> View:
+    def looking(
+        cls,
+        eye,
+        target,
+        width: int,
+        height: int,
+        *,
+        ortho: bool = False,
+        half_height: float = 1.0,
+        fov_deg: float = 60.0,
+        near: float = 0.1,
+        far: float = 1000.0,
+    ) -> View:
         """A view from *eye* toward *target*, up +Y (north, -Z, when looking straight down or up)."""
         e = np.asarray(eye, dtype=np.float64)
         f = unit(np.asarray(target, dtype=np.float64) - e)
@@ -189,8 +226,19 @@ class View:
             r = cross(f, np.array([0.0, 0.0, -1.0]))
         r = unit(r)
         u = cross(r, f)
-        return cls(vec3(e), vec3(r), vec3(u), vec3(f), ortho, float(half_height), tan_deg(fov_deg / 2.0),
-                   float(near), float(far), int(width), int(height))
+        return cls(
+            vec3(e),
+            vec3(r),
+            vec3(u),
+            vec3(f),
+            ortho,
+            float(half_height),
+            tan_deg(fov_deg / 2.0),
+            float(near),
+            float(far),
+            int(width),
+            int(height),
+        )
 
     def to_view(self, p: np.ndarray) -> np.ndarray:
         """World points (..., 3) in view space: x right, y up, z forward (depth)."""
@@ -295,8 +343,9 @@ class Frame:
     def lines(self, a: np.ndarray, b: np.ndarray, rgb: tuple[int, int, int]) -> None:
         """Segments from points a to b ((n, 3) each, world metres), one pixel wide, drawn under
         every triangle (a grid on the ground under a model)."""
-        self._lines.append((np.asarray(a, dtype=np.float64).reshape(-1, 3),
-                            np.asarray(b, dtype=np.float64).reshape(-1, 3), rgb))
+        self._lines.append(
+            (np.asarray(a, dtype=np.float64).reshape(-1, 3), np.asarray(b, dtype=np.float64).reshape(-1, 3), rgb)
+        )
 
     # -- the pipeline -------------------------------------------------------------------------
 
@@ -346,8 +395,9 @@ class Frame:
         drop = (z > v.far).all(axis=1) | (z < v.near).all(axis=1)
         cross_near = (z < v.near).any(axis=1) & ~drop
         if cross_near.any():
-            extra = self._clip_near(vp[cross_near], uv[cross_near], light[cross_near], surf[cross_near],
-                                    order[cross_near])
+            extra = self._clip_near(
+                vp[cross_near], uv[cross_near], light[cross_near], surf[cross_near], order[cross_near]
+            )
         else:
             extra = None
         ok = ~drop & ~cross_near
@@ -515,17 +565,32 @@ class Frame:
                 S.append(surf[t])
                 O.append(order[t])
         if not P:
-            return (np.zeros((0, 3, 3)), np.zeros((0, 3, 2)), np.zeros((0, 3, 3)), np.zeros(0, np.int64),
-                    np.zeros(0, np.int64))
-        return (np.asarray(P, np.float64), np.asarray(U, np.float64), np.asarray(L, np.float64),
-                np.asarray(S, np.int64), np.asarray(O, np.int64))
+            return (
+                np.zeros((0, 3, 3)),
+                np.zeros((0, 3, 2)),
+                np.zeros((0, 3, 3)),
+                np.zeros(0, np.int64),
+                np.zeros(0, np.int64),
+            )
+        return (
+            np.asarray(P, np.float64),
+            np.asarray(U, np.float64),
+            np.asarray(L, np.float64),
+            np.asarray(S, np.int64),
+            np.asarray(O, np.int64),
+        )
 
     def _mips(self, X, Y, uv, surf, area) -> np.ndarray:
         """The texture level of each triangle: k steps down while its texels per pixel are 4 or more."""
         n = len(X)
         mip = np.zeros(n, dtype=np.int64)
-        sizes = np.array([(s.levels[0].shape[1], s.levels[0].shape[0], len(s.levels)) if s.levels else (0, 0, 1)
-                          for s in self.surfaces], dtype=np.float64)
+        sizes = np.array(
+            [
+                (s.levels[0].shape[1], s.levels[0].shape[0], len(s.levels)) if s.levels else (0, 0, 1)
+                for s in self.surfaces
+            ],
+            dtype=np.float64,
+        )
         tw, th, nl = sizes[surf, 0], sizes[surf, 1], sizes[surf, 2]
         du1, dv1 = uv[:, 1, 0] - uv[:, 0, 0], uv[:, 1, 1] - uv[:, 0, 1]
         du2, dv2 = uv[:, 2, 0] - uv[:, 0, 0], uv[:, 2, 1] - uv[:, 0, 1]
@@ -563,7 +628,7 @@ class Frame:
             per = max(1, BATCH // (bwid * bhei))
             oy, ox = np.mgrid[0:bhei, 0:bwid]
             for s in range(0, len(members), per):
-                m = members[s:s + per]
+                m = members[s : s + per]
                 px = x0[m, None, None] + ox[None]
                 py = y0[m, None, None] + oy[None]
                 inside = (px <= x1[m, None, None]) & (py <= y1[m, None, None])

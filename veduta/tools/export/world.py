@@ -78,6 +78,7 @@ def _grouped(tris: np.ndarray, slots: np.ndarray) -> tuple[np.ndarray, list[_Par
 
 def _quaternion(rx: float, ry: float, rz: float) -> list[float]:
     """The unit quaternion [x, y, z, w] of R = Rz . Ry . Rx (model.md, rotation order)."""
+
     def axis(deg: float, i: int) -> np.ndarray:
         h = math.radians(deg) / 2
         q = np.zeros(4)
@@ -87,8 +88,14 @@ def _quaternion(rx: float, ry: float, rz: float) -> list[float]:
     def mul(p: np.ndarray, q: np.ndarray) -> np.ndarray:  # Hamilton product, [x, y, z, w]
         x1, y1, z1, w1 = p
         x2, y2, z2, w2 = q
-        return np.array([w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2, w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
-                         w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2, w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2])
+        return np.array(
+            [
+                w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
+                w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2,
+                w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2,
+                w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2,
+            ]
+        )
 
     q = mul(mul(axis(rz, 2), axis(ry, 1)), axis(rx, 0))
     q /= np.linalg.norm(q)
@@ -177,8 +184,16 @@ class _WorldExport:
             m = None
             if rec is not None:
                 name = model if not material else f"{model}__{material}"
-                m = add_mesh(self.g, self.mats, name, rec.vertices, rec.indices, rec.mesh_parts,
-                             list(rec.materials or []), override=material)
+                m = add_mesh(
+                    self.g,
+                    self.mats,
+                    name,
+                    rec.vertices,
+                    rec.indices,
+                    rec.mesh_parts,
+                    list(rec.materials or []),
+                    override=material,
+                )
                 if m is not None:
                     self.mesh_triangles[m] = len(rec.indices) // 3
             self.model_meshes[key] = (m, 0)
@@ -226,8 +241,9 @@ class _WorldExport:
         return roots
 
 
-def export_chunk(project, world: str, chunk: tuple[int, int], out: str, radius: int = 0,
-                 levels: bool = False) -> dict[str, Any]:
+def export_chunk(
+    project, world: str, chunk: tuple[int, int], out: str, radius: int = 0, levels: bool = False
+) -> dict[str, Any]:
     """Write the chunks within *radius* of *chunk* of world *world* as GLB to *out*; the summary.
 
     With *levels*, each chunk's ground and skirts are at the level the engine draws them with the
@@ -243,8 +259,12 @@ def export_chunk(project, world: str, chunk: tuple[int, int], out: str, radius: 
     cx, cz = chunk
     if not (-n <= cx < n and -n <= cz < n):
         raise VedutaError(f"chunk {cx},{cz} is outside world {world} (chunks {-n}..{n - 1} on each axis)")
-    chunks = [(cx + dx, cz + dz) for dz in range(-radius, radius + 1) for dx in range(-radius, radius + 1)
-              if -n <= cx + dx < n and -n <= cz + dz < n]
+    chunks = [
+        (cx + dx, cz + dz)
+        for dz in range(-radius, radius + 1)
+        for dx in range(-radius, radius + 1)
+        if -n <= cx + dx < n and -n <= cz + dz < n
+    ]
     c = x.gen.p.chunk
     focus = (cx * c + c // 2, cz * c + c // 2)  # as inspect world's view "chunk CX,CZ"
     picked = chunk_levels(x.gen, chunks, focus) if levels else [(0, 0.0)] * len(chunks)
@@ -270,8 +290,15 @@ def export_chunk(project, world: str, chunk: tuple[int, int], out: str, radius: 
             extras["level"] = row["level"] = level
             row["distance_m"] = round(dist, 3)
         roots.append(x.g.add("nodes", {"name": base, "children": children, "extras": {"veduta": extras}}))
-        summary.append(row | {"ground_triangles": g_tris, "skirt_triangles": s_tris, "water_triangles": w_tris,
-                              "entities": len(x.instances) - before})
+        summary.append(
+            row
+            | {
+                "ground_triangles": g_tris,
+                "skirt_triangles": s_tris,
+                "water_triangles": w_tris,
+                "entities": len(x.instances) - before,
+            }
+        )
     x.g.add("scenes", {"name": f"{world} {chunk_name(cx, cz)}", "nodes": roots})
     data = x.g.glb()
     _write(out, data)
@@ -279,14 +306,34 @@ def export_chunk(project, world: str, chunk: tuple[int, int], out: str, radius: 
     for (model, material), (m, uses) in sorted(x.model_meshes.items()):
         if m is not None:
             b = x.g.lists["accessors"][x.g.lists["meshes"][m]["primitives"][0]["attributes"]["POSITION"]]
-            meshes.append({"name": x.g.lists["meshes"][m]["name"], "model": model, "material": material,
-                           "triangles": x.mesh_triangles[m], "instances": uses,
-                           "bounds": [[short(v) for v in b["min"]], [short(v) for v in b["max"]]]})
+            meshes.append(
+                {
+                    "name": x.g.lists["meshes"][m]["name"],
+                    "model": model,
+                    "material": material,
+                    "triangles": x.mesh_triangles[m],
+                    "instances": uses,
+                    "bounds": [[short(v) for v in b["min"]], [short(v) for v in b["max"]]],
+                }
+            )
     drawn = totals["ground"] + totals["skirts"] + totals["water"] + x.drawn
-    return {"out": out, "bytes": len(data), "world": world, "chunk": [cx, cz], "radius": radius,
-            **({"levels": {"focus": list(focus), "lod_distance": lod_distance(x.gen)}} if levels else {}),
-            "chunks": summary,
-            "nodes": len(x.g.lists["nodes"]), "entities": len(x.instances),
-            "meshes": meshes, "ground_triangles": totals["ground"], "skirt_triangles": totals["skirts"],
-            "water_triangles": totals["water"], "triangles": drawn, "materials": list(x.mats.names),
-            "textures": list(x.mats.texture_names), "findings": x.cooked.findings, "messages": x.cooked.messages}
+    return {
+        "out": out,
+        "bytes": len(data),
+        "world": world,
+        "chunk": [cx, cz],
+        "radius": radius,
+        **({"levels": {"focus": list(focus), "lod_distance": lod_distance(x.gen)}} if levels else {}),
+        "chunks": summary,
+        "nodes": len(x.g.lists["nodes"]),
+        "entities": len(x.instances),
+        "meshes": meshes,
+        "ground_triangles": totals["ground"],
+        "skirt_triangles": totals["skirts"],
+        "water_triangles": totals["water"],
+        "triangles": drawn,
+        "materials": list(x.mats.names),
+        "textures": list(x.mats.texture_names),
+        "findings": x.cooked.findings,
+        "messages": x.cooked.messages,
+    }
