@@ -344,3 +344,53 @@ def test_a_negative_n_gets_what_doit_makes_of_it(tmp_path):
     ours = g.cook("-n", "-1")
     assert "Traceback" not in ours.stdout + ours.stderr, ours.stderr
     assert (ours.returncode, ours.stdout, ours.stderr) == (theirs.returncode, theirs.stdout, theirs.stderr)
+
+
+#: ``doit`` with the dispatcher doit makes, not veduta's lean one (the reporter's lean_dispatch
+#: turned off), on the dodo file of the current folder, with the arguments of the command line
+DOITS_OWN_NODES = """if True:
+    import sys
+    import veduta.cook.tasks
+    from doit.cmd_base import DodoTaskLoader
+    from doit.doit_cmd import DoitMain
+
+    veduta.cook.tasks.lean_dispatch = lambda: False
+    sys.exit(DoitMain(DodoTaskLoader()).run(sys.argv[1:]))
+"""
+
+
+def test_a_first_cook_with_lean_nodes_is_the_one_with_doits_own(tmp_path):
+    """A first cook whose cook subtasks get lean dispatcher nodes (doit_adapter.LeanNode) says,
+    writes and saves what one with doit's own nodes does: the same output (diagnostics of the
+    broken source and the duplicates, in the same order), exit status, cooked bytes and rows
+    in doit's database."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    g = _big_game(tmp_path, n=40)
+
+    def rows() -> list[str]:
+        with sqlite3.connect(g.root / "cache" / "doit.sqlite3") as db:
+            return sorted(r[0] for r in db.execute("select task_id from doit"))
+
+    def said(cp) -> tuple:
+        out = re.sub(r"\(\d+\.\d\d s\)", "(s)", cp.stdout)
+        return cp.returncode, out, cp.stderr
+
+    for args in ((), ("-n", "2")):
+        os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
+        ours = g.cook(*args)
+        ours_cooked, ours_rows = {k: v[2] for k, v in g.snapshot().items()}, rows()
+        os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
+        theirs = subprocess.run(
+            [sys.executable, "-c", DOITS_OWN_NODES, *args, "cook"],
+            cwd=g.root,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert said(ours) == said(theirs), args
+        assert ours.returncode == 1 and "broken.vmodel" in ours.stdout
+        assert ours_cooked == {k: v[2] for k, v in g.snapshot().items()} and len(ours_cooked) == 44
+        assert ours_rows == rows() and len(ours_rows) > 40

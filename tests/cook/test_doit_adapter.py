@@ -731,3 +731,171 @@ def test_release_executed_lets_go_of_values_and_actions_and_doit_keeps_what_it_s
     # (CPython's split dict: smaller than the same attributes in a dict of their own)
     assert type(made[1]) is da.Subtask
     assert sys.getsizeof(vars(made[1])) < sys.getsizeof(dict(vars(made[1])))
+
+
+# -- the dispatcher's lean nodes ---------------------------------------------------------------
+
+
+class _Nodes(ConsoleReporter):
+    """A reporter that records what doit does with each task and keeps the run's dispatcher;
+    with *lean*, it makes the dispatcher a LeanDispatcher, as the cook's reporter does."""
+
+    lean = False
+    events: list = []
+    dispatcher: object = None
+
+    def initialize(self, tasks, selected_tasks):
+        import sys
+
+        if self.lean:
+            assert da.lean_dispatch()
+        _Nodes.dispatcher = sys._getframe(1).f_locals["task_dispatcher"]
+
+    def execute_task(self, task):
+        _Nodes.events.append(("execute", task.name))
+
+    def add_success(self, task):
+        _Nodes.events.append(("success", task.name))
+
+    def add_failure(self, task, fail):
+        last = fail.get_msg().splitlines()[-1]  # (the names a group waited for: in the order they failed)
+        _Nodes.events.append(("failure", task.name, type(fail).__name__, " ".join(sorted(last.split(" ")))))
+
+    def skip_uptodate(self, task):
+        _Nodes.events.append(("up-to-date", task.name))
+
+    def skip_ignore(self, task):
+        _Nodes.events.append(("ignore", task.name))
+
+    def complete_run(self):
+        pass
+
+
+def _node_run(tmp_path, lean: bool, args: list[str]) -> tuple[list, dict]:
+    """A group of subtasks made as the cook makes them (some failing, one up to date, two made
+    after another task by doit's implicit task_dep, one of those after a failure), run by doit;
+    (the reporter's events, what each node holds at the end)."""
+    handle = da.GroupHandle()
+    out = tmp_path / ("lean" if lean else "doit")
+    out.mkdir()
+
+    @doit.create_after()  # (as task_cook: its tasks made while doit runs)
+    def task_g():
+        yield {"name": None, "uptodate": [handle]}
+        make = da.SubtaskMaker(handle)
+        for n in "abcdefgh":
+            fails = n in "ce"
+            yield make(
+                {
+                    "name": n,
+                    "actions": [da.CallAction(_write_or_fail, [str(out / n), fails])],
+                    # f waits for b (whose target it reads), h for c, which fails
+                    "file_dep": [str(out / {"f": "b", "h": "c"}[n])] if n in "fh" else [],
+                    "targets": [str(out / n)] if n != "d" else [],
+                    "clean": True,
+                    "doc": f"model {n}",
+                    "uptodate": [n == "d"],
+                }
+            )
+
+    def task_other():
+        return {"actions": [(_write_or_fail, [str(out / "other"), False])], "targets": [str(out / "other")]}
+
+    _Nodes.lean, _Nodes.events, _Nodes.dispatcher = lean, [], None
+    loader = ModuleTaskLoader(
+        {
+            "task_g": task_g,
+            "task_other": task_other,
+            "DOIT_CONFIG": {"dep_file": str(out / "db"), "backend": "sqlite3", "reporter": _Nodes, "continue": True},
+        }
+    )
+    rc = DoitMain(loader).run(args)
+    nodes = {
+        name: (
+            node.run_status,
+            sorted(w.task.name for w in node.waiting_me),
+            len(node.waiting_me),
+            node.ancestors,
+            set(node.wait_run),
+            set(node.wait_run_calc),
+            sorted(n.task.name for n in node.bad_deps),
+            list(node.ignored_deps),
+            list(node.task_dep),
+            set(node.calc_dep),
+            node.wait_select,
+        )
+        for name, node in _Nodes.dispatcher.nodes.items()
+    }
+    kinds = {name: type(node).__name__ for name, node in _Nodes.dispatcher.nodes.items()}
+    return [rc, *_Nodes.events], nodes, kinds
+
+
+def _write_or_fail(path, fails):
+    if fails:
+        return False
+    with open(path, "w") as f:
+        f.write("x")
+    return {"outcome": "cooked"}
+
+
+@pytest.mark.parametrize(
+    "args", [["run", "g", "other"], ["run", "-n", "2", "-P", "thread", "g"], ["run", "-n", "2", "-P", "process", "g"]]
+)
+def test_lean_nodes_run_as_doits_own(tmp_path, args):
+    """A run whose dispatcher makes lean nodes reports the same events (serially: in the same
+    order) and leaves every node answering as doit's own node does; the subtasks that wait for
+    nothing got a lean node, the others (the group, the first subtask doit made itself, those
+    made after another task) doit's."""
+    theirs, their_nodes, their_kinds = _node_run(tmp_path, False, args)
+    ours, our_nodes, our_kinds = _node_run(tmp_path, True, args)
+    if "-n" in args:  # (in parallel: in some order, and who still waited for a node as it ended varies)
+        theirs, ours = sorted(theirs, key=repr), sorted(ours, key=repr)
+        their_nodes = {k: v[:1] + v[3:] for k, v in their_nodes.items()}
+        our_nodes = {k: v[:1] + v[3:] for k, v in our_nodes.items()}
+    assert ours == theirs and 2 in ours  # (doit's exit status of a run with an unmet dependency)
+    assert ("failure", "g:h", "UnmetDependency", "g:c") in ours
+    assert ("up-to-date", "g:d") in ours and ("success", "g:f") in ours
+    assert our_nodes == their_nodes
+    assert set(their_kinds.values()) == {"ExecNode"}
+    lean = sorted(n for n, k in our_kinds.items() if k == "LeanNode")
+    assert lean == ["g:b", "g:c", "g:d", "g:e", "g:g"]  # (g:a is doit's own Task; f and h wait)
+
+
+def test_a_lean_node_holds_a_fraction_of_doits():
+    """The memory doit's dispatcher takes for the nodes of 2,000 subtasks of a group (all made
+    at once, kept to the end of the run), doit's nodes against lean ones."""
+    import tracemalloc
+
+    from doit.control import TaskDispatcher
+    from doit.loader import generate_tasks
+
+    handle = da.GroupHandle()
+
+    def gen():
+        yield {"name": None, "uptodate": [handle]}
+        make = da.SubtaskMaker(handle)
+        for i in range(2001):
+            yield make({"name": f"s{i}", "actions": [da.CallAction(_returns, [None])], "clean": True, "doc": "x"})
+
+    tasks = {t.name: t for t in generate_tasks("g", gen())}
+    names = [n for n in tasks if n != "g"]
+
+    def nodes(cls) -> int:
+        dispatcher = cls(tasks, {}, ["g"])
+        group = dispatcher._gen_node(None, "g")
+        dispatcher._gen_node(group, names[0])  # (the first: doit's own Task either way)
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            for name in names[1:]:
+                dispatcher._gen_node(group, name).waiting_me.add(group)  # (the group waits for each)
+            return tracemalloc.get_traced_memory()[0] - before
+        finally:
+            tracemalloc.stop()
+
+    theirs, ours = nodes(TaskDispatcher), nodes(da.LeanDispatcher)
+    assert ours * 5 < theirs, (ours, theirs)
+
+
+def test_lean_dispatch_finds_nothing_outside_a_run():
+    assert da.lean_dispatch() is False
