@@ -184,10 +184,13 @@ def cook_tasks(run: CookRun):
         problems = problems + sorted(set(blocked.values()))
         blocked_rel = {s.rel: blocked[s.kind.name] for s in sources if s.kind.name in blocked}
         sources = [s for s in sources if s.kind.name not in blocked]
-    # sources whose name another source of their kind also has (rare: looked up once)
-    shared_names = {
-        rel for by_name in index.by_kind.values() for paths in by_name.values() if len(paths) > 1 for rel in paths
-    }
+    # sources whose name another source of their kind also has (rare: looked up only when the
+    # index, made of the paths in run.sources, holds fewer names than paths)
+    shared_names = (
+        {rel for by_name in index.by_kind.values() for paths in by_name.values() if len(paths) > 1 for rel in paths}
+        if sum(map(len, index.by_kind.values())) != len(run.sources)
+        else set()
+    )
     entry_of, stat, pack = cache.entries.get, os.stat, SIG.pack
     loaded = len(cache.entries)  # (as read: the pass below sets and drops entries)
     unknown = 0  # sources with no entry as read, or with a name another source has
