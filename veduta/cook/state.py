@@ -190,6 +190,9 @@ class StatCache:
         self.entries: dict[str, Packed] = {}
         self.owed: set[str] = set()
         self.dirty = False
+        #: whether an entry was recorded since the file was read (what a check took reading and
+        #: hashing to find; a dropped entry or owed source is found again by the next run alone)
+        self.learned = False
         #: (size, mtime_ns, inode, ctime_ns) of the file as read (None: none read); the monitor's
         #: mark names the file it vouches for so (veduta/cook/monitor.py)
         self.file_sig: list[int] | None = None
@@ -243,7 +246,7 @@ class StatCache:
         packed = pack_entry(rel, entry)
         if self.entries.get(rel) != packed:
             self.entries[rel] = packed
-            self.dirty = True
+            self.dirty = self.learned = True
         if rel in self.owed:
             self.owed.discard(rel)
             self.dirty = True
@@ -273,4 +276,4 @@ class StatCache:
         if not self.dirty:
             return
         atomic_write(self.path, marshal.dumps((_FORMAT, self.toolchain, self.entries, tuple(sorted(self.owed)))))
-        self.dirty = False
+        self.dirty = self.learned = False

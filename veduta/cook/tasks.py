@@ -185,11 +185,16 @@ def cook_tasks(run: CookRun):
         problems = problems + sorted(set(blocked.values()))
         blocked_rel = {s.rel: blocked[s.kind.name] for s in sources if s.kind.name in blocked}
         sources = [s for s in sources if s.kind.name not in blocked]
-    # sources whose name another source of their kind also has (rare: looked up once)
-    shared_names = {
-        rel for by_name in index.by_kind.values() for paths in by_name.values() if len(paths) > 1 for rel in paths
-    }
+    # sources whose name another source of their kind also has (rare: looked up only when the
+    # index, made of the paths in run.sources, holds fewer names than paths)
+    shared_names = (
+        {rel for by_name in index.by_kind.values() for paths in by_name.values() if len(paths) > 1 for rel in paths}
+        if sum(map(len, index.by_kind.values())) != len(run.sources)
+        else set()
+    )
     entry_of, stat, pack = cache.entries.get, os.stat, SIG.pack
+    loaded = len(cache.entries)  # (as read: the pass below sets and drops entries)
+    unknown = 0  # sources with no entry as read, or with a name another source has
     for src in sources:
         kind, name, rel = src
         cooked = cooked_dirs[kind.name] + name + ".vda"
@@ -197,6 +202,7 @@ def cook_tasks(run: CookRun):
         packed: Any = None  # the stat-cache entry, when every signature in it still matches
         if rel in shared_names:
             duplicate_of = [p for p in index.by_kind[kind.name][name] if p != rel]
+            unknown += 1
         else:
             packed = entry_of(rel)  # (unchecked: fresh_by_stat finds a damaged entry not fresh)
             if packed is None:
@@ -247,6 +253,7 @@ def cook_tasks(run: CookRun):
                     file_dep.append(prefix + d)
         else:
             prior = cache.packed(rel)
+            unknown += prior is None
             fresh, deps, entry, verified = check_fresh(kind.name, rel, assets, cooked, index, now, prior, rel in owed)
             if fresh:
                 cache.set(rel, entry)
@@ -320,12 +327,16 @@ def cook_tasks(run: CookRun):
             "doc": "sources that cannot be found or named",
         }
 
+    # the same sources as the state file holds entries of (each source one, as many entries, none
+    # owed), fresh or stale: no entry is left to drop, and no cooked file has lost its source
+    # since the last cook (a stale source's cooked file is named as a fresh one's is)
+    same_sources = not unknown and len(sources) == loaded and not owed
     young: list[str] = []
     if scans is not None:
-        # the same sources as the last cook saved (each fresh by its entry, and as many entries),
-        # and cooked folders unchanged since a sweep found nothing stray in them: nothing stray
+        # the same sources, and cooked folders unchanged since a sweep found nothing stray in
+        # them: nothing stray
         folders = [os.path.join(project.cooked, k.folder) for k in KINDS]
-        if len(fresh_names) == len(sources) == len(cache.entries) and scans.cooked_clean(folders):
+        if same_sources and scans.cooked_clean(folders):
             stray = []
         else:
             sigs = scans.cooked_signatures(folders)
@@ -364,12 +375,16 @@ def cook_tasks(run: CookRun):
         run.standing = [s for s in standing if s[1]]  # (not printed again: counted)
         # only a run that cooks (and holds the cook lock) writes the cook state: `doit list`,
         # `doit info` and the like look and leave it as it was
-        if journaled is None and not (len(fresh_names) == len(sources) == len(cache.entries)):
-            cache.keep_only(s.rel for s in sources)  # (every source fresh: every entry is a source's)
-        try:
-            cache.save()
-        except OSError:
-            pass  # a cache that cannot be written only makes the next run slower (the database warned)
+        if journaled is None and not same_sources:
+            cache.keep_only(s.rel for s in sources)  # (the same sources: every entry is a source's)
+        # what this pass found by reading and hashing is kept at once (a cook killed before its
+        # end still keeps it); an entry dropped or trimmed is found so again by the next run, so
+        # a run that only found sources stale saves its state once, at its end (complete_run)
+        if cache.learned:
+            try:
+                cache.save()
+            except OSError:
+                pass  # a cache that cannot be written only makes the next run slower (the database warned)
         if scans is not None:
             scans.save()
     if feed is not None:
