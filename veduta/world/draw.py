@@ -269,12 +269,14 @@ def chunk_grounds(
     biome: np.ndarray,
     water: np.ndarray,
     table: np.ndarray | None = None,
+    figures: dict[str, np.ndarray] | None = None,
 ) -> list[ChunkGround]:
     """:class:`ChunkGround` of many chunks at once: ``keys`` (cx, cz), their vertex ground (k, c + 1,
     c + 1), cell biomes (k, c, c) and vertex water levels (k, c + 1, c + 1). The levels of detail
     (:func:`finest_grid`, :func:`level_quads`), skirts and water of :func:`chunk_ground`, with
     arrays over the stack. ``table``: a (k, 3, len(GRIDS)) int64 array that gets each chunk's
-    :attr:`ChunkDraw.table`."""
+    :attr:`ChunkDraw.table`. ``figures``: a dict that gets the arrays ``levels`` (levels drawn),
+    ``y_min`` and ``y_max`` (mm) of every chunk, and then no object is made (an empty list)."""
     c = gen.p.chunk
     k = len(keys)
     grids = grids_for(c)
@@ -319,14 +321,18 @@ def chunk_grounds(
     y_min = (ground.min(axis=(1, 2)) - depths.max(axis=1)).tolist()
     y_max = np.maximum(gmax, np.where(wcell, wlev, np.iinfo(np.int64).min).max(axis=(1, 2))).tolist()
     level_of = np.where(wcell, wlev, 0)
+    first = np.searchsorted(np.asarray(grids), g0)
     if table is not None:  # level j: grid GRIDS[j] from the finest drawn one, the coarsest beyond
-        first = np.searchsorted(np.asarray(grids), g0)
         for j in range(len(GRIDS)):
             at = np.minimum(first + j, len(grids) - 1)
             gj = np.asarray(grids)[at]
             table[:, 0, j] = np.choose(at, [np.asarray(tris[g]) for g in grids])
             table[:, 1, j] = 2 * n_skirts * (c // gj)
             table[:, 2, j] = wtris
+    if figures is not None:
+        figures["levels"] = len(grids) - first
+        figures["y_min"], figures["y_max"] = np.asarray(y_min, dtype=np.int64), np.asarray(y_max, dtype=np.int64)
+        return []
     out = []
     g0s, dl, ns, wt = g0.tolist(), depths.tolist(), n_skirts.tolist(), wtris.tolist()
     for i, (cx, cz) in enumerate(keys):
@@ -904,6 +910,29 @@ class ChunkDraw:
     things_box: np.ndarray = field(repr=False)
 
 
+@dataclass
+class ChunkBlock:
+    """The drawing figures of a rectangle of chunks, as arrays over its chunks (row by row; what
+    :class:`ChunkDraw` holds of each, without an object per chunk): :meth:`Drawer.block`."""
+
+    cx0: int
+    cz0: int
+    nx: int
+    nz: int
+    table: np.ndarray  # (k, 3, len(GRIDS)): ChunkDraw.table of each
+    levels: np.ndarray  # (k,) ground levels drawn
+    boxes: np.ndarray  # (k, 2, 3) ChunkDraw.box
+    things_box: np.ndarray  # (k, 2, 3) ChunkDraw.things_box
+    things: Things  # the things of every chunk, chunk after chunk
+    cuts: np.ndarray  # (k + 1,) the things of chunk i are things[cuts[i]:cuts[i + 1]]
+    touching: list[list[Any]]  # ChunkDraw.structures of each
+    centre: np.ndarray  # (k,) mm: the focus height of each chunk's centre cell (focus_origin)
+    grounds: list[ChunkGround] | None = None
+
+    def keys(self) -> list[tuple[int, int]]:
+        return [(self.cx0 + i, self.cz0 + j) for j in range(self.nz) for i in range(self.nx)]
+
+
 class Drawer:
     """Costs views of one world: chunk data are cached, so many views of one area are cheap.
 
@@ -1033,7 +1062,22 @@ class Drawer:
 
     def _bulk(self, cx0: int, cz0: int, nx: int, nz: int) -> list[tuple[tuple[int, int], ChunkDraw]]:
         """The :class:`ChunkDraw` of the chunks [cx0, cx0 + nx) x [cz0, cz0 + nz), from one
-        :meth:`Generator.layers` of their rectangle."""
+        :meth:`Generator.layers` of their rectangle (:meth:`block`)."""
+        got = self.block(cx0, cz0, nx, nz, objects=True)
+        assert got.grounds is not None
+        out = []
+        for i, key in enumerate(got.keys()):
+            a, b = got.cuts[i], got.cuts[i + 1]
+            th = Things(*(getattr(got.things, f)[a:b] for f in ("pos", "radius", "model", "thin", "flora")))
+            out.append(
+                (key, ChunkDraw(got.grounds[i], got.boxes[i], th, tuple(got.touching[i]), got.table[i], got.things_box[i]))
+            )
+        return out
+
+    def block(self, cx0: int, cz0: int, nx: int, nz: int, objects: bool = False) -> ChunkBlock:
+        """The drawing figures of the chunks [cx0, cx0 + nx) x [cz0, cz0 + nz) as arrays
+        (:class:`ChunkBlock`), from one :meth:`Generator.layers` of their rectangle; ``objects``:
+        with each chunk's :class:`ChunkGround` too."""
         from numpy.lib.stride_tricks import sliding_window_view
 
         from veduta.world.cover import SCATTER, STRUCTURE, VEGETATION
@@ -1050,14 +1094,19 @@ class Drawer:
         Wl = sliding_window_view(water, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
         B = lay.biome.reshape(nz, c, nx, c).transpose(0, 2, 1, 3).reshape(k, c, c)
         table = np.zeros((k, 3, len(GRIDS)), dtype=np.int64)
-        grounds = chunk_grounds(gen, keys, G, B, Wl, table)
+        figures: dict[str, np.ndarray] = {}
+        grounds = chunk_grounds(gen, keys, G, B, Wl, table, None if objects else figures)
+        if objects:
+            figures["levels"] = np.asarray([len(cg.grids) for cg in grounds], dtype=np.int64)
+            figures["y_min"] = np.asarray([cg.y_min for cg in grounds], dtype=np.int64)
+            figures["y_max"] = np.asarray([cg.y_max for cg in grounds], dtype=np.int64)
         # the boxes (chunk_box's arithmetic, with arrays)
         cm = p.cell_mm
         kx = np.asarray([key[0] for key in keys], dtype=np.int64) * c * cm / 1000.0
         kz = np.asarray([key[1] for key in keys], dtype=np.int64) * c * cm / 1000.0
         side = c * cm / 1000.0
-        ylo = np.asarray([cg.y_min for cg in grounds], dtype=np.int64) / 1000.0
-        yhi = np.asarray([cg.y_max for cg in grounds], dtype=np.int64) / 1000.0
+        ylo = figures["y_min"] / 1000.0
+        yhi = figures["y_max"] / 1000.0
         boxes = np.stack([np.stack([kx, ylo, kz], axis=1), np.stack([kx + side, yhi, kz + side], axis=1)], axis=1)
         # the structures touching each chunk, in the layers' order
         touching: list[list[Any]] = [[] for _ in range(k)]
@@ -1105,25 +1154,33 @@ class Drawer:
         tboxes = np.zeros((k, 2, 3))
         if parts:
             cid = np.concatenate([q[0] for q in parts])
-            things = Things.join([q[1] for q in parts])
+            joined = Things.join([q[1] for q in parts])
             order = np.argsort(cid, kind="stable")
-            cid = cid[order]
-            cuts = np.searchsorted(cid, np.arange(k + 1))
-            fields = [getattr(things, f)[order] for f in ("pos", "radius", "model", "thin", "flora")]
+            cuts = np.searchsorted(cid[order], np.arange(k + 1))
+            things = Things(*(getattr(joined, f)[order] for f in ("pos", "radius", "model", "thin", "flora")))
             has = np.flatnonzero(cuts[1:] > cuts[:-1])
             if len(has):
-                tboxes[has, 0] = np.minimum.reduceat(fields[0] - fields[1][:, None], cuts[has], axis=0)
-                tboxes[has, 1] = np.maximum.reduceat(fields[0] + fields[1][:, None], cuts[has], axis=0)
-        out = []
-        for i, key in enumerate(keys):
-            cx, cz = key
-            if parts:
-                a, b = cuts[i], cuts[i + 1]
-                th = Things(*(f[a:b] for f in fields))
-            else:
-                th = Things.of(np.zeros((0, 3)), [], [])
-            out.append((key, ChunkDraw(grounds[i], boxes[i], th, tuple(touching[i]), table[i], tboxes[i])))
-        return out
+                tboxes[has, 0] = np.minimum.reduceat(things.pos - things.radius[:, None], cuts[has], axis=0)
+                tboxes[has, 1] = np.maximum.reduceat(things.pos + things.radius[:, None], cuts[has], axis=0)
+        else:
+            things, cuts = Things.of(np.zeros((0, 3)), [], []), np.zeros(k + 1, dtype=np.int64)
+        h = c // 2  # focus_origin's height at each chunk's centre cell
+        centre = (G[:, h, h] + G[:, h + 1, h + 1]) >> 1
+        return ChunkBlock(
+            cx0,
+            cz0,
+            nx,
+            nz,
+            table,
+            figures["levels"],
+            boxes,
+            tboxes,
+            things,
+            cuts,
+            touching,
+            centre,
+            grounds if objects else None,
+        )
 
     def _instances(
         self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray, cid_of: np.ndarray
