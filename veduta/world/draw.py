@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -933,6 +933,80 @@ class ChunkBlock:
         return [(self.cx0 + i, self.cz0 + j) for j in range(self.nz) for i in range(self.nx)]
 
 
+#: the figures of a view (:meth:`Drawer.view`), in its dict's order
+VIEW_FIGURES = (
+    "chunks",
+    "chunks_drawn",
+    "ground",
+    "skirts",
+    "water",
+    "flora",
+    "entities",
+    "plants_drawn",
+    "entities_drawn",
+    "triangles",
+)
+
+
+@dataclass
+class Loaded:
+    """The chunks some views may have loaded, as :meth:`Drawer._figures` needs them: each view's
+    K slots (``slot_chunk`` (V, K): the number of the chunk there, -1 outside the world) and of
+    each of the nk chunks its box, ground levels drawn, :attr:`ChunkDraw.table`, things (their
+    count, the box of their spheres, ``things_of(numbers)``: the things of those chunks joined
+    in that order) and structures (``structure_counts`` (nk,) and ``structure_ids``, chunk after
+    chunk, into ``structures``, each structure once)."""
+
+    slot_chunk: np.ndarray
+    boxes: np.ndarray  # (nk, 2, 3)
+    levels: np.ndarray  # (nk,)
+    table: np.ndarray  # (nk, 3, len(GRIDS))
+    counts: np.ndarray  # (nk,)
+    things_box: np.ndarray  # (nk, 2, 3)
+    things_of: Callable[[np.ndarray], Things]
+    structure_counts: np.ndarray  # (max(1, nk),)
+    structure_ids: np.ndarray
+    structures: list[Any]
+
+
+class ViewColumns:
+    """Views as columns: focus cells [xs, zs], their figures in each set of loaded chunks (``figs``
+    (sets, 10, V) of :data:`VIEW_FIGURES`; ``sets``: kept sides, the window first) and their names
+    (``name(v)``). Each view is the set drawing the most (the first such), as :meth:`Drawer.view`
+    gives it; :meth:`dicts` (or :meth:`view`) makes the dicts."""
+
+    def __init__(
+        self, xs: np.ndarray, zs: np.ndarray, figs: np.ndarray, sets: list[tuple[int, int]], name: Callable[[int], str]
+    ):
+        self.xs, self.zs, self.name = xs, zs, name
+        V = len(xs)
+        self.best = figs[:, 9, :].argmax(axis=0) if V else np.zeros(0, dtype=np.int64)
+        self.figs = figs[self.best, :, np.arange(V)]  # (V, 10)
+        self.sides = np.asarray(sets, dtype=np.int64)[self.best] if V else np.zeros((0, 2), dtype=np.int64)
+        self.window = figs[0][[0, 9]].T if V else np.zeros((0, 2), dtype=np.int64)  # (V, 2) chunks, triangles
+
+    def __len__(self) -> int:
+        return len(self.xs)
+
+    @property
+    def triangles(self) -> np.ndarray:
+        return self.figs[:, 9]
+
+    def view(self, v: int) -> dict[str, Any]:
+        """The dict of view v (:meth:`Drawer.view`'s)."""
+        side = self.sides[v].tolist() if self.best[v] else [0, 0]
+        return {
+            "name": self.name(v),
+            "focus": [int(self.xs[v]), int(self.zs[v])],
+            **dict(zip(VIEW_FIGURES, self.figs[v].tolist(), strict=True)),
+            "kept": side,
+            "window": {"chunks": int(self.window[v, 0]), "triangles": int(self.window[v, 1])},
+        }
+
+    def dicts(self) -> list[dict[str, Any]]:
+        return [self.view(v) for v in range(len(self))]
+
+
 class Drawer:
     """Costs views of one world: chunk data are cached, so many views of one area are cheap.
 
@@ -1070,7 +1144,12 @@ class Drawer:
             a, b = got.cuts[i], got.cuts[i + 1]
             th = Things(*(getattr(got.things, f)[a:b] for f in ("pos", "radius", "model", "thin", "flora")))
             out.append(
-                (key, ChunkDraw(got.grounds[i], got.boxes[i], th, tuple(got.touching[i]), got.table[i], got.things_box[i]))
+                (
+                    key,
+                    ChunkDraw(
+                        got.grounds[i], got.boxes[i], th, tuple(got.touching[i]), got.table[i], got.things_box[i]
+                    ),
+                )
             )
         return out
 
@@ -1412,20 +1491,16 @@ class Drawer:
         return visible, dist, level
 
     def _view_batch(self, cells: list[tuple[str, tuple[int, int]]], kept: bool = True) -> list[dict[str, Any]]:
-        """:meth:`view` of many cells with arrays over all of them (their chunks prepared)."""
+        """:meth:`view` of many cells with arrays over all of them (their chunks prepared, each an
+        object: :meth:`chunk`)."""
         gen, p = self.gen, self.gen.p
-        e, cm = p.extent, p.cell_mm
+        e = p.extent
         V = len(cells)
         xs = np.asarray([cell[0] for _, cell in cells], dtype=np.int64)
         zs = np.asarray([cell[1] for _, cell in cells], dtype=np.int64)
         # focus_origin: the cell's centre on the ground there
         g = gen.heights_at(np.concatenate([xs, xs + 1]), np.concatenate([zs, zs + 1]))
-        origins = np.stack(
-            [(2 * xs + 1) * cm / 2000.0, ((g[:V] + g[V:]) >> 1) / 1000.0, (2 * zs + 1) * cm / 2000.0], axis=1
-        )
-        eye, planes, ortho, lens, size = self._cameras(origins)
         # the chunks each view may have loaded: slots (ox, oz) around its focus's chunk
-        view = int(getattr(gen.world, "view", 1) or 1)
         ox, oz, ccx, ccz, inside = self._slots(xs, zs, kept)
         K = len(ox)
         code = (ccz + e) * (2 * e) + (ccx + e)  # a chunk's number, row by row
@@ -1434,11 +1509,64 @@ class Drawer:
         keys = [(int(u % (2 * e)) - e, int(u // (2 * e)) - e) for u in uniq[first:].tolist()]
         chunks = [self.chunk(cx, cz) for cx, cz in keys]
         slot_chunk = np.where(inside, inv.reshape(V, K) - first, -1)
+        # the structures of each chunk, chunk after chunk (each numbered once)
+        snames: dict[str, int] = {}
+        sobj: list[Any] = []
+        cs: list[int] = []
+        ns = np.zeros(max(1, len(chunks)), dtype=np.int64)
+        for i, ch in enumerate(chunks):
+            ns[i] = len(ch.structures)
+            for st in ch.structures:
+                got = snames.get(st.name)
+                if got is None:
+                    got = snames[st.name] = len(sobj)
+                    sobj.append(st)
+                cs.append(got)
+
+        def things_of(used: np.ndarray) -> Things:
+            return Things.join([chunks[i].things for i in used.tolist()])
+
+        loaded = Loaded(
+            slot_chunk,
+            np.stack([ch.box for ch in chunks]) if chunks else np.zeros((0, 2, 3)),
+            np.asarray([len(ch.ground.grids) for ch in chunks], dtype=np.int64),
+            np.stack([ch.table for ch in chunks]) if chunks else np.zeros((0, 3, len(GRIDS)), dtype=np.int64),
+            np.asarray([len(ch.things.model) for ch in chunks], dtype=np.int64),
+            np.stack([ch.things_box for ch in chunks]) if chunks else np.zeros((0, 2, 3)),
+            things_of,
+            ns,
+            np.asarray(cs, dtype=np.int64),
+            sobj,
+        )
+        figs, sets = self._figures(xs, zs, (g[:V] + g[V:]) >> 1, ox, oz, loaded, kept)
+        names = [name for name, _ in cells]
+        return ViewColumns(xs, zs, figs, sets, lambda v: names[v]).dicts()
+
+    def _figures(
+        self,
+        xs: np.ndarray,
+        zs: np.ndarray,
+        ys: np.ndarray,
+        ox: np.ndarray,
+        oz: np.ndarray,
+        loaded: Loaded,
+        kept: bool,
+    ) -> tuple[np.ndarray, list[tuple[int, int]]]:
+        """The figures of views at focus cells [xs, zs] whose cell centres' ground is at ``ys`` (mm),
+        their K slots ``(ox, oz)`` (:meth:`_slots`) holding the chunks ``loaded`` says: ``(figs
+        (sets, 10, V) int64 of :data:`VIEW_FIGURES`, the sets of loaded chunks as kept sides, the
+        window (0, 0) first)``."""
+        gen, p = self.gen, self.gen.p
+        cm = p.cell_mm
+        V, K = len(xs), len(ox)
+        origins = np.stack([(2 * xs + 1) * cm / 2000.0, ys / 1000.0, (2 * zs + 1) * cm / 2000.0], axis=1)
+        eye, planes, ortho, lens, size = self._cameras(origins)
+        view = int(getattr(gen.world, "view", 1) or 1)
+        slot_chunk = loaded.slot_chunk
         # ground: culled by its box, else at the level of its nearest point's effective distance
-        nk = len(chunks)
-        boxes = np.stack([ch.box for ch in chunks]) if chunks else np.zeros((0, 2, 3))
-        levels = np.asarray([len(ch.ground.grids) for ch in chunks] or [0], dtype=np.int64)[:, None]
-        tri = np.stack([ch.table for ch in chunks], axis=1) if chunks else np.zeros((3, 0, len(GRIDS)), dtype=np.int64)
+        boxes = loaded.boxes
+        levels = np.concatenate([loaded.levels, [0]]).astype(np.int64)[:, None]
+        tri = loaded.table.transpose(1, 0, 2)
         vv, kk = np.nonzero(slot_chunk >= 0)
         ci = slot_chunk[vv, kk]
         box = boxes[ci]
@@ -1461,8 +1589,8 @@ class Drawer:
         # things of the chunks: (view, slot) pairs expanded to their things; a chunk whose things
         # (spheres) are all outside a plane of the view's volume is skipped whole, one whose
         # things are all inside every plane needs no plane test
-        counts = np.asarray([len(ch.things.model) for ch in chunks] or [0], dtype=np.int64)
-        tb = np.stack([ch.things_box for ch in chunks]) if chunks else np.zeros((1, 2, 3))
+        counts = np.concatenate([loaded.counts, [0]]).astype(np.int64)
+        tb = loaded.things_box if len(loaded.things_box) else np.zeros((1, 2, 3))
         tbv = tb[ci]
         nrm, dd = planes[vv, :, :3], planes[vv, :, 3]
         hi_side = (np.where(nrm >= 0, tbv[:, None, 1, :], tbv[:, None, 0, :]) * nrm).sum(axis=2) + dd
@@ -1473,9 +1601,7 @@ class Drawer:
         uv, uk, uc, uin = vv[use], kk[use], ci[use], in_all[use]
         # the things of the chunks some view uses, joined
         used = np.unique(uc)
-        allt = (
-            Things.join([chunks[i].things for i in used.tolist()]) if len(used) else Things.of(np.zeros((0, 3)), [], [])
-        )
+        allt = loaded.things_of(used) if len(used) else Things.of(np.zeros((0, 3)), [], [])
         starts = np.concatenate([[0], np.cumsum(counts[used])])[:-1]
         m = counts[uc]
         pv = np.repeat(uv, m)
@@ -1495,18 +1621,7 @@ class Drawer:
         per = flat.reshape(4, V, K)
         # structures touching a loaded chunk (spawned whole): each once per view, in every set of
         # chunks holding one of the chunks it touches
-        snames: dict[str, int] = {}
-        sobj: list[Any] = []
-        cs: list[int] = []  # the structures of each chunk, chunk after chunk
-        ns = np.zeros(max(1, nk), dtype=np.int64)
-        for i, ch in enumerate(chunks):
-            ns[i] = len(ch.structures)
-            for st in ch.structures:
-                got = snames.get(st.name)
-                if got is None:
-                    got = snames[st.name] = len(sobj)
-                    sobj.append(st)
-                cs.append(got)
+        sobj, cs, ns = loaded.structures, loaded.structure_ids, loaded.structure_counts
         # (view, slot, structure) for every structure of every loaded chunk, then its (view,
         # structure) pairs: each structure once per view
         ms = ns[ci]
@@ -1569,10 +1684,10 @@ class Drawer:
                 for sx, sz in sets
             ]
         )  # (sets, K)
-        loaded = slot_chunk >= 0
+        present = slot_chunk >= 0
         figs = np.zeros((len(sets), 10, V), dtype=np.int64)
         for si in range(len(sets)):
-            mk = masks[si][None, :] & loaded
+            mk = masks[si][None, :] & present
             figs[si, 0] = mk.sum(axis=1)
             figs[si, 1] = (vis & mk).sum(axis=1)
             figs[si, 2:5] = (ground * mk[None]).sum(axis=2)
@@ -1582,36 +1697,7 @@ class Drawer:
                 for row in range(4):
                     figs[si, 5 + row] += np.bincount(sv[hit], weights=s_sums[row][hit], minlength=V).astype(np.int64)
             figs[si, 9] = figs[si, 2:7].sum(axis=0)
-        names = (
-            "chunks",
-            "chunks_drawn",
-            "ground",
-            "skirts",
-            "water",
-            "flora",
-            "entities",
-            "plants_drawn",
-            "entities_drawn",
-            "triangles",
-        )
-        out = []
-        tot = figs[:, 9, :]
-        for v, (name, cell) in enumerate(cells):
-            best, side = 0, [0, 0]
-            for si in range(1, len(sets)):
-                if tot[si, v] > tot[best, v]:
-                    best, side = si, list(sets[si])
-            worst = dict(zip(names, figs[best, :, v].tolist(), strict=True))
-            out.append(
-                {
-                    "name": name,
-                    "focus": [int(cell[0]), int(cell[1])],
-                    **worst,
-                    "kept": side,
-                    "window": {"chunks": int(figs[0, 0, v]), "triangles": int(figs[0, 9, v])},
-                }
-            )
-        return out
+        return figs, sets
 
     def _slots(self, xs: np.ndarray, zs: np.ndarray, kept: bool):
         """(ox, oz, cx, cz, inside): the chunk offsets a view may have loaded around its focus's
