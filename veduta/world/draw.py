@@ -55,6 +55,10 @@ STRUCTURE_CACHE = 4096
 RECT_CHUNKS = 256
 #: views whose chunks are computed together (Drawer.views)
 VIEW_BATCH = 256
+#: rows of chunks computed at once by Drawer.chunk_views (one Generator.layers of their whole width)
+SWEEP_ROWS = 4
+#: views of one row of chunks counted together by Drawer.chunk_views
+SWEEP_BATCH = 512
 #: metres: a chunk's things are all outside (inside) a plane of a view's volume when the bound of
 #: their spheres is beyond it by this much (far more than a float's error there)
 SURE = 1e-6
@@ -926,6 +930,9 @@ class ChunkBlock:
     things: Things  # the things of every chunk, chunk after chunk
     cuts: np.ndarray  # (k + 1,) the things of chunk i are things[cuts[i]:cuts[i + 1]]
     touching: list[list[Any]]  # ChunkDraw.structures of each
+    #: every (chunk, structure touching it) pair: the chunk's number, sorted, and the structure
+    touch_chunk: np.ndarray
+    touch_structure: list[Any]
     centre: np.ndarray  # (k,) mm: the focus height of each chunk's centre cell (focus_origin)
     grounds: list[ChunkGround] | None = None
 
@@ -1005,6 +1012,9 @@ class ViewColumns:
 
     def dicts(self) -> list[dict[str, Any]]:
         return [self.view(v) for v in range(len(self))]
+
+    def focus(self, v: int) -> list[int]:
+        return [int(self.xs[v]), int(self.zs[v])]
 
 
 class Drawer:
@@ -1189,10 +1199,13 @@ class Drawer:
         boxes = np.stack([np.stack([kx, ylo, kz], axis=1), np.stack([kx + side, yhi, kz + side], axis=1)], axis=1)
         # the structures touching each chunk, in the layers' order
         touching: list[list[Any]] = [[] for _ in range(k)]
+        pairs: list[tuple[int, Any]] = []
         for st in lay.structures:
             for j in range(max(st.z0 // c, cz0), min(-(-st.z1 // c), cz0 + nz)):
                 for i in range(max(st.x0 // c, cx0), min(-(-st.x1 // c), cx0 + nx)):
                     touching[(j - cz0) * nx + (i - cx0)].append(st)
+                    pairs.append(((j - cz0) * nx + (i - cx0), st))
+        pairs.sort(key=lambda q: q[0])  # stable: each chunk's in the layers' order
         # things, each with the chunk it belongs to
         cid_of = (np.arange(H) // c)[:, None] * nx + (np.arange(W) // c)[None, :]
         parts: list[tuple[np.ndarray, Things]] = []
@@ -1257,6 +1270,8 @@ class Drawer:
             things,
             cuts,
             touching,
+            np.asarray([q[0] for q in pairs], dtype=np.int64),
+            [q[1] for q in pairs],
             centre,
             grounds if objects else None,
         )
@@ -1698,6 +1713,109 @@ class Drawer:
                     figs[si, 5 + row] += np.bincount(sv[hit], weights=s_sums[row][hit], minlength=V).astype(np.int64)
             figs[si, 9] = figs[si, 2:7].sum(axis=0)
         return figs, sets
+
+    def chunk_views(self, kept: bool = True, progress: Progress | None = None) -> Iterator[ViewColumns]:
+        """The views at the centre of every chunk of the world, row by row (north to south, west to
+        east: ``inspect world --all``), a batch of one row at a time (:class:`ViewColumns`, named
+        ``chunk CX,CZ``): what :meth:`view` gives at each, from one pass over the world. The
+        chunks are computed :data:`SWEEP_ROWS` rows at a time (:meth:`block`: one
+        :meth:`Generator.layers` of their whole width, no object per chunk) and kept while a view
+        may load them; each batch of views gathers its chunks' figures from those rows
+        (:meth:`_figures`). ``progress(done, total, "views")`` after each batch."""
+        p = self.gen.p
+        e, c = p.extent, p.chunk
+        side = 2 * e
+        view = int(getattr(self.gen.world, "view", 1) or 1)
+        reach = view + 1 if kept else view
+        blocks: dict[int, ChunkBlock] = {}
+        total, done = side * side, 0
+        for cz in range(-e, e):
+            lo, hi = max(-e, cz - reach), min(e - 1, cz + reach)
+            need = range((lo + e) // SWEEP_ROWS, (hi + e) // SWEEP_ROWS + 1)
+            for b in [b for b in blocks if b < need.start]:
+                del blocks[b]
+            for b in need:
+                if b not in blocks:
+                    z0 = -e + b * SWEEP_ROWS
+                    blocks[b] = self.block(-e, z0, side, min(SWEEP_ROWS, e - z0))
+            loaded, centre = self._rows(blocks, lo, hi)
+            for a in range(0, side, SWEEP_BATCH):
+                cxs = np.arange(-e + a, min(e, -e + a + SWEEP_BATCH), dtype=np.int64)
+                xs = cxs * c + c // 2
+                zs = np.full(len(xs), cz * c + c // 2, dtype=np.int64)
+                ox, oz, ccx, ccz, inside = self._slots(xs, zs, kept)
+                loaded.slot_chunk = np.where(inside, (ccz - lo) * side + (ccx + e), -1)
+                figs, sets = self._figures(xs, zs, centre[(cz - lo) * side + cxs + e], ox, oz, loaded, kept)
+                row = cz
+
+                def name(v: int, cxs: np.ndarray = cxs, row: int = row) -> str:
+                    return f"chunk {int(cxs[v])},{row}"
+
+                yield ViewColumns(xs, zs, figs, sets, name)
+                done += len(xs)
+                if progress is not None:
+                    progress(done, total, "views")
+
+    def _rows(self, blocks: dict[int, ChunkBlock], lo: int, hi: int) -> tuple[Loaded, np.ndarray]:
+        """The chunks of rows lo..hi (whole rows of the world, held by ``blocks``) as
+        :class:`Loaded` (chunk ``(cz - lo) * 2 extent + cx + extent``; its ``slot_chunk`` left for
+        the caller), and each chunk's focus height (:attr:`ChunkBlock.centre`)."""
+        e = self.gen.p.extent
+        side = 2 * e
+        parts: list[tuple[ChunkBlock, int, int]] = []  # (block, its first chunk used, past its last)
+        for b in sorted(blocks):
+            blk = blocks[b]
+            r0, r1 = max(lo, blk.cz0), min(hi + 1, blk.cz0 + blk.nz)
+            if r0 < r1:
+                parts.append((blk, (r0 - blk.cz0) * side, (r1 - blk.cz0) * side))
+
+        def cat(f: Callable[[ChunkBlock, int, int], np.ndarray]) -> np.ndarray:
+            return np.concatenate([f(blk, a, b) for blk, a, b in parts])
+
+        counts = cat(lambda blk, a, b: blk.cuts[a + 1 : b + 1] - blk.cuts[a:b])
+        firsts = np.cumsum([0] + [b - a for _, a, b in parts])
+        # structures: each (chunk, structure) pair of these rows, the structures numbered once
+        snames: dict[str, int] = {}
+        sobj: list[Any] = []
+        t_chunk, t_id = [], []
+        for (blk, a, b), first in zip(parts, firsts.tolist(), strict=False):
+            i0, i1 = np.searchsorted(blk.touch_chunk, [a, b]).tolist()
+            t_chunk.append(blk.touch_chunk[i0:i1] - a + first)
+            for st in blk.touch_structure[i0:i1]:
+                got = snames.get(st.name)
+                if got is None:
+                    got = snames[st.name] = len(sobj)
+                    sobj.append(st)
+                t_id.append(got)
+        nk = int(firsts[-1])
+        tc = np.concatenate(t_chunk) if t_chunk else np.zeros(0, dtype=np.int64)
+
+        def things_of(used: np.ndarray) -> Things:
+            # used: chunk numbers, ascending (np.unique): each block's are a run
+            out = []
+            for (blk, a, _), f0, f1 in zip(parts, firsts[:-1].tolist(), firsts[1:].tolist(), strict=True):
+                u = used[(used >= f0) & (used < f1)] - f0 + a
+                if not len(u):
+                    continue
+                starts = blk.cuts[u]
+                m = blk.cuts[u + 1] - starts
+                ids = np.arange(int(m.sum()), dtype=np.int64) - np.repeat(np.cumsum(m) - m, m) + np.repeat(starts, m)
+                out.append(Things(*(getattr(blk.things, f)[ids] for f in ("pos", "radius", "model", "thin", "flora"))))
+            return Things.join(out)
+
+        loaded = Loaded(
+            np.zeros((0, 0), dtype=np.int64),
+            cat(lambda blk, a, b: blk.boxes[a:b]),
+            cat(lambda blk, a, b: blk.levels[a:b]),
+            cat(lambda blk, a, b: blk.table[a:b]),
+            counts,
+            cat(lambda blk, a, b: blk.things_box[a:b]),
+            things_of,
+            np.bincount(tc, minlength=max(1, nk)).astype(np.int64),
+            np.asarray(t_id, dtype=np.int64),
+            sobj,
+        )
+        return loaded, cat(lambda blk, a, b: blk.centre[a:b])
 
     def _slots(self, xs: np.ndarray, zs: np.ndarray, kept: bool):
         """(ox, oz, cx, cz, inside): the chunk offsets a view may have loaded around its focus's
