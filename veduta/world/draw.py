@@ -1714,22 +1714,31 @@ class Drawer:
             figs[si, 9] = figs[si, 2:7].sum(axis=0)
         return figs, sets
 
-    def chunk_views(self, kept: bool = True, progress: Progress | None = None) -> Iterator[ViewColumns]:
+    def chunk_views(
+        self,
+        kept: bool = True,
+        progress: Progress | None = None,
+        window: tuple[int, int, int, int] | None = None,
+    ) -> Iterator[ViewColumns]:
         """The views at the centre of every chunk of the world, row by row (north to south, west to
         east: ``inspect world --all``), a batch of one row at a time (:class:`ViewColumns`, named
         ``chunk CX,CZ``): what :meth:`view` gives at each, from one pass over the world. The
         chunks are computed :data:`SWEEP_ROWS` rows at a time (:meth:`block`: one
         :meth:`Generator.layers` of their whole width, no object per chunk) and kept while a view
         may load them; each batch of views gathers its chunks' figures from those rows
-        (:meth:`_figures`). ``progress(done, total, "views")`` after each batch."""
+        (:meth:`_figures`). ``window``: the views of the chunks [cx0, cx1) x [cz0, cz1) only,
+        ``(cx0, cz0, cx1, cz1)``. ``progress(done, total, "views")`` after each batch."""
         p = self.gen.p
         e, c = p.extent, p.chunk
-        side = 2 * e
+        fx0, fz0, fx1, fz1 = (-e, -e, e, e) if window is None else window
+        fx0, fz0, fx1, fz1 = max(fx0, -e), max(fz0, -e), min(fx1, e), min(fz1, e)
         view = int(getattr(self.gen.world, "view", 1) or 1)
         reach = view + 1 if kept else view
+        bx0, bx1 = max(-e, fx0 - reach), min(e, fx1 + reach)  # the columns of chunks computed
+        side = bx1 - bx0
         blocks: dict[int, ChunkBlock] = {}
-        total, done = side * side, 0
-        for cz in range(-e, e):
+        total, done = max(0, fx1 - fx0) * max(0, fz1 - fz0), 0
+        for cz in range(fz0, fz1 if fx0 < fx1 else fz0):
             lo, hi = max(-e, cz - reach), min(e - 1, cz + reach)
             need = range((lo + e) // SWEEP_ROWS, (hi + e) // SWEEP_ROWS + 1)
             for b in [b for b in blocks if b < need.start]:
@@ -1737,15 +1746,15 @@ class Drawer:
             for b in need:
                 if b not in blocks:
                     z0 = -e + b * SWEEP_ROWS
-                    blocks[b] = self.block(-e, z0, side, min(SWEEP_ROWS, e - z0))
+                    blocks[b] = self.block(bx0, z0, side, min(SWEEP_ROWS, e - z0))
             loaded, centre = self._rows(blocks, lo, hi)
-            for a in range(0, side, SWEEP_BATCH):
-                cxs = np.arange(-e + a, min(e, -e + a + SWEEP_BATCH), dtype=np.int64)
+            for a in range(fx0, fx1, SWEEP_BATCH):
+                cxs = np.arange(a, min(fx1, a + SWEEP_BATCH), dtype=np.int64)
                 xs = cxs * c + c // 2
                 zs = np.full(len(xs), cz * c + c // 2, dtype=np.int64)
                 ox, oz, ccx, ccz, inside = self._slots(xs, zs, kept)
-                loaded.slot_chunk = np.where(inside, (ccz - lo) * side + (ccx + e), -1)
-                figs, sets = self._figures(xs, zs, centre[(cz - lo) * side + cxs + e], ox, oz, loaded, kept)
+                loaded.slot_chunk = np.where(inside, (ccz - lo) * side + (ccx - bx0), -1)
+                figs, sets = self._figures(xs, zs, centre[(cz - lo) * side + cxs - bx0], ox, oz, loaded, kept)
                 row = cz
 
                 def name(v: int, cxs: np.ndarray = cxs, row: int = row) -> str:
@@ -1757,11 +1766,10 @@ class Drawer:
                     progress(done, total, "views")
 
     def _rows(self, blocks: dict[int, ChunkBlock], lo: int, hi: int) -> tuple[Loaded, np.ndarray]:
-        """The chunks of rows lo..hi (whole rows of the world, held by ``blocks``) as
-        :class:`Loaded` (chunk ``(cz - lo) * 2 extent + cx + extent``; its ``slot_chunk`` left for
+        """The chunks of rows lo..hi (held by ``blocks``, all of one width ``side`` from column
+        cx0) as :class:`Loaded` (chunk ``(cz - lo) * side + cx - cx0``; its ``slot_chunk`` left for
         the caller), and each chunk's focus height (:attr:`ChunkBlock.centre`)."""
-        e = self.gen.p.extent
-        side = 2 * e
+        side = next(iter(blocks.values())).nx
         parts: list[tuple[ChunkBlock, int, int]] = []  # (block, its first chunk used, past its last)
         for b in sorted(blocks):
             blk = blocks[b]
