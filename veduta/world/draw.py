@@ -55,6 +55,9 @@ STRUCTURE_CACHE = 4096
 RECT_CHUNKS = 256
 #: views whose chunks are computed together (Drawer.views)
 VIEW_BATCH = 256
+#: metres: a box is outside a plane of every view of a batch of Drawer.chunk_views when the box
+#: around all of them is beyond it by this much (far more than a float's error there, and than SURE)
+MAYBE_MARGIN = 1e-3
 #: rows of chunks computed at once by Drawer.chunk_views (one Generator.layers of their whole width)
 SWEEP_ROWS = 4
 #: views of one row of chunks counted together by Drawer.chunk_views
@@ -962,7 +965,7 @@ class Loaded:
     each of the nk chunks its box, ground levels drawn, :attr:`ChunkDraw.table`, things (their
     count, the box of their spheres, ``things_of(numbers)``: the things of those chunks joined
     in that order) and structures (``structure_counts`` (nk,) and ``structure_ids``, chunk after
-    chunk, into ``structures``, each structure once)."""
+    chunk, into ``structures``, each structure once); ``maybe``: see there."""
 
     slot_chunk: np.ndarray
     boxes: np.ndarray  # (nk, 2, 3)
@@ -974,6 +977,9 @@ class Loaded:
     structure_counts: np.ndarray  # (max(1, nk),)
     structure_ids: np.ndarray
     structures: list[Any]
+    #: (K,) bool or None: the slots whose chunk or things some view may see (the others are
+    #: outside a plane of every view's volume: culled without a test)
+    maybe: np.ndarray | None = None
 
 
 class ViewColumns:
@@ -1584,6 +1590,10 @@ class Drawer:
         tri = loaded.table.transpose(1, 0, 2)
         vv, kk = np.nonzero(slot_chunk >= 0)
         ci = slot_chunk[vv, kk]
+        every = vv, kk, ci  # every loaded (view, slot): structures
+        if loaded.maybe is not None:  # the others are outside the view volume for every view
+            keep = loaded.maybe[kk]
+            vv, kk, ci = vv[keep], kk[keep], ci[keep]
         box = boxes[ci]
         n = planes[vv, :, :3]
         far = np.where(n >= 0, box[:, None, 1, :], box[:, None, 0, :])
@@ -1639,6 +1649,7 @@ class Drawer:
         sobj, cs, ns = loaded.structures, loaded.structure_ids, loaded.structure_counts
         # (view, slot, structure) for every structure of every loaded chunk, then its (view,
         # structure) pairs: each structure once per view
+        vv, kk, ci = every
         ms = ns[ci]
         t_v, t_k = np.repeat(vv, ms), np.repeat(kk, ms)
         cs_start = np.concatenate([[0], np.cumsum(ns)])[:-1]
@@ -1754,7 +1765,9 @@ class Drawer:
                 zs = np.full(len(xs), cz * c + c // 2, dtype=np.int64)
                 ox, oz, ccx, ccz, inside = self._slots(xs, zs, kept)
                 loaded.slot_chunk = np.where(inside, (ccz - lo) * side + (ccx - bx0), -1)
-                figs, sets = self._figures(xs, zs, centre[(cz - lo) * side + cxs - bx0], ox, oz, loaded, kept)
+                ys = centre[(cz - lo) * side + cxs - bx0]
+                loaded.maybe = self._maybe_seen(ox, oz, ys, loaded)
+                figs, sets = self._figures(xs, zs, ys, ox, oz, loaded, kept)
                 row = cz
 
                 def name(v: int, cxs: np.ndarray = cxs, row: int = row) -> str:
@@ -1764,6 +1777,48 @@ class Drawer:
                 done += len(xs)
                 if progress is not None:
                     progress(done, total, "views")
+
+    def _maybe_seen(self, ox: np.ndarray, oz: np.ndarray, ys: np.ndarray, loaded: Loaded) -> np.ndarray:
+        """(K,) bool: the slots (ox, oz) around views whose foci are chunk centres at heights ys
+        (mm) where some view may see a chunk of ``loaded`` or one of its things; False where every
+        such chunk's box and things' box are outside a plane of every view's volume by
+        :data:`MAYBE_MARGIN`. Each view's volume is the camera's around its origin, the same but
+        for the origin's height (up to a float's error): the boxes are taken around the origin,
+        from the lowest to the highest over the chunks and the foci, against the volume of the
+        camera at the origin."""
+        p = self.gen.p
+        c, cm = p.chunk, p.cell_mm
+        S = c * cm / 1000.0
+        f = (2 * (c // 2) + 1) * cm / 2000.0  # the focus origin's offset in its chunk, metres
+        _, planes, _, _, _ = self._cameras(np.zeros((1, 3)))
+        n, d = planes[0, :, :3], planes[0, :, 3]
+        yo = ys / 1000.0
+        b = loaded.boxes
+        rel = [[float(b[:, 0, 1].min() - yo.max()), float(b[:, 1, 1].max() - yo.min())]]
+        has = loaded.counts > 0
+        t = loaded.things_box[has]
+        if len(t):
+            lo = t[:, 0] - b[has, 0]  # the things' box from the chunk's min corner
+            hi = t[:, 1] - b[has, 0]
+            things = (
+                lo[:, 0].min(),
+                hi[:, 0].max(),
+                float(t[:, 0, 1].min() - yo.max()),
+                float(t[:, 1, 1].max() - yo.min()),
+                lo[:, 2].min(),
+                hi[:, 2].max(),
+            )
+        maybe = np.zeros(len(ox), dtype=bool)
+        for k, (sx, sz) in enumerate(zip((ox * S - f).tolist(), (oz * S - f).tolist(), strict=True)):
+            boxes = [np.array([[sx, rel[0][0], sz], [sx + S, rel[0][1], sz + S]])]
+            if len(t):
+                x0, x1, y0, y1, z0, z1 = things
+                boxes.append(np.array([[sx + x0, y0, sz + z0], [sx + x1, y1, sz + z1]]))
+            for box in boxes:
+                far = np.where(n >= 0, box[1], box[0])
+                if ((far * n).sum(axis=1) + d >= -MAYBE_MARGIN).all():
+                    maybe[k] = True
+        return maybe
 
     def _rows(self, blocks: dict[int, ChunkBlock], lo: int, hi: int) -> tuple[Loaded, np.ndarray]:
         """The chunks of rows lo..hi (held by ``blocks``, all of one width ``side`` from column
