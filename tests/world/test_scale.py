@@ -29,6 +29,7 @@ from veduta.world import draw as D
 from veduta.world import structures as st
 from veduta.world.areas import Bounds, extremes, ground_summary, structure_changes
 from veduta.world.bounds import ground_bounds, water_bounds
+from veduta.world.intmath import hash2_grid
 from veduta.world.structures import PAD_BLEND
 from veduta.world.terrain import NO_WATER
 
@@ -911,3 +912,26 @@ def test_progress_on_a_terminal_only(tmp_path):
         env={"PYTHONPATH": str(REPO)},
     )
     assert piped.stderr == "" and json.loads(piped.stdout)["all_views"]["views"] == 1024
+
+
+@pytest.mark.parametrize("name", sorted(WORLDS))
+def test_plant_points_equal_plants(name):
+    """Generator.layers(points=True) (the plants where one grows, what --all reads) holds what
+    the plants' arrays hold at their masks, rectangles meeting the area rules' discs or not."""
+    gen = Generator(*WORLDS[name]())
+    assert any(r.area for r in gen.p.vegetation if r.model)
+    for x0, z0, w, h in ((-64, -48, 128, 96), (-300, 200, 40, 30), (5, -3, 1, 1), (250, -260, 60, 40)):
+        full = gen.layers(x0, z0, w, h)
+        got = gen.layers(x0, z0, w, h, points=True)
+        assert got.plants == [] and got.points is not None and len(got.points) == len(full.plants)
+        for pa, pt in zip(full.plants, got.points, strict=True):
+            jj, ii = np.nonzero(pa.mask)
+            assert pt.rule == pa.rule and (pt.j == jj).all() and (pt.i == ii).all()
+            for f in ("x_mm", "z_mm", "y_mm", "scale"):
+                assert (getattr(pt, f) == getattr(pa, f)[pa.mask]).all(), (name, f)
+            xs = np.arange(x0, x0 + w, dtype=np.int64)
+            zs = np.arange(z0, z0 + h, dtype=np.int64)
+            key = gen.p.vegetation[pa.rule].key
+            assert (pt.hash == hash2_grid(key, xs, zs)[pa.mask]).all()
+        assert (got.owner_kind == full.owner_kind).all() and (got.ground == full.ground).all()
+    assert sum(len(pt.j) for pt in gen.layers(-64, -48, 128, 96, points=True).points) > 100

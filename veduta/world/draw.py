@@ -1175,14 +1175,14 @@ class Drawer:
         with each chunk's :class:`ChunkGround` too."""
         from numpy.lib.stride_tricks import sliding_window_view
 
-        from veduta.world.cover import SCATTER, STRUCTURE, VEGETATION
+        from veduta.world.cover import SCATTER, VEGETATION
 
         gen, p = self.gen, self.gen.p
         c = p.chunk
         x0, z0, W, H = cx0 * c, cz0 * c, nx * c, nz * c
-        lay = gen.layers(x0, z0, W, H)
-        water = lay.water_vertex
-        assert water is not None
+        lay = gen.layers(x0, z0, W, H, points=True)
+        water, points = lay.water_vertex, lay.points
+        assert water is not None and points is not None
         keys = [(cx0 + i, cz0 + j) for j in range(nz) for i in range(nx)]
         k = len(keys)
         G = sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
@@ -1227,27 +1227,18 @@ class Drawer:
                 jj = np.concatenate([g[0] for g in groups[prefab]])
                 ii = np.concatenate([g[1] for g in groups[prefab]])
                 parts.append(self._instances(prefab, lay, jj, ii, cid_of))
-        covered = kind == STRUCTURE
-        xs = np.arange(x0, x0 + W, dtype=np.int64)
-        zs = np.arange(z0, z0 + H, dtype=np.int64)
-        for pa in lay.plants:
+        for pa in points:  # (plants grow off structures' footprints)
             r = p.vegetation[pa.rule]
-            mask = pa.mask & ~covered
-            n = int(mask.sum())
+            n = len(pa.j)
             if not n:
                 continue
             if r.model not in self.index:
                 self.missing_models.add(r.model)
                 continue
             mi = self.index[r.model]
-            pos = np.stack([pa.x_mm[mask], pa.y_mm[mask], pa.z_mm[mask]], axis=-1) / 1000.0
+            pos = np.stack([pa.x_mm, pa.y_mm, pa.z_mm], axis=-1) / 1000.0
             parts.append(
-                (
-                    cid_of[mask],
-                    Things.of(
-                        pos, self._rad[mi] * pa.scale[mask] / 1000.0, np.full(n, mi), hash2_grid(r.key, xs, zs)[mask]
-                    ),
-                )
+                (cid_of[pa.j, pa.i], Things.of(pos, self._rad[mi] * pa.scale / 1000.0, np.full(n, mi), pa.hash))
             )
         tboxes = np.zeros((k, 2, 3))
         if parts:
