@@ -1046,6 +1046,7 @@ class Drawer:
         self.missing_models: set[str] = set()
         self._tris = [np.asarray(self.models[n].triangles, dtype=np.int64) for n in self.names]
         self._rad = np.asarray([self.models[n].radius for n in self.names] or [0.0])
+        self._at_origin: np.ndarray | None = None  # (6, 4) the planes of the camera at the origin
 
     # things with models
 
@@ -1781,34 +1782,23 @@ class Drawer:
         c, cm = p.chunk, p.cell_mm
         S = c * cm / 1000.0
         f = (2 * (c // 2) + 1) * cm / 2000.0  # the focus origin's offset in its chunk, metres
-        _, planes, _, _, _ = self._cameras(np.zeros((1, 3)))
-        n, d = planes[0, :, :3], planes[0, :, 3]
+        if self._at_origin is None:
+            self._at_origin = self._cameras(np.zeros((1, 3)))[1][0]
+        n, d = self._at_origin[:, :3], self._at_origin[:, 3]
         yo = ys / 1000.0
         b = loaded.boxes
-        rel = [[float(b[:, 0, 1].min() - yo.max()), float(b[:, 1, 1].max() - yo.min())]]
         has = loaded.counts > 0
         t = loaded.things_box[has]
-        if len(t):
-            lo = t[:, 0] - b[has, 0]  # the things' box from the chunk's min corner
-            hi = t[:, 1] - b[has, 0]
-            things = (
-                lo[:, 0].min(),
-                hi[:, 0].max(),
-                float(t[:, 0, 1].min() - yo.max()),
-                float(t[:, 1, 1].max() - yo.min()),
-                lo[:, 2].min(),
-                hi[:, 2].max(),
-            )
-        maybe = np.zeros(len(ox), dtype=bool)
-        for k, (sx, sz) in enumerate(zip((ox * S - f).tolist(), (oz * S - f).tolist(), strict=True)):
-            boxes = [np.array([[sx, rel[0][0], sz], [sx + S, rel[0][1], sz + S]])]
-            if len(t):
-                x0, x1, y0, y1, z0, z1 = things
-                boxes.append(np.array([[sx + x0, y0, sz + z0], [sx + x1, y1, sz + z1]]))
-            for box in boxes:
-                far = np.where(n >= 0, box[1], box[0])
-                if ((far * n).sum(axis=1) + d >= -MAYBE_MARGIN).all():
-                    maybe[k] = True
+        lo = np.array([0.0, b[:, 0, 1].min() - yo.max(), 0.0])  # the chunks' boxes around the origin
+        hi = np.array([S, b[:, 1, 1].max() - yo.min(), S])
+        if len(t):  # and their things' boxes (x and z from the chunk's min corner)
+            lo = np.stack([lo, (t[:, 0] - b[has, 0]).min(axis=0)])
+            hi = np.stack([hi, (t[:, 1] - b[has, 0]).max(axis=0)])
+            lo[1, 1], hi[1, 1] = t[:, 0, 1].min() - yo.max(), t[:, 1, 1].max() - yo.min()
+        corner = np.stack([ox * S - f, np.zeros(len(ox)), oz * S - f], axis=1)[:, None, :]  # (K, 1, 3)
+        box = np.stack([corner + np.atleast_2d(lo)[None], corner + np.atleast_2d(hi)[None]], axis=2)  # (K, B, 2, 3)
+        far = np.where(n >= 0, box[:, :, None, 1, :], box[:, :, None, 0, :])  # (K, B, 6, 3)
+        maybe = ((far * n).sum(axis=3) + d >= -MAYBE_MARGIN).all(axis=2).any(axis=1)
         return maybe
 
     def _rows(self, blocks: dict[int, ChunkBlock], lo: int, hi: int) -> tuple[Loaded, np.ndarray]:
