@@ -935,3 +935,22 @@ def test_plant_points_equal_plants(name):
             assert (pt.hash == hash2_grid(key, xs, zs)[pa.mask]).all()
         assert (got.owner_kind == full.owner_kind).all() and (got.ground == full.ground).all()
     assert sum(len(pt.j) for pt in gen.layers(-64, -48, 128, 96, points=True).points) > 100
+
+
+@pytest.mark.parametrize("name", ["watery", "busy"])
+def test_finest_grids_in_one_pass_equal_finest_grid(name):
+    """chunk_grounds' finest drawn grid (a quad's middle vertex tested first) is finest_grid's
+    (every vertex of every grid tried), chunk by chunk, over a rectangle of chunks where every
+    grid is some chunk's."""
+    gen = Generator(*WORLDS[name]())
+    c = gen.p.chunk
+    keys = [(cx, cz) for cz in range(-8, 8) for cx in range(-10, 10)]
+    lay = gen.layers(-10 * c, -8 * c, 20 * c, 16 * c)
+    ground = np.stack(
+        [lay.ground[(cz + 8) * c : (cz + 9) * c + 1, (cx + 10) * c : (cx + 11) * c + 1] for cx, cz in keys]
+    )
+    biome = np.stack([lay.biome[(cz + 8) * c : (cz + 9) * c, (cx + 10) * c : (cx + 11) * c] for cx, cz in keys])
+    water = np.stack([gen.terrain.water_levels(cx * c, cz * c, c + 1, c + 1) for cx, cz in keys])
+    got = [cg.grid for cg in D.chunk_grounds(gen, keys, ground, biome, water)]
+    assert got == [D.finest_grid(g, b, D.grids_for(c)) for g, b in zip(ground, biome, strict=True)]
+    assert len(set(got)) >= 3, Counter(got)
