@@ -1444,11 +1444,12 @@ class Drawer:
             px, py, pz = (things.pos[:, j].take(tt) for j in range(3))
             nr = -things.radius.take(tt)
             cols = planes.transpose(1, 2, 0).copy()  # (planes, 4, views): each column one plane's
-            ok = np.ones(len(test), dtype=bool)
-            for k in range(planes.shape[1]):
+            for k in range(planes.shape[1]):  # each plane tests the things inside the ones before
                 a, b, c, d = (cols[k, j].take(tv) for j in range(4))
-                ok &= (px * a + py * b + pz * c + d) >= nr
-            inside[test] = ok
+                ok = (px * a + py * b + pz * c + d) >= nr
+                if not ok.all():
+                    test, tv, px, py, pz, nr = (q[ok] for q in (test, tv, px, py, pz, nr))
+            inside[test] = True
         sel_all = np.flatnonzero(inside)
         k = len(sel_all)
         if not k:
