@@ -58,10 +58,11 @@ VIEW_BATCH = 256
 #: metres: a box is outside a plane of every view of a batch of Drawer.chunk_views when the box
 #: around all of them is beyond it by this much (far more than a float's error there, and than SURE)
 MAYBE_MARGIN = 1e-3
-#: rows of chunks computed at once by Drawer.chunk_views (one Generator.layers of their whole width)
+#: rows of chunks computed at once by Drawer.chunk_views (one Generator.layers of their whole width),
+#: and rows of views counted from the same chunks
 SWEEP_ROWS = 4
-#: views of one row of chunks counted together by Drawer.chunk_views
-SWEEP_BATCH = 512
+#: views counted together by Drawer.chunk_views (of SWEEP_ROWS rows of chunks)
+SWEEP_BATCH = 1024
 #: metres: a chunk's things are all outside (inside) a plane of a view's volume when the bound of
 #: their spheres is beyond it by this much (far more than a float's error there)
 SURE = 1e-6
@@ -1748,8 +1749,9 @@ class Drawer:
         side = bx1 - bx0
         blocks: dict[int, ChunkBlock] = {}
         total, done = max(0, fx1 - fx0) * max(0, fz1 - fz0), 0
-        for cz in range(fz0, fz1 if fx0 < fx1 else fz0):
-            lo, hi = max(-e, cz - reach), min(e - 1, cz + reach)
+        for za in range(fz0, fz1 if fx0 < fx1 else fz0, SWEEP_ROWS):  # rows of views [za, zb)
+            zb = min(fz1, za + SWEEP_ROWS)
+            lo, hi = max(-e, za - reach), min(e - 1, zb - 1 + reach)
             need = range((lo + e) // SWEEP_ROWS, (hi + e) // SWEEP_ROWS + 1)
             for b in [b for b in blocks if b < need.start]:
                 del blocks[b]
@@ -1758,19 +1760,18 @@ class Drawer:
                     z0 = -e + b * SWEEP_ROWS
                     blocks[b] = self.block(bx0, z0, side, min(SWEEP_ROWS, e - z0))
             loaded, centre = self._rows(blocks, lo, hi)
-            for a in range(fx0, fx1, SWEEP_BATCH):
-                cxs = np.arange(a, min(fx1, a + SWEEP_BATCH), dtype=np.int64)
-                xs = cxs * c + c // 2
-                zs = np.full(len(xs), cz * c + c // 2, dtype=np.int64)
+            rows, cols = (q.ravel() for q in np.meshgrid(np.arange(za, zb), np.arange(fx0, fx1), indexing="ij"))
+            for a in range(0, len(rows), SWEEP_BATCH):
+                czs, cxs = rows[a : a + SWEEP_BATCH], cols[a : a + SWEEP_BATCH]
+                xs, zs = cxs * c + c // 2, czs * c + c // 2
                 ox, oz, ccx, ccz, inside = self._slots(xs, zs, kept)
                 loaded.slot_chunk = np.where(inside, (ccz - lo) * side + (ccx - bx0), -1)
-                ys = centre[(cz - lo) * side + cxs - bx0]
+                ys = centre[(czs - lo) * side + cxs - bx0]
                 loaded.maybe = self._maybe_seen(ox, oz, ys, loaded)
                 figs, sets = self._figures(xs, zs, ys, ox, oz, loaded, kept)
-                row = cz
 
-                def name(v: int, cxs: np.ndarray = cxs, row: int = row) -> str:
-                    return f"chunk {int(cxs[v])},{row}"
+                def name(v: int, cxs: np.ndarray = cxs, czs: np.ndarray = czs) -> str:
+                    return f"chunk {int(cxs[v])},{int(czs[v])}"
 
                 yield ViewColumns(xs, zs, figs, sets, name)
                 done += len(xs)
