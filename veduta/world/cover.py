@@ -177,19 +177,10 @@ class Cover:
     ) -> list[PlantArrays]:
         """Plants of every model rule over a cell rectangle; ``footprint`` marks cells covered by a
         structure, ``ground`` is the final ground of the (h + 1, w + 1) vertices."""
-        h, w = biome.shape
-        p = self.p
-        xs = np.arange(x0, x0 + w, dtype=np.int64)
-        zs = np.arange(z0, z0 + h, dtype=np.int64)
-        n = p.cells
-        inside = ((xs >= -n) & (xs < n))[None, :] & ((zs >= -n) & (zs < n))[:, None]
-        open_ = ~wet & ~footprint & inside
+        xs, zs, open_ = self._open(x0, z0, biome, wet, footprint)
         out = []
         for r, ok in self.models:
-            hh = hash2_grid(r.key, xs, zs)
-            mask = open_ & ok[biome] & ((hh >> 32) < r.density_t)
-            if r.area:
-                mask &= in_area(r, xs[None, :], zs[:, None])
+            hh, mask = self._grows(r, ok, xs, zs, open_, biome)
             hp = hash2_grid(r.key_place, xs, zs)
             x_mm, z_mm, y, scale = self._placed(r, xs[None, :], zs[:, None], hh, hp, ground[:-1], ground[1:])
             out.append(
@@ -205,6 +196,24 @@ class Cover:
                 )
             )
         return out
+
+    def _open(self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray, footprint: np.ndarray):
+        """(xs, zs, open): the cells of a rectangle and where a plant may grow (dry, off footprints,
+        in the world)."""
+        h, w = biome.shape
+        xs = np.arange(x0, x0 + w, dtype=np.int64)
+        zs = np.arange(z0, z0 + h, dtype=np.int64)
+        n = self.p.cells
+        inside = ((xs >= -n) & (xs < n))[None, :] & ((zs >= -n) & (zs < n))[:, None]
+        return xs, zs, ~wet & ~footprint & inside
+
+    def _grows(self, r: VegRuleP, ok: np.ndarray, xs, zs, open_: np.ndarray, biome: np.ndarray):
+        """(growth hashes, mask) of rule r over the cells [xs, zs]: where one of its plants grows."""
+        hh = hash2_grid(r.key, xs, zs)
+        mask = open_ & ok[biome] & ((hh >> 32) < r.density_t)
+        if r.area:
+            mask &= in_area(r, xs[None, :], zs[:, None])
+        return hh, mask
 
     def _placed(self, r: VegRuleP, x, z, hh, hp, north: np.ndarray, south: np.ndarray):
         """(x_mm, z_mm, y_mm, scale) of plants of rule r at cells [x, z] (broadcastable arrays)
@@ -225,12 +234,7 @@ class Cover:
         """:meth:`plants` as :class:`PlantPoints`: the same plants, each computed only where one
         grows (rules with an area only where it meets the rectangle)."""
         h, w = biome.shape
-        p = self.p
-        xs = np.arange(x0, x0 + w, dtype=np.int64)
-        zs = np.arange(z0, z0 + h, dtype=np.int64)
-        n = p.cells
-        inside = ((xs >= -n) & (xs < n))[None, :] & ((zs >= -n) & (zs < n))[:, None]
-        open_ = ~wet & ~footprint & inside
+        xs, zs, open_ = self._open(x0, z0, biome, wet, footprint)
         out = []
         for r, ok in self.models:
             if r.area and (
@@ -238,11 +242,7 @@ class Cover:
             ):
                 jj = ii = np.zeros(0, dtype=np.int64)  # no cell centre of the rectangle within its radius
             else:
-                hh = hash2_grid(r.key, xs, zs)
-                mask = open_ & ok[biome] & ((hh >> 32) < r.density_t)
-                if r.area:
-                    mask &= in_area(r, xs[None, :], zs[:, None])
-                jj, ii = np.nonzero(mask)
+                jj, ii = np.nonzero(self._grows(r, ok, xs, zs, open_, biome)[1])
             x, z = xs[ii], zs[jj]
             hh = hash2_np(r.key, x, z)
             hp = hash2_np(r.key_place, x, z)
