@@ -984,6 +984,8 @@ class Loaded:
     structure_counts: np.ndarray  # (max(1, nk),)
     structure_ids: np.ndarray
     structures: list[Any]
+    #: (things of each structure (counts), all joined): made when first needed
+    structure_things: tuple[np.ndarray, Things] | None = None
     #: (K,) bool or None: the slots whose chunk or things some view may see (the others are
     #: outside a plane of every view's volume: culled without a test)
     maybe: np.ndarray | None = None
@@ -1445,12 +1447,14 @@ class Drawer:
             px, py, pz = (things.pos[:, j].take(tt) for j in range(3))
             nr = -things.radius.take(tt)
             cols = planes.transpose(1, 2, 0).copy()  # (planes, 4, views): each column one plane's
+            keep = np.ones(len(test), dtype=bool)
             for k in range(planes.shape[1]):  # each plane tests the things inside the ones before
                 a, b, c, d = (cols[k, j].take(tv) for j in range(4))
-                ok = (px * a + py * b + pz * c + d) >= nr
-                if not ok.all():
-                    test, tv, px, py, pz, nr = (q[ok] for q in (test, tv, px, py, pz, nr))
-            inside[test] = True
+                keep &= (px * a + py * b + pz * c + d) >= nr
+                if 4 * int(keep.sum()) < 3 * len(keep):  # a quarter out: those are left
+                    test, tv, px, py, pz, nr = (q[keep] for q in (test, tv, px, py, pz, nr))
+                    keep = np.ones(len(test), dtype=bool)
+            inside[test[keep]] = True
         sel_all = np.flatnonzero(inside)
         k = len(sel_all)
         if not k:
@@ -1658,13 +1662,13 @@ class Drawer:
         ]
         pair_key, pair_of = np.unique(t_v * max(1, len(sobj)) + t_s, return_inverse=True)
         pairs = pair_key.tolist()
-        sthings = [self._structure(st) for st in sobj]
         s_sums = np.zeros((4, len(pairs)), dtype=np.int64)
         if pairs:
             sv, sj = pair_key // max(1, len(sobj)), pair_key % max(1, len(sobj))
-            scount = np.asarray([len(t.model) for t in sthings], dtype=np.int64)
+            if loaded.structure_things is None:
+                loaded.structure_things = self._structure_things(sobj)
+            scount, st_all = loaded.structure_things
             sstart = np.concatenate([[0], np.cumsum(scount)])[:-1]
-            st_all = Things.join(sthings)
             m2 = scount[sj]
             q = np.repeat(np.arange(len(pairs)), m2)
             tid2 = (
@@ -1777,6 +1781,11 @@ class Drawer:
                 done += len(xs)
                 if progress is not None:
                     progress(done, total, "views")
+
+    def _structure_things(self, structures: list[Any]) -> tuple[np.ndarray, Things]:
+        """(the number of things of each structure, their things joined in that order)."""
+        got = [self._structure(st) for st in structures]
+        return np.asarray([len(t.model) for t in got], dtype=np.int64), Things.join(got)
 
     def _maybe_seen(self, ox: np.ndarray, oz: np.ndarray, ys: np.ndarray, loaded: Loaded) -> np.ndarray:
         """(K,) bool: the slots (ox, oz) around views whose foci are chunk centres at heights ys
