@@ -248,8 +248,8 @@ class Cover:
             hp = hash2_np(r.key_place, x, z)
             pair = np.stack([ii, ii + 1], axis=-1)
             north, south = ground[jj[:, None], pair], ground[jj[:, None] + 1, pair]
-            got = self._placed(r, x[:, None], z[:, None], hh[:, None], hp[:, None], north, south)
-            out.append(PlantPoints(r.index, jj, ii, *(a[:, 0] for a in got), hh))
+            x_mm, z_mm, y_mm, scale = self._placed(r, x[:, None], z[:, None], hh[:, None], hp[:, None], north, south)
+            out.append(PlantPoints(r.index, jj, ii, x_mm[:, 0], z_mm[:, 0], y_mm[:, 0], scale[:, 0], hh))
         return out
 
     # -- scalar ---------------------------------------------------------------------------------

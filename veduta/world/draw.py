@@ -298,10 +298,10 @@ def chunk_grounds(
             break
         # first the middle vertex of every grid quad: a chunk off there by more is off (the rest
         # is tested only for those within it there)
-        h, cg = g // 2, ground[todo, ::g, ::g]
-        h00, h10, h11 = cg[:, :-1, :-1], cg[:, :-1, 1:], cg[:, 1:, 1:]
-        mid = h00 + ((h10 - h00) * h + (h11 - h10) * h) // g  # interpolate's at a = b = g / 2
-        todo = todo[np.abs(mid - ground[todo, h::g, h::g]).max(axis=(1, 2)) <= TOLERANCE_MM]
+        half, corners = g // 2, ground[todo, ::g, ::g]
+        h00, h10, h11 = corners[:, :-1, :-1], corners[:, :-1, 1:], corners[:, 1:, 1:]
+        mid = h00 + ((h10 - h00) * half + (h11 - h10) * half) // g  # interpolate's at a = b = g / 2
+        todo = todo[np.abs(mid - ground[todo, half::g, half::g]).max(axis=(1, 2)) <= TOLERANCE_MM]
         sub = ground[todo]
         ok = np.abs(_interpolate_many(sub, g) - sub).max(axis=(1, 2)) <= TOLERANCE_MM
         fit[todo[ok]] = g
