@@ -326,13 +326,15 @@ def _largest_game(where: str | None) -> str:
     return root
 
 
-def bench_scale(repeat: int = 3, where: str | None = None, all_repeat: int = 1) -> list[dict]:
+def bench_scale(repeat: int = 3, where: str | None = None, all_repeat: int = 1, only_all: bool = False) -> list[dict]:
     """The issue's table on the largest legal world: each call a whole process (``veduta ...
     --dry-run --json``, as an author or an agent runs it), the median of *repeat* runs, each
     call in turn with the radius-16 call it is compared with (ratios over the same spells of a
     shared machine); then ``inspect world --all`` beside its floor (:func:`heights_floor`, a
-    whole process too), *all_repeat* runs each. Rows: ``{"call", "wall_s", "cpu_s", "peak_mb",
-    "base", "wall_x", "cpu_x"}``."""
+    whole process too), *all_repeat* runs each (interleaved); ``only_all``: those two only
+    (``python -c "from bench.world_edit import bench_scale, print_scale; print_scale(bench_scale(
+    all_repeat=2, only_all=True), 0, 2)"``). Rows: ``{"call", "wall_s", "cpu_s", "peak_mb", "base",
+    "wall_x", "cpu_x"}``."""
     import sys
 
     from bench.cook import _interleaved
@@ -354,10 +356,10 @@ def bench_scale(repeat: int = 3, where: str | None = None, all_repeat: int = 1) 
         every = {label: (py + argv + ["--json"] if argv else floor) for label, argv, _ in ALL_CASES}
         # cook once (inspect reads cooked files), so no run pays for it
         _interleaved({"cook": py + ["cook"]}, root, 1)
-        got = _interleaved(cmds, root, repeat)
+        got = {} if only_all else _interleaved(cmds, root, repeat)
         got.update(_interleaved(every, root, all_repeat))
         rows = []
-        for label, _, base in SCALE_CASES + ALL_CASES:
+        for label, _, base in ([] if only_all else SCALE_CASES) + ALL_CASES:
             wall, _, peak, cpu = got[label]
             row = {"call": label, "wall_s": wall, "cpu_s": cpu, "peak_mb": peak / 1024, "base": base}
             if base:

@@ -29,6 +29,7 @@ from veduta.world import draw as D
 from veduta.world import structures as st
 from veduta.world.areas import Bounds, extremes, ground_summary, structure_changes
 from veduta.world.bounds import ground_bounds, water_bounds
+from veduta.world.intmath import hash2_grid
 from veduta.world.structures import PAD_BLEND
 from veduta.world.terrain import NO_WATER
 
@@ -682,9 +683,9 @@ def test_views_many_at_once_equal_one_at_a_time(kept):
 
 
 def test_all_views_summary_and_file_hold_every_view_as_one_at_a_time(tmp_path, monkeypatch):
-    """inspect world --all on worlds of 12 x 12 chunks (144 views each, in batches of 37 so that
-    the summary is made across batches, chunks computed in rectangles of at most 20 and only the
-    rows the walk needs kept, as on the largest world): the file lists every view as the
+    """inspect world --all on worlds of 12 x 12 chunks (144 views each, in batches of 5 so that the
+    summary is made across batches and a row in several, chunks computed 3 rows at a time so that
+    a view's rows come from two blocks, as on the largest world): the file lists every view as the
     one-at-a-time reference costs it, and the summary (counts, figures, histogram, worst views,
     views over the budget) is what that list says."""
     import json as js
@@ -692,9 +693,8 @@ def test_all_views_summary_and_file_hold_every_view_as_one_at_a_time(tmp_path, m
     from tests.world.test_draw import MODELS
     from veduta.tools import inspect_world as IW
 
-    monkeypatch.setattr(D, "VIEW_BATCH", 37)
-    monkeypatch.setattr(D, "RECT_CHUNKS", 20)
-    monkeypatch.setattr(D, "CHUNK_CACHE", 1)  # the walk keeps (2 view + 4) rows of chunks
+    monkeypatch.setattr(D, "SWEEP_BATCH", 5)
+    monkeypatch.setattr(D, "SWEEP_ROWS", 3)
     monkeypatch.setattr(IW, "OVER_LISTED", 5)
     for name, gen, _ in _views_worlds(extent=6):
         ref = D.Drawer(gen, MODELS)
@@ -737,6 +737,55 @@ def test_all_views_summary_and_file_hold_every_view_as_one_at_a_time(tmp_path, m
         # without a file or all_views: the same named views and findings, nothing else
         plain = IW.report_world(gen, MODELS)
         assert plain["views"] == named and "all_views" not in plain and "views_file" not in plain
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_chunk_views_in_one_pass_equal_views(kept, monkeypatch):
+    """Drawer.chunk_views (the one pass of --all) gives, view for view, what Drawer.views gives
+    at the same chunk centres: the whole world and windows of it (at its edges, and one of a
+    single chunk), rows in several batches and blocks."""
+    from tests.world.test_draw import MODELS
+
+    monkeypatch.setattr(D, "SWEEP_BATCH", 4)
+    monkeypatch.setattr(D, "SWEEP_ROWS", 2)
+    for name, gen, camera in _views_worlds(extent=5):
+        e, c = gen.p.extent, gen.p.chunk
+        for window in (None, (-5, -5, 1, 2), (2, 3, 5, 5), (0, 0, 1, 1), (-7, 4, 9, 9)):
+            got = [v for cols in D.Drawer(gen, MODELS, camera).chunk_views(kept, window=window) for v in cols.dicts()]
+            x0, z0, x1, z1 = window or (-e, -e, e, e)
+            cells = [
+                (f"chunk {cx},{cz}", (cx * c + c // 2, cz * c + c // 2))
+                for cz in range(max(z0, -e), min(z1, e))
+                for cx in range(max(x0, -e), min(x1, e))
+            ]
+            assert got == D.Drawer(gen, MODELS, camera).views(cells, kept), (name, window)
+            assert any(v["flora"] for v in got) or window == (0, 0, 1, 1), (name, window)
+
+
+@pytest.mark.parametrize(
+    "window",
+    [
+        (-8, -4, 4, 4),  # the village, the mill pond, the keeper's cottage
+        (-56, -8, -44, 4),  # the west sea's coast
+        (10, -6, 20, 2),  # the east ridge
+        (-512, -512, -500, -505),  # the north-west corner
+        (505, 500, 512, 512),  # the south-east corner
+        (300, -200, 310, -195),  # far from everything the world names
+    ],
+)
+def test_chunk_views_of_the_largest_world_equal_views(largest, window):
+    """The one pass of --all on windows of the largest world (a million views, minutes with a
+    view's chunks computed per view) gives, view for view, what Drawer.views gives there."""
+    from veduta.tools.inspect_world import load_world, model_draws, needed_models
+
+    world, prefabs, _ = load_world(largest, "valley")
+    gen = Generator(world, prefabs)
+    models, _, _ = model_draws(largest, needed_models(gen))
+    got = [v for cols in D.Drawer(gen, models).chunk_views(window=window) for v in cols.dicts()]
+    x0, z0, x1, z1 = window
+    cells = [(f"chunk {cx},{cz}", (cx * 16 + 8, cz * 16 + 8)) for cz in range(z0, z1) for cx in range(x0, x1)]
+    assert len(got) == len(cells) and got == D.Drawer(gen, models).views(cells)
+    assert any(v["triangles"] for v in got)
 
 
 # -- progress and cancellation ------------------------------------------------------------------------
@@ -863,3 +912,45 @@ def test_progress_on_a_terminal_only(tmp_path):
         env={"PYTHONPATH": str(REPO)},
     )
     assert piped.stderr == "" and json.loads(piped.stdout)["all_views"]["views"] == 1024
+
+
+@pytest.mark.parametrize("name", sorted(WORLDS))
+def test_plant_points_equal_plants(name):
+    """Generator.layers(points=True) (the plants where one grows, what --all reads) holds what
+    the plants' arrays hold at their masks, rectangles meeting the area rules' discs or not."""
+    gen = Generator(*WORLDS[name]())
+    assert any(r.area for r in gen.p.vegetation if r.model)
+    for x0, z0, w, h in ((-64, -48, 128, 96), (-300, 200, 40, 30), (5, -3, 1, 1), (250, -260, 60, 40)):
+        full = gen.layers(x0, z0, w, h)
+        got = gen.layers(x0, z0, w, h, points=True)
+        assert got.plants == [] and got.points is not None and len(got.points) == len(full.plants)
+        for pa, pt in zip(full.plants, got.points, strict=True):
+            jj, ii = np.nonzero(pa.mask)
+            assert pt.rule == pa.rule and (pt.j == jj).all() and (pt.i == ii).all()
+            for f in ("x_mm", "z_mm", "y_mm", "scale"):
+                assert (getattr(pt, f) == getattr(pa, f)[pa.mask]).all(), (name, f)
+            xs = np.arange(x0, x0 + w, dtype=np.int64)
+            zs = np.arange(z0, z0 + h, dtype=np.int64)
+            key = gen.p.vegetation[pa.rule].key
+            assert (pt.hash == hash2_grid(key, xs, zs)[pa.mask]).all()
+        assert (got.owner_kind == full.owner_kind).all() and (got.ground == full.ground).all()
+    assert sum(len(pt.j) for pt in gen.layers(-64, -48, 128, 96, points=True).points) > 100
+
+
+@pytest.mark.parametrize("name", ["watery", "busy"])
+def test_finest_grids_in_one_pass_equal_finest_grid(name):
+    """chunk_grounds' finest drawn grid (a quad's middle vertex tested first) is finest_grid's
+    (every vertex of every grid tried), chunk by chunk, over a rectangle of chunks where every
+    grid is some chunk's."""
+    gen = Generator(*WORLDS[name]())
+    c = gen.p.chunk
+    keys = [(cx, cz) for cz in range(-8, 8) for cx in range(-10, 10)]
+    lay = gen.layers(-10 * c, -8 * c, 20 * c, 16 * c)
+    ground = np.stack(
+        [lay.ground[(cz + 8) * c : (cz + 9) * c + 1, (cx + 10) * c : (cx + 11) * c + 1] for cx, cz in keys]
+    )
+    biome = np.stack([lay.biome[(cz + 8) * c : (cz + 9) * c, (cx + 10) * c : (cx + 11) * c] for cx, cz in keys])
+    water = np.stack([gen.terrain.water_levels(cx * c, cz * c, c + 1, c + 1) for cx, cz in keys])
+    got = [cg.grid for cg in D.chunk_grounds(gen, keys, ground, biome, water)]
+    assert got == [D.finest_grid(g, b, D.grids_for(c)) for g, b in zip(ground, biome, strict=True)]
+    assert len(set(got)) >= 3, Counter(got)

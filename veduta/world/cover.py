@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from veduta.world.intmath import hash2, hash2_grid
+from veduta.world.intmath import hash2, hash2_grid, hash2_np
 from veduta.world.params import PrefabP, ScatterRuleP, VegRuleP, WorldP
 from veduta.world.structures import Structure, gap, need_mm
 
@@ -46,6 +46,23 @@ class PlantArrays:
     rotation: np.ndarray
     mirror: np.ndarray
     scale: np.ndarray
+
+
+@dataclass
+class PlantPoints:
+    """The plants of one model rule over a rectangle, as 1-D arrays over its plants only (cells
+    row by row: ``PlantArrays`` at ``mask``, as ``a[mask]`` gives): cell ``(j, i)`` in the
+    rectangle, position (mm), scale (thousandths) and the growth hash (:func:`hash2` of the
+    rule's key) of each."""
+
+    rule: int
+    j: np.ndarray
+    i: np.ndarray
+    x_mm: np.ndarray
+    z_mm: np.ndarray
+    y_mm: np.ndarray
+    scale: np.ndarray
+    hash: np.ndarray
 
 
 def biome_ok(p: WorldP, biomes: frozenset[str], pf: PrefabP | None) -> np.ndarray:
@@ -160,40 +177,79 @@ class Cover:
     ) -> list[PlantArrays]:
         """Plants of every model rule over a cell rectangle; ``footprint`` marks cells covered by a
         structure, ``ground`` is the final ground of the (h + 1, w + 1) vertices."""
-        h, w = biome.shape
-        p = self.p
-        xs = np.arange(x0, x0 + w, dtype=np.int64)
-        zs = np.arange(z0, z0 + h, dtype=np.int64)
-        n = p.cells
-        inside = ((xs >= -n) & (xs < n))[None, :] & ((zs >= -n) & (zs < n))[:, None]
-        open_ = ~wet & ~footprint & inside
+        xs, zs, open_ = self._open(x0, z0, biome, wet, footprint)
         out = []
         for r, ok in self.models:
-            hh = hash2_grid(r.key, xs, zs)
-            mask = open_ & ok[biome] & ((hh >> 32) < r.density_t)
-            if r.area:
-                mask &= in_area(r, xs[None, :], zs[:, None])
+            hh, mask = self._grows(r, ok, xs, zs, open_, biome)
             hp = hash2_grid(r.key_place, xs, zs)
-            fx = 200 + ((hp >> 32) % 600).astype(np.int64)
-            fz = 200 + ((hp & 0xFFFFFFFF) % 600).astype(np.int64)
-            rot = (hh & 3).astype(np.int64) * 90
-            mirror = ((hh >> 2) & 1).astype(bool)
-            u = ((hh >> 16) & 0xFFFF).astype(np.int64)
-            scale = r.scale_min + ((r.scale_max - r.scale_min) * u) // 65535
-            cm = p.cell_mm
-            y = triangle_height(ground[:-1, :-1], ground[:-1, 1:], ground[1:, :-1], ground[1:, 1:], fx, fz)
+            x_mm, z_mm, y, scale = self._placed(r, xs[None, :], zs[:, None], hh, hp, ground[:-1], ground[1:])
             out.append(
                 PlantArrays(
                     rule=r.index,
                     mask=mask,
-                    x_mm=xs[None, :] * cm + (cm * fx) // 1000,
-                    z_mm=zs[:, None] * cm + (cm * fz) // 1000,
+                    x_mm=x_mm,
+                    z_mm=z_mm,
                     y_mm=y,
-                    rotation=rot,
-                    mirror=mirror,
+                    rotation=(hh & 3).astype(np.int64) * 90,
+                    mirror=((hh >> 2) & 1).astype(bool),
                     scale=scale,
                 )
             )
+        return out
+
+    def _open(self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray, footprint: np.ndarray):
+        """(xs, zs, open): the cells of a rectangle and where a plant may grow (dry, off footprints,
+        in the world)."""
+        h, w = biome.shape
+        xs = np.arange(x0, x0 + w, dtype=np.int64)
+        zs = np.arange(z0, z0 + h, dtype=np.int64)
+        n = self.p.cells
+        inside = ((xs >= -n) & (xs < n))[None, :] & ((zs >= -n) & (zs < n))[:, None]
+        return xs, zs, ~wet & ~footprint & inside
+
+    def _grows(self, r: VegRuleP, ok: np.ndarray, xs, zs, open_: np.ndarray, biome: np.ndarray):
+        """(growth hashes, mask) of rule r over the cells [xs, zs]: where one of its plants grows."""
+        hh = hash2_grid(r.key, xs, zs)
+        mask = open_ & ok[biome] & ((hh >> 32) < r.density_t)
+        if r.area:
+            mask &= in_area(r, xs[None, :], zs[:, None])
+        return hh, mask
+
+    def _placed(self, r: VegRuleP, x, z, hh, hp, north: np.ndarray, south: np.ndarray):
+        """(x_mm, z_mm, y_mm, scale) of plants of rule r at cells [x, z] (broadcastable arrays)
+        with hashes hh (growth) and hp (place); ``north``/``south``: the ground of the cells'
+        north (z) and south (z + 1) vertex rows, each (..., w + 1) with [..., k] and [..., k + 1]
+        a cell's west and east vertices (``north[:, :-1]`` or a gather of them)."""
+        fx = 200 + ((hp >> 32) % 600).astype(np.int64)
+        fz = 200 + ((hp & 0xFFFFFFFF) % 600).astype(np.int64)
+        u = ((hh >> 16) & 0xFFFF).astype(np.int64)
+        scale = r.scale_min + ((r.scale_max - r.scale_min) * u) // 65535
+        cm = self.p.cell_mm
+        y = triangle_height(north[..., :-1], north[..., 1:], south[..., :-1], south[..., 1:], fx, fz)
+        return x * cm + (cm * fx) // 1000, z * cm + (cm * fz) // 1000, y, scale
+
+    def plant_points(
+        self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray, footprint: np.ndarray, ground: np.ndarray
+    ) -> list[PlantPoints]:
+        """:meth:`plants` as :class:`PlantPoints`: the same plants, each computed only where one
+        grows (rules with an area only where it meets the rectangle)."""
+        h, w = biome.shape
+        xs, zs, open_ = self._open(x0, z0, biome, wet, footprint)
+        out = []
+        for r, ok in self.models:
+            if r.area and (
+                r.x + r.radius < x0 or r.x - r.radius > x0 + w or r.z + r.radius < z0 or r.z - r.radius > z0 + h
+            ):
+                jj = ii = np.zeros(0, dtype=np.int64)  # no cell centre of the rectangle within its radius
+            else:
+                jj, ii = np.nonzero(self._grows(r, ok, xs, zs, open_, biome)[1])
+            x, z = xs[ii], zs[jj]
+            hh = hash2_np(r.key, x, z)
+            hp = hash2_np(r.key_place, x, z)
+            pair = np.stack([ii, ii + 1], axis=-1)
+            north, south = ground[jj[:, None], pair], ground[jj[:, None] + 1, pair]
+            x_mm, z_mm, y_mm, scale = self._placed(r, x[:, None], z[:, None], hh[:, None], hp[:, None], north, south)
+            out.append(PlantPoints(r.index, jj, ii, x_mm[:, 0], z_mm[:, 0], y_mm[:, 0], scale[:, 0], hh))
         return out
 
     # -- scalar ---------------------------------------------------------------------------------

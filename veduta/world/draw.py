@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -55,6 +55,14 @@ STRUCTURE_CACHE = 4096
 RECT_CHUNKS = 256
 #: views whose chunks are computed together (Drawer.views)
 VIEW_BATCH = 256
+#: metres: a box is outside a plane of every view of a batch of Drawer.chunk_views when the box
+#: around all of them is beyond it by this much (far more than a float's error there, and than SURE)
+MAYBE_MARGIN = 1e-3
+#: rows of chunks computed at once by Drawer.chunk_views (one Generator.layers of their whole width),
+#: and rows of views counted from the same chunks
+SWEEP_ROWS = 4
+#: views counted together by Drawer.chunk_views (of SWEEP_ROWS rows of chunks)
+SWEEP_BATCH = 1024
 #: metres: a chunk's things are all outside (inside) a plane of a view's volume when the bound of
 #: their spheres is beyond it by this much (far more than a float's error there)
 SURE = 1e-6
@@ -269,12 +277,14 @@ def chunk_grounds(
     biome: np.ndarray,
     water: np.ndarray,
     table: np.ndarray | None = None,
+    figures: dict[str, np.ndarray] | None = None,
 ) -> list[ChunkGround]:
     """:class:`ChunkGround` of many chunks at once: ``keys`` (cx, cz), their vertex ground (k, c + 1,
     c + 1), cell biomes (k, c, c) and vertex water levels (k, c + 1, c + 1). The levels of detail
     (:func:`finest_grid`, :func:`level_quads`), skirts and water of :func:`chunk_ground`, with
     arrays over the stack. ``table``: a (k, 3, len(GRIDS)) int64 array that gets each chunk's
-    :attr:`ChunkDraw.table`."""
+    :attr:`ChunkDraw.table`. ``figures``: a dict that gets the arrays ``levels`` (levels drawn),
+    ``y_min`` and ``y_max`` (mm) of every chunk, and then no object is made (an empty list)."""
     c = gen.p.chunk
     k = len(keys)
     grids = grids_for(c)
@@ -286,6 +296,12 @@ def chunk_grounds(
         todo = np.flatnonzero(open_)  # chunks a coarser grid did not fit
         if not len(todo):
             break
+        # first the middle vertex of every grid quad: a chunk off there by more is off (the rest
+        # is tested only for those within it there)
+        half, corners = g // 2, ground[todo, ::g, ::g]
+        h00, h10, h11 = corners[:, :-1, :-1], corners[:, :-1, 1:], corners[:, 1:, 1:]
+        mid = h00 + ((h10 - h00) * half + (h11 - h10) * half) // g  # interpolate's at a = b = g / 2
+        todo = todo[np.abs(mid - ground[todo, half::g, half::g]).max(axis=(1, 2)) <= TOLERANCE_MM]
         sub = ground[todo]
         ok = np.abs(_interpolate_many(sub, g) - sub).max(axis=(1, 2)) <= TOLERANCE_MM
         fit[todo[ok]] = g
@@ -319,14 +335,18 @@ def chunk_grounds(
     y_min = (ground.min(axis=(1, 2)) - depths.max(axis=1)).tolist()
     y_max = np.maximum(gmax, np.where(wcell, wlev, np.iinfo(np.int64).min).max(axis=(1, 2))).tolist()
     level_of = np.where(wcell, wlev, 0)
+    first = np.searchsorted(np.asarray(grids), g0)
     if table is not None:  # level j: grid GRIDS[j] from the finest drawn one, the coarsest beyond
-        first = np.searchsorted(np.asarray(grids), g0)
         for j in range(len(GRIDS)):
             at = np.minimum(first + j, len(grids) - 1)
             gj = np.asarray(grids)[at]
             table[:, 0, j] = np.choose(at, [np.asarray(tris[g]) for g in grids])
             table[:, 1, j] = 2 * n_skirts * (c // gj)
             table[:, 2, j] = wtris
+    if figures is not None:
+        figures["levels"] = len(grids) - first
+        figures["y_min"], figures["y_max"] = np.asarray(y_min, dtype=np.int64), np.asarray(y_max, dtype=np.int64)
+        return []
     out = []
     g0s, dl, ns, wt = g0.tolist(), depths.tolist(), n_skirts.tolist(), wtris.tolist()
     for i, (cx, cz) in enumerate(keys):
@@ -904,6 +924,114 @@ class ChunkDraw:
     things_box: np.ndarray = field(repr=False)
 
 
+@dataclass
+class ChunkBlock:
+    """The drawing figures of a rectangle of chunks, as arrays over its chunks (row by row; what
+    :class:`ChunkDraw` holds of each, without an object per chunk): :meth:`Drawer.block`."""
+
+    cx0: int
+    cz0: int
+    nx: int
+    nz: int
+    table: np.ndarray  # (k, 3, len(GRIDS)): ChunkDraw.table of each
+    levels: np.ndarray  # (k,) ground levels drawn
+    boxes: np.ndarray  # (k, 2, 3) ChunkDraw.box
+    things_box: np.ndarray  # (k, 2, 3) ChunkDraw.things_box
+    things: Things  # the things of every chunk, chunk after chunk
+    cuts: np.ndarray  # (k + 1,) the things of chunk i are things[cuts[i]:cuts[i + 1]]
+    touching: list[list[Any]]  # ChunkDraw.structures of each
+    #: every (chunk, structure touching it) pair: the chunk's number, sorted, and the structure
+    touch_chunk: np.ndarray
+    touch_structure: list[Any]
+    centre: np.ndarray  # (k,) mm: the focus height of each chunk's centre cell (focus_origin)
+    grounds: list[ChunkGround] | None = None
+
+    def keys(self) -> list[tuple[int, int]]:
+        return [(self.cx0 + i, self.cz0 + j) for j in range(self.nz) for i in range(self.nx)]
+
+
+#: the figures of a view (:meth:`Drawer.view`), in its dict's order
+VIEW_FIGURES = (
+    "chunks",
+    "chunks_drawn",
+    "ground",
+    "skirts",
+    "water",
+    "flora",
+    "entities",
+    "plants_drawn",
+    "entities_drawn",
+    "triangles",
+)
+
+
+@dataclass
+class Loaded:
+    """The chunks some views may have loaded, as :meth:`Drawer._figures` needs them: each view's
+    K slots (``slot_chunk`` (V, K): the number of the chunk there, -1 outside the world) and of
+    each of the nk chunks its box, ground levels drawn, :attr:`ChunkDraw.table`, things (their
+    count, the box of their spheres, ``things_of(numbers)``: the things of those chunks joined
+    in that order) and structures (``structure_counts`` (nk,) and ``structure_ids``, chunk after
+    chunk, into ``structures``, each structure once); ``maybe``: see there."""
+
+    slot_chunk: np.ndarray
+    boxes: np.ndarray  # (nk, 2, 3)
+    levels: np.ndarray  # (nk,)
+    table: np.ndarray  # (nk, 3, len(GRIDS))
+    counts: np.ndarray  # (nk,)
+    things_box: np.ndarray  # (nk, 2, 3)
+    things_of: Callable[[np.ndarray], Things]
+    structure_counts: np.ndarray  # (max(1, nk),)
+    structure_ids: np.ndarray
+    structures: list[Any]
+    #: (things of each structure (counts), all joined): made when first needed
+    structure_things: tuple[np.ndarray, Things] | None = None
+    #: (K,) bool or None: the slots whose chunk or things some view may see (the others are
+    #: outside a plane of every view's volume: culled without a test)
+    maybe: np.ndarray | None = None
+
+
+class ViewColumns:
+    """Views as columns: focus cells [xs, zs], their figures in each set of loaded chunks (``figs``
+    (sets, 10, V) of :data:`VIEW_FIGURES`; ``sets``: kept sides, the window first) and their names
+    (``name(v)``). Each view is the set drawing the most (the first such), as :meth:`Drawer.view`
+    gives it; :meth:`dicts` (or :meth:`view`) makes the dicts."""
+
+    def __init__(
+        self, xs: np.ndarray, zs: np.ndarray, figs: np.ndarray, sets: list[tuple[int, int]], name: Callable[[int], str]
+    ):
+        self.xs, self.zs, self.name = xs, zs, name
+        V = len(xs)
+        self.best = figs[:, 9, :].argmax(axis=0) if V else np.zeros(0, dtype=np.int64)
+        self.figs = figs[self.best, :, np.arange(V)]  # (V, 10)
+        self.sides = np.asarray(sets, dtype=np.int64)[self.best] if V else np.zeros((0, 2), dtype=np.int64)
+        self.window = figs[0][[0, 9]].T if V else np.zeros((0, 2), dtype=np.int64)  # (V, 2) chunks, triangles
+
+    def __len__(self) -> int:
+        return len(self.xs)
+
+    @property
+    def triangles(self) -> np.ndarray:
+        return self.figs[:, 9]
+
+    def view(self, v: int) -> dict[str, Any]:
+        """The dict of view v (:meth:`Drawer.view`'s)."""
+        side = self.sides[v].tolist() if self.best[v] else [0, 0]
+        return {
+            "name": self.name(v),
+            "focus": [int(self.xs[v]), int(self.zs[v])],
+            **dict(zip(VIEW_FIGURES, self.figs[v].tolist(), strict=True)),
+            "kept": side,
+            "window": {"chunks": int(self.window[v, 0]), "triangles": int(self.window[v, 1])},
+        }
+
+    def dicts(self) -> list[dict[str, Any]]:
+        return [self.view(v) for v in range(len(self))]
+
+    def focus(self, v: int) -> list[int]:
+        return [int(self.xs[v]), int(self.zs[v])]
+
+
 class Drawer:
     """Costs views of one world: chunk data are cached, so many views of one area are cheap.
 
@@ -927,6 +1055,7 @@ class Drawer:
         self.missing_models: set[str] = set()
         self._tris = [np.asarray(self.models[n].triangles, dtype=np.int64) for n in self.names]
         self._rad = np.asarray([self.models[n].radius for n in self.names] or [0.0])
+        self._at_origin: np.ndarray | None = None  # (6, 4) the planes of the camera at the origin
 
     # things with models
 
@@ -1033,38 +1162,66 @@ class Drawer:
 
     def _bulk(self, cx0: int, cz0: int, nx: int, nz: int) -> list[tuple[tuple[int, int], ChunkDraw]]:
         """The :class:`ChunkDraw` of the chunks [cx0, cx0 + nx) x [cz0, cz0 + nz), from one
-        :meth:`Generator.layers` of their rectangle."""
+        :meth:`Generator.layers` of their rectangle (:meth:`block`)."""
+        got = self.block(cx0, cz0, nx, nz, objects=True)
+        assert got.grounds is not None
+        out = []
+        for i, key in enumerate(got.keys()):
+            a, b = got.cuts[i], got.cuts[i + 1]
+            th = Things(*(getattr(got.things, f)[a:b] for f in ("pos", "radius", "model", "thin", "flora")))
+            out.append(
+                (
+                    key,
+                    ChunkDraw(
+                        got.grounds[i], got.boxes[i], th, tuple(got.touching[i]), got.table[i], got.things_box[i]
+                    ),
+                )
+            )
+        return out
+
+    def block(self, cx0: int, cz0: int, nx: int, nz: int, objects: bool = False) -> ChunkBlock:
+        """The drawing figures of the chunks [cx0, cx0 + nx) x [cz0, cz0 + nz) as arrays
+        (:class:`ChunkBlock`), from one :meth:`Generator.layers` of their rectangle; ``objects``:
+        with each chunk's :class:`ChunkGround` too."""
         from numpy.lib.stride_tricks import sliding_window_view
 
-        from veduta.world.cover import SCATTER, STRUCTURE, VEGETATION
+        from veduta.world.cover import SCATTER, VEGETATION
 
         gen, p = self.gen, self.gen.p
         c = p.chunk
         x0, z0, W, H = cx0 * c, cz0 * c, nx * c, nz * c
-        lay = gen.layers(x0, z0, W, H)
-        water = lay.water_vertex
-        assert water is not None
+        lay = gen.layers(x0, z0, W, H, points=True)
+        water, points = lay.water_vertex, lay.points
+        assert water is not None and points is not None
         keys = [(cx0 + i, cz0 + j) for j in range(nz) for i in range(nx)]
         k = len(keys)
         G = sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
         Wl = sliding_window_view(water, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
         B = lay.biome.reshape(nz, c, nx, c).transpose(0, 2, 1, 3).reshape(k, c, c)
         table = np.zeros((k, 3, len(GRIDS)), dtype=np.int64)
-        grounds = chunk_grounds(gen, keys, G, B, Wl, table)
+        figures: dict[str, np.ndarray] = {}
+        grounds = chunk_grounds(gen, keys, G, B, Wl, table, None if objects else figures)
+        if objects:
+            figures["levels"] = np.asarray([len(cg.grids) for cg in grounds], dtype=np.int64)
+            figures["y_min"] = np.asarray([cg.y_min for cg in grounds], dtype=np.int64)
+            figures["y_max"] = np.asarray([cg.y_max for cg in grounds], dtype=np.int64)
         # the boxes (chunk_box's arithmetic, with arrays)
         cm = p.cell_mm
         kx = np.asarray([key[0] for key in keys], dtype=np.int64) * c * cm / 1000.0
         kz = np.asarray([key[1] for key in keys], dtype=np.int64) * c * cm / 1000.0
         side = c * cm / 1000.0
-        ylo = np.asarray([cg.y_min for cg in grounds], dtype=np.int64) / 1000.0
-        yhi = np.asarray([cg.y_max for cg in grounds], dtype=np.int64) / 1000.0
+        ylo = figures["y_min"] / 1000.0
+        yhi = figures["y_max"] / 1000.0
         boxes = np.stack([np.stack([kx, ylo, kz], axis=1), np.stack([kx + side, yhi, kz + side], axis=1)], axis=1)
         # the structures touching each chunk, in the layers' order
         touching: list[list[Any]] = [[] for _ in range(k)]
+        pairs: list[tuple[int, Any]] = []
         for st in lay.structures:
             for j in range(max(st.z0 // c, cz0), min(-(-st.z1 // c), cz0 + nz)):
                 for i in range(max(st.x0 // c, cx0), min(-(-st.x1 // c), cx0 + nx)):
                     touching[(j - cz0) * nx + (i - cx0)].append(st)
+                    pairs.append(((j - cz0) * nx + (i - cx0), st))
+        pairs.sort(key=lambda q: q[0])  # stable: each chunk's in the layers' order
         # things, each with the chunk it belongs to
         cid_of = (np.arange(H) // c)[:, None] * nx + (np.arange(W) // c)[None, :]
         parts: list[tuple[np.ndarray, Things]] = []
@@ -1080,50 +1237,51 @@ class Drawer:
                 jj = np.concatenate([g[0] for g in groups[prefab]])
                 ii = np.concatenate([g[1] for g in groups[prefab]])
                 parts.append(self._instances(prefab, lay, jj, ii, cid_of))
-        covered = kind == STRUCTURE
-        xs = np.arange(x0, x0 + W, dtype=np.int64)
-        zs = np.arange(z0, z0 + H, dtype=np.int64)
-        for pa in lay.plants:
+        for pa in points:  # (plants grow off structures' footprints)
             r = p.vegetation[pa.rule]
-            mask = pa.mask & ~covered
-            n = int(mask.sum())
+            n = len(pa.j)
             if not n:
                 continue
             if r.model not in self.index:
                 self.missing_models.add(r.model)
                 continue
             mi = self.index[r.model]
-            pos = np.stack([pa.x_mm[mask], pa.y_mm[mask], pa.z_mm[mask]], axis=-1) / 1000.0
+            pos = np.stack([pa.x_mm, pa.y_mm, pa.z_mm], axis=-1) / 1000.0
             parts.append(
-                (
-                    cid_of[mask],
-                    Things.of(
-                        pos, self._rad[mi] * pa.scale[mask] / 1000.0, np.full(n, mi), hash2_grid(r.key, xs, zs)[mask]
-                    ),
-                )
+                (cid_of[pa.j, pa.i], Things.of(pos, self._rad[mi] * pa.scale / 1000.0, np.full(n, mi), pa.hash))
             )
         tboxes = np.zeros((k, 2, 3))
         if parts:
             cid = np.concatenate([q[0] for q in parts])
-            things = Things.join([q[1] for q in parts])
+            joined = Things.join([q[1] for q in parts])
             order = np.argsort(cid, kind="stable")
-            cid = cid[order]
-            cuts = np.searchsorted(cid, np.arange(k + 1))
-            fields = [getattr(things, f)[order] for f in ("pos", "radius", "model", "thin", "flora")]
+            cuts = np.searchsorted(cid[order], np.arange(k + 1))
+            things = Things(*(getattr(joined, f)[order] for f in ("pos", "radius", "model", "thin", "flora")))
             has = np.flatnonzero(cuts[1:] > cuts[:-1])
             if len(has):
-                tboxes[has, 0] = np.minimum.reduceat(fields[0] - fields[1][:, None], cuts[has], axis=0)
-                tboxes[has, 1] = np.maximum.reduceat(fields[0] + fields[1][:, None], cuts[has], axis=0)
-        out = []
-        for i, key in enumerate(keys):
-            cx, cz = key
-            if parts:
-                a, b = cuts[i], cuts[i + 1]
-                th = Things(*(f[a:b] for f in fields))
-            else:
-                th = Things.of(np.zeros((0, 3)), [], [])
-            out.append((key, ChunkDraw(grounds[i], boxes[i], th, tuple(touching[i]), table[i], tboxes[i])))
-        return out
+                tboxes[has, 0] = np.minimum.reduceat(things.pos - things.radius[:, None], cuts[has], axis=0)
+                tboxes[has, 1] = np.maximum.reduceat(things.pos + things.radius[:, None], cuts[has], axis=0)
+        else:
+            things, cuts = Things.of(np.zeros((0, 3)), [], []), np.zeros(k + 1, dtype=np.int64)
+        h = c // 2  # focus_origin's height at each chunk's centre cell
+        centre = (G[:, h, h] + G[:, h + 1, h + 1]) >> 1
+        return ChunkBlock(
+            cx0,
+            cz0,
+            nx,
+            nz,
+            table,
+            figures["levels"],
+            boxes,
+            tboxes,
+            things,
+            cuts,
+            touching,
+            np.asarray([q[0] for q in pairs], dtype=np.int64),
+            [q[1] for q in pairs],
+            centre,
+            grounds if objects else None,
+        )
 
     def _instances(
         self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray, cid_of: np.ndarray
@@ -1289,11 +1447,14 @@ class Drawer:
             px, py, pz = (things.pos[:, j].take(tt) for j in range(3))
             nr = -things.radius.take(tt)
             cols = planes.transpose(1, 2, 0).copy()  # (planes, 4, views): each column one plane's
-            ok = np.ones(len(test), dtype=bool)
-            for k in range(planes.shape[1]):
+            keep = np.ones(len(test), dtype=bool)
+            for k in range(planes.shape[1]):  # each plane tests the things inside the ones before
                 a, b, c, d = (cols[k, j].take(tv) for j in range(4))
-                ok &= (px * a + py * b + pz * c + d) >= nr
-            inside[test] = ok
+                keep &= (px * a + py * b + pz * c + d) >= nr
+                if 4 * int(keep.sum()) < 3 * len(keep):  # a quarter out: those are left
+                    test, tv, px, py, pz, nr = (q[keep] for q in (test, tv, px, py, pz, nr))
+                    keep = np.ones(len(test), dtype=bool)
+            inside[test[keep]] = True
         sel_all = np.flatnonzero(inside)
         k = len(sel_all)
         if not k:
@@ -1355,20 +1516,16 @@ class Drawer:
         return visible, dist, level
 
     def _view_batch(self, cells: list[tuple[str, tuple[int, int]]], kept: bool = True) -> list[dict[str, Any]]:
-        """:meth:`view` of many cells with arrays over all of them (their chunks prepared)."""
+        """:meth:`view` of many cells with arrays over all of them (their chunks prepared, each an
+        object: :meth:`chunk`)."""
         gen, p = self.gen, self.gen.p
-        e, cm = p.extent, p.cell_mm
+        e = p.extent
         V = len(cells)
         xs = np.asarray([cell[0] for _, cell in cells], dtype=np.int64)
         zs = np.asarray([cell[1] for _, cell in cells], dtype=np.int64)
         # focus_origin: the cell's centre on the ground there
         g = gen.heights_at(np.concatenate([xs, xs + 1]), np.concatenate([zs, zs + 1]))
-        origins = np.stack(
-            [(2 * xs + 1) * cm / 2000.0, ((g[:V] + g[V:]) >> 1) / 1000.0, (2 * zs + 1) * cm / 2000.0], axis=1
-        )
-        eye, planes, ortho, lens, size = self._cameras(origins)
         # the chunks each view may have loaded: slots (ox, oz) around its focus's chunk
-        view = int(getattr(gen.world, "view", 1) or 1)
         ox, oz, ccx, ccz, inside = self._slots(xs, zs, kept)
         K = len(ox)
         code = (ccz + e) * (2 * e) + (ccx + e)  # a chunk's number, row by row
@@ -1377,13 +1534,70 @@ class Drawer:
         keys = [(int(u % (2 * e)) - e, int(u // (2 * e)) - e) for u in uniq[first:].tolist()]
         chunks = [self.chunk(cx, cz) for cx, cz in keys]
         slot_chunk = np.where(inside, inv.reshape(V, K) - first, -1)
+        # the structures of each chunk, chunk after chunk (each numbered once)
+        snames: dict[str, int] = {}
+        sobj: list[Any] = []
+        cs: list[int] = []
+        ns = np.zeros(max(1, len(chunks)), dtype=np.int64)
+        for i, ch in enumerate(chunks):
+            ns[i] = len(ch.structures)
+            for st in ch.structures:
+                got = snames.get(st.name)
+                if got is None:
+                    got = snames[st.name] = len(sobj)
+                    sobj.append(st)
+                cs.append(got)
+
+        def things_of(used: np.ndarray) -> Things:
+            return Things.join([chunks[i].things for i in used.tolist()])
+
+        loaded = Loaded(
+            slot_chunk,
+            np.stack([ch.box for ch in chunks]) if chunks else np.zeros((0, 2, 3)),
+            np.asarray([len(ch.ground.grids) for ch in chunks], dtype=np.int64),
+            np.stack([ch.table for ch in chunks]) if chunks else np.zeros((0, 3, len(GRIDS)), dtype=np.int64),
+            np.asarray([len(ch.things.model) for ch in chunks], dtype=np.int64),
+            np.stack([ch.things_box for ch in chunks]) if chunks else np.zeros((0, 2, 3)),
+            things_of,
+            ns,
+            np.asarray(cs, dtype=np.int64),
+            sobj,
+        )
+        figs, sets = self._figures(xs, zs, (g[:V] + g[V:]) >> 1, ox, oz, loaded, kept)
+        names = [name for name, _ in cells]
+        return ViewColumns(xs, zs, figs, sets, lambda v: names[v]).dicts()
+
+    def _figures(
+        self,
+        xs: np.ndarray,
+        zs: np.ndarray,
+        ys: np.ndarray,
+        ox: np.ndarray,
+        oz: np.ndarray,
+        loaded: Loaded,
+        kept: bool,
+    ) -> tuple[np.ndarray, list[tuple[int, int]]]:
+        """The figures of views at focus cells [xs, zs] whose cell centres' ground is at ``ys`` (mm),
+        their K slots ``(ox, oz)`` (:meth:`_slots`) holding the chunks ``loaded`` says: ``(figs
+        (sets, 10, V) int64 of :data:`VIEW_FIGURES`, the sets of loaded chunks as kept sides, the
+        window (0, 0) first)``."""
+        gen, p = self.gen, self.gen.p
+        cm = p.cell_mm
+        V, K = len(xs), len(ox)
+        origins = np.stack([(2 * xs + 1) * cm / 2000.0, ys / 1000.0, (2 * zs + 1) * cm / 2000.0], axis=1)
+        eye, planes, ortho, lens, size = self._cameras(origins)
+        view = int(getattr(gen.world, "view", 1) or 1)
+        slot_chunk = loaded.slot_chunk
         # ground: culled by its box, else at the level of its nearest point's effective distance
-        nk = len(chunks)
-        boxes = np.stack([ch.box for ch in chunks]) if chunks else np.zeros((0, 2, 3))
-        levels = np.asarray([len(ch.ground.grids) for ch in chunks] or [0], dtype=np.int64)[:, None]
-        tri = np.stack([ch.table for ch in chunks], axis=1) if chunks else np.zeros((3, 0, len(GRIDS)), dtype=np.int64)
+        boxes = loaded.boxes
+        levels = np.concatenate([loaded.levels, [0]]).astype(np.int64)[:, None]
+        tri = loaded.table.transpose(1, 0, 2)
         vv, kk = np.nonzero(slot_chunk >= 0)
         ci = slot_chunk[vv, kk]
+        every = vv, kk, ci  # every loaded (view, slot): structures
+        if loaded.maybe is not None:  # the others are outside the view volume for every view
+            keep = loaded.maybe[kk]
+            vv, kk, ci = vv[keep], kk[keep], ci[keep]
         box = boxes[ci]
         n = planes[vv, :, :3]
         far = np.where(n >= 0, box[:, None, 1, :], box[:, None, 0, :])
@@ -1404,8 +1618,8 @@ class Drawer:
         # things of the chunks: (view, slot) pairs expanded to their things; a chunk whose things
         # (spheres) are all outside a plane of the view's volume is skipped whole, one whose
         # things are all inside every plane needs no plane test
-        counts = np.asarray([len(ch.things.model) for ch in chunks] or [0], dtype=np.int64)
-        tb = np.stack([ch.things_box for ch in chunks]) if chunks else np.zeros((1, 2, 3))
+        counts = np.concatenate([loaded.counts, [0]]).astype(np.int64)
+        tb = loaded.things_box if len(loaded.things_box) else np.zeros((1, 2, 3))
         tbv = tb[ci]
         nrm, dd = planes[vv, :, :3], planes[vv, :, 3]
         hi_side = (np.where(nrm >= 0, tbv[:, None, 1, :], tbv[:, None, 0, :]) * nrm).sum(axis=2) + dd
@@ -1416,9 +1630,7 @@ class Drawer:
         uv, uk, uc, uin = vv[use], kk[use], ci[use], in_all[use]
         # the things of the chunks some view uses, joined
         used = np.unique(uc)
-        allt = (
-            Things.join([chunks[i].things for i in used.tolist()]) if len(used) else Things.of(np.zeros((0, 3)), [], [])
-        )
+        allt = loaded.things_of(used) if len(used) else Things.of(np.zeros((0, 3)), [], [])
         starts = np.concatenate([[0], np.cumsum(counts[used])])[:-1]
         m = counts[uc]
         pv = np.repeat(uv, m)
@@ -1438,20 +1650,10 @@ class Drawer:
         per = flat.reshape(4, V, K)
         # structures touching a loaded chunk (spawned whole): each once per view, in every set of
         # chunks holding one of the chunks it touches
-        snames: dict[str, int] = {}
-        sobj: list[Any] = []
-        cs: list[int] = []  # the structures of each chunk, chunk after chunk
-        ns = np.zeros(max(1, nk), dtype=np.int64)
-        for i, ch in enumerate(chunks):
-            ns[i] = len(ch.structures)
-            for st in ch.structures:
-                got = snames.get(st.name)
-                if got is None:
-                    got = snames[st.name] = len(sobj)
-                    sobj.append(st)
-                cs.append(got)
+        sobj, cs, ns = loaded.structures, loaded.structure_ids, loaded.structure_counts
         # (view, slot, structure) for every structure of every loaded chunk, then its (view,
         # structure) pairs: each structure once per view
+        vv, kk, ci = every
         ms = ns[ci]
         t_v, t_k = np.repeat(vv, ms), np.repeat(kk, ms)
         cs_start = np.concatenate([[0], np.cumsum(ns)])[:-1]
@@ -1460,13 +1662,13 @@ class Drawer:
         ]
         pair_key, pair_of = np.unique(t_v * max(1, len(sobj)) + t_s, return_inverse=True)
         pairs = pair_key.tolist()
-        sthings = [self._structure(st) for st in sobj]
         s_sums = np.zeros((4, len(pairs)), dtype=np.int64)
         if pairs:
             sv, sj = pair_key // max(1, len(sobj)), pair_key % max(1, len(sobj))
-            scount = np.asarray([len(t.model) for t in sthings], dtype=np.int64)
+            if loaded.structure_things is None:
+                loaded.structure_things = self._structure_things(sobj)
+            scount, st_all = loaded.structure_things
             sstart = np.concatenate([[0], np.cumsum(scount)])[:-1]
-            st_all = Things.join(sthings)
             m2 = scount[sj]
             q = np.repeat(np.arange(len(pairs)), m2)
             tid2 = (
@@ -1512,10 +1714,10 @@ class Drawer:
                 for sx, sz in sets
             ]
         )  # (sets, K)
-        loaded = slot_chunk >= 0
+        present = slot_chunk >= 0
         figs = np.zeros((len(sets), 10, V), dtype=np.int64)
         for si in range(len(sets)):
-            mk = masks[si][None, :] & loaded
+            mk = masks[si][None, :] & present
             figs[si, 0] = mk.sum(axis=1)
             figs[si, 1] = (vis & mk).sum(axis=1)
             figs[si, 2:5] = (ground * mk[None]).sum(axis=2)
@@ -1525,36 +1727,156 @@ class Drawer:
                 for row in range(4):
                     figs[si, 5 + row] += np.bincount(sv[hit], weights=s_sums[row][hit], minlength=V).astype(np.int64)
             figs[si, 9] = figs[si, 2:7].sum(axis=0)
-        names = (
-            "chunks",
-            "chunks_drawn",
-            "ground",
-            "skirts",
-            "water",
-            "flora",
-            "entities",
-            "plants_drawn",
-            "entities_drawn",
-            "triangles",
+        return figs, sets
+
+    def chunk_views(
+        self,
+        kept: bool = True,
+        progress: Progress | None = None,
+        window: tuple[int, int, int, int] | None = None,
+    ) -> Iterator[ViewColumns]:
+        """The views at the centre of every chunk of the world, row by row (north to south, west to
+        east: ``inspect world --all``), a batch of one row at a time (:class:`ViewColumns`, named
+        ``chunk CX,CZ``): what :meth:`view` gives at each, from one pass over the world. The
+        chunks are computed :data:`SWEEP_ROWS` rows at a time (:meth:`block`: one
+        :meth:`Generator.layers` of their whole width, no object per chunk) and kept while a view
+        may load them; each batch of views gathers its chunks' figures from those rows
+        (:meth:`_figures`). ``window``: the views of the chunks [cx0, cx1) x [cz0, cz1) only,
+        ``(cx0, cz0, cx1, cz1)``. ``progress(done, total, "views")`` after each batch."""
+        p = self.gen.p
+        e, c = p.extent, p.chunk
+        fx0, fz0, fx1, fz1 = (-e, -e, e, e) if window is None else window
+        fx0, fz0, fx1, fz1 = max(fx0, -e), max(fz0, -e), min(fx1, e), min(fz1, e)
+        view = int(getattr(self.gen.world, "view", 1) or 1)
+        reach = view + 1 if kept else view
+        bx0, bx1 = max(-e, fx0 - reach), min(e, fx1 + reach)  # the columns of chunks computed
+        side = bx1 - bx0
+        blocks: dict[int, ChunkBlock] = {}
+        total, done = max(0, fx1 - fx0) * max(0, fz1 - fz0), 0
+        for za in range(fz0, fz1 if fx0 < fx1 else fz0, SWEEP_ROWS):  # rows of views [za, zb)
+            zb = min(fz1, za + SWEEP_ROWS)
+            lo, hi = max(-e, za - reach), min(e - 1, zb - 1 + reach)
+            need = range((lo + e) // SWEEP_ROWS, (hi + e) // SWEEP_ROWS + 1)
+            for b in [b for b in blocks if b < need.start]:
+                del blocks[b]
+            for b in need:
+                if b not in blocks:
+                    z0 = -e + b * SWEEP_ROWS
+                    blocks[b] = self.block(bx0, z0, side, min(SWEEP_ROWS, e - z0))
+            loaded, centre = self._rows(blocks, lo, hi)
+            rows, cols = (q.ravel() for q in np.meshgrid(np.arange(za, zb), np.arange(fx0, fx1), indexing="ij"))
+            for a in range(0, len(rows), SWEEP_BATCH):
+                czs, cxs = rows[a : a + SWEEP_BATCH], cols[a : a + SWEEP_BATCH]
+                xs, zs = cxs * c + c // 2, czs * c + c // 2
+                ox, oz, ccx, ccz, inside = self._slots(xs, zs, kept)
+                loaded.slot_chunk = np.where(inside, (ccz - lo) * side + (ccx - bx0), -1)
+                ys = centre[(czs - lo) * side + cxs - bx0]
+                loaded.maybe = self._maybe_seen(ox, oz, ys, loaded)
+                figs, sets = self._figures(xs, zs, ys, ox, oz, loaded, kept)
+
+                def name(v: int, cxs: np.ndarray = cxs, czs: np.ndarray = czs) -> str:
+                    return f"chunk {int(cxs[v])},{int(czs[v])}"
+
+                yield ViewColumns(xs, zs, figs, sets, name)
+                done += len(xs)
+                if progress is not None:
+                    progress(done, total, "views")
+
+    def _structure_things(self, structures: list[Any]) -> tuple[np.ndarray, Things]:
+        """(the number of things of each structure, their things joined in that order)."""
+        got = [self._structure(st) for st in structures]
+        return np.asarray([len(t.model) for t in got], dtype=np.int64), Things.join(got)
+
+    def _maybe_seen(self, ox: np.ndarray, oz: np.ndarray, ys: np.ndarray, loaded: Loaded) -> np.ndarray:
+        """(K,) bool: the slots (ox, oz) around views whose foci are chunk centres at heights ys
+        (mm) where some view may see a chunk of ``loaded`` or one of its things; False where every
+        such chunk's box and things' box are outside a plane of every view's volume by
+        :data:`MAYBE_MARGIN`. Each view's volume is the camera's around its origin, the same but
+        for the origin's height (up to a float's error): the boxes are taken around the origin,
+        from the lowest to the highest over the chunks and the foci, against the volume of the
+        camera at the origin."""
+        p = self.gen.p
+        c, cm = p.chunk, p.cell_mm
+        S = c * cm / 1000.0
+        f = (2 * (c // 2) + 1) * cm / 2000.0  # the focus origin's offset in its chunk, metres
+        if self._at_origin is None:
+            self._at_origin = self._cameras(np.zeros((1, 3)))[1][0]
+        n, d = self._at_origin[:, :3], self._at_origin[:, 3]
+        yo = ys / 1000.0
+        b = loaded.boxes
+        has = loaded.counts > 0
+        t = loaded.things_box[has]
+        lo = np.array([0.0, b[:, 0, 1].min() - yo.max(), 0.0])  # the chunks' boxes around the origin
+        hi = np.array([S, b[:, 1, 1].max() - yo.min(), S])
+        if len(t):  # and their things' boxes (x and z from the chunk's min corner)
+            lo = np.stack([lo, (t[:, 0] - b[has, 0]).min(axis=0)])
+            hi = np.stack([hi, (t[:, 1] - b[has, 0]).max(axis=0)])
+            lo[1, 1], hi[1, 1] = t[:, 0, 1].min() - yo.max(), t[:, 1, 1].max() - yo.min()
+        corner = np.stack([ox * S - f, np.zeros(len(ox)), oz * S - f], axis=1)[:, None, :]  # (K, 1, 3)
+        box = np.stack([corner + np.atleast_2d(lo)[None], corner + np.atleast_2d(hi)[None]], axis=2)  # (K, B, 2, 3)
+        far = np.where(n >= 0, box[:, :, None, 1, :], box[:, :, None, 0, :])  # (K, B, 6, 3)
+        maybe = ((far * n).sum(axis=3) + d >= -MAYBE_MARGIN).all(axis=2).any(axis=1)
+        return maybe
+
+    def _rows(self, blocks: dict[int, ChunkBlock], lo: int, hi: int) -> tuple[Loaded, np.ndarray]:
+        """The chunks of rows lo..hi (held by ``blocks``, all of one width ``side`` from column
+        cx0) as :class:`Loaded` (chunk ``(cz - lo) * side + cx - cx0``; its ``slot_chunk`` left for
+        the caller), and each chunk's focus height (:attr:`ChunkBlock.centre`)."""
+        side = next(iter(blocks.values())).nx
+        parts: list[tuple[ChunkBlock, int, int]] = []  # (block, its first chunk used, past its last)
+        for b in sorted(blocks):
+            blk = blocks[b]
+            r0, r1 = max(lo, blk.cz0), min(hi + 1, blk.cz0 + blk.nz)
+            if r0 < r1:
+                parts.append((blk, (r0 - blk.cz0) * side, (r1 - blk.cz0) * side))
+
+        def cat(f: Callable[[ChunkBlock, int, int], np.ndarray]) -> np.ndarray:
+            return np.concatenate([f(blk, a, b) for blk, a, b in parts])
+
+        counts = cat(lambda blk, a, b: blk.cuts[a + 1 : b + 1] - blk.cuts[a:b])
+        firsts = np.cumsum([0] + [b - a for _, a, b in parts])
+        # structures: each (chunk, structure) pair of these rows, the structures numbered once
+        snames: dict[str, int] = {}
+        sobj: list[Any] = []
+        t_chunk, t_id = [], []
+        for (blk, a, b), first in zip(parts, firsts.tolist(), strict=False):
+            i0, i1 = np.searchsorted(blk.touch_chunk, [a, b]).tolist()
+            t_chunk.append(blk.touch_chunk[i0:i1] - a + first)
+            for st in blk.touch_structure[i0:i1]:
+                got = snames.get(st.name)
+                if got is None:
+                    got = snames[st.name] = len(sobj)
+                    sobj.append(st)
+                t_id.append(got)
+        nk = int(firsts[-1])
+        tc = np.concatenate(t_chunk) if t_chunk else np.zeros(0, dtype=np.int64)
+
+        def things_of(used: np.ndarray) -> Things:
+            # used: chunk numbers, ascending (np.unique): each block's are a run
+            out = []
+            for (blk, a, _), f0, f1 in zip(parts, firsts[:-1].tolist(), firsts[1:].tolist(), strict=True):
+                u = used[(used >= f0) & (used < f1)] - f0 + a
+                if not len(u):
+                    continue
+                starts = blk.cuts[u]
+                m = blk.cuts[u + 1] - starts
+                ids = np.arange(int(m.sum()), dtype=np.int64) - np.repeat(np.cumsum(m) - m, m) + np.repeat(starts, m)
+                out.append(Things(*(getattr(blk.things, f)[ids] for f in ("pos", "radius", "model", "thin", "flora"))))
+            return Things.join(out)
+
+        loaded = Loaded(
+            np.zeros((0, 0), dtype=np.int64),
+            cat(lambda blk, a, b: blk.boxes[a:b]),
+            cat(lambda blk, a, b: blk.levels[a:b]),
+            cat(lambda blk, a, b: blk.table[a:b]),
+            counts,
+            cat(lambda blk, a, b: blk.things_box[a:b]),
+            things_of,
+            np.bincount(tc, minlength=max(1, nk)).astype(np.int64),
+            np.asarray(t_id, dtype=np.int64),
+            sobj,
         )
-        out = []
-        tot = figs[:, 9, :]
-        for v, (name, cell) in enumerate(cells):
-            best, side = 0, [0, 0]
-            for si in range(1, len(sets)):
-                if tot[si, v] > tot[best, v]:
-                    best, side = si, list(sets[si])
-            worst = dict(zip(names, figs[best, :, v].tolist(), strict=True))
-            out.append(
-                {
-                    "name": name,
-                    "focus": [int(cell[0]), int(cell[1])],
-                    **worst,
-                    "kept": side,
-                    "window": {"chunks": int(figs[0, 0, v]), "triangles": int(figs[0, 9, v])},
-                }
-            )
-        return out
+        return loaded, cat(lambda blk, a, b: blk.centre[a:b])
 
     def _slots(self, xs: np.ndarray, zs: np.ndarray, kept: bool):
         """(ox, oz, cx, cz, inside): the chunk offsets a view may have loaded around its focus's

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from veduta.world.cover import NONE, SCATTER, STRUCTURE, Cover, Plant, PlantArrays
+from veduta.world.cover import NONE, SCATTER, STRUCTURE, Cover, Plant, PlantArrays, PlantPoints
 from veduta.world.intmath import hash2_grid
 from veduta.world.params import PrefabP, prefab_params, world_params
 from veduta.world.structures import PAD_BLEND, StructArrays, Structure, Structures, apply_pads, coord, pad_at, pads_at
@@ -50,6 +50,7 @@ class Layers:
     owner_index: np.ndarray  # (h, w) index into structures, or the rule's index
     plants: list[PlantArrays]
     water_vertex: np.ndarray | None = None  # (h + 1, w + 1) water level of the vertices, mm
+    points: list[PlantPoints] | None = None  # with layers(points=True): the plants, ``plants`` empty
 
 
 class Generator:
@@ -123,11 +124,15 @@ class Generator:
         level, centre, wet, lv = self._water(ground, x0, z0, w, h)
         return ground, self.biomes(x0, z0, w, h), level, centre, wet, lv
 
-    def layers(self, x0: int, z0: int, w: int, h: int) -> Layers:
-        """Everything over a cell rectangle (ground, biomes, water, owners, plants)."""
+    def layers(self, x0: int, z0: int, w: int, h: int, points: bool = False) -> Layers:
+        """Everything over a cell rectangle (ground, biomes, water, owners, plants); ``points``:
+        the plants as :class:`PlantPoints` (in ``points``), computed only where one grows."""
         ground, biome, level, centre, wet, lv = self._terrain_layers(x0, z0, w, h)
         structs = self.structs.in_rect(x0, z0, w, h, self.margin)
         kind, index = self.cover.owners(x0, z0, biome, wet, structs)
+        if points:
+            got = self.cover.plant_points(x0, z0, biome, wet, kind == STRUCTURE, ground)
+            return Layers(x0, z0, w, h, ground, biome, level, centre, wet, structs, kind, index, [], lv, got)
         plants = self.cover.plants(x0, z0, biome, wet, kind == STRUCTURE, ground)
         return Layers(x0, z0, w, h, ground, biome, level, centre, wet, structs, kind, index, plants, lv)
 
