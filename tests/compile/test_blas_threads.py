@@ -64,3 +64,35 @@ def test_a_thread_count_the_user_asked_for_is_kept():
 
 def test_numpy_imported_before_is_left_as_it_was():
     assert run("import numpy\n" + COMPILE, None) == run("import numpy", None)
+
+
+#: another thread starts a process over and over while a compiler is numpy's first import; prints
+#: how many it started and how many of them saw the variable
+BESIDE = """
+import subprocess, threading
+from veduta.compile import get_compiler
+seen, stop = [], threading.Event()
+def spawn():
+    while not stop.is_set():
+        cp = subprocess.run(['sh', '-c', 'echo $OPENBLAS_NUM_THREADS'], capture_output=True, text=True)
+        seen.append(cp.stdout.strip())
+t = threading.Thread(target=spawn)
+t.start()
+while not seen:
+    pass
+get_compiler('model')
+stop.set()
+t.join()
+print(len(seen), sum(1 for s in seen if s))
+"""
+
+
+def test_with_another_thread_running_the_variable_is_never_set():
+    """With another thread running (doit -n N), a process it starts meanwhile would inherit the
+    variable: the compiler is then imported as numpy imports, the environment untouched. (Found
+    by review: 46 of 46 processes started during the import saw OPENBLAS_NUM_THREADS=1.)"""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    cp = subprocess.run([sys.executable, "-c", BESIDE], env=env, capture_output=True, text=True, timeout=120)
+    assert cp.returncode == 0, cp.stderr
+    started, saw = map(int, cp.stdout.split())
+    assert started >= 2 and saw == 0, cp.stdout

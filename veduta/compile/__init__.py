@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -159,11 +160,15 @@ def _load(target: str):
     the project's loaded 2-core machine that start cost half as much again as the import itself
     (``import numpy``: 0.16 s wall, 0.17 s CPU; with one thread 0.11 s and 0.11 s), in the one
     edited source's cook that pays the import.  So when this import is numpy's first in the
-    process, and no thread count was asked for, numpy is imported with OpenBLAS kept to the
-    calling thread; the variable is set only meanwhile, so processes this one starts later (a
-    dodo's own tasks) get OpenBLAS as they would have."""
+    process, no thread count was asked for, and no other thread runs (one could start a process
+    meanwhile, which would inherit the variable: with ``doit -n N`` a compiler is imported
+    alike, with OpenBLAS's pool), numpy is imported with OpenBLAS kept to the calling thread;
+    the variable is set only meanwhile, so processes this one starts later (a dodo's own tasks)
+    get OpenBLAS as they would have.  This process's numpy keeps one BLAS thread to its end:
+    a Python action of the dodo file's own in the same run doing linear algebra runs it on one
+    thread."""
     mod, _, attr = target.partition(":")
-    if "numpy" in sys.modules or BLAS_THREADS in os.environ:
+    if "numpy" in sys.modules or BLAS_THREADS in os.environ or threading.active_count() > 1:
         return getattr(importlib.import_module(mod), attr)
     os.environ[BLAS_THREADS] = "1"
     try:

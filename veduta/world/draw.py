@@ -1056,6 +1056,7 @@ class Drawer:
         self._tris = [np.asarray(self.models[n].triangles, dtype=np.int64) for n in self.names]
         self._rad = np.asarray([self.models[n].radius for n in self.names] or [0.0])
         self._at_origin: np.ndarray | None = None  # (6, 4) the planes of the camera at the origin
+        self._cull = True  # (False: a camera near straight down, see _near_straight_down)
 
     # things with models
 
@@ -1801,6 +1802,9 @@ class Drawer:
         f = (2 * (c // 2) + 1) * cm / 2000.0  # the focus origin's offset in its chunk, metres
         if self._at_origin is None:
             self._at_origin = self._cameras(np.zeros((1, 3)))[1][0]
+            self._cull = not self._near_straight_down()
+        if not self._cull:
+            return np.ones(len(ox), dtype=bool)
         n, d = self._at_origin[:, :3], self._at_origin[:, 3]
         yo = ys / 1000.0
         b = loaded.boxes
@@ -1817,6 +1821,20 @@ class Drawer:
         far = np.where(n >= 0, box[:, :, None, 1, :], box[:, :, None, 0, :])  # (K, B, 6, 3)
         maybe = ((far * n).sum(axis=3) + d >= -MAYBE_MARGIN).all(axis=2).any(axis=1)
         return maybe
+
+    def _near_straight_down(self) -> bool:
+        """Whether the camera looks so nearly straight down that :meth:`_cameras` may take it for
+        straight down (its up turned to -z) at some views' origins and not at others': its
+        direction's sideways part within a factor of 2 of that test's 1e-6, where the rounding of
+        a view's origin (about 1e-13 at 8 km) could tip it. The volume at the origin then does not
+        stand for every view's, and :meth:`_maybe_seen` culls nothing."""
+        rec = self.camera
+        f = np.asarray(rec["look_at"], dtype=np.float64) - np.asarray(rec["position"], dtype=np.float64)
+        length = float(np.linalg.norm(f))
+        if not length > 0.0:
+            return False  # (no direction: no view sees anything, at any origin)
+        side = float(np.linalg.norm(np.cross(f / length, np.array([0.0, 1.0, 0.0]))))
+        return 0.5e-6 <= side <= 2e-6
 
     def _rows(self, blocks: dict[int, ChunkBlock], lo: int, hi: int) -> tuple[Loaded, np.ndarray]:
         """The chunks of rows lo..hi (held by ``blocks``, all of one width ``side`` from column
