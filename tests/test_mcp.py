@@ -127,16 +127,11 @@ def test_tools_are_listed_with_descriptions_and_typed_inputs(sample_game):
         "monitor_status",
         "inspect_model",
         "inspect_prefab",
-        "inspect_world",
         "world_query",
         "world_map",
         "dump",
         "verify",
-        "preview_model",
-        "preview_texture",
-        "preview_world",
         "deps",
-        "report",
     }
     assert {name for name, h in hints.items() if h[0]} == reads
     assert {name for name, h in hints.items() if h[1]} == {
@@ -147,6 +142,12 @@ def test_tools_are_listed_with_descriptions_and_typed_inputs(sample_game):
         "world_remove",
         "export_gltf",
         "rename",
+        # they write the file asked for (out=, sheet=, views_file=, html=), replacing one that is there
+        "inspect_world",
+        "preview_model",
+        "preview_texture",
+        "preview_world",
+        "report",
     }
     assert {name for name, h in hints.items() if not h[2]} == {"world_place", "rename"}
     assert hints["cook"] == (False, False, True)
@@ -603,3 +604,20 @@ def test_check_and_cook_take_strict_as_the_cli_does(sample_game):
     assert cook.structured_content["ok"] and cook.structured_content["summary"]["warnings"] == 1
     summary = cook_strict.structured_content["summary"]
     assert not cook_strict.structured_content["ok"] and summary["strict"] and summary["standing_warnings"] == 1
+
+
+def test_docs_table_lists_every_tool_with_its_hints():
+    """docs/mcp.md's table of tools has one row per tool, and its hints (R, D, I) are the
+    annotations the server gives (a tool that writes a file when asked is not read-only)."""
+    from veduta.faces.mcp.server import TOOLS
+
+    rows: dict[str, str] = {}
+    for line in (REPO / "docs" / "mcp.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.replace("\\|", "/").strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0].startswith("`") and cells[0].strip("`") in TOOLS:
+            assert cells[0].strip("`") not in rows, cells[0]
+            rows[cells[0].strip("`")] = cells[2]
+    assert set(rows) == set(TOOLS)
+    for name, a in TOOLS.items():
+        want = [h for h, on in (("R", a.read_only_hint), ("D", a.destructive_hint), ("I", a.idempotent_hint)) if on]
+        assert rows[name].split() == want, name

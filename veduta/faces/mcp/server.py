@@ -79,11 +79,13 @@ until it reports no error, then cook. Edits change the world's .vworld source mi
 validated before they are written; use dry_run to see a report first."""
 
 # -- what each tool does to the game: the MCP tool annotations ---------------------------------
-#: reads the game, writes nothing (a preview or sheet asked for with out= writes that one image)
+#: reads the game, writes nothing
 READS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 #: writes the cooked files the sources make (derived data, the same bytes on every run)
 COOKS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-#: adds to or replaces part of a source, or a file it is asked to write; the same call again changes nothing more
+#: adds to or replaces part of a source, or a file it is asked to write (an image, sheet, views file or
+#: report given as out=, sheet=, views_file=, html=, replaced if it is there); the same call again changes
+#: nothing more
 REPLACES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False)
 #: adds to a source (or replaces the element of that name), choosing where: a second call may choose again
 PLACES = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False, open_world_hint=False)
@@ -766,7 +768,7 @@ TOOLS: dict[str, ToolAnnotations] = {
     "monitor_status": READS,
     "inspect_model": READS,
     "inspect_prefab": READS,
-    "inspect_world": READS,
+    "inspect_world": REPLACES,
     "world_query": READS,
     "world_map": READS,
     "world_place": PLACES,
@@ -776,12 +778,12 @@ TOOLS: dict[str, ToolAnnotations] = {
     "dump": READS,
     "verify": READS,
     "export_gltf": REPLACES,
-    "preview_model": READS,
-    "preview_texture": READS,
-    "preview_world": READS,
+    "preview_model": REPLACES,
+    "preview_texture": REPLACES,
+    "preview_world": REPLACES,
     "deps": READS,
     "rename": MOVES,
-    "report": READS,
+    "report": REPLACES,
 }
 
 
