@@ -119,3 +119,35 @@ def test_a_mistyped_command_or_option_names_the_closest_ones(game: Game):
     assert out.returncode == 2 and "did you mean --json" in json.loads(out.stdout)["message"]
     out = run(game, "zzz")
     assert out.returncode == 2 and "did you mean" not in out.stderr and "invalid choice: 'zzz'" in out.stderr
+
+
+def test_write_reads_no_more_than_a_source_may_be_and_never_waits_on_a_fifo(game: Game, tmp_path):
+    """A device, a FIFO or an endless stream: refused at once or after the limit, never read
+    whole (once /dev/zero grew the process by a gigabyte a second, and a FIFO blocked for ever)."""
+    import os
+
+    from veduta.tools.write_source import MAX_SOURCE_BYTES
+
+    fifo = tmp_path / "pipe.vmodel"
+    os.mkfifo(fifo)
+    for name, why in ((os.devnull, "not a regular file"), (str(fifo), "it is a FIFO (a named pipe)")):
+        cp = run(game, "write", "model", "newone", name, "--json")
+        assert cp.returncode == 2, cp
+        doc = json.loads(cp.stdout)
+        assert doc["refused"] and f"cannot read {name}: " in doc["message"] and why in doc["message"], doc
+    big = tmp_path / "big.vmodel"
+    big.write_bytes(CUBE.encode() + b" " * MAX_SOURCE_BYTES)
+    cp = run(game, "write", "model", "newone", str(big))
+    assert cp.returncode == 2 and f"{big.stat().st_size:,} bytes, more than the 16,777,216 bytes" in cp.stderr
+    assert "a larger source is cooked as any other" in cp.stderr
+    with open("/dev/zero", "rb") as endless:  # a stream that never ends: read to the limit, then refused
+        cp = subprocess.run(
+            [sys.executable, "-m", "veduta", "write", "model", "newone", "-"],
+            cwd=game.root,
+            stdin=endless,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert cp.returncode == 2 and "standard input: more than the 16,777,216 bytes" in cp.stderr, cp
+    assert not (game.root / "assets/models/newone.vmodel").exists()

@@ -168,3 +168,27 @@ def test_an_undecodable_name_is_still_one_json_document_in_utf_8(sample):
             assert cp.returncode == code and b"Traceback" not in cp.stderr, cp.stderr
             doc = json.loads(cp.stdout.decode("utf-8"))  # valid UTF-8, the name escaped
             assert doc["refused"] is True and text in doc["message"], doc
+
+
+@pytest.mark.parametrize(
+    "toml, why",
+    [
+        ("[tool]\nveduta = 3\n", "tool.veduta: expected a table ([tool.veduta]), not an integer"),
+        ('tool = "x"\n', "tool: expected a table ([tool]), not a string"),
+        ('[tool.veduta]\ncooked = "a\\u0000b"\n', "[tool.veduta] cooked: 'a\\x00b' holds a control character"),
+        ('[tool.veduta]\nassets = "x\\ny"\n', "[tool.veduta] assets: 'x\\ny' holds a control character"),
+    ],
+)
+def test_a_configuration_of_the_wrong_shape_is_one_line_and_exit_2(tmp_path, toml, why):
+    """[tool.veduta] that is not a table, or a path holding a NUL or newline: the configuration
+    error every command reports (once a traceback: AttributeError, ValueError: embedded null byte)."""
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "pyproject.toml").write_text(toml)
+    for line in ("cook --format json", "check --json", "list --json"):
+        cp = veduta(tmp_path, *line.split())
+        assert cp.returncode == 2, (line, cp.stdout, cp.stderr)
+        assert "Traceback" not in cp.stderr
+        doc = json.loads(cp.stdout)
+        assert doc["refused"] is True and why in doc["message"], (line, doc)
+    cp = veduta(tmp_path, "cook")
+    assert cp.returncode == 2 and cp.stdout == "" and cp.stderr.count("\n") == 1 and why in cp.stderr

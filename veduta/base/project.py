@@ -315,9 +315,14 @@ def _read_config(path: str) -> dict:
     import tomllib
 
     try:
-        cfg = tomllib.loads(data.decode("utf-8")).get("tool", {}).get("veduta", {})
+        tool = tomllib.loads(data.decode("utf-8")).get("tool", {})
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: {exc}") from None
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: tool: expected a table ([tool]), not {_toml_type(tool)}")
+    cfg = tool.get("veduta", {})
+    if not isinstance(cfg, dict):
+        raise ConfigError(f"{path}: tool.veduta: expected a table ([tool.veduta]), not {_toml_type(cfg)}")
     for key, value in cfg.items():
         if key not in CONFIG_KEYS:
             raise ConfigError(f"{path}: [tool.veduta] {key}: unknown key (want one of {', '.join(CONFIG_KEYS)})")
@@ -332,7 +337,19 @@ def _read_config(path: str) -> dict:
                 )
         elif not isinstance(value, str) or not value:
             raise ConfigError(f"{path}: [tool.veduta] {key}: expected a folder path string")
+        if isinstance(value, str) and any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise ConfigError(
+                f"{path}: [tool.veduta] {key}: {value!r} holds a control character (a NUL, newline or "
+                f"the like), which no path can hold here"
+            )
     return cfg
+
+
+def _toml_type(value: object) -> str:
+    """What TOML calls *value*'s type, for an error naming what was found instead."""
+    return {bool: "a boolean", int: "an integer", float: "a float", str: "a string", list: "an array"}.get(
+        type(value), "a " + type(value).__name__
+    )
 
 
 __all__ = ["Project", "Source", "BY_FOLDER"]

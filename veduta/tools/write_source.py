@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from veduta.base.progress import Progress
     from veduta.base.project import Project
 
-__all__ = ["MAX_SOURCE_BYTES", "SourceRefused", "write_source"]
+__all__ = ["MAX_SOURCE_BYTES", "SourceRefused", "too_large", "write_source"]
 
 #: the largest source written (the cook reads sources whole)
 MAX_SOURCE_BYTES = 16 << 20
@@ -74,7 +74,7 @@ def write_source(
     except UnicodeEncodeError as exc:
         raise UsageError(f"the source text is not Unicode text (character {exc.start} is a lone surrogate)") from None
     if len(data) > MAX_SOURCE_BYTES:
-        raise UsageError(f"the source is {len(data)} bytes, more than the {MAX_SOURCE_BYTES} a source may have")
+        raise UsageError(f"the source: {too_large(len(data))}")
     step = progress or _quiet
     step(0, 2, f"checking {kind} {name}" + (" (waiting for the world's edit lock)" if kind == "world" else ""))
     with _lock(project, kind, name):
@@ -120,6 +120,16 @@ def write_source(
         "lines": lines,
         "diagnostics": diagnostics,
     }
+
+
+def too_large(size: int | None) -> str:
+    """Why a source of *size* bytes (None: more than the limit, not read further) is refused: the
+    limit is this tool's (a text an agent sends whole), not the cook's, which reads any size."""
+    got = "" if size is None else f"{size:,} bytes, "
+    return (
+        f"{got}more than the {MAX_SOURCE_BYTES:,} bytes (16 MiB) veduta write and write_source take; "
+        f"a larger source is cooked as any other, but is not written by this tool"
+    )
 
 
 def _quiet(done: float, total: float | None, message: str) -> None:

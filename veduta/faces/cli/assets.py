@@ -57,12 +57,18 @@ def cmd_write(args) -> int:
     from veduta import api
     from veduta.base.errors import UsageError
 
-    try:
+    from veduta.base.fsutil import TooLarge, read_bounded
+    from veduta.tools.write_source import MAX_SOURCE_BYTES, too_large
+
+    try:  # never more than the limit read (a stream may not end), never a FIFO or device waited on
         if args.file == "-":
-            data = sys.stdin.buffer.read()
+            data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)
+            if len(data) > MAX_SOURCE_BYTES:
+                raise UsageError(f"standard input: {too_large(None)}")
         else:
-            with open(os.path.join(args.cwd, args.file), "rb") as f:
-                data = f.read()
+            data = read_bounded(os.path.join(args.cwd, args.file), MAX_SOURCE_BYTES)
+    except TooLarge as exc:
+        raise UsageError(f"{args.file}: {too_large(exc.size)}") from None
     except OSError as exc:
         raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from None
     try:
