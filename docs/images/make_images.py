@@ -37,8 +37,9 @@ def main() -> int:
             out = os.path.join(tmp, name)
             if args[-1] != "--sheet":
                 args = [*args, "--out"]
-            subprocess.run([sys.executable, "-m", "veduta", *args, out], cwd=root, check=True,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                [sys.executable, "-m", "veduta", *args, out], cwd=root, check=True, stdout=subprocess.DEVNULL
+            )
             shutil.copyfile(out, os.path.join(HERE, name))
             print(f"docs/images/{name}: {os.path.getsize(out):,} bytes")
     return 0

@@ -56,7 +56,6 @@ def cmd_list(args) -> int:
 def cmd_write(args) -> int:
     from veduta import api
     from veduta.base.errors import UsageError
-
     from veduta.base.fsutil import TooLarge, read_bounded
     from veduta.tools.write_source import MAX_SOURCE_BYTES, too_large
 
