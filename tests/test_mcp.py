@@ -126,9 +126,6 @@ def test_tools_are_listed_with_descriptions_and_typed_inputs(sample_game):
         "why",
         "monitor_status",
         "inspect_model",
-        "inspect_prefab",
-        "world_query",
-        "world_map",
         "dump",
         "verify",
         "deps",
@@ -621,3 +618,44 @@ def test_docs_table_lists_every_tool_with_its_hints():
     for name, a in TOOLS.items():
         want = [h for h, on in (("R", a.read_only_hint), ("D", a.destructive_hint), ("I", a.idempotent_hint)) if on]
         assert rows[name].split() == want, name
+
+
+def test_the_read_only_tools_write_nothing(sample_game):
+    """Every tool annotated readOnlyHint, called through the SDK's client on a game never cooked
+    (where a tool that cooks what is stale would write), leaves every file of the game as it was
+    (once inspect_prefab, world_query and world_map cooked, and previews wrote `out`, under that
+    hint). A tool's mistake (a missing argument) is a tool error, which writes nothing either."""
+    import os
+
+    from veduta.faces.mcp.server import TOOLS
+
+    args = {
+        "list_assets": {},
+        "check": {},
+        "why": {},
+        "monitor_status": {},
+        "inspect_model": {"model": "crate"},
+        "dump": {"path": "assets/models/crate.vmodel"},
+        "verify": {"paths": ["assets/models/crate.vmodel"]},
+        "deps": {},
+    }
+    assert set(args) == {n for n, a in TOOLS.items() if a.read_only_hint}
+
+    def files() -> dict[str, tuple[int, int]]:
+        found = {}
+        for d, dirs, names in os.walk(sample_game):
+            for n in names:
+                if n != "server.log":
+                    st = os.stat(os.path.join(d, n))
+                    found[os.path.join(d, n)] = (st.st_size, st.st_mtime_ns)
+        return found
+
+    before = files()
+
+    async def body(s):
+        for name, a in args.items():
+            r = await s.call_tool(name, a)
+            assert r.content, name
+
+    serve(sample_game, body)
+    assert files() == before

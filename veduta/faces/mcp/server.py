@@ -81,7 +81,8 @@ validated before they are written; use dry_run to see a report first."""
 # -- what each tool does to the game: the MCP tool annotations ---------------------------------
 #: reads the game, writes nothing
 READS = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
-#: writes the cooked files the sources make (derived data, the same bytes on every run)
+#: writes the cooked files the sources make (derived data, the same bytes on every run): cook, and
+#: the tools that cook a stale world or prefab before they read it
 COOKS = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 #: adds to or replaces part of a source, or a file it is asked to write (an image, sheet, views file or
 #: report given as out=, sheet=, views_file=, html=, replaced if it is there); the same call again changes
@@ -767,10 +768,10 @@ TOOLS: dict[str, ToolAnnotations] = {
     "why": READS,
     "monitor_status": READS,
     "inspect_model": READS,
-    "inspect_prefab": READS,
+    "inspect_prefab": COOKS,
     "inspect_world": REPLACES,
-    "world_query": READS,
-    "world_map": READS,
+    "world_query": COOKS,
+    "world_map": COOKS,
     "world_place": PLACES,
     "world_terrain": REPLACES,
     "world_vegetation": REPLACES,
