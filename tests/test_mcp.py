@@ -643,7 +643,7 @@ def test_the_read_only_tools_write_nothing(sample_game):
 
     def files() -> dict[str, tuple[int, int]]:
         found = {}
-        for d, dirs, names in os.walk(sample_game):
+        for d, _dirs, names in os.walk(sample_game):
             for n in names:
                 if n != "server.log":
                     st = os.stat(os.path.join(d, n))
