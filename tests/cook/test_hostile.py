@@ -340,3 +340,23 @@ def test_an_empty_assets_folder_says_so_and_a_missing_one_is_a_configuration_err
     for args in (["-m", "doit", "cook"], ["-m", "veduta", "check"], ["-m", "veduta", "cook"]):
         cp = subprocess.run([sys.executable, *args], cwd=game.root, capture_output=True, text=True, timeout=120)
         assert (cp.returncode, cp.stdout, cp.stderr) == (2, "", why), (args, cp.stdout + cp.stderr)
+
+
+def test_a_file_name_cannot_break_or_forge_a_line_of_the_cook_output(game):
+    """A source named with a newline, a C1 next line and a line separator in it: each diagnostic
+    is one line in text (the name escaped), so no line of its name reads as a CI workflow command
+    (``::error ...::``); JSON keeps the name as the file system has it."""
+    import json
+
+    name = "a\n::error::FORGED\x85::warning::FORGED\u2028b.vmodel"
+    game.write(f"models/{name}", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1]}]}')
+    shown = "a\\n::error::FORGED\\x85::warning::FORGED\\u2028b"
+    for cp in (game.cook(), game.veduta("check")):
+        assert cp.returncode == 1, cp
+        lines = (cp.stdout + cp.stderr).split("\n")
+        assert not [ln for ln in lines if ln.startswith("::")], lines
+        (line,) = [ln for ln in lines if "FORGED" in ln]
+        assert line.startswith(f"assets/models/{shown}.vmodel:1:1: $: file name \"{shown}\" is not a valid asset name")
+    cp = game.veduta("check", "--json")
+    (d,) = json.loads(cp.stdout)["diagnostics"]
+    assert d["file"] == f"assets/models/{name}"

@@ -21,21 +21,34 @@ MESSAGE_CHARS = 2000
 _CONTROLS = {i: f"\\x{i:02x}" for i in range(32)} | {9: "\\t", 10: "\\n", 13: "\\r", 127: "\\x7f"}
 
 
+#: what else breaks a line where a file name is printed: the C1 controls (U+0085, next line, among
+#: them) and Unicode's line and paragraph separators, which str.splitlines() and editors split at
+_LINE_BREAKERS = _CONTROLS | {i: f"\\x{i:02x}" for i in range(0x80, 0xA0)} | {0x2028: "\\u2028", 0x2029: "\\u2029"}
+
+
+def shown_path(path: str) -> str:
+    """*path* as a line of text shows it (``file:line:col: ...`` of a diagnostic): every character
+    that could end or rewrite the line escaped (``a\\nb.vmodel``), so that one problem is one line
+    and no file name can smuggle a line of its own into a CI log (``::error ...::``). The rest of
+    the name, and every ``--format json`` field, is as the file system has it."""
+    return path.translate(_LINE_BREAKERS)
+
+
 def quote(text: str) -> str:
     """*text* in double quotes for a message, control characters escaped (``"a\x00b"``); a long
     one as its first characters and its length: ``"xxxx..." (5000000 characters)``. A message
     never echoes a huge value whole."""
     if len(text) <= QUOTE_CHARS:
-        return f'"{text.translate(_CONTROLS)}"'
-    return f'"{text[:QUOTE_CHARS].translate(_CONTROLS)}..." ({len(text)} characters)'
+        return f'"{text.translate(_LINE_BREAKERS)}"'
+    return f'"{text[:QUOTE_CHARS].translate(_LINE_BREAKERS)}..." ({len(text)} characters)'
 
 
 def clip(text: str, limit: int = QUOTE_CHARS) -> str:
     """*text* if short, else its first characters and its length (no quotes); control characters
     escaped, as :func:`quote` does."""
     if len(text) <= limit:
-        return text.translate(_CONTROLS)
-    return f"{text[:limit].translate(_CONTROLS)}... ({len(text)} characters)"
+        return text.translate(_LINE_BREAKERS)
+    return f"{text[:limit].translate(_LINE_BREAKERS)}... ({len(text)} characters)"
 
 
 def clip_words(message: str, limit: int = 60) -> str:

@@ -210,11 +210,12 @@ def compile_sources(kind: str, items: list[tuple[bytes, CompileContext]]) -> lis
 
 
 def _name_ok(ctx: CompileContext) -> bool:
+    from veduta.base.errors import quote
     from veduta.base.names import NAME_RULE, is_name
 
     if is_name(ctx.name):
         return True
-    ctx.report.error((1, 1), "$", f'file name "{ctx.name}" is not a valid asset name ({NAME_RULE}); rename the file')
+    ctx.report.error((1, 1), "$", f"file name {quote(ctx.name)} is not a valid asset name ({NAME_RULE}); rename the file")
     return False
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from veduta.base.errors import clip
+from veduta.base.errors import clip, shown_path
 from veduta.source.jsonpos import JsonProblem, Node
 
 ERROR = "error"
@@ -37,7 +37,7 @@ class Diagnostic:
 
     def __str__(self) -> str:
         tag = "warning: " if self.severity == WARNING else ""
-        return f"{self.file}:{self.line}:{self.col}: {self.path or '$'}: {tag}{self.message}"
+        return f"{shown_path(self.file)}:{self.line}:{self.col}: {self.path or '$'}: {tag}{self.message}"
 
     def to_json(self) -> dict:
         d = {
@@ -134,7 +134,7 @@ def format_diagnostic(d: Diagnostic | dict, fmt: str = "text") -> str:
         )
         return f"::{level} {props}::{_gh_data(d['path'] + ': ' + d['message'])}"
     tag = "" if d["severity"] == ERROR else f"{d['severity']}: "
-    return f"{d['file']}:{d['line']}:{d['col']}: {d['path']}: {tag}{d['message']}"
+    return f"{shown_path(d['file'])}:{d['line']}:{d['col']}: {d['path']}: {tag}{d['message']}"
 
 
 def _gh_data(text: str) -> str:
