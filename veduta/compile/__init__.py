@@ -215,7 +215,8 @@ def _name_ok(ctx: CompileContext) -> bool:
 
     if is_name(ctx.name):
         return True
-    ctx.report.error((1, 1), "$", f"file name {quote(ctx.name)} is not a valid asset name ({NAME_RULE}); rename the file")
+    why = f"file name {quote(ctx.name)} is not a valid asset name ({NAME_RULE}); rename the file"
+    ctx.report.error((1, 1), "$", why)
     return False
 
 
