@@ -356,7 +356,7 @@ def test_a_file_name_cannot_break_or_forge_a_line_of_the_cook_output(game):
         lines = (cp.stdout + cp.stderr).split("\n")
         assert not [ln for ln in lines if ln.startswith("::")], lines
         (line,) = [ln for ln in lines if "FORGED" in ln]
-        assert line.startswith(f"assets/models/{shown}.vmodel:1:1: $: file name \"{shown}\" is not a valid asset name")
+        assert line.startswith(f'assets/models/{shown}.vmodel:1:1: $: file name "{shown}" is not a valid asset name')
     cp = game.veduta("check", "--json")
     (d,) = json.loads(cp.stdout)["diagnostics"]
     assert d["file"] == f"assets/models/{name}"
