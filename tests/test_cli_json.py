@@ -192,3 +192,27 @@ def test_a_configuration_of_the_wrong_shape_is_one_line_and_exit_2(tmp_path, tom
         assert doc["refused"] is True and why in doc["message"], (line, doc)
     cp = veduta(tmp_path, "cook")
     assert cp.returncode == 2 and cp.stdout == "" and cp.stderr.count("\n") == 1 and why in cp.stderr
+
+
+def test_a_reader_gone_mid_output_is_exit_1_and_no_traceback(tmp_path):
+    """`veduta check --json | head -c 100` of a long document: the refusal it then tried to write
+    met the closed pipe too (a BrokenPipeError traceback). Now it stops quietly with 1 (an output
+    that cannot be written: a gate cut short does not pass)."""
+    import json as json_
+
+    (tmp_path / "assets" / "models").mkdir(parents=True)
+    src = {"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1]}]} | {f"k{i}": 1 for i in range(20000)}
+    (tmp_path / "assets/models/k2.vmodel").write_text(json_.dumps(src))
+    for args in (["check", "--json"], ["check"]):  # each prints far more than a pipe holds
+        p = subprocess.Popen(
+            [sys.executable, "-m", "veduta", *args],
+            cwd=tmp_path,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert p.stdout is not None and p.stderr is not None
+        p.stdout.read(10)
+        p.stdout.close()  # the reader has what it wanted and goes
+        err = p.stderr.read().decode()
+        assert p.wait(timeout=300) == 1, (args, err)
+        assert "Traceback" not in err and "BrokenPipe" not in err and "Broken pipe" not in err, (args, err)

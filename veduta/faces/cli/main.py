@@ -279,6 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     _finish_edits(args)
     try:
         return int(args.func(args) or 0)
+    except BrokenPipeError:  # `veduta list --json | head`: the reader has all it wanted
+        return _reader_gone()
     except (ConfigError, UsageError) as exc:
         return tell(wants_json(args), str(exc), 2, findings=getattr(exc, "findings", None))
     except VedutaError as exc:
@@ -290,8 +292,21 @@ def main(argv: list[str] | None = None) -> int:
         return tell(wants_json(args), "out of memory (the machine, or a memory limit, ran short)", 1)
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
-        return 0
+
+
+def _reader_gone() -> int:
+    """Exit quietly, with 1 (an output that cannot be written), when standard output's reader has
+    closed it: the output is cut short, so success cannot be claimed (a gate piped into ``head``
+    must not pass for having been cut). stdout is pointed at the null device, so that neither a
+    refusal nor the interpreter's last flush writes to the closed pipe (a second BrokenPipeError,
+    printed as a traceback)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # (no descriptor: stdout replaced by a test's buffer)
+        pass
+    return 1
 
 
 if __name__ == "__main__":
