@@ -659,3 +659,26 @@ def test_the_read_only_tools_write_nothing(sample_game):
 
     serve(sample_game, body)
     assert files() == before
+
+
+def test_two_writes_of_one_source_at_once_take_turns(sample_game):
+    """Two write_source calls of one model at the same time: the second reports the change from
+    what the first wrote (once both reported the original size as old, and the second's report
+    hid that it wrote over the first's)."""
+    texts = {n: CRATE_BIGGER.replace('"size": [2, 2, 2]', f'"size": [{n}, {n}, {n}]') for n in (2, 3)}
+
+    async def body(s):
+        return await asyncio.gather(
+            *(s.call_tool("write_source", {"kind": "model", "name": "crate", "text": t}) for t in texts.values())
+        )
+
+    results = serve(sample_game, body)
+    olds = {}
+    for n, r in zip(texts, results, strict=True):
+        assert not r.is_error, text_of(r)
+        (c,) = [c for c in r.structured_content["changes"] if c["path"] == "parts[0].size"]
+        olds[n] = c["old"]
+    first = next(n for n, old in olds.items() if old == [1, 1, 1])  # the call that went first
+    (second,) = set(texts) - {first}
+    assert olds[second] == [first] * 3, olds  # changed from what the first wrote
+    assert (sample_game / "assets/models/crate.vmodel").read_text() == texts[second]

@@ -8,11 +8,12 @@ through :func:`write_output` (one rule for every ``--out``, ``--sheet``, ...).
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from veduta.base.errors import VedutaError
 
@@ -44,6 +45,30 @@ def temp_name(path: str) -> str:
     two threads never write the same temp file."""
     folder, base = os.path.split(path)
     return os.path.join(folder, f".{base}.{HOST}.{os.getpid()}.{next(_SEQ)}.tmp")
+
+
+@contextlib.contextmanager
+def held_lock(path: str) -> Iterator[None]:
+    """Hold an exclusive ``flock`` of lock file *path* (made if missing, its folder too) until the
+    block ends. ``flock`` locks belong to an open file, so two threads of one process (an MCP
+    server's calls) wait for each other as two processes do. Where no lock can be taken (no
+    ``fcntl``, a folder that cannot be written) the block runs without it."""
+    fd = None
+    try:
+        import fcntl
+
+        os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+    except (ImportError, OSError):
+        if fd is not None:
+            os.close(fd)
+        fd = None
+    try:
+        yield
+    finally:
+        if fd is not None:
+            os.close(fd)  # closing the descriptor drops the lock
 
 
 def atomic_write(path: str, data: bytes | Iterable[bytes], durable: bool = False, mode: int | None = None) -> None:

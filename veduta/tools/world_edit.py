@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar, cast
 
 from veduta.base.errors import UsageError, VedutaError, quote
-from veduta.base.fsutil import rewrite_source
+from veduta.base.fsutil import held_lock, rewrite_source
 from veduta.base.progress import Progress, tell
 
 if TYPE_CHECKING:
@@ -86,22 +86,8 @@ def edit_lock(project: Project, world: str) -> Iterator[None]:
     world place`` in a terminal) waits and then works on this one's result instead of writing over
     it. Where no lock can be taken (no ``fcntl``, a cache folder that cannot be written) edits go
     on without it; the write still refuses a file that changed since it was read."""
-    fd = None
-    try:
-        import fcntl
-
-        os.makedirs(project.cache, exist_ok=True)
-        fd = os.open(edit_lock_path(project, world), os.O_RDWR | os.O_CREAT, 0o666)
-        fcntl.flock(fd, fcntl.LOCK_EX)
-    except (ImportError, OSError):
-        if fd is not None:
-            os.close(fd)
-        fd = None
-    try:
+    with held_lock(edit_lock_path(project, world)):
         yield
-    finally:
-        if fd is not None:
-            os.close(fd)  # closing the descriptor drops the lock
 
 
 def _one_at_a_time(tool: Callable[_P, _R]) -> Callable[_P, _R]:

@@ -137,15 +137,20 @@ def _quiet(done: float, total: float | None, message: str) -> None:
 
 
 def _lock(project: Project, kind: str, name: str):
-    """A world's edit lock (the world editing tools take it too), so that a source written while
-    an edit of it is under way waits for that edit; no lock for other kinds."""
-    import contextlib
-
+    """The source's edit lock, held from reading the old text to writing the new: two writes of
+    one source at once (two MCP calls, an agent and a terminal) take turns, each reporting the
+    changes from what the other wrote, not both from the same old text. A world's is its edit
+    lock, which the world editing tools take too."""
     if kind == "world":
         from veduta.tools.world_edit import edit_lock
 
         return edit_lock(project, name)
-    return contextlib.nullcontext()
+    import hashlib
+
+    from veduta.base.fsutil import held_lock
+
+    key = hashlib.sha256(f"{kind}/{name}".encode()).hexdigest()[:16]
+    return held_lock(os.path.join(project.cache, f"source-edit-{key}.lock"))
 
 
 def _refusal(kind: str, name: str, shown: str, errors: list[dict]) -> str:
