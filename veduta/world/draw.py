@@ -264,10 +264,61 @@ def _interpolate_many(ground: np.ndarray, g: int) -> np.ndarray:
     return np.where(ax >= bz, upper, lower)
 
 
+#: a stack of grounds is worked on as int32 when every height is within this of 0 (mm): the
+#: interpolation's sums (16 x two differences) then stay far inside int32
+NARROW_MM = 1 << 24
+
+
+def _narrow(ground: np.ndarray) -> np.ndarray:
+    """A contiguous copy of a stack of grounds, int32 when its heights are within
+    :data:`NARROW_MM` (the same answers from every operation below, on half the bytes), else
+    int64."""
+    if ground.size and -NARROW_MM < int(ground.min()) and int(ground.max()) < NARROW_MM:
+        return ground.astype(np.int32)
+    return np.array(ground, dtype=np.int64)
+
+
+def _off_most(ground: np.ndarray, g: int) -> np.ndarray:
+    """(k,) how far (mm) the vertex furthest off the triangles of grid g (:func:`interpolate`'s,
+    g a power of 2) is, of each of a stack of grounds (k, n + 1, n + 1): the same as
+    ``abs(_interpolate_many(ground, g) - ground).max(axis=(1, 2))``, without gathering the
+    corners vertex by vertex. The vertices at offsets a, b in [0, g) from each quad's min corner
+    are on that quad's triangles (``// g`` is ``>> log2 g``); those of the last row (b = g) are
+    on the straight line between the corners along it (the lower triangle at b = g gives
+    ``h01 + ((h11 - h01) a) // g``), those of the last column likewise (the upper at a = g)."""
+    k, n = ground.shape[0], ground.shape[1] - 1
+    q, s = n // g, g.bit_length() - 1
+    c = ground[:, ::g, ::g]
+    off = np.zeros(k, dtype=ground.dtype)
+    if g >= 8:  # few quads of many vertices: all offsets at once
+        h00, h10 = c[:, :-1, None, :-1, None], c[:, :-1, None, 1:, None]
+        h01, h11 = c[:, 1:, None, :-1, None], c[:, 1:, None, 1:, None]
+        a = np.arange(g, dtype=ground.dtype)
+        ax, bz = a[None, None, None, None, :], a[None, None, :, None, None]
+        upper = h00 + (((h10 - h00) * ax + (h11 - h10) * bz) >> s)
+        lower = h00 + (((h01 - h00) * bz + (h11 - h01) * ax) >> s)
+        inner = ground[:, :n, :n].reshape(k, q, g, q, g)
+        off = np.abs(np.where(ax >= bz, upper, lower) - inner).max(axis=(1, 2, 3, 4))
+    else:  # many small quads: one offset of every quad at a time
+        h00, h10, h01, h11 = c[:, :-1, :-1], c[:, :-1, 1:], c[:, 1:, :-1], c[:, 1:, 1:]
+        dx0, dz1, dz0, dx1 = h10 - h00, h11 - h10, h01 - h00, h11 - h01
+        for b in range(g):
+            for a in range(g):
+                if a or b:  # (the corner itself is on them)
+                    t = h00 + ((dx0 * a + dz1 * b) >> s) if a >= b else h00 + ((dz0 * b + dx1 * a) >> s)
+                    off = np.maximum(off, np.abs(t - ground[:, b:n:g, a:n:g]).max(axis=(1, 2)))
+    a = np.arange(g, dtype=ground.dtype)
+    for e in (ground[:, n, :], ground[:, :, n]):
+        ce = e[:, ::g]
+        line = ce[:, :-1, None] + (((ce[:, 1:, None] - ce[:, :-1, None]) * a) >> s)
+        off = np.maximum(off, np.abs(line - e[:, :n].reshape(k, q, g)).max(axis=(1, 2)))
+    return off
+
+
 def _runs_many(flat: np.ndarray, key: np.ndarray) -> np.ndarray:
     """:func:`_runs` of a stack of (k, q, q) arrays: (k,)."""
     same = flat[:, :, 1:] & flat[:, :, :-1] & (key[:, :, 1:] == key[:, :, :-1])
-    return flat[0].size - same.sum(axis=(1, 2))
+    return flat.shape[1] * flat.shape[2] - same.sum(axis=(1, 2))
 
 
 def chunk_grounds(
@@ -288,6 +339,7 @@ def chunk_grounds(
     c = gen.p.chunk
     k = len(keys)
     grids = grids_for(c)
+    hs = _narrow(ground)  # the heights, contiguous (int32 when they allow)
     fit = np.ones(k, dtype=np.int64)
     open_ = np.ones(k, dtype=bool)
     for g in sorted(grids, reverse=True):  # the coarsest grid within 6 cm of every vertex
@@ -298,57 +350,67 @@ def chunk_grounds(
             break
         # first the middle vertex of every grid quad: a chunk off there by more is off (the rest
         # is tested only for those within it there)
-        half, corners = g // 2, ground[todo, ::g, ::g]
+        half, corners = g // 2, hs[todo, ::g, ::g]
         h00, h10, h11 = corners[:, :-1, :-1], corners[:, :-1, 1:], corners[:, 1:, 1:]
         mid = h00 + ((h10 - h00) * half + (h11 - h10) * half) // g  # interpolate's at a = b = g / 2
-        todo = todo[np.abs(mid - ground[todo, half::g, half::g]).max(axis=(1, 2)) <= TOLERANCE_MM]
-        sub = ground[todo]
-        ok = np.abs(_interpolate_many(sub, g) - sub).max(axis=(1, 2)) <= TOLERANCE_MM
+        todo = todo[np.abs(mid - hs[todo, half::g, half::g]).max(axis=(1, 2)) <= TOLERANCE_MM]
+        ok = _off_most(hs[todo], g) <= TOLERANCE_MM
         fit[todo[ok]] = g
         open_[todo[ok]] = False
+    gmin, gmax = hs.min(axis=(1, 2)).astype(np.int64), hs.max(axis=(1, 2)).astype(np.int64)
     edge = biome.min(axis=(1, 2)) != biome.max(axis=(1, 2))
-    flat_all = ground.max(axis=(1, 2)) == ground.min(axis=(1, 2))
-    g0 = np.where(edge, np.where(flat_all, 1, np.minimum(fit, 2)), fit)
+    g0 = np.where(edge, np.where(gmax == gmin, 1, np.minimum(fit, 2)), fit)
     tris = {}
-    for g in grids:
-        cg = ground[:, ::g, ::g]
-        h = cg[:, :-1, :-1]
-        flat = (h == cg[:, :-1, 1:]) & (h == cg[:, 1:, :-1]) & (h == cg[:, 1:, 1:])
-        key = h * 1024 + biome[:, ::g, ::g]
-        tris[g] = (2 * _runs_many(flat, key)).tolist()
-    edges = [ground[:, 0, :], ground[:, -1, :], ground[:, :, 0], ground[:, :, -1]]
+    for g in grids:  # a quad is flat when its top, bottom and left edges are
+        cg = hs[:, ::g, ::g]
+        along = cg[:, :, 1:] == cg[:, :, :-1]
+        flat = along[:, :-1] & along[:, 1:] & (cg[:, 1:, :-1] == cg[:, :-1, :-1])
+        # two flat neighbours share an edge, so their heights are equal: the run key
+        # (height x 1024 + biome) is the same when their biomes are
+        b = biome[:, ::g, ::g]
+        same = flat[:, :, 1:] & flat[:, :, :-1] & (b[:, :, 1:] == b[:, :, :-1])
+        tris[g] = 2 * (flat.shape[1] * flat.shape[2] - same.sum(axis=(1, 2)))
+    edges = [hs[:, 0, :], hs[:, -1, :], hs[:, :, 0], hs[:, :, -1]]
     depths = np.stack(
         [
             np.where((e[:, 2:] - 2 * e[:, 1:-1] + e[:, :-2] == 0).all(axis=1), 0, e.max(axis=1) - e.min(axis=1))
             for e in edges
         ],
         axis=1,
-    )
+    ).astype(np.int64)
     n_skirts = (depths != 0).sum(axis=1)
-    under = ground < water
-    wcell = under[:, :-1, :-1] | under[:, :-1, 1:] | under[:, 1:, :-1] | under[:, 1:, 1:]
-    wlev = np.maximum(
-        np.maximum(water[:, :-1, :-1], water[:, :-1, 1:]), np.maximum(water[:, 1:, :-1], water[:, 1:, 1:])
-    )
-    wtris = 2 * (_runs_many(wcell, wlev) - (~wcell).sum(axis=(1, 2)))
-    gmax = ground.max(axis=(1, 2))
-    y_min = (ground.min(axis=(1, 2)) - depths.max(axis=1)).tolist()
-    y_max = np.maximum(gmax, np.where(wcell, wlev, np.iinfo(np.int64).min).max(axis=(1, 2))).tolist()
-    level_of = np.where(wcell, wlev, 0)
+    # water: only the chunks with a vertex under it (the others draw none: no wet cell)
+    wet = np.flatnonzero((hs < water).any(axis=(1, 2)))
+    ws, gs = water[wet], ground[wet]
+    under = gs < ws
+    wcell_w = under[:, :-1, :-1] | under[:, :-1, 1:] | under[:, 1:, :-1] | under[:, 1:, 1:]
+    wlev_w = np.maximum(np.maximum(ws[:, :-1, :-1], ws[:, :-1, 1:]), np.maximum(ws[:, 1:, :-1], ws[:, 1:, 1:]))
+    wtris = np.zeros(k, dtype=np.int64)
+    wtris[wet] = 2 * (_runs_many(wcell_w, wlev_w) - (~wcell_w).sum(axis=(1, 2)))
+    y_min = (gmin - depths.max(axis=1)).tolist()
+    top = gmax.copy()
+    top[wet] = np.maximum(gmax[wet], np.where(wcell_w, wlev_w, np.iinfo(np.int64).min).max(axis=(1, 2)))
+    y_max = top.tolist()
     first = np.searchsorted(np.asarray(grids), g0)
     if table is not None:  # level j: grid GRIDS[j] from the finest drawn one, the coarsest beyond
+        by_grid = [tris[g] for g in grids]
         for j in range(len(GRIDS)):
             at = np.minimum(first + j, len(grids) - 1)
             gj = np.asarray(grids)[at]
-            table[:, 0, j] = np.choose(at, [np.asarray(tris[g]) for g in grids])
+            table[:, 0, j] = np.choose(at, by_grid)
             table[:, 1, j] = 2 * n_skirts * (c // gj)
             table[:, 2, j] = wtris
     if figures is not None:
         figures["levels"] = len(grids) - first
         figures["y_min"], figures["y_max"] = np.asarray(y_min, dtype=np.int64), np.asarray(y_max, dtype=np.int64)
         return []
+    wcell = np.zeros((k, c, c), dtype=bool)
+    level_of = np.zeros((k, c, c), dtype=water.dtype)
+    wcell[wet] = wcell_w
+    level_of[wet] = np.where(wcell_w, wlev_w, 0)
     out = []
     g0s, dl, ns, wt = g0.tolist(), depths.tolist(), n_skirts.tolist(), wtris.tolist()
+    tri_lists = {g: t.tolist() for g, t in tris.items()}
     for i, (cx, cz) in enumerate(keys):
         levels = tuple(g for g in grids if g >= g0s[i])
         out.append(
@@ -356,7 +418,7 @@ def chunk_grounds(
                 cx,
                 cz,
                 levels,
-                tuple(tris[g][i] for g in levels),
+                tuple(tri_lists[g][i] for g in levels),
                 tuple(2 * ns[i] * (c // g) for g in levels),
                 tuple(dl[i]),
                 wt[i],
