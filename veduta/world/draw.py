@@ -1286,20 +1286,23 @@ class Drawer:
                     pairs.append(((j - cz0) * nx + (i - cx0), st))
         pairs.sort(key=lambda q: q[0])  # stable: each chunk's in the layers' order
         # things, each with the chunk it belongs to
-        cid_of = (np.arange(H) // c)[:, None] * nx + (np.arange(W) // c)[None, :]
+        def cid_of(jj: np.ndarray, ii: np.ndarray) -> np.ndarray:  # the chunk of cells [jj, ii]
+            return (jj // c) * nx + ii // c
+
         parts: list[tuple[np.ndarray, Things]] = []
         kind, index = lay.owner_kind, lay.owner_index
-        prefab_cells = (kind == SCATTER) | (kind == VEGETATION)
-        if prefab_cells.any():
+        pj, pi = np.nonzero((kind == SCATTER) | (kind == VEGETATION))  # the prefab cells, row by row
+        if len(pj):
+            pk, px = kind[pj, pi], index[pj, pi]
             groups: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
             for code, rules in ((SCATTER, p.scatter), (VEGETATION, p.vegetation)):
-                for idx in np.unique(index[kind == code]).tolist():
-                    jj, ii = np.nonzero((kind == code) & (index == idx))
-                    groups.setdefault(rules[idx].prefab, []).append((jj, ii))
+                for idx in np.unique(px[pk == code]).tolist():
+                    sel = (pk == code) & (px == idx)
+                    groups.setdefault(rules[idx].prefab, []).append((pj[sel], pi[sel]))
             for prefab in sorted(groups):
                 jj = np.concatenate([g[0] for g in groups[prefab]])
                 ii = np.concatenate([g[1] for g in groups[prefab]])
-                parts.append(self._instances(prefab, lay, jj, ii, cid_of))
+                parts.append(self._instances(prefab, lay, jj, ii, cid_of(jj, ii)))
         for pa in points:  # (plants grow off structures' footprints)
             r = p.vegetation[pa.rule]
             n = len(pa.j)
@@ -1311,14 +1314,15 @@ class Drawer:
             mi = self.index[r.model]
             pos = np.stack([pa.x_mm, pa.y_mm, pa.z_mm], axis=-1) / 1000.0
             parts.append(
-                (cid_of[pa.j, pa.i], Things.of(pos, self._rad[mi] * pa.scale / 1000.0, np.full(n, mi), pa.hash))
+                (cid_of(pa.j, pa.i), Things.of(pos, self._rad[mi] * pa.scale / 1000.0, np.full(n, mi), pa.hash))
             )
         tboxes = np.zeros((k, 2, 3))
         if parts:
             cid = np.concatenate([q[0] for q in parts])
             joined = Things.join([q[1] for q in parts])
-            order = np.argsort(cid, kind="stable")
-            cuts = np.searchsorted(cid[order], np.arange(k + 1))
+            # the same stable order, sorted as 16-bit keys when the chunks allow (a radix sort)
+            order = np.argsort(cid.astype(np.int16) if k <= 1 << 15 else cid, kind="stable")
+            cuts = np.concatenate([[0], np.cumsum(np.bincount(cid, minlength=k))])
             things = Things(*(getattr(joined, f)[order] for f in ("pos", "radius", "model", "thin", "flora")))
             has = np.flatnonzero(cuts[1:] > cuts[:-1])
             if len(has):
@@ -1347,17 +1351,18 @@ class Drawer:
         )
 
     def _instances(
-        self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray, cid_of: np.ndarray
+        self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray, cid: np.ndarray
     ) -> tuple[np.ndarray, Things]:
         """The things of the instances of a prefab at cells (jj, ii) of a rectangle's layers, each
-        at its cell's centre on the ground there (rotation 0), with their chunks."""
+        at its cell's centre on the ground there (rotation 0), with their chunks (``cid``: the
+        chunk of each cell)."""
         cm = self.gen.p.cell_mm
         ox = (2 * (lay.x0 + ii) + 1) * cm / 2000.0
         oy = lay.centre[jj, ii] / 1000.0
         oz = (2 * (lay.z0 + jj) + 1) * cm / 2000.0
         tpl = self._template(prefab)
         things = self._placed(prefab, ox, oy, oz)
-        return np.tile(cid_of[jj, ii], len(tpl)), things
+        return np.tile(cid, len(tpl)), things
 
     def _placed(self, key: str, ox: np.ndarray, oy: np.ndarray, oz: np.ndarray) -> Things:
         """The things of the template ``key`` placed at origins (ox, oy, oz), rotation 0, entity by
