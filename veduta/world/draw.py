@@ -1285,6 +1285,7 @@ class Drawer:
                     touching[(j - cz0) * nx + (i - cx0)].append(st)
                     pairs.append(((j - cz0) * nx + (i - cx0), st))
         pairs.sort(key=lambda q: q[0])  # stable: each chunk's in the layers' order
+
         # things, each with the chunk it belongs to
         def cid_of(jj: np.ndarray, ii: np.ndarray) -> np.ndarray:  # the chunk of cells [jj, ii]
             return (jj // c) * nx + ii // c
