@@ -1324,7 +1324,9 @@ class Drawer:
             # the same stable order, sorted as 16-bit keys when the chunks allow (a radix sort)
             order = np.argsort(cid.astype(np.int16) if k <= 1 << 15 else cid, kind="stable")
             cuts = np.concatenate([[0], np.cumsum(np.bincount(cid, minlength=k))])
-            things = Things(*(getattr(joined, f)[order] for f in ("pos", "radius", "model", "thin", "flora")))
+            things = Things(
+                *(np.take(getattr(joined, f), order, axis=0) for f in ("pos", "radius", "model", "thin", "flora"))
+            )
             has = np.flatnonzero(cuts[1:] > cuts[:-1])
             if len(has):
                 tboxes[has, 0] = np.minimum.reduceat(things.pos - things.radius[:, None], cuts[has], axis=0)
