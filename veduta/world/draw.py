@@ -293,8 +293,8 @@ def _off_most(ground: np.ndarray, g: int) -> np.ndarray:
     if g >= 8:  # few quads of many vertices: all offsets at once
         h00, h10 = c[:, :-1, None, :-1, None], c[:, :-1, None, 1:, None]
         h01, h11 = c[:, 1:, None, :-1, None], c[:, 1:, None, 1:, None]
-        a = np.arange(g, dtype=ground.dtype)
-        ax, bz = a[None, None, None, None, :], a[None, None, :, None, None]
+        offs = np.arange(g, dtype=ground.dtype)
+        ax, bz = offs[None, None, None, None, :], offs[None, None, :, None, None]
         upper = h00 + (((h10 - h00) * ax + (h11 - h10) * bz) >> s)
         lower = h00 + (((h01 - h00) * bz + (h11 - h01) * ax) >> s)
         inner = ground[:, :n, :n].reshape(k, q, g, q, g)
@@ -307,10 +307,10 @@ def _off_most(ground: np.ndarray, g: int) -> np.ndarray:
                 if a or b:  # (the corner itself is on them)
                     t = h00 + ((dx0 * a + dz1 * b) >> s) if a >= b else h00 + ((dz0 * b + dx1 * a) >> s)
                     off = np.maximum(off, np.abs(t - ground[:, b:n:g, a:n:g]).max(axis=(1, 2)))
-    a = np.arange(g, dtype=ground.dtype)
+    steps = np.arange(g, dtype=ground.dtype)
     for e in (ground[:, n, :], ground[:, :, n]):
         ce = e[:, ::g]
-        line = ce[:, :-1, None] + (((ce[:, 1:, None] - ce[:, :-1, None]) * a) >> s)
+        line = ce[:, :-1, None] + (((ce[:, 1:, None] - ce[:, :-1, None]) * steps) >> s)
         off = np.maximum(off, np.abs(line - e[:, :n].reshape(k, q, g)).max(axis=(1, 2)))
     return off
 
