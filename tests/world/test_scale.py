@@ -998,3 +998,113 @@ def test_finest_grids_in_one_pass_equal_finest_grid(name):
     got = [cg.grid for cg in D.chunk_grounds(gen, keys, ground, biome, water)]
     assert got == [D.finest_grid(g, b, D.grids_for(c)) for g, b in zip(ground, biome, strict=True)]
     assert len(set(got)) >= 3, Counter(got)
+
+
+def _chunk_ground_slowly(gen, cx, cz):
+    """A chunk's ChunkGround figures chunk by chunk, from the per-chunk functions (finest_grid,
+    level_quads, edge_profiles, straight) and its own water levels: what chunk_grounds must give."""
+    c = gen.p.chunk
+    ground = gen.heights(cx * c, cz * c, c + 1, c + 1)
+    biome = gen.biomes(cx * c, cz * c, c, c)
+    water = gen.terrain.water_levels(cx * c, cz * c, c + 1, c + 1)
+    grids = D.grids_for(c)
+    g0 = D.finest_grid(ground, biome, grids)
+    levels = tuple(g for g in grids if g >= g0)
+    depths = tuple(0 if D.straight(e) else int(e.max() - e.min()) for e in D.edge_profiles(ground))
+    skirts = sum(1 for d in depths if d)
+    under = ground < water
+    wcell = under[:-1, :-1] | under[:-1, 1:] | under[1:, :-1] | under[1:, 1:]
+    wlev = np.maximum(np.maximum(water[:-1, :-1], water[:-1, 1:]), np.maximum(water[1:, :-1], water[1:, 1:]))
+    top = max([int(ground.max())] + [int(v) for v in wlev[wcell]])
+    return (
+        levels,
+        tuple(2 * D.level_quads(ground, biome, g)[0] for g in levels),
+        tuple(2 * skirts * (c // g) for g in levels),
+        depths,
+        2 * (D._runs(wcell, wlev) - int((~wcell).sum())),
+        int(ground.min()) - max(depths),
+        top,
+        wcell.tolist(),
+        np.where(wcell, wlev, 0).tolist(),
+    )
+
+
+def _chunk_grounds_of(gen, cx0, cz0, nx, nz):
+    """chunk_grounds of a rectangle of chunks, as Drawer.block stacks them (views of one layers)."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    c = gen.p.chunk
+    lay = gen.layers(cx0 * c, cz0 * c, nx * c, nz * c, points=True)
+    keys = [(cx0 + i, cz0 + j) for j in range(nz) for i in range(nx)]
+    k = len(keys)
+    ground = sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
+    water = sliding_window_view(lay.water_vertex, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
+    biome = lay.biome.reshape(nz, c, nx, c).transpose(0, 2, 1, 3).reshape(k, c, c)
+    table = np.zeros((k, 3, len(D.GRIDS)), dtype=np.int64)
+    figures: dict = {}
+    D.chunk_grounds(gen, keys, ground, biome, water, table, figures)
+    return keys, D.chunk_grounds(gen, keys, ground, biome, water, table), table, figures
+
+
+def _check_chunk_grounds(gen, cx0, cz0, nx, nz):
+    keys, got, table, figures = _chunk_grounds_of(gen, cx0, cz0, nx, nz)
+    seen = Counter()
+    for i, ((cx, cz), cg) in enumerate(zip(keys, got, strict=True)):
+        want = _chunk_ground_slowly(gen, cx, cz)
+        have = (
+            cg.grids,
+            cg.triangles,
+            cg.skirt_triangles,
+            cg.skirt_edges,
+            cg.water_triangles,
+            cg.y_min,
+            cg.y_max,
+            cg.water_cell.tolist(),
+            cg.water_level.tolist(),
+        )
+        assert have == want, (cx, cz)
+        n = len(cg.grids)
+        assert figures["levels"][i] == n and figures["y_min"][i] == cg.y_min and figures["y_max"][i] == cg.y_max
+        for j in range(len(D.GRIDS)):  # level j, the coarsest drawn beyond
+            at = min(j, n - 1)
+            assert table[i, :, j].tolist() == [cg.triangles[at], cg.skirt_triangles[at], cg.water_triangles]
+        seen[(cg.grid, cg.water_triangles > 0, any(cg.skirt_edges))] += 1
+    return seen
+
+
+@pytest.mark.parametrize("name", ["watery", "busy"])
+def test_chunk_grounds_equal_the_chunk_by_chunk_figures(name):
+    """chunk_grounds (arrays over a band of chunks: grids fitted quad by quad on int32 heights,
+    water only where a vertex is under it) gives each chunk's levels, triangles, skirts, water
+    and height range as the per-chunk functions do, over a rectangle where every grid, water and
+    skirts occur."""
+    gen = Generator(*WORLDS[name]())
+    seen = _check_chunk_grounds(gen, -10, -8, 20, 16)
+    assert len({g for g, _, _ in seen}) >= 3 and any(w for _, w, _ in seen) and any(s for _, _, s in seen), seen
+
+
+@pytest.mark.parametrize("window", [(-8, -4, 12, 8), (-56, -8, 12, 12), (300, -200, 10, 5), (-512, 508, 8, 4)])
+def test_chunk_grounds_of_the_largest_world_equal_the_chunk_by_chunk_figures(largest, window):
+    """chunk_grounds on windows of the largest world (the village, the west sea's coast, far from
+    everything, the south-west corner) gives the per-chunk functions' figures."""
+    from veduta.tools.inspect_world import load_world
+
+    world, prefabs, _ = load_world(largest, "valley")
+    _check_chunk_grounds(Generator(world, prefabs), *window)
+
+
+def test_off_most_equals_the_interpolated_grounds():
+    """_off_most (the vertex furthest off a grid's triangles, quad by quad, on int32 or int64
+    heights) is the largest difference between _interpolate_many's grounds and the ground, on
+    random grounds of small and of huge heights (beyond int32: the int64 path), every grid."""
+    rng = np.random.default_rng(7)
+    for n in (16, 32):
+        for span in (100, 1 << 23, 1 << 40):
+            ground = rng.integers(-span, span, size=(200, n + 1, n + 1))
+            ground[:50] = ground[:50, :1, :1] + np.arange(n + 1) * rng.integers(-9, 9, size=(50, 1, 1))  # planes
+            hs = D._narrow(ground)
+            assert hs.dtype == (np.int32 if span < D.NARROW_MM else np.int64)
+            for g in D.grids_for(n)[1:]:
+                want = np.abs(D._interpolate_many(ground, g) - ground).max(axis=(1, 2))
+                assert (D._off_most(hs, g) == want).all(), (n, span, g)
+                assert not want[:50].any()  # a plane is on every grid's triangles

@@ -200,3 +200,24 @@ def test_rectangles_agree_with_each_other(example):
     lb, wb = example.water(-80, -80, 160, 160)
     ls, ws = example.water(-31, 12, 9, 9)
     assert (lb[92:101, 49:58] == ls).all() and (wb[92:101, 49:58] == ws).all()
+
+
+@pytest.mark.parametrize("weights", [(3, 1), (1, 2, 3, 2), (5, 1, 1), (1, 0, 1), (7,), (200, 1, 1, 200)])
+def test_biome_cuts_give_the_equalised_biome_of_every_field_value(weights):
+    """Terrain.biomes compares the biome field with cuts on it (field_cuts) instead of equalising
+    every cell: the biome is the one the equalised field gives, for every value the field can
+    take (and one beyond each end)."""
+    from veduta.world.tables import equalise
+    from veduta.world.terrain import BIOME_OCTAVES, field_cuts
+
+    total = sum(weights)
+    thresholds = np.cumsum(np.asarray(weights, dtype=np.int64))[:-1] * 65536
+    span = ((1 << BIOME_OCTAVES) - 1) * 32768
+    f = np.arange(-span - 1, span + 2, dtype=np.int64)
+    want = np.searchsorted(thresholds, equalise(f) * total, side="right")
+    cuts = np.asarray(field_cuts(thresholds.tolist(), total), dtype=np.int64)
+    assert (np.searchsorted(cuts, f, side="right") == want).all()
+    assert len(set(want.tolist())) == sum(1 for w in weights if w)
+    g = gen(biomes=[Biome(f"b{i}", "g", w) for i, w in enumerate(weights)], biome_scale=8)
+    xs, zs = np.arange(-40, 40), np.arange(-30, 30)
+    assert g.biomes(-40, -30, 80, 60).tolist() == [[g.terrain.biome_at(x, z) for x in xs.tolist()] for z in zs.tolist()]

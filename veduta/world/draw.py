@@ -264,10 +264,61 @@ def _interpolate_many(ground: np.ndarray, g: int) -> np.ndarray:
     return np.where(ax >= bz, upper, lower)
 
 
+#: a stack of grounds is worked on as int32 when every height is within this of 0 (mm): the
+#: interpolation's sums (16 x two differences) then stay far inside int32
+NARROW_MM = 1 << 24
+
+
+def _narrow(ground: np.ndarray) -> np.ndarray:
+    """A contiguous copy of a stack of grounds, int32 when its heights are within
+    :data:`NARROW_MM` (the same answers from every operation below, on half the bytes), else
+    int64."""
+    if ground.size and -NARROW_MM < int(ground.min()) and int(ground.max()) < NARROW_MM:
+        return ground.astype(np.int32)
+    return np.array(ground, dtype=np.int64)
+
+
+def _off_most(ground: np.ndarray, g: int) -> np.ndarray:
+    """(k,) how far (mm) the vertex furthest off the triangles of grid g (:func:`interpolate`'s,
+    g a power of 2) is, of each of a stack of grounds (k, n + 1, n + 1): the same as
+    ``abs(_interpolate_many(ground, g) - ground).max(axis=(1, 2))``, without gathering the
+    corners vertex by vertex. The vertices at offsets a, b in [0, g) from each quad's min corner
+    are on that quad's triangles (``// g`` is ``>> log2 g``); those of the last row (b = g) are
+    on the straight line between the corners along it (the lower triangle at b = g gives
+    ``h01 + ((h11 - h01) a) // g``), those of the last column likewise (the upper at a = g)."""
+    k, n = ground.shape[0], ground.shape[1] - 1
+    q, s = n // g, g.bit_length() - 1
+    c = ground[:, ::g, ::g]
+    off = np.zeros(k, dtype=ground.dtype)
+    if g >= 8:  # few quads of many vertices: all offsets at once
+        h00, h10 = c[:, :-1, None, :-1, None], c[:, :-1, None, 1:, None]
+        h01, h11 = c[:, 1:, None, :-1, None], c[:, 1:, None, 1:, None]
+        offs = np.arange(g, dtype=ground.dtype)
+        ax, bz = offs[None, None, None, None, :], offs[None, None, :, None, None]
+        upper = h00 + (((h10 - h00) * ax + (h11 - h10) * bz) >> s)
+        lower = h00 + (((h01 - h00) * bz + (h11 - h01) * ax) >> s)
+        inner = ground[:, :n, :n].reshape(k, q, g, q, g)
+        off = np.abs(np.where(ax >= bz, upper, lower) - inner).max(axis=(1, 2, 3, 4))
+    else:  # many small quads: one offset of every quad at a time
+        h00, h10, h01, h11 = c[:, :-1, :-1], c[:, :-1, 1:], c[:, 1:, :-1], c[:, 1:, 1:]
+        dx0, dz1, dz0, dx1 = h10 - h00, h11 - h10, h01 - h00, h11 - h01
+        for b in range(g):
+            for a in range(g):
+                if a or b:  # (the corner itself is on them)
+                    t = h00 + ((dx0 * a + dz1 * b) >> s) if a >= b else h00 + ((dz0 * b + dx1 * a) >> s)
+                    off = np.maximum(off, np.abs(t - ground[:, b:n:g, a:n:g]).max(axis=(1, 2)))
+    steps = np.arange(g, dtype=ground.dtype)
+    for e in (ground[:, n, :], ground[:, :, n]):
+        ce = e[:, ::g]
+        line = ce[:, :-1, None] + (((ce[:, 1:, None] - ce[:, :-1, None]) * steps) >> s)
+        off = np.maximum(off, np.abs(line - e[:, :n].reshape(k, q, g)).max(axis=(1, 2)))
+    return off
+
+
 def _runs_many(flat: np.ndarray, key: np.ndarray) -> np.ndarray:
     """:func:`_runs` of a stack of (k, q, q) arrays: (k,)."""
     same = flat[:, :, 1:] & flat[:, :, :-1] & (key[:, :, 1:] == key[:, :, :-1])
-    return flat[0].size - same.sum(axis=(1, 2))
+    return flat.shape[1] * flat.shape[2] - same.sum(axis=(1, 2))
 
 
 def chunk_grounds(
@@ -288,6 +339,7 @@ def chunk_grounds(
     c = gen.p.chunk
     k = len(keys)
     grids = grids_for(c)
+    hs = _narrow(ground)  # the heights, contiguous (int32 when they allow)
     fit = np.ones(k, dtype=np.int64)
     open_ = np.ones(k, dtype=bool)
     for g in sorted(grids, reverse=True):  # the coarsest grid within 6 cm of every vertex
@@ -298,57 +350,67 @@ def chunk_grounds(
             break
         # first the middle vertex of every grid quad: a chunk off there by more is off (the rest
         # is tested only for those within it there)
-        half, corners = g // 2, ground[todo, ::g, ::g]
+        half, corners = g // 2, hs[todo, ::g, ::g]
         h00, h10, h11 = corners[:, :-1, :-1], corners[:, :-1, 1:], corners[:, 1:, 1:]
         mid = h00 + ((h10 - h00) * half + (h11 - h10) * half) // g  # interpolate's at a = b = g / 2
-        todo = todo[np.abs(mid - ground[todo, half::g, half::g]).max(axis=(1, 2)) <= TOLERANCE_MM]
-        sub = ground[todo]
-        ok = np.abs(_interpolate_many(sub, g) - sub).max(axis=(1, 2)) <= TOLERANCE_MM
+        todo = todo[np.abs(mid - hs[todo, half::g, half::g]).max(axis=(1, 2)) <= TOLERANCE_MM]
+        ok = _off_most(hs[todo], g) <= TOLERANCE_MM
         fit[todo[ok]] = g
         open_[todo[ok]] = False
+    gmin, gmax = hs.min(axis=(1, 2)).astype(np.int64), hs.max(axis=(1, 2)).astype(np.int64)
     edge = biome.min(axis=(1, 2)) != biome.max(axis=(1, 2))
-    flat_all = ground.max(axis=(1, 2)) == ground.min(axis=(1, 2))
-    g0 = np.where(edge, np.where(flat_all, 1, np.minimum(fit, 2)), fit)
+    g0 = np.where(edge, np.where(gmax == gmin, 1, np.minimum(fit, 2)), fit)
     tris = {}
-    for g in grids:
-        cg = ground[:, ::g, ::g]
-        h = cg[:, :-1, :-1]
-        flat = (h == cg[:, :-1, 1:]) & (h == cg[:, 1:, :-1]) & (h == cg[:, 1:, 1:])
-        key = h * 1024 + biome[:, ::g, ::g]
-        tris[g] = (2 * _runs_many(flat, key)).tolist()
-    edges = [ground[:, 0, :], ground[:, -1, :], ground[:, :, 0], ground[:, :, -1]]
+    for g in grids:  # a quad is flat when its top, bottom and left edges are
+        cg = hs[:, ::g, ::g]
+        along = cg[:, :, 1:] == cg[:, :, :-1]
+        flat = along[:, :-1] & along[:, 1:] & (cg[:, 1:, :-1] == cg[:, :-1, :-1])
+        # two flat neighbours share an edge, so their heights are equal: the run key
+        # (height x 1024 + biome) is the same when their biomes are
+        b = biome[:, ::g, ::g]
+        same = flat[:, :, 1:] & flat[:, :, :-1] & (b[:, :, 1:] == b[:, :, :-1])
+        tris[g] = 2 * (flat.shape[1] * flat.shape[2] - same.sum(axis=(1, 2)))
+    edges = [hs[:, 0, :], hs[:, -1, :], hs[:, :, 0], hs[:, :, -1]]
     depths = np.stack(
         [
             np.where((e[:, 2:] - 2 * e[:, 1:-1] + e[:, :-2] == 0).all(axis=1), 0, e.max(axis=1) - e.min(axis=1))
             for e in edges
         ],
         axis=1,
-    )
+    ).astype(np.int64)
     n_skirts = (depths != 0).sum(axis=1)
-    under = ground < water
-    wcell = under[:, :-1, :-1] | under[:, :-1, 1:] | under[:, 1:, :-1] | under[:, 1:, 1:]
-    wlev = np.maximum(
-        np.maximum(water[:, :-1, :-1], water[:, :-1, 1:]), np.maximum(water[:, 1:, :-1], water[:, 1:, 1:])
-    )
-    wtris = 2 * (_runs_many(wcell, wlev) - (~wcell).sum(axis=(1, 2)))
-    gmax = ground.max(axis=(1, 2))
-    y_min = (ground.min(axis=(1, 2)) - depths.max(axis=1)).tolist()
-    y_max = np.maximum(gmax, np.where(wcell, wlev, np.iinfo(np.int64).min).max(axis=(1, 2))).tolist()
-    level_of = np.where(wcell, wlev, 0)
+    # water: only the chunks with a vertex under it (the others draw none: no wet cell)
+    wet = np.flatnonzero((hs < water).any(axis=(1, 2)))
+    ws, gs = water[wet], ground[wet]
+    under = gs < ws
+    wcell_w = under[:, :-1, :-1] | under[:, :-1, 1:] | under[:, 1:, :-1] | under[:, 1:, 1:]
+    wlev_w = np.maximum(np.maximum(ws[:, :-1, :-1], ws[:, :-1, 1:]), np.maximum(ws[:, 1:, :-1], ws[:, 1:, 1:]))
+    wtris = np.zeros(k, dtype=np.int64)
+    wtris[wet] = 2 * (_runs_many(wcell_w, wlev_w) - (~wcell_w).sum(axis=(1, 2)))
+    y_min = (gmin - depths.max(axis=1)).tolist()
+    top = gmax.copy()
+    top[wet] = np.maximum(gmax[wet], np.where(wcell_w, wlev_w, np.iinfo(np.int64).min).max(axis=(1, 2)))
+    y_max = top.tolist()
     first = np.searchsorted(np.asarray(grids), g0)
     if table is not None:  # level j: grid GRIDS[j] from the finest drawn one, the coarsest beyond
+        by_grid = [tris[g] for g in grids]
         for j in range(len(GRIDS)):
             at = np.minimum(first + j, len(grids) - 1)
             gj = np.asarray(grids)[at]
-            table[:, 0, j] = np.choose(at, [np.asarray(tris[g]) for g in grids])
+            table[:, 0, j] = np.choose(at, by_grid)
             table[:, 1, j] = 2 * n_skirts * (c // gj)
             table[:, 2, j] = wtris
     if figures is not None:
         figures["levels"] = len(grids) - first
         figures["y_min"], figures["y_max"] = np.asarray(y_min, dtype=np.int64), np.asarray(y_max, dtype=np.int64)
         return []
+    wcell = np.zeros((k, c, c), dtype=bool)
+    level_of = np.zeros((k, c, c), dtype=water.dtype)
+    wcell[wet] = wcell_w
+    level_of[wet] = np.where(wcell_w, wlev_w, 0)
     out = []
     g0s, dl, ns, wt = g0.tolist(), depths.tolist(), n_skirts.tolist(), wtris.tolist()
+    tri_lists = {g: t.tolist() for g, t in tris.items()}
     for i, (cx, cz) in enumerate(keys):
         levels = tuple(g for g in grids if g >= g0s[i])
         out.append(
@@ -356,7 +418,7 @@ def chunk_grounds(
                 cx,
                 cz,
                 levels,
-                tuple(tris[g][i] for g in levels),
+                tuple(tri_lists[g][i] for g in levels),
                 tuple(2 * ns[i] * (c // g) for g in levels),
                 tuple(dl[i]),
                 wt[i],
@@ -1223,21 +1285,25 @@ class Drawer:
                     touching[(j - cz0) * nx + (i - cx0)].append(st)
                     pairs.append(((j - cz0) * nx + (i - cx0), st))
         pairs.sort(key=lambda q: q[0])  # stable: each chunk's in the layers' order
+
         # things, each with the chunk it belongs to
-        cid_of = (np.arange(H) // c)[:, None] * nx + (np.arange(W) // c)[None, :]
+        def cid_of(jj: np.ndarray, ii: np.ndarray) -> np.ndarray:  # the chunk of cells [jj, ii]
+            return (jj // c) * nx + ii // c
+
         parts: list[tuple[np.ndarray, Things]] = []
         kind, index = lay.owner_kind, lay.owner_index
-        prefab_cells = (kind == SCATTER) | (kind == VEGETATION)
-        if prefab_cells.any():
+        pj, pi = np.nonzero((kind == SCATTER) | (kind == VEGETATION))  # the prefab cells, row by row
+        if len(pj):
+            pk, px = kind[pj, pi], index[pj, pi]
             groups: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
             for code, rules in ((SCATTER, p.scatter), (VEGETATION, p.vegetation)):
-                for idx in np.unique(index[kind == code]).tolist():
-                    jj, ii = np.nonzero((kind == code) & (index == idx))
-                    groups.setdefault(rules[idx].prefab, []).append((jj, ii))
+                for idx in np.unique(px[pk == code]).tolist():
+                    sel = (pk == code) & (px == idx)
+                    groups.setdefault(rules[idx].prefab, []).append((pj[sel], pi[sel]))
             for prefab in sorted(groups):
                 jj = np.concatenate([g[0] for g in groups[prefab]])
                 ii = np.concatenate([g[1] for g in groups[prefab]])
-                parts.append(self._instances(prefab, lay, jj, ii, cid_of))
+                parts.append(self._instances(prefab, lay, jj, ii, cid_of(jj, ii)))
         for pa in points:  # (plants grow off structures' footprints)
             r = p.vegetation[pa.rule]
             n = len(pa.j)
@@ -1249,15 +1315,18 @@ class Drawer:
             mi = self.index[r.model]
             pos = np.stack([pa.x_mm, pa.y_mm, pa.z_mm], axis=-1) / 1000.0
             parts.append(
-                (cid_of[pa.j, pa.i], Things.of(pos, self._rad[mi] * pa.scale / 1000.0, np.full(n, mi), pa.hash))
+                (cid_of(pa.j, pa.i), Things.of(pos, self._rad[mi] * pa.scale / 1000.0, np.full(n, mi), pa.hash))
             )
         tboxes = np.zeros((k, 2, 3))
         if parts:
             cid = np.concatenate([q[0] for q in parts])
             joined = Things.join([q[1] for q in parts])
-            order = np.argsort(cid, kind="stable")
-            cuts = np.searchsorted(cid[order], np.arange(k + 1))
-            things = Things(*(getattr(joined, f)[order] for f in ("pos", "radius", "model", "thin", "flora")))
+            # the same stable order, sorted as 16-bit keys when the chunks allow (a radix sort)
+            order = np.argsort(cid.astype(np.int16) if k <= 1 << 15 else cid, kind="stable")
+            cuts = np.concatenate([[0], np.cumsum(np.bincount(cid, minlength=k))])
+            things = Things(
+                *(np.take(getattr(joined, f), order, axis=0) for f in ("pos", "radius", "model", "thin", "flora"))
+            )
             has = np.flatnonzero(cuts[1:] > cuts[:-1])
             if len(has):
                 tboxes[has, 0] = np.minimum.reduceat(things.pos - things.radius[:, None], cuts[has], axis=0)
@@ -1285,17 +1354,18 @@ class Drawer:
         )
 
     def _instances(
-        self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray, cid_of: np.ndarray
+        self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray, cid: np.ndarray
     ) -> tuple[np.ndarray, Things]:
         """The things of the instances of a prefab at cells (jj, ii) of a rectangle's layers, each
-        at its cell's centre on the ground there (rotation 0), with their chunks."""
+        at its cell's centre on the ground there (rotation 0), with their chunks (``cid``: the
+        chunk of each cell)."""
         cm = self.gen.p.cell_mm
         ox = (2 * (lay.x0 + ii) + 1) * cm / 2000.0
         oy = lay.centre[jj, ii] / 1000.0
         oz = (2 * (lay.z0 + jj) + 1) * cm / 2000.0
         tpl = self._template(prefab)
         things = self._placed(prefab, ox, oy, oz)
-        return np.tile(cid_of[jj, ii], len(tpl)), things
+        return np.tile(cid, len(tpl)), things
 
     def _placed(self, key: str, ox: np.ndarray, oy: np.ndarray, oz: np.ndarray) -> Things:
         """The things of the template ``key`` placed at origins (ox, oy, oz), rotation 0, entity by

@@ -38,10 +38,21 @@ def mix64(z: int) -> int:
 
 
 def mix64_np(z: np.ndarray) -> np.ndarray:
-    """:func:`mix64` over a ``uint64`` array (numpy's uint64 arithmetic wraps modulo 2**64)."""
-    z = (z ^ (z >> 30)) * MIX_C1
-    z = (z ^ (z >> 27)) * MIX_C2
-    return z ^ (z >> 31)
+    """:func:`mix64` over a ``uint64`` array (numpy's uint64 arithmetic wraps modulo 2**64), in
+    two fresh arrays (``z`` untouched), each step in place."""
+    if not isinstance(z, np.ndarray) or not z.ndim:  # a scalar: the formula as written
+        z = (z ^ (z >> 30)) * MIX_C1
+        z = (z ^ (z >> 27)) * MIX_C2
+        return z ^ (z >> 31)
+    t = np.right_shift(z, 30)
+    t ^= z
+    t *= MIX_C1
+    u = np.right_shift(t, 27)
+    u ^= t
+    u *= MIX_C2
+    np.right_shift(u, 31, out=t)
+    t ^= u
+    return t
 
 
 def strhash(text: str) -> int:

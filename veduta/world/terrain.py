@@ -37,6 +37,32 @@ BIOME_OCTAVES = 2
 RELIEF_SPAN = ((1 << RELIEF_OCTAVES) - 1) * 32768  # 229376
 
 
+def field_cuts(thresholds: list[int], total: int) -> list[int]:
+    """For each threshold t, the least biome field value f with ``equalise(f) * total >= t`` (one
+    past the largest fbm value when none). equalise never decreases as f grows (its table never
+    does, and each piece starts where the one before ends), so the biome of a cell, the number
+    of thresholds ``equalise(f) * total`` reaches, is the number of these cuts f reaches: the
+    same index without equalising every cell."""
+    span = ((1 << BIOME_OCTAVES) - 1) * 32768  # |fbm| of the biome octaves is at most this
+    cuts = []
+    for t in thresholds:
+        lo, hi = -span - 1, span + 1  # equalise(lo) * total < t <= equalise(hi) * total, or hi: none
+        if equalise(hi) * total < t:
+            cuts.append(hi)
+            continue
+        if equalise(lo) * total >= t:
+            cuts.append(lo)
+            continue
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if equalise(mid) * total >= t:
+                hi = mid
+            else:
+                lo = mid
+        cuts.append(hi)
+    return cuts
+
+
 class Terrain:
     """Biomes, base ground and water of one world."""
 
@@ -49,6 +75,9 @@ class Terrain:
         cum = np.cumsum(np.asarray(p.biome_weights, dtype=np.int64))
         #: biome k covers u * W in [C_(k-1) * 65536, C_k * 65536)
         self.biome_thresholds = cum[:-1] * 65536
+        #: the same thresholds on the biome field f itself (before equalise): biome k covers f in
+        #: [cut_(k-1), cut_k) (see :func:`field_cuts`)
+        self.biome_cuts = np.asarray(field_cuts(self.biome_thresholds.tolist(), total), dtype=np.int64)
         self._tables: dict[int, list[int]] = {}
         self.levels: list[int] = []
         self.reach: list[int] = []
@@ -75,8 +104,8 @@ class Terrain:
         """Biome indices of the cells of a rectangle, (h, w) int64."""
         xs = np.arange(x0, x0 + w, dtype=np.int64)
         zs = np.arange(z0, z0 + h, dtype=np.int64)
-        u = equalise(fbm_grid(self.biome_keys, self.p.biome_scale, xs, zs))
-        return np.searchsorted(self.biome_thresholds, u * self.weight_total, side="right").astype(np.int64)
+        f = fbm_grid(self.biome_keys, self.p.biome_scale, xs, zs)
+        return np.searchsorted(self.biome_cuts, f, side="right").astype(np.int64)
 
     def biomes_at(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
         """Biome indices of the cells [xs, zs] (int64 arrays of one shape), elementwise."""
