@@ -1599,34 +1599,55 @@ class Drawer:
         if loaded.maybe is not None:  # the others are outside the view volume for every view
             keep = loaded.maybe[kk]
             vv, kk, ci = vv[keep], kk[keep], ci[keep]
-        box = boxes[ci]
-        n = planes[vv, :, :3]
-        far = np.where(n >= 0, box[:, None, 1, :], box[:, None, 0, :])
-        visible = ((far * n).sum(axis=2) + planes[vv, :, 3] >= 0).all(axis=1)
-        near = np.clip(eye[vv], box[:, 0], box[:, 1])
-        dist = np.linalg.norm(near - eye[vv], axis=1)
+        # the planes of the camera at the origin, moved to each view's origin, stand for each
+        # view's own within ``band`` (None: no shortcut, each test as the reference makes it)
+        sure = self._sure_planes(origins, planes, loaded) if loaded.maybe is not None else None
+        if sure is not None:
+            n0, dv, band = sure
+            far0 = np.where(n0 >= 0, boxes[:, None, 1, :], boxes[:, None, 0, :])  # (nk, 6, 3)
+            least = _least_side(np.einsum("ckj,kj->kc", far0, n0), dv, ci, vv)
+            visible = least > band
+            unsure = np.flatnonzero((least <= band) & (least >= -band))
+        else:
+            unsure = np.arange(len(vv))
+            visible = np.zeros(len(vv), dtype=bool)
+        if len(unsure):  # as the reference tests them
+            uv, box = vv[unsure], boxes[ci[unsure]]
+            n = planes[uv, :, :3]
+            far = np.where(n >= 0, box[:, None, 1, :], box[:, None, 0, :])
+            visible[unsure] = ((far * n).sum(axis=2) + planes[uv, :, 3] >= 0).all(axis=1)
+        gv, gk, gc = vv[visible], kk[visible], ci[visible]
+        box = boxes[gc]
+        near = np.clip(eye[gv], box[:, 0], box[:, 1])
+        dist = np.linalg.norm(near - eye[gv], axis=1)
         dist = np.full(dist.shape, ORTHO_FACTOR * size) if ortho else dist * lens
         lod = lod_distance(gen)
-        lev = np.zeros(len(vv), dtype=np.int64)
+        lev = np.zeros(len(gv), dtype=np.int64)
         for j in range(1, len(GRIDS)):  # ground_level: k from lod x 2^(k-1), the coarsest beyond
             lev = np.where(dist >= lod * 2.0 ** (j - 1), j, lev)
-        lev = np.minimum(lev, levels[ci, 0] - 1)
+        lev = np.minimum(lev, levels[gc, 0] - 1)
         ground = np.zeros((3, V, K), dtype=np.int64)
         for kind in range(3):
-            ground[kind, vv, kk] = np.where(visible, tri[kind, ci, lev], 0)
+            ground[kind, gv, gk] = tri[kind, gc, lev]
         vis = np.zeros((V, K), dtype=bool)
-        vis[vv, kk] = visible
+        vis[gv, gk] = True
         # things of the chunks: (view, slot) pairs expanded to their things; a chunk whose things
         # (spheres) are all outside a plane of the view's volume is skipped whole, one whose
         # things are all inside every plane needs no plane test
         counts = np.concatenate([loaded.counts, [0]]).astype(np.int64)
         tb = loaded.things_box if len(loaded.things_box) else np.zeros((1, 2, 3))
-        tbv = tb[ci]
-        nrm, dd = planes[vv, :, :3], planes[vv, :, 3]
-        hi_side = (np.where(nrm >= 0, tbv[:, None, 1, :], tbv[:, None, 0, :]) * nrm).sum(axis=2) + dd
-        lo_side = (np.where(nrm >= 0, tbv[:, None, 0, :], tbv[:, None, 1, :]) * nrm).sum(axis=2) + dd
-        out_all = (hi_side < -SURE).any(axis=1)
-        in_all = (lo_side > SURE).all(axis=1)
+        if sure is not None:  # (margin band, far above SURE)
+            hi0 = np.einsum("ckj,kj->kc", np.where(n0 >= 0, tb[:, None, 1, :], tb[:, None, 0, :]), n0)
+            lo0 = np.einsum("ckj,kj->kc", np.where(n0 >= 0, tb[:, None, 0, :], tb[:, None, 1, :]), n0)
+            out_all = _least_side(hi0, dv, ci, vv) < -band
+            in_all = _least_side(lo0, dv, ci, vv) > band
+        else:
+            tbv = tb[ci]
+            nrm, dd = planes[vv, :, :3], planes[vv, :, 3]
+            hi_side = (np.where(nrm >= 0, tbv[:, None, 1, :], tbv[:, None, 0, :]) * nrm).sum(axis=2) + dd
+            lo_side = (np.where(nrm >= 0, tbv[:, None, 0, :], tbv[:, None, 1, :]) * nrm).sum(axis=2) + dd
+            out_all = (hi_side < -SURE).any(axis=1)
+            in_all = (lo_side > SURE).all(axis=1)
         use = (counts[ci] > 0) & ~out_all
         uv, uk, uc, uin = vv[use], kk[use], ci[use], in_all[use]
         # the things of the chunks some view uses, joined
@@ -1642,6 +1663,11 @@ class Drawer:
             - np.repeat(np.cumsum(m) - m, m)
             + np.repeat(starts[np.searchsorted(used, uc)], m)
         )
+        if sure is not None and len(tid):  # each thing against the planes moved to its view
+            least = _least_side(np.einsum("kj,ij->ki", n0, allt.pos) + allt.radius, dv, tid, pv)
+            pin = pin | (least > band)
+            maybe = np.flatnonzero(least >= -band)
+            tid, pv, pslot, pin = tid[maybe], pv[maybe], pslot[maybe], pin[maybe]
         sel, tris, _, _, _ = self._drawn_sel(allt, tid, pv, eye, planes, ortho, lens, size, pin)
         F = allt.flora[tid[sel]]
         flat = np.zeros((4, V * K), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
@@ -1822,6 +1848,33 @@ class Drawer:
         maybe = ((far * n).sum(axis=3) + d >= -MAYBE_MARGIN).all(axis=2).any(axis=1)
         return maybe
 
+    def _sure_planes(
+        self, origins: np.ndarray, planes: np.ndarray, loaded: Loaded
+    ) -> tuple[np.ndarray, np.ndarray, float] | None:
+        """(n0 (6, 3), dv (V, 6), band): the planes of the camera at the origin (n0, d0) moved to
+        each view's origin o (d0 - n0 . o), standing for each view's own ``planes`` (V, 6, 4):
+        a point p or box of ``loaded`` with n0 . p + dv more than ``band`` (:data:`MAYBE_MARGIN`)
+        beyond a plane is beyond the view's own by the reference's arithmetic. The bound is
+        measured: twice the normals' difference (L1; a box's far corner may change with the
+        sign of a normal's near-zero part) times the largest coordinate, plus the offsets'
+        difference, plus far more than the float error of either sum; None (no shortcut) when
+        that is not well within the band, or when the camera is near straight down."""
+        if self._at_origin is None or not self._cull or not len(origins):
+            return None
+        n0, d0 = self._at_origin[:, :3], self._at_origin[:, 3]
+        dv = d0[None, :] - origins @ n0.T
+        big = max(
+            float(np.abs(loaded.boxes).max(initial=0.0)),
+            float(np.abs(loaded.things_box).max(initial=0.0)),
+            float(np.abs(origins).max()),
+        )
+        en = float(np.abs(planes[:, :, :3] - n0[None]).sum(axis=2).max())
+        ed = float(np.abs(planes[:, :, 3] - dv).max())
+        err = 2.0 * en * big + ed + 1e-9 * (4.0 * big + float(np.abs(dv).max()) + 1.0)
+        if not err < MAYBE_MARGIN / 4:
+            return None
+        return n0, dv, MAYBE_MARGIN
+
     def _near_straight_down(self) -> bool:
         """Whether the camera looks so nearly straight down that :meth:`_cameras` may take it for
         straight down (its up turned to -z) at some views' origins and not at others': its
@@ -1961,6 +2014,16 @@ def view_cost(
 ) -> dict[str, Any]:
     """The triangles drawn from one view (see :meth:`Drawer.view`)."""
     return Drawer(gen, models, camera).view(cell)
+
+
+def _least_side(at: np.ndarray, dv: np.ndarray, which: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """(n,): the least over the planes k of ``at[k, which] + dv[view, k]`` (``at`` (6, m): a
+    plane's part of each point or box, ``dv`` (V, 6): its offset at each view)."""
+    dt = dv.T.copy()
+    least = at[0].take(which) + dt[0].take(view)
+    for k in range(1, len(at)):
+        np.minimum(least, at[k].take(which) + dt[k].take(view), out=least)
+    return least
 
 
 def _boxes_visible(planes: np.ndarray, boxes: np.ndarray) -> np.ndarray:
