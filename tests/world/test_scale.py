@@ -807,6 +807,75 @@ def test_chunk_views_of_a_camera_near_straight_down_equal_views():
 
 
 @pytest.mark.parametrize(
+    "camera",
+    [
+        None,  # the world's own
+        {
+            "type": "perspective",
+            "fov_deg": 70.0,
+            "size": 0.0,
+            "near": 0.1,
+            "far": 60.0,
+            "position": [0.0, 40.0, 3.0],
+            "look_at": [0.0, 0.0, 0.0],
+        },
+        {
+            "type": "perspective",
+            "fov_deg": 40.0,
+            "size": 0.0,
+            "near": 0.5,
+            "far": 80.0,
+            "position": [-3.0, 1.5, 25.0],
+            "look_at": [4.0, 1.0, -20.0],
+        },
+        {
+            "type": "orthographic",
+            "fov_deg": 0.0,
+            "size": 24.0,
+            "near": 0.1,
+            "far": 90.0,
+            "position": [20.0, 25.0, -20.0],
+            "look_at": [0.0, 0.0, 0.0],
+        },
+    ],
+    ids=["own", "steep", "low", "ortho"],
+)
+def test_chunk_views_by_planes_moved_from_the_origin_equal_views(camera, monkeypatch):
+    """chunk_views culls each view's chunks and things by the camera at the origin moved to the
+    view, testing as the reference does only what is within MAYBE_MARGIN of a plane: view for
+    view what Drawer.views gives, with steep, low and orthographic cameras, in batches across
+    rows; the shortcut is taken in every batch, and the moved planes are within the bound it
+    measured of each view's own at every chunk's corners."""
+    from tests.world.test_draw import MODELS
+
+    monkeypatch.setattr(D, "SWEEP_BATCH", 7)
+    monkeypatch.setattr(D, "SWEEP_ROWS", 2)
+    taken = []
+    real = D.Drawer._sure_planes
+
+    def spy(self, origins, planes, loaded):
+        got = real(self, origins, planes, loaded)
+        taken.append(got is not None)
+        if got is not None:
+            n0, dv, band = got
+            corners = np.concatenate([loaded.boxes[:, 0], loaded.boxes[:, 1]])
+            own = np.einsum("cj,vkj->vkc", corners, planes[:, :, :3]) + planes[:, :, 3:]
+            moved = np.einsum("cj,kj->kc", corners, n0)[None] + dv[:, :, None]
+            assert np.abs(own - moved).max() < band / 4
+        return got
+
+    monkeypatch.setattr(D.Drawer, "_sure_planes", spy)
+    for name, gen, _ in _views_worlds(extent=5):
+        e, c = gen.p.extent, gen.p.chunk
+        cells = [(f"chunk {cx},{cz}", (cx * c + c // 2, cz * c + c // 2)) for cz in range(-e, e) for cx in range(-e, e)]
+        taken.clear()
+        got = [v for cols in D.Drawer(gen, MODELS, camera).chunk_views(True) for v in cols.dicts()]
+        assert got == D.Drawer(gen, MODELS, camera).views(cells, True), name
+        assert taken and all(taken), name
+        assert sum(v["triangles"] for v in got) > 0, name
+
+
+@pytest.mark.parametrize(
     "window",
     [
         (-8, -4, 4, 4),  # the village, the mill pond, the keeper's cottage
