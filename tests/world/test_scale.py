@@ -853,12 +853,13 @@ def test_chunk_views_by_planes_moved_from_the_origin_equal_views(camera, monkeyp
     taken = []
     real = D.Drawer._sure_planes
 
-    def spy(self, origins, planes, loaded):
-        got = real(self, origins, planes, loaded)
+    def spy(self, origins, planes, big):
+        got = real(self, origins, planes, big)
         taken.append(got is not None)
         if got is not None:
             n0, dv, band = got
-            corners = np.concatenate([loaded.boxes[:, 0], loaded.boxes[:, 1]])
+            # points as far out as big on each axis, and the views' origins
+            corners = np.concatenate([np.array(np.meshgrid(*[[-big, big]] * 3)).reshape(3, -1).T, origins])
             own = np.einsum("cj,vkj->vkc", corners, planes[:, :, :3]) + planes[:, :, 3:]
             moved = np.einsum("cj,kj->kc", corners, n0)[None] + dv[:, :, None]
             assert np.abs(own - moved).max() < band / 4

@@ -1057,6 +1057,7 @@ class Drawer:
         self._rad = np.asarray([self.models[n].radius for n in self.names] or [0.0])
         self._at_origin: np.ndarray | None = None  # (6, 4) the planes of the camera at the origin
         self._cull = True  # (False: a camera near straight down, see _near_straight_down)
+        self._levels: tuple[np.ndarray, np.ndarray, np.ndarray] | bool | None = None  # _level_table
 
     # things with models
 
@@ -1432,11 +1433,13 @@ class Drawer:
         lens: float,
         size: float,
         inside: np.ndarray | None = None,
+        table: bool = False,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`_judge` of the things ``things[ids]``, each in its view, for those inside the view
         volume: (their positions in ``ids``, the triangles each costs, its model's level, whether
         it is within draw_distance, whether it is drawn). Only what a thing's test needs is
-        gathered for every thing, the rest for those inside."""
+        gathered for every thing, the rest for those inside. ``table``: every model's level at
+        once from :meth:`_level_table` (the same comparisons), not model by model."""
         n = len(ids)
         none = np.zeros(0, dtype=np.int64)
         if not n:
@@ -1462,9 +1465,21 @@ class Drawer:
             return sel_all, none, none, none.astype(bool), none.astype(bool)
         g = ids[sel_all]
         F, H = things.flora[g], things.thin[g]
-        d = np.maximum(0.0, np.linalg.norm(things.pos[g] - eye[view[sel_all]], axis=1) - things.radius[g])
+        gap = things.pos.take(g, axis=0) - eye.take(view[sel_all], axis=0)
+        d = np.maximum(0.0, np.linalg.norm(gap, axis=1) - things.radius[g])
         de_all = np.full(d.shape, ORTHO_FACTOR * size) if ortho else d * lens
         Ms = things.model[g]
+        tab = self._level_table() if table else None
+        if tab is not None:
+            starts, tri_tab, dd = tab
+            levels = np.zeros(k, dtype=np.int64)
+            for col in starts:  # (each model's j-th start, +inf past its last)
+                levels += col.take(Ms) <= de_all
+            ddm = dd.take(Ms)
+            nears = (ddm <= 0) | (de_all < ddm)
+            keeps = nears & (~F | thin_keep(H, levels))
+            tris = tri_tab.take(Ms * tri_tab.shape[1] + levels)
+            return sel_all, np.where(keeps, tris, 0), levels, nears, keeps
         tris, levels = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
         nears, keeps = np.zeros(k, dtype=bool), np.zeros(k, dtype=bool)
         for mi in np.unique(Ms).tolist():
@@ -1478,6 +1493,27 @@ class Drawer:
             tris[pick] = np.where(keep, t, 0)
             levels[pick], nears[pick], keeps[pick] = level, near, keep
         return sel_all, tris, levels, nears, keeps
+
+    def _level_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(starts (L, M) the distances each model's levels start at, +inf past its last;
+        triangles (M, L + 1) of each level, 0 past its last; draw_distance (M,)): what
+        :meth:`ModelDraw.level` and :meth:`ModelDraw.drawn` decide, for every model at once (a
+        level is how many starts are at most the distance: ``searchsorted`` of sorted starts).
+        None when some model's starts are not sorted (then model by model)."""
+        if self._levels is None:
+            ms = [self.models[n] for n in self.names]
+            width = max([len(m.distances) for m in ms] + [0])
+            starts = np.full((width, max(1, len(ms))), np.inf)
+            tris = np.zeros((max(1, len(ms)), width + 1), dtype=np.int64)
+            ok = True
+            for i, m in enumerate(ms):
+                d = np.asarray(m.distances, dtype=np.float64)
+                ok = ok and bool((d[1:] >= d[:-1]).all() and not np.isnan(d).any())
+                starts[: len(d), i] = d
+                tris[i, : len(self._tris[i])] = self._tris[i]
+            dd = np.asarray([m.draw_distance for m in ms] or [0.0], dtype=np.float64)
+            self._levels = (starts, tris, dd) if ok else False
+        return self._levels or None
 
     def judge(self, cam: Camera, things: Things) -> Judged:
         """What the engine does with each thing seen from *cam*: culled when the sphere around its
@@ -1601,7 +1637,9 @@ class Drawer:
             vv, kk, ci = vv[keep], kk[keep], ci[keep]
         # the planes of the camera at the origin, moved to each view's origin, stand for each
         # view's own within ``band`` (None: no shortcut, each test as the reference makes it)
-        sure = self._sure_planes(origins, planes, loaded) if loaded.maybe is not None else None
+        fast = loaded.maybe is not None  # (chunk_views; the reference tests each thing in full)
+        big = max(float(np.abs(boxes).max(initial=0.0)), float(np.abs(loaded.things_box).max(initial=0.0)))
+        sure = self._sure_planes(origins, planes, big) if fast else None
         if sure is not None:
             n0, dv, band = sure
             far0 = np.where(n0 >= 0, boxes[:, None, 1, :], boxes[:, None, 0, :])  # (nk, 6, 3)
@@ -1668,7 +1706,7 @@ class Drawer:
             pin = pin | (least > band)
             maybe = np.flatnonzero(least >= -band)
             tid, pv, pslot, pin = tid[maybe], pv[maybe], pslot[maybe], pin[maybe]
-        sel, tris, _, _, _ = self._drawn_sel(allt, tid, pv, eye, planes, ortho, lens, size, pin)
+        sel, tris, _, _, _ = self._drawn_sel(allt, tid, pv, eye, planes, ortho, lens, size, pin, fast)
         F = allt.flora[tid[sel]]
         flat = np.zeros((4, V * K), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
         at_slot = pv[sel] * K + pslot[sel]
@@ -1701,22 +1739,19 @@ class Drawer:
             tid2 = (
                 np.arange(int(m2.sum()), dtype=np.int64) - np.repeat(np.cumsum(m2) - m2, m2) + np.repeat(sstart[sj], m2)
             )
-            F2 = st_all.flora[tid2]
-            t2 = self._drawn(
-                st_all.pos[tid2],
-                st_all.radius[tid2],
-                st_all.model[tid2],
-                st_all.thin[tid2],
-                F2,
-                eye,
-                planes,
-                sv[q],
-                ortho,
-                lens,
-                size,
-            )
+            vq, pin2 = sv[q], None
+            if fast and len(tid2):
+                big2 = float(np.abs(st_all.pos).max(initial=0.0) + st_all.radius.max(initial=0.0))
+                sure2 = self._sure_planes(origins, planes, big2)
+                if sure2 is not None:
+                    n0, dv, band = sure2
+                    least = _least_side(np.einsum("kj,ij->ki", n0, st_all.pos) + st_all.radius, dv, tid2, vq)
+                    maybe = np.flatnonzero(least >= -band)
+                    tid2, vq, q, pin2 = tid2[maybe], vq[maybe], q[maybe], least[maybe] > band
+            sel2, t2, _, _, _ = self._drawn_sel(st_all, tid2, vq, eye, planes, ortho, lens, size, pin2, fast)
+            F2, q2 = st_all.flora[tid2[sel2]], q[sel2]
             for row, w in enumerate((t2 * F2, t2 * ~F2, (t2 > 0) & F2, (t2 > 0) & ~F2)):
-                s_sums[row] = np.bincount(q, weights=w, minlength=len(pairs)).astype(np.int64)
+                s_sums[row] = np.bincount(q2, weights=w, minlength=len(pairs)).astype(np.int64)
         # the persistent entities, placed relative to each focus
         ents = getattr(gen.world, "entities", None) or []
         pers = np.zeros((4, V), dtype=np.int64)
@@ -1743,12 +1778,11 @@ class Drawer:
         )  # (sets, K)
         present = slot_chunk >= 0
         figs = np.zeros((len(sets), 10, V), dtype=np.int64)
+        # (every figure is 0 at a slot outside the world: one product of integers per set)
+        each = np.concatenate([present[None], vis[None], ground, per]).astype(np.int64)  # (9, V, K)
+        figs[:, :9] = np.einsum("rvk,sk->srv", each, masks.astype(np.int64))
+        figs[:, 5:9] += pers[None]
         for si in range(len(sets)):
-            mk = masks[si][None, :] & present
-            figs[si, 0] = mk.sum(axis=1)
-            figs[si, 1] = (vis & mk).sum(axis=1)
-            figs[si, 2:5] = (ground * mk[None]).sum(axis=2)
-            figs[si, 5:9] = (per * mk[None]).sum(axis=2) + pers
             if pairs:
                 hit = np.bincount(pair_of, weights=masks[si][t_k], minlength=len(pairs)) > 0
                 for row in range(4):
@@ -1849,11 +1883,12 @@ class Drawer:
         return maybe
 
     def _sure_planes(
-        self, origins: np.ndarray, planes: np.ndarray, loaded: Loaded
+        self, origins: np.ndarray, planes: np.ndarray, big: float
     ) -> tuple[np.ndarray, np.ndarray, float] | None:
         """(n0 (6, 3), dv (V, 6), band): the planes of the camera at the origin (n0, d0) moved to
         each view's origin o (d0 - n0 . o), standing for each view's own ``planes`` (V, 6, 4):
-        a point p or box of ``loaded`` with n0 . p + dv more than ``band`` (:data:`MAYBE_MARGIN`)
+        a point p or box (coordinates within ``big`` metres of 0) with n0 . p + dv more than
+        ``band`` (:data:`MAYBE_MARGIN`)
         beyond a plane is beyond the view's own by the reference's arithmetic. The bound is
         measured: twice the normals' difference (L1; a box's far corner may change with the
         sign of a normal's near-zero part) times the largest coordinate, plus the offsets'
@@ -1863,11 +1898,7 @@ class Drawer:
             return None
         n0, d0 = self._at_origin[:, :3], self._at_origin[:, 3]
         dv = d0[None, :] - origins @ n0.T
-        big = max(
-            float(np.abs(loaded.boxes).max(initial=0.0)),
-            float(np.abs(loaded.things_box).max(initial=0.0)),
-            float(np.abs(origins).max()),
-        )
+        big = max(big, float(np.abs(origins).max()))
         en = float(np.abs(planes[:, :, :3] - n0[None]).sum(axis=2).max())
         ed = float(np.abs(planes[:, :, 3] - dv).max())
         err = 2.0 * en * big + ed + 1e-9 * (4.0 * big + float(np.abs(dv).max()) + 1.0)
