@@ -876,6 +876,40 @@ def test_chunk_views_by_planes_moved_from_the_origin_equal_views(camera, monkeyp
         assert sum(v["triangles"] for v in got) > 0, name
 
 
+def test_levels_of_every_model_at_once_equal_model_by_model():
+    """Drawer._drawn_sel with the level table (chunk_views) decides each thing as model by model
+    does (ModelDraw.level, drawn, thin_keep): at distances on and around every level's start and
+    draw_distance, plants and entities, models of no levels and of no draw_distance; and a model
+    whose starts are not sorted goes model by model."""
+    from tests.world.test_draw import MODELS
+
+    name, gen, _ = next(_views_worlds(extent=2))
+    drawer = D.Drawer(gen, MODELS)
+    rng = np.random.default_rng(5)
+    marks = sorted({x for m in MODELS.values() for x in (*m.distances, m.draw_distance)})
+    dist = np.concatenate(
+        [[0.0, 1e4], marks, np.nextafter(marks, 0.0), np.nextafter(marks, 1e9), rng.random(400) * 200]
+    )
+    n = len(dist) * len(MODELS)
+    things = D.Things(
+        np.stack([np.tile(dist, len(MODELS)), np.zeros(n), np.zeros(n)], axis=1),
+        np.zeros(n),
+        np.repeat(np.arange(len(MODELS)), len(dist)),
+        rng.integers(0, 2**63, n, dtype=np.uint64),
+        rng.random(n) < 0.5,
+    )
+    args = (things, np.arange(n), np.zeros(n, dtype=np.int64), np.zeros((1, 3)), np.zeros((1, 6, 4)), False, 1.0, 0.0)
+    inside = np.ones(n, dtype=bool)
+    by_model = drawer._drawn_sel(*args, inside)
+    at_once = drawer._drawn_sel(*args, inside, True)
+    for a, b in zip(by_model, at_once, strict=True):
+        assert a.dtype == b.dtype and (a == b).all()
+    assert len(set(by_model[2].tolist())) == 4 and by_model[4].any() and not by_model[4].all()
+    assert drawer._level_table() is not None
+    odd = dict(MODELS, oak=D.ModelDraw("oak", (900, 400, 200, 12), (45.0, 20.0, 90.0), 160.0, 4.0))
+    assert D.Drawer(gen, odd)._level_table() is None
+
+
 @pytest.mark.parametrize(
     "window",
     [

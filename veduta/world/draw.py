@@ -989,6 +989,8 @@ class Loaded:
     #: (K,) bool or None: the slots whose chunk or things some view may see (the others are
     #: outside a plane of every view's volume: culled without a test)
     maybe: np.ndarray | None = None
+    #: what :meth:`Drawer._maybe_seen` takes of the boxes (made when first needed)
+    extremes: list[np.ndarray] | None = None
 
 
 class ViewColumns:
@@ -1867,15 +1869,22 @@ class Drawer:
             return np.ones(len(ox), dtype=bool)
         n, d = self._at_origin[:, :3], self._at_origin[:, 3]
         yo = ys / 1000.0
-        b = loaded.boxes
-        has = loaded.counts > 0
-        t = loaded.things_box[has]
-        lo = np.array([0.0, b[:, 0, 1].min() - yo.max(), 0.0])  # the chunks' boxes around the origin
-        hi = np.array([S, b[:, 1, 1].max() - yo.min(), S])
-        if len(t):  # and their things' boxes (x and z from the chunk's min corner)
-            lo = np.stack([lo, (t[:, 0] - b[has, 0]).min(axis=0)])
-            hi = np.stack([hi, (t[:, 1] - b[has, 0]).max(axis=0)])
-            lo[1, 1], hi[1, 1] = t[:, 0, 1].min() - yo.max(), t[:, 1, 1].max() - yo.min()
+        if loaded.extremes is None:  # (the same for every batch of these rows)
+            b = loaded.boxes
+            has = loaded.counts > 0
+            t = loaded.things_box[has]
+            ext = [np.array([0.0, b[:, 0, 1].min(), 0.0]), np.array([S, b[:, 1, 1].max(), S])]
+            if len(t):  # (x and z of the things' boxes from the chunk's min corner)
+                ext += [(t[:, 0] - b[has, 0]).min(axis=0), (t[:, 1] - b[has, 0]).max(axis=0)]
+                ext[2][1], ext[3][1] = t[:, 0, 1].min(), t[:, 1, 1].max()
+            loaded.extremes = ext
+        ext = loaded.extremes
+        # the chunks' boxes around the origin, and their things' boxes
+        lo = np.array([ext[0][0], ext[0][1] - yo.max(), ext[0][2]])
+        hi = np.array([ext[1][0], ext[1][1] - yo.min(), ext[1][2]])
+        if len(ext) > 2:
+            lo = np.stack([lo, np.array([ext[2][0], ext[2][1] - yo.max(), ext[2][2]])])
+            hi = np.stack([hi, np.array([ext[3][0], ext[3][1] - yo.min(), ext[3][2]])])
         corner = np.stack([ox * S - f, np.zeros(len(ox)), oz * S - f], axis=1)[:, None, :]  # (K, 1, 3)
         box = np.stack([corner + np.atleast_2d(lo)[None], corner + np.atleast_2d(hi)[None]], axis=2)  # (K, B, 2, 3)
         far = np.where(n >= 0, box[:, :, None, 1, :], box[:, :, None, 0, :])  # (K, B, 6, 3)
