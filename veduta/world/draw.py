@@ -1515,7 +1515,7 @@ class Drawer:
                 tris[i, : len(self._tris[i])] = self._tris[i]
             dd = np.asarray([m.draw_distance for m in ms] or [0.0], dtype=np.float64)
             self._levels = (starts, tris, dd) if ok else False
-        return self._levels or None
+        return self._levels if isinstance(self._levels, tuple) else None
 
     def judge(self, cam: Camera, things: Things) -> Judged:
         """What the engine does with each thing seen from *cam*: culled when the sphere around its
