@@ -845,7 +845,8 @@ def test_chunk_views_by_planes_moved_from_the_origin_equal_views(camera, monkeyp
     view, testing as the reference does only what is within MAYBE_MARGIN of a plane: view for
     view what Drawer.views gives, with steep, low and orthographic cameras, in batches across
     rows; the shortcut is taken in every batch, and the moved planes are within the bound it
-    measured of each view's own at every chunk's corners."""
+    measured of each view's own at the corners of the cube it was measured for and at the
+    views' origins."""
     from tests.world.test_draw import MODELS
 
     monkeypatch.setattr(D, "SWEEP_BATCH", 7)
