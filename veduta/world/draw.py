@@ -991,6 +991,8 @@ class Loaded:
     maybe: np.ndarray | None = None
     #: what :meth:`Drawer._maybe_seen` takes of the boxes (made when first needed)
     extremes: list[np.ndarray] | None = None
+    #: the planes' parts at the boxes (:meth:`Drawer._box_sides`, made when first needed)
+    sides: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 class ViewColumns:
@@ -1644,8 +1646,8 @@ class Drawer:
         sure = self._sure_planes(origins, planes, big) if fast else None
         if sure is not None:
             n0, dv, band = sure
-            far0 = np.where(n0 >= 0, boxes[:, None, 1, :], boxes[:, None, 0, :])  # (nk, 6, 3)
-            least = _least_side(np.einsum("ckj,kj->kc", far0, n0), dv, ci, vv)
+            box0, hi0, lo0 = self._box_sides(loaded, n0)
+            least = _least_side(box0, dv, ci, vv)
             visible = least > band
             unsure = np.flatnonzero((least <= band) & (least >= -band))
         else:
@@ -1677,10 +1679,12 @@ class Drawer:
         counts = np.concatenate([loaded.counts, [0]]).astype(np.int64)
         tb = loaded.things_box if len(loaded.things_box) else np.zeros((1, 2, 3))
         if sure is not None:  # (margin band, far above SURE)
-            hi0 = np.einsum("ckj,kj->kc", np.where(n0 >= 0, tb[:, None, 1, :], tb[:, None, 0, :]), n0)
-            lo0 = np.einsum("ckj,kj->kc", np.where(n0 >= 0, tb[:, None, 0, :], tb[:, None, 1, :]), n0)
-            out_all = _least_side(hi0, dv, ci, vv) < -band
-            in_all = _least_side(lo0, dv, ci, vv) > band
+            some = np.flatnonzero(counts[ci] > 0)  # (the others are not used)
+            out_all = np.ones(len(vv), dtype=bool)
+            out_all[some] = _least_side(hi0, dv, ci[some], vv[some]) < -band
+            some = some[~out_all[some]]
+            in_all = np.zeros(len(vv), dtype=bool)
+            in_all[some] = _least_side(lo0, dv, ci[some], vv[some]) > band
         else:
             tbv = tb[ci]
             nrm, dd = planes[vv, :, :3], planes[vv, :, 3]
@@ -1914,6 +1918,20 @@ class Drawer:
         if not err < MAYBE_MARGIN / 4:
             return None
         return n0, dv, MAYBE_MARGIN
+
+    def _box_sides(self, loaded: Loaded, n0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(6, nk) x 3: the part n0 . x of each plane (normals ``n0``, the camera at the origin's)
+        at each chunk of ``loaded``: its box's corner farthest along the normal, its things' box's
+        farthest and nearest (made once for the rows: :attr:`Loaded.sides`)."""
+        if loaded.sides is None:
+            b = loaded.boxes
+            tb = loaded.things_box if len(loaded.things_box) else np.zeros((1, 2, 3))
+            loaded.sides = (
+                np.einsum("ckj,kj->kc", np.where(n0 >= 0, b[:, None, 1, :], b[:, None, 0, :]), n0),
+                np.einsum("ckj,kj->kc", np.where(n0 >= 0, tb[:, None, 1, :], tb[:, None, 0, :]), n0),
+                np.einsum("ckj,kj->kc", np.where(n0 >= 0, tb[:, None, 0, :], tb[:, None, 1, :]), n0),
+            )
+        return loaded.sides
 
     def _near_straight_down(self) -> bool:
         """Whether the camera looks so nearly straight down that :meth:`_cameras` may take it for
