@@ -806,37 +806,18 @@ def test_chunk_views_of_a_camera_near_straight_down_equal_views():
     assert split, "no camera of these tipped at some views: the test no longer tests the case"
 
 
+def _camera(kind: str, fov: float, size: float, near: float, far: float, position, look_at) -> dict:
+    keys = ("type", "fov_deg", "size", "near", "far", "position", "look_at")
+    return dict(zip(keys, (kind, fov, size, near, far, list(position), list(look_at)), strict=True))
+
+
 @pytest.mark.parametrize(
     "camera",
     [
         None,  # the world's own
-        {
-            "type": "perspective",
-            "fov_deg": 70.0,
-            "size": 0.0,
-            "near": 0.1,
-            "far": 60.0,
-            "position": [0.0, 40.0, 3.0],
-            "look_at": [0.0, 0.0, 0.0],
-        },
-        {
-            "type": "perspective",
-            "fov_deg": 40.0,
-            "size": 0.0,
-            "near": 0.5,
-            "far": 80.0,
-            "position": [-3.0, 1.5, 25.0],
-            "look_at": [4.0, 1.0, -20.0],
-        },
-        {
-            "type": "orthographic",
-            "fov_deg": 0.0,
-            "size": 24.0,
-            "near": 0.1,
-            "far": 90.0,
-            "position": [20.0, 25.0, -20.0],
-            "look_at": [0.0, 0.0, 0.0],
-        },
+        _camera("perspective", 70.0, 0.0, 0.1, 60.0, (0.0, 40.0, 3.0), (0.0, 0.0, 0.0)),
+        _camera("perspective", 40.0, 0.0, 0.5, 80.0, (-3.0, 1.5, 25.0), (4.0, 1.0, -20.0)),
+        _camera("orthographic", 0.0, 24.0, 0.1, 90.0, (20.0, 25.0, -20.0), (0.0, 0.0, 0.0)),
     ],
     ids=["own", "steep", "low", "ortho"],
 )
