@@ -1901,12 +1901,12 @@ class Drawer:
         """(n0 (6, 3), dv (V, 6), band): the planes of the camera at the origin (n0, d0) moved to
         each view's origin o (d0 - n0 . o), standing for each view's own ``planes`` (V, 6, 4):
         a point p or box (coordinates within ``big`` metres of 0) with n0 . p + dv more than
-        ``band`` (:data:`MAYBE_MARGIN`)
-        beyond a plane is beyond the view's own by the reference's arithmetic. The bound is
-        measured: twice the normals' difference (L1; a box's far corner may change with the
-        sign of a normal's near-zero part) times the largest coordinate, plus the offsets'
-        difference, plus far more than the float error of either sum; None (no shortcut) when
-        that is not well within the band, or when the camera is near straight down."""
+        ``band`` (:data:`MAYBE_MARGIN`) beyond a plane is beyond the view's own by the
+        reference's arithmetic. The bound is measured: twice the normals' difference (L1; a
+        box's far corner may change with the sign of a normal's near-zero part) times the
+        largest coordinate, plus the offsets' difference, plus far more than the float error of
+        either sum; None (no shortcut) when that is not within a quarter of the band, or when
+        the camera is near straight down."""
         if self._at_origin is None or not self._cull or not len(origins):
             return None
         n0, d0 = self._at_origin[:, :3], self._at_origin[:, 3]
