@@ -806,6 +806,92 @@ def test_chunk_views_of_a_camera_near_straight_down_equal_views():
     assert split, "no camera of these tipped at some views: the test no longer tests the case"
 
 
+def _camera(kind: str, fov: float, size: float, near: float, far: float, position, look_at) -> dict:
+    keys = ("type", "fov_deg", "size", "near", "far", "position", "look_at")
+    return dict(zip(keys, (kind, fov, size, near, far, list(position), list(look_at)), strict=True))
+
+
+@pytest.mark.parametrize(
+    "camera",
+    [
+        None,  # the world's own
+        _camera("perspective", 70.0, 0.0, 0.1, 60.0, (0.0, 40.0, 3.0), (0.0, 0.0, 0.0)),
+        _camera("perspective", 40.0, 0.0, 0.5, 80.0, (-3.0, 1.5, 25.0), (4.0, 1.0, -20.0)),
+        _camera("orthographic", 0.0, 24.0, 0.1, 90.0, (20.0, 25.0, -20.0), (0.0, 0.0, 0.0)),
+    ],
+    ids=["own", "steep", "low", "ortho"],
+)
+def test_chunk_views_by_planes_moved_from_the_origin_equal_views(camera, monkeypatch):
+    """chunk_views culls each view's chunks and things by the camera at the origin moved to the
+    view, testing as the reference does only what is within MAYBE_MARGIN of a plane: view for
+    view what Drawer.views gives, with steep, low and orthographic cameras, in batches across
+    rows; the shortcut is taken in every batch, and the moved planes are within the bound it
+    measured of each view's own at the corners of the cube it was measured for and at the
+    views' origins."""
+    from tests.world.test_draw import MODELS
+
+    monkeypatch.setattr(D, "SWEEP_BATCH", 7)
+    monkeypatch.setattr(D, "SWEEP_ROWS", 2)
+    taken = []
+    real = D.Drawer._sure_planes
+
+    def spy(self, origins, planes, big):
+        got = real(self, origins, planes, big)
+        taken.append(got is not None)
+        if got is not None:
+            n0, dv, band = got
+            # points as far out as big on each axis, and the views' origins
+            corners = np.concatenate([np.array(np.meshgrid(*[[-big, big]] * 3)).reshape(3, -1).T, origins])
+            own = np.einsum("cj,vkj->vkc", corners, planes[:, :, :3]) + planes[:, :, 3:]
+            moved = np.einsum("cj,kj->kc", corners, n0)[None] + dv[:, :, None]
+            assert np.abs(own - moved).max() < band / 4
+        return got
+
+    monkeypatch.setattr(D.Drawer, "_sure_planes", spy)
+    for name, gen, _ in _views_worlds(extent=5):
+        e, c = gen.p.extent, gen.p.chunk
+        cells = [(f"chunk {cx},{cz}", (cx * c + c // 2, cz * c + c // 2)) for cz in range(-e, e) for cx in range(-e, e)]
+        taken.clear()
+        got = [v for cols in D.Drawer(gen, MODELS, camera).chunk_views(True) for v in cols.dicts()]
+        assert got == D.Drawer(gen, MODELS, camera).views(cells, True), name
+        assert taken and all(taken), name
+        assert sum(v["triangles"] for v in got) > 0, name
+
+
+def test_levels_of_every_model_at_once_equal_model_by_model():
+    """Drawer._drawn_sel with the level table (chunk_views) decides each thing as model by model
+    does (ModelDraw.level, drawn, thin_keep): at distances on and around every level's start and
+    draw_distance, plants and entities, models of no levels and of no draw_distance; and a model
+    whose starts are not sorted goes model by model."""
+    from tests.world.test_draw import MODELS
+
+    name, gen, _ = next(_views_worlds(extent=2))
+    drawer = D.Drawer(gen, MODELS)
+    rng = np.random.default_rng(5)
+    marks = sorted({x for m in MODELS.values() for x in (*m.distances, m.draw_distance)})
+    dist = np.concatenate(
+        [[0.0, 1e4], marks, np.nextafter(marks, 0.0), np.nextafter(marks, 1e9), rng.random(400) * 200]
+    )
+    n = len(dist) * len(MODELS)
+    things = D.Things(
+        np.stack([np.tile(dist, len(MODELS)), np.zeros(n), np.zeros(n)], axis=1),
+        np.zeros(n),
+        np.repeat(np.arange(len(MODELS)), len(dist)),
+        rng.integers(0, 2**63, n, dtype=np.uint64),
+        rng.random(n) < 0.5,
+    )
+    args = (things, np.arange(n), np.zeros(n, dtype=np.int64), np.zeros((1, 3)), np.zeros((1, 6, 4)), False, 1.0, 0.0)
+    inside = np.ones(n, dtype=bool)
+    by_model = drawer._drawn_sel(*args, inside)
+    at_once = drawer._drawn_sel(*args, inside, True)
+    for a, b in zip(by_model, at_once, strict=True):
+        assert a.dtype == b.dtype and (a == b).all()
+    assert len(set(by_model[2].tolist())) == 4 and by_model[4].any() and not by_model[4].all()
+    assert drawer._level_table() is not None
+    odd = dict(MODELS, oak=D.ModelDraw("oak", (900, 400, 200, 12), (45.0, 20.0, 90.0), 160.0, 4.0))
+    assert D.Drawer(gen, odd)._level_table() is None
+
+
 @pytest.mark.parametrize(
     "window",
     [

@@ -1051,6 +1051,10 @@ class Loaded:
     #: (K,) bool or None: the slots whose chunk or things some view may see (the others are
     #: outside a plane of every view's volume: culled without a test)
     maybe: np.ndarray | None = None
+    #: what :meth:`Drawer._maybe_seen` takes of the boxes (made when first needed)
+    extremes: list[np.ndarray] | None = None
+    #: the planes' parts at the boxes (:meth:`Drawer._box_sides`, made when first needed)
+    sides: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 class ViewColumns:
@@ -1119,6 +1123,7 @@ class Drawer:
         self._rad = np.asarray([self.models[n].radius for n in self.names] or [0.0])
         self._at_origin: np.ndarray | None = None  # (6, 4) the planes of the camera at the origin
         self._cull = True  # (False: a camera near straight down, see _near_straight_down)
+        self._levels: tuple[np.ndarray, np.ndarray, np.ndarray] | bool | None = None  # _level_table
 
     # things with models
 
@@ -1502,11 +1507,13 @@ class Drawer:
         lens: float,
         size: float,
         inside: np.ndarray | None = None,
+        table: bool = False,
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """:meth:`_judge` of the things ``things[ids]``, each in its view, for those inside the view
         volume: (their positions in ``ids``, the triangles each costs, its model's level, whether
         it is within draw_distance, whether it is drawn). Only what a thing's test needs is
-        gathered for every thing, the rest for those inside."""
+        gathered for every thing, the rest for those inside. ``table``: every model's level at
+        once from :meth:`_level_table` (the same comparisons), not model by model."""
         n = len(ids)
         none = np.zeros(0, dtype=np.int64)
         if not n:
@@ -1532,9 +1539,21 @@ class Drawer:
             return sel_all, none, none, none.astype(bool), none.astype(bool)
         g = ids[sel_all]
         F, H = things.flora[g], things.thin[g]
-        d = np.maximum(0.0, np.linalg.norm(things.pos[g] - eye[view[sel_all]], axis=1) - things.radius[g])
+        gap = things.pos.take(g, axis=0) - eye.take(view[sel_all], axis=0)
+        d = np.maximum(0.0, np.linalg.norm(gap, axis=1) - things.radius[g])
         de_all = np.full(d.shape, ORTHO_FACTOR * size) if ortho else d * lens
         Ms = things.model[g]
+        tab = self._level_table() if table else None
+        if tab is not None:
+            starts, tri_tab, dd = tab
+            levels = np.zeros(k, dtype=np.int64)
+            for col in starts:  # (each model's j-th start, +inf past its last)
+                levels += col.take(Ms) <= de_all
+            ddm = dd.take(Ms)
+            nears = (ddm <= 0) | (de_all < ddm)
+            keeps = nears & (~F | thin_keep(H, levels))
+            tris = tri_tab.take(Ms * tri_tab.shape[1] + levels)
+            return sel_all, np.where(keeps, tris, 0), levels, nears, keeps
         tris, levels = np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64)
         nears, keeps = np.zeros(k, dtype=bool), np.zeros(k, dtype=bool)
         for mi in np.unique(Ms).tolist():
@@ -1548,6 +1567,27 @@ class Drawer:
             tris[pick] = np.where(keep, t, 0)
             levels[pick], nears[pick], keeps[pick] = level, near, keep
         return sel_all, tris, levels, nears, keeps
+
+    def _level_table(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(starts (L, M) the distances each model's levels start at, +inf past its last;
+        triangles (M, L + 1) of each level, 0 past its last; draw_distance (M,)): what
+        :meth:`ModelDraw.level` and :meth:`ModelDraw.drawn` decide, for every model at once (a
+        level is how many starts are at most the distance: ``searchsorted`` of sorted starts).
+        None when some model's starts are not sorted (then model by model)."""
+        if self._levels is None:
+            ms = [self.models[n] for n in self.names]
+            width = max([len(m.distances) for m in ms] + [0])
+            starts = np.full((width, max(1, len(ms))), np.inf)
+            tris = np.zeros((max(1, len(ms)), width + 1), dtype=np.int64)
+            ok = True
+            for i, m in enumerate(ms):
+                d = np.asarray(m.distances, dtype=np.float64)
+                ok = ok and bool((d[1:] >= d[:-1]).all() and not np.isnan(d).any())
+                starts[: len(d), i] = d
+                tris[i, : len(self._tris[i])] = self._tris[i]
+            dd = np.asarray([m.draw_distance for m in ms] or [0.0], dtype=np.float64)
+            self._levels = (starts, tris, dd) if ok else False
+        return self._levels if isinstance(self._levels, tuple) else None
 
     def judge(self, cam: Camera, things: Things) -> Judged:
         """What the engine does with each thing seen from *cam*: culled when the sphere around its
@@ -1669,34 +1709,59 @@ class Drawer:
         if loaded.maybe is not None:  # the others are outside the view volume for every view
             keep = loaded.maybe[kk]
             vv, kk, ci = vv[keep], kk[keep], ci[keep]
-        box = boxes[ci]
-        n = planes[vv, :, :3]
-        far = np.where(n >= 0, box[:, None, 1, :], box[:, None, 0, :])
-        visible = ((far * n).sum(axis=2) + planes[vv, :, 3] >= 0).all(axis=1)
-        near = np.clip(eye[vv], box[:, 0], box[:, 1])
-        dist = np.linalg.norm(near - eye[vv], axis=1)
+        # the planes of the camera at the origin, moved to each view's origin, stand for each
+        # view's own within ``band`` (None: no shortcut, each test as the reference makes it)
+        fast = loaded.maybe is not None  # (chunk_views; the reference tests each thing in full)
+        big = max(float(np.abs(boxes).max(initial=0.0)), float(np.abs(loaded.things_box).max(initial=0.0)))
+        sure = self._sure_planes(origins, planes, big) if fast else None
+        if sure is not None:
+            n0, dv, band = sure
+            box0, hi0, lo0 = self._box_sides(loaded, n0)
+            least = _least_side(box0, dv, ci, vv)
+            visible = least > band
+            unsure = np.flatnonzero((least <= band) & (least >= -band))
+        else:
+            unsure = np.arange(len(vv))
+            visible = np.zeros(len(vv), dtype=bool)
+        if len(unsure):  # as the reference tests them
+            uv, box = vv[unsure], boxes[ci[unsure]]
+            n = planes[uv, :, :3]
+            far = np.where(n >= 0, box[:, None, 1, :], box[:, None, 0, :])
+            visible[unsure] = ((far * n).sum(axis=2) + planes[uv, :, 3] >= 0).all(axis=1)
+        gv, gk, gc = vv[visible], kk[visible], ci[visible]
+        box = boxes[gc]
+        near = np.clip(eye[gv], box[:, 0], box[:, 1])
+        dist = np.linalg.norm(near - eye[gv], axis=1)
         dist = np.full(dist.shape, ORTHO_FACTOR * size) if ortho else dist * lens
         lod = lod_distance(gen)
-        lev = np.zeros(len(vv), dtype=np.int64)
+        lev = np.zeros(len(gv), dtype=np.int64)
         for j in range(1, len(GRIDS)):  # ground_level: k from lod x 2^(k-1), the coarsest beyond
             lev = np.where(dist >= lod * 2.0 ** (j - 1), j, lev)
-        lev = np.minimum(lev, levels[ci, 0] - 1)
+        lev = np.minimum(lev, levels[gc, 0] - 1)
         ground = np.zeros((3, V, K), dtype=np.int64)
         for kind in range(3):
-            ground[kind, vv, kk] = np.where(visible, tri[kind, ci, lev], 0)
+            ground[kind, gv, gk] = tri[kind, gc, lev]
         vis = np.zeros((V, K), dtype=bool)
-        vis[vv, kk] = visible
+        vis[gv, gk] = True
         # things of the chunks: (view, slot) pairs expanded to their things; a chunk whose things
         # (spheres) are all outside a plane of the view's volume is skipped whole, one whose
         # things are all inside every plane needs no plane test
         counts = np.concatenate([loaded.counts, [0]]).astype(np.int64)
         tb = loaded.things_box if len(loaded.things_box) else np.zeros((1, 2, 3))
-        tbv = tb[ci]
-        nrm, dd = planes[vv, :, :3], planes[vv, :, 3]
-        hi_side = (np.where(nrm >= 0, tbv[:, None, 1, :], tbv[:, None, 0, :]) * nrm).sum(axis=2) + dd
-        lo_side = (np.where(nrm >= 0, tbv[:, None, 0, :], tbv[:, None, 1, :]) * nrm).sum(axis=2) + dd
-        out_all = (hi_side < -SURE).any(axis=1)
-        in_all = (lo_side > SURE).all(axis=1)
+        if sure is not None:  # (margin band, far above SURE)
+            some = np.flatnonzero(counts[ci] > 0)  # (the others are not used)
+            out_all = np.ones(len(vv), dtype=bool)
+            out_all[some] = _least_side(hi0, dv, ci[some], vv[some]) < -band
+            some = some[~out_all[some]]
+            in_all = np.zeros(len(vv), dtype=bool)
+            in_all[some] = _least_side(lo0, dv, ci[some], vv[some]) > band
+        else:
+            tbv = tb[ci]
+            nrm, dd = planes[vv, :, :3], planes[vv, :, 3]
+            hi_side = (np.where(nrm >= 0, tbv[:, None, 1, :], tbv[:, None, 0, :]) * nrm).sum(axis=2) + dd
+            lo_side = (np.where(nrm >= 0, tbv[:, None, 0, :], tbv[:, None, 1, :]) * nrm).sum(axis=2) + dd
+            out_all = (hi_side < -SURE).any(axis=1)
+            in_all = (lo_side > SURE).all(axis=1)
         use = (counts[ci] > 0) & ~out_all
         uv, uk, uc, uin = vv[use], kk[use], ci[use], in_all[use]
         # the things of the chunks some view uses, joined
@@ -1712,7 +1777,12 @@ class Drawer:
             - np.repeat(np.cumsum(m) - m, m)
             + np.repeat(starts[np.searchsorted(used, uc)], m)
         )
-        sel, tris, _, _, _ = self._drawn_sel(allt, tid, pv, eye, planes, ortho, lens, size, pin)
+        if sure is not None and len(tid):  # each thing against the planes moved to its view
+            least = _least_side(np.einsum("kj,ij->ki", n0, allt.pos) + allt.radius, dv, tid, pv)
+            pin = pin | (least > band)
+            maybe = np.flatnonzero(least >= -band)
+            tid, pv, pslot, pin = tid[maybe], pv[maybe], pslot[maybe], pin[maybe]
+        sel, tris, _, _, _ = self._drawn_sel(allt, tid, pv, eye, planes, ortho, lens, size, pin, fast)
         F = allt.flora[tid[sel]]
         flat = np.zeros((4, V * K), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
         at_slot = pv[sel] * K + pslot[sel]
@@ -1745,22 +1815,19 @@ class Drawer:
             tid2 = (
                 np.arange(int(m2.sum()), dtype=np.int64) - np.repeat(np.cumsum(m2) - m2, m2) + np.repeat(sstart[sj], m2)
             )
-            F2 = st_all.flora[tid2]
-            t2 = self._drawn(
-                st_all.pos[tid2],
-                st_all.radius[tid2],
-                st_all.model[tid2],
-                st_all.thin[tid2],
-                F2,
-                eye,
-                planes,
-                sv[q],
-                ortho,
-                lens,
-                size,
-            )
+            vq, pin2 = sv[q], None
+            if fast and len(tid2):
+                big2 = float(np.abs(st_all.pos).max(initial=0.0) + st_all.radius.max(initial=0.0))
+                sure2 = self._sure_planes(origins, planes, big2)
+                if sure2 is not None:
+                    n0, dv, band = sure2
+                    least = _least_side(np.einsum("kj,ij->ki", n0, st_all.pos) + st_all.radius, dv, tid2, vq)
+                    maybe = np.flatnonzero(least >= -band)
+                    tid2, vq, q, pin2 = tid2[maybe], vq[maybe], q[maybe], least[maybe] > band
+            sel2, t2, _, _, _ = self._drawn_sel(st_all, tid2, vq, eye, planes, ortho, lens, size, pin2, fast)
+            F2, q2 = st_all.flora[tid2[sel2]], q[sel2]
             for row, w in enumerate((t2 * F2, t2 * ~F2, (t2 > 0) & F2, (t2 > 0) & ~F2)):
-                s_sums[row] = np.bincount(q, weights=w, minlength=len(pairs)).astype(np.int64)
+                s_sums[row] = np.bincount(q2, weights=w, minlength=len(pairs)).astype(np.int64)
         # the persistent entities, placed relative to each focus
         ents = getattr(gen.world, "entities", None) or []
         pers = np.zeros((4, V), dtype=np.int64)
@@ -1787,12 +1854,11 @@ class Drawer:
         )  # (sets, K)
         present = slot_chunk >= 0
         figs = np.zeros((len(sets), 10, V), dtype=np.int64)
+        # (every figure is 0 at a slot outside the world: one product of integers per set)
+        each = np.concatenate([present[None], vis[None], ground, per]).astype(np.int64)  # (9, V, K)
+        figs[:, :9] = np.einsum("rvk,sk->srv", each, masks.astype(np.int64))
+        figs[:, 5:9] += pers[None]
         for si in range(len(sets)):
-            mk = masks[si][None, :] & present
-            figs[si, 0] = mk.sum(axis=1)
-            figs[si, 1] = (vis & mk).sum(axis=1)
-            figs[si, 2:5] = (ground * mk[None]).sum(axis=2)
-            figs[si, 5:9] = (per * mk[None]).sum(axis=2) + pers
             if pairs:
                 hit = np.bincount(pair_of, weights=masks[si][t_k], minlength=len(pairs)) > 0
                 for row in range(4):
@@ -1877,20 +1943,65 @@ class Drawer:
             return np.ones(len(ox), dtype=bool)
         n, d = self._at_origin[:, :3], self._at_origin[:, 3]
         yo = ys / 1000.0
-        b = loaded.boxes
-        has = loaded.counts > 0
-        t = loaded.things_box[has]
-        lo = np.array([0.0, b[:, 0, 1].min() - yo.max(), 0.0])  # the chunks' boxes around the origin
-        hi = np.array([S, b[:, 1, 1].max() - yo.min(), S])
-        if len(t):  # and their things' boxes (x and z from the chunk's min corner)
-            lo = np.stack([lo, (t[:, 0] - b[has, 0]).min(axis=0)])
-            hi = np.stack([hi, (t[:, 1] - b[has, 0]).max(axis=0)])
-            lo[1, 1], hi[1, 1] = t[:, 0, 1].min() - yo.max(), t[:, 1, 1].max() - yo.min()
+        if loaded.extremes is None:  # (the same for every batch of these rows)
+            b = loaded.boxes
+            has = loaded.counts > 0
+            t = loaded.things_box[has]
+            ext = [np.array([0.0, b[:, 0, 1].min(), 0.0]), np.array([S, b[:, 1, 1].max(), S])]
+            if len(t):  # (x and z of the things' boxes from the chunk's min corner)
+                ext += [(t[:, 0] - b[has, 0]).min(axis=0), (t[:, 1] - b[has, 0]).max(axis=0)]
+                ext[2][1], ext[3][1] = t[:, 0, 1].min(), t[:, 1, 1].max()
+            loaded.extremes = ext
+        ext = loaded.extremes
+        # the chunks' boxes around the origin, and their things' boxes
+        lo = np.array([ext[0][0], ext[0][1] - yo.max(), ext[0][2]])
+        hi = np.array([ext[1][0], ext[1][1] - yo.min(), ext[1][2]])
+        if len(ext) > 2:
+            lo = np.stack([lo, np.array([ext[2][0], ext[2][1] - yo.max(), ext[2][2]])])
+            hi = np.stack([hi, np.array([ext[3][0], ext[3][1] - yo.min(), ext[3][2]])])
         corner = np.stack([ox * S - f, np.zeros(len(ox)), oz * S - f], axis=1)[:, None, :]  # (K, 1, 3)
         box = np.stack([corner + np.atleast_2d(lo)[None], corner + np.atleast_2d(hi)[None]], axis=2)  # (K, B, 2, 3)
         far = np.where(n >= 0, box[:, :, None, 1, :], box[:, :, None, 0, :])  # (K, B, 6, 3)
         maybe = ((far * n).sum(axis=3) + d >= -MAYBE_MARGIN).all(axis=2).any(axis=1)
         return maybe
+
+    def _sure_planes(
+        self, origins: np.ndarray, planes: np.ndarray, big: float
+    ) -> tuple[np.ndarray, np.ndarray, float] | None:
+        """(n0 (6, 3), dv (V, 6), band): the planes of the camera at the origin (n0, d0) moved to
+        each view's origin o (d0 - n0 . o), standing for each view's own ``planes`` (V, 6, 4):
+        a point p or box (coordinates within ``big`` metres of 0) with n0 . p + dv more than
+        ``band`` (:data:`MAYBE_MARGIN`) beyond a plane is beyond the view's own by the
+        reference's arithmetic. The bound is measured: twice the normals' difference (L1; a
+        box's far corner may change with the sign of a normal's near-zero part) times the
+        largest coordinate, plus the offsets' difference, plus far more than the float error of
+        either sum; None (no shortcut) when that is not within a quarter of the band, or when
+        the camera is near straight down."""
+        if self._at_origin is None or not self._cull or not len(origins):
+            return None
+        n0, d0 = self._at_origin[:, :3], self._at_origin[:, 3]
+        dv = d0[None, :] - origins @ n0.T
+        big = max(big, float(np.abs(origins).max()))
+        en = float(np.abs(planes[:, :, :3] - n0[None]).sum(axis=2).max())
+        ed = float(np.abs(planes[:, :, 3] - dv).max())
+        err = 2.0 * en * big + ed + 1e-9 * (4.0 * big + float(np.abs(dv).max()) + 1.0)
+        if not err < MAYBE_MARGIN / 4:
+            return None
+        return n0, dv, MAYBE_MARGIN
+
+    def _box_sides(self, loaded: Loaded, n0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(6, nk) x 3: the part n0 . x of each plane (normals ``n0``, the camera at the origin's)
+        at each chunk of ``loaded``: its box's corner farthest along the normal, its things' box's
+        farthest and nearest (made once for the rows: :attr:`Loaded.sides`)."""
+        if loaded.sides is None:
+            b = loaded.boxes
+            tb = loaded.things_box if len(loaded.things_box) else np.zeros((1, 2, 3))
+            loaded.sides = (
+                np.einsum("ckj,kj->kc", np.where(n0 >= 0, b[:, None, 1, :], b[:, None, 0, :]), n0),
+                np.einsum("ckj,kj->kc", np.where(n0 >= 0, tb[:, None, 1, :], tb[:, None, 0, :]), n0),
+                np.einsum("ckj,kj->kc", np.where(n0 >= 0, tb[:, None, 0, :], tb[:, None, 1, :]), n0),
+            )
+        return loaded.sides
 
     def _near_straight_down(self) -> bool:
         """Whether the camera looks so nearly straight down that :meth:`_cameras` may take it for
@@ -2031,6 +2142,16 @@ def view_cost(
 ) -> dict[str, Any]:
     """The triangles drawn from one view (see :meth:`Drawer.view`)."""
     return Drawer(gen, models, camera).view(cell)
+
+
+def _least_side(at: np.ndarray, dv: np.ndarray, which: np.ndarray, view: np.ndarray) -> np.ndarray:
+    """(n,): the least over the planes k of ``at[k, which] + dv[view, k]`` (``at`` (6, m): a
+    plane's part of each point or box, ``dv`` (V, 6): its offset at each view)."""
+    dt = dv.T.copy()
+    least = at[0].take(which) + dt[0].take(view)
+    for k in range(1, len(at)):
+        np.minimum(least, at[k].take(which) + dt[k].take(view), out=least)
+    return least
 
 
 def _boxes_visible(planes: np.ndarray, boxes: np.ndarray) -> np.ndarray:
