@@ -34,6 +34,7 @@ from veduta.cook.cook import (
     UPTODATE,
     check_fresh,
     fresh_by_stat,
+    index_names,
     index_of,
     names_by_folder,
     orphans,
@@ -189,7 +190,7 @@ def cook_tasks(run: CookRun):
     # index, made of the paths in run.sources, holds fewer names than paths)
     shared_names = (
         {rel for by_name in index.by_kind.values() for paths in by_name.values() if len(paths) > 1 for rel in paths}
-        if sum(map(len, index.by_kind.values())) != len(run.sources)
+        if index_names(index) != len(run.sources)
         else set()
     )
     entry_of, stat, pack = cache.entries.get, os.stat, SIG.pack
