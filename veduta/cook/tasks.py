@@ -62,7 +62,7 @@ from veduta.cook.doit_adapter import (
     write_saved,
 )
 from veduta.cook.journal import finish_edits, pending
-from veduta.cook.run import CookRun
+from veduta.cook.run import MONITOR_FOLDER, CookRun
 from veduta.cook.scancache import ScanCache
 from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json, well_formed
 
@@ -451,9 +451,7 @@ def _journal_pass(run: CookRun, cache: StatCache) -> JournalPass | None:
     monitor's answer is kept in *run* for the reporter's mark.  Nothing is imported, and nothing
     asked, when no monitor ever ran for this game."""
     project = run.project
-    from veduta.cook.monitor import FOLDER  # (small: no inotify, no json until a monitor is there)
-
-    if not os.path.isdir(os.path.join(project.cache, FOLDER)):
+    if not os.path.isdir(os.path.join(project.cache, MONITOR_FOLDER)):  # (nothing of the monitor imported)
         return None
     from veduta.cook.monitor import sync
 
