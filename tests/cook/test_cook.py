@@ -285,7 +285,7 @@ def test_plain_doit_cook_makes_no_task_for_a_fresh_source(game, monkeypatch):
 
 
 def test_stat_cache_entries_pack_and_unpack_exactly():
-    from veduta.cook.state import CLEAN, MISSING, RACY, SIG, pack_entry, unpack_entry, well_formed
+    from veduta.cook.state import CLEAN, MISSING, RACY, SIG, SIG2, pack_entry, unpack_entry, well_formed
 
     rel = "models/a.vmodel"
     big = (2**63 - 1, -5_000_000_000, 2**64 - 1, 1_796_115_461_858_610_222)  # ino unsigned, mtime before 1970
@@ -315,6 +315,9 @@ def test_stat_cache_entries_pack_and_unpack_exactly():
         assert len(packed[1]) == SIG.size * (1 + len(entry[2])) and len(packed) == length and well_formed(packed)
         assert unpack_entry(rel, packed) == entry
     assert RACY != MISSING and SIG.size == 32
+    # the no-op's check of the common entry packs both signatures at once: the same bytes
+    clean = pack_entry(rel, ("ab" * 32, big, ((rel, (235, 1, 2, 3)),), CLEAN))
+    assert SIG2.pack(*big, 235, 1, 2, 3) == clean[1] == SIG.pack(*big) + SIG.pack(235, 1, 2, 3)
     with pytest.raises(ValueError):
         pack_entry("models/b.vmodel", ("00" * 32, None, ((rel, None),)))
 

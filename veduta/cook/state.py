@@ -104,6 +104,9 @@ Packed = tuple
 
 #: A signature packed: size, mtime_ns, inode, ctime_ns.
 SIG = struct.Struct("<qqQq")
+#: Two signatures packed (a cooked file's and its source's: the common entry's whole blob, one
+#: call and one object where two packs and a join took three).
+SIG2 = struct.Struct("<" + SIG.format[1:] * 2)
 #: The packed "racy" signature (never matches: no file has a negative size).
 RACY = SIG.pack(-1, 0, 0, 0)
 #: The packed "missing" signature.

@@ -64,7 +64,7 @@ from veduta.cook.doit_adapter import (
 from veduta.cook.journal import finish_edits, pending
 from veduta.cook.run import MONITOR_FOLDER, CookRun
 from veduta.cook.scancache import ScanCache
-from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json, well_formed
+from veduta.cook.state import MISSING, RACY_NS, SIG, SIG2, StatCache, entry_from_json, well_formed
 
 STATE_FILE = "state.marshal"
 DB_FILE = "doit.sqlite3"
@@ -193,7 +193,7 @@ def cook_tasks(run: CookRun):
         if index_names(index) != len(run.sources)
         else set()
     )
-    entry_of, stat, pack = cache.entries.get, os.stat, SIG.pack
+    entry_of, stat, pack2 = cache.entries.get, os.stat, SIG2.pack
     loaded = len(cache.entries)  # (as read: the pass below sets and drops entries)
     unknown = 0  # sources with no entry as read, or with a name another source has
     for src in sources:
@@ -213,8 +213,16 @@ def cook_tasks(run: CookRun):
                 try:
                     st, st_src = stat(cooked), stat(prefix + rel)
                     by_stat = (
-                        pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
-                        + pack(st_src.st_size, st_src.st_mtime_ns, st_src.st_ino, st_src.st_ctime_ns)
+                        pack2(
+                            st.st_size,
+                            st.st_mtime_ns,
+                            st.st_ino,
+                            st.st_ctime_ns,
+                            st_src.st_size,
+                            st_src.st_mtime_ns,
+                            st_src.st_ino,
+                            st_src.st_ctime_ns,
+                        )
                         == packed[1]
                     )
                 except OSError:
