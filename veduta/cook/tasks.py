@@ -15,6 +15,8 @@ import os
 import stat
 import sys
 import time
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from doit import create_after
@@ -178,7 +180,8 @@ def cook_tasks(run: CookRun):
     # skipped, not trusted fresh), so that doit runs that task first and then finds whether the
     # source changed
     made = frozenset(t for t in known_targets() if t.startswith(prefix)) if run.executing else frozenset()
-    kinds = {s.kind.name: s.kind for s in sources}  # (by name: hashing a Kind is slower)
+    # (by name: hashing a Kind is slower; groupby compares a run of one kind by identity, in C)
+    kinds = {k.name: k for k, _ in groupby(sources, key=itemgetter(0))}
     cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in kinds.values()}
     blocked = {name: why for name, d in cooked_dirs.items() if (why := _not_a_folder(d[:-1]))}
     blocked_rel: dict[str, str] = {}  # source -> why it cannot be cooked (asked for by name: said so)
