@@ -66,7 +66,7 @@ from veduta.cook.doit_adapter import (
 from veduta.cook.journal import finish_edits, pending
 from veduta.cook.run import MONITOR_FOLDER, CookRun
 from veduta.cook.scancache import ScanCache
-from veduta.cook.state import MISSING, RACY_NS, SIG, SIG2, StatCache, entry_from_json, well_formed
+from veduta.cook.state import MISSING, RACY_NS, SIG, SIG2, TABLE_ROW, StatCache, entry_from_json, well_formed
 
 STATE_FILE = "state.marshal"
 DB_FILE = "doit.sqlite3"
@@ -196,11 +196,20 @@ def cook_tasks(run: CookRun):
         if index_names(index) != len(run.sources)
         else set()
     )
-    entry_of, stat, pack2 = cache.entries.get, os.stat, SIG2.pack
-    loaded = len(cache.entries)  # (as read: the pass below sets and drops entries)
+    entry_of, stat, pack2 = cache.packed, os.stat, SIG2.pack
+    loaded = len(cache)  # (as read: the pass below sets and drops entries)
+    # the sources fresh by the state file's table, compared whole (see _fresh_by_table)
+    by_table = (
+        _fresh_by_table(cache, sources, run.sources, cooked_dirs, prefix)
+        if only_group and not made and not blocked and not shared_names and not owed
+        else None
+    )
     unknown = 0  # sources with no entry as read, or with a name another source has
     for src in sources:
         kind, name, rel = src
+        if by_table is not None and rel in by_table:
+            fresh_names.append(rel)  # (only_group: no task made, as below)
+            continue
         cooked = cooked_dirs[kind.name] + name + ".vda"
         duplicate_of = None
         packed: Any = None  # the stat-cache entry, when every signature in it still matches
@@ -509,6 +518,37 @@ def _journal_pass(run: CookRun, cache: StatCache) -> JournalPass | None:
     standing = [s for s in standing if s[0] not in names]
     sources = [Source(BY_FOLDER[rel.partition("/")[0]], name_of(rel), rel) for rel in sorted(names)]
     return JournalPass(sources, index, len(entries) - len(names), standing, orphans_checked)
+
+
+def _fresh_by_table(cache: StatCache, sources: list, rels: list[str], cooked_dirs: dict, prefix: str):
+    """The sources that are fresh by the state file's table (:meth:`StatCache.table`), when it
+    holds a row for exactly these *sources* (*rels*: their paths, sorted as the file's): every
+    cooked file and source stat()ed in one pass, their signatures packed in rows and compared
+    with the table whole, row by row only when it differs.  A source whose row matches has an
+    entry of nothing more (no dependency, clean notes) whose every signature matches: what the
+    per-source check (fresh_by_stat's common case) finds fresh.  None (check each source) when
+    the table does not apply, or when a file is missing (a stale source: its check says why)."""
+    got = cache.table("\0".join(rels))
+    if got is None:
+        return None
+    table, whole = got
+    stat, pack2 = os.stat, SIG2.pack
+    try:
+        rows = [
+            pack2(c.st_size, c.st_mtime_ns, c.st_ino, c.st_ctime_ns, s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns)
+            for c, s in zip(
+                map(stat, [cooked_dirs[k.name] + name + ".vda" for k, name, _ in sources]),
+                map(stat, [prefix + rel for rel in rels]),
+            )
+        ]
+    except OSError:
+        return None
+    n = TABLE_ROW
+    if b"".join(rows) == table:
+        fresh = set(rels)
+    else:
+        fresh = {rel for i, (rel, row) in enumerate(zip(rels, rows)) if row == table[n * i : n * i + n]}
+    return fresh.difference(whole) if whole else fresh
 
 
 def _source_path(rel: str) -> bool:
