@@ -55,6 +55,8 @@ def _entries() -> dict:
 
 def _saved(tmp_path, entries: dict, owed=()) -> str:
     path = str(tmp_path / "state.marshal")
+    if os.path.exists(path):
+        os.unlink(path)
     c = StatCache(path, TOOLCHAIN)
     for rel, packed in entries.items():
         c.entries[rel] = packed
@@ -256,3 +258,59 @@ def test_a_noop_cook_and_an_edit_through_the_table(game):
     cp = game.cook(check=True)
     assert summary(cp)["cooked"] == 2 and summary(cp)["uptodate"] == 22, cp.stdout  # m01: META still fresh
     assert summary(game.cook(check=True))["cooked"] == 0
+
+
+def test_changes_over_the_table_read_and_save_as_the_whole_dict_would(tmp_path):
+    """Entries set or dropped over the file's table (what one edit does) are read back at once;
+    saved, the file is the one every entry packed again would give, written over the rows when
+    each changed source keeps a row (no entry unpacked), made whole otherwise."""
+    from veduta.cook.state import _compact_file
+
+    entries = _entries()
+    rels = sorted(entries)
+    now = time.time_ns()
+    old = now - 10 * RACY_NS
+
+    def clean(rel):
+        return make_entry("ef" * 32, (9, old, 9, old), ((rel, (8, old, 8, old)),), now, CLEAN)
+
+    def noted(rel):
+        return make_entry("ef" * 32, (9, old, 9, old), ((rel, (8, old, 8, old)),), now, (("m",), ()))
+
+    for changes, patched in (
+        ({rels[3]: clean(rels[3])}, True),  # a row rewritten
+        ({rels[5]: noted(rels[5]), "models/dep.vmodel": clean("models/dep.vmodel")}, True),  # whole, and back
+        ({rels[7]: None, rels[7] + "x": None}, False),  # dropped: the file made whole
+        ({rels[3]: None, "models/new.vmodel": clean("models/new.vmodel")}, False),
+        ({rels[9]: None}, False),
+        ({}, True),  # only the owed sources changed
+    ):
+        path = _saved(tmp_path, entries)
+        c = StatCache(path, TOOLCHAIN)
+        want = dict(entries)
+        for rel, entry in changes.items():
+            if entry is None:
+                c.discard(rel)
+                want.pop(rel, None)
+            else:
+                c.set(rel, entry)
+                want[rel] = pack_entry(rel, entry)
+        c.owed = {"models/owed.vmodel"}
+        c.dirty = True
+        assert len(c) == len(want) and c._entries is None
+        for rel in {*want, *changes}:
+            assert c.packed(rel) == want.get(rel)
+        assert (c.table("\0".join(rels)) is None) == bool(changes)
+        assert (c._patched() is not None) == patched
+        c.save()
+        assert (c._entries is None) == patched
+        again = StatCache(path, TOOLCHAIN)
+        assert again.entries == want and again.owed == {"models/owed.vmodel"}
+        assert marshal.loads(open(path, "rb").read()) == _compact_file(TOOLCHAIN, want, {"models/owed.vmodel"})
+    # dropped, then set again in the same run (an edited source found stale, then cooked): a row
+    path = _saved(tmp_path, entries)
+    c = StatCache(path, TOOLCHAIN)
+    c.discard(rels[2])
+    assert c.packed(rels[2]) is None and len(c) == len(entries) - 1
+    c.set(rels[2], clean(rels[2]))
+    assert c._patched() is not None and len(c) == len(entries)

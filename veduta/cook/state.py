@@ -200,6 +200,8 @@ class StatCache:
         #: source_hashes, 64 characters each; the entries that are not in the table, by rel)
         self._compact: tuple[str, bytes, str, dict] | None = None
         self._rels: list[str] | None = None  # the rels of _compact, split when first needed
+        #: entries set (or dropped: None) over the file's table since it was read
+        self._over: dict[str, Packed | None] = {}
         self.owed: set[str] = set()
         self.dirty = False
         #: whether an entry was recorded since the file was read (what a check took reading and
@@ -263,8 +265,14 @@ class StatCache:
                 )
             )
             entries.update(rest)
+            for rel, packed in self._over.items():
+                if packed is None:
+                    entries.pop(rel, None)
+                else:
+                    entries[rel] = packed
             self._entries = entries
             self._compact = self._rels = None
+            self._over = {}
         return self._entries
 
     def _split(self) -> list[str]:
@@ -277,7 +285,11 @@ class StatCache:
         """How many entries there are (the table is not unpacked to count them)."""
         if self._entries is not None:
             return len(self._entries)
-        return len(self._split())
+        n = len(self._split())
+        for rel, packed in self._over.items():
+            had = self._from_file(rel) is not None
+            n += (packed is not None) - had
+        return n
 
     def table(self, rels: str) -> tuple[bytes, dict] | None:
         """When the file read holds an entry for exactly the sources *rels* (sorted, joined by
@@ -285,14 +297,14 @@ class StatCache:
         bytes per source in that order: the packed signatures of its cooked file and itself, for
         a source whose entry has nothing more, else a row no file matches) and the entries that
         are not in it, by rel.  Else None.  A no-op cook compares the whole table at once."""
-        if self._entries is not None or self._compact is None or self._compact[0] != rels:
+        if self._entries is not None or self._compact is None or self._over or self._compact[0] != rels:
             return None
         return self._compact[1], self._compact[3]
 
     def get(self, rel: str) -> Entry | None:
         """The entry of *rel*; None when it has none, or when the file held something else there
         (damaged: the source is re-hashed)."""
-        packed = self.entries.get(rel)
+        packed = self.packed(rel)
         if packed is None or not well_formed(packed):
             return None
         return unpack_entry(rel, packed)
@@ -303,27 +315,49 @@ class StatCache:
         Read from the file's table without unpacking it."""
         if self._entries is not None:
             return self._entries.get(rel)
+        if rel in self._over:
+            return self._over[rel]
+        return self._from_file(rel)
+
+    def _from_file(self, rel: str) -> Packed | None:
         rels, table, hashes, rest = self._compact or ("", b"", "", {})
         got = rest.get(rel)
         if got is not None:
             return got
-        keys = self._split()
-        i = bisect_left(keys, rel)
-        if i == len(keys) or keys[i] != rel:
+        i = self._row(rel)
+        if i is None:
             return None
         return (hashes[64 * i : 64 * i + 64], table[TABLE_ROW * i : TABLE_ROW * i + TABLE_ROW], ())
+
+    def _row(self, rel: str) -> int | None:
+        """The row of *rel* in the file's table (None: it has none)."""
+        keys = self._split()
+        i = bisect_left(keys, rel)
+        return i if i < len(keys) and keys[i] == rel else None
+
+    def _put(self, rel: str, packed: Packed | None) -> None:
+        """*rel*'s entry is now *packed* (None: dropped): in the dict, or over the file's table."""
+        if self._entries is not None:
+            if packed is None:
+                self._entries.pop(rel, None)
+            else:
+                self._entries[rel] = packed
+        elif packed is None and self._row(rel) is None:
+            self._over.pop(rel, None)  # (never in the file: nothing to drop there)
+        else:
+            self._over[rel] = packed
 
     def set(self, rel: str, entry: Entry) -> None:
         """Record *entry* for *rel* (made by this toolchain: no longer owed).  Unknown notes keep
         the notes of the entry there was for the same source_hash (a touched file, a cooked file
         found fresh), else are recorded as unknown."""
+        old = self.packed(rel)
         if len(entry) < 4 or entry[3] is None:
-            old = self.entries.get(rel)
             if old is not None and well_formed(old) and old[0] == entry[0]:
                 entry = (*entry[:3], packed_notes(old))
         packed = pack_entry(rel, entry)
-        if self.entries.get(rel) != packed:
-            self.entries[rel] = packed
+        if old != packed:
+            self._put(rel, packed)
             self.dirty = self.learned = True
         if rel in self.owed:
             self.owed.discard(rel)
@@ -331,11 +365,12 @@ class StatCache:
 
     def notes(self, rel: str) -> Notes:
         """The notes of *rel*'s entry (None when unknown or when it has no entry)."""
-        packed = self.entries.get(rel)
+        packed = self.packed(rel)
         return None if packed is None or not well_formed(packed) else packed_notes(packed)
 
     def discard(self, rel: str) -> None:
-        if self.entries.pop(rel, None) is not None:
+        if self.packed(rel) is not None:
+            self._put(rel, None)
             self.dirty = True
         if rel in self.owed:
             self.owed.discard(rel)
@@ -350,11 +385,50 @@ class StatCache:
             self.owed &= keep
             self.dirty = True
 
+    def rels(self):
+        """The sources with an entry (an iterator: nothing is unpacked until it is iterated)."""
+        yield from self.entries
+
     def save(self) -> None:
         if not self.dirty:
             return
-        atomic_write(self.path, marshal.dumps(_compact_file(self.toolchain, self.entries, self.owed)))
+        patched = self._patched()
+        data = patched if patched is not None else _compact_file(self.toolchain, self.entries, self.owed)
+        atomic_write(self.path, marshal.dumps(data))
         self.dirty = self.learned = False
+
+    def _patched(self) -> tuple | None:
+        """The file's tuple with this run's changes written over the rows of the sources they
+        concern, when each of them has a row and keeps an entry (one edited source: its row, not
+        100,000 entries packed again); None otherwise (then made from every entry)."""
+        if self._entries is not None or self._compact is None:
+            return None
+        rels, table, hashes, rest = self._compact
+        rows = {}
+        for rel, packed in self._over.items():
+            i = self._row(rel)
+            if i is None or packed is None:
+                return None
+            rows[i] = (rel, packed)
+        if not rows:
+            return (_FORMAT, self.toolchain, rels, table, hashes, rest, tuple(sorted(self.owed)))
+        new_table = bytearray(table)
+        parts, at = [], 0
+        rest = dict(rest)
+        for i in sorted(rows):
+            rel, packed = rows[i]
+            if _in_table(packed):
+                row, digest = packed[1], packed[0]
+                rest.pop(rel, None)
+            else:
+                row, digest = _NOT_IN_TABLE, " " * 64
+                rest[rel] = packed
+            new_table[TABLE_ROW * i : TABLE_ROW * (i + 1)] = row
+            parts += [hashes[at : 64 * i], digest]
+            at = 64 * (i + 1)
+        parts.append(hashes[at:])
+        rest = dict(sorted(rest.items()))
+        return (_FORMAT, self.toolchain, rels, bytes(new_table), "".join(parts), rest, tuple(sorted(self.owed)))
 
 
 #: A row of the state file's table: the packed signatures of a source's cooked file and of the

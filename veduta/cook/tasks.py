@@ -845,7 +845,7 @@ class CookReporter(ConsoleReporter):
                 write_mark(self.run.project.cache, self.run.monitor, self.run.cache.path, self.run.cooked_clean)
         if self.run.builds is not None:
             try:
-                self.run.builds.save(self.run.cache.entries if self.run.cache is not None else None)
+                self.run.builds.save(self.run.cache.rels() if self.run.cache is not None else None)
             except OSError:
                 pass  # (the report then says it does not know where those files came from)
         for f in self.pruned:
