@@ -194,6 +194,28 @@ def test_index_of_sources_is_the_index_of_their_paths(tmp_path):
     assert index_of(sources).by_kind == AssetIndex.from_paths(s.rel for s in sources).by_kind
 
 
+def test_the_index_made_on_first_use_counts_names_as_the_index_does(tmp_path):
+    """index_of's answer counts (kind, name) without making the index, as the index would: a name
+    two kinds share is two, a name two folders of one kind share (a duplicate) is one."""
+    from veduta.cook.cook import SourcesIndex, index_names, index_of
+
+    g = _big_game(tmp_path, n=3)
+    g.write("materials/crate.vmaterial", '{"veduta": "material/1"}')  # the model's name, another kind
+    for extra in ([], ["models/other/barrel.vmodel", "models/zz/barrel.vmodel"]):
+        for rel in extra:
+            g.write(rel, CRATE)
+        sources = Project.find(str(g.root)).scan()[0]
+        index = index_of(sources)
+        assert isinstance(index, SourcesIndex) and index._by_kind is None
+        full = AssetIndex.from_paths(s.rel for s in sources)
+        counted = index_names(index)
+        assert index._by_kind is None  # (counted without making it)
+        assert counted == sum(map(len, full.by_kind.values())) == len({(s.kind.name, s.name) for s in sources})
+        assert counted < len(sources)  # (the game's models/other/crate.vmodel, and the extra barrels)
+        assert index.by_kind == full.by_kind and index_names(index) == counted
+        assert index.resolve("model", "barrel") == full.resolve("model", "barrel")
+
+
 def test_list_status_trusts_the_cooks_own_check_but_not_over_doit_ignore(tmp_path):
     from tests.cook.test_cook import age_all
 

@@ -285,7 +285,7 @@ def test_plain_doit_cook_makes_no_task_for_a_fresh_source(game, monkeypatch):
 
 
 def test_stat_cache_entries_pack_and_unpack_exactly():
-    from veduta.cook.state import CLEAN, MISSING, RACY, SIG, pack_entry, unpack_entry, well_formed
+    from veduta.cook.state import CLEAN, MISSING, RACY, SIG, SIG2, pack_entry, unpack_entry, well_formed
 
     rel = "models/a.vmodel"
     big = (2**63 - 1, -5_000_000_000, 2**64 - 1, 1_796_115_461_858_610_222)  # ino unsigned, mtime before 1970
@@ -315,6 +315,9 @@ def test_stat_cache_entries_pack_and_unpack_exactly():
         assert len(packed[1]) == SIG.size * (1 + len(entry[2])) and len(packed) == length and well_formed(packed)
         assert unpack_entry(rel, packed) == entry
     assert RACY != MISSING and SIG.size == 32
+    # the no-op's check of the common entry packs both signatures at once: the same bytes
+    clean = pack_entry(rel, ("ab" * 32, big, ((rel, (235, 1, 2, 3)),), CLEAN))
+    assert SIG2.pack(*big, 235, 1, 2, 3) == clean[1] == SIG.pack(*big) + SIG.pack(235, 1, 2, 3)
     with pytest.raises(ValueError):
         pack_entry("models/b.vmodel", ("00" * 32, None, ((rel, None),)))
 
@@ -323,15 +326,16 @@ def test_state_of_an_older_format_is_dropped_and_rebuilt(game):
     import marshal
 
     from veduta import TOOLCHAIN
+    from veduta.cook.state import StatCache
 
     game.cook(check=True)
     state = game.root / "cache/state.marshal"
-    fmt, toolchain, entries, owed = marshal.loads(state.read_bytes())
-    assert (fmt, toolchain, owed) == ("veduta-state/5", TOOLCHAIN, ()) and entries
+    fmt, toolchain, *_, owed = marshal.loads(state.read_bytes())
+    assert (fmt, toolchain, owed) == ("veduta-state/6", TOOLCHAIN, ()) and StatCache(str(state), TOOLCHAIN).entries
     state.write_bytes(marshal.dumps(("veduta-state/3", "x", {"models/props/barrel.vmodel": ("x", None, ())})))
     out = game.cook(check=True).stdout
     assert "cook: 0 cooked" in out  # nothing cooked again: the cooked files' META proved them fresh
-    assert marshal.loads(state.read_bytes())[0] == "veduta-state/5"
+    assert marshal.loads(state.read_bytes())[0] == "veduta-state/6"
 
 
 def test_sources_an_earlier_toolchain_cooked_are_owed_a_cook_until_cooked(game):
@@ -341,22 +345,24 @@ def test_sources_an_earlier_toolchain_cooked_are_owed_a_cook_until_cooked(game):
     source named) keeps it owed."""
     import marshal
 
-    from veduta import COMPILER_VERSION
+    from veduta import COMPILER_VERSION, TOOLCHAIN
+    from veduta.cook.state import StatCache
 
     game.cook(check=True)
     state = game.root / "cache/state.marshal"
-    fmt, toolchain, entries, _ = marshal.loads(state.read_bytes())
+    entries = StatCache(str(state), TOOLCHAIN).entries
     metas = {p: p.read_bytes() for p in (game.root / "assets/.cooked").rglob("*.vda")}
-    state.write_bytes(marshal.dumps((fmt, f"{COMPILER_VERSION}+veduta-cook-rules/0", entries, ())))
+    # (the format before, whose entries this toolchain reads as its own, names another toolchain)
+    state.write_bytes(marshal.dumps(("veduta-state/5", f"{COMPILER_VERSION}+veduta-cook-rules/0", entries, ())))
     why = json.loads(game.veduta("why", "--json").stdout)
     assert {s["source"]: [r["code"] for r in s["reasons"]] for s in why["stale"]} == {
         rel: ["TOOLCHAIN_CHANGED"] for rel in entries
     }
     assert json.loads(game.veduta("check", "--json").stdout)["compiled"] == len(entries)
     assert summary(game.doit("cook:models/crate.vmodel", check=True))["cooked"] == 1
-    assert sorted(marshal.loads(state.read_bytes())[3]) == sorted(set(entries) - {"models/crate.vmodel"})
+    assert sorted(marshal.loads(state.read_bytes())[-1]) == sorted(set(entries) - {"models/crate.vmodel"})
     assert summary(game.cook(check=True))["cooked"] == len(entries) - 1
-    assert marshal.loads(state.read_bytes())[3] == ()
+    assert marshal.loads(state.read_bytes())[-1] == ()
     assert summary(game.cook(check=True))["cooked"] == 0
     # the same bytes (the rules of this toolchain and of the one before agree on them)
     assert {p: p.read_bytes() for p in metas} == metas
@@ -393,7 +399,11 @@ def test_a_damaged_state_entry_means_re_hashing_never_a_traceback(game):
     age_all(game)
     game.cook(check=True)
     state = game.root / "cache/state.marshal"
-    fmt, compiler, entries, owed = marshal.loads(state.read_bytes())
+    from veduta import TOOLCHAIN
+    from veduta.cook.state import StatCache
+
+    # (damaged entries written in the format before, a dict of entries, which is read as it is)
+    fmt, compiler, entries, owed = "veduta-state/5", TOOLCHAIN, StatCache(str(state), TOOLCHAIN).entries, ()
     assert len(entries) == 4
     h, blob, deps = entries["models/crate.vmodel"]
     damaged = [
@@ -428,7 +438,7 @@ def test_a_damaged_state_entry_means_re_hashing_never_a_traceback(game):
         listed = game.doit("list", "--all", "--status", check=True).stdout
         assert re.search(r"^U cook:models/crate.vmodel", listed, re.M), listed
         assert summary(game.cook(check=True)) == {"cooked": 0, "uptodate": 4, "restored": 0, "failed": 0}
-        kept = marshal.loads(state.read_bytes())[2]["models/crate.vmodel"]  # re-hashed and recorded again
+        kept = StatCache(str(state), TOOLCHAIN).packed("models/crate.vmodel")  # re-hashed and recorded again
         assert well_formed(kept) and kept[0] == h and kept[2] == deps
 
 

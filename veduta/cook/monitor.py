@@ -39,9 +39,12 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+from veduta.cook.run import MONITOR_FOLDER
+
 FORMAT = "veduta-monitor/1"
-#: the monitor's folder under the cache folder
-FOLDER = "monitor"
+#: the monitor's folder under the cache folder (named in veduta/cook/run.py: a cook looks for it
+#: without importing this module)
+FOLDER = MONITOR_FOLDER
 STATE = "state.json"
 JOURNAL = "journal"
 MARK = "mark.json"

@@ -16,6 +16,10 @@ from veduta.base.diagformat import default_format
 from veduta.base.project import Project
 from veduta.cook.state import StatCache
 
+#: the file-system monitor's folder under cache/ (veduta/cook/monitor.py): a cook looks for it
+#: before it imports anything of the monitor
+MONITOR_FOLDER = "monitor"
+
 
 @dataclass
 class CookRun:

@@ -15,6 +15,8 @@ import os
 import stat
 import sys
 import time
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from doit import create_after
@@ -34,6 +36,7 @@ from veduta.cook.cook import (
     UPTODATE,
     check_fresh,
     fresh_by_stat,
+    index_names,
     index_of,
     names_by_folder,
     orphans,
@@ -61,9 +64,9 @@ from veduta.cook.doit_adapter import (
     write_saved,
 )
 from veduta.cook.journal import finish_edits, pending
-from veduta.cook.run import CookRun
+from veduta.cook.run import MONITOR_FOLDER, CookRun
 from veduta.cook.scancache import ScanCache
-from veduta.cook.state import MISSING, RACY_NS, SIG, StatCache, entry_from_json, well_formed
+from veduta.cook.state import MISSING, RACY_NS, SIG, SIG2, TABLE_ROW, StatCache, entry_from_json, well_formed
 
 STATE_FILE = "state.marshal"
 DB_FILE = "doit.sqlite3"
@@ -177,7 +180,8 @@ def cook_tasks(run: CookRun):
     # skipped, not trusted fresh), so that doit runs that task first and then finds whether the
     # source changed
     made = frozenset(t for t in known_targets() if t.startswith(prefix)) if run.executing else frozenset()
-    kinds = {s.kind.name: s.kind for s in sources}  # (by name: hashing a Kind is slower)
+    # (by name: hashing a Kind is slower; groupby compares a run of one kind by identity, in C)
+    kinds = {k.name: k for k, _ in groupby(sources, key=itemgetter(0))}
     cooked_dirs = {k.name: os.path.join(project.cooked, k.folder) + os.sep for k in kinds.values()}
     blocked = {name: why for name, d in cooked_dirs.items() if (why := _not_a_folder(d[:-1]))}
     blocked_rel: dict[str, str] = {}  # source -> why it cannot be cooked (asked for by name: said so)
@@ -189,14 +193,23 @@ def cook_tasks(run: CookRun):
     # index, made of the paths in run.sources, holds fewer names than paths)
     shared_names = (
         {rel for by_name in index.by_kind.values() for paths in by_name.values() if len(paths) > 1 for rel in paths}
-        if sum(map(len, index.by_kind.values())) != len(run.sources)
+        if index_names(index) != len(run.sources)
         else set()
     )
-    entry_of, stat, pack = cache.entries.get, os.stat, SIG.pack
-    loaded = len(cache.entries)  # (as read: the pass below sets and drops entries)
+    entry_of, stat, pack2 = cache.packed, os.stat, SIG2.pack
+    loaded = len(cache)  # (as read: the pass below sets and drops entries)
+    # the sources fresh by the state file's table, compared whole (see _fresh_by_table)
+    by_table = (
+        _fresh_by_table(cache, sources, run.sources, cooked_dirs, prefix)
+        if only_group and not made and not blocked and not shared_names and not owed
+        else None
+    )
     unknown = 0  # sources with no entry as read, or with a name another source has
     for src in sources:
         kind, name, rel = src
+        if by_table is not None and rel in by_table:
+            fresh_names.append(rel)  # (only_group: no task made, as below)
+            continue
         cooked = cooked_dirs[kind.name] + name + ".vda"
         duplicate_of = None
         packed: Any = None  # the stat-cache entry, when every signature in it still matches
@@ -212,8 +225,16 @@ def cook_tasks(run: CookRun):
                 try:
                     st, st_src = stat(cooked), stat(prefix + rel)
                     by_stat = (
-                        pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
-                        + pack(st_src.st_size, st_src.st_mtime_ns, st_src.st_ino, st_src.st_ctime_ns)
+                        pack2(
+                            st.st_size,
+                            st.st_mtime_ns,
+                            st.st_ino,
+                            st.st_ctime_ns,
+                            st_src.st_size,
+                            st_src.st_mtime_ns,
+                            st_src.st_ino,
+                            st_src.st_ctime_ns,
+                        )
                         == packed[1]
                     )
                 except OSError:
@@ -450,9 +471,7 @@ def _journal_pass(run: CookRun, cache: StatCache) -> JournalPass | None:
     monitor's answer is kept in *run* for the reporter's mark.  Nothing is imported, and nothing
     asked, when no monitor ever ran for this game."""
     project = run.project
-    from veduta.cook.monitor import FOLDER  # (small: no inotify, no json until a monitor is there)
-
-    if not os.path.isdir(os.path.join(project.cache, FOLDER)):
+    if not os.path.isdir(os.path.join(project.cache, MONITOR_FOLDER)):  # (nothing of the monitor imported)
         return None
     from veduta.cook.monitor import sync
 
@@ -499,6 +518,37 @@ def _journal_pass(run: CookRun, cache: StatCache) -> JournalPass | None:
     standing = [s for s in standing if s[0] not in names]
     sources = [Source(BY_FOLDER[rel.partition("/")[0]], name_of(rel), rel) for rel in sorted(names)]
     return JournalPass(sources, index, len(entries) - len(names), standing, orphans_checked)
+
+
+def _fresh_by_table(cache: StatCache, sources: list, rels: list[str], cooked_dirs: dict, prefix: str):
+    """The sources that are fresh by the state file's table (:meth:`StatCache.table`), when it
+    holds a row for exactly these *sources* (*rels*: their paths, sorted as the file's): every
+    cooked file and source stat()ed in one pass, their signatures packed in rows and compared
+    with the table whole, row by row only when it differs.  A source whose row matches has an
+    entry of nothing more (no dependency, clean notes) whose every signature matches: what the
+    per-source check (fresh_by_stat's common case) finds fresh.  None (check each source) when
+    the table does not apply, or when a file is missing (a stale source: its check says why)."""
+    got = cache.table("\0".join(rels))
+    if got is None:
+        return None
+    table, whole = got
+    stat, pack2 = os.stat, SIG2.pack
+    try:
+        rows = [
+            pack2(c.st_size, c.st_mtime_ns, c.st_ino, c.st_ctime_ns, s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns)
+            for c, s in zip(
+                map(stat, [cooked_dirs[k.name] + name + ".vda" for k, name, _ in sources]),
+                map(stat, [prefix + rel for rel in rels]),
+            )
+        ]
+    except OSError:
+        return None
+    n = TABLE_ROW
+    if b"".join(rows) == table:
+        fresh = set(rels)
+    else:
+        fresh = {rel for i, (rel, row) in enumerate(zip(rels, rows)) if row == table[n * i : n * i + n]}
+    return fresh.difference(whole) if whole else fresh
 
 
 def _source_path(rel: str) -> bool:
@@ -795,7 +845,7 @@ class CookReporter(ConsoleReporter):
                 write_mark(self.run.project.cache, self.run.monitor, self.run.cache.path, self.run.cooked_clean)
         if self.run.builds is not None:
             try:
-                self.run.builds.save(self.run.cache.entries if self.run.cache is not None else None)
+                self.run.builds.save(self.run.cache.rels() if self.run.cache is not None else None)
             except OSError:
                 pass  # (the report then says it does not know where those files came from)
         for f in self.pruned:
