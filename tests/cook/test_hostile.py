@@ -360,3 +360,19 @@ def test_a_file_name_cannot_break_or_forge_a_line_of_the_cook_output(game):
     cp = game.veduta("check", "--json")
     (d,) = json.loads(cp.stdout)["diagnostics"]
     assert d["file"] == f"assets/models/{name}"
+
+
+def test_a_source_path_with_an_equals_sign_fails_alone(game):
+    """doit refuses a task named with '=' and aborted the whole cook ("Execution aborted", nothing
+    cooked). Now such a path is a problem of its own, named, and every other source cooks."""
+    game.write("models/a=b.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1]}]}')
+    game.write("models/x=y/c.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1, 1, 1]}]}')
+    cp = game.cook()
+    _no_traceback(cp)
+    assert cp.returncode == 1 and "Execution aborted" not in cp.stdout + cp.stderr, cp
+    out = cp.stdout + cp.stderr
+    for path in ("assets/models/a=b.vmodel", "assets/models/x=y/c.vmodel"):
+        assert f"{path}: a path holding '=' cannot be a source" in out, out
+    assert summary(cp)["cooked"] == 4 and game.cooked("models/crate.vda").is_file()
+    cp = game.veduta("check")
+    assert cp.returncode == 1 and "assets/models/a=b.vmodel:1:1: $: a path holding '='" in cp.stdout + cp.stderr

@@ -20,7 +20,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import NamedTuple
 
-from veduta.base.errors import ConfigError, UsageError, clip_words, quote
+from veduta.base.errors import ConfigError, UsageError, clip_words, quote, shown_path
 from veduta.base.fsutil import check_inside, confined_root, outside
 from veduta.base.kinds import BY_FOLDER, BY_NAME, KINDS, Kind, kind_of, name_of
 
@@ -148,10 +148,13 @@ class Project:
         for k in KINDS:
             top = os.path.join(self.assets, k.folder)
             rels = [f"{k.folder}/{rel}" for rel in (walk or _walk)(top, k.suffix, problems, warnings, confined=True)]
+            joined = "".join(rels)
             try:
-                "".join(rels).encode("utf-8")  # every name at once; one by one only if one is not text
+                joined.encode("utf-8")  # every name at once; one by one only if one is not text
             except UnicodeEncodeError:
                 rels = [rel for rel in rels if _utf8_name(rel, self.assets, problems)]
+            if "=" in joined:  # (doit refuses a task named with "=": the whole cook would abort)
+                rels = [rel for rel in rels if _no_equals(rel, self.assets, problems)]
             cut = len(k.suffix)
             # (made in C: calling the named tuple's __new__ once a source was a tenth of a no-op's scan)
             out += map(_source, zip(repeat(k), [rel[rel.rfind("/") + 1 : -cut] for rel in rels], rels))
@@ -209,6 +212,20 @@ def _utf8_name(rel: str, assets: str, problems: list[str]) -> bool:
             f"{os.path.join(assets, shown)}: file name is not valid UTF-8 (source names are text in META); rename it"
         )
         return False
+
+
+def _no_equals(rel: str, assets: str, problems: list[str]) -> bool:
+    """Whether source path *rel* is free of "=", which doit refuses in a task's name (``cook:<path>``:
+    it would abort the whole cook) and no asset name holds; if not, a problem naming it is appended
+    and the file is not a source."""
+    if "=" not in rel:
+        return True
+    problems.append(
+        f"{shown_path(os.path.join(assets, rel))}: a path holding '=' cannot be a source (doit reads "
+        f"NAME=VALUE on its command line as a variable, so no task is named with '=', and no asset name "
+        f"holds one); rename it"
+    )
+    return False
 
 
 def _overlap(folder: str, assets: str) -> str:
