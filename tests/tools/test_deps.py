@@ -208,7 +208,8 @@ def test_names_paths_and_mistakes(sample):
     png = api.deps(sample, "textures/crate.png", reverse=True)
     assert [r["from"]["name"] for r in png["references"]] == ["crate"]
     assert api.deps(sample, "crate", kind="texture")["asset"]["kind"] == "texture"
-    with pytest.raises(UsageError, match=r'"crate" names a model and a texture; say which with --kind'):
+    said = r'"crate" names a model and a texture; say which kind \(model or texture: --kind, or the tool\'s kind\)'
+    with pytest.raises(UsageError, match=said):
         api.deps(sample, "crate")
     with pytest.raises(UsageError, match=r'no asset "barkk" \(did you mean bark or brick\?\)'):
         api.deps(sample, "barkk")

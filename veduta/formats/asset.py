@@ -94,5 +94,5 @@ def read_asset_file(path: str) -> Asset:
     try:
         data = read_file(path, MAX_COOKED_BYTES)
     except OSError as exc:
-        raise VdaError(f"cannot read: {exc.strerror or exc}", file=path) from None
+        raise VdaError(f"cannot read: {exc.strerror or exc}", file=path or '"" (an empty path)') from None
     return read_asset(data, path)

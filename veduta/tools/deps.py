@@ -177,7 +177,8 @@ def _find(project: Project, graph: RefGraph, name: str, kind: str | None) -> Nod
         raise UsageError(unknown("asset", name, named))
     if len(hits) > 1:
         kinds_said = " and ".join(f"a {kd}" for kd, _ in hits)
-        raise UsageError(f'"{name}" names {kinds_said}; say which with --kind ({"|".join(kd for kd, _ in hits)})')
+        which = " or ".join(kd for kd, _ in hits)
+        raise UsageError(f'"{name}" names {kinds_said}; say which kind ({which}: --kind, or the tool\'s kind)')
     return hits[0]
 
 
