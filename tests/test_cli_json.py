@@ -216,3 +216,16 @@ def test_a_reader_gone_mid_output_is_exit_1_and_no_traceback(tmp_path):
         err = p.stderr.read().decode()
         assert p.wait(timeout=300) == 1, (args, err)
         assert "Traceback" not in err and "BrokenPipe" not in err and "Broken pipe" not in err, (args, err)
+
+
+def test_inspect_of_a_missing_asset_is_a_refusal_and_its_report(sample):
+    """`inspect model|prefab|world NAME --json` of no such asset: one line, a refusal as every
+    command gives one (it was a pretty-printed report without "refused"), and the report
+    docs/inspect.md promises (status missing, its error, no findings)."""
+    for kind in ("model", "prefab", "world"):
+        cp = veduta(sample, "inspect", kind, "nope", "--json")
+        assert cp.returncode == 2 and cp.stdout.count("\n") == 1, (kind, cp.stdout)
+        doc = json.loads(cp.stdout)
+        want = f'no {kind} "nope" under assets/{kind}s/'
+        assert doc["refused"] is True and doc["message"] == want, doc
+        assert doc["status"] == "missing" and doc["findings"] == [] and doc["errors"] == [{"message": want}]

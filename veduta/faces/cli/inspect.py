@@ -141,13 +141,23 @@ def format_prefab(r: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def report_json(report: dict) -> str:
+    """An inspect report under ``--json``; a missing asset's is a refusal, as every command's is
+    (one line, with "refused" and "message"), that is also the report docs/inspect.md gives a
+    missing asset (its status, its error, no findings)."""
+    if report["status"] == "missing":
+        refused = {"refused": True, "message": report["errors"][0]["message"], **report}
+        return json.dumps(refused, ensure_ascii=False) + "\n"
+    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
 def _run(args, report: dict, fmt, out: TextIO | None, err: TextIO | None) -> int:
     from veduta.tools.inspect_world import exit_status
 
     out = out or sys.stdout
     err = err or sys.stderr
     if args.json:
-        out.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        out.write(report_json(report))
     elif report["status"] in ("missing", "invalid"):
         _problems(report, err)
     else:

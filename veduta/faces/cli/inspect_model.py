@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TextIO
 
@@ -77,7 +76,9 @@ def run_inspect_model(args: argparse.Namespace, out: TextIO | None = None, err: 
     project = getattr(args, "project", None) or Project.find(getattr(args, "root", None))
     report = inspect_model(project, args.name)
     if args.json:
-        out.write(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
+        from veduta.faces.cli.inspect import report_json
+
+        out.write(report_json(report))
     elif report["status"] == "missing":
         err.write(f"veduta: {report['errors'][0]['message']}\n")
     elif report["status"] == "invalid":
