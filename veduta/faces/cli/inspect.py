@@ -44,7 +44,7 @@ def add_inspect_world(subparsers) -> argparse.ArgumentParser:
         action="store_true",
         dest="all_views",
         help="also a view at the centre of every chunk of the world, summed up (the views drawing "
-        "the most, those over the budget, a histogram); about 0.15 ms a chunk, in one pass over the world",
+        "the most, those over the budget, a histogram); about 0.1 ms a chunk, in one pass over the world",
     )
     w.add_argument(
         "--views-file",
