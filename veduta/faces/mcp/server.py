@@ -428,7 +428,7 @@ class Face:
             Field(
                 description="also a view at the centre of every chunk, summed up in all_views (counts, "
                 "a histogram, the views drawing the most, the cells of views over the budget); "
-                "about 0.15 ms a chunk in one pass over the world, with progress notifications"
+                "about 0.1 ms a chunk in one pass over the world, with progress notifications"
             ),
         ] = False,
         views_file: Annotated[
