@@ -186,7 +186,7 @@ def test_text_that_is_not_unicode_or_too_large_is_refused(game: Game, here):
         api.write_source(here, "model", "lamp", '{"veduta": "model/1", "name": "\udcff"}')
     from veduta.tools.write_source import MAX_SOURCE_BYTES
 
-    with pytest.raises(UsageError, match=f"more than the {MAX_SOURCE_BYTES}"):
+    with pytest.raises(UsageError, match=f"more than the {MAX_SOURCE_BYTES:,} bytes"):
         api.write_source(here, "model", "lamp", " " * (MAX_SOURCE_BYTES + 1))
     assert not (game.root / "assets/models/lamp.vmodel").exists()
 

@@ -81,8 +81,18 @@ class Ahead:
         # fork: workers start in milliseconds with everything imported and the asset index set;
         # only safe while this process runs no other thread
         self.pool = ProcessPoolExecutor(self.workers, mp_context=pool_context(), initializer=worker_start)
-        self.futures = [self.pool.submit(cook_batch, jobs) for jobs in self.batches]
+        # a worker of the first batches may die while later ones are still being handed on
+        self.futures = [self._submit(cook_batch, jobs) for jobs in self.batches]
         atexit.register(self.close)
+
+    def _submit(self, cook_batch, jobs: list[tuple]) -> Future | None:
+        """The future of one batch; None when the pool is broken (a worker died): the actions of
+        these sources cook them in this process."""
+        assert self.pool is not None
+        try:
+            return self.pool.submit(cook_batch, jobs)
+        except RuntimeError:  # BrokenProcessPool (or a pool shut down)
+            return None
 
     def add(self, jobs: list[tuple]) -> None:
         """One more batch, after the others (cooked from now on when the pool has started)."""
@@ -92,11 +102,7 @@ class Ahead:
         self.batches.append(jobs)
         self.where.update((job[1], b) for job in jobs)
         if self.pool is not None:
-            try:
-                future: Future | None = self.pool.submit(cook_batch, jobs)
-            except RuntimeError:  # BrokenProcessPool: a worker died; these sources' actions cook them
-                future = None
-            self.futures.append(future)
+            self.futures.append(self._submit(cook_batch, jobs))
 
     def take(self, rel: str) -> dict | None:
         """The result of source *rel*, waiting for its batch; None when this pool does not cook
