@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path
@@ -34,6 +35,8 @@ __all__ = ["VedutaLanguageServer", "serve", "DEBOUNCE_MS"]
 DEBOUNCE_MS = 30
 #: The source suffixes and the images sources name: what the server asks the client to watch.
 WATCHED = "**/*.{vmodel,vtexture,vmaterial,vscene,vprefab,vworld,vmap,png}"
+#: The game's configuration, also watched: a change re-reads it for every open buffer of that game.
+CONFIG = "**/pyproject.toml"
 
 _SEVERITY = {
     "error": lsp.DiagnosticSeverity.Error,
@@ -56,14 +59,94 @@ def _path(uri: str) -> str | None:
     return os.path.abspath(unquote(u.path)) if u.scheme == "file" else None
 
 
+def _wire(name: str) -> str:
+    """An lsprotocol attribute name as the protocol spells it (``text_document``: ``textDocument``)."""
+    first, *rest = name.rstrip("_").split("_")
+    return first + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+_JSON_TYPE = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+}
+
+
+def _json_type(value: Any) -> str:
+    return "null" if value is None else _JSON_TYPE.get(type(value), type(value).__name__)
+
+
+def _what_is_wrong(exc: BaseException | None, value: Any, path: str = "") -> list[str]:
+    """What cattrs' structuring error *exc* says is wrong with the message *value*, one
+    ``path: problem`` per mistake, the path as the protocol spells it (``params.position.line``)."""
+    where = path or "message"
+    if exc is None:
+        return [f"{where}: cannot be read"]
+    subs = getattr(exc, "exceptions", None)
+    if subs is None:  # a leaf: the field's own error
+        if isinstance(exc, KeyError):
+            return [f"{where}: required field missing"]
+        return [f"{where}: {exc}"]
+    out: list[str] = []
+    for sub in subs:
+        note = next((n for n in getattr(sub, "__notes__", ()) if hasattr(n, "name") or hasattr(n, "index")), None)
+        name, index = getattr(note, "name", None), getattr(note, "index", None)
+        if isinstance(name, str):
+            if not isinstance(value, dict):  # the container itself is the mistake: say it once
+                problem = f"{path}: expected an object, got {_json_type(value)}"
+                if problem not in out:
+                    out.append(problem)
+                continue
+            out += _what_is_wrong(sub, value.get(_wire(name)), f"{path}.{_wire(name)}" if path else _wire(name))
+        elif isinstance(index, int) and isinstance(value, list) and 0 <= index < len(value):
+            out += _what_is_wrong(sub, value[index], f"{path}[{index}]")
+        else:
+            out += _what_is_wrong(sub, value, path)
+    return out
+
+
+#: What :meth:`_Protocol.structure_message` returns for a message it rejected (and answered).
+_REJECTED: Any = object()
+
+
 class _Protocol(LanguageServerProtocol):
-    """pygls's protocol without its leak of a future per notification.
+    """pygls's protocol answering requests whose params cannot be read, and without its leak of
+    a future per notification.
+
+    pygls 2.1.1 (checked against that version) structures each message in the JSON decoder's
+    object hook (:meth:`structure_message`); when that fails it raises out of its read loop,
+    which shows "Error in server: Invalid Params" to the user (window/showMessage) and never
+    answers the request, though JSON-RPC requires an answer to every request.  Here a request
+    gets a JSON-RPC error response on its id (-32602, naming each mistake); a notification
+    (which must not be answered) is logged and dropped; neither pops up.
 
     pygls 2.1.1 (checked against that version) runs a notification whose handler is a generator
     (its own didOpen, didChange, didClose: every keystroke) by storing a future in
     ``_request_futures`` under a new id that nothing removes, as only requests' futures are
     removed when answered: about 2 kB per edit, forever (measured: 62 -> 71 MiB over 4,000
     edits). No public API reaches that table; this is the one place that touches it."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            method = data.get("method")
+            what = "; ".join(_what_is_wrong(exc.__cause__, data))
+            msg_id = data.get("id")
+            if isinstance(method, str) and isinstance(msg_id, int | str) and not isinstance(msg_id, bool):
+                log.warning("%s request %r rejected: %s", method, msg_id, what)
+                error = lsp.ResponseError(code=exc.code, message=f"{method}: invalid params: {what}")
+                self._send_response(msg_id, error=error)
+            else:
+                log.warning("%s message dropped, it cannot be read: %s", method or "unnamed", what)
+            return _REJECTED
+
+    def handle_message(self, message: Any) -> None:
+        if message is not _REJECTED:
+            super().handle_message(message)
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
         before = set(self._request_futures)
