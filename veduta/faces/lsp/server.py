@@ -28,6 +28,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path
 
 from veduta import api
+from veduta.base.errors import ConfigError
 
 __all__ = ["VedutaLanguageServer", "serve", "DEBOUNCE_MS"]
 
@@ -175,11 +176,13 @@ class VedutaLanguageServer(LanguageServer):
         self.debounce = DEBOUNCE_MS / 1000
         self._pending: dict[str, asyncio.TimerHandle] = {}
         self._published: set[str] = set()  # URIs with diagnostics shown
+        self.unreadable: dict[str, str] = {}  # URI -> why its game's configuration cannot be read
 
     # -- documents and games --------------------------------------------------------------------
     def game_of(self, uri: str) -> tuple[Any, str] | tuple[None, None]:
         """The editor workspace of the game *uri* belongs to and its source path there."""
         path = _path(uri)
+        self.unreadable.pop(uri, None)
         if path is None:
             return None, None
         for ws in self.games.values():
@@ -190,7 +193,11 @@ class VedutaLanguageServer(LanguageServer):
 
         try:
             ws = api.editor_workspace(Project.find(os.path.dirname(path)))
-        except Exception as exc:  # noqa: BLE001 - no game here, or its pyproject.toml is wrong: say so once
+        except ConfigError as exc:  # its pyproject.toml is wrong: shown on the document (publish)
+            log.warning("%s: %s", path, exc)
+            self.unreadable[uri] = f"the game's configuration cannot be read: {exc}"
+            return None, None
+        except Exception as exc:  # noqa: BLE001 - no game here: say so in the log
             log.warning("%s: %s", path, exc)
             return None, None
         rel = ws.source_of(path)
@@ -216,7 +223,25 @@ class VedutaLanguageServer(LanguageServer):
         self._pending.pop(uri, None)
         ws, rel = self.game_of(uri)
         doc = self.workspace.text_documents.get(uri)
-        if ws is None or doc is None:
+        if doc is None:
+            return
+        if ws is None:
+            why = self.unreadable.get(uri)
+            if why is None:
+                self.clear(uri)
+                return
+            self._published.add(uri)
+            start = lsp.Position(line=0, character=0)
+            first = self.position(doc.source, 1, 2) if doc.source[:1] not in ("", "\r", "\n") else start
+            diag = lsp.Diagnostic(
+                range=lsp.Range(start=start, end=first),
+                severity=lsp.DiagnosticSeverity.Error,
+                source="veduta",
+                message=why,
+            )
+            self.text_document_publish_diagnostics(
+                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[diag], version=doc.version)
+            )
             return
         try:
             found = ws.diagnostics(rel)
@@ -248,6 +273,17 @@ class VedutaLanguageServer(LanguageServer):
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=doc.version)
         )
+
+    def sync(self, uri: str) -> None:
+        """Give the buffer of *uri* to its game (again) and publish its diagnostics soon: a
+        buffer whose game could not be read when it was opened joins it once it can."""
+        ws, rel = self.game_of(uri)
+        doc = self.workspace.text_documents.get(uri)
+        if ws is None or doc is None:
+            self.schedule([uri])
+            return
+        others = ws.change(rel, doc.source)
+        self.schedule([uri, *[self.uri_of(ws, r) for r in others]])
 
     def clear(self, uri: str) -> None:
         if uri in self._published:
@@ -333,7 +369,7 @@ def initialized(ls: VedutaLanguageServer, params: lsp.InitializedParams) -> None
             id="veduta-sources",
             method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
             register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
-                watchers=[lsp.FileSystemWatcher(glob_pattern=WATCHED)]
+                watchers=[lsp.FileSystemWatcher(glob_pattern=WATCHED), lsp.FileSystemWatcher(glob_pattern=CONFIG)]
             ),
         )
         ls.client_register_capability(lsp.RegistrationParams(registrations=[reg]))
@@ -345,6 +381,7 @@ def did_open(ls: VedutaLanguageServer, params: lsp.DidOpenTextDocumentParams) ->
     uri = params.text_document.uri
     ws, rel = ls.game_of(uri)
     if ws is None:
+        ls.schedule([uri], 0)  # its game's configuration cannot be read: say so (or nothing)
         return
     ws.files_changed()  # what changed on disk while nothing was open or watched
     others = ws.open(rel, ls.workspace.get_text_document(uri).source)
@@ -354,12 +391,15 @@ def did_open(ls: VedutaLanguageServer, params: lsp.DidOpenTextDocumentParams) ->
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: VedutaLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    ls.sync(params.text_document.uri)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: VedutaLanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:
     uri = params.text_document.uri
     ws, rel = ls.game_of(uri)
-    if ws is None:
-        return
-    others = ws.change(rel, ls.workspace.get_text_document(uri).source)
-    ls.schedule([uri, *[ls.uri_of(ws, r) for r in others]])
+    if ws is None or rel not in ws.buffers:  # its game's configuration could not be read: again
+        ls.sync(uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
@@ -370,6 +410,7 @@ def did_close(ls: VedutaLanguageServer, params: lsp.DidCloseTextDocumentParams) 
         pending.cancel()
     ws, rel = ls.game_of(uri)
     ls.clear(uri)
+    ls.unreadable.pop(uri, None)
     if ws is not None:
         ls.schedule([ls.uri_of(ws, r) for r in ws.close(rel)])
 
@@ -377,6 +418,15 @@ def did_close(ls: VedutaLanguageServer, params: lsp.DidCloseTextDocumentParams) 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched_files(ls: VedutaLanguageServer, params: lsp.DidChangeWatchedFilesParams) -> None:
     by_game: dict[int, tuple[Any, list[str]]] = {}
+    configs = sorted(
+        {os.path.dirname(p) for c in params.changes if (p := _path(c.uri)) and os.path.basename(p) == "pyproject.toml"}
+    )
+    for root in configs:  # a game's configuration changed: its open buffers read it again
+        ls.games.pop(root, None)
+        for uri in sorted(ls.workspace.text_documents):
+            path = _path(uri)
+            if path is not None and path.startswith(root + os.sep):
+                ls.sync(uri)
     for change in params.changes:
         path = _path(change.uri)
         for ws in ls.games.values():
