@@ -9,7 +9,8 @@ protocol 0-based lines and characters in the negotiated encoding, UTF-16 by defa
 Diagnostics are computed in the server's own process, without doit, for the buffer's text on
 open and on every change, a short time after the last change (``debounce_ms`` in the client's
 initialization options, default :data:`DEBOUNCE_MS`), and again for every open buffer whose
-last check read a source that changed.  The server never writes a file.
+last check read a source that changed.  A document whose game's ``pyproject.toml`` cannot be
+read gets one error saying so, until the file is fixed.  The server never writes a file.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path
@@ -139,7 +140,8 @@ class _Protocol(LanguageServerProtocol):
             msg_id = data.get("id")
             if isinstance(method, str) and isinstance(msg_id, int | str) and not isinstance(msg_id, bool):
                 log.warning("%s request %r rejected: %s", method, msg_id, what)
-                error = lsp.ResponseError(code=exc.code, message=f"{method}: invalid params: {what}")
+                kind = "invalid params" if exc.code == JsonRpcInvalidParams.CODE else "cannot be read"
+                error = lsp.ResponseError(code=exc.code, message=f"{method}: {kind}: {what}")
                 self._send_response(msg_id, error=error)
             else:
                 log.warning("%s message dropped, it cannot be read: %s", method or "unnamed", what)
