@@ -282,7 +282,8 @@ class VedutaLanguageServer(LanguageServer):
         ws, rel = self.game_of(uri)
         doc = self.workspace.text_documents.get(uri)
         if ws is None or doc is None:
-            self.schedule([uri])
+            if uri in self.unreadable or uri in self._published:  # say so, or take it back
+                self.schedule([uri])
             return
         others = ws.change(rel, doc.source)
         self.schedule([uri, *[self.uri_of(ws, r) for r in others]])
@@ -383,7 +384,8 @@ def did_open(ls: VedutaLanguageServer, params: lsp.DidOpenTextDocumentParams) ->
     uri = params.text_document.uri
     ws, rel = ls.game_of(uri)
     if ws is None:
-        ls.schedule([uri], 0)  # its game's configuration cannot be read: say so (or nothing)
+        if uri in ls.unreadable:  # its game's configuration cannot be read: say so
+            ls.schedule([uri], 0)
         return
     ws.files_changed()  # what changed on disk while nothing was open or watched
     others = ws.open(rel, ls.workspace.get_text_document(uri).source)
