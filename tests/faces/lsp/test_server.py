@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("pygls")
 
 from lsprotocol import types as lsp  # noqa: E402
+from pygls.exceptions import JsonRpcException  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 from pygls.uris import from_fs_path  # noqa: E402
 
@@ -76,6 +77,12 @@ class Editor(LanguageClient):
                 self.published[params.uri].append(params)
                 self.arrived.notify_all()
 
+        self.shown: list[lsp.ShowMessageParams] = []  # pop-ups the server asked for
+
+        @self.feature(lsp.WINDOW_SHOW_MESSAGE)
+        def on_show_message(params: lsp.ShowMessageParams) -> None:
+            self.shown.append(params)
+
     async def server_exit(self, server) -> None:
         self.returncode = server.returncode
 
@@ -99,6 +106,17 @@ class Editor(LanguageClient):
             )
         )
         return uri
+
+    async def raw_request(self, msg_id: int | str, method: str, params: object, timeout: float = 60) -> object:
+        """Send a request exactly as given (params not checked by the client) and wait for the
+        answer on *msg_id*: its result, or the :class:`JsonRpcException` of its error."""
+        future = asyncio.get_running_loop().create_future()
+        self.protocol._request_futures[msg_id] = future  # where the client files the answer to msg_id
+        self.protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except JsonRpcException as exc:
+            return exc
 
     def replace(self, uri: str, text: str) -> None:
         """The whole text replaced (as an editor sends a full change)."""
@@ -381,6 +399,103 @@ def test_positions_in_utf16_and_utf32(tmp_path):
         (warning,) = [d for d in diags if d.code == "MISSING_REFERENCE"]
         assert (warning.range.start.character, warning.range.end.character) == (char, char + 6), enc
         assert code == 0
+
+
+def test_requests_whose_params_cannot_be_read_are_answered_with_invalid_params(tmp_path):
+    """Every request is answered (JSON-RPC): bad params give error -32602 on the request's id,
+    naming the mistake; a notification with bad params gets nothing; nothing pops up."""
+    root = make_game(tmp_path)
+    crate = root / "assets" / "models" / "crate.vmodel"
+
+    async def body(ed, init):
+        uri = ed.open(crate, CRATE)
+        await ed.diagnostics(uri)
+        doc = {"uri": uri}
+        answers = [
+            await ed.raw_request(
+                41, "textDocument/hover", {"textDocument": doc, "position": {"line": -1, "character": 0}}
+            ),
+            await ed.raw_request("h-2", "textDocument/hover", {"textDocument": doc}),
+            await ed.raw_request(43, "textDocument/completion", [doc, {"line": 0, "character": 0}]),
+            await ed.raw_request(44, "textDocument/hover", {"textDocument": doc, "position": [0, 0]}),
+        ]
+        # a notification with bad params (no text): dropped, then the server still answers
+        ed.protocol._send_data(
+            {"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri + "x"}}}
+        )
+        line = CRATE.split("\n")[3]
+        good = await ed.raw_request(
+            45,
+            "textDocument/hover",
+            {"textDocument": doc, "position": {"line": 3, "character": line.index('"box"') + 1}},
+        )
+        return answers, good, list(ed.shown)
+
+    (answers, good, shown), code = run_editor(root, body)
+    assert [(type(a).__name__, a.code) for a in answers] == [("JsonRpcInvalidParams", -32602)] * 4
+    assert [a.message for a in answers] == [
+        "textDocument/hover: invalid params: params.position: "
+        "Position.line should be in range [0:2147483647], but was -1.",
+        "textDocument/hover: invalid params: params.position: required field missing",
+        "textDocument/completion: invalid params: params: expected an object, got an array",
+        "textDocument/hover: invalid params: params.position: expected an object, got an array",
+    ]
+    assert "12 triangles" in good.contents.value  # the answer to a good request (read as named tuples)
+    assert shown == []
+    assert code == 0
+
+
+def _cook_refusal(root: Path) -> str:
+    """The one line `veduta cook` prints when it refuses the game, without its "veduta: "."""
+    cp = subprocess.run([sys.executable, "-m", "veduta", "cook"], cwd=root, capture_output=True, text=True, timeout=300)
+    assert cp.returncode != 0 and cp.stdout == ""
+    (line,) = cp.stderr.splitlines()
+    assert line.startswith("veduta: ")
+    return line[len("veduta: ") :]
+
+
+def test_a_game_whose_pyproject_cannot_be_read_says_so_on_the_open_document(tmp_path):
+    root = make_game(tmp_path)
+    pyproject = root / "pyproject.toml"
+    crate = root / "assets" / "models" / "crate.vmodel"
+    syntax = "[tool.veduta\n"
+    unknown = '[tool.veduta]\nassets = "assets"\nbogus = 1\n'
+    pyproject.write_text(unknown)
+    unknown_refusal = _cook_refusal(root)
+    pyproject.write_text(syntax)
+    syntax_refusal = _cook_refusal(root)
+    bad = BAD_CRATE
+
+    async def body(ed, init):
+        uri = ed.open(crate, bad)
+        broken = await ed.diagnostics(uri)
+        pyproject.write_text('[tool.veduta]\nassets = "assets"\n')
+        ed.replace(uri, bad)  # the next change reads the fixed configuration
+        fixed = await ed.diagnostics(uri)
+        pyproject.write_text(unknown)  # broken again while the game is loaded: the watcher says so
+        seen = len(ed.published[uri])
+        event = lsp.FileEvent(uri=from_fs_path(str(pyproject)), type=lsp.FileChangeType.Changed)
+        ed.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(changes=[event]))
+        watched = await _next(ed, uri, seen)
+        pyproject.write_text("")  # fixed, then the document saved: read again
+        seen = len(ed.published[uri])
+        ed.text_document_did_save(lsp.DidSaveTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+        saved = await _next(ed, uri, seen)
+        return broken, fixed, watched, saved, list(ed.shown)
+
+    (broken, fixed, watched, saved, shown), code = run_editor(root, body)
+    (d,) = broken
+    assert d.severity == lsp.DiagnosticSeverity.Error and d.source == "veduta"
+    assert d.message == f"the game's configuration cannot be read: {syntax_refusal}"
+    assert "Expected ']'" in d.message and str(pyproject) in d.message
+    assert (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character) == (0, 0, 0, 1)
+    spec = [f"crate.vmodel:{x.range.start.line + 1}:{x.range.start.character + 1}: {x.message}" for x in fixed]
+    assert spec == SPEC_LINES  # the configuration is read: the crate's own mistakes
+    assert [x.message for x in watched] == [f"the game's configuration cannot be read: {unknown_refusal}"]
+    assert "bogus: unknown key" in watched[0].message
+    assert [x.message for x in saved] == [x.message for x in fixed]
+    assert shown == []
+    assert code == 0
 
 
 def _rss_kb(pid: int) -> int:

@@ -9,7 +9,8 @@ protocol 0-based lines and characters in the negotiated encoding, UTF-16 by defa
 Diagnostics are computed in the server's own process, without doit, for the buffer's text on
 open and on every change, a short time after the last change (``debounce_ms`` in the client's
 initialization options, default :data:`DEBOUNCE_MS`), and again for every open buffer whose
-last check read a source that changed.  The server never writes a file.
+last check read a source that changed.  A document whose game's ``pyproject.toml`` cannot be
+read gets one error saying so, until the file is fixed.  The server never writes a file.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path
 
 from veduta import api
+from veduta.base.errors import ConfigError
 
 __all__ = ["VedutaLanguageServer", "serve", "DEBOUNCE_MS"]
 
@@ -34,6 +37,8 @@ __all__ = ["VedutaLanguageServer", "serve", "DEBOUNCE_MS"]
 DEBOUNCE_MS = 30
 #: The source suffixes and the images sources name: what the server asks the client to watch.
 WATCHED = "**/*.{vmodel,vtexture,vmaterial,vscene,vprefab,vworld,vmap,png}"
+#: The game's configuration, also watched: a change re-reads it for every open buffer of that game.
+CONFIG = "**/pyproject.toml"
 
 _SEVERITY = {
     "error": lsp.DiagnosticSeverity.Error,
@@ -56,14 +61,95 @@ def _path(uri: str) -> str | None:
     return os.path.abspath(unquote(u.path)) if u.scheme == "file" else None
 
 
+def _wire(name: str) -> str:
+    """An lsprotocol attribute name as the protocol spells it (``text_document``: ``textDocument``)."""
+    first, *rest = name.rstrip("_").split("_")
+    return first + "".join(w[:1].upper() + w[1:] for w in rest)
+
+
+_JSON_TYPE = {
+    dict: "an object",
+    list: "an array",
+    str: "a string",
+    bool: "a boolean",
+    int: "a number",
+    float: "a number",
+}
+
+
+def _json_type(value: Any) -> str:
+    return "null" if value is None else _JSON_TYPE.get(type(value), type(value).__name__)
+
+
+def _what_is_wrong(exc: BaseException | None, value: Any, path: str = "") -> list[str]:
+    """What cattrs' structuring error *exc* says is wrong with the message *value*, one
+    ``path: problem`` per mistake, the path as the protocol spells it (``params.position.line``)."""
+    where = path or "message"
+    if exc is None:
+        return [f"{where}: cannot be read"]
+    subs = getattr(exc, "exceptions", None)
+    if subs is None:  # a leaf: the field's own error
+        if isinstance(exc, KeyError):
+            return [f"{where}: required field missing"]
+        return [f"{where}: {exc}"]
+    out: list[str] = []
+    for sub in subs:
+        note = next((n for n in getattr(sub, "__notes__", ()) if hasattr(n, "name") or hasattr(n, "index")), None)
+        name, index = getattr(note, "name", None), getattr(note, "index", None)
+        if isinstance(name, str):
+            if not isinstance(value, dict):  # the container itself is the mistake: say it once
+                problem = f"{path}: expected an object, got {_json_type(value)}"
+                if problem not in out:
+                    out.append(problem)
+                continue
+            out += _what_is_wrong(sub, value.get(_wire(name)), f"{path}.{_wire(name)}" if path else _wire(name))
+        elif isinstance(index, int) and isinstance(value, list) and 0 <= index < len(value):
+            out += _what_is_wrong(sub, value[index], f"{path}[{index}]")
+        else:
+            out += _what_is_wrong(sub, value, path)
+    return out
+
+
+#: What :meth:`_Protocol.structure_message` returns for a message it rejected (and answered).
+_REJECTED: Any = object()
+
+
 class _Protocol(LanguageServerProtocol):
-    """pygls's protocol without its leak of a future per notification.
+    """pygls's protocol answering requests whose params cannot be read, and without its leak of
+    a future per notification.
+
+    pygls 2.1.1 (checked against that version) structures each message in the JSON decoder's
+    object hook (:meth:`structure_message`); when that fails it raises out of its read loop,
+    which shows "Error in server: Invalid Params" to the user (window/showMessage) and never
+    answers the request, though JSON-RPC requires an answer to every request.  Here a request
+    gets a JSON-RPC error response on its id (-32602, naming each mistake); a notification
+    (which must not be answered) is logged and dropped; neither pops up.
 
     pygls 2.1.1 (checked against that version) runs a notification whose handler is a generator
     (its own didOpen, didChange, didClose: every keystroke) by storing a future in
     ``_request_futures`` under a new id that nothing removes, as only requests' futures are
     removed when answered: about 2 kB per edit, forever (measured: 62 -> 71 MiB over 4,000
     edits). No public API reaches that table; this is the one place that touches it."""
+
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            method = data.get("method")
+            what = "; ".join(_what_is_wrong(exc.__cause__, data))
+            msg_id = data.get("id")
+            if isinstance(method, str) and isinstance(msg_id, int | str) and not isinstance(msg_id, bool):
+                log.warning("%s request %r rejected: %s", method, msg_id, what)
+                kind = "invalid params" if exc.code == JsonRpcInvalidParams.CODE else "cannot be read"
+                error = lsp.ResponseError(code=exc.code, message=f"{method}: {kind}: {what}")
+                self._send_response(msg_id, error=error)
+            else:
+                log.warning("%s message dropped, it cannot be read: %s", method or "unnamed", what)
+            return _REJECTED
+
+    def handle_message(self, message: Any) -> None:
+        if message is not _REJECTED:
+            super().handle_message(message)
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
         before = set(self._request_futures)
@@ -92,11 +178,13 @@ class VedutaLanguageServer(LanguageServer):
         self.debounce = DEBOUNCE_MS / 1000
         self._pending: dict[str, asyncio.TimerHandle] = {}
         self._published: set[str] = set()  # URIs with diagnostics shown
+        self.unreadable: dict[str, str] = {}  # URI -> why its game's configuration cannot be read
 
     # -- documents and games --------------------------------------------------------------------
     def game_of(self, uri: str) -> tuple[Any, str] | tuple[None, None]:
         """The editor workspace of the game *uri* belongs to and its source path there."""
         path = _path(uri)
+        self.unreadable.pop(uri, None)
         if path is None:
             return None, None
         for ws in self.games.values():
@@ -107,7 +195,11 @@ class VedutaLanguageServer(LanguageServer):
 
         try:
             ws = api.editor_workspace(Project.find(os.path.dirname(path)))
-        except Exception as exc:  # noqa: BLE001 - no game here, or its pyproject.toml is wrong: say so once
+        except ConfigError as exc:  # its pyproject.toml is wrong: shown on the document (publish)
+            log.warning("%s: %s", path, exc)
+            self.unreadable[uri] = f"the game's configuration cannot be read: {exc}"
+            return None, None
+        except Exception as exc:  # noqa: BLE001 - no game here: say so in the log
             log.warning("%s: %s", path, exc)
             return None, None
         rel = ws.source_of(path)
@@ -133,7 +225,25 @@ class VedutaLanguageServer(LanguageServer):
         self._pending.pop(uri, None)
         ws, rel = self.game_of(uri)
         doc = self.workspace.text_documents.get(uri)
-        if ws is None or doc is None:
+        if doc is None:
+            return
+        if ws is None:
+            why = self.unreadable.get(uri)
+            if why is None:
+                self.clear(uri)
+                return
+            self._published.add(uri)
+            start = lsp.Position(line=0, character=0)
+            first = self.position(doc.source, 1, 2) if doc.source[:1] not in ("", "\r", "\n") else start
+            diag = lsp.Diagnostic(
+                range=lsp.Range(start=start, end=first),
+                severity=lsp.DiagnosticSeverity.Error,
+                source="veduta",
+                message=why,
+            )
+            self.text_document_publish_diagnostics(
+                lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[diag], version=doc.version)
+            )
             return
         try:
             found = ws.diagnostics(rel)
@@ -165,6 +275,18 @@ class VedutaLanguageServer(LanguageServer):
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=doc.version)
         )
+
+    def sync(self, uri: str) -> None:
+        """Give the buffer of *uri* to its game (again) and publish its diagnostics soon: a
+        buffer whose game could not be read when it was opened joins it once it can."""
+        ws, rel = self.game_of(uri)
+        doc = self.workspace.text_documents.get(uri)
+        if ws is None or doc is None:
+            if uri in self.unreadable or uri in self._published:  # say so, or take it back
+                self.schedule([uri])
+            return
+        others = ws.change(rel, doc.source)
+        self.schedule([uri, *[self.uri_of(ws, r) for r in others]])
 
     def clear(self, uri: str) -> None:
         if uri in self._published:
@@ -250,7 +372,7 @@ def initialized(ls: VedutaLanguageServer, params: lsp.InitializedParams) -> None
             id="veduta-sources",
             method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
             register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
-                watchers=[lsp.FileSystemWatcher(glob_pattern=WATCHED)]
+                watchers=[lsp.FileSystemWatcher(glob_pattern=WATCHED), lsp.FileSystemWatcher(glob_pattern=CONFIG)]
             ),
         )
         ls.client_register_capability(lsp.RegistrationParams(registrations=[reg]))
@@ -262,6 +384,8 @@ def did_open(ls: VedutaLanguageServer, params: lsp.DidOpenTextDocumentParams) ->
     uri = params.text_document.uri
     ws, rel = ls.game_of(uri)
     if ws is None:
+        if uri in ls.unreadable:  # its game's configuration cannot be read: say so
+            ls.schedule([uri], 0)
         return
     ws.files_changed()  # what changed on disk while nothing was open or watched
     others = ws.open(rel, ls.workspace.get_text_document(uri).source)
@@ -271,12 +395,15 @@ def did_open(ls: VedutaLanguageServer, params: lsp.DidOpenTextDocumentParams) ->
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
 def did_change(ls: VedutaLanguageServer, params: lsp.DidChangeTextDocumentParams) -> None:
+    ls.sync(params.text_document.uri)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+def did_save(ls: VedutaLanguageServer, params: lsp.DidSaveTextDocumentParams) -> None:
     uri = params.text_document.uri
     ws, rel = ls.game_of(uri)
-    if ws is None:
-        return
-    others = ws.change(rel, ls.workspace.get_text_document(uri).source)
-    ls.schedule([uri, *[ls.uri_of(ws, r) for r in others]])
+    if ws is None or rel not in ws.buffers:  # its game's configuration could not be read: again
+        ls.sync(uri)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
@@ -287,6 +414,7 @@ def did_close(ls: VedutaLanguageServer, params: lsp.DidCloseTextDocumentParams) 
         pending.cancel()
     ws, rel = ls.game_of(uri)
     ls.clear(uri)
+    ls.unreadable.pop(uri, None)
     if ws is not None:
         ls.schedule([ls.uri_of(ws, r) for r in ws.close(rel)])
 
@@ -294,6 +422,15 @@ def did_close(ls: VedutaLanguageServer, params: lsp.DidCloseTextDocumentParams) 
 @server.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 def did_change_watched_files(ls: VedutaLanguageServer, params: lsp.DidChangeWatchedFilesParams) -> None:
     by_game: dict[int, tuple[Any, list[str]]] = {}
+    configs = sorted(
+        {os.path.dirname(p) for c in params.changes if (p := _path(c.uri)) and os.path.basename(p) == "pyproject.toml"}
+    )
+    for root in configs:  # a game's configuration changed: its open buffers read it again
+        ls.games.pop(root, None)
+        for uri in sorted(ls.workspace.text_documents):
+            path = _path(uri)
+            if path is not None and path.startswith(root + os.sep):
+                ls.sync(uri)
     for change in params.changes:
         path = _path(change.uri)
         for ws in ls.games.values():
