@@ -459,7 +459,7 @@ def test_a_game_whose_pyproject_cannot_be_read_says_so_on_the_open_document(tmp_
     pyproject = root / "pyproject.toml"
     crate = root / "assets" / "models" / "crate.vmodel"
     syntax = "[tool.veduta\n"
-    unknown = '[tool.veduta]\nassets = "assets"\nbogus = 1\n'
+    unknown = "[tool]\nveduta = 3\n"  # (an AttributeError in the project's reader once: shown nowhere)
     pyproject.write_text(unknown)
     unknown_refusal = _cook_refusal(root)
     pyproject.write_text(syntax)
@@ -492,7 +492,7 @@ def test_a_game_whose_pyproject_cannot_be_read_says_so_on_the_open_document(tmp_
     spec = [f"crate.vmodel:{x.range.start.line + 1}:{x.range.start.character + 1}: {x.message}" for x in fixed]
     assert spec == SPEC_LINES  # the configuration is read: the crate's own mistakes
     assert [x.message for x in watched] == [f"the game's configuration cannot be read: {unknown_refusal}"]
-    assert "bogus: unknown key" in watched[0].message
+    assert "tool.veduta: expected a table ([tool.veduta]), not an integer" in watched[0].message
     assert [x.message for x in saved] == [x.message for x in fixed]
     assert shown == []
     assert code == 0
