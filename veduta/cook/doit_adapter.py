@@ -976,6 +976,9 @@ class CookList(List):
         for name, item in rows:
             if isinstance(item, str):  # a fresh subtask's doc
                 lines.append(line(name, item))
+                if len(lines) == 4096:  # (a few hundred kilobytes at a time)
+                    write("".join(lines))
+                    lines.clear()
             else:
                 if lines:
                     write("".join(lines))
