@@ -125,6 +125,12 @@ def test_may_be_ignored_finds_every_row_doit_ignore_wrote(tmp_path, codec):
     db = da.PreloadedSqliteDB(path, codec())
     assert db.may_be_ignored("cook:models/tree.vmodel")  # (`doit list` shows it I: doit decides)
     assert db.may_be_ignored("cook:models/crate.vmodel") == (codec is not JSONCodec)  # unsure: ask doit
+    # the same answer for every task at once (`doit list` of the sources the table finds fresh)
+    assert db.maybe_ignored() == ({"cook:models/tree.vmodel"} if codec is JSONCodec else None)
+    assert db.get("cook:models/crate.vmodel", "result:") == "x"  # (a row decoded: doit's own to judge)
+    assert db.may_be_ignored("cook:models/crate.vmodel")
+    if codec is JSONCodec:
+        assert db.maybe_ignored() == {"cook:models/tree.vmodel", "cook:models/crate.vmodel"}
 
 
 def _dep(tmp_path, checker_cls=None):

@@ -112,6 +112,75 @@ def test_every_listing_is_doits_own_byte_for_byte(mixed, args):
     assert ours.returncode == 0, ours.stderr
 
 
+@pytest.fixture(scope="module")
+def tabled(tmp_path_factory):
+    """A test game whose state file's table holds a row for exactly its sources, every cooked file
+    there (a listing compares the table as a no-op does, tasks._fresh_by_table), with a source
+    the table finds fresh, more of them, a stale one (edited), one whose stat changed but not
+    its content (fresh once re-hashed), an ignored one (doit ignore), and user tasks."""
+    game = make_game(tmp_path_factory.mktemp("tabled"))
+    for name in ("alpha", "beta", "gamma"):
+        game.write(f"models/more/{name}.vmodel", CRATE)
+    with open(game.root / "dodo.py", "a") as f:
+        f.write(USER_TASKS)
+    _cooked_and_known_by_stat(game)
+    game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", "[1, 2, 1]"))
+    age(game.root / "assets/models/crate.vmodel")
+    age(game.root / "assets/models/props/barrel.vmodel", seconds=5)  # touched: the same bytes
+    game.doit("ignore", "cook:models/tree_far.vmodel", check=True)
+    return game
+
+
+@pytest.mark.parametrize("args", LISTINGS, ids=" ".join)
+def test_every_listing_by_the_table_is_doits_own_byte_for_byte(tabled, args):
+    ours, theirs = tabled.doit(*args, env=SEED), _plain(tabled, args)
+    assert (ours.returncode, ours.stdout) == (theirs.returncode, theirs.stdout), ours.stderr + theirs.stderr
+    assert ours.returncode == 0, ours.stderr
+
+
+def test_a_listing_takes_the_sources_the_table_finds_fresh(tabled, monkeypatch, capsys):
+    """The listing compares the state file's table as the no-op does: the sources whose rows
+    match are taken by name (not the ignored one, whose Task doit sees); the edited and the
+    touched source, and the tree (its entry names a dependency, tree_far: no table row), are
+    checked one by one, the touched one fresh once re-hashed: the fresh ones taken too."""
+    found = []
+    by_table = cook_tasks_module._fresh_by_table
+
+    def spy(*args):
+        found.append(by_table(*args))
+        return found[-1]
+
+    monkeypatch.setattr(cook_tasks_module, "_fresh_by_table", spy)
+    out, listing = _list_in_process(tabled, monkeypatch, capsys, "list", "--all", "--status")
+    more = [f"models/more/{n}.vmodel" for n in ("alpha", "beta", "gamma")]
+    assert found == [{*more, "models/tree_far.vmodel"}]
+    assert sorted(listing.entries) == [
+        *[(f"cook:{rel}", f"model {rel[12:-7]}") for rel in more],
+        ("cook:models/props/barrel.vmodel", "model barrel"),
+        ("cook:models/tree.vmodel", "model tree"),
+    ]
+    rows = [line.split()[:2] for line in out.splitlines()]
+    assert rows == [
+        ["U", "cook"],
+        ["U", "cook:_orphans"],
+        ["R", "cook:models/crate.vmodel"],
+        *[["U", f"cook:{rel}"] for rel in more],
+        ["U", "cook:models/props/barrel.vmodel"],
+        ["U", "cook:models/tree.vmodel"],
+        ["I", "cook:models/tree_far.vmodel"],
+    ]  # (in this process the loader has the cook's tasks only)
+
+
+def test_a_missing_cooked_file_is_listed_without_the_table(mixed, monkeypatch, capsys):
+    """A cooked file gone (the mixed game's barrel): the table is not compared (no row could
+    say why), each source is checked, and the listing is the same (test_statuses_of_the_mixed_game)."""
+    found = []
+    by_table = cook_tasks_module._fresh_by_table
+    monkeypatch.setattr(cook_tasks_module, "_fresh_by_table", lambda *a: found.append(by_table(*a)) or found[-1])
+    _list_in_process(mixed, monkeypatch, capsys, "list", "--all", "--status")
+    assert found == [None]
+
+
 #: user tasks whose status doit decides from other tasks (doit hands each the dict of every
 #: Task): result_dep of the group, and result_dep and getargs of a fresh source
 PACK_TASK = '''

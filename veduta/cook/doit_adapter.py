@@ -150,15 +150,21 @@ class PreloadedSqliteDB(SqliteDB):
         ignore``); the rows that do are found by one query, without decoding any row.  Rows
         another codec than doit's JSONCodec wrote (DOIT_CONFIG ``codec_cls``) cannot be read so:
         True (ask doit)."""
-        if task_id in self._cache or type(self.codec) is not JSONCodec:
-            return True
+        maybe = self.maybe_ignored()
+        return maybe is None or task_id in maybe
+
+    def maybe_ignored(self) -> set[str] | None:
+        """The tasks whose saved row may have an ``ignore:`` entry (:meth:`may_be_ignored` of each
+        name is whether it is in this set); None when any may (another codec, a failed query)."""
+        if type(self.codec) is not JSONCodec:
+            return None
         if self._ignored is None:
             try:
                 cur = self._conn.execute("""select task_id from doit where task_data like '%"ignore:"%'""")
                 self._ignored = {row["task_id"] for row in cur}
             except Exception:  # noqa: BLE001 - unsure: ask doit
-                return True
-        return task_id in self._ignored
+                return None
+        return self._ignored.union(self._cache) if self._cache else self._ignored
 
     def dump(self):
         import sqlite3
@@ -852,6 +858,20 @@ class FreshListing:
         self.entries.append((name, doit_doc(doc)))
         return True
 
+    def take_all(self, names: list[str], docs: list[str]) -> list[bool]:
+        """:meth:`take` of each fresh subtask of *names* with its doc of *docs*, in one pass (the
+        sources a no-op's table finds fresh): whether each was taken."""
+        backend = getattr(self.cmd.dep_manager, "backend", None)
+        maybe = backend.maybe_ignored() if isinstance(backend, PreloadedSqliteDB) else None
+        if maybe is None:
+            return [False] * len(names)
+        if maybe:
+            taken = [n not in maybe for n in names]
+            self.entries += [(n, doit_doc(d)) for n, d, t in zip(names, docs, taken) if t]
+            return taken
+        self.entries += zip(names, map(doit_doc, docs))
+        return [True] * len(names)
+
 
 _LISTING: ContextVar[FreshListing | None] = ContextVar("veduta_fresh_listing", default=None)
 
@@ -932,6 +952,8 @@ class CookList(List):
         # List._execute of doit 0.37, with the fresh (name, doc) pairs among the Tasks
         tasks = {t.name: t for t in self.task_list}
         fresh = listing.entries if subtasks else []
+        up_to_date = self.STATUS_MAP["up-to-date"]
+        line: Callable[[str, str], str]
         if template is None:
             width = max([len(t.name) for t in made] + [len(n) for n, _ in fresh], default=0)
             template = "{name:<" + str(width + 3) + "}"
@@ -939,17 +961,31 @@ class CookList(List):
                 template += "{doc}"
             if status:
                 template = "{status} " + template
+            # a fresh subtask's line as that template makes it ("{name:<W}" is str.ljust(W))
+            head, pad = (up_to_date + " " if status else ""), width + 3
+            line = (lambda n, d: f"{head}{n.ljust(pad)}\n") if quiet else (lambda n, d: f"{head}{n.ljust(pad)}{d}\n")
+        else:
+            fmt = (template + "\n").format
+            line = (lambda n, d: fmt(name=n, doc=d, status=up_to_date)) if status else (lambda n, d: fmt(name=n, doc=d))
         template += "\n"
         rows: list[tuple[str, Any]] = [(t.name, t) for t in made]
         rows += fresh
         rows.sort(key=itemgetter(0))
-        up_to_date = self.STATUS_MAP["up-to-date"]
-        write, fmt = self.outstream.write, template.format
+        write = self.outstream.write
+        lines: list[str] = []  # the fresh subtasks' lines since the last Task's, written at once
         for name, item in rows:
             if isinstance(item, str):  # a fresh subtask's doc
-                write(fmt(name=name, doc=item, status=up_to_date) if status else fmt(name=name, doc=item))
+                lines.append(line(name, item))
+                if len(lines) == 4096:  # (a few hundred kilobytes at a time)
+                    write("".join(lines))
+                    lines.clear()
             else:
+                if lines:
+                    write("".join(lines))
+                    lines.clear()
                 self._print_task(template, item, status, list_deps, tasks)
+        if lines:
+            write("".join(lines))
         return 0
 
 

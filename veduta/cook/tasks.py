@@ -201,14 +201,23 @@ def cook_tasks(run: CookRun):
     # the sources fresh by the state file's table, compared whole (see _fresh_by_table)
     by_table = (
         _fresh_by_table(cache, sources, run.sources, cooked_dirs, prefix)
-        if only_group and not made and not blocked and not shared_names and not owed
+        if (only_group or listing is not None) and not made and not blocked and not shared_names and not owed
         else None
     )
+    if by_table and listing is not None:
+        # `doit list`: the fresh sources it takes by name (all but those doit ignore may concern)
+        # are listed from here, no task made; the others are checked and made as below
+        table_fresh = [s for s in sources if s.rel in by_table]
+        taken = listing.take_all(
+            [f"{BASENAME}:{rel}" for _, _, rel in table_fresh], [f"{k.name} {name}" for k, name, _ in table_fresh]
+        )
+        by_table = {s.rel for s, t in zip(table_fresh, taken) if t}
     unknown = 0  # sources with no entry as read, or with a name another source has
     for src in sources:
         kind, name, rel = src
         if by_table is not None and rel in by_table:
-            fresh_names.append(rel)  # (only_group: no task made, as below)
+            if only_group:
+                fresh_names.append(rel)  # (no task made, as below; a listing's need no trust_fresh)
             continue
         cooked = cooked_dirs[kind.name] + name + ".vda"
         duplicate_of = None
