@@ -351,8 +351,10 @@ class Cover:
             jj, ii, hh = jj[keep], ii[keep], hh[keep]
             x, z = xs[ii], zs[jj]
             hp = hash2_np(r.key_place, x, z)
-            pair = np.stack([ii, ii + 1], axis=-1)
-            north, south = ground[jj[:, None], pair], ground[jj[:, None] + 1, pair]
+            at = jj * (w + 1) + ii  # each cell's north-west vertex in the flat ground
+            g = ground.reshape(-1)
+            north = np.stack([g[at], g[at + 1]], axis=-1)
+            south = np.stack([g[at + (w + 1)], g[at + (w + 2)]], axis=-1)
             x_mm, z_mm, y_mm, scale = self._placed(r, x[:, None], z[:, None], hh[:, None], hp[:, None], north, south)
             out.append(PlantPoints(r.index, jj, ii, x_mm[:, 0], z_mm[:, 0], y_mm[:, 0], scale[:, 0], hh))
         return out
