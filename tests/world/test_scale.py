@@ -1067,6 +1067,53 @@ def test_plant_points_equal_plants(name):
     assert sum(len(pt.j) for pt in gen.layers(-64, -48, 128, 96, points=True).points) > 100
 
 
+@pytest.mark.parametrize("name", sorted(WORLDS))
+def test_owners_in_a_band_equal_owner_at(name):
+    """Cover.owners over a rectangle (each rule's hash only where its cheaper tests pass, the
+    footprints and min_distance cells of all structures in one pass) gives every cell the owner
+    Cover.owner_at gives it alone: rectangles across the world's edges and corners, around the
+    structures, meeting the area rules' discs, of widths a power of two or not."""
+    gen = Generator(*WORLDS[name]())
+    n = gen.p.cells
+    rects = [
+        (-40, -30, 64, 48),
+        (-70, 10, 45, 37),
+        (20, -10, 50, 40),
+        (45, 3, 13, 9),
+        (n - 20, -n - 9, 32, 24),
+        (-n - 5, n - 17, 31, 22),
+        (3, 3, 1, 1),
+    ]
+    rects += [
+        (s.x0 - 6, s.z0 - 5, s.x1 - s.x0 + 11, s.z1 - s.z0 + 9) for s in gen.structures_in(-n, -n, 2 * n, 2 * n)[:3]
+    ]
+    taken = Counter()
+    for x0, z0, w, h in rects:
+        lay = gen.layers(x0, z0, w, h)
+        for j in range(h):
+            for i in range(w):
+                got = gen.cover.owner_at(x0 + i, z0 + j, int(lay.biome[j, i]), bool(lay.wet[j, i]), lay.structures)
+                assert got == (lay.owner_kind[j, i], lay.owner_index[j, i]), (name, x0 + i, z0 + j)
+                taken[got[0]] += 1
+    if name in ("busy", "broken"):
+        assert len(taken) == 4, taken  # none, structures, scatter and vegetation prefabs all met
+
+
+def test_cells_of_is_nonzero():
+    """cover.cells_of (flat indices split by the width) is np.nonzero, widths a power of two or not."""
+    from veduta.world.cover import cells_of
+
+    rng = np.random.default_rng(7)
+    for shape in ((0, 5), (5, 0), (1, 1), (3, 16), (7, 13), (64, 1024), (33, 1000)):
+        for p in (0.0, 0.01, 0.5, 1.0):
+            mask = rng.random(shape) < p
+            jj, ii = cells_of(mask)
+            want = np.nonzero(mask)
+            assert jj.tolist() == want[0].tolist() and ii.tolist() == want[1].tolist()
+    view = (rng.random((40, 70)) < 0.3)[5:30, 10:42]  # a slice, not contiguous
+    assert [a.tolist() for a in cells_of(view)] == [a.tolist() for a in np.nonzero(view)]
+
+
 @pytest.mark.parametrize("name", ["watery", "busy"])
 def test_finest_grids_in_one_pass_equal_finest_grid(name):
     """chunk_grounds' finest drawn grid (a quad's middle vertex tested first) is finest_grid's

@@ -12,12 +12,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from veduta.world.intmath import hash2, hash2_grid, hash2_np
+from veduta.world.intmath import _u64, hash2, hash2_grid, hash2_np, hash2_row, mix64_np
 from veduta.world.params import PrefabP, ScatterRuleP, VegRuleP, WorldP
 from veduta.world.structures import Structure, gap, need_mm
 
 # owner kinds (arrays use these codes)
 NONE, STRUCTURE, SCATTER, VEGETATION = 0, 1, 2, 3
+_NO_CELLS = np.zeros(0, dtype=np.int64)
 KIND_NAMES = {STRUCTURE: "structure", SCATTER: "scatter", VEGETATION: "vegetation"}
 
 
@@ -91,6 +92,42 @@ def triangle_height(h00, h10, h01, h11, fx, fz):
     return a if fx >= fz else b
 
 
+def cells_of(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero`` of a 2-D mask, (rows, columns) in row order, from its flat indices (several
+    times faster than numpy's 2-D nonzero on large masks)."""
+    w = mask.shape[1]
+    flat = np.flatnonzero(mask)
+    if not w:
+        return flat, flat
+    if w & (w - 1) == 0:
+        return flat >> (w.bit_length() - 1), flat & (w - 1)
+    jj, ii = np.divmod(flat, w)
+    return jj, ii
+
+
+def _rects(structs: list[Structure]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(x0, x1, z0, z1) of the structures' footprints, as arrays."""
+    a = np.asarray([(s.x0, s.x1, s.z0, s.z1) for s in structs], dtype=np.int64).reshape(-1, 4)
+    return a[:, 0], a[:, 1], a[:, 2], a[:, 3]
+
+
+def _clipped(rects, x0: int, z0: int, w: int, h: int):
+    """Cell rectangles (x0, x1, z0, z1 arrays) cut to the rectangle [x0, x0 + w) x [z0, z0 + h)."""
+    rx0, rx1, rz0, rz1 = rects
+    return np.maximum(rx0, x0), np.minimum(rx1, x0 + w), np.maximum(rz0, z0), np.minimum(rz1, z0 + h)
+
+
+def _rect_cells(rx0: np.ndarray, rx1: np.ndarray, rz0: np.ndarray, rz1: np.ndarray):
+    """Every cell of the rectangles [rx0, rx1) x [rz0, rz1) (empty ones allowed): (which
+    rectangle, x, z), rectangle by rectangle, each row by row."""
+    nw = np.maximum(0, rx1 - rx0)
+    size = nw * np.maximum(0, rz1 - rz0)
+    which = np.repeat(np.arange(len(size)), size)
+    off = np.arange(int(size.sum()), dtype=np.int64) - (np.cumsum(size) - size)[which]
+    j, i = np.divmod(off, nw[which])
+    return which, rx0[which] + i, rz0[which] + j
+
+
 def in_area(rule, x, z):
     """Is the centre of cell [x, z] within the rule's radius of its vertex (x, z)?"""
     dx = 2 * x + 1 - 2 * rule.x
@@ -114,63 +151,123 @@ class Cover:
                 if pf is not None:
                     self.rules.append((VEGETATION, v, pf, biome_ok(p, v.biomes, pf)))
         self.models = [(v, biome_ok(p, v.biomes, None)) for v in p.vegetation if v.model]
+        #: need_mm by (prefab, structure's tags, its distances) (:meth:`_need`; prefabs live in self.prefabs)
+        self._needs: dict[tuple[int, tuple[str, ...], tuple[tuple[str, int], ...]], int] = {}
 
     # -- vectorised -----------------------------------------------------------------------------
 
     def owners(
-        self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray, structs: list[Structure]
+        self,
+        x0: int,
+        z0: int,
+        biome: np.ndarray,
+        wet: np.ndarray,
+        structs: list[Structure],
+        allowed: dict[bytes, np.ndarray | None] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Owner kind and index arrays (h, w) of a cell rectangle: the index is the structure's
         position in ``structs`` for STRUCTURE, the rule's index in the world's scatter or
-        vegetation list otherwise (-1 for none)."""
+        vegetation list otherwise (-1 for none). ``allowed``: the biome masks of the rectangle
+        already computed (:meth:`_allowed`), shared with :meth:`plant_points`.
+
+        Each rule's hash is computed only at the cells its cheaper tests leave (open, its biomes,
+        its disc), in the rows' order: the same cells as testing every cell."""
         h, w = biome.shape
-        p = self.p
         kind = np.zeros((h, w), dtype=np.int8)
         index = np.full((h, w), -1, dtype=np.int64)
-        for k, s in enumerate(structs):
-            i0, i1 = max(0, s.x0 - x0), min(w, s.x1 - x0)
-            j0, j1 = max(0, s.z0 - z0), min(h, s.z1 - z0)
-            if i0 < i1 and j0 < j1:
-                sub_k = kind[j0:j1, i0:i1]
-                sub_i = index[j0:j1, i0:i1]
-                free = sub_k == NONE
-                sub_i[free] = k
-                sub_k[free] = STRUCTURE
+        if structs:  # each cell of a footprint to the first structure covering it
+            which, cx, cz = _rect_cells(*_clipped(_rects(structs), x0, z0, w, h))
+            cells, first = np.unique((cz - z0) * w + (cx - x0), return_index=True)
+            kind.reshape(-1)[cells] = STRUCTURE
+            index.reshape(-1)[cells] = which[first]
         xs = np.arange(x0, x0 + w, dtype=np.int64)
         zs = np.arange(z0, z0 + h, dtype=np.int64)
-        n = p.cells
-        inside = ((xs >= -n) & (xs < n))[None, :] & ((zs >= -n) & (zs < n))[:, None]
-        open_ = (kind == NONE) & ~wet & inside
+        open_ = self._inside(x0, z0, (kind == NONE) & ~wet)
+        allowed = {} if allowed is None else allowed
         for code, r, pf, ok in self.rules:
-            cand = open_ & ok[biome]
-            if isinstance(r, VegRuleP) and r.area:  # a VEGETATION rule
-                cand &= in_area(r, xs[None, :], zs[:, None])
-            if not cand.any():
+            jj, ii = self._candidates(r, ok, x0, z0, xs, zs, open_, biome, allowed)
+            if not len(jj):
                 continue
-            cand &= (hash2_grid(r.key, xs, zs) >> 32) < r.density_t
-            cand &= ~self._too_close(pf, x0, z0, w, h, structs)
-            kind[cand] = code
-            index[cand] = r.index
-            open_ &= ~cand
+            hv = mix64_np(hash2_row(r.key, xs)[ii] ^ _u64(zs)[jj])
+            keep = (hv >> 32) < r.density_t
+            jj, ii = jj[keep], ii[keep]
+            close = self._too_close(pf, x0, z0, w, h, structs)
+            if close is not None:
+                keep = ~close[jj, ii]
+                jj, ii = jj[keep], ii[keep]
+            kind[jj, ii] = code
+            index[jj, ii] = r.index
+            open_[jj, ii] = False
         return kind, index
 
-    def _too_close(self, pf: PrefabP, x0: int, z0: int, w: int, h: int, structs: list[Structure]) -> np.ndarray:
-        out = np.zeros((h, w), dtype=bool)
-        cell2 = self.p.cell_mm**2
-        for s in structs:
-            need = need_mm(pf.tags, pf.distances, s.tags, dict(s.distances))
-            if need == 0:
-                continue
-            reach = -(-need // self.p.cell_mm) + 1
-            i0, i1 = max(0, s.x0 - reach - x0), min(w, s.x1 + reach - x0)
-            j0, j1 = max(0, s.z0 - reach - z0), min(h, s.z1 + reach - z0)
+    def _inside(self, x0: int, z0: int, mask: np.ndarray) -> np.ndarray:
+        """``mask`` (h, w) of the cells of a rectangle, False (in place) off the world's cells."""
+        h, w = mask.shape
+        n = self.p.cells
+        i0, i1 = min(w, max(0, -n - x0)), max(0, min(w, n - x0))
+        j0, j1 = min(h, max(0, -n - z0)), max(0, min(h, n - z0))
+        mask[:j0] = False
+        mask[j1:] = False
+        mask[:, :i0] = False
+        mask[:, i1:] = False
+        return mask
+
+    def _allowed(self, ok: np.ndarray, biome: np.ndarray, allowed: dict[bytes, np.ndarray | None]):
+        """``ok[biome]`` (None where every biome is allowed), once per rectangle and biome table."""
+        key = ok.tobytes()
+        if key not in allowed:
+            allowed[key] = None if ok.all() else ok[biome]
+        return allowed[key]
+
+    def _candidates(self, r, ok, x0: int, z0: int, xs, zs, open_, biome, allowed) -> tuple[np.ndarray, np.ndarray]:
+        """(jj, ii): the cells of a rectangle (row by row) that rule r may take before its hash is
+        tested: open, in one of its biomes and, for a rule with an area, within its disc (only the
+        rows and columns of the disc's box are looked at)."""
+        h, w = biome.shape
+        j0, j1, i0, i1 = 0, h, 0, w
+        if isinstance(r, VegRuleP) and r.area:  # cells within the disc: x in [r.x - radius, r.x + radius)
+            i0, i1 = max(0, r.x - r.radius - 1 - x0), min(w, r.x + r.radius + 1 - x0)
+            j0, j1 = max(0, r.z - r.radius - 1 - z0), min(h, r.z + r.radius + 1 - z0)
             if i0 >= i1 or j0 >= j1:
-                continue
-            cx = np.arange(x0 + i0, x0 + i1, dtype=np.int64)[None, :]
-            cz = np.arange(z0 + j0, z0 + j1, dtype=np.int64)[:, None]
-            gx, gz = gap(cx, cx + 1, cz, cz + 1, s.x0, s.x1, s.z0, s.z1)
-            out[j0:j1, i0:i1] |= (gx * gx + gz * gz) * cell2 < need * need
+                return _NO_CELLS, _NO_CELLS
+        cand = open_[j0:j1, i0:i1]
+        mask = self._allowed(ok, biome, allowed)
+        if mask is not None:
+            cand = cand & mask[j0:j1, i0:i1]
+        if isinstance(r, VegRuleP) and r.area:
+            cand = cand & in_area(r, xs[None, i0:i1], zs[j0:j1, None])
+        jj, ii = cells_of(cand)
+        if j0:
+            jj += j0
+        if i0:
+            ii += i0
+        return jj, ii
+
+    def _too_close(self, pf: PrefabP, x0: int, z0: int, w: int, h: int, structs: list[Structure]) -> np.ndarray | None:
+        """(h, w) bool: the cells too close to a structure for prefab pf (None: no such cell)."""
+        if not structs:
+            return None
+        need = np.asarray([self._need(pf, s) for s in structs], dtype=np.int64)
+        far = np.flatnonzero(need)
+        if not len(far):
+            return None
+        need = need[far]
+        bx0, bx1, bz0, bz1 = (a[far] for a in _rects(structs))
+        reach = -(-need // self.p.cell_mm) + 1
+        which, cx, cz = _rect_cells(*_clipped((bx0 - reach, bx1 + reach, bz0 - reach, bz1 + reach), x0, z0, w, h))
+        gx, gz = gap(cx, cx + 1, cz, cz + 1, bx0[which], bx1[which], bz0[which], bz1[which])
+        close = (gx * gx + gz * gz) * self.p.cell_mm**2 < need[which] * need[which]
+        out = np.zeros((h, w), dtype=bool)
+        out[cz[close] - z0, cx[close] - x0] = True
         return out
+
+    def _need(self, pf: PrefabP, s: Structure) -> int:
+        """need_mm between prefab pf and structure s (once per prefab, tags and distances)."""
+        key = (id(pf), s.tags, s.distances)
+        got = self._needs.get(key)
+        if got is None:
+            got = self._needs[key] = need_mm(pf.tags, pf.distances, s.tags, dict(s.distances))
+        return got
 
     def plants(
         self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray, footprint: np.ndarray, ground: np.ndarray
@@ -229,25 +326,35 @@ class Cover:
         return x * cm + (cm * fx) // 1000, z * cm + (cm * fz) // 1000, y, scale
 
     def plant_points(
-        self, x0: int, z0: int, biome: np.ndarray, wet: np.ndarray, footprint: np.ndarray, ground: np.ndarray
+        self,
+        x0: int,
+        z0: int,
+        biome: np.ndarray,
+        wet: np.ndarray,
+        footprint: np.ndarray,
+        ground: np.ndarray,
+        allowed: dict[bytes, np.ndarray | None] | None = None,
     ) -> list[PlantPoints]:
         """:meth:`plants` as :class:`PlantPoints`: the same plants, each computed only where one
-        grows (rules with an area only where it meets the rectangle)."""
+        grows, each rule's growth hash only where its cheaper tests pass (rules with an area only
+        in the box of their disc). ``allowed``: as in :meth:`owners`."""
         h, w = biome.shape
-        xs, zs, open_ = self._open(x0, z0, biome, wet, footprint)
+        xs = np.arange(x0, x0 + w, dtype=np.int64)
+        zs = np.arange(z0, z0 + h, dtype=np.int64)
+        open_ = self._inside(x0, z0, ~wet & ~footprint)
+        allowed = {} if allowed is None else allowed
         out = []
         for r, ok in self.models:
-            if r.area and (
-                r.x + r.radius < x0 or r.x - r.radius > x0 + w or r.z + r.radius < z0 or r.z - r.radius > z0 + h
-            ):
-                jj = ii = np.zeros(0, dtype=np.int64)  # no cell centre of the rectangle within its radius
-            else:
-                jj, ii = np.nonzero(self._grows(r, ok, xs, zs, open_, biome)[1])
+            jj, ii = self._candidates(r, ok, x0, z0, xs, zs, open_, biome, allowed)
+            hh = mix64_np(hash2_row(r.key, xs)[ii] ^ _u64(zs)[jj])
+            keep = (hh >> 32) < r.density_t
+            jj, ii, hh = jj[keep], ii[keep], hh[keep]
             x, z = xs[ii], zs[jj]
-            hh = hash2_np(r.key, x, z)
             hp = hash2_np(r.key_place, x, z)
-            pair = np.stack([ii, ii + 1], axis=-1)
-            north, south = ground[jj[:, None], pair], ground[jj[:, None] + 1, pair]
+            at = jj * (w + 1) + ii  # each cell's north-west vertex in the flat ground
+            g = ground.reshape(-1)
+            north = np.stack([g[at], g[at + 1]], axis=-1)
+            south = np.stack([g[at + (w + 1)], g[at + (w + 2)]], axis=-1)
             x_mm, z_mm, y_mm, scale = self._placed(r, x[:, None], z[:, None], hh[:, None], hp[:, None], north, south)
             out.append(PlantPoints(r.index, jj, ii, x_mm[:, 0], z_mm[:, 0], y_mm[:, 0], scale[:, 0], hh))
         return out

@@ -1253,7 +1253,7 @@ class Drawer:
         with each chunk's :class:`ChunkGround` too."""
         from numpy.lib.stride_tricks import sliding_window_view
 
-        from veduta.world.cover import SCATTER, VEGETATION
+        from veduta.world.cover import SCATTER, VEGETATION, cells_of
 
         gen, p = self.gen, self.gen.p
         c = p.chunk
@@ -1297,7 +1297,7 @@ class Drawer:
 
         parts: list[tuple[np.ndarray, Things]] = []
         kind, index = lay.owner_kind, lay.owner_index
-        pj, pi = np.nonzero((kind == SCATTER) | (kind == VEGETATION))  # the prefab cells, row by row
+        pj, pi = cells_of((kind == SCATTER) | (kind == VEGETATION))  # the prefab cells, row by row
         if len(pj):
             pk, px = kind[pj, pi], index[pj, pi]
             groups: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}

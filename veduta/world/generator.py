@@ -129,9 +129,10 @@ class Generator:
         the plants as :class:`PlantPoints` (in ``points``), computed only where one grows."""
         ground, biome, level, centre, wet, lv = self._terrain_layers(x0, z0, w, h)
         structs = self.structs.in_rect(x0, z0, w, h, self.margin)
-        kind, index = self.cover.owners(x0, z0, biome, wet, structs)
+        allowed: dict = {}  # each biome table's cells, computed once for owners and plants
+        kind, index = self.cover.owners(x0, z0, biome, wet, structs, allowed)
         if points:
-            got = self.cover.plant_points(x0, z0, biome, wet, kind == STRUCTURE, ground)
+            got = self.cover.plant_points(x0, z0, biome, wet, kind == STRUCTURE, ground, allowed)
             return Layers(x0, z0, w, h, ground, biome, level, centre, wet, structs, kind, index, [], lv, got)
         plants = self.cover.plants(x0, z0, biome, wet, kind == STRUCTURE, ground)
         return Layers(x0, z0, w, h, ground, biome, level, centre, wet, structs, kind, index, plants, lv)
