@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
+
+import pytest
 
 from tests.cook.test_cook import age_all
 from tests.gamerepo import CRATE, Game, make_game
@@ -218,10 +221,10 @@ def test_a_pool_that_breaks_while_the_task_pass_feeds_it_is_one_warning(tmp_path
 
 def _ctrl_c_during(tmp_path, *args: str) -> tuple[int, str, str]:
     """Run ``python -m *args*`` (a cook) in a game of 30 big spheres and send it Ctrl-C (SIGINT
-    to the whole process group, as a terminal sends it) once it holds the cook lock: (status,
-    stdout, stderr)."""
-    import signal
-
+    to the whole process group, as a terminal sends it) once it has written its first cooked
+    file, so in the middle of its cooking however fast or loaded the machine (a fixed delay
+    after the cook lock appeared landed, on a loaded machine, while the pool's workers were
+    being forked: see test_ctrl_c_while_the_pool_starts_stops_the_cook): (status, stdout, stderr)."""
     g = make_game(tmp_path)
     for i in range(30):
         g.write(
@@ -237,18 +240,18 @@ def _ctrl_c_during(tmp_path, *args: str) -> tuple[int, str, str]:
         text=True,
         start_new_session=True,
     )
-    deadline = time.monotonic() + 60
-    while not (g.root / "cache/cook.lock").exists() and time.monotonic() < deadline:
-        time.sleep(0.02)
-    time.sleep(0.3)
+    cooked = g.root / "assets/.cooked/models"  # (by name: s00.vda ...)
+    deadline = time.monotonic() + 300  # a bound for a broken cook, never reached by a working one
+    while not (cooked.is_dir() and any(cooked.glob("s*.vda"))):
+        assert p.poll() is None and time.monotonic() < deadline, p.communicate()
+        time.sleep(0.01)
     os.killpg(p.pid, signal.SIGINT)
-    out, err = p.communicate(timeout=120)
+    out, err = p.communicate(timeout=300)
     return p.returncode, out, err
 
 
 def test_ctrl_c_of_doit_cook_is_one_line_not_a_traceback(tmp_path):
     """#9: Ctrl-C during `doit cook`."""
-    import signal
 
     rc, out, err = _ctrl_c_during(tmp_path, "doit", "cook")
     assert rc in (-signal.SIGINT, 130), (rc, out, err)
@@ -263,6 +266,43 @@ def test_ctrl_c_of_veduta_cook_says_the_cook_was_interrupted(tmp_path):
     assert rc == 130, (rc, out, err)
     assert "Traceback" not in err, err
     assert err.endswith("\ncook: interrupted (cooked files are whole; the next cook goes on)\n"), (out, err)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a defect left for the cook's owners (ahead.py): SIGINT during the pool's fork runs Python's handler "
+    "in an at-fork callback, where KeyboardInterrupt is 'ignored'; the cook goes on and exits 0",
+)
+def test_ctrl_c_while_the_pool_starts_stops_the_cook(tmp_path):
+    """Ctrl-C that lands while the cook forks its pool's workers stops the cook like any other
+    (one line, exit status 130 in a shell). Sent at the fork itself (an at-fork hook of the
+    probe), the moment a fixed delay after the cook lock hit on a loaded machine: the
+    interrupt was swallowed ("Exception ignored in ... _releaseLock", the cook cooked on and
+    exited 0) or a forked worker printed its KeyboardInterrupt traceback."""
+    g = _many(tmp_path, 40)
+    code = """if True:
+        import os, signal, sys
+        sent = []
+        def ctrl_c():
+            if not sent:
+                sent.append(True)
+                os.killpg(0, signal.SIGINT)
+        os.register_at_fork(before=ctrl_c)
+        from doit.doit_cmd import DoitMain
+        from doit.cmd_base import DodoTaskLoader
+        sys.exit(DoitMain(DodoTaskLoader()).run(["-n", "2", "cook"]))
+    """
+    p = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=g.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == -signal.SIGINT, (p.returncode, out, err)
+    assert "Traceback" not in err and "cook: interrupted" in err, err
 
 
 def test_a_slow_batch_does_not_hold_up_other_threads_takes(tmp_path):

@@ -305,7 +305,9 @@ def test_ctrl_c_puts_every_file_back(sample):
     try:
         _wait_writes(proc, 3)
         proc.send_signal(signal.SIGINT)
-        proc.wait(timeout=60)
+        # putting back is real work (three durable writes, each with an fsync, which a disk
+        # busy with other writes can hold for long): a bound for a hung rename only
+        proc.wait(timeout=300)
     finally:
         if proc.poll() is None:
             proc.kill()
