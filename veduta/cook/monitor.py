@@ -271,7 +271,14 @@ def status(cache: str) -> dict:
             running and state.get("trusted") and isinstance(mark, dict) and mark.get("id") == state.get("id")
         ),
         "journal": os.path.join(where, JOURNAL),
+        "worker": _worker_status(cache),
     }
+
+
+def _worker_status(cache: str) -> dict:
+    from veduta.cook.warm import status as worker_status
+
+    return worker_status(cache)
 
 
 # -- the monitor ------------------------------------------------------------------------------
@@ -491,11 +498,15 @@ class Monitor:
         if self._size > self.max_journal:
             self._start_journal()  # a new id: the next cook checks every source once
 
-    def run(self, should_stop=lambda: False, poll: float = 0.5) -> None:
+    def run(self, should_stop=lambda: False, poll: float = 0.5, tick=None) -> None:
+        """Journal what inotify reports until *should_stop()*; *tick()* after each wait (the
+        warm compile worker's keeper: started again when it ended)."""
         while not should_stop():
             events = self.ino.read(poll)
             if events:
                 self.handle(events)
+            if tick is not None:
+                tick()
 
     def close(self) -> None:
         """Stop: the state file goes (cooks stop asking), then the journal."""
