@@ -45,8 +45,12 @@ import struct
 import sys
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from veduta.cook.run import MONITOR_FOLDER
+
+if TYPE_CHECKING:
+    import subprocess
 
 FORMAT = "veduta-warm/1"
 #: the worker's folder under the monitor's (0700) and what is in it
@@ -295,8 +299,7 @@ class Warm:
         if why:
             self.lost = {job[1] for job in self.jobs}
             sys.stderr.write(
-                f"veduta: warning: the warm compile worker (pid {self.worker_pid}): {why}; "
-                "cooking in this process\n"
+                f"veduta: warning: the warm compile worker (pid {self.worker_pid}): {why}; cooking in this process\n"
             )
 
     def close(self) -> None:
@@ -367,7 +370,9 @@ class Game:
         if not isinstance(index, dict) or not all(
             isinstance(k, str)
             and isinstance(v, dict)
-            and all(isinstance(n, str) and isinstance(p, list) and all(isinstance(x, str) for x in p) for n, p in v.items())
+            and all(
+                isinstance(n, str) and isinstance(p, list) and all(isinstance(x, str) for x in p) for n, p in v.items()
+            )
             for k, v in index.items()
         ):
             return "an asset index of no known shape"
@@ -411,8 +416,8 @@ def serve(assets: str, cooked: str, cache: str, parent: int, max_requests: int =
             get_compiler(kind)
         except Exception:  # noqa: BLE001,S112 - a compiler that does not import: imported (or not) when asked
             continue
-    from veduta.cook.cook import _INDEX, cook_batch
     from veduta.base.project import AssetIndex
+    from veduta.cook.cook import _INDEX, cook_batch
 
     code = Code()
     game = Game(assets, cooked, cache)
@@ -571,7 +576,8 @@ class Keeper:
 
     def __init__(self, assets: str, cooked: str, cache: str):
         self.args = [os.path.abspath(p) for p in (assets, cooked, cache)]
-        self.proc = None
+        self.proc: subprocess.Popen | None = None
+        self.started = 0.0
         self.next_start = 0.0
         self.pause = 1.0
 

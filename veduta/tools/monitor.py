@@ -27,8 +27,8 @@ def run_monitor(
     """Watch *project*'s assets and cooked folders and keep the journal until *should_stop()*
     (checked twice a second) or KeyboardInterrupt; *ready* is called with the status once every
     folder is watched.  With *worker*, a warm compile worker is kept as a child process
-    (veduta/cook/warm.py), started again whenever it ends.  Returns the last status.  Another running monitor of the same game, or a
-    system without inotify, is a :class:`~veduta.base.errors.UsageError`."""
+    (veduta/cook/warm.py), started again whenever it ends.  Returns the last status.  Another
+    running monitor of the same game, or a system without inotify, is a :class:`~veduta.base.errors.UsageError`."""
     from veduta.cook.monitor import Monitor, MonitorUnavailable, status
 
     project.need_assets()
