@@ -487,6 +487,7 @@ def serve(assets: str, cooked: str, cache: str, parent: int, max_requests: int =
                         pass
                     continue
                 assert isinstance(cwd, str) and isinstance(jobs, list) and isinstance(index, dict)
+                _hold()
                 try:
                     os.chdir(cwd)
                     _INDEX.clear()
@@ -521,6 +522,20 @@ def serve(assets: str, cooked: str, cache: str, parent: int, max_requests: int =
             except OSError:
                 pass
         address.close()
+
+
+def _hold() -> None:
+    """For the tests of a worker killed or hung mid-request: with VEDUTA_WARM_TEST_HOLD set to a
+    path, the worker makes that file once it holds a request and waits (at most a minute)
+    until it is removed."""
+    hold = os.environ.get("VEDUTA_WARM_TEST_HOLD")
+    if not hold:
+        return
+    with open(hold, "w"):
+        pass
+    end = time.monotonic() + 60
+    while os.path.exists(hold) and time.monotonic() < end:
+        time.sleep(0.01)
 
 
 def _kinds() -> list[str]:
