@@ -288,6 +288,7 @@ def test_same_code():
     assert not same_code({**hello, "toolchain": "veduta-asset/0.0.0"})
     assert not same_code({**hello, "package": "/elsewhere/veduta"})
     assert not same_code({**hello, "format": "veduta-warm/0"})
+    assert not same_code({**hello, "env": [*hello["env"], ["VEDUTA_CONFINE", "/elsewhere"]]})
     assert not same_code(None)
 
 

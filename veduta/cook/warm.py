@@ -165,6 +165,17 @@ def _sig(path: str) -> tuple[int, int, int] | None:
     return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
+#: variables of veduta's that change nothing a worker makes (how the cook shows diagnostics; the
+#: worker's own test hook and the cook's timeout)
+_ENV_IGNORED = frozenset({"VEDUTA_FORMAT", "VEDUTA_WARM_TIMEOUT", "VEDUTA_WARM_TEST_HOLD"})
+
+
+def _environment() -> list[list[str]]:
+    """The process's VEDUTA_* variables that could change a cook (VEDUTA_CONFINE, the shared
+    cache's): a cook uses only a worker that has the same."""
+    return sorted([k, v] for k, v in os.environ.items() if k.startswith("VEDUTA_") and k not in _ENV_IGNORED)
+
+
 def _package_dir() -> str:
     import veduta
 
@@ -206,6 +217,7 @@ class Code:
             "prefix": sys.prefix,
             "package": _package_dir(),
             "files": sorted(self.files.items()),
+            "env": _environment(),
             "pid": os.getpid(),
         }
 
@@ -222,6 +234,7 @@ def same_code(hello) -> bool:
         or hello.get("executable") != sys.executable
         or hello.get("prefix") != sys.prefix
         or hello.get("package") != _package_dir()
+        or hello.get("env") != _environment()
     ):
         return False
     files = hello.get("files")
