@@ -150,11 +150,21 @@ def _private_folder(folder: str) -> bool:
 # -- what code runs ---------------------------------------------------------------------------
 
 
-def _stdlib_dirs() -> tuple[str, ...]:
+def _stdlib_dirs() -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The standard library's folders, and the folders of installed packages (which may lie
+    inside them: ``lib/python3.X/site-packages``)."""
+    import site
     import sysconfig
 
     paths = sysconfig.get_paths()
-    return tuple({os.path.realpath(paths[k]) + os.sep for k in ("stdlib", "platstdlib") if k in paths})
+    std = {os.path.realpath(paths[k]) + os.sep for k in ("stdlib", "platstdlib") if k in paths}
+    sites = {os.path.realpath(paths[k]) + os.sep for k in ("purelib", "platlib") if k in paths}
+    try:
+        sites.update(os.path.realpath(p) + os.sep for p in site.getsitepackages())
+    except AttributeError:  # (an old virtualenv's site module)
+        pass
+    sites.update(os.path.realpath(p) + os.sep for p in sys.path if p and "-packages" in p)
+    return tuple(std), tuple(sites)
 
 
 def _sig(path: str) -> tuple[int, int, int] | None:
@@ -199,7 +209,7 @@ class Code:
             if not isinstance(f, str) or f in self.files:
                 continue
             real = os.path.realpath(f)
-            if real.startswith(self._stdlib):
+            if real.startswith(self._stdlib[0]) and not real.startswith(self._stdlib[1]):
                 continue
             self.files[f] = _sig(f)
 
@@ -215,6 +225,7 @@ class Code:
             "python": sys.version,
             "executable": sys.executable,
             "prefix": sys.prefix,
+            "base_prefix": sys.base_prefix,
             "package": _package_dir(),
             "files": sorted(self.files.items()),
             "env": _environment(),
@@ -233,6 +244,7 @@ def same_code(hello) -> bool:
         or hello.get("python") != sys.version
         or hello.get("executable") != sys.executable
         or hello.get("prefix") != sys.prefix
+        or hello.get("base_prefix") != sys.base_prefix
         or hello.get("package") != _package_dir()
         or hello.get("env") != _environment()
     ):
