@@ -271,14 +271,7 @@ def status(cache: str) -> dict:
             running and state.get("trusted") and isinstance(mark, dict) and mark.get("id") == state.get("id")
         ),
         "journal": os.path.join(where, JOURNAL),
-        "worker": _worker_status(cache),
     }
-
-
-def _worker_status(cache: str) -> dict:
-    from veduta.cook.warm import status as worker_status
-
-    return worker_status(cache)
 
 
 # -- the monitor ------------------------------------------------------------------------------

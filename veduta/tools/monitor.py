@@ -11,11 +11,13 @@ from veduta.base.project import Project
 
 def monitor_status(project: Project) -> dict:
     """Whether a monitor runs for *project*, and whether the next cook can trust it:
-    ``{"running", "pid", "trusted", "marked", "journal", "worker"}`` (*trusted*: no link in the watched
-    folders; *marked*: a complete cook left its mark, so the next no-op cook stats nothing)."""
+    ``{"running", "pid", "trusted", "marked", "journal", "worker"}`` (*trusted*: no link in the
+    watched folders; *marked*: a complete cook left its mark, so the next no-op cook stats nothing;
+    *worker*: its warm compile worker, ``{"running", "pid", "served", "socket"}``)."""
     from veduta.cook.monitor import status
+    from veduta.cook.warm import status as worker_status
 
-    return status(project.cache)
+    return {**status(project.cache), "worker": worker_status(project.cache)}
 
 
 def run_monitor(
