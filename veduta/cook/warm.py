@@ -309,6 +309,8 @@ class Warm:
                 self.results = {job[1]: r for job, r in zip(self.jobs, got["results"], strict=True)}
             elif isinstance(got, dict) and got.get("refused"):
                 self.results = {}  # (refused before cooking anything: nothing lost)
+            elif isinstance(got, dict) and got.get("failed"):
+                why = f"it failed ({got['failed']})"
             else:
                 why = "an answer of no known kind"
         except TimeoutError:
@@ -515,27 +517,29 @@ def serve(assets: str, cooked: str, cache: str, parent: int, max_requests: int =
                 _hold()
                 try:
                     os.chdir(cwd)
-                    _INDEX.clear()
-                    _INDEX[os.path.abspath(jobs[0][2])] = AssetIndex(index)
-                    results = cook_batch(jobs)
-                except Exception as exc:  # noqa: BLE001 - the cook's own actions then cook them
-                    results = None
+                except OSError as exc:
                     try:
-                        _send(conn, {"refused": f"{type(exc).__name__}: {exc}"})
+                        _send(conn, {"refused": f"cannot enter {cwd}: {exc.strerror}"})
                     except OSError:
                         pass
+                    continue
+                try:
+                    _INDEX.clear()
+                    _INDEX[os.path.abspath(jobs[0][2])] = AssetIndex(index)
+                    reply: dict = {"results": cook_batch(jobs)}
+                except Exception as exc:  # noqa: BLE001 - the cook's own actions then cook them
+                    reply = {"failed": f"{type(exc).__name__}: {exc}"}
                 finally:
                     _INDEX.clear()
                     os.chdir("/")
-                if results is not None:
-                    try:
-                        _send(conn, {"results": results})
-                    except OSError:
-                        pass
-            served += 1
-            del req, jobs, index
+                served += 1
+                _write_state(folder, served)  # (before the answer: a cook that has it sees the count)
+                try:
+                    _send(conn, reply)
+                except OSError:
+                    pass
+            del req, jobs, index, reply
             gc.collect()
-            _write_state(folder, served)
             if resource.getrusage(resource.RUSAGE_SELF).ru_maxrss > MAX_RSS_KIB:
                 return 0
         return 0
