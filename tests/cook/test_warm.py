@@ -235,6 +235,30 @@ def test_hung_worker_is_stopped_and_the_cook_cooks_itself(pair, tmp_path, monito
     wait_for(lambda: worker_status(warm)["running"] and worker_status(warm)["pid"] != pid, m.log, m.proc)
 
 
+def test_a_worker_that_does_not_answer_the_handshake_is_not_used(pair, monitors):
+    warm, cold = pair
+    m = monitors(warm)
+    settle(warm)
+    got = worker_status(warm)
+    os.kill(got["pid"], signal.SIGSTOP)
+    try:
+        edit(warm)
+        edit(cold)
+        w, c = warm.cook(), cold.cook()
+    finally:
+        os.kill(got["pid"], signal.SIGCONT)
+    same(warm, cold, w, c)
+    assert "the warm compile worker (cache/monitor/worker) did not answer in 2 s; cooking in this process" in w.stderr
+    assert worker_status(warm)["served"] == got["served"]
+    # it serves the next cook as before
+    edit(warm, ["models/barrel.vmodel"])
+    edit(cold, ["models/barrel.vmodel"])
+    w, c = warm.cook(), cold.cook()
+    same(warm, cold, w, c)
+    assert worker_status(warm) == {**got, "served": got["served"] + 1}
+    assert m.proc.poll() is None
+
+
 def test_changed_code_is_not_used_and_the_worker_is_replaced(pair, tmp_path, monitors):
     """A copy of the veduta package first on the path: one of its compiler's files replaced (same
     text, a new file) while the worker runs.  The cook does not use the worker; the worker ends,

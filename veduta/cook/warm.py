@@ -39,6 +39,7 @@ import gc
 import json
 import os
 import pickle
+import signal
 import socket
 import stat
 import struct
@@ -304,7 +305,7 @@ class Warm:
                 isinstance(got, dict)
                 and isinstance(got.get("results"), list)
                 and len(got["results"]) == len(self.jobs)
-                and all(isinstance(r, dict) for r in got["results"])
+                and all(isinstance(r, dict) and isinstance(r.get("outcome"), str) for r in got["results"])
             ):
                 self.results = {job[1]: r for job, r in zip(self.jobs, got["results"], strict=True)}
             elif isinstance(got, dict) and got.get("refused"):
@@ -316,7 +317,7 @@ class Warm:
         except TimeoutError:
             why = f"no answer in {timeout:g} s; stopped"
             try:
-                os.kill(self.worker_pid, 9)  # it must write nothing once this cook writes
+                os.kill(self.worker_pid, signal.SIGKILL)  # it must write nothing once this cook writes
             except OSError:
                 pass
         except (OSError, EOFError, pickle.UnpicklingError, ValueError, struct.error) as exc:
@@ -369,7 +370,14 @@ def begin(jobs: list[tuple]) -> Warm | None:
         if not same_code(hello) or hello.get("pid") != pid:
             raise OSError("a worker of other code")
         _send(sock, {"cwd": os.getcwd(), "jobs": jobs, "index": index.by_kind})
-    except (OSError, EOFError, pickle.UnpicklingError, ValueError, struct.error, TimeoutError):
+    except TimeoutError:
+        sock.close()
+        sys.stderr.write(
+            f"veduta: warning: the warm compile worker ({folder}) did not answer in {HELLO_TIMEOUT_S:g} s; "
+            "cooking in this process\n"
+        )
+        return None
+    except (OSError, EOFError, pickle.UnpicklingError, ValueError, struct.error):
         sock.close()
         return None
     finally:
@@ -657,8 +665,6 @@ class Keeper:
 
 
 def main(argv: list[str]) -> int:
-    import signal
-
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     assets, cooked, cache, parent = argv
     try:
