@@ -194,7 +194,11 @@ def test_the_worker_cooks_what_a_cold_cook_does(pair, monitors):
     assert [s["source"] for s in json.loads(cp.stdout)["stale"]] == ["models/crate.vmodel"], cp.stdout  # (failing)
 
 
-def test_killed_mid_request_the_cook_cooks_itself(pair, tmp_path, monitors):
+@pytest.mark.parametrize("how", ["killed", "hung"])
+def test_a_worker_killed_or_hung_mid_request(pair, tmp_path, monitors, how):
+    """The worker holds the request (VEDUTA_WARM_TEST_HOLD): killed then, or never letting go
+    (the cook's bound, then it is killed), the cook cooks the sources itself; the monitor starts
+    another worker."""
     warm, cold = pair
     hold = tmp_path / "hold"
     m = monitors(warm, env={"VEDUTA_WARM_TEST_HOLD": str(hold)})
@@ -202,36 +206,23 @@ def test_killed_mid_request_the_cook_cooks_itself(pair, tmp_path, monitors):
     pid = worker_status(warm)["pid"]
     edit(warm)
     edit(cold)
-    e = dict(os.environ)
     cook = subprocess.Popen(
-        [sys.executable, "-m", "doit", "cook"], cwd=warm.root, env=e, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, "-m", "doit", "cook"],
+        cwd=warm.root,
+        env={**os.environ, "VEDUTA_WARM_TIMEOUT": "3" if how == "hung" else "600"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     wait_for(hold.exists, m.log, cook)  # the worker holds the request
-    os.kill(pid, signal.SIGKILL)
+    if how == "killed":
+        os.kill(pid, signal.SIGKILL)
     out, err = cook.communicate(timeout=300)
     w = subprocess.CompletedProcess(cook.args, cook.returncode, out.decode(), err.decode())
-    c = cold.cook()
-    same(warm, cold, w, c)
-    assert f"the warm compile worker (pid {pid}): it ended" in w.stderr
-    # the monitor starts another; it serves the next edit
-    wait_for(lambda: worker_status(warm)["running"] and worker_status(warm)["pid"] != pid, m.log, m.proc)
-
-
-def test_hung_worker_is_stopped_and_the_cook_cooks_itself(pair, tmp_path, monitors):
-    warm, cold = pair
-    hold = tmp_path / "hold"
-    m = monitors(warm, env={"VEDUTA_WARM_TEST_HOLD": str(hold)})
-    settle(warm)
-    pid = worker_status(warm)["pid"]
-    edit(warm)
-    edit(cold)
-    # it never lets go of the request: after the cook's bound it is killed, the cook cooks itself
-    w = warm.cook(env={"VEDUTA_WARM_TIMEOUT": "3"})
-    c = cold.cook()
-    same(warm, cold, w, c)
-    assert f"the warm compile worker (pid {pid}): no answer in 3 s; stopped" in w.stderr
+    same(warm, cold, w, cold.cook())
+    why = "it ended (the other side closed the connection)" if how == "killed" else "no answer in 3 s; stopped"
+    assert f"veduta: warning: the warm compile worker (pid {pid}): {why}; cooking in this process" in w.stderr
     assert not _alive(pid)
-    hold.unlink(missing_ok=True)
+    hold.unlink()
     wait_for(lambda: worker_status(warm)["running"] and worker_status(warm)["pid"] != pid, m.log, m.proc)
 
 
