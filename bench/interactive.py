@@ -41,7 +41,8 @@ def bench_one_edit(root: str, repeat: int, monitor: bool = True) -> dict:
     With *monitor*, each round then starts ``veduta watch --monitor`` (docs/cooking.md), waits
     for its warm compile worker, leaves the journal's mark with one cook, and times the same
     edit and no-op with them running (``edit_monitor``, ``edit_monitor_noop``), stopping it again
-    before the next round: each round pairs all four."""
+    before the next round: each round pairs all four.  (The CPU figures are the cook process's:
+    the worker's compiling and the monitor's journaling are not in them.)"""
     from bench.cook import CPU, _Monitor, run
 
     doit = [sys.executable, "-m", "doit", "cook"]
