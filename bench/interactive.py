@@ -35,28 +35,65 @@ def _middle_source(root: str) -> str:
     return found[len(found) // 2]
 
 
-def bench_one_edit(root: str, repeat: int) -> dict:
+def bench_one_edit(root: str, repeat: int, monitor: bool = True) -> dict:
     """One edited source against the no-op, in turn, on a game cooked and settled.  Returns
-    ``edit``/``edit_cpu``, and the no-op measured beside it (``edit_noop``/``edit_noop_cpu``)."""
-    from bench.cook import CPU, run
+    ``edit``/``edit_cpu``, and the no-op measured beside it (``edit_noop``/``edit_noop_cpu``).
+    With *monitor*, each round then starts ``veduta watch --monitor`` (docs/cooking.md), waits
+    for its warm compile worker, leaves the journal's mark with one cook, and times the same
+    edit and no-op with them running (``edit_monitor``, ``edit_monitor_noop``), stopping it again
+    before the next round: each round pairs all four.  (The CPU figures are the cook process's:
+    the worker's compiling and the monitor's journaling are not in them.)"""
+    from bench.cook import CPU, _Monitor, run
 
     doit = [sys.executable, "-m", "doit", "cook"]
     path = _middle_source(root)
-    edits, noops = [], []
-    for _ in range(repeat):
+    runs: dict[str, list[tuple[float, float]]] = {"edit": [], "edit_noop": []}
+    if monitor:
+        runs.update(edit_monitor=[], edit_monitor_noop=[])
+
+    def one(edit_key: str, noop_key: str) -> None:
         with open(path, "ab") as f:  # one more byte (JSON whitespace): new content every round
             f.write(b" ")
         dt, out, _ = run(doit, root)
         if not out.strip().splitlines()[-1].startswith("cook: 1 cooked, "):
             raise SystemExit(f"one edit should cook one source, the cook said: {out.strip()}")
-        edits.append((dt, CPU[-1]))
-        noops.append((run(doit, root)[0], CPU[-1]))
-    return {
-        "edit": statistics.median(w for w, _ in edits),
-        "edit_cpu": statistics.median(c for _, c in edits),
-        "edit_noop": statistics.median(w for w, _ in noops),
-        "edit_noop_cpu": statistics.median(c for _, c in noops),
-    }
+        runs[edit_key].append((dt, CPU[-1]))
+        runs[noop_key].append((run(doit, root)[0], CPU[-1]))
+
+    for _ in range(repeat):
+        one("edit", "edit_noop")
+        if not monitor:
+            continue
+        mon = _Monitor(root)
+        try:
+            served = _await_worker(root)
+            run(doit, root)  # leaves the mark
+            one("edit_monitor", "edit_monitor_noop")
+            if _await_worker(root) != served + 1:
+                raise SystemExit("the warm compile worker did not cook the edited source")
+        finally:
+            mon.stop()
+            import shutil
+
+            shutil.rmtree(os.path.join(root, "cache", "monitor"), ignore_errors=True)
+    out: dict = {}
+    for key, got in runs.items():
+        out[key] = statistics.median(w for w, _ in got)
+        out[key + "_cpu"] = statistics.median(c for _, c in got)
+    return out
+
+
+def _await_worker(root: str) -> int:
+    """How many cooks the warm compile worker of the monitor running in *root* served, once it
+    listens (waited for, generously bounded)."""
+    from veduta.cook.warm import status
+
+    end = time.monotonic() + 120
+    while not (got := status(os.path.join(root, "cache")))["running"]:
+        if time.monotonic() > end:
+            raise SystemExit("the monitor's warm compile worker did not start")
+        time.sleep(0.05)
+    return got["served"]
 
 
 def bench_first_memory(root: str, jobs: int) -> dict:
@@ -133,6 +170,20 @@ def bench_single_model(count: int = 256, rounds: int = 5) -> dict:
 #: The rows of this module's figures in the side-by-side table: label, figure, its floor, goal.
 ROWS = (
     ("one edited source, `doit cook`", "edit", "edit_noop", "of the no-op", "<= 1.25"),
+    (
+        "one edited source, `veduta watch --monitor` running",
+        "edit_monitor",
+        "edit_monitor_noop",
+        "of the no-op with the monitor running",
+        "<= 1.25",
+    ),
+    (
+        "one edited source, `veduta watch --monitor` running",
+        "edit_monitor",
+        "edit_noop",
+        "of the no-op without it",
+        "<= 1.25",
+    ),
     (
         "first cook peak memory, process tree (Pss), `doit -n J cook`",
         "first_tree_kib",

@@ -526,15 +526,17 @@ def finish_edits(project: Project) -> dict[str, Any] | None:
 
 def monitor_status(project: Project) -> dict[str, Any]:
     """Whether a file-system monitor (``veduta watch --monitor``) runs for the game and whether the
-    next cook can trust its journal: ``{"running", "pid", "trusted", "marked", "journal"}``."""
+    next cook can trust its journal: ``{"running", "pid", "trusted", "marked", "journal", "worker"}``
+    (*worker*: its warm compile worker, ``{"running", "pid", "served", "socket"}``)."""
     from veduta.tools.monitor import monitor_status as run
 
     return run(project)
 
 
-def run_monitor(project: Project, should_stop=None, ready=None) -> dict[str, Any]:
+def run_monitor(project: Project, should_stop=None, ready=None, worker: bool = True) -> dict[str, Any]:
     """Run the file-system monitor of the game until *should_stop()* or Ctrl-C (docs/cooking.md,
-    "The file-system monitor"); *ready(status)* once every folder is watched."""
+    "The file-system monitor"); *ready(status)* once every folder is watched.  With *worker*, it
+    keeps a warm compile worker too (docs/cooking.md, "The warm compile worker")."""
     from veduta.tools.monitor import run_monitor as run
 
-    return run(project, should_stop or (lambda: False), ready)
+    return run(project, should_stop or (lambda: False), ready, worker=worker)

@@ -23,9 +23,13 @@ import sys
 import threading
 from typing import TYPE_CHECKING
 
+from veduta.cook.run import MONITOR_FOLDER
+
 if TYPE_CHECKING:  # (imported where a pool starts: a run with nothing stale, or with fewer
     # than MIN_SOURCES, imports neither multiprocessing nor concurrent.futures)
     from concurrent.futures import Future, ProcessPoolExecutor
+
+    from veduta.cook.warm import Warm
 
 #: Sources per batch sent to a worker (enough to amortise numpy's per-call cost, small
 #: enough that the first results come soon and the last batches balance).
@@ -178,8 +182,9 @@ def pool_context():
     return multiprocessing.get_context("spawn")
 
 
-#: The pool of the run in progress in this process (set by the cook's task creation).
-CURRENT: Ahead | None = None
+#: The pool of the run in progress in this process (set by the cook's task creation), or the
+#: warm compile worker its few stale sources were sent to.
+CURRENT: Ahead | Warm | None = None
 
 
 def take(rel: str) -> dict | None:
@@ -194,12 +199,21 @@ def lost(rel: str) -> bool:
     return ahead is not None and rel in ahead.lost
 
 
-def begin(jobs: list[tuple], workers: int) -> Ahead | None:
-    """Start cooking *jobs* ahead in *workers* processes (None: too few to be worth a pool)."""
+def begin(jobs: list[tuple], workers: int) -> Ahead | Warm | None:
+    """Start cooking *jobs* ahead in *workers* processes.  Too few to be worth a pool: sent to
+    the warm compile worker of ``veduta watch --monitor`` when one runs this process's code
+    (veduta/cook/warm.py), else None (the actions cook them)."""
     global CURRENT
     end()
-    if workers < 1 or len(jobs) < MIN_SOURCES:
+    if workers < 1 or not jobs:
         return None
+    if len(jobs) < MIN_SOURCES:
+        if not os.path.isdir(os.path.join(jobs[0][4], MONITOR_FOLDER)):  # (no monitor ever ran)
+            return None
+        from veduta.cook.warm import begin as warm_begin
+
+        CURRENT = warm_begin(jobs)
+        return CURRENT
     CURRENT = Ahead(jobs, workers)
     CURRENT.start()
     return CURRENT
@@ -240,7 +254,7 @@ class Feed:
         else:
             self.ahead.add(batch)
 
-    def finish(self) -> Ahead | None:
+    def finish(self) -> Ahead | Warm | None:
         """Hand on what is left: the pool of the run (None: too few sources to be worth one)."""
         if self.ahead is None:
             return begin([tuple(j) for j in self.jobs], self.workers)

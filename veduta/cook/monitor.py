@@ -491,11 +491,15 @@ class Monitor:
         if self._size > self.max_journal:
             self._start_journal()  # a new id: the next cook checks every source once
 
-    def run(self, should_stop=lambda: False, poll: float = 0.5) -> None:
+    def run(self, should_stop=lambda: False, poll: float = 0.5, tick=None) -> None:
+        """Journal what inotify reports until *should_stop()*; *tick()* after each wait (the
+        warm compile worker's keeper: started again when it ended)."""
         while not should_stop():
             events = self.ino.read(poll)
             if events:
                 self.handle(events)
+            if tick is not None:
+                tick()
 
     def close(self) -> None:
         """Stop: the state file goes (cooks stop asking), then the journal."""

@@ -11,20 +11,26 @@ from veduta.base.project import Project
 
 def monitor_status(project: Project) -> dict:
     """Whether a monitor runs for *project*, and whether the next cook can trust it:
-    ``{"running", "pid", "trusted", "marked", "journal"}`` (*trusted*: no link in the watched
-    folders; *marked*: a complete cook left its mark, so the next no-op cook stats nothing)."""
+    ``{"running", "pid", "trusted", "marked", "journal", "worker"}`` (*trusted*: no link in the
+    watched folders; *marked*: a complete cook left its mark, so the next no-op cook stats nothing;
+    *worker*: its warm compile worker, ``{"running", "pid", "served", "socket"}``)."""
     from veduta.cook.monitor import status
+    from veduta.cook.warm import status as worker_status
 
-    return status(project.cache)
+    return {**status(project.cache), "worker": worker_status(project.cache)}
 
 
 def run_monitor(
-    project: Project, should_stop: Callable[[], bool] = lambda: False, ready: Callable[[dict], None] | None = None
+    project: Project,
+    should_stop: Callable[[], bool] = lambda: False,
+    ready: Callable[[dict], None] | None = None,
+    worker: bool = True,
 ) -> dict:
     """Watch *project*'s assets and cooked folders and keep the journal until *should_stop()*
     (checked twice a second) or KeyboardInterrupt; *ready* is called with the status once every
-    folder is watched.  Returns the last status.  Another running monitor of the same game, or a
-    system without inotify, is a :class:`~veduta.base.errors.UsageError`."""
+    folder is watched.  With *worker*, a warm compile worker is kept as a child process
+    (veduta/cook/warm.py), started again whenever it ends.  Returns the last status.  Another
+    running monitor of the same game, or a system without inotify, is a :class:`~veduta.base.errors.UsageError`."""
     from veduta.cook.monitor import Monitor, MonitorUnavailable, status
 
     project.need_assets()
@@ -37,16 +43,25 @@ def run_monitor(
         mon = Monitor(project.assets, project.cooked, project.cache)
     except MonitorUnavailable as exc:
         raise UsageError(f"{exc}; cooks check every source by its signatures") from None
+    keeper = None
+    if worker:
+        from veduta.cook.warm import Keeper
+
+        keeper = Keeper(project.assets, project.cooked, project.cache)
     try:
         mon.start()
+        if keeper is not None:
+            keeper.tend()
         if ready is not None:
             ready(status(project.cache))
         try:
-            mon.run(should_stop)
+            mon.run(should_stop, tick=keeper.tend if keeper is not None else None)
         except KeyboardInterrupt:
             pass
         return {**status(project.cache), "watched_folders": len(mon.dirs)}
     finally:
+        if keeper is not None:
+            keeper.stop()
         mon.close()
 
 

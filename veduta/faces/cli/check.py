@@ -105,8 +105,10 @@ def cmd_watch(args) -> int:
         return monitor_status(_project(args), args.json)
     if args.json:
         return tell(True, "--json goes with --status (watch --monitor and watch print progress lines)", 2)
+    if args.no_worker and not args.monitor:
+        return tell(True, "--no-worker goes with --monitor", 2)
     if args.monitor:
-        return monitor(_project(args))
+        return monitor(_project(args), worker=not args.no_worker)
     fmt = args.format or default_format()
     return watch(_project(args), jobs=args.jobs, fmt=fmt, debounce_ms=args.debounce)
 
@@ -150,6 +152,12 @@ def add_tool_commands(sub) -> None:
         action="store_true",
         help="cook nothing: keep a journal of changed files, so that a no-op doit cook or veduta cook "
         "stats no source (docs/cooking.md, The file-system monitor)",
+    )
+    t.add_argument(
+        "--no-worker",
+        action="store_true",
+        help="with --monitor: keep no warm compile worker (cooks of a few edited sources then import "
+        "the compilers themselves; docs/cooking.md, The warm compile worker)",
     )
     t.add_argument("--status", action="store_true", help="whether a monitor runs and the next cook can trust it")
     t.add_argument("--json", action="store_true", help="with --status: the status as one JSON object")

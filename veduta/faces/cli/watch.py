@@ -132,11 +132,17 @@ def monitor_status(project: Project, as_json: bool) -> int:
             else "not trusted (a symbolic link in the watched folders): cooks stat every source"
         )
         print(f"watch: a monitor runs (pid {got['pid']}): {trust}")
+        w = got.get("worker") or {}
+        if w.get("running"):
+            print(f"watch: its warm compile worker runs (pid {w['pid']}, {w['served']} cooks served)")
+        else:
+            print("watch: no warm compile worker runs (cooks of a few sources import the compilers themselves)")
     return 0 if got["running"] else 1
 
 
-def monitor(project: Project) -> int:
-    """``veduta watch --monitor``: keep the journal until Ctrl-C or SIGTERM (exit 0)."""
+def monitor(project: Project, worker: bool = True) -> int:
+    """``veduta watch --monitor``: keep the journal (and, unless not *worker*, the warm compile
+    worker) until Ctrl-C or SIGTERM (exit 0)."""
     import signal
 
     from veduta import api
@@ -157,6 +163,6 @@ def monitor(project: Project) -> int:
         )
         say(f"monitoring {project.assets}/ for cooks{how}; Ctrl-C stops")
 
-    api.run_monitor(project, lambda: bool(stop), ready)
+    api.run_monitor(project, lambda: bool(stop), ready, worker=worker)
     say("monitor stopped")
     return 0
