@@ -340,3 +340,37 @@ def test_journal_unit(tmp_path):
     found = journal.recover(str(assets), str(cache))
     assert found is not None and "cannot be read" in found["error"]
     assert (cache / (journal.JOURNAL + ".bad")).exists() and not (cache / journal.JOURNAL).exists()
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"path": "../../elsewhere/pwned.txt", "old": None, "new": "written\n"},
+        {"path": "/tmp/pwned-abs.txt", "old": None, "new": "written\n"},
+        {"path": "models/./../../elsewhere/pwned.txt", "old": None, "new": "written\n"},
+        {"path": "link/pwned.txt", "old": None, "new": "written\n"},  # a folder linked out of assets
+        {"path": "../../elsewhere/victim.txt", "old": "keep me\n", "new": None},
+        {"path": "models/new.vmodel", "old": None, "new": "{}", "mode": 0o4777},
+        {"path": 7, "old": None, "new": "x"},
+    ],
+)
+def test_a_journal_that_leads_out_of_the_assets_folder_writes_nothing(sample, entry):
+    """A journal comes from the cache folder, which a cloned repository can hold: one naming a
+    file outside the assets folder (``..``, an absolute path, a linked folder) or odd permission
+    bits is refused whole and kept aside, before any command or cook; no file anywhere changes."""
+    elsewhere = Path(sample.root).resolve().parent / "elsewhere"
+    elsewhere.mkdir(exist_ok=True)
+    (elsewhere / "victim.txt").write_text("keep me\n")
+    os.symlink(elsewhere, Path(sample.assets) / "link")
+    before = sources(sample)
+    fine = {"path": "models/oak.vmodel", "old": before["models/oak.vmodel"].decode(), "new": "{}"}
+    doc = {"format": "veduta-edits/1", "what": "rename of material bark to wood", "changes": [fine, entry]}
+    journal = Path(sample.cache) / "edits.journal"
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.write_text(json.dumps(doc))
+    out = veduta("deps", "bark", cwd=sample.root)
+    assert f"{journal} cannot be read (" in out.stderr and "kept as" in out.stderr, out.stderr
+    assert sorted(os.listdir(elsewhere)) == ["victim.txt"] and (elsewhere / "victim.txt").read_text() == "keep me\n"
+    assert not Path("/tmp/pwned-abs.txt").exists()
+    assert sources(sample) == before  # not even the entry that was fine is written
+    assert not journal.exists() and Path(str(journal) + ".bad").exists()

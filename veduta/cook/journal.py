@@ -63,6 +63,26 @@ def _path(assets: str, rel: str) -> str:
     return os.path.join(assets, *rel.split("/"))
 
 
+def _checked(assets: str, rel: Any, mode: Any) -> dict[str, Any]:
+    """*rel* and *mode* of a journal's entry, if they are what :func:`write_set` writes: a
+    relative path of plain names under the assets folder that stays there once symbolic links
+    are followed, and permission bits.  A journal comes from the cache folder, which a cloned
+    repository may hold: anything else is refused (ValueError), so that no journal writes or
+    removes a file outside the assets folder."""
+    if not isinstance(rel, str) or not rel or "\0" in rel:
+        raise ValueError(f"path {rel!r} is not a path under the assets folder")
+    parts = rel.split("/")
+    if any(p in ("", ".", "..") for p in parts) or os.path.isabs(rel):
+        raise ValueError(f"path {rel!r} is not a path under the assets folder")
+    root = os.path.realpath(assets)
+    real = os.path.realpath(_path(assets, rel))
+    if os.path.commonpath([root, real]) != root or real == root:
+        raise ValueError(f"path {rel!r} leads out of the assets folder")
+    if mode is not None and (type(mode) is not int or not 0 <= mode <= 0o777):
+        raise ValueError(f"mode {mode!r} of {rel!r} is not permission bits")
+    return {"rel": rel, "mode": mode}
+
+
 def _read(path: str) -> bytes | None:
     from veduta.base.fsutil import read_regular
 
@@ -183,7 +203,10 @@ def recover(assets: str, cache: str) -> dict[str, Any] | None:
         doc = json.loads(raw)
         if doc.get("format") != _FORMAT:
             raise ValueError(f"format {doc.get('format')!r}")
-        changes = [Change(str(c["path"]), _bytes(c["old"]), _bytes(c["new"]), c.get("mode")) for c in doc["changes"]]
+        changes = [
+            Change(**_checked(assets, c["path"], c.get("mode")), old=_bytes(c["old"]), new=_bytes(c["new"]))
+            for c in doc["changes"]
+        ]
         what = str(doc.get("what", "an edit"))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         os.replace(journal, journal + ".bad")
