@@ -682,3 +682,29 @@ def test_two_writes_of_one_source_at_once_take_turns(sample_game):
     (second,) = set(texts) - {first}
     assert olds[second] == [first] * 3, olds  # changed from what the first wrote
     assert (sample_game / "assets/models/crate.vmodel").read_text() == texts[second]
+
+
+def test_world_edits_answer_by_their_output_schema(sample_game):
+    """world_place at a given cell (searched is null) and world_terrain that leaves places in water
+    (their names) answer with their result, not a schema error after the edit was written."""
+    shutil.copytree(sample_game, sample_game.parent / "twin")
+
+    async def body(s):
+        place = await s.call_tool("world_place", {"world": "valley", "name": "w2", "prefab": "well", "cell": [-40, 20]})
+        sea = await s.call_tool(
+            "world_terrain", {"world": "valley", "name": "flood", "kind": "lake", "cell": [-66, 4], "radius": 40}
+        )
+        return place, sea
+
+    place, sea = serve(sample_game, body)
+    assert not place.is_error and not sea.is_error, (text_of(place), text_of(sea))
+    assert place.structured_content["searched"] is None and place.structured_content["written"] is True
+    wet = sea.structured_content["places_in_water"]
+    assert wet and all(isinstance(n, str) for n in wet)
+    twin = sample_game.parent / "twin"
+    cli_place = cli_json(twin, "world", "place", "valley", "w2", "well", "--cell=-40,20")
+    cli_sea = cli_json(twin, "world", "terrain", "valley", "flood", "--kind", "lake", "--cell=-66,4", "--radius", "40")
+    assert place.structured_content["cell"] == cli_place["cell"] and wet == cli_sea["places_in_water"]
+    assert (sample_game / "assets/worlds/valley.vworld").read_bytes() == (
+        twin / "assets/worlds/valley.vworld"
+    ).read_bytes()

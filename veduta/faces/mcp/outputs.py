@@ -247,14 +247,14 @@ class WorldPlace(_Edit):
     biome: str | None
     changes: list[Obj]
     warnings: list[Obj]
-    searched: NotRequired[int]
+    searched: Annotated[int | None, Field(description="cells tried from near; null when cell was given")]
     near: NotRequired[list[int]]
 
 
 class WorldTerrain(_Edit):
     before: Obj
     after: Obj
-    places_in_water: list[Obj]
+    places_in_water: Annotated[list[str], Field(description="the name of every place in water after the edit")]
 
 
 class WorldVegetation(_Edit):
