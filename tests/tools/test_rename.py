@@ -189,6 +189,17 @@ def test_a_source_broken_before_stays_as_broken(sample):
     assert api.check(sample, ["models/tree.vmodel"])["errors"] == 1
 
 
+def test_a_source_saved_with_a_byte_order_mark_refuses_the_rename(sample):
+    """A source the cook cannot read for its byte-order mark (as some editors save) hides its
+    references from the graph: a rename would leave "bark" behind in it, so it is refused."""
+    valley = Path(sample.source_path("worlds/valley.vworld"))
+    valley.write_bytes(b"\xef\xbb\xbf" + valley.read_bytes())
+    before = sources(sample)
+    with pytest.raises(VedutaError, match=r'these sources hold "bark" but are not valid JSON.*valley.vworld'):
+        api.rename(sample, "material", "bark", "wood")
+    assert sources(sample) == before
+
+
 def test_cli_and_json(sample):
     out = veduta("rename", "material", "bark", "wood", "--dry-run")
     assert out.returncode == 0, out.stderr

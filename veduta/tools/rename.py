@@ -204,6 +204,10 @@ def _read(project: Project, rel: str) -> bytes:
 
 
 def _is_json(data: bytes) -> bool:
+    """Whether the cook reads *data* as JSON: json.loads takes a UTF-8 byte-order mark, the cook
+    does not (and so the reference graph does not see such a source's references)."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        return False
     try:
         json.loads(data)
         return True
