@@ -207,6 +207,14 @@ def test_names_paths_and_mistakes(sample):
     assert api.deps(sample, "models/crate.vmodel")["asset"]["kind"] == "model"
     png = api.deps(sample, "textures/crate.png", reverse=True)
     assert [r["from"]["name"] for r in png["references"]] == ["crate"]
+    for spelled in ("./textures/crate.png", "textures//crate.png", "textures/../textures/crate.png"):
+        assert api.deps(sample, spelled, reverse=True) == png, spelled  # one PNG, however written
+    outside = Path(sample.root).resolve().parent / "outside.png"
+    outside.write_bytes(b"not looked at")
+    for out_of_assets in ("../../outside.png", "../../nothing.png", str(outside)):
+        # refused alike whether the file exists out there or not (no oracle over MCP)
+        with pytest.raises(UsageError, match=r"is not a path under .*assets/$"):
+            api.deps(sample, out_of_assets)
     assert api.deps(sample, "crate", kind="texture")["asset"]["kind"] == "texture"
     said = r'"crate" names a model and a texture; say which kind \(model or texture: --kind, or the tool\'s kind\)'
     with pytest.raises(UsageError, match=said):

@@ -148,6 +148,19 @@ def _sort_key(node: Node) -> tuple[int, str]:
     return _KIND_ORDER.get(node[0], len(_KIND_ORDER)), node[1]
 
 
+def _under_assets(project: Project, path: str) -> str:
+    """*path* as the graph names it (``./a``, ``a//b`` and ``a/../b`` written plainly); a path
+    that leads out of the assets folder is refused, without looking whether it exists there."""
+    import posixpath
+
+    from veduta.base.errors import UsageError
+
+    plain = posixpath.normpath(path.replace(os.sep, "/")) if path else path
+    if not plain or plain == "." or plain.startswith("../") or plain == ".." or posixpath.isabs(plain):
+        raise UsageError(f"{path!r} is not a path under {project.assets}/")
+    return plain
+
+
 def _find(project: Project, graph: RefGraph, name: str, kind: str | None) -> Node:
     """The node named *name* (a name, a source path or a PNG path), of *kind* when given."""
     from veduta.base.errors import UsageError
@@ -155,6 +168,7 @@ def _find(project: Project, graph: RefGraph, name: str, kind: str | None) -> Nod
 
     k = kind_of(name)
     if "/" in name or k is not None or name.endswith(".png"):  # a path under the assets folder
+        name = _under_assets(project, name)
         if name.endswith(".png") and kind in (None, IMAGE):
             if _source(graph, (IMAGE, name)) is None and not graph.users(IMAGE, name):
                 raise UsageError(f"no PNG {name} under {project.assets}/ and no texture names it")
