@@ -310,6 +310,27 @@ def test_interrupted_then_changed_by_hand(sample):
     assert 'material "bark" does not exist' in out.stdout  # what is left is a missing reference, found
 
 
+def test_a_file_saved_while_the_rename_writes_keeps_the_save(sample):
+    """A user's save to a file of the set, made while the rename writes the others, is not
+    overwritten: the rename stops, puts back what it wrote, and says which file kept the save."""
+    before = sources(sample)
+    proc = _start(pause="20")
+    try:
+        assert _wait_writes(proc, 1) == USERS[:1]
+        second = Path(sample.source_path(USERS[1]))
+        saved = before[USERS[1]].replace(b'"material": "bark"', b'"material": "bark" ', 1)
+        second.write_bytes(saved)  # the artist saves while the rename pauses after its first write
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 1, (out, err)
+    assert f"{sample.source_path(USERS[1])} changed while rename of material bark to wood was being written" in err
+    assert second.read_bytes() == saved
+    assert sources(sample) == {**before, USERS[1]: saved}  # every other file as it was
+    assert not (Path(sample.cache) / "edits.journal").exists()
+
+
 def test_ctrl_c_puts_every_file_back(sample):
     before = sources(sample)
     proc = _start()

@@ -50,6 +50,10 @@ class Change:
     mode: int | None = None
 
 
+class _Changed(Exception):
+    """A file of the set no longer held its old bytes when its turn to be written came."""
+
+
 class EditSetError(Exception):
     """A set could not be written; every file is as it was (the message says why)."""
 
@@ -163,25 +167,37 @@ def write_set(assets: str, cache: str, changes: list[Change], what: str) -> None
     except OSError as exc:
         raise EditSetError(f"cannot write the journal {journal}: {exc.strerror or exc}; nothing was written") from None
     done: list[Change] = []
+    kept: list[str] = []
     try:
         for c in changes:
+            if _read(_path(assets, c.rel)) != c.old:  # saved by someone while the set was written
+                raise _Changed(_path(assets, c.rel))
             _put(assets, c, c.new)
             done.append(c)
             _pause(c.rel)
     except BaseException as exc:  # an error or Ctrl-C: put back what was written, then say why
         try:
             for c in reversed(done):
-                _put(assets, c, c.old)
+                if _read(_path(assets, c.rel)) == c.new:
+                    _put(assets, c, c.old)
+                else:  # changed since it was written: the user's edit stays
+                    kept.append(_path(assets, c.rel))
         except OSError:
             raise EditSetError(
                 f"writing {what} failed ({exc}) and so did putting the files back; the next "
                 f"veduta command completes it from {journal}"
             ) from None
         os.unlink(journal)
+        also = f" ({', '.join(kept)} changed since it was written, and keeps that change)" if kept else ""
+        if isinstance(exc, _Changed):
+            raise EditSetError(
+                f"{exc} changed while {what} was being written, and keeps that change; every file "
+                f"was put back as it was{also} (run it again)"
+            ) from None
         if isinstance(exc, OSError):
             raise EditSetError(
                 f"cannot write {getattr(exc, 'filename', '') or 'a file'}: "
-                f"{exc.strerror or exc}; every file was put back as it was"
+                f"{exc.strerror or exc}; every file was put back as it was{also}"
             ) from None
         raise
     os.unlink(journal)
