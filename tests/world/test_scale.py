@@ -739,6 +739,21 @@ def test_all_views_summary_and_file_hold_every_view_as_one_at_a_time(tmp_path, m
         assert plain["views"] == named and "all_views" not in plain and "views_file" not in plain
 
 
+def test_a_camera_loading_many_chunks_counts_fewer_views_a_batch(monkeypatch):
+    """A batch of chunk_views holds at most about SWEEP_PAIRS (view, thing) pairs (a large view
+    over dense flora made batches of 1,024 views x every thing of hundreds of chunks: gigabytes):
+    batches shrink, the views do not change."""
+    from tests.world.test_draw import MODELS
+
+    name, gen, camera = next(iter(_views_worlds(extent=5)))
+    e, c = gen.p.extent, gen.p.chunk
+    whole = [v for cols in D.Drawer(gen, MODELS, camera).chunk_views(True) for v in cols.dicts()]
+    monkeypatch.setattr(D, "SWEEP_PAIRS", 1)  # one view a batch, whatever the things
+    batches = list(D.Drawer(gen, MODELS, camera).chunk_views(True))
+    assert {len(b.dicts()) for b in batches} == {1} and len(batches) == (2 * e) ** 2, name
+    assert [v for cols in batches for v in cols.dicts()] == whole
+
+
 @pytest.mark.parametrize("kept", [True, False])
 def test_chunk_views_in_one_pass_equal_views(kept, monkeypatch):
     """Drawer.chunk_views (the one pass of --all) gives, view for view, what Drawer.views gives

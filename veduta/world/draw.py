@@ -63,6 +63,12 @@ MAYBE_MARGIN = 1e-3
 SWEEP_ROWS = 4
 #: views counted together by Drawer.chunk_views (of SWEEP_ROWS rows of chunks)
 SWEEP_BATCH = 1024
+#: at most this many (view, chunk or thing it may load) pairs in one batch of
+#: Drawer.chunk_views, counting each of a view's slots as the most things a loaded chunk holds:
+#: a camera that loads many chunks (a large ``view``) over dense flora counts fewer views at a
+#: time, so that a batch's memory stays bounded whatever the world (the sample valley's
+#: batches stay SWEEP_BATCH)
+SWEEP_PAIRS = 1 << 22
 #: metres: a chunk's things are all outside (inside) a plane of a view's volume when the bound of
 #: their spheres is beyond it by this much (far more than a float's error there)
 SURE = 1e-6
@@ -1901,9 +1907,11 @@ class Drawer:
                     z0 = -e + b * SWEEP_ROWS
                     blocks[b] = self.block(bx0, z0, side, min(SWEEP_ROWS, e - z0))
             loaded, centre = self._rows(blocks, lo, hi)
+            most = int(loaded.counts.max()) if len(loaded.counts) else 0
+            batch = max(1, min(SWEEP_BATCH, SWEEP_PAIRS // ((2 * reach + 1) ** 2 * (1 + most))))
             rows, cols = (q.ravel() for q in np.meshgrid(np.arange(za, zb), np.arange(fx0, fx1), indexing="ij"))
-            for a in range(0, len(rows), SWEEP_BATCH):
-                czs, cxs = rows[a : a + SWEEP_BATCH], cols[a : a + SWEEP_BATCH]
+            for a in range(0, len(rows), batch):
+                czs, cxs = rows[a : a + batch], cols[a : a + batch]
                 xs, zs = cxs * c + c // 2, czs * c + c // 2
                 ox, oz, ccx, ccz, inside = self._slots(xs, zs, kept)
                 loaded.slot_chunk = np.where(inside, (ccz - lo) * side + (ccx - bx0), -1)
