@@ -746,7 +746,7 @@ def test_a_camera_loading_many_chunks_counts_fewer_views_a_batch(monkeypatch):
     from tests.world.test_draw import MODELS
 
     name, gen, camera = next(iter(_views_worlds(extent=5)))
-    e, c = gen.p.extent, gen.p.chunk
+    e = gen.p.extent
     whole = [v for cols in D.Drawer(gen, MODELS, camera).chunk_views(True) for v in cols.dicts()]
     monkeypatch.setattr(D, "SWEEP_PAIRS", 1)  # one view a batch, whatever the things
     batches = list(D.Drawer(gen, MODELS, camera).chunk_views(True))
