@@ -67,6 +67,12 @@ def _path(assets: str, rel: str) -> str:
     return os.path.join(assets, *rel.split("/"))
 
 
+def _q(value: Any) -> str:
+    from veduta.base.errors import quote
+
+    return quote(value if isinstance(value, str) else repr(value))
+
+
 def _checked(assets: str, rel: Any, mode: Any) -> dict[str, Any]:
     """*rel* and *mode* of a journal's entry, if they are what :func:`write_set` writes: a
     relative path of plain names under the assets folder that stays there once symbolic links
@@ -74,16 +80,16 @@ def _checked(assets: str, rel: Any, mode: Any) -> dict[str, Any]:
     repository may hold: anything else is refused (ValueError), so that no journal writes or
     removes a file outside the assets folder."""
     if not isinstance(rel, str) or not rel or "\0" in rel:
-        raise ValueError(f"path {rel!r} is not a path under the assets folder")
+        raise ValueError(f"path {_q(rel)} is not a path under the assets folder")
     parts = rel.split("/")
     if any(p in ("", ".", "..") for p in parts) or os.path.isabs(rel):
-        raise ValueError(f"path {rel!r} is not a path under the assets folder")
+        raise ValueError(f"path {_q(rel)} is not a path under the assets folder")
     root = os.path.realpath(assets)
     real = os.path.realpath(_path(assets, rel))
     if os.path.commonpath([root, real]) != root or real == root:
-        raise ValueError(f"path {rel!r} leads out of the assets folder")
+        raise ValueError(f"path {_q(rel)} leads out of the assets folder")
     if mode is not None and (type(mode) is not int or not 0 <= mode <= 0o777):
-        raise ValueError(f"mode {mode!r} of {rel!r} is not permission bits")
+        raise ValueError(f"mode {_q(mode)} of {_q(rel)} is not permission bits")
     return {"rel": rel, "mode": mode}
 
 

@@ -153,11 +153,11 @@ def _under_assets(project: Project, path: str) -> str:
     that leads out of the assets folder is refused, without looking whether it exists there."""
     import posixpath
 
-    from veduta.base.errors import UsageError
+    from veduta.base.errors import UsageError, quote
 
     plain = posixpath.normpath(path.replace(os.sep, "/")) if path else path
     if not plain or plain == "." or plain.startswith("../") or plain == ".." or posixpath.isabs(plain):
-        raise UsageError(f"{path!r} is not a path under {project.assets}/")
+        raise UsageError(f"{quote(path)} is not a path under {project.assets}/")
     return plain
 
 
