@@ -25,30 +25,50 @@ _CONTROLS = {i: f"\\x{i:02x}" for i in range(32)} | {9: "\\t", 10: "\\n", 13: "\
 #: them) and Unicode's line and paragraph separators, which str.splitlines() and editors split at
 _LINE_BREAKERS = _CONTROLS | {i: f"\\x{i:02x}" for i in range(0x80, 0xA0)} | {0x2028: "\\u2028", 0x2029: "\\u2029"}
 
+#: Unicode's format characters (category Cf, as of Unicode 15.1): invisible, yet they change how a
+#: line shows: U+202E (right-to-left override) and U+2066-2069 (isolates) reorder the text after
+#: them (a file name ``x\u202egpj.vmodel`` shows as ``xlmodv.jpg``), U+200B (zero-width space)
+#: and U+FEFF (a byte-order mark) make two different names look the same. A message shows them
+#: as ``\u202e`` (``\U000e0001`` beyond the BMP); tests/base/test_errors.py checks the list
+#: against the running Python's unicodedata.
+_FORMAT_RANGES = (
+    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F),
+    (0x0890, 0x0891), (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x2064), (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0001, 0xE0001), (0xE0020, 0xE007F),
+)  # fmt: skip
+_SHOWN = _LINE_BREAKERS | {
+    i: f"\\u{i:04x}" if i < 0x10000 else f"\\U{i:08x}" for lo, hi in _FORMAT_RANGES for i in range(lo, hi + 1)
+}
+
 
 def shown_path(path: str) -> str:
     """*path* as a line of text shows it (``file:line:col: ...`` of a diagnostic): every character
     that could end or rewrite the line escaped (``a\\nb.vmodel``), so that one problem is one line
-    and no file name can smuggle a line of its own into a CI log (``::error ...::``). The rest of
+    and no file name can smuggle a line of its own into a CI log (``::error ...::``), nor reorder
+    or hide part of it (a right-to-left override, a zero-width space: ``\\u202e``). The rest of
     the name, and every ``--format json`` field, is as the file system has it."""
-    return path.translate(_LINE_BREAKERS)
+    return path.translate(_SHOWN)
 
 
 def quote(text: str) -> str:
-    """*text* in double quotes for a message, control characters escaped (``"a\x00b"``); a long
+    """*text* in double quotes for a message, control characters and Unicode's format characters
+    escaped (``"a\\x00b"``, ``"a\\u202eb"``: a right-to-left override would reorder the rest of
+    the line, a zero-width space hide a difference); a long
     one as its first characters and its length: ``"xxxx..." (5000000 characters)``. A message
     never echoes a huge value whole."""
     if len(text) <= QUOTE_CHARS:
-        return f'"{text.translate(_LINE_BREAKERS)}"'
-    return f'"{text[:QUOTE_CHARS].translate(_LINE_BREAKERS)}..." ({len(text)} characters)'
+        return f'"{text.translate(_SHOWN)}"'
+    return f'"{text[:QUOTE_CHARS].translate(_SHOWN)}..." ({len(text)} characters)'
 
 
 def clip(text: str, limit: int = QUOTE_CHARS) -> str:
-    """*text* if short, else its first characters and its length (no quotes); control characters
-    escaped, as :func:`quote` does."""
+    """*text* if short, else its first characters and its length (no quotes); control and format
+    characters escaped, as :func:`quote` does."""
     if len(text) <= limit:
-        return text.translate(_LINE_BREAKERS)
-    return f"{text[:limit].translate(_LINE_BREAKERS)}... ({len(text)} characters)"
+        return text.translate(_SHOWN)
+    return f"{text[:limit].translate(_SHOWN)}... ({len(text)} characters)"
 
 
 def clip_words(message: str, limit: int = 60) -> str:
