@@ -57,6 +57,7 @@ def source_text(project: Project, kind: str, name: str) -> str:
     from veduta.base.errors import VedutaError
     from veduta.base.kinds import kind_named
     from veduta.base.project import no_such_asset
+    from veduta.source import read_source
 
     kind_named(kind)
     src = project.find_source(kind, name)
@@ -64,9 +65,8 @@ def source_text(project: Project, kind: str, name: str) -> str:
         raise no_such_asset(project, kind, name)
     path = project.source_path(src.rel)
     try:
-        with open(path, "rb") as f:
-            return f.read().decode("utf-8", "replace")
-    except OSError as exc:
+        return read_source(path, kind)[0].decode("utf-8", "replace")
+    except OSError as exc:  # (too large for its kind: from one stat, unread)
         raise VedutaError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 

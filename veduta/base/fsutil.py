@@ -203,10 +203,11 @@ class NotARegularFile(FileProblem):
 
 
 class TooLarge(FileProblem):
-    """A file or cache object larger than the reader's limit, refused before it is read."""
+    """A file or cache object larger than the reader's limit, refused before it is read; *what* the
+    limit is of (``a cooked file``, ``a model source``)."""
 
-    def __init__(self, path: str, size: int, limit: int):
-        super().__init__(path, f"too large ({size:,} bytes; a cooked file is at most {limit:,})")
+    def __init__(self, path: str, size: int, limit: int, what: str = "a cooked file"):
+        super().__init__(path, f"too large ({size:,} bytes; {what} is at most {limit:,})")
         self.size = size
         self.limit = limit
 
@@ -227,9 +228,9 @@ def _open_regular(path: str) -> tuple[int, os.stat_result]:
     return fd, st
 
 
-def _read_fd(fd: int, st: os.stat_result, limit: int | None, path: str) -> bytes:
+def _read_fd(fd: int, st: os.stat_result, limit: int | None, path: str, what: str = "a cooked file") -> bytes:
     if limit is not None and st.st_size > limit:
-        raise TooLarge(path, st.st_size, limit)
+        raise TooLarge(path, st.st_size, limit, what)
     parts = []
     got = 0
     # os.read on the descriptor: a file object around it costs more than reading a small file
@@ -237,7 +238,7 @@ def _read_fd(fd: int, st: os.stat_result, limit: int | None, path: str) -> bytes
         parts.append(chunk)
         got += len(chunk)
         if limit is not None and got > limit:  # it grew past the limit while read
-            raise TooLarge(path, got, limit)
+            raise TooLarge(path, got, limit, what)
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
@@ -262,17 +263,23 @@ def read_regular(path: str, limit: int | None = None) -> tuple[bytes, os.stat_re
         os.close(fd)
 
 
-def read_bounded(path: str, limit: int | None = None) -> bytes:
+def read_bounded(path: str, limit: int | None = None, what: str = "a cooked file") -> bytes:
     """The bytes of regular file *path*, at most *limit* bytes; an :class:`OSError` whose
     ``strerror`` says why in words otherwise, never a hang or a traceback: missing or unreadable
     (the system's reason), a folder, FIFO, device or socket (:class:`NotARegularFile`, checked
     before reading), larger than *limit* (:class:`TooLarge`, checked before reading), a NUL in
     the path, or memory short of the size."""
+    return read_with_stat(path, limit, what)[0]
+
+
+def read_with_stat(path: str, limit: int | None = None, what: str = "a cooked file") -> tuple[bytes, os.stat_result]:
+    """:func:`read_bounded`, with the file's stat taken before reading (a signature of these
+    bytes even if the file is replaced meanwhile)."""
     if "\0" in path:
         raise FileProblem(path, "a file name cannot hold a NUL character")
     fd, st = _open_regular(path)
     try:
-        return _read_fd(fd, st, limit, path)
+        return _read_fd(fd, st, limit, path, what), st
     except MemoryError:
         raise FileProblem(path, f"not enough memory to read its {st.st_size:,} bytes") from None
     finally:

@@ -15,6 +15,9 @@ class Kind:
     spec: str  # "module:attribute" of the top-level field declaration (the JSON Schema's source)
     title: str  # what a source of this kind is, in a few words (schemas, docs, editors)
     batch_compiler: str = ""  # "module:function" compiling many sources at once, when the kind has one
+    #: the largest source of this kind any tool reads, in bytes (docs/authoring-tools.md, "Source
+    #: sizes"): a larger one is an error at its 1:1, told from one stat before a byte is read
+    max_bytes: int = 16 << 20
 
     @property
     def format(self) -> str:
@@ -31,6 +34,7 @@ KINDS: tuple[Kind, ...] = (
         "veduta.compile.model.source:TOP",
         "a model made of primitive parts",
         "veduta.compile.model.compile:compile_models",
+        max_bytes=16 << 20,
     ),
     Kind(
         "texture",
@@ -40,6 +44,7 @@ KINDS: tuple[Kind, ...] = (
         "veduta.compile.texture:compile_texture",
         "veduta.compile.texture:TOP",
         "a texture composited from layers, with an optional sprite grid and clips",
+        max_bytes=32 << 20,
     ),
     Kind(
         "material",
@@ -49,6 +54,7 @@ KINDS: tuple[Kind, ...] = (
         "veduta.compile.material:compile_material",
         "veduta.compile.material:TOP",
         "how a surface is drawn",
+        max_bytes=1 << 20,
     ),
     Kind(
         "scene",
@@ -58,6 +64,7 @@ KINDS: tuple[Kind, ...] = (
         "veduta.compile.scene:compile_scene",
         "veduta.compile.scene:TOP",
         "a camera, a light and entities",
+        max_bytes=32 << 20,
     ),
     Kind(
         "prefab",
@@ -67,6 +74,7 @@ KINDS: tuple[Kind, ...] = (
         "veduta.compile.prefab:compile_prefab",
         "veduta.compile.prefab:TOP",
         "a group of entities a world or map places together",
+        max_bytes=32 << 20,
     ),
     Kind(
         "world",
@@ -76,6 +84,7 @@ KINDS: tuple[Kind, ...] = (
         "veduta.compile.world:compile_world",
         "veduta.compile.world:TOP",
         "a procedural world: biomes, terrain, features, vegetation, structures",
+        max_bytes=64 << 20,
     ),
     Kind(
         "map",
@@ -85,6 +94,7 @@ KINDS: tuple[Kind, ...] = (
         "veduta.compile.tilemap:compile_map",
         "veduta.compile.tilemap:TOP",
         "a tile map: terrains, layers of cells and objects",
+        max_bytes=128 << 20,
     ),
 )
 

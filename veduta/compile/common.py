@@ -29,6 +29,7 @@ from veduta.base.names import NAME_RULE
 from veduta.base.project import canonical_path
 from veduta.compile import CompileContext
 from veduta.formats.scene import Camera, Entity, Light
+from veduta.source import too_large
 from veduta.source.diagnostics import Report
 from veduta.source.fields import (
     INVALID,
@@ -383,7 +384,7 @@ class Refs:
             data = None if rel is None else self.ctx.deps.get(rel)
         if rel is None:
             root = _MISSING
-        elif data is None:
+        elif data is None or too_large(data, kind) is not None:  # (its own cook says so)
             root = None
         else:
             root, _ = parse(data)

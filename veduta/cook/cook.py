@@ -18,7 +18,15 @@ from typing import TYPE_CHECKING
 
 from veduta import COMPILER_VERSION, TOOLCHAIN
 from veduta.base.errors import VdaError
-from veduta.base.fsutil import MAX_COOKED_BYTES, TEMP_SUFFIX_RE, atomic_write, outside, read_regular, remove_if_exists
+from veduta.base.fsutil import (
+    MAX_COOKED_BYTES,
+    TEMP_SUFFIX_RE,
+    TooLarge,
+    atomic_write,
+    outside,
+    read_regular,
+    remove_if_exists,
+)
 from veduta.base.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
 from veduta.base.project import AssetIndex
 from veduta.compile import CompileContext, watch_holds
@@ -67,6 +75,20 @@ def _read_with_sig(path: str, limit: int | None = None) -> tuple[bytes | None, o
     if got is None:
         return None, ()
     return got[0], sig(got[1])
+
+
+def _read_source(path: str, kind: str) -> tuple[bytes | None, object]:
+    """A source's bytes and its signature taken before reading (None, () when it cannot be read);
+    :class:`TooLarge` past its kind's limit (:func:`veduta.source.read_source`)."""
+    from veduta.source import read_source
+
+    try:
+        data, st = read_source(path, kind)
+    except TooLarge:
+        raise
+    except (OSError, MemoryError):
+        return None, ()
+    return data, sig(st)
 
 
 def cooked_meta(path: str, kind: str) -> tuple[Meta | None, object]:
@@ -185,7 +207,7 @@ def check_fresh(
     meta, csig = cooked_meta(cooked, kind)
     if meta is None or meta.compiler != COMPILER_VERSION or meta.source != rel or owed:
         return False, list(meta.deps) if meta else [], None, None
-    src, src_sig = _read_with_sig(os.path.join(assets, rel))
+    src, src_sig = _read_with_sig(os.path.join(assets, rel), BY_NAME[kind].max_bytes)  # (larger: the cook says so)
     if src is None:
         return False, list(meta.deps), None, None
     h, files = hash_inputs(rel, src, meta.deps, assets)
@@ -406,7 +428,14 @@ def _cook_steps(
     shown = shown or os.path.join(assets, rel)
     if index is None:
         index = get_index(assets)
-    src, src_sig = _read_with_sig(os.path.join(assets, rel))
+    try:
+        src, src_sig = _read_source(os.path.join(assets, rel), kind)
+    except TooLarge as exc:  # refused from its size alone, before a byte is read
+        from veduta.source.diagnostics import Diagnostic
+
+        remove_if_exists(cooked)
+        too = Diagnostic(shown, 1, 1, "$", exc.strerror or "")
+        return {"outcome": FAILED, "messages": [str(too)], "diagnostics": [too.to_json()], "entry": None}
     if src is None:
         remove_if_exists(cooked)
         return {"outcome": FAILED, "messages": [f"{shown}:1:1: $: cannot read the source"], "entry": None}

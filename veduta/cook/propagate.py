@@ -58,7 +58,7 @@ def affected(
                 continue
             data = texts.get(rel, b"")
             if rel not in texts:
-                data = texts[rel] = _read(os.path.join(assets, rel))
+                data = texts[rel] = _read(os.path.join(assets, rel), kind_of(rel))
             if data is None or not any(f'"{n}"'.encode() in data for _, n in names):
                 continue
             refs = [r for r in _references(assets, rel, data, index) if (r[0], r[1]) in names]
@@ -91,10 +91,12 @@ def _what(rel: str) -> str:
     return f'{k.name if k else "asset"} "{name_of(rel)}"'
 
 
-def _read(path: str) -> bytes | None:
+def _read(path: str, kind) -> bytes | None:
+    """A source's bytes; None when it cannot be read or is larger than its kind's limit (its own
+    cook says so)."""
     from veduta.base.fsutil import read_regular
 
-    got = read_regular(path)
+    got = read_regular(path, kind.max_bytes if kind is not None else None)
     return got[0] if got is not None else None
 
 

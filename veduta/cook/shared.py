@@ -28,6 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from veduta import COMPILER_VERSION
 from veduta.base.errors import VdaError
 from veduta.base.fsutil import atomic_write, read_regular
+from veduta.base.kinds import BY_NAME
 from veduta.container.chunks import MAGIC, read_chunks
 from veduta.container.meta import Meta, source_hash
 from veduta.cook import remote
@@ -146,7 +147,7 @@ class SharedCache:
     def _fetch_one(self, kind: str, rel: str, cooked: str, assets: str, index):
         if self.tier.down:
             return None
-        got = read_regular(os.path.join(assets, rel))  # never a FIFO's endless read
+        got = read_regular(os.path.join(assets, rel), BY_NAME[kind].max_bytes)  # never a FIFO's endless read
         if got is None:
             return None  # the cook says why
         src = got[0]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report, Reported
 from veduta.source.jsonpos import Node, Obj, parse, parse_fast
 
@@ -17,7 +19,59 @@ __all__ = [
     "load_fast",
     "NoProblems",
     "Reported",
+    "source_limit",
+    "too_large",
+    "read_source",
 ]
+
+
+def source_limit(kind: str) -> int:
+    """The largest source of *kind* (``model``, ...) any tool reads, in bytes (``Kind.max_bytes``;
+    docs/authoring-tools.md, "Source sizes")."""
+    from veduta.base.kinds import BY_NAME
+
+    return BY_NAME[kind].max_bytes
+
+
+def _what(kind: str) -> str:
+    return f"a {kind} source"
+
+
+def too_large(data: bytes | str, kind: str) -> str | None:
+    """Why source *data* of *kind* (bytes, or an editor's text) is not read: ``too large
+    (104,857,600 bytes; a model source is at most 16,777,216)``; None when it is within the
+    limit. The same words as :func:`read_source`'s refusal of a file that size."""
+    limit = source_limit(kind)
+    size = len(data)
+    if isinstance(data, str) and limit < 4 * size:  # a character is 1 to 4 bytes
+        size = len(data.encode("utf-8", "surrogatepass"))
+    return f"too large ({size:,} bytes; {_what(kind)} is at most {limit:,})" if size > limit else None
+
+
+def read_source(path: str, kind: str | None = None) -> tuple[bytes, os.stat_result]:
+    """The bytes of source file *path* of *kind* (by default the kind its suffix says) and its
+    stat taken before reading. An OSError
+    whose ``strerror`` says why otherwise (missing, unreadable, a FIFO or a folder in its place:
+    never waited on); one larger than :func:`source_limit` is
+    :class:`~veduta.base.fsutil.TooLarge` (``strerror``: :func:`too_large`'s words), raised after
+    one stat, before a byte is read. Every tool reads a source file through here (the cook,
+    check, deps, rename, report, the language server, the MCP and world tools)."""
+    from veduta.base.fsutil import read_with_stat
+    from veduta.base.kinds import BY_SUFFIX
+
+    if kind is None:
+        kind = BY_SUFFIX[os.path.splitext(path)[1]].name
+    return read_with_stat(path, source_limit(kind), _what(kind))
+
+
+def size_report(data: bytes | str, file: str, kind: str) -> Report | None:
+    """The report of a source too large to read (:func:`too_large`, at 1:1), or None."""
+    why = too_large(data, kind)
+    if why is None:
+        return None
+    rep = Report(file)
+    rep.error((1, 1), "$", why)
+    return rep
 
 
 class NoProblems(Report):
@@ -34,6 +88,8 @@ def load_fast(data: bytes, fmt: str) -> Obj | None:
     """The root object of *data* read by :func:`~veduta.source.jsonpos.parse_fast` (no
     positions) when the JSON has no problem and its header is ``"veduta": fmt``; else None,
     and :func:`load_source` says what is wrong (with positions)."""
+    if too_large(data, fmt.partition("/")[0]) is not None:
+        return None  # (load_source says so)
     root = parse_fast(data)
     if type(root) is not Obj:
         return None
@@ -49,6 +105,9 @@ def load_source(data: bytes, file: str, fmt: str) -> tuple[Obj | None, Report]:
     missing header is reported but the root is still returned, so a validator
     can report the rest too.
     """
+    big = size_report(data, file, fmt.partition("/")[0])
+    if big is not None:
+        return None, big
     rep = Report(file)
     root, problems = parse(data)
     rep.extend_json(problems)

@@ -62,7 +62,9 @@ def check_sources(
     small models, as the cook does).  *overlay* holds files as an editor has them (path under
     the assets folder -> bytes), read instead of the disk: the sources themselves and the
     assets they name."""
+    from veduta.base.fsutil import TooLarge
     from veduta.compile import CompileContext
+    from veduta.source import read_source
 
     reports = []
     by_kind: dict[str, list] = {}
@@ -74,11 +76,13 @@ def check_sources(
             duplicate_error(project, src, duplicates, rep)
             continue
         if overlay is not None and src.rel in overlay:
-            data = overlay[src.rel]
+            data = overlay[src.rel]  # (a buffer too large: load_source says so, unparsed)
         else:
             try:
-                with open(shown, "rb") as f:
-                    data = f.read()
+                data = read_source(shown, src.kind.name)[0]
+            except TooLarge as exc:  # refused from one stat, before a byte is read
+                rep.error((1, 1), "$", exc.strerror or "")
+                continue
             except OSError as exc:
                 rep.error((1, 1), "$", f"cannot read the source ({exc.strerror})")
                 continue

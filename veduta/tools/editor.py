@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from veduta.base.kinds import BY_NAME, kind_of, name_of
+from veduta.source import too_large
 from veduta.source.diagnostics import Report
 from veduta.source.fields import fmt_num
 from veduta.source.jsonpos import Arr, Node, Obj, Str, parse
@@ -79,10 +80,11 @@ class Workspace:
         """A source's text: its buffer, else its file (None when neither)."""
         if rel in self.buffers:
             return self.buffers[rel]
+        from veduta.source import read_source
+
         try:
-            with open(self.path_of(rel), "rb") as f:
-                return f.read().decode("utf-8", "replace")
-        except OSError:
+            return read_source(self.path_of(rel))[0].decode("utf-8", "replace")
+        except OSError:  # (too large for its kind: its diagnostics say so)
             return None
 
     # -- buffers --------------------------------------------------------------------------------
@@ -198,7 +200,7 @@ class Workspace:
         self.sync()
         text = self.text(rel)
         k = kind_of(rel)
-        if text is None or k is None:
+        if text is None or k is None or too_large(text, k.name):  # (too large: its diagnostic says so)
             return None
         lines = Lines(text)
         return text, lines, locate(text, lines.offset(line, col), hover), k.name
@@ -317,7 +319,8 @@ class Workspace:
 
     def _root(self, rel: str) -> Node | None:
         text = self.text(rel)
-        return parse(text)[0] if text is not None else None
+        k = kind_of(rel)
+        return parse(text)[0] if text is not None and k is not None and not too_large(text, k.name) else None
 
     def pngs(self) -> list[str]:
         """Every PNG under the assets folder (outside dot folders), sorted."""

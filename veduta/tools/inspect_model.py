@@ -188,9 +188,13 @@ def _lod_model_triangles(project: Project, name: str) -> tuple[int | None, str]:
     src = project.find_source("model", name)
     if src is None:
         return None, "missing"
+    from veduta.base.fsutil import TooLarge
+    from veduta.source import read_source
+
     try:
-        with open(project.source_path(src.rel), "rb") as f:
-            data = f.read()
+        data = read_source(project.source_path(src.rel), "model")[0]
+    except TooLarge:
+        return None, "invalid"
     except OSError:
         return None, "missing"
     ms = validate_model(data, project.source_path(src.rel), name)
@@ -307,7 +311,9 @@ def inspect_model(project: Project, name: str) -> dict:
     source errors, "missing") and "errors" (source diagnostics as dicts); the rest when it built.
     """
     from veduta.base.errors import clip
+    from veduta.base.fsutil import TooLarge
     from veduta.base.project import no_such_asset
+    from veduta.source import read_source
 
     src = project.find_source("model", name)
     if src is None:  # (the name is what the user typed: echoed in part, with its length, if huge)
@@ -319,10 +325,18 @@ def inspect_model(project: Project, name: str) -> dict:
             "findings": [],
         }
     path = project.source_path(src.rel)
-    with open(path, "rb") as f:
-        data = f.read()
-    ms = validate_model(data, path, name)
     out: dict[str, Any] = {"name": name, "source": src.rel}
+    try:
+        data = read_source(path, "model")[0]
+    except TooLarge as exc:  # from one stat, before a byte is read
+        from veduta.source.diagnostics import Diagnostic
+
+        too = Diagnostic(path, 1, 1, "$", exc.strerror or "")
+        out["status"] = "invalid"
+        out["errors"] = [too.to_json() | {"text": str(too)}]
+        out["findings"] = source_errors("model", out["errors"])
+        return out
+    ms = validate_model(data, path, name)
     if ms.spec is None:
         out["status"] = "invalid"
         out["errors"] = [d.to_json() | {"text": str(d)} for d in ms.report.sorted()]

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from veduta.base.kinds import BY_NAME, NAMES, kind_of, name_of
+from veduta.source import read_source, too_large
 from veduta.source.fields import REF_FORMAT
 from veduta.source.jsonpos import Node, Str, join_path, parse_spans, to_plain
 from veduta.tools import schemawalk as sw
@@ -239,6 +240,8 @@ def source_refs(text: str | bytes, kind: str, source: str = "") -> list[Ref]:
     """Every reference of one source of *kind* given as *text* (a file's bytes, or an editor's
     unsaved buffer), in file order; *source* is what :attr:`Ref.source` says.  [] when the text
     is not valid JSON (or not UTF-8)."""
+    if too_large(text, kind):
+        return []  # (the cook refuses it unread: it names nothing)
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")
@@ -306,8 +309,7 @@ class RefGraph:
                 key = (st.st_size, st.st_mtime_ns)
                 if self._stat.get(rel) == key and rel in self._names:
                     continue
-                with open(self._path(rel), "rb") as f:
-                    data = f.read()
+                data = _read_source(self._path(rel), rel)
             except OSError:
                 self.forget(rel)
                 continue
@@ -364,9 +366,8 @@ class RefGraph:
         if k is None:
             return
         self._drop(rel)
-        names = frozenset(
-            (to, name) for _, to, name in plain_refs(k.name, _loads(data)) if to in BY_NAME or to == "image"
-        )
+        plain = None if too_large(data, k.name) else _loads(data)  # (too large: it names nothing, as bad JSON)
+        names = frozenset((to, name) for _, to, name in plain_refs(k.name, plain) if to in BY_NAME or to == "image")
         self._names[rel] = names
         for key in names:
             self._to.setdefault(key, set()).add(rel)
@@ -389,8 +390,7 @@ class RefGraph:
             text = self._buffers.get(rel)
             if text is None:
                 try:
-                    with open(self._path(rel), "rb") as f:
-                        text = f.read()
+                    text = _read_source(self._path(rel), rel)
                 except OSError:
                     text = b""
             k = kind_of(rel)
@@ -459,6 +459,18 @@ class RefGraph:
             or (key[0] != "image" and key not in self._named)
         ]
         return sorted(r for key in gone for r in self.to(*key))
+
+
+def _read_source(path: str, rel: str) -> bytes:
+    """Source *rel*'s bytes; b"" (it names nothing, as a source that is not JSON) when it is larger
+    than its kind's limit, found from one stat before a byte is read."""
+    from veduta.base.fsutil import TooLarge
+
+    k = kind_of(rel)
+    try:
+        return read_source(path, k.name)[0] if k is not None else b""
+    except TooLarge:
+        return b""
 
 
 def _loads(data: str | bytes) -> Any:

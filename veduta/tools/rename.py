@@ -29,6 +29,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from veduta.base.errors import UsageError, VedutaError
+from veduta.source import read_source, source_limit
 
 if TYPE_CHECKING:
     from veduta.base.progress import Progress
@@ -197,10 +198,39 @@ def _shown(project: Project, rel: str) -> str:
 def _read(project: Project, rel: str) -> bytes:
     path = project.source_path(rel)
     try:
-        with open(path, "rb") as f:
-            return f.read()
+        return read_source(path, _kind(rel))[0]
     except OSError as exc:
         raise VedutaError(f"cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _holds(project: Project, rel: str, needle: bytes) -> bool:
+    """Whether source *rel* holds *needle*; one larger than its kind's limit is read in pieces
+    (1 MiB at a time), never whole."""
+    path = project.source_path(rel)
+    try:
+        if os.stat(path).st_size <= source_limit(_kind(rel)):
+            return needle in _read(project, rel)
+        with open(path, "rb") as f:
+            tail = b""
+            while piece := f.read(1 << 20):
+                if needle in tail + piece:
+                    return True
+                tail = piece[-(len(needle) - 1) :] if len(needle) > 1 else b""
+    except OSError:
+        pass  # (gone meanwhile: the checks tell)
+    return False
+
+
+def _unusable(project: Project, rel: str) -> str | None:
+    """Why the cook cannot read source *rel* as JSON (too large, or not JSON); None if it can."""
+    try:
+        size = os.stat(project.source_path(rel)).st_size
+    except OSError:
+        return None  # (gone meanwhile: the checks tell)
+    limit = source_limit(_kind(rel))
+    if size > limit:
+        return f"too large ({size:,} bytes; a {_kind(rel)} source is at most {limit:,})"
+    return None if _is_json(_read(project, rel)) else "not valid JSON"
 
 
 def _is_json(data: bytes) -> bool:
@@ -276,13 +306,15 @@ def _check(
     # JSON string (a name the reference graph does not know as a reference: the checks tell)
     around = {user for rel in changed for user in graph.users(_kind(rel), name_of(rel))}
     needle = json.dumps(old).encode()
-    mentions = {rel for rel in graph.sources() if rel not in overlay and needle in _read(project, rel)}
-    unreadable = sorted(rel for rel in mentions if not _is_json(_read(project, rel)))
+    mentions = {rel for rel in graph.sources() if rel not in overlay and _holds(project, rel, needle)}
+    why = {rel: _unusable(project, rel) for rel in sorted(mentions)}
+    unreadable = {_shown(project, rel): w for rel, w in why.items() if w is not None}
     if unreadable:  # its references cannot be found: renaming now would leave them behind
-        shown = [_shown(project, rel) for rel in unreadable]
+        kinds = " or ".join(sorted({w if w == "not valid JSON" else "too large to read" for w in unreadable.values()}))
         raise RenameRefused(
-            f'these sources hold "{old}" but are not valid JSON, so their references cannot be found: '
-            f"{', '.join(shown)}; fix them (veduta check says why), then rename; nothing was written",
+            f'these sources hold "{old}" but are {kinds}, so their references cannot be found: '
+            f"{', '.join(f if w == 'not valid JSON' else f'{f} is {w}' for f, w in unreadable.items())}; "
+            "fix them (veduta check says why), then rename; nothing was written",
             [
                 {
                     "file": f,
@@ -290,9 +322,9 @@ def _check(
                     "col": 1,
                     "path": "$",
                     "severity": "error",
-                    "message": f'not valid JSON, and holds "{old}"',
+                    "message": f'{w}, and holds "{old}"',
                 }
-                for f in shown
+                for f, w in unreadable.items()
             ],
         )
     names = sorted(({*changed, old_rel} | around | mentions) - {new_rel})

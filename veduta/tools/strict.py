@@ -135,12 +135,12 @@ def _names_prefab(world: Any, prefab: str) -> str:
 
 
 def _root(path: str):
+    from veduta.source import read_source
     from veduta.source.jsonpos import parse
 
     try:
-        with open(path, "rb") as f:
-            return parse(f.read())[0]
-    except OSError:
+        return parse(read_source(path)[0])[0]
+    except OSError:  # (too large for its kind: the check says so)
         return None
 
 

@@ -188,11 +188,11 @@ def _source_unchanged(project: Project, src: Source, meta) -> bool:
     manifest of outputs cooked from this exact source content (cache/store)."""
     from veduta.cook.cook import _load_manifest, manifest_key
     from veduta.cook.store import Store
+    from veduta.source import read_source
 
     try:
-        with open(project.source_path(src.rel), "rb") as f:
-            data = f.read()
-    except OSError:
+        data = read_source(project.source_path(src.rel), src.kind.name)[0]
+    except OSError:  # (larger than its kind's limit too)
         return False
     store = Store(os.path.join(project.cache, "store"))
     key = manifest_key(src.rel, data)
@@ -214,8 +214,12 @@ def _guess(project: Project, src: Source, meta, deps) -> list[dict]:
         except OSError:
             return None
 
-    with open(project.source_path(src.rel), "rb") as f:
-        data = f.read()
+    from veduta.source import read_source
+
+    try:
+        data = read_source(project.source_path(src.rel), src.kind.name)[0]
+    except OSError:  # (larger than its kind's limit: no hypothesis to test)
+        return []
     current = {p: read(p) for p in deps}
     gone = [p for p in deps if current[p] is None]
 

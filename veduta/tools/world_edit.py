@@ -153,15 +153,15 @@ class WorldSource:
 
     def _compile_asset(self, kind: str, name: str) -> Struct | None:
         from veduta.compile import CompileContext, compile_source
+        from veduta.source import read_source
         from veduta.source.diagnostics import Report
 
         rel = self.index.resolve(kind, name)
         if rel is None:
             return None
         try:
-            with open(self.project.source_path(rel), "rb") as f:
-                data = f.read()
-        except OSError:
+            data = read_source(self.project.source_path(rel), kind)[0]
+        except OSError:  # (too large for its kind too: its own check says so)
             return None
         ctx = CompileContext(
             assets_dir=self.project.assets, source=rel, kind=kind, name=name, report=Report(rel), index=self.index
@@ -194,11 +194,16 @@ def load_world_source(project: Project, world: str) -> WorldSource:
     src = project.find_source("world", world)
     if src is None:
         raise no_such_asset(project, "world", world)
+    from veduta.base.fsutil import TooLarge
+    from veduta.source import read_source
+
     path = project.source_path(src.rel)
-    with open(path, "rb") as f:
-        data = f.read()
     ws = WorldSource(project, world, src.rel, path, "", None, index=project.index())
     refused = f"world {world} has errors, so it is not edited; fix them first:\n  "
+    try:
+        data = read_source(path, "world")[0]
+    except TooLarge as exc:  # from one stat, before a byte is read
+        raise EditRefused(f"{refused}{ws.shown}:1:1: $: {exc.strerror}") from None
     try:
         ws.text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -317,10 +322,11 @@ def _write(ws: WorldSource, text: str, dry_run: bool) -> bool:
         raise EditRefused(
             f"{ws.shown} is read-only (mode {mode:o}), so nothing was written; make it writable (chmod u+w) to edit it"
         )
+    from veduta.source import read_source
+
     try:
-        with open(ws.path, "rb") as f:
-            now = f.read()
-    except OSError:
+        now = read_source(ws.path, "world")[0]
+    except OSError:  # (gone, or replaced by one too large: not what was prepared)
         now = None
     if now != ws.text.encode("utf-8"):  # an editor saved it while we worked: keep the author's version
         raise EditRefused(f"{ws.shown} changed while the edit was prepared; nothing was written (run it again)")

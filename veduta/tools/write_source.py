@@ -18,7 +18,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from veduta.base.errors import UsageError, VedutaError
-from veduta.base.fsutil import check_inside, read_file
+from veduta.base.fsutil import check_inside
 
 if TYPE_CHECKING:
     from veduta.base.progress import Progress
@@ -97,7 +97,7 @@ def write_source(
         errors = [d for d in diagnostics if d["severity"] == ERROR]
         if errors:
             raise SourceRefused(_refusal(kind, name, shown, errors), [_finding(kind, d) for d in diagnostics])
-        old = _read(path) if paths else None
+        old = _read(path, kind) if paths else None
         action = "created" if old is None else ("unchanged" if old == data else "replaced")
         written = False
         step(1, 2, f"writing {shown}" if not dry_run and action != "unchanged" else f"checked {shown}")
@@ -180,9 +180,13 @@ def _finding(kind: str, d: dict) -> dict:
     }
 
 
-def _read(path: str) -> bytes | None:
+def _read(path: str, kind: str) -> bytes | None:
+    """The source before the write (checked inside the game root already): a regular file (a FIFO
+    is never waited on) within its kind's limit (docs/authoring-tools.md, "Source sizes")."""
+    from veduta.source import read_source
+
     try:
-        return read_file(path, MAX_SOURCE_BYTES)  # a regular file (a FIFO is never waited on)
+        return read_source(path, kind)[0]
     except FileNotFoundError:
         return None
     except OSError as exc:

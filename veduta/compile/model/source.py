@@ -51,7 +51,7 @@ from veduta.compile.model.types import (
     PartSpec,
 )
 from veduta.container.binary import to_f32
-from veduta.source import NoProblems, Reported, load_fast, load_source
+from veduta.source import NoProblems, Reported, load_fast, load_source, too_large
 from veduta.source.diagnostics import Report
 from veduta.source.fields import (
     INVALID,
@@ -407,7 +407,7 @@ def validate_model(data: bytes, file: str, name: str, located: bool = True) -> M
     Any problem or warning found (or doubted) that way is found again, with its position, by
     the strict parser.
     """
-    if not located:
+    if not located and too_large(data, "model") is None:  # (else load_source says so, unread)
         try:
             spec = _plain_spec(data, name)
         except Reported:
