@@ -310,3 +310,67 @@ def test_a_project_folder_outside_the_root_is_refused(sample_game, tmp_path):
         f"{sample_game.resolve()}: veduta mcp reads and writes only files inside it"
     ), text_of(res)
     assert list(elsewhere.iterdir()) == []
+
+
+def test_arguments_must_have_the_json_type_and_bounds_the_schema_says(sample_game):
+    """The SDK's argument model is lax: it took ``true`` for the integer 1 (world_query at cell
+    [true, false] answered for cell [1, 0]), "3" for 3, 1 for true, and any deps depth. Each is now
+    refused, naming the argument, before anything runs; the bounds are the command line's."""
+    world = sample_game / "assets/worlds/valley.vworld"
+    before = world.read_bytes()
+    calls = {
+        "bool_cell": ("world_query", {"world": "valley", "cell": [True, False]}),
+        "text_cell": ("world_query", {"world": "valley", "cell": ["1", 2]}),
+        "float_cell": ("world_query", {"world": "valley", "cell": [1.5, 2]}),
+        "bool_depth": ("deps", {"name": "bark", "depth": True}),
+        "float_depth": ("deps", {"name": "bark", "depth": 2.5}),
+        "negative_depth": ("deps", {"name": "bark", "depth": -1}),
+        "huge_depth": ("deps", {"name": "bark", "depth": 10**30}),
+        "int_flag": ("deps", {"name": "bark", "reverse": 1}),
+        "bool_rotation": (
+            "world_place",
+            {"world": "valley", "name": "tower", "prefab": "well", "cell": [-66, 4], "rotation": False},
+        ),
+        "bool_place": ("world_place", {"world": "valley", "name": "tower", "prefab": "well", "cell": [True, 4]}),
+        "bool_radius": (
+            "world_terrain",
+            {"world": "valley", "name": "knoll", "kind": "hill", "cell": [0, 0], "radius": True},
+        ),
+        "bool_height": (
+            "world_terrain",
+            {"world": "valley", "name": "knoll", "kind": "hill", "cell": [0, 0], "radius": 4, "height": True},
+        ),
+        "bool_jobs": ("check", {"jobs": True}),
+        "export_radius": ("export_gltf", {"out": "v.glb", "world": "valley", "chunk": [0, 0], "radius": 100}),
+        "export_lod": ("export_gltf", {"out": "c.glb", "model": "crate", "lod": 65}),
+        "depth_2": ("deps", {"name": "valley", "depth": 2}),
+    }
+
+    async def body(s):
+        return {key: await s.call_tool(name, args) for key, (name, args) in calls.items()}
+
+    r = serve(sample_game, body)
+    wrong = {
+        "bool_cell": "invalid arguments of world_query: cell[0]: true is not an integer; cell[1]: false is not an integer",
+        "text_cell": 'invalid arguments of world_query: cell[0]: "1" is not an integer',
+        "float_cell": "invalid arguments of world_query: cell[0]: 1.5 is not an integer",
+        "bool_depth": "invalid arguments of deps: depth: true is not an integer",
+        "float_depth": "invalid arguments of deps: depth: 2.5 is not an integer",
+        "negative_depth": "invalid arguments of deps: depth: -1 out of range [0, 1000000]",
+        "huge_depth": f"invalid arguments of deps: depth: {10**30} out of range [0, 1000000]",
+        "int_flag": "invalid arguments of deps: reverse: 1 is not true or false",
+        "bool_place": "invalid arguments of world_place: cell[0]: true is not an integer",
+        "bool_radius": "invalid arguments of world_terrain: radius: true is not an integer",
+        "bool_height": "invalid arguments of world_terrain: height: true is not a number",
+        "bool_jobs": "invalid arguments of check: jobs: true is not an integer",
+        "export_radius": "invalid arguments of export_gltf: radius: 100 out of range [0, 4]",
+        "export_lod": "invalid arguments of export_gltf: lod: 65 out of range [0, 64]",
+    }
+    for key, text in wrong.items():
+        assert r[key].is_error and text_of(r[key]) == text, (key, text_of(r[key]))
+    assert r["bool_rotation"].is_error and text_of(r["bool_rotation"]).startswith(
+        "invalid arguments of world_place: rotation: false is not"
+    )
+    assert world.read_bytes() == before and not (sample_game / "v.glb").exists()
+    assert not r["depth_2"].is_error
+    assert r["depth_2"].structured_content == cli_json(sample_game, "deps", "valley", "--depth", "2")

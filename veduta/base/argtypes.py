@@ -36,6 +36,12 @@ glb_file = out_file(".glb")
 #: The most processes ``-n``/``--jobs`` (and the MCP cook's ``jobs``) may ask for: a typo such as
 #: ``-n 100000`` is a usage mistake, not a fork of 100,000 workers.
 MAX_JOBS = 1024
+#: The most levels ``deps --depth`` (and the MCP tool's ``depth``) and ``report --top`` take.
+MAX_LEVELS = 1_000_000
+#: The highest level of detail ``export gltf --lod`` (and the MCP tool's ``lod``) names.
+MAX_LOD = 64
+#: The most chunks around the one ``export gltf --radius`` (and the MCP tool's ``radius``) exports.
+MAX_EXPORT_RADIUS = 4
 
 
 def whole(lo: int, hi: int, what: str = "") -> Callable[[str], int]:

@@ -546,3 +546,40 @@ def test_memory_stays_flat_over_many_edits(tmp_path):
     rss, code = run_editor(root, body, options={"debounce_ms": 0})
     assert rss[600] - rss[100] < 512, rss
     assert code == 0
+
+
+def test_a_buffer_past_its_kinds_size_limit_is_one_diagnostic_and_never_parsed(tmp_path):
+    """A material buffer one byte past the material limit: the cook's error at 1:1 (docs/authoring-tools.md,
+    "Source sizes"), no completion or hover from it; at the limit it is read as any other."""
+    from veduta.base.kinds import BY_NAME
+
+    limit = BY_NAME["material"].max_bytes
+    root = make_game(tmp_path)
+    iron = root / "assets" / "materials" / "iron.vmaterial"
+    head = '{ "veduta": "material/1", "albedo": "#404040"'
+    over = head + " " * (limit + 1 - len(head) - 2) + "}\n"
+    at = head + " " * (limit - len(head) - 2) + "}\n"
+    assert len(over.encode()) == limit + 1 and len(at.encode()) == limit
+
+    async def body(ed, init):
+        uri = ed.open(iron, over)
+        big = await ed.diagnostics(uri)
+        ident = lsp.TextDocumentIdentifier(uri=uri)
+        comp = await ed.text_document_completion_async(
+            lsp.CompletionParams(text_document=ident, position=lsp.Position(line=0, character=30))
+        )
+        hover = await ed.text_document_hover_async(
+            lsp.HoverParams(text_document=ident, position=lsp.Position(line=0, character=4))
+        )
+        ed.replace(uri, at)
+        return big, comp, hover, await ed.diagnostics(uri)
+
+    (big, comp, hover, fine), code = run_editor(root, body)
+    assert [(d.range.start.line, d.range.start.character, d.message) for d in big] == [
+        (0, 0, f"$: too large ({limit + 1:,} bytes; a material source is at most {limit:,})")
+    ]
+    assert big[0].severity == lsp.DiagnosticSeverity.Error
+    assert comp is None or list(comp.items) == []
+    assert hover is None
+    assert list(fine) == []
+    assert code == 0

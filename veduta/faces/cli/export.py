@@ -17,7 +17,7 @@ import json
 import os
 import sys
 
-from veduta.base.argtypes import glb_file, png_file, whole
+from veduta.base.argtypes import MAX_EXPORT_RADIUS, MAX_LOD, glb_file, png_file, whole
 from veduta.faces.cli.common import tell
 
 
@@ -116,12 +116,12 @@ def add_export_commands(subparsers) -> argparse.ArgumentParser:
     )
     g.add_argument("model", nargs="?", metavar="MODEL", help="model name")
     g.add_argument("--out", required=True, metavar="FILE.glb", type=glb_file, help="the file to write")
-    g.add_argument("--lod", type=whole(0, 64), metavar="K", help="only level K (0 is the full model)")
+    g.add_argument("--lod", type=whole(0, MAX_LOD), metavar="K", help="only level K (0 is the full model)")
     g.add_argument("--world", metavar="WORLD", help="export a chunk of this world instead of a model")
     g.add_argument("--chunk", type=parse_pair, metavar="CX,CZ", help="the chunk to export (with --world)")
     g.add_argument(
         "--radius",
-        type=whole(0, 4),
+        type=whole(0, MAX_EXPORT_RADIUS),
         default=0,
         metavar="N",
         help="also the chunks up to N away (a (2N+1)^2 square; default 0)",

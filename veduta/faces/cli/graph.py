@@ -10,7 +10,7 @@ import json
 import sys
 from typing import Any
 
-from veduta.base.argtypes import whole
+from veduta.base.argtypes import MAX_LEVELS, whole
 
 
 def _project(args):
@@ -20,7 +20,7 @@ def _project(args):
 
 
 #: ``--depth N`` and ``--top N``: a count from 1
-_count = whole(1, 1_000_000)
+_count = whole(1, MAX_LEVELS)
 
 
 def _depth(text: str) -> int | None:

@@ -41,8 +41,8 @@ from mcp.types import CallToolResult, ImageContent, Resource, TextContent, ToolA
 from pydantic import Field
 
 from veduta import api
-from veduta.base.argtypes import MAX_JOBS
-from veduta.base.errors import Cancelled, VedutaError, bounded, clip, quote
+from veduta.base.argtypes import MAX_EXPORT_RADIUS, MAX_JOBS, MAX_LEVELS, MAX_LOD
+from veduta.base.errors import Cancelled, VedutaError, bounded, clip, clip_words, quote
 from veduta.faces.mcp import outputs as o
 from veduta.tools.world_edit import NEAR_SEARCH_MAX
 
@@ -635,10 +635,10 @@ class Face:
         ctx: Context,
         out: Annotated[str, Field(description=f"the .glb file to write{UNDER_ROOT}")],
         model: Annotated[str | None, Field(description="model name")] = None,
-        lod: Annotated[int | None, Field(description="only this level of detail (0 = full)", ge=0)] = None,
+        lod: Annotated[int | None, Field(description="only this level of detail (0 = full)", ge=0, le=MAX_LOD)] = None,
         world: Annotated[str | None, Field(description="world name")] = None,
         chunk: Annotated[tuple[int, int] | None, Field(description="chunk [cx, cz]")] = None,
-        radius: Annotated[int, Field(description="chunks around chunk", ge=0)] = 0,
+        radius: Annotated[int, Field(description="chunks around chunk", ge=0, le=MAX_EXPORT_RADIUS)] = 0,
         levels: Annotated[
             bool, Field(description="a world's distant chunks at coarser levels, as the engine draws them")
         ] = False,
@@ -713,7 +713,8 @@ class Face:
         kind: Annotated[Kind | None, Field(description="the asset's kind, when several kinds have that name")] = None,
         reverse: Annotated[bool, Field(description="what uses the asset, instead of what it uses")] = False,
         depth: Annotated[
-            int | None, Field(description="levels of references to follow (omit: 1); 0 follows every level", ge=0)
+            int | None,
+            Field(description="levels of references to follow (omit: 1); 0 follows every level", ge=0, le=MAX_LEVELS),
         ] = None,
         orphans: Annotated[
             bool, Field(description="list missing references and unused assets of the whole game instead (no name)")
@@ -790,11 +791,19 @@ TOOLS: dict[str, ToolAnnotations] = {
 
 class Server(MCPServer):
     """The SDK's server, whose resources/list also lists every asset's source (they come and go
-    as the game changes, so they are listed when asked, not registered)."""
+    as the game changes, so they are listed when asked, not registered), and whose tool calls
+    take only arguments of the JSON types the tool's input schema says (:func:`argument_problems`)."""
 
     def __init__(self, tools: Tools, **kwargs: Any):
         super().__init__(**kwargs)
         self.tools = tools
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        schema = self._tool_input_schema(name)
+        wrong = argument_problems(schema, arguments) if schema is not None else None
+        if wrong:
+            raise ToolError(bounded(f"invalid arguments of {name}: {wrong}"))
+        return await super().call_tool(name, arguments, context)
 
     async def list_resources(self) -> list[Resource]:
         fixed = await super().list_resources()
@@ -815,6 +824,63 @@ class Server(MCPServer):
                 ),
             )
         return fixed + list(listed.values())
+
+
+#: the JSON types as a message names them
+_JSON_TYPES = {
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "string": "a string",
+    "array": "an array",
+    "object": "an object",
+    "null": "null",
+}
+
+
+def argument_problems(schema: dict[str, Any], arguments: Any) -> str:
+    """What is wrong with a tool call's *arguments* against the tool's published input *schema*
+    (JSON Schema 2020-12), checked before the SDK's pydantic model reads them: that model is lax,
+    and took ``true`` for the integer 1 (a cell ``[true, false]`` was cell [1, 0]), ``"3"`` for 3
+    and ``1`` for true. JSON's types are kept apart here as the schema says (true is not an
+    integer, 2.5 is not one, "3" is not a number), and so are the schema's bounds (``minimum``,
+    ``maximum``: the same as the command line's). "" when nothing is wrong; else the first few
+    problems, each at its argument's path (``cell[0]: true is not an integer``)."""
+    from jsonschema import Draft202012Validator
+
+    out = []
+    for err in sorted(Draft202012Validator(schema).iter_errors(arguments), key=lambda e: list(map(str, e.path))):
+        leaf = _leaf(err)
+        where = "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in leaf.absolute_path).lstrip(".")
+        out.append(f"{where or 'arguments'}: {_said(leaf)}")
+        if len(out) == 5:
+            break
+    return "; ".join(out)
+
+
+def _leaf(err: Any) -> Any:
+    """The problem to tell of a schema error: for ``anyOf`` (an optional argument: its type or
+    null), the deepest of its branches' problems other than "is not null"."""
+    while err.validator in ("anyOf", "oneOf") and err.context:
+        subs = [e for e in err.context if not (e.validator == "type" and e.validator_value == "null")]
+        if not subs:
+            break
+        err = max(subs, key=lambda e: len(e.absolute_path))
+    return err
+
+
+def _said(err: Any) -> str:
+    value = clip(json.dumps(err.instance, ensure_ascii=False), 40)
+    if err.validator == "type":
+        want = err.validator_value
+        names = [_JSON_TYPES.get(t, str(t)) for t in (want if isinstance(want, list) else [want])]
+        return f"{value} is not {' or '.join(names)}"
+    if err.validator == "enum":
+        return f"{value} is not one of {', '.join(json.dumps(v) for v in err.validator_value)}"
+    if err.validator in ("minimum", "maximum"):  # as the command line says it: "0 out of range [1, 256]"
+        lo, hi = err.schema.get("minimum"), err.schema.get("maximum")
+        return f"{value} out of range [{'' if lo is None else lo}, {'' if hi is None else hi}]"
+    return clip_words(err.message)
 
 
 def _source_uri(kind: str, name: str) -> str:
