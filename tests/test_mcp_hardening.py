@@ -351,7 +351,8 @@ def test_arguments_must_have_the_json_type_and_bounds_the_schema_says(sample_gam
 
     r = serve(sample_game, body)
     wrong = {
-        "bool_cell": "invalid arguments of world_query: cell[0]: true is not an integer; cell[1]: false is not an integer",
+        "bool_cell": "invalid arguments of world_query: cell[0]: true is not an integer; "
+        "cell[1]: false is not an integer",
         "text_cell": 'invalid arguments of world_query: cell[0]: "1" is not an integer',
         "float_cell": "invalid arguments of world_query: cell[0]: 1.5 is not an integer",
         "bool_depth": "invalid arguments of deps: depth: true is not an integer",
