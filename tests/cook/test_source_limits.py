@@ -165,3 +165,17 @@ def test_deep_nesting_is_a_located_error_in_every_reader(game, rel, text):
         assert "RecursionError" not in cp.stdout + cp.stderr
         if args[0] in ("check", "cook", "inspect"):
             assert "nesting deeper than 256 levels" in cp.stdout + cp.stderr, (args, cp.stdout, cp.stderr)
+
+
+def test_the_docs_table_gives_every_kinds_limit():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs/authoring-tools.md").read_text()
+    table = next(p for p in text.split("### Source sizes", 1)[1].split("\n\n") if p.startswith("| kind |"))
+    rows = {}
+    for line in table.splitlines()[2:]:
+        kinds, size = line.split("|")[1:3]
+        n, unit = size.split()
+        for k in kinds.split(","):
+            rows[k.strip()] = int(n) << {"MiB": 20, "GiB": 30}[unit]
+    assert rows == {k: kind.max_bytes for k, kind in BY_NAME.items()}
