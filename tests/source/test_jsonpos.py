@@ -98,3 +98,26 @@ def test_load_source_checks_the_header():
     root, rep = load_source(b"[]", "x.vmodel", "model/1")
     assert root is None
     assert [str(d) for d in rep.items] == ["x.vmodel:1:1: $: expected a JSON object at the top, found array"]
+
+
+def test_more_values_than_any_source_may_hold_stop_every_reader(monkeypatch):
+    """Past MAX_VALUES the strict parser stops with a located problem, and the C decoder's readers
+    (parse_fast, parse_plain, bounded_loads) never build the values: their memory is bounded
+    whatever the file's size. Here with a limit of 100 (the real one is 4,000,000)."""
+    from veduta.source import jsonpos
+
+    monkeypatch.setattr(jsonpos, "MAX_VALUES", 100)
+    at = b'{"veduta": "model/1", "x": [' + b",".join([b"1"] * 97) + b"]}"  # 100 values: root, string, array, 97
+    over = at.replace(b"[1,", b"[1,1,")
+    root, problems = jsonpos.parse(at)
+    assert root is not None and problems == []
+    assert jsonpos.parse_fast(at) is not None and jsonpos.parse_plain(at) is not None
+    assert jsonpos.bounded_loads(at) == {"veduta": "model/1", "x": [1] * 97}
+    root, problems = jsonpos.parse(over)
+    assert root is None
+    assert [(p.line, p.col, p.path, p.message, p.fatal) for p in problems] == [
+        (1, 223, "x[97]", "more than 100 values, more than any source may hold", True)  # the 98th item
+    ]
+    assert jsonpos.parse_fast(over) is None and jsonpos.parse_plain(over) is None
+    assert jsonpos.bounded_loads(over) is None
+    assert jsonpos.bounded_loads(b'"' + b"," * 500 + b'"') == "," * 500  # commas in a string: counted exactly

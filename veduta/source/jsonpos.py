@@ -37,6 +37,8 @@ __all__ = [
     "parse",
     "parse_fast",
     "parse_plain",
+    "bounded_loads",
+    "may_exceed_values",
     "parse_spans",
     "to_plain",
     "node_at",
@@ -148,6 +150,11 @@ _STR_CHUNK = re.compile(r'[^"\\\x00-\x1f]*')
 _ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _BAD_LITERAL = re.compile(r"-?(?:NaN|Infinity|inf|nan)")
 MAX_DEPTH = 256
+#: The most values (objects, arrays, strings, numbers, literals; keys not counted) a source may
+#: hold: about four times the largest a format's counts allow (a texture of 256 clips of 4,096
+#: frames, some 1,050,000). Each costs the strict parser about 200 bytes, so this bounds its
+#: memory whatever the file's size (docs/authoring-tools.md, "Source sizes").
+MAX_VALUES = 4_000_000
 #: Integer literals longer than this are out of range for every field (and past Python's
 #: int-conversion limit of 4300 digits): a located problem, never a conversion error.
 MAX_INT_DIGITS = 1000
@@ -224,6 +231,7 @@ class _Parser:
         self.text = text
         self.problems: list[JsonProblem] = []
         self._lines = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.values = 0
 
     def pos(self, offset: int) -> tuple[int, int]:
         i = bisect.bisect_right(self._lines, offset) - 1
@@ -260,6 +268,9 @@ class _Parser:
         text = self.text
         if depth > MAX_DEPTH:
             self.fatal(i, path, f"nesting deeper than {MAX_DEPTH} levels")
+        self.values += 1
+        if self.values > MAX_VALUES:
+            self.fatal(i, path, f"more than {MAX_VALUES:,} values, more than any source may hold")
         if i >= len(text):
             self.fatal(i, path, "expected a value, found end of file")
         ch = text[i]
@@ -559,6 +570,8 @@ def parse_fast(data: bytes) -> Node | None:
     than MAX_DEPTH.  What it rejects (a byte-order mark, bad UTF-8, control characters in a
     string, trailing data, any syntax error) gives None too.
     """
+    if may_exceed_values(data):
+        return None  # (the strict parser counts them, and stops)
     try:
         text = data.decode("utf-8")
         if text.startswith("\ufeff"):
@@ -570,6 +583,32 @@ def parse_fast(data: bytes) -> Node | None:
     if (strings or text.count("[") + text.count("{") > MAX_DEPTH) and _doubtful(root, 0, strings):
         return None  # (a value's depth is at most the number of brackets before it)
     return root
+
+
+def may_exceed_values(data: bytes | str) -> bool:
+    """Whether *data* may hold more than MAX_VALUES values: a value is the document, the first
+    item of an array or object, or follows a comma, so there are at most one more than its commas
+    and brackets (a comma in a string only raises the count). Counted at C speed, so the standard
+    library's decoder, which makes every value before anything can be counted, never reads such
+    a text; the strict parser counts exactly and stops past the limit."""
+    if len(data) <= MAX_VALUES:
+        return False
+    if isinstance(data, str):
+        return data.count(",") + data.count("[") + data.count("{") >= MAX_VALUES
+    return data.count(b",") + data.count(b"[") + data.count(b"{") >= MAX_VALUES
+
+
+def bounded_loads(data: bytes | str):
+    """``json.loads(data)`` (None when it is not JSON, or nests too deeply) for a text that cannot
+    hold more than MAX_VALUES values (:func:`may_exceed_values`); a text that may is read by the strict
+    parser, which stops past the limit (None then)."""
+    if may_exceed_values(data):
+        root, _ = parse(data)
+        return None if root is None else to_plain(root)
+    try:
+        return json.loads(data)
+    except (ValueError, RecursionError):  # (UnicodeDecodeError is a ValueError)
+        return None
 
 
 _PLAIN = json.JSONDecoder(object_pairs_hook=tuple, parse_constant=_fast_constant)
@@ -586,6 +625,8 @@ def parse_plain(data: bytes):
     :mod:`veduta.source.fields`), which leave everything :func:`parse` would report (a
     duplicate key, a number out of range) to the located read.
     """
+    if may_exceed_values(data):
+        return None  # (the strict parser counts them, and stops)
     try:
         text = data.decode("utf-8")
         if text.startswith("\ufeff") or "\\u" in text:

@@ -36,7 +36,6 @@ change of a source.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -474,11 +473,11 @@ def _read_source(path: str, rel: str) -> bytes:
 
 
 def _loads(data: str | bytes) -> Any:
-    """A source's plain JSON for the index (None when it is not JSON)."""
-    try:
-        return json.loads(data)
-    except (ValueError, RecursionError):  # (UnicodeDecodeError is a ValueError)
-        return None
+    """A source's plain JSON for the index (None when it is not JSON, or holds more values than
+    any source may)."""
+    from veduta.source.jsonpos import bounded_loads
+
+    return bounded_loads(data)
 
 
 #: Everything a reference may name.

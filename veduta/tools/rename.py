@@ -238,6 +238,10 @@ def _is_json(data: bytes) -> bool:
     does not (and so the reference graph does not see such a source's references)."""
     if data.startswith(b"\xef\xbb\xbf"):
         return False
+    from veduta.source.jsonpos import may_exceed_values, parse
+
+    if may_exceed_values(data):  # (the strict parser counts them, and stops past the limit)
+        return parse(data)[0] is not None
     try:
         json.loads(data)
         return True
