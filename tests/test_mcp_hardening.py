@@ -375,3 +375,49 @@ def test_arguments_must_have_the_json_type_and_bounds_the_schema_says(sample_gam
     assert world.read_bytes() == before and not (sample_game / "v.glb").exists()
     assert not r["depth_2"].is_error
     assert r["depth_2"].structured_content == cli_json(sample_game, "deps", "valley", "--depth", "2")
+
+
+def test_a_source_past_its_kinds_size_limit_is_an_error_of_every_tool(sample_game):
+    """A world and a material past their kinds' limits (docs/authoring-tools.md, "Source sizes"):
+    the check's diagnostic, the world tools' and the resource's error, write_source's refusal; never
+    read whole."""
+    from veduta.base.kinds import BY_NAME
+
+    world_limit, material_limit = BY_NAME["world"].max_bytes, BY_NAME["material"].max_bytes
+    valley = sample_game / "assets/worlds/valley.vworld"
+    text = valley.read_bytes().rstrip()
+    valley.write_bytes(text[:-1] + b" " * (world_limit + 1 - len(text)) + b"}")
+    size = valley.stat().st_size
+    assert size == world_limit + 1
+    too = f"too large ({size:,} bytes; a world source is at most {world_limit:,})"
+    big_material = '{"veduta": "material/1"' + " " * material_limit + "}"
+
+    async def body(s):
+        r = {
+            "check": await s.call_tool("check", {"sources": ["assets/worlds/valley.vworld"], "jobs": 1}),
+            "query": await s.call_tool("world_query", {"world": "valley", "cell": [0, 0]}),
+            "place": await s.call_tool(
+                "world_place", {"world": "valley", "name": "tower", "prefab": "well", "near": [-66, 4]}
+            ),
+            "write": await s.call_tool("write_source", {"kind": "material", "name": "huge", "text": big_material}),
+        }
+        try:
+            r["resource"] = await s.read_resource("veduta://source/world/valley")
+        except Exception as exc:  # noqa: BLE001 - the SDK raises the server's error
+            r["resource"] = exc
+        return r
+
+    r = serve(sample_game, body)
+    check = r["check"].structured_content
+    assert not check["ok"] and [(d["file"], d["line"], d["col"], d["message"]) for d in check["diagnostics"]] == [
+        ("assets/worlds/valley.vworld", 1, 1, too)
+    ]
+    for key in ("query", "place"):
+        assert r[key].is_error and f"assets/worlds/valley.vworld:1:1: $: {too}" in text_of(r[key]), text_of(r[key])
+    assert valley.stat().st_size == size
+    write = r["write"].structured_content
+    assert write["refused"] and f"too large ({len(big_material):,} bytes; a material source is at most" in (
+        json.dumps(write)
+    )
+    assert not (sample_game / "assets/materials/huge.vmaterial").exists()
+    assert too in str(r["resource"])
