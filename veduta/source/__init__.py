@@ -50,12 +50,12 @@ def too_large(data: bytes | str, kind: str) -> str | None:
 
 def read_source(path: str, kind: str | None = None) -> tuple[bytes, os.stat_result]:
     """The bytes of source file *path* of *kind* (by default the kind its suffix says) and its
-    stat taken before reading. An OSError
-    whose ``strerror`` says why otherwise (missing, unreadable, a FIFO or a folder in its place:
-    never waited on); one larger than :func:`source_limit` is
-    :class:`~veduta.base.fsutil.TooLarge` (``strerror``: :func:`too_large`'s words), raised after
-    one stat, before a byte is read. Every tool reads a source file through here (the cook,
-    check, deps, rename, report, the language server, the MCP and world tools)."""
+    stat taken before reading; an OSError whose ``strerror`` says why otherwise (missing,
+    unreadable, a FIFO or a folder in its place: never waited on). One larger than
+    :func:`source_limit` is :class:`~veduta.base.fsutil.TooLarge` (``strerror``:
+    :func:`too_large`'s words), raised after one stat, before a byte is read. Every tool reads a
+    source file through here (the cook, check, deps, rename, report, the language server, the
+    MCP and world tools)."""
     from veduta.base.fsutil import read_with_stat
     from veduta.base.kinds import BY_SUFFIX
 
