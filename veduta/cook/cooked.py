@@ -54,10 +54,12 @@ def cook_and_read(project, kind: str, name: str, index=None, write: bool = True)
 def _compile_and_read(project, kind: str, src, cooked: str, index) -> CookedAsset:
     """:func:`cook_and_read` writing nothing: the fresh cooked file, else the source compiled in
     memory (its body encoded and decoded again: the record a cooked file would give)."""
+    from veduta.base.fsutil import TooLarge
     from veduta.compile import CompileContext, compile_source
     from veduta.cook.cook import check_fresh
     from veduta.formats import decode, encode
     from veduta.formats.asset import read_asset_file
+    from veduta.source import read_source
     from veduta.source.diagnostics import Report
 
     if check_fresh(kind, src.rel, project.assets, cooked, index)[0]:
@@ -65,8 +67,10 @@ def _compile_and_read(project, kind: str, src, cooked: str, index) -> CookedAsse
     shown = project.source_path(src.rel)
     rep = Report(shown)
     try:
-        with open(shown, "rb") as f:
-            data = f.read()
+        data: bytes | None = read_source(shown, kind)[0]
+    except TooLarge as exc:  # from one stat, before a byte is read
+        rep.error((1, 1), "$", exc.strerror or "")
+        data = None
     except OSError as exc:
         rep.error((1, 1), "$", f"cannot read the source ({exc.strerror})")
         data = None
