@@ -33,7 +33,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from veduta.cook.run import MONITOR_FOLDER
@@ -100,16 +100,17 @@ class Ahead:
         # only safe while this process runs no other thread.  Ctrl-C is held back until the
         # workers run and the handler that stops them is set (see the module's docstring)
         stops = self._stops_on_interrupt()
-        with interrupts_held():
+        context = pool_context()  # (before: starting the resource tracker lets SIGINT go again)
+        with interrupts_held() as held:
             self.pool = ProcessPoolExecutor(
-                self.workers, mp_context=pool_context(), initializer=worker_start, initargs=(stops,)
+                self.workers, mp_context=context, initializer=worker_start, initargs=(stops,)
             )
             # (the first submit forks the workers) a worker of the first batches may die while
             # later ones are still being handed on
             self.futures = [self._submit(jobs) for jobs in self.batches]
             atexit.register(self.close)
             if stops:
-                signal.signal(signal.SIGINT, self._interrupt)
+                held.handler = self._interrupt  # (a Ctrl-C held back is this handler's)
                 self._handler_set = True
 
     def _submit(self, jobs: list[tuple]) -> Future | None:
@@ -127,7 +128,9 @@ class Ahead:
         self.batches.append(jobs)
         self.where.update((job[1], b) for job in jobs)
         if self.pool is not None:
-            with interrupts_held():  # (a fork server may start a worker for it)
+            # (a fork server's pool starts a worker when a batch comes: a Ctrl-C held back until
+            # it is one of the pool's, which the handler stops, never half started)
+            with interrupts_held():
                 self.futures.append(self._submit(jobs))
 
     @staticmethod
@@ -192,7 +195,7 @@ class Ahead:
         Ctrl-C the workers are ending already)."""
         if self.pool is not None and os.getpid() == self.pid:
             if self.interrupted:
-                stop_workers(self.pool)  # (again: a worker a fork server started since)
+                stop_workers(self.pool)  # (again: a fork server's worker started since)
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
             atexit.unregister(self.close)  # a long-lived process (veduta watch) keeps no dead pool
@@ -202,23 +205,53 @@ class Ahead:
             self._handler_set = False
 
 
+class _Held:
+    """What :func:`interrupts_held` hands its block: *handler*, the SIGINT handler from the
+    block's end on (the block may set it; by default the one before the block)."""
+
+    def __init__(self) -> None:
+        self.handler: Callable[..., object] | None = None
+        self.caught: list[tuple] = []
+
+
 @contextlib.contextmanager
-def interrupts_held() -> Iterator[None]:
-    """Hold SIGINT back in this thread while the block runs (the block forks workers, or
-    starts the fork server they come from): a Ctrl-C meanwhile is delivered when the block
-    ends, where Python's handler raises KeyboardInterrupt in the caller's code.  Unheld, it
-    could land in an at-fork hook (Python prints "Exception ignored" there and the cook goes
-    on) or in a child before it ignores SIGINT (see :func:`worker_start`).  A child inherits
-    the held signal; the workers' start lets it go."""
-    if not hasattr(signal, "pthread_sigmask"):  # (not POSIX)
-        yield
-        return
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, ())
+def interrupts_held() -> Iterator[_Held]:
+    """Hold SIGINT back while the block runs (it forks workers, or starts the fork server
+    they come from): a Ctrl-C meanwhile is handled when the block ends, where Python's handler
+    raises KeyboardInterrupt in the caller's code.  Unheld, it could land in an at-fork hook
+    (Python prints "Exception ignored" there and the cook goes on), in a child before it
+    ignores SIGINT (see :func:`worker_start`), or between a fork server's start of a worker
+    and the pool's record of it (a worker left to fail alone, a traceback).
+
+    Two holds: SIGINT is blocked in this thread (a child inherits the block; the workers' start
+    lets it go), and in the main thread Python's handler is one that only takes note: in a
+    process with other threads (``veduta watch``'s watcher) the kernel hands SIGINT to one of
+    them, and Python runs the handler in the main thread all the same.  A forked child inherits
+    that handler too; the workers' start puts back the one before (``held_from``)."""
+    held = _Held()
+    if threading.current_thread() is threading.main_thread():
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+
+            def note(signum, frame) -> None:
+                held.caught.append((signum, frame))
+
+            note.held_from = handler  # type: ignore[attr-defined]
+            held.handler = handler
+            signal.signal(signal.SIGINT, note)
+    mask = hasattr(signal, "pthread_sigmask")
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, ()) if mask else None
     try:
-        signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGINT,))
-        yield
+        if mask:
+            signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGINT,))
+        yield held
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)  # (a Ctrl-C held back is raised here)
+        if before is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)  # (a SIGINT held back is noted here)
+        if held.handler is not None:
+            signal.signal(signal.SIGINT, held.handler)
+            if held.caught:
+                held.handler(*held.caught[0])  # (Python's own, or the pool's: raises KeyboardInterrupt)
 
 
 def let_interrupts_go() -> None:
@@ -285,7 +318,8 @@ def worker_start(cook_stops_it: bool = False) -> None:
     With *cook_stops_it* (the cook's SIGINT handler stops the workers, see the module's
     docstring), SIGINT is ignored, and only then let go: the worker was forked with it held
     back (:func:`interrupts_held`), so a Ctrl-C since the fork, pending, is dropped; SIGTERM
-    ends the worker cleanly (:func:`_stopped`).  Without, SIGINT is let go as it is.
+    ends the worker cleanly (:func:`_stopped`).  Without, SIGINT is let go to the handler the
+    cook had before it held SIGINT back.
 
     The task pass forks the pool while it keeps the collector paused (see ``cook_tasks``), and
     a worker that kept it paused grew by about 1 KB for each small model it compiled (10,000
@@ -295,6 +329,10 @@ def worker_start(cook_stops_it: bool = False) -> None:
     if cook_stops_it:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, _stopped)
+    else:  # forked while the cook held SIGINT back: the handler before the hold
+        before = getattr(signal.getsignal(signal.SIGINT), "held_from", None)
+        if before is not None:
+            signal.signal(signal.SIGINT, before)
     let_interrupts_go()
     gc.freeze()
     gc.enable()
@@ -317,10 +355,12 @@ def pool_context():
         ctx.set_forkserver_preload(
             ["veduta.cook.cook", "veduta.container.chunks", "veduta.container.meta", "veduta.compile.model.compile"]
         )
-        from multiprocessing import forkserver
+        from multiprocessing import forkserver, resource_tracker
 
         # started (once per process) with SIGINT held back, which its children inherit: a
-        # Ctrl-C never lands in a worker before the worker's own start (worker_start) decides
+        # Ctrl-C never lands in a worker before the worker's own start (worker_start) decides.
+        # The resource tracker first: starting it lets SIGINT go in this thread (3.11-3.13)
+        resource_tracker.ensure_running()
         with interrupts_held():
             forkserver.ensure_running()
         return ctx
