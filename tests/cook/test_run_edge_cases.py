@@ -435,3 +435,48 @@ def test_fork_is_avoided_while_a_thread_threading_does_not_know_runs(tmp_path):
         assert not ahead.one_thread()
     finally:
         stop.set()
+
+
+def test_ctrl_c_while_watch_starts_its_pool_stops_the_watch(tmp_path):
+    """veduta watch runs a thread (its watcher), so its pool's workers come from a fork server
+    and the kernel may hand SIGINT to the watcher's thread: a Ctrl-C sent as the pool starts a
+    worker (the probe's hook) stops the watch (exit 0, one line each) with no traceback of a
+    worker left half started, and no process of the group but zombies (a fork server outlives
+    the watch by a moment; this machine's init may not reap it)."""
+    g = _many(tmp_path, 40)
+    code = """if True:
+        import os, signal, sys
+        from concurrent.futures import process
+        spawn = process.ProcessPoolExecutor._spawn_process
+        def ctrl_c_then_spawn(self):
+            if not os.path.exists("ctrl-c-sent"):
+                open("ctrl-c-sent", "w").close()
+                os.killpg(0, signal.SIGINT)
+            spawn(self)
+        process.ProcessPoolExecutor._spawn_process = ctrl_c_then_spawn
+        from veduta.faces.cli.main import main
+        sys.exit(main(["watch"]))
+    """
+    p = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=g.root,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    out, err = p.communicate(timeout=300)
+    assert (g.root / "ctrl-c-sent").exists(), (p.returncode, out, err)
+    assert p.returncode == 0, (p.returncode, out, err)
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert err.endswith(f"\n{INTERRUPTED}\nwatch: stopped\n"), err
+    deadline = time.monotonic() + 30
+    while True:
+        ps = subprocess.run(["ps", "-s", str(p.pid), "-o", "stat=,args="], capture_output=True, text=True).stdout
+        running = [line for line in ps.splitlines() if not line.lstrip().startswith("Z")]
+        if not running:
+            break
+        assert time.monotonic() < deadline, running
+        time.sleep(0.05)
+    assert [str(p) for folder in ("assets", "cache") for p in (g.root / folder).rglob(".*.tmp")] == []
+    assert g.cook("-n", "2").returncode == 0
