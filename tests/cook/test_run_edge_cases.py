@@ -302,6 +302,15 @@ def _ctrl_c_at_fork(tmp_path, hook: str, face: str) -> tuple[Game, int, str, str
         os.register_at_fork({hook}=ctrl_c)
         {_PROBE_RUNS[face].strip()}
     """
+    p, out, err = _in_a_session(g, code)
+    assert (g.root / "ctrl-c-sent").exists(), (p.returncode, out, err)  # (the pool was forked)
+    _left_whole(g, p.pid)
+    return g, p.returncode, out, err
+
+
+def _in_a_session(g: Game, code: str) -> tuple[subprocess.Popen, str, str]:
+    """Run ``python -c code`` in the game's root as the leader of a new session (its own process
+    group, which a Ctrl-C of the probe reaches whole): (process, stdout, stderr)."""
     p = subprocess.Popen(
         [sys.executable, "-c", code],
         cwd=g.root,
@@ -311,9 +320,7 @@ def _ctrl_c_at_fork(tmp_path, hook: str, face: str) -> tuple[Game, int, str, str
         start_new_session=True,
     )
     out, err = p.communicate(timeout=300)
-    assert (g.root / "ctrl-c-sent").exists(), (p.returncode, out, err)  # (the pool was forked)
-    _left_whole(g, p.pid)
-    return g, p.returncode, out, err
+    return p, out, err
 
 
 def _left_whole(g: Game, group: int) -> None:
@@ -457,15 +464,7 @@ def test_ctrl_c_while_watch_starts_its_pool_stops_the_watch(tmp_path):
         from veduta.faces.cli.main import main
         sys.exit(main(["watch"]))
     """
-    p = subprocess.Popen(
-        [sys.executable, "-c", code],
-        cwd=g.root,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    out, err = p.communicate(timeout=300)
+    p, out, err = _in_a_session(g, code)
     assert (g.root / "ctrl-c-sent").exists(), (p.returncode, out, err)
     assert p.returncode == 0, (p.returncode, out, err)
     assert "Traceback" not in err and "Exception ignored" not in err, err
