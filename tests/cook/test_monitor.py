@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -221,6 +222,49 @@ def test_monitor_stopped_restarted_and_hung(game, monitors):
     game.write("models/tree.vmodel", bigger(CRATE, 7))
     assert "1 cooked, 3 up to date" in cook(game)
     nothing_stale(game)
+
+
+def _journal(game: Game) -> str:
+    return (game.root / "cache" / "monitor" / "journal").read_text()
+
+
+def _new_journal(game: Game, old: str) -> None:
+    """Wait until the monitor started a journal under another id than the one that began *old*
+    (bounded: a monitor that never does fails the test)."""
+    end = time.monotonic() + 60
+    while _journal(game).split("\n", 1)[0] == old.split("\n", 1)[0]:
+        assert time.monotonic() < end, "the monitor did not watch the assets folder again"
+        time.sleep(0.05)
+
+
+def test_monitor_watches_the_assets_folder_again_when_it_comes_back(game, monitors):
+    """The assets folder gone for a moment and back: ``git checkout`` of a branch without it
+    (removed, then made anew: another folder at the same path), or ``mv assets x`` and a new
+    folder in its place.  The monitor watched none of the new folder, so the cooks that trusted
+    its journal left an edit in it stale.  It now drops the old folder's watches, watches the
+    folder again once it is back and starts a new journal (a new id: no mark is trusted, the
+    next cook checks every source)."""
+    marked(game, monitors)
+    assets, away = game.root / "assets", game.root / "away"
+    for how in ("made anew", "moved away"):
+        before = _journal(game)
+        if how == "made anew":
+            shutil.copytree(assets, away, symlinks=True)
+            shutil.rmtree(assets)
+            shutil.copytree(away, assets, symlinks=True)
+            shutil.rmtree(away)
+        else:
+            os.rename(assets, away)
+            shutil.copytree(away, assets, symlinks=True)
+            (away / "models" / "tree.vmodel").write_text(bigger(CRATE, 8))  # no longer the game's
+        _new_journal(game, before)
+        assert "0 cooked, 4 up to date" in cook(game)  # (a new journal: every source checked)
+        assert "0 cooked, 4 up to date" in cook(game)  # (the mark of the one before trusted)
+        game.write("models/crate.vmodel", bigger(CRATE, 2 if how == "made anew" else 3))
+        assert "1 cooked, 3 up to date" in cook(game)
+        assert "a models/crate.vmodel\n" in _journal(game)  # seen by a watch of the new folder
+        nothing_stale(game)
+    shutil.rmtree(away)
 
 
 def test_monitor_overflowed_queue_means_a_full_check(game, monitors):

@@ -121,3 +121,42 @@ def test_watch_ignores_an_editors_temporary_file_and_follows_folders(game):
     assert changed[0] == "watch: changed: models/crate.vmodel", changed
     assert changed[1:] == ["watch: changed: models/props"], changed
     assert not game.cooked("models/barrel.vda").exists()  # its source went with the folder
+
+
+def test_watch_waits_for_the_assets_folder_when_it_goes_and_cooks_when_it_is_back(game):
+    """The assets folder gone for a moment (``mv assets x && mv x assets``; ``git checkout`` of a
+    branch without it: removed, then made anew): the watch exited 2 ("no assets folder"). It now
+    says so once, waits, watches the folder that is back (a watcher of the old one sees nothing
+    of a new one) and cooks what changed meanwhile; only Ctrl-C stops it."""
+    import shutil
+
+    assets, away = game.root / "assets", game.root / "away"
+    w = Watcher(game)
+    try:
+        w.wait_for("watch: watching")
+        os.rename(assets, away)
+        w.wait_for("watch: assets/ is gone; waiting for it to come back (Ctrl-C stops)")
+        (away / "models/crate.vmodel").write_text(CRATE.replace('"size": [1, 1, 1]', '"size": [2, 1, 1]'))
+        os.rename(away, assets)
+        w.wait_for("watch: assets/ is back")
+        w.wait_for("cook: 1 cooked, 3 up to date")  # the edit made while it was away
+        w.wait_for("watch: cooked in")
+
+        shutil.copytree(assets, away, symlinks=True)
+        shutil.rmtree(assets)
+        w.wait_for("watch: assets/ is gone")
+        shutil.copytree(away, assets, symlinks=True)  # (a new folder at the same path)
+        w.wait_for("watch: assets/ is back")
+        w.wait_for("cook: 0 cooked, 4 up to date")
+        w.wait_for("watch: cooked in")
+        game.write("models/crate.vmodel", CRATE.replace('"size": [1, 1, 1]', '"size": [3, 1, 1]'))
+        w.wait_for("watch: changed: models/crate.vmodel")  # seen by a watcher of the new folder
+        w.wait_for("cook: 1 cooked, 3 up to date")
+        w.wait_for("watch: cooked in")
+    finally:
+        code = w.stop()
+    assert code == 0
+    out = "\n".join(w.seen)
+    assert out.count("is gone") == 2 and "watch: stopped" in out and "Traceback" not in out, out
+    cp = game.veduta("why", "--json")
+    assert cp.returncode == 0 and '"stale": []' in cp.stdout, cp.stdout + cp.stderr

@@ -12,15 +12,28 @@ the summary and doit's database are what they were.
 Nothing here changes what is cooked: a result is the one ``cook_one`` would have produced in
 the worker.  When there is no pool (few stale sources, doit's own process workers, an
 explicit ``-n 1``) or it broke, ``take`` returns None and the action cooks the source itself.
+
+Ctrl-C: the cook decides, the workers do not.  The terminal sends SIGINT to the whole process
+group, workers included; a worker ignores it, and the cook, when its SIGINT handler is
+Python's own (it raises KeyboardInterrupt), stops its workers from that handler (SIGTERM: a
+batch being cooked unwinds, so a file being written leaves no temporary file, and the worker
+ends) before the KeyboardInterrupt unwinds the run.  The workers are forked with SIGINT held
+back (:func:`interrupts_held`): a Ctrl-C during the fork is delivered to the cook just after
+it, in its own code, never inside an at-fork hook (where Python prints "Exception ignored" and
+goes on) nor to a worker before it ignores SIGINT (a KeyboardInterrupt traceback, or a child
+that unwinds the cook's own frames).
 """
 
 from __future__ import annotations
 
 import atexit
+import contextlib
 import gc
 import os
+import signal
 import sys
 import threading
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from veduta.cook.run import MONITOR_FOLDER
@@ -76,43 +89,76 @@ class Ahead:
         #: and what the dead worker may have written already still counts as cooked
         self.lost: set[str] = set()
         self._lock = threading.Lock()  # doit -n N with threads: several actions take at once
+        #: set by Ctrl-C (this pool's SIGINT handler): the workers were told to stop
+        self.interrupted = False
+        self._handler_set = False  # whether this pool's SIGINT handler is installed
 
     def start(self) -> None:
         from concurrent.futures import ProcessPoolExecutor
 
-        from veduta.cook.cook import cook_batch
-
         # fork: workers start in milliseconds with everything imported and the asset index set;
-        # only safe while this process runs no other thread
-        self.pool = ProcessPoolExecutor(self.workers, mp_context=pool_context(), initializer=worker_start)
-        # a worker of the first batches may die while later ones are still being handed on
-        self.futures = [self._submit(cook_batch, jobs) for jobs in self.batches]
-        atexit.register(self.close)
+        # only safe while this process runs no other thread.  Ctrl-C is held back until the
+        # workers run and the handler that stops them is set (see the module's docstring)
+        stops = self._stops_on_interrupt()
+        context = pool_context()  # (before: starting the resource tracker lets SIGINT go again)
+        with interrupts_held() as held:
+            self.pool = ProcessPoolExecutor(
+                self.workers, mp_context=context, initializer=worker_start, initargs=(stops,)
+            )
+            # (the first submit forks the workers) a worker of the first batches may die while
+            # later ones are still being handed on
+            self.futures = [self._submit(jobs) for jobs in self.batches]
+            atexit.register(self.close)
+            if stops:
+                held.handler = self._interrupt  # (a Ctrl-C held back is this handler's)
+                self._handler_set = True
 
-    def _submit(self, cook_batch, jobs: list[tuple]) -> Future | None:
+    def _submit(self, jobs: list[tuple]) -> Future | None:
         """The future of one batch; None when the pool is broken (a worker died): the actions of
         these sources cook them in this process."""
         assert self.pool is not None
         try:
-            return self.pool.submit(cook_batch, jobs)
+            return self.pool.submit(cook_in_worker, jobs)
         except RuntimeError:  # BrokenProcessPool (or a pool shut down)
             return None
 
     def add(self, jobs: list[tuple]) -> None:
         """One more batch, after the others (cooked from now on when the pool has started)."""
-        from veduta.cook.cook import cook_batch
-
         b = len(self.batches)
         self.batches.append(jobs)
         self.where.update((job[1], b) for job in jobs)
         if self.pool is not None:
-            self.futures.append(self._submit(cook_batch, jobs))
+            # (a fork server's pool starts a worker when a batch comes: a Ctrl-C held back until
+            # it is one of the pool's, which the handler stops, never half started)
+            with interrupts_held():
+                self.futures.append(self._submit(jobs))
+
+    @staticmethod
+    def _stops_on_interrupt() -> bool:
+        """Whether Ctrl-C is this pool's to handle: SIGINT raises Python's KeyboardInterrupt in
+        this thread, the main one (not under a handler of an embedding program, nor ignored,
+        nor in a thread of the MCP server, whose workers keep Python's own handling)."""
+        return (
+            threading.current_thread() is threading.main_thread()
+            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        )
+
+    def _interrupt(self, signum, frame) -> None:
+        """Ctrl-C (this process's SIGINT handler while the pool runs): tell the workers to stop,
+        then raise KeyboardInterrupt as Python's own handler does.  Only signals are sent here
+        (the handler may run while this thread holds the pool's locks); the pool then finds
+        its workers gone, and every batch not cooked fails."""
+        self.interrupted = True
+        stop_workers(self.pool)
+        signal.default_int_handler(signum, frame)
 
     def take(self, rel: str) -> dict | None:
         """The result of source *rel*, waiting for its batch; None when this pool does not cook
         it (or broke, or this is another process): the caller then cooks it itself."""
         if os.getpid() != self.pid:
             return None
+        if self.interrupted:  # (another of doit's threads, while Ctrl-C unwinds the main one)
+            raise KeyboardInterrupt
         with self._lock:
             b = self.where.pop(rel, None)
             if b is None:
@@ -127,6 +173,8 @@ class Ahead:
         try:
             batch = future.result()
         except Exception as exc:  # noqa: BLE001 - a broken pool: the action cooks the source itself
+            if self.interrupted:  # the workers were stopped by Ctrl-C: nothing is cooked here
+                raise KeyboardInterrupt from None
             with self._lock:
                 if not self.lost:
                     sys.stderr.write(
@@ -143,20 +191,149 @@ class Ahead:
             return self.results.pop(rel, None)
 
     def close(self) -> None:
-        """Stop the pool (waiting for the batches being cooked; the rest are dropped)."""
+        """Stop the pool (waiting for the batches being cooked; the rest are dropped; after
+        Ctrl-C the workers are ending already)."""
         if self.pool is not None and os.getpid() == self.pid:
+            if self.interrupted:
+                stop_workers(self.pool)  # (again: a fork server's worker started since)
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
             atexit.unregister(self.close)  # a long-lived process (veduta watch) keeps no dead pool
+        if self._handler_set and threading.current_thread() is threading.main_thread():
+            if signal.getsignal(signal.SIGINT) == self._interrupt:
+                signal.signal(signal.SIGINT, signal.default_int_handler)
+            self._handler_set = False
 
 
-def worker_start() -> None:
-    """The start of a pool worker: the cyclic garbage collector on, what the worker inherited
-    set aside.  The task pass forks the pool while it keeps the collector paused (see
-    ``cook_tasks``), and a worker that kept it paused grew by about 1 KB for each small model
-    it compiled (10,000 models on two workers: 43 -> 56 MB each, and growing; collected:
-    flat at 45 MB).  What it inherited is frozen (``gc.freeze``) rather than scanned: never
-    collected, never written to, so its pages stay shared with the main process."""
+class _Held:
+    """What :func:`interrupts_held` hands its block: *handler*, the SIGINT handler from the
+    block's end on (the block may set it; by default the one before the block)."""
+
+    def __init__(self) -> None:
+        self.handler: Callable[..., object] | None = None
+        self.caught: list[tuple] = []
+
+
+@contextlib.contextmanager
+def interrupts_held() -> Iterator[_Held]:
+    """Hold SIGINT back while the block runs (it forks workers, or starts the fork server
+    they come from): a Ctrl-C meanwhile is handled when the block ends, where Python's handler
+    raises KeyboardInterrupt in the caller's code.  Unheld, it could land in an at-fork hook
+    (Python prints "Exception ignored" there and the cook goes on), in a child before it
+    ignores SIGINT (see :func:`worker_start`), or between a fork server's start of a worker
+    and the pool's record of it (a worker left to fail alone, a traceback).
+
+    Two holds: SIGINT is blocked in this thread (a child inherits the block; the workers' start
+    lets it go), and in the main thread Python's handler is one that only takes note: in a
+    process with other threads (``veduta watch``'s watcher) the kernel hands SIGINT to one of
+    them, and Python runs the handler in the main thread all the same.  A forked child inherits
+    that handler too; the workers' start puts back the one before (``held_from``)."""
+    held = _Held()
+    if threading.current_thread() is threading.main_thread():
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+
+            def note(signum, frame) -> None:
+                held.caught.append((signum, frame))
+
+            note.held_from = handler  # type: ignore[attr-defined]
+            held.handler = handler
+            signal.signal(signal.SIGINT, note)
+    mask = hasattr(signal, "pthread_sigmask")
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, ()) if mask else None
+    try:
+        if mask:
+            signal.pthread_sigmask(signal.SIG_BLOCK, (signal.SIGINT,))
+        yield held
+    finally:
+        if before is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, before)  # (a SIGINT held back is noted here)
+        if held.handler is not None:
+            signal.signal(signal.SIGINT, held.handler)
+            if held.caught:
+                held.handler(*held.caught[0])  # (Python's own, or the pool's: raises KeyboardInterrupt)
+
+
+def let_interrupts_go() -> None:
+    """In a worker process started with SIGINT held back (:func:`interrupts_held`): let it go
+    (one held back meanwhile is delivered now, or dropped when ignored)."""
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, (signal.SIGINT,))
+
+
+def stop_workers(pool) -> None:
+    """Send SIGTERM to the worker processes of *pool* (a ProcessPoolExecutor); only signals, so
+    that a signal handler may call it.
+
+    ProcessPoolExecutor keeps its workers in ``_processes`` (pid -> Process; None once shut
+    down), checked against Python 3.11-3.13: no public call stops the workers without also
+    shutting the pool down, which takes locks the interrupted thread may hold (3.14's
+    ``terminate_workers`` does that)."""
+    processes = getattr(pool, "_processes", None) if pool is not None else None
+    for process in list(processes.values()) if processes else ():
+        try:
+            process.terminate()
+        except (OSError, ValueError, AttributeError):  # gone already
+            pass
+
+
+#: whether this pool worker is cooking a batch (a SIGTERM then unwinds it; see :func:`_stopped`)
+_COOKING = False
+#: a worker's exit status when stopped (a shell's for SIGTERM)
+STOPPED = 128 + signal.SIGTERM
+
+
+def cook_in_worker(jobs: list[tuple]) -> list[dict]:
+    """What a pool worker runs for a batch: :func:`veduta.cook.cook.cook_batch`, ended by the
+    cook's SIGTERM (Ctrl-C) once what it was doing unwound."""
+    global _COOKING
+    from veduta.cook import cook
+
+    try:
+        _COOKING = True
+        got = cook.cook_batch(jobs)
+        _COOKING = False
+    except SystemExit:  # SIGTERM (see _stopped): the file being written was removed
+        os._exit(STOPPED)
+    except BaseException:
+        _COOKING = False
+        raise
+    return got
+
+
+def _stopped(signum, frame) -> None:
+    """SIGTERM in a pool worker: the cook was interrupted.  A batch being cooked unwinds (an
+    atomic write in progress removes its temporary file) and :func:`cook_in_worker` ends the
+    worker; an idle worker ends at once.  A second SIGTERM ends it whatever it does."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if _COOKING:
+        raise SystemExit(STOPPED)
+    os._exit(STOPPED)
+
+
+def worker_start(cook_stops_it: bool = False) -> None:
+    """The start of a pool worker: Ctrl-C left to the cook, the cyclic garbage collector on,
+    what the worker inherited set aside.
+
+    With *cook_stops_it* (the cook's SIGINT handler stops the workers, see the module's
+    docstring), SIGINT is ignored, and only then let go: the worker was forked with it held
+    back (:func:`interrupts_held`), so a Ctrl-C since the fork, pending, is dropped; SIGTERM
+    ends the worker cleanly (:func:`_stopped`).  Without, SIGINT is let go to the handler the
+    cook had before it held SIGINT back.
+
+    The task pass forks the pool while it keeps the collector paused (see ``cook_tasks``), and
+    a worker that kept it paused grew by about 1 KB for each small model it compiled (10,000
+    models on two workers: 43 -> 56 MB each, and growing; collected: flat at 45 MB).  What it
+    inherited is frozen (``gc.freeze``) rather than scanned: never collected, never written
+    to, so its pages stay shared with the main process."""
+    if cook_stops_it:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, _stopped)
+    else:  # forked while the cook held SIGINT back: the handler before the hold
+        before = getattr(signal.getsignal(signal.SIGINT), "held_from", None)
+        if before is not None:
+            signal.signal(signal.SIGINT, before)
+    let_interrupts_go()
     gc.freeze()
     gc.enable()
 
@@ -178,6 +355,14 @@ def pool_context():
         ctx.set_forkserver_preload(
             ["veduta.cook.cook", "veduta.container.chunks", "veduta.container.meta", "veduta.compile.model.compile"]
         )
+        from multiprocessing import forkserver, resource_tracker
+
+        # started (once per process) with SIGINT held back, which its children inherit: a
+        # Ctrl-C never lands in a worker before the worker's own start (worker_start) decides.
+        # The resource tracker first: starting it lets SIGINT go in this thread (3.11-3.13)
+        resource_tracker.ensure_running()
+        with interrupts_held():
+            forkserver.ensure_running()
         return ctx
     return multiprocessing.get_context("spawn")
 

@@ -29,13 +29,19 @@ def _before_fork() -> None:
 
 
 def _arm_child() -> None:
-    try:
-        import ctypes
+    while True:
+        try:
+            import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        return
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            break
+        except (OSError, AttributeError):
+            return
+        except KeyboardInterrupt:  # Ctrl-C reached the new child here (a worker of doit -P process;
+            # the cook's pool forks with SIGINT held back): the cook got it too and stops its
+            # children; arm this one anyway, rather than Python's "Exception ignored" at the fork
+            continue
     if os.getppid() != _forker:  # the parent died before the signal was armed
         os._exit(1)
 

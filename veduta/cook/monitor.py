@@ -290,6 +290,7 @@ class _Inotify:
         self._add = libc.inotify_add_watch
         self._add.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_uint32]
         self._rm = libc.inotify_rm_watch
+        self._rm.argtypes = [ctypes.c_int, ctypes.c_int]
         self._ctypes = ctypes
         self.fd = libc.inotify_init1(IN_CLOEXEC)
         if self.fd < 0:
@@ -302,6 +303,9 @@ class _Inotify:
             err = self._ctypes.get_errno()
             raise OSError(err, os.strerror(err), path)
         return wd
+
+    def remove(self, wd: int) -> None:
+        self._rm(self.fd, wd)  # (a watch already gone: EINVAL, nothing to do)
 
     def read(self, timeout: float) -> list[tuple[int, int, str]]:
         import select
@@ -336,6 +340,9 @@ class Monitor:
         #: wd -> (area, folder relative to it): area "a" assets, "k" cooked, "c" cookies
         self.dirs: dict[int, tuple[str, str]] = {}
         self.trusted = True  # False once a link is seen: every cook then checks every source
+        #: areas ("a", or "k" outside the assets folder) whose root folder was removed or moved
+        #: away, watched again once it is back (see _lose, _watch_again)
+        self.lost: set[str] = set()
         self.id = ""
         self._journal = -1
         self._size = 0
@@ -461,6 +468,8 @@ class Monitor:
                     lines.append(f"c {name}\n".encode())
                 continue
             if mask & (IN_DELETE_SELF | IN_MOVE_SELF):
+                if rel == "" and (area == "a" or not self.cooked.startswith(self.assets + os.sep)):
+                    self._lose(area)
                 lines.append(b"D\n")
                 continue
             path = f"{rel}/{name}" if rel else name
@@ -491,6 +500,35 @@ class Monitor:
         if self._size > self.max_journal:
             self._start_journal()  # a new id: the next cook checks every source once
 
+    def _lose(self, area: str) -> None:
+        """The root folder of *area* was removed or moved away (``git checkout`` of a branch
+        without it, ``mv assets x``): its watches are dropped (a moved folder's would go on
+        reporting the folder where it went, and a folder made in its place is watched by none),
+        until :meth:`_watch_again` finds the folder back."""
+        areas = {area, "k"} if area == "a" and self.cooked.startswith(self.assets + os.sep) else {area}
+        for wd, (a, _rel) in list(self.dirs.items()):
+            if a in areas:
+                self.ino.remove(wd)
+                del self.dirs[wd]
+        self.lost.add(area)
+
+    def _watch_again(self) -> None:
+        """Watch the lost root folders that are back, then start a new journal: its new id
+        names no cook's mark, so the next cook checks every source (what changed before the
+        watches were in place, the new folder's files included) and leaves a mark on it."""
+        back = sorted(a for a in self.lost if os.path.isdir(self._area_root(a)))
+        if not back:
+            return
+        ok = True
+        for area in back:
+            self.lost.discard(area)
+            ok = self._watch_tree(area, self._area_root(area), "") and ok
+        if not ok:
+            self.trusted = False
+        self._start_journal()
+        if not self.trusted:
+            self._write([b"o\n"])
+
     def run(self, should_stop=lambda: False, poll: float = 0.5, tick=None) -> None:
         """Journal what inotify reports until *should_stop()*; *tick()* after each wait (the
         warm compile worker's keeper: started again when it ended)."""
@@ -498,6 +536,8 @@ class Monitor:
             events = self.ino.read(poll)
             if events:
                 self.handle(events)
+            if self.lost:
+                self._watch_again()
             if tick is not None:
                 tick()
 

@@ -163,6 +163,9 @@ BATCH = 32
 
 
 def _init_worker(project: Project, index) -> None:
+    from veduta.cook.ahead import let_interrupts_go
+
+    let_interrupts_go()  # (a fork server's workers start with Ctrl-C held back: veduta/cook/ahead.py)
     _WORKER["project"], _WORKER["index"] = project, index
 
 

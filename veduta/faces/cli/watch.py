@@ -76,15 +76,21 @@ def _cook(project: Project, jobs: int, fmt: str) -> int:
 
 def watch(project: Project, jobs: int = 0, fmt: str = "text", debounce_ms: int = 150) -> int:
     """Cook, then watch the assets folder and cook again after every batch of changes, until
-    Ctrl-C (exit status 0)."""
+    Ctrl-C (exit status 0).  When the assets folder itself goes (``git checkout`` of a branch
+    without it, ``mv assets x``), the watch says so once and waits for it to come back, then
+    watches the folder that is there (a watcher follows the folder it was given, moved away or
+    removed, and sees nothing of one made in its place) and cooks."""
     import watchfiles
+
+    from veduta.base.errors import ConfigError
 
     def say(text: str) -> None:
         print(f"watch: {text}", file=sys.stderr, flush=True)
 
     assets = os.path.abspath(project.assets)
-    try:
-        changes_seen = watchfiles.watch(
+
+    def watching():
+        changes = watchfiles.watch(
             assets,
             watch_filter=watch_filter(project),
             debounce=debounce_ms,
@@ -93,21 +99,63 @@ def watch(project: Project, jobs: int = 0, fmt: str = "text", debounce_ms: int =
             yield_on_timeout=True,
             raise_interrupt=True,
         )
-        next(changes_seen)  # the watcher runs from here on: a save during the first cook is not lost
-        _cook(project, jobs, fmt)
-        say(f"watching {project.assets}/ (Ctrl-C stops)")
-        for changes in changes_seen:
-            if not changes:
-                continue  # a timeout: nothing changed
-            paths = sorted({os.path.relpath(p, assets).replace(os.sep, "/") for _, p in changes})
-            shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-            say(f"changed: {shown}")
-            started = time.monotonic()
+        next(changes)  # the watcher runs from here on: a save during the cook that follows is not lost
+        return changes
+
+    def cooked() -> bool:
+        """One cook; False when the assets folder went during it (the cook found none)."""
+        try:
             _cook(project, jobs, fmt)
+        except ConfigError:
+            if os.path.isdir(assets):
+                raise
+            return False
+        return True
+
+    changes_seen = None
+    try:
+        changes_seen = watching()
+        went = not cooked()
+        if not went:
+            say(f"watching {project.assets}/ (Ctrl-C stops)")
+        while True:
+            if not went:
+                changes = next(changes_seen)
+                if not changes:
+                    continue  # a timeout: nothing changed
+                paths = sorted({os.path.relpath(p, assets).replace(os.sep, "/") for _, p in changes})
+                started = time.monotonic()
+                went = "." in paths or not os.path.isdir(assets)  # the folder itself went (or came back)
+                if not went:
+                    shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+                    say(f"changed: {shown}")
+                    went = not cooked()
+            if went:  # watch the folder there now, once there is one, and cook
+                changes_seen.close()
+                if not os.path.isdir(assets):
+                    say(f"{project.assets}/ is gone; waiting for it to come back (Ctrl-C stops)")
+                    _wait_for_folder(assets, debounce_ms / 1000)
+                    say(f"{project.assets}/ is back")
+                started = time.monotonic()
+                changes_seen = watching()
+                went = not cooked()
+                if went:
+                    continue
             say(f"cooked in {time.monotonic() - started:.2f} s; watching")
     except KeyboardInterrupt:
         say("stopped")
+    finally:
+        if changes_seen is not None:
+            changes_seen.close()
     return 0
+
+
+def _wait_for_folder(folder: str, settle_s: float) -> None:
+    """Return once *folder* is a folder again (looked for ten times a second), and *settle_s*
+    more (a checkout writing it: its files come with it, not one cook for each)."""
+    while not os.path.isdir(folder):
+        time.sleep(0.1)
+    time.sleep(settle_s)
 
 
 def monitor_status(project: Project, as_json: bool) -> int:
