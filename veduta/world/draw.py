@@ -951,9 +951,7 @@ class Things:
 
     @classmethod
     def join(cls, parts: list[Things]) -> Things:
-        return cls(
-            *(np.concatenate([getattr(t, f) for t in parts]) for f in THING_FIELDS)
-        )
+        return cls(*(np.concatenate([getattr(t, f) for t in parts]) for f in THING_FIELDS))
 
 
 def entity_position(e: Mapping[str, Any], by: Mapping[str, Mapping[str, Any]]) -> np.ndarray:
@@ -1066,6 +1064,8 @@ class Loaded:
     #: (K,) bool or None: the slots whose chunk or things some view may see (the others are
     #: outside a plane of every view's volume: culled without a test)
     maybe: np.ndarray | None = None
+    #: the largest coordinate of the boxes and things' boxes (made when first needed)
+    big: float | None = None
     #: what :meth:`Drawer._maybe_seen` takes of the boxes (made when first needed)
     extremes: list[np.ndarray] | None = None
     #: the planes' parts at the boxes (:meth:`Drawer._box_sides`, made when first needed)
@@ -1561,7 +1561,7 @@ class Drawer:
         g = ids[sel_all]
         F, H = things.flora[g], things.thin[g]
         gap = things.pos.take(g, axis=0) - eye.take(view[sel_all], axis=0)
-        d = np.maximum(0.0, np.linalg.norm(gap, axis=1) - things.radius[g])
+        d = np.maximum(0.0, _lengths(gap) - things.radius[g])
         de_all = np.full(d.shape, ORTHO_FACTOR * size) if ortho else d * lens
         Ms = things.model[g]
         tab = self._level_table() if table else None
@@ -1733,7 +1733,9 @@ class Drawer:
         # the planes of the camera at the origin, moved to each view's origin, stand for each
         # view's own within ``band`` (None: no shortcut, each test as the reference makes it)
         fast = loaded.maybe is not None  # (chunk_views; the reference tests each thing in full)
-        big = max(float(np.abs(boxes).max(initial=0.0)), float(np.abs(loaded.things_box).max(initial=0.0)))
+        if loaded.big is None:  # (the same for every batch of these rows)
+            loaded.big = max(float(np.abs(boxes).max(initial=0.0)), float(np.abs(loaded.things_box).max(initial=0.0)))
+        big = loaded.big
         sure = self._sure_planes(origins, planes, big) if fast else None
         if sure is not None:
             n0, dv, band = sure
@@ -1752,7 +1754,7 @@ class Drawer:
         gv, gk, gc = vv[visible], kk[visible], ci[visible]
         box = boxes[gc]
         near = np.clip(eye[gv], box[:, 0], box[:, 1])
-        dist = np.linalg.norm(near - eye[gv], axis=1)
+        dist = _lengths(near - eye[gv])
         dist = np.full(dist.shape, ORTHO_FACTOR * size) if ortho else dist * lens
         lod = lod_distance(gen)
         lev = np.zeros(len(gv), dtype=np.int64)
@@ -1794,7 +1796,7 @@ class Drawer:
             used = np.unique(uc)
             allt = loaded.things_of(used) if len(used) else Things.of(np.zeros((0, 3)), [], [])
             first = np.concatenate([[0], np.cumsum(counts[used])])[:-1][np.searchsorted(used, uc)]
-        # (view, thing) pairs: pu the (view, slot) of each, tid its thing
+        # (view, thing) pairs: pu the (view, slot) of each, tid its thing, pv its view
         pu = np.repeat(np.arange(len(uc)), m)
         tid = np.arange(len(pu), dtype=np.int64) + (first - (np.cumsum(m) - m)).take(pu)
         pv = uv.take(pu)
@@ -1947,6 +1949,7 @@ class Drawer:
                 done += len(xs)
                 if progress is not None:
                     progress(done, total, "views")
+            del loaded  # (its things joined: not held while the next rows' chunks are computed)
 
     def _structure_things(self, structures: list[Any]) -> tuple[np.ndarray, Things]:
         """(the number of things of each structure, their things joined in that order)."""
@@ -2104,10 +2107,7 @@ class Drawer:
 
         # every thing of these rows, chunk after chunk: each block's a run of its own (slices)
         joined = Things.join(
-            [
-                Things(*(getattr(blk.things, f)[blk.cuts[a] : blk.cuts[b]] for f in THING_FIELDS))
-                for blk, a, b in parts
-            ]
+            [Things(*(getattr(blk.things, f)[blk.cuts[a] : blk.cuts[b]] for f in THING_FIELDS)) for blk, a, b in parts]
         )
         cuts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
 
@@ -2207,9 +2207,19 @@ def _least_side(at: np.ndarray, dv: np.ndarray, which: np.ndarray, view: np.ndar
     plane's part of each point or box, ``dv`` (V, 6): its offset at each view)."""
     dt = dv.T.copy()
     least = at[0].take(which) + dt[0].take(view)
+    a, b = np.empty(len(least)), np.empty(len(least))  # (two buffers for every plane's sums)
     for k in range(1, len(at)):
-        np.minimum(least, at[k].take(which) + dt[k].take(view), out=least)
+        np.add(at[k].take(which, out=a), dt[k].take(view, out=b), out=a)
+        np.minimum(least, a, out=least)
     return least
+
+
+def _lengths(v: np.ndarray) -> np.ndarray:
+    """(n,) the length of each row of ``v`` (n, 3): ``np.linalg.norm(v, axis=1)``'s floats (the
+    squares added x, y, z in that order, then the square root), without its slow reduction along
+    rows of 3."""
+    x, y, z = v[:, 0], v[:, 1], v[:, 2]
+    return np.sqrt(x * x + y * y + z * z)
 
 
 def _point_sides(n0: np.ndarray, things: Things) -> np.ndarray:
