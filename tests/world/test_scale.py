@@ -777,6 +777,44 @@ def test_chunk_views_in_one_pass_equal_views(kept, monkeypatch):
             assert any(v["flora"] for v in got) or window == (0, 0, 1, 1), (name, window)
 
 
+def test_rows_join_each_chunks_things_as_things_of_gives_them():
+    """Drawer._rows joins the things of its rows once (Loaded.joined: chunk i's are [cuts[i],
+    cuts[i + 1]) of them, as things_of gathers them chunk by chunk, rows across blocks), and the
+    planes' parts at them (Loaded.sides_of: each block's made once, ChunkBlock.sides) are
+    _point_sides of the joined things, n0 . p + r within a float's error."""
+    from tests.world.test_draw import MODELS
+
+    for name, gen, camera in _views_worlds(extent=5):
+        drawer = D.Drawer(gen, MODELS, camera)
+        e = gen.p.extent
+        blocks = {b: drawer.block(-e, -e + 2 * b, 2 * e, 2) for b in range(e)}  # rows 2 by 2
+        n0 = drawer._cameras(np.zeros((1, 3)))[1][0][:, :3]
+        for lo, hi in ((-e, -e), (-e + 1, 2), (-3, e - 1)):
+            loaded, _ = drawer._rows(blocks, lo, hi)
+            assert loaded.joined is not None and loaded.sides_of is not None
+            joined, cuts = loaded.joined
+            nk = (hi - lo + 1) * 2 * e
+            assert len(cuts) == nk + 1 and cuts[-1] == len(joined.model) > 0, (name, lo)
+            for i in range(nk):
+                one = loaded.things_of(np.array([i]))
+                for f in D.THING_FIELDS:
+                    assert np.array_equal(getattr(joined, f)[cuts[i] : cuts[i + 1]], getattr(one, f)), (name, lo, i)
+            sides = loaded.sides_of(n0)
+            assert np.array_equal(sides, D._point_sides(n0, joined)), (name, lo)
+            assert np.allclose(sides, n0 @ joined.pos.T + joined.radius, rtol=0, atol=1e-9), (name, lo)
+        assert all(b.sides is not None for b in blocks.values()), name
+
+
+def test_lengths_are_numpys_norms():
+    """_lengths gives np.linalg.norm(v, axis=1)'s floats, bit for bit, at every scale."""
+    rng = np.random.default_rng(7)
+    v = np.concatenate(
+        [rng.normal(size=(4000, 3)) * s for s in (1e-9, 1e-3, 1.0, 16.0, 1e3, 8192.0, 1e150)]
+        + [np.zeros((1, 3)), np.array([[3.0, 4.0, 12.0], [-0.0, 5e-324, 1.0]])]
+    )
+    assert np.array_equal(D._lengths(v), np.linalg.norm(v, axis=1))
+
+
 def test_chunk_views_of_a_camera_near_straight_down_equal_views():
     """A camera so nearly straight down that each view decides on its own whether to turn its up
     to -z (the rounding of the view's origin tips it, 1e-6 of sideways direction): chunk_views

@@ -923,6 +923,10 @@ def chunk_levels(
 # -- the cost of a view -------------------------------------------------------------------------
 
 
+#: the fields of :class:`Things`, in order
+THING_FIELDS = ("pos", "radius", "model", "thin", "flora")
+
+
 @dataclass
 class Things:
     """Things drawn with a model: positions (n, 3) metres, bounding radius (n,), model index (n,),
@@ -947,9 +951,7 @@ class Things:
 
     @classmethod
     def join(cls, parts: list[Things]) -> Things:
-        return cls(
-            *(np.concatenate([getattr(t, f) for t in parts]) for f in ("pos", "radius", "model", "thin", "flora"))
-        )
+        return cls(*(np.concatenate([getattr(t, f) for t in parts]) for f in THING_FIELDS))
 
 
 def entity_position(e: Mapping[str, Any], by: Mapping[str, Mapping[str, Any]]) -> np.ndarray:
@@ -1013,6 +1015,9 @@ class ChunkBlock:
     touch_structure: list[Any]
     centre: np.ndarray  # (k,) mm: the focus height of each chunk's centre cell (focus_origin)
     grounds: list[ChunkGround] | None = None
+    #: (6, len(things)) the part n0 . p + r of each plane of the camera at the origin at each
+    #: thing (:func:`_point_sides`): made once, when first needed (:meth:`Drawer._rows`)
+    sides: np.ndarray | None = None
 
     def keys(self) -> list[tuple[int, int]]:
         return [(self.cx0 + i, self.cz0 + j) for j in range(self.nz) for i in range(self.nx)]
@@ -1054,13 +1059,23 @@ class Loaded:
     structures: list[Any]
     #: (things of each structure (counts), all joined): made when first needed
     structure_things: tuple[np.ndarray, Things] | None = None
+    #: (6, n) n0 . p + r of each of those things (:func:`_point_sides`): made when first needed
+    structure_sides: np.ndarray | None = None
     #: (K,) bool or None: the slots whose chunk or things some view may see (the others are
     #: outside a plane of every view's volume: culled without a test)
     maybe: np.ndarray | None = None
+    #: the largest coordinate of the boxes and things' boxes (made when first needed)
+    big: float | None = None
     #: what :meth:`Drawer._maybe_seen` takes of the boxes (made when first needed)
     extremes: list[np.ndarray] | None = None
     #: the planes' parts at the boxes (:meth:`Drawer._box_sides`, made when first needed)
     sides: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+    #: (the things of every chunk, chunk after chunk; (nk + 1,) the things of chunk i are
+    #: [cuts[i], cuts[i + 1]) of them) or None (then ``things_of`` the chunks a batch uses)
+    joined: tuple[Things, np.ndarray] | None = None
+    #: ``sides_of(n0)``: (6, n) n0 . p + r of each thing of ``joined`` (:func:`_point_sides`)
+    sides_of: Callable[[np.ndarray], np.ndarray] | None = None
+    thing_sides: np.ndarray | None = None  # (what sides_of gave, made when first needed)
 
 
 class ViewColumns:
@@ -1546,7 +1561,7 @@ class Drawer:
         g = ids[sel_all]
         F, H = things.flora[g], things.thin[g]
         gap = things.pos.take(g, axis=0) - eye.take(view[sel_all], axis=0)
-        d = np.maximum(0.0, np.linalg.norm(gap, axis=1) - things.radius[g])
+        d = np.maximum(0.0, _lengths(gap) - things.radius[g])
         de_all = np.full(d.shape, ORTHO_FACTOR * size) if ortho else d * lens
         Ms = things.model[g]
         tab = self._level_table() if table else None
@@ -1718,7 +1733,9 @@ class Drawer:
         # the planes of the camera at the origin, moved to each view's origin, stand for each
         # view's own within ``band`` (None: no shortcut, each test as the reference makes it)
         fast = loaded.maybe is not None  # (chunk_views; the reference tests each thing in full)
-        big = max(float(np.abs(boxes).max(initial=0.0)), float(np.abs(loaded.things_box).max(initial=0.0)))
+        if loaded.big is None:  # (the same for every batch of these rows)
+            loaded.big = max(float(np.abs(boxes).max(initial=0.0)), float(np.abs(loaded.things_box).max(initial=0.0)))
+        big = loaded.big
         sure = self._sure_planes(origins, planes, big) if fast else None
         if sure is not None:
             n0, dv, band = sure
@@ -1737,7 +1754,7 @@ class Drawer:
         gv, gk, gc = vv[visible], kk[visible], ci[visible]
         box = boxes[gc]
         near = np.clip(eye[gv], box[:, 0], box[:, 1])
-        dist = np.linalg.norm(near - eye[gv], axis=1)
+        dist = _lengths(near - eye[gv])
         dist = np.full(dist.shape, ORTHO_FACTOR * size) if ortho else dist * lens
         lod = lod_distance(gen)
         lev = np.zeros(len(gv), dtype=np.int64)
@@ -1770,24 +1787,28 @@ class Drawer:
             in_all = (lo_side > SURE).all(axis=1)
         use = (counts[ci] > 0) & ~out_all
         uv, uk, uc, uin = vv[use], kk[use], ci[use], in_all[use]
-        # the things of the chunks some view uses, joined
-        used = np.unique(uc)
-        allt = loaded.things_of(used) if len(used) else Things.of(np.zeros((0, 3)), [], [])
-        starts = np.concatenate([[0], np.cumsum(counts[used])])[:-1]
         m = counts[uc]
-        pv = np.repeat(uv, m)
-        pslot = np.repeat(uk, m)
-        pin = np.repeat(uin, m)
-        tid = (
-            np.arange(int(m.sum()), dtype=np.int64)
-            - np.repeat(np.cumsum(m) - m, m)
-            + np.repeat(starts[np.searchsorted(used, uc)], m)
-        )
+        joined = loaded.joined if sure is not None else None
+        if joined is not None:  # the rows' things, joined once: a pair's thing is its number there
+            allt, cuts = joined
+            first = cuts[uc]
+        else:  # the things of the chunks some view uses, joined
+            used = np.unique(uc)
+            allt = loaded.things_of(used) if len(used) else Things.of(np.zeros((0, 3)), [], [])
+            first = np.concatenate([[0], np.cumsum(counts[used])])[:-1][np.searchsorted(used, uc)]
+        # (view, thing) pairs: pu the (view, slot) of each, tid its thing, pv its view
+        pu = np.repeat(np.arange(len(uc)), m)
+        tid = np.arange(len(pu), dtype=np.int64) + (first - (np.cumsum(m) - m)).take(pu)
+        pv = uv.take(pu)
+        pin = None
         if sure is not None and len(tid):  # each thing against the planes moved to its view
-            least = _least_side(np.einsum("kj,ij->ki", n0, allt.pos) + allt.radius, dv, tid, pv)
-            pin = pin | (least > band)
-            maybe = np.flatnonzero(least >= -band)
-            tid, pv, pslot, pin = tid[maybe], pv[maybe], pslot[maybe], pin[maybe]
+            least = _least_side(self._thing_sides(loaded, allt, n0), dv, tid, pv)
+            keep = np.flatnonzero(least >= -band)
+            pu, tid, pv = pu.take(keep), tid.take(keep), pv.take(keep)
+            pin = uin.take(pu) | (least.take(keep) > band)
+        pslot = uk.take(pu)
+        if pin is None:
+            pin = uin.take(pu)
         sel, tris, _, _, _ = self._drawn_sel(allt, tid, pv, eye, planes, ortho, lens, size, pin, fast)
         F = allt.flora[tid[sel]]
         flat = np.zeros((4, V * K), dtype=np.int64)  # flora, entities, plants drawn, entities drawn
@@ -1827,7 +1848,9 @@ class Drawer:
                 sure2 = self._sure_planes(origins, planes, big2)
                 if sure2 is not None:
                     n0, dv, band = sure2
-                    least = _least_side(np.einsum("kj,ij->ki", n0, st_all.pos) + st_all.radius, dv, tid2, vq)
+                    if loaded.structure_sides is None:
+                        loaded.structure_sides = _point_sides(n0, st_all)
+                    least = _least_side(loaded.structure_sides, dv, tid2, vq)
                     maybe = np.flatnonzero(least >= -band)
                     tid2, vq, q, pin2 = tid2[maybe], vq[maybe], q[maybe], least[maybe] > band
             sel2, t2, _, _, _ = self._drawn_sel(st_all, tid2, vq, eye, planes, ortho, lens, size, pin2, fast)
@@ -1926,6 +1949,7 @@ class Drawer:
                 done += len(xs)
                 if progress is not None:
                     progress(done, total, "views")
+            del loaded  # (its things joined: not held while the next rows' chunks are computed)
 
     def _structure_things(self, structures: list[Any]) -> tuple[np.ndarray, Things]:
         """(the number of things of each structure, their things joined in that order)."""
@@ -1996,6 +2020,16 @@ class Drawer:
         if not err < MAYBE_MARGIN / 4:
             return None
         return n0, dv, MAYBE_MARGIN
+
+    def _thing_sides(self, loaded: Loaded, things: Things, n0: np.ndarray) -> np.ndarray:
+        """(6, n) the part n0 . p + r of each plane (normals ``n0``, the camera at the origin's)
+        at each thing (:func:`_point_sides`; once for each chunk's things when ``things`` are
+        :attr:`Loaded.joined`'s)."""
+        if loaded.joined is None or things is not loaded.joined[0] or loaded.sides_of is None:
+            return _point_sides(n0, things)
+        if loaded.thing_sides is None:
+            loaded.thing_sides = loaded.sides_of(n0)
+        return loaded.thing_sides
 
     def _box_sides(self, loaded: Loaded, n0: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(6, nk) x 3: the part n0 . x of each plane (normals ``n0``, the camera at the origin's)
@@ -2068,8 +2102,22 @@ class Drawer:
                 starts = blk.cuts[u]
                 m = blk.cuts[u + 1] - starts
                 ids = np.arange(int(m.sum()), dtype=np.int64) - np.repeat(np.cumsum(m) - m, m) + np.repeat(starts, m)
-                out.append(Things(*(getattr(blk.things, f)[ids] for f in ("pos", "radius", "model", "thin", "flora"))))
+                out.append(Things(*(getattr(blk.things, f)[ids] for f in THING_FIELDS)))
             return Things.join(out)
+
+        # every thing of these rows, chunk after chunk: each block's a run of its own (slices)
+        joined = Things.join(
+            [Things(*(getattr(blk.things, f)[blk.cuts[a] : blk.cuts[b]] for f in THING_FIELDS)) for blk, a, b in parts]
+        )
+        cuts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+
+        def sides_of(n0: np.ndarray) -> np.ndarray:
+            out = []
+            for blk, a, b in parts:
+                if blk.sides is None:
+                    blk.sides = _point_sides(n0, blk.things)
+                out.append(blk.sides[:, blk.cuts[a] : blk.cuts[b]])
+            return np.concatenate(out, axis=1)
 
         loaded = Loaded(
             np.zeros((0, 0), dtype=np.int64),
@@ -2082,6 +2130,8 @@ class Drawer:
             np.bincount(tc, minlength=max(1, nk)).astype(np.int64),
             np.asarray(t_id, dtype=np.int64),
             sobj,
+            joined=(joined, cuts),
+            sides_of=sides_of,
         )
         return loaded, cat(lambda blk, a, b: blk.centre[a:b])
 
@@ -2157,9 +2207,30 @@ def _least_side(at: np.ndarray, dv: np.ndarray, which: np.ndarray, view: np.ndar
     plane's part of each point or box, ``dv`` (V, 6): its offset at each view)."""
     dt = dv.T.copy()
     least = at[0].take(which) + dt[0].take(view)
+    a, b = np.empty(len(least)), np.empty(len(least))  # (two buffers for every plane's sums)
     for k in range(1, len(at)):
-        np.minimum(least, at[k].take(which) + dt[k].take(view), out=least)
+        np.add(at[k].take(which, out=a), dt[k].take(view, out=b), out=a)
+        np.minimum(least, a, out=least)
     return least
+
+
+def _lengths(v: np.ndarray) -> np.ndarray:
+    """(n,) the length of each row of ``v`` (n, 3): ``np.linalg.norm(v, axis=1)``'s floats (the
+    squares added x, y, z in that order, then the square root), without its slow reduction along
+    rows of 3."""
+    x, y, z = v[:, 0], v[:, 1], v[:, 2]
+    return np.sqrt(x * x + y * y + z * z)
+
+
+def _point_sides(n0: np.ndarray, things: Things) -> np.ndarray:
+    """(6, n): n0[k] . p + r of each plane k (normals ``n0`` (6, 3)) at each thing (position p,
+    radius r): x, y and z terms added in that order."""
+    x, y, z = (np.ascontiguousarray(things.pos[:, j]) for j in range(3))
+    out = np.empty((len(n0), len(x)))
+    for k in range(len(n0)):
+        a, b, c = n0[k].tolist()
+        out[k] = a * x + b * y + c * z + things.radius
+    return out
 
 
 def _boxes_visible(planes: np.ndarray, boxes: np.ndarray) -> np.ndarray:
