@@ -220,7 +220,7 @@ def test_a_pool_that_breaks_while_the_task_pass_feeds_it_is_one_warning(tmp_path
     assert {p.name: p.read_bytes() for p in (g.root / "assets/.cooked/models").iterdir()} == cooked
 
 
-def _ctrl_c_during(tmp_path, *args: str) -> tuple[int, str, str]:
+def _ctrl_c_during(tmp_path, *args: str, code: str | None = None) -> tuple[int, str, str]:
     """Run ``python -m *args*`` (a cook) in a game of 30 big spheres and send it Ctrl-C (SIGINT
     to the whole process group, as a terminal sends it) once it has written its first cooked
     file, so in the middle of its cooking however fast or loaded the machine (a fixed delay
@@ -234,7 +234,7 @@ def _ctrl_c_during(tmp_path, *args: str) -> tuple[int, str, str]:
             f'"radius": {1 + i / 100}, "segments": 128, "rings": 64}}]}}',
         )
     p = subprocess.Popen(
-        [sys.executable, "-m", *args],
+        [sys.executable, "-c", code, *args] if code else [sys.executable, "-m", *args],
         cwd=g.root,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -345,6 +345,51 @@ def _left_whole(g: Game, group: int) -> None:
     os.system(f"rm -rf '{g.root}/assets/.cooked' '{g.root}/cache'")
     g.cook("-n", "1", check=True)
     assert {k: v[2] for k, v in g.snapshot().items()} == {k: v[2] for k, v in resumed.items()}
+
+
+_SECOND_CTRL_C = """if True:
+    import os, signal, sys
+    import doit.dependency
+    from veduta.cook import tasks
+    from veduta.faces.cli.main import main
+
+    def again():  # a second Ctrl-C (a second press; timeout passing the terminal's on)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    dump = doit.dependency.SqliteDB.dump
+    def dump_again(self):
+        again()
+        return dump(self)
+    doit.dependency.SqliteDB.dump = dump_again
+    note = tasks.CookReporter._note
+    def note_again(self, text):
+        if text.startswith("cook: ") and "cooked" in text:
+            again()
+        return note(self, text)
+    tasks.CookReporter._note = note_again
+    sys.argv = ["veduta", *sys.argv[1:]]
+    sys.exit(main())
+"""
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_second_ctrl_c_while_the_cook_stops_loses_neither_its_record_nor_its_summary(tmp_path, jobs):
+    """A Ctrl-C more while a cook stopped by Ctrl-C saves doit's database and prints its summary
+    (sent here from inside both) is dropped: the summary is printed, as text and with --json as
+    the object with "interrupted", and the database holds what was cooked: the next cook finds
+    those sources up to date. Before, the second KeyboardInterrupt came out of the commit: no
+    summary, no JSON, nothing recorded."""
+    rc, out, err = _ctrl_c_during(tmp_path, "cook", "--json", "-n", jobs, code=_SECOND_CTRL_C)
+    assert rc == 130, (rc, out, err)
+    assert "Traceback" not in err, err
+    assert err.endswith("\ncook: interrupted (cooked files are whole; the next cook goes on)\n"), err
+    result = json.loads(out)
+    assert result["interrupted"] is True and result["ok"] is False, result
+    recorded = result["summary"]["cooked"]
+    assert 0 <= recorded <= 34, result  # (with the pool, doit may have recorded none yet)
+    again = Game(tmp_path / "game").cook("-n", "1", check=True).stdout
+    found = re.search(r"cook: (\d+) cooked, (\d+) up to date", again)
+    assert found and int(found[2]) >= recorded and int(found[1]) + int(found[2]) == 34, (recorded, again)
 
 
 @pytest.mark.parametrize("face", ["doit", "veduta"])

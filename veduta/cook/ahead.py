@@ -254,6 +254,28 @@ def interrupts_held() -> Iterator[_Held]:
                 held.handler(*held.caught[0])  # (Python's own, or the pool's: raises KeyboardInterrupt)
 
 
+@contextlib.contextmanager
+def finishing() -> Iterator[None]:
+    """While a cook stopped by Ctrl-C records what it cooked and says so (doit's database, the
+    summary): a further Ctrl-C is dropped, so the record and the summary are whole.  A second
+    SIGINT is common: a second press, or ``timeout`` (a CI script's) passing the terminal's on to
+    its child, which has had it already.  The work held is bounded (a commit, a few lines); the
+    KeyboardInterrupt being handled goes on unwinding after it.  Nothing changes in a run that
+    was not interrupted, in another thread, or under another program's SIGINT handler."""
+    if not (
+        isinstance(sys.exc_info()[1], KeyboardInterrupt)
+        and threading.current_thread() is threading.main_thread()
+        and callable(signal.getsignal(signal.SIGINT))
+    ):
+        yield
+        return
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, before)
+
+
 def let_interrupts_go() -> None:
     """In a worker process started with SIGINT held back (:func:`interrupts_held`): let it go
     (one held back meanwhile is delivered now, or dropped when ignored)."""

@@ -169,6 +169,14 @@ class PreloadedSqliteDB(SqliteDB):
     def dump(self):
         import sqlite3
 
+        if isinstance(sys.exc_info()[1], KeyboardInterrupt):  # a cook stopped by Ctrl-C saves what it did
+            from veduta.cook.ahead import finishing
+
+            with finishing():
+                return self._dump(sqlite3)
+        return self._dump(sqlite3)
+
+    def _dump(self, sqlite3) -> None:
         try:
             super().dump()
         except sqlite3.Error as exc:

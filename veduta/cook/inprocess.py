@@ -134,6 +134,10 @@ def run_cook(
     argv += names or [BASENAME]
     try:
         rc = DoitMain(ModuleTaskLoader({"task_cook": task_creator(run), "DOIT_CONFIG": config})).run(argv)
+    except KeyboardInterrupt as stop:
+        # what was recorded before Ctrl-C (veduta cook --json prints it): the summary doit cook printed
+        stop.result = _result(project, run, reporter, 1, strict)  # type: ignore[attr-defined]
+        raise
     finally:
         gc.unfreeze()  # cook_tasks froze this run's tasks: a long-lived process must free them
         if getattr(reporter, "_lock", None) is not None:
@@ -147,6 +151,14 @@ def run_cook(
     if progress is not None:
         n = sum(c.values())  # every source the run reached (fresh ones of the group counted as up to date)
         progress(n, n, f"cooked {c[COOKED]}, {c[UPTODATE]} up to date, {c[FAILED]} failed")
+    return _result(project, run, reporter, rc, strict)
+
+
+def _result(
+    project: Project, run: CookRun, reporter: CollectingReporter, rc: int, strict: bool | None
+) -> dict[str, Any]:
+    """What :func:`run_cook` returns, from its reporter (*rc*: doit's exit status)."""
+    c = reporter.counts
     diagnostics = sorted(reporter.diagnostics, key=lambda d: (d["file"], d["line"], d["col"]))
     standing = sum(n for _, n in run.standing)
     return {

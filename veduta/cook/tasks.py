@@ -842,6 +842,14 @@ class CookReporter(ConsoleReporter):
         ahead = sys.modules.get("veduta.cook.ahead")  # imported only by a run that cooks ahead
         if ahead is not None:
             ahead.end()
+        if isinstance(sys.exc_info()[1], KeyboardInterrupt):  # stopped by Ctrl-C: the summary is whole
+            from veduta.cook.ahead import finishing
+
+            with finishing():
+                return self._complete_run()
+        return self._complete_run()
+
+    def _complete_run(self) -> None:
         self._clear_progress()
         if self.run.cache is not None:
             try:

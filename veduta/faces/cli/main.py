@@ -58,9 +58,12 @@ def cmd_cook(args) -> int:
             fmt=args.format,
             strict=True if args.strict else None,
         )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
         from veduta.cook.tasks import INTERRUPTED
 
+        recorded = getattr(stop, "result", None)  # what was recorded before Ctrl-C
+        if args.json and recorded is not None:
+            print(json.dumps(recorded | {"interrupted": True}, ensure_ascii=False), flush=True)
         sys.stderr.write(f"\n{INTERRUPTED}\n")  # as doit cook says it: the summary above is not the end
         raise
     if args.json:
