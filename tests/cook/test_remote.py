@@ -16,6 +16,8 @@ from veduta.base.project import Project
 from veduta.cook import remote
 
 K1, K2 = "ab" * 32, "0f" * 32
+#: the folder of this toolchain's objects in a tier (veduta.TOOLCHAIN_SALT)
+NS = remote.namespace()
 
 
 def _project(tmp_path, url="", write=False) -> Project:
@@ -88,7 +90,7 @@ def test_s3_get_put_keys_and_layout(tmp_path, s3):
     from tests.s3server import client
 
     names = sorted(o["Key"] for o in client(s3["env"]).list_objects_v2(Bucket=s3["bucket"])["Contents"])
-    assert names == [f"studio/game/0f/{K2[2:]}", f"studio/game/ab/{K1[2:]}"]  # the local store's layout
+    assert names == [f"studio/game/{NS}/0f/{K2[2:]}", f"studio/game/{NS}/ab/{K1[2:]}"]  # the local store's layout
     info = tier.probe()
     assert info["reachable"] and s3["bucket"] in info["detail"]
     with pytest.raises(ValueError):
@@ -112,7 +114,7 @@ def test_concurrent_writers_of_one_key_in_a_shared_folder(tmp_path):
     data = os.urandom(300_000)
     assert all(remote.parallel(lambda i: tiers[i % 4].put(K1, data), range(24)))
     assert tiers[0].get(K1) == data
-    assert sorted(os.listdir(share / "ab")) == [K1[2:]]  # no temp file left, none clobbered
+    assert sorted(os.listdir(share / NS / "ab")) == [K1[2:]]  # no temp file left, none clobbered
 
 
 def _set_semantics(tier, listed):
@@ -123,8 +125,8 @@ def _set_semantics(tier, listed):
     assert tier.add(K1, b"second") and tier.put(K1, b"whole")
     assert tier.get_set(K1) == (b"whole", [b"second", b"first"])
     first = tier.member_name(K1, b"first")
-    assert first == f"ab/{K1[2:]}.d/{hashlib.sha256(b'first').hexdigest()}"
-    assert sorted(listed()) == sorted([f"ab/{K1[2:]}", first, tier.member_name(K1, b"second")])
+    assert first == f"{NS}/ab/{K1[2:]}.d/{hashlib.sha256(b'first').hexdigest()}"
+    assert sorted(listed()) == sorted([f"{NS}/ab/{K1[2:]}", first, tier.member_name(K1, b"second")])
     assert tier.keys() == {K1} and tier.names() == set(listed())
     assert tier.get_set(K2) == (None, [])  # sets of other keys are apart
 
@@ -269,8 +271,8 @@ def test_folder_tier(tmp_path):
     tier = _tier(tmp_path, share.as_uri())
     assert tier.get(K1) is None
     assert tier.put(K1, b"one") and tier.get(K1) == b"one"
-    assert (share / "ab" / K1[2:]).read_bytes() == b"one"
-    (share / "ab" / f".{K1[2:]}.otherhost.12.0.tmp").write_bytes(b"half")  # another machine's write
+    assert (share / NS / "ab" / K1[2:]).read_bytes() == b"one"
+    (share / NS / "ab" / f".{K1[2:]}.otherhost.12.0.tmp").write_bytes(b"half")  # another machine's write
     assert tier.keys() == {K1}
     assert tier.probe()["reachable"]
 
@@ -327,9 +329,9 @@ def test_a_stalled_folder_times_out_once_and_the_tier_goes_off(tmp_path):
 
 def test_a_folder_tier_reads_regular_files_only_and_none_too_large(tmp_path):
     share = tmp_path / "share"
-    (share / "ab").mkdir(parents=True)
-    os.mkfifo(share / "ab" / K1[2:])  # a FIFO: opened without blocking, never read
-    big = share / K2[:2] / K2[2:]
+    (share / NS / "ab").mkdir(parents=True)
+    os.mkfifo(share / NS / "ab" / K1[2:])  # a FIFO: opened without blocking, never read
+    big = share / NS / K2[:2] / K2[2:]
     big.parent.mkdir()
     with open(big, "wb") as f:
         f.truncate(MAX_COOKED_BYTES + 1)  # sparse: larger than any cooked file, no disk used
@@ -340,8 +342,8 @@ def test_a_folder_tier_reads_regular_files_only_and_none_too_large(tmp_path):
     assert time.monotonic() - t0 < 30  # the FIFO is not waited on
     assert not tier.down  # one object skipped is not the tier failing
     assert warnings == [
-        f"shared cache {share}: object ab/{K1[2:]} skipped: it is a FIFO (a named pipe), not a regular file",
-        f"shared cache {share}: object {K2[:2]}/{K2[2:]} skipped: too large (536,870,913 bytes; a cooked file is "
+        f"shared cache {share}: object {NS}/ab/{K1[2:]} skipped: it is a FIFO (a named pipe), not a regular file",
+        f"shared cache {share}: object {NS}/{K2[:2]}/{K2[2:]} skipped: too large (536,870,913 bytes; a cooked file is "
         f"at most 536,870,912)",
     ]
     k3 = "ef" * 32

@@ -8,10 +8,14 @@ Two back ends behind one small interface (:class:`Tier`):
   ``AWS_PROFILE``, ``~/.aws/config``, ..., never from the game's files);
 - ``file:///path`` or a plain path: a folder, e.g. a network share.
 
-Objects are laid out as the local store is: ``<prefix>/<key[:2]>/<key[2:]>``, so a
-folder tier can be copied into a bucket (``aws s3 sync``) and back.  Besides objects, a tier
+Objects are laid out as the local store is, in a folder named by veduta's toolchain salt
+(:func:`namespace`): ``<prefix>/<namespace>/<key[:2]>/<key[2:]>``, so a folder tier can be
+copied into a bucket (``aws s3 sync``) and back.  A key is an output's META source_hash, which
+holds the spec's compiler version only; the salt changes when a release of veduta comes to
+write other bytes for the same sources, and its objects then live apart from an earlier
+release's (never restored for it, never overwritten by it).  Besides objects, a tier
 holds *sets*: :meth:`Tier.add` puts a member of set *key* at
-``<key[:2]>/<key[2:]>.d/<sha256 of the member>`` and :meth:`Tier.get_set` reads them all with
+``<namespace>/<key[:2]>/<key[2:]>.d/<sha256 of the member>`` and :meth:`Tier.get_set` reads them all with
 one listing.  Every name is a function of what it holds (an output's source_hash, a member's
 digest), so concurrent writers only ever write the same bytes to one name or different
 names: nothing a writer adds can be lost to another's write (docs/shared-cache.md).
@@ -53,6 +57,14 @@ SET_SUFFIX = ".d"
 _KEY = re.compile(r"[0-9a-f]{64}")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"", "0", "false", "no", "off"}
+
+
+def namespace() -> str:
+    """The folder of a tier that holds this toolchain's objects: :data:`veduta.TOOLCHAIN_SALT`
+    as one path segment (``veduta-cook-rules/1`` -> ``veduta-cook-rules-1``)."""
+    import veduta
+
+    return re.sub(r"[^A-Za-z0-9._-]", "-", veduta.TOOLCHAIN_SALT)
 
 
 @dataclass(frozen=True)
@@ -163,6 +175,8 @@ class Tier:
         #: objects and bytes this run uploaded (the cook's closing note, cache push's report)
         self.puts = 0
         self.bytes_out = 0
+        #: the folder of this toolchain's objects (:func:`namespace`)
+        self.ns = namespace()
 
     # -- the interface ---------------------------------------------------------------------
     def get(self, key: str) -> bytes | None:
@@ -224,15 +238,15 @@ class Tier:
 
     def keys(self) -> set[str]:
         """Every object key in the tier (empty when it is down)."""
-        return {k for k in map(_key_of, self.names()) if k}
+        return {k for k in (_key_of(n, self.ns) for n in self.names()) if k}
 
     def names(self) -> set[str]:
-        """Every name in the tier: objects ``ab/cdef...`` and set members ``ab/cdef....d/<digest>``
-        (:meth:`member_name`); empty when it is down."""
+        """Every name in the tier of this toolchain: objects ``<ns>/ab/cdef...`` and set members
+        ``<ns>/ab/cdef....d/<digest>`` (:meth:`member_name`); empty when it is down."""
         if self.down:
             return set()
         try:
-            return {n for n in self._names() if _key_of(n) or _member_of(n)}
+            return {n for n in self._names() if _key_of(n, self.ns) or _member_of(n, self.ns)}
         except Exception as exc:  # noqa: BLE001
             self.fail(exc)
             return set()
@@ -261,7 +275,7 @@ class Tier:
         self.warn(f"shared cache {self.settings.where}: {why}; going on without it")
 
     def object_name(self, key: str) -> str:
-        return f"{key[:2]}/{key[2:]}"
+        return f"{self.ns}/{key[:2]}/{key[2:]}"
 
     def member_name(self, key: str, member: bytes) -> str:
         """Where *member* of set *key* is kept: named by its own digest."""
@@ -290,18 +304,21 @@ def _check_key(key: str) -> None:
         raise ValueError(f"bad store key {key!r}")
 
 
-def _key_of(name: str) -> str | None:
-    """The key of an object name ``ab/cdef...`` (None for anything else: set members, temp
-    files, strays)."""
+def _key_of(name: str, ns: str) -> str | None:
+    """The key of an object name ``<ns>/ab/cdef...`` (None for anything else: set members, temp
+    files, strays, another toolchain's objects)."""
+    head, _, name = name.partition("/")
+    if head != ns:
+        return None
     top, _, rest = name.partition("/")
     key = top + rest
     return key if len(top) == 2 and _KEY.fullmatch(key) else None
 
 
-def _member_of(name: str) -> tuple[str, str] | None:
-    """``(set key, member digest)`` of a member name ``ab/cdef....d/<digest>`` (else None)."""
+def _member_of(name: str, ns: str) -> tuple[str, str] | None:
+    """``(set key, member digest)`` of a member name ``<ns>/ab/cdef....d/<digest>`` (else None)."""
     head, sep, digest = name.rpartition(SET_SUFFIX + "/")
-    key = _key_of(head) if sep else None
+    key = _key_of(head, ns) if sep else None
     return (key, digest) if key and _KEY.fullmatch(digest) else None
 
 
@@ -372,7 +389,7 @@ class FolderTier(Tier):
         return value
 
     def _path(self, key: str) -> str:
-        return os.path.join(self.root, key[:2], key[2:])
+        return os.path.join(self.root, self.ns, key[:2], key[2:])
 
     def _need_root(self) -> None:
         if not self._root_ok:
@@ -429,16 +446,19 @@ class FolderTier(Tier):
     def _names(self):
         self._need_root()
         listdir = functools.partial(self._bounded, _sorted_listing)
-        for top in listdir(self.root):
-            d = os.path.join(self.root, top)
+        root = os.path.join(self.root, self.ns)
+        if not self._bounded(os.path.isdir, root):
+            return  # nothing written by this toolchain yet
+        for top in listdir(root):
+            d = os.path.join(root, top)
             if len(top) != 2 or not self._bounded(os.path.isdir, d):
                 continue
             for name in listdir(d):
                 if name.endswith(SET_SUFFIX) and self._bounded(os.path.isdir, os.path.join(d, name)):
                     for m in listdir(os.path.join(d, name)):
-                        yield f"{top}/{name}/{m}"
+                        yield f"{self.ns}/{top}/{name}/{m}"
                 else:
-                    yield f"{top}/{name}"
+                    yield f"{self.ns}/{top}/{name}"
 
     def _probe(self) -> str:
         self._need_root()
@@ -534,7 +554,7 @@ class S3Tier(Tier):
 
     def _names(self):
         pages = self.client.get_paginator("list_objects_v2").paginate(
-            Bucket=self.settings.bucket, Prefix=self.settings.prefix
+            Bucket=self.settings.bucket, Prefix=f"{self.settings.prefix}{self.ns}/"
         )
         n = len(self.settings.prefix)
         for page in pages:
