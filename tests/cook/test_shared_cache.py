@@ -157,7 +157,8 @@ def test_a_poisoned_manifest_only_costs_a_compile(tmp_path, s3, ci):
     c.put_object(Bucket=s3["bucket"], Key=member, Body=deps_member(["models/crate.vmodel"]))
     for deps in (["../../game/assets/models/tree_far.vmodel"], ["models/nothing.vmodel"]):
         m = deps_member(deps)
-        c.put_object(Bucket=s3["bucket"], Key=f"game/{NS}/{mkey[:2]}/{mkey[2:]}.d/{hashlib.sha256(m).hexdigest()}", Body=m)
+        name = f"game/{NS}/{mkey[:2]}/{mkey[2:]}.d/{hashlib.sha256(m).hexdigest()}"
+        c.put_object(Bucket=s3["bucket"], Key=name, Body=m)
     dev = clone(game, tmp_path / "dev")
     cp = dev.cook(env=env(s3), check=True)
     assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}
