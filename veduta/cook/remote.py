@@ -281,6 +281,34 @@ class Tier:
         """Where *member* of set *key* is kept: named by its own digest."""
         return f"{self.object_name(key)}{SET_SUFFIX}/{hashlib.sha256(member).hexdigest()}"
 
+    #: what a request that overran the time-out says (``{t}``: the time-out)
+    _STALLED = "no whole answer in {t:g} s"
+
+    def _bounded(self, fn, *args):
+        """``fn(*args)`` in a thread of its own, waited for at most the tier's time-out as a whole
+        (connecting, the answer's headers and all its body: a server that trickles bytes is cut
+        as one that never answers); past it, :class:`TimeoutError`.  The thread stays blocked in
+        the file system or the socket, which no thread can interrupt; it is a daemon, so it never
+        holds the process up at exit, and the tier is off for the rest of the run."""
+        box: list = []
+        done = threading.Event()
+
+        def run():
+            try:
+                box.append((True, fn(*args)))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                box.append((False, exc))
+            finally:
+                done.set()
+
+        threading.Thread(target=run, daemon=True, name="veduta-cache-request").start()
+        if not done.wait(self.settings.timeout):
+            raise TimeoutError(self._STALLED.format(t=self.settings.timeout))
+        ok, value = box[0]
+        if not ok:
+            raise value
+        return value
+
     # -- back ends ---------------------------------------------------------------------------
     def _get(self, key: str) -> bytes | None:
         raise NotImplementedError
@@ -360,33 +388,12 @@ class FolderTier(Tier):
     time (:meth:`_bounded`, the tier's time-out): a stalled share turns the tier off with one
     warning, as an S3 endpoint that does not answer does, and the cook goes on without it."""
 
+    _STALLED = "no answer from the folder in {t:g} s: a stalled share?"
+
     def __init__(self, s: Settings, warn=None):
         super().__init__(s, warn)
         self.root = s.path
         self._root_ok = False
-
-    def _bounded(self, fn, *args):
-        """``fn(*args)`` in a thread of its own, waited for at most the tier's time-out; past it,
-        :class:`TimeoutError` (the thread stays blocked in the file system, which no thread can
-        interrupt; it is a daemon, so it never holds the process up at exit)."""
-        box: list = []
-        done = threading.Event()
-
-        def run():
-            try:
-                box.append((True, fn(*args)))
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller
-                box.append((False, exc))
-            finally:
-                done.set()
-
-        threading.Thread(target=run, daemon=True, name="veduta-cache-folder").start()
-        if not done.wait(self.settings.timeout):
-            raise TimeoutError(f"no answer from the folder in {self.settings.timeout:g} s: a stalled share?")
-        ok, value = box[0]
-        if not ok:
-            raise value
-        return value
 
     def _path(self, key: str) -> str:
         return os.path.join(self.root, self.ns, key[:2], key[2:])
@@ -505,10 +512,18 @@ class S3Tier(Tier):
         # the standard chain: AWS_* environment, AWS_PROFILE, ~/.aws/config and credentials
         return boto3.session.Session().client("s3", config=cfg)
 
+    _STALLED = "no whole answer from the endpoint in {t:g} s: a slow or stalled server?"
+
     def _name(self, key: str) -> str:
         return self.settings.prefix + self.object_name(key)
 
+    # every request is bounded as a whole (:meth:`Tier._bounded`): botocore's read_timeout is per
+    # socket read, which a server sending a byte a second never reaches
     def _get(self, key: str) -> bytes | None:
+        self.client  # made (boto3 imported) outside the request's time  # noqa: B018
+        return self._bounded(self._get_now, key)
+
+    def _get_now(self, key: str) -> bytes | None:
         client = self.client
         try:
             r = client.get_object(Bucket=self.settings.bucket, Key=self._name(key))
@@ -528,15 +543,15 @@ class S3Tier(Tier):
         # one PUT is atomic: readers see the old object or the new one; writers of one name
         # write the same bytes (an output's key is its inputs' hash, a member's name its own
         # digest), so the last one winning is harmless
-        self.client.put_object(Bucket=self.settings.bucket, Key=self.settings.prefix + name, Body=data)
+        put = functools.partial(self.client.put_object, Bucket=self.settings.bucket, Key=self.settings.prefix + name)
+        self._bounded(functools.partial(put, Body=data))
 
     def _get_set(self, key: str):
         # one LIST finds both the object (a whole manifest of earlier versions) and the members:
         # keys have a fixed length, so nothing else starts with this name
         name = self._name(key)
-        pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.settings.bucket, Prefix=name)
         whole, dated = None, []
-        for obj in (o for page in pages for o in page.get("Contents", ())):
+        for obj in self._listing(name):
             if obj["Key"] == name:
                 whole = self._get(key)
             elif obj["Key"].startswith(name + SET_SUFFIX + "/"):
@@ -544,26 +559,36 @@ class S3Tier(Tier):
         out = []
         n = len(self.settings.prefix)
         for _, k in sorted(dated, reverse=True)[:SET_READ]:
-            try:
-                body = self.client.get_object(Bucket=self.settings.bucket, Key=k)["Body"]
-            except self.client.exceptions.NoSuchKey:
-                continue
-            with body:
-                out.append((k[n:], _read_body(body, None, k)))
+            data = self._bounded(self._member, k)
+            if data is not None:
+                out.append((k[n:], data))
         return whole, out
 
+    def _member(self, k: str) -> bytes | None:
+        try:
+            body = self.client.get_object(Bucket=self.settings.bucket, Key=k)["Body"]
+        except self.client.exceptions.NoSuchKey:
+            return None
+        with body:
+            return _read_body(body, None, k)
+
+    def _listing(self, prefix: str):
+        """The objects under *prefix*, one LIST request (a page) at a time, each bounded."""
+        pages = iter(self.client.get_paginator("list_objects_v2").paginate(Bucket=self.settings.bucket, Prefix=prefix))
+        while True:
+            page = self._bounded(next, pages, None)
+            if page is None:
+                return
+            yield from page.get("Contents", ())
+
     def _names(self):
-        pages = self.client.get_paginator("list_objects_v2").paginate(
-            Bucket=self.settings.bucket, Prefix=f"{self.settings.prefix}{self.ns}/"
-        )
         n = len(self.settings.prefix)
-        for page in pages:
-            for obj in page.get("Contents", ()):
-                yield obj["Key"][n:]
+        for obj in self._listing(f"{self.settings.prefix}{self.ns}/"):
+            yield obj["Key"][n:]
 
     def _probe(self) -> str:
         client = self.client
-        client.head_bucket(Bucket=self.settings.bucket)
+        self._bounded(functools.partial(client.head_bucket, Bucket=self.settings.bucket))
         return f"bucket {self.settings.bucket} at {client.meta.endpoint_url} ({client.meta.region_name or 'no region'})"
 
 
