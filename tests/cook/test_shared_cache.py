@@ -454,3 +454,49 @@ def test_a_huge_shared_cache_object_is_refused_unread_under_a_memory_limit(tmp_p
         "most 536,870,912)" in cp.stderr
     )
     assert "MemoryError" not in cp.stderr
+
+
+def _undecodable(data: bytes) -> bytes:
+    """*data* (a cooked file) with its META byte for byte and 0xFF bytes for its body's payload,
+    framed anew (right lengths and CRCs): what a buggy or hostile writer with the write key uploads."""
+    from veduta.container.chunks import read_chunks, write_chunks
+
+    return write_chunks(
+        [(c.type, c.payload if c.type == "META" else b"\xff" * len(c.payload)) for c in read_chunks(data)]
+    )
+
+
+def test_an_object_whose_body_does_not_decode_is_rejected_by_both_tiers(tmp_path):
+    """Framing and META are not enough: a restored body must decode (with the reader `veduta
+    verify` uses), from the shared cache and from the local store alike, else the cook, `check
+    --strict` and `list` called good a file the engine cannot load."""
+    from veduta.container.chunks import read_chunks
+    from veduta.container.meta import Meta
+    from veduta.formats.asset import read_asset_file
+
+    game = make_game(tmp_path)
+    share = tmp_path / "share"
+    _fill_share(game, share)
+    want = cooked_bytes(game)
+    obj = next(p for p in (share / NS).glob("??/*") if p.is_file() and p.read_bytes() == want["models/crate.vda"])
+    obj.write_bytes(_undecodable(want["models/crate.vda"]))
+    dev = clone(game, tmp_path / "dev")
+    cp = dev.cook(env={"VEDUTA_CACHE_URL": str(share)}, check=True)
+    assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}, cp.stdout
+    (warning,) = [ln for ln in cp.stdout.splitlines() if "rejected" in ln]
+    assert warning.startswith("assets/models/crate.vmodel:1:1: $: warning: shared cache object ")
+    assert "its MESH chunk does not decode: " in warning, warning
+    assert cooked_bytes(dev) == want
+    read_asset_file(str(dev.cooked("models/crate.vda")))  # (verify's reader)
+
+    # the local store: an entry replaced (a new file, not through its link) by such bytes
+    crate = dev.cooked("models/crate.vda")
+    key = Meta.decode(read_chunks(want["models/crate.vda"])[0].payload).source_hash
+    entry = dev.root / "cache" / "store" / key[:2] / key[2:]
+    assert entry.read_bytes() == want["models/crate.vda"]
+    entry.unlink()
+    entry.write_bytes(_undecodable(want["models/crate.vda"]))
+    crate.unlink()
+    cp = dev.cook(check=True)
+    assert "cook: 1 cooked, 3 up to date, 0 restored from cache" in cp.stdout, cp.stdout
+    assert cooked_bytes(dev) == want
