@@ -370,6 +370,26 @@ def test_another_toolchain_salt_never_restores_or_overwrites_this_ones_objects(t
     assert summary(cp)["shared"] == 4 and cooked_bytes(dev) == want
 
 
+def test_the_local_store_never_restores_what_another_toolchain_salt_stored(tmp_path):
+    """A source reverted to a content that an earlier release cooked (switching a branch back
+    after an upgrade) compiles under the next release: that release's rules may write other
+    bytes, and the entry the earlier release stored is kept apart (only a prune removes it)."""
+    game = make_game(tmp_path)
+    game.cook(check=True)  # this release stores crate's output of its first content
+    (tmp_path / "next").mkdir()
+    (tmp_path / "next/sitecustomize.py").write_text(NEXT_RELEASE)
+    e = {"PYTHONPATH": os.pathsep.join([str(tmp_path / "next")] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
+    crate = game.root / "assets/models/crate.vmodel"
+    first = crate.read_bytes()
+    crate.write_bytes(first + b"\n")
+    cp = game.cook(env=e, check=True)  # the next release: everything owed a cook
+    assert summary(cp) == {"cooked": 4, "uptodate": 0, "restored": 0, "shared": 0, "failed": 0}, cp.stdout
+    crate.write_bytes(first)
+    cp = game.cook(env=e, check=True)
+    assert summary(cp) == {"cooked": 1, "uptodate": 3, "restored": 0, "shared": 0, "failed": 0}, cp.stdout
+    assert sorted(p.name for p in (game.root / "cache/store").iterdir()) == sorted([NS, "veduta-cook-rules-next"])
+
+
 def test_a_store_entry_of_another_compiler_is_not_restored(game):
     """A cooked file edited in place (so its store entry, a hard link, too) to name another
     compiler is recompiled once, not restored from the store on every cook."""
@@ -492,7 +512,7 @@ def test_an_object_whose_body_does_not_decode_is_rejected_by_both_tiers(tmp_path
     # the local store: an entry replaced (a new file, not through its link) by such bytes
     crate = dev.cooked("models/crate.vda")
     key = Meta.decode(read_chunks(want["models/crate.vda"])[0].payload).source_hash
-    entry = dev.root / "cache" / "store" / key[:2] / key[2:]
+    entry = dev.root / "cache" / "store" / NS / key[:2] / key[2:]
     assert entry.read_bytes() == want["models/crate.vda"]
     entry.unlink()
     entry.write_bytes(_undecodable(want["models/crate.vda"]))

@@ -9,7 +9,7 @@ Two back ends behind one small interface (:class:`Tier`):
 - ``file:///path`` or a plain path: a folder, e.g. a network share.
 
 Objects are laid out as the local store is, in a folder named by veduta's toolchain salt
-(:func:`namespace`): ``<prefix>/<namespace>/<key[:2]>/<key[2:]>``, so a folder tier can be
+(:func:`veduta.cook.store.namespace`): ``<prefix>/<namespace>/<key[:2]>/<key[2:]>``, so a folder tier can be
 copied into a bucket (``aws s3 sync``) and back.  A key is an output's META source_hash, which
 holds the spec's compiler version only; the salt changes when a release of veduta comes to
 write other bytes for the same sources, and its objects then live apart from an earlier
@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from veduta.base.errors import ConfigError
 from veduta.base.fsutil import MAX_COOKED_BYTES, NotARegularFile, TooLarge, read_bounded
 from veduta.base.project import ENV_CACHE_URL as ENV_URL
+from veduta.cook.store import namespace
 
 ENV_WRITE = "VEDUTA_CACHE_WRITE"
 ENV_TIMEOUT = "VEDUTA_CACHE_TIMEOUT"
@@ -57,14 +58,6 @@ SET_SUFFIX = ".d"
 _KEY = re.compile(r"[0-9a-f]{64}")
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"", "0", "false", "no", "off"}
-
-
-def namespace() -> str:
-    """The folder of a tier that holds this toolchain's objects: :data:`veduta.TOOLCHAIN_SALT`
-    as one path segment (``veduta-cook-rules/1`` -> ``veduta-cook-rules-1``)."""
-    import veduta
-
-    return re.sub(r"[^A-Za-z0-9._-]", "-", veduta.TOOLCHAIN_SALT)
 
 
 @dataclass(frozen=True)
@@ -175,7 +168,7 @@ class Tier:
         #: objects and bytes this run uploaded (the cook's closing note, cache push's report)
         self.puts = 0
         self.bytes_out = 0
-        #: the folder of this toolchain's objects (:func:`namespace`)
+        #: the folder of this toolchain's objects (:func:`veduta.cook.store.namespace`)
         self.ns = namespace()
 
     # -- the interface ---------------------------------------------------------------------

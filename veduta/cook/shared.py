@@ -238,7 +238,7 @@ def cache_info(project, probe: bool = True) -> dict:
     """The local store (entries, bytes) and the shared tier (settings, reachability)."""
     store = Store(os.path.join(project.cache, STORE_DIR))
     n = size = 0
-    for _, s, _ in store.entries():
+    for _, s, _ in store.entries(every=True):  # (what it holds on disk, every toolchain's)
         n += 1
         size += s
     out: dict = {"local": {"path": store.root, "entries": n, "bytes": size}, "shared": None}
