@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import socket
@@ -228,63 +229,15 @@ def test_a_dead_server_is_one_warning_and_no_wait(tmp_path, s3, monkeypatch):
     assert not tier.probe()["reachable"]
 
 
-def test_a_server_that_never_answers_times_out(tmp_path, s3, monkeypatch):
-    """Accepts connections and never says a word: the time-out bounds the wait."""
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(64)
-    conns = []
-    stop = threading.Event()
-
-    def hold():
-        srv.settimeout(0.1)
-        while not stop.is_set():
-            try:
-                conns.append(srv.accept()[0])
-            except OSError:
-                pass
-
-    th = threading.Thread(target=hold, daemon=True)
-    th.start()
-    try:
-        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{srv.getsockname()[1]}")
-        warnings: list[str] = []
-        tier = _tier(tmp_path, "s3://bucket-y", warnings, VEDUTA_CACHE_TIMEOUT="0.5")
-        t0 = time.monotonic()
-        assert remote.parallel(tier.get, [K1] * 8) == [None] * 8
-        assert time.monotonic() - t0 < 30  # 2 attempts of 0.5 s, in parallel (botocore's default: 60 s each)
-        assert len(warnings) == 1 and "timed out" in warnings[0]
-    finally:
-        stop.set()
-        th.join()
-        for c in conns:
-            c.close()
-        srv.close()
-
-
-def test_a_server_that_trickles_its_answer_is_cut_by_the_whole_request_time_out(tmp_path, s3, monkeypatch):
-    """Answers at once (headers, a 1,000-byte Content-Length), then sends one body byte every 0.1 s:
-    no socket read ever waits long, so only a deadline on the whole request ends it; the tier is
-    then off with one warning, as for a server that never answers. (The server gives up after
-    40 s, so the old per-read time-out cannot hang the test.)"""
+@contextlib.contextmanager
+def _server(on_connect):
+    """A server on 127.0.0.1 that hands each connection to *on_connect(conn, stop)* in a thread of
+    its own; yields its port; on exit *stop* is set and the connections are closed."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(64)
     stop = threading.Event()
-    sent: list[int] = []
-
-    def answer(c):
-        with c:
-            try:
-                c.recv(65536)
-                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: application/xml\r\n\r\n")
-                for _ in range(400):
-                    if stop.wait(0.1):
-                        return
-                    c.sendall(b"x")
-                    sent.append(1)
-            except OSError:
-                pass
+    conns: list[socket.socket] = []
 
     def serve():
         srv.settimeout(0.1)
@@ -293,25 +246,63 @@ def test_a_server_that_trickles_its_answer_is_cut_by_the_whole_request_time_out(
                 c = srv.accept()[0]
             except OSError:
                 continue
-            threading.Thread(target=answer, args=(c,), daemon=True).start()
+            conns.append(c)
+            threading.Thread(target=on_connect, args=(c, stop), daemon=True).start()
 
     th = threading.Thread(target=serve, daemon=True)
     th.start()
     try:
-        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{srv.getsockname()[1]}")
+        yield srv.getsockname()[1]
+    finally:
+        stop.set()
+        th.join()
+        for c in conns:
+            c.close()
+        srv.close()
+
+
+def test_a_server_that_never_answers_times_out(tmp_path, s3, monkeypatch):
+    """Accepts connections and never says a word: the time-out bounds the wait."""
+    with _server(lambda c, stop: None) as port:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
+        warnings: list[str] = []
+        tier = _tier(tmp_path, "s3://bucket-y", warnings, VEDUTA_CACHE_TIMEOUT="0.5")
+        t0 = time.monotonic()
+        assert remote.parallel(tier.get, [K1] * 8) == [None] * 8
+        assert time.monotonic() - t0 < 30  # 2 attempts of 0.5 s, in parallel (botocore's default: 60 s each)
+        assert len(warnings) == 1 and "timed out" in warnings[0]
+
+
+def test_a_server_that_trickles_its_answer_is_cut_by_the_whole_request_time_out(tmp_path, s3, monkeypatch):
+    """Answers at once (headers, a 1,000-byte Content-Length), then sends one body byte every 0.1 s:
+    no socket read ever waits long, so only a deadline on the whole request ends it; the tier is
+    then off with one warning, as for a server that never answers. (The server gives up after
+    40 s, so the old per-read time-out cannot hang the test.)"""
+    sent: list[int] = []
+
+    def answer(c, stop):
+        try:
+            c.recv(65536)
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: application/xml\r\n\r\n")
+            for _ in range(400):
+                if stop.wait(0.1):
+                    return
+                c.sendall(b"x")
+                sent.append(1)
+        except OSError:
+            pass
+
+    with _server(answer) as port:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
         warnings: list[str] = []
         tier = _tier(tmp_path, "s3://bucket-t", warnings, VEDUTA_CACHE_TIMEOUT="1")
         assert remote.parallel(tier.get, [K1] * 8) == [None] * 8
-        assert not stop.is_set() and 0 < len(sent) < 8 * 1000  # cut while the bodies were still coming
+        assert 0 < len(sent) < 8 * 1000  # cut while the bodies were still coming
         assert warnings == [
             f"shared cache {tier.settings.where}: timed out (no whole answer from the endpoint in 1 s: a slow or "
             "stalled server?); going on without it"
         ]
         assert tier.get(K2) is None and not tier.put(K2, b"x")  # off: no request waits again
-    finally:
-        stop.set()
-        th.join()
-        srv.close()
 
 
 # -- folder ----------------------------------------------------------------------------------------
