@@ -10,8 +10,9 @@ COMPILER_VERSION = "veduta-asset/0.8.0"
 
 #: veduta's own rules on top of the spec's version: bump it when the cook comes to write or report
 #: something else for the same sources (a compiler fix, a new warning, another staleness rule).
-#: It lives in the cook's state (the stat cache, the store's manifests), never in META: the
-#: sources an earlier toolchain cooked are then cooked again (docs/cooking.md).
+#: It lives in the cook's state (the stat cache, and the folder of the local store's and the
+#: shared cache's entries: cache/store/<salt>/...), never in META: the sources an earlier
+#: toolchain cooked are then cooked again, never restored (docs/cooking.md).
 TOOLCHAIN_SALT = "veduta-cook-rules/1"
 
 #: What the cook's state is kept for: the spec's compiler version and veduta's own rules.

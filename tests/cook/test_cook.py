@@ -467,3 +467,41 @@ def test_result_dep_on_the_cook_sees_every_change_of_a_source(game):
     for size in ("[1, 2, 1]", "[1, 3, 1]"):  # the same source edited twice, each edit then packed
         game.write("models/crate.vmodel", CRATE.replace("[1, 1, 1]", size))
         assert pack_ran(), size
+
+
+@pytest.mark.parametrize("name", ["state.marshal", "scan.marshal"])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"[\xff\xff\xff\x7f",  # a list of 2**31 - 1 items at the top (the hostile study's file)
+        b")\x07[\xff\xff\xff\x7f",  # the same inside a tuple, as a 2-byte change of a real file makes it
+    ],
+    ids=["at-the-top", "inside"],
+)
+def test_a_damaged_count_in_the_cooks_state_is_ignored_under_a_memory_limit(game, name, damage):
+    """A cache file whose marshal header announces a container larger than memory: marshal
+    allocates it before reading an item, which under a memory limit (a CI runner, ``ulimit -v``)
+    was a MemoryError traceback in every later command. It is a damaged file like any other:
+    ignored, that cook re-hashes, and the file is written anew."""
+    import marshal
+    import subprocess
+    import sys
+
+    from tests.gamerepo import memory_limit
+
+    game.cook(check=True)
+    path = game.root / "cache" / name
+    path.write_bytes(damage)
+    for args in (["veduta", "cook"], ["doit", "cook"], ["doit", "list", "--all", "--status"]):
+        cp = subprocess.run(
+            [sys.executable, "-m", *args] if args[0] == "doit" else [sys.executable, "-m", "veduta", *args[1:]],
+            cwd=game.root,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            preexec_fn=memory_limit(1 << 30),
+        )
+        assert cp.returncode == 0 and "Traceback" not in cp.stderr, (args, cp.stdout, cp.stderr)
+        if args[-1] == "cook":
+            assert "cook: 0 cooked" in cp.stdout, cp.stdout  # (the cooked files' META proves them fresh)
+    assert marshal.loads(path.read_bytes())[0] in ("veduta-state/6", "veduta-scan/2")  # written anew

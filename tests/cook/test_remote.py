@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import socket
@@ -16,6 +17,8 @@ from veduta.base.project import Project
 from veduta.cook import remote
 
 K1, K2 = "ab" * 32, "0f" * 32
+#: the folder of this toolchain's objects in a tier (veduta.TOOLCHAIN_SALT)
+NS = remote.namespace()
 
 
 def _project(tmp_path, url="", write=False) -> Project:
@@ -88,7 +91,7 @@ def test_s3_get_put_keys_and_layout(tmp_path, s3):
     from tests.s3server import client
 
     names = sorted(o["Key"] for o in client(s3["env"]).list_objects_v2(Bucket=s3["bucket"])["Contents"])
-    assert names == [f"studio/game/0f/{K2[2:]}", f"studio/game/ab/{K1[2:]}"]  # the local store's layout
+    assert names == [f"studio/game/{NS}/0f/{K2[2:]}", f"studio/game/{NS}/ab/{K1[2:]}"]  # the local store's layout
     info = tier.probe()
     assert info["reachable"] and s3["bucket"] in info["detail"]
     with pytest.raises(ValueError):
@@ -112,7 +115,7 @@ def test_concurrent_writers_of_one_key_in_a_shared_folder(tmp_path):
     data = os.urandom(300_000)
     assert all(remote.parallel(lambda i: tiers[i % 4].put(K1, data), range(24)))
     assert tiers[0].get(K1) == data
-    assert sorted(os.listdir(share / "ab")) == [K1[2:]]  # no temp file left, none clobbered
+    assert sorted(os.listdir(share / NS / "ab")) == [K1[2:]]  # no temp file left, none clobbered
 
 
 def _set_semantics(tier, listed):
@@ -123,8 +126,8 @@ def _set_semantics(tier, listed):
     assert tier.add(K1, b"second") and tier.put(K1, b"whole")
     assert tier.get_set(K1) == (b"whole", [b"second", b"first"])
     first = tier.member_name(K1, b"first")
-    assert first == f"ab/{K1[2:]}.d/{hashlib.sha256(b'first').hexdigest()}"
-    assert sorted(listed()) == sorted([f"ab/{K1[2:]}", first, tier.member_name(K1, b"second")])
+    assert first == f"{NS}/ab/{K1[2:]}.d/{hashlib.sha256(b'first').hexdigest()}"
+    assert sorted(listed()) == sorted([f"{NS}/ab/{K1[2:]}", first, tier.member_name(K1, b"second")])
     assert tier.keys() == {K1} and tier.names() == set(listed())
     assert tier.get_set(K2) == (None, [])  # sets of other keys are apart
 
@@ -226,38 +229,80 @@ def test_a_dead_server_is_one_warning_and_no_wait(tmp_path, s3, monkeypatch):
     assert not tier.probe()["reachable"]
 
 
-def test_a_server_that_never_answers_times_out(tmp_path, s3, monkeypatch):
-    """Accepts connections and never says a word: the time-out bounds the wait."""
+@contextlib.contextmanager
+def _server(on_connect):
+    """A server on 127.0.0.1 that hands each connection to *on_connect(conn, stop)* in a thread of
+    its own; yields its port; on exit *stop* is set and the connections are closed."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(64)
-    conns = []
     stop = threading.Event()
+    conns: list[socket.socket] = []
 
-    def hold():
+    def serve():
         srv.settimeout(0.1)
         while not stop.is_set():
             try:
-                conns.append(srv.accept()[0])
+                c = srv.accept()[0]
             except OSError:
-                pass
+                continue
+            conns.append(c)
+            threading.Thread(target=on_connect, args=(c, stop), daemon=True).start()
 
-    th = threading.Thread(target=hold, daemon=True)
+    th = threading.Thread(target=serve, daemon=True)
     th.start()
     try:
-        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{srv.getsockname()[1]}")
-        warnings: list[str] = []
-        tier = _tier(tmp_path, "s3://bucket-y", warnings, VEDUTA_CACHE_TIMEOUT="0.5")
-        t0 = time.monotonic()
-        assert remote.parallel(tier.get, [K1] * 8) == [None] * 8
-        assert time.monotonic() - t0 < 30  # 2 attempts of 0.5 s, in parallel (botocore's default: 60 s each)
-        assert len(warnings) == 1 and "timed out" in warnings[0]
+        yield srv.getsockname()[1]
     finally:
         stop.set()
         th.join()
         for c in conns:
             c.close()
         srv.close()
+
+
+def test_a_server_that_never_answers_times_out(tmp_path, s3, monkeypatch):
+    """Accepts connections and never says a word: the time-out bounds the wait."""
+    with _server(lambda c, stop: None) as port:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
+        warnings: list[str] = []
+        tier = _tier(tmp_path, "s3://bucket-y", warnings, VEDUTA_CACHE_TIMEOUT="0.5")
+        t0 = time.monotonic()
+        assert remote.parallel(tier.get, [K1] * 8) == [None] * 8
+        assert time.monotonic() - t0 < 30  # 2 attempts of 0.5 s, in parallel (botocore's default: 60 s each)
+        assert len(warnings) == 1 and "timed out" in warnings[0]
+
+
+def test_a_server_that_trickles_its_answer_is_cut_by_the_whole_request_time_out(tmp_path, s3, monkeypatch):
+    """Answers at once (headers, a 1,000-byte Content-Length), then sends one body byte every 0.1 s:
+    no socket read ever waits long, so only a deadline on the whole request ends it; the tier is
+    then off with one warning, as for a server that never answers. (The server gives up after
+    40 s, so the old per-read time-out cannot hang the test.)"""
+    sent: list[int] = []
+
+    def answer(c, stop):
+        try:
+            c.recv(65536)
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\nContent-Type: application/xml\r\n\r\n")
+            for _ in range(400):
+                if stop.wait(0.1):
+                    return
+                c.sendall(b"x")
+                sent.append(1)
+        except OSError:
+            pass
+
+    with _server(answer) as port:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
+        warnings: list[str] = []
+        tier = _tier(tmp_path, "s3://bucket-t", warnings, VEDUTA_CACHE_TIMEOUT="1")
+        assert remote.parallel(tier.get, [K1] * 8) == [None] * 8
+        assert 0 < len(sent) < 8 * 1000  # cut while the bodies were still coming
+        assert warnings == [
+            f"shared cache {tier.settings.where}: timed out (no whole answer from the endpoint in 1 s: a slow or "
+            "stalled server?); going on without it"
+        ]
+        assert tier.get(K2) is None and not tier.put(K2, b"x")  # off: no request waits again
 
 
 # -- folder ----------------------------------------------------------------------------------------
@@ -269,8 +314,8 @@ def test_folder_tier(tmp_path):
     tier = _tier(tmp_path, share.as_uri())
     assert tier.get(K1) is None
     assert tier.put(K1, b"one") and tier.get(K1) == b"one"
-    assert (share / "ab" / K1[2:]).read_bytes() == b"one"
-    (share / "ab" / f".{K1[2:]}.otherhost.12.0.tmp").write_bytes(b"half")  # another machine's write
+    assert (share / NS / "ab" / K1[2:]).read_bytes() == b"one"
+    (share / NS / "ab" / f".{K1[2:]}.otherhost.12.0.tmp").write_bytes(b"half")  # another machine's write
     assert tier.keys() == {K1}
     assert tier.probe()["reachable"]
 
@@ -327,9 +372,9 @@ def test_a_stalled_folder_times_out_once_and_the_tier_goes_off(tmp_path):
 
 def test_a_folder_tier_reads_regular_files_only_and_none_too_large(tmp_path):
     share = tmp_path / "share"
-    (share / "ab").mkdir(parents=True)
-    os.mkfifo(share / "ab" / K1[2:])  # a FIFO: opened without blocking, never read
-    big = share / K2[:2] / K2[2:]
+    (share / NS / "ab").mkdir(parents=True)
+    os.mkfifo(share / NS / "ab" / K1[2:])  # a FIFO: opened without blocking, never read
+    big = share / NS / K2[:2] / K2[2:]
     big.parent.mkdir()
     with open(big, "wb") as f:
         f.truncate(MAX_COOKED_BYTES + 1)  # sparse: larger than any cooked file, no disk used
@@ -340,8 +385,8 @@ def test_a_folder_tier_reads_regular_files_only_and_none_too_large(tmp_path):
     assert time.monotonic() - t0 < 30  # the FIFO is not waited on
     assert not tier.down  # one object skipped is not the tier failing
     assert warnings == [
-        f"shared cache {share}: object ab/{K1[2:]} skipped: it is a FIFO (a named pipe), not a regular file",
-        f"shared cache {share}: object {K2[:2]}/{K2[2:]} skipped: too large (536,870,913 bytes; a cooked file is "
+        f"shared cache {share}: object {NS}/ab/{K1[2:]} skipped: it is a FIFO (a named pipe), not a regular file",
+        f"shared cache {share}: object {NS}/{K2[:2]}/{K2[2:]} skipped: too large (536,870,913 bytes; a cooked file is "
         f"at most 536,870,912)",
     ]
     k3 = "ef" * 32

@@ -20,10 +20,12 @@ import pytest
 from tests.gamerepo import Game, make_game, memory_limit
 from tests.s3server import client
 from veduta.cook.cook import manifest_key
+from veduta.cook.remote import namespace
 from veduta.cook.shared import deps_member
 from veduta.cook.store import Store
 
 SOURCES = ["models/crate.vmodel", "models/props/barrel.vmodel", "models/tree.vmodel", "models/tree_far.vmodel"]
+NS = namespace()  # the folder of this toolchain's objects in a tier
 COOKED = ["models/barrel.vda", "models/crate.vda", "models/tree.vda", "models/tree_far.vda"]
 
 
@@ -147,15 +149,16 @@ def test_a_poisoned_manifest_only_costs_a_compile(tmp_path, s3, ci):
     src = (game.root / "assets/models/tree.vmodel").read_bytes()
     mkey = manifest_key("models/tree.vmodel", src)
     c = client(s3["env"])
-    (member,) = [n for n in objs if n.startswith(f"game/{mkey[:2]}/{mkey[2:]}.d/")]
+    (member,) = [n for n in objs if n.startswith(f"game/{NS}/{mkey[:2]}/{mkey[2:]}.d/")]
     assert objs[member] == deps_member(["models/tree_far.vmodel"])
     # a garbled whole manifest (as earlier versions wrote), a member whose bytes are not what its
     # name says, and well-formed members naming a file outside the assets and a missing one
-    c.put_object(Bucket=s3["bucket"], Key=f"game/{mkey[:2]}/{mkey[2:]}", Body=b"\x00garbage\nab cd\n")
+    c.put_object(Bucket=s3["bucket"], Key=f"game/{NS}/{mkey[:2]}/{mkey[2:]}", Body=b"\x00garbage\nab cd\n")
     c.put_object(Bucket=s3["bucket"], Key=member, Body=deps_member(["models/crate.vmodel"]))
     for deps in (["../../game/assets/models/tree_far.vmodel"], ["models/nothing.vmodel"]):
         m = deps_member(deps)
-        c.put_object(Bucket=s3["bucket"], Key=f"game/{mkey[:2]}/{mkey[2:]}.d/{hashlib.sha256(m).hexdigest()}", Body=m)
+        name = f"game/{NS}/{mkey[:2]}/{mkey[2:]}.d/{hashlib.sha256(m).hexdigest()}"
+        c.put_object(Bucket=s3["bucket"], Key=name, Body=m)
     dev = clone(game, tmp_path / "dev")
     cp = dev.cook(env=env(s3), check=True)
     assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}
@@ -169,12 +172,12 @@ def test_a_cache_written_by_earlier_versions_is_still_read(tmp_path, s3, ci):
     src = (game.root / "assets/models/tree.vmodel").read_bytes()
     mkey = manifest_key("models/tree.vmodel", src)
     c = client(s3["env"])
-    (member,) = [n for n in objs if n.startswith(f"game/{mkey[:2]}/{mkey[2:]}.d/")]
+    (member,) = [n for n in objs if n.startswith(f"game/{NS}/{mkey[:2]}/{mkey[2:]}.d/")]
     c.delete_object(Bucket=s3["bucket"], Key=member)
-    tree_key = next(n for n, d in objs.items() if d == want["models/tree.vda"]).removeprefix("game/")
+    tree_key = next(n for n, d in objs.items() if d == want["models/tree.vda"]).removeprefix(f"game/{NS}/")
     c.put_object(
         Bucket=s3["bucket"],
-        Key=f"game/{mkey[:2]}/{mkey[2:]}",
+        Key=f"game/{NS}/{mkey[:2]}/{mkey[2:]}",
         Body=f"{'0' * 64} models/gone.vmodel\n{tree_key.replace('/', '')} models/tree_far.vmodel\n".encode(),
     )
     dev = clone(game, tmp_path / "dev")
@@ -235,7 +238,7 @@ def test_concurrent_writers_lose_nothing_s3(tmp_path, s3):
     # 2 shared outputs, 4 tree_far and 4 tree outputs, one member (every job read the same deps)
     names = sorted(objects(s3))
     assert len(names) == 11 and [n for n in names if ".d/" in n] == [
-        f"game/{mkey[:2]}/{mkey[2:]}.d/{hashlib.sha256(deps_member(['models/tree_far.vmodel'])).hexdigest()}"
+        f"game/{NS}/{mkey[:2]}/{mkey[2:]}.d/{hashlib.sha256(deps_member(['models/tree_far.vmodel'])).hexdigest()}"
     ]
 
 
@@ -332,6 +335,61 @@ def test_folder_tier_end_to_end(tmp_path):
     assert not [p for p in share.rglob("*") if p.name.endswith(".tmp")]
 
 
+NEXT_RELEASE = """\
+import veduta
+
+veduta.TOOLCHAIN_SALT = "veduta-cook-rules/next"
+veduta.TOOLCHAIN = f"{veduta.COMPILER_VERSION}+{veduta.TOOLCHAIN_SALT}"
+"""
+
+
+def test_another_toolchain_salt_never_restores_or_overwrites_this_ones_objects(tmp_path):
+    """The next release of veduta, as veduta/__init__.py prescribes one (the toolchain salt bumped,
+    the spec's compiler version, so META, unchanged), shares no object with this one: its clones
+    compile instead of restoring what an earlier release wrote (whose bytes its own compiler may
+    no longer write), and its writes land apart, so this release's clones still restore theirs."""
+    share = tmp_path / "share"
+    share.mkdir()
+    game = make_game(tmp_path)
+    e = {"VEDUTA_CACHE_URL": str(share), "VEDUTA_CACHE_WRITE": "1"}
+    assert "uploaded 5 objects" in game.cook(env=e, check=True).stdout
+    want = cooked_bytes(game)
+    (tmp_path / "next").mkdir()
+    (tmp_path / "next/sitecustomize.py").write_text(NEXT_RELEASE)
+    pythonpath = os.pathsep.join([str(tmp_path / "next")] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    nxt = clone(game, tmp_path / "next-clone")
+    cp = nxt.cook(env=dict(e, PYTHONPATH=pythonpath), check=True)
+    assert summary(cp) == {"cooked": 4, "uptodate": 0, "restored": 0, "shared": 0, "failed": 0}, cp.stdout
+    assert "uploaded 5 objects" in cp.stdout, cp.stdout
+    assert sorted(p.name for p in share.iterdir()) == sorted([NS, "veduta-cook-rules-next"])
+    again = clone(game, tmp_path / "next-again")  # the next release restores what it wrote itself
+    cp = again.cook(env={"VEDUTA_CACHE_URL": str(share), "PYTHONPATH": pythonpath}, check=True)
+    assert summary(cp)["shared"] == 4
+    dev = clone(game, tmp_path / "dev")  # and this release still restores its own objects
+    cp = dev.cook(env={"VEDUTA_CACHE_URL": str(share)}, check=True)
+    assert summary(cp)["shared"] == 4 and cooked_bytes(dev) == want
+
+
+def test_the_local_store_never_restores_what_another_toolchain_salt_stored(tmp_path):
+    """A source reverted to a content that an earlier release cooked (switching a branch back
+    after an upgrade) compiles under the next release: that release's rules may write other
+    bytes, and the entry the earlier release stored is kept apart (only a prune removes it)."""
+    game = make_game(tmp_path)
+    game.cook(check=True)  # this release stores crate's output of its first content
+    (tmp_path / "next").mkdir()
+    (tmp_path / "next/sitecustomize.py").write_text(NEXT_RELEASE)
+    e = {"PYTHONPATH": os.pathsep.join([str(tmp_path / "next")] + [p for p in [os.environ.get("PYTHONPATH")] if p])}
+    crate = game.root / "assets/models/crate.vmodel"
+    first = crate.read_bytes()
+    crate.write_bytes(first + b"\n")
+    cp = game.cook(env=e, check=True)  # the next release: everything owed a cook
+    assert summary(cp) == {"cooked": 4, "uptodate": 0, "restored": 0, "shared": 0, "failed": 0}, cp.stdout
+    crate.write_bytes(first)
+    cp = game.cook(env=e, check=True)
+    assert summary(cp) == {"cooked": 1, "uptodate": 3, "restored": 0, "shared": 0, "failed": 0}, cp.stdout
+    assert sorted(p.name for p in (game.root / "cache/store").iterdir()) == sorted([NS, "veduta-cook-rules-next"])
+
+
 def test_a_store_entry_of_another_compiler_is_not_restored(game):
     """A cooked file edited in place (so its store entry, a hard link, too) to name another
     compiler is recompiled once, not restored from the store on every cook."""
@@ -369,7 +427,7 @@ def _fill_share(game: Game, share) -> list:
     """A folder shared cache *share* that CI filled from *game*: its objects (cooked files), largest first."""
     share.mkdir()
     game.cook(env={"VEDUTA_CACHE_URL": str(share), "VEDUTA_CACHE_WRITE": "1"}, check=True)
-    objs = [p for p in share.glob("??/*") if p.is_file()]
+    objs = [p for p in (share / NS).glob("??/*") if p.is_file()]
     return sorted(objs, key=lambda p: (-p.stat().st_size, p.name))
 
 
@@ -384,7 +442,7 @@ def test_a_fifo_in_a_folder_shared_cache_blocks_no_cook(tmp_path):
     assert cp.returncode == 0, cp.stdout + cp.stderr
     assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}
     assert (
-        f"veduta: warning: shared cache {share}: object {poisoned.parent.name}/{poisoned.name} skipped: "
+        f"veduta: warning: shared cache {share}: object {NS}/{poisoned.parent.name}/{poisoned.name} skipped: "
         "it is a FIFO (a named pipe), not a regular file" in cp.stderr
     )
 
@@ -412,7 +470,53 @@ def test_a_huge_shared_cache_object_is_refused_unread_under_a_memory_limit(tmp_p
     assert cp.returncode == 0, cp.stdout + cp.stderr
     assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}
     assert (
-        f"object {big.parent.name}/{big.name} skipped: too large (1,500,000,000 bytes; a cooked file is at "
+        f"object {NS}/{big.parent.name}/{big.name} skipped: too large (1,500,000,000 bytes; a cooked file is at "
         "most 536,870,912)" in cp.stderr
     )
     assert "MemoryError" not in cp.stderr
+
+
+def _undecodable(data: bytes) -> bytes:
+    """*data* (a cooked file) with its META byte for byte and 0xFF bytes for its body's payload,
+    framed anew (right lengths and CRCs): what a buggy or hostile writer with the write key uploads."""
+    from veduta.container.chunks import read_chunks, write_chunks
+
+    return write_chunks(
+        [(c.type, c.payload if c.type == "META" else b"\xff" * len(c.payload)) for c in read_chunks(data)]
+    )
+
+
+def test_an_object_whose_body_does_not_decode_is_rejected_by_both_tiers(tmp_path):
+    """Framing and META are not enough: a restored body must decode (with the reader `veduta
+    verify` uses), from the shared cache and from the local store alike, else the cook, `check
+    --strict` and `list` called good a file the engine cannot load."""
+    from veduta.container.chunks import read_chunks
+    from veduta.container.meta import Meta
+    from veduta.formats.asset import read_asset_file
+
+    game = make_game(tmp_path)
+    share = tmp_path / "share"
+    _fill_share(game, share)
+    want = cooked_bytes(game)
+    obj = next(p for p in (share / NS).glob("??/*") if p.is_file() and p.read_bytes() == want["models/crate.vda"])
+    obj.write_bytes(_undecodable(want["models/crate.vda"]))
+    dev = clone(game, tmp_path / "dev")
+    cp = dev.cook(env={"VEDUTA_CACHE_URL": str(share)}, check=True)
+    assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}, cp.stdout
+    (warning,) = [ln for ln in cp.stdout.splitlines() if "rejected" in ln]
+    assert warning.startswith("assets/models/crate.vmodel:1:1: $: warning: shared cache object ")
+    assert "its MESH chunk does not decode: " in warning, warning
+    assert cooked_bytes(dev) == want
+    read_asset_file(str(dev.cooked("models/crate.vda")))  # (verify's reader)
+
+    # the local store: an entry replaced (a new file, not through its link) by such bytes
+    crate = dev.cooked("models/crate.vda")
+    key = Meta.decode(read_chunks(want["models/crate.vda"])[0].payload).source_hash
+    entry = dev.root / "cache" / "store" / NS / key[:2] / key[2:]
+    assert entry.read_bytes() == want["models/crate.vda"]
+    entry.unlink()
+    entry.write_bytes(_undecodable(want["models/crate.vda"]))
+    crate.unlink()
+    cp = dev.cook(check=True)
+    assert "cook: 1 cooked, 3 up to date, 0 restored from cache" in cp.stdout, cp.stdout
+    assert cooked_bytes(dev) == want

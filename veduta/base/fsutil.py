@@ -242,6 +242,25 @@ def _read_fd(fd: int, st: os.stat_result, limit: int | None, path: str, what: st
     return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
+def loads_kept(data: bytes, most: int = 16):
+    """``marshal.loads`` of a file the cook keeps in cache/ (a tuple of at most *most* items at
+    the top), raising :class:`ValueError` for damaged bytes, including a header that announces a
+    container larger than memory: marshal allocates a list's or tuple's slots from its header
+    before it reads an item, so a damaged count (``[`` and 0x7fffffff: 16 GB) ended every cook in
+    MemoryError.  The top is checked before anything is allocated; deeper, the MemoryError of
+    that allocation (which never happened) is the damage.  An allocation the system grants lazily
+    is released as soon as marshal finds the data too short: seconds, once, as the file is then
+    ignored and written anew (docs/cooking.md: "a damaged file ... is ignored")."""
+    import marshal
+
+    if len(data) < 2 or data[0] & 0x7F != 0x29 or data[1] > most:  # ")": a small tuple, count in one byte
+        raise ValueError("not a file of the cook's state")
+    try:
+        return marshal.loads(data)
+    except MemoryError:
+        raise ValueError("a damaged count (larger than memory)") from None
+
+
 def read_regular(path: str, limit: int | None = None) -> tuple[bytes, os.stat_result] | None:
     """The bytes of *path* and its stat taken before reading, if it is a regular file of at most
     *limit* bytes; else None (missing, unreadable, a FIFO, a device or a folder in its place, or

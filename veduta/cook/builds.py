@@ -21,7 +21,7 @@ from __future__ import annotations
 import marshal
 import os
 
-from veduta.base.fsutil import atomic_write, read_regular
+from veduta.base.fsutil import atomic_write, loads_kept, read_regular
 
 __all__ = ["BUILDS_FILE", "RECENT_FILE", "FOLD_AT", "ORIGINS", "BuildLog", "record_result"]
 
@@ -110,7 +110,7 @@ def _dumps(entries: dict[str, Entry]) -> bytes:
 def _load(path: str) -> dict[str, Entry]:
     try:
         got = read_regular(path)
-        data = marshal.loads(got[0]) if got else None
+        data = loads_kept(got[0]) if got else None
     except (OSError, EOFError, ValueError, TypeError):
         return {}
     if not (isinstance(data, tuple) and len(data) == 2 and data[0] == _FORMAT and isinstance(data[1], dict)):

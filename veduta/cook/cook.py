@@ -125,12 +125,25 @@ def _meta_of_bytes(data: bytes, kind: str, path: str = "") -> Meta | None:
     return meta if meta.kind == kind else None
 
 
+def body_fault(chunk) -> str | None:
+    """Why the body *chunk* of a cooked file does not decode (the reader ``veduta verify`` and
+    the engine's loaders use), or None when it does: what a store gives back is checked so before
+    it is used or uploaded, since its CRCs only say the bytes are the ones its writer framed."""
+    from veduta.formats import BODIES, decode
+
+    try:
+        decode(BODIES[chunk.type], chunk.payload)
+    except (VdaError, ValueError) as exc:
+        return f"its {chunk.type} chunk does not decode: {exc}"
+    return None
+
+
 def check_output(data: bytes, kind: str, rel: str, key: str, deps) -> str | None:
     """Why *data* is not the cooked output of source *rel* (of *kind*) whose current
     source_hash over *deps* is *key*, or None when it is: a whole container (magic, every
-    length and CRC, canonical META, one body chunk of the right kind), META naming this
-    source, these deps, the current compiler and *key* as its source_hash.  What came from
-    a store is used only after this check (a shared store is never trusted)."""
+    length and CRC, canonical META, one body chunk of the right kind that decodes), META naming
+    this source, these deps, the current compiler and *key* as its source_hash.  What came from
+    a store (local or shared) is used only after this check (a shared store is never trusted)."""
     from veduta.container.chunks import read_chunks
     from veduta.container.meta import Meta
 
@@ -153,7 +166,7 @@ def check_output(data: bytes, kind: str, rel: str, key: str, deps) -> str | None
         return f"compiled by {m.compiler}, not {COMPILER_VERSION}"
     if m.source_hash != key or list(m.deps) != list(deps):
         return "its META source_hash is not the one of these source files"
-    return None
+    return body_fault(bodies[0])
 
 
 def stale_reference(dep: str, index: AssetIndex) -> bool:

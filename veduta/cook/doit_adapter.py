@@ -294,13 +294,11 @@ def _checked_before(name: str, sig: tuple[int, ...]) -> bool:
     signature was *sig*.  Every write to the file (sqlite's, a tool's, a copy over it, a
     truncation) moves its ctime, and the record is only kept for a signature that was not racy,
     so a file with that signature has not been written since that check."""
-    import marshal
-
-    from veduta.base.fsutil import read_regular
+    from veduta.base.fsutil import loads_kept, read_regular
 
     got = read_regular(name + CHECKED_SUFFIX, 4096)
     try:
-        return got is not None and marshal.loads(got[0]) == (_CHECKED_FORMAT, *sig)
+        return got is not None and loads_kept(got[0]) == (_CHECKED_FORMAT, *sig)
     except (EOFError, ValueError, TypeError):
         return False  # (a damaged record: the database is checked, the record written again)
 

@@ -8,10 +8,14 @@ Two back ends behind one small interface (:class:`Tier`):
   ``AWS_PROFILE``, ``~/.aws/config``, ..., never from the game's files);
 - ``file:///path`` or a plain path: a folder, e.g. a network share.
 
-Objects are laid out as the local store is: ``<prefix>/<key[:2]>/<key[2:]>``, so a
-folder tier can be copied into a bucket (``aws s3 sync``) and back.  Besides objects, a tier
+Objects are laid out as the local store is, in a folder named by veduta's toolchain salt
+(:func:`veduta.cook.store.namespace`): ``<prefix>/<namespace>/<key[:2]>/<key[2:]>``, so a folder tier can be
+copied into a bucket (``aws s3 sync``) and back.  A key is an output's META source_hash, which
+holds the spec's compiler version only; the salt changes when a release of veduta comes to
+write other bytes for the same sources, and its objects then live apart from an earlier
+release's (never restored for it, never overwritten by it).  Besides objects, a tier
 holds *sets*: :meth:`Tier.add` puts a member of set *key* at
-``<key[:2]>/<key[2:]>.d/<sha256 of the member>`` and :meth:`Tier.get_set` reads them all with
+``<namespace>/<key[:2]>/<key[2:]>.d/<sha256 of the member>`` and :meth:`Tier.get_set` reads them all with
 one listing.  Every name is a function of what it holds (an output's source_hash, a member's
 digest), so concurrent writers only ever write the same bytes to one name or different
 names: nothing a writer adds can be lost to another's write (docs/shared-cache.md).
@@ -39,6 +43,7 @@ from dataclasses import dataclass
 from veduta.base.errors import ConfigError
 from veduta.base.fsutil import MAX_COOKED_BYTES, NotARegularFile, TooLarge, read_bounded
 from veduta.base.project import ENV_CACHE_URL as ENV_URL
+from veduta.cook.store import namespace
 
 ENV_WRITE = "VEDUTA_CACHE_WRITE"
 ENV_TIMEOUT = "VEDUTA_CACHE_TIMEOUT"
@@ -163,6 +168,8 @@ class Tier:
         #: objects and bytes this run uploaded (the cook's closing note, cache push's report)
         self.puts = 0
         self.bytes_out = 0
+        #: the folder of this toolchain's objects (:func:`veduta.cook.store.namespace`)
+        self.ns = namespace()
 
     # -- the interface ---------------------------------------------------------------------
     def get(self, key: str) -> bytes | None:
@@ -224,15 +231,15 @@ class Tier:
 
     def keys(self) -> set[str]:
         """Every object key in the tier (empty when it is down)."""
-        return {k for k in map(_key_of, self.names()) if k}
+        return {k for k in (_key_of(n, self.ns) for n in self.names()) if k}
 
     def names(self) -> set[str]:
-        """Every name in the tier: objects ``ab/cdef...`` and set members ``ab/cdef....d/<digest>``
-        (:meth:`member_name`); empty when it is down."""
+        """Every name in the tier of this toolchain: objects ``<ns>/ab/cdef...`` and set members
+        ``<ns>/ab/cdef....d/<digest>`` (:meth:`member_name`); empty when it is down."""
         if self.down:
             return set()
         try:
-            return {n for n in self._names() if _key_of(n) or _member_of(n)}
+            return {n for n in self._names() if _key_of(n, self.ns) or _member_of(n, self.ns)}
         except Exception as exc:  # noqa: BLE001
             self.fail(exc)
             return set()
@@ -261,11 +268,39 @@ class Tier:
         self.warn(f"shared cache {self.settings.where}: {why}; going on without it")
 
     def object_name(self, key: str) -> str:
-        return f"{key[:2]}/{key[2:]}"
+        return f"{self.ns}/{key[:2]}/{key[2:]}"
 
     def member_name(self, key: str, member: bytes) -> str:
         """Where *member* of set *key* is kept: named by its own digest."""
         return f"{self.object_name(key)}{SET_SUFFIX}/{hashlib.sha256(member).hexdigest()}"
+
+    #: what a request that overran the time-out says (``{t}``: the time-out)
+    _STALLED = "no whole answer in {t:g} s"
+
+    def _bounded(self, fn, *args):
+        """``fn(*args)`` in a thread of its own, waited for at most the tier's time-out as a whole
+        (connecting, the answer's headers and all its body: a server that trickles bytes is cut
+        as one that never answers); past it, :class:`TimeoutError`.  The thread stays blocked in
+        the file system or the socket, which no thread can interrupt; it is a daemon, so it never
+        holds the process up at exit, and the tier is off for the rest of the run."""
+        box: list = []
+        done = threading.Event()
+
+        def run():
+            try:
+                box.append((True, fn(*args)))
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                box.append((False, exc))
+            finally:
+                done.set()
+
+        threading.Thread(target=run, daemon=True, name="veduta-cache-request").start()
+        if not done.wait(self.settings.timeout):
+            raise TimeoutError(self._STALLED.format(t=self.settings.timeout))
+        ok, value = box[0]
+        if not ok:
+            raise value
+        return value
 
     # -- back ends ---------------------------------------------------------------------------
     def _get(self, key: str) -> bytes | None:
@@ -290,18 +325,21 @@ def _check_key(key: str) -> None:
         raise ValueError(f"bad store key {key!r}")
 
 
-def _key_of(name: str) -> str | None:
-    """The key of an object name ``ab/cdef...`` (None for anything else: set members, temp
-    files, strays)."""
+def _key_of(name: str, ns: str) -> str | None:
+    """The key of an object name ``<ns>/ab/cdef...`` (None for anything else: set members, temp
+    files, strays, another toolchain's objects)."""
+    head, _, name = name.partition("/")
+    if head != ns:
+        return None
     top, _, rest = name.partition("/")
     key = top + rest
     return key if len(top) == 2 and _KEY.fullmatch(key) else None
 
 
-def _member_of(name: str) -> tuple[str, str] | None:
-    """``(set key, member digest)`` of a member name ``ab/cdef....d/<digest>`` (else None)."""
+def _member_of(name: str, ns: str) -> tuple[str, str] | None:
+    """``(set key, member digest)`` of a member name ``<ns>/ab/cdef....d/<digest>`` (else None)."""
     head, sep, digest = name.rpartition(SET_SUFFIX + "/")
-    key = _key_of(head) if sep else None
+    key = _key_of(head, ns) if sep else None
     return (key, digest) if key and _KEY.fullmatch(digest) else None
 
 
@@ -343,36 +381,15 @@ class FolderTier(Tier):
     time (:meth:`_bounded`, the tier's time-out): a stalled share turns the tier off with one
     warning, as an S3 endpoint that does not answer does, and the cook goes on without it."""
 
+    _STALLED = "no answer from the folder in {t:g} s: a stalled share?"
+
     def __init__(self, s: Settings, warn=None):
         super().__init__(s, warn)
         self.root = s.path
         self._root_ok = False
 
-    def _bounded(self, fn, *args):
-        """``fn(*args)`` in a thread of its own, waited for at most the tier's time-out; past it,
-        :class:`TimeoutError` (the thread stays blocked in the file system, which no thread can
-        interrupt; it is a daemon, so it never holds the process up at exit)."""
-        box: list = []
-        done = threading.Event()
-
-        def run():
-            try:
-                box.append((True, fn(*args)))
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller
-                box.append((False, exc))
-            finally:
-                done.set()
-
-        threading.Thread(target=run, daemon=True, name="veduta-cache-folder").start()
-        if not done.wait(self.settings.timeout):
-            raise TimeoutError(f"no answer from the folder in {self.settings.timeout:g} s: a stalled share?")
-        ok, value = box[0]
-        if not ok:
-            raise value
-        return value
-
     def _path(self, key: str) -> str:
-        return os.path.join(self.root, key[:2], key[2:])
+        return os.path.join(self.root, self.ns, key[:2], key[2:])
 
     def _need_root(self) -> None:
         if not self._root_ok:
@@ -429,16 +446,19 @@ class FolderTier(Tier):
     def _names(self):
         self._need_root()
         listdir = functools.partial(self._bounded, _sorted_listing)
-        for top in listdir(self.root):
-            d = os.path.join(self.root, top)
+        root = os.path.join(self.root, self.ns)
+        if not self._bounded(os.path.isdir, root):
+            return  # nothing written by this toolchain yet
+        for top in listdir(root):
+            d = os.path.join(root, top)
             if len(top) != 2 or not self._bounded(os.path.isdir, d):
                 continue
             for name in listdir(d):
                 if name.endswith(SET_SUFFIX) and self._bounded(os.path.isdir, os.path.join(d, name)):
                     for m in listdir(os.path.join(d, name)):
-                        yield f"{top}/{name}/{m}"
+                        yield f"{self.ns}/{top}/{name}/{m}"
                 else:
-                    yield f"{top}/{name}"
+                    yield f"{self.ns}/{top}/{name}"
 
     def _probe(self) -> str:
         self._need_root()
@@ -485,10 +505,18 @@ class S3Tier(Tier):
         # the standard chain: AWS_* environment, AWS_PROFILE, ~/.aws/config and credentials
         return boto3.session.Session().client("s3", config=cfg)
 
+    _STALLED = "no whole answer from the endpoint in {t:g} s: a slow or stalled server?"
+
     def _name(self, key: str) -> str:
         return self.settings.prefix + self.object_name(key)
 
+    # every request is bounded as a whole (:meth:`Tier._bounded`): botocore's read_timeout is per
+    # socket read, which a server sending a byte a second never reaches
     def _get(self, key: str) -> bytes | None:
+        self.client  # made (boto3 imported) outside the request's time  # noqa: B018
+        return self._bounded(self._get_now, key)
+
+    def _get_now(self, key: str) -> bytes | None:
         client = self.client
         try:
             r = client.get_object(Bucket=self.settings.bucket, Key=self._name(key))
@@ -508,15 +536,15 @@ class S3Tier(Tier):
         # one PUT is atomic: readers see the old object or the new one; writers of one name
         # write the same bytes (an output's key is its inputs' hash, a member's name its own
         # digest), so the last one winning is harmless
-        self.client.put_object(Bucket=self.settings.bucket, Key=self.settings.prefix + name, Body=data)
+        put = functools.partial(self.client.put_object, Bucket=self.settings.bucket, Key=self.settings.prefix + name)
+        self._bounded(functools.partial(put, Body=data))
 
     def _get_set(self, key: str):
         # one LIST finds both the object (a whole manifest of earlier versions) and the members:
         # keys have a fixed length, so nothing else starts with this name
         name = self._name(key)
-        pages = self.client.get_paginator("list_objects_v2").paginate(Bucket=self.settings.bucket, Prefix=name)
         whole, dated = None, []
-        for obj in (o for page in pages for o in page.get("Contents", ())):
+        for obj in self._listing(name):
             if obj["Key"] == name:
                 whole = self._get(key)
             elif obj["Key"].startswith(name + SET_SUFFIX + "/"):
@@ -524,26 +552,36 @@ class S3Tier(Tier):
         out = []
         n = len(self.settings.prefix)
         for _, k in sorted(dated, reverse=True)[:SET_READ]:
-            try:
-                body = self.client.get_object(Bucket=self.settings.bucket, Key=k)["Body"]
-            except self.client.exceptions.NoSuchKey:
-                continue
-            with body:
-                out.append((k[n:], _read_body(body, None, k)))
+            data = self._bounded(self._member, k)
+            if data is not None:
+                out.append((k[n:], data))
         return whole, out
 
+    def _member(self, k: str) -> bytes | None:
+        try:
+            body = self.client.get_object(Bucket=self.settings.bucket, Key=k)["Body"]
+        except self.client.exceptions.NoSuchKey:
+            return None
+        with body:
+            return _read_body(body, None, k)
+
+    def _listing(self, prefix: str):
+        """The objects under *prefix*, one LIST request (a page) at a time, each bounded."""
+        pages = iter(self.client.get_paginator("list_objects_v2").paginate(Bucket=self.settings.bucket, Prefix=prefix))
+        while True:
+            page = self._bounded(next, pages, None)
+            if page is None:
+                return
+            yield from page.get("Contents", ())
+
     def _names(self):
-        pages = self.client.get_paginator("list_objects_v2").paginate(
-            Bucket=self.settings.bucket, Prefix=self.settings.prefix
-        )
         n = len(self.settings.prefix)
-        for page in pages:
-            for obj in page.get("Contents", ()):
-                yield obj["Key"][n:]
+        for obj in self._listing(f"{self.settings.prefix}{self.ns}/"):
+            yield obj["Key"][n:]
 
     def _probe(self) -> str:
         client = self.client
-        client.head_bucket(Bucket=self.settings.bucket)
+        self._bounded(functools.partial(client.head_bucket, Bucket=self.settings.bucket))
         return f"bucket {self.settings.bucket} at {client.meta.endpoint_url} ({client.meta.region_name or 'no region'})"
 
 

@@ -23,7 +23,7 @@ import marshal
 import os
 import time
 
-from veduta.base.fsutil import atomic_write, confined_root, read_regular
+from veduta.base.fsutil import atomic_write, confined_root, loads_kept, read_regular
 from veduta.base.project import _walk
 from veduta.cook.state import RACY_NS
 
@@ -52,7 +52,7 @@ class ScanCache:
         self.cooked_new: dict = {}
         try:
             got = read_regular(self.path)
-            data = marshal.loads(got[0]) if got else None
+            data = loads_kept(got[0]) if got else None
         except (OSError, EOFError, ValueError, TypeError):
             data = None
         if (

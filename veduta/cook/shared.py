@@ -33,9 +33,11 @@ from veduta.container.chunks import MAGIC, read_chunks
 from veduta.container.meta import Meta, source_hash
 from veduta.cook import remote
 from veduta.cook.cook import (
+    _BODY_CHUNKS,
     _dump_manifest,
     _load_manifest,
     _no_read,
+    body_fault,
     check_output,
     find_in_store,
     hash_inputs,
@@ -51,17 +53,19 @@ MEMBER_HEAD = "veduta-deps/1\n"
 
 def valid_entry(key: str, data: bytes) -> bool:
     """Is *data* fit to be store entry *key*: a whole cooked file of the current compiler whose
-    META source_hash is *key*, or a manifest (lines ``<key> <deps>``)?  Checked before an upload,
+    META source_hash is *key* and whose body decodes, or a manifest (lines ``<key> <deps>``)?  Checked before an upload,
     so a damaged local entry never reaches the team."""
     if data[:4] == MAGIC:
         try:
-            metas = [c for c in read_chunks(data) if c.type == "META"]
-            if len(metas) != 1:
+            chunks = read_chunks(data)
+            metas = [c for c in chunks if c.type == "META"]
+            bodies = [c for c in chunks if c.type in _BODY_CHUNKS]
+            if len(metas) != 1 or len(bodies) != 1:
                 return False
             m = Meta.decode(metas[0].payload)
         except VdaError:
             return False
-        return m.source_hash == key and m.compiler == COMPILER_VERSION
+        return m.source_hash == key and m.compiler == COMPILER_VERSION and body_fault(bodies[0]) is None
     try:
         lines = data.decode("utf-8").splitlines()
     except UnicodeDecodeError:
@@ -234,7 +238,7 @@ def cache_info(project, probe: bool = True) -> dict:
     """The local store (entries, bytes) and the shared tier (settings, reachability)."""
     store = Store(os.path.join(project.cache, STORE_DIR))
     n = size = 0
-    for _, s, _ in store.entries():
+    for _, s, _ in store.entries(every=True):  # (what it holds on disk, every toolchain's)
         n += 1
         size += s
     out: dict = {"local": {"path": store.root, "entries": n, "bytes": size}, "shared": None}

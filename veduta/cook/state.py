@@ -30,7 +30,7 @@ import struct
 from bisect import bisect_left
 from itertools import repeat
 
-from veduta.base.fsutil import atomic_write, read_regular
+from veduta.base.fsutil import atomic_write, loads_kept, read_regular
 
 RACY_NS = 2_000_000_000
 _FORMAT = "veduta-state/6"
@@ -215,7 +215,7 @@ class StatCache:
             if got:
                 st = got[1]
                 self.file_sig = [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
-            data = marshal.loads(got[0]) if got else None  # (marshal.load(f) reads item by item: 10x slower)
+            data = loads_kept(got[0]) if got else None  # (marshal.load(f) reads item by item: 10x slower)
             if isinstance(data, tuple) and len(data) == 7 and data[0] == _FORMAT and _compact_formed(data):
                 if data[1] == toolchain:
                     self._entries = None

@@ -9,6 +9,12 @@ whose source_hash must equal the key), and ``put`` replaces an entry whose
 bytes are not the ones given, so an entry damaged through a linked cooked file
 (overwritten in place, against the rules) is neither used nor kept.
 
+Entries live in a folder named by veduta's toolchain salt (:func:`namespace`):
+``<root>/<namespace>/<key[:2]>/<key[2:]>``.  A key is an output's META source_hash, which holds
+the spec's compiler version only; a release of veduta that writes other bytes for the same
+sources bumps the salt, and what an earlier release stored is then never restored (a source
+reverted to content an earlier release cooked compiles), only pruned.
+
 Growth: one entry per distinct cooked output (a hard link to the cooked file
 while that output is current, so no extra space until the cooked file is
 replaced) plus one small manifest per distinct content of a source that has
@@ -27,6 +33,15 @@ from veduta.base.fsutil import MAX_COOKED_BYTES, atomic_write, read_regular
 _KEY = re.compile(r"[0-9a-f]{64}")
 
 
+def namespace() -> str:
+    """The folder of a store (local or shared) that holds this toolchain's entries:
+    :data:`veduta.TOOLCHAIN_SALT` as one path segment (``veduta-cook-rules/1`` ->
+    ``veduta-cook-rules-1``)."""
+    import veduta
+
+    return re.sub(r"[^A-Za-z0-9._-]", "-", veduta.TOOLCHAIN_SALT)
+
+
 def _link(src: str, dest: str) -> None:
     try:
         os.link(src, dest)
@@ -38,7 +53,9 @@ def _link(src: str, dest: str) -> None:
 class Store:
     def __init__(self, root: str):
         self.root = root
-        self._prefix = os.path.join(root, "")  # (os.path.join(root, a, b) is _prefix + a + "/" + b)
+        #: the folder of this toolchain's entries
+        self.folder = os.path.join(root, namespace())
+        self._prefix = os.path.join(self.folder, "")  # (os.path.join(folder, a, b) is _prefix + a + "/" + b)
 
     def _path(self, key: str) -> str:
         if not _KEY.fullmatch(key):
@@ -80,14 +97,31 @@ class Store:
         atomic_write(path, data)
 
     # -- maintenance (not part of the get/put interface) ---------------------
-    def entries(self):
-        """(path, size, mtime) of every entry."""
+    def entries(self, every: bool = False):
+        """(path, size, mtime) of every entry of this toolchain; *every*: of every toolchain (and
+        of the layout before toolchain folders, ``<root>/<key[:2]>/<key[2:]>``)."""
+        if not every:
+            yield from self._entries_in(self.folder)
+            return
         try:
             tops = sorted(os.listdir(self.root))
         except OSError:
             return
         for top in tops:
-            d = os.path.join(self.root, top)
+            if len(top) == 2:
+                yield from self._entries_in(self.root, [top])
+            elif not top.startswith(".") and os.path.isdir(os.path.join(self.root, top)):
+                yield from self._entries_in(os.path.join(self.root, top))
+
+    @staticmethod
+    def _entries_in(folder: str, tops: list[str] | None = None):
+        if tops is None:
+            try:
+                tops = sorted(n for n in os.listdir(folder) if len(n) == 2)
+            except OSError:
+                return
+        for top in tops:
+            d = os.path.join(folder, top)
             if not os.path.isdir(d):
                 continue
             for name in sorted(os.listdir(d)):
@@ -106,7 +140,7 @@ class Store:
         a prune counted in days); returns (removed, removed bytes, kept, kept bytes)."""
         cutoff = time.time() - older_than_days * 86400
         removed = rbytes = kept = kbytes = 0
-        for p, size, mtime in list(self.entries()):
+        for p, size, mtime in list(self.entries(every=True)):
             if mtime < cutoff:
                 removed += 1
                 rbytes += size
