@@ -583,3 +583,46 @@ def test_a_buffer_past_its_kinds_size_limit_is_one_diagnostic_and_never_parsed(t
     assert hover is None
     assert list(fine) == []
     assert code == 0
+
+
+def test_an_interrupted_rename_is_left_to_the_next_command_and_said_once(tmp_path):
+    """The server never writes: a rename journal in the cache is neither completed nor set aside
+    (it would write sources behind the editor's buffers); one warning says the next command will."""
+    root = make_game(tmp_path)
+    (root / "cache").mkdir()
+    journal = root / "cache" / "edits.journal"
+    doc = {
+        "format": "veduta-edits/1",
+        "what": "rename of material bark to wood",
+        "changes": [{"path": "models/written.txt", "old": None, "new": "written\n", "mode": None}],
+    }
+    journal.write_text(json.dumps(doc))
+    before = journal.read_bytes()
+    crate = root / "assets" / "models" / "crate.vmodel"
+
+    async def body(ed, init):
+        uri = ed.open(crate, CRATE)
+        diags = await ed.diagnostics(uri)
+        barrel = ed.open(root / "assets" / "models" / "barrel.vmodel", FILES["models/barrel.vmodel"])
+        await ed.diagnostics(barrel)  # the same game: not said again
+        return diags, list(ed.shown)
+
+    (diags, shown), code = run_editor(root, body)
+    assert list(diags) == []
+    assert [(m.type, m.message) for m in shown] == [
+        (
+            lsp.MessageType.Warning,
+            f"veduta: an interrupted rename of material bark to wood waits in {journal}: some sources may "
+            "still hold the old text; the next veduta command (veduta cook, doit cook, veduta check) "
+            "completes it (the language server never writes a file)",
+        )
+    ]
+    assert journal.read_bytes() == before
+    assert not (root / "assets" / "models" / "written.txt").exists()
+    assert not (root / "cache" / "edits.journal.bad").exists()
+    assert code == 0
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "check"], cwd=root, capture_output=True, text=True, timeout=300
+    )  # as the message says
+    assert "completed an interrupted rename of material bark to wood" in cp.stderr
+    assert (root / "assets" / "models" / "written.txt").read_text() == "written\n" and not journal.exists()

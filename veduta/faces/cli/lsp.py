@@ -29,5 +29,5 @@ def add_lsp_command(subparsers) -> argparse.ArgumentParser:
         "--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only transport)"
     )
     p.add_argument("--log", metavar="FILE", help="write the server's log to FILE")
-    p.set_defaults(func=cmd_lsp)
+    p.set_defaults(func=cmd_lsp, read_only=True)  # no interrupted rename is completed (docs/editors.md)
     return p

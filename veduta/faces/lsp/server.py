@@ -205,8 +205,25 @@ class VedutaLanguageServer(LanguageServer):
         rel = ws.source_of(path)
         if rel is None:
             return None, None
+        if os.path.abspath(ws.project.root) not in self.games:
+            self.tell_edits_pending(ws)
         self.games.setdefault(os.path.abspath(ws.project.root), ws)
         return self.games[os.path.abspath(ws.project.root)], rel
+
+    def tell_edits_pending(self, ws: Any) -> None:
+        """Say (once per game loaded) that an interrupted rename waits in its cache: the server
+        never writes, so it leaves the journal to the next ``veduta`` command, which completes it."""
+        what = api.edits_pending(ws.project)
+        if what is None:
+            return
+        journal = os.path.abspath(os.path.join(ws.project.cache, "edits.journal"))
+        text = (
+            f"veduta: an interrupted {what} waits in {journal}: "
+            f"some sources may still hold the old text; the next veduta command (veduta cook, doit cook, "
+            f"veduta check) completes it (the language server never writes a file)"
+        )
+        log.warning("%s", text)
+        self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=text))
 
     def uri_of(self, ws: Any, rel: str) -> str:
         return from_fs_path(ws.path_of(rel)) or ""
