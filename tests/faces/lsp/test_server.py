@@ -626,3 +626,63 @@ def test_an_interrupted_rename_is_left_to_the_next_command_and_said_once(tmp_pat
     )  # as the message says
     assert "completed an interrupted rename of material bark to wood" in cp.stderr
     assert (root / "assets" / "models" / "written.txt").read_text() == "written\n" and not journal.exists()
+
+
+def _lsp_to_cook(text: str, diags: list[lsp.Diagnostic]) -> list[tuple]:
+    """As :func:`_lsp_as_cook`, for any line ends: the protocol's lines end at "\\n", "\\r\\n" and
+    "\\r" (LSP 3.17), the cook's at "\\n"."""
+    import re
+
+    starts = [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))]
+    out = []
+    for d in diags:
+        start = starts[d.range.start.line]
+        utf16 = text[start:].encode("utf-16-le")[: 2 * d.range.start.character].decode("utf-16-le")
+        at = start + len(utf16)
+        line, col = text[:at].count("\n") + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+        sev = {lsp.DiagnosticSeverity.Error: "error", lsp.DiagnosticSeverity.Warning: "warning"}[d.severity]
+        out.append((line, col, d.message, sev, d.code or ""))
+    return out
+
+
+def test_incremental_edits_after_unicode_line_separators_and_with_any_line_end(tmp_path):
+    """U+2028, U+2029 and U+0085 are legal raw in a JSON string and end no line in the protocol:
+    an incremental edit on the next line lands where the editor made it; "\\r" and "\\r\\n" end
+    lines. After each edit the server's diagnostics are the cook's for the editor's text."""
+    root = make_game(tmp_path)
+    cases = [(sep, "\n") for sep in ("\u2028", "\u2029", "\u0085")] + [("\u2028", "\r"), ("\u2028", "\r\n")]
+    texts = {
+        f"models/t{i}.vmodel": '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1,1,1], "name": "a'
+        + sep
+        + 'b"}],'
+        + end
+        + '  "pivot": "center",'
+        + end
+        + '  "lods": [{"distance": 10, "detail": 2}], "x": 1 }'
+        + end
+        for i, (sep, end) in enumerate(cases)
+    }
+
+    async def body(ed, init):
+        got = {}
+        for rel, text in texts.items():
+            uri = ed.open(root / "assets" / rel, text)
+            ed.edit(uri, 1, 12, 18, "bogus")  # "center" on the protocol's line 1
+            at = '  "lods": [{"distance": 10'.index("10")
+            ed.edit(uri, 2, at, at + 2, "0")  # "10" on line 2: distance 0
+            got[rel] = await ed.diagnostics(uri)
+        return got
+
+    got, code = run_editor(root, body)
+    assert code == 0
+    for rel, text in texts.items():
+        now = text.replace('"center"', '"bogus"').replace('"distance": 10', '"distance": 0')
+        (root / "assets" / rel).write_bytes(now.encode())
+        cook = [
+            (d["line"], d["col"], f"{d['path']}: {d['message']}", d["severity"], d.get("code", ""))
+            for d in _cook_lines(root, rel)
+        ]
+        assert any("bogus" in c[2] for c in cook) and any(c[2].startswith("x:") for c in cook), cook
+        assert _lsp_to_cook(now, got[rel]) == cook, rel
+        (x,) = [d for d in got[rel] if d.message.startswith("x:")]  # on the value 1 of "x"
+        assert (x.range.start.line, x.range.start.character) == (2, now.split(now[-1])[2].index('"x": 1') + 5)

@@ -16,9 +16,11 @@ read gets one error saying so, until the file is fixed.  The server never writes
 from __future__ import annotations
 
 import asyncio
+import bisect
 import functools
 import logging
 import os
+import re
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -27,6 +29,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path
+from pygls.workspace import TextDocument, Workspace
 
 from veduta import api
 from veduta.base.errors import ConfigError
@@ -110,6 +113,107 @@ def _what_is_wrong(exc: BaseException | None, value: Any, path: str = "") -> lis
     return out
 
 
+#: A line end as the protocol counts them: "\n", "\r\n" and "\r" only (LSP 3.17, "Text Documents");
+#: not U+2028, U+2029, U+0085 and the other breaks of ``str.splitlines``, which JSON allows raw in
+#: a string.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _units(s: str, encoding: Any) -> int:
+    """The code units of *s* in the negotiated position *encoding* (UTF-16 unless told)."""
+    if encoding == lsp.PositionEncodingKind.Utf32:
+        return len(s)
+    if encoding == lsp.PositionEncodingKind.Utf8:
+        return len(s.encode("utf-8", "surrogateescape"))
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _chars(s: str, units: int, encoding: Any) -> int:
+    """How many characters of *s* its first *units* code units in *encoding* cover (all of *s*
+    when it has fewer; a position inside a character counts that character)."""
+    if encoding == lsp.PositionEncodingKind.Utf32:
+        n = units
+    elif encoding == lsp.PositionEncodingKind.Utf8:
+        n = len(s.encode("utf-8", "surrogateescape")[:units].decode("utf-8", "surrogateescape"))
+    else:
+        n = len(s.encode("utf-16-le", "surrogatepass")[: 2 * units].decode("utf-16-le", "surrogatepass"))
+    return max(0, min(n, len(s)))
+
+
+class _Lines:
+    """Where the lines of one text start: the protocol's (ending at "\n", "\r\n", "\r") and the
+    core's (its line and column count lines at "\n" only, as ``veduta check`` prints them), and
+    the conversions between the two through offsets in the text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0, *(m.end() for m in _LINE_END.finditer(text))]
+        self.core = [0, *(m.end() for m in re.finditer("\n", text))]
+
+    def content(self, line: int) -> str:
+        """Protocol line *line* (0-based) without its line end."""
+        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
+        return self.text[self.starts[line] : end].rstrip("\r\n")
+
+    def offset(self, pos: lsp.Position, encoding: Any) -> int:
+        """The offset of protocol position *pos*: past the end of its line, the line's end;
+        past the last line, the text's end (LSP 3.17)."""
+        if pos.line >= len(self.starts):
+            return len(self.text)
+        return self.starts[pos.line] + _chars(self.content(pos.line), pos.character, encoding)
+
+    def position(self, offset: int, encoding: Any) -> lsp.Position:
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return lsp.Position(line=line, character=_units(self.text[self.starts[line] : offset].rstrip("\r\n"), encoding))
+
+    def core_offset(self, line: int, col: int) -> int:
+        """The offset of the core's 1-based *line* and *col* (within that line)."""
+        if line - 1 >= len(self.core):
+            return len(self.text)
+        start = self.core[line - 1]
+        end = self.core[line] - 1 if line < len(self.core) else len(self.text)
+        return min(start + max(col - 1, 0), end)
+
+    def core_position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.core, offset)
+        return line, offset - self.core[line - 1] + 1
+
+
+class _Document(TextDocument):
+    """pygls's document with the protocol's lines: pygls 2.1.1 (checked against that version)
+    splits them with ``str.splitlines``, which also breaks at U+2028, U+2029, U+0085, U+000B,
+    U+000C and U+001C-U+001E, so an incremental change after such a character (legal raw in a
+    JSON string) lands elsewhere than in the editor's copy."""
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        text = self.source
+        starts = _Lines(text).starts
+        return tuple(text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True) if a < b)
+
+    def _apply_incremental_change(self, change: lsp.TextDocumentContentChangePartial) -> None:
+        text = self.source
+        lines, encoding = _Lines(text), self.position_codec.encoding
+        start, end = sorted((lines.offset(change.range.start, encoding), lines.offset(change.range.end, encoding)))
+        self._source = text[:start] + change.text + text[end:]
+
+
+class _Workspace(Workspace):
+    """pygls's workspace making :class:`_Document` documents."""
+
+    def _create_text_document(
+        self, doc_uri: str, source: str | None = None, version: int | None = None, language_id: str | None = None
+    ) -> TextDocument:
+        return _Document(
+            doc_uri,
+            source=source,
+            version=version,
+            language_id=language_id,
+            sync_kind=self._sync_kind,
+            position_codec=self._position_codec,
+        )
+
+
 #: What :meth:`_Protocol.structure_message` returns for a message it rejected (and answered).
 _REJECTED: Any = object()
 
@@ -179,6 +283,7 @@ class VedutaLanguageServer(LanguageServer):
         self._pending: dict[str, asyncio.TimerHandle] = {}
         self._published: set[str] = set()  # URIs with diagnostics shown
         self.unreadable: dict[str, str] = {}  # URI -> why its game's configuration cannot be read
+        self._lines_of: _Lines | None = None
 
     # -- documents and games --------------------------------------------------------------------
     def game_of(self, uri: str) -> tuple[Any, str] | tuple[None, None]:
@@ -311,27 +416,17 @@ class VedutaLanguageServer(LanguageServer):
             self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     # -- positions -------------------------------------------------------------------------------
-    def _units(self, s: str) -> int:
-        enc = self.workspace.position_encoding
-        if enc == lsp.PositionEncodingKind.Utf32:
-            return len(s)
-        if enc == lsp.PositionEncodingKind.Utf8:
-            return len(s.encode("utf-8", "surrogateescape"))
-        return len(s.encode("utf-16-le", "surrogatepass")) // 2
-
-    @staticmethod
-    def _line(text: str, line: int) -> str:
-        """Line *line* (1-based) of *text*, lines ending at "\\n" as in the core's columns."""
-        start = 0
-        for _ in range(line - 1):
-            start = text.find("\n", start) + 1
-            if start == 0:
-                return ""
-        end = text.find("\n", start)
-        return text[start:] if end < 0 else text[start:end]
+    def _lines(self, text: str) -> _Lines:
+        """*text*'s lines, kept for the last text asked about (a buffer's diagnostics convert many
+        positions of one text)."""
+        if self._lines_of is None or self._lines_of.text is not text:
+            self._lines_of = _Lines(text)
+        return self._lines_of
 
     def position(self, text: str, line: int, col: int) -> lsp.Position:
-        return lsp.Position(line=line - 1, character=self._units(self._line(text, line)[: col - 1]))
+        """The core's (line, column) in *text* as a protocol position (its lines and encoding)."""
+        lines = self._lines(text)
+        return lines.position(lines.core_offset(line, col), self.workspace.position_encoding)
 
     def range(self, text: str, r: dict[str, int]) -> lsp.Range:
         return lsp.Range(
@@ -340,14 +435,8 @@ class VedutaLanguageServer(LanguageServer):
 
     def where(self, text: str, pos: lsp.Position) -> tuple[int, int]:
         """A protocol position in *text* as the core's (line, column)."""
-        line = self._line(text, pos.line + 1)
-        units = col = 0
-        for ch in line:
-            if units >= pos.character:
-                break
-            units += self._units(ch)
-            col += 1
-        return pos.line + 1, col + 1
+        lines = self._lines(text)
+        return lines.core_position(lines.offset(pos, self.workspace.position_encoding))
 
     def location(self, ws: Any, r: dict[str, Any]) -> lsp.Location:
         path = r["file"]
@@ -375,6 +464,7 @@ server = VedutaLanguageServer()
 
 @server.feature(lsp.INITIALIZE)
 def initialize(ls: VedutaLanguageServer, params: lsp.InitializeParams) -> None:
+    ls.workspace.__class__ = _Workspace  # just made by pygls, no document yet: ours count lines as LSP does
     opts = params.initialization_options
     if isinstance(opts, dict) and isinstance(opts.get("debounce_ms"), int | float) and opts["debounce_ms"] >= 0:
         ls.debounce = min(float(opts["debounce_ms"]), 5000.0) / 1000
