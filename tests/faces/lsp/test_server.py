@@ -686,3 +686,46 @@ def test_incremental_edits_after_unicode_line_separators_and_with_any_line_end(t
         assert _lsp_to_cook(now, got[rel]) == cook, rel
         (x,) = [d for d in got[rel] if d.message.startswith("x:")]  # on the value 1 of "x"
         assert (x.range.start.line, x.range.start.character) == (2, now.split(now[-1])[2].index('"x": 1') + 5)
+
+
+def test_files_outside_any_game_get_no_diagnostics(tmp_path):
+    """A JSON file (or a source-suffixed one) in no game, in a plain Python project, or beside a
+    broken pyproject.toml that is no source, is not the server's: nothing published, no answers;
+    a game's own source opened next is checked as ever."""
+    (tmp_path / "game").mkdir()
+    root = make_game(tmp_path / "game")
+    outside = {
+        tmp_path / "plain" / "package.json": '{"name": "x"}',
+        tmp_path / "py" / "package.json": '{"name": "x"}',
+        tmp_path / "py" / "conf" / "settings.json": '{"name": "x"}',
+        tmp_path / "loose" / "x.vmodel": '{"veduta": "model/1", "parts": 3}',
+        tmp_path / "broken" / "package.json": '{"name": "x"}',
+    }
+    for path, text in outside.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (tmp_path / "py" / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (tmp_path / "broken" / "pyproject.toml").write_text("[tool.veduta\n")
+
+    async def body(ed, init):
+        uris = [ed.open(path, text) for path, text in outside.items()]
+        hovers = [
+            await ed.text_document_hover_async(
+                lsp.HoverParams(
+                    text_document=lsp.TextDocumentIdentifier(uri=u), position=lsp.Position(line=0, character=3)
+                )
+            )
+            for u in uris
+        ]
+        crate = ed.open(root / "assets" / "models" / "crate.vmodel", BAD_CRATE)
+        found = await ed.diagnostics(crate)  # published after anything the others would have had
+        return {u: list(ed.published[u]) for u in uris}, hovers, found, list(ed.shown)
+
+    (published, hovers, found, shown), code = run_editor(root, body)
+    assert published == dict.fromkeys(published, [])
+    assert [f"crate.vmodel:{x.range.start.line + 1}:{x.range.start.character + 1}: {x.message}" for x in found] == (
+        SPEC_LINES
+    )
+    assert hovers == [None] * len(published)
+    assert shown == []
+    assert code == 0

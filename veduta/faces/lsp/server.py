@@ -284,6 +284,7 @@ class VedutaLanguageServer(LanguageServer):
         self._published: set[str] = set()  # URIs with diagnostics shown
         self.unreadable: dict[str, str] = {}  # URI -> why its game's configuration cannot be read
         self._lines_of: _Lines | None = None
+        self._outside: set[str] = set()  # folders whose documents belong to no game (logged once)
 
     # -- documents and games --------------------------------------------------------------------
     def game_of(self, uri: str) -> tuple[Any, str] | tuple[None, None]:
@@ -296,13 +297,19 @@ class VedutaLanguageServer(LanguageServer):
             rel = ws.source_of(path)
             if rel is not None:
                 return ws, rel
+        from veduta.base.kinds import BY_SUFFIX
         from veduta.base.project import Project
 
         try:
-            ws = api.editor_workspace(Project.find(os.path.dirname(path)))
-        except ConfigError as exc:  # its pyproject.toml is wrong: shown on the document (publish)
+            project = Project.find(os.path.dirname(path))
+            if not os.path.isdir(project.assets):  # no game here (a package.json, a plain project)
+                self.not_a_game(path, f"no game: no assets folder {os.path.abspath(project.assets)}")
+                return None, None
+            ws = api.editor_workspace(project)
+        except ConfigError as exc:  # its pyproject.toml is wrong
             log.warning("%s: %s", path, exc)
-            self.unreadable[uri] = f"the game's configuration cannot be read: {exc}"
+            if os.path.splitext(path)[1] in BY_SUFFIX:  # a source of that game, as far as can be told: say so
+                self.unreadable[uri] = f"the game's configuration cannot be read: {exc}"
             return None, None
         except Exception as exc:  # noqa: BLE001 - no game here: say so in the log
             log.warning("%s: %s", path, exc)
@@ -314,6 +321,14 @@ class VedutaLanguageServer(LanguageServer):
             self.tell_edits_pending(ws)
         self.games.setdefault(os.path.abspath(ws.project.root), ws)
         return self.games[os.path.abspath(ws.project.root)], rel
+
+    def not_a_game(self, path: str, why: str) -> None:
+        """Log (once per folder) that the documents of *path*'s folder belong to no game: they
+        get no diagnostics and no answers."""
+        folder = os.path.dirname(path)
+        if folder not in self._outside:
+            self._outside.add(folder)
+            log.info("%s: %s; its documents are not checked", folder, why)
 
     def tell_edits_pending(self, ws: Any) -> None:
         """Say (once per game loaded) that an interrupted rename waits in its cache: the server
