@@ -729,3 +729,40 @@ def test_files_outside_any_game_get_no_diagnostics(tmp_path):
     assert hovers == [None] * len(published)
     assert shown == []
     assert code == 0
+
+
+def test_lifecycle_requests_before_initialize_and_after_shutdown_and_exit_status(tmp_path):
+    """LSP 3.17: a request before initialize is answered -32002 (no traceback), one after shutdown
+    -32600; exit after shutdown exits 0, exit without shutdown 1."""
+    root = make_game(tmp_path)
+    crate = root / "assets" / "models" / "crate.vmodel"
+    hover = {"textDocument": {"uri": from_fs_path(str(crate))}, "position": {"line": 3, "character": 20}}
+    init = {"processId": os.getpid(), "rootUri": from_fs_path(str(root)), "capabilities": {}}
+
+    async def session(shutdown: bool):
+        ed = Editor()
+        await ed.start_io(sys.executable, "-m", "veduta", "lsp", cwd=str(root))
+        early = await ed.raw_request(1, "textDocument/hover", hover)
+        ed.protocol._send_data({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {}})  # dropped
+        await ed.raw_request(2, "initialize", init)
+        ed.initialized(lsp.InitializedParams())
+        ed.open(crate, CRATE)
+        fine = await ed.raw_request(3, "textDocument/hover", hover)
+        late = None
+        if shutdown:
+            await ed.raw_request(4, "shutdown", None)
+            late = await ed.raw_request(5, "textDocument/hover", hover)
+        ed.exit(None)
+        await asyncio.wait_for(ed.stop(), 60)
+        return early, fine, late, ed.returncode
+
+    early, fine, late, code = asyncio.run(session(True))
+    assert early.code == -32002
+    assert early.message == "textDocument/hover: the server is not initialized (send initialize first)"
+    assert early.data is None  # no traceback
+    assert "12 triangles" in fine.contents.value
+    assert (type(late).__name__, late.code) == ("JsonRpcInvalidRequest", -32600)
+    assert late.message == "textDocument/hover: the server is shut down (only exit is left)"
+    assert code == 0
+    *_, code = asyncio.run(session(False))
+    assert code == 1

@@ -12,8 +12,7 @@ def cmd_lsp(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"veduta lsp: the language server needs pygls ({exc}); pip install 'veduta-cook[lsp]'", file=sys.stderr)
         return 2
-    serve(args.log)
-    return 0
+    return serve(args.log)
 
 
 def add_lsp_command(subparsers) -> argparse.ArgumentParser:

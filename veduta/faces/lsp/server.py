@@ -25,7 +25,12 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcServerNotInitialized,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path
@@ -252,8 +257,28 @@ class _Protocol(LanguageServerProtocol):
             return _REJECTED
 
     def handle_message(self, message: Any) -> None:
-        if message is not _REJECTED:
-            super().handle_message(message)
+        """Hand *message* on, but answer a request before ``initialize`` with -32002 (server not
+        initialized) and one after ``shutdown`` with -32600 (invalid request), as LSP 3.17 says:
+        pygls 2.1.1 (checked against that version) runs the first (a handler's RuntimeError and
+        its traceback as an internal error) and never answers the second. Notifications then
+        (but ``exit``) are dropped."""
+        if message is _REJECTED:
+            return
+        method, msg_id = getattr(message, "method", None), getattr(message, "id", None)
+        if isinstance(method, str) and method != lsp.EXIT:
+            why, code = None, 0
+            if self._workspace is None and method != lsp.INITIALIZE:
+                why, code = "the server is not initialized (send initialize first)", JsonRpcServerNotInitialized.CODE
+            elif self._shutdown:
+                why, code = "the server is shut down (only exit is left)", JsonRpcInvalidRequest.CODE
+            if why is not None:
+                if msg_id is not None:
+                    log.warning("%s request %r refused: %s", method, msg_id, why)
+                    self._send_response(msg_id, error=lsp.ResponseError(code=code, message=f"{method}: {why}"))
+                else:
+                    log.warning("%s notification dropped: %s", method, why)
+                return
+        super().handle_message(message)
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
         before = set(self._request_futures)
@@ -628,8 +653,10 @@ def references(ls: VedutaLanguageServer, params: lsp.ReferenceParams) -> list[ls
     return [ls.location(ws, r) for r in ws.references(rel, line, col, params.context.include_declaration)]
 
 
-def serve(log_file: str | None = None) -> None:
-    """Serve over stdin and stdout until the client says exit."""
+def serve(log_file: str | None = None) -> int:
+    """Serve over stdin and stdout until the client says exit (or closes stdin): the exit status,
+    0 when a shutdown request came first, else 1 (LSP 3.17, "exit")."""
     if log_file:
         logging.basicConfig(filename=log_file, level=logging.INFO)
     server.start_io()
+    return 0 if server.protocol._shutdown else 1
