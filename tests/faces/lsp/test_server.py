@@ -766,3 +766,30 @@ def test_lifecycle_requests_before_initialize_and_after_shutdown_and_exit_status
     assert code == 0
     *_, code = asyncio.run(session(False))
     assert code == 1
+
+
+def test_a_large_buffer_is_checked_once_its_typing_pauses(tmp_path):
+    """A buffer past server.LARGE characters waits server.LARGE_DEBOUNCE_MS after its last change
+    (even with debounce_ms 0), so a burst of edits is checked once, for its last text; a small
+    buffer meanwhile is checked at once. (The edits are sent back to back, far within the wait.)"""
+    from veduta.faces.lsp.server import LARGE
+
+    root = make_game(tmp_path)
+    big = CRATE.replace("{\n", "{" + " " * (LARGE + 10) + "\n", 1)
+    line = big.split("\n").index([ln for ln in big.split("\n") if '"shape"' in ln][0])
+    col = big.split("\n")[line].index('"size": [1, 1, 1]') + len('"size": [')
+
+    async def body(ed, init):
+        uri = ed.open(root / "assets" / "models" / "crate.vmodel", big)
+        for i in range(1, 6):
+            ed.edit(uri, line, col, col + 1, "0" if i % 2 else "1")  # ends with size 0: one error
+        small = ed.open(root / "assets" / "models" / "barrel.vmodel", FILES["models/barrel.vmodel"])
+        first = await ed.diagnostics(small)
+        last = await ed.diagnostics(uri)
+        return list(first), last, [p.version for p in ed.published[uri]]
+
+    (first, last, versions), code = run_editor(root, body, options={"debounce_ms": 0})
+    assert first == []
+    assert len(last) == 1 and last[0].message.startswith("parts[0].size"), last
+    assert versions == [6]  # not the open's (version 1) nor any edit's but the last
+    assert code == 0
