@@ -9,8 +9,11 @@ protocol 0-based lines and characters in the negotiated encoding, UTF-16 by defa
 Diagnostics are computed in the server's own process, without doit, for the buffer's text on
 open and on every change, a short time after the last change (``debounce_ms`` in the client's
 initialization options, default :data:`DEBOUNCE_MS`), and again for every open buffer whose
-last check read a source that changed.  A document whose game's ``pyproject.toml`` cannot be
-read gets one error saying so, until the file is fixed.  The server never writes a file.
+last check read a source that changed (a buffer over :data:`LARGE` characters: once its typing
+pauses).  A source whose game's ``pyproject.toml`` cannot be read gets one error saying so,
+until the file is fixed; a file in no game gets nothing.  Lines end at "\n", "\r\n" and "\r"
+(:class:`_Document`).  The server never writes a file: an interrupted rename's journal is left
+to the next ``veduta`` command, with one warning per game.
 """
 
 from __future__ import annotations
