@@ -182,3 +182,34 @@ def test_cache_prune_json_counts_what_goes_and_what_stays(game):
     assert gone["removed"] == entries and gone["kept"] == 0 and gone["removed_bytes"] == dry["kept_bytes"]
     cp = veduta(game, "cache", "prune", "--days", "-1", "--json")
     assert cp.returncode == 2 and json.loads(cp.stdout)["refused"] is True
+
+
+def test_source_paths_are_normalised_in_one_place_and_kept_under_assets(game):
+    """models//crate.vmodel and models/./crate.vmodel are crate's source (plain_rel), for
+    veduta cook (--json too), check, why and doit cook:<path>; a path out of the assets folder
+    is no source (exit 2), never a failed one."""
+    from veduta.base.project import plain_rel
+
+    assert [plain_rel(p) for p in ("models//crate.vmodel", "./models/./crate.vmodel", "models/x/../crate.vmodel")] == [
+        "models/crate.vmodel"
+    ] * 3
+    assert [plain_rel(p) for p in ("", ".", "..", "../a.vmodel", "models/../../a.vmodel", "/a/b.vmodel")] == [None] * 6
+    game.write("scenes/s.vscene", '{ "veduta": "scene/1", "entities": [ { "name": "a", "model": "crate" } ] }\n')
+
+    def one_cooked(cp):  # crate, and no warning (about the scene naming it)
+        ok = "cook: 1 cooked" in cp.stdout and " 0 failed (" in cp.stdout and "warning" not in cp.stdout
+        assert cp.returncode == 0 and ok, cp.stdout + cp.stderr
+
+    for i, path in enumerate(("models//crate.vmodel", "models/./crate.vmodel")):
+        game.write("models/crate.vmodel", CRATE + "\n" * i)  # a text not cooked before
+        one_cooked(veduta(game, "cook", path))
+        r = json.loads(veduta(game, "cook", "--json", path).stdout)
+        assert r["ok"] is True and r["summary"]["up_to_date"] == 1 and r["diagnostics"] == [], r
+        assert veduta(game, "check", path).returncode == 0
+        assert veduta(game, "why", path).returncode == 0
+        game.write("models/crate.vmodel", CRATE + "\n" * i + " ")  # stale again: doit cooks it, named plainly
+        one_cooked(game.doit(f"cook:{path}"))
+    for path in ("models/../../pyproject.toml", "../assets/models/crate.vmodel", "models/../../dodo.py"):
+        cp = veduta(game, "cook", path)
+        assert cp.returncode == 2 and "no such source" in cp.stderr, (path, cp.stdout + cp.stderr)
+        assert veduta(game, "check", path).returncode == 2

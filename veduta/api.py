@@ -524,6 +524,15 @@ def finish_edits(project: Project) -> dict[str, Any] | None:
     return run(project, locked=False)
 
 
+def edits_pending(project: Project) -> str | None:
+    """What an interrupted ``rename`` left for the next command to complete (docs/rename.md), as
+    its journal names it (``"rename of material bark to wood"``), without reading or writing
+    anything else; None when nothing waits."""
+    from veduta.cook.journal import waiting
+
+    return waiting(project.cache)
+
+
 def monitor_status(project: Project) -> dict[str, Any]:
     """Whether a file-system monitor (``veduta watch --monitor``) runs for the game and whether the
     next cook can trust its journal: ``{"running", "pid", "trusted", "marked", "journal", "worker"}``

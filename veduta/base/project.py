@@ -38,6 +38,20 @@ class Source(NamedTuple):
     rel: str
 
 
+def plain_rel(path: str) -> str | None:
+    """*path*, a path under the assets folder, written plainly (``./a``, ``a//b``, ``a/./b`` and
+    ``a/../b`` as the folder's listing names them, "/" between names), or None when it leads out
+    of the assets folder, is absolute or names the folder itself. Looks at nothing on disk: the
+    one normalisation of a source path a user gives (``veduta cook``, ``check``, ``why``,
+    ``deps``, ``doit cook:<path>``, the MCP tools)."""
+    import posixpath
+
+    plain = posixpath.normpath(path.replace(os.sep, "/")) if path else path
+    if not plain or plain in (".", "..") or plain.startswith("../") or posixpath.isabs(plain):
+        return None
+    return plain
+
+
 @dataclass(frozen=True)
 class Project:
     root: str

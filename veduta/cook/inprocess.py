@@ -67,19 +67,19 @@ def source_task_names(project: Project, sources: list[str]) -> list[str]:
     """doit task names (``cook:models/crate.vmodel``) of source paths: absolute, relative to the
     current folder (the game root when the project was found from it), or under the assets folder."""
     from veduta.base.kinds import kind_of
+    from veduta.base.project import plain_rel
 
     assets = os.path.abspath(project.assets)
     names = []
     for s in sources:
         full = os.path.abspath(s)
         if os.path.exists(full) and (full + os.sep).startswith(assets + os.sep):
-            rel = os.path.relpath(full, assets)
+            rel: str | None = os.path.relpath(full, assets).replace(os.sep, "/")
         else:
-            rel = s
-        rel = rel.replace(os.sep, "/")
-        if kind_of(rel) is None or ".." in rel.split("/") or not os.path.isfile(os.path.join(assets, rel)):
+            rel = plain_rel(s)  # (models//crate.vmodel, models/./crate.vmodel: as listed)
+        if rel is None or kind_of(rel) is None or not os.path.isfile(os.path.join(assets, rel)):
             raise UsageError(
-                f"{clip_words(os.path.join(project.assets, rel))}: no such source (give the path of a "
+                f"{clip_words(os.path.join(project.assets, rel or s))}: no such source (give the path of a "
                 f"source file, from the game root or under {project.assets}/, e.g. models/crate.vmodel)"
             )
         names.append(f"{BASENAME}:{rel}")

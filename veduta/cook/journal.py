@@ -29,7 +29,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["JOURNAL", "Change", "EditSetError", "write_set", "recover", "pending", "finish_edits"]
+__all__ = ["JOURNAL", "Change", "EditSetError", "write_set", "recover", "pending", "waiting", "finish_edits"]
 
 #: the journal's file name in the game's cache folder
 JOURNAL = "edits.journal"
@@ -61,6 +61,24 @@ class EditSetError(Exception):
 def pending(cache: str) -> bool:
     """Whether an interrupted set waits in the cache folder *cache*."""
     return os.path.exists(os.path.join(cache, JOURNAL))
+
+
+def waiting(cache: str) -> str | None:
+    """What the interrupted set waiting in *cache* is (its ``what``, or "an edit" when the
+    journal cannot be read), None when none waits.  Reads only: for a face that never writes."""
+    import json
+
+    try:
+        raw = _read(os.path.join(cache, JOURNAL))
+    except OSError:
+        return "an edit" if pending(cache) else None
+    if raw is None:
+        return None
+    try:
+        what = json.loads(raw).get("what")
+    except (ValueError, AttributeError):
+        what = None
+    return what if isinstance(what, str) else "an edit"
 
 
 def _path(assets: str, rel: str) -> str:

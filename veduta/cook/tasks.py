@@ -25,7 +25,7 @@ from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION, TOOLCHAIN
 from veduta.base.kinds import BY_FOLDER, KINDS, kind_of, name_of
-from veduta.base.project import AssetIndex, Project, Source
+from veduta.base.project import AssetIndex, Project, Source, plain_rel
 from veduta.compile import watch_holds
 from veduta.cook.action import cook_one
 from veduta.cook.cook import (
@@ -343,6 +343,10 @@ def cook_tasks(run: CookRun):
     for name in asked:
         if name not in known:
             rel = name[len(BASENAME) + 1 :]
+            plain = plain_rel(rel)  # cook:models//crate.vmodel: the source as listed, under its own name
+            if plain is not None and plain != rel and f"{BASENAME}:{plain}" in known:
+                yield {"name": rel, "actions": None, "task_dep": [f"{BASENAME}:{plain}"]}
+                continue
             why = blocked_rel.get(rel) or (
                 f"{os.path.join(assets, rel)}: no such source (cook:<path> takes a source path under "
                 f"{assets}/, e.g. cook:models/crate.vmodel)"

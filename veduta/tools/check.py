@@ -27,6 +27,7 @@ def resolve_sources(project: Project, names: list[str], cwd: str | None = None) 
     *cwd*) or a path under the assets folder (``models/crate.vmodel``).  A name that is
     neither is a user mistake (UsageError naming it)."""
     from veduta.base.kinds import kind_of
+    from veduta.base.project import plain_rel
 
     cwd = cwd or os.getcwd()
     assets = os.path.abspath(project.assets)
@@ -34,14 +35,11 @@ def resolve_sources(project: Project, names: list[str], cwd: str | None = None) 
     for name in names:
         full = os.path.abspath(os.path.join(cwd, name))
         if os.path.isfile(full) and (full + os.sep).startswith(assets + os.sep):
-            rel = os.path.relpath(full, assets).replace(os.sep, "/")
+            rel: str | None = os.path.relpath(full, assets).replace(os.sep, "/")
         else:
-            rel = name.replace(os.sep, "/")
+            rel = plain_rel(name)  # (models//crate.vmodel, ./models/crate.vmodel: as listed)
         if (
-            kind_of(rel) is None
-            or ".." in rel.split("/")
-            or os.path.isabs(rel)
-            or not os.path.isfile(project.source_path(rel))
+            rel is None or kind_of(rel) is None or not os.path.isfile(project.source_path(rel))
         ):  # only sources under the assets folder
             unknown.append(name)
         else:

@@ -151,12 +151,11 @@ def _sort_key(node: Node) -> tuple[int, str]:
 def _under_assets(project: Project, path: str) -> str:
     """*path* as the graph names it (``./a``, ``a//b`` and ``a/../b`` written plainly); a path
     that leads out of the assets folder is refused, without looking whether it exists there."""
-    import posixpath
-
     from veduta.base.errors import UsageError, quote
+    from veduta.base.project import plain_rel
 
-    plain = posixpath.normpath(path.replace(os.sep, "/")) if path else path
-    if not plain or plain == "." or plain.startswith("../") or plain == ".." or posixpath.isabs(plain):
+    plain = plain_rel(path)
+    if plain is None:
         raise UsageError(f"{quote(path)} is not a path under {project.assets}/")
     return plain
 

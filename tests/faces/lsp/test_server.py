@@ -583,3 +583,213 @@ def test_a_buffer_past_its_kinds_size_limit_is_one_diagnostic_and_never_parsed(t
     assert hover is None
     assert list(fine) == []
     assert code == 0
+
+
+def test_an_interrupted_rename_is_left_to_the_next_command_and_said_once(tmp_path):
+    """The server never writes: a rename journal in the cache is neither completed nor set aside
+    (it would write sources behind the editor's buffers); one warning says the next command will."""
+    root = make_game(tmp_path)
+    (root / "cache").mkdir()
+    journal = root / "cache" / "edits.journal"
+    doc = {
+        "format": "veduta-edits/1",
+        "what": "rename of material bark to wood",
+        "changes": [{"path": "models/written.txt", "old": None, "new": "written\n", "mode": None}],
+    }
+    journal.write_text(json.dumps(doc))
+    before = journal.read_bytes()
+    crate = root / "assets" / "models" / "crate.vmodel"
+
+    async def body(ed, init):
+        uri = ed.open(crate, CRATE)
+        diags = await ed.diagnostics(uri)
+        barrel = ed.open(root / "assets" / "models" / "barrel.vmodel", FILES["models/barrel.vmodel"])
+        await ed.diagnostics(barrel)  # the same game: not said again
+        return diags, list(ed.shown)
+
+    (diags, shown), code = run_editor(root, body)
+    assert list(diags) == []
+    assert [(m.type, m.message) for m in shown] == [
+        (
+            lsp.MessageType.Warning,
+            f"veduta: an interrupted rename of material bark to wood waits in {journal}: some sources may "
+            "still hold the old text; the next veduta command (veduta cook, doit cook, veduta check) "
+            "completes it (the language server never writes a file)",
+        )
+    ]
+    assert journal.read_bytes() == before
+    assert not (root / "assets" / "models" / "written.txt").exists()
+    assert not (root / "cache" / "edits.journal.bad").exists()
+    assert code == 0
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "check"], cwd=root, capture_output=True, text=True, timeout=300
+    )  # as the message says
+    assert "completed an interrupted rename of material bark to wood" in cp.stderr
+    assert (root / "assets" / "models" / "written.txt").read_text() == "written\n" and not journal.exists()
+
+
+def _lsp_to_cook(text: str, diags: list[lsp.Diagnostic]) -> list[tuple]:
+    """As :func:`_lsp_as_cook`, for any line ends: the protocol's lines end at "\\n", "\\r\\n" and
+    "\\r" (LSP 3.17), the cook's at "\\n"."""
+    import re
+
+    starts = [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))]
+    out = []
+    for d in diags:
+        start = starts[d.range.start.line]
+        utf16 = text[start:].encode("utf-16-le")[: 2 * d.range.start.character].decode("utf-16-le")
+        at = start + len(utf16)
+        line, col = text[:at].count("\n") + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+        sev = {lsp.DiagnosticSeverity.Error: "error", lsp.DiagnosticSeverity.Warning: "warning"}[d.severity]
+        out.append((line, col, d.message, sev, d.code or ""))
+    return out
+
+
+def test_incremental_edits_after_unicode_line_separators_and_with_any_line_end(tmp_path):
+    """U+2028, U+2029 and U+0085 are legal raw in a JSON string and end no line in the protocol:
+    an incremental edit on the next line lands where the editor made it; "\\r" and "\\r\\n" end
+    lines. After each edit the server's diagnostics are the cook's for the editor's text."""
+    root = make_game(tmp_path)
+    cases = [(sep, "\n") for sep in ("\u2028", "\u2029", "\u0085")] + [("\u2028", "\r"), ("\u2028", "\r\n")]
+    texts = {
+        f"models/t{i}.vmodel": '{"veduta": "model/1", "parts": [{"shape": "box", "size": [1,1,1], "name": "a'
+        + sep
+        + 'b"}],'
+        + end
+        + '  "pivot": "center",'
+        + end
+        + '  "lods": [{"distance": 10, "detail": 2}], "x": 1 }'
+        + end
+        for i, (sep, end) in enumerate(cases)
+    }
+
+    async def body(ed, init):
+        got = {}
+        for rel, text in texts.items():
+            uri = ed.open(root / "assets" / rel, text)
+            ed.edit(uri, 1, 12, 18, "bogus")  # "center" on the protocol's line 1
+            at = '  "lods": [{"distance": 10'.index("10")
+            ed.edit(uri, 2, at, at + 2, "0")  # "10" on line 2: distance 0
+            got[rel] = await ed.diagnostics(uri)
+        return got
+
+    got, code = run_editor(root, body)
+    assert code == 0
+    for rel, text in texts.items():
+        now = text.replace('"center"', '"bogus"').replace('"distance": 10', '"distance": 0')
+        (root / "assets" / rel).write_bytes(now.encode())
+        cook = [
+            (d["line"], d["col"], f"{d['path']}: {d['message']}", d["severity"], d.get("code", ""))
+            for d in _cook_lines(root, rel)
+        ]
+        assert any("bogus" in c[2] for c in cook) and any(c[2].startswith("x:") for c in cook), cook
+        assert _lsp_to_cook(now, got[rel]) == cook, rel
+        (x,) = [d for d in got[rel] if d.message.startswith("x:")]  # on the value 1 of "x"
+        assert (x.range.start.line, x.range.start.character) == (2, now.split(now[-1])[2].index('"x": 1') + 5)
+
+
+def test_files_outside_any_game_get_no_diagnostics(tmp_path):
+    """A JSON file (or a source-suffixed one) in no game, in a plain Python project, or beside a
+    broken pyproject.toml that is no source, is not the server's: nothing published, no answers;
+    a game's own source opened next is checked as ever."""
+    (tmp_path / "game").mkdir()
+    root = make_game(tmp_path / "game")
+    outside = {
+        tmp_path / "plain" / "package.json": '{"name": "x"}',
+        tmp_path / "py" / "package.json": '{"name": "x"}',
+        tmp_path / "py" / "conf" / "settings.json": '{"name": "x"}',
+        tmp_path / "loose" / "x.vmodel": '{"veduta": "model/1", "parts": 3}',
+        tmp_path / "broken" / "package.json": '{"name": "x"}',
+    }
+    for path, text in outside.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (tmp_path / "py" / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (tmp_path / "broken" / "pyproject.toml").write_text("[tool.veduta\n")
+
+    async def body(ed, init):
+        uris = [ed.open(path, text) for path, text in outside.items()]
+        hovers = [
+            await ed.text_document_hover_async(
+                lsp.HoverParams(
+                    text_document=lsp.TextDocumentIdentifier(uri=u), position=lsp.Position(line=0, character=3)
+                )
+            )
+            for u in uris
+        ]
+        crate = ed.open(root / "assets" / "models" / "crate.vmodel", BAD_CRATE)
+        found = await ed.diagnostics(crate)  # published after anything the others would have had
+        return {u: list(ed.published[u]) for u in uris}, hovers, found, list(ed.shown)
+
+    (published, hovers, found, shown), code = run_editor(root, body)
+    assert published == dict.fromkeys(published, [])
+    assert [f"crate.vmodel:{x.range.start.line + 1}:{x.range.start.character + 1}: {x.message}" for x in found] == (
+        SPEC_LINES
+    )
+    assert hovers == [None] * len(published)
+    assert shown == []
+    assert code == 0
+
+
+def test_lifecycle_requests_before_initialize_and_after_shutdown_and_exit_status(tmp_path):
+    """LSP 3.17: a request before initialize is answered -32002 (no traceback), one after shutdown
+    -32600; exit after shutdown exits 0, exit without shutdown 1."""
+    root = make_game(tmp_path)
+    crate = root / "assets" / "models" / "crate.vmodel"
+    hover = {"textDocument": {"uri": from_fs_path(str(crate))}, "position": {"line": 3, "character": 20}}
+    init = {"processId": os.getpid(), "rootUri": from_fs_path(str(root)), "capabilities": {}}
+
+    async def session(shutdown: bool):
+        ed = Editor()
+        await ed.start_io(sys.executable, "-m", "veduta", "lsp", cwd=str(root))
+        early = await ed.raw_request(1, "textDocument/hover", hover)
+        ed.protocol._send_data({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {}})  # dropped
+        await ed.raw_request(2, "initialize", init)
+        ed.initialized(lsp.InitializedParams())
+        ed.open(crate, CRATE)
+        fine = await ed.raw_request(3, "textDocument/hover", hover)
+        late = None
+        if shutdown:
+            await ed.raw_request(4, "shutdown", None)
+            late = await ed.raw_request(5, "textDocument/hover", hover)
+        ed.exit(None)
+        await asyncio.wait_for(ed.stop(), 60)
+        return early, fine, late, ed.returncode
+
+    early, fine, late, code = asyncio.run(session(True))
+    assert early.code == -32002
+    assert early.message == "textDocument/hover: the server is not initialized (send initialize first)"
+    assert early.data is None  # no traceback
+    assert "12 triangles" in fine.contents.value
+    assert (type(late).__name__, late.code) == ("JsonRpcInvalidRequest", -32600)
+    assert late.message == "textDocument/hover: the server is shut down (only exit is left)"
+    assert code == 0
+    *_, code = asyncio.run(session(False))
+    assert code == 1
+
+
+def test_a_large_buffer_is_checked_once_its_typing_pauses(tmp_path):
+    """A buffer past server.LARGE characters waits server.LARGE_DEBOUNCE_MS after its last change
+    (even with debounce_ms 0), so a burst of edits is checked once, for its last text; a small
+    buffer meanwhile is checked at once. (The edits are sent back to back, far within the wait.)"""
+    from veduta.faces.lsp.server import LARGE
+
+    root = make_game(tmp_path)
+    big = CRATE.replace("{\n", "{" + " " * (LARGE + 10) + "\n", 1)
+    line = big.split("\n").index([ln for ln in big.split("\n") if '"shape"' in ln][0])
+    col = big.split("\n")[line].index('"size": [1, 1, 1]') + len('"size": [')
+
+    async def body(ed, init):
+        uri = ed.open(root / "assets" / "models" / "crate.vmodel", big)
+        for i in range(1, 6):
+            ed.edit(uri, line, col, col + 1, "0" if i % 2 else "1")  # ends with size 0: one error
+        small = ed.open(root / "assets" / "models" / "barrel.vmodel", FILES["models/barrel.vmodel"])
+        first = await ed.diagnostics(small)
+        last = await ed.diagnostics(uri)
+        return list(first), last, [p.version for p in ed.published[uri]]
+
+    (first, last, versions), code = run_editor(root, body, options={"debounce_ms": 0})
+    assert first == []
+    assert len(last) == 1 and last[0].message.startswith("parts[0].size"), last
+    assert versions == [6]  # not the open's (version 1) nor any edit's but the last
+    assert code == 0

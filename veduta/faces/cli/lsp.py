@@ -12,8 +12,7 @@ def cmd_lsp(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"veduta lsp: the language server needs pygls ({exc}); pip install 'veduta-cook[lsp]'", file=sys.stderr)
         return 2
-    serve(args.log)
-    return 0
+    return serve(args.log)
 
 
 def add_lsp_command(subparsers) -> argparse.ArgumentParser:
@@ -29,5 +28,5 @@ def add_lsp_command(subparsers) -> argparse.ArgumentParser:
         "--stdio", action="store_true", help="accepted for editors that pass it (stdio is the only transport)"
     )
     p.add_argument("--log", metavar="FILE", help="write the server's log to FILE")
-    p.set_defaults(func=cmd_lsp)
+    p.set_defaults(func=cmd_lsp, read_only=True)  # no interrupted rename is completed (docs/editors.md)
     return p

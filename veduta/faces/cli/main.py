@@ -279,7 +279,8 @@ def main(argv: list[str] | None = None) -> int:
     except CommandLineMistake as mistake:
         mistake.report(json_in_argv(argv))
     args.cwd = os.getcwd()
-    _finish_edits(args)
+    if not getattr(args, "read_only", False):
+        _finish_edits(args)
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # `veduta list --json | head`: the reader has all it wanted

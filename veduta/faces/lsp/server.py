@@ -9,24 +9,35 @@ protocol 0-based lines and characters in the negotiated encoding, UTF-16 by defa
 Diagnostics are computed in the server's own process, without doit, for the buffer's text on
 open and on every change, a short time after the last change (``debounce_ms`` in the client's
 initialization options, default :data:`DEBOUNCE_MS`), and again for every open buffer whose
-last check read a source that changed.  A document whose game's ``pyproject.toml`` cannot be
-read gets one error saying so, until the file is fixed.  The server never writes a file.
+last check read a source that changed (a buffer over :data:`LARGE` characters: once its typing
+pauses).  A source whose game's ``pyproject.toml`` cannot be read gets one error saying so,
+until the file is fixed; a file in no game gets nothing.  Lines end at "\n", "\r\n" and "\r"
+(:class:`_Document`).  The server never writes a file: an interrupted rename's journal is left
+to the next ``veduta`` command, with one warning per game.
 """
 
 from __future__ import annotations
 
 import asyncio
+import bisect
 import functools
 import logging
 import os
+import re
 from typing import Any
 from urllib.parse import unquote, urlparse
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcServerNotInitialized,
+)
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.uris import from_fs_path
+from pygls.workspace import TextDocument, Workspace
 
 from veduta import api
 from veduta.base.errors import ConfigError
@@ -35,6 +46,11 @@ __all__ = ["VedutaLanguageServer", "serve", "DEBOUNCE_MS"]
 
 #: Milliseconds after the last change before a buffer's diagnostics are computed.
 DEBOUNCE_MS = 30
+#: Characters past which a buffer is large: its diagnostics wait at least :data:`LARGE_DEBOUNCE_MS`
+#: after its last change (a check reads the whole text, about 2 s per MB on a loaded 2-core
+#: machine, and the server answers nothing else meanwhile: not once per keystroke).
+LARGE = 1 << 20
+LARGE_DEBOUNCE_MS = 1000
 #: The source suffixes and the images sources name: what the server asks the client to watch.
 WATCHED = "**/*.{vmodel,vtexture,vmaterial,vscene,vprefab,vworld,vmap,png}"
 #: The game's configuration, also watched: a change re-reads it for every open buffer of that game.
@@ -110,6 +126,107 @@ def _what_is_wrong(exc: BaseException | None, value: Any, path: str = "") -> lis
     return out
 
 
+#: A line end as the protocol counts them: "\n", "\r\n" and "\r" only (LSP 3.17, "Text Documents");
+#: not U+2028, U+2029, U+0085 and the other breaks of ``str.splitlines``, which JSON allows raw in
+#: a string.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _units(s: str, encoding: Any) -> int:
+    """The code units of *s* in the negotiated position *encoding* (UTF-16 unless told)."""
+    if encoding == lsp.PositionEncodingKind.Utf32:
+        return len(s)
+    if encoding == lsp.PositionEncodingKind.Utf8:
+        return len(s.encode("utf-8", "surrogateescape"))
+    return len(s.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def _chars(s: str, units: int, encoding: Any) -> int:
+    """How many characters of *s* its first *units* code units in *encoding* cover (all of *s*
+    when it has fewer; a position inside a character counts that character)."""
+    if encoding == lsp.PositionEncodingKind.Utf32:
+        n = units
+    elif encoding == lsp.PositionEncodingKind.Utf8:
+        n = len(s.encode("utf-8", "surrogateescape")[:units].decode("utf-8", "surrogateescape"))
+    else:
+        n = len(s.encode("utf-16-le", "surrogatepass")[: 2 * units].decode("utf-16-le", "surrogatepass"))
+    return max(0, min(n, len(s)))
+
+
+class _Lines:
+    """Where the lines of one text start: the protocol's (ending at "\n", "\r\n", "\r") and the
+    core's (its line and column count lines at "\n" only, as ``veduta check`` prints them), and
+    the conversions between the two through offsets in the text."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0, *(m.end() for m in _LINE_END.finditer(text))]
+        self.core = [0, *(m.end() for m in re.finditer("\n", text))]
+
+    def content(self, line: int) -> str:
+        """Protocol line *line* (0-based) without its line end."""
+        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
+        return self.text[self.starts[line] : end].rstrip("\r\n")
+
+    def offset(self, pos: lsp.Position, encoding: Any) -> int:
+        """The offset of protocol position *pos*: past the end of its line, the line's end;
+        past the last line, the text's end (LSP 3.17)."""
+        if pos.line >= len(self.starts):
+            return len(self.text)
+        return self.starts[pos.line] + _chars(self.content(pos.line), pos.character, encoding)
+
+    def position(self, offset: int, encoding: Any) -> lsp.Position:
+        line = bisect.bisect_right(self.starts, offset) - 1
+        return lsp.Position(line=line, character=_units(self.text[self.starts[line] : offset].rstrip("\r\n"), encoding))
+
+    def core_offset(self, line: int, col: int) -> int:
+        """The offset of the core's 1-based *line* and *col* (within that line)."""
+        if line - 1 >= len(self.core):
+            return len(self.text)
+        start = self.core[line - 1]
+        end = self.core[line] - 1 if line < len(self.core) else len(self.text)
+        return min(start + max(col - 1, 0), end)
+
+    def core_position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.core, offset)
+        return line, offset - self.core[line - 1] + 1
+
+
+class _Document(TextDocument):
+    """pygls's document with the protocol's lines: pygls 2.1.1 (checked against that version)
+    splits them with ``str.splitlines``, which also breaks at U+2028, U+2029, U+0085, U+000B,
+    U+000C and U+001C-U+001E, so an incremental change after such a character (legal raw in a
+    JSON string) lands elsewhere than in the editor's copy."""
+
+    @property
+    def lines(self) -> tuple[str, ...]:
+        text = self.source
+        starts = _Lines(text).starts
+        return tuple(text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True) if a < b)
+
+    def _apply_incremental_change(self, change: lsp.TextDocumentContentChangePartial) -> None:
+        text = self.source
+        lines, encoding = _Lines(text), self.position_codec.encoding
+        start, end = sorted((lines.offset(change.range.start, encoding), lines.offset(change.range.end, encoding)))
+        self._source = text[:start] + change.text + text[end:]
+
+
+class _Workspace(Workspace):
+    """pygls's workspace making :class:`_Document` documents."""
+
+    def _create_text_document(
+        self, doc_uri: str, source: str | None = None, version: int | None = None, language_id: str | None = None
+    ) -> TextDocument:
+        return _Document(
+            doc_uri,
+            source=source,
+            version=version,
+            language_id=language_id,
+            sync_kind=self._sync_kind,
+            position_codec=self._position_codec,
+        )
+
+
 #: What :meth:`_Protocol.structure_message` returns for a message it rejected (and answered).
 _REJECTED: Any = object()
 
@@ -148,8 +265,28 @@ class _Protocol(LanguageServerProtocol):
             return _REJECTED
 
     def handle_message(self, message: Any) -> None:
-        if message is not _REJECTED:
-            super().handle_message(message)
+        """Hand *message* on, but answer a request before ``initialize`` with -32002 (server not
+        initialized) and one after ``shutdown`` with -32600 (invalid request), as LSP 3.17 says:
+        pygls 2.1.1 (checked against that version) runs the first (a handler's RuntimeError and
+        its traceback as an internal error) and never answers the second. Notifications then
+        (but ``exit``) are dropped."""
+        if message is _REJECTED:
+            return
+        method, msg_id = getattr(message, "method", None), getattr(message, "id", None)
+        if isinstance(method, str) and method != lsp.EXIT:
+            why, code = None, 0
+            if self._workspace is None and method != lsp.INITIALIZE:
+                why, code = "the server is not initialized (send initialize first)", JsonRpcServerNotInitialized.CODE
+            elif self._shutdown:
+                why, code = "the server is shut down (only exit is left)", JsonRpcInvalidRequest.CODE
+            if why is not None:
+                if msg_id is not None:
+                    log.warning("%s request %r refused: %s", method, msg_id, why)
+                    self._send_response(msg_id, error=lsp.ResponseError(code=code, message=f"{method}: {why}"))
+                else:
+                    log.warning("%s notification dropped: %s", method, why)
+                return
+        super().handle_message(message)
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
         before = set(self._request_futures)
@@ -179,6 +316,8 @@ class VedutaLanguageServer(LanguageServer):
         self._pending: dict[str, asyncio.TimerHandle] = {}
         self._published: set[str] = set()  # URIs with diagnostics shown
         self.unreadable: dict[str, str] = {}  # URI -> why its game's configuration cannot be read
+        self._lines_of: _Lines | None = None
+        self._outside: set[str] = set()  # folders whose documents belong to no game (logged once)
 
     # -- documents and games --------------------------------------------------------------------
     def game_of(self, uri: str) -> tuple[Any, str] | tuple[None, None]:
@@ -191,13 +330,19 @@ class VedutaLanguageServer(LanguageServer):
             rel = ws.source_of(path)
             if rel is not None:
                 return ws, rel
+        from veduta.base.kinds import BY_SUFFIX
         from veduta.base.project import Project
 
         try:
-            ws = api.editor_workspace(Project.find(os.path.dirname(path)))
-        except ConfigError as exc:  # its pyproject.toml is wrong: shown on the document (publish)
+            project = Project.find(os.path.dirname(path))
+            if not os.path.isdir(project.assets):  # no game here (a package.json, a plain project)
+                self.not_a_game(path, f"no game: no assets folder {os.path.abspath(project.assets)}")
+                return None, None
+            ws = api.editor_workspace(project)
+        except ConfigError as exc:  # its pyproject.toml is wrong
             log.warning("%s: %s", path, exc)
-            self.unreadable[uri] = f"the game's configuration cannot be read: {exc}"
+            if os.path.splitext(path)[1] in BY_SUFFIX:  # a source of that game, as far as can be told: say so
+                self.unreadable[uri] = f"the game's configuration cannot be read: {exc}"
             return None, None
         except Exception as exc:  # noqa: BLE001 - no game here: say so in the log
             log.warning("%s: %s", path, exc)
@@ -205,8 +350,33 @@ class VedutaLanguageServer(LanguageServer):
         rel = ws.source_of(path)
         if rel is None:
             return None, None
+        if os.path.abspath(ws.project.root) not in self.games:
+            self.tell_edits_pending(ws)
         self.games.setdefault(os.path.abspath(ws.project.root), ws)
         return self.games[os.path.abspath(ws.project.root)], rel
+
+    def not_a_game(self, path: str, why: str) -> None:
+        """Log (once per folder) that the documents of *path*'s folder belong to no game: they
+        get no diagnostics and no answers."""
+        folder = os.path.dirname(path)
+        if folder not in self._outside:
+            self._outside.add(folder)
+            log.info("%s: %s; its documents are not checked", folder, why)
+
+    def tell_edits_pending(self, ws: Any) -> None:
+        """Say (once per game loaded) that an interrupted rename waits in its cache: the server
+        never writes, so it leaves the journal to the next ``veduta`` command, which completes it."""
+        what = api.edits_pending(ws.project)
+        if what is None:
+            return
+        journal = os.path.abspath(os.path.join(ws.project.cache, "edits.journal"))
+        text = (
+            f"veduta: an interrupted {what} waits in {journal}: "
+            f"some sources may still hold the old text; the next veduta command (veduta cook, doit cook, "
+            f"veduta check) completes it (the language server never writes a file)"
+        )
+        log.warning("%s", text)
+        self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=text))
 
     def uri_of(self, ws: Any, rel: str) -> str:
         return from_fs_path(ws.path_of(rel)) or ""
@@ -219,7 +389,11 @@ class VedutaLanguageServer(LanguageServer):
             old = self._pending.pop(uri, None)
             if old is not None:
                 old.cancel()
-            self._pending[uri] = loop.call_later(self.debounce if delay is None else delay, self.publish, uri)
+            wait = self.debounce if delay is None else delay
+            doc = self.workspace.text_documents.get(uri)
+            if doc is not None and len(doc.source) > LARGE:  # a large buffer: once the typing pauses
+                wait = max(wait, LARGE_DEBOUNCE_MS / 1000)
+            self._pending[uri] = loop.call_later(wait, self.publish, uri)
 
     def publish(self, uri: str) -> None:
         self._pending.pop(uri, None)
@@ -294,27 +468,17 @@ class VedutaLanguageServer(LanguageServer):
             self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
     # -- positions -------------------------------------------------------------------------------
-    def _units(self, s: str) -> int:
-        enc = self.workspace.position_encoding
-        if enc == lsp.PositionEncodingKind.Utf32:
-            return len(s)
-        if enc == lsp.PositionEncodingKind.Utf8:
-            return len(s.encode("utf-8", "surrogateescape"))
-        return len(s.encode("utf-16-le", "surrogatepass")) // 2
-
-    @staticmethod
-    def _line(text: str, line: int) -> str:
-        """Line *line* (1-based) of *text*, lines ending at "\\n" as in the core's columns."""
-        start = 0
-        for _ in range(line - 1):
-            start = text.find("\n", start) + 1
-            if start == 0:
-                return ""
-        end = text.find("\n", start)
-        return text[start:] if end < 0 else text[start:end]
+    def _lines(self, text: str) -> _Lines:
+        """*text*'s lines, kept for the last text asked about (a buffer's diagnostics convert many
+        positions of one text)."""
+        if self._lines_of is None or self._lines_of.text is not text:
+            self._lines_of = _Lines(text)
+        return self._lines_of
 
     def position(self, text: str, line: int, col: int) -> lsp.Position:
-        return lsp.Position(line=line - 1, character=self._units(self._line(text, line)[: col - 1]))
+        """The core's (line, column) in *text* as a protocol position (its lines and encoding)."""
+        lines = self._lines(text)
+        return lines.position(lines.core_offset(line, col), self.workspace.position_encoding)
 
     def range(self, text: str, r: dict[str, int]) -> lsp.Range:
         return lsp.Range(
@@ -323,14 +487,8 @@ class VedutaLanguageServer(LanguageServer):
 
     def where(self, text: str, pos: lsp.Position) -> tuple[int, int]:
         """A protocol position in *text* as the core's (line, column)."""
-        line = self._line(text, pos.line + 1)
-        units = col = 0
-        for ch in line:
-            if units >= pos.character:
-                break
-            units += self._units(ch)
-            col += 1
-        return pos.line + 1, col + 1
+        lines = self._lines(text)
+        return lines.core_position(lines.offset(pos, self.workspace.position_encoding))
 
     def location(self, ws: Any, r: dict[str, Any]) -> lsp.Location:
         path = r["file"]
@@ -358,6 +516,7 @@ server = VedutaLanguageServer()
 
 @server.feature(lsp.INITIALIZE)
 def initialize(ls: VedutaLanguageServer, params: lsp.InitializeParams) -> None:
+    ls.workspace.__class__ = _Workspace  # just made by pygls, no document yet: ours count lines as LSP does
     opts = params.initialization_options
     if isinstance(opts, dict) and isinstance(opts.get("debounce_ms"), int | float) and opts["debounce_ms"] >= 0:
         ls.debounce = min(float(opts["debounce_ms"]), 5000.0) / 1000
@@ -506,8 +665,10 @@ def references(ls: VedutaLanguageServer, params: lsp.ReferenceParams) -> list[ls
     return [ls.location(ws, r) for r in ws.references(rel, line, col, params.context.include_declaration)]
 
 
-def serve(log_file: str | None = None) -> None:
-    """Serve over stdin and stdout until the client says exit."""
+def serve(log_file: str | None = None) -> int:
+    """Serve over stdin and stdout until the client says exit (or closes stdin): the exit status,
+    0 when a shutdown request came first, else 1 (LSP 3.17, "exit")."""
     if log_file:
         logging.basicConfig(filename=log_file, level=logging.INFO)
     server.start_io()
+    return 0 if server.protocol._shutdown else 1
