@@ -19,6 +19,9 @@ from veduta.world.structures import Structure, gap, need_mm
 # owner kinds (arrays use these codes)
 NONE, STRUCTURE, SCATTER, VEGETATION = 0, 1, 2, 3
 _NO_CELLS = np.zeros(0, dtype=np.int64)
+_NO_HASHES = np.zeros(0, dtype=np.uint64)
+#: cells a step of a rule's hashes (Cover._fired): its arrays stay in the cache
+FIRE_CELLS = 1 << 15
 KIND_NAMES = {STRUCTURE: "structure", SCATTER: "scatter", VEGETATION: "vegetation"}
 
 
@@ -69,6 +72,27 @@ class PlantPoints:
 def biome_ok(p: WorldP, biomes: frozenset[str], pf: PrefabP | None) -> np.ndarray:
     """Per biome index: may the rule (and its prefab, if any) grow there? (empty list: any)."""
     return np.asarray([(not biomes or b in biomes) and (pf is None or pf.allows(b)) for b in p.biome_names], dtype=bool)
+
+
+def biome_mask(ok: np.ndarray, biome: np.ndarray) -> np.ndarray:
+    """``ok[biome]`` (bool, biome's shape): with one or two biomes allowed (or all but one or
+    two), as comparisons with them, cheaper over large rectangles than a gather per cell."""
+    yes, no = np.flatnonzero(ok).tolist(), np.flatnonzero(~ok).tolist()
+    if len(yes) <= 2 and len(yes) <= len(no):
+        if not yes:
+            return np.zeros(biome.shape, dtype=bool)
+        out = biome == yes[0]
+        for b in yes[1:]:
+            out |= biome == b
+        return out
+    if not no:
+        return np.ones(biome.shape, dtype=bool)
+    if len(no) <= 2:
+        out = biome != no[0]
+        for b in no[1:]:
+            out &= biome != b
+        return out
+    return ok[biome]
 
 
 def plant_draw(h: int, hp: int, rule: VegRuleP) -> tuple[int, int, int, int, int]:
@@ -164,11 +188,14 @@ class Cover:
         wet: np.ndarray,
         structs: list[Structure],
         allowed: dict[bytes, np.ndarray | None] | None = None,
+        taken: list[tuple[int, int, np.ndarray, np.ndarray]] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """Owner kind and index arrays (h, w) of a cell rectangle: the index is the structure's
         position in ``structs`` for STRUCTURE, the rule's index in the world's scatter or
         vegetation list otherwise (-1 for none). ``allowed``: the biome masks of the rectangle
-        already computed (:meth:`_allowed`), shared with :meth:`plant_points`.
+        already computed (:meth:`_allowed`), shared with :meth:`plant_points`. ``taken``: a list
+        that gets ``(kind, rule index, rows, columns)`` of the cells each rule takes (row by
+        row; rule by rule, scatter first, each in its list's order; rules taking none left out).
 
         Each rule's hash is computed only at the cells its cheaper tests leave (open, its biomes,
         its disc), in the rows' order: the same cells as testing every cell."""
@@ -185,12 +212,9 @@ class Cover:
         open_ = self._inside(x0, z0, (kind == NONE) & ~wet)
         allowed = {} if allowed is None else allowed
         for code, r, pf, ok in self.rules:
-            jj, ii = self._candidates(r, ok, x0, z0, xs, zs, open_, biome, allowed)
+            jj, ii, _ = self._fired(r, ok, x0, z0, xs, zs, open_, biome, allowed)
             if not len(jj):
                 continue
-            hv = mix64_np(hash2_row(r.key, xs)[ii] ^ _u64(zs)[jj])
-            keep = (hv >> 32) < r.density_t
-            jj, ii = jj[keep], ii[keep]
             close = self._too_close(pf, x0, z0, w, h, structs)
             if close is not None:
                 keep = ~close[jj, ii]
@@ -198,6 +222,8 @@ class Cover:
             kind[jj, ii] = code
             index[jj, ii] = r.index
             open_[jj, ii] = False
+            if taken is not None and len(jj):
+                taken.append((code, r.index, jj, ii))
         return kind, index
 
     def _inside(self, x0: int, z0: int, mask: np.ndarray) -> np.ndarray:
@@ -216,32 +242,44 @@ class Cover:
         """``ok[biome]`` (None where every biome is allowed), once per rectangle and biome table."""
         key = ok.tobytes()
         if key not in allowed:
-            allowed[key] = None if ok.all() else ok[biome]
+            allowed[key] = None if ok.all() else biome_mask(ok, biome)
         return allowed[key]
 
-    def _candidates(self, r, ok, x0: int, z0: int, xs, zs, open_, biome, allowed) -> tuple[np.ndarray, np.ndarray]:
-        """(jj, ii): the cells of a rectangle (row by row) that rule r may take before its hash is
-        tested: open, in one of its biomes and, for a rule with an area, within its disc (only the
-        rows and columns of the disc's box are looked at)."""
+    def _fired(self, r, ok, x0: int, z0: int, xs, zs, open_, biome, allowed) -> tuple[np.ndarray, ...]:
+        """(jj, ii, hashes): the cells of a rectangle (row by row) where rule r fires, and its
+        hash (:func:`hash2` of its key) there. The hash is computed only at the cells the rule
+        may take before it is tested: open, in one of its biomes and, for a rule with an area,
+        within its disc (only the rows and columns of the disc's box are looked at); a few rows
+        at a time (:data:`FIRE_CELLS` cells), each step's arrays staying in the cache."""
         h, w = biome.shape
         j0, j1, i0, i1 = 0, h, 0, w
         if isinstance(r, VegRuleP) and r.area:  # cells within the disc: x in [r.x - radius, r.x + radius)
             i0, i1 = max(0, r.x - r.radius - 1 - x0), min(w, r.x + r.radius + 1 - x0)
             j0, j1 = max(0, r.z - r.radius - 1 - z0), min(h, r.z + r.radius + 1 - z0)
             if i0 >= i1 or j0 >= j1:
-                return _NO_CELLS, _NO_CELLS
+                return _NO_CELLS, _NO_CELLS, _NO_HASHES
         cand = open_[j0:j1, i0:i1]
         mask = self._allowed(ok, biome, allowed)
         if mask is not None:
             cand = cand & mask[j0:j1, i0:i1]
         if isinstance(r, VegRuleP) and r.area:
             cand = cand & in_area(r, xs[None, i0:i1], zs[j0:j1, None])
-        jj, ii = cells_of(cand)
-        if j0:
-            jj += j0
-        if i0:
-            ii += i0
-        return jj, ii
+        row = hash2_row(r.key, xs[i0:i1])
+        zu = _u64(zs[j0:j1])
+        step = max(1, FIRE_CELLS // (i1 - i0))
+        got_j, got_i, got_h = [], [], []
+        for a in range(0, j1 - j0, step):
+            jj, ii = cells_of(cand[a : a + step])
+            if not len(jj):
+                continue
+            hv = mix64_np(row[ii] ^ zu[jj + a])
+            keep = (hv >> 32) < r.density_t
+            got_j.append(jj[keep] + (a + j0))
+            got_i.append(ii[keep] + i0)
+            got_h.append(hv[keep])
+        if not got_j:
+            return _NO_CELLS, _NO_CELLS, _NO_HASHES
+        return np.concatenate(got_j), np.concatenate(got_i), np.concatenate(got_h)
 
     def _too_close(self, pf: PrefabP, x0: int, z0: int, w: int, h: int, structs: list[Structure]) -> np.ndarray | None:
         """(h, w) bool: the cells too close to a structure for prefab pf (None: no such cell)."""
@@ -345,10 +383,7 @@ class Cover:
         allowed = {} if allowed is None else allowed
         out = []
         for r, ok in self.models:
-            jj, ii = self._candidates(r, ok, x0, z0, xs, zs, open_, biome, allowed)
-            hh = mix64_np(hash2_row(r.key, xs)[ii] ^ _u64(zs)[jj])
-            keep = (hh >> 32) < r.density_t
-            jj, ii, hh = jj[keep], ii[keep], hh[keep]
+            jj, ii, hh = self._fired(r, ok, x0, z0, xs, zs, open_, biome, allowed)
             x, z = xs[ii], zs[jj]
             hp = hash2_np(r.key_place, x, z)
             at = jj * (w + 1) + ii  # each cell's north-west vertex in the flat ground

@@ -332,12 +332,13 @@ def chunk_grounds(
     keys: list[tuple[int, int]],
     ground: np.ndarray,
     biome: np.ndarray,
-    water: np.ndarray,
+    water: np.ndarray | None,
     table: np.ndarray | None = None,
     figures: dict[str, np.ndarray] | None = None,
 ) -> list[ChunkGround]:
     """:class:`ChunkGround` of many chunks at once: ``keys`` (cx, cz), their vertex ground (k, c + 1,
-    c + 1), cell biomes (k, c, c) and vertex water levels (k, c + 1, c + 1). The levels of detail
+    c + 1), cell biomes (k, c, c) and vertex water levels (k, c + 1, c + 1; None: no water can
+    reach them, :meth:`Terrain.wet_possible`). The levels of detail
     (:func:`finest_grid`, :func:`level_quads`), skirts and water of :func:`chunk_ground`, with
     arrays over the stack. ``table``: a (k, 3, len(GRIDS)) int64 array that gets each chunk's
     :attr:`ChunkDraw.table`. ``figures``: a dict that gets the arrays ``levels`` (levels drawn),
@@ -386,7 +387,11 @@ def chunk_grounds(
     ).astype(np.int64)
     n_skirts = (depths != 0).sum(axis=1)
     # water: only the chunks with a vertex under it (the others draw none: no wet cell)
-    wet = np.flatnonzero((hs < water).any(axis=(1, 2)))
+    if water is None:  # no water can reach the chunks
+        water = np.zeros((0, c + 1, c + 1), dtype=np.int64)
+        wet = np.zeros(0, dtype=np.int64)
+    else:
+        wet = np.flatnonzero((hs < water).any(axis=(1, 2)))
     ws, gs = water[wet], ground[wet]
     under = gs < ws
     wcell_w = under[:, :-1, :-1] | under[:, :-1, 1:] | under[:, 1:, :-1] | under[:, 1:, 1:]
@@ -1274,7 +1279,7 @@ class Drawer:
         with each chunk's :class:`ChunkGround` too."""
         from numpy.lib.stride_tricks import sliding_window_view
 
-        from veduta.world.cover import SCATTER, VEGETATION, cells_of
+        from veduta.world.cover import SCATTER
 
         gen, p = self.gen, self.gen.p
         c = p.chunk
@@ -1285,8 +1290,13 @@ class Drawer:
         keys = [(cx0 + i, cz0 + j) for j in range(nz) for i in range(nx)]
         k = len(keys)
         G = sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
-        Wl = sliding_window_view(water, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
-        B = lay.biome.reshape(nz, c, nx, c).transpose(0, 2, 1, 3).reshape(k, c, c)
+        Wl = None  # (no water can reach the rectangle: its levels are not copied chunk by chunk)
+        if gen.terrain.wet_possible(x0, z0, x0 + W, z0 + H):
+            Wl = sliding_window_view(water, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
+        # the biomes chunk by chunk, as bytes when only the figures are kept (compared, never
+        # indexed with)
+        bi = lay.biome if objects or len(p.biome_names) > 256 else lay.biome.astype(np.uint8)
+        B = bi.reshape(nz, c, nx, c).transpose(0, 2, 1, 3).reshape(k, c, c)
         table = np.zeros((k, 3, len(GRIDS)), dtype=np.int64)
         figures: dict[str, np.ndarray] = {}
         grounds = chunk_grounds(gen, keys, G, B, Wl, table, None if objects else figures)
@@ -1317,19 +1327,16 @@ class Drawer:
             return (jj // c) * nx + ii // c
 
         parts: list[tuple[np.ndarray, Things]] = []
-        kind, index = lay.owner_kind, lay.owner_index
-        pj, pi = cells_of((kind == SCATTER) | (kind == VEGETATION))  # the prefab cells, row by row
-        if len(pj):
-            pk, px = kind[pj, pi], index[pj, pi]
-            groups: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
-            for code, rules in ((SCATTER, p.scatter), (VEGETATION, p.vegetation)):
-                for idx in np.unique(px[pk == code]).tolist():
-                    sel = (pk == code) & (px == idx)
-                    groups.setdefault(rules[idx].prefab, []).append((pj[sel], pi[sel]))
-            for prefab in sorted(groups):
-                jj = np.concatenate([g[0] for g in groups[prefab]])
-                ii = np.concatenate([g[1] for g in groups[prefab]])
-                parts.append(self._instances(prefab, lay, jj, ii, cid_of(jj, ii)))
+        # the prefab cells, rule by rule (scatter first), each rule's row by row
+        assert lay.taken is not None
+        groups: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+        for code, idx, tj, ti in lay.taken:
+            rules = p.scatter if code == SCATTER else p.vegetation
+            groups.setdefault(rules[idx].prefab, []).append((tj, ti))
+        for prefab in sorted(groups):
+            jj = np.concatenate([g[0] for g in groups[prefab]])
+            ii = np.concatenate([g[1] for g in groups[prefab]])
+            parts.append(self._instances(prefab, lay, jj, ii, cid_of(jj, ii)))
         for pa in points:  # (plants grow off structures' footprints)
             r = p.vegetation[pa.rule]
             n = len(pa.j)

@@ -18,7 +18,7 @@ from veduta.world.cover import NONE, SCATTER, STRUCTURE, Cover, Plant, PlantArra
 from veduta.world.intmath import hash2_grid
 from veduta.world.params import PrefabP, prefab_params, world_params
 from veduta.world.structures import PAD_BLEND, StructArrays, Structure, Structures, apply_pads, coord, pad_at, pads_at
-from veduta.world.terrain import Terrain
+from veduta.world.terrain import NO_WATER, Terrain
 
 CHUNK_CACHE = 64
 
@@ -51,6 +51,9 @@ class Layers:
     plants: list[PlantArrays]
     water_vertex: np.ndarray | None = None  # (h + 1, w + 1) water level of the vertices, mm
     points: list[PlantPoints] | None = None  # with layers(points=True): the plants, ``plants`` empty
+    #: with layers(points=True): (kind, rule index, rows, columns) of the cells each scatter and
+    #: vegetation prefab rule takes (Cover.owners' ``taken``)
+    taken: list[tuple[int, int, np.ndarray, np.ndarray]] | None = None
 
 
 class Generator:
@@ -110,30 +113,42 @@ class Generator:
         return level, wet
 
     def _water(self, ground: np.ndarray, x0: int, z0: int, w: int, h: int):
+        centre = (ground[:-1, :-1] + ground[1:, 1:]) >> 1
+        if not self.terrain.wet_possible(x0, z0, x0 + w, z0 + h):  # no water can reach a vertex
+            lv = np.full((h + 1, w + 1), NO_WATER, dtype=np.int64)
+            return np.full((h, w), NO_WATER, dtype=np.int64), centre, np.zeros((h, w), dtype=bool), lv
         lv = self.terrain.water_levels(x0, z0, w + 1, h + 1)
         level = np.maximum(np.maximum(lv[:-1, :-1], lv[:-1, 1:]), np.maximum(lv[1:, :-1], lv[1:, 1:]))
-        centre = (ground[:-1, :-1] + ground[1:, 1:]) >> 1
         return level, centre, centre < level, lv
 
     def terrain_layers(self, x0: int, z0: int, w: int, h: int):
         """(vertex ground (h+1, w+1), biomes, cell water level, cell centre ground, wet) in one pass."""
         return self._terrain_layers(x0, z0, w, h)[:5]
 
-    def _terrain_layers(self, x0: int, z0: int, w: int, h: int):
-        ground = self.heights(x0, z0, w + 1, h + 1)
+    def _terrain_layers(self, x0: int, z0: int, w: int, h: int, near: list[Structure] | None = None):
+        """``near``: structures holding those within PAD_BLEND + 1 cells of the vertices (the
+        pads), in canonical order (a list of more, :meth:`layers`'), or None to find them."""
+        if near is None:
+            ground = self.heights(x0, z0, w + 1, h + 1)
+        else:
+            pads = _within(near, x0, z0, w + 1, h + 1, PAD_BLEND + 1)
+            ground = apply_pads(self.terrain.ground(x0, z0, w + 1, h + 1), x0, z0, pads)
         level, centre, wet, lv = self._water(ground, x0, z0, w, h)
         return ground, self.biomes(x0, z0, w, h), level, centre, wet, lv
 
     def layers(self, x0: int, z0: int, w: int, h: int, points: bool = False) -> Layers:
         """Everything over a cell rectangle (ground, biomes, water, owners, plants); ``points``:
-        the plants as :class:`PlantPoints` (in ``points``), computed only where one grows."""
-        ground, biome, level, centre, wet, lv = self._terrain_layers(x0, z0, w, h)
-        structs = self.structs.in_rect(x0, z0, w, h, self.margin)
+        the plants as :class:`PlantPoints` (in ``points``), computed only where one grows. The
+        structures near it are found once, for the pads of its vertices and its owners."""
+        near = self.structs.in_rect(x0, z0, w + 1, h + 1, self.margin)  # (margin >= PAD_BLEND + 1)
+        ground, biome, level, centre, wet, lv = self._terrain_layers(x0, z0, w, h, near)
+        structs = _within(near, x0, z0, w, h, self.margin)
         allowed: dict = {}  # each biome table's cells, computed once for owners and plants
-        kind, index = self.cover.owners(x0, z0, biome, wet, structs, allowed)
+        taken: list[tuple[int, int, np.ndarray, np.ndarray]] = []
+        kind, index = self.cover.owners(x0, z0, biome, wet, structs, allowed, taken)
         if points:
             got = self.cover.plant_points(x0, z0, biome, wet, kind == STRUCTURE, ground, allowed)
-            return Layers(x0, z0, w, h, ground, biome, level, centre, wet, structs, kind, index, [], lv, got)
+            return Layers(x0, z0, w, h, ground, biome, level, centre, wet, structs, kind, index, [], lv, got, taken)
         plants = self.cover.plants(x0, z0, biome, wet, kind == STRUCTURE, ground)
         return Layers(x0, z0, w, h, ground, biome, level, centre, wet, structs, kind, index, plants, lv)
 
@@ -245,6 +260,13 @@ class Generator:
             "mirror": pl.mirror,
             "scale": metres(pl.scale),
         }
+
+
+def _within(structs: list[Structure], x0: int, z0: int, w: int, h: int, margin: int) -> list[Structure]:
+    """Those of ``structs`` whose footprint comes within ``margin`` cells of the cell rectangle
+    (:meth:`Structures.in_rect`'s test), in their order."""
+    bx0, bz0, bx1, bz1 = x0 - margin, z0 - margin, x0 + w + margin, z0 + h + margin
+    return [s for s in structs if s.x0 < bx1 and s.x0 + s.fw > bx0 and s.z0 < bz1 and s.z0 + s.fd > bz0]
 
 
 def generator_for(world, prefabs) -> Generator:

@@ -105,7 +105,23 @@ class Terrain:
         xs = np.arange(x0, x0 + w, dtype=np.int64)
         zs = np.arange(z0, z0 + h, dtype=np.int64)
         f = fbm_grid(self.biome_keys, self.p.biome_scale, xs, zs)
-        return np.searchsorted(self.biome_cuts, f, side="right").astype(np.int64)
+        return self.biome_of_field(f)
+
+    def biome_of_field(self, f: np.ndarray) -> np.ndarray:
+        """The biome indices of cells of biome field f (int64, f's shape): how many cuts each
+        value reaches, ``searchsorted(biome_cuts, f, side="right")`` as one comparison a cut
+        (a few biomes: cheaper than a binary search per cell)."""
+        cuts = self.biome_cuts.tolist()
+        if len(cuts) > 8:
+            return np.searchsorted(self.biome_cuts, f, side="right").astype(np.int64)
+        if not cuts:
+            return np.zeros(f.shape, dtype=np.int64)
+        if len(cuts) == 1:
+            return (f >= cuts[0]).astype(np.int64)
+        out = np.add(f >= cuts[0], f >= cuts[1], dtype=np.int64)
+        for cut in cuts[2:]:
+            out += f >= cut
+        return out
 
     def biomes_at(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
         """Biome indices of the cells [xs, zs] (int64 arrays of one shape), elementwise."""
@@ -144,7 +160,10 @@ class Terrain:
         """The relief (the ground before any feature) of the vertices ``zs x xs``, mm."""
         if self.p.relief_mm == 0:
             return np.zeros((len(zs), len(xs)), dtype=np.int64)
-        return (self.p.relief_mm * fbm_grid(self.relief_keys, self.p.relief_scale, xs, zs)) // RELIEF_SPAN
+        g = fbm_grid(self.relief_keys, self.p.relief_scale, xs, zs)  # a fresh array: in place
+        g *= self.p.relief_mm
+        g //= RELIEF_SPAN
+        return g
 
     def features_grid(self, g: np.ndarray, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
         """Every feature applied, in file order, to the relief g of the vertices ``zs x xs`` (in place)."""
