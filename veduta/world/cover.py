@@ -275,7 +275,7 @@ class Cover:
             hv = mix64_np(row[ii] ^ zu[jj + a])
             keep = (hv >> 32) < r.density_t
             got_j.append(jj[keep] + (a + j0))
-            got_i.append(ii[keep] + i0)
+            got_i.append(ii[keep] + i0 if i0 else ii[keep])
             got_h.append(hv[keep])
         if not got_j:
             return _NO_CELLS, _NO_CELLS, _NO_HASHES
@@ -355,12 +355,17 @@ class Cover:
         with hashes hh (growth) and hp (place); ``north``/``south``: the ground of the cells'
         north (z) and south (z + 1) vertex rows, each (..., w + 1) with [..., k] and [..., k + 1]
         a cell's west and east vertices (``north[:, :-1]`` or a gather of them)."""
+        return self._placed_on(r, x, z, hh, hp, north[..., :-1], north[..., 1:], south[..., :-1], south[..., 1:])
+
+    def _placed_on(self, r: VegRuleP, x, z, hh, hp, h00, h10, h01, h11):
+        """:meth:`_placed` from the ground of each cell's four corners ([x, z], [x + 1, z],
+        [x, z + 1], [x + 1, z + 1], broadcastable arrays)."""
         fx = 200 + ((hp >> 32) % 600).astype(np.int64)
         fz = 200 + ((hp & 0xFFFFFFFF) % 600).astype(np.int64)
         u = ((hh >> 16) & 0xFFFF).astype(np.int64)
         scale = r.scale_min + ((r.scale_max - r.scale_min) * u) // 65535
         cm = self.p.cell_mm
-        y = triangle_height(north[..., :-1], north[..., 1:], south[..., :-1], south[..., 1:], fx, fz)
+        y = triangle_height(h00, h10, h01, h11, fx, fz)
         return x * cm + (cm * fx) // 1000, z * cm + (cm * fz) // 1000, y, scale
 
     def plant_points(
@@ -388,10 +393,9 @@ class Cover:
             hp = hash2_np(r.key_place, x, z)
             at = jj * (w + 1) + ii  # each cell's north-west vertex in the flat ground
             g = ground.reshape(-1)
-            north = np.stack([g[at], g[at + 1]], axis=-1)
-            south = np.stack([g[at + (w + 1)], g[at + (w + 2)]], axis=-1)
-            x_mm, z_mm, y_mm, scale = self._placed(r, x[:, None], z[:, None], hh[:, None], hp[:, None], north, south)
-            out.append(PlantPoints(r.index, jj, ii, x_mm[:, 0], z_mm[:, 0], y_mm[:, 0], scale[:, 0], hh))
+            corners = g[at], g[at + 1], g[at + (w + 1)], g[at + (w + 2)]
+            x_mm, z_mm, y_mm, scale = self._placed_on(r, x, z, hh, hp, *corners)
+            out.append(PlantPoints(r.index, jj, ii, x_mm, z_mm, y_mm, scale, hh))
         return out
 
     # -- scalar ---------------------------------------------------------------------------------

@@ -273,6 +273,8 @@ def _interpolate_many(ground: np.ndarray, g: int) -> np.ndarray:
 #: a stack of grounds is worked on as int32 when every height is within this of 0 (mm): the
 #: interpolation's sums (16 x two differences) then stay far inside int32
 NARROW_MM = 1 << 24
+#: chunks a step of chunk_grounds' grid fits and flat quads (a block's arrays stay in the cache)
+CHUNK_BLOCK = 256
 
 
 def _narrow(ground: np.ndarray) -> np.ndarray:
@@ -361,22 +363,25 @@ def chunk_grounds(
         h00, h10, h11 = corners[:, :-1, :-1], corners[:, :-1, 1:], corners[:, 1:, 1:]
         mid = h00 + ((h10 - h00) * half + (h11 - h10) * half) // g  # interpolate's at a = b = g / 2
         todo = todo[np.abs(mid - hs[todo, half::g, half::g]).max(axis=(1, 2)) <= TOLERANCE_MM]
-        ok = _off_most(hs[todo], g) <= TOLERANCE_MM
+        ok = np.zeros(len(todo), dtype=bool)
+        for a in range(0, len(todo), CHUNK_BLOCK):  # (a block's quads stay in the cache)
+            ok[a : a + CHUNK_BLOCK] = _off_most(hs[todo[a : a + CHUNK_BLOCK]], g) <= TOLERANCE_MM
         fit[todo[ok]] = g
         open_[todo[ok]] = False
     gmin, gmax = hs.min(axis=(1, 2)).astype(np.int64), hs.max(axis=(1, 2)).astype(np.int64)
     edge = biome.min(axis=(1, 2)) != biome.max(axis=(1, 2))
     g0 = np.where(edge, np.where(gmax == gmin, 1, np.minimum(fit, 2)), fit)
-    tris = {}
-    for g in grids:  # a quad is flat when its top, bottom and left edges are
-        cg = hs[:, ::g, ::g]
-        along = cg[:, :, 1:] == cg[:, :, :-1]
-        flat = along[:, :-1] & along[:, 1:] & (cg[:, 1:, :-1] == cg[:, :-1, :-1])
-        # two flat neighbours share an edge, so their heights are equal: the run key
-        # (height x 1024 + biome) is the same when their biomes are
-        b = biome[:, ::g, ::g]
-        same = flat[:, :, 1:] & flat[:, :, :-1] & (b[:, :, 1:] == b[:, :, :-1])
-        tris[g] = 2 * (flat.shape[1] * flat.shape[2] - same.sum(axis=(1, 2)))
+    tris = {g: np.zeros(k, dtype=np.int64) for g in grids}
+    for a in range(0, k, CHUNK_BLOCK):  # a block of chunks at a time (its arrays stay in the cache)
+        for g in grids:  # a quad is flat when its top, bottom and left edges are
+            cg = hs[a : a + CHUNK_BLOCK, ::g, ::g]
+            along = cg[:, :, 1:] == cg[:, :, :-1]
+            flat = along[:, :-1] & along[:, 1:] & (cg[:, 1:, :-1] == cg[:, :-1, :-1])
+            # two flat neighbours share an edge, so their heights are equal: the run key
+            # (height x 1024 + biome) is the same when their biomes are
+            b = biome[a : a + CHUNK_BLOCK, ::g, ::g]
+            same = flat[:, :, 1:] & flat[:, :, :-1] & (b[:, :, 1:] == b[:, :, :-1])
+            tris[g][a : a + CHUNK_BLOCK] = 2 * (flat.shape[1] * flat.shape[2] - same.sum(axis=(1, 2)))
     edges = [hs[:, 0, :], hs[:, -1, :], hs[:, :, 0], hs[:, :, -1]]
     depths = np.stack(
         [
@@ -1324,6 +1329,9 @@ class Drawer:
 
         # things, each with the chunk it belongs to
         def cid_of(jj: np.ndarray, ii: np.ndarray) -> np.ndarray:  # the chunk of cells [jj, ii]
+            if c & (c - 1) == 0:  # (a power of two: shifts, not divisions)
+                s = c.bit_length() - 1
+                return (jj >> s) * nx + (ii >> s)
             return (jj // c) * nx + ii // c
 
         parts: list[tuple[np.ndarray, Things]] = []
