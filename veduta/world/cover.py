@@ -267,8 +267,19 @@ class Cover:
         row = hash2_row(r.key, xs[i0:i1])
         zu = _u64(zs[j0:j1])
         step = max(1, FIRE_CELLS // (i1 - i0))
+        # most cells candidates: the hash of every cell of a step (no gather), else of the
+        # candidates only
+        dense = 4 * int(np.count_nonzero(cand)) >= cand.size
         got_j, got_i, got_h = [], [], []
         for a in range(0, j1 - j0, step):
+            if dense:
+                hb = mix64_np(row[None, :] ^ zu[a : a + step, None])
+                fire = cand[a : a + step] & ((hb >> 32) < r.density_t)
+                jj, ii = cells_of(fire)
+                got_j.append(jj + (a + j0))
+                got_i.append(ii + i0 if i0 else ii)
+                got_h.append(hb[jj, ii])
+                continue
             jj, ii = cells_of(cand[a : a + step])
             if not len(jj):
                 continue
