@@ -188,3 +188,21 @@ def test_cells_each_rule_takes_are_its_owners(name):
         assert [(k, i, jj.tolist(), ii.tolist()) for k, i, jj, ii in lay.taken] == want
         seen += sum(len(q[2]) for q in want)
     assert seen > 0
+
+
+def test_off_some_is_the_interpolated_grounds_at_its_vertices():
+    """_off_some (the screen chunk_grounds runs before _off_most at grids of 8 and more) is the
+    largest difference between _interpolate_many's grounds and the ground over the vertices at
+    offsets multiple of its stride inside the quads: never more than _off_most's."""
+    rng = np.random.default_rng(11)
+    for n in (16, 32):
+        for span in (100, 1 << 23, 1 << 40):
+            ground = rng.integers(-span, span, size=(120, n + 1, n + 1))
+            hs = D._narrow(ground)
+            for g in [g for g in D.grids_for(n) if g >= 8]:
+                diff = np.abs(D._interpolate_many(ground, g) - ground)
+                for stride in (1, 2, g // 4, g // 2):
+                    idx = np.arange(n)[(np.arange(n) % g) % stride == 0]
+                    want = diff[:, idx][:, :, idx].max(axis=(1, 2))
+                    got = D._off_some(hs, g, stride)
+                    assert (got == want).all() and (got <= D._off_most(hs, g)).all(), (n, span, g, stride)

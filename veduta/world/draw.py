@@ -323,6 +323,24 @@ def _off_most(ground: np.ndarray, g: int) -> np.ndarray:
     return off
 
 
+def _off_some(ground: np.ndarray, g: int, stride: int) -> np.ndarray:
+    """(k,) how far (mm) the vertex furthest off the triangles of grid g (g a power of 2, at
+    least 8) is among the vertices at offsets multiple of ``stride`` (a power of 2 below g) from
+    each quad's min corner, of a stack of grounds: :func:`_off_most`'s figure over some of its
+    vertices (never more than it: a chunk off by more there is off)."""
+    k, n = ground.shape[0], ground.shape[1] - 1
+    q, s = n // g, g.bit_length() - 1
+    c = ground[:, ::g, ::g]
+    h00, h10 = c[:, :-1, None, :-1, None], c[:, :-1, None, 1:, None]
+    h01, h11 = c[:, 1:, None, :-1, None], c[:, 1:, None, 1:, None]
+    offs = np.arange(0, g, stride, dtype=ground.dtype)
+    ax, bz = offs[None, None, None, None, :], offs[None, None, :, None, None]
+    upper = h00 + (((h10 - h00) * ax + (h11 - h10) * bz) >> s)
+    lower = h00 + (((h01 - h00) * bz + (h11 - h01) * ax) >> s)
+    inner = ground[:, :n, :n].reshape(k, q, g, q, g)[:, :, ::stride, :, ::stride]
+    return np.abs(np.where(ax >= bz, upper, lower) - inner).max(axis=(1, 2, 3, 4))
+
+
 def _runs_many(flat: np.ndarray, key: np.ndarray) -> np.ndarray:
     """:func:`_runs` of a stack of (k, q, q) arrays: (k,)."""
     same = flat[:, :, 1:] & flat[:, :, :-1] & (key[:, :, 1:] == key[:, :, :-1])
@@ -363,6 +381,11 @@ def chunk_grounds(
         h00, h10, h11 = corners[:, :-1, :-1], corners[:, :-1, 1:], corners[:, 1:, 1:]
         mid = h00 + ((h10 - h00) * half + (h11 - h10) * half) // g  # interpolate's at a = b = g / 2
         todo = todo[np.abs(mid - hs[todo, half::g, half::g]).max(axis=(1, 2)) <= TOLERANCE_MM]
+        if g >= 8:  # then a quarter of the offsets each way: those off there are off
+            near = np.zeros(len(todo), dtype=bool)
+            for a in range(0, len(todo), CHUNK_BLOCK):
+                near[a : a + CHUNK_BLOCK] = _off_some(hs[todo[a : a + CHUNK_BLOCK]], g, g // 4) <= TOLERANCE_MM
+            todo = todo[near]
         ok = np.zeros(len(todo), dtype=bool)
         for a in range(0, len(todo), CHUNK_BLOCK):  # (a block's quads stay in the cache)
             ok[a : a + CHUNK_BLOCK] = _off_most(hs[todo[a : a + CHUNK_BLOCK]], g) <= TOLERANCE_MM
@@ -371,17 +394,23 @@ def chunk_grounds(
     gmin, gmax = hs.min(axis=(1, 2)).astype(np.int64), hs.max(axis=(1, 2)).astype(np.int64)
     edge = biome.min(axis=(1, 2)) != biome.max(axis=(1, 2))
     g0 = np.where(edge, np.where(gmax == gmin, 1, np.minimum(fit, 2)), fit)
+    # each grid's triangles, only for the chunks that draw it (their finest drawn grid g0 or a
+    # coarser one: the others' are never read, left 0), a block of chunks at a time
     tris = {g: np.zeros(k, dtype=np.int64) for g in grids}
-    for a in range(0, k, CHUNK_BLOCK):  # a block of chunks at a time (its arrays stay in the cache)
-        for g in grids:  # a quad is flat when its top, bottom and left edges are
-            cg = hs[a : a + CHUNK_BLOCK, ::g, ::g]
+    for g in grids:
+        drawn = np.flatnonzero(g0 <= g)
+        for a in range(0, len(drawn), CHUNK_BLOCK):
+            part = drawn[a : a + CHUNK_BLOCK]
+            whole = len(part) == part[-1] - part[0] + 1  # a run of chunks: sliced, not gathered
+            sl = slice(int(part[0]), int(part[-1]) + 1) if whole else part
+            cg = hs[sl, ::g, ::g]  # a quad is flat when its top, bottom and left edges are
             along = cg[:, :, 1:] == cg[:, :, :-1]
             flat = along[:, :-1] & along[:, 1:] & (cg[:, 1:, :-1] == cg[:, :-1, :-1])
             # two flat neighbours share an edge, so their heights are equal: the run key
             # (height x 1024 + biome) is the same when their biomes are
-            b = biome[a : a + CHUNK_BLOCK, ::g, ::g]
+            b = biome[sl, ::g, ::g]
             same = flat[:, :, 1:] & flat[:, :, :-1] & (b[:, :, 1:] == b[:, :, :-1])
-            tris[g][a : a + CHUNK_BLOCK] = 2 * (flat.shape[1] * flat.shape[2] - same.sum(axis=(1, 2)))
+            tris[g][part] = 2 * (flat.shape[1] * flat.shape[2] - same.sum(axis=(1, 2)))
     edges = [hs[:, 0, :], hs[:, -1, :], hs[:, :, 0], hs[:, :, -1]]
     depths = np.stack(
         [
