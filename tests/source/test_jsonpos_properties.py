@@ -49,9 +49,12 @@ def same(a, b) -> bool:
 
 
 def offsets(text: str) -> list[int]:
-    """The offset where each line starts, as the parser counts lines (``\\n`` only)."""
+    """The offset where each line starts, as the parser counts lines (ending at ``\\r\\n``,
+    ``\\r`` or ``\\n``)."""
     out = [0]
-    out.extend(i + 1 for i, ch in enumerate(text) if ch == "\n")
+    for i, ch in enumerate(text):
+        if ch == "\n" or (ch == "\r" and text[i + 1 : i + 2] != "\n"):
+            out.append(i + 1)
     return out
 
 

@@ -46,6 +46,9 @@ __all__ = [
     "to_plain",
     "node_at",
     "split_path",
+    "LINE_END",
+    "line_starts",
+    "line_content_end",
 ]
 
 
@@ -147,6 +150,26 @@ class _Fatal(Exception):
 Path: TypeAlias = "str | tuple[Path, str | int]"
 
 
+#: Where a line ends in every position a tool prints (the strict parser's lines and columns, so
+#: ``veduta check``, the cook, MCP, the editor's): "\r\n", "\r" or "\n", as the Language Server
+#: Protocol counts them (3.17, "Text Documents"); not the other breaks of ``str.splitlines``
+#: (U+2028, U+0085, ...), which JSON allows raw in a string.
+LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset of every line of *text* (:data:`LINE_END`), the first 0."""
+    return [0, *(m.end() for m in LINE_END.finditer(text))]
+
+
+def line_content_end(text: str, starts: list[int], i: int) -> int:
+    """Where line *i* (0-based) of *text*, whose lines start at *starts*, ends before its line end."""
+    if i + 1 >= len(starts):
+        return len(text)
+    end = starts[i + 1] - 1  # its line end's last character
+    return end - 1 if text[end] == "\n" and end > starts[i] and text[end - 1] == "\r" else end
+
+
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _STR_CHUNK = re.compile(r'[^"\\\x00-\x1f]*')
@@ -233,7 +256,7 @@ class _Parser:
     def __init__(self, text: str):
         self.text = text
         self.problems: list[JsonProblem] = []
-        self._lines = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._lines = line_starts(text)
         self.values = 0
 
     def pos(self, offset: int) -> tuple[int, int]:
@@ -450,9 +473,9 @@ def parse(data: bytes | str) -> tuple[Node | None, list[JsonProblem]]:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            before = data[: exc.start]
-            line = before.count(b"\n") + 1
-            col = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+            before = data[: exc.start].decode("utf-8")
+            starts = line_starts(before)
+            line, col = len(starts), len(before) - starts[-1] + 1
             return None, [JsonProblem(line, col, "$", f"invalid UTF-8 (byte 0x{data[exc.start]:02x})", True)]
     else:
         text = data
@@ -702,8 +725,15 @@ def _walk(text: str, i: int, trie: dict, out: dict[int, int]) -> None:
 
 def _line_cols(text: str, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
     """The 1-based line and column (in characters) of each offset into *text*, as the strict
-    parser counts them, counted between the offsets in order (no table of every line)."""
+    parser counts them, counted between the offsets in order (no table of every line, unless
+    a line ends at "\r")."""
     out: dict[int, tuple[int, int]] = {}
+    if "\r" in text:
+        starts = line_starts(text)
+        for offset in set(offsets):
+            i = bisect.bisect_right(starts, offset) - 1
+            out[offset] = (i + 1, offset - starts[i] + 1)
+        return out
     line, start, at = 1, 0, 0
     for offset in sorted(set(offsets)):
         n = text.count("\n", at, offset)

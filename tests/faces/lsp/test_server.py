@@ -630,8 +630,8 @@ def test_an_interrupted_rename_is_left_to_the_next_command_and_said_once(tmp_pat
 
 
 def _lsp_to_cook(text: str, diags: list[lsp.Diagnostic]) -> list[tuple]:
-    """As :func:`_lsp_as_cook`, for any line ends: the protocol's lines end at "\\n", "\\r\\n" and
-    "\\r" (LSP 3.17), the cook's at "\\n"."""
+    """As :func:`_lsp_as_cook`, for any line ends: the protocol's lines and the cook's end at
+    "\\n", "\\r\\n" and "\\r" (LSP 3.17); the columns differ (UTF-16 units, characters)."""
     import re
 
     starts = [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))]
@@ -640,7 +640,7 @@ def _lsp_to_cook(text: str, diags: list[lsp.Diagnostic]) -> list[tuple]:
         start = starts[d.range.start.line]
         utf16 = text[start:].encode("utf-16-le")[: 2 * d.range.start.character].decode("utf-16-le")
         at = start + len(utf16)
-        line, col = text[:at].count("\n") + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+        line, col = d.range.start.line + 1, at - start + 1
         sev = {lsp.DiagnosticSeverity.Error: "error", lsp.DiagnosticSeverity.Warning: "warning"}[d.severity]
         out.append((line, col, d.message, sev, d.code or ""))
     return out

@@ -25,7 +25,6 @@ import bisect
 import functools
 import logging
 import os
-import re
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -43,6 +42,7 @@ from pygls.workspace import TextDocument, Workspace
 
 from veduta import api
 from veduta.base.errors import ConfigError
+from veduta.source.jsonpos import line_content_end, line_starts
 
 __all__ = ["VedutaLanguageServer", "serve", "DEBOUNCE_MS"]
 
@@ -144,12 +144,6 @@ def _what_is_wrong(exc: BaseException | None, value: Any, path: str = "") -> lis
     return out
 
 
-#: A line end as the protocol counts them: "\n", "\r\n" and "\r" only (LSP 3.17, "Text Documents");
-#: not U+2028, U+2029, U+0085 and the other breaks of ``str.splitlines``, which JSON allows raw in
-#: a string.
-_LINE_END = re.compile(r"\r\n|\r|\n")
-
-
 def _units(s: str, encoding: Any) -> int:
     """The code units of *s* in the negotiated position *encoding* (UTF-16 unless told)."""
     if encoding == lsp.PositionEncodingKind.Utf32:
@@ -172,19 +166,17 @@ def _chars(s: str, units: int, encoding: Any) -> int:
 
 
 class _Lines:
-    """Where the lines of one text start: the protocol's (ending at "\n", "\r\n", "\r") and the
-    core's (its line and column count lines at "\n" only, as ``veduta check`` prints them), and
-    the conversions between the two through offsets in the text."""
+    """Where the lines of one text start (ending at "\n", "\r\n" and "\r": the protocol's, and
+    the core's, ``veduta check``'s), and the conversions between the core's positions (1-based
+    lines, columns in characters) and the protocol's, through offsets in the text."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.starts = [0, *(m.end() for m in _LINE_END.finditer(text))]
-        self.core = [0, *(m.end() for m in re.finditer("\n", text))]
+        self.starts = line_starts(text)
 
     def content(self, line: int) -> str:
         """Protocol line *line* (0-based) without its line end."""
-        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
-        return self.text[self.starts[line] : end].rstrip("\r\n")
+        return self.text[self.starts[line] : line_content_end(self.text, self.starts, line)]
 
     def offset(self, pos: lsp.Position, encoding: Any) -> int:
         """The offset of protocol position *pos*: past the end of its line, the line's end;
@@ -195,19 +187,19 @@ class _Lines:
 
     def position(self, offset: int, encoding: Any) -> lsp.Position:
         line = bisect.bisect_right(self.starts, offset) - 1
-        return lsp.Position(line=line, character=_units(self.text[self.starts[line] : offset].rstrip("\r\n"), encoding))
+        end = min(offset, line_content_end(self.text, self.starts, line))
+        return lsp.Position(line=line, character=_units(self.text[self.starts[line] : end], encoding))
 
     def core_offset(self, line: int, col: int) -> int:
         """The offset of the core's 1-based *line* and *col* (within that line)."""
-        if line - 1 >= len(self.core):
+        if line - 1 >= len(self.starts):
             return len(self.text)
-        start = self.core[line - 1]
-        end = self.core[line] - 1 if line < len(self.core) else len(self.text)
-        return min(start + max(col - 1, 0), end)
+        start = self.starts[line - 1]
+        return min(start + max(col - 1, 0), line_content_end(self.text, self.starts, line - 1))
 
     def core_position(self, offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(self.core, offset)
-        return line, offset - self.core[line - 1] + 1
+        line = bisect.bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
 
 
 class _Document(TextDocument):
