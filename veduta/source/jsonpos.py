@@ -617,7 +617,7 @@ class _Found(Exception):
 
 #: The standard library's C scanner: ``_SCAN(text, i)`` reads the JSON value at *i* and gives
 #: ``(value, end)``; :func:`locate` steps over values with it.
-_SCAN = json.scanner.make_scanner(json.JSONDecoder())
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # (typeshed: the context is its own type)
 
 
 def locate(text: str, root: Node, nodes: Iterable[Node], hints: dict[int, str] | None = None) -> None:
@@ -637,27 +637,22 @@ def locate(text: str, root: Node, nodes: Iterable[Node], hints: dict[int, str] |
     paths: dict[int, tuple] = {}
     for nid, hint in (hints or {}).items():
         steps = split_path(hint) if nid in wanted else None
-        node: Node | None = root
-        for k in range(len(steps) + 1 if steps is not None else 0):
-            if id(node) == nid:
-                paths[nid] = tuple(steps[:k])  # type: ignore[index]
-                break
-            node = _child(node, steps[k]) if k < len(steps) else None  # type: ignore[arg-type]
-            if node is None:
-                break
+        if steps is not None:
+            found = _on_path(root, steps, nid)
+            if found is not None:
+                paths[nid] = found
 
     def find(node: Node, path: tuple) -> None:
         if id(node) in wanted and id(node) not in paths:
             paths[id(node)] = path
         if len(paths) == len(wanted):
             raise _Found
-        cls = type(node)
-        if cls is Obj:
+        if isinstance(node, Obj):
             for key, v in node.value.items():
                 if id(node.keys[key]) in wanted and id(node.keys[key]) not in paths:
                     find(node.keys[key], (*path, (key,)))  # a key: its step is (key,)
                 find(v, (*path, key))
-        elif cls is Arr:
+        elif isinstance(node, Arr):
             for k, v in enumerate(node.value):
                 if type(v) is Obj or type(v) is Arr or id(v) in wanted:
                     find(v, (*path, k))
@@ -674,17 +669,39 @@ def locate(text: str, root: Node, nodes: Iterable[Node], hints: dict[int, str] |
             at = at.setdefault(step, {})
         at.setdefault(None, []).append(nid)
     offsets: dict[int, int] = {}
-    _walk(text, _WS.match(text, 0).end(), trie, offsets)  # type: ignore[union-attr]
+    _walk(text, _past_ws(text, 0), trie, offsets)
     where = _line_cols(text, offsets.values())
     for nid, offset in offsets.items():
         wanted[nid].line, wanted[nid].col = where[offset]
 
 
-def _child(node: Node, step: str | int) -> Node | None:
-    """The value of *node* at one step of a path (a key or an index), or None."""
-    if isinstance(step, str):
-        return node.value.get(step) if type(node) is Obj else None
-    return node.value[step] if type(node) is Arr and 0 <= step < len(node.value) else None
+def _on_path(root: Node, steps: list[str | int], nid: int) -> tuple | None:
+    """The steps from *root* to the node of id *nid* when it is on the way along *steps* (a
+    problem at a field that is missing is reported at its object), else None."""
+    node: Node | None = root
+    for k in range(len(steps) + 1):
+        if node is None:
+            return None
+        if id(node) == nid:
+            return tuple(steps[:k])
+        if k == len(steps):
+            return None
+        step = steps[k]
+        if isinstance(step, str):
+            node = node.value.get(step) if isinstance(node, Obj) else None
+        else:
+            node = node.value[step] if isinstance(node, Arr) and 0 <= step < len(node.value) else None
+    return None
+
+
+def _past_ws(text: str, i: int) -> int:
+    m = _WS.match(text, i)
+    assert m is not None  # it matches the empty string
+    return m.end()
+
+
+#: The standard library's C reader of a string's rest: ``(value, end)`` from past its quote.
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
 
 
 def _walk(text: str, i: int, trie: dict, out: dict[int, int]) -> None:
@@ -695,32 +712,30 @@ def _walk(text: str, i: int, trie: dict, out: dict[int, int]) -> None:
     steps = len(trie) - (None in trie)
     if not steps:
         return
-    ws = _WS.match
     if text[i] == "{":
         seen: set[str] = set()
-        j = ws(text, i + 1).end()
+        j = _past_ws(text, i + 1)
         while steps:
-            key, after = json.decoder.scanstring(text, j + 1)
+            key, after = _scanstring(text, j + 1)
             first = key not in seen  # (first occurrence wins, as in the tree)
             seen.add(key)
             if first and (key,) in trie:
                 _walk(text, j, trie[(key,)], out)
                 steps -= 1
-            j = ws(text, ws(text, after).end() + 1).end()  # past ':'
+            j = _past_ws(text, _past_ws(text, after) + 1)  # past ':'
             if first and key in trie:
                 _walk(text, j, trie[key], out)
                 steps -= 1
             if steps:
-                j = ws(text, _SCAN(text, j)[1]).end() + 1  # past ','
-                j = ws(text, j).end()
+                j = _past_ws(text, _past_ws(text, _SCAN(text, j)[1]) + 1)  # past ','
     else:  # "["
-        j = ws(text, i + 1).end()
+        j = _past_ws(text, i + 1)
         last = max(k for k in trie if k is not None)
         for k in range(last + 1):
             if k in trie:
                 _walk(text, j, trie[k], out)
             if k < last:
-                j = ws(text, ws(text, _SCAN(text, j)[1]).end() + 1).end()
+                j = _past_ws(text, _past_ws(text, _SCAN(text, j)[1]) + 1)  # past ','
 
 
 def _line_cols(text: str, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:

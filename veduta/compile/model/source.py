@@ -430,11 +430,11 @@ def validate_model(data: bytes, file: str, name: str, located: bool = True) -> M
                 return ModelSource(spec, Report(file), data=data)
         root = load_fast(data, FORMAT)
         if root is not None:  # no problem the strict parser reports: problems located in this tree
-            rep = Unlocated(file)
-            src = _validate(root, rep, name)
-            if not located and not rep.items:
+            found = Unlocated(file)
+            src = _validate(root, found, name)
+            if not located and not found.items:
                 return replace(src, report=Report(file), data=data, root=root)
-            return replace(src, report=rep.located(data.decode("utf-8"), root, _nodes(src)))
+            return replace(src, report=found.located(data.decode("utf-8"), root, _nodes(src)))
     loaded, rep = load_source(data, file, FORMAT)
     if loaded is None:
         return ModelSource(None, rep)

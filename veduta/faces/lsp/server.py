@@ -432,7 +432,7 @@ class VedutaLanguageServer(LanguageServer):
                 lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[diag], version=doc.version)
             )
             return
-        if len(doc.source) > LARGE:  # checked in a thread: the server answers meanwhile
+        if rel is not None and len(doc.source) > LARGE:  # checked in a thread: the server answers meanwhile
             self.check_aside(uri, ws, rel)
             return
         try:
