@@ -43,6 +43,8 @@ __all__ = [
     "may_exceed_values",
     "parse_spans",
     "locate",
+    "plain_doubtful",
+    "member_span",
     "to_plain",
     "node_at",
     "split_path",
@@ -736,6 +738,47 @@ def _walk(text: str, i: int, trie: dict, out: dict[int, int]) -> None:
                 _walk(text, j, trie[k], out)
             if k < last:
                 j = _past_ws(text, _past_ws(text, _SCAN(text, j)[1]) + 1)  # past ','
+
+
+def plain_doubtful(value, depth: int = 0) -> bool:
+    """Whether a value :func:`parse_plain` read holds anything :func:`parse` reports (so
+    :func:`parse_fast` gives None for it): a duplicate key, a number out of range (``1e400``, an
+    integer of more than MAX_INT_DIGITS digits), nesting deeper than MAX_DEPTH (*depth*: the
+    value's own).  (NaN, Infinity and ``\\u`` escapes, which the plain read gives up on, cannot
+    be there.)"""
+    if depth > MAX_DEPTH:
+        return True
+    kind = type(value)
+    if kind is tuple:
+        return len(dict(value)) != len(value) or any(plain_doubtful(v, depth + 1) for _, v in value)
+    if kind is list:
+        return any(plain_doubtful(v, depth + 1) for v in value if type(v) in _NESTED_OR_NUMBER)
+    if kind is float:
+        return not -math.inf < value < math.inf
+    return kind is int and value.bit_length() > 3000 and len(str(abs(value))) > MAX_INT_DIGITS
+
+
+_NESTED_OR_NUMBER = (tuple, list, float, int)
+
+
+def member_span(text: str, key: str) -> tuple[int, int] | None:
+    """Where the value of *key* in the top object of JSON *text* starts and ends (its first
+    occurrence), stepping over the other members at C speed; None when it has none."""
+    i = _past_ws(text, 0)
+    if text[i : i + 1] != "{":
+        return None
+    j = _past_ws(text, i + 1)
+    while text[j : j + 1] == '"':
+        name, after = _scanstring(text, j + 1)
+        j = _past_ws(text, _past_ws(text, after) + 1)  # past ':'
+        end = _SCAN(text, j)[1]
+        if name == key:
+            return j, end
+        j = _past_ws(text, end)
+        if text[j : j + 1] != ",":
+            return None
+        j = _past_ws(text, j + 1)
+    return None
 
 
 def _line_cols(text: str, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from veduta.compile.model.compile import build_mesh
 from veduta.compile.model.source import read_model, validate_model
 from veduta.compile.model.types import DEFAULT_RINGS, DEFAULT_SEGMENTS, ModelSpec
+from veduta.source.jsonpos import parse_plain
 
 ROOT = Path(__file__).resolve().parents[3]
 MODELS = ROOT / "assets" / "models"
@@ -490,7 +491,7 @@ def test_the_plain_read_gives_the_located_spec_or_leaves_the_source_to_it(text):
     data = text.encode()
     located = validate_model(data, "crate.vmodel", "crate")
     try:
-        spec = _plain_spec(data, "crate")
+        spec = _plain_spec(parse_plain(data), "crate")
     except Reported:
         return
     assert not located.report.items and repr(spec) == repr(located.spec)
@@ -503,7 +504,7 @@ def test_the_plain_read_takes_every_sample_model(path):
     data = path.read_bytes()
     located = validate_model(data, path.name, path.stem)
     assert located.spec is not None and not located.report.items
-    assert repr(_plain_spec(data, path.stem)) == repr(located.spec)
+    assert repr(_plain_spec(parse_plain(data), path.stem)) == repr(located.spec)
     fast = validate_model(data, path.name, path.stem, located=False)
     assert repr(fast.spec) == repr(located.spec)
     assert [(n.line, n.col) for n in fast.located().part_nodes] == [(n.line, n.col) for n in located.part_nodes]
@@ -572,3 +573,31 @@ def test_a_large_source_with_problems_in_every_part_is_read_once_without_the_str
         got = validate_model(data, "crate.vmodel", "crate", located=located)
         assert _seen(got)[0] == want[0]
     assert sum("profile: 300 points out of range [3, 256]" in d for d in want[0]) == 250
+
+
+@pytest.mark.parametrize(
+    "inside, read_whole",
+    [("", False), (', "size": [2, 2, 2]', True), (', "x": 1e400', True), (', "x": ' + "1" * 1001, True)],
+    ids=["clean", "duplicate key", "1e400", "1001 digits"],
+)
+def test_too_many_parts_are_counted_without_a_node_for_any(inside, read_whole):
+    """300 parts (256 at most), a mistake before and after them: the report is the strict
+    parser's, and when the parts hold nothing the strict parser reports (a duplicate key, a
+    number out of range) the tree is made without them (the parts array's items are never
+    read: only their count). Otherwise the source is read whole, and that problem reported too."""
+    from veduta.compile.model.source import _too_many_parts
+    from veduta.source.jsonpos import parse_plain
+
+    part = '{"shape": "box", "size": [1, 1, 1]' + "}"
+    parts = [part] * 300
+    parts[150] = part[:-1] + inside + "}"
+    text = '{"veduta": "model/1", "pivot": "top",\n "parts": [\n' + ",\n".join(parts) + '],\n "colour": 1}'
+    data = text.encode()
+    want = _seen(_strict(data))
+    assert "parts: 300 parts out of range [1, 256]" in " ".join(want[0]) and len(want[0]) == 3 + read_whole
+    for located in (True, False):
+        assert _seen(validate_model(data, "crate.vmodel", "crate", located=located)) == want
+    shallow = _too_many_parts(data, parse_plain(data))
+    assert (shallow is None) == read_whole
+    if shallow is not None:
+        assert shallow.value["parts"].value == [None] * 300

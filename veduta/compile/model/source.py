@@ -73,7 +73,7 @@ from veduta.source.fields import (
     describe,
     fmt_num,
 )
-from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse_plain
+from veduta.source.jsonpos import Arr, Node, Obj, join_path, member_span, parse_plain, plain_doubtful
 
 __all__ = ["read_model", "validate_model", "ModelSource", "COMMON_FIELDS", "SHAPE_FIELDS", "F32_MAX"]
 
@@ -421,14 +421,19 @@ def validate_model(data: bytes, file: str, name: str, located: bool = True) -> M
     only a source with such a problem, and says where.
     """
     if too_large(data, "model") is None:  # (else load_source says so, unread)
+        plain = None
         if not located:
+            plain = parse_plain(data)
             try:
-                spec = _plain_spec(data, name)
+                spec = _plain_spec(plain, name)
             except Reported:
                 pass
             else:
                 return ModelSource(spec, Report(file), data=data)
-        root = load_fast(data, FORMAT)
+        root = _too_many_parts(data, plain)
+        plain = None  # (its memory, before the nodes')
+        if root is None:
+            root = load_fast(data, FORMAT)
         if root is not None:  # no problem the strict parser reports: problems located in this tree
             found = Unlocated(file)
             src = _validate(root, found, name)
@@ -456,11 +461,33 @@ def _nodes(src: ModelSource) -> dict[str, Node | None]:
 _NO_PROBLEMS = NoProblems("")
 
 
-def _plain_spec(data: bytes, name: str) -> ModelSpec:
-    """The spec of a valid source read as plain values (no node, no position, no message:
-    several times faster than the located read); raises Reported at anything the located read
-    would report, or might."""
-    root = parse_plain(data)
+def _too_many_parts(data: bytes, plain) -> Obj | None:
+    """The tree `load_fast` gives a source whose *plain* read has more parts than a model may
+    (PARTS_RANGE), built without the parts themselves (the validation reports how many there are
+    and reads none of them, so nodes for each would only cost time and memory: 200,000 parts,
+    about 3 s and 300 MB); None for any other source, or one with a problem the strict parser
+    reports (then it is read whole)."""
+    if type(plain) is not tuple:
+        return None
+    parts = next((v for k, v in plain if k == "parts"), None)
+    if type(parts) is not list or len(parts) <= PARTS_RANGE[1] or plain_doubtful(parts, 1):
+        return None
+    text = data.decode("utf-8")
+    span = member_span(text, "parts")
+    if span is None:
+        return None
+    root = load_fast((text[: span[0]] + "[]" + text[span[1] :]).encode("utf-8"), FORMAT)
+    node = root.value.get("parts") if root is not None else None
+    if not isinstance(node, Arr):
+        return None
+    node.value = [None] * len(parts)  # (what Parts reads of them: how many; never an item)
+    return root
+
+
+def _plain_spec(root, name: str) -> ModelSpec:
+    """The spec of a valid source read as plain values (*root*, `parse_plain`'s: no node, no
+    position, no message: several times faster than the located read); raises Reported at
+    anything the located read would report, or might."""
     if type(root) is not tuple or ("veduta", FORMAT) not in root:  # (a duplicate key: TOP.plain)
         raise Reported
     spec = _model_spec(_NO_PROBLEMS, TOP.plain(root), name)
