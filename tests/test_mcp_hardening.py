@@ -343,6 +343,7 @@ def test_arguments_must_have_the_json_type_and_bounds_the_schema_says(sample_gam
         "bool_jobs": ("check", {"jobs": True}),
         "export_radius": ("export_gltf", {"out": "v.glb", "world": "valley", "chunk": [0, 0], "radius": 100}),
         "export_lod": ("export_gltf", {"out": "c.glb", "model": "crate", "lod": 65}),
+        "many_foci": ("inspect_world", {"world": "valley", "at": [[0, 0]] * 1025}),
         "depth_2": ("deps", {"name": "valley", "depth": 2}),
     }
 
@@ -366,6 +367,7 @@ def test_arguments_must_have_the_json_type_and_bounds_the_schema_says(sample_gam
         "bool_jobs": "invalid arguments of check: jobs: true is not an integer",
         "export_radius": "invalid arguments of export_gltf: radius: 100 out of range [0, 4]",
         "export_lod": "invalid arguments of export_gltf: lod: 65 out of range [0, 64]",
+        "many_foci": "invalid arguments of inspect_world: at: 1,025 items, more than the limit of 1,024",
     }
     for key, text in wrong.items():
         assert r[key].is_error and text_of(r[key]) == text, (key, text_of(r[key]))

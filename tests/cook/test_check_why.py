@@ -344,3 +344,23 @@ def test_a_missing_part_material_is_the_same_warning_in_check_and_cook(game):
     assert "[REFERENCE_GONE]" in veduta(game, "why", "models/painted.vmodel").stdout
     cook = game.cook()
     assert 'parts[0].material: warning: material "oak" does not exist' in cook.stdout, cook.stdout
+
+
+def test_lines_end_at_a_lone_cr_and_at_crlf_as_at_lf_in_check_and_cook(game):
+    """The spec's bad crate written with "\\r\\n" and with lone "\\r" line ends: veduta check (text
+    and --json) and the cook print its errors at the lines and columns of the "\\n" file, as
+    editors and the language server count lines. Before, a lone-"\\r" file's were all on line 1."""
+    path = game.root / "assets" / "models" / "bad.vmodel"
+
+    def mine(text: str) -> list[str]:
+        return [ln for ln in text.splitlines() if ln.startswith("assets/models/bad.vmodel:")]
+
+    game.write("models/bad.vmodel", BAD)
+    want = mine(veduta(game, "check").stdout)
+    assert len(want) == 3 and want[0].startswith("assets/models/bad.vmodel:4:52: "), want
+    want_json = json.loads(veduta(game, "check", "--json").stdout)["diagnostics"]
+    for end in ("\r\n", "\r"):
+        path.write_bytes(BAD.replace("\n", end).encode())
+        assert mine(veduta(game, "check").stdout) == want, repr(end)
+        assert json.loads(veduta(game, "check", "--json").stdout)["diagnostics"] == want_json
+        assert mine(game.cook().stdout) == want

@@ -391,3 +391,30 @@ def test_a_folder_tier_reads_regular_files_only_and_none_too_large(tmp_path):
     ]
     k3 = "ef" * 32
     assert tier.put(k3, b"fine") and tier.get(k3) == b"fine"
+
+
+def test_a_pyproject_past_its_limit_or_not_a_file_is_a_config_error_read_from_one_stat(tmp_path, monkeypatch):
+    """pyproject.toml is read up to MAX_CONFIG_BYTES, told from one stat before a byte is read:
+    one byte more is a configuration error naming the file and both sizes; a FIFO in its place is
+    never opened for reading (it would block); at the limit it is read as ever."""
+    from veduta.base import fsutil
+    from veduta.base.project import MAX_CONFIG_BYTES
+
+    head = "[tool.veduta]\nstrict = true\n"
+    path = tmp_path / "pyproject.toml"
+    path.write_text(head + "#" * (MAX_CONFIG_BYTES - len(head) - 1) + "\n")
+    assert Project.at(str(tmp_path)).strict is True
+    path.write_text(head + "#" * (MAX_CONFIG_BYTES - len(head)) + "\n")
+    read = []
+    monkeypatch.setattr(fsutil.os, "read", lambda *a: read.append(a) or b"")
+    with pytest.raises(ConfigError) as err:
+        Project.at(str(tmp_path))
+    assert str(err.value) == (
+        f"{path}: too large ({MAX_CONFIG_BYTES + 1:,} bytes; a game's pyproject.toml is at most {MAX_CONFIG_BYTES:,})"
+    )
+    assert read == []
+    monkeypatch.undo()
+    path.unlink()
+    os.mkfifo(path)
+    with pytest.raises(ConfigError, match=r"pyproject.toml: it is a FIFO"):
+        Project.at(str(tmp_path))

@@ -19,6 +19,19 @@ def test_positions_point_at_values():
     assert to_plain(root) == {"a": [1, "x"], "b": {"c": True}}
 
 
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+def test_lines_end_at_lf_crlf_and_a_lone_cr(end):
+    """Every line end an editor shows ends a line of the parser's positions (problems too, and
+    bad UTF-8's), so a file saved with "\\r\\n" or a lone "\\r" is located as its "\\n" twin."""
+    text = '{\n  "a": [1, "x"],\n  "b": {"c": true}, "a": 2\n}'.replace("\n", end)
+    root, problems = parse(text.encode())
+    c = root.get("b").get("c")
+    assert (c.line, c.col) == (3, 14)
+    assert [(p.line, p.col) for p in problems] == [(3, 26)]  # the duplicate "a"
+    _, bad = parse(('{\n "a":\n  "' + "\n").replace("\n", end).encode() + b'\xff"}')
+    assert [(p.line, p.col, p.message) for p in bad] == [(4, 1, "invalid UTF-8 (byte 0xff)")]
+
+
 def test_columns_count_characters_not_bytes():
     root, _ = parse('{"é": "ü", "n": 1}'.encode())
     assert root.get("n").col == 17

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from veduta.source.jsonpos import MAX_DEPTH, Arr, Node, Obj, parse, parse_fast, to_plain
+from veduta.source.jsonpos import MAX_DEPTH, Arr, Node, Obj, locate, parse, parse_fast, to_plain
 from veduta.source.jsonpos import Num as NumNode
 
 # Values json.loads gives back as they were: finite floats, ints of any size, any text.
@@ -49,9 +49,12 @@ def same(a, b) -> bool:
 
 
 def offsets(text: str) -> list[int]:
-    """The offset where each line starts, as the parser counts lines (``\\n`` only)."""
+    """The offset where each line starts, as the parser counts lines (ending at ``\\r\\n``,
+    ``\\r`` or ``\\n``)."""
     out = [0]
-    out.extend(i + 1 for i, ch in enumerate(text) if ch == "\n")
+    for i, ch in enumerate(text):
+        if ch == "\n" or (ch == "\r" and text[i + 1 : i + 2] != "\n"):
+            out.append(i + 1)
     return out
 
 
@@ -276,3 +279,37 @@ def test_fast_path_leaves_every_problem_to_the_strict_parser(text):
 def test_fast_path_reads_the_edge_cases_the_strict_parser_accepts(text):
     fast_agrees(text.encode("utf-8"))
     assert parse_fast(text.encode("utf-8")) is not None
+
+
+# -- positions found afterwards: locate() in a tree read by the standard library's decoder -----
+
+
+def all_nodes(node: Node):
+    """Every node of a tree, keys' string nodes too, in document order."""
+    yield node
+    if isinstance(node, Obj):
+        for key, child in node.value.items():
+            yield node.keys[key]
+            yield from all_nodes(child)
+    elif isinstance(node, Arr):
+        for child in node.value:
+            yield from all_nodes(child)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values, layouts, st.text(alphabet=" \t\r\n", max_size=3), st.data())
+def test_located_nodes_have_the_strict_parsers_positions(value, layout, before, data):
+    """Any nodes of parse_fast's tree (some, or all, keys too) given their positions by locate
+    (one pass over the text, stepping over the rest) have exactly the positions parse gives the
+    same nodes; the others keep none."""
+    text = before + json.dumps(value, **layout)
+    strict, problems = parse(text)
+    fast = parse_fast(text.encode("utf-8"))
+    assert problems == [] and fast is not None
+    pairs = list(zip(all_nodes(fast), all_nodes(strict), strict=True))
+    chosen = data.draw(st.lists(st.sampled_from(range(len(pairs))), max_size=len(pairs)), label="chosen")
+    every = data.draw(st.booleans(), label="every")
+    wanted = set(range(len(pairs))) if every else set(chosen)
+    locate(text, fast, [pairs[i][0] for i in sorted(wanted, reverse=True)])
+    for i, (f, s) in enumerate(pairs):
+        assert (f.line, f.col) == ((s.line, s.col) if i in wanted else (0, 0)), (i, text)

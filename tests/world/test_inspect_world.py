@@ -392,3 +392,22 @@ def test_a_world_with_errors_is_invalid(tmp_path, monkeypatch, capsys):
     assert len(r["findings"]) == len(r["errors"])
     assert all(f["message"] == e["text"] and f["line"] == e["line"] for f, e in zip(r["findings"], r["errors"]))
     assert any("seed" in f["path"] for f in r["findings"])
+
+
+def test_more_focus_cells_than_the_limit_is_a_usage_mistake(tmp_path, monkeypatch, capsys):
+    """--at (and the MCP tool's at) take at most MAX_FOCI cells, each a view of the report: past
+    that, exit 2 and one line saying the limit, before the world is read; at the limit it runs."""
+    from veduta.base.argtypes import MAX_FOCI
+
+    root = _game(tmp_path, with_samples=True)
+    monkeypatch.chdir(root)
+    many = [a for _ in range(MAX_FOCI + 1) for a in ("--at", "1,2")]
+    assert main(["inspect", "world", "valley", *many]) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines()[-1] == (
+        f"veduta: {MAX_FOCI + 1:,} focus cells (at, --at), more than the limit of {MAX_FOCI:,}: "
+        "for a view at the centre of every chunk, ask for all views (all_views, --all)"
+    ), err
+    assert main(["inspect", "world", "valley", "--json", *many[2:]]) == 0
+    r = json.loads(capsys.readouterr().out)
+    assert [v["name"] for v in r["views"]].count("at 1,2") == MAX_FOCI

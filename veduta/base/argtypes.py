@@ -40,6 +40,9 @@ MAX_JOBS = 1024
 MAX_LEVELS = 1_000_000
 #: The highest level of detail ``export gltf --lod`` (and the MCP tool's ``lod``) names.
 MAX_LOD = 64
+#: The most focus cells ``inspect world --at`` (and the MCP tool's ``at``) take, besides the start
+#: cell and the places: each is a view of its own in the report (a view of every chunk: ``--all``).
+MAX_FOCI = 1024
 #: The most chunks around the one ``export gltf --radius`` (and the MCP tool's ``radius``) exports.
 MAX_EXPORT_RADIUS = 4
 

@@ -343,10 +343,18 @@ def _escapes(path: str, problems: list[str] | None) -> bool:
     return True
 
 
+#: The largest ``pyproject.toml`` read for a game's settings, in bytes (told from one stat, before a
+#: byte is read): a project's is a few kilobytes; a larger file is a configuration error naming it.
+MAX_CONFIG_BYTES = 1 << 20
+
+
 def _read_config(path: str) -> dict:
+    from veduta.base.fsutil import NotARegularFile, TooLarge, read_with_stat
+
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = read_with_stat(path, MAX_CONFIG_BYTES, "a game's pyproject.toml")[0]
+    except (TooLarge, NotARegularFile) as exc:  # (a FIFO would block, a huge file fill the memory)
+        raise ConfigError(f"{path}: {exc.strerror}") from None
     except OSError:
         return {}
     import tomllib

@@ -37,7 +37,7 @@ from veduta.source.fields import (
     fmt_num,
     js_pattern,
 )
-from veduta.source.jsonpos import Arr, Node, Obj, Str, join_path
+from veduta.source.jsonpos import LINE_END, Arr, Node, Obj, Str, join_path
 from veduta.source.jsonpos import Num as JsonNum
 
 FORMAT = "map/1"
@@ -330,7 +330,7 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
     """Check a map/1 source and its references; the TMAP record or None."""
     rep = ctx.report
     refs = refs or Refs(ctx)
-    lines = data.decode("utf-8", "replace").split("\n")
+    lines = LINE_END.split(data.decode("utf-8", "replace"))  # (the parser's lines)
     vals = TOP.read_partial(rep, root, "")
     if vals is INVALID:
         return None

@@ -135,13 +135,7 @@ class Ahead:
 
     @staticmethod
     def _stops_on_interrupt() -> bool:
-        """Whether Ctrl-C is this pool's to handle: SIGINT raises Python's KeyboardInterrupt in
-        this thread, the main one (not under a handler of an embedding program, nor ignored,
-        nor in a thread of the MCP server, whose workers keep Python's own handling)."""
-        return (
-            threading.current_thread() is threading.main_thread()
-            and signal.getsignal(signal.SIGINT) is signal.default_int_handler
-        )
+        return stops_on_interrupt()
 
     def _interrupt(self, signum, frame) -> None:
         """Ctrl-C (this process's SIGINT handler while the pool runs): tell the workers to stop,
@@ -274,6 +268,17 @@ def finishing() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+def stops_on_interrupt() -> bool:
+    """Whether Ctrl-C is a pool's to handle (its workers ignore it, and are stopped): SIGINT
+    raises Python's KeyboardInterrupt in this thread, the main one (not under a handler of an
+    embedding program, nor ignored, nor in a thread of the MCP server, whose workers keep Python's
+    own handling)."""
+    return (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
 
 
 def let_interrupts_go() -> None:

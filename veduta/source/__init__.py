@@ -18,6 +18,7 @@ __all__ = [
     "load_source",
     "load_fast",
     "NoProblems",
+    "Unlocated",
     "Reported",
     "source_limit",
     "too_large",
@@ -82,6 +83,41 @@ class NoProblems(Report):
 
     def add(self, where, path: str, message: str, severity: str = ERROR, code: str = "") -> None:
         raise Reported
+
+
+class Unlocated(Report):
+    """The report of a validation of a tree without positions (from :func:`load_fast`): a
+    problem at a node is kept with it, and :meth:`located` finds those nodes in the text, all in
+    one pass (:func:`~veduta.source.jsonpos.locate`), for the report the strict parser's tree
+    gives, byte for byte: the text is parsed once, and a position found only for a value a
+    problem is reported at."""
+
+    def __init__(self, file: str):
+        super().__init__(file)
+        self.at: list[tuple[int, Node]] = []  # (index in items, the node it is at)
+        self.hints: dict[int, str] = {}  # id(node) -> the path of a problem at it (where to look)
+
+    def add(self, where, path: str, message: str, severity: str = ERROR, code: str = "") -> None:
+        if isinstance(where, Node) and not where.line:
+            self.at.append((len(self.items), where))
+            self.hints.setdefault(id(where), path)
+            where = (0, 0)  # (found by located)
+        super().add(where, path, message, severity, code)
+
+    def located(self, text: str, root: Node, also: dict[str, Node | None] | None = None) -> Report:
+        """The report with every problem at its place in *text* (which *root* was read from);
+        the nodes of *also* (JSON path -> node) get their positions too."""
+        from dataclasses import replace
+
+        from veduta.source.jsonpos import locate
+
+        extra = {path: n for path, n in (also or {}).items() if n is not None}
+        hints = self.hints | {id(n): path for path, n in extra.items()}
+        locate(text, root, [n for _, n in self.at] + list(extra.values()), hints)
+        items = list(self.items)
+        for k, node in self.at:
+            items[k] = replace(items[k], line=node.line, col=node.col)
+        return Report(self.file, items)
 
 
 def load_fast(data: bytes, fmt: str) -> Obj | None:

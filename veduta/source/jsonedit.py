@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
 
-from veduta.source.jsonpos import Arr, Node, Obj, parse_spans
+from veduta.source.jsonpos import Arr, Node, Obj, line_starts, parse_spans
 
 __all__ = ["JsonDoc", "EditError", "append_item", "replace_item", "remove_item", "render_value"]
 
@@ -49,7 +49,7 @@ class JsonDoc:
         if not isinstance(root, Obj):
             raise EditError("the top level is not an object")
         self.root = root
-        self._lines = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._lines = line_starts(text)
         self.newline = "\r\n" if "\r\n" in text else "\n"
 
     def span(self, node: Node) -> tuple[int, int]:
@@ -66,7 +66,7 @@ class JsonDoc:
 
     def line_prefix(self, pos: int) -> str:
         """The text from the start of the line to *pos*."""
-        return self.text[self.text.rfind("\n", 0, pos) + 1 : pos]
+        return self.text[max(self.text.rfind("\n", 0, pos), self.text.rfind("\r", 0, pos)) + 1 : pos]
 
     def indent_at(self, pos: int) -> str:
         """Whitespace that puts a new line's text at the column of *pos* (tabs kept)."""

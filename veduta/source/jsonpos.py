@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import bisect
 import json
+import json.decoder
+import json.scanner
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import NoReturn, TypeAlias
 
 from veduta.base.errors import clip
@@ -40,9 +42,15 @@ __all__ = [
     "bounded_loads",
     "may_exceed_values",
     "parse_spans",
+    "locate",
+    "plain_doubtful",
+    "member_span",
     "to_plain",
     "node_at",
     "split_path",
+    "LINE_END",
+    "line_starts",
+    "line_content_end",
 ]
 
 
@@ -144,6 +152,26 @@ class _Fatal(Exception):
 Path: TypeAlias = "str | tuple[Path, str | int]"
 
 
+#: Where a line ends in every position a tool prints (the strict parser's lines and columns, so
+#: ``veduta check``, the cook, MCP, the editor's): "\r\n", "\r" or "\n", as the Language Server
+#: Protocol counts them (3.17, "Text Documents"); not the other breaks of ``str.splitlines``
+#: (U+2028, U+0085, ...), which JSON allows raw in a string.
+LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(text: str) -> list[int]:
+    """The offset of every line of *text* (:data:`LINE_END`), the first 0."""
+    return [0, *(m.end() for m in LINE_END.finditer(text))]
+
+
+def line_content_end(text: str, starts: list[int], i: int) -> int:
+    """Where line *i* (0-based) of *text*, whose lines start at *starts*, ends before its line end."""
+    if i + 1 >= len(starts):
+        return len(text)
+    end = starts[i + 1] - 1  # its line end's last character
+    return end - 1 if text[end] == "\n" and end > starts[i] and text[end - 1] == "\r" else end
+
+
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _STR_CHUNK = re.compile(r'[^"\\\x00-\x1f]*')
@@ -230,7 +258,7 @@ class _Parser:
     def __init__(self, text: str):
         self.text = text
         self.problems: list[JsonProblem] = []
-        self._lines = [0] + [m.end() for m in re.finditer("\n", text)]
+        self._lines = line_starts(text)
         self.values = 0
 
     def pos(self, offset: int) -> tuple[int, int]:
@@ -447,9 +475,9 @@ def parse(data: bytes | str) -> tuple[Node | None, list[JsonProblem]]:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as exc:
-            before = data[: exc.start]
-            line = before.count(b"\n") + 1
-            col = len(before[before.rfind(b"\n") + 1 :].decode("utf-8", "replace")) + 1
+            before = data[: exc.start].decode("utf-8")
+            starts = line_starts(before)
+            line, col = len(starts), len(before) - starts[-1] + 1
             return None, [JsonProblem(line, col, "$", f"invalid UTF-8 (byte 0x{data[exc.start]:02x})", True)]
     else:
         text = data
@@ -583,6 +611,196 @@ def parse_fast(data: bytes) -> Node | None:
     if (strings or text.count("[") + text.count("{") > MAX_DEPTH) and _doubtful(root, 0, strings):
         return None  # (a value's depth is at most the number of brackets before it)
     return root
+
+
+class _Found(Exception):
+    """Raised inside :func:`locate` once every node asked for is found."""
+
+
+#: The standard library's C scanner: ``_SCAN(text, i)`` reads the JSON value at *i* and gives
+#: ``(value, end)``; :func:`locate` steps over values with it.
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # (typeshed: the context is its own type)
+
+
+def locate(text: str, root: Node, nodes: Iterable[Node], hints: dict[int, str] | None = None) -> None:
+    """Give each of *nodes* that has no position (values, or keys' string nodes, of *root*: the
+    tree :func:`parse_fast` read from *text*) the line and column :func:`parse` gives it.
+
+    Positions are needed only for values a problem is reported at: a tree from the standard
+    library's decoder is checked, and only the few values reported at are then found in the
+    text, all in one pass that steps over every other value at C speed (the strict parser takes
+    about 1 s per MB of a source dense with numbers; this, a small part of that).  Where each
+    node is in the tree is read from *hints* (``id(node)`` -> the JSON path of a problem
+    reported at it, :func:`join_path`'s) when the node is there or on the way there, else found
+    by identity from *root* (a value read from the text is its own node)."""
+    wanted = {id(n): n for n in nodes if not n.line}
+    if not wanted:
+        return
+    paths: dict[int, tuple] = {}
+    for nid, hint in (hints or {}).items():
+        steps = split_path(hint) if nid in wanted else None
+        if steps is not None:
+            found = _on_path(root, steps, nid)
+            if found is not None:
+                paths[nid] = found
+
+    def find(node: Node, path: tuple) -> None:
+        if id(node) in wanted and id(node) not in paths:
+            paths[id(node)] = path
+        if len(paths) == len(wanted):
+            raise _Found
+        if isinstance(node, Obj):
+            for key, v in node.value.items():
+                if id(node.keys[key]) in wanted and id(node.keys[key]) not in paths:
+                    find(node.keys[key], (*path, (key,)))  # a key: its step is (key,)
+                find(v, (*path, key))
+        elif isinstance(node, Arr):
+            for k, v in enumerate(node.value):
+                if type(v) is Obj or type(v) is Arr or id(v) in wanted:
+                    find(v, (*path, k))
+
+    if len(paths) < len(wanted):
+        try:
+            find(root, ())
+        except _Found:
+            pass
+    trie: dict = {}
+    for nid, path in paths.items():
+        at = trie
+        for step in path:
+            at = at.setdefault(step, {})
+        at.setdefault(None, []).append(nid)
+    offsets: dict[int, int] = {}
+    _walk(text, _past_ws(text, 0), trie, offsets)
+    where = _line_cols(text, offsets.values())
+    for nid, offset in offsets.items():
+        wanted[nid].line, wanted[nid].col = where[offset]
+
+
+def _on_path(root: Node, steps: list[str | int], nid: int) -> tuple | None:
+    """The steps from *root* to the node of id *nid* when it is on the way along *steps* (a
+    problem at a field that is missing is reported at its object), else None."""
+    node: Node | None = root
+    for k in range(len(steps) + 1):
+        if node is None:
+            return None
+        if id(node) == nid:
+            return tuple(steps[:k])
+        if k == len(steps):
+            return None
+        step = steps[k]
+        if isinstance(step, str):
+            node = node.value.get(step) if isinstance(node, Obj) else None
+        else:
+            node = node.value[step] if isinstance(node, Arr) and 0 <= step < len(node.value) else None
+    return None
+
+
+def _past_ws(text: str, i: int) -> int:
+    m = _WS.match(text, i)
+    assert m is not None  # it matches the empty string
+    return m.end()
+
+
+#: The standard library's C reader of a string's rest: ``(value, end)`` from past its quote.
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
+
+
+def _walk(text: str, i: int, trie: dict, out: dict[int, int]) -> None:
+    """Record the offset of the value at *i* (the nodes ``trie[None]``) and of those under it
+    that *trie* names (a key by ``key``, its name's string by ``(key,)``, an item by index)."""
+    for nid in trie.get(None, ()):
+        out[nid] = i
+    steps = len(trie) - (None in trie)
+    if not steps:
+        return
+    if text[i] == "{":
+        seen: set[str] = set()
+        j = _past_ws(text, i + 1)
+        while steps:
+            key, after = _scanstring(text, j + 1)
+            first = key not in seen  # (first occurrence wins, as in the tree)
+            seen.add(key)
+            if first and (key,) in trie:
+                _walk(text, j, trie[(key,)], out)
+                steps -= 1
+            j = _past_ws(text, _past_ws(text, after) + 1)  # past ':'
+            if first and key in trie:
+                _walk(text, j, trie[key], out)
+                steps -= 1
+            if steps:
+                j = _past_ws(text, _past_ws(text, _SCAN(text, j)[1]) + 1)  # past ','
+    else:  # "["
+        j = _past_ws(text, i + 1)
+        last = max(k for k in trie if k is not None)
+        for k in range(last + 1):
+            if k in trie:
+                _walk(text, j, trie[k], out)
+            if k < last:
+                j = _past_ws(text, _past_ws(text, _SCAN(text, j)[1]) + 1)  # past ','
+
+
+def plain_doubtful(value, depth: int = 0) -> bool:
+    """Whether a value :func:`parse_plain` read holds anything :func:`parse` reports (so
+    :func:`parse_fast` gives None for it): a duplicate key, a number out of range (``1e400``, an
+    integer of more than MAX_INT_DIGITS digits), nesting deeper than MAX_DEPTH (*depth*: the
+    value's own).  (NaN, Infinity and ``\\u`` escapes, which the plain read gives up on, cannot
+    be there.)"""
+    if depth > MAX_DEPTH:
+        return True
+    kind = type(value)
+    if kind is tuple:
+        return len(dict(value)) != len(value) or any(plain_doubtful(v, depth + 1) for _, v in value)
+    if kind is list:
+        return any(plain_doubtful(v, depth + 1) for v in value if type(v) in _NESTED_OR_NUMBER)
+    if kind is float:
+        return not -math.inf < value < math.inf
+    return kind is int and value.bit_length() > 3000 and len(str(abs(value))) > MAX_INT_DIGITS
+
+
+_NESTED_OR_NUMBER = (tuple, list, float, int)
+
+
+def member_span(text: str, key: str) -> tuple[int, int] | None:
+    """Where the value of *key* in the top object of JSON *text* starts and ends (its first
+    occurrence), stepping over the other members at C speed; None when it has none."""
+    i = _past_ws(text, 0)
+    if text[i : i + 1] != "{":
+        return None
+    j = _past_ws(text, i + 1)
+    while text[j : j + 1] == '"':
+        name, after = _scanstring(text, j + 1)
+        j = _past_ws(text, _past_ws(text, after) + 1)  # past ':'
+        end = _SCAN(text, j)[1]
+        if name == key:
+            return j, end
+        j = _past_ws(text, end)
+        if text[j : j + 1] != ",":
+            return None
+        j = _past_ws(text, j + 1)
+    return None
+
+
+def _line_cols(text: str, offsets: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """The 1-based line and column (in characters) of each offset into *text*, as the strict
+    parser counts them, counted between the offsets in order (no table of every line, unless
+    a line ends at "\r")."""
+    out: dict[int, tuple[int, int]] = {}
+    if "\r" in text:
+        starts = line_starts(text)
+        for offset in set(offsets):
+            i = bisect.bisect_right(starts, offset) - 1
+            out[offset] = (i + 1, offset - starts[i] + 1)
+        return out
+    line, start, at = 1, 0, 0
+    for offset in sorted(set(offsets)):
+        n = text.count("\n", at, offset)
+        if n:
+            line += n
+            start = text.rfind("\n", at, offset) + 1
+        at = offset
+        out[offset] = (line, offset - start + 1)
+    return out
 
 
 def may_exceed_values(data: bytes | str) -> bool:

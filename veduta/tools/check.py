@@ -161,10 +161,16 @@ BATCH = 32
 
 
 def _init_worker(project: Project, index) -> None:
-    from veduta.cook.ahead import let_interrupts_go
-
-    let_interrupts_go()  # (a fork server's workers start with Ctrl-C held back: veduta/cook/ahead.py)
     _WORKER["project"], _WORKER["index"] = project, index
+
+
+def _start_worker(project: Project, index, check_stops_it: bool) -> None:
+    """The start of a pool worker, forked with Ctrl-C held back (veduta/cook/ahead.py,
+    ``worker_start``): ignored when the check stops its workers itself, as the cook does."""
+    from veduta.cook.ahead import worker_start
+
+    worker_start(check_stops_it)
+    _init_worker(project, index)
 
 
 def _check_in_worker(jobs) -> list[dict]:
@@ -255,17 +261,32 @@ def assess(
     if jobs > 1 and len(batches) > 1:
         from concurrent.futures import ProcessPoolExecutor
 
-        from veduta.cook.ahead import pool_context
+        from veduta.cook.ahead import interrupts_held, pool_context, stop_workers, stops_on_interrupt
 
-        with ProcessPoolExecutor(
-            min(jobs, len(batches)), mp_context=pool_context(), initializer=_init_worker, initargs=(project, index)
-        ) as pool:
-            try:
-                for batch, found in zip(batches, pool.map(_check_in_worker, batches)):
-                    step(found, len(batch))
-            except BaseException:
+        # Ctrl-C is held back while the workers are forked (as the cook does): one landing in an
+        # at-fork hook or in a worker before its start printed a traceback; it is delivered here
+        # after the forks, and the workers, which ignore it then, are stopped
+        stops = stops_on_interrupt()
+        context = pool_context()  # (before: starting the resource tracker lets SIGINT go again)
+        pool = None
+        try:
+            with interrupts_held():
+                pool = ProcessPoolExecutor(
+                    min(jobs, len(batches)),
+                    mp_context=context,
+                    initializer=_start_worker,
+                    initargs=(project, index, stops),
+                )
+                results = pool.map(_check_in_worker, batches)  # (forks the workers)
+            for batch, found in zip(batches, results):
+                step(found, len(batch))
+        except BaseException:
+            if pool is not None:
+                if stops:
+                    stop_workers(pool)
                 pool.shutdown(wait=True, cancel_futures=True)  # a cancelled check leaves no work behind
-                raise
+            raise
+        pool.shutdown(wait=True)
     else:
         _init_worker(project, index)
         for batch in batches:

@@ -19,9 +19,10 @@ Nothing here writes a file: sources and cooked files are only read.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from veduta.base.kinds import BY_NAME, kind_of, name_of
@@ -36,7 +37,7 @@ from veduta.tools.refs import RefGraph
 if TYPE_CHECKING:
     from veduta.base.project import Project
 
-__all__ = ["Workspace"]
+__all__ = ["Workspace", "diagnose"]
 
 #: Most completion items returned at once (a game may have thousands of models).
 MAX_ITEMS = 1000
@@ -150,48 +151,34 @@ class Workspace:
         """What the cook reports for the buffer of *rel* (or its file), in file order:
         ``{"line", "col", "end_line", "end_col", "severity", "message", "path", "code"}``, the
         range covering the offending value (a value over several lines: its first line)."""
-        from veduta.base.project import Source
-        from veduta.compile import CompileContext
-        from veduta.tools.check import compile_reported, duplicate_error
+        job = self.check_job(rel)
+        if job is None:
+            return []
+        found, deps = job()
+        self.checked(rel, deps)
+        return found
 
+    def check_job(self, rel: str) -> Callable[[], tuple[list[dict[str, Any]], frozenset[str]]] | None:
+        """:meth:`diagnostics` of *rel* as a call that reads nothing of this workspace (its
+        buffers and index as they are now), so that it may run in another thread while the
+        buffers change: it returns the diagnostics and what to hand :meth:`checked`; None
+        when *rel* is no source (or has no text)."""
         k = kind_of(rel)
         text = self.text(rel)
         if k is None or text is None:
-            return []
+            return None
         data = self.overlay.get(rel)
         if data is None:
             data = text.encode("utf-8", "surrogateescape")
         name = name_of(rel)
         index = self.graph.asset_index()
-        rep = Report(self.project.source_path(rel))
         dups = [p for p in index.by_kind.get(k.name, {}).get(name, ()) if p != rel]
-        deps: frozenset[str] = frozenset()
-        if dups:
-            duplicate_error(self.project, Source(k, name, rel), dups, rep)
-        else:
-            ctx = CompileContext(self.project.assets, rel, k.name, name, rep, index, overlay=self.overlay)
-            compile_reported(k.name, [(data, ctx)])
-            deps = frozenset(ctx.deps) | {w.lstrip("!") for w in ctx.watch}
+        return functools.partial(diagnose, self.project, rel, text, data, index, dups, dict(self.overlay))
+
+    def checked(self, rel: str, deps: frozenset[str]) -> None:
+        """A check of *rel* (:meth:`check_job`) read *deps* (what can change its diagnostics)."""
         if rel in self.buffers:
             self.deps[rel] = deps
-        lines = Lines(text)
-        out = []
-        for d in rep.sorted():
-            start = lines.offset(d.line, d.col)
-            end_line, end_col = lines.position(token_span(text, start))
-            item = {
-                "line": d.line,
-                "col": d.col,
-                "end_line": end_line,
-                "end_col": max(end_col, d.col + 1) if end_line == d.line else end_col,
-                "severity": d.severity,
-                "message": d.message,
-                "path": d.path or "$",
-            }
-            if d.code:
-                item["code"] = d.code
-            out.append(item)
-        return out
 
     # -- the schema at a place -------------------------------------------------------------------
     def _place(self, rel: str, line: int, col: int, hover: bool = False) -> tuple[str, Lines, Place, str] | None:
@@ -485,6 +472,53 @@ class Workspace:
                 {"file": self.path_of(r.source), "line": r.line, "col": r.col, "end_line": r.line, "end_col": r.end_col}
             )
         return out
+
+
+def diagnose(
+    project: Project,
+    rel: str,
+    text: str,
+    data: bytes,
+    index: Any,
+    dups: list[str],
+    overlay: dict[str, bytes],
+) -> tuple[list[dict[str, Any]], frozenset[str]]:
+    """The diagnostics of source *rel* (:meth:`Workspace.diagnostics`) whose editor text is
+    *text* (*data* its bytes), the game's sources being *index* and its open buffers *overlay*;
+    and the files the check read or looked for."""
+    from veduta.base.project import Source
+    from veduta.compile import CompileContext
+    from veduta.tools.check import compile_reported, duplicate_error
+
+    k = kind_of(rel)
+    assert k is not None  # (check_job's)
+    name = name_of(rel)
+    rep = Report(project.source_path(rel))
+    deps: frozenset[str] = frozenset()
+    if dups:
+        duplicate_error(project, Source(k, name, rel), dups, rep)
+    else:
+        ctx = CompileContext(project.assets, rel, k.name, name, rep, index, overlay=overlay)
+        compile_reported(k.name, [(data, ctx)])
+        deps = frozenset(ctx.deps) | {w.lstrip("!") for w in ctx.watch}
+    lines = Lines(text)
+    out = []
+    for d in rep.sorted():
+        start = lines.offset(d.line, d.col)
+        end_line, end_col = lines.position(token_span(text, start))
+        item = {
+            "line": d.line,
+            "col": d.col,
+            "end_line": end_line,
+            "end_col": max(end_col, d.col + 1) if end_line == d.line else end_col,
+            "severity": d.severity,
+            "message": d.message,
+            "path": d.path or "$",
+        }
+        if d.code:
+            item["code"] = d.code
+        out.append(item)
+    return out, deps
 
 
 def _file_start(path: str) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from veduta.base.argtypes import MAX_FOCI
 from veduta.base.findings import ERROR, NOTE, WARNING, finding, has_error, ranked, source_errors
 from veduta.base.progress import tell
 from veduta.world.checks import place_findings, place_footprint
@@ -665,6 +666,14 @@ def inspect_world(
 
         if wrong_suffix(views_file, ".jsonl"):
             raise UsageError(f"views file {wrong_suffix(views_file, '.jsonl')}")
+    at = list(at)
+    if len(at) > MAX_FOCI:
+        from veduta.base.errors import UsageError
+
+        raise UsageError(
+            f"{len(at):,} focus cells (at, --at), more than the limit of {MAX_FOCI:,}: "
+            "for a view at the centre of every chunk, ask for all views (all_views, --all)"
+        )
     tell(progress, 0, STAGES, "world and prefabs (cooked if stale)")
     world, prefabs, head = load_world(project, name)
     if world is None:

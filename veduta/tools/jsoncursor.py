@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from veduta.source.jsonpos import LINE_END, line_content_end, line_starts
+
 __all__ = ["Place", "locate", "token_span", "Lines"]
 
 #: The fact of a field whose value is an object or an array.
@@ -33,7 +35,7 @@ class Lines:
 
     def __init__(self, text: str):
         self.text = text
-        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.starts = line_starts(text)
 
     def offset(self, line: int, col: int) -> int:
         """The offset of (line, col), clamped into the line (and the text)."""
@@ -42,7 +44,7 @@ class Lines:
         if line > len(self.starts):
             return len(self.text)
         start = self.starts[line - 1]
-        end = self.starts[line] - 1 if line < len(self.starts) else len(self.text)
+        end = line_content_end(self.text, self.starts, line - 1)
         return min(start + max(col, 1) - 1, end)
 
     def position(self, offset: int) -> tuple[int, int]:
@@ -261,10 +263,8 @@ def token_span(text: str, offset: int) -> int:
     n = len(text)
     if offset >= n:
         return offset
-    eol = text.find("\n", offset)
-    eol = n if eol < 0 else eol
-    if eol > offset and text[eol - 1] == "\r":
-        eol -= 1
+    m = LINE_END.search(text, offset)
+    eol = n if m is None else m.start()
     ch = text[offset]
     if ch == '"':
         return min(_string_end(text, offset)[0], eol) if eol > offset else offset + 1

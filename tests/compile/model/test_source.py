@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from veduta.compile.model.compile import build_mesh
 from veduta.compile.model.source import read_model, validate_model
 from veduta.compile.model.types import DEFAULT_RINGS, DEFAULT_SEGMENTS, ModelSpec
+from veduta.source.jsonpos import parse_plain
 
 ROOT = Path(__file__).resolve().parents[3]
 MODELS = ROOT / "assets" / "models"
@@ -490,7 +491,7 @@ def test_the_plain_read_gives_the_located_spec_or_leaves_the_source_to_it(text):
     data = text.encode()
     located = validate_model(data, "crate.vmodel", "crate")
     try:
-        spec = _plain_spec(data, "crate")
+        spec = _plain_spec(parse_plain(data), "crate")
     except Reported:
         return
     assert not located.report.items and repr(spec) == repr(located.spec)
@@ -503,7 +504,100 @@ def test_the_plain_read_takes_every_sample_model(path):
     data = path.read_bytes()
     located = validate_model(data, path.name, path.stem)
     assert located.spec is not None and not located.report.items
-    assert repr(_plain_spec(data, path.stem)) == repr(located.spec)
+    assert repr(_plain_spec(parse_plain(data), path.stem)) == repr(located.spec)
     fast = validate_model(data, path.name, path.stem, located=False)
     assert repr(fast.spec) == repr(located.spec)
     assert [(n.line, n.col) for n in fast.located().part_nodes] == [(n.line, n.col) for n in located.part_nodes]
+
+
+# -- located once: problems of a source the strict parser has nothing to say about --------------
+
+
+def _strict(data: bytes, name: str = "crate"):
+    """The reference: the source read by the strict parser (positions for every value), validated."""
+    from veduta.compile.model.source import _validate
+    from veduta.compile.model.types import FORMAT
+    from veduta.source import load_source
+
+    root, rep = load_source(data, "crate.vmodel", FORMAT)
+    return None if root is None else _validate(root, rep, name)
+
+
+def _seen(src) -> list:
+    return [
+        [str(d) + d.severity + d.code for d in src.report.items],
+        [(n.line, n.col) for n in (src.parts_node, *src.part_nodes, *src.lod_model_nodes) if n is not None],
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(_model_texts())
+def test_problems_located_afterwards_are_the_strict_parsers(text):
+    """A source read by the standard library's decoder (no positions), validated, and only then its
+    problems' values found in the text gives the report of the strict parser's tree, item for item
+    and in order, and its nodes the same positions (with located=False, once located())."""
+    data = text.encode()
+    want = _strict(data)
+    for located in (True, False):
+        got = validate_model(data, "crate.vmodel", "crate", located=located)
+        if want is None:
+            assert got.spec is None and got.report.items == validate_model(data, "crate.vmodel", "crate").report.items
+            continue
+        assert _seen(got.located()) == _seen(want), located
+        assert repr(got.spec) == repr(want.spec)
+
+
+def test_a_large_source_with_problems_in_every_part_is_read_once_without_the_strict_parser(monkeypatch):
+    """250 extrude parts, each a profile of 300 points (one too many: 256 at most), and one
+    unknown field: every problem is reported, located, and the strict parser (whose every value
+    costs a position) never runs: the decoder's tree is validated and the 251 reported values are
+    found in the text afterwards. Before, the source was read three times, the last by the strict
+    parser (a 15.6 MB one: about 30 s)."""
+    import json
+
+    from veduta.source import jsonpos
+
+    parts = [
+        {"shape": "extrude", "depth": 1, "profile": [[i / 7, (i % 5) / 3] for i in range(300)]} for _ in range(250)
+    ]
+    parts[100]["colour"] = "red"
+    data = json.dumps({"veduta": "model/1", "parts": parts}, indent=1).encode()
+    want = _seen(_strict(data))
+    assert len(want[0]) == 251
+
+    def refused(self, text):
+        raise AssertionError("the strict parser ran")
+
+    monkeypatch.setattr(jsonpos._Parser, "__init__", refused)
+    for located in (True, False):
+        got = validate_model(data, "crate.vmodel", "crate", located=located)
+        assert _seen(got)[0] == want[0]
+    assert sum("profile: 300 points out of range [3, 256]" in d for d in want[0]) == 250
+
+
+@pytest.mark.parametrize(
+    "inside, read_whole",
+    [("", False), (', "size": [2, 2, 2]', True), (', "x": 1e400', True), (', "x": ' + "1" * 1001, True)],
+    ids=["clean", "duplicate key", "1e400", "1001 digits"],
+)
+def test_too_many_parts_are_counted_without_a_node_for_any(inside, read_whole):
+    """300 parts (256 at most), a mistake before and after them: the report is the strict
+    parser's, and when the parts hold nothing the strict parser reports (a duplicate key, a
+    number out of range) the tree is made without them (the parts array's items are never
+    read: only their count). Otherwise the source is read whole, and that problem reported too."""
+    from veduta.compile.model.source import _too_many_parts
+    from veduta.source.jsonpos import parse_plain
+
+    part = '{"shape": "box", "size": [1, 1, 1]' + "}"
+    parts = [part] * 300
+    parts[150] = part[:-1] + inside + "}"
+    text = '{"veduta": "model/1", "pivot": "top",\n "parts": [\n' + ",\n".join(parts) + '],\n "colour": 1}'
+    data = text.encode()
+    want = _seen(_strict(data))
+    assert "parts: 300 parts out of range [1, 256]" in " ".join(want[0]) and len(want[0]) == 3 + read_whole
+    for located in (True, False):
+        assert _seen(validate_model(data, "crate.vmodel", "crate", located=located)) == want
+    shallow = _too_many_parts(data, parse_plain(data))
+    assert (shallow is None) == read_whole
+    if shallow is not None:
+        assert shallow.value["parts"].value == [None] * 300

@@ -140,13 +140,14 @@ class Editor(LanguageClient):
         )
 
 
-def run_editor(root: Path, body, options: dict | None = None, encodings=None):
-    """Start `veduta lsp` in *root*, initialize it, run ``await body(editor)``, then shut it
-    down and make it exit; the result of body and the server's exit status."""
+def run_editor(root: Path, body, options: dict | None = None, encodings=None, argv: tuple[str, ...] | None = None):
+    """Start `veduta lsp` (or ``python *argv*``) in *root*, initialize it, run ``await
+    body(editor)``, then shut it down and make it exit; the result of body and the server's exit
+    status."""
 
     async def main():
         editor = Editor()
-        await editor.start_io(sys.executable, "-m", "veduta", "lsp", cwd=str(root))
+        await editor.start_io(sys.executable, *(argv or ("-m", "veduta", "lsp")), cwd=str(root))
         caps = (
             lsp.ClientCapabilities(general=lsp.GeneralClientCapabilities(position_encodings=encodings))
             if encodings
@@ -629,8 +630,8 @@ def test_an_interrupted_rename_is_left_to_the_next_command_and_said_once(tmp_pat
 
 
 def _lsp_to_cook(text: str, diags: list[lsp.Diagnostic]) -> list[tuple]:
-    """As :func:`_lsp_as_cook`, for any line ends: the protocol's lines end at "\\n", "\\r\\n" and
-    "\\r" (LSP 3.17), the cook's at "\\n"."""
+    """As :func:`_lsp_as_cook`, for any line ends: the protocol's lines and the cook's end at
+    "\\n", "\\r\\n" and "\\r" (LSP 3.17); the columns differ (UTF-16 units, characters)."""
     import re
 
     starts = [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))]
@@ -639,7 +640,7 @@ def _lsp_to_cook(text: str, diags: list[lsp.Diagnostic]) -> list[tuple]:
         start = starts[d.range.start.line]
         utf16 = text[start:].encode("utf-16-le")[: 2 * d.range.start.character].decode("utf-16-le")
         at = start + len(utf16)
-        line, col = text[:at].count("\n") + 1, at - (text.rfind("\n", 0, at) + 1) + 1
+        line, col = d.range.start.line + 1, at - start + 1
         sev = {lsp.DiagnosticSeverity.Error: "error", lsp.DiagnosticSeverity.Warning: "warning"}[d.severity]
         out.append((line, col, d.message, sev, d.code or ""))
     return out
@@ -792,4 +793,77 @@ def test_a_large_buffer_is_checked_once_its_typing_pauses(tmp_path):
     assert first == []
     assert len(last) == 1 and last[0].message.startswith("parts[0].size"), last
     assert versions == [6]  # not the open's (version 1) nor any edit's but the last
+    assert code == 0
+
+
+#: ``veduta lsp`` whose check of a buffer past server.LARGE characters waits, once it has begun
+#: (it touches GATE.started), until the file GATE exists (at most 120 s).
+GATED_LSP = """
+import os, sys, time
+import veduta.tools.check as check
+from veduta.faces.lsp.server import LARGE
+real = check.compile_reported
+def gated(kind, items):
+    if any(len(data) > LARGE for data, _ in items):
+        open(os.environ["GATE"] + ".started", "a").close()
+        for _ in range(12000):
+            if os.path.exists(os.environ["GATE"]):
+                break
+            time.sleep(0.01)
+    return real(kind, items)
+check.compile_reported = gated
+from veduta.faces.cli.main import main
+sys.exit(main(["lsp"]))
+"""
+
+
+def test_a_large_buffer_being_checked_blocks_no_other_request_and_only_its_newest_text_is_published(
+    tmp_path, monkeypatch
+):
+    """The check of a buffer past server.LARGE characters runs beside the server's loop: while it
+    is held (a gate in the check itself, opened by the test), a hover on another buffer is
+    answered and that buffer's diagnostics are published; an edit of the large buffer meanwhile
+    supersedes the check under way, whose result is dropped: only the newest text's diagnostics
+    are published, and they are the cook's. Before, the check ran in the loop and nothing was
+    answered until it ended."""
+    from veduta.faces.lsp.server import LARGE
+
+    root = make_game(tmp_path)
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("GATE", str(gate))
+    big = CRATE.replace("{\n", "{" + " " * (LARGE + 10) + "\n", 1)
+    worse = big.replace('"size": [1, 1, 1]', '"size": [1, 0, 1]')
+
+    async def body(ed, init):
+        uri = ed.open(root / "assets" / "models" / "crate.vmodel", big)
+        while not Path(f"{gate}.started").exists():  # the check of version 1 has begun, and waits
+            await asyncio.sleep(0.01)
+        ed.replace(uri, worse)  # version 2
+        small = ed.open(root / "assets" / "models" / "barrel.vmodel", FILES["models/barrel.vmodel"])
+        hover = await asyncio.wait_for(
+            ed.text_document_hover_async(
+                lsp.HoverParams(
+                    text_document=lsp.TextDocumentIdentifier(uri=small), position=lsp.Position(line=0, character=40)
+                )
+            ),
+            60,
+        )
+        small_found = await ed.diagnostics(small)
+        before = list(ed.published[uri])  # nothing yet: the check is held
+        gate.touch()
+        last = await ed.diagnostics(uri, 2)
+        return hover, small_found, before, last, [p.version for p in ed.published[uri]]
+
+    (hover, small_found, before, last, versions), code = run_editor(root, body, argv=("-c", GATED_LSP))
+    assert hover is not None and "triangles" in hover.contents.value, hover
+    assert list(small_found) == []
+    assert before == []
+    assert versions == [2]  # version 1's check ended after version 2 came: dropped
+    (root / "assets" / "models" / "crate.vmodel").write_text(worse)
+    cook = [
+        (d["line"], d["col"], f"{d['path']}: {d['message']}", d["severity"], "")
+        for d in _cook_lines(root, "models/crate.vmodel")
+    ]
+    assert [x[2] for x in cook] == ["parts[0].size[1]: 0 out of range (must be > 0)"]
+    assert _lsp_to_cook(worse, last) == cook
     assert code == 0

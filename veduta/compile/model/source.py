@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from veduta.compile.model.profile import check_profile_extrude, check_profile_lathe
 from veduta.compile.model.types import (
@@ -51,7 +51,7 @@ from veduta.compile.model.types import (
     PartSpec,
 )
 from veduta.container.binary import to_f32
-from veduta.source import NoProblems, Reported, load_fast, load_source, too_large
+from veduta.source import NoProblems, Reported, Unlocated, load_fast, load_source, too_large
 from veduta.source.diagnostics import Report
 from veduta.source.fields import (
     INVALID,
@@ -73,7 +73,7 @@ from veduta.source.fields import (
     describe,
     fmt_num,
 )
-from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse_plain
+from veduta.source.jsonpos import Arr, Node, Obj, join_path, member_span, parse_plain, plain_doubtful
 
 __all__ = ["read_model", "validate_model", "ModelSource", "COMMON_FIELDS", "SHAPE_FIELDS", "F32_MAX"]
 
@@ -353,9 +353,9 @@ class ModelSource:
     """A validated source: the spec (None when there are errors), the report, and for every lod
     level the node of its `model` field (None when it has none) to locate references.
 
-    `data` is set when the nodes have no positions, or there are none (read by
-    `validate_model(..., located=False)` and found without problems): `located()` then gives
-    the source validated with positions."""
+    `data` is set when the nodes have no positions (`root`, their tree), or there are none (read
+    by `validate_model(..., located=False)` and found without problems): `located()` then gives
+    the source with nodes that have positions."""
 
     spec: ModelSpec | None
     report: Report
@@ -363,12 +363,19 @@ class ModelSource:
     parts_node: Node | None = None  # the "parts" array
     part_nodes: tuple[Node, ...] = ()  # each part's object
     data: bytes | None = None
+    root: Obj | None = None  # the tree of those nodes, when they have no positions
 
     def located(self) -> ModelSource:
         """This source with nodes that know their line and column (to report a problem at)."""
         if self.data is None or self.spec is None:
             return self
-        return validate_model(self.data, self.report.file, self.spec.name)
+        if self.root is None:  # read as plain values: no node
+            return validate_model(self.data, self.report.file, self.spec.name)
+        from veduta.source.jsonpos import locate
+
+        nodes = {path: n for path, n in _nodes(self).items() if n is not None}
+        locate(self.data.decode("utf-8"), self.root, nodes.values(), {id(n): path for path, n in nodes.items()})
+        return replace(self, data=None, root=None)
 
 
 def _check_lod(rep: Report, levels: list, name: str) -> bool:
@@ -402,41 +409,85 @@ def validate_model(data: bytes, file: str, name: str, located: bool = True) -> M
     name (the file name without .vmodel).
 
     `located=False` may read the source with the standard library's JSON decoder as plain
-    values (no nodes: many times faster), or else as nodes without positions (a few times
-    faster); the result is the same, and `ModelSource.located` gives the nodes with positions.
-    Any problem or warning found (or doubted) that way is found again, with its position, by
-    the strict parser.
+    values (no nodes: many times faster); the result is the same, and `ModelSource.located`
+    gives the nodes with positions.
+
+    Otherwise a source the strict parser has nothing to say about (no duplicate key, NaN,
+    number out of range, ...: `load_fast`) is read once, by the standard library's decoder, as
+    nodes without positions, and validated; only the values a problem is reported at, and the
+    nodes `ModelSource` keeps, are then found in the text, in one pass (`Unlocated`): a 15.6 MB
+    source of 250 parts of 1,000-point profiles is checked in a few seconds, where the strict
+    parser took about 30 (docs/authoring-tools.md, "Source sizes").  The strict parser reads
+    only a source with such a problem, and says where.
     """
-    if not located and too_large(data, "model") is None:  # (else load_source says so, unread)
-        try:
-            spec = _plain_spec(data, name)
-        except Reported:
-            pass
-        else:
-            return ModelSource(spec, Report(file), data=data)
-        root = load_fast(data, FORMAT)
-        if root is not None:
+    if too_large(data, "model") is None:  # (else load_source says so, unread)
+        plain = None
+        if not located:
+            plain = parse_plain(data)
             try:
-                src = _validate(root, NoProblems(file), name)
+                spec = _plain_spec(plain, name)
             except Reported:
                 pass
             else:
-                return ModelSource(src.spec, Report(file), src.lod_model_nodes, src.parts_node, src.part_nodes, data)
+                return ModelSource(spec, Report(file), data=data)
+        root = _too_many_parts(data, plain)
+        plain = None  # (its memory, before the nodes')
+        if root is None:
+            root = load_fast(data, FORMAT)
+        if root is not None:  # no problem the strict parser reports: problems located in this tree
+            found = Unlocated(file)
+            src = _validate(root, found, name)
+            if not located and not found.items:
+                return replace(src, report=Report(file), data=data, root=root)
+            return replace(src, report=found.located(data.decode("utf-8"), root, _nodes(src)))
     loaded, rep = load_source(data, file, FORMAT)
     if loaded is None:
         return ModelSource(None, rep)
     return _validate(loaded, rep, name)
 
 
+def _nodes(src: ModelSource) -> dict[str, Node | None]:
+    """The nodes of *src* that problems found after validation are reported at (the parts, a
+    part, its material, a level's model), by JSON path."""
+    out: dict[str, Node | None] = {"parts": src.parts_node}
+    for k, part in enumerate(src.part_nodes):
+        out[f"parts[{k}]"] = part
+        out[f"parts[{k}].material"] = part.get("material") if isinstance(part, Obj) else None
+    out.update((f"lod[{k}].model", n) for k, n in enumerate(src.lod_model_nodes))
+    return out
+
+
 #: The report of the plain read (`_plain_spec`): every problem raises Reported.
 _NO_PROBLEMS = NoProblems("")
 
 
-def _plain_spec(data: bytes, name: str) -> ModelSpec:
-    """The spec of a valid source read as plain values (no node, no position, no message:
-    several times faster than the located read); raises Reported at anything the located read
-    would report, or might."""
-    root = parse_plain(data)
+def _too_many_parts(data: bytes, plain) -> Obj | None:
+    """The tree `load_fast` gives a source whose *plain* read has more parts than a model may
+    (PARTS_RANGE), built without the parts themselves (the validation reports how many there are
+    and reads none of them, so nodes for each would only cost time and memory: 200,000 parts,
+    about 3 s and 300 MB); None for any other source, or one with a problem the strict parser
+    reports (then it is read whole)."""
+    if type(plain) is not tuple:
+        return None
+    parts = next((v for k, v in plain if k == "parts"), None)
+    if type(parts) is not list or len(parts) <= PARTS_RANGE[1] or plain_doubtful(parts, 1):
+        return None
+    text = data.decode("utf-8")
+    span = member_span(text, "parts")
+    if span is None:
+        return None
+    root = load_fast((text[: span[0]] + "[]" + text[span[1] :]).encode("utf-8"), FORMAT)
+    node = root.value.get("parts") if root is not None else None
+    if not isinstance(node, Arr):
+        return None
+    node.value = [None] * len(parts)  # (what Parts reads of them: how many; never an item)
+    return root
+
+
+def _plain_spec(root, name: str) -> ModelSpec:
+    """The spec of a valid source read as plain values (*root*, `parse_plain`'s: no node, no
+    position, no message: several times faster than the located read); raises Reported at
+    anything the located read would report, or might."""
     if type(root) is not tuple or ("veduta", FORMAT) not in root:  # (a duplicate key: TOP.plain)
         raise Reported
     spec = _model_spec(_NO_PROBLEMS, TOP.plain(root), name)

@@ -14,7 +14,7 @@ import json
 import sys
 from typing import TextIO
 
-from veduta.base.argtypes import out_file, png_file
+from veduta.base.argtypes import MAX_FOCI, out_file, png_file
 from veduta.faces.cli.common import allow_negative_pairs, parse_pair
 
 
@@ -37,7 +37,7 @@ def add_inspect_world(subparsers) -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="X,Z",
-        help="also evaluate the view focused on this cell (repeatable)",
+        help=f"also evaluate the view focused on this cell (repeatable, at most {MAX_FOCI:,} times)",
     )
     w.add_argument(
         "--all",

@@ -10,7 +10,9 @@ Diagnostics are computed in the server's own process, without doit, for the buff
 open and on every change, a short time after the last change (``debounce_ms`` in the client's
 initialization options, default :data:`DEBOUNCE_MS`), and again for every open buffer whose
 last check read a source that changed (a buffer over :data:`LARGE` characters: once its typing
-pauses).  A source whose game's ``pyproject.toml`` cannot be read gets one error saying so,
+pauses, and in a thread of the server's, so that it answers everything else meanwhile: a
+newer text of that buffer is checked next, and a check of an older one is never published).
+A source whose game's ``pyproject.toml`` cannot be read gets one error saying so,
 until the file is fixed; a file in no game gets nothing.  Lines end at "\n", "\r\n" and "\r"
 (:class:`_Document`).  The server never writes a file: an interrupted rename's journal is left
 to the next ``veduta`` command, with one warning per game.
@@ -23,7 +25,6 @@ import bisect
 import functools
 import logging
 import os
-import re
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -41,14 +42,16 @@ from pygls.workspace import TextDocument, Workspace
 
 from veduta import api
 from veduta.base.errors import ConfigError
+from veduta.source.jsonpos import line_content_end, line_starts
 
 __all__ = ["VedutaLanguageServer", "serve", "DEBOUNCE_MS"]
 
 #: Milliseconds after the last change before a buffer's diagnostics are computed.
 DEBOUNCE_MS = 30
 #: Characters past which a buffer is large: its diagnostics wait at least :data:`LARGE_DEBOUNCE_MS`
-#: after its last change (a check reads the whole text, about 2 s per MB on a loaded 2-core
-#: machine, and the server answers nothing else meanwhile: not once per keystroke).
+#: after its last change (a check reads the whole text: not once per keystroke), and are computed
+#: in a thread, the server answering other requests meanwhile (a 15.6 MB model with errors in
+#: every part: a few seconds on a loaded 2-core machine).
 LARGE = 1 << 20
 LARGE_DEBOUNCE_MS = 1000
 #: The source suffixes and the images sources name: what the server asks the client to watch.
@@ -70,6 +73,21 @@ _ITEM_KIND = {
 }
 
 log = logging.getLogger("veduta.lsp")
+
+
+def _internal_error(exc: BaseException) -> list[dict[str, Any]]:
+    """The one diagnostic of a check that raised *exc* (a bug of the server's)."""
+    return [
+        {
+            "line": 1,
+            "col": 1,
+            "end_line": 1,
+            "end_col": 2,
+            "severity": "error",
+            "path": "$",
+            "message": f"internal error of veduta lsp, please report: {type(exc).__name__}: {exc}",
+        }
+    ]
 
 
 def _path(uri: str) -> str | None:
@@ -126,12 +144,6 @@ def _what_is_wrong(exc: BaseException | None, value: Any, path: str = "") -> lis
     return out
 
 
-#: A line end as the protocol counts them: "\n", "\r\n" and "\r" only (LSP 3.17, "Text Documents");
-#: not U+2028, U+2029, U+0085 and the other breaks of ``str.splitlines``, which JSON allows raw in
-#: a string.
-_LINE_END = re.compile(r"\r\n|\r|\n")
-
-
 def _units(s: str, encoding: Any) -> int:
     """The code units of *s* in the negotiated position *encoding* (UTF-16 unless told)."""
     if encoding == lsp.PositionEncodingKind.Utf32:
@@ -154,19 +166,17 @@ def _chars(s: str, units: int, encoding: Any) -> int:
 
 
 class _Lines:
-    """Where the lines of one text start: the protocol's (ending at "\n", "\r\n", "\r") and the
-    core's (its line and column count lines at "\n" only, as ``veduta check`` prints them), and
-    the conversions between the two through offsets in the text."""
+    """Where the lines of one text start (ending at "\n", "\r\n" and "\r": the protocol's, and
+    the core's, ``veduta check``'s), and the conversions between the core's positions (1-based
+    lines, columns in characters) and the protocol's, through offsets in the text."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.starts = [0, *(m.end() for m in _LINE_END.finditer(text))]
-        self.core = [0, *(m.end() for m in re.finditer("\n", text))]
+        self.starts = line_starts(text)
 
     def content(self, line: int) -> str:
         """Protocol line *line* (0-based) without its line end."""
-        end = self.starts[line + 1] if line + 1 < len(self.starts) else len(self.text)
-        return self.text[self.starts[line] : end].rstrip("\r\n")
+        return self.text[self.starts[line] : line_content_end(self.text, self.starts, line)]
 
     def offset(self, pos: lsp.Position, encoding: Any) -> int:
         """The offset of protocol position *pos*: past the end of its line, the line's end;
@@ -177,19 +187,19 @@ class _Lines:
 
     def position(self, offset: int, encoding: Any) -> lsp.Position:
         line = bisect.bisect_right(self.starts, offset) - 1
-        return lsp.Position(line=line, character=_units(self.text[self.starts[line] : offset].rstrip("\r\n"), encoding))
+        end = min(offset, line_content_end(self.text, self.starts, line))
+        return lsp.Position(line=line, character=_units(self.text[self.starts[line] : end], encoding))
 
     def core_offset(self, line: int, col: int) -> int:
         """The offset of the core's 1-based *line* and *col* (within that line)."""
-        if line - 1 >= len(self.core):
+        if line - 1 >= len(self.starts):
             return len(self.text)
-        start = self.core[line - 1]
-        end = self.core[line] - 1 if line < len(self.core) else len(self.text)
-        return min(start + max(col - 1, 0), end)
+        start = self.starts[line - 1]
+        return min(start + max(col - 1, 0), line_content_end(self.text, self.starts, line - 1))
 
     def core_position(self, offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(self.core, offset)
-        return line, offset - self.core[line - 1] + 1
+        line = bisect.bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
 
 
 class _Document(TextDocument):
@@ -318,6 +328,9 @@ class VedutaLanguageServer(LanguageServer):
         self.unreadable: dict[str, str] = {}  # URI -> why its game's configuration cannot be read
         self._lines_of: _Lines | None = None
         self._outside: set[str] = set()  # folders whose documents belong to no game (logged once)
+        self._checker: Any = None  # the thread large buffers are checked in (check_aside)
+        self._checking: dict[str, Any] = {}  # URI -> the future of its check there
+        self._again: set[str] = set()  # URIs to check again once their check there ends
 
     # -- documents and games --------------------------------------------------------------------
     def game_of(self, uri: str) -> tuple[Any, str] | tuple[None, None]:
@@ -419,22 +432,18 @@ class VedutaLanguageServer(LanguageServer):
                 lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[diag], version=doc.version)
             )
             return
+        if rel is not None and len(doc.source) > LARGE:  # checked in a thread: the server answers meanwhile
+            self.check_aside(uri, ws, rel)
+            return
         try:
             found = ws.diagnostics(rel)
         except Exception as exc:  # noqa: BLE001 - a bug must not end the editing session
             log.exception("diagnostics of %s", uri)
-            found = [
-                {
-                    "line": 1,
-                    "col": 1,
-                    "end_line": 1,
-                    "end_col": 2,
-                    "severity": "error",
-                    "path": "$",
-                    "message": f"internal error of veduta lsp, please report: {type(exc).__name__}: {exc}",
-                }
-            ]
-        text = doc.source
+            found = _internal_error(exc)
+        self.send(uri, doc.source, doc.version, found)
+
+    def send(self, uri: str, text: str, version: int | None, found: list[dict[str, Any]]) -> None:
+        """Publish the diagnostics *found* (the editor workspace's) of *uri*'s *text*."""
         diags = [
             lsp.Diagnostic(
                 range=self.range(text, d),
@@ -447,8 +456,55 @@ class VedutaLanguageServer(LanguageServer):
         ]
         self._published.add(uri)
         self.text_document_publish_diagnostics(
-            lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=doc.version)
+            lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version)
         )
+
+    def check_aside(self, uri: str, ws: Any, rel: str) -> None:
+        """Check the large buffer *uri* in the checking thread (its text as it is now), and
+        publish what it finds when it is done, unless the buffer changed meanwhile: a newer
+        text is checked next (one check of a buffer at a time) and the older result dropped."""
+        if uri in self._checking:
+            self._again.add(uri)
+            return
+        doc = self.workspace.text_documents[uri]
+        try:
+            job = ws.check_job(rel)
+        except Exception as exc:  # noqa: BLE001 - a bug must not end the editing session
+            log.exception("diagnostics of %s", uri)
+            self.send(uri, doc.source, doc.version, _internal_error(exc))
+            return
+        if job is None:
+            self.send(uri, doc.source, doc.version, [])
+            return
+        if self._checker is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._checker = ThreadPoolExecutor(1, thread_name_prefix="veduta-check")
+        future = asyncio.get_running_loop().run_in_executor(self._checker, job)
+        self._checking[uri] = future
+        future.add_done_callback(functools.partial(self._checked, uri, ws, rel, doc.version, doc.source))
+
+    def _checked(self, uri: str, ws: Any, rel: str, version: int | None, text: str, future: Any) -> None:
+        """A check of :meth:`check_aside` ended (in the server's loop): publish it, or drop it
+        for a newer one."""
+        self._checking.pop(uri, None)
+        again = uri in self._again
+        self._again.discard(uri)
+        doc = self.workspace.text_documents.get(uri)
+        if doc is None or doc.version != version or doc.source is not text or again:
+            if doc is not None and again:  # (a buffer changed meanwhile whose wait is over)
+                self.publish(uri)
+            return  # (a change whose wait is not over publishes when it is)
+        if future.cancelled():
+            return
+        exc = future.exception()
+        if exc is not None:
+            log.error("diagnostics of %s", uri, exc_info=exc)
+            found = _internal_error(exc)
+        else:
+            found, deps = future.result()
+            ws.checked(rel, deps)
+        self.send(uri, text, version, found)
 
     def sync(self, uri: str) -> None:
         """Give the buffer of *uri* to its game (again) and publish its diagnostics soon: a

@@ -41,7 +41,7 @@ from mcp.types import CallToolResult, ImageContent, Resource, TextContent, ToolA
 from pydantic import Field
 
 from veduta import api
-from veduta.base.argtypes import MAX_EXPORT_RADIUS, MAX_JOBS, MAX_LEVELS, MAX_LOD
+from veduta.base.argtypes import MAX_EXPORT_RADIUS, MAX_FOCI, MAX_JOBS, MAX_LEVELS, MAX_LOD
 from veduta.base.errors import Cancelled, VedutaError, bounded, clip, clip_words, quote
 from veduta.faces.mcp import outputs as o
 from veduta.tools.world_edit import NEAR_SEARCH_MAX
@@ -413,7 +413,11 @@ class Face:
         world: Annotated[str, Field(description="world name (file name without .vworld)")],
         at: Annotated[
             list[tuple[int, int]] | None,
-            Field(description="extra view foci as cells [x, z], beside the start cell and every place"),
+            Field(
+                description=f"extra view foci as cells [x, z], beside the start cell and every place (at most "
+                f"{MAX_FOCI:,}; a view at the centre of every chunk: all_views)",
+                max_length=MAX_FOCI,
+            ),
         ] = None,
         sheet: Annotated[
             bool,
@@ -844,7 +848,7 @@ def argument_problems(schema: dict[str, Any], arguments: Any) -> str:
     and took ``true`` for the integer 1 (a cell ``[true, false]`` was cell [1, 0]), ``"3"`` for 3
     and ``1`` for true. JSON's types are kept apart here as the schema says (true is not an
     integer, 2.5 is not one, "3" is not a number), and so are the schema's bounds (``minimum``,
-    ``maximum``: the same as the command line's). "" when nothing is wrong; else the first few
+    ``maximum``, ``maxItems``: the same as the command line's). "" when nothing is wrong; else the first few
     problems, each at its argument's path (``cell[0]: true is not an integer``)."""
     from jsonschema import Draft202012Validator
 
@@ -880,6 +884,8 @@ def _said(err: Any) -> str:
     if err.validator in ("minimum", "maximum"):  # as the command line says it: "0 out of range [1, 256]"
         lo, hi = err.schema.get("minimum"), err.schema.get("maximum")
         return f"{value} out of range [{'' if lo is None else lo}, {'' if hi is None else hi}]"
+    if err.validator == "maxItems":  # (jsonschema's message quotes the whole array)
+        return f"{len(err.instance):,} items, more than the limit of {err.validator_value:,}"
     return clip_words(err.message)
 
 
