@@ -705,12 +705,27 @@ def _sizes(text: str) -> list[int]:
     return sizes
 
 
+def _count(least: int):
+    """An integer option of at least ``least`` (``--repeat``, ``--jobs``): argparse's error, not a traceback."""
+
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if n < least:
+            raise argparse.ArgumentTypeError(f"expected at least {least}, not {n}")
+        return n
+
+    return parse
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--assets", default=[10000], type=_sizes, help="game sizes, comma-separated (default 10000)")
-    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--first-repeat", type=int, default=3, help="runs of each first cook (default 3; 0: none)")
+    ap.add_argument("--jobs", type=_count(1), default=os.cpu_count() or 2)
+    ap.add_argument("--repeat", type=_count(1), default=5)
+    ap.add_argument("--first-repeat", type=_count(0), default=3, help="runs of each first cook (default 3; 0: none)")
     ap.add_argument(
         "--heavy",
         action=argparse.BooleanOptionalAction,

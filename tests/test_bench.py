@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bench.cook import bench_cook, make_game
 
 
@@ -73,3 +75,21 @@ def test_pictures_bench_reports_each_picture_against_its_floor():
     assert r["preview_world_320x240_s"] > 0 and r["preview_world_floor_drawing_model_s"] > 0
     assert r["preview_model_512px_s"] > 0 and r["preview_model_floor_blank_sheet_s"] > 0
     assert r["preview_world_ratio"].endswith("x") and r["preview_model_cells"] == 6
+
+
+@pytest.mark.parametrize(
+    "args, said",
+    [
+        (["--repeat", "0"], "expected at least 1, not 0"),
+        (["--jobs", "-1"], "expected at least 1, not -1"),
+        (["--first-repeat", "x"], "expected a whole number, not 'x'"),
+    ],
+)
+def test_counts_out_of_range_are_argparse_errors_not_tracebacks(args, said, capsys):
+    from bench.cook import main
+
+    with pytest.raises(SystemExit) as stop:
+        main([*args, "--skip-cook"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert said in err and "Traceback" not in err
