@@ -154,6 +154,24 @@ def run_cook(
     return _result(project, run, reporter, rc, strict)
 
 
+def give_back_memory() -> None:
+    """Collect the finished cook's garbage and give the C heap's free pages back to the system
+    (glibc's ``malloc_trim(0)``; nothing elsewhere).  A long-lived process that cooks again and
+    again (``veduta watch``) needs it: a cook frees what it allocated, but glibc keeps the freed
+    pages of its arenas (its JSON, marshal and sqlite buffers, spread over the heap), so without
+    this the watch's memory grew with every cook (about 1 MB a cook at 2,000 sources) although
+    no object of a finished cook outlives the next one."""
+    gc.collect()
+    try:
+        import ctypes
+
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc (musl, macOS): its allocator, its policy
+        return
+    trim.argtypes = [ctypes.c_size_t]
+    trim(0)
+
+
 def _result(
     project: Project, run: CookRun, reporter: CollectingReporter, rc: int, strict: bool | None
 ) -> dict[str, Any]:
