@@ -72,9 +72,6 @@ def _cook(project: Project, jobs: int, fmt: str) -> int:
         raise
     finally:
         sys.stdout.flush()
-        from veduta.cook.inprocess import give_back_memory
-
-        give_back_memory()  # or the watch grows by the freed heap of every cook
 
 
 def watch(project: Project, jobs: int = 0, fmt: str = "text", debounce_ms: int = 150) -> int:
