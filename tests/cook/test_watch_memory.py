@@ -3,9 +3,9 @@
 Each watch cycle is a whole cook in the same process (veduta/faces/cli/watch.py ``_cook``).  A
 cook's state is held by reference cycles (its bound classes, its group task) that, unfrozen into
 Python's oldest generation, were rarely collected: the watch grew by about 50 KB a cook in the
-sample game and 1.8 MB a cook at 2,000 sources (veduta/cook/inprocess.py now collects them).  Measured here in a fresh process
-(not pytest's heap): object counts of a cook's state, and resident memory after 30 more cycles
-against the memory after the first 5.
+sample game and 1.8 MB a cook at 2,000 sources (veduta/cook/inprocess.py now collects them).
+Measured here in a fresh process (not pytest's heap): object counts of a cook's state, and
+resident memory after 30 more cycles against the memory after the first 5.
 """
 
 from __future__ import annotations
