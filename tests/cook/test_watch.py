@@ -160,3 +160,67 @@ def test_watch_waits_for_the_assets_folder_when_it_goes_and_cooks_when_it_is_bac
     assert out.count("is gone") == 2 and "watch: stopped" in out and "Traceback" not in out, out
     cp = game.veduta("why", "--json")
     assert cp.returncode == 0 and '"stale": []' in cp.stdout, cp.stdout + cp.stderr
+
+
+def _descendants(pid: int) -> dict[int, bytes]:
+    """The processes under *pid* (children, theirs, ...): pid -> command line."""
+    parents: dict[int, int] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    parents[int(entry)] = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found, todo = {}, [pid]
+    while todo:
+        p = todo.pop()
+        for child, parent in parents.items():
+            if parent == p and child not in found:
+                try:
+                    with open(f"/proc/{child}/cmdline", "rb") as f:
+                        found[child] = f.read()
+                except OSError:
+                    continue
+                todo.append(child)
+    return found
+
+
+def _alive(pid: int, cmdline: bytes) -> bool:
+    """Whether *pid* still runs that command (a zombie or a reused pid does not)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return state != b"Z" and f.read() == cmdline
+    except OSError:
+        return False
+
+
+def test_watch_stopped_by_sigterm_while_its_pool_cooks_leaves_no_process(game):
+    """hostile3 #9: SIGTERM (a supervisor's, an editor plugin's) while the pool cooks stops the
+    watch as Ctrl-C does: its workers, fork server and resource tracker end with it."""
+    model = '{ "veduta": "model/1", "parts": [ { "shape": "box", "size": [%d, 1, 1] } ] }\n'
+    w = Watcher(game)
+    try:
+        w.wait_for("watch: watching")
+        for i in range(1500):  # enough stale sources that the cook runs its process pool
+            game.write(f"models/many/m{i}.vmodel", model % (i % 5 + 2))
+        w.wait_for("watch: changed:")
+        kids: dict[int, bytes] = {}
+        end = time.monotonic() + 300  # a bound for a broken watch only
+        while not any(b"multiprocessing" in c for c in kids.values()) and w.proc.poll() is None:
+            assert time.monotonic() < end, "\n".join(w.seen)
+            kids = _descendants(w.proc.pid)
+            time.sleep(0.02)
+        w.proc.send_signal(signal.SIGTERM)
+        code = w.proc.wait(timeout=300)
+    finally:
+        w.stop()
+    assert code == 128 + signal.SIGTERM, "\n".join(w.seen)
+    assert "watch: stopped" in "\n".join(w.seen)
+    # every process the watch started ends (they are not waited for by it: poll a while)
+    end = time.monotonic() + 60
+    while [p for p, c in kids.items() if _alive(p, c)] and time.monotonic() < end:
+        time.sleep(0.1)
+    assert not [c for p, c in kids.items() if _alive(p, c)]

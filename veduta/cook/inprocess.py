@@ -140,6 +140,11 @@ def run_cook(
         raise
     finally:
         gc.unfreeze()  # cook_tasks froze this run's tasks: a long-lived process must free them
+        # and free them now: the run's bound classes and its group task are reference cycles
+        # holding the whole run (tasks, indexes, doit's database), and unfreezing puts them in
+        # the oldest generation, which Python rarely collects: a watch or MCP server that cooks
+        # again and again grew by each run (1.8 MB a cook at 2,000 sources); this costs ~5 ms
+        gc.collect()
         if getattr(reporter, "_lock", None) is not None:
             # doit stopped before its run ended (complete_run releases it): drop the game's cook
             # lock here, or the next cook of this process (the MCP server's) would wait forever

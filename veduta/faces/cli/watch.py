@@ -12,6 +12,7 @@ with status 0.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 from typing import TYPE_CHECKING
@@ -88,6 +89,17 @@ def watch(project: Project, jobs: int = 0, fmt: str = "text", debounce_ms: int =
         print(f"watch: {text}", file=sys.stderr, flush=True)
 
     assets = os.path.abspath(project.assets)
+    terminated = []
+
+    def on_sigterm(signum, frame) -> None:
+        """SIGTERM (a supervisor, an editor plugin, systemd) stops the watch as Ctrl-C does: the
+        cook's SIGINT handler, while its pool runs, stops the pool's workers; the unwinding
+        shuts the pool (its fork server, resource tracker) down.  Exit status 143, a shell's."""
+        terminated.append(signum)
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler):
+            handler(signal.SIGINT, frame)  # (Python's own or the pool's: raises KeyboardInterrupt)
+        raise KeyboardInterrupt
 
     def watching():
         changes = watchfiles.watch(
@@ -113,6 +125,7 @@ def watch(project: Project, jobs: int = 0, fmt: str = "text", debounce_ms: int =
         return True
 
     changes_seen = None
+    before = signal.signal(signal.SIGTERM, on_sigterm)
     try:
         changes_seen = watching()
         went = not cooked()
@@ -145,9 +158,10 @@ def watch(project: Project, jobs: int = 0, fmt: str = "text", debounce_ms: int =
     except KeyboardInterrupt:
         say("stopped")
     finally:
+        signal.signal(signal.SIGTERM, before)
         if changes_seen is not None:
             changes_seen.close()
-    return 0
+    return 128 + signal.SIGTERM if terminated else 0
 
 
 def _wait_for_folder(folder: str, settle_s: float) -> None:
