@@ -88,9 +88,11 @@ def cmd_why(args) -> int:
         n = result["checked"]
         print(f"nothing is stale ({n} source{'s' if n != 1 else ''} up to date)")
         return 0
+    from veduta.base.errors import shown_path
+
     for item in result["stale"]:
         for r in item["reasons"]:
-            print(f"{item['file']}: {r['message']} [{r['code']}]")
+            print(f"{shown_path(item['file'])}: {r['message']} [{r['code']}]")
     print(f"why: {len(result['stale'])} of {result['checked']} sources stale", file=sys.stderr)
     return 0
 
