@@ -63,6 +63,8 @@ def cmd_write(args) -> int:
 
     try:  # never more than the limit read (a stream may not end), never a FIFO or device waited on
         if args.file == "-":
+            if sys.stdin is None:  # started with its standard input closed (`<&-`)
+                raise UsageError("cannot read standard input: it is closed")
             data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)
             if len(data) > MAX_SOURCE_BYTES:
                 raise UsageError(f"standard input: {too_large(None)}")
