@@ -106,9 +106,9 @@ def cmd_watch(args) -> int:
     if args.status:
         return monitor_status(_project(args), args.json)
     if args.json:
-        return tell(True, "--json goes with --status (watch --monitor and watch print progress lines)", 2)
+        return tell(args.json, "--json goes with --status (watch --monitor and watch print progress lines)", 2)
     if args.no_worker and not args.monitor:
-        return tell(True, "--no-worker goes with --monitor", 2)
+        return tell(args.json, "--no-worker goes with --monitor", 2)
     if args.monitor:
         return monitor(_project(args), worker=not args.no_worker)
     fmt = args.format or default_format()
