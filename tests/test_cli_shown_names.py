@@ -64,3 +64,11 @@ def test_list_why_deps_and_report_show_hostile_names_escaped(hostile):
     # the JSON keeps every name as the file system has it
     names = {a["name"] for a in json.loads(g.veduta("list", "--json").stdout)["assets"]}
     assert {NL, ESC, RLO} <= names
+
+
+def test_rename_shows_a_hostile_user_file_escaped(hostile):
+    g = hostile
+    g.write("materials/m\x1b[1mx.vmaterial", '{"veduta": "material/1", "albedo": "#5c6b7a"}\n')
+    cp = g.veduta("rename", "material", "m\x1b[1mx", "wood", "--dry-run")
+    assert cp.returncode == 0, cp
+    _clean(cp, "assets/models/rlo\\u202egpj.vmodel:4:", "materials/m\\x1b[1mx.vmaterial -> ")

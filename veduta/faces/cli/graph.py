@@ -145,11 +145,11 @@ def cmd_rename(args) -> int:
         print(json.dumps(r, ensure_ascii=False))
         return 0
     for e in r["edits"]:
-        print(f"{e['file']}:{e['line']}:{e['col']}: {e['path']}: {e['old']} -> {e['new']}")
-    print(f"{r['from']} -> {r['to']}")
+        print(f"{shown_path(e['file'])}:{e['line']}:{e['col']}: {shown_path(e['path'])}: {e['old']} -> {e['new']}")
+    print(f"{shown_path(r['from'])} -> {shown_path(r['to'])}")
     n, files = len(r["edits"]), len(r["files"])
     what = (
-        f"{r['kind']} {r['old']} to {r['new']}: {n} edit{'s' if n != 1 else ''}, {files} files "
+        f"{r['kind']} {shown_path(r['old'])} to {r['new']}: {n} edit{'s' if n != 1 else ''}, {files} files "
         f"({r['checked']} sources checked)"
     )
     print(f"dry run, nothing written: would rename {what}" if r["dry_run"] else f"renamed {what}")
