@@ -213,3 +213,14 @@ def test_source_paths_are_normalised_in_one_place_and_kept_under_assets(game):
         cp = veduta(game, "cook", path)
         assert cp.returncode == 2 and "no such source" in cp.stderr, (path, cp.stdout + cp.stderr)
         assert veduta(game, "check", path).returncode == 2
+
+
+def test_watch_refusals_go_to_stderr_unless_json_was_typed(game):
+    """``watch --no-worker`` without ``--monitor`` (hostile3 #7): a ``veduta: ...`` line on stderr
+    like every other refusal, once a JSON refusal on stdout although no --json was typed."""
+    cp = veduta(game, "watch", "--no-worker")
+    assert (cp.returncode, cp.stdout, cp.stderr) == (2, "", "veduta: --no-worker goes with --monitor\n")
+    for args in (["--no-worker", "--json"], ["--json"]):
+        cp = veduta(game, "watch", *args)
+        assert cp.returncode == 2 and cp.stderr == "", cp
+        assert json.loads(cp.stdout)["message"].startswith("--json goes with --status"), cp

@@ -151,3 +151,26 @@ def test_write_reads_no_more_than_a_source_may_be_and_never_waits_on_a_fifo(game
         )
     assert cp.returncode == 2 and "standard input: more than the 16,777,216 bytes" in cp.stderr, cp
     assert not (game.root / "assets/models/newone.vmodel").exists()
+
+
+def test_write_from_a_closed_standard_input_is_a_clear_refusal(game: Game):
+    """Started with standard input closed (`veduta write model zz - <&-`, a CI step or an agent's
+    subprocess without one): a `veduta: ...` line and exit 2 (once a traceback, exit 1)."""
+    import os
+
+    for extra, want in (((), None), (("--json",), "json")):
+        cp = subprocess.run(
+            [sys.executable, "-m", "veduta", "write", "model", "zz", "-", *extra],
+            cwd=game.root,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=lambda: os.close(0),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert cp.returncode == 2 and "Traceback" not in cp.stderr, cp
+        if want is None:
+            assert (cp.stdout, cp.stderr) == ("", "veduta: cannot read standard input: it is closed\n")
+        else:
+            assert json.loads(cp.stdout)["message"] == "cannot read standard input: it is closed", cp
+    assert not (game.root / "assets/models/zz.vmodel").exists()

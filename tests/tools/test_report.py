@@ -145,3 +145,25 @@ def test_cli(sample):
         [sys.executable, "-m", "veduta", "report", "--html", "r.txt"], capture_output=True, text=True, timeout=120
     )
     assert bad.returncode == 2 and "must end in .html" in bad.stderr
+
+
+def test_report_html_in_a_game_folder_whose_name_is_not_utf8(tmp_path):
+    """hostile3 #5: a game folder named with a Latin-1 byte (``g\\xe9``): once a UnicodeEncodeError
+    traceback and no page; now the page, its title showing the byte escaped."""
+    from tests.gamerepo import CRATE, Game
+
+    root = Path(os.fsdecode(bytes(tmp_path) + b"/g\xe9"))
+    root.mkdir()
+    Game(root).write("models/crate.vmodel", CRATE)
+    (root / "pyproject.toml").write_text('[tool.veduta]\nassets = "assets"\n')
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "report", "--html", "r.html"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert cp.returncode == 0 and "Traceback" not in cp.stderr, cp
+    assert cp.stderr.endswith("wrote r.html\n"), cp.stderr
+    page = (root / "r.html").read_text(encoding="utf-8")
+    assert "<title>veduta report: g\\xe9</title>" in page and "<td" in page

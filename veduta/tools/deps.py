@@ -27,6 +27,7 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from veduta.base.errors import shown_path
 from veduta.base.kinds import NAMES, kind_of, name_of
 
 if TYPE_CHECKING:
@@ -287,7 +288,9 @@ def _pngs(project: Project) -> list[str]:
 
 
 def _dot_id(node: dict[str, Any]) -> str:
-    return _quote(f"{node['kind']}:{node['name']}")
+    # a name's backslashes doubled before its control characters are shown escaped: two
+    # different names stay two nodes, and no raw control character reaches the DOT text
+    return _quote(shown_path(f"{node['kind']}:{node['name'].replace(chr(92), chr(92) * 2)}"))
 
 
 def _escape(text: str) -> str:
@@ -327,10 +330,10 @@ def to_dot(result: dict[str, Any]) -> str:
     for i in sorted(nodes):
         n = nodes[i]
         style = ", style=dashed" if n["source"] is None else ""
-        lines.append(f'  {i} [label="{_escape(n["kind"])}\\n{_escape(n["name"])}"{style}];')
+        lines.append(f'  {i} [label="{_escape(n["kind"])}\\n{_escape(shown_path(n["name"]))}"{style}];')
     for a, b in sorted(edges):
         paths = sorted(set(edges[(a, b)]))
-        label = ", ".join(paths[:3]) + (f" (+{len(paths) - 3})" if len(paths) > 3 else "")
+        label = ", ".join(shown_path(p) for p in paths[:3]) + (f" (+{len(paths) - 3})" if len(paths) > 3 else "")
         lines.append(f"  {a} -> {b} [label={_quote(label)}];")
     lines.append("}")
     return "\n".join(lines) + "\n"

@@ -33,7 +33,9 @@ def cmd_list(args) -> int:
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 1 if failed else 0
-    rows = result["assets"]
+    from veduta.base.errors import shown_path
+
+    rows = [{**a, "name": shown_path(a["name"]), "path": shown_path(a["path"])} for a in result["assets"]]
     wide = {k: max([len(str(a[k])) for a in rows] + [0]) for k in ("kind", "name")}
     for a in rows:
         problems = ", ".join(f"{a[k]} {k[:-1] if a[k] == 1 else k}" for k in ("errors", "warnings") if a[k])
@@ -42,7 +44,7 @@ def cmd_list(args) -> int:
         )
         print(line.rstrip())
     for d in result["problems"]:
-        print(f"{d['file']}: {d['message']}", file=sys.stderr)
+        print(f"{shown_path(d['file'])}: {d['message']}", file=sys.stderr)
     counts = ", ".join(f"{n} {SHOWN[s]}" for s, n in result["counts"].items() if n)
     print(
         f"list: {len(rows)} asset{'s' if len(rows) != 1 else ''}" + (f": {counts}" if counts else ""), file=sys.stderr
@@ -61,6 +63,8 @@ def cmd_write(args) -> int:
 
     try:  # never more than the limit read (a stream may not end), never a FIFO or device waited on
         if args.file == "-":
+            if sys.stdin is None:  # started with its standard input closed (`<&-`)
+                raise UsageError("cannot read standard input: it is closed")
             data = sys.stdin.buffer.read(MAX_SOURCE_BYTES + 1)
             if len(data) > MAX_SOURCE_BYTES:
                 raise UsageError(f"standard input: {too_large(None)}")

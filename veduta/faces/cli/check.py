@@ -88,9 +88,11 @@ def cmd_why(args) -> int:
         n = result["checked"]
         print(f"nothing is stale ({n} source{'s' if n != 1 else ''} up to date)")
         return 0
+    from veduta.base.errors import shown_path
+
     for item in result["stale"]:
         for r in item["reasons"]:
-            print(f"{item['file']}: {r['message']} [{r['code']}]")
+            print(f"{shown_path(item['file'])}: {r['message']} [{r['code']}]")
     print(f"why: {len(result['stale'])} of {result['checked']} sources stale", file=sys.stderr)
     return 0
 
@@ -104,9 +106,9 @@ def cmd_watch(args) -> int:
     if args.status:
         return monitor_status(_project(args), args.json)
     if args.json:
-        return tell(True, "--json goes with --status (watch --monitor and watch print progress lines)", 2)
+        return tell(args.json, "--json goes with --status (watch --monitor and watch print progress lines)", 2)
     if args.no_worker and not args.monitor:
-        return tell(True, "--no-worker goes with --monitor", 2)
+        return tell(args.json, "--no-worker goes with --monitor", 2)
     if args.monitor:
         return monitor(_project(args), worker=not args.no_worker)
     fmt = args.format or default_format()

@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from veduta.base.argtypes import MAX_LEVELS, whole
+from veduta.base.errors import shown_path
 
 
 def _project(args):
@@ -52,11 +53,11 @@ def _key(node: dict[str, Any]) -> tuple[str, str]:
 
 
 def _said(node: dict[str, Any]) -> str:
-    return f"{node['kind']} {node['name']}" + ("" if node["source"] else " (missing)")
+    return f"{node['kind']} {shown_path(node['name'])}" + ("" if node["source"] else " (missing)")
 
 
 def _where(ref: dict[str, Any]) -> str:
-    return f"{ref['file']}:{ref['line']}:{ref['col']}: {ref['path']}"
+    return f"{shown_path(ref['file'])}:{ref['line']}:{ref['col']}: {shown_path(ref['path'])}"
 
 
 def tree_lines(result: dict[str, Any]) -> list[str]:
@@ -67,8 +68,8 @@ def tree_lines(result: dict[str, Any]) -> list[str]:
     for r in result["references"]:
         children.setdefault(_key(r["to"] if rev else r["from"]), []).append(r)
     start = result["asset"]
-    where = f" ({start['source']})" if start["source"] else " (missing)"
-    lines = [f"{start['kind']} {start['name']}{where} {'is used by' if rev else 'uses'}:"]
+    where = f" ({shown_path(start['source'])})" if start["source"] else " (missing)"
+    lines = [f"{start['kind']} {shown_path(start['name'])}{where} {'is used by' if rev else 'uses'}:"]
     expanded = {_key(start)}
     width = max([len(_said(r["from"] if rev else r["to"])) for r in result["references"]] + [0])
 
@@ -110,9 +111,9 @@ def cmd_deps(args) -> int:
         return 1 if bad else 0
     if args.orphans:
         for m in result["missing"]:
-            print(f"{_where(m)}: warning: {m['message']}")
+            print(f"{_where(m)}: warning: {shown_path(m['message'])}")
         for u in result["unused"]:
-            print(f"unused: {u['kind']} {u['name']} ({u['source']})")
+            print(f"unused: {u['kind']} {shown_path(u['name'])} ({shown_path(u['source'])})")
         print(
             f"deps: {len(result['missing'])} missing reference{'s' if len(result['missing']) != 1 else ''}, "
             f"{len(result['unused'])} unused (worlds and scenes are roots, never unused)",
@@ -121,13 +122,13 @@ def cmd_deps(args) -> int:
         return 1 if bad else 0
     if args.name is None:
         for a in result["assets"]:
-            used = sorted({f"{r['to']['kind']} {r['to']['name']}" for r in a["uses"]})
+            used = sorted({f"{r['to']['kind']} {shown_path(r['to']['name'])}" for r in a["uses"]})
             print(
-                f"{a['kind']} {a['name']}: uses {', '.join(used) if used else 'nothing'}; "
+                f"{a['kind']} {shown_path(a['name'])}: uses {', '.join(used) if used else 'nothing'}; "
                 f"used {a['used_by']} time{'s' if a['used_by'] != 1 else ''}"
             )
         for m in result["missing"]:
-            print(f'{_where(m)}: warning: {m["to"]["kind"]} "{m["to"]["name"]}" does not exist')
+            print(f'{_where(m)}: warning: {m["to"]["kind"]} "{shown_path(m["to"]["name"])}" does not exist')
         return 0
     print("\n".join(tree_lines(result)))
     return 0
@@ -144,11 +145,11 @@ def cmd_rename(args) -> int:
         print(json.dumps(r, ensure_ascii=False))
         return 0
     for e in r["edits"]:
-        print(f"{e['file']}:{e['line']}:{e['col']}: {e['path']}: {e['old']} -> {e['new']}")
-    print(f"{r['from']} -> {r['to']}")
+        print(f"{shown_path(e['file'])}:{e['line']}:{e['col']}: {shown_path(e['path'])}: {e['old']} -> {e['new']}")
+    print(f"{shown_path(r['from'])} -> {shown_path(r['to'])}")
     n, files = len(r["edits"]), len(r["files"])
     what = (
-        f"{r['kind']} {r['old']} to {r['new']}: {n} edit{'s' if n != 1 else ''}, {files} files "
+        f"{r['kind']} {shown_path(r['old'])} to {r['new']}: {n} edit{'s' if n != 1 else ''}, {files} files "
         f"({r['checked']} sources checked)"
     )
     print(f"dry run, nothing written: would rename {what}" if r["dry_run"] else f"renamed {what}")
@@ -189,7 +190,7 @@ def cmd_report(args) -> int:
         rows.append(
             [
                 a["kind"],
-                a["name"] + state,
+                shown_path(a["name"]) + state,
                 size_text(a["bytes"]),
                 a["origin"] or "",
                 seconds_text(a["compile_s"]),
@@ -208,7 +209,9 @@ def cmd_report(args) -> int:
         print(
             "\n".join(
                 "  " + line
-                for line in _table([[s["kind"], s["name"], seconds_text(s["compile_s"])] for s in r["slowest"]], {2})
+                for line in _table(
+                    [[s["kind"], shown_path(s["name"]), seconds_text(s["compile_s"])] for s in r["slowest"]], {2}
+                )
             )
         )
     print("totals:")

@@ -1,0 +1,74 @@
+"""File names with a newline, an ESC or a right-to-left override (hostile3 #1): every text line
+of ``veduta list``, ``why``, ``deps`` (each mode) and ``report`` shows them escaped, as ``cook``
+and ``check`` do (veduta.base.errors.shown_path): one line per item, no forged CI command
+(``::error ...::``), no terminal escape; ``--json`` keeps the names as the file system has them."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.gamerepo import CRATE, TREE
+
+NL = "a\n::error::x"  # a model whose name forges a GitHub Actions annotation
+ESC = "esc\x1b[31mred"  # a terminal colour escape
+RLO = "rlo\u202egpj"  # a right-to-left override
+PNG = "p\n::error file=README.md,line=1::forged.png"
+RAW = ("\x1b", "\u202e", "\n::")
+
+
+@pytest.fixture
+def hostile(game):
+    game.write(f"models/{NL}.vmodel", CRATE)
+    game.write(f"models/{ESC}.vmodel", TREE.replace('"tree_far"', json.dumps(RLO)))
+    game.write(f"models/{RLO}.vmodel", CRATE.replace('"position"', '"material": "m\\u001b[1mx", "position"'))
+    (game.root / "assets" / "textures").mkdir()
+    (game.root / "assets" / "textures" / PNG).write_bytes(b"\x89PNG\r\n\x1a\n")
+    return game
+
+
+def _clean(cp, *shown: str) -> str:
+    out = cp.stdout + cp.stderr
+    assert "Traceback" not in out, out
+    for raw in RAW:
+        assert raw not in out, (raw, out)
+    for s in shown:
+        assert s in out, (s, out)
+    return out
+
+
+def test_list_why_deps_and_report_show_hostile_names_escaped(hostile):
+    g = hostile
+    nl, esc, rlo = "a\\n::error::x", "esc\\x1b[31mred", "rlo\\u202egpj"
+    _clean(g.veduta("list"), nl, esc, rlo, f"models/{nl}.vmodel")
+    _clean(g.veduta("why"), f"models/{nl}.vmodel", f"models/{esc}.vmodel")
+    _clean(g.veduta("deps"), f"model {esc}: uses model {rlo}", nl)
+    _clean(g.veduta("deps", ESC), f"model {esc} (models/{esc}.vmodel) uses:", f"model {rlo}")
+    _clean(g.veduta("deps", RLO, "--reverse"), f"model {rlo} (models/{rlo}.vmodel) is used by:", f"model {esc}")
+    cp = g.veduta("deps", "--orphans")
+    assert cp.returncode == 1
+    png = "p\\n::error file=README.md,line=1::forged.png"
+    _clean(cp, f"unused: model {nl} (models/{nl}.vmodel)", f"unused: image textures/{png}", "m\\x1b[1mx")
+    for args in (["--dot"], ["--orphans", "--dot"], [ESC, "--dot"]):
+        cp = g.veduta("deps", *args)
+        dot = _clean(cp)
+        assert dot.startswith("digraph deps {") and dot.count("\n") == len(dot.splitlines())
+        assert all(ord(c) >= 32 or c == "\n" for c in dot)
+    dot = g.veduta("deps", "--dot").stdout
+    two = {n: n.replace("\\", "\\\\") for n in (nl, esc, rlo)}  # (DOT doubles a backslash)
+    assert f'"model:{two[esc]}" -> "model:{two[rlo]}"' in dot
+    assert f'"model:{two[nl]}" [label="model\\n{two[nl]}"];' in dot
+    g.cook()
+    _clean(g.veduta("report", "--top", "100"), nl, esc, rlo)
+    # the JSON keeps every name as the file system has it
+    names = {a["name"] for a in json.loads(g.veduta("list", "--json").stdout)["assets"]}
+    assert {NL, ESC, RLO} <= names
+
+
+def test_rename_shows_a_hostile_user_file_escaped(hostile):
+    g = hostile
+    g.write("materials/m\x1b[1mx.vmaterial", '{"veduta": "material/1", "albedo": "#5c6b7a"}\n')
+    cp = g.veduta("rename", "material", "m\x1b[1mx", "wood", "--dry-run")
+    assert cp.returncode == 0, cp
+    _clean(cp, "assets/models/rlo\\u202egpj.vmodel:4:", "materials/m\\x1b[1mx.vmaterial -> ")
