@@ -72,3 +72,16 @@ def test_rename_shows_a_hostile_user_file_escaped(hostile):
     cp = g.veduta("rename", "material", "m\x1b[1mx", "wood", "--dry-run")
     assert cp.returncode == 0, cp
     _clean(cp, "assets/models/rlo\\u202egpj.vmodel:4:", "materials/m\\x1b[1mx.vmaterial -> ")
+
+
+def test_the_wrote_line_of_export_and_preview_shows_the_out_path_escaped(game):
+    """``--out`` as the user typed it, with an ESC and a byte that is not UTF-8: the ``wrote`` line
+    shows it escaped (it was written raw: a terminal escape, a raw byte), the file is where asked."""
+    import os
+
+    glb, png = os.fsdecode(b"x\x1b[31m\xe9.glb"), os.fsdecode(b"p\x1b[1m\xe9.png")
+    cp = game.veduta("export", "gltf", "crate", "--out", glb)
+    assert cp.returncode == 0 and cp.stdout.startswith("wrote x\\x1b[31m\\xe9.glb: 1 mesh"), cp
+    cp = game.veduta("preview", "model", "crate", "--out", png)
+    assert cp.returncode == 0 and cp.stdout.startswith("wrote p\\x1b[1m\\xe9.png: "), cp
+    assert (game.root / glb).is_file() and (game.root / png).is_file()

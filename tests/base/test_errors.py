@@ -41,3 +41,21 @@ def test_every_format_character_is_escaped_everywhere_a_value_is_shown():
         assert clip_words(f"bad {ch}x") == f"bad {want}x"
     long = "\u202e" * 100
     assert quote(long) == '"' + "\\u202e" * 40 + '..." (100 characters)'
+
+
+def test_a_byte_that_is_not_utf8_shows_as_the_byte_everywhere_a_value_is_shown():
+    """A Latin-1 file name (``caf\\xe9``, a lone surrogate once the file system decoding has it):
+    one spelling, ``\\xe9``, in every line (as a veduta report page shows it), whatever the
+    stream's encoding (before: the raw byte, ``\\udce9`` or a UnicodeEncodeError, by stream);
+    another lone surrogate (from a ``\\u`` escape) as ``\\ud800``."""
+    import os
+
+    name = os.fsdecode(b"models/caf\xe9\xff.vmodel")
+    assert shown_path(name) == "models/caf\\xe9\\xff.vmodel"
+    assert quote(name) == '"models/caf\\xe9\\xff.vmodel"'
+    assert clip(name) == "models/caf\\xe9\\xff.vmodel"
+    assert clip_words(f"bad {name}") == "bad models/caf\\xe9\\xff.vmodel"
+    assert shown_path("a\ud800b\udfffc") == "a\\ud800b\\udfffc"
+    for ch in map(chr, range(0xD800, 0xE000)):
+        shown_path(ch).encode("utf-8")  # (strict: a line that any stream can write)
+    assert shown_path(shown_path(name + "\n\u202e")) == shown_path(name + "\n\u202e")  # shown once is shown

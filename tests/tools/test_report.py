@@ -167,3 +167,29 @@ def test_report_html_in_a_game_folder_whose_name_is_not_utf8(tmp_path):
     assert cp.stderr.endswith("wrote r.html\n"), cp.stderr
     page = (root / "r.html").read_text(encoding="utf-8")
     assert "<title>veduta report: g\\xe9</title>" in page and "<td" in page
+
+
+def test_report_spells_a_byte_that_is_not_utf8_one_way_in_text_and_one_way_in_json(tmp_path):
+    """A game folder named with a Latin-1 byte (``g\\xe9``) and ``--html`` into it: the page's title,
+    the ``wrote`` line and every other line show the byte as ``\\xe9`` (the ``wrote`` line said
+    ``\\udce9``); ``--json`` keeps the path as the file system has it (JSON writes ``\\udce9``,
+    which reads back as that file), as every command's JSON does."""
+    from tests.gamerepo import CRATE, Game
+
+    root = Path(os.fsdecode(bytes(tmp_path) + b"/g\xe9"))
+    root.mkdir()
+    Game(root).write("models/crate.vmodel", CRATE)
+    (root / "pyproject.toml").write_text('[tool.veduta]\nassets = "assets"\n')
+    html = str(root / "r.html")
+    shown = html.replace("g\udce9", "g\\xe9")
+    for errors in ("strict", "surrogateescape"):  # a strict locale, and Python's UTF-8 mode
+        env = {**os.environ, "PYTHONIOENCODING": f"utf-8:{errors}"}
+        cmd = [sys.executable, "-m", "veduta", "report", "--html", html]
+        cp = subprocess.run(cmd, cwd=root, capture_output=True, timeout=120, env=env)
+        assert cp.returncode == 0 and b"Traceback" not in cp.stderr, cp
+        assert cp.stderr.decode("utf-8").endswith(f"wrote {shown}\n"), cp.stderr
+        page = (root / "r.html").read_text(encoding="utf-8")
+        assert "<title>veduta report: g\\xe9</title>" in page
+        cp = subprocess.run([*cmd, "--json"], cwd=root, capture_output=True, timeout=120, env=env)
+        assert cp.returncode == 0 and b"g\\udce9/r.html" in cp.stdout, cp
+        assert os.fsencode(json.loads(cp.stdout.decode("utf-8"))["html"]) == os.fsencode(html)

@@ -38,16 +38,25 @@ _FORMAT_RANGES = (
     (0x110CD, 0x110CD), (0x13430, 0x1343F), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
     (0xE0001, 0xE0001), (0xE0020, 0xE007F),
 )  # fmt: skip
-_SHOWN = _LINE_BREAKERS | {
-    i: f"\\u{i:04x}" if i < 0x10000 else f"\\U{i:08x}" for lo, hi in _FORMAT_RANGES for i in range(lo, hi + 1)
-}
+#: a lone surrogate: no character, and no line can be written with one (a strict UTF-8 stream
+#: refuses it, a lenient one writes raw bytes or ``\\udce9``). A file name's byte that is not
+#: UTF-8, which the file system decoding keeps as U+DC80-U+DCFF (``os.fsdecode(b"caf\\xe9")``),
+#: shows as that byte, ``\\xe9``, as a veduta report page shows it; another as ``\\ud800``.
+#: (``--format json`` keeps it, which JSON writes ``\\udce9`` and reads back as the same name.)
+_SURROGATES = {i: f"\\x{i - 0xDC00:02x}" if 0xDC80 <= i < 0xDD00 else f"\\u{i:04x}" for i in range(0xD800, 0xE000)}
+_SHOWN = (
+    _LINE_BREAKERS
+    | {i: f"\\u{i:04x}" if i < 0x10000 else f"\\U{i:08x}" for lo, hi in _FORMAT_RANGES for i in range(lo, hi + 1)}
+    | _SURROGATES
+)
 
 
 def shown_path(path: str) -> str:
     """*path* as a line of text shows it (``file:line:col: ...`` of a diagnostic): every character
     that could end or rewrite the line escaped (``a\\nb.vmodel``), so that one problem is one line
     and no file name can smuggle a line of its own into a CI log (``::error ...::``), nor reorder
-    or hide part of it (a right-to-left override, a zero-width space: ``\\u202e``). The rest of
+    or hide part of it (a right-to-left override, a zero-width space: ``\\u202e``); a byte that
+    is not UTF-8 (a Latin-1 name) shows as ``\\xe9``, whatever the stream's encoding. The rest of
     the name, and every ``--format json`` field, is as the file system has it."""
     return path.translate(_SHOWN)
 

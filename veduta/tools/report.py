@@ -348,9 +348,9 @@ def render_html(result: dict[str, Any], game: str = "") -> str:
         f"{t['assets']} assets, {t['cooked']} cooked ({t['fresh']} fresh), {cell_text(t['bytes'], 'bytes')}, "
         f"{t['compile_s']:.2f} s of compiling recorded."
     )
-    # the game folder's name as a line shows it: a byte that is not UTF-8 (a Latin-1 folder name,
-    # surrogate-escaped by the file system decoding) as \xe9, control characters escaped
-    game = shown_path(game.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace"))
+    # the game folder's name as a line shows it: a byte that is not UTF-8 (a Latin-1 folder name)
+    # as \xe9, control characters escaped
+    game = shown_path(game)
     title = f"veduta report{': ' + game if game else ''}"
     return _PAGE.format(
         title=esc(title),

@@ -18,6 +18,7 @@ import os
 import sys
 
 from veduta.base.argtypes import MAX_EXPORT_RADIUS, MAX_LOD, glb_file, png_file, whole
+from veduta.base.errors import shown_path
 from veduta.faces.cli.common import tell
 
 
@@ -68,7 +69,7 @@ def cmd_export_gltf(args) -> int:
     return _report(
         r,
         args.json,
-        f"wrote {r['out']}: {what}, {_n(len(r['materials']), 'material')}, "
+        f"wrote {shown_path(r['out'])}: {what}, {_n(len(r['materials']), 'material')}, "
         f"{_n(len(r['textures']), 'texture')}, {r['bytes']} bytes",
     )
 
@@ -98,7 +99,8 @@ def cmd_preview_model(args) -> int:
     r = api.preview_model(_project(), args.name, args.out, args.size)
     r.pop("png")  # written to --out
     levels = ", ".join(str(lv["triangles"]) for lv in r["levels"])
-    return _report(r, args.json, f"wrote {r['out']}: {r['width']} x {r['height']} px, triangles per level {levels}")
+    size = f"{r['width']} x {r['height']} px"
+    return _report(r, args.json, f"wrote {shown_path(r['out'])}: {size}, triangles per level {levels}")
 
 
 def add_export_commands(subparsers) -> argparse.ArgumentParser:

@@ -237,7 +237,7 @@ def cmd_report(args) -> int:
             file=sys.stderr,
         )
     if r.get("html"):
-        print(f"wrote {r['html']}", file=sys.stderr)
+        print(f"wrote {shown_path(r['html'])}", file=sys.stderr)
     return 0
 
 

@@ -27,7 +27,7 @@ import sys
 
 from veduta import COMPILER_VERSION
 from veduta.base.argtypes import jobs, png_file
-from veduta.base.errors import ConfigError, UsageError, VdaError, VedutaError
+from veduta.base.errors import ConfigError, UsageError, VdaError, VedutaError, shown_path
 from veduta.faces.cli.common import CommandLineMistake, Parser, compact_json, json_in_argv, tell, wants_json
 
 
@@ -126,7 +126,7 @@ def cmd_preview_texture(args) -> int:
     if args.json:
         print(json.dumps({k: v for k, v in data.items() if k != "png"}, ensure_ascii=False))
     else:
-        print(f"wrote {args.out}")
+        print(f"wrote {shown_path(args.out)}")
     return 0
 
 

@@ -8,7 +8,7 @@ import json
 import sys
 
 from veduta.base.argtypes import png_file
-from veduta.base.errors import ConfigError, UsageError, VedutaError
+from veduta.base.errors import ConfigError, UsageError, VedutaError, shown_path
 from veduta.faces.cli.common import allow_negative_pairs, parse_pair, tell
 
 #: ``--scale``: the larger frame is N x 320 x 240 (1: the console frame alone)
@@ -52,7 +52,8 @@ def cmd_preview_world(args) -> int:
     d = r["draw"]
     over = d["triangles"] - d["budget"]
     print(
-        f"wrote {r['out']}: {r['width']} x {r['height']} px, world {r['world']} from cell [{r['at'][0]}, {r['at'][1]}]"
+        f"wrote {shown_path(r['out'])}: {r['width']} x {r['height']} px, world {r['world']} "
+        f"from cell [{r['at'][0]}, {r['at'][1]}]"
     )
     print(
         f"triangles: {d['triangles']:,} of the {d['budget']:,} a frame"
