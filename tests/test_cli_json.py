@@ -152,9 +152,10 @@ def test_a_configuration_mistake_is_json_and_exit_2_in_every_command(tmp_path):
 @pytest.mark.skipif(sys.platform == "win32", reason="undecodable bytes in arguments are a POSIX matter")
 def test_an_undecodable_name_is_still_one_json_document_in_utf_8(sample):
     name = os.fsdecode(b"\xff")  # a name whose bytes are not UTF-8 (a lone surrogate in Python)
-    # the second is argparse's mistake, which quotes the name with repr()
+    # the second is argparse's mistake, which quotes the name with repr(); a message shows the
+    # byte as every line does (errors.quote)
     for args, code, text in (
-        (["world", "query", name, "1,2"], 2, f'no world "{name}"'),
+        (["world", "query", name, "1,2"], 2, 'no world "\\xff"'),
         (["bogus" + name], 2, "invalid choice: 'bogus\\udcff'"),
     ):
         for errors in ("strict", "surrogateescape"):  # a strict locale, and Python's UTF-8 mode

@@ -253,12 +253,36 @@ def test_the_store_is_not_poisoned_by_a_cooked_file_overwritten_in_place(game):
 
 
 def test_a_source_name_that_is_not_utf8_fails_the_run_and_names_it(game):
-    (game.root / "assets/models").joinpath(os.fsdecode(b"caf\xe9.vmodel")).write_text(CRATE)
+    """Named as every line shows a byte that is not UTF-8 (``caf\\xe9``, errors.shown_path), in
+    cook, check and list alike, whatever the stream's encoding; in JSON as the file system has it
+    (the name it once gave, ``caf\ufffd``, a U+FFFD for the byte, named no file, or another one)."""
+    bad = (game.root / "assets/models").joinpath(os.fsdecode(b"caf\xe9.vmodel"))
+    bad.write_text(CRATE)
     cp = game.cook()
     assert cp.returncode != 0
-    assert "caf\ufffd.vmodel: file name is not valid UTF-8" in cp.stdout
+    line = "assets/models/caf\\xe9.vmodel: file name is not valid UTF-8 (source names are text in META); rename it"
+    assert line + "\n" in cp.stdout
     assert "Traceback" not in cp.stdout + cp.stderr
     assert summary(cp)["cooked"] == 4
+    for errors in ("strict", "surrogateescape"):  # a strict locale, and Python's UTF-8 mode
+        env = {"PYTHONIOENCODING": f"utf-8:{errors}"}
+        cp = game.veduta("cook", env=env)
+        assert cp.returncode == 1 and line + "\n" in cp.stdout, cp
+        cp = game.veduta("check", env=env)
+        assert cp.returncode == 1 and line.replace(": file", ":1:1: $: file") + "\n" in cp.stdout, cp
+        cp = game.veduta("list", env=env)
+        assert cp.returncode == 0 and line + "\n" in cp.stderr, cp
+    for args, key in (
+        (("cook", "--json"), "diagnostics"),
+        (("check", "--json"), "diagnostics"),
+        (("list", "--json"), "problems"),
+    ):
+        (d,) = json.loads(game.veduta(*args).stdout)[key]
+        assert os.fsencode(d["file"]) == b"assets/models/caf\xe9.vmodel", (args, d)
+        assert os.path.samefile(game.root / d["file"], bad)  # the very file
+    cp = game.veduta("cook", "--format", "json")
+    (d,) = [json.loads(ln) for ln in cp.stdout.splitlines() if ln.startswith("{")]
+    assert os.fsencode(d["file"]) == b"assets/models/caf\xe9.vmodel", cp
 
 
 def test_plain_doit_cook_makes_no_task_for_a_fresh_source(game, monkeypatch):

@@ -20,7 +20,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import NamedTuple
 
-from veduta.base.errors import ConfigError, UsageError, clip_words, quote, shown_path
+from veduta.base.errors import ConfigError, UsageError, clip_words, quote
 from veduta.base.fsutil import check_inside, confined_root, outside
 from veduta.base.kinds import BY_FOLDER, BY_NAME, KINDS, Kind, kind_of, name_of
 
@@ -149,7 +149,8 @@ class Project:
     def scan(self, warnings: list[str] | None = None, walk=None) -> tuple[list[Source], list[str]]:
         """Every source under the assets folder, sorted by path, and the problems found
         on the way (a folder that cannot be read, a file name that is not UTF-8), each
-        a printable line naming the path; no assets folder at all is :meth:`need_assets`'s
+        a ``path: message`` line naming the path as the file system has it (a face shows it
+        with :func:`~veduta.base.errors.shown_path`); no assets folder at all is :meth:`need_assets`'s
         ConfigError.  Links skipped (loops, dangling links) are appended to
         *warnings*.  Under ``veduta mcp``'s confinement (:func:`veduta.base.fsutil.confine`), a source
         or folder that resolves outside the game root is a problem naming where it resolves, and
@@ -216,14 +217,16 @@ _BY_REL = itemgetter(2)
 
 
 def _utf8_name(rel: str, assets: str, problems: list[str]) -> bool:
-    """Whether source path *rel* is text (UTF-8); if not, a problem naming it is appended."""
+    """Whether source path *rel* is text (UTF-8); if not, a problem naming it is appended: the path
+    as the file system has it (its bytes that are not UTF-8 as Python keeps them, which a face
+    shows as ``\\xe9`` with :func:`~veduta.base.errors.shown_path` and JSON writes as ``\\udce9``:
+    the very file, never a lookalike with U+FFFD in its name that another file may hold)."""
     try:
         rel.encode("utf-8")
         return True
     except UnicodeEncodeError:
-        shown = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
         problems.append(
-            f"{os.path.join(assets, shown)}: file name is not valid UTF-8 (source names are text in META); rename it"
+            f"{os.path.join(assets, rel)}: file name is not valid UTF-8 (source names are text in META); rename it"
         )
         return False
 
@@ -235,7 +238,7 @@ def _no_equals(rel: str, assets: str, problems: list[str]) -> bool:
     if "=" not in rel:
         return True
     problems.append(
-        f"{shown_path(os.path.join(assets, rel))}: a path holding '=' cannot be a source (doit reads "
+        f"{os.path.join(assets, rel)}: a path holding '=' cannot be a source (doit reads "
         f"NAME=VALUE on its command line as a variable, so no task is named with '=', and no asset name "
         f"holds one); rename it"
     )

@@ -608,11 +608,15 @@ def _not_a_folder(path: str) -> str:
 
 
 def report_problems(problems: list[str]):
-    """The failure of sources that cannot be named or read: each problem a ``path: message``
-    line, and as data one diagnostic of that file each (--format json, veduta cook --json)."""
+    """The failure of sources that cannot be named or read: each problem (``path: message``, the
+    path as the file system has it) a line as a line shows it (:func:`~veduta.base.errors.shown_path`:
+    a newline or a byte that is not UTF-8 escaped), and as data one diagnostic of that file each
+    (--format json, veduta cook --json), naming the very file."""
     from doit.exceptions import TaskFailed
 
-    fail = TaskFailed("\n".join(problems))
+    from veduta.base.errors import shown_path
+
+    fail = TaskFailed("\n".join(map(shown_path, problems)))
     fail.diagnostics = [
         {"file": file, "line": 1, "col": 1, "path": "$", "severity": "error", "message": message}
         for file, _, message in (p.partition(": ") for p in problems)
