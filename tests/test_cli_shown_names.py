@@ -6,6 +6,8 @@ and ``check`` do (veduta.base.errors.shown_path): one line per item, no forged C
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -85,3 +87,37 @@ def test_the_wrote_line_of_export_and_preview_shows_the_out_path_escaped(game):
     cp = game.veduta("preview", "model", "crate", "--out", png)
     assert cp.returncode == 0 and cp.stdout.startswith("wrote p\\x1b[1m\\xe9.png: "), cp
     assert (game.root / glb).is_file() and (game.root / png).is_file()
+
+
+def test_write_shows_the_source_path_and_file_escaped(game):
+    """``veduta write`` refuses a NAME that is no asset name (a newline, an ESC: shown escaped), but
+    writes a source that exists where it is: under a folder whose name holds a newline, an ESC and
+    a right-to-left override. Its path, the refusal naming it and FILE are shown escaped, one line
+    each (they were printed raw); --json keeps the path as it is."""
+    folder = "a\n::error::x\x1b[31m\u202e"
+    shown = "a\\n::error::x\\x1b[31m\\u202e"
+    game.write(f"models/{folder}/lamp.vmodel", CRATE)
+    new = CRATE.replace("[1, 1, 1]", "[1, 2, 1]")
+    (game.root / f"new{folder}.json").write_text(new)
+    cp = game.veduta("write", "model", "lamp", f"new{folder}.json")
+    out = _clean(cp)
+    assert cp.returncode == 0 and cp.stdout == (
+        f"assets/models/{shown}/lamp.vmodel: replaced (+1 -1 lines)\n  parts[0].size: changed [1, 1, 1] -> [1, 2, 1]\n"
+    ), out
+    assert (game.root / f"assets/models/{folder}/lamp.vmodel").read_text() == new
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "write", "model", "lamp", "-", "--json"],
+        cwd=game.root, input=CRATE, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert json.loads(cp.stdout)["path"] == f"assets/models/{folder}/lamp.vmodel"
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "write", "model", "lamp", "-"],
+        cwd=game.root, input='{"veduta": "model/1"}', capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    _clean(cp, f"nothing was written to assets/models/{shown}/lamp.vmodel; fix it")
+    assert cp.returncode == 1
+    cp = game.veduta("write", "model", "lamp", f"gone{folder}.json")
+    _clean(cp, f"veduta: cannot read gone{shown}.json: No such file or directory")
+    cp = game.veduta("write", "model", "a\x1b[1m\nb", f"new{folder}.json")
+    _clean(cp, "'a\\x1b[1m\\nb' is not an asset name")
+    assert cp.returncode == 2

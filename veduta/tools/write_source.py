@@ -154,6 +154,7 @@ def _lock(project: Project, kind: str, name: str):
 
 
 def _refusal(kind: str, name: str, shown: str, errors: list[dict]) -> str:
+    from veduta.base.errors import shown_path
     from veduta.source.diagnostics import format_diagnostic
 
     listed = [format_diagnostic(d) for d in errors[:20]]
@@ -161,7 +162,7 @@ def _refusal(kind: str, name: str, shown: str, errors: list[dict]) -> str:
         listed.append(f"... and {len(errors) - 20} more")
     n = len(errors)
     return (
-        f"{kind} {name} has {n} error{'s' if n != 1 else ''}, so nothing was written to {shown}; fix "
+        f"{kind} {name} has {n} error{'s' if n != 1 else ''}, so nothing was written to {shown_path(shown)}; fix "
         f"{'them' if n != 1 else 'it'} and write it again:\n  " + "\n  ".join(listed)
     )
 

@@ -57,10 +57,11 @@ def cmd_list(args) -> int:
 
 def cmd_write(args) -> int:
     from veduta import api
-    from veduta.base.errors import UsageError
+    from veduta.base.errors import UsageError, shown_path
     from veduta.base.fsutil import TooLarge, read_bounded
     from veduta.tools.write_source import MAX_SOURCE_BYTES, too_large
 
+    file = shown_path(args.file)  # FILE as a line shows it
     try:  # never more than the limit read (a stream may not end), never a FIFO or device waited on
         if args.file == "-":
             if sys.stdin is None:  # started with its standard input closed (`<&-`)
@@ -71,13 +72,13 @@ def cmd_write(args) -> int:
         else:
             data = read_bounded(os.path.join(args.cwd, args.file), MAX_SOURCE_BYTES)
     except TooLarge as exc:
-        raise UsageError(f"{args.file}: {too_large(exc.size)}") from None
+        raise UsageError(f"{file}: {too_large(exc.size)}") from None
     except OSError as exc:
-        raise UsageError(f"cannot read {args.file}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot read {file}: {exc.strerror or exc}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise UsageError(f"{args.file} is not UTF-8 text (byte {exc.start}); sources are UTF-8") from None
+        raise UsageError(f"{file} is not UTF-8 text (byte {exc.start}); sources are UTF-8") from None
     r = api.write_source(_project(args), args.kind, args.name, text, dry_run=args.dry_run)
     if args.json:
         print(json.dumps(r, ensure_ascii=False))
@@ -87,16 +88,17 @@ def cmd_write(args) -> int:
     for d in r["diagnostics"]:
         print(format_diagnostic(d), file=sys.stderr)
     lines = f"+{r['lines']['added']} -{r['lines']['removed']} lines"
+    path = shown_path(r["path"])  # (a source that exists is written where it is: any folder name)
     if r["action"] == "unchanged":
-        print(f"{r['path']}: unchanged (the same bytes are there)")
+        print(f"{path}: unchanged (the same bytes are there)")
     elif r["dry_run"]:
-        print(f"{r['path']}: would be {r['action']} ({lines}); dry run, nothing written")
+        print(f"{path}: would be {r['action']} ({lines}); dry run, nothing written")
     else:
-        print(f"{r['path']}: {r['action']} ({lines})")
-    for c in r["changes"]:
-        old, new = (json.dumps(c[k], ensure_ascii=False) if k in c else "" for k in ("old", "new"))
+        print(f"{path}: {r['action']} ({lines})")
+    for c in r["changes"]:  # (a key or a value may hold any character: a line shows it escaped)
+        old, new = (shown_path(json.dumps(c[k], ensure_ascii=False)) if k in c else "" for k in ("old", "new"))
         print(
-            f"  {c['path']}: {c['change']}"
+            f"  {shown_path(c['path'])}: {c['change']}"
             + (f" {old}" if old else "")
             + (f" -> {new}" if old and new else f" {new}" if new else "")
         )
