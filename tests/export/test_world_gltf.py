@@ -3,6 +3,9 @@ against the generator and the drawing model."""
 
 from __future__ import annotations
 
+import json
+import os
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -10,7 +13,7 @@ from hypothesis import strategies as st
 
 from tests.export.helpers import load, problems, sample_game, validate
 from veduta import api
-from veduta.base.errors import VedutaError
+from veduta.base.errors import UsageError, VedutaError
 from veduta.base.project import Project
 from veduta.compile.model.transform import rotation_matrix
 from veduta.faces.cli.main import load_world, main
@@ -128,11 +131,19 @@ def test_entity_rotation_is_rz_ry_rx(angles):
 
 def test_world_errors(valley, tmp_path, capsys, monkeypatch):
     project = valley[0]
-    with pytest.raises(VedutaError, match="outside world valley"):
+    # a chunk the world does not have, or no such world: the caller's mistake (exit 2), as a --lod
+    # a model does not have (docs/authoring-tools.md, exit codes); it was exit 1, a problem in assets
+    with pytest.raises(UsageError, match="outside world valley"):
         api.export_gltf(project, str(tmp_path / "x.glb"), world="valley", chunk=(64, 0))
-    with pytest.raises(VedutaError, match='no world "atlantis"'):
+    with pytest.raises(UsageError, match='no world "atlantis"'):
         api.export_gltf(project, str(tmp_path / "x.glb"), world="atlantis", chunk=(0, 0))
     monkeypatch.chdir(project.root)
+    assert main(["export", "gltf", "--world", "valley", "--chunk", "64,0", "--out", str(tmp_path / "x.glb")]) == 2
+    err = capsys.readouterr().err
+    assert err == "veduta: chunk 64,0 is outside world valley (chunks -64..63 on each axis)\n", err
+    assert main(["export", "gltf", "--world", "valley", "--chunk", "0,-65", "--json", "--out", "x.glb"]) == 2
+    assert json.loads(capsys.readouterr().out)["message"].startswith("chunk 0,-65 is outside world valley")
+    assert not (tmp_path / "x.glb").exists() and not os.path.exists(os.path.join(project.root, "x.glb"))
     assert main(["export", "gltf", "--world", "valley", "--out", str(tmp_path / "x.glb")]) == 2
     assert (
         main(["export", "gltf", "--world", "valley", "--chunk", "0,0", "--lod", "1", "--out", str(tmp_path / "x.glb")])

@@ -7,7 +7,8 @@ loads on use, through :mod:`veduta.api`).
 
 Both print one line saying what they wrote (``--json``: the core function's summary), the
 cook's own messages and the warnings (missing materials, textures, models) on stderr. A missing
-model or world, or one with errors, is a ``veduta: ...`` line and exit status 1.
+model or world, a ``--lod`` or chunk it does not have, is a ``veduta: ...`` line and exit status 2
+(a usage mistake); one with errors exit status 1.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from veduta.base.errors import VedutaError
+from veduta.base.errors import UsageError
 from veduta.formats.mesh import VERTEX_DTYPE
 from veduta.tools.export import glb
 from veduta.tools.export.cooked import Cooked
@@ -253,12 +253,14 @@ def export_chunk(
     from veduta.world.generator import chunk_name
 
     if not 0 <= radius <= 4:
-        raise VedutaError(f"radius {radius} out of range [0, 4]")
+        raise UsageError(f"radius {radius} out of range [0, 4]")
     x = _WorldExport(project, world)
     n = x.world.extent
     cx, cz = chunk
     if not (-n <= cx < n and -n <= cz < n):
-        raise VedutaError(f"chunk {cx},{cz} is outside world {world} (chunks {-n}..{n - 1} on each axis)")
+        # a chunk the world does not have is the caller's mistake (exit 2), as a --lod a model does
+        # not have, or preview world's start cell outside the world
+        raise UsageError(f"chunk {cx},{cz} is outside world {world} (chunks {-n}..{n - 1} on each axis)")
     chunks = [
         (cx + dx, cz + dz)
         for dz in range(-radius, radius + 1)
