@@ -1,7 +1,5 @@
 """``python -m veduta``: the ``veduta`` command."""
 
-import sys
+from veduta.faces.cli import run
 
-from veduta.faces.cli.main import main
-
-sys.exit(main())
+run()

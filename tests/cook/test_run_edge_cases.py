@@ -427,13 +427,14 @@ def test_ctrl_c_while_a_worker_starts_stops_the_cook(tmp_path, face):
 @pytest.mark.parametrize("hook", ["before", "after_in_child"])
 def test_ctrl_c_while_the_check_forks_its_pool_stops_it_quietly(tmp_path, hook):
     """veduta check -n 2 forks a pool of its own: Ctrl-C sent at its first fork (in the check, or
-    in the worker before its start) stops the check with 130 and nothing printed, no process of
-    the group left. Before, the fork was not held (a KeyboardInterrupt traceback from the worker,
-    or "Exception ignored" from the hook, and the check went on); it now holds Ctrl-C as the
-    cook does (veduta/cook/ahead.py, interrupts_held) and stops its workers."""
+    in the worker before its start) stops the check with 130 and one line (``veduta: interrupted``,
+    as every veduta command stopped by Ctrl-C says), no process of the group left. Before, the
+    fork was not held (a KeyboardInterrupt traceback from the worker, or "Exception ignored" from
+    the hook, and the check went on); it now holds Ctrl-C as the cook does
+    (veduta/cook/ahead.py, interrupts_held) and stops its workers."""
     g, rc, out, err = _ctrl_c_at_fork(tmp_path, hook, "check")
     assert rc == 130, (rc, out, err)
-    assert err == "" and out == "", (out, err)
+    assert err == "veduta: interrupted\n" and out == "", (out, err)
 
 
 def test_a_slow_batch_does_not_hold_up_other_threads_takes(tmp_path):

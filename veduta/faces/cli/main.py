@@ -29,6 +29,7 @@ from veduta import COMPILER_VERSION
 from veduta.base.argtypes import jobs, png_file
 from veduta.base.errors import ConfigError, UsageError, VdaError, VedutaError, shown_path
 from veduta.faces.cli.common import CommandLineMistake, Parser, compact_json, json_in_argv, tell, wants_json
+from veduta.faces.cli.start import interrupted, startup_pause
 
 
 def _project(args):
@@ -65,7 +66,7 @@ def cmd_cook(args) -> int:
         if args.json and recorded is not None:
             print(json.dumps(recorded | {"interrupted": True}, ensure_ascii=False), flush=True)
         sys.stderr.write(f"\n{INTERRUPTED}\n")  # as doit cook says it: the summary above is not the end
-        raise
+        return 130
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
     return 0 if result["ok"] else 1
@@ -269,8 +270,16 @@ def _finish_edits(args) -> None:
 def main(argv: list[str] | None = None) -> int:
     """The ``veduta`` command; returns its exit status (a mistake in the command line exits 2
     through SystemExit, as argparse does). Under ``--json`` (``--format json``) every mistake is
-    one JSON document on stdout (veduta/faces/cli/common.py)."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    one JSON document on stdout (veduta/faces/cli/common.py). Ctrl-C at any moment, its start
+    included (the parser, the modules a command imports), is one line and 130
+    (:func:`veduta.faces.cli.interrupted`; a cook says its own line)."""
+    try:
+        return _main(sys.argv[1:] if argv is None else list(argv))
+    except KeyboardInterrupt:
+        return interrupted()
+
+
+def _main(argv: list[str]) -> int:
     if json_in_argv(argv):
         _json_safe_stdout()
     parser = build_parser()
@@ -279,8 +288,10 @@ def main(argv: list[str] | None = None) -> int:
     except CommandLineMistake as mistake:
         mistake.report(json_in_argv(argv))
     args.cwd = os.getcwd()
+    startup_pause("edits")
     if not getattr(args, "read_only", False):
         _finish_edits(args)
+    startup_pause("command")
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # `veduta list --json | head`: the reader has all it wanted
@@ -294,8 +305,6 @@ def main(argv: list[str] | None = None) -> int:
         return tell(wants_json(args), f"{where}{exc.strerror or exc}", 1)
     except MemoryError:
         return tell(wants_json(args), "out of memory (the machine, or a memory limit, ran short)", 1)
-    except KeyboardInterrupt:
-        return 130
 
 
 def _reader_gone() -> int:
@@ -312,6 +321,8 @@ def _reader_gone() -> int:
         pass
     return 1
 
+
+startup_pause("import")  # (the test hook: Ctrl-C while this module is being imported)
 
 if __name__ == "__main__":
     sys.exit(main())
