@@ -184,6 +184,50 @@ def test_parallel_and_hash_seed_give_identical_bytes(game, tmp_path):
         assert {k: v[2] for k, v in game.snapshot().items()} == serial
 
 
+def test_the_hash_seed_orders_nothing_but_the_deps_in_doits_database(tmp_path):
+    """docs/cooking.md, Determinism: the sample game cooked, two sources with deps changed and cooked
+    again, under three hash seeds: the cooked files and every file of cache/ but doit's database
+    and the build record are the same bytes; the build record differs only by compile times;
+    doit's rows are the same once each ``deps:`` list is sorted (a source cooked again with the
+    same deps has them in the seed's set order, which nothing reads: doit compares them as sets)."""
+    import marshal
+    import sqlite3
+
+    from tests.gamerepo import sample_game
+
+    def files(root):  # the cooked folder and cache/, lock files aside
+        return {
+            rel: p.read_bytes()
+            for p in sorted(root.rglob("*"))
+            if p.is_file()
+            and (rel := str(p.relative_to(root))).startswith(("cache/", "assets/.cooked/"))
+            and not rel.endswith(".lock")
+        }
+
+    runs = []
+    for seed in ("1", "2", "3"):
+        g = sample_game(tmp_path / seed)
+        g.veduta("cook", "-n", "1", env={"PYTHONHASHSEED": seed})
+        for rel in ("maps/town.vmap", "scenes/demo.vscene"):  # (deps: materials, textures, models...)
+            path = g.root / "assets" / rel
+            path.write_bytes(path.read_bytes() + b" ")
+        cp = g.veduta("cook", "-n", "2", env={"PYTHONHASHSEED": seed})
+        assert cp.returncode == 0 and "cook: 2 cooked," in cp.stdout, cp
+        got = files(g.root)
+        rows = {
+            n: json.loads(v) for n, v in sqlite3.connect(g.root / "cache/doit.sqlite3").execute("select * from doit")
+        }
+        assert rows["cook:scenes/demo.vscene"]["deps:"]  # (the rows are read)
+        builds = {}
+        for name in ("builds.marshal", "builds.recent.marshal"):
+            _, entries = marshal.loads(got.pop(f"cache/{name}"))
+            builds[name] = {rel: entry[:2] for rel, entry in entries.items()}  # (not the compile time)
+        del got["cache/doit.sqlite3"]
+        runs.append((got, {n: {**row, "deps:": sorted(row["deps:"])} for n, row in rows.items()}, builds))
+    assert len(runs[0][0]) > 100 and {"cache/state.marshal", "assets/.cooked/scenes/demo.vda"} <= set(runs[0][0])
+    assert runs[0] == runs[1] == runs[2]
+
+
 def test_config_moves_assets_and_cooked(game):
     (game.root / "assets").rename(game.root / "src")
     (game.root / "pyproject.toml").write_text('[tool.veduta]\nassets = "src"\ncooked = "build/cooked"\n')
