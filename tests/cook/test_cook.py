@@ -186,22 +186,27 @@ def test_parallel_and_hash_seed_give_identical_bytes(game, tmp_path):
 
 def test_the_hash_seed_orders_nothing_but_the_deps_in_doits_database(tmp_path):
     """docs/cooking.md, Determinism: the sample game cooked, two sources with deps changed and cooked
-    again, under three hash seeds: the cooked files and every file of cache/ but doit's database
-    and the build record are the same bytes; the build record differs only by compile times;
-    doit's rows are the same once each ``deps:`` list is sorted (a source cooked again with the
-    same deps has them in the seed's set order, which nothing reads: doit compares them as sets)."""
+    again, under three hash seeds. The cooked files, the store and the build record (but for its
+    compile times) are the same bytes; doit's rows say the same once each ``deps:`` list is sorted
+    (a source cooked again with the same deps has them in the seed's set order, which nothing
+    reads: doit compares them as sets). (The stat records, cache/state.marshal and scan.marshal,
+    and the file states in doit's rows hold the files' stat data: when they were written, not
+    the seed.)"""
     import marshal
     import sqlite3
 
     from tests.gamerepo import sample_game
 
-    def files(root):  # the cooked folder and cache/, lock files aside
+    stat_data = {"cache/state.marshal", "cache/scan.marshal", "cache/doit.sqlite3", "cache/doit.sqlite3.checked"}
+
+    def files(root):  # the cooked folder and cache/, but for lock files and stat records
         return {
             rel: p.read_bytes()
             for p in sorted(root.rglob("*"))
             if p.is_file()
             and (rel := str(p.relative_to(root))).startswith(("cache/", "assets/.cooked/"))
             and not rel.endswith(".lock")
+            and rel not in stat_data
         }
 
     runs = []
@@ -214,18 +219,22 @@ def test_the_hash_seed_orders_nothing_but_the_deps_in_doits_database(tmp_path):
         cp = g.veduta("cook", "-n", "2", env={"PYTHONHASHSEED": seed})
         assert cp.returncode == 0 and "cook: 2 cooked," in cp.stdout, cp
         got = files(g.root)
-        rows = {
-            n: json.loads(v) for n, v in sqlite3.connect(g.root / "cache/doit.sqlite3").execute("select * from doit")
-        }
-        assert rows["cook:scenes/demo.vscene"]["deps:"]  # (the rows are read)
-        builds = {}
         for name in ("builds.marshal", "builds.recent.marshal"):
-            _, entries = marshal.loads(got.pop(f"cache/{name}"))
-            builds[name] = {rel: entry[:2] for rel, entry in entries.items()}  # (not the compile time)
-        del got["cache/doit.sqlite3"]
-        runs.append((got, {n: {**row, "deps:": sorted(row["deps:"])} for n, row in rows.items()}, builds))
-    assert len(runs[0][0]) > 100 and {"cache/state.marshal", "assets/.cooked/scenes/demo.vda"} <= set(runs[0][0])
-    assert runs[0] == runs[1] == runs[2]
+            _, entries = marshal.loads(got[f"cache/{name}"])
+            got[f"cache/{name}"] = {rel: entry[:2] for rel, entry in entries.items()}  # (not the compile time)
+        db = sqlite3.connect(g.root / "cache/doit.sqlite3")
+        rows = {name: json.loads(row) for name, row in db.execute("select * from doit")}
+        said = {
+            name: (sorted(row["deps:"]), row["_values_:"], row["result:"], row["checker:"])
+            for name, row in rows.items()
+        }
+        runs.append((got, said))
+    assert len(runs[0][0]) > 100 and "assets/.cooked/scenes/demo.vda" in runs[0][0]
+    assert len(runs[0][1]) == 57 and len(runs[0][1]["cook:scenes/demo.vscene"][0]) == 7
+    for got, said in runs[1:]:
+        assert got.keys() == runs[0][0].keys()
+        assert [k for k in got if got[k] != runs[0][0][k]] == []
+        assert said == runs[0][1]
 
 
 def test_config_moves_assets_and_cooked(game):
