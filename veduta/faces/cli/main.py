@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     through SystemExit, as argparse does). Under ``--json`` (``--format json``) every mistake is
     one JSON document on stdout (veduta/faces/cli/common.py). Ctrl-C at any moment, its start
     included (the parser, the modules a command imports), is one line and 130
-    (:func:`veduta.faces.cli.interrupted`; a cook says its own line)."""
+    (:func:`veduta.faces.cli.start.interrupted`; a cook says its own line)."""
     try:
         return _main(sys.argv[1:] if argv is None else list(argv))
     except KeyboardInterrupt:
