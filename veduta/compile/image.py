@@ -138,9 +138,9 @@ def _read_chunks(data: bytes) -> _Png:
             palette = body
         elif kind[0] & 0x20 == 0:  # an upper-case first letter: critical (PNG spec 5.4)
             raise _fail(f"unknown critical chunk {name}")
-        elif kind == b"tRNS" and not idat and ctype in (0, 2, 3):
-            # after the image data it is out of place and ignored, as libpng and Pillow do;
-            # with an alpha channel it is not allowed and ignored, as they do
+        elif kind == b"tRNS" and ctype in (0, 2, 3):  # with an alpha channel: ignored, as libpng and Pillow do
+            if idat:  # out of place: libpng ignores it, Pillow applies it
+                raise _fail("tRNS after the image data")
             if trns is not None:
                 raise _fail("a second tRNS chunk")
             if ctype == 3 and palette is None:
