@@ -200,9 +200,9 @@ def _passes(png: _Png) -> list[tuple[int, int]]:
     return [(w, h) for w, h in sizes if w and h]
 
 
-def _check_image_data(png: _Png) -> None:
-    """Inflate the image data (bounded by what the image needs) and check that every row is there
-    and starts with a known filter type (PNG spec 9.2).  Data after the last row is ignored, as
+def _image_rows(png: _Png) -> bytes:
+    """The image data inflated (no more than the image needs), every row checked to be there and
+    to start with a known filter type (PNG spec 9.2).  Data after the last row is ignored, as
     libpng and Pillow do."""
     bits = png.depth * _COLOUR_TYPES[png.ctype][2]
     rows = [(h, 1 + (w * bits + 7) // 8) for w, h in _passes(png)]
@@ -220,11 +220,14 @@ def _check_image_data(png: _Png) -> None:
         if int(filters.max()) > 4:
             raise _fail(f"row filter type {int(filters.max())} (want 0 to 4)")
         start += h * stride
+    return raw
 
 
-def _unfilter(png: _Png, mode: str, rawmode: str) -> np.ndarray:
+def _unfilter(png: _Png, stored: bytes, mode: str, rawmode: str) -> np.ndarray:
     """The image's rows unfiltered (and de-interlaced) by Pillow's PNG decoder into *mode* through
     its unpacker *rawmode* (whose bit count sets the filters' bytes per pixel, PNG spec 9.2).
+    *stored* is the checked rows as a zlib stream of stored blocks: Pillow then only copies them,
+    instead of inflating the image data a second time.
 
     Pillow's "zip" decoder with (rawmode, interlace) arguments is what its PNG plugin uses
     (checked against Pillow 13.0.0); ``Image.frombytes`` with a decoder name is public API.  It
@@ -233,7 +236,7 @@ def _unfilter(png: _Png, mode: str, rawmode: str) -> np.ndarray:
     from PIL import Image
 
     try:
-        im = Image.frombytes(mode, (png.width, png.height), png.idat, "zip", rawmode, int(png.interlaced))
+        im = Image.frombytes(mode, (png.width, png.height), stored, "zip", rawmode, int(png.interlaced))
     except (ValueError, OSError) as exc:
         raise _fail(f"the image data: {exc}") from None
     return np.asarray(im)
@@ -249,11 +252,15 @@ def decode_png(data: bytes) -> np.ndarray:
     """
     png_size(data)
     png = _read_chunks(data)
-    _check_image_data(png)
+    stored = zlib.compress(_image_rows(png), 0)
+
+    def unfilter(mode: str, rawmode: str) -> np.ndarray:
+        return _unfilter(png, stored, mode, rawmode)
+
     ct, depth, trns = png.ctype, png.depth, png.trns
     out = np.empty((png.height, png.width, 4), np.uint8)
     if ct == 3:
-        idx = _unfilter(png, "P", "P" if depth == 8 else f"P;{depth}")
+        idx = unfilter("P", "P" if depth == 8 else f"P;{depth}")
         colours = len(png.palette) // 3
         top = int(idx.max())
         if top >= colours:
@@ -265,10 +272,10 @@ def decode_png(data: bytes) -> np.ndarray:
         return lut[idx]
     if ct == 0:
         if depth == 16:
-            hi_lo = _unfilter(png, "LA", "LA")
+            hi_lo = unfilter("LA", "LA")
             grey, raw = hi_lo[..., 0], hi_lo[..., 0].astype(np.int32) << 8 | hi_lo[..., 1]
         else:
-            raw = _unfilter(png, "P", "P" if depth == 8 else f"P;{depth}")
+            raw = unfilter("P", "P" if depth == 8 else f"P;{depth}")
             grey = raw * np.uint8(255 // ((1 << depth) - 1))
         out[..., :3] = grey[..., None]
         out[..., 3] = 255
@@ -277,23 +284,23 @@ def decode_png(data: bytes) -> np.ndarray:
         return out
     if ct == 2:
         if depth == 16:
-            hi = _unfilter(png, "RGB", "RGB;16B")
+            hi = unfilter("RGB", "RGB;16B")
             out[..., :3] = hi
             if trns is not None:
-                raw = hi.astype(np.int32) << 8 | _unfilter(png, "RGB", "RGB;16L")
+                raw = hi.astype(np.int32) << 8 | unfilter("RGB", "RGB;16L")
         else:
-            out[..., :3] = raw = _unfilter(png, "RGB", "RGB")
+            out[..., :3] = raw = unfilter("RGB", "RGB")
         out[..., 3] = 255
         if trns is not None:
             key = np.array(struct.unpack(">3H", trns))
             out[..., 3][(raw == key).all(axis=2)] = 0
         return out
     if ct == 4:
-        ga = _unfilter(png, "RGBA", "RGBA")[..., [0, 2]] if depth == 16 else _unfilter(png, "LA", "LA")
+        ga = unfilter("RGBA", "RGBA")[..., [0, 2]] if depth == 16 else unfilter("LA", "LA")
         out[..., :3] = ga[..., :1]
         out[..., 3] = ga[..., 1]
         return out
-    return np.ascontiguousarray(_unfilter(png, "RGBA", "RGBA;16B" if depth == 16 else "RGBA"))
+    return np.ascontiguousarray(unfilter("RGBA", "RGBA;16B" if depth == 16 else "RGBA"))
 
 
 # -- colour packing ----------------------------------------------------------------------------
