@@ -142,10 +142,18 @@ class _Sheet:
         return out
 
 
-def _fits(sheet: _Sheet, reserve: int) -> bool:
-    """The planned picture, plus *reserve* pixels of height for a last line, within MAX_PIXELS."""
+def _fits(sheet: _Sheet, note: tuple[int, int] | None) -> bool:
+    """The planned picture, with the (width, height) of a last line *note*, within MAX_PIXELS."""
     w, h = sheet.size()
-    return w * (h + reserve) <= MAX_PIXELS
+    if note is not None:
+        w, h = max(w, note[0]), h + note[1]
+    return w * h <= MAX_PIXELS
+
+
+def _note(left: int) -> str:
+    return (
+        f"... {left} more clip{'s' if left != 1 else ''} not shown (the picture is kept within {MAX_PIXELS:,} pixels)"
+    )
 
 
 def _clip_heading(clip, play: str, shown: int, total: int) -> str:
@@ -157,13 +165,14 @@ def _clip_heading(clip, play: str, shown: int, total: int) -> str:
 def _add_clips(sheet: _Sheet, clips: list, play: str, count: int, cell) -> int:
     """One row (or more, wrapped) per clip, in name order, while the picture stays within
     MAX_PIXELS; a clip cut partway says how many of its frames are shown, and the clips left out
-    are counted on a last line.  Returns the number of clips with frames shown."""
-    note = sheet.line + PAD  # the height of the last line, when there is one
+    are counted on a last line.  Returns the number of clips left out (0: every clip shown)."""
+    # the size of the last line (a heading, no cells), when there is one: at its widest
+    note = (_text_size(sheet.font, _note(len(clips)))[0] + 2 * PAD, 2 * sheet.line + PAD)
     for i, clip in enumerate(clips):
         frames = [f for f in clip.frames if f < count]
         cells = [cell(f) for f in frames[:MAX_FRAMES]]
         added = sheet.add(_clip_heading(clip, play, len(cells), len(frames)), cells)
-        if _fits(sheet, note if i + 1 < len(clips) else 0):
+        if _fits(sheet, note if i + 1 < len(clips) else None):
             continue
         # too big: keep as many of this clip's rows as fit (its heading then says how many frames)
         rows = [sheet.pop()[1] for _ in range(added)][::-1]
@@ -171,22 +180,33 @@ def _add_clips(sheet: _Sheet, clips: list, play: str, count: int, cell) -> int:
         for k in range(len(rows) - 1, 0, -1):
             kept = [c for row in rows[:k] for c in row]
             tried = sheet.add(_clip_heading(clip, play, len(kept), len(frames)), kept)
-            if _fits(sheet, note if i + 1 < len(clips) else 0):
+            if _fits(sheet, note if i + 1 < len(clips) else None):
                 shown += 1
                 break
             for _ in range(tried):
                 sheet.pop()
         left = len(clips) - shown
         if left:
-            clips_left = f"{left} more clip{'s' if left != 1 else ''}"
-            sheet.add(f"... {clips_left} not shown (the picture is kept within {MAX_PIXELS:,} pixels)", [])
-        return shown
-    return len(clips)
+            sheet.add(_note(left), [])
+        return left
+    return 0
 
 
 def preview_image(tex: Texture, boxes: list | None = None, counts: dict | None = None) -> Image.Image:
     """The preview of a texture record as a Pillow RGBA image; *boxes* gets where each cell went
-    (``(caption, [left, top, right, bottom])``), *counts* ``clips_shown``."""
+    (``(caption, [left, top, right, bottom])``), *counts* ``clips_left_out``."""
+    sheet, left_out = plan_sheet(tex)
+    img = sheet.render()
+    if boxes is not None:
+        boxes.extend(sheet.boxes)
+    if counts is not None:
+        counts["clips_left_out"] = left_out
+    return img
+
+
+def plan_sheet(tex: Texture) -> tuple[_Sheet, int]:
+    """The preview's layout, nothing drawn yet (``sheet.size()`` is the picture's size), and the
+    number of clips left out to keep the picture within MAX_PIXELS."""
     font = _font()
     sheet = _Sheet(font)
     levels = [unpack_argb(np.asarray(lv)) for lv in tex.images or []]
@@ -215,7 +235,7 @@ def preview_image(tex: Texture, boxes: list | None = None, counts: dict | None =
             [_ready(_checkered(tiled, scale), f"{2 * tex.width}x{2 * tex.height}")],
         )
     cols, rows = tex.grid
-    shown_clips = 0
+    left_out = 0
     if levels and cols and rows:
         base = levels[0]
         fw, fh = tex.width // cols, tex.height // rows
@@ -238,13 +258,8 @@ def preview_image(tex: Texture, boxes: list | None = None, counts: dict | None =
             f"frames: {cols} x {rows} grid of {fw} x {fh}" + (f" (shown x{scale})" if scale > 1 else "") + more,
             [cell(i) for i in range(shown)],
         )
-        shown_clips = _add_clips(sheet, list(tex.clips or []), tex.play, count, cell)
-    img = sheet.render()
-    if boxes is not None:
-        boxes.extend(sheet.boxes)
-    if counts is not None:
-        counts["clips_shown"] = shown_clips
-    return img
+        left_out = _add_clips(sheet, list(tex.clips or []), tex.play, count, cell)
+    return sheet, left_out
 
 
 def png_of(tex: Texture, boxes: list | None = None, counts: dict | None = None) -> tuple[bytes, Image.Image]:
@@ -270,8 +285,8 @@ def preview_texture(project, name: str, out: str | None = None) -> dict:
     when given.
 
     ``{"texture", "out", "bytes", "width", "height", "size": [w, h] of level 0, "levels",
-    "frames", "clips", "clips_shown", "tiled", "cells": [{"caption", "box"}], "messages", "png"}``
-    (the picture is kept within MAX_PIXELS: ``clips_shown`` says how many clips have a row) (the faces
+    "frames", "clips", "clips_left_out", "tiled", "cells": [{"caption", "box"}], "messages", "png"}``
+    (the picture is kept within MAX_PIXELS: ``clips_left_out`` counts the clips it leaves out) (the faces
     write or send ``png``; ``--json`` shows the rest)."""
     from veduta.base.fsutil import write_output
     from veduta.cook.cooked import cooked_record
@@ -294,7 +309,7 @@ def preview_texture(project, name: str, out: str | None = None) -> dict:
         "levels": tex.levels,
         "frames": cols * rows,
         "clips": [c.name for c in tex.clips or []],
-        "clips_shown": counts["clips_shown"],
+        "clips_left_out": counts["clips_left_out"],
         "tiled": bool(tex.tiling and tex.images),
         "cells": [{"caption": cap, "box": box} for cap, box in boxes],
         "messages": messages,

@@ -126,7 +126,9 @@ def cmd_preview_texture(args) -> int:
     if args.json:
         print(json.dumps({k: v for k, v in data.items() if k != "png"}, ensure_ascii=False))
     else:
-        print(f"wrote {args.out}")
+        left = data["clips_left_out"]
+        cut = f" ({left} of {len(data['clips'])} clips left out: the picture is kept within 4096 x 4096 pixels)"
+        print(f"wrote {args.out}" + (cut if left else ""))
     return 0
 
 
