@@ -63,7 +63,6 @@ _COLOUR_TYPES = {
 }
 #: Adam7 passes: (first column, first row, column step, row step) (PNG spec 8.2).
 _ADAM7 = ((0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2))
-_CRITICAL = (b"IHDR", b"PLTE", b"IDAT", b"IEND")
 
 
 @dataclass(frozen=True)
@@ -181,7 +180,7 @@ def _check_trns(trns: bytes, ctype: int, depth: int, colours: int) -> None:
     within the bit depth (libpng masks extra bits, Pillow does not: refused rather than guessed)."""
     if ctype == 3:
         if len(trns) > colours:
-            raise _fail(f"tRNS has {len(trns)} entries but PLTE only {colours} colours")
+            raise _fail(f"tRNS has {len(trns)} entries but PLTE only {colours} colour{'s' if colours != 1 else ''}")
         return
     want = 2 if ctype == 0 else 6
     if len(trns) != want:
