@@ -13,7 +13,7 @@ COMPILER_VERSION = "veduta-asset/0.8.0"
 #: It lives in the cook's state (the stat cache, and the folder of the local store's and the
 #: shared cache's entries: cache/store/<salt>/...), never in META: the sources an earlier
 #: toolchain cooked are then cooked again, never restored (docs/cooking.md).
-TOOLCHAIN_SALT = "veduta-cook-rules/1"
+TOOLCHAIN_SALT = "veduta-cook-rules/2"
 
 #: What the cook's state is kept for: the spec's compiler version and veduta's own rules.
 TOOLCHAIN = f"{COMPILER_VERSION}+{TOOLCHAIN_SALT}"

@@ -10,6 +10,7 @@ from PIL import Image
 from tests.tools.picturegame import write_game
 from veduta import api
 from veduta.base.project import Project
+from veduta.tools.preview_texture import PAD
 
 
 def test_a_tiling_texture_is_shown_tiled_two_by_two(tmp_path):
@@ -31,3 +32,77 @@ def test_a_tiling_texture_is_shown_tiled_two_by_two(tmp_path):
     # a texture that does not tile is not shown tiled
     r = api.preview_texture(project, "leaves", None)
     assert r["tiled"] is False and [c["caption"] for c in r["cells"]] == ["0: 4x4"]
+
+
+# -- the picture's size is bounded (hostile4 #5) -------------------------------------------------
+
+
+def sheet_record(size: int, grid: int, clips: int, frames: int):
+    """A sprite sheet source of *clips* clips of *frames* frames each (a checker, no PNG)."""
+    src = {
+        "veduta": "texture/1",
+        "size": [size, size],
+        "layers": [{"type": "checker", "colors": ["#ff0000", "#00ff00"], "cell": 4}],
+        "grid": [grid, grid],
+        "clips": {
+            f"c{i:03}": {"frames": [(i * frames + k) % (grid * grid) for k in range(frames)]} for i in range(clips)
+        },
+    }
+    return src
+
+
+def compiled(tmp_path, src):
+    import json
+
+    from tests.compile.helpers import compile_in
+
+    tex, ctx = compile_in(tmp_path, {"textures/sheet.vtexture": json.dumps(src)}, "textures/sheet.vtexture")
+    assert tex is not None
+    return tex
+
+
+def test_the_repro_sheet_is_planned_within_the_bound_before_anything_is_drawn(tmp_path):
+    """The shape of hostile4 #5 (a 256 x 256 grid, 256 clips of 4,096 frames: a 435 M-pixel
+    picture before) on a small texture, with 300 frames a clip (more than the MAX_FRAMES a clip
+    row shows, so the picture would be as large): the plan stays within MAX_PIXELS and counts
+    what it left out."""
+    from veduta.tools.preview_texture import MAX_FRAMES, MAX_PIXELS, plan_sheet
+
+    tex = compiled(tmp_path, sheet_record(256, 256, 256, 300))
+    sheet, left_out = plan_sheet(tex)
+    shown = 256 - left_out
+    w, h = sheet.size()
+    assert w * h <= MAX_PIXELS and 0 < shown < 256
+    # every clip row is at least a heading, a frame and its caption high: all 256 could not fit
+    cell_h = max(c.height for _, cells in sheet.rows for c in cells)
+    assert 256 * (2 * sheet.line + cell_h + PAD) * w > MAX_PIXELS
+    headings = [head for head, _ in sheet.rows if head]
+    assert headings[-1] == f"... {256 - shown} more clips not shown (the picture is kept within {MAX_PIXELS:,} pixels)"
+    clip_heads = [x for x in headings if x.startswith("clip ")]
+    assert len(clip_heads) == shown and clip_heads[0].startswith("clip c000: 8 fps, loop")
+    assert clip_heads[-1].endswith(" of 300 frames shown")
+    assert all(x.endswith(f", the first {MAX_FRAMES} of 300 frames shown") for x in clip_heads[:-1])
+
+
+def test_a_cut_picture_is_the_top_of_the_full_one_and_says_what_is_left_out(tmp_path, monkeypatch):
+    """With a small bound: the same cells in the same places as without it, up to the cut; the
+    drawn picture has the planned size; clips_left_out counts the clips without a row."""
+    from veduta.tools import preview_texture as pt
+
+    tex = compiled(tmp_path, sheet_record(32, 8, 12, 40))
+    full_boxes: list = []
+    full_counts: dict = {}
+    full = pt.preview_image(tex, full_boxes, full_counts)
+    assert full_counts == {"clips_left_out": 0} and full.width * full.height > 1_500_000
+    monkeypatch.setattr(pt, "MAX_PIXELS", 1_500_000)
+    boxes: list = []
+    counts: dict = {}
+    img = pt.preview_image(tex, boxes, counts)
+    assert img.width * img.height <= 1_500_000
+    shown = 12 - counts["clips_left_out"]
+    assert 0 < shown < 12
+    assert boxes == full_boxes[: len(boxes)] and len(boxes) < len(full_boxes)
+    before_clips = 1 + 64  # level 0 and the 8 x 8 frames
+    shown_frames = len(boxes) - before_clips
+    assert (shown - 1) * 40 < shown_frames <= shown * 40
+    assert (np.asarray(img)[: boxes[-1][1][3]] == np.asarray(full)[: boxes[-1][1][3], : img.width]).all()

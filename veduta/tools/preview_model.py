@@ -139,7 +139,7 @@ def preview_model(project: Project, name: str, out: str | None = None, size: int
     what was drawn, with ``"png"`` (the faces write or send it; ``--json`` shows the rest)."""
     from PIL import Image
 
-    from veduta.tools.preview_texture import _font, _Sheet
+    from veduta.tools.preview_texture import _font, _ready, _Sheet
 
     if isinstance(size, bool) or not isinstance(size, int) or not MIN_SIZE <= size <= MAX_SIZE:
         raise VedutaError(f"size {size!r} out of range [{MIN_SIZE}, {MAX_SIZE}] (pixels per view)")
@@ -220,7 +220,7 @@ def preview_model(project: Project, name: str, out: str | None = None, size: int
         head += f", drawn to {_fmt(mesh.draw_distance)} m"
     head += f"; ground grid every {step:g} m"
     sheet = _Sheet(font)
-    sheet.add(head, cells)
+    sheet.add(head, [_ready(im, cap) for im, cap in cells])
     img = sheet.render()
     buf = io.BytesIO()
     img.save(buf, format="PNG", compress_level=6, optimize=False)

@@ -58,34 +58,71 @@ def _scale_for(w: int, h: int, target: int) -> int:
     return max(1, min(8, target // max(w, h, 1)))
 
 
+#: The picture is kept within this many pixels (4096 x 4096): clip rows that would pass it are
+#: left out and counted on a last line.  What comes before the clips (the chain, the tiled view,
+#: the frame table) is always drawn: the format's limits bound it (docs/export.md).
+MAX_PIXELS = 4096 * 4096
+
+
+class _Cell:
+    """An image of the sheet, drawn only when the sheet is rendered (a planned cell costs nothing)."""
+
+    def __init__(self, width: int, height: int, caption: str, draw):
+        self.width, self.height, self.caption, self.draw = width, height, caption, draw
+
+
+def _ready(im: Image.Image, caption: str) -> _Cell:
+    return _Cell(im.width, im.height, caption, lambda: im)
+
+
 class _Sheet:
-    """Rows of (image, caption) cells, with an optional heading per row, laid out top to bottom."""
+    """Rows of cells, with an optional heading per row, laid out top to bottom."""
 
     def __init__(self, font):
         self.font = font
-        self.rows: list[tuple[str, list[tuple[Image.Image, str]]]] = []
+        self.rows: list[tuple[str, list[_Cell]]] = []
+        self.line = _text_size(font, "Ag0")[1] + 2
+        #: planned size of the rows so far: (width, height) after each row
+        self.sizes: list[tuple[int, int]] = []
 
-    def add(self, heading: str, cells: list[tuple[Image.Image, str]]) -> None:
+    def _cell_w(self, cell: _Cell) -> int:
+        return max(cell.width, _text_size(self.font, cell.caption)[0]) + GAP
+
+    def _push(self, heading: str, cells: list[_Cell]) -> None:
+        width, height = self.sizes[-1] if self.sizes else (PAD, PAD)
+        row_w = PAD + sum(self._cell_w(c) for c in cells)
+        width = max(width, row_w + PAD, _text_size(self.font, heading)[0] + 2 * PAD)
+        height += self.line + max((c.height for c in cells), default=0) + self.line + PAD
+        self.rows.append((heading, cells))
+        self.sizes.append((width, height))
+
+    def pop(self) -> tuple[str, list[_Cell]]:
+        self.sizes.pop()
+        return self.rows.pop()
+
+    def size(self) -> tuple[int, int]:
+        """The picture's planned (width, height) in pixels."""
+        return self.sizes[-1] if self.sizes else (PAD, PAD)
+
+    def add(self, heading: str, cells: list[_Cell]) -> int:
         """A heading and its cells, wrapped into rows no wider than MAX_ROW (a cell wider
-        than that gets a row of its own)."""
-        row: list[tuple[Image.Image, str]] = []
+        than that gets a row of its own); returns the number of rows added."""
+        row: list[_Cell] = []
         x = PAD
-        for im, cap in cells:
-            w = max(im.width, _text_size(self.font, cap)[0]) + GAP
+        added = 0
+        for cell in cells:
+            w = self._cell_w(cell)
             if row and x + w > MAX_ROW:
-                self.rows.append((heading, row))
-                heading, row, x = "", [], PAD
-            row.append((im, cap))
+                self._push(heading, row)
+                heading, row, x, added = "", [], PAD, added + 1
+            row.append(cell)
             x += w
-        self.rows.append((heading, row))
+        self._push(heading, row)
+        return added + 1
 
     def render(self) -> Image.Image:
-        line = _text_size(self.font, "Ag0")[1] + 2
-        width, height = PAD, PAD
-        for heading, cells in self.rows:
-            row_w = PAD + sum(max(im.width, _text_size(self.font, cap)[0]) + GAP for im, cap in cells)
-            width = max(width, row_w + PAD, _text_size(self.font, heading)[0] + 2 * PAD)
-            height += line + max((im.height for im, _ in cells), default=0) + line + PAD
+        line = self.line
+        width, height = self.size()
         out = Image.new("RGBA", (width, height), BG)
         draw = ImageDraw.Draw(out)
         #: where each cell went: (caption, [left, top, right, bottom])
@@ -95,19 +132,81 @@ class _Sheet:
             draw.text((PAD, y), heading, font=self.font, fill=INK)
             y += line
             x = PAD
-            tallest = max((im.height for im, _ in cells), default=0)
-            for im, cap in cells:
-                out.paste(im, (x, y))
-                self.boxes.append((cap, [x, y, x + im.width, y + im.height]))
-                draw.text((x, y + im.height + 1), cap, font=self.font, fill=DIM)
-                x += max(im.width, _text_size(self.font, cap)[0]) + GAP
+            tallest = max((c.height for c in cells), default=0)
+            for cell in cells:
+                out.paste(cell.draw(), (x, y))
+                self.boxes.append((cell.caption, [x, y, x + cell.width, y + cell.height]))
+                draw.text((x, y + cell.height + 1), cell.caption, font=self.font, fill=DIM)
+                x += self._cell_w(cell)
             y += tallest + line + PAD
         return out
 
 
-def preview_image(tex: Texture, boxes: list | None = None) -> Image.Image:
+def _fits(sheet: _Sheet, note: tuple[int, int] | None) -> bool:
+    """The planned picture, with the (width, height) of a last line *note*, within MAX_PIXELS."""
+    w, h = sheet.size()
+    if note is not None:
+        w, h = max(w, note[0]), h + note[1]
+    return w * h <= MAX_PIXELS
+
+
+def _note(left: int) -> str:
+    return (
+        f"... {left} more clip{'s' if left != 1 else ''} not shown (the picture is kept within {MAX_PIXELS:,} pixels)"
+    )
+
+
+def _clip_heading(clip, play: str, shown: int, total: int) -> str:
+    how = "loop" if clip.loop else (f"then {clip.next}" if clip.next else "once")
+    head = f"clip {clip.name}: {clip.fps:g} fps, {how}" + ("  [play]" if clip.name == play else "")
+    return head + (f", the first {shown} of {total} frames shown" if shown < total else "")
+
+
+def _add_clips(sheet: _Sheet, clips: list, play: str, count: int, cell) -> int:
+    """One row (or more, wrapped) per clip, in name order, while the picture stays within
+    MAX_PIXELS; a clip cut partway says how many of its frames are shown, and the clips left out
+    are counted on a last line.  Returns the number of clips left out (0: every clip shown)."""
+    # the size of the last line (a heading, no cells), when there is one: at its widest
+    note = (_text_size(sheet.font, _note(len(clips)))[0] + 2 * PAD, 2 * sheet.line + PAD)
+    for i, clip in enumerate(clips):
+        frames = [f for f in clip.frames if f < count]
+        cells = [cell(f) for f in frames[:MAX_FRAMES]]
+        added = sheet.add(_clip_heading(clip, play, len(cells), len(frames)), cells)
+        if _fits(sheet, note if i + 1 < len(clips) else None):
+            continue
+        # too big: keep as many of this clip's rows as fit (its heading then says how many frames)
+        rows = [sheet.pop()[1] for _ in range(added)][::-1]
+        shown = i
+        for k in range(len(rows) - 1, 0, -1):
+            kept = [c for row in rows[:k] for c in row]
+            tried = sheet.add(_clip_heading(clip, play, len(kept), len(frames)), kept)
+            if _fits(sheet, note if i + 1 < len(clips) else None):
+                shown += 1
+                break
+            for _ in range(tried):
+                sheet.pop()
+        left = len(clips) - shown
+        if left:
+            sheet.add(_note(left), [])
+        return left
+    return 0
+
+
+def preview_image(tex: Texture, boxes: list | None = None, counts: dict | None = None) -> Image.Image:
     """The preview of a texture record as a Pillow RGBA image; *boxes* gets where each cell went
-    (``(caption, [left, top, right, bottom])``)."""
+    (``(caption, [left, top, right, bottom])``), *counts* ``clips_left_out``."""
+    sheet, left_out = plan_sheet(tex)
+    img = sheet.render()
+    if boxes is not None:
+        boxes.extend(sheet.boxes)
+    if counts is not None:
+        counts["clips_left_out"] = left_out
+    return img
+
+
+def plan_sheet(tex: Texture) -> tuple[_Sheet, int]:
+    """The preview's layout, nothing drawn yet (``sheet.size()`` is the picture's size), and the
+    number of clips left out to keep the picture within MAX_PIXELS."""
     font = _font()
     sheet = _Sheet(font)
     levels = [unpack_argb(np.asarray(lv)) for lv in tex.images or []]
@@ -123,7 +222,7 @@ def preview_image(tex: Texture, boxes: list | None = None) -> Image.Image:
         scale = _scale_for(tex.width, tex.height, 128)
         sheet.add(
             title + (f" (shown x{scale})" if scale > 1 else ""),
-            [(_checkered(lv, scale), f"{i}: {lv.shape[1]}x{lv.shape[0]}") for i, lv in enumerate(levels)],
+            [_ready(_checkered(lv, scale), f"{i}: {lv.shape[1]}x{lv.shape[0]}") for i, lv in enumerate(levels)],
         )
     else:
         sheet.add(title, [])
@@ -133,9 +232,10 @@ def preview_image(tex: Texture, boxes: list | None = None) -> Image.Image:
         sheet.add(
             "tiled: level 0 repeated 2 x 2, so its seams meet in the middle"
             + (f" (shown x{scale})" if scale > 1 else ""),
-            [(_checkered(tiled, scale), f"{2 * tex.width}x{2 * tex.height}")],
+            [_ready(_checkered(tiled, scale), f"{2 * tex.width}x{2 * tex.height}")],
         )
     cols, rows = tex.grid
+    left_out = 0
     if levels and cols and rows:
         base = levels[0]
         fw, fh = tex.width // cols, tex.height // rows
@@ -148,31 +248,25 @@ def preview_image(tex: Texture, boxes: list | None = None) -> Image.Image:
                 cache[f] = _checkered(base[r * fh : (r + 1) * fh, c * fw : (c + 1) * fw], scale)
             return cache[f]
 
+        def cell(f: int) -> _Cell:
+            return _Cell(fw * scale, fh * scale, str(f), lambda: frame(f))
+
         count = cols * rows
         shown = min(count, MAX_FRAMES)
         more = f", the first {shown} shown" if shown < count else ""
         sheet.add(
             f"frames: {cols} x {rows} grid of {fw} x {fh}" + (f" (shown x{scale})" if scale > 1 else "") + more,
-            [(frame(i), str(i)) for i in range(shown)],
+            [cell(i) for i in range(shown)],
         )
-        for clip in tex.clips or []:
-            how = "loop" if clip.loop else (f"then {clip.next}" if clip.next else "once")
-            head = f"clip {clip.name}: {clip.fps:g} fps, {how}" + ("  [play]" if clip.name == tex.play else "")
-            frames = [f for f in clip.frames if f < count]
-            if len(frames) > MAX_FRAMES:
-                head += f", the first {MAX_FRAMES} of {len(frames)} frames shown"
-            sheet.add(head, [(frame(f), str(f)) for f in frames[:MAX_FRAMES]])
-    img = sheet.render()
-    if boxes is not None:
-        boxes.extend(sheet.boxes)
-    return img
+        left_out = _add_clips(sheet, list(tex.clips or []), tex.play, count, cell)
+    return sheet, left_out
 
 
-def png_of(tex: Texture, boxes: list | None = None) -> tuple[bytes, Image.Image]:
+def png_of(tex: Texture, boxes: list | None = None, counts: dict | None = None) -> tuple[bytes, Image.Image]:
     """The preview of a texture record as PNG bytes (deterministic) and the image."""
     import io
 
-    img = preview_image(tex, boxes)
+    img = preview_image(tex, boxes, counts)
     buf = io.BytesIO()
     img.save(buf, format="PNG", optimize=False)
     return buf.getvalue(), img
@@ -191,7 +285,8 @@ def preview_texture(project, name: str, out: str | None = None) -> dict:
     when given.
 
     ``{"texture", "out", "bytes", "width", "height", "size": [w, h] of level 0, "levels",
-    "frames", "clips", "tiled", "cells": [{"caption", "box"}], "messages", "png"}`` (the faces
+    "frames", "clips", "clips_left_out", "tiled", "cells": [{"caption", "box"}], "messages", "png"}``
+    (the picture is kept within MAX_PIXELS: ``clips_left_out`` counts the clips it leaves out) (the faces
     write or send ``png``; ``--json`` shows the rest)."""
     from veduta.base.fsutil import write_output
     from veduta.cook.cooked import cooked_record
@@ -199,7 +294,8 @@ def preview_texture(project, name: str, out: str | None = None) -> dict:
     messages: list[str] = []
     tex = cooked_record(project, "texture", name, messages.append)
     boxes: list = []
-    data, img = png_of(tex, boxes)
+    counts: dict = {}
+    data, img = png_of(tex, boxes, counts)
     if out is not None:
         write_output(out, data)
     cols, rows = tex.grid
@@ -213,6 +309,7 @@ def preview_texture(project, name: str, out: str | None = None) -> dict:
         "levels": tex.levels,
         "frames": cols * rows,
         "clips": [c.name for c in tex.clips or []],
+        "clips_left_out": counts["clips_left_out"],
         "tiled": bool(tex.tiling and tex.images),
         "cells": [{"caption": cap, "box": box} for cap, box in boxes],
         "messages": messages,

@@ -127,7 +127,9 @@ def cmd_preview_texture(args) -> int:
     if args.json:
         print(json.dumps({k: v for k, v in data.items() if k != "png"}, ensure_ascii=False))
     else:
-        print(f"wrote {shown_path(args.out)}")
+        left = data["clips_left_out"]
+        cut = f" ({left} of {len(data['clips'])} clips left out: the picture is kept within 4096 x 4096 pixels)"
+        print(f"wrote {shown_path(args.out)}" + (cut if left else ""))
     return 0
 
 

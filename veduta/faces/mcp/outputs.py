@@ -346,6 +346,7 @@ class PreviewTexture(TypedDict):
     levels: Annotated[int, Field(description="mip levels")]
     frames: Annotated[int, Field(description="sprite frames (0: no grid)")]
     clips: list[str]
+    clips_left_out: Annotated[int, Field(description="clips not drawn: the picture is kept within 4096 x 4096 pixels")]
     tiled: Annotated[bool, Field(description="a tiling texture: level 0 is also shown tiled 2 x 2")]
     cells: Annotated[list[Obj], Field(description="each image of the sheet: caption, box (pixels)")]
     messages: list[str]
