@@ -16,7 +16,7 @@ import stat
 import sys
 import time
 from itertools import groupby
-from operator import itemgetter
+from operator import add, itemgetter, methodcaller
 from typing import Any
 
 from doit import create_after
@@ -213,7 +213,13 @@ def cook_tasks(run: CookRun):
         )
         by_table = {s.rel for s, t in zip(table_fresh, taken) if t}
     unknown = 0  # sources with no entry as read, or with a name another source has
-    for src in sources:
+    looked = sources
+    if by_table and len(by_table) == len(sources):
+        # every source fresh by the table (its sources are these: a no-op): none looked at again
+        looked = ()
+        if only_group:
+            fresh_names = list(map(itemgetter(2), sources))  # (their paths, as the loop below takes them)
+    for src in looked:
         kind, name, rel = src
         if by_table is not None and rel in by_table:
             if only_group:
@@ -545,23 +551,65 @@ def _fresh_by_table(cache: StatCache, sources: list, rels: list[str], cooked_dir
     if got is None:
         return None
     table, whole = got
-    stat, pack2 = os.stat, SIG2.pack
     try:
-        rows = [
-            pack2(c.st_size, c.st_mtime_ns, c.st_ino, c.st_ctime_ns, s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns)
-            for c, s in zip(
-                map(stat, [cooked_dirs[k.name] + name + ".vda" for k, name, _ in sources]),
-                map(stat, [prefix + rel for rel in rels]),
-            )
-        ]
+        cooked = _signatures(_cooked_by_kind(sources, cooked_dirs))
+        mine = _signatures(_by_folder(prefix, rels))
     except OSError:
         return None
+    if len(cooked) != len(mine):
+        return None  # (never: *rels* are the paths of *sources*)
     n = TABLE_ROW
-    if b"".join(rows) == table:
+    if b"".join(map(add, cooked, mine)) == table:
         fresh = set(rels)
     else:
-        fresh = {rel for i, (rel, row) in enumerate(zip(rels, rows)) if row == table[n * i : n * i + n]}
+        fresh = {rel for i, (rel, c, s) in enumerate(zip(rels, cooked, mine)) if c + s == table[n * i : n * i + n]}
     return fresh.difference(whole) if whole else fresh
+
+
+#: how :func:`_signatures` opens a folder: only to look names up in it (``O_PATH`` where
+#: there is one: no read permission needed, as for a path)
+_AT_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_PATH", 0) | getattr(os, "O_CLOEXEC", 0)
+#: whether ``os.stat`` takes ``dir_fd`` here (``fstatat``; POSIX)
+_STAT_AT = os.stat in os.supports_dir_fd
+
+
+def _by_folder(prefix: str, rels: list[str]):
+    """(folder, the names of *rels* in it) for each run of *rels* (paths under *prefix*, "/"
+    separated) in one folder, in order: the sources of a scan, a few hundred to a folder."""
+    for folder, run in groupby(map(methodcaller("rpartition", "/"), rels), key=itemgetter(0)):
+        yield prefix + folder + "/" if folder else prefix, list(map(itemgetter(2), run))
+
+
+def _cooked_by_kind(sources: list, cooked_dirs: dict):
+    """(cooked folder, the names of the cooked files in it) for each run of *sources* of one kind
+    (a scan's sources come kind by kind), in order."""
+    for kind, run in groupby(sources, key=itemgetter(0)):
+        # (made in C: "name.vda" for every name of the run)
+        yield cooked_dirs[kind.name], (".vda\0".join(map(itemgetter(1), run)) + ".vda").split("\0")
+
+
+def _signatures(folders) -> list[bytes]:
+    """The signature (:data:`SIG`, packed) of every file named in *folders* ((folder ending in a
+    separator, names in it), in order), each file looked up from a descriptor of its folder: the
+    kernel then walks one path component a file, not every component of its path (at 50,000
+    sources, 100,000 stat() calls: about 0.03 s of CPU less, a twentieth of the no-op).  OSError
+    as ``os.stat`` of the path would raise it (a file or folder missing, say)."""
+    stat, pack = os.stat, SIG.pack
+    out: list[bytes] = []
+    for folder, names in folders:
+        if not _STAT_AT:  # pragma: no cover (every POSIX system has fstatat)
+            out += [
+                pack(s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns) for s in map(stat, [folder + n for n in names])
+            ]
+            continue
+        fd = os.open(folder, _AT_FLAGS)
+        try:
+            out += [
+                pack(s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns) for n in names for s in [stat(n, dir_fd=fd)]
+            ]
+        finally:
+            os.close(fd)
+    return out
 
 
 def _source_path(rel: str) -> bool:
