@@ -25,8 +25,7 @@ from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION, TOOLCHAIN
 from veduta.base.kinds import BY_FOLDER, KINDS, kind_of, name_of
-from veduta.base.project import AssetIndex, Project, Source, plain_rel
-from veduta.compile import watch_holds
+from veduta.base.project import AssetIndex, Project, Source, plain_rel, watch_holds
 from veduta.cook.action import cook_one
 from veduta.cook.cook import (
     COOKED,
@@ -63,8 +62,7 @@ from veduta.cook.doit_adapter import (
     wait_only_for,
     write_saved,
 )
-from veduta.cook.journal import finish_edits, pending
-from veduta.cook.run import MONITOR_FOLDER, CookRun
+from veduta.cook.run import EDITS_JOURNAL, MONITOR_FOLDER, CookRun
 from veduta.cook.scancache import ScanCache
 from veduta.cook.state import MISSING, RACY_NS, SIG, SIG2, TABLE_ROW, StatCache, entry_from_json, well_formed
 
@@ -114,7 +112,9 @@ def cook_tasks(run: CookRun):
     project, display_root = run.project, run.display_root
     verified_sigs = run.verified
     verified_sigs.clear()
-    if run.executing and pending(project.cache):
+    if run.executing and os.path.exists(os.path.join(project.cache, EDITS_JOURNAL)):  # (journal.pending)
+        from veduta.cook.journal import finish_edits
+
         finish_edits(project)  # a set of edits a killed `veduta rename` left: completed first
     cache = run.cache = StatCache(os.path.join(project.cache, STATE_FILE), TOOLCHAIN)
     # Only the cook group (plain `doit cook`) selected: a fresh subtask would be made
