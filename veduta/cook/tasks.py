@@ -591,8 +591,8 @@ def _signatures(folders, before: list[bytes] | None = None) -> list[bytes]:
     separator, names in it), in order), each after the one of *before* in its place (a row of the
     table: the cooked file's, then the source's).  Each file is looked up from a descriptor of its
     folder: the kernel then walks one path component a file, not every component of its path (at
-    50,000 sources, 100,000 stat() calls: about 0.025 s of CPU less, a twentieth of the no-op).
-    OSError as ``os.stat`` of the path would raise it (a file or folder missing, say)."""
+    50,000 sources, 100,000 stat() calls: about 0.02 s of CPU less of the pass's 0.3 s).  OSError
+    as ``os.stat`` of the path would raise it (a file or folder missing, say)."""
     stat, pack = os.stat, SIG.pack
     out: list[bytes] = []
     at = 0
