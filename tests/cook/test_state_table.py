@@ -85,6 +85,7 @@ def test_the_file_reads_back_what_was_saved_with_or_without_unpacking_the_table(
     )
     c = StatCache(path, TOOLCHAIN)
     assert len(c) == len(entries) and c.owed == {"models/owed.vmodel"} and not c.dirty
+    assert c._rels is None  # (counted in the file's one string of paths: none made to count them)
     # looked up one by one without unpacking the table: what was saved
     for rel, packed in entries.items():
         assert c.packed(rel) == packed
