@@ -133,7 +133,7 @@ def cook_tasks(run: CookRun):
             sys.stderr.write("".join(w + "\n" for w in warnings))
         index = index_of(sources)
         set_index(project.assets, index)
-        run.index, run.sources = index, [s.rel for s in sources]
+        run.index, run.sources = index, list(map(itemgetter(2), sources))  # (their paths, made in C)
     else:
         sources, problems, index = journaled.sources, [], journaled.index
         if sources:  # (a failure propagates to the sources that name it: every source known)
