@@ -905,3 +905,37 @@ def test_a_lean_node_holds_a_fraction_of_doits():
 
 def test_lean_dispatch_finds_nothing_outside_a_run():
     assert da.lean_dispatch() is False
+
+
+def test_a_cook_reads_the_installed_entry_points_once_for_its_reporters_and_backends(monkeypatch):
+    """doit looks its plugins up by a fresh read of every installed distribution's entry points
+    per category; CookRunCommand (doit cook) reads them once for its reporters and its backends
+    (da._entry_points_impl, installed as doit.plugin.entry_points_impl) and gets the very
+    plugins doit's own Run gets.  Outside it, doit reads them as it always does."""
+    import importlib.metadata
+
+    import doit.plugin
+    from doit.cmd_run import Run
+
+    assert doit.plugin.entry_points_impl is da._entry_points_impl
+    reads: list[dict] = []
+
+    def counted(**params):
+        reads.append(params)
+        return importlib.metadata.entry_points(**params)
+
+    monkeypatch.setattr(doit.plugin, "entry_points", counted)  # (what doit's own look-up calls)
+    monkeypatch.setattr(da, "_metadata_entry_points", counted)
+    plain = Run(task_loader=ModuleTaskLoader({}), config={})  # (looks up its backends, then reporters)
+    assert [r.get("group") for r in reads] == ["doit.BACKEND", "doit.REPORTER"]  # doit's: one read each
+    reads.clear()
+    cook = da.CookRunCommand(task_loader=ModuleTaskLoader({}), config={})
+    assert reads == [{}]  # every group at once, once
+    assert cook.reporters == plain.reporters
+    assert cook._backends == plain._backends and cook._backends["veduta"] is da.PreloadedSqliteDB
+    assert cook.cmdparser["backend"].choices == plain.cmdparser["backend"].choices
+    assert cook.cmdparser["reporter"].choices == plain.cmdparser["reporter"].choices
+    reads.clear()
+    assert da._ENTRY_POINTS.get() is None  # (only while its look-ups run)
+    assert [p.name for p in doit.plugin.entry_points_impl()(group="doit.COMMAND")] == ["list", "run"]
+    assert reads == [{"group": "doit.COMMAND"}]  # doit's own read, outside the command

@@ -337,7 +337,8 @@ sys.exit(rc)
 )
 def test_a_no_op_imports_no_reader_codec_or_compiler(game, args):
     """What a no-op cook and a listing of fresh sources import: they decide by stat() alone, so no
-    source parser, diagnostics, container codec, shared-cache client or numpy (docs/cooking.md).
+    source parser, diagnostics, container codec, shared-cache client or numpy (docs/cooking.md);
+    doit's no-op and listing not even the compilers' package or the edits' journal.
     (veduta cook builds its whole command line first: the light faces of the other commands.)"""
     _cooked_and_known_by_stat(game)
     cp = subprocess.run(
@@ -363,6 +364,9 @@ def test_a_no_op_imports_no_reader_codec_or_compiler(game, args):
         )
     }
     assert heavy - faces == set()
+    if args[0] == "doit":
+        # nor the compilers' package, nor the edits' journal (unless an edit set waits)
+        assert loaded.isdisjoint({"veduta.compile", "veduta.cook.journal"}), sorted(loaded)
 
 
 @pytest.mark.parametrize(

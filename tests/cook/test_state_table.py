@@ -85,6 +85,7 @@ def test_the_file_reads_back_what_was_saved_with_or_without_unpacking_the_table(
     )
     c = StatCache(path, TOOLCHAIN)
     assert len(c) == len(entries) and c.owed == {"models/owed.vmodel"} and not c.dirty
+    assert c._rels is None  # (counted in the file's one string of paths: none made to count them)
     # looked up one by one without unpacking the table: what was saved
     for rel, packed in entries.items():
         assert c.packed(rel) == packed
@@ -314,3 +315,43 @@ def test_changes_over_the_table_read_and_save_as_the_whole_dict_would(tmp_path):
     assert c.packed(rels[2]) is None and len(c) == len(entries) - 1
     c.set(rels[2], clean(rels[2]))
     assert c._patched() is not None and len(c) == len(entries)
+
+
+def test_each_signature_of_the_table_pass_is_the_one_a_stat_of_its_path_gives(game, monkeypatch):
+    """The table pass stats each file from a descriptor of its folder (tasks._signatures): the
+    same signature os.stat of its path gives, for every kind's cooked folder and sources in
+    nested folders, one reached through a symbolic link; a folder or file missing is the
+    OSError a stat of the path raises."""
+    import pytest
+
+    from veduta.base.project import Project
+    from veduta.cook.scancache import ScanCache
+    from veduta.cook.tasks import _by_folder, _cooked_by_kind, _signatures
+
+    for i in range(5):
+        game.write(f"models/gen/deep/m{i:02d}.vmodel", BOX)
+    for name in ("grass", "iron/dark"):  # (a second kind: another cooked folder)
+        game.write(f"materials/{name}.vmaterial", '{"veduta": "material/1", "albedo": "#4f9a45"}')
+    os.makedirs(game.root / "elsewhere")
+    (game.root / "elsewhere/linked.vmodel").write_text(BOX)
+    os.symlink(game.root / "elsewhere", game.root / "assets/models/via_link")
+    game.cook(check=True)
+    monkeypatch.chdir(game.root)
+    project = Project.find(str(game.root))
+    sources = project.scan([], ScanCache(project.cache).walk)[0]
+    rels = [s.rel for s in sources]
+    assert "models/via_link/linked.vmodel" in rels and "models/gen/deep/m04.vmodel" in rels
+    assert len({s.kind for s in sources}) == 2 and len({r.rpartition("/")[0] for r in rels}) >= 6
+
+    def sig(path: str) -> bytes:
+        st = os.stat(path)
+        return SIG.pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+
+    prefix = project.assets + os.sep
+    dirs = {s.kind.name: os.path.join(project.cooked, s.kind.folder) + os.sep for s in sources}
+    assert _signatures(_by_folder(prefix, rels)) == [sig(prefix + r) for r in rels]
+    assert _signatures(_cooked_by_kind(sources, dirs)) == [sig(dirs[s.kind.name] + s.name + ".vda") for s in sources]
+    with pytest.raises(FileNotFoundError):
+        _signatures(_by_folder(prefix, ["models/gone/m.vmodel"]))
+    with pytest.raises(FileNotFoundError):
+        _signatures(_by_folder(prefix, ["models/gen/deep/gone.vmodel"]))

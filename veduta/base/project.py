@@ -442,3 +442,23 @@ def no_such_asset(project, kind: str, name: str) -> UsageError:
     return UsageError(
         f"no {kind} {quote(name)} under {project.assets}/{BY_NAME[kind].folder}/{did_you_mean(name, names)}"
     )
+
+
+#: The mark of a watched reference that was missing (:attr:`veduta.compile.CompileContext.watch`).
+WATCH_MISSING = "!"
+
+
+def watch_holds(watch, index: AssetIndex) -> bool:
+    """Whether every reference in *watch* (:attr:`veduta.compile.CompileContext.watch`) resolves in
+    *index* as it did: a missing one is still missing, a found one still at the same path.  (Here,
+    not among the compilers: the cook's check asks it without importing them.)"""
+    for w in watch:
+        missing = w.startswith(WATCH_MISSING)
+        rel = w[1:] if missing else w
+        k = kind_of(rel)
+        if k is None:
+            return False
+        found = index.resolve(k.name, name_of(rel))
+        if (found is not None) if missing else (found != rel):
+            return False
+    return True

@@ -20,34 +20,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from veduta.base.kinds import BY_NAME
-from veduta.base.project import AssetIndex, canonical_path
+from veduta.base.project import WATCH_MISSING, AssetIndex, canonical_path
 
 if TYPE_CHECKING:  # the formats (and numpy) load only when something compiles; the source
     # modules only when a source is read (a no-op cook needs AssetIndex alone)
     from veduta.formats import Struct
     from veduta.source.diagnostics import Report
     from veduta.source.jsonpos import Node
-
-
-#: The mark of a watched reference that was missing (:attr:`CompileContext.watch`).
-WATCH_MISSING = "!"
-
-
-def watch_holds(watch, index: AssetIndex) -> bool:
-    """Whether every reference in *watch* (:attr:`CompileContext.watch`) resolves in *index* as it
-    did: a missing one is still missing, a found one still at the same path."""
-    from veduta.base.kinds import kind_of, name_of
-
-    for w in watch:
-        missing = w.startswith(WATCH_MISSING)
-        rel = w[1:] if missing else w
-        k = kind_of(rel)
-        if k is None:
-            return False
-        found = index.resolve(k.name, name_of(rel))
-        if (found is not None) if missing else (found != rel):
-            return False
-    return True
 
 
 @dataclass

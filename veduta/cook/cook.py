@@ -28,8 +28,7 @@ from veduta.base.fsutil import (
     remove_if_exists,
 )
 from veduta.base.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
-from veduta.base.project import AssetIndex
-from veduta.compile import CompileContext, watch_holds
+from veduta.base.project import AssetIndex, watch_holds
 from veduta.cook.state import MISSING, RACY, SIG, make_entry, make_notes, packed_notes, sig, well_formed
 from veduta.cook.store import Store
 
@@ -37,6 +36,7 @@ from veduta.cook.store import Store
 # a source: the container codecs and diagnostics are imported by the functions that read,
 # hash or compile (a tenth of a no-op's start-up was spent importing them).
 if TYPE_CHECKING:
+    from veduta.compile import CompileContext
     from veduta.container.meta import Meta
     from veduta.source.diagnostics import Diagnostic
 
@@ -496,6 +496,8 @@ def _cook_steps(
 
     # 3. compile
     rep = Report(shown)
+    from veduta.compile import CompileContext
+
     ctx = CompileContext(assets_dir=assets, source=rel, kind=kind, name=name_of(rel), report=rep, index=index)
     sigs: dict[str, object] = {}
     # every dependency read is recorded with its signature taken before the read (for the stat

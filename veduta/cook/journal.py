@@ -29,10 +29,12 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from veduta.cook.run import EDITS_JOURNAL
+
 __all__ = ["JOURNAL", "Change", "EditSetError", "write_set", "recover", "pending", "waiting", "finish_edits"]
 
-#: the journal's file name in the game's cache folder
-JOURNAL = "edits.journal"
+#: the journal's file name in the game's cache folder (a cook looks for it by this name)
+JOURNAL = EDITS_JOURNAL
 _FORMAT = "veduta-edits/1"
 #: test hook: pause this many seconds after each file write (and say it on stderr)
 PAUSE_ENV = "VEDUTA_TEST_PAUSE_EDITS"

@@ -19,6 +19,10 @@ from veduta.cook.state import StatCache
 #: the file-system monitor's folder under cache/ (veduta/cook/monitor.py): a cook looks for it
 #: before it imports anything of the monitor
 MONITOR_FOLDER = "monitor"
+#: the journal a set of edits leaves in the cache folder until it is whole
+#: (``veduta.cook.journal.JOURNAL``), named here too: a cook looks for one before it imports
+#: anything of the journal
+EDITS_JOURNAL = "edits.journal"
 
 
 @dataclass

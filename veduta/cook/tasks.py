@@ -16,7 +16,7 @@ import stat
 import sys
 import time
 from itertools import groupby
-from operator import itemgetter
+from operator import itemgetter, methodcaller
 from typing import Any
 
 from doit import create_after
@@ -25,8 +25,7 @@ from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION, TOOLCHAIN
 from veduta.base.kinds import BY_FOLDER, KINDS, kind_of, name_of
-from veduta.base.project import AssetIndex, Project, Source, plain_rel
-from veduta.compile import watch_holds
+from veduta.base.project import AssetIndex, Project, Source, plain_rel, watch_holds
 from veduta.cook.action import cook_one
 from veduta.cook.cook import (
     COOKED,
@@ -63,8 +62,7 @@ from veduta.cook.doit_adapter import (
     wait_only_for,
     write_saved,
 )
-from veduta.cook.journal import finish_edits, pending
-from veduta.cook.run import MONITOR_FOLDER, CookRun
+from veduta.cook.run import EDITS_JOURNAL, MONITOR_FOLDER, CookRun
 from veduta.cook.scancache import ScanCache
 from veduta.cook.state import MISSING, RACY_NS, SIG, SIG2, TABLE_ROW, StatCache, entry_from_json, well_formed
 
@@ -114,7 +112,9 @@ def cook_tasks(run: CookRun):
     project, display_root = run.project, run.display_root
     verified_sigs = run.verified
     verified_sigs.clear()
-    if run.executing and pending(project.cache):
+    if run.executing and os.path.exists(os.path.join(project.cache, EDITS_JOURNAL)):  # (journal.pending)
+        from veduta.cook.journal import finish_edits
+
         finish_edits(project)  # a set of edits a killed `veduta rename` left: completed first
     cache = run.cache = StatCache(os.path.join(project.cache, STATE_FILE), TOOLCHAIN)
     # Only the cook group (plain `doit cook`) selected: a fresh subtask would be made
@@ -133,7 +133,7 @@ def cook_tasks(run: CookRun):
             sys.stderr.write("".join(w + "\n" for w in warnings))
         index = index_of(sources)
         set_index(project.assets, index)
-        run.index, run.sources = index, [s.rel for s in sources]
+        run.index, run.sources = index, list(map(itemgetter(2), sources))  # (their paths, made in C)
     else:
         sources, problems, index = journaled.sources, [], journaled.index
         if sources:  # (a failure propagates to the sources that name it: every source known)
@@ -213,7 +213,13 @@ def cook_tasks(run: CookRun):
         )
         by_table = {s.rel for s, t in zip(table_fresh, taken) if t}
     unknown = 0  # sources with no entry as read, or with a name another source has
-    for src in sources:
+    looked = sources
+    if by_table and len(by_table) == len(sources):
+        # every source fresh by the table (its sources are these: a no-op): none looked at again
+        looked = []
+        if only_group:
+            fresh_names = list(map(itemgetter(2), sources))  # (their paths, as the loop below takes them)
+    for src in looked:
         kind, name, rel = src
         if by_table is not None and rel in by_table:
             if only_group:
@@ -545,15 +551,9 @@ def _fresh_by_table(cache: StatCache, sources: list, rels: list[str], cooked_dir
     if got is None:
         return None
     table, whole = got
-    stat, pack2 = os.stat, SIG2.pack
     try:
-        rows = [
-            pack2(c.st_size, c.st_mtime_ns, c.st_ino, c.st_ctime_ns, s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns)
-            for c, s in zip(
-                map(stat, [cooked_dirs[k.name] + name + ".vda" for k, name, _ in sources]),
-                map(stat, [prefix + rel for rel in rels]),
-            )
-        ]
+        # each row: the cooked file's signature, then the source's
+        rows = _signatures(_by_folder(prefix, rels), _signatures(_cooked_by_kind(sources, cooked_dirs)))
     except OSError:
         return None
     n = TABLE_ROW
@@ -562,6 +562,63 @@ def _fresh_by_table(cache: StatCache, sources: list, rels: list[str], cooked_dir
     else:
         fresh = {rel for i, (rel, row) in enumerate(zip(rels, rows)) if row == table[n * i : n * i + n]}
     return fresh.difference(whole) if whole else fresh
+
+
+#: how :func:`_signatures` opens a folder: only to look names up in it (``O_PATH`` where
+#: there is one: no read permission needed, as for a path)
+_AT_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_PATH", 0) | getattr(os, "O_CLOEXEC", 0)
+#: whether ``os.stat`` takes ``dir_fd`` here (``fstatat``; POSIX)
+_STAT_AT = os.stat in os.supports_dir_fd
+
+
+def _by_folder(prefix: str, rels: list[str]):
+    """(folder, the names of *rels* in it) for each run of *rels* (paths under *prefix*, "/"
+    separated) in one folder, in order: the sources of a scan, a few hundred to a folder."""
+    for folder, run in groupby(map(methodcaller("rpartition", "/"), rels), key=itemgetter(0)):
+        yield prefix + folder + "/" if folder else prefix, list(map(itemgetter(2), run))
+
+
+def _cooked_by_kind(sources: list, cooked_dirs: dict):
+    """(cooked folder, the names of the cooked files in it) for each run of *sources* of one kind
+    (a scan's sources come kind by kind), in order."""
+    for kind, run in groupby(sources, key=itemgetter(0)):
+        # (made in C: "name.vda" for every name of the run)
+        yield cooked_dirs[kind.name], (".vda\0".join(map(itemgetter(1), run)) + ".vda").split("\0")
+
+
+def _signatures(folders, before: list[bytes] | None = None) -> list[bytes]:
+    """The signature (:data:`SIG`, packed) of every file named in *folders* ((folder ending in a
+    separator, names in it), in order), each after the one of *before* in its place (a row of the
+    table: the cooked file's, then the source's).  Each file is looked up from a descriptor of its
+    folder: the kernel then walks one path component a file, not every component of its path (at
+    50,000 sources, 100,000 stat() calls: about 0.02 s of CPU less of the pass's 0.3 s).  OSError
+    as ``os.stat`` of the path would raise it (a file or folder missing, say)."""
+    stat, pack = os.stat, SIG.pack
+    out: list[bytes] = []
+    at = 0
+    for folder, names in folders:
+        if not _STAT_AT:  # pragma: no cover (every POSIX system has fstatat)
+            names, fd = [folder + n for n in names], None
+        else:
+            fd = os.open(folder, _AT_FLAGS)
+        try:
+            if before is None:
+                out += [
+                    pack(s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns) for n in names for s in [stat(n, dir_fd=fd)]
+                ]
+            else:
+                out += [
+                    c + pack(s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns)
+                    for c, n in zip(before[at : at + len(names)], names)
+                    for s in [stat(n, dir_fd=fd)]
+                ]
+                at += len(names)
+        finally:
+            if fd is not None:
+                os.close(fd)
+    if before is not None and at != len(before):
+        raise OSError("a row without both signatures")  # (never: the same sources, each a file)
+    return out
 
 
 def _source_path(rel: str) -> bool:
