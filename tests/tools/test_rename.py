@@ -200,6 +200,54 @@ def test_a_source_saved_with_a_byte_order_mark_refuses_the_rename(sample):
     assert sources(sample) == before
 
 
+def test_a_source_linked_to_another_of_the_set_is_written_once(sample):
+    """A user that is a symbolic link to another user (and two links to one file outside the game)
+    is one file under two names: edited and written once, reported under the name that is not a
+    link; the links stay links (hostile3 #3: every such rename failed, "changed while ... written")."""
+    shared = Path(sample.root).resolve().parent / "shared"
+    shared.mkdir()
+    (shared / "box.vmodel").write_text(
+        '{ "veduta": "model/1", "parts": [ { "shape": "box", "size": [1, 1, 1], "material": "bark" } ] }\n'
+    )
+    models = Path(sample.assets) / "models"
+    os.symlink("tree.vmodel", models / "tree_alias.vmodel")
+    os.symlink(shared / "box.vmodel", models / "box_a.vmodel")
+    os.symlink(shared / "box.vmodel", models / "box_b.vmodel")
+    before = sources(sample)
+    r = api.rename(sample, "material", "bark", "wood")
+    assert r["written"]
+    assert sorted({e["file"] for e in r["edits"]}) == sorted(
+        ["assets/models/box_a.vmodel", *(f"assets/{u}" for u in USERS)]
+    )
+    assert len(r["edits"]) == 7  # oak twice, tree once (not again as tree_alias), the shared box once
+    assert "assets/models/tree_alias.vmodel" not in r["files"] and "assets/models/box_b.vmodel" not in r["files"]
+    assert os.readlink(models / "tree_alias.vmodel") == "tree.vmodel"
+    assert os.readlink(models / "box_b.vmodel") == str(shared / "box.vmodel")
+    now = sources(sample)
+    for rel in (*USERS, "models/tree_alias.vmodel", "models/box_a.vmodel", "models/box_b.vmodel"):
+        want = (
+            before[rel]
+            .replace(b'"material": "bark"', b'"material": "wood"')
+            .replace(b'"ground": "bark"', b'"ground": "wood"')
+        )
+        assert now[rel] == want != before[rel], rel
+    assert api.deps(sample, orphans=True)["missing"] == []
+
+
+def test_a_link_to_the_renamed_source_refuses_the_rename(sample):
+    """Another source that is the renamed asset's file under a second name would point to nothing
+    once the file moves: refused up front, naming both."""
+    os.symlink("bark.vmaterial", Path(sample.assets) / "materials" / "bark_alias.vmaterial")
+    before = sources(sample)
+    with pytest.raises(
+        UsageError,
+        match=r"assets/materials/bark_alias.vmaterial is assets/materials/bark.vmaterial under another name "
+        r"\(a symbolic link to it\), and the rename moves that file",
+    ):
+        api.rename(sample, "material", "bark", "wood", dry_run=True)
+    assert sources(sample) == before
+
+
 def test_cli_and_json(sample):
     out = veduta("rename", "material", "bark", "wood", "--dry-run")
     assert out.returncode == 0, out.stderr
