@@ -333,6 +333,58 @@ def test_a_killed_rename_is_completed_by_the_next_command(sample, next_command):
     assert not journal.exists()
 
 
+@pytest.mark.parametrize("linked", ["a user", "the renamed source"])
+def test_a_killed_rename_through_a_folder_linked_in_is_completed(sample, linked):
+    """A source the cook takes through a folder linked in from outside the assets folder (a shared
+    library) is written by the rename through the link; killed mid-way, the next command completes
+    the set (hostile3 #2: the journal was set aside as .bad and the game left half renamed)."""
+    shared = Path(sample.root).resolve().parent / "shared"
+    shared.mkdir()
+    if linked == "a user":
+        (shared / "libbox.vmodel").write_text(
+            '{ "veduta": "model/1", "parts": [ { "shape": "box", "size": [1, 1, 1], "material": "bark" } ] }\n'
+        )
+        os.symlink(shared, Path(sample.assets) / "models" / "lib")
+        users, old_rel, new_rel = sorted([*USERS, "models/lib/libbox.vmodel"]), "materials/bark.vmaterial", None
+    else:
+        os.replace(sample.source_path("materials/bark.vmaterial"), shared / "bark.vmaterial")
+        os.symlink(shared, Path(sample.assets) / "materials" / "lib")
+        users, old_rel = USERS, "materials/lib/bark.vmaterial"
+    new_rel = old_rel.replace("bark.", "wood.")
+    before = sources(sample)
+    proc = _start()
+    try:
+        # a user through the link first; the renamed source: killed after the new file, before the old goes
+        written = _wait_writes(proc, 2 if linked == "a user" else len(users) + 1)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert written == (users[:2] if linked == "a user" else [*users, new_rel])
+    journal = Path(sample.cache) / "edits.journal"
+    assert journal.exists()
+    out = veduta("list", "material", "--json")
+    assert out.returncode == 0, out.stderr
+    n = len(users) + 2
+    done = n - len(written)
+    assert f"veduta: completed an interrupted rename of material bark to wood ({done} of {n} files written now)" in (
+        out.stderr
+    ), out.stderr
+    assert not journal.exists() and not Path(str(journal) + ".bad").exists()
+    now = sources(sample)
+    for rel in users:
+        want = (
+            before[rel]
+            .replace(b'"material": "bark"', b'"material": "wood"')
+            .replace(b'"ground": "bark"', b'"ground": "wood"')
+        )
+        assert now[rel] == want != before[rel], rel
+    assert old_rel not in now and now[new_rel] == before[old_rel]
+    assert sorted(os.listdir(shared)) == (["libbox.vmodel"] if linked == "a user" else ["wood.vmaterial"])
+    assert api.deps(sample, orphans=True)["missing"] == []
+
+
 def test_interrupted_then_changed_by_hand(sample):
     """A file someone changed between the kill and the next command is left as it is, and named."""
     before = sources(sample)
@@ -402,19 +454,25 @@ def test_journal_unit(tmp_path):
     from veduta.cook import journal
 
     assets, cache = tmp_path / "assets", tmp_path / "cache"
-    assets.mkdir()
+    (assets / "models").mkdir(parents=True)
     cache.mkdir()
-    (assets / "a.txt").write_bytes(b"old a")
+    a, b = assets / "models" / "a.vmodel", assets / "models" / "b.vmodel"
+    a.write_bytes(b"old a")
     changes = [
-        journal.Change("a.txt", b"old a", b"new a"),
-        journal.Change("b.txt", None, b"new b"),
-        journal.Change("a.txt", b"not this", b"x"),
+        journal.Change("models/a.vmodel", b"old a", b"new a"),
+        journal.Change("models/b.vmodel", None, b"new b"),
+        journal.Change("models/a.vmodel", b"not this", b"x"),
     ]
     with pytest.raises(journal.EditSetError, match="changed while the edit was prepared; nothing was written"):
         journal.write_set(str(assets), str(cache), changes, "a test")
-    assert (assets / "a.txt").read_bytes() == b"old a" and not (assets / "b.txt").exists()
+    assert a.read_bytes() == b"old a" and not b.exists()
+    # what recovery would refuse is not written either: only sources, as the scan names them
+    for rel in ("a.txt", "models/notes.txt", "models/.hidden/c.vmodel", "stuff/c.vmodel"):
+        with pytest.raises(journal.EditSetError, match=r"is not a source's path; nothing was written"):
+            journal.write_set(str(assets), str(cache), [*changes[:2], journal.Change(rel, None, b"c")], "a test")
+        assert a.read_bytes() == b"old a" and not b.exists() and not (cache / journal.JOURNAL).exists()
     journal.write_set(str(assets), str(cache), changes[:2], "a test")
-    assert (assets / "a.txt").read_bytes() == b"new a" and (assets / "b.txt").read_bytes() == b"new b"
+    assert a.read_bytes() == b"new a" and b.read_bytes() == b"new b"
     assert journal.recover(str(assets), str(cache)) is None
     (cache / journal.JOURNAL).write_text("{ not json")
     found = journal.recover(str(assets), str(cache))
@@ -429,6 +487,14 @@ def test_journal_unit(tmp_path):
         {"path": "/tmp/pwned-abs.txt", "old": None, "new": "written\n"},
         {"path": "models/./../../elsewhere/pwned.txt", "old": None, "new": "written\n"},
         {"path": "link/pwned.txt", "old": None, "new": "written\n"},  # a folder linked out of assets
+        # a source's path in a folder linked out of assets, without (or with another) folder's inode
+        {"path": "models/lib/pwned.vmodel", "old": None, "new": "written\n"},
+        {"path": "models/lib/pwned.vmodel", "old": None, "new": "written\n", "folder": "WRONG"},
+        {"path": "models/lib/victim.vmodel", "old": "keep me\n", "new": None, "folder": "WRONG"},
+        # files the game does not hold as sources, even inside the assets folder
+        {"path": "models/notes.txt", "old": None, "new": "written\n"},
+        {"path": "models/.hidden/pwned.vmodel", "old": None, "new": "written\n"},
+        {"path": "pwned.vmodel", "old": None, "new": "written\n"},
         {"path": "../../elsewhere/victim.txt", "old": "keep me\n", "new": None},
         {"path": "models/new.vmodel", "old": None, "new": "{}", "mode": 0o4777},
         {"path": 7, "old": None, "new": "x"},
@@ -441,7 +507,11 @@ def test_a_journal_that_leads_out_of_the_assets_folder_writes_nothing(sample, en
     elsewhere = Path(sample.root).resolve().parent / "elsewhere"
     elsewhere.mkdir(exist_ok=True)
     (elsewhere / "victim.txt").write_text("keep me\n")
+    (elsewhere / "victim.vmodel").write_text("keep me\n")
     os.symlink(elsewhere, Path(sample.assets) / "link")
+    os.symlink(elsewhere, Path(sample.assets) / "models" / "lib")
+    if entry.get("folder") == "WRONG":  # any inode but that of the folder the link leads to
+        entry = {**entry, "folder": os.stat(elsewhere).st_ino + 1}
     before = sources(sample)
     fine = {"path": "models/oak.vmodel", "old": before["models/oak.vmodel"].decode(), "new": "{}"}
     doc = {"format": "veduta-edits/1", "what": "rename of material bark to wood", "changes": [fine, entry]}
@@ -450,7 +520,9 @@ def test_a_journal_that_leads_out_of_the_assets_folder_writes_nothing(sample, en
     journal.write_text(json.dumps(doc))
     out = veduta("deps", "bark", cwd=sample.root)
     assert f"{journal} cannot be read (" in out.stderr and "kept as" in out.stderr, out.stderr
-    assert sorted(os.listdir(elsewhere)) == ["victim.txt"] and (elsewhere / "victim.txt").read_text() == "keep me\n"
+    assert sorted(os.listdir(elsewhere)) == ["victim.txt", "victim.vmodel"]
+    assert (elsewhere / "victim.txt").read_text() == (elsewhere / "victim.vmodel").read_text() == "keep me\n"
+    assert not (Path(sample.assets) / "models" / "notes.txt").exists() and not Path("assets/pwned.vmodel").exists()
     assert not Path("/tmp/pwned-abs.txt").exists()
     assert sources(sample) == before  # not even the entry that was fine is written
     assert not journal.exists() and Path(str(journal) + ".bad").exists()
