@@ -200,6 +200,26 @@ def test_a_source_saved_with_a_byte_order_mark_refuses_the_rename(sample):
     assert sources(sample) == before
 
 
+@pytest.mark.parametrize("broken", ["a byte-order mark", "not JSON"])
+@pytest.mark.parametrize("written", ['"b\\u0061rk"', '"\\u0062\\u0061\\u0072\\u006B"'])
+def test_a_broken_source_holding_the_name_written_with_escapes_refuses_the_rename(sample, broken, written):
+    """A source the cook cannot read that holds the old name written with JSON escapes holds it as
+    much as one writing "bark" (hostile3 #8: renamed with exit 0, the reference left behind)."""
+    valley = Path(sample.source_path("worlds/valley.vworld"))
+    data = valley.read_bytes()
+    assert data.count(b'"ground": "bark"') == 1
+    data = data.replace(b'"ground": "bark"', b'"ground": ' + written.encode())
+    assert b'"bark"' not in data
+    valley.write_bytes(b"\xef\xbb\xbf" + data if broken == "a byte-order mark" else data.replace(b'",', b'",,', 1))
+    before = sources(sample)
+    with pytest.raises(VedutaError, match=r'these sources hold "bark" but are not valid JSON.*valley.vworld'):
+        api.rename(sample, "material", "bark", "wood")
+    assert sources(sample) == before
+    # a string that only looks like it is another name: no refusal
+    valley.write_bytes(valley.read_bytes().replace(written.encode(), b'"b\\u0061rks"'))
+    assert api.rename(sample, "material", "bark", "wood", dry_run=True)["files"]
+
+
 def test_a_source_linked_to_another_of_the_set_is_written_once(sample):
     """A user that is a symbolic link to another user (and two links to one file outside the game)
     is one file under two names: edited and written once, reported under the name that is not a

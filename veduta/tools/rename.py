@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import TYPE_CHECKING, Any
 
 from veduta.base.errors import UsageError, VedutaError
@@ -248,19 +249,40 @@ def _read(project: Project, rel: str) -> bytes:
         raise VedutaError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _holds(project: Project, rel: str, needle: bytes) -> bool:
-    """Whether source *rel* holds *needle*; one larger than its kind's limit is read in pieces
-    (1 MiB at a time), never whole."""
+def _written(name: str) -> re.Pattern[bytes]:
+    """Every way JSON writes the string *name* (an asset name: ASCII): each character as itself or
+    as a ``\\u`` escape (``"bark"``, ``"b\\u0061rk"``, ``"\\u0062\\u0061rk"``, hex digits in either
+    case), quotes included.  Searched in a source's bytes, it finds the name whether or not the
+    source is valid JSON; in a broken one a match may span two strings (then a refusal too many,
+    never one too few)."""
+
+    def char(c: str) -> bytes:
+        code = f"{ord(c):04x}"
+        escaped = b"".join(b"[" + re.escape(h.lower().encode()) + re.escape(h.upper().encode()) + b"]" for h in code)
+        return b"(?:" + re.escape(c.encode()) + b"|\\\\u" + escaped + b")"
+
+    return re.compile(b'"' + b"".join(char(c) for c in name) + b'"')
+
+
+def _holds(project: Project, rel: str, name: str) -> bool:
+    """Whether source *rel* holds the JSON string *name*, however written (:func:`_written`); one
+    larger than its kind's limit is read in pieces (1 MiB at a time), never whole."""
+    plain = json.dumps(name).encode()
     path = project.source_path(rel)
+
+    def found(data: bytes) -> bool:  # (the plain form first: the escaped one only where an escape is)
+        return plain in data or (b"\\u" in data and _written(name).search(data) is not None)
+
     try:
         if os.stat(path).st_size <= source_limit(_kind(rel)):
-            return needle in _read(project, rel)
+            return found(_read(project, rel))
+        longest = 2 + 6 * len(name)
         with open(path, "rb") as f:
             tail = b""
             while piece := f.read(1 << 20):
-                if needle in tail + piece:
+                if found(tail + piece):
                     return True
-                tail = piece[-(len(needle) - 1) :] if len(needle) > 1 else b""
+                tail = piece[-(longest - 1) :]
     except OSError:
         pass  # (gone meanwhile: the checks tell)
     return False
@@ -354,8 +376,7 @@ def _check(
     # changed sources, the sources that name them, and any other source that holds "old" as a
     # JSON string (a name the reference graph does not know as a reference: the checks tell)
     around = {user for rel in changed for user in graph.users(_kind(rel), name_of(rel))}
-    needle = json.dumps(old).encode()
-    mentions = {rel for rel in graph.sources() if rel not in overlay and _holds(project, rel, needle)}
+    mentions = {rel for rel in graph.sources() if rel not in overlay and _holds(project, rel, old)}
     why = {rel: _unusable(project, rel) for rel in sorted(mentions)}
     unreadable = {_shown(project, rel): w for rel, w in why.items() if w is not None}
     if unreadable:  # its references cannot be found: renaming now would leave them behind
