@@ -226,6 +226,35 @@ def test_a_worker_killed_or_hung_mid_request(pair, tmp_path, monitors, how):
     wait_for(lambda: worker_status(warm)["running"] and worker_status(warm)["pid"] != pid, m.log, m.proc)
 
 
+def test_the_monitor_stopped_by_sigterm_mid_cook_leaves_no_process(pair, tmp_path, monitors):
+    """``veduta watch --monitor`` stopped by SIGTERM (a service manager's) while its worker compiles
+    for a cook: the monitor exits 0 as documented (docs/cooking.md), its worker ends with it (no
+    orphan), and the cook cooks the sources itself, as a cook without the worker would."""
+    warm, cold = pair
+    hold = tmp_path / "hold"
+    m = monitors(warm, env={"VEDUTA_WARM_TEST_HOLD": str(hold)})
+    settle(warm)
+    pid = worker_status(warm)["pid"]
+    edit(warm)
+    edit(cold)
+    cook = subprocess.Popen(
+        [sys.executable, "-m", "doit", "cook"], cwd=warm.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    wait_for(hold.exists, m.log, cook)  # the worker holds the cook's request: mid-cook
+    m.proc.send_signal(signal.SIGTERM)
+    assert m.proc.wait(timeout=120) == 0, m.log()
+    assert "watch: monitor stopped" in m.log()
+    out, err = cook.communicate(timeout=300)
+    w = subprocess.CompletedProcess(cook.args, cook.returncode, out.decode(), err.decode())
+    same(warm, cold, w, cold.cook())
+    assert f"veduta: warning: the warm compile worker (pid {pid}): it ended" in w.stderr
+    end = time.monotonic() + 60  # (ended by the monitor; a bound for an orphan only)
+    while _alive(pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not _alive(pid)
+    assert not worker_status(warm)["running"] and not status(warm)["running"]
+
+
 def test_a_worker_that_does_not_answer_the_handshake_is_not_used(pair, monitors):
     warm, cold = pair
     m = monitors(warm)
