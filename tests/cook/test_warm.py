@@ -194,11 +194,10 @@ def test_the_worker_cooks_what_a_cold_cook_does(pair, monitors):
     assert [s["source"] for s in json.loads(cp.stdout)["stale"]] == ["models/crate.vmodel"], cp.stdout  # (failing)
 
 
-@pytest.mark.parametrize("how", ["killed", "hung"])
-def test_a_worker_killed_or_hung_mid_request(pair, tmp_path, monitors, how):
-    """The worker holds the request (VEDUTA_WARM_TEST_HOLD): killed then, or never letting go
-    (the cook's bound, then it is killed), the cook cooks the sources itself; the monitor starts
-    another worker."""
+def _held_cook(pair, tmp_path, monitors, timeout: str):
+    """A monitor whose worker holds a request (VEDUTA_WARM_TEST_HOLD) of a ``doit cook`` of both
+    copies' edits, started and waited for until the worker holds it: (monitor, worker's pid,
+    the cook's process, the hold file)."""
     warm, cold = pair
     hold = tmp_path / "hold"
     m = monitors(warm, env={"VEDUTA_WARM_TEST_HOLD": str(hold)})
@@ -209,11 +208,21 @@ def test_a_worker_killed_or_hung_mid_request(pair, tmp_path, monitors, how):
     cook = subprocess.Popen(
         [sys.executable, "-m", "doit", "cook"],
         cwd=warm.root,
-        env={**os.environ, "VEDUTA_WARM_TIMEOUT": "3" if how == "hung" else "600"},
+        env={**os.environ, "VEDUTA_WARM_TIMEOUT": timeout},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
     wait_for(hold.exists, m.log, cook)  # the worker holds the request
+    return m, pid, cook, hold
+
+
+@pytest.mark.parametrize("how", ["killed", "hung"])
+def test_a_worker_killed_or_hung_mid_request(pair, tmp_path, monitors, how):
+    """The worker holds the request (VEDUTA_WARM_TEST_HOLD): killed then, or never letting go
+    (the cook's bound, then it is killed), the cook cooks the sources itself; the monitor starts
+    another worker."""
+    warm, cold = pair
+    m, pid, cook, hold = _held_cook(pair, tmp_path, monitors, "3" if how == "hung" else "600")
     if how == "killed":
         os.kill(pid, signal.SIGKILL)
     out, err = cook.communicate(timeout=300)
@@ -231,16 +240,7 @@ def test_the_monitor_stopped_by_sigterm_mid_cook_leaves_no_process(pair, tmp_pat
     for a cook: the monitor exits 0 as documented (docs/cooking.md), its worker ends with it (no
     orphan), and the cook cooks the sources itself, as a cook without the worker would."""
     warm, cold = pair
-    hold = tmp_path / "hold"
-    m = monitors(warm, env={"VEDUTA_WARM_TEST_HOLD": str(hold)})
-    settle(warm)
-    pid = worker_status(warm)["pid"]
-    edit(warm)
-    edit(cold)
-    cook = subprocess.Popen(
-        [sys.executable, "-m", "doit", "cook"], cwd=warm.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    wait_for(hold.exists, m.log, cook)  # the worker holds the cook's request: mid-cook
+    m, pid, cook, hold = _held_cook(pair, tmp_path, monitors, "600")  # mid-cook
     m.proc.send_signal(signal.SIGTERM)
     assert m.proc.wait(timeout=120) == 0, m.log()
     assert "watch: monitor stopped" in m.log()
