@@ -194,11 +194,10 @@ def test_the_worker_cooks_what_a_cold_cook_does(pair, monitors):
     assert [s["source"] for s in json.loads(cp.stdout)["stale"]] == ["models/crate.vmodel"], cp.stdout  # (failing)
 
 
-@pytest.mark.parametrize("how", ["killed", "hung"])
-def test_a_worker_killed_or_hung_mid_request(pair, tmp_path, monitors, how):
-    """The worker holds the request (VEDUTA_WARM_TEST_HOLD): killed then, or never letting go
-    (the cook's bound, then it is killed), the cook cooks the sources itself; the monitor starts
-    another worker."""
+def _held_cook(pair, tmp_path, monitors, timeout: str):
+    """A monitor whose worker holds a request (VEDUTA_WARM_TEST_HOLD) of a ``doit cook`` of both
+    copies' edits, started and waited for until the worker holds it: (monitor, worker's pid,
+    the cook's process, the hold file)."""
     warm, cold = pair
     hold = tmp_path / "hold"
     m = monitors(warm, env={"VEDUTA_WARM_TEST_HOLD": str(hold)})
@@ -209,11 +208,21 @@ def test_a_worker_killed_or_hung_mid_request(pair, tmp_path, monitors, how):
     cook = subprocess.Popen(
         [sys.executable, "-m", "doit", "cook"],
         cwd=warm.root,
-        env={**os.environ, "VEDUTA_WARM_TIMEOUT": "3" if how == "hung" else "600"},
+        env={**os.environ, "VEDUTA_WARM_TIMEOUT": timeout},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
     wait_for(hold.exists, m.log, cook)  # the worker holds the request
+    return m, pid, cook, hold
+
+
+@pytest.mark.parametrize("how", ["killed", "hung"])
+def test_a_worker_killed_or_hung_mid_request(pair, tmp_path, monitors, how):
+    """The worker holds the request (VEDUTA_WARM_TEST_HOLD): killed then, or never letting go
+    (the cook's bound, then it is killed), the cook cooks the sources itself; the monitor starts
+    another worker."""
+    warm, cold = pair
+    m, pid, cook, hold = _held_cook(pair, tmp_path, monitors, "3" if how == "hung" else "600")
     if how == "killed":
         os.kill(pid, signal.SIGKILL)
     out, err = cook.communicate(timeout=300)
@@ -224,6 +233,26 @@ def test_a_worker_killed_or_hung_mid_request(pair, tmp_path, monitors, how):
     assert not _alive(pid)
     hold.unlink()
     wait_for(lambda: worker_status(warm)["running"] and worker_status(warm)["pid"] != pid, m.log, m.proc)
+
+
+def test_the_monitor_stopped_by_sigterm_mid_cook_leaves_no_process(pair, tmp_path, monitors):
+    """``veduta watch --monitor`` stopped by SIGTERM (a service manager's) while its worker compiles
+    for a cook: the monitor exits 0 as documented (docs/cooking.md), its worker ends with it (no
+    orphan), and the cook cooks the sources itself, as a cook without the worker would."""
+    warm, cold = pair
+    m, pid, cook, hold = _held_cook(pair, tmp_path, monitors, "600")  # mid-cook
+    m.proc.send_signal(signal.SIGTERM)
+    assert m.proc.wait(timeout=120) == 0, m.log()
+    assert "watch: monitor stopped" in m.log()
+    out, err = cook.communicate(timeout=300)
+    w = subprocess.CompletedProcess(cook.args, cook.returncode, out.decode(), err.decode())
+    same(warm, cold, w, cold.cook())
+    assert f"veduta: warning: the warm compile worker (pid {pid}): it ended" in w.stderr
+    end = time.monotonic() + 60  # (ended by the monitor; a bound for an orphan only)
+    while _alive(pid) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not _alive(pid)
+    assert not worker_status(warm)["running"] and not status(warm)["running"]
 
 
 def test_a_worker_that_does_not_answer_the_handshake_is_not_used(pair, monitors):

@@ -224,3 +224,26 @@ def test_watch_stopped_by_sigterm_while_its_pool_cooks_leaves_no_process(game):
     while [p for p, c in kids.items() if _alive(p, c)] and time.monotonic() < end:
         time.sleep(0.1)
     assert not [c for p, c in kids.items() if _alive(p, c)]
+
+
+def test_an_idle_watch_holds_no_database_open(game):
+    """Between cooks the watch keeps no file of the game open: doit's database is closed at the
+    end of each cook (its backend's dump), so a ``git checkout`` or a ``veduta cache`` command
+    meets no open handle of it."""
+    w = Watcher(game)
+    try:
+        w.wait_for("watch: watching")
+        game.write("models/crate.vmodel", CRATE.replace('"size": [1, 1, 1]', '"size": [2, 1, 1]'))
+        w.wait_for("cook: 1 cooked")
+        w.wait_for("watch: cooked in")
+        fds = os.listdir(f"/proc/{w.proc.pid}/fd")
+        opened = []
+        for fd in fds:
+            try:
+                opened.append(os.readlink(f"/proc/{w.proc.pid}/fd/{fd}"))
+            except OSError:
+                continue  # (closed meanwhile)
+    finally:
+        code = w.stop()
+    assert code == 0
+    assert not [p for p in opened if str(game.root) in p], opened

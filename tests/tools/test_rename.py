@@ -200,6 +200,74 @@ def test_a_source_saved_with_a_byte_order_mark_refuses_the_rename(sample):
     assert sources(sample) == before
 
 
+@pytest.mark.parametrize("broken", ["a byte-order mark", "not JSON"])
+@pytest.mark.parametrize("written", ['"b\\u0061rk"', '"\\u0062\\u0061\\u0072\\u006B"'])
+def test_a_broken_source_holding_the_name_written_with_escapes_refuses_the_rename(sample, broken, written):
+    """A source the cook cannot read that holds the old name written with JSON escapes holds it as
+    much as one writing "bark" (hostile3 #8: renamed with exit 0, the reference left behind)."""
+    valley = Path(sample.source_path("worlds/valley.vworld"))
+    data = valley.read_bytes()
+    assert data.count(b'"ground": "bark"') == 1
+    data = data.replace(b'"ground": "bark"', b'"ground": ' + written.encode())
+    assert b'"bark"' not in data
+    valley.write_bytes(b"\xef\xbb\xbf" + data if broken == "a byte-order mark" else data.replace(b'",', b'",,', 1))
+    before = sources(sample)
+    with pytest.raises(VedutaError, match=r'these sources hold "bark" but are not valid JSON.*valley.vworld'):
+        api.rename(sample, "material", "bark", "wood")
+    assert sources(sample) == before
+    # a string that only looks like it is another name: no refusal
+    valley.write_bytes(valley.read_bytes().replace(written.encode(), b'"b\\u0061rks"'))
+    assert api.rename(sample, "material", "bark", "wood", dry_run=True)["files"]
+
+
+def test_a_source_linked_to_another_of_the_set_is_written_once(sample):
+    """A user that is a symbolic link to another user (and two links to one file outside the game)
+    is one file under two names: edited and written once, reported under the name that is not a
+    link; the links stay links (hostile3 #3: every such rename failed, "changed while ... written")."""
+    shared = Path(sample.root).resolve().parent / "shared"
+    shared.mkdir()
+    (shared / "box.vmodel").write_text(
+        '{ "veduta": "model/1", "parts": [ { "shape": "box", "size": [1, 1, 1], "material": "bark" } ] }\n'
+    )
+    models = Path(sample.assets) / "models"
+    os.symlink("tree.vmodel", models / "tree_alias.vmodel")
+    os.symlink(shared / "box.vmodel", models / "box_a.vmodel")
+    os.symlink(shared / "box.vmodel", models / "box_b.vmodel")
+    before = sources(sample)
+    r = api.rename(sample, "material", "bark", "wood")
+    assert r["written"]
+    assert sorted({e["file"] for e in r["edits"]}) == sorted(
+        ["assets/models/box_a.vmodel", *(f"assets/{u}" for u in USERS)]
+    )
+    assert len(r["edits"]) == 7  # oak twice, tree once (not again as tree_alias), the shared box once
+    assert "assets/models/tree_alias.vmodel" not in r["files"] and "assets/models/box_b.vmodel" not in r["files"]
+    assert os.readlink(models / "tree_alias.vmodel") == "tree.vmodel"
+    assert os.readlink(models / "box_b.vmodel") == str(shared / "box.vmodel")
+    now = sources(sample)
+    for rel in (*USERS, "models/tree_alias.vmodel", "models/box_a.vmodel", "models/box_b.vmodel"):
+        want = (
+            before[rel]
+            .replace(b'"material": "bark"', b'"material": "wood"')
+            .replace(b'"ground": "bark"', b'"ground": "wood"')
+        )
+        assert now[rel] == want != before[rel], rel
+    assert api.deps(sample, orphans=True)["missing"] == []
+
+
+def test_a_link_to_the_renamed_source_refuses_the_rename(sample):
+    """Another source that is the renamed asset's file under a second name would point to nothing
+    once the file moves: refused up front, naming both."""
+    os.symlink("bark.vmaterial", Path(sample.assets) / "materials" / "bark_alias.vmaterial")
+    before = sources(sample)
+    with pytest.raises(
+        UsageError,
+        match=r"assets/materials/bark_alias.vmaterial is assets/materials/bark.vmaterial under another name "
+        r"\(a symbolic link to it\), and the rename moves that file",
+    ):
+        api.rename(sample, "material", "bark", "wood", dry_run=True)
+    assert sources(sample) == before
+
+
 def test_cli_and_json(sample):
     out = veduta("rename", "material", "bark", "wood", "--dry-run")
     assert out.returncode == 0, out.stderr
@@ -285,6 +353,58 @@ def test_a_killed_rename_is_completed_by_the_next_command(sample, next_command):
     assert not journal.exists()
 
 
+@pytest.mark.parametrize("linked", ["a user", "the renamed source"])
+def test_a_killed_rename_through_a_folder_linked_in_is_completed(sample, linked):
+    """A source the cook takes through a folder linked in from outside the assets folder (a shared
+    library) is written by the rename through the link; killed mid-way, the next command completes
+    the set (hostile3 #2: the journal was set aside as .bad and the game left half renamed)."""
+    shared = Path(sample.root).resolve().parent / "shared"
+    shared.mkdir()
+    if linked == "a user":
+        (shared / "libbox.vmodel").write_text(
+            '{ "veduta": "model/1", "parts": [ { "shape": "box", "size": [1, 1, 1], "material": "bark" } ] }\n'
+        )
+        os.symlink(shared, Path(sample.assets) / "models" / "lib")
+        users, old_rel, new_rel = sorted([*USERS, "models/lib/libbox.vmodel"]), "materials/bark.vmaterial", None
+    else:
+        os.replace(sample.source_path("materials/bark.vmaterial"), shared / "bark.vmaterial")
+        os.symlink(shared, Path(sample.assets) / "materials" / "lib")
+        users, old_rel = USERS, "materials/lib/bark.vmaterial"
+    new_rel = old_rel.replace("bark.", "wood.")
+    before = sources(sample)
+    proc = _start()
+    try:
+        # a user through the link first; the renamed source: killed after the new file, before the old goes
+        written = _wait_writes(proc, 2 if linked == "a user" else len(users) + 1)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert written == (users[:2] if linked == "a user" else [*users, new_rel])
+    journal = Path(sample.cache) / "edits.journal"
+    assert journal.exists()
+    out = veduta("list", "material", "--json")
+    assert out.returncode == 0, out.stderr
+    n = len(users) + 2
+    done = n - len(written)
+    assert f"veduta: completed an interrupted rename of material bark to wood ({done} of {n} files written now)" in (
+        out.stderr
+    ), out.stderr
+    assert not journal.exists() and not Path(str(journal) + ".bad").exists()
+    now = sources(sample)
+    for rel in users:
+        want = (
+            before[rel]
+            .replace(b'"material": "bark"', b'"material": "wood"')
+            .replace(b'"ground": "bark"', b'"ground": "wood"')
+        )
+        assert now[rel] == want != before[rel], rel
+    assert old_rel not in now and now[new_rel] == before[old_rel]
+    assert sorted(os.listdir(shared)) == (["libbox.vmodel"] if linked == "a user" else ["wood.vmaterial"])
+    assert api.deps(sample, orphans=True)["missing"] == []
+
+
 def test_interrupted_then_changed_by_hand(sample):
     """A file someone changed between the kill and the next command is left as it is, and named."""
     before = sources(sample)
@@ -354,19 +474,25 @@ def test_journal_unit(tmp_path):
     from veduta.cook import journal
 
     assets, cache = tmp_path / "assets", tmp_path / "cache"
-    assets.mkdir()
+    (assets / "models").mkdir(parents=True)
     cache.mkdir()
-    (assets / "a.txt").write_bytes(b"old a")
+    a, b = assets / "models" / "a.vmodel", assets / "models" / "b.vmodel"
+    a.write_bytes(b"old a")
     changes = [
-        journal.Change("a.txt", b"old a", b"new a"),
-        journal.Change("b.txt", None, b"new b"),
-        journal.Change("a.txt", b"not this", b"x"),
+        journal.Change("models/a.vmodel", b"old a", b"new a"),
+        journal.Change("models/b.vmodel", None, b"new b"),
+        journal.Change("models/a.vmodel", b"not this", b"x"),
     ]
     with pytest.raises(journal.EditSetError, match="changed while the edit was prepared; nothing was written"):
         journal.write_set(str(assets), str(cache), changes, "a test")
-    assert (assets / "a.txt").read_bytes() == b"old a" and not (assets / "b.txt").exists()
+    assert a.read_bytes() == b"old a" and not b.exists()
+    # what recovery would refuse is not written either: only sources, as the scan names them
+    for rel in ("a.txt", "models/notes.txt", "models/.hidden/c.vmodel", "stuff/c.vmodel"):
+        with pytest.raises(journal.EditSetError, match=r"is not a source's path; nothing was written"):
+            journal.write_set(str(assets), str(cache), [*changes[:2], journal.Change(rel, None, b"c")], "a test")
+        assert a.read_bytes() == b"old a" and not b.exists() and not (cache / journal.JOURNAL).exists()
     journal.write_set(str(assets), str(cache), changes[:2], "a test")
-    assert (assets / "a.txt").read_bytes() == b"new a" and (assets / "b.txt").read_bytes() == b"new b"
+    assert a.read_bytes() == b"new a" and b.read_bytes() == b"new b"
     assert journal.recover(str(assets), str(cache)) is None
     (cache / journal.JOURNAL).write_text("{ not json")
     found = journal.recover(str(assets), str(cache))
@@ -381,6 +507,14 @@ def test_journal_unit(tmp_path):
         {"path": "/tmp/pwned-abs.txt", "old": None, "new": "written\n"},
         {"path": "models/./../../elsewhere/pwned.txt", "old": None, "new": "written\n"},
         {"path": "link/pwned.txt", "old": None, "new": "written\n"},  # a folder linked out of assets
+        # a source's path in a folder linked out of assets, without (or with another) folder's inode
+        {"path": "models/lib/pwned.vmodel", "old": None, "new": "written\n"},
+        {"path": "models/lib/pwned.vmodel", "old": None, "new": "written\n", "folder": "WRONG"},
+        {"path": "models/lib/victim.vmodel", "old": "keep me\n", "new": None, "folder": "WRONG"},
+        # files the game does not hold as sources, even inside the assets folder
+        {"path": "models/notes.txt", "old": None, "new": "written\n"},
+        {"path": "models/.hidden/pwned.vmodel", "old": None, "new": "written\n"},
+        {"path": "pwned.vmodel", "old": None, "new": "written\n"},
         {"path": "../../elsewhere/victim.txt", "old": "keep me\n", "new": None},
         {"path": "models/new.vmodel", "old": None, "new": "{}", "mode": 0o4777},
         {"path": 7, "old": None, "new": "x"},
@@ -393,7 +527,11 @@ def test_a_journal_that_leads_out_of_the_assets_folder_writes_nothing(sample, en
     elsewhere = Path(sample.root).resolve().parent / "elsewhere"
     elsewhere.mkdir(exist_ok=True)
     (elsewhere / "victim.txt").write_text("keep me\n")
+    (elsewhere / "victim.vmodel").write_text("keep me\n")
     os.symlink(elsewhere, Path(sample.assets) / "link")
+    os.symlink(elsewhere, Path(sample.assets) / "models" / "lib")
+    if entry.get("folder") == "WRONG":  # any inode but that of the folder the link leads to
+        entry = {**entry, "folder": os.stat(elsewhere).st_ino + 1}
     before = sources(sample)
     fine = {"path": "models/oak.vmodel", "old": before["models/oak.vmodel"].decode(), "new": "{}"}
     doc = {"format": "veduta-edits/1", "what": "rename of material bark to wood", "changes": [fine, entry]}
@@ -402,7 +540,9 @@ def test_a_journal_that_leads_out_of_the_assets_folder_writes_nothing(sample, en
     journal.write_text(json.dumps(doc))
     out = veduta("deps", "bark", cwd=sample.root)
     assert f"{journal} cannot be read (" in out.stderr and "kept as" in out.stderr, out.stderr
-    assert sorted(os.listdir(elsewhere)) == ["victim.txt"] and (elsewhere / "victim.txt").read_text() == "keep me\n"
+    assert sorted(os.listdir(elsewhere)) == ["victim.txt", "victim.vmodel"]
+    assert (elsewhere / "victim.txt").read_text() == (elsewhere / "victim.vmodel").read_text() == "keep me\n"
+    assert not (Path(sample.assets) / "models" / "notes.txt").exists() and not Path("assets/pwned.vmodel").exists()
     assert not Path("/tmp/pwned-abs.txt").exists()
     assert sources(sample) == before  # not even the entry that was fine is written
     assert not journal.exists() and Path(str(journal) + ".bad").exists()

@@ -18,6 +18,11 @@ that holds neither (someone changed it since) is left as it is and named.  An er
 Ctrl-C during step 2 in the writing process itself puts back the files written so far
 (every file ends old) and removes the journal.
 
+A journal names only sources, by their paths under the assets folder, and one that leads out of
+it through a symbolic link (a shared folder linked in) only with the inode of the folder it leads
+to, recorded by :func:`write_set`: a journal from a cloned repository can write nothing else
+(:func:`_checked`).
+
 Writing a set, and recovering one, is done under the cook lock (:mod:`veduta.cook.runlock`),
 so that a cook never reads a half-written set.  For tests, ``VEDUTA_TEST_PAUSE_EDITS=SECONDS``
 makes step 2 say each write on standard error (``edits: wrote PATH``) and pause after it.
@@ -93,24 +98,54 @@ def _q(value: Any) -> str:
     return quote(value if isinstance(value, str) else repr(value))
 
 
-def _checked(assets: str, rel: Any, mode: Any) -> dict[str, Any]:
-    """*rel* and *mode* of a journal's entry, if they are what :func:`write_set` writes: a
-    relative path of plain names under the assets folder that stays there once symbolic links
-    are followed, and permission bits.  A journal comes from the cache folder, which a cloned
-    repository may hold: anything else is refused (ValueError), so that no journal writes or
-    removes a file outside the assets folder."""
+def _checked(assets: str, rel: Any, mode: Any, folder: Any = None) -> dict[str, Any]:
+    """*rel* and *mode* of a journal's entry, if they are what :func:`write_set` writes: the path
+    of a source as the cook's scan names it (a kind's folder, plain names, none hidden, the kind's
+    suffix) and permission bits.  Once symbolic links are followed, the path stays in the assets
+    folder, or it leads out of it through a link (a shared library linked in) to the folder whose
+    inode is *folder*, as :func:`write_set` recorded it (:func:`_outside`).  A journal comes from
+    the cache folder, which a cloned repository may hold: anything else is refused (ValueError),
+    so that no journal writes or removes a file but a source of the game, nor one outside the
+    assets folder that the rename itself did not write."""
+    from veduta.base.fsutil import outside
+    from veduta.base.kinds import BY_FOLDER
+
     if not isinstance(rel, str) or not rel or "\0" in rel:
         raise ValueError(f"path {_q(rel)} is not a path under the assets folder")
     parts = rel.split("/")
     if any(p in ("", ".", "..") for p in parts) or os.path.isabs(rel):
         raise ValueError(f"path {_q(rel)} is not a path under the assets folder")
-    root = os.path.realpath(assets)
-    real = os.path.realpath(_path(assets, rel))
-    if os.path.commonpath([root, real]) != root or real == root:
+    k = BY_FOLDER.get(parts[0])
+    name = parts[-1]
+    if k is None or len(parts) < 2 or any(p.startswith(".") for p in parts) or not name.endswith(k.suffix):
+        raise ValueError(f"path {_q(rel)} is not a source's path")
+    if name == k.suffix:
+        raise ValueError(f"path {_q(rel)} is not a source's path")
+    out = _outside(assets, rel)
+    if out is not None and (type(folder) is not int or out[1] != folder):
         raise ValueError(f"path {_q(rel)} leads out of the assets folder")
+    if outside(_path(assets, rel)) is not None:  # (veduta mcp: nothing outside the game root)
+        raise ValueError(f"path {_q(rel)} leads out of the game root")
     if mode is not None and (type(mode) is not int or not 0 <= mode <= 0o777):
         raise ValueError(f"mode {_q(mode)} of {_q(rel)} is not permission bits")
     return {"rel": rel, "mode": mode}
+
+
+def _outside(assets: str, rel: str) -> tuple[str, int | None] | None:
+    """Where source *rel* resolves, when a symbolic link on its way leads out of the assets folder:
+    ``(its real folder, that folder's inode)`` (None when the folder is not there); None when it
+    stays in.  The inode is what a journal records of such a path: a journal written elsewhere (a
+    cloned repository's) cannot know it, and it stays the same across a restart (the device
+    number of a network share or a container's folder may not)."""
+    root = os.path.realpath(assets)
+    real = os.path.realpath(_path(assets, rel))
+    if os.path.commonpath([root, real]) == root and real != root:
+        return None
+    where = os.path.dirname(real)
+    try:
+        return where, os.stat(where).st_ino
+    except OSError:
+        return where, None
 
 
 def _read(path: str) -> bytes | None:
@@ -177,17 +212,23 @@ def write_set(assets: str, cache: str, changes: list[Change], what: str) -> None
     from veduta.base.fsutil import atomic_write
 
     changes = _order(changes)
+    entries = []
     for c in changes:
+        entry = {"path": c.rel, "old": _text(c.old), "new": _text(c.new), "mode": c.mode}
+        out = _outside(assets, c.rel)
+        if out is not None:  # (a source linked in from outside: recover takes it by its folder's inode)
+            entry["folder"] = out[1]
+        try:  # what recover would refuse is never written: every journal written can be completed
+            _checked(assets, c.rel, c.mode, entry.get("folder"))
+        except ValueError as exc:
+            raise EditSetError(f"{exc}; nothing was written") from None
+        entries.append(entry)
         if _read(_path(assets, c.rel)) != c.old:
             raise EditSetError(
                 f"{_path(assets, c.rel)} changed while the edit was prepared; nothing was written (run it again)"
             )
     journal = os.path.join(cache, JOURNAL)
-    doc = {
-        "format": _FORMAT,
-        "what": what,
-        "changes": [{"path": c.rel, "old": _text(c.old), "new": _text(c.new), "mode": c.mode} for c in changes],
-    }
+    doc = {"format": _FORMAT, "what": what, "changes": entries}
     try:
         atomic_write(journal, json.dumps(doc, indent=1).encode("ascii"), durable=True)
     except OSError as exc:
@@ -246,7 +287,11 @@ def recover(assets: str, cache: str) -> dict[str, Any] | None:
         if doc.get("format") != _FORMAT:
             raise ValueError(f"format {doc.get('format')!r}")
         changes = [
-            Change(**_checked(assets, c["path"], c.get("mode")), old=_bytes(c["old"]), new=_bytes(c["new"]))
+            Change(
+                **_checked(assets, c["path"], c.get("mode"), c.get("folder")),
+                old=_bytes(c["old"]),
+                new=_bytes(c["new"]),
+            )
             for c in doc["changes"]
         ]
         what = str(doc.get("what", "an edit"))

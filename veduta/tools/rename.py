@@ -17,8 +17,10 @@ The recipe:
 
 Refused (:class:`~veduta.base.errors.UsageError`, nothing written): an unknown kind or asset (the
 closest names suggested), a new name that is not an asset name or that an asset of the kind
-already has, an asset whose name several sources share, a source that is a symbolic link, a
-file that cannot be written.  Refused as :class:`RenameRefused` (exit 1): a rename the checks
+already has, an asset whose name several sources share, a source that is a symbolic link (or
+another source linked to it), a file that cannot be written.  A source among the users that is
+another's file under a second name (a link) is written once (:func:`_one_name_per_file`).
+Refused as :class:`RenameRefused` (exit 1): a rename the checks
 find would break something.
 """
 
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from typing import TYPE_CHECKING, Any
 
 from veduta.base.errors import UsageError, VedutaError
@@ -95,8 +98,8 @@ def rename(
                 f"{project.source_path(old_rel)} is a symbolic link; rename the file it points to and the link by hand"
             )
 
-        # 2. the new texts
-        users = sorted({*graph.users(kind, old), old_rel})
+        # 2. the new texts: one file, one write (a source linked to another of the set is the same file)
+        users, aliases = _one_name_per_file(project, graph, old_rel, {*graph.users(kind, old), old_rel})
         before: dict[str, bytes] = {}
         after: dict[str, bytes] = {}
         edits: list[dict[str, Any]] = []
@@ -121,12 +124,15 @@ def rename(
             after[rel] = text.encode("utf-8", "surrogateescape")
         edits.sort(key=lambda e: (e["file"], e["line"], e["col"]))
         changed = sorted(rel for rel in users if rel != old_rel and after[rel] != before[rel])
+        # (a link among the users reads its file's new text, in the checks, but is not written)
+        linked = sorted(alias for alias, rel in aliases.items() if rel in changed)
 
         # 3. the checks
         step(1, 3, f"checking {len(changed) + 1} changed sources")
         overlay = {rel: after[rel] for rel in changed}
+        overlay.update((alias, after[aliases[alias]]) for alias in linked)
         overlay[new_rel] = after[old_rel]
-        checked = _check(project, graph, kind, old, new, old_rel, new_rel, changed, overlay)
+        checked = _check(project, graph, kind, old, new, old_rel, new_rel, [*changed, *linked], overlay)
 
         # 4. the set
         files = [_shown(project, rel) for rel in sorted({*changed, old_rel, new_rel})]
@@ -150,7 +156,7 @@ def rename(
         mode = _mode(project.source_path(old_rel))
         changes += [journal.Change(new_rel, None, after[old_rel], mode), journal.Change(old_rel, before[old_rel], None)]
         step(2, 3, f"writing {len(changes)} files")
-        with _world_locks(project, [rel for rel in (*changed, old_rel) if _kind(rel) == "world"]):
+        with _world_locks(project, [rel for rel in (*changed, *linked, old_rel) if _kind(rel) == "world"]):
             try:
                 journal.write_set(project.assets, project.cache, changes, f"rename of {kind} {old} to {new}")
             except journal.EditSetError as exc:
@@ -164,6 +170,37 @@ def rename(
 
 def _quiet(done: float, total: float | None, message: str) -> None:
     pass
+
+
+def _one_name_per_file(project: Project, graph: Any, old_rel: str, rels: set[str]) -> tuple[list[str], dict[str, str]]:
+    """The sources *rels* the rename edits, one name per file: ``(names, {alias: name})``.  A source
+    that is a symbolic link to another of the set (or two links to one file, or sources in a folder
+    linked twice) is one file under two names: it is edited and written once, under the name that
+    is not itself a link (else the first in path order); the other names are its *aliases*.  Refused
+    (:class:`UsageError`): another source that is the renamed asset's file under a second name (a
+    link to it, which the move would leave pointing to nothing)."""
+    real = {rel: os.path.realpath(project.source_path(rel)) for rel in rels}
+    folder = old_rel[: old_rel.find("/") + 1]
+    moved = _identity(project.source_path(old_rel))
+    for rel in graph.sources() if moved is not None else ():  # (one stat a source of the kind)
+        if rel == old_rel or not rel.startswith(folder) or _identity(project.source_path(rel)) != moved:
+            continue
+        if real.get(rel, os.path.realpath(project.source_path(rel))) == real[old_rel]:  # (not a hard link)
+            raise UsageError(
+                f"{_shown(project, rel)} is {_shown(project, old_rel)} under another name (a symbolic link to "
+                f"it), and the rename moves that file, so the link would point to nothing; remove the link or "
+                f"point it elsewhere first; nothing was written"
+            )
+    by_file: dict[str, list[str]] = {}
+    for rel in sorted(rels):
+        by_file.setdefault(real[rel], []).append(rel)
+    names: list[str] = []
+    aliases: dict[str, str] = {}
+    for group in by_file.values():
+        first = min(group, key=lambda rel: (os.path.islink(project.source_path(rel)), rel))
+        names.append(first)
+        aliases.update((rel, first) for rel in group if rel != first)
+    return sorted(names), aliases
 
 
 def _own_name(text: str, old: str) -> list[tuple[int, int, int, int, str]]:
@@ -181,6 +218,15 @@ def _own_name(text: str, old: str) -> list[tuple[int, int, int, int, str]]:
         return []
     start, end = doc.span(node)
     return [(start, end, node.line, node.col, "name")]
+
+
+def _identity(path: str) -> tuple[int, int] | None:
+    """The file *path* leads to (links followed), as (device, inode); None when it is not there."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _kind(rel: str) -> str:
@@ -203,19 +249,40 @@ def _read(project: Project, rel: str) -> bytes:
         raise VedutaError(f"cannot read {path}: {exc.strerror or exc}") from None
 
 
-def _holds(project: Project, rel: str, needle: bytes) -> bool:
-    """Whether source *rel* holds *needle*; one larger than its kind's limit is read in pieces
-    (1 MiB at a time), never whole."""
+def _written(name: str) -> re.Pattern[bytes]:
+    """Every way JSON writes the string *name* (an asset name: ASCII): each character as itself or
+    as a ``\\u`` escape (``"bark"``, ``"b\\u0061rk"``, ``"\\u0062\\u0061rk"``, hex digits in either
+    case), quotes included.  Searched in a source's bytes, it finds the name whether or not the
+    source is valid JSON; in a broken one a match may span two strings (then a refusal too many,
+    never one too few)."""
+
+    def char(c: str) -> bytes:
+        code = f"{ord(c):04x}"
+        escaped = b"".join(b"[" + re.escape(h.lower().encode()) + re.escape(h.upper().encode()) + b"]" for h in code)
+        return b"(?:" + re.escape(c.encode()) + b"|\\\\u" + escaped + b")"
+
+    return re.compile(b'"' + b"".join(char(c) for c in name) + b'"')
+
+
+def _holds(project: Project, rel: str, name: str) -> bool:
+    """Whether source *rel* holds the JSON string *name*, however written (:func:`_written`); one
+    larger than its kind's limit is read in pieces (1 MiB at a time), never whole."""
+    plain = json.dumps(name).encode()
     path = project.source_path(rel)
+
+    def found(data: bytes) -> bool:  # (the plain form first: the escaped one only where an escape is)
+        return plain in data or (b"\\u" in data and _written(name).search(data) is not None)
+
     try:
         if os.stat(path).st_size <= source_limit(_kind(rel)):
-            return needle in _read(project, rel)
+            return found(_read(project, rel))
+        longest = 2 + 6 * len(name)
         with open(path, "rb") as f:
             tail = b""
             while piece := f.read(1 << 20):
-                if needle in tail + piece:
+                if found(tail + piece):
                     return True
-                tail = piece[-(len(needle) - 1) :] if len(needle) > 1 else b""
+                tail = piece[-(longest - 1) :]
     except OSError:
         pass  # (gone meanwhile: the checks tell)
     return False
@@ -309,8 +376,7 @@ def _check(
     # changed sources, the sources that name them, and any other source that holds "old" as a
     # JSON string (a name the reference graph does not know as a reference: the checks tell)
     around = {user for rel in changed for user in graph.users(_kind(rel), name_of(rel))}
-    needle = json.dumps(old).encode()
-    mentions = {rel for rel in graph.sources() if rel not in overlay and _holds(project, rel, needle)}
+    mentions = {rel for rel in graph.sources() if rel not in overlay and _holds(project, rel, old)}
     why = {rel: _unusable(project, rel) for rel in sorted(mentions)}
     unreadable = {_shown(project, rel): w for rel, w in why.items() if w is not None}
     if unreadable:  # its references cannot be found: renaming now would leave them behind

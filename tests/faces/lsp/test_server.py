@@ -595,7 +595,7 @@ def test_an_interrupted_rename_is_left_to_the_next_command_and_said_once(tmp_pat
     doc = {
         "format": "veduta-edits/1",
         "what": "rename of material bark to wood",
-        "changes": [{"path": "models/written.txt", "old": None, "new": "written\n", "mode": None}],
+        "changes": [{"path": "models/written.vmodel", "old": None, "new": "written\n", "mode": None}],
     }
     journal.write_text(json.dumps(doc))
     before = journal.read_bytes()
@@ -619,14 +619,14 @@ def test_an_interrupted_rename_is_left_to_the_next_command_and_said_once(tmp_pat
         )
     ]
     assert journal.read_bytes() == before
-    assert not (root / "assets" / "models" / "written.txt").exists()
+    assert not (root / "assets" / "models" / "written.vmodel").exists()
     assert not (root / "cache" / "edits.journal.bad").exists()
     assert code == 0
     cp = subprocess.run(
         [sys.executable, "-m", "veduta", "check"], cwd=root, capture_output=True, text=True, timeout=300
     )  # as the message says
     assert "completed an interrupted rename of material bark to wood" in cp.stderr
-    assert (root / "assets" / "models" / "written.txt").read_text() == "written\n" and not journal.exists()
+    assert (root / "assets" / "models" / "written.vmodel").read_text() == "written\n" and not journal.exists()
 
 
 def _lsp_to_cook(text: str, diags: list[lsp.Diagnostic]) -> list[tuple]:
