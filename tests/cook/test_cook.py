@@ -470,7 +470,9 @@ def test_a_damaged_state_entry_means_re_hashing_never_a_traceback(game):
     # within RACY_NS of age_all: the usual case, where a damaged entry was re-hashed whatever its
     # shape, and the shapes fresh_by_stat took for fresh went unseen but on a loaded machine)
     blob = crate_sigs(game)
-    for bad in damaged_entries(h, blob, deps):
+    # (the shapes fresh_by_stat is shown to refuse, above, but one a process each: the first eight,
+    # then a source_hash of another type, which the cook's inline check of the common entry sees)
+    for bad in [*damaged_entries(h, blob, deps)[:8], (7, blob, deps)]:
         state.write_bytes(marshal.dumps((fmt, compiler, {**entries, "models/crate.vmodel": bad}, owed)))
         for args in (["why", "--json"], ["check"]):
             cp = subprocess.run(
