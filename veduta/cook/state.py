@@ -313,7 +313,7 @@ class StatCache:
 
     def packed(self, rel: str) -> Packed | None:
         """The entry of *rel* as kept, unchecked (for :func:`veduta.cook.cook.fresh_by_stat`, which
-        finds an entry of the wrong shape not fresh: the no-op path pays no check per source).
+        finds an entry of the wrong shape not fresh: the no-op path pays no :func:`well_formed`).
         Read from the file's table without unpacking it."""
         if self._entries is not None:
             return self._entries.get(rel)
