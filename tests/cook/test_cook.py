@@ -462,9 +462,69 @@ def test_doit_info_sees_a_touched_source_as_up_to_date_and_an_edited_one_as_stal
     assert re.search(r"status\s*: run", info), info
 
 
+def crate_sigs(game) -> bytes:
+    """The packed signatures of crate's cooked file and source as they are now: what its stat-cache
+    entry holds when its last cook was not racy (more than RACY_NS after they were written)."""
+    from veduta.cook.state import SIG, sig
+
+    return b"".join(
+        SIG.pack(*sig(os.stat(p))) for p in (game.cooked("models/crate.vda"), game.root / "assets/models/crate.vmodel")
+    )
+
+
+#: Entries of crate's of the wrong shape (valid marshal data: a flipped byte in a length or type
+#: code can give that), from its (hash, blob of matching signatures, deps): each but the first
+#: three holds signatures that all still match, so only its shape can tell it is not fresh.
+def damaged_entries(h, blob, deps) -> list:
+    return [
+        7,
+        (h, blob[:40], deps),
+        (h, blob, None),
+        (h, blob + blob[:32], (("x", 1),)),
+        (h, blob, deps, 1),
+        (h, blob, deps, ("!x",), ((1, 1, "$", "m"),)),
+        (h, blob, deps, (7,), ()),
+        (h, blob, deps, 1, 2, 3),
+        [h, blob, deps],
+        (7, blob, deps),
+        (h.encode(), blob, deps, None),
+        (h, blob, list(deps)),
+        (h, blob + blob[:32], deps, None),
+        (h, blob, deps, (), ((1, 1, "$", "m"),)),
+        (h, blob, deps, (), ((1, 1, "$", "m", 7),)),
+        (h, blob, deps, (), (), 3),
+    ]
+
+
+def test_a_damaged_state_entry_is_never_fresh_by_stat(game, monkeypatch):
+    # the no-op check (fresh_by_stat) trusts only an entry well_formed accepts, however well its
+    # signatures match: it used to take (h, blob, deps, 1) and others for fresh, and the cache kept
+    # them for good (found when a loaded machine let crate's last cook record no racy signature)
+    from veduta.base.project import Project
+    from veduta.cook.cook import fresh_by_stat, index_of
+    from veduta.cook.scancache import ScanCache
+    from veduta.cook.state import well_formed
+
+    game.cook(check=True)
+    monkeypatch.chdir(game.root)
+    project = Project.find(str(game.root))
+    index = index_of(project.scan([], ScanCache(project.cache).walk)[0])
+    h, blob, deps = "0" * 64, crate_sigs(game), ()
+    cooked = str(game.cooked("models/crate.vda"))
+    fresh = [
+        fresh_by_stat("models/crate.vmodel", e, project.assets, cooked, index)
+        for e in [(h, blob, deps), (h, blob, deps, None), (h, blob, deps, (), ((1, 1, "$", "m", "c"),))]
+    ]
+    assert fresh == [True, True, True]
+    for bad in damaged_entries(h, blob, deps):
+        assert not well_formed(bad), bad
+        assert not fresh_by_stat("models/crate.vmodel", bad, project.assets, cooked, index), bad
+
+
 def test_a_damaged_state_entry_means_re_hashing_never_a_traceback(game):
     # valid marshal data in the wrong shape (a flipped byte in a length or type code can give
-    # that): each tool that reads the stat cache re-hashes the source instead
+    # that): each tool that reads the stat cache re-hashes the source instead, and the cook
+    # records its entry again
     import json
     import marshal
     import subprocess
@@ -482,18 +542,14 @@ def test_a_damaged_state_entry_means_re_hashing_never_a_traceback(game):
     # (damaged entries written in the format before, a dict of entries, which is read as it is)
     fmt, compiler, entries, owed = "veduta-state/5", TOOLCHAIN, StatCache(str(state), TOOLCHAIN).entries, ()
     assert len(entries) == 4
-    h, blob, deps = entries["models/crate.vmodel"]
-    damaged = [
-        7,
-        (h, blob[:40], deps),
-        (h, blob, None),
-        (h, blob + blob[:32], (("x", 1),)),
-        (h, blob, deps, 1),
-        (h, blob, deps, ("!x",), ((1, 1, "$", "m"),)),
-        (h, blob, deps, (7,), ()),
-        (h, blob, deps, 1, 2, 3),
-    ]
-    for bad in damaged:
+    h, _, deps = entries["models/crate.vmodel"]
+    # signatures that match, whether or not the cook above recorded them racy (it does when it ran
+    # within RACY_NS of age_all: the usual case, where a damaged entry was re-hashed whatever its
+    # shape, and the shapes fresh_by_stat took for fresh went unseen but on a loaded machine)
+    blob = crate_sigs(game)
+    # (the shapes fresh_by_stat is shown to refuse, above, but one a process each: the first eight,
+    # then a source_hash of another type, which the cook's inline check of the common entry sees)
+    for bad in [*damaged_entries(h, blob, deps)[:8], (7, blob, deps)]:
         state.write_bytes(marshal.dumps((fmt, compiler, {**entries, "models/crate.vmodel": bad}, owed)))
         for args in (["why", "--json"], ["check"]):
             cp = subprocess.run(
@@ -516,7 +572,7 @@ def test_a_damaged_state_entry_means_re_hashing_never_a_traceback(game):
         assert re.search(r"^U cook:models/crate.vmodel", listed, re.M), listed
         assert summary(game.cook(check=True)) == {"cooked": 0, "uptodate": 4, "restored": 0, "failed": 0}
         kept = StatCache(str(state), TOOLCHAIN).packed("models/crate.vmodel")  # re-hashed and recorded again
-        assert well_formed(kept) and kept[0] == h and kept[2] == deps
+        assert well_formed(kept) and kept[0] == h and kept[2] == deps, bad
 
 
 PACK_AFTER_COOK = '''

@@ -29,7 +29,17 @@ from veduta.base.fsutil import (
 )
 from veduta.base.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
 from veduta.base.project import AssetIndex, watch_holds
-from veduta.cook.state import MISSING, RACY, SIG, make_entry, make_notes, packed_notes, sig, well_formed
+from veduta.cook.state import (
+    MISSING,
+    RACY,
+    SIG,
+    make_entry,
+    make_notes,
+    notes_formed,
+    packed_notes,
+    sig,
+    well_formed,
+)
 from veduta.cook.store import Store
 
 # A no-op cook decides every source by stat() (fresh_by_stat) and never reads a cooked file or
@@ -239,10 +249,20 @@ def fresh_by_stat(rel: str, packed, assets: str, cooked: str, index: AssetIndex)
     """The cheap check: every signature the last good cook of source *rel* recorded (its stat-cache
     entry, *packed*: see :data:`veduta.cook.state.Packed`) still matches (the stat cache holds
     entries of the current compiler only).  An entry of another shape (from a damaged cache file
-    that is still valid marshal data) is not fresh: the no-op path checks no entry's shape."""
+    that is still valid marshal data) is never fresh, whatever its signatures (it is re-hashed and
+    recorded again): a fresh entry is one :func:`veduta.cook.state.well_formed` accepts, checked
+    without going over it twice (each dependency path is a str when it could be joined, the blob
+    bytes when its slices matched; only notes are gone over, as rare as warnings)."""
     pack = SIG.pack
     try:  # the cooked file and the source: always there
         blob, deps = packed[1], packed[2]
+        if (
+            type(packed) is not tuple
+            or type(packed[0]) is not str
+            or type(deps) is not tuple
+            or len(blob) != 32 * (len(deps) + 2)
+        ):
+            return False
         st = os.stat(cooked)
         if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != blob[:32]:
             return False  # (a racy or missing signature never matches)
@@ -261,8 +281,13 @@ def fresh_by_stat(rel: str, packed, assets: str, cooked: str, index: AssetIndex)
                 continue
             if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != s:
                 return False
+        n = len(packed)
+        if n == 3:
+            return True
+        if n == 4:
+            return packed[3] is None  # (notes unknown)
         # references the output keeps by name only (a model's materials): still as they were
-        return len(packed) < 5 or watch_holds(packed[3], index)
+        return n == 5 and notes_formed(packed[3], packed[4]) and watch_holds(packed[3], index)
     except (OSError, TypeError, ValueError, IndexError, KeyError, AttributeError):  # (free until it raises)
         return False
 

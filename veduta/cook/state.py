@@ -152,7 +152,8 @@ def well_formed(packed) -> bool:
     """Whether *packed* has the shape of a :data:`Packed` entry: a damaged cache file can still
     be valid marshal data (a flipped byte in a length or a type code), and the users of an entry
     must never see a traceback for it.  (0.2-0.5 us an entry: checked where an entry is unpacked,
-    not on the no-op path, where fresh_by_stat turns a shape error into "not fresh".)"""
+    not on the no-op path, where fresh_by_stat finds an entry of another shape not fresh by
+    checking only what its signature comparisons leave open.)"""
     return (
         type(packed) is tuple
         and 3 <= len(packed) <= 5
@@ -162,11 +163,12 @@ def well_formed(packed) -> bool:
         and len(packed[1]) == SIG.size * (len(packed[2]) + 2)
         and all(type(p) is str for p in packed[2])
         and (len(packed) != 4 or packed[3] is None)
-        and (len(packed) != 5 or _notes_formed(packed[3], packed[4]))
+        and (len(packed) != 5 or notes_formed(packed[3], packed[4]))
     )
 
 
-def _notes_formed(watch, warnings) -> bool:
+def notes_formed(watch, warnings) -> bool:
+    """Whether *watch*, *warnings* have the shape of :data:`Notes` that are neither clean nor unknown."""
     return (
         type(watch) is tuple
         and all(type(w) is str for w in watch)
@@ -315,7 +317,7 @@ class StatCache:
 
     def packed(self, rel: str) -> Packed | None:
         """The entry of *rel* as kept, unchecked (for :func:`veduta.cook.cook.fresh_by_stat`, which
-        finds an entry of the wrong shape not fresh: the no-op path pays no check per source).
+        finds an entry of the wrong shape not fresh: the no-op path pays no :func:`well_formed`).
         Read from the file's table without unpacking it."""
         if self._entries is not None:
             return self._entries.get(rel)

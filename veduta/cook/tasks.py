@@ -235,8 +235,9 @@ def cook_tasks(run: CookRun):
             packed = entry_of(rel)  # (unchecked: fresh_by_stat finds a damaged entry not fresh)
             if packed is None:
                 by_stat = False
-            elif type(packed) is tuple and len(packed) == 3 and packed[2] == ():
-                # the common entry (no dependency, no notes): fresh_by_stat's check, inline
+            elif type(packed) is tuple and len(packed) == 3 and packed[2] == () and type(packed[0]) is str:
+                # the common entry (no dependency, no notes): fresh_by_stat's check, inline (its
+                # blob is the 64 bytes compared below when it matches: well formed, as there)
                 try:
                     st, st_src = stat(cooked), stat(prefix + rel)
                     by_stat = (
