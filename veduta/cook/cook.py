@@ -77,6 +77,17 @@ def _read_with_sig(path: str, limit: int | None = None) -> tuple[bytes | None, o
     return got[0], sig(got[1])
 
 
+def _read_dep_with_sig(path: str, rel: str) -> tuple[bytes | None, object, str | None]:
+    """A dependency's bytes (at most :func:`~veduta.base.kinds.dep_limit`'s), its signature taken
+    before reading (() when it is not read: then it is hashed as missing) and why a file that is
+    there was not read (:func:`~veduta.base.fsutil.read_dependency`)."""
+    from veduta.base.fsutil import read_dependency
+    from veduta.base.kinds import dep_limit
+
+    data, st, why = read_dependency(path, *dep_limit(rel))
+    return data, (() if st is None else sig(st)), why
+
+
 def _read_source(path: str, kind: str) -> tuple[bytes | None, object]:
     """A source's bytes and its signature taken before reading (None, () when it cannot be read);
     :class:`TooLarge` past its kind's limit (:func:`veduta.source.read_source`)."""
@@ -188,7 +199,7 @@ def hash_inputs(rel: str, src: bytes, deps, assets: str) -> tuple[str, list]:
         path = os.path.join(assets, d)
         # (under veduta mcp's confinement a dep linked out of the game root is not read: missing,
         # so the output is stale and its compile says why)
-        b, s = (None, ()) if outside(path) else _read_with_sig(path)
+        b, s, _ = (None, (), None) if outside(path) else _read_dep_with_sig(path, d)
         data[d] = b
         files.append((d, s))
     return source_hash(COMPILER_VERSION, rel, src, deps, data.__getitem__), files
@@ -648,7 +659,9 @@ def _recording_reader(ctx: CompileContext, assets: str, sigs: dict):
         if rel in ctx.deps:
             return ctx.deps[rel]
         path = os.path.join(assets, rel)
-        data, sig = (None, ()) if ctx.refused(path) else _read_with_sig(path)
+        data, sig, why = (None, (), None) if ctx.refused(path) else _read_dep_with_sig(path, rel)
+        if why is not None:
+            ctx.unread[rel] = why
         ctx.deps[rel] = data
         sigs[rel] = sig
         return data
