@@ -112,3 +112,20 @@ def test_cook_check_and_a_stale_recook_stay_in_bounded_memory(tmp_path):
             assert rc == 1, out
             assert f"assets/textures/big.vtexture:1:62: layers[0].path: {want}" in out.splitlines()
             assert rss < 400_000, (args, size, rss)  # far below the file's size
+
+
+def test_a_source_read_short_of_memory_says_so(tmp_path, monkeypatch):
+    """The cook's own read of a source: the reason, not a bare "cannot read the source"."""
+    from veduta.cook.cook import _read_source
+
+    (tmp_path / "big.vtexture").write_text(VTEX)
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(fsutil, "_read_fd", no_memory)
+    assert _read_source(str(tmp_path / "big.vtexture"), "texture") == (
+        None,
+        (),
+        f"not enough memory to read its {len(VTEX)} bytes",
+    )

@@ -88,18 +88,20 @@ def _read_dep_with_sig(path: str, rel: str) -> tuple[bytes | None, object, str |
     return data, (() if st is None else sig(st)), why
 
 
-def _read_source(path: str, kind: str) -> tuple[bytes | None, object]:
-    """A source's bytes and its signature taken before reading (None, () when it cannot be read);
-    :class:`TooLarge` past its kind's limit (:func:`veduta.source.read_source`)."""
+def _read_source(path: str, kind: str) -> tuple[bytes | None, object, str]:
+    """A source's bytes, its signature taken before reading and ""; (None, (), why) when it cannot
+    be read, *why* the system's or veduta's words (``Permission denied``, ``not enough memory to
+    read its ... bytes``); :class:`TooLarge` past its kind's limit
+    (:func:`veduta.source.read_source`)."""
     from veduta.source import read_source
 
     try:
         data, st = read_source(path, kind)
     except TooLarge:
         raise
-    except (OSError, MemoryError):
-        return None, ()
-    return data, sig(st)
+    except OSError as exc:
+        return None, (), exc.strerror or type(exc).__name__
+    return data, sig(st), ""
 
 
 def cooked_meta(path: str, kind: str) -> tuple[Meta | None, object]:
@@ -453,7 +455,7 @@ def _cook_steps(
     if index is None:
         index = get_index(assets)
     try:
-        src, src_sig = _read_source(os.path.join(assets, rel), kind)
+        src, src_sig, why = _read_source(os.path.join(assets, rel), kind)
     except TooLarge as exc:  # refused from its size alone, before a byte is read
         from veduta.source.diagnostics import Diagnostic
 
@@ -462,7 +464,7 @@ def _cook_steps(
         return {"outcome": FAILED, "messages": [str(too)], "diagnostics": [too.to_json()], "entry": None}
     if src is None:
         remove_if_exists(cooked)
-        return {"outcome": FAILED, "messages": [f"{shown}:1:1: $: cannot read the source"], "entry": None}
+        return {"outcome": FAILED, "messages": [f"{shown}:1:1: $: cannot read the source ({why})"], "entry": None}
 
     # 1. the cooked file may already be current (a touched file, or no doit DB yet, or put
     #    in place by this run's fetch from the shared cache: *shared* names its key)
