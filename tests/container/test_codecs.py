@@ -208,3 +208,33 @@ def test_more_reader_checks():
     w = samples.world()
     far = samples.Vegetation("g", "", "b", 0.5, [], True, 10**12, 0, 5, 1.0, 1.0)
     _bad(w.replace(vegetation=[far]), "centre \\[1000000000000, 0\\] is outside the world")
+
+
+@pytest.mark.parametrize("name", ["u8", "u16", "u32", "i64", "u64"])
+def test_a_list_of_integers_is_read_in_one_step_as_item_by_item(name):
+    """List(U32) (a clip's frames: up to a million in a texture) is read with one unpack: the
+    same Python ints as a Reader call per item, and the same errors for a damaged count."""
+    import random
+
+    from veduta.container.binary import Reader
+    from veduta.formats import codec
+
+    kind = getattr(codec, name.upper())
+    rnd = random.Random(8)
+    values = [rnd.randint(kind.lo, kind.hi) for _ in range(1000)] + [kind.lo, kind.hi]
+    w = codec.Writer()
+    codec.List(kind).write(w, values)
+    data = b"".join(w.parts)
+    one_by_one = Reader(data)
+    n = one_by_one.count(kind.min_size, "frames")
+    slow = [getattr(one_by_one, name)("frames") for _ in range(n)]
+    r = Reader(data)
+    got = codec.List(kind).read(r, {}, "frames")
+    assert got == slow == values and all(type(v) is int for v in got)
+    assert r.pos == one_by_one.pos == len(data)
+    for cut in (len(data) - 1, 4, 3):  # a run short of its count, then no count at all
+        with pytest.raises(VdaError) as fast_err:
+            codec.List(kind).read(Reader(data[:cut]), {}, "frames")
+        with pytest.raises(VdaError) as count_err:
+            Reader(data[:cut]).count(kind.min_size, "frames")
+        assert (str(fast_err.value), fast_err.value.offset) == (str(count_err.value), count_err.value.offset)

@@ -212,6 +212,10 @@ class TooLarge(FileProblem):
         self.limit = limit
 
 
+class ShortOfMemory(FileProblem):
+    """A file within its reader's limit that memory could not hold as it was read."""
+
+
 def _open_regular(path: str) -> tuple[int, os.stat_result]:
     """An open descriptor of *path* and its stat, if it is a regular file; :class:`NotARegularFile`
     otherwise. Opened without blocking, so a FIFO is never waited on."""
@@ -282,6 +286,23 @@ def read_regular(path: str, limit: int | None = None) -> tuple[bytes, os.stat_re
         os.close(fd)
 
 
+def read_dependency(path: str, limit: int | None, what: str) -> tuple[bytes | None, os.stat_result | None, str | None]:
+    """A file a source depends on (an image, another source), read as :func:`read_regular` reads
+    (regular files only, never waited on) and at most *limit* bytes: ``(bytes, stat, None)``;
+    ``(None, None, None)`` when it is missing, unreadable or not a regular file (the compiler
+    tells which from the path); ``(None, None, why)`` when it is there but not read, *why* in
+    words: larger than *limit* (:class:`TooLarge`'s words, told from its stat before a byte is
+    read) or memory short of its size (never the permissions a None would suggest)."""
+    try:
+        return *read_with_stat(path, limit, what), None
+    except TooLarge as exc:
+        return None, None, exc.strerror
+    except ShortOfMemory as exc:
+        return None, None, exc.strerror
+    except OSError:
+        return None, None, None
+
+
 def read_bounded(path: str, limit: int | None = None, what: str = "a cooked file") -> bytes:
     """The bytes of regular file *path*, at most *limit* bytes; an :class:`OSError` whose
     ``strerror`` says why in words otherwise, never a hang or a traceback: missing or unreadable
@@ -300,7 +321,7 @@ def read_with_stat(path: str, limit: int | None = None, what: str = "a cooked fi
     try:
         return _read_fd(fd, st, limit, path, what), st
     except MemoryError:
-        raise FileProblem(path, f"not enough memory to read its {st.st_size:,} bytes") from None
+        raise ShortOfMemory(path, f"not enough memory to read its {st.st_size:,} bytes") from None
     finally:
         os.close(fd)
 

@@ -114,6 +114,26 @@ def kind_of(rel: str) -> Kind | None:
     return k
 
 
+#: The largest PNG file an image layer reads, in bytes (docs/formats/texture.md, Images): twice
+#: the largest PNG a texture can use as encoders write it (2048 x 2048 pixels of 16-bit RGBA
+#: stored without compression is 33,556,480 bytes of rows, 33.6 MB with its zlib, chunk and
+#: header bytes), room for metadata chunks; a larger file is refused from its stat before a byte
+#: is read, so a PNG followed by gigabytes of junk never fills memory.
+MAX_PNG_BYTES = 64 << 20
+
+
+def dep_limit(rel: str) -> tuple[int | None, str]:
+    """The largest dependency *rel* (relative to the assets folder) a compiler reads, in bytes,
+    and what it is in words (for :class:`~veduta.base.fsutil.TooLarge`): a PNG image
+    (:data:`MAX_PNG_BYTES`), a source of its kind (``Kind.max_bytes``); None for any other file."""
+    if rel.endswith(".png"):
+        return MAX_PNG_BYTES, "a PNG image"
+    k = kind_of(rel)
+    if k is not None:
+        return k.max_bytes, f"a {k.name} source"
+    return None, "a file"
+
+
 def name_of(rel: str) -> str:
     base = rel.rsplit("/", 1)[-1]
     return base[: base.rfind(".")] if "." in base else base

@@ -41,6 +41,9 @@ class CompileContext:
     index: AssetIndex = field(default_factory=AssetIndex)
     #: Every file read besides the source: relative path -> bytes (None = missing).
     deps: dict[str, bytes | None] = field(default_factory=dict)
+    #: Why a dependency that is there was read as missing (relative path -> words: ``too large
+    #: (...)``, ``not enough memory to read its ... bytes``), for the compiler's message.
+    unread: dict[str, str] = field(default_factory=dict)
     #: References the output keeps by name only (see :meth:`name_reference`), for the cook's own
     #: state, never META: the path each resolved to, or ``"!"`` + the path it would have
     watch: set[str] = field(default_factory=set)
@@ -55,11 +58,16 @@ class CompileContext:
         if self.overlay is not None and rel in self.overlay:
             self.deps[rel] = self.overlay[rel]
             return self.deps[rel]
-        from veduta.base.fsutil import read_regular
+        from veduta.base.fsutil import read_dependency
+        from veduta.base.kinds import dep_limit
 
         path = os.path.join(self.assets_dir, rel)
-        got = None if self.refused(path) else read_regular(path)  # regular files only: a FIFO would block
-        data = got[0] if got is not None else None
+        if self.refused(path):
+            data = None
+        else:  # regular files only (a FIFO would block), at most dep_limit's bytes
+            data, _, why = read_dependency(path, *dep_limit(rel))
+            if why is not None:
+                self.unread[rel] = why
         self.deps[rel] = data
         return data
 

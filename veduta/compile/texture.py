@@ -271,7 +271,14 @@ def read_image(ctx: CompileContext, rel: str, node: Node | None, path: str) -> n
     data = ctx.read_dep(rel)
     if data is None:
         full = os.path.join(ctx.assets_dir, rel)
-        if os.path.lexists(full):
+        why = ctx.unread.get(rel)
+        if why is not None:  # too large, or memory short of it: not the permissions
+            rep.error(
+                node,
+                path,
+                f'image "{rel}" is {why}' if why.startswith("too large") else f'image "{rel}" cannot be read ({why})',
+            )
+        elif os.path.lexists(full):
             why = "is not a readable file" if not os.path.isfile(full) else "cannot be read (permissions?)"
             rep.error(node, path, f'image "{rel}" {why}')
         else:

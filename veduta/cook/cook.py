@@ -87,18 +87,31 @@ def _read_with_sig(path: str, limit: int | None = None) -> tuple[bytes | None, o
     return got[0], sig(got[1])
 
 
-def _read_source(path: str, kind: str) -> tuple[bytes | None, object]:
-    """A source's bytes and its signature taken before reading (None, () when it cannot be read);
-    :class:`TooLarge` past its kind's limit (:func:`veduta.source.read_source`)."""
+def _read_dep_with_sig(path: str, rel: str) -> tuple[bytes | None, object, str | None]:
+    """A dependency's bytes (at most :func:`~veduta.base.kinds.dep_limit`'s), its signature taken
+    before reading (() when it is not read: then it is hashed as missing) and why a file that is
+    there was not read (:func:`~veduta.base.fsutil.read_dependency`)."""
+    from veduta.base.fsutil import read_dependency
+    from veduta.base.kinds import dep_limit
+
+    data, st, why = read_dependency(path, *dep_limit(rel))
+    return data, (() if st is None else sig(st)), why
+
+
+def _read_source(path: str, kind: str) -> tuple[bytes | None, object, str]:
+    """A source's bytes, its signature taken before reading and ""; (None, (), why) when it cannot
+    be read, *why* the system's or veduta's words (``Permission denied``, ``not enough memory to
+    read its ... bytes``); :class:`TooLarge` past its kind's limit
+    (:func:`veduta.source.read_source`)."""
     from veduta.source import read_source
 
     try:
         data, st = read_source(path, kind)
     except TooLarge:
         raise
-    except (OSError, MemoryError):
-        return None, ()
-    return data, sig(st)
+    except OSError as exc:
+        return None, (), exc.strerror or type(exc).__name__
+    return data, sig(st), ""
 
 
 def cooked_meta(path: str, kind: str) -> tuple[Meta | None, object]:
@@ -198,7 +211,7 @@ def hash_inputs(rel: str, src: bytes, deps, assets: str) -> tuple[str, list]:
         path = os.path.join(assets, d)
         # (under veduta mcp's confinement a dep linked out of the game root is not read: missing,
         # so the output is stale and its compile says why)
-        b, s = (None, ()) if outside(path) else _read_with_sig(path)
+        b, s, _ = (None, (), None) if outside(path) else _read_dep_with_sig(path, d)
         data[d] = b
         files.append((d, s))
     return source_hash(COMPILER_VERSION, rel, src, deps, data.__getitem__), files
@@ -467,7 +480,7 @@ def _cook_steps(
     if index is None:
         index = get_index(assets)
     try:
-        src, src_sig = _read_source(os.path.join(assets, rel), kind)
+        src, src_sig, why = _read_source(os.path.join(assets, rel), kind)
     except TooLarge as exc:  # refused from its size alone, before a byte is read
         from veduta.source.diagnostics import Diagnostic
 
@@ -476,7 +489,7 @@ def _cook_steps(
         return {"outcome": FAILED, "messages": [str(too)], "diagnostics": [too.to_json()], "entry": None}
     if src is None:
         remove_if_exists(cooked)
-        return {"outcome": FAILED, "messages": [f"{shown}:1:1: $: cannot read the source"], "entry": None}
+        return {"outcome": FAILED, "messages": [f"{shown}:1:1: $: cannot read the source ({why})"], "entry": None}
 
     # 1. the cooked file may already be current (a touched file, or no doit DB yet, or put
     #    in place by this run's fetch from the shared cache: *shared* names its key)
@@ -675,7 +688,9 @@ def _recording_reader(ctx: CompileContext, assets: str, sigs: dict):
         if rel in ctx.deps:
             return ctx.deps[rel]
         path = os.path.join(assets, rel)
-        data, sig = (None, ()) if ctx.refused(path) else _read_with_sig(path)
+        data, sig, why = (None, (), None) if ctx.refused(path) else _read_dep_with_sig(path, rel)
+        if why is not None:
+            ctx.unread[rel] = why
         ctx.deps[rel] = data
         sigs[rel] = sig
         return data

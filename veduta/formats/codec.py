@@ -45,8 +45,9 @@ class Type:
 
 
 class _Int(Type):
-    def __init__(self, name: str, lo: int, hi: int, size: int):
+    def __init__(self, name: str, lo: int, hi: int, size: int, fmt: str):
         self.name, self.lo, self.hi, self.min_size = name, lo, hi, size
+        self.fmt = fmt  # struct's format character, for a list of them read in one step
         self._write = getattr(Writer, name)
 
     def write(self, w, v):
@@ -148,11 +149,11 @@ class _Color(Type):
         return f"#{v:08x}"
 
 
-U8 = _Int("u8", 0, 0xFF, 1)
-U16 = _Int("u16", 0, 0xFFFF, 2)
-U32 = _Int("u32", 0, 0xFFFFFFFF, 4)
-I64 = _Int("i64", -(1 << 63), (1 << 63) - 1, 8)
-U64 = _Int("u64", 0, (1 << 64) - 1, 8)
+U8 = _Int("u8", 0, 0xFF, 1, "B")
+U16 = _Int("u16", 0, 0xFFFF, 2, "H")
+U32 = _Int("u32", 0, 0xFFFFFFFF, 4, "I")
+I64 = _Int("i64", -(1 << 63), (1 << 63) - 1, 8, "q")
+U64 = _Int("u64", 0, (1 << 64) - 1, 8, "Q")
 BOOL = _Bool()
 F32 = _F32()
 F64 = _F64()
@@ -209,6 +210,8 @@ class List(Type):
 
     def read(self, r, ctx, what):
         n = r.count(max(1, self.item.min_size), what)
+        if isinstance(self.item, _Int):  # fixed size: the count check above made the run fit
+            return r.ints(self.item.fmt, self.item.min_size, n, what)
         return [self.item.read(r, ctx, what) for _ in range(n)]
 
     def default(self):

@@ -205,14 +205,12 @@ def _guess(project: Project, src: Source, meta, deps) -> list[dict]:
     """No record tells which file changed: test the one hypothesis the hash can confirm (a
     dependency that was missing at the cook exists now), else say what is known."""
     from veduta import COMPILER_VERSION
+    from veduta.base.fsutil import read_dependency
+    from veduta.base.kinds import dep_limit
     from veduta.container.meta import source_hash
 
-    def read(p):
-        try:
-            with open(os.path.join(project.assets, p), "rb") as f:
-                return f.read()
-        except OSError:
-            return None
+    def read(p):  # as the cook reads a dependency: a regular file within its limit, else missing
+        return read_dependency(os.path.join(project.assets, p), *dep_limit(p))[0]
 
     from veduta.source import read_source
 
