@@ -1,8 +1,9 @@
 """The compilers, one module per kind, behind one entry point.
 
 ``compile_source(kind, data, ctx)`` runs a kind's compiler on the source
-bytes: load (strict positioned JSON) -> validate (every problem into
-``ctx.report``) -> build (the body record).  It returns the body record, or
+bytes: load (JSON; positions found only for the values a problem is reported
+at, :func:`veduta.compile.common.load_validated`) -> validate (every problem
+into ``ctx.report``) -> build (the body record).  It returns the body record, or
 None when the report holds errors.  Compilers are pure functions of the
 source bytes and of what they read through ``ctx`` (which records every
 file read as a dependency).

@@ -12,6 +12,9 @@ initialization options, default :data:`DEBOUNCE_MS`), and again for every open b
 last check read a source that changed (a buffer over :data:`LARGE` characters: once its typing
 pauses, and in a thread of the server's, so that it answers everything else meanwhile: a
 newer text of that buffer is checked next, and a check of an older one is never published).
+A hover, completion, definition or references request on such a buffer is answered in another
+thread of the server's, by a copy of the workspace as it was asked (:meth:`VedutaLanguageServer.ask`).
+Both threads are daemons: ``exit`` ends the process with a check or an answer under way.
 A source whose game's ``pyproject.toml`` cannot be read gets one error saying so,
 until the file is fixed; a file in no game gets nothing.  Lines end at "\n", "\r\n" and "\r"
 (:class:`_Document`).  The server never writes a file: an interrupted rename's journal is left
