@@ -579,13 +579,19 @@ def _doubtful(node: Node, depth: int, strings: bool) -> bool:
     holds a surrogate (only a lone one, from a ``\\u`` escape, can be there)."""
     if depth > MAX_DEPTH:
         return True
+    kids: Iterable[Node]
     if isinstance(node, Obj):
-        return (strings and any(_SURROGATE.search(k) for k in node.value)) or any(
-            _doubtful(v, depth + 1, strings) for v in node.value.values()
-        )
-    if isinstance(node, Arr):
-        return any(_doubtful(v, depth + 1, strings) for v in node.value)
-    return strings and isinstance(node, Str) and _SURROGATE.search(node.value) is not None
+        if strings and any(_SURROGATE.search(k) for k in node.value):
+            return True
+        kids = node.value.values()
+    elif isinstance(node, Arr):
+        kids = node.value
+    else:
+        return strings and isinstance(node, Str) and _SURROGATE.search(node.value) is not None
+    if depth == MAX_DEPTH and kids:
+        return True  # (a value in it is deeper)
+    # (without strings to look at, only what holds values can be too deep: no call per number)
+    return any(_doubtful(v, depth + 1, strings) for v in kids if strings or type(v) is Obj or type(v) is Arr)
 
 
 def parse_fast(data: bytes) -> Node | None:
