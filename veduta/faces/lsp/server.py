@@ -352,7 +352,14 @@ class _Protocol(LanguageServerProtocol):
     def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None) -> None:
         """Run a handler as pygls does, but a request handler may answer with an asyncio future
         (an answer computed aside, :meth:`VedutaLanguageServer.ask`): the answer is sent when it
-        is done, and a ``$/cancelRequest`` meanwhile cancels it."""
+        is done, and a ``$/cancelRequest`` meanwhile cancels it (filed in ``_request_futures``,
+        where pygls looks for what to cancel).
+
+        pygls 2.1.1 (checked against that version) answers a plain handler at once and starts a
+        coroutine handler only once its loop turns, after the messages already read: a change
+        sent after the request would be applied first, and a small buffer's answer would then be
+        about a text the client did not ask about. So the handlers stay plain, answer a small
+        buffer at once as before, and only a large buffer's answer comes later."""
 
         def answer(future: Any) -> None:
             done = not future.cancelled() and future.exception() is None
