@@ -356,9 +356,9 @@ class _Protocol(LanguageServerProtocol):
         where pygls looks for what to cancel).
 
         pygls 2.1.1 (checked against that version) answers a plain handler at once and starts a
-        coroutine handler only once its loop turns, after the messages already read: a change
-        sent after the request would be applied first, and a small buffer's answer would then be
-        about a text the client did not ask about. So the handlers stay plain, answer a small
+        coroutine handler only once its loop turns, which can be after the messages already read:
+        a change sent after the request can be applied first, and a small buffer's answer would
+        then be about a text the client did not ask about. So the handlers stay plain, answer a small
         buffer at once as before, and only a large buffer's answer comes later."""
 
         def answer(future: Any) -> None:
