@@ -650,24 +650,9 @@ def locate(text: str, root: Node, nodes: Iterable[Node], hints: dict[int, str] |
             if found is not None:
                 paths[nid] = found
 
-    def find(node: Node, path: tuple) -> None:
-        if id(node) in wanted and id(node) not in paths:
-            paths[id(node)] = path
-        if len(paths) == len(wanted):
-            raise _Found
-        if isinstance(node, Obj):
-            for key, v in node.value.items():
-                if id(node.keys[key]) in wanted and id(node.keys[key]) not in paths:
-                    find(node.keys[key], (*path, (key,)))  # a key: its step is (key,)
-                find(v, (*path, key))
-        elif isinstance(node, Arr):
-            for k, v in enumerate(node.value):
-                if type(v) is Obj or type(v) is Arr or id(v) in wanted:
-                    find(v, (*path, k))
-
     if len(paths) < len(wanted):
         try:
-            find(root, ())
+            _find(root, (), wanted, paths)
         except _Found:
             pass
     trie: dict = {}
@@ -681,6 +666,26 @@ def locate(text: str, root: Node, nodes: Iterable[Node], hints: dict[int, str] |
     where = _line_cols(text, offsets.values())
     for nid, offset in offsets.items():
         wanted[nid].line, wanted[nid].col = where[offset]
+
+
+def _find(node: Node, path: tuple, wanted: dict[int, Node], paths: dict[int, tuple]) -> None:
+    """Record in *paths* the steps from the root (*path*: to *node*) to each of *wanted* under
+    *node* (by id) not in it yet; raise _Found once every one is there. (A function of its own,
+    not a closure of :func:`locate`'s: a closure calling itself is a reference cycle, which
+    kept what it found, and so pages of the freed tree around it, until the collector ran.)"""
+    if id(node) in wanted and id(node) not in paths:
+        paths[id(node)] = path
+    if len(paths) == len(wanted):
+        raise _Found
+    if isinstance(node, Obj):
+        for key, v in node.value.items():
+            if id(node.keys[key]) in wanted and id(node.keys[key]) not in paths:
+                _find(node.keys[key], (*path, (key,)), wanted, paths)  # a key: its step is (key,)
+            _find(v, (*path, key), wanted, paths)
+    elif isinstance(node, Arr):
+        for k, v in enumerate(node.value):
+            if type(v) is Obj or type(v) is Arr or id(v) in wanted:
+                _find(v, (*path, k), wanted, paths)
 
 
 def _on_path(root: Node, steps: list[str | int], nid: int) -> tuple | None:
