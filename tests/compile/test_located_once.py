@@ -27,17 +27,35 @@ INDEX = AssetIndex.from_paths(SOURCES)
 OTHER_KINDS = [k.name for k in KINDS if k.name != "model"]
 
 
+class _Recording(CompileContext):
+    """A compile that wants the place of every reference (as the cook's propagation of a
+    failure does: ``placed``)."""
+
+    def reference(self, kind, name, where, path):
+        self.seen.append((kind, name, where, path))
+        self.placed[path] = where
+        return super().reference(kind, name, where, path)
+
+    def name_reference(self, kind, name, where, path):
+        self.seen.append((kind, name, where, path))
+        self.placed[path] = where
+        return super().name_reference(kind, name, where, path)
+
+
 def _compile(rel: str, data: bytes) -> list:
-    """Everything a compile of *data* as the source *rel* of the sample game gives."""
+    """Everything a compile of *data* as the source *rel* of the sample game gives: the report,
+    the body, the files read and watched, and where each reference is."""
     kind = kind_of(rel).name
-    ctx = CompileContext(str(ASSETS), rel, kind, name_of(rel), Report(rel), INDEX)
+    ctx = _Recording(str(ASSETS), rel, kind, name_of(rel), Report(rel), INDEX, placed={})
+    ctx.seen = []
     try:
         body = compile_source(kind, data, ctx)
     except Exception as exc:  # noqa: BLE001 - compared as it is raised
         body = exc
     shown = repr(body) if isinstance(body, Exception) else (None if body is None else encode(body))
     items = [(str(d), d.severity, d.code) for d in ctx.report.items]
-    return [items, shown, sorted(ctx.deps.items()), sorted(ctx.watch)]
+    refs = [(kind, name, where.line, where.col, path) for kind, name, where, path in ctx.seen if where is not None]
+    return [items, shown, sorted(ctx.deps.items()), sorted(ctx.watch), refs]
 
 
 @contextmanager

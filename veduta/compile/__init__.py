@@ -69,6 +69,10 @@ class CompileContext:
     #: Files as an editor has them (relative path -> bytes), read instead of the disk (the
     #: language server's unsaved buffers); None for a cook.
     overlay: Mapping[str, bytes] | None = None
+    #: Values of the source whose places the caller wants (JSON path -> node; None: none): a
+    #: source read without positions (:func:`veduta.compile.common.load_validated`) finds them
+    #: in its text once validated, with the values its problems are at.
+    placed: dict[str, Node] | None = None
 
     def read_dep(self, rel: str) -> bytes | None:
         """Read a file relative to the assets folder, recording it as a dependency."""

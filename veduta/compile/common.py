@@ -153,8 +153,9 @@ def load_validated(data: bytes, ctx: CompileContext, fmt: str, validate: Callabl
     library's decoder, as nodes without positions, and validated into a report that keeps the
     nodes its problems are at (:class:`~veduta.source.Unlocated`); only those are then found in
     the text, in one pass (as a model source is read: :func:`veduta.compile.model.source.
-    validate_model`). The strict parser, about three times slower and with a position kept for
-    every value, reads only a source with such a problem, and says where."""
+    validate_model`), and so are the values ``ctx.placed`` names. The strict parser, about three
+    times slower and with a position kept for every value, reads only a source with such a
+    problem, and says where."""
     from veduta.source import Unlocated, load_fast
 
     root = load_fast(data, fmt)
@@ -167,8 +168,8 @@ def load_validated(data: bytes, ctx: CompileContext, fmt: str, validate: Callabl
         return validate(root)
     finally:
         ctx.report = kept
-        if found.items:
-            kept.items.extend(found.located(data.decode("utf-8"), root).items)
+        if found.items or ctx.placed:
+            kept.items.extend(found.located(data.decode("utf-8"), root, ctx.placed).items)
 
 
 # -- colours ------------------------------------------------------------------------------------

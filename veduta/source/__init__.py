@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report, Reported, Within
 from veduta.source.jsonpos import Node, Obj, parse, parse_fast
@@ -110,7 +110,7 @@ class Unlocated(Report):
             where = (0, 0)  # (found by located)
         super().add(where, path, message, severity, code)
 
-    def located(self, text: str, root: Node, also: dict[str, Node | None] | None = None) -> Report:
+    def located(self, text: str, root: Node, also: Mapping[str, Node | None] | None = None) -> Report:
         """The report with every problem at its place in *text* (which *root* was read from);
         the nodes of *also* (JSON path -> node) get their positions too."""
         from dataclasses import replace
