@@ -7,6 +7,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from veduta.base.project import Project
 from veduta.tools.editor import Workspace
@@ -110,3 +112,62 @@ def test_the_cursor_in_text_being_typed():
     text = '{"a": [1, 2], "b": "x\\"y"}'
     assert text[text.index("[") : token_span(text, text.index("["))] == "[1, 2]"
     assert text[text.index('"x') : token_span(text, text.index('"x'))] == '"x\\"y"'
+
+
+def test_a_detached_copy_answers_as_the_workspace_and_its_reading_is_adopted(ws, monkeypatch):
+    """:meth:`Workspace.detached` (what the language server asks about a large buffer in its
+    thread) answers a hover, a completion and the references as the workspace itself would,
+    while the workspace goes on changing; afterwards the workspace adopts what the copy read of
+    a buffer still unchanged (its references: not read again) and nothing of one changed since."""
+    from veduta.tools.refs import RefGraph
+
+    rel = "scenes/demo.vscene"
+    text = ws.text(rel)
+    ws.open(rel, text)
+    ws.sync()
+    moved = text.replace('"model": "crate"', '"model": "barrel"', 1)
+    ws.change(rel, moved)  # its references not read yet
+    where = _at(moved, '"barrel"', 2)
+    aside = ws.detached()
+    answers = [aside.hover(rel, *where), aside.completion(rel, *where), aside.references(rel, *where)]
+    assert rel in ws._stale and not aside._stale
+    fresh = Workspace(ws.project)
+    fresh.open(rel, moved)
+    assert answers == [fresh.hover(rel, *where), fresh.completion(rel, *where), fresh.references(rel, *where)]
+
+    put = RefGraph._put
+
+    def unread(self, source, data, names=None):
+        assert names is not None or source != rel, "read again"
+        put(self, source, data, names)
+
+    monkeypatch.setattr(RefGraph, "_put", unread)
+    ws.adopt(aside)
+    assert rel not in ws._stale and ws.graph.names_in(rel) == fresh.graph.names_in(rel)
+    assert ("model", "barrel") in ws.graph.names_in(rel)
+    monkeypatch.setattr(RefGraph, "_put", put)
+
+    again = moved.replace('"model": "barrel"', '"model": "well"', 1)
+    aside = ws.detached()
+    ws.change(rel, again)  # changed while the copy reads the older text
+    aside.hover(rel, *where)
+    ws.adopt(aside)
+    assert rel in ws._stale  # not the copy's reading: the newer text is read when asked
+    assert ("model", "well") in ws.sync().names_in(rel) and ("model", "barrel") not in ws.graph.names_in(rel)
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.text(alphabet='ab"\\\r\nu0é\t ', max_size=16))
+def test_a_string_being_typed_is_read_as_reading_it_one_character_at_a_time_does(rest):
+    """The cursor's string reader steps over runs of plain characters at C speed (a hover at the
+    end of a 17 MB scene: most of its time was this): where a string ends, its value and whether
+    it is closed are what reading it one character at a time gives."""
+    import re
+    from unittest import mock
+
+    from veduta.tools import jsoncursor
+
+    texts = [('"' + rest, 0), ('x "' + rest, 2)]
+    got = [jsoncursor._string_end(*t) for t in texts]
+    with mock.patch.object(jsoncursor, "_PLAIN_RUN", re.compile("")):  # no run: one character at a time
+        assert got == [jsoncursor._string_end(*t) for t in texts]

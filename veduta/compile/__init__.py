@@ -1,8 +1,9 @@
 """The compilers, one module per kind, behind one entry point.
 
 ``compile_source(kind, data, ctx)`` runs a kind's compiler on the source
-bytes: load (strict positioned JSON) -> validate (every problem into
-``ctx.report``) -> build (the body record).  It returns the body record, or
+bytes: load (JSON; positions found only for the values a problem is reported
+at, :func:`veduta.compile.common.load_validated`) -> validate (every problem
+into ``ctx.report``) -> build (the body record).  It returns the body record, or
 None when the report holds errors.  Compilers are pure functions of the
 source bytes and of what they read through ``ctx`` (which records every
 file read as a dependency).
@@ -50,6 +51,10 @@ class CompileContext:
     #: Files as an editor has them (relative path -> bytes), read instead of the disk (the
     #: language server's unsaved buffers); None for a cook.
     overlay: Mapping[str, bytes] | None = None
+    #: Values of the source whose places the caller wants (JSON path -> node; None: none): a
+    #: source read without positions (:func:`veduta.compile.common.load_validated`) finds them
+    #: in its text once validated, with the values its problems are at.
+    placed: dict[str, Node] | None = None
 
     def read_dep(self, rel: str) -> bytes | None:
         """Read a file relative to the assets folder, recording it as a dependency."""

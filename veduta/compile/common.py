@@ -22,7 +22,9 @@ source so the referrer can check frames, clips and sizes without cooking it.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from veduta.base.errors import quote
 from veduta.base.names import NAME_RULE
@@ -60,6 +62,8 @@ from veduta.source.fields import (
 )
 from veduta.source.jsonpos import Arr, Node, Obj, join_path, parse, to_plain
 
+T = TypeVar("T")
+
 __all__ = [
     "F32_MAX",
     "COORD",
@@ -70,6 +74,7 @@ __all__ = [
     "RgbColor",
     "Scale",
     "srgb_to_linear",
+    "load_validated",
     "linear_rgb",
     "CAMERA",
     "DEFAULT_CAMERA",
@@ -137,6 +142,34 @@ def load(data: bytes, ctx: CompileContext, fmt: str) -> Obj | None:
     root, rep = load_source(data, ctx.report.file, fmt)
     ctx.report.items.extend(rep.items)
     return root
+
+
+def load_validated(data: bytes, ctx: CompileContext, fmt: str, validate: Callable[[Obj], T | None]) -> T | None:
+    """``validate(root)`` of the source *data* of format *fmt*, every problem in ``ctx.report``
+    as the strict parser's tree gives it (:func:`load`), byte for byte.
+
+    A source the strict parser has nothing to say about (valid JSON with no duplicate key, NaN,
+    number out of range, ...: :func:`~veduta.source.load_fast`) is read once, by the standard
+    library's decoder, as nodes without positions, and validated into a report that keeps the
+    nodes its problems are at (:class:`~veduta.source.Unlocated`); only those are then found in
+    the text, in one pass (as a model source is read: :func:`veduta.compile.model.source.
+    validate_model`), and so are the values ``ctx.placed`` names. The strict parser, about three
+    times slower and with a position kept for every value, reads only a source with such a
+    problem, and says where."""
+    from veduta.source import Unlocated, load_fast
+
+    root = load_fast(data, fmt)
+    if root is None:
+        root = load(data, ctx, fmt)
+        return None if root is None else validate(root)
+    kept, found = ctx.report, Unlocated(ctx.report.file)
+    ctx.report = found
+    try:
+        return validate(root)
+    finally:
+        ctx.report = kept
+        if found.items or ctx.placed:
+            kept.items.extend(found.located(data.decode("utf-8"), root, ctx.placed).items)
 
 
 # -- colours ------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ on a sprite sheet picks frames the way the sheet is cut without repeating it.
 from __future__ import annotations
 
 from veduta.compile import CompileContext
-from veduta.compile.common import HEADER, NAME, Refs, check_name, load, vec_text
+from veduta.compile.common import HEADER, NAME, Refs, check_name, load_validated, vec_text
 from veduta.formats.material import ALPHA_MODES, CULL, FILTER, Material
 from veduta.source.fields import (
     INVALID,
@@ -103,7 +103,4 @@ def validate(root: Obj, ctx: CompileContext, refs: Refs | None = None) -> Materi
 
 def compile_material(data: bytes, ctx: CompileContext) -> Material | None:
     """Compile a material/1 source; None with every problem in ``ctx.report``."""
-    root = load(data, ctx, FORMAT)
-    if root is None:
-        return None
-    return validate(root, ctx)
+    return load_validated(data, ctx, FORMAT, lambda root: validate(root, ctx))

@@ -8,7 +8,17 @@ entities as in scenes (positions relative to the centre of the footprint, on the
 from __future__ import annotations
 
 from veduta.compile import CompileContext
-from veduta.compile.common import ENTITIES_FIELD, HEADER, NAME, TAG, TAGS, Refs, check_name, load, read_entities
+from veduta.compile.common import (
+    ENTITIES_FIELD,
+    HEADER,
+    NAME,
+    TAG,
+    TAGS,
+    Refs,
+    check_name,
+    load_validated,
+    read_entities,
+)
 from veduta.formats.prefab import Distance, Prefab
 from veduta.source.fields import INVALID, Field, ListOf, Num, ObjectSpec, Reference, Spec, Vec, describe, js_pattern
 from veduta.source.jsonpos import Obj, join_path
@@ -89,7 +99,4 @@ def validate(root: Obj, ctx: CompileContext, refs: Refs | None = None) -> Prefab
 
 def compile_prefab(data: bytes, ctx: CompileContext) -> Prefab | None:
     """Compile a prefab/1 source; None with every problem in ``ctx.report``."""
-    root = load(data, ctx, FORMAT)
-    if root is None:
-        return None
-    return validate(root, ctx)
+    return load_validated(data, ctx, FORMAT, lambda root: validate(root, ctx))

@@ -16,7 +16,7 @@ from veduta.compile.common import (
     NAME,
     Refs,
     check_name,
-    load,
+    load_validated,
     read_camera,
     read_entities,
     read_light,
@@ -62,7 +62,4 @@ def validate(root: Obj, ctx: CompileContext, refs: Refs | None = None) -> Scene 
 
 def compile_scene(data: bytes, ctx: CompileContext) -> Scene | None:
     """Compile a scene/1 source; None with every problem in ``ctx.report``."""
-    root = load(data, ctx, FORMAT)
-    if root is None:
-        return None
-    return validate(root, ctx)
+    return load_validated(data, ctx, FORMAT, lambda root: validate(root, ctx))

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from veduta.compile import CompileContext
-from veduta.compile.common import HEADER, NAME, check_name, load, one_of
+from veduta.compile.common import HEADER, NAME, check_name, load_validated, one_of
 from veduta.compile.image import (
     MAX_SIDE,
     ImageError,
@@ -561,10 +561,7 @@ def build(spec: TextureSpec, name: str) -> Texture:
 
 def compile_texture(data: bytes, ctx: CompileContext) -> Texture | None:
     """Compile a texture/1 source; None with every problem in ``ctx.report``."""
-    root = load(data, ctx, FORMAT)
-    if root is None:
-        return None
-    spec = validate(root, ctx)
+    spec = load_validated(data, ctx, FORMAT, lambda root: validate(root, ctx))
     if spec is None:
         return None
     return build(spec, ctx.name)

@@ -9,14 +9,16 @@ they exist: a tileset tile and its variants must lie inside the grid), objects m
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from veduta.compile import CompileContext
-from veduta.compile.common import COORD, HEADER, NAME, TAGS, Refs, check_name, load, one_of, vec_text
+from veduta.compile.common import COORD, HEADER, NAME, TAGS, Refs, check_name, load_validated, one_of, vec_text
 from veduta.formats.tilemap import CELL_DTYPE, Layer, Object, Prop, Terrain, Tilemap
-from veduta.source.diagnostics import Report
+from veduta.source.diagnostics import Report, Within
 from veduta.source.fields import (
     INVALID,
     NAME_RE,
@@ -278,9 +280,11 @@ def _read_terrain(rep: Report, refs: Refs, vals: Values, p: str) -> Terrain | No
     )
 
 
-def _char_pos(lines: list[str], node: Str, i: int) -> tuple[int, int]:
-    """Line and column of character *i* of a string node, when the source writes it unescaped."""
-    line = lines[node.line - 1] if node.line - 1 < len(lines) else ""
+def _char_pos(lines: Callable[[], list[str]], node: Str, i: int) -> tuple[int, int]:
+    """Line and column of character *i* of a string node, when the source (whose lines are
+    ``lines()``) writes it unescaped."""
+    text = lines()
+    line = text[node.line - 1] if node.line - 1 < len(text) else ""
     raw = line[node.col : node.col + len(node.value)]
     if line[node.col - 1 : node.col] == '"' and raw == node.value and line[node.col + len(node.value) :][:1] == '"':
         return node.line, node.col + 1 + i
@@ -288,7 +292,7 @@ def _char_pos(lines: list[str], node: Str, i: int) -> tuple[int, int]:
 
 
 def _unknown_chars(
-    rep: Report, lines: list[str], rows_node: Arr, rows: list[str], path: str, lookup: dict[str, int]
+    rep: Report, lines: Callable[[], list[str]], rows_node: Arr, rows: list[str], path: str, lookup: dict[str, int]
 ) -> bool:
     """Report every character of *rows* that is not a key (first place and count of each); True if none."""
     codes = np.frombuffer("".join(rows).encode("utf-32-le"), "<u4")
@@ -309,7 +313,7 @@ def _unknown_chars(
         more = f", and {int(counts[j]) - 1} more like it" if counts[j] > 1 else ""
         shown = f'"{ch}"' if ch.isprintable() else f"U+{ord(ch):04X}"
         rep.error(
-            _char_pos(lines, rows_node.value[r], c),
+            Within(rows_node.value[r], functools.partial(_char_pos, lines, i=c)),
             join_path(path, r),
             f"{shown} at column {c} is not a terrain key (want {known}, or . or space for empty){more}",
         )
@@ -330,7 +334,7 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
     """Check a map/1 source and its references; the TMAP record or None."""
     rep = ctx.report
     refs = refs or Refs(ctx)
-    lines = LINE_END.split(data.decode("utf-8", "replace"))  # (the parser's lines)
+    lines = functools.cache(lambda: LINE_END.split(data.decode("utf-8", "replace")))  # (the parser's; if asked)
     vals = TOP.read_partial(rep, root, "")
     if vals is INVALID:
         return None
@@ -508,7 +512,4 @@ def validate(root: Obj, ctx: CompileContext, data: bytes, refs: Refs | None = No
 
 def compile_map(data: bytes, ctx: CompileContext) -> Tilemap | None:
     """Compile a map/1 source; None with every problem in ``ctx.report``."""
-    root = load(data, ctx, FORMAT)
-    if root is None:
-        return None
-    return validate(root, ctx, data)
+    return load_validated(data, ctx, FORMAT, lambda root: validate(root, ctx, data))

@@ -37,7 +37,7 @@ from veduta.compile.common import (
     TAG,
     Refs,
     check_name,
-    load,
+    load_validated,
     one_of,
     read_camera,
     read_entities,
@@ -934,7 +934,4 @@ def validate(root: Obj, ctx: CompileContext, refs: WorldRefs | None = None) -> W
 
 def compile_world(data: bytes, ctx: CompileContext) -> World | None:
     """Compile a world/1 source; None with every problem in ``ctx.report``."""
-    root = load(data, ctx, FORMAT)
-    if root is None:
-        return None
-    return validate(root, ctx)
+    return load_validated(data, ctx, FORMAT, lambda root: validate(root, ctx))

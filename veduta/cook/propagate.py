@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from veduta.base.project import AssetIndex
@@ -110,22 +110,26 @@ def _references(assets: str, rel: str, data: bytes, index: AssetIndex) -> list[t
     k = kind_of(rel)
     if k is None:
         return []
-    refs: list[tuple[str, str, int, int, str]] = []
+    seen: list[tuple[str, str, Any, str]] = []  # (kind, name, node, path), in the order resolved
+    placed: dict[str, Any] = {}  # (found in the text once read, if read without positions)
 
     class Recording(CompileContext):
         def reference(self, kind, name, where, path):
-            if where is not None and where.line:
-                refs.append((kind, name, where.line, where.col, path))
+            if where is not None:
+                seen.append((kind, name, where, path))
+                placed[path] = where
             return super().reference(kind, name, where, path)
 
         def name_reference(self, kind, name, where, path):
-            if where is not None and where.line:
-                refs.append((kind, name, where.line, where.col, path))
+            if where is not None:
+                seen.append((kind, name, where, path))
+                placed[path] = where
             return super().name_reference(kind, name, where, path)
 
-    ctx = Recording(assets, rel, k.name, name_of(rel), Report(rel), index)
+    ctx = Recording(assets, rel, k.name, name_of(rel), Report(rel), index, placed=placed)
     try:
         compile_source(k.name, data, ctx)
     except Exception:  # noqa: BLE001 - a compiler bug is reported on that source by the cook itself
         pass
+    refs = [(kind, name, where.line, where.col, path) for kind, name, where, path in seen if where.line]
     return list(dict.fromkeys(refs))

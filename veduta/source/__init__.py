@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
 
-from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report, Reported
+from veduta.source.diagnostics import ERROR, WARNING, Diagnostic, Report, Reported, Within
 from veduta.source.jsonpos import Node, Obj, parse, parse_fast
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "NoProblems",
     "Unlocated",
     "Reported",
+    "Within",
     "source_limit",
     "too_large",
     "read_source",
@@ -94,17 +96,21 @@ class Unlocated(Report):
 
     def __init__(self, file: str):
         super().__init__(file)
-        self.at: list[tuple[int, Node]] = []  # (index in items, the node it is at)
+        #: (index in items, the node it is at, how its place follows from the node's: Within.at)
+        self.at: list[tuple[int, Node, Callable[[Node], tuple[int, int]] | None]] = []
         self.hints: dict[int, str] = {}  # id(node) -> the path of a problem at it (where to look)
 
     def add(self, where, path: str, message: str, severity: str = ERROR, code: str = "") -> None:
+        within = None
+        if isinstance(where, Within) and not where.node.line:
+            within, where = where.at, where.node
         if isinstance(where, Node) and not where.line:
-            self.at.append((len(self.items), where))
+            self.at.append((len(self.items), where, within))
             self.hints.setdefault(id(where), path)
             where = (0, 0)  # (found by located)
         super().add(where, path, message, severity, code)
 
-    def located(self, text: str, root: Node, also: dict[str, Node | None] | None = None) -> Report:
+    def located(self, text: str, root: Node, also: Mapping[str, Node | None] | None = None) -> Report:
         """The report with every problem at its place in *text* (which *root* was read from);
         the nodes of *also* (JSON path -> node) get their positions too."""
         from dataclasses import replace
@@ -113,10 +119,11 @@ class Unlocated(Report):
 
         extra = {path: n for path, n in (also or {}).items() if n is not None}
         hints = self.hints | {id(n): path for path, n in extra.items()}
-        locate(text, root, [n for _, n in self.at] + list(extra.values()), hints)
+        locate(text, root, [n for _, n, _ in self.at] + list(extra.values()), hints)
         items = list(self.items)
-        for k, node in self.at:
-            items[k] = replace(items[k], line=node.line, col=node.col)
+        for k, node, within in self.at:
+            line, col = within(node) if within is not None else (node.line, node.col)
+            items[k] = replace(items[k], line=line, col=col)
         return Report(self.file, items)
 
 

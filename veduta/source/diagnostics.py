@@ -8,6 +8,7 @@ pointing at the offending value.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from veduta.base.errors import clip, shown_path
@@ -23,6 +24,18 @@ MAX_PATH = 100
 
 class Reported(Exception):
     """Raised by :class:`veduta.source.NoProblems` at the first problem reported."""
+
+
+class Within:
+    """A place told from a value's position: ``at(node)`` gives the line and column (a character
+    of a string as written: a map's cell). A report takes it where it takes a node, and a report
+    of a tree without positions (:class:`veduta.source.Unlocated`) asks ``at`` only once the node
+    is found in the text."""
+
+    __slots__ = ("node", "at")
+
+    def __init__(self, node: Node, at: Callable[[Node], tuple[int, int]]):
+        self.node, self.at = node, at
 
 
 @dataclass(frozen=True)
@@ -64,8 +77,15 @@ class Report:
     json_reported: set[tuple[int, int]] = field(default_factory=set)
 
     def add(
-        self, where: Node | tuple[int, int] | None, path: str, message: str, severity: str = ERROR, code: str = ""
+        self,
+        where: Node | Within | tuple[int, int] | None,
+        path: str,
+        message: str,
+        severity: str = ERROR,
+        code: str = "",
     ) -> None:
+        if isinstance(where, Within):
+            where = where.at(where.node) if where.node.line else where.node  # (no position: refused below)
         if where is None:
             line, col = 1, 1
         elif isinstance(where, tuple):

@@ -579,13 +579,19 @@ def _doubtful(node: Node, depth: int, strings: bool) -> bool:
     holds a surrogate (only a lone one, from a ``\\u`` escape, can be there)."""
     if depth > MAX_DEPTH:
         return True
+    kids: Iterable[Node]
     if isinstance(node, Obj):
-        return (strings and any(_SURROGATE.search(k) for k in node.value)) or any(
-            _doubtful(v, depth + 1, strings) for v in node.value.values()
-        )
-    if isinstance(node, Arr):
-        return any(_doubtful(v, depth + 1, strings) for v in node.value)
-    return strings and isinstance(node, Str) and _SURROGATE.search(node.value) is not None
+        if strings and any(_SURROGATE.search(k) for k in node.value):
+            return True
+        kids = node.value.values()
+    elif isinstance(node, Arr):
+        kids = node.value
+    else:
+        return strings and isinstance(node, Str) and _SURROGATE.search(node.value) is not None
+    if depth == MAX_DEPTH and kids:
+        return True  # (a value in it is deeper)
+    # (without strings to look at, only what holds values can be too deep: no call per number)
+    return any(_doubtful(v, depth + 1, strings) for v in kids if strings or type(v) is Obj or type(v) is Arr)
 
 
 def parse_fast(data: bytes) -> Node | None:
@@ -644,24 +650,9 @@ def locate(text: str, root: Node, nodes: Iterable[Node], hints: dict[int, str] |
             if found is not None:
                 paths[nid] = found
 
-    def find(node: Node, path: tuple) -> None:
-        if id(node) in wanted and id(node) not in paths:
-            paths[id(node)] = path
-        if len(paths) == len(wanted):
-            raise _Found
-        if isinstance(node, Obj):
-            for key, v in node.value.items():
-                if id(node.keys[key]) in wanted and id(node.keys[key]) not in paths:
-                    find(node.keys[key], (*path, (key,)))  # a key: its step is (key,)
-                find(v, (*path, key))
-        elif isinstance(node, Arr):
-            for k, v in enumerate(node.value):
-                if type(v) is Obj or type(v) is Arr or id(v) in wanted:
-                    find(v, (*path, k))
-
     if len(paths) < len(wanted):
         try:
-            find(root, ())
+            _find(root, (), wanted, paths)
         except _Found:
             pass
     trie: dict = {}
@@ -675,6 +666,26 @@ def locate(text: str, root: Node, nodes: Iterable[Node], hints: dict[int, str] |
     where = _line_cols(text, offsets.values())
     for nid, offset in offsets.items():
         wanted[nid].line, wanted[nid].col = where[offset]
+
+
+def _find(node: Node, path: tuple, wanted: dict[int, Node], paths: dict[int, tuple]) -> None:
+    """Record in *paths* the steps from the root (*path*: to *node*) to each of *wanted* under
+    *node* (by id) not in it yet; raise _Found once every one is there. (A function of its own,
+    not a closure of :func:`locate`'s: a closure calling itself is a reference cycle, which
+    kept what it found, and so pages of the freed tree around it, until the collector ran.)"""
+    if id(node) in wanted and id(node) not in paths:
+        paths[id(node)] = path
+    if len(paths) == len(wanted):
+        raise _Found
+    if isinstance(node, Obj):
+        for key, v in node.value.items():
+            if id(node.keys[key]) in wanted and id(node.keys[key]) not in paths:
+                _find(node.keys[key], (*path, (key,)), wanted, paths)  # a key: its step is (key,)
+            _find(v, (*path, key), wanted, paths)
+    elif isinstance(node, Arr):
+        for k, v in enumerate(node.value):
+            if type(v) is Obj or type(v) is Arr or id(v) in wanted:
+                _find(v, (*path, k), wanted, paths)
 
 
 def _on_path(root: Node, steps: list[str | int], nid: int) -> tuple | None:

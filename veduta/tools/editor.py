@@ -19,6 +19,7 @@ Nothing here writes a file: sources and cooked files are only read.
 
 from __future__ import annotations
 
+import copy
 import functools
 import json
 import os
@@ -60,6 +61,7 @@ class Workspace:
         self._pngs: list[str] | None = None
         #: world source -> (what it was made from, its generator), for hovers on places
         self.generators: dict[str, tuple[Any, Any]] = {}
+        self._since: dict[str, tuple[Any, Any]] = {}  # (detached: the generators it was made with)
 
     # -- paths ----------------------------------------------------------------------------------
     def source_of(self, path: str) -> str | None:
@@ -113,6 +115,32 @@ class Workspace:
                 self.graph.set_text(rel, self.buffers[rel])
         self._stale.clear()
         return self.graph
+
+    def detached(self) -> Workspace:
+        """A copy of this workspace, as it is now, that another thread may ask (hover,
+        completion, definition, references: a large buffer's, whose answer reads all of it)
+        while this one goes on changing; :meth:`adopt` takes back what it read."""
+        out = copy.copy(self)
+        out.buffers = dict(self.buffers)
+        out.overlay = dict(self.overlay)
+        out.deps = dict(self.deps)
+        out._stale = set(self._stale)
+        out.graph = self.graph.copy()
+        out.generators = dict(self.generators)
+        out._since = dict(self.generators)
+        return out
+
+    def adopt(self, other: Workspace) -> None:
+        """What *other* (:meth:`detached` from this workspace) read of buffers whose text is
+        still the one it had, so that it is not read again here: their references (a large
+        buffer's: a read of all of it) and world generators."""
+        for rel in sorted(self._stale):
+            if rel in other.buffers and rel not in other._stale and other.buffers[rel] is self.buffers.get(rel):
+                self.graph.adopt(rel, other.graph)
+                self._stale.discard(rel)
+        for rel, made in sorted(other.generators.items()):
+            if other.buffers.get(rel) is self.buffers.get(rel) and self.generators.get(rel) is other._since.get(rel):
+                self.generators[rel] = made
 
     def close(self, rel: str) -> list[str]:
         """The editor closed *rel*: its file counts again (or, unsaved and new, it is gone)."""

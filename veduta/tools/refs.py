@@ -321,6 +321,28 @@ class RefGraph:
                 self.forget(rel)
         return read
 
+    def copy(self) -> RefGraph:
+        """A graph of its own with what this one knows now (another thread may read and update
+        it while this one changes)."""
+        out = RefGraph(self.assets)
+        out._names = dict(self._names)
+        out._refs = dict(self._refs)
+        out._to = {key: set(users) for key, users in self._to.items()}
+        out._named = {key: list(rels) for key, rels in self._named.items()}
+        out._stat = dict(self._stat)
+        out._buffers = dict(self._buffers)
+        out._index = self._index
+        return out
+
+    def adopt(self, rel: str, other: RefGraph) -> None:
+        """Source *rel* as *other* (a :meth:`copy` of this graph) read it from the same text
+        given to both by :meth:`set_text`: its names (and positions, if found), not read again."""
+        self._buffers[rel] = other._buffers[rel]
+        self._stat.pop(rel, None)
+        self._put(rel, other._buffers[rel], other._names[rel])
+        if rel in other._refs:
+            self._refs[rel] = other._refs[rel]
+
     def set_text(self, rel: str, text: str | bytes) -> None:
         """Source *rel* as in an editor's buffer: it wins over the file until :meth:`release`."""
         if kind_of(rel) is None:
@@ -360,13 +382,15 @@ class RefGraph:
                 if not users:
                     del self._to[key]
 
-    def _put(self, rel: str, data: str | bytes) -> None:
+    def _put(self, rel: str, data: str | bytes, names: frozenset[tuple[str, str]] | None = None) -> None:
+        """Index source *rel* by the names its text *data* writes (*names*, when they are known)."""
         k = kind_of(rel)
         if k is None:
             return
         self._drop(rel)
-        plain = None if too_large(data, k.name) else _loads(data)  # (too large: it names nothing, as bad JSON)
-        names = frozenset((to, name) for _, to, name in plain_refs(k.name, plain) if to in BY_NAME or to == "image")
+        if names is None:
+            plain = None if too_large(data, k.name) else _loads(data)  # (too large: it names nothing, as bad JSON)
+            names = frozenset((to, name) for _, to, name in plain_refs(k.name, plain) if to in BY_NAME or to == "image")
         self._names[rel] = names
         for key in names:
             self._to.setdefault(key, set()).add(rel)

@@ -867,3 +867,121 @@ def test_a_large_buffer_being_checked_blocks_no_other_request_and_only_its_newes
     assert [x[2] for x in cook] == ["parts[0].size[1]: 0 out of range (must be > 0)"]
     assert _lsp_to_cook(worse, last) == cook
     assert code == 0
+
+
+#: ``veduta lsp`` whose hovers and completions on a buffer past server.LARGE characters wait,
+#: once begun (they touch GATE.started), until the file GATE exists (at most 300 s).
+GATED_ASK_LSP = """
+import os, sys, time
+import veduta.tools.editor as editor
+from veduta.faces.lsp.server import LARGE
+def gated(real):
+    def ask(self, rel, *args):
+        if len(self.text(rel) or "") > LARGE:
+            open(os.environ["GATE"] + ".started", "a").close()
+            for _ in range(30000):
+                if os.path.exists(os.environ["GATE"]):
+                    break
+                time.sleep(0.01)
+        return real(self, rel, *args)
+    return ask
+editor.Workspace.hover = gated(editor.Workspace.hover)
+editor.Workspace.completion = gated(editor.Workspace.completion)
+from veduta.faces.cli.main import main
+sys.exit(main(["lsp"]))
+"""
+
+
+def _at(uri: str, line: int, character: int) -> dict:
+    return {
+        "text_document": lsp.TextDocumentIdentifier(uri=uri),
+        "position": lsp.Position(line=line, character=character),
+    }
+
+
+def test_a_large_buffers_hover_and_completion_block_no_other_documents_request(tmp_path, monkeypatch):
+    """A hover and a completion on a buffer past server.LARGE characters read all of its text:
+    they are answered beside the server's loop, so while they are held (a gate in the answer
+    itself, opened by the test) a hover and a completion on another buffer are answered and its
+    diagnostics published; then the held ones are answered, as for the same text small (the
+    field's documentation, the range of the key under the cursor, the fields that may be typed).
+    Before, they ran in the loop and nothing else was answered until they ended."""
+    from veduta.faces.lsp.server import LARGE
+
+    root = make_game(tmp_path)
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("GATE", str(gate))
+    big = CRATE.replace("{\n", "{" + " " * (LARGE + 10) + "\n", 1)
+    line = big.split("\n").index([ln for ln in big.split("\n") if '"shape"' in ln][0])
+    at = big.split("\n")[line].index('"size"')
+    key = at + 2  # (on its "i")
+    hole = big.split("\n")[line].index(', "size"') + 1  # after a comma: a field name may be typed there
+
+    async def body(ed, init):
+        uri = ed.open(root / "assets" / "models" / "crate.vmodel", big)
+        held = asyncio.ensure_future(ed.text_document_hover_async(lsp.HoverParams(**_at(uri, line, key))))
+        typing = asyncio.ensure_future(ed.text_document_completion_async(lsp.CompletionParams(**_at(uri, line, hole))))
+        while not Path(f"{gate}.started").exists():  # the hover of the large buffer has begun, and waits
+            await asyncio.sleep(0.01)
+        small = ed.open(root / "assets" / "models" / "barrel.vmodel", FILES["models/barrel.vmodel"])
+        other = await asyncio.wait_for(ed.text_document_hover_async(lsp.HoverParams(**_at(small, 0, 40))), 60)
+        words = await asyncio.wait_for(ed.text_document_completion_async(lsp.CompletionParams(**_at(small, 0, 40))), 60)
+        small_found = await ed.diagnostics(small)
+        waiting = (held.done(), typing.done())
+        gate.touch()
+        return other, words, small_found, waiting, await asyncio.wait_for(held, 60), await asyncio.wait_for(typing, 60)
+
+    (other, words, small_found, waiting, got, typed), code = run_editor(root, body, argv=("-c", GATED_ASK_LSP))
+    assert other is not None and "triangles" in other.contents.value, other
+    assert words is not None and list(small_found) == []
+    assert waiting == (False, False)
+    assert got is not None and got.contents.value.startswith("**size**"), got
+    assert (got.range.start.line, got.range.start.character, got.range.end.character) == (line, at, at + 6)
+    labels = {item.label for item in typed.items}
+    assert {"scale", "rotation_deg", "uv"} <= labels and not labels & {"shape", "size", "position", "material"}
+    assert code == 0
+
+
+#: ``veduta lsp`` whose check of a buffer past server.LARGE characters, once begun (it touches
+#: GATE.started), waits for a file GATE that never comes (300 s).
+HELD_CHECK_LSP = GATED_LSP.replace("range(12000)", "range(30000)")
+
+
+def test_exit_with_a_large_buffers_check_under_way_ends_the_process(tmp_path, monkeypatch):
+    """``shutdown`` and ``exit`` while a large buffer's check is held in the server's thread: the
+    process ends (status 0) without waiting for the check, its thread a daemon. Before, the
+    check ran in a ThreadPoolExecutor's thread, which the interpreter joins at exit: the process
+    lived on until the check ended."""
+    from veduta.faces.lsp.server import LARGE
+
+    root = make_game(tmp_path)
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("GATE", str(gate))
+    big = CRATE.replace("{\n", "{" + " " * (LARGE + 10) + "\n", 1)
+
+    async def main():
+        ed = Editor()
+        await ed.start_io(sys.executable, "-c", HELD_CHECK_LSP, cwd=str(root))
+        try:
+            await asyncio.wait_for(
+                ed.initialize_async(
+                    lsp.InitializeParams(
+                        capabilities=lsp.ClientCapabilities(), root_uri=from_fs_path(str(root)), process_id=os.getpid()
+                    )
+                ),
+                120,
+            )
+            ed.initialized(lsp.InitializedParams())
+            ed.open(root / "assets" / "models" / "crate.vmodel", big)
+            while not Path(f"{gate}.started").exists():  # the check has begun, and is held
+                await asyncio.sleep(0.01)
+            await asyncio.wait_for(ed.shutdown_async(None), 60)
+            ed.exit(None)
+            await asyncio.wait_for(ed.stop(), 60)  # the server process ended
+            return ed._server.returncode, gate.exists()
+        finally:
+            if ed._server is not None and ed._server.returncode is None:
+                ed._server.kill()
+
+    code, opened = asyncio.run(main())
+    assert (code, opened) == (0, False)

@@ -12,6 +12,9 @@ initialization options, default :data:`DEBOUNCE_MS`), and again for every open b
 last check read a source that changed (a buffer over :data:`LARGE` characters: once its typing
 pauses, and in a thread of the server's, so that it answers everything else meanwhile: a
 newer text of that buffer is checked next, and a check of an older one is never published).
+A hover, completion, definition or references request on such a buffer is answered in another
+thread of the server's, by a copy of the workspace as it was asked (:meth:`VedutaLanguageServer.ask`).
+Both threads are daemons: ``exit`` ends the process with a check or an answer under way.
 A source whose game's ``pyproject.toml`` cannot be read gets one error saying so,
 until the file is fixed; a file in no game gets nothing.  Lines end at "\n", "\r\n" and "\r"
 (:class:`_Document`).  The server never writes a file: an interrupted rename's journal is left
@@ -25,6 +28,9 @@ import bisect
 import functools
 import logging
 import os
+import queue
+import threading
+from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, urlparse
 
@@ -237,6 +243,51 @@ class _Workspace(Workspace):
         )
 
 
+class _Aside:
+    """A thread of the server's that runs jobs in turn, each answered in the server's loop as
+    an asyncio future. A daemon thread: a job under way (a check or a hover of a large buffer)
+    never keeps the process alive once the client says exit (a ``ThreadPoolExecutor``'s threads
+    are joined at the interpreter's exit: the process would wait for the job's end)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._jobs: queue.SimpleQueue[tuple[asyncio.AbstractEventLoop, asyncio.Future, Callable[[], Any]]] = (
+            queue.SimpleQueue()
+        )
+        self._thread: threading.Thread | None = None
+
+    def run(self, job: Callable[[], Any]) -> asyncio.Future:
+        """``job()`` in this thread, after the jobs given before it; its result (or exception)
+        in the future, in the running loop. A job whose future is cancelled before it starts
+        does not run."""
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._jobs.put((loop, future, job))
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._work, name=self.name, daemon=True)
+            self._thread.start()
+        return future
+
+    def _work(self) -> None:
+        while True:
+            loop, future, job = self._jobs.get()
+            if future.cancelled():
+                continue
+            try:
+                outcome: tuple[Callable[..., None], Any] = (future.set_result, job())
+            except BaseException as exc:  # noqa: BLE001 - handed to the loop, which reports it
+                outcome = (future.set_exception, exc)
+            try:
+                loop.call_soon_threadsafe(_settle, future, *outcome)
+            except RuntimeError:  # the loop is closed: the server is ending
+                return
+
+
+def _settle(future: asyncio.Future, setter: Callable[..., None], value: Any) -> None:
+    if not future.done():  # (not cancelled meanwhile)
+        setter(value)
+
+
 #: What :meth:`_Protocol.structure_message` returns for a message it rejected (and answered).
 _REJECTED: Any = object()
 
@@ -298,6 +349,29 @@ class _Protocol(LanguageServerProtocol):
                 return
         super().handle_message(message)
 
+    def _execute_handler(self, msg_id: Any, handler: Any, callback: Any, args: Any = None, kwargs: Any = None) -> None:
+        """Run a handler as pygls does, but a request handler may answer with an asyncio future
+        (an answer computed aside, :meth:`VedutaLanguageServer.ask`): the answer is sent when it
+        is done, and a ``$/cancelRequest`` meanwhile cancels it (filed in ``_request_futures``,
+        where pygls looks for what to cancel).
+
+        pygls 2.1.1 (checked against that version) answers a plain handler at once and starts a
+        coroutine handler only once its loop turns, which can be after the messages already read:
+        a change sent after the request can be applied first, and a small buffer's answer would
+        then be about a text the client did not ask about. So the handlers stay plain, answer a small
+        buffer at once as before, and only a large buffer's answer comes later."""
+
+        def answer(future: Any) -> None:
+            done = not future.cancelled() and future.exception() is None
+            result = future.result() if done else None
+            if msg_id is not None and isinstance(result, asyncio.Future):
+                self._request_futures[msg_id] = result  # type: ignore[assignment]  # (pygls keeps both kinds)
+                result.add_done_callback(callback)
+                return
+            callback(future)
+
+        super()._execute_handler(msg_id, handler, answer, args, kwargs)
+
     def _handle_notification(self, method_name: str, params: Any) -> None:
         before = set(self._request_futures)
         super()._handle_notification(method_name, params)
@@ -328,7 +402,8 @@ class VedutaLanguageServer(LanguageServer):
         self.unreadable: dict[str, str] = {}  # URI -> why its game's configuration cannot be read
         self._lines_of: _Lines | None = None
         self._outside: set[str] = set()  # folders whose documents belong to no game (logged once)
-        self._checker: Any = None  # the thread large buffers are checked in (check_aside)
+        self._checker = _Aside("veduta-check")  # the thread large buffers are checked in (check_aside)
+        self._asker = _Aside("veduta-ask")  # the thread questions about large buffers are answered in (ask)
         self._checking: dict[str, Any] = {}  # URI -> the future of its check there
         self._again: set[str] = set()  # URIs to check again once their check there ends
 
@@ -476,11 +551,7 @@ class VedutaLanguageServer(LanguageServer):
         if job is None:
             self.send(uri, doc.source, doc.version, [])
             return
-        if self._checker is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._checker = ThreadPoolExecutor(1, thread_name_prefix="veduta-check")
-        future = asyncio.get_running_loop().run_in_executor(self._checker, job)
+        future = self._checker.run(job)
         self._checking[uri] = future
         future.add_done_callback(functools.partial(self._checked, uri, ws, rel, doc.version, doc.source))
 
@@ -537,34 +608,33 @@ class VedutaLanguageServer(LanguageServer):
         return lines.position(lines.core_offset(line, col), self.workspace.position_encoding)
 
     def range(self, text: str, r: dict[str, int]) -> lsp.Range:
-        return lsp.Range(
-            start=self.position(text, r["line"], r["col"]), end=self.position(text, r["end_line"], r["end_col"])
-        )
+        return _range(self._lines(text), r, self.workspace.position_encoding)
 
-    def where(self, text: str, pos: lsp.Position) -> tuple[int, int]:
-        """A protocol position in *text* as the core's (line, column)."""
-        lines = self._lines(text)
-        return lines.core_position(lines.offset(pos, self.workspace.position_encoding))
-
-    def location(self, ws: Any, r: dict[str, Any]) -> lsp.Location:
-        path = r["file"]
-        rel = ws.source_of(path)
-        text = ws.text(rel) if rel is not None else None
-        if text is None:
-            return lsp.Location(
-                uri=from_fs_path(path) or "",
-                range=lsp.Range(start=lsp.Position(line=0, character=0), end=lsp.Position(line=0, character=0)),
-            )
-        return lsp.Location(uri=from_fs_path(path) or "", range=self.range(text, r))
-
-    def at(self, uri: str, pos: lsp.Position) -> tuple[Any, str, str, int, int] | None:
+    def ask(self, uri: str, pos: lsp.Position, answer: Callable[[Any, str, _Lines, int, int], Any]) -> Any:
+        """``answer(ws, rel, lines, line, col)`` about position *pos* of buffer *uri* (its
+        game's workspace, its source path, the lines of its text, the core's position): None
+        for a buffer in no game. A buffer past :data:`LARGE` characters is answered in a thread
+        of the server's (every answer reads all of its text), by a copy of its workspace as it
+        is now (:meth:`~veduta.tools.editor.Workspace.detached`), the server answering other
+        requests meanwhile: then an asyncio future of the answer (see
+        :meth:`_Protocol._execute_handler`)."""
         ws, rel = self.game_of(uri)
         doc = self.workspace.text_documents.get(uri)
         if ws is None or rel is None or doc is None:
             return None
-        text = doc.source
-        line, col = self.where(text, pos)
-        return ws, rel, text, line, col
+        text, encoding = doc.source, self.workspace.position_encoding
+        if len(text) <= LARGE:
+            lines = self._lines(text)
+            return answer(ws, rel, lines, *lines.core_position(lines.offset(pos, encoding)))
+        aside = ws.detached()
+
+        def job() -> Any:
+            lines = _Lines(text)
+            return answer(aside, rel, lines, *lines.core_position(lines.offset(pos, encoding)))
+
+        future = self._asker.run(job)
+        future.add_done_callback(lambda _: ws.adopt(aside))
+        return future
 
 
 server = VedutaLanguageServer()
@@ -658,67 +728,100 @@ def did_change_watched_files(ls: VedutaLanguageServer, params: lsp.DidChangeWatc
         ls.schedule([ls.uri_of(ws, r) for r in ws.files_changed(rels)])
 
 
-@server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=['"']))
-def completion(ls: VedutaLanguageServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
-    got = ls.at(params.text_document.uri, params.position)
-    if got is None:
-        return None
-    ws, rel, text, line, col = got
-    found = ws.completion(rel, line, col)
-    if found["range"] is None:
-        return lsp.CompletionList(is_incomplete=False, items=[])
-    rng = ls.range(text, found["range"])
-    items = []
-    for i, it in enumerate(found["items"]):
-        doc = (
-            lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=it["documentation"]) if it["documentation"] else None
-        )
-        items.append(
-            lsp.CompletionItem(
-                label=it["label"],
-                kind=_ITEM_KIND.get(it["kind"], lsp.CompletionItemKind.Reference),
-                detail=it["detail"] or None,
-                documentation=doc,
-                filter_text=it["insert"],
-                sort_text=f"{i:05d}",
-                text_edit=lsp.TextEdit(range=rng, new_text=it["insert"]),
-            )
-        )
-    return lsp.CompletionList(is_incomplete=False, items=items)
+def _location(ws: Any, r: dict[str, Any], encoding: Any, seen: dict[str, _Lines] | None = None) -> lsp.Location:
+    """The core's place *r* (``{"file", "line", "col", "end_line", "end_col"}``) in a source of
+    game *ws* as a protocol location (its text's lines: its buffer's, else its file's; kept in
+    *seen*, by path)."""
+    path = r["file"]
+    lines = (seen or {}).get(path)
+    if lines is None:
+        rel = ws.source_of(path)
+        text = ws.text(rel) if rel is not None else None
+        if text is None:
+            start = lsp.Position(line=0, character=0)
+            return lsp.Location(uri=from_fs_path(path) or "", range=lsp.Range(start=start, end=start))
+        lines = _Lines(text)
+        if seen is not None:
+            seen[path] = lines
+    return lsp.Location(uri=from_fs_path(path) or "", range=_range(lines, r, encoding))
 
 
-@server.feature(lsp.TEXT_DOCUMENT_HOVER)
-def hover(ls: VedutaLanguageServer, params: lsp.HoverParams) -> lsp.Hover | None:
-    got = ls.at(params.text_document.uri, params.position)
-    if got is None:
-        return None
-    ws, rel, text, line, col = got
-    found = ws.hover(rel, line, col)
-    if found is None:
-        return None
-    return lsp.Hover(
-        contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=found["text"]),
-        range=ls.range(text, found["range"]),
+def _range(lines: _Lines, r: dict[str, int], encoding: Any) -> lsp.Range:
+    """The core's range *r* in the text of *lines* as a protocol range."""
+    return lsp.Range(
+        start=lines.position(lines.core_offset(r["line"], r["col"]), encoding),
+        end=lines.position(lines.core_offset(r["end_line"], r["end_col"]), encoding),
     )
 
 
+@server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=['"']))
+def completion(ls: VedutaLanguageServer, params: lsp.CompletionParams) -> Any:
+    encoding = ls.workspace.position_encoding
+
+    def answer(ws: Any, rel: str, lines: _Lines, line: int, col: int) -> lsp.CompletionList:
+        found = ws.completion(rel, line, col)
+        if found["range"] is None:
+            return lsp.CompletionList(is_incomplete=False, items=[])
+        rng = _range(lines, found["range"], encoding)
+        items = []
+        for i, it in enumerate(found["items"]):
+            doc = (
+                lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=it["documentation"])
+                if it["documentation"]
+                else None
+            )
+            items.append(
+                lsp.CompletionItem(
+                    label=it["label"],
+                    kind=_ITEM_KIND.get(it["kind"], lsp.CompletionItemKind.Reference),
+                    detail=it["detail"] or None,
+                    documentation=doc,
+                    filter_text=it["insert"],
+                    sort_text=f"{i:05d}",
+                    text_edit=lsp.TextEdit(range=rng, new_text=it["insert"]),
+                )
+            )
+        return lsp.CompletionList(is_incomplete=False, items=items)
+
+    return ls.ask(params.text_document.uri, params.position, answer)
+
+
+@server.feature(lsp.TEXT_DOCUMENT_HOVER)
+def hover(ls: VedutaLanguageServer, params: lsp.HoverParams) -> Any:
+    encoding = ls.workspace.position_encoding
+
+    def answer(ws: Any, rel: str, lines: _Lines, line: int, col: int) -> lsp.Hover | None:
+        found = ws.hover(rel, line, col)
+        if found is None:
+            return None
+        return lsp.Hover(
+            contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=found["text"]),
+            range=_range(lines, found["range"], encoding),
+        )
+
+    return ls.ask(params.text_document.uri, params.position, answer)
+
+
 @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
-def definition(ls: VedutaLanguageServer, params: lsp.DefinitionParams) -> lsp.Location | None:
-    got = ls.at(params.text_document.uri, params.position)
-    if got is None:
-        return None
-    ws, rel, _, line, col = got
-    found = ws.definition(rel, line, col)
-    return ls.location(ws, found) if found is not None else None
+def definition(ls: VedutaLanguageServer, params: lsp.DefinitionParams) -> Any:
+    def answer(ws: Any, rel: str, lines: _Lines, line: int, col: int) -> lsp.Location | None:
+        found = ws.definition(rel, line, col)
+        return _location(ws, found, ls.workspace.position_encoding) if found is not None else None
+
+    return ls.ask(params.text_document.uri, params.position, answer)
 
 
 @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
-def references(ls: VedutaLanguageServer, params: lsp.ReferenceParams) -> list[lsp.Location] | None:
-    got = ls.at(params.text_document.uri, params.position)
-    if got is None:
-        return None
-    ws, rel, _, line, col = got
-    return [ls.location(ws, r) for r in ws.references(rel, line, col, params.context.include_declaration)]
+def references(ls: VedutaLanguageServer, params: lsp.ReferenceParams) -> Any:
+    declaration = params.context.include_declaration
+
+    def answer(ws: Any, rel: str, lines: _Lines, line: int, col: int) -> list[lsp.Location]:
+        seen: dict[str, _Lines] = {}  # (many references in one file: its lines once)
+        return [
+            _location(ws, r, ls.workspace.position_encoding, seen) for r in ws.references(rel, line, col, declaration)
+        ]
+
+    return ls.ask(params.text_document.uri, params.position, answer)
 
 
 def serve(log_file: str | None = None) -> int:
