@@ -493,6 +493,14 @@ class Feed:
         return self.ahead
 
 
+def stop() -> None:
+    """Stop the workers of this process's pool now (a cancelled run, before it records what it
+    did; :meth:`Ahead.close` then finds them gone)."""
+    ahead = CURRENT
+    if isinstance(ahead, Ahead) and ahead.pool is not None and os.getpid() == ahead.pid:
+        stop_workers(ahead.pool)
+
+
 def end() -> None:
     global CURRENT
     if CURRENT is not None:

@@ -39,13 +39,29 @@ class CollectingReporter(CookReporter):
         if self.progress is not None:
             total = max(self.run.to_run or self.total, self.done, 1)
             self._told = (self.done, total, f"cooking {label}" if label else f"{self.done} of {total} sources")
-            self.progress(*self._told)
+            self._tell(self.progress, self._told)
 
     def waiting(self) -> None:
         """The run waits for its pool (:attr:`CookRun.waiting`): the last progress told again, so
         that a caller that cancelled meanwhile stops the run now (its callback raises Cancelled)."""
         if self.progress is not None:
-            self.progress(*(self._told or (self.done, max(self.run.to_run or self.total, self.done, 1), "cooking")))
+            self._tell(
+                self.progress, self._told or (self.done, max(self.run.to_run or self.total, self.done, 1), "cooking")
+            )
+
+    @staticmethod
+    def _tell(progress: Progress, told: tuple[float, float, str]) -> None:
+        """Tell *progress*; when it raises Cancelled, the run's pool stops at once (before doit
+        saves its database and the run ends: its workers would go on writing meanwhile)."""
+        from veduta.base.errors import Cancelled
+
+        try:
+            progress(*told)
+        except Cancelled:
+            from veduta.cook import ahead
+
+            ahead.stop()
+            raise
 
     def add_success(self, task):
         if self._is_cook(task):
