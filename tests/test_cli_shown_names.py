@@ -121,3 +121,29 @@ def test_write_shows_the_source_path_and_file_escaped(game):
     cp = game.veduta("write", "model", "a\x1b[1m\nb", f"new{folder}.json")
     _clean(cp, "'a\\x1b[1m\\nb' is not an asset name")
     assert cp.returncode == 2
+
+
+def test_a_texture_layers_image_path_is_escaped_in_every_image_message(game):
+    """hostile4 #10: an image layer's ``path`` holding a right-to-left override or a zero-width
+    space (missing, not a PNG, outside the texture) is shown escaped, in text and annotations."""
+    textures = game.root / "assets" / "textures"
+    textures.mkdir()
+    (textures / "q\u202egnp.png").write_bytes(b"not a png")
+    layer = '{"veduta": "texture/1", "layers": [{"type": "image", "path": %s}]}\n'
+    game.write("textures/r.vtexture", layer % json.dumps("textures/\u202egnp.png"))
+    game.write("textures/z.vtexture", layer % json.dumps("textures/z\u200bw.png"))
+    game.write("textures/q.vtexture", layer % json.dumps("textures/q\u202egnp.png"))
+    want = [
+        'layers[0].path: image "textures/q\\u202egnp.png" is not a PNG file',
+        'layers[0].path: image "textures/\\u202egnp.png" not found',
+        'layers[0].path: image "textures/z\\u200bw.png" not found',
+    ]
+    cp = game.veduta("check")
+    assert cp.returncode == 1
+    out = _clean(cp, *want)
+    assert "\u200b" not in out and len(out.splitlines()) == 4  # three problems, the summary
+    cp = game.veduta("check", "--format", "github")
+    out = cp.stdout + cp.stderr
+    assert "\u202e" not in out and "\u200b" not in out
+    shown = [line.split("::", 2)[2] for line in out.splitlines() if line.startswith("::error file=assets/textures/")]
+    assert len(shown) == 3 and all(line.startswith(w) for line, w in zip(shown, want, strict=True))

@@ -424,3 +424,53 @@ def test_inspect_world_of_every_chunk_reports_progress_and_writes_every_view(sam
     assert max(v["triangles"] for v in listed[3:]) == a["triangles"]["max"] == a["worst"][0]["triangles"]
     assert wrong.is_error and "must end in .jsonl" in text_of(wrong)
     assert not (sample_game / "views.json").exists()
+
+
+def test_a_cancelled_cook_stops_its_pool_at_once(tmp_path):
+    """hostile4 #9: a cook of a few thousand models in a pool of two workers, cancelled part way
+    (notifications/cancelled), stops as Ctrl-C stops it: its workers are stopped (the batches a
+    worker had queued are not cooked), so the cooked files written after the cancel are at most
+    the batches in flight then (workers x BATCH); no temporary file is left; a cook of the rest
+    then makes every file fresh."""
+    from veduta.cook.ahead import BATCH
+
+    root = tmp_path / "game"
+    models = root / "assets" / "models"
+    models.mkdir(parents=True)
+    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    total = 3000
+    for i in range(total):
+        part = {"shape": "sphere", "radius": 1 + i % 7, "segments": 24, "rings": 12}
+        (models / f"m{i:04d}.vmodel").write_text(json.dumps({"veduta": "model/1", "parts": [part]}))
+    cooked = root / "assets" / ".cooked" / "models"
+
+    def on_disk() -> int:
+        return len(list(cooked.glob("*.vda"))) if cooked.is_dir() else 0
+
+    async def body(s: ClientSession):
+        started = asyncio.Event()
+
+        async def note(done, total, message):
+            if done >= 6 * BATCH:
+                started.set()
+
+        call = asyncio.ensure_future(s.call_tool("cook", {"jobs": 2}, progress_callback=note))
+        await asyncio.wait_for(started.wait(), 600)
+        at_cancel = on_disk()
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        # this one waits for the cook lock, which the cancelled cook holds until it has ended
+        one = await s.call_tool("cook", {"sources": ["models/m0000.vmodel"]})
+        after = on_disk()
+        temps = sorted(p.name for p in cooked.iterdir() if not p.name.endswith(".vda"))
+        rest = await s.call_tool("cook", {"jobs": 2})
+        return at_cancel, one, after, temps, rest
+
+    at_cancel, one, after, temps, rest = asyncio.run(_session(root, body))
+    assert not one.is_error
+    assert 0 <= after - at_cancel <= 2 * BATCH, (at_cancel, after)
+    assert after < total and temps == []
+    summary = rest.structured_content["summary"]
+    assert rest.structured_content["ok"] and summary["cooked"] + summary["up_to_date"] == total, summary
+    assert on_disk() == total

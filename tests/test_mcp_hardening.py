@@ -345,6 +345,12 @@ def test_arguments_must_have_the_json_type_and_bounds_the_schema_says(sample_gam
         "export_lod": ("export_gltf", {"out": "c.glb", "model": "crate", "lod": 65}),
         "many_foci": ("inspect_world", {"world": "valley", "at": [[0, 0]] * 1025}),
         "depth_2": ("deps", {"name": "valley", "depth": 2}),
+        # whole floats too large for an integer (hostile4 #6: was pydantic's own text)
+        "huge_float_cell": ("world_query", {"world": "valley", "cell": [1e20, 0]}),
+        "huge_float_near": ("world_place", {"world": "valley", "name": "p", "prefab": "well", "near": [1e19, 0]}),
+        "huge_float_at": ("inspect_world", {"world": "valley", "at": [[-1e308, 0]]}),
+        "huge_float_jobs": ("cook", {"jobs": 1e20}),
+        "whole_float_cell": ("world_query", {"world": "valley", "cell": [2.0, -3.0]}),
     }
 
     async def body(s):
@@ -368,6 +374,13 @@ def test_arguments_must_have_the_json_type_and_bounds_the_schema_says(sample_gam
         "export_radius": "invalid arguments of export_gltf: radius: 100 out of range [0, 4]",
         "export_lod": "invalid arguments of export_gltf: lod: 65 out of range [0, 64]",
         "many_foci": "invalid arguments of inspect_world: at: 1,025 items, more than the limit of 1,024",
+        "huge_float_cell": "invalid arguments of world_query: cell[0]: 1e+20 is not an integer (a whole number "
+        "written as a float must be below 2**63 in magnitude)",
+        "huge_float_near": "invalid arguments of world_place: near[0]: 1e+19 is not an integer (a whole number "
+        "written as a float must be below 2**63 in magnitude)",
+        "huge_float_at": "invalid arguments of inspect_world: at[0][0]: -1e+308 is not an integer (a whole number "
+        "written as a float must be below 2**63 in magnitude)",
+        "huge_float_jobs": "invalid arguments of cook: jobs: 1e+20 out of range [1, 1024]",
     }
     for key, text in wrong.items():
         assert r[key].is_error and text_of(r[key]) == text, (key, text_of(r[key]))
@@ -376,6 +389,8 @@ def test_arguments_must_have_the_json_type_and_bounds_the_schema_says(sample_gam
     )
     assert world.read_bytes() == before and not (sample_game / "v.glb").exists()
     assert not r["depth_2"].is_error
+    assert not r["whole_float_cell"].is_error  # a whole float within range is the integer it is
+    assert r["whole_float_cell"].structured_content == cli_json(sample_game, "world", "query", "valley", "--at", "2,-3")
     assert r["depth_2"].structured_content == cli_json(sample_game, "deps", "valley", "--depth", "2")
 
 

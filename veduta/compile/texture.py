@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from veduta.base.errors import quote
 from veduta.compile import CompileContext
 from veduta.compile.common import HEADER, NAME, check_name, load_validated, one_of
 from veduta.compile.image import (
@@ -280,18 +281,20 @@ def read_image(ctx: CompileContext, rel: str, node: Node | None, path: str) -> n
             )
         elif os.path.lexists(full):
             why = "is not a readable file" if not os.path.isfile(full) else "cannot be read (permissions?)"
-            rep.error(node, path, f'image "{rel}" {why}')
+            rep.error(node, path, f"image {quote(rel)} {why}")
         else:
-            rep.error(node, path, f'image "{rel}" not found (paths are relative to the assets folder)')
+            rep.error(node, path, f"image {quote(rel)} not found (paths are relative to the assets folder)")
         return None
     try:
         w, h = png_size(data)
         if w > MAX_SIDE or h > MAX_SIDE:
-            rep.error(node, path, f'image "{rel}" is {w} x {h} pixels, beyond the limit of {MAX_SIDE} x {MAX_SIDE}')
+            rep.error(
+                node, path, f"image {quote(rel)} is {w} x {h} pixels, beyond the limit of {MAX_SIDE} x {MAX_SIDE}"
+            )
             return None
         return decode_png(data)
     except ImageError as exc:
-        rep.error(node, path, f'image "{rel}" {exc}')
+        rep.error(node, path, f"image {quote(rel)} {exc}")
         return None
 
 
@@ -435,7 +438,7 @@ def validate(root: Obj, ctx: CompileContext) -> TextureSpec | None:
                 rep.error(
                     lay.where,
                     lay.where_path,
-                    f'image "{lay.path}" ({w} x {h}) at [{x}, {y}] lies outside the {size[0]} x {size[1]} texture',
+                    f"image {quote(lay.path)} ({w} x {h}) at [{x}, {y}] lies outside the {size[0]} x {size[1]} texture",
                 )
                 ok = False
 

@@ -36,6 +36,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
+from veduta.base.errors import Cancelled
 from veduta.cook.run import MONITOR_FOLDER
 
 if TYPE_CHECKING:  # (imported where a pool starts: a run with nothing stale, or with fewer
@@ -49,6 +50,8 @@ if TYPE_CHECKING:  # (imported where a pool starts: a run with nothing stale, or
 BATCH = 32
 #: Fewer stale sources than this cook in the action itself (a pool costs a few ms to start).
 MIN_SOURCES = 8
+#: Seconds between two calls of a pool's ``waiting`` while a result is waited for.
+WAIT_POLL = 0.1
 
 
 def cpu_count() -> int:
@@ -74,8 +77,12 @@ class Ahead:
     """A process pool cooking *jobs* (``cook_one`` argument tuples, in the order doit will run
     them) in batches; :meth:`take` hands out each source's result once."""
 
-    def __init__(self, jobs: list[tuple], workers: int, batch: int = BATCH):
+    def __init__(self, jobs: list[tuple], workers: int, batch: int = BATCH, waiting: Callable[[], None] | None = None):
         self.pid = os.getpid()
+        #: called every WAIT_POLL seconds while the run's own thread waits for a batch (the
+        #: caller's progress: it raises Cancelled once the caller cancelled the cook)
+        self.waiting = waiting
+        self.thread = threading.current_thread()
         self.workers = workers
         # small runs: smaller batches, so that every worker gets several
         size = max(1, min(batch, -(-len(jobs) // (4 * workers))))
@@ -164,6 +171,12 @@ class Ahead:
             return None
         # waited for without the lock: doit -n N's other threads take results of other batches
         # meanwhile (each thread waiting for the same batch gets it from the same future)
+        waiting = self.waiting if threading.current_thread() is self.thread else None
+        if waiting is not None:
+            from concurrent.futures import wait
+
+            while not wait([future], WAIT_POLL).done:
+                waiting()  # (a Cancelled it raises unwinds the run: close stops the workers)
         try:
             batch = future.result()
         except Exception as exc:  # noqa: BLE001 - a broken pool: the action cooks the source itself
@@ -186,10 +199,12 @@ class Ahead:
 
     def close(self) -> None:
         """Stop the pool (waiting for the batches being cooked; the rest are dropped; after
-        Ctrl-C the workers are ending already)."""
+        Ctrl-C the workers are ending already).  A run unwinding from Ctrl-C or a cancel (the
+        MCP server's, ``Cancelled``) stops its workers first, as Ctrl-C does: a batch being cooked
+        unwinds, and no batch handed on to a worker's queue is cooked."""
         if self.pool is not None and os.getpid() == self.pid:
-            if self.interrupted:
-                stop_workers(self.pool)  # (again: a fork server's worker started since)
+            if self.interrupted or isinstance(sys.exc_info()[1], KeyboardInterrupt | Cancelled):
+                stop_workers(self.pool)  # (again after Ctrl-C: a fork server's worker started since)
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
             atexit.unregister(self.close)  # a long-lived process (veduta watch) keeps no dead pool
@@ -344,18 +359,19 @@ def worker_start(cook_stops_it: bool = False) -> None:
 
     With *cook_stops_it* (the cook's SIGINT handler stops the workers, see the module's
     docstring), SIGINT is ignored, and only then let go: the worker was forked with it held
-    back (:func:`interrupts_held`), so a Ctrl-C since the fork, pending, is dropped; SIGTERM
-    ends the worker cleanly (:func:`_stopped`).  Without, SIGINT is let go to the handler the
-    cook had before it held SIGINT back.
+    back (:func:`interrupts_held`), so a Ctrl-C since the fork, pending, is dropped.  Without,
+    SIGINT is let go to the handler the cook had before it held SIGINT back.  Either way SIGTERM
+    ends the worker cleanly (:func:`_stopped`): the cook sends it at Ctrl-C, and when a run in a
+    server's thread is cancelled (:meth:`Ahead.close`).
 
     The task pass forks the pool while it keeps the collector paused (see ``cook_tasks``), and
     a worker that kept it paused grew by about 1 KB for each small model it compiled (10,000
     models on two workers: 43 -> 56 MB each, and growing; collected: flat at 45 MB).  What it
     inherited is frozen (``gc.freeze``) rather than scanned: never collected, never written
     to, so its pages stay shared with the main process."""
+    signal.signal(signal.SIGTERM, _stopped)  # (also a cancelled cook's, in a server's thread: see Ahead.close)
     if cook_stops_it:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, _stopped)
     else:  # forked while the cook held SIGINT back: the handler before the hold
         before = getattr(signal.getsignal(signal.SIGINT), "held_from", None)
         if before is not None:
@@ -411,7 +427,7 @@ def lost(rel: str) -> bool:
     return ahead is not None and rel in ahead.lost
 
 
-def begin(jobs: list[tuple], workers: int) -> Ahead | Warm | None:
+def begin(jobs: list[tuple], workers: int, waiting: Callable[[], None] | None = None) -> Ahead | Warm | None:
     """Start cooking *jobs* ahead in *workers* processes.  Too few to be worth a pool: sent to
     the warm compile worker of ``veduta watch --monitor`` when one runs this process's code
     (veduta/cook/warm.py), else None (the actions cook them)."""
@@ -426,7 +442,7 @@ def begin(jobs: list[tuple], workers: int) -> Ahead | Warm | None:
 
         CURRENT = warm_begin(jobs)
         return CURRENT
-    CURRENT = Ahead(jobs, workers)
+    CURRENT = Ahead(jobs, workers, waiting=waiting)
     CURRENT.start()
     return CURRENT
 
@@ -445,8 +461,9 @@ class Feed:
     them all.
     """
 
-    def __init__(self, workers: int, stream: bool = True):
+    def __init__(self, workers: int, stream: bool = True, waiting: Callable[[], None] | None = None):
         self.workers = workers
+        self.waiting = waiting  # (Ahead.waiting)
         self.stream = stream
         self.jobs: list = []  # (argument lists or tuples: made tuples when handed on)
         self.sent = 0  # jobs handed on so far (whole batches)
@@ -461,7 +478,7 @@ class Feed:
         if self.ahead is None:
             global CURRENT
             end()
-            self.ahead = CURRENT = Ahead(batch, self.workers, BATCH)
+            self.ahead = CURRENT = Ahead(batch, self.workers, BATCH, self.waiting)
             self.ahead.start()
         else:
             self.ahead.add(batch)
@@ -469,11 +486,19 @@ class Feed:
     def finish(self) -> Ahead | Warm | None:
         """Hand on what is left: the pool of the run (None: too few sources to be worth one)."""
         if self.ahead is None:
-            return begin([tuple(j) for j in self.jobs], self.workers)
+            return begin([tuple(j) for j in self.jobs], self.workers, self.waiting)
         for b in range(self.sent, len(self.jobs), BATCH):
             self.ahead.add([tuple(j) for j in self.jobs[b : b + BATCH]])
         self.sent = len(self.jobs)
         return self.ahead
+
+
+def stop() -> None:
+    """Stop the workers of this process's pool now (a cancelled run, before it records what it
+    did; :meth:`Ahead.close` then finds them gone)."""
+    ahead = CURRENT
+    if isinstance(ahead, Ahead) and ahead.pool is not None and os.getpid() == ahead.pid:
+        stop_workers(ahead.pool)
 
 
 def end() -> None:

@@ -32,12 +32,36 @@ class CollectingReporter(CookReporter):
         super().__init__(outstream, options)
         self.diagnostics: list[dict] = []
         self.progress: Progress | None = None
+        self._told: tuple[float, float, str] | None = None  # the last progress told
 
     def _progress(self, label: str):
         super()._progress(label)
         if self.progress is not None:
             total = max(self.run.to_run or self.total, self.done, 1)
-            self.progress(self.done, total, f"cooking {label}" if label else f"{self.done} of {total} sources")
+            self._told = (self.done, total, f"cooking {label}" if label else f"{self.done} of {total} sources")
+            self._tell(self.progress, self._told)
+
+    def waiting(self) -> None:
+        """The run waits for its pool (:attr:`CookRun.waiting`): the last progress told again, so
+        that a caller that cancelled meanwhile stops the run now (its callback raises Cancelled)."""
+        if self.progress is not None:
+            self._tell(
+                self.progress, self._told or (self.done, max(self.run.to_run or self.total, self.done, 1), "cooking")
+            )
+
+    @staticmethod
+    def _tell(progress: Progress, told: tuple[float, float, str]) -> None:
+        """Tell *progress*; when it raises Cancelled, the run's pool stops at once (before doit
+        saves its database and the run ends: its workers would go on writing meanwhile)."""
+        from veduta.base.errors import Cancelled
+
+        try:
+            progress(*told)
+        except Cancelled:
+            from veduta.cook import ahead
+
+            ahead.stop()
+            raise
 
     def add_success(self, task):
         if self._is_cook(task):
@@ -140,6 +164,8 @@ def run_cook(
     # keeps what it collected for this function to return
     reporter = bind_class(CollectingReporter, run=run)(echo if echo is not None else io.StringIO(), {})
     reporter.progress = progress
+    if progress is not None:
+        run.waiting = reporter.waiting
     config = doit_config(run) | {"reporter": reporter}
     # the tasks are made while doit runs (after its reporter starts), as with a dodo.py
     argv = ["run"]

@@ -69,6 +69,10 @@ class CookRun:
     monitor: Any = None
     #: set by the task pass: the cooked folder held no stray or temp file (for the monitor's mark)
     cooked_clean: bool = False
+    #: called every few tenths of a second while the run waits for its pool's results (the
+    #: caller's progress told again: a cancelled caller's raises Cancelled there, not only when the
+    #: next result comes); None: nothing to tell (set by ``run_cook``)
+    waiting: Any = None
 
     def start(self) -> None:
         """A new doit run begins (its reporter starts; the tasks are made after this)."""

@@ -168,7 +168,7 @@ def cook_tasks(run: CookRun):
     if run.executing and (workers := _pool_workers()):
         from veduta.cook.ahead import Feed
 
-        feed = Feed(workers, stream=held is None and BASENAME in sel)
+        feed = Feed(workers, stream=held is None and BASENAME in sel, waiting=run.waiting)
     named = (
         None if BASENAME in sel else {n[len(BASENAME) + 1 :] for n in sel if n.startswith(BASENAME + ":")}
     )  # only these run

@@ -15,6 +15,7 @@ message)`` raises a :class:`VdaError` at that field's offset.
 from __future__ import annotations
 
 import hashlib
+import math
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
@@ -272,10 +273,43 @@ def array_to_json(v: np.ndarray):
 
 def _scalar(x):
     if isinstance(x, np.floating):
-        return float(x)
+        f = float(x)
+        return f if math.isfinite(f) else repr(f)  # "nan", "inf", "-inf": as a scalar field's, and JSON
     if isinstance(x, np.integer):
         return int(x)
     return x
+
+
+def first_non_finite(value: Any, path: str = "") -> str | None:
+    """Where the first non-finite float (NaN, an infinity) of *value* (a record, or any value of
+    one) is, and what it is: ``vertices[0].uv[1] is nan``; None when every float is finite (the
+    spec lets an f32 hold any bit pattern: a reader accepts them, a consumer that needs numbers,
+    a glTF export, asks this)."""
+    if isinstance(value, Struct):
+        for name, _ in value.FIELDS:
+            found = first_non_finite(getattr(value, name), f"{path}.{name}" if path else name)
+            if found is not None:
+                return found
+    elif isinstance(value, float | np.floating):
+        if not math.isfinite(value):
+            return f"{path} is {float(value)!r}"
+    elif isinstance(value, np.ndarray):
+        fields: tuple[str | None, ...] = value.dtype.names or (None,)
+        for field in fields:
+            arr = value if field is None else value[field]
+            if arr.dtype.kind != "f":
+                continue
+            bad = np.argwhere(~np.isfinite(arr))
+            if len(bad):
+                at = [int(i) for i in bad[0]]
+                where = f"{path}[{at[0]}]" + (f".{field}" if field else "") + "".join(f"[{i}]" for i in at[1:])
+                return f"{where} is {float(arr[tuple(at)])!r}"
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found = first_non_finite(item, f"{path}[{i}]")
+            if found is not None:
+                return found
+    return None
 
 
 class Opt(Type):

@@ -985,3 +985,59 @@ def test_exit_with_a_large_buffers_check_under_way_ends_the_process(tmp_path, mo
 
     code, opened = asyncio.run(main())
     assert (code, opened) == (0, False)
+
+
+def test_sources_whose_paths_hold_a_space_and_a_non_ascii_letter(tmp_path):
+    """A game folder and sources whose names hold a space and "é", opened as editors name them
+    (percent-encoded: ``jeu%20%C3%A9``) or not: diagnostics, hover and definition work, and every
+    publication goes to the URI the client gave, also when another buffer's change republishes it."""
+    (tmp_path / "jeu é").mkdir()
+    files = {k: v for k, v in FILES.items() if k not in ("models/crate.vmodel", "prefabs/camp.vprefab")}
+    root = make_game(tmp_path / "jeu é", files)
+    model = root / "assets" / "models" / "old wall" / "é" / "crate.vmodel"  # (file names are asset names)
+    camp = root / "assets" / "prefabs" / "old wall" / "camp.vprefab"
+    model.parent.mkdir(parents=True)
+    camp.parent.mkdir(parents=True)
+    model.write_text(BAD_CRATE)
+    prefab = FILES["prefabs/camp.vprefab"].replace('"barrel"', '"barel"')
+    camp.write_text(prefab)
+    line = 3
+
+    async def body(ed, init):
+        uri = ed.open(model, BAD_CRATE)
+        bad = await ed.diagnostics(uri)
+        raw = "file://" + str(camp)  # not encoded: a client may send that too
+        ed.versions[raw] = 1
+        ed.text_document_did_open(
+            lsp.DidOpenTextDocumentParams(
+                text_document=lsp.TextDocumentItem(uri=raw, language_id="json", version=1, text=prefab)
+            )
+        )
+        missing = await ed.diagnostics(raw)
+        seen = len(ed.published[raw])
+        ed.open(root / "assets" / "models" / "barel.vmodel", CRATE)  # the prefab's warning goes away
+        after = await _next(ed, raw, seen)
+        ed.replace(uri, CRATE)
+        fixed = await ed.diagnostics(uri)
+        ident = lsp.TextDocumentIdentifier(uri=uri)
+        on_shape = lsp.Position(line=line, character=CRATE.split("\n")[line].index('"box"') + 1)
+        hover = await ed.text_document_hover_async(lsp.HoverParams(text_document=ident, position=on_shape))
+        on_name = lsp.Position(line=line, character=CRATE.split("\n")[line].index("crate_wood") + 2)
+        definition = await ed.text_document_definition_async(
+            lsp.DefinitionParams(text_document=ident, position=on_name)
+        )
+        return uri, raw, bad, missing, after, fixed, hover, definition, set(ed.published)
+
+    (uri, raw, bad, missing, after, fixed, hover, definition, published), code = run_editor(root, body)
+    assert "%20" in uri and "%C3%A9" in uri and " " not in uri
+    assert [f"crate.vmodel:{d.range.start.line + 1}:{d.range.start.character + 1}: {d.message}" for d in bad] == (
+        SPEC_LINES
+    )
+    assert [d.code for d in missing] == ["MISSING_REFERENCE"]
+    assert list(after) == [] and list(fixed) == []
+    assert hover is not None and "12 triangles" in hover.contents.value
+    assert definition is not None
+    assert definition.uri == from_fs_path(str(root / "assets" / "materials" / "crate_wood.vmaterial"))
+    assert "%20%C3%A9" in definition.uri
+    assert raw in published and from_fs_path(str(camp)) not in published  # sent back as the client spelled it
+    assert code == 0

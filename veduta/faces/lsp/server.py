@@ -32,7 +32,7 @@ import queue
 import threading
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.exceptions import (
@@ -43,7 +43,7 @@ from pygls.exceptions import (
 )
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
-from pygls.uris import from_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 from pygls.workspace import TextDocument, Workspace
 
 from veduta import api
@@ -96,9 +96,27 @@ def _internal_error(exc: BaseException) -> list[dict[str, Any]]:
     ]
 
 
+# -- URIs and paths: every conversion between them goes through these three (and the server's
+# ``doc`` and ``client_uri``), consistent with pygls's workspace, which files a document under its
+# URI percent-decoded (``old%20wall`` and ``old wall``, ``%C3%A9`` and ``é`` are one document), so
+# that a source whose path holds a space or a non-ASCII letter is found whatever spelling names it.
+def _key(uri: str) -> str:
+    """What pygls 2.1.1 (checked against that version) files the document of *uri* under in its
+    workspace's ``text_documents``, and what the server keys its own tables by: *uri* decoded."""
+    return unquote(uri)
+
+
 def _path(uri: str) -> str | None:
-    u = urlparse(uri)
-    return os.path.abspath(unquote(u.path)) if u.scheme == "file" else None
+    """The absolute path of the file a ``file:`` *uri* names (decoded as pygls does: the URI
+    parsed first, then its path percent-decoded, so ``%23`` is a "#" of the name); None for
+    another scheme."""
+    path = to_fs_path(uri)
+    return os.path.abspath(path) if path is not None else None
+
+
+def _uri(path: str) -> str:
+    """The ``file:`` URI of *path*, percent-encoded (pygls's spelling, as editors send it)."""
+    return from_fs_path(path) or ""
 
 
 def _wire(name: str) -> str:
@@ -397,9 +415,10 @@ class VedutaLanguageServer(LanguageServer):
         )
         self.games: dict[str, Any] = {}  # game root -> editor Workspace
         self.debounce = DEBOUNCE_MS / 1000
+        # The tables below are keyed by _key(URI); a URI sent to the client is the one it gave.
         self._pending: dict[str, asyncio.TimerHandle] = {}
-        self._published: set[str] = set()  # URIs with diagnostics shown
-        self.unreadable: dict[str, str] = {}  # URI -> why its game's configuration cannot be read
+        self._published: dict[str, str] = {}  # documents with diagnostics shown -> the URI they were sent under
+        self.unreadable: dict[str, str] = {}  # document -> why its game's configuration cannot be read
         self._lines_of: _Lines | None = None
         self._outside: set[str] = set()  # folders whose documents belong to no game (logged once)
         self._checker = _Aside("veduta-check")  # the thread large buffers are checked in (check_aside)
@@ -411,7 +430,7 @@ class VedutaLanguageServer(LanguageServer):
     def game_of(self, uri: str) -> tuple[Any, str] | tuple[None, None]:
         """The editor workspace of the game *uri* belongs to and its source path there."""
         path = _path(uri)
-        self.unreadable.pop(uri, None)
+        self.unreadable.pop(_key(uri), None)
         if path is None:
             return None, None
         for ws in self.games.values():
@@ -430,7 +449,7 @@ class VedutaLanguageServer(LanguageServer):
         except ConfigError as exc:  # its pyproject.toml is wrong
             log.warning("%s: %s", path, exc)
             if os.path.splitext(path)[1] in BY_SUFFIX:  # a source of that game, as far as can be told: say so
-                self.unreadable[uri] = f"the game's configuration cannot be read: {exc}"
+                self.unreadable[_key(uri)] = f"the game's configuration cannot be read: {exc}"
             return None, None
         except Exception as exc:  # noqa: BLE001 - no game here: say so in the log
             log.warning("%s: %s", path, exc)
@@ -467,34 +486,45 @@ class VedutaLanguageServer(LanguageServer):
         self.window_show_message(lsp.ShowMessageParams(type=lsp.MessageType.Warning, message=text))
 
     def uri_of(self, ws: Any, rel: str) -> str:
-        return from_fs_path(ws.path_of(rel)) or ""
+        return _uri(ws.path_of(rel))
+
+    def doc(self, uri: str) -> TextDocument | None:
+        """The open document *uri* names (however it is spelled: encoded or not), or None."""
+        return self.workspace.text_documents.get(_key(uri))
+
+    def client_uri(self, uri: str) -> str:
+        """The URI the client knows the document *uri* names by: the one it opened it with (or
+        last got diagnostics under), else *uri*; what the server sends back for it."""
+        doc = self.doc(uri)
+        return doc.uri if doc is not None else self._published.get(_key(uri), uri)
 
     def schedule(self, uris: list[str], delay: float | None = None) -> None:
         """Publish the diagnostics of *uris* after *delay* seconds (the debounce), unless they
         change again first."""
         loop = asyncio.get_running_loop()
         for uri in uris:
-            old = self._pending.pop(uri, None)
+            old = self._pending.pop(_key(uri), None)
             if old is not None:
                 old.cancel()
             wait = self.debounce if delay is None else delay
-            doc = self.workspace.text_documents.get(uri)
+            doc = self.doc(uri)
             if doc is not None and len(doc.source) > LARGE:  # a large buffer: once the typing pauses
                 wait = max(wait, LARGE_DEBOUNCE_MS / 1000)
-            self._pending[uri] = loop.call_later(wait, self.publish, uri)
+            self._pending[_key(uri)] = loop.call_later(wait, self.publish, uri)
 
     def publish(self, uri: str) -> None:
-        self._pending.pop(uri, None)
+        self._pending.pop(_key(uri), None)
         ws, rel = self.game_of(uri)
-        doc = self.workspace.text_documents.get(uri)
+        doc = self.doc(uri)
         if doc is None:
             return
+        uri = doc.uri
         if ws is None:
-            why = self.unreadable.get(uri)
+            why = self.unreadable.get(_key(uri))
             if why is None:
                 self.clear(uri)
                 return
-            self._published.add(uri)
+            self._published[_key(uri)] = uri
             start = lsp.Position(line=0, character=0)
             first = self.position(doc.source, 1, 2) if doc.source[:1] not in ("", "\r", "\n") else start
             diag = lsp.Diagnostic(
@@ -529,7 +559,8 @@ class VedutaLanguageServer(LanguageServer):
             )
             for d in found
         ]
-        self._published.add(uri)
+        uri = self.client_uri(uri)
+        self._published[_key(uri)] = uri
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diags, version=version)
         )
@@ -538,10 +569,12 @@ class VedutaLanguageServer(LanguageServer):
         """Check the large buffer *uri* in the checking thread (its text as it is now), and
         publish what it finds when it is done, unless the buffer changed meanwhile: a newer
         text is checked next (one check of a buffer at a time) and the older result dropped."""
-        if uri in self._checking:
-            self._again.add(uri)
+        if _key(uri) in self._checking:
+            self._again.add(_key(uri))
             return
-        doc = self.workspace.text_documents[uri]
+        doc = self.doc(uri)
+        if doc is None:
+            return
         try:
             job = ws.check_job(rel)
         except Exception as exc:  # noqa: BLE001 - a bug must not end the editing session
@@ -552,16 +585,16 @@ class VedutaLanguageServer(LanguageServer):
             self.send(uri, doc.source, doc.version, [])
             return
         future = self._checker.run(job)
-        self._checking[uri] = future
+        self._checking[_key(uri)] = future
         future.add_done_callback(functools.partial(self._checked, uri, ws, rel, doc.version, doc.source))
 
     def _checked(self, uri: str, ws: Any, rel: str, version: int | None, text: str, future: Any) -> None:
         """A check of :meth:`check_aside` ended (in the server's loop): publish it, or drop it
         for a newer one."""
-        self._checking.pop(uri, None)
-        again = uri in self._again
-        self._again.discard(uri)
-        doc = self.workspace.text_documents.get(uri)
+        self._checking.pop(_key(uri), None)
+        again = _key(uri) in self._again
+        self._again.discard(_key(uri))
+        doc = self.doc(uri)
         if doc is None or doc.version != version or doc.source is not text or again:
             if doc is not None and again:  # (a buffer changed meanwhile whose wait is over)
                 self.publish(uri)
@@ -581,18 +614,18 @@ class VedutaLanguageServer(LanguageServer):
         """Give the buffer of *uri* to its game (again) and publish its diagnostics soon: a
         buffer whose game could not be read when it was opened joins it once it can."""
         ws, rel = self.game_of(uri)
-        doc = self.workspace.text_documents.get(uri)
+        doc = self.doc(uri)
         if ws is None or doc is None:
-            if uri in self.unreadable or uri in self._published:  # say so, or take it back
+            if _key(uri) in self.unreadable or _key(uri) in self._published:  # say so, or take it back
                 self.schedule([uri])
             return
         others = ws.change(rel, doc.source)
         self.schedule([uri, *[self.uri_of(ws, r) for r in others]])
 
     def clear(self, uri: str) -> None:
-        if uri in self._published:
-            self._published.discard(uri)
-            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        sent = self._published.pop(_key(uri), None)
+        if sent is not None:
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=sent, diagnostics=[]))
 
     # -- positions -------------------------------------------------------------------------------
     def _lines(self, text: str) -> _Lines:
@@ -619,7 +652,7 @@ class VedutaLanguageServer(LanguageServer):
         requests meanwhile: then an asyncio future of the answer (see
         :meth:`_Protocol._execute_handler`)."""
         ws, rel = self.game_of(uri)
-        doc = self.workspace.text_documents.get(uri)
+        doc = self.doc(uri)
         if ws is None or rel is None or doc is None:
             return None
         text, encoding = doc.source, self.workspace.position_encoding
@@ -669,11 +702,14 @@ def did_open(ls: VedutaLanguageServer, params: lsp.DidOpenTextDocumentParams) ->
     uri = params.text_document.uri
     ws, rel = ls.game_of(uri)
     if ws is None:
-        if uri in ls.unreadable:  # its game's configuration cannot be read: say so
+        if _key(uri) in ls.unreadable:  # its game's configuration cannot be read: say so
             ls.schedule([uri], 0)
         return
     ws.files_changed()  # what changed on disk while nothing was open or watched
-    others = ws.open(rel, ls.workspace.get_text_document(uri).source)
+    doc = ls.doc(uri)
+    if doc is None:
+        return
+    others = ws.open(rel, doc.source)
     ls.schedule([uri], 0)
     ls.schedule([ls.uri_of(ws, r) for r in others])
 
@@ -694,12 +730,12 @@ def did_save(ls: VedutaLanguageServer, params: lsp.DidSaveTextDocumentParams) ->
 @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
 def did_close(ls: VedutaLanguageServer, params: lsp.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
-    pending = ls._pending.pop(uri, None)
+    pending = ls._pending.pop(_key(uri), None)
     if pending is not None:
         pending.cancel()
     ws, rel = ls.game_of(uri)
     ls.clear(uri)
-    ls.unreadable.pop(uri, None)
+    ls.unreadable.pop(_key(uri), None)
     if ws is not None:
         ls.schedule([ls.uri_of(ws, r) for r in ws.close(rel)])
 
@@ -712,7 +748,7 @@ def did_change_watched_files(ls: VedutaLanguageServer, params: lsp.DidChangeWatc
     )
     for root in configs:  # a game's configuration changed: its open buffers read it again
         ls.games.pop(root, None)
-        for uri in sorted(ls.workspace.text_documents):
+        for uri in sorted(doc.uri for doc in ls.workspace.text_documents.values()):
             path = _path(uri)
             if path is not None and path.startswith(root + os.sep):
                 ls.sync(uri)
@@ -728,10 +764,17 @@ def did_change_watched_files(ls: VedutaLanguageServer, params: lsp.DidChangeWatc
         ls.schedule([ls.uri_of(ws, r) for r in ws.files_changed(rels)])
 
 
-def _location(ws: Any, r: dict[str, Any], encoding: Any, seen: dict[str, _Lines] | None = None) -> lsp.Location:
+def _location(
+    ws: Any,
+    r: dict[str, Any],
+    encoding: Any,
+    client_uri: Callable[[str], str],
+    seen: dict[str, _Lines] | None = None,
+) -> lsp.Location:
     """The core's place *r* (``{"file", "line", "col", "end_line", "end_col"}``) in a source of
     game *ws* as a protocol location (its text's lines: its buffer's, else its file's; kept in
-    *seen*, by path)."""
+    *seen*, by path), under the URI the client knows its file by (*client_uri*:
+    :meth:`VedutaLanguageServer.client_uri`)."""
     path = r["file"]
     lines = (seen or {}).get(path)
     if lines is None:
@@ -739,11 +782,11 @@ def _location(ws: Any, r: dict[str, Any], encoding: Any, seen: dict[str, _Lines]
         text = ws.text(rel) if rel is not None else None
         if text is None:
             start = lsp.Position(line=0, character=0)
-            return lsp.Location(uri=from_fs_path(path) or "", range=lsp.Range(start=start, end=start))
+            return lsp.Location(uri=client_uri(_uri(path)), range=lsp.Range(start=start, end=start))
         lines = _Lines(text)
         if seen is not None:
             seen[path] = lines
-    return lsp.Location(uri=from_fs_path(path) or "", range=_range(lines, r, encoding))
+    return lsp.Location(uri=client_uri(_uri(path)), range=_range(lines, r, encoding))
 
 
 def _range(lines: _Lines, r: dict[str, int], encoding: Any) -> lsp.Range:
@@ -806,7 +849,7 @@ def hover(ls: VedutaLanguageServer, params: lsp.HoverParams) -> Any:
 def definition(ls: VedutaLanguageServer, params: lsp.DefinitionParams) -> Any:
     def answer(ws: Any, rel: str, lines: _Lines, line: int, col: int) -> lsp.Location | None:
         found = ws.definition(rel, line, col)
-        return _location(ws, found, ls.workspace.position_encoding) if found is not None else None
+        return _location(ws, found, ls.workspace.position_encoding, ls.client_uri) if found is not None else None
 
     return ls.ask(params.text_document.uri, params.position, answer)
 
@@ -818,7 +861,7 @@ def references(ls: VedutaLanguageServer, params: lsp.ReferenceParams) -> Any:
     def answer(ws: Any, rel: str, lines: _Lines, line: int, col: int) -> list[lsp.Location]:
         seen: dict[str, _Lines] = {}  # (many references in one file: its lines once)
         return [
-            _location(ws, r, ls.workspace.position_encoding, seen) for r in ws.references(rel, line, col, declaration)
+            _location(ws, r, ls.workspace.position_encoding, ls.client_uri, seen) for r in ws.references(rel, line, col, declaration)
         ]
 
     return ls.ask(params.text_document.uri, params.position, answer)

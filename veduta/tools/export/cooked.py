@@ -5,7 +5,9 @@ The asset an export is about (the model, the world) must exist and cook: otherwi
 textures, level-of-detail models, the models of a world's entities) may be missing or broken: the
 export then goes on without them and reports a warning finding
 (``{"code", "severity", "message"}``, codes ``EXPORT_<KIND>_MISSING`` and
-``EXPORT_<KIND>_INVALID``).
+``EXPORT_<KIND>_INVALID``). With ``finite`` (a glTF export: its numbers must be finite), a cooked
+file holding a NaN or an infinity in a float (the container spec allows any f32 bit pattern, so
+``veduta verify`` calls such a file whole) counts as broken, naming the file and the value.
 """
 
 from __future__ import annotations
@@ -17,13 +19,15 @@ from veduta.base.findings import WARNING, finding
 from veduta.base.project import no_such_asset
 
 FAILED_TEXT = "has errors"
+NOT_FINITE_TEXT = "cannot be exported"
 
 
 class Cooked:
     """Cooked records of one project by (kind, name), each cooked at most once per export."""
 
-    def __init__(self, project):
+    def __init__(self, project, finite: bool = False):
         self.project = project
+        self.finite = finite
         #: the cook's own lines (warnings and errors in the sources), in the order they came
         self.messages: list[str] = []
         #: warning findings about referenced assets that are missing or do not cook
@@ -36,7 +40,7 @@ class Cooked:
         """The record of an asset the export cannot do without (VedutaError when missing or broken)."""
         rec, problem = self._get(kind, name)
         if rec is None:
-            if FAILED_TEXT not in problem:
+            if FAILED_TEXT not in problem and NOT_FINITE_TEXT not in problem:
                 raise no_such_asset(self.project, kind, name)
             raise VedutaError(problem + _tail(self.messages))
         return rec
@@ -46,7 +50,7 @@ class Cooked:
         rec, problem = self._get(kind, name)
         if rec is None and (kind, name) not in self._reported:
             self._reported.add((kind, name))
-            code = "MISSING" if FAILED_TEXT not in problem else "INVALID"
+            code = "MISSING" if FAILED_TEXT not in problem and NOT_FINITE_TEXT not in problem else "INVALID"
             tail = f" (used by {used_by})" if used_by else ""
             self.findings.append(finding(f"EXPORT_{kind.upper()}_{code}", WARNING, problem + tail, **{kind: name}))
         return rec
@@ -71,9 +75,30 @@ class Cooked:
             elif got.status == "invalid":
                 result = (None, f"{kind} {name} {FAILED_TEXT}")
             else:
-                result = (got.record, "")
+                result = (got.record, self._not_finite(kind, name, got.record))
+                if result[1]:
+                    result = (None, result[1])
         self._records[key] = result
         return result
+
+    def _not_finite(self, kind: str, name: str, record) -> str:
+        """Why *record* cannot be exported (a non-finite float, when they count), or ""."""
+        if not self.finite:
+            return ""
+        from veduta.formats.codec import first_non_finite
+
+        bad = first_non_finite(record)
+        if bad is None:
+            return ""
+        import os
+
+        from veduta.base.errors import shown_path
+
+        path = shown_path(os.path.relpath(self.project.cooked_path(kind, name), self.project.root))
+        return (
+            f"{kind} {name} {NOT_FINITE_TEXT}: its cooked file {path} holds a non-finite number "
+            f"({record.CHUNK} {bad}; glTF takes finite numbers only)"
+        )
 
 
 def _tail(messages: list[str]) -> str:

@@ -271,7 +271,7 @@ def model_levels(cooked: Cooked, mesh, name: str) -> list[dict[str, Any]]:
 
 def export_model(project, name: str, out: str, lod: int | None = None) -> dict[str, Any]:
     """Write model *name* (all its levels, or level *lod*) as GLB to *out*; the summary."""
-    cooked = Cooked(project)
+    cooked = Cooked(project, finite=True)
     mesh = cooked.require("model", name)
     levels = model_levels(cooked, mesh, name)
     if lod is not None:

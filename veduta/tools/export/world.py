@@ -109,7 +109,7 @@ class _WorldExport:
         from veduta.world.generator import Generator
         from veduta.world.params import prefab_names
 
-        self.cooked = Cooked(project)
+        self.cooked = Cooked(project, finite=True)
         self.world = self.cooked.require("world", world_name)
         prefabs = {}
         for n in prefab_names(self.world):

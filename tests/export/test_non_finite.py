@@ -1,0 +1,88 @@
+"""Cooked files holding a NaN or an infinity in a float (hostile4 #4). The container spec lets an
+f32 be any bit pattern, so ``veduta verify`` calls such a file whole; ``veduta dump --full``
+spells each non-finite value as a string ("nan", "inf", "-inf") and stays JSON; a glTF export
+(CLI and MCP), whose numbers must be finite, refuses the model naming the file and the value."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from tests.gamerepo import CRATE, TREE, TREE_FAR
+from veduta import api
+from veduta.base.project import Project
+from veduta.formats.asset import encode_asset, read_asset_file
+
+
+def _strict_json(text: str):
+    def refuse(name: str):
+        raise AssertionError(f"{name} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def _spoil(path, index: int = 0) -> None:
+    """Vertex *index* of the cooked model at *path* gets x = NaN, y = +inf (the CRC redone,
+    the META untouched: the file stays fresh)."""
+    asset = read_asset_file(str(path))
+    verts = np.array(asset.body.vertices)
+    verts["position"][index, :2] = [np.nan, np.inf]
+    object.__setattr__(asset.body, "vertices", verts)
+    path.write_bytes(encode_asset(asset))
+
+
+@pytest.fixture
+def spoiled(game):
+    game.write("models/crate.vmodel", CRATE)
+    game.write("models/tree.vmodel", TREE)
+    game.write("models/tree_far.vmodel", TREE_FAR)
+    assert game.cook().returncode == 0
+    for name in ("crate", "tree_far"):
+        _spoil(game.cooked(f"models/{name}.vda"))
+    return game
+
+
+CRATE_TEXT = (
+    "model crate cannot be exported: its cooked file assets/.cooked/models/crate.vda holds a non-finite "
+    "number (MESH vertices[0].position[0] is nan; glTF takes finite numbers only)"
+)
+
+
+def test_verify_dump_and_export_of_non_finite_floats(spoiled, tmp_path):
+    g = spoiled
+    cp = g.veduta("verify", "assets/.cooked/models/crate.vda")
+    assert cp.returncode == 0 and "ok, model crate" in cp.stdout  # the spec allows any f32
+    assert "fresh" in g.veduta("list").stdout.split("crate")[0].splitlines()[-1]
+    cp = g.veduta("dump", "--full", "assets/.cooked/models/crate.vda")
+    assert cp.returncode == 0
+    body = _strict_json(cp.stdout)["chunks"][1]["body"]
+    assert body["vertices"][0]["position"][:2] == ["nan", "inf"]
+    assert all(isinstance(v, float | int) for vert in body["vertices"][1:] for v in vert["position"])
+    _strict_json(g.veduta("dump", "assets/.cooked/models/crate.vda").stdout)
+
+    out = tmp_path / "c.glb"
+    cp = g.veduta("export", "gltf", "crate", "--out", str(out))
+    assert (cp.returncode, cp.stdout, cp.stderr) == (1, "", f"veduta: {CRATE_TEXT}\n")
+    assert not out.exists()
+    # a level of detail in that state is left out with a warning, as a broken one is
+    summary = api.export_gltf(Project.at(str(g.root)), str(tmp_path / "t.glb"), model="tree")
+    assert [m["name"] for m in summary["meshes"]] == ["tree", "tree_lod1"]
+    (f,) = summary["findings"]
+    assert f["code"] == "EXPORT_MODEL_INVALID" and f["message"].startswith(
+        "model tree_far cannot be exported: its cooked file assets/.cooked/models/tree_far.vda holds a non-finite "
+        "number (MESH vertices[0].position[0] is nan;"
+    )
+
+
+def test_mcp_export_gltf_of_non_finite_floats_is_a_tool_error(spoiled):
+    pytest.importorskip("mcp")
+    from tests.test_mcp import serve, text_of
+
+    async def body(s):
+        return await s.call_tool("export_gltf", {"model": "crate", "out": "c.glb"})
+
+    r = serve(spoiled.root, body)
+    assert r.is_error and text_of(r) == f"Error executing tool export_gltf: {CRATE_TEXT}"
+    assert not (spoiled.root / "c.glb").exists()
