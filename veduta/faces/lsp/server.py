@@ -861,7 +861,8 @@ def references(ls: VedutaLanguageServer, params: lsp.ReferenceParams) -> Any:
     def answer(ws: Any, rel: str, lines: _Lines, line: int, col: int) -> list[lsp.Location]:
         seen: dict[str, _Lines] = {}  # (many references in one file: its lines once)
         return [
-            _location(ws, r, ls.workspace.position_encoding, ls.client_uri, seen) for r in ws.references(rel, line, col, declaration)
+            _location(ws, r, ls.workspace.position_encoding, ls.client_uri, seen)
+            for r in ws.references(rel, line, col, declaration)
         ]
 
     return ls.ask(params.text_document.uri, params.position, answer)
