@@ -39,7 +39,7 @@ def bench_pictures(repeat: int = 5) -> dict:
     from veduta.base.project import Project
     from veduta.cook.cooked import load_world
     from veduta.tools.inspect_world import model_draws, needed_models
-    from veduta.tools.preview_texture import _font, _Sheet
+    from veduta.tools.preview_texture import _font, _ready, _Sheet
     from veduta.world.draw import Drawer
     from veduta.world.generator import Generator
 
@@ -68,7 +68,7 @@ def bench_pictures(repeat: int = 5) -> dict:
             sheet = _Sheet(_font())
             sheet.add(
                 model["cells"][0]["caption"],
-                [(Image.new("RGBA", (512, 512), (236, 238, 240, 255)), c["caption"]) for c in model["cells"]],
+                [_ready(Image.new("RGBA", (512, 512), (236, 238, 240, 255)), c["caption"]) for c in model["cells"]],
             )
             sheet.render().save(io.BytesIO(), format="PNG", compress_level=6, optimize=False)
 

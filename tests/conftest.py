@@ -1,8 +1,15 @@
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
 
 from tests.gamerepo import Game, make_game
+
+# the user's journal key (veduta.cook.journal._user_key) of every test and the processes it starts:
+# one folder of the run's own, not the home folder of whoever runs the tests
+os.environ.setdefault("VEDUTA_STATE_DIR", tempfile.mkdtemp(prefix="veduta-state-"))
 
 
 @pytest.fixture

@@ -507,10 +507,15 @@ def test_journal_unit(tmp_path):
         {"path": "/tmp/pwned-abs.txt", "old": None, "new": "written\n"},
         {"path": "models/./../../elsewhere/pwned.txt", "old": None, "new": "written\n"},
         {"path": "link/pwned.txt", "old": None, "new": "written\n"},  # a folder linked out of assets
-        # a source's path in a folder linked out of assets, without (or with another) folder's inode
+        # a source's path in a folder linked out of assets: without a seal, with the folder's inode
+        # alone (guessable: a file system's top folder has a fixed one), with a seal that is not
+        # one, or one made with another user's key
         {"path": "models/lib/pwned.vmodel", "old": None, "new": "written\n"},
-        {"path": "models/lib/pwned.vmodel", "old": None, "new": "written\n", "folder": "WRONG"},
-        {"path": "models/lib/victim.vmodel", "old": "keep me\n", "new": None, "folder": "WRONG"},
+        {"path": "models/lib/pwned.vmodel", "old": None, "new": "written\n", "folder": "RIGHT"},
+        {"path": "models/lib/victim.vmodel", "old": "keep me\n", "new": None, "folder": "RIGHT"},
+        {"path": "models/lib/pwned.vmodel", "old": None, "new": "written\n", "seal": "0" * 64},
+        {"path": "models/lib/pwned.vmodel", "old": None, "new": "written\n", "seal": "FOREIGN"},
+        {"path": "models/lib/victim.vmodel", "old": "keep me\n", "new": None, "seal": "FOREIGN"},
         # files the game does not hold as sources, even inside the assets folder
         {"path": "models/notes.txt", "old": None, "new": "written\n"},
         {"path": "models/.hidden/pwned.vmodel", "old": None, "new": "written\n"},
@@ -530,8 +535,14 @@ def test_a_journal_that_leads_out_of_the_assets_folder_writes_nothing(sample, en
     (elsewhere / "victim.vmodel").write_text("keep me\n")
     os.symlink(elsewhere, Path(sample.assets) / "link")
     os.symlink(elsewhere, Path(sample.assets) / "models" / "lib")
-    if entry.get("folder") == "WRONG":  # any inode but that of the folder the link leads to
-        entry = {**entry, "folder": os.stat(elsewhere).st_ino + 1}
+    if entry.get("folder") == "RIGHT":  # the inode of the very folder the link leads to
+        entry = {**entry, "folder": os.stat(elsewhere).st_ino}
+    if entry.get("seal") == "FOREIGN":  # sealed as the rename seals, with a key not the user's
+        import hashlib
+        import hmac
+
+        msg = "\0".join((entry["path"], str(elsewhere), str(os.stat(elsewhere).st_ino))).encode()
+        entry = {**entry, "seal": hmac.new(os.urandom(32), msg, hashlib.sha256).hexdigest()}
     before = sources(sample)
     fine = {"path": "models/oak.vmodel", "old": before["models/oak.vmodel"].decode(), "new": "{}"}
     doc = {"format": "veduta-edits/1", "what": "rename of material bark to wood", "changes": [fine, entry]}

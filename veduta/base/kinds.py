@@ -126,7 +126,7 @@ def dep_limit(rel: str) -> tuple[int | None, str]:
     """The largest dependency *rel* (relative to the assets folder) a compiler reads, in bytes,
     and what it is in words (for :class:`~veduta.base.fsutil.TooLarge`): a PNG image
     (:data:`MAX_PNG_BYTES`), a source of its kind (``Kind.max_bytes``); None for any other file."""
-    if rel.endswith(".png"):
+    if rel.lower().endswith(".png"):  # (as texture paths take it: any case)
         return MAX_PNG_BYTES, "a PNG image"
     k = kind_of(rel)
     if k is not None:

@@ -277,7 +277,9 @@ def read_image(ctx: CompileContext, rel: str, node: Node | None, path: str) -> n
             rep.error(
                 node,
                 path,
-                f'image "{rel}" is {why}' if why.startswith("too large") else f'image "{rel}" cannot be read ({why})',
+                f"image {quote(rel)} is {why}"
+                if why.startswith("too large")
+                else f"image {quote(rel)} cannot be read ({why})",
             )
         elif os.path.lexists(full):
             why = "is not a readable file" if not os.path.isfile(full) else "cannot be read (permissions?)"

@@ -19,9 +19,12 @@ Ctrl-C during step 2 in the writing process itself puts back the files written s
 (every file ends old) and removes the journal.
 
 A journal names only sources, by their paths under the assets folder, and one that leads out of
-it through a symbolic link (a shared folder linked in) only with the inode of the folder it leads
-to, recorded by :func:`write_set`: a journal from a cloned repository can write nothing else
-(:func:`_checked`).
+it through a symbolic link (a shared folder linked in) only with a *seal*: an HMAC-SHA256, keyed
+by a secret of the user's that never lies in a game (:func:`_user_key`), of the path, the real
+folder it leads to and that folder's inode, recorded by :func:`write_set`. A journal from a cloned
+repository can write nothing else (:func:`_checked`): it cannot make the seal of a folder outside
+the game without the key (an inode alone can be guessed: a file system's top folder has a fixed
+one).
 
 Writing a set, and recovering one, is done under the cook lock (:mod:`veduta.cook.runlock`),
 so that a cook never reads a half-written set.  For tests, ``VEDUTA_TEST_PAUSE_EDITS=SECONDS``
@@ -30,6 +33,8 @@ makes step 2 say each write on standard error (``edits: wrote PATH``) and pause 
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -98,15 +103,15 @@ def _q(value: Any) -> str:
     return quote(value if isinstance(value, str) else repr(value))
 
 
-def _checked(assets: str, rel: Any, mode: Any, folder: Any = None) -> dict[str, Any]:
+def _checked(assets: str, rel: Any, mode: Any, seal: Any = None) -> dict[str, Any]:
     """*rel* and *mode* of a journal's entry, if they are what :func:`write_set` writes: the path
     of a source as the cook's scan names it (a kind's folder, plain names, none hidden, the kind's
     suffix) and permission bits.  Once symbolic links are followed, the path stays in the assets
-    folder, or it leads out of it through a link (a shared library linked in) to the folder whose
-    inode is *folder*, as :func:`write_set` recorded it (:func:`_outside`).  A journal comes from
-    the cache folder, which a cloned repository may hold: anything else is refused (ValueError),
-    so that no journal writes or removes a file but a source of the game, nor one outside the
-    assets folder that the rename itself did not write."""
+    folder, or it leads out of it through a link (a shared library linked in) to a folder whose
+    *seal* (:func:`_seal`) is the one :func:`write_set` recorded.  A journal comes from the cache
+    folder, which a cloned repository may hold: anything else is refused (ValueError), so that no
+    journal writes or removes a file but a source of the game, nor one outside the assets folder
+    that the rename itself did not write."""
     from veduta.base.fsutil import outside
     from veduta.base.kinds import BY_FOLDER
 
@@ -119,11 +124,11 @@ def _checked(assets: str, rel: Any, mode: Any, folder: Any = None) -> dict[str, 
     name = parts[-1]
     if k is None or len(parts) < 2 or any(p.startswith(".") for p in parts) or not name.endswith(k.suffix):
         raise ValueError(f"path {_q(rel)} is not a source's path")
-    if name == k.suffix:
-        raise ValueError(f"path {_q(rel)} is not a source's path")
     out = _outside(assets, rel)
-    if out is not None and (type(folder) is not int or out[1] != folder):
-        raise ValueError(f"path {_q(rel)} leads out of the assets folder")
+    if out is not None:
+        want = _seal(out, rel, create=False)
+        if type(seal) is not str or want is None or not hmac.compare_digest(seal, want):
+            raise ValueError(f"path {_q(rel)} leads out of the assets folder")
     if outside(_path(assets, rel)) is not None:  # (veduta mcp: nothing outside the game root)
         raise ValueError(f"path {_q(rel)} leads out of the game root")
     if mode is not None and (type(mode) is not int or not 0 <= mode <= 0o777):
@@ -134,9 +139,8 @@ def _checked(assets: str, rel: Any, mode: Any, folder: Any = None) -> dict[str, 
 def _outside(assets: str, rel: str) -> tuple[str, int | None] | None:
     """Where source *rel* resolves, when a symbolic link on its way leads out of the assets folder:
     ``(its real folder, that folder's inode)`` (None when the folder is not there); None when it
-    stays in.  The inode is what a journal records of such a path: a journal written elsewhere (a
-    cloned repository's) cannot know it, and it stays the same across a restart (the device
-    number of a network share or a container's folder may not)."""
+    stays in.  Both are sealed into the journal's entry (:func:`_seal`): the inode stays the same
+    across a restart (the device number of a network share or a container's folder may not)."""
     root = os.path.realpath(assets)
     real = os.path.realpath(_path(assets, rel))
     if os.path.commonpath([root, real]) == root and real != root:
@@ -146,6 +150,57 @@ def _outside(assets: str, rel: str) -> tuple[str, int | None] | None:
         return where, os.stat(where).st_ino
     except OSError:
         return where, None
+
+
+#: the environment variable naming the folder of the user's journal key (default: the XDG state
+#: folder, ``$XDG_STATE_HOME/veduta`` or ``~/.local/state/veduta``)
+KEY_DIR_ENV = "VEDUTA_STATE_DIR"
+
+
+def _user_key(create: bool) -> bytes | None:
+    """The user's secret that seals a journal's paths out of the assets folder: 32 random bytes in
+    ``journal.key`` of :data:`KEY_DIR_ENV`'s folder (mode 0600, made on first need when *create*);
+    None when there is none (or it cannot be read: nothing is sealed, nothing out of the assets
+    folder is completed). It lies outside every game, so a cloned repository cannot hold it."""
+    base = os.environ.get(KEY_DIR_ENV) or os.path.join(
+        os.environ.get("XDG_STATE_HOME") or os.path.join(os.path.expanduser("~"), ".local", "state"), "veduta"
+    )
+    path = os.path.join(base, "journal.key")
+    for _ in range(2):
+        try:
+            with open(path, "rb") as f:
+                key = f.read(64)
+            return key if len(key) == 32 else None
+        except FileNotFoundError:
+            if not create:
+                return None
+        except OSError:
+            return None
+        try:
+            os.makedirs(base, mode=0o700, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue  # (made meanwhile by another process: read it)
+        except OSError:
+            return None
+        try:
+            os.write(fd, os.urandom(32))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    return None
+
+
+def _seal(out: tuple[str, int | None], rel: str, create: bool) -> str | None:
+    """The seal of source *rel* leading out of the assets folder to *out* (:func:`_outside`):
+    HMAC-SHA256 with the user's key of the path, the real folder and its inode; None without a
+    key or when the folder is not there."""
+    where, inode = out
+    key = _user_key(create)
+    if key is None or inode is None:
+        return None
+    msg = "\0".join((rel, where, str(inode))).encode("utf-8", "surrogateescape")
+    return hmac.new(key, msg, hashlib.sha256).hexdigest()
 
 
 def _read(path: str) -> bytes | None:
@@ -216,10 +271,17 @@ def write_set(assets: str, cache: str, changes: list[Change], what: str) -> None
     for c in changes:
         entry = {"path": c.rel, "old": _text(c.old), "new": _text(c.new), "mode": c.mode}
         out = _outside(assets, c.rel)
-        if out is not None:  # (a source linked in from outside: recover takes it by its folder's inode)
-            entry["folder"] = out[1]
+        if out is not None:  # (a source linked in from outside: recover takes it by its seal)
+            seal = _seal(out, c.rel, create=True)
+            if seal is None:
+                raise EditSetError(
+                    f"{_path(assets, c.rel)} leads out of the assets folder, and the key that lets an "
+                    "interrupted write of it be completed cannot be made (set VEDUTA_STATE_DIR to a "
+                    "folder of yours); nothing was written"
+                )
+            entry["seal"] = seal
         try:  # what recover would refuse is never written: every journal written can be completed
-            _checked(assets, c.rel, c.mode, entry.get("folder"))
+            _checked(assets, c.rel, c.mode, entry.get("seal"))
         except ValueError as exc:
             raise EditSetError(f"{exc}; nothing was written") from None
         entries.append(entry)
@@ -288,7 +350,7 @@ def recover(assets: str, cache: str) -> dict[str, Any] | None:
             raise ValueError(f"format {doc.get('format')!r}")
         changes = [
             Change(
-                **_checked(assets, c["path"], c.get("mode"), c.get("folder")),
+                **_checked(assets, c["path"], c.get("mode"), c.get("seal")),
                 old=_bytes(c["old"]),
                 new=_bytes(c["new"]),
             )
