@@ -54,6 +54,28 @@ def test_a_png_over_the_bound_is_refused_before_it_is_read(tmp_path):
     ]
 
 
+def test_the_bound_holds_for_a_png_named_in_any_case(tmp_path):
+    """Texture paths take ``.PNG`` in any case: the bound does too (``big.PNG`` was read whole)."""
+    vtex = VTEX.replace("big.png", "big.PNG")
+    f = tmp_path / "assets/textures/big.PNG"
+    f.parent.mkdir(parents=True)
+    f.write_bytes(PNG)
+    os.truncate(f, MAX_PNG_BYTES + 1)
+    files = {"textures/big.PNG": None, "textures/big.vtexture": vtex}
+    ctx = CompileContext(
+        str(tmp_path / "assets"),
+        "textures/big.vtexture",
+        "texture",
+        "big",
+        Report("textures/big.vtexture"),
+        AssetIndex.from_paths(files),
+    )
+    assert compile_source("texture", vtex.encode(), ctx) is None
+    assert [x.split(": ", 2)[2] for x in lines(ctx)] == [
+        'image "textures/big.PNG" is too large (67,108,865 bytes; a PNG image is at most 67,108,864)'
+    ]
+
+
 def test_a_png_at_the_bound_is_read_and_its_trailing_bytes_ignored(tmp_path):
     _game(tmp_path, MAX_PNG_BYTES)
     tex, ctx = _compile(tmp_path)
