@@ -319,3 +319,25 @@ def test_a_failure_propagates_when_the_journal_is_trusted(game, monitors):
     assert cp.returncode == 1, cp.stdout + cp.stderr
     assert "1 failed, 1 with a failed dependency" in cp.stdout, cp.stdout
     assert "assets/models/tree.vmodel:" in cp.stdout and "tree_far" in cp.stdout, cp.stdout
+
+
+def test_monitor_sees_a_write_after_a_cookie_that_repeats_the_write_before_it(game, monitors):
+    """A save that changes nothing (touch, an undone edit), a cook, then the real edit of the same
+    file: the journal's line for the edit repeats the line before the cook's cookie, and must not be
+    taken for a repeat (hostile5 #10: it was, and the edit was never cooked while the monitor ran).
+    The same for a cooked file: written by a cook, a no-op, then deleted."""
+    marked(game, monitors)
+    path = game.root / "assets" / "models" / "crate.vmodel"
+    os.utime(path)  # touched: a write with no new content
+    assert "0 cooked, 4 up to date" in cook(game)
+    with open(path, "r+", encoding="utf-8") as f:  # in place, as editors often save
+        f.seek(0)
+        f.write(bigger(CRATE, 2))
+        f.truncate()
+    assert "1 cooked, 3 up to date" in cook(game)
+    nothing_stale(game)
+    assert "0 cooked, 4 up to date" in cook(game)
+    game.cooked("models/crate.vda").unlink()  # its last line in the journal was its write
+    assert "1 restored from cache" in cook(game)
+    assert game.cooked("models/crate.vda").exists()
+    nothing_stale(game)

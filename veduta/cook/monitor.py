@@ -466,6 +466,10 @@ class Monitor:
             if area == "c":
                 if mask & IN_CREATE and name.startswith("c-"):
                     lines.append(f"c {name}\n".encode())
+                    # a line is a repeat of the one before it only within one cookie's span: a
+                    # mark sits after a cookie, so a write before it and the same write after it
+                    # are two changes (the second one is what the next cook must see)
+                    self._last = b""
                 continue
             if mask & (IN_DELETE_SELF | IN_MOVE_SELF):
                 if rel == "" and (area == "a" or not self.cooked.startswith(self.assets + os.sep)):
