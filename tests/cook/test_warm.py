@@ -367,11 +367,12 @@ def test_a_socket_left_behind_and_a_folder_others_may_enter(pair, monitors):
     # an impostor listening there, that says it runs other code: not used
     (folder / "sock").unlink()
     impostor = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    here = os.getcwd()  # (a socket's path is short when bound from its folder; cwd restored)
     os.chdir(folder)
     try:
         impostor.bind("sock")
     finally:
-        os.chdir(warm.root.parent)
+        os.chdir(here)
     impostor.listen(1)
     edit(warm, ["models/tree.vmodel"])
     edit(cold, ["models/tree.vmodel"])
@@ -425,11 +426,12 @@ def test_the_worker_refuses_another_games_paths(pair, tmp_path, monitors):
     for why, job in jobs.items():
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         conn.settimeout(120)
+        here = os.getcwd()
         os.chdir(folder)
         try:
             conn.connect(SOCKET)
         finally:
-            os.chdir(tmp_path)
+            os.chdir(here)
         with conn:
             hello = _recv(conn)
             assert hello["format"] == "veduta-warm/1"
