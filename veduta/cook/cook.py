@@ -90,7 +90,10 @@ def _read_with_sig(path: str, limit: int | None = None) -> tuple[bytes | None, o
 def _read_dep_with_sig(path: str, rel: str) -> tuple[bytes | None, object, str | None]:
     """A dependency's bytes (at most :func:`~veduta.base.kinds.dep_limit`'s), its signature taken
     before reading (() when it is not read: then it is hashed as missing) and why a file that is
-    there was not read (:func:`~veduta.base.fsutil.read_dependency`)."""
+    there was not read (:func:`~veduta.base.fsutil.read_dependency`).  A file refused as too large
+    from its stat is hashed as missing too, but keeps that stat's signature: while it holds, the
+    file is refused alike, so a no-op finds its user fresh by stat (with (), it was re-hashed on
+    every no-op)."""
     from veduta.base.fsutil import read_dependency
     from veduta.base.kinds import dep_limit
 
