@@ -15,7 +15,7 @@ import re
 import stat
 from collections.abc import Iterable, Iterator
 
-from veduta.base.errors import VedutaError
+from veduta.base.errors import VedutaError, shown_path
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -372,7 +372,7 @@ class OutsideRoot(FileProblem):
     def __init__(self, path: str, real: str, root: str):
         super().__init__(
             path,
-            f"{path} resolves to {real}, outside the game root {root} "
+            f"{shown_path(path)} resolves to {shown_path(real)}, outside the game root {shown_path(root)} "
             f"(veduta mcp reads and writes only files inside it)",
         )
         self.real = real
