@@ -152,11 +152,11 @@ def test_a_configuration_mistake_is_json_and_exit_2_in_every_command(tmp_path):
 @pytest.mark.skipif(sys.platform == "win32", reason="undecodable bytes in arguments are a POSIX matter")
 def test_an_undecodable_name_is_still_one_json_document_in_utf_8(sample):
     name = os.fsdecode(b"\xff")  # a name whose bytes are not UTF-8 (a lone surrogate in Python)
-    # the second is argparse's mistake, which quotes the name with repr(); a message shows the
-    # byte as every line does (errors.quote)
+    # the second is argparse's mistake, which quotes the name with repr() (it said 'bogus\udcff');
+    # a message shows the byte as every line does (errors.quote)
     for args, code, text in (
         (["world", "query", name, "1,2"], 2, 'no world "\\xff"'),
-        (["bogus" + name], 2, "invalid choice: 'bogus\\udcff'"),
+        (["bogus" + name], 2, "invalid choice: 'bogus\\xff'"),
     ):
         for errors in ("strict", "surrogateescape"):  # a strict locale, and Python's UTF-8 mode
             cp = subprocess.run(
@@ -169,6 +169,24 @@ def test_an_undecodable_name_is_still_one_json_document_in_utf_8(sample):
             assert cp.returncode == code and b"Traceback" not in cp.stderr, cp.stderr
             doc = json.loads(cp.stdout.decode("utf-8"))  # valid UTF-8, the name escaped
             assert doc["refused"] is True and text in doc["message"], doc
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="undecodable bytes in arguments are a POSIX matter")
+def test_argparse_spells_an_undecodable_byte_as_every_message_does(tmp_path):
+    """argparse's usage errors quote a value with repr(), which spelled a byte that is not UTF-8
+    ``\\udcff``; every other message spells it ``\\xff`` (shown_path). A backslash typed stays
+    one (repr doubles it), and so does a typed ``\\udcff``. Exit 2, as before."""
+    for args, said in (
+        ([b"cook", b"--jobs", b"\xff"], "veduta cook: error: argument -n/--jobs: '\\xff' is not a whole number"),
+        ([b"bogus\xff"], "veduta: error: argument COMMAND: invalid choice: 'bogus\\xff' (choose from"),
+        ([b"a\\\xff"], "veduta: error: argument COMMAND: invalid choice: 'a\\\\\\xff' (choose from"),
+        ([b"a\\udcff"], "veduta: error: argument COMMAND: invalid choice: 'a\\\\udcff' (choose from"),
+    ):
+        cp = subprocess.run(
+            [sys.executable.encode(), b"-m", b"veduta", *args], cwd=tmp_path, capture_output=True, timeout=300
+        )
+        last = cp.stderr.decode("utf-8").splitlines()[-1]
+        assert cp.returncode == 2 and cp.stdout == b"" and last.startswith(said), (args, last)
 
 
 @pytest.mark.parametrize(

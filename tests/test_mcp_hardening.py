@@ -312,6 +312,46 @@ def test_a_project_folder_outside_the_root_is_refused(sample_game, tmp_path):
     assert list(elsewhere.iterdir()) == []
 
 
+def test_where_a_link_out_of_the_root_resolves_is_shown_escaped(game, tmp_path):
+    """The real path a link out of the root resolves to was printed as the file system has it: a
+    target folder named with a right-to-left override and a newline split ``veduta check``'s line
+    in two and reordered it. It is shown escaped, as every other file name in a message is."""
+    bad = tmp_path / "out\u202eevil\nx"
+    bad.mkdir()
+    shown = str(bad).replace("\u202e", "\\u202e").replace("\n", "\\n")
+    root = str(game.root.resolve())
+    barrel = game.root / "assets/models/props/barrel.vmodel"
+    (bad / "barrel.vmodel").write_bytes(barrel.read_bytes())
+    barrel.unlink()
+    barrel.symlink_to(bad / "barrel.vmodel")
+    (bad / "wall.png").write_bytes(b"not looked at")
+    game.write(
+        "textures/wall.vtexture", '{"veduta": "texture/1", "layers": [{"type": "image", "path": "textures/wall.png"}]}'
+    )
+    (game.root / "assets/textures/wall.png").symlink_to(bad / "wall.png")
+    # the confinement veduta mcp sets for itself and the processes it starts
+    env = {"VEDUTA_CONFINE": root}
+    cp = game.veduta("check", env=env)
+    lines = cp.stdout.splitlines()
+    assert cp.returncode == 1 and lines[:2] == [
+        f"assets/models/props/barrel.vmodel:1:1: $: resolves to {shown}/barrel.vmodel, outside the game root "
+        f"{root} {CONFINED}; skipped",
+        f"assets/textures/wall.vtexture:1:1: $: assets/textures/wall.png resolves to {shown}/wall.png, outside the "
+        f"game root {root} {CONFINED}",
+    ], cp.stdout
+    cp = game.veduta("inspect", "model", "barrel", env=env)
+    assert cp.stderr == (
+        f"veduta: assets/models/props/barrel.vmodel resolves to {shown}/barrel.vmodel, outside the game root "
+        f"{root} {CONFINED}\n"
+    )
+    (game.root / "assets/.cooked").symlink_to(bad)
+    res = serve(game.root, lambda s: s.call_tool("cook", {"jobs": 1}))
+    assert res.is_error and text_of(res).endswith(
+        f"the cooked folder assets/.cooked resolves to {shown}, outside the game root {root}: veduta mcp reads "
+        "and writes only files inside it"
+    ), text_of(res)
+
+
 def test_arguments_must_have_the_json_type_and_bounds_the_schema_says(sample_game):
     """The SDK's argument model is lax: it took ``true`` for the integer 1 (world_query at cell
     [true, false] answered for cell [1, 0]), "3" for 3, 1 for true, and any deps depth. Each is now

@@ -281,7 +281,8 @@ INVALID = {
 @pytest.mark.parametrize("name", sorted(INVALID))
 def test_invalid_pngs_are_refused_with_a_reason(name):
     data, reason = INVALID[name]
-    png_size(data)  # the header is fine: the decoder finds the damage
+    if name != "ihdr_bad_crc":  # (the header's own CRC: png_size finds that, with the same words)
+        png_size(data)  # the header is fine: the decoder finds the damage
     with pytest.raises(ImageError) as exc:
         decode_png(data)
     assert str(exc.value).startswith(f"cannot be decoded ({reason}")
@@ -325,3 +326,28 @@ def test_a_damaged_header_gives_the_same_clear_message_naming_the_file(tmp_path)
     assert [x.split(": ", 2)[2] for x in runs[0]] == [
         'image "textures/c.png" cannot be decoded (bad CRC in chunk IHDR)'
     ]
+
+
+#: a byte of IHDR's width (bytes 16-19) or height (20-23) flipped: (byte, xor mask)
+IHDR_FLIPS = {"height_huge": (20, 0x10), "width_huge": (16, 0x10), "height_zero": (23, 0x02)}
+
+
+@pytest.mark.parametrize("name", sorted(IHDR_FLIPS))
+def test_a_damaged_ihdr_size_is_a_bad_crc_not_a_size(tmp_path, name):
+    """A flipped byte in IHDR's width or height no longer matches its CRC: the file is damaged,
+    not too large (it said "is 4 x 268435458 pixels, beyond the limit of 2048 x 2048"), nor "bad
+    IHDR chunk" for a size of 0: the CRC is checked before the size rules."""
+    at, mask = IHDR_FLIPS[name]
+    png = bytearray(HEAD + IDAT + IEND)
+    png[at] ^= mask
+    files = {
+        "textures/c.png": bytes(png),
+        "textures/c.vtexture": '{"veduta": "texture/1", "layers": [{"type": "image", "path": "textures/c.png"}]}',
+    }
+    tex, ctx = compile_in(tmp_path, files, "textures/c.vtexture")
+    assert tex is None
+    assert [x.split(": ", 2)[2] for x in lines(ctx)] == [
+        'image "textures/c.png" cannot be decoded (bad CRC in chunk IHDR)'
+    ]
+    with pytest.raises(ImageError, match=r"^cannot be decoded \(bad CRC in chunk IHDR\)$"):
+        png_size(bytes(png))

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.gamerepo import BAD, CRATE
+from tests.gamerepo import BAD, CRATE, TREE_FAR
 from veduta.formats.asset import read_asset_file
 
 
@@ -573,6 +573,47 @@ def test_a_damaged_state_entry_means_re_hashing_never_a_traceback(game):
         assert summary(game.cook(check=True)) == {"cooked": 0, "uptodate": 4, "restored": 0, "failed": 0}
         kept = StatCache(str(state), TOOLCHAIN).packed("models/crate.vmodel")  # re-hashed and recorded again
         assert well_formed(kept) and kept[0] == h and kept[2] == deps, bad
+
+
+def test_a_dependency_too_large_to_read_keeps_its_signature_so_a_no_op_is_one(game, monkeypatch):
+    """tree's lod names tree_far; tree_far's source grown past its kind's bound fails its own cook
+    ("too large", from its stat) and tree cooks with a warning, hashing tree_far as missing. Its
+    stat-cache entry kept tree_far as missing (MISSING) though the file is there, so every no-op
+    re-hashed tree; it now keeps tree_far's stat signature: a no-op finds tree fresh by stat."""
+    from veduta import TOOLCHAIN
+    from veduta.base.project import Project
+    from veduta.cook.cook import fresh_by_stat, index_of
+    from veduta.cook.scancache import ScanCache
+    from veduta.cook.state import RACY_NS, SIG, StatCache, sig
+
+    game.cook(check=True)
+    far = game.root / "assets/models/tree_far.vmodel"
+    os.truncate(far, (16 << 20) + 1)
+    age_all(game)
+    too = "assets/models/tree_far.vmodel:1:1: $: too large (16,777,217 bytes; a model source is at most 16,777,216)"
+    cp = game.cook()
+    assert too in cp.stdout.splitlines(), cp.stdout
+    assert summary(cp) == {"cooked": 1, "uptodate": 2, "restored": 0, "failed": 1}
+    # past the racy window of tree's new cooked file (its ctime cannot be set back), re-hashed once
+    time.sleep(max(0, RACY_NS - (time.time_ns() - os.stat(game.cooked("models/tree.vda")).st_ctime_ns)) / 1e9 + 0.1)
+    for _ in range(2):
+        cp = game.cook()
+        assert too in cp.stdout.splitlines(), cp.stdout  # still failing, and saying why
+        assert summary(cp) == {"cooked": 0, "uptodate": 3, "restored": 0, "failed": 1}
+    packed = StatCache(str(game.root / "cache/state.marshal"), TOOLCHAIN).packed("models/tree.vmodel")
+    assert packed[2] == ("models/tree_far.vmodel",)
+    assert packed[1][64:] == SIG.pack(*sig(os.stat(far)))  # (before: MISSING)
+    monkeypatch.chdir(game.root)
+    project = Project.find(str(game.root))
+    index = index_of(project.scan([], ScanCache(project.cache).walk)[0])
+    cooked = str(game.cooked("models/tree.vda"))
+    assert fresh_by_stat("models/tree.vmodel", packed, project.assets, cooked, index)  # not re-hashed
+    # the file changed (still too large): re-hashed, still fresh; readable again: stale
+    os.truncate(far, (16 << 20) + 2)
+    assert not fresh_by_stat("models/tree.vmodel", packed, project.assets, cooked, index)
+    assert summary(game.cook()) == {"cooked": 0, "uptodate": 3, "restored": 0, "failed": 1}
+    far.write_text(TREE_FAR)
+    assert summary(game.cook(check=True)) == {"cooked": 0, "uptodate": 2, "restored": 2, "failed": 0}
 
 
 PACK_AFTER_COOK = '''

@@ -123,6 +123,34 @@ def test_watch_ignores_an_editors_temporary_file_and_follows_folders(game):
     assert not game.cooked("models/barrel.vda").exists()  # its source went with the folder
 
 
+def test_watch_recooks_a_texture_when_its_png_named_in_capitals_changes(game):
+    """Texture layers take ``.PNG`` in any case (one rule, ``kinds.is_png``): an edit of
+    ``wall.PNG`` wakes the watch and recooks the texture that reads it, and only that."""
+    import numpy as np
+
+    from tests.compile.test_texture import png_bytes
+
+    pixels = np.zeros((4, 4, 4), dtype=np.uint8)
+    png = game.root / "assets/textures/wall.PNG"
+    png.parent.mkdir(parents=True)
+    png.write_bytes(png_bytes(pixels))
+    game.write(
+        "textures/wall.vtexture", '{"veduta": "texture/1", "layers": [{"type": "image", "path": "textures/wall.PNG"}]}'
+    )
+    w = Watcher(game)
+    try:
+        w.wait_for("cook: 5 cooked")
+        w.wait_for("watch: watching")
+        before = game.cooked("textures/wall.vda").read_bytes()
+        png.write_bytes(png_bytes(pixels + 255))
+        w.wait_for("watch: changed: textures/wall.PNG")
+        w.wait_for("cook: 1 cooked, 4 up to date")
+        w.wait_for("watch: cooked in")
+        assert game.cooked("textures/wall.vda").read_bytes() != before
+    finally:
+        assert w.stop() == 0
+
+
 def test_watch_waits_for_the_assets_folder_when_it_goes_and_cooks_when_it_is_back(game):
     """The assets folder gone for a moment (``mv assets x && mv x assets``; ``git checkout`` of a
     branch without it: removed, then made anew): the watch exited 2 ("no assets folder"). It now

@@ -6,12 +6,15 @@ spells each non-finite value as a string ("nan", "inf", "-inf") and stays JSON; 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 
 from tests.gamerepo import CRATE, TREE, TREE_FAR
 from veduta import api
+from veduta.base.errors import VedutaError
 from veduta.base.project import Project
 from veduta.formats.asset import encode_asset, read_asset_file
 
@@ -86,3 +89,68 @@ def test_mcp_export_gltf_of_non_finite_floats_is_a_tool_error(spoiled):
     r = serve(spoiled.root, body)
     assert r.is_error and text_of(r) == f"Error executing tool export_gltf: {CRATE_TEXT}"
     assert not (spoiled.root / "c.glb").exists()
+
+
+PREVIEW_TEXT = (
+    "model {} cannot be drawn: its cooked file assets/.cooked/models/{}.vda holds a non-finite "
+    "number (MESH vertices[0].position[0] is nan; a preview draws finite numbers only)"
+)
+
+
+@pytest.fixture
+def spoiled_world(tmp_path):
+    """The flat picture game (a hut prefab of model cube in view), cooked, cube's cooked file spoiled."""
+    from tests.tools.picturegame import flat_world, write_game
+
+    root = write_game(tmp_path / "flat", flat_world(places=[{"name": "home", "prefab": "hut", "cell": [3, -2]}]))
+    assert api.cook(Project.at(str(root)), [], 1)["ok"]
+    _spoil(root / "assets/.cooked/models/cube.vda")
+    return root
+
+
+def test_preview_of_non_finite_floats_is_refused_as_the_export_is(spoiled, spoiled_world, tmp_path):
+    """preview model and preview world drew NaN positions (a garbage picture, a RuntimeWarning):
+    the model drawn is refused with one line, exit 1, as export gltf refuses it; a level of detail
+    in that state is left out with a warning, as the export leaves it out."""
+    out = tmp_path / "c.png"
+    cp = spoiled.veduta("preview", "model", "crate", "--out", str(out))
+    assert (cp.returncode, cp.stdout, cp.stderr) == (1, "", f"veduta: {PREVIEW_TEXT.format('crate', 'crate')}\n")
+    assert not out.exists()
+    tree = api.preview_model(Project.at(str(spoiled.root)), "tree")
+    assert [lv["model"] for lv in tree["levels"]] == ["tree", "tree"]
+    (f,) = tree["findings"]
+    assert f["code"] == "EXPORT_MODEL_INVALID" and f["message"] == (
+        PREVIEW_TEXT.format("tree_far", "tree_far") + " (used by level 2 of model tree)"
+    )
+    cp = subprocess.run(
+        [sys.executable, "-m", "veduta", "preview", "world", "flat", "--out", str(out)],
+        cwd=spoiled_world,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert (cp.returncode, cp.stdout, cp.stderr) == (
+        1,
+        "",
+        f"veduta preview world: {PREVIEW_TEXT.format('cube', 'cube')}\n",
+    )
+    assert not out.exists()
+    with pytest.raises(VedutaError) as exc:
+        api.preview_world(Project.at(str(spoiled_world)), "flat")
+    assert str(exc.value) == PREVIEW_TEXT.format("cube", "cube")
+
+
+def test_mcp_preview_of_non_finite_floats_is_a_tool_error(spoiled, spoiled_world):
+    pytest.importorskip("mcp")
+    from tests.test_mcp import serve, text_of
+
+    async def model(s):
+        return await s.call_tool("preview_model", {"model": "crate"})
+
+    async def world(s):
+        return await s.call_tool("preview_world", {"world": "flat"})
+
+    r = serve(spoiled.root, model)
+    assert r.is_error and text_of(r) == f"Error executing tool preview_model: {PREVIEW_TEXT.format('crate', 'crate')}"
+    r = serve(spoiled_world, world)
+    assert r.is_error and text_of(r) == f"Error executing tool preview_world: {PREVIEW_TEXT.format('cube', 'cube')}"

@@ -275,3 +275,26 @@ def test_cli_faces(sample):
     orphans = veduta(root, "deps", "--orphans")
     assert orphans.returncode == 1
     assert "assets/models/crate.vmodel:" in orphans.stdout and 'material "nope" does not exist' in orphans.stdout
+
+
+def test_a_png_named_in_any_case(sample):
+    """Texture layers take ``.PNG`` in any case: so does ``veduta deps`` of the PNG by its path
+    (before: ``no source "textures/wall.PNG" (did you mean textures/water.vtexture?)``, exit 2)."""
+    assets = Path(sample.assets)
+    (assets / "textures/crate.png").rename(assets / "textures/wall.PNG")
+    vtex = assets / "textures/crate.vtexture"
+    vtex.write_text(vtex.read_text().replace("textures/crate.png", "textures/wall.PNG"))
+    got = api.deps(sample, "textures/wall.PNG", reverse=True)
+    assert got["asset"]["kind"] == "image" and got["asset"]["name"] == "textures/wall.PNG"
+    assert [(r["from"]["kind"], r["from"]["name"], r["path"]) for r in got["references"]] == [
+        ("texture", "crate", "layers[0].path")
+    ]
+    out = veduta(sample.root, "deps", "textures/wall.PNG", "--reverse")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == (
+        "image textures/wall.PNG (textures/wall.PNG) is used by:\n"
+        "  texture crate  assets/textures/crate.vtexture:4:32: layers[0].path\n"
+    )
+    # the whole graph lists it once, as the PNG the texture reads (not as an unused file)
+    orphans = veduta(sample.root, "deps", "--orphans")
+    assert "wall.PNG" not in orphans.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import numpy as np
+import pytest
 from PIL import Image
 
 from tests.tools.picturegame import write_game
@@ -70,7 +71,7 @@ def test_the_repro_sheet_is_planned_within_the_bound_before_anything_is_drawn(tm
 
     tex = compiled(tmp_path, sheet_record(256, 256, 256, 300))
     sheet, left_out = plan_sheet(tex)
-    shown = 256 - left_out
+    shown = 256 - left_out["clips_left_out"]
     w, h = sheet.size()
     assert w * h <= MAX_PIXELS and 0 < shown < 256
     # every clip row is at least a heading, a frame and its caption high: all 256 could not fit
@@ -93,7 +94,8 @@ def test_a_cut_picture_is_the_top_of_the_full_one_and_says_what_is_left_out(tmp_
     full_boxes: list = []
     full_counts: dict = {}
     full = pt.preview_image(tex, full_boxes, full_counts)
-    assert full_counts == {"clips_left_out": 0} and full.width * full.height > 1_500_000
+    assert full_counts == {"clips_left_out": 0, "frames_left_out": 0, "tiled_left_out": False}
+    assert full.width * full.height > 1_500_000
     monkeypatch.setattr(pt, "MAX_PIXELS", 1_500_000)
     boxes: list = []
     counts: dict = {}
@@ -106,3 +108,75 @@ def test_a_cut_picture_is_the_top_of_the_full_one_and_says_what_is_left_out(tmp_
     shown_frames = len(boxes) - before_clips
     assert (shown - 1) * 40 < shown_frames <= shown * 40
     assert (np.asarray(img)[: boxes[-1][1][3]] == np.asarray(full)[: boxes[-1][1][3], : img.width]).all()
+
+
+def big_sheet(grid: int, clips: int) -> dict:
+    """A 2048 x 2048 tiling sprite sheet with its mip chain: the largest the format allows."""
+    src = sheet_record(2048, grid, clips, 300)
+    return src | {"tiling": True, "mipmaps": True}
+
+
+@pytest.mark.parametrize("grid, clips", [(1, 0), (2, 3), (64, 256)])
+def test_no_part_of_the_sheet_passes_the_bound(tmp_path, grid, clips):
+    """Only clip rows were cut: the mip chain, the tiled view (4096 x 4096 for this texture) and
+    the frame table were always drawn, 4118 x 9690 pixels (39.9 M, 0.7 GB) for one frame, 4118 x
+    11864 (48.9 M) for a 2 x 2 grid. The tiled view and the table's rows are now left out as clip
+    rows are, and the last line and the counts say so; the drawn picture is the planned one."""
+    from veduta.tools.preview_texture import MAX_PIXELS, plan_sheet, preview_image
+
+    tex = compiled(tmp_path, big_sheet(grid, clips))
+    sheet, left = plan_sheet(tex)
+    w, h = sheet.size()
+    assert w * h <= MAX_PIXELS
+    boxes: list = []
+    counts: dict = {}
+    img = preview_image(tex, boxes, counts)
+    assert (img.width, img.height) == (w, h) and counts == left
+    assert left["tiled_left_out"] is True and left["frames_left_out"] == 0  # (a table always fits here)
+    assert not any(cap == "4096x4096" for cap, _ in boxes)
+    clips_said = f", {left['clips_left_out']} clips" if left["clips_left_out"] else ""
+    assert [head for head, _ in sheet.rows if head][-1] == (
+        f"... not shown: the tiled view{clips_said} (the picture is kept within {MAX_PIXELS:,} pixels)"
+    )
+    assert (left["clips_left_out"] > 0) == (clips > 0)
+
+
+def test_the_frame_table_is_cut_and_said_so(tmp_path, monkeypatch):
+    """A bound the frame table passes (a small one here: at the format's limits the table fits):
+    as many of its rows as fit, its heading saying how many frames, every clip left out, and
+    the command's line and --json saying what was left out."""
+    import json
+
+    from veduta.tools import preview_texture as pt
+
+    tex = compiled(tmp_path, sheet_record(32, 8, 3, 10) | {"tiling": True})
+    monkeypatch.setattr(pt, "MAX_PIXELS", 950_000)
+    sheet, left = pt.plan_sheet(tex)
+    w, h = sheet.size()
+    assert w * h <= 950_000
+    assert left["tiled_left_out"] is False and 0 < left["frames_left_out"] < 64 and left["clips_left_out"] == 3
+    shown = 64 - left["frames_left_out"]
+    heads = [head for head, _ in sheet.rows if head]
+    assert heads[-2].startswith("frames: 8 x 8 grid of 4 x 4") and heads[-2].endswith(f", the first {shown} shown")
+    assert sum(len(cells) for head, cells in sheet.rows[2:-1]) == shown
+    assert heads[-1] == (
+        f"... not shown: {64 - shown} frames of the table, 3 clips (the picture is kept within 950,000 pixels)"
+    )
+    from veduta.faces.cli import main as cli
+
+    project = write_game(tmp_path / "game")
+    (project / "assets/textures/sheet.vtexture").write_text(json.dumps(sheet_record(32, 8, 3, 10) | {"tiling": True}))
+    got = api.preview_texture(Project.at(str(project)), "sheet", None)
+    assert (got["tiled_left_out"], got["frames_left_out"], got["clips_left_out"]) == (False, 64 - shown, 3)
+    monkeypatch.chdir(project)
+    out = tmp_path / "s.png"
+    import contextlib
+    import io as _io
+
+    buf = _io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert cli.main(["preview", "texture", "sheet", "--out", str(out)]) == 0
+    assert buf.getvalue() == (
+        f"wrote {out} ({64 - shown} frames of the table, 3 of 3 clips left out: the picture is kept within "
+        "4096 x 4096 pixels)\n"
+    )

@@ -15,7 +15,7 @@ import re
 import stat
 from collections.abc import Iterable, Iterator
 
-from veduta.base.errors import VedutaError
+from veduta.base.errors import VedutaError, shown_path
 
 _UMASK = os.umask(0)
 os.umask(_UMASK)
@@ -204,12 +204,14 @@ class NotARegularFile(FileProblem):
 
 class TooLarge(FileProblem):
     """A file or cache object larger than the reader's limit, refused before it is read; *what* the
-    limit is of (``a cooked file``, ``a model source``)."""
+    limit is of (``a cooked file``, ``a model source``); *st*: the file's stat that told its size,
+    when it was refused from it (None when it grew past the limit as it was read)."""
 
-    def __init__(self, path: str, size: int, limit: int, what: str = "a cooked file"):
+    def __init__(self, path: str, size: int, limit: int, what: str = "a cooked file", st: os.stat_result | None = None):
         super().__init__(path, f"too large ({size:,} bytes; {what} is at most {limit:,})")
         self.size = size
         self.limit = limit
+        self.st = st
 
 
 class ShortOfMemory(FileProblem):
@@ -234,7 +236,7 @@ def _open_regular(path: str) -> tuple[int, os.stat_result]:
 
 def _read_fd(fd: int, st: os.stat_result, limit: int | None, path: str, what: str = "a cooked file") -> bytes:
     if limit is not None and st.st_size > limit:
-        raise TooLarge(path, st.st_size, limit, what)
+        raise TooLarge(path, st.st_size, limit, what, st)
     parts = []
     got = 0
     # os.read on the descriptor: a file object around it costs more than reading a small file
@@ -290,13 +292,15 @@ def read_dependency(path: str, limit: int | None, what: str) -> tuple[bytes | No
     """A file a source depends on (an image, another source), read as :func:`read_regular` reads
     (regular files only, never waited on) and at most *limit* bytes: ``(bytes, stat, None)``;
     ``(None, None, None)`` when it is missing, unreadable or not a regular file (the compiler
-    tells which from the path); ``(None, None, why)`` when it is there but not read, *why* in
-    words: larger than *limit* (:class:`TooLarge`'s words, told from its stat before a byte is
-    read) or memory short of its size (never the permissions a None would suggest)."""
+    tells which from the path); ``(None, stat or None, why)`` when it is there but not read, *why*
+    in words: larger than *limit* (:class:`TooLarge`'s words, told from the *stat* given with
+    them, before a byte is read: while that stat holds, the file is refused alike, so the cook's
+    stat cache keeps it as the file's signature) or memory short of its size (no stat: it may
+    be read another time; never the permissions a None would suggest)."""
     try:
         return *read_with_stat(path, limit, what), None
     except TooLarge as exc:
-        return None, None, exc.strerror
+        return None, exc.st, exc.strerror
     except ShortOfMemory as exc:
         return None, None, exc.strerror
     except OSError:
@@ -368,7 +372,7 @@ class OutsideRoot(FileProblem):
     def __init__(self, path: str, real: str, root: str):
         super().__init__(
             path,
-            f"{path} resolves to {real}, outside the game root {root} "
+            f"{shown_path(path)} resolves to {shown_path(real)}, outside the game root {shown_path(root)} "
             f"(veduta mcp reads and writes only files inside it)",
         )
         self.real = real

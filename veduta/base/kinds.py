@@ -122,11 +122,18 @@ def kind_of(rel: str) -> Kind | None:
 MAX_PNG_BYTES = 64 << 20
 
 
+def is_png(path: str) -> bool:
+    """Whether *path* names a PNG image as texture layers take it: ending in ``.png`` in any case
+    (``wall.PNG`` too). The one rule for the cook's bound, ``veduta deps``, the watch, the editor
+    and the language server."""
+    return path[-4:].lower() == ".png"
+
+
 def dep_limit(rel: str) -> tuple[int | None, str]:
     """The largest dependency *rel* (relative to the assets folder) a compiler reads, in bytes,
     and what it is in words (for :class:`~veduta.base.fsutil.TooLarge`): a PNG image
     (:data:`MAX_PNG_BYTES`), a source of its kind (``Kind.max_bytes``); None for any other file."""
-    if rel.lower().endswith(".png"):  # (as texture paths take it: any case)
+    if is_png(rel):
         return MAX_PNG_BYTES, "a PNG image"
     k = kind_of(rel)
     if k is not None:

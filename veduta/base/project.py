@@ -20,7 +20,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import NamedTuple
 
-from veduta.base.errors import ConfigError, UsageError, clip_words, quote
+from veduta.base.errors import ConfigError, UsageError, clip_words, quote, shown_path
 from veduta.base.fsutil import check_inside, confined_root, outside
 from veduta.base.kinds import BY_FOLDER, BY_NAME, KINDS, Kind, kind_of, name_of
 
@@ -340,8 +340,8 @@ def _escapes(path: str, problems: list[str] | None) -> bool:
         return False
     if problems is not None:
         problems.append(
-            f"{path}: resolves to {real}, outside the game root {confined_root()} (veduta mcp "
-            f"reads and writes only files inside it); skipped"
+            f"{path}: resolves to {shown_path(real)}, outside the game root {shown_path(confined_root() or '')} "
+            f"(veduta mcp reads and writes only files inside it); skipped"
         )
     return True
 

@@ -80,6 +80,7 @@ class CompileContext:
         """Whether dependency *path* may not be read: under ``veduta mcp``'s confinement, a file
         that resolves outside the game root (a link out of it) is an error of this source naming
         it and where it resolves, and is read as missing."""
+        from veduta.base.errors import shown_path
         from veduta.base.fsutil import confined_root, outside
 
         real = outside(path)
@@ -88,8 +89,8 @@ class CompileContext:
         self.report.error(
             None,
             "$",
-            f"{path} resolves to {real}, outside the game root {confined_root()} "
-            f"(veduta mcp reads and writes only files inside it)",
+            f"{shown_path(path)} resolves to {shown_path(real)}, outside the game root "
+            f"{shown_path(confined_root() or '')} (veduta mcp reads and writes only files inside it)",
         )
         return True
 

@@ -41,14 +41,21 @@ class ImageError(Exception):
 
 
 def png_size(data: bytes) -> tuple[int, int]:
-    """(width, height) from the PNG signature and IHDR, without decoding; ImageError otherwise."""
+    """(width, height) from the PNG signature and IHDR, without decoding; ImageError otherwise.
+    The IHDR's CRC is checked before its size: a flipped byte of the width or height is a
+    damaged file (``bad CRC in chunk IHDR``, as :func:`decode_png` says), not a size beyond
+    the limit."""
     if not data.startswith(PNG_SIGNATURE):
         raise ImageError("is not a PNG file (no PNG signature)")
     if len(data) < 33 or data[12:16] != b"IHDR":
         raise ImageError("is not a usable PNG file (no IHDR chunk)")
     (length,) = struct.unpack(">I", data[8:12])
+    if length != 13:
+        raise ImageError("is not a usable PNG file (bad IHDR chunk)")
+    if zlib.crc32(data[12:29]) != struct.unpack(">I", data[29:33])[0]:
+        raise _fail("bad CRC in chunk IHDR")
     w, h = struct.unpack(">II", data[16:24])
-    if length != 13 or w == 0 or h == 0:
+    if w == 0 or h == 0:
         raise ImageError("is not a usable PNG file (bad IHDR chunk)")
     return w, h
 

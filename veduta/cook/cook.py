@@ -90,7 +90,10 @@ def _read_with_sig(path: str, limit: int | None = None) -> tuple[bytes | None, o
 def _read_dep_with_sig(path: str, rel: str) -> tuple[bytes | None, object, str | None]:
     """A dependency's bytes (at most :func:`~veduta.base.kinds.dep_limit`'s), its signature taken
     before reading (() when it is not read: then it is hashed as missing) and why a file that is
-    there was not read (:func:`~veduta.base.fsutil.read_dependency`)."""
+    there was not read (:func:`~veduta.base.fsutil.read_dependency`).  A file refused as too large
+    from its stat is hashed as missing too, but keeps that stat's signature: while it holds, the
+    file is refused alike, so a no-op finds its user fresh by stat (with (), it was re-hashed on
+    every no-op)."""
     from veduta.base.fsutil import read_dependency
     from veduta.base.kinds import dep_limit
 
@@ -266,24 +269,24 @@ def fresh_by_stat(rel: str, packed, assets: str, cooked: str, index: AssetIndex)
     recorded again): a fresh entry is one :func:`veduta.cook.state.well_formed` accepts, checked
     without going over it twice (each dependency path is a str when it could be joined, the blob
     bytes when its slices matched; only notes are gone over, as rare as warnings)."""
-    pack = SIG.pack
+    pack, size = SIG.pack, SIG.size
     try:  # the cooked file and the source: always there
         blob, deps = packed[1], packed[2]
         if (
             type(packed) is not tuple
             or type(packed[0]) is not str
             or type(deps) is not tuple
-            or len(blob) != 32 * (len(deps) + 2)
+            or len(blob) != size * (len(deps) + 2)
         ):
             return False
         st = os.stat(cooked)
-        if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != blob[:32]:
+        if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != blob[:size]:
             return False  # (a racy or missing signature never matches)
         st = os.stat(assets + "/" + rel)
-        if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != blob[32:64]:
+        if pack(st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns) != blob[size : 2 * size]:
             return False
         for i, dep in enumerate(deps, 2):
-            s = blob[32 * i : 32 * i + 32]
+            s = blob[size * i : size * (i + 1)]
             if s == RACY:
                 return False
             try:

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from veduta.base.errors import shown_path
-from veduta.base.kinds import NAMES, kind_of, name_of
+from veduta.base.kinds import NAMES, is_png, kind_of, name_of
 
 if TYPE_CHECKING:
     from veduta.base.progress import Progress
@@ -167,9 +167,9 @@ def _find(project: Project, graph: RefGraph, name: str, kind: str | None) -> Nod
     from veduta.base.names import unknown
 
     k = kind_of(name)
-    if "/" in name or k is not None or name.endswith(".png"):  # a path under the assets folder
+    if "/" in name or k is not None or is_png(name):  # a path under the assets folder
         name = _under_assets(project, name)
-        if name.endswith(".png") and kind in (None, IMAGE):
+        if is_png(name) and kind in (None, IMAGE):
             if _source(graph, (IMAGE, name)) is None and not graph.users(IMAGE, name):
                 raise UsageError(f"no PNG {name} under {project.assets}/ and no texture names it")
             return IMAGE, name
@@ -279,7 +279,7 @@ def _pngs(project: Project) -> list[str]:
         dirs[:] = sorted(x for x in dirs if not x.startswith("."))
         rel = os.path.relpath(d, top)
         for f in files:
-            if f.lower().endswith(".png") and not f.startswith("."):
+            if is_png(f) and not f.startswith("."):
                 out.append(f if rel == "." else f"{rel.replace(os.sep, '/')}/{f}")
     return sorted(out)
 

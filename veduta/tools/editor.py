@@ -26,7 +26,7 @@ import os
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
-from veduta.base.kinds import BY_NAME, kind_of, name_of
+from veduta.base.kinds import BY_NAME, is_png, kind_of, name_of
 from veduta.source import too_large
 from veduta.source.diagnostics import Report
 from veduta.source.fields import fmt_num
@@ -344,7 +344,7 @@ class Workspace:
             for top, dirs, files in os.walk(self.assets):
                 dirs[:] = sorted(d for d in dirs if not d.startswith("."))
                 for f in files:
-                    if f.lower().endswith(".png"):
+                    if is_png(f):
                         found.append(os.path.relpath(os.path.join(top, f), self.assets).replace(os.sep, "/"))
             self._pngs = sorted(found)
         return self._pngs

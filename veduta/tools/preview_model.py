@@ -31,7 +31,7 @@ from veduta.tools.export import PREVIEW_MAX_SIZE as MAX_SIZE
 from veduta.tools.export import PREVIEW_MIN_SIZE as MIN_SIZE
 from veduta.tools.export import PREVIEW_SIZE as DEFAULT_SIZE
 from veduta.tools.export import raster
-from veduta.tools.export.cooked import Cooked
+from veduta.tools.export.cooked import PREVIEW, Cooked
 from veduta.tools.export.gltf import _write, model_levels
 from veduta.tools.export.looks import Looks, ModelTriangles
 
@@ -143,7 +143,7 @@ def preview_model(project: Project, name: str, out: str | None = None, size: int
 
     if isinstance(size, bool) or not isinstance(size, int) or not MIN_SIZE <= size <= MAX_SIZE:
         raise VedutaError(f"size {size!r} out of range [{MIN_SIZE}, {MAX_SIZE}] (pixels per view)")
-    cooked = Cooked(project)
+    cooked = Cooked(project, finite=PREVIEW)
     mesh = cooked.require("model", name)
     levels = model_levels(cooked, mesh, name)
     looks = Looks(cooked)

@@ -58,9 +58,10 @@ def _scale_for(w: int, h: int, target: int) -> int:
     return max(1, min(8, target // max(w, h, 1)))
 
 
-#: The picture is kept within this many pixels (4096 x 4096): clip rows that would pass it are
-#: left out and counted on a last line.  What comes before the clips (the chain, the tiled view,
-#: the frame table) is always drawn: the format's limits bound it (docs/export.md).
+#: The picture is kept within this many pixels (4096 x 4096): the tiled view, rows of the frame
+#: table and clip rows that would pass it are left out and counted on a last line.  The mip chain
+#: is always drawn: the format's limits bound it (a 2048 x 2048 texture's is 2,070 x 3,462
+#: pixels at most, docs/export.md).
 MAX_PIXELS = 4096 * 4096
 
 
@@ -156,39 +157,62 @@ def _note(left: int) -> str:
     )
 
 
+def _note_all(tiled: bool, frames: int, clips: int) -> str:
+    """The last line when more than clips is left out (clips alone: :func:`_note`)."""
+    parts = ["the tiled view"] if tiled else []
+    parts += [f"{frames} frame{'s' if frames != 1 else ''} of the table"] if frames else []
+    parts += [f"{clips} clip{'s' if clips != 1 else ''}"] if clips else []
+    return f"... not shown: {', '.join(parts)} (the picture is kept within {MAX_PIXELS:,} pixels)"
+
+
+def _note_size(sheet: _Sheet, text: str) -> tuple[int, int]:
+    """The (width, height) a last line *text* (a heading, no cells) adds to the picture."""
+    return _text_size(sheet.font, text)[0] + 2 * PAD, 2 * sheet.line + PAD
+
+
+def _add_within(sheet: _Sheet, heading, cells: list[_Cell], note: tuple[int, int] | None) -> int | None:
+    """Add *cells* under ``heading(shown)``, wrapped, as many of their rows as keep the picture
+    (with room for a last line of size *note*) within MAX_PIXELS: the number of cells shown, all
+    of them when the whole fits; None when not even its first row fits (nothing added)."""
+    added = sheet.add(heading(len(cells)), cells)
+    if _fits(sheet, note):
+        return len(cells)
+    rows = [sheet.pop()[1] for _ in range(added)][::-1]
+    for k in range(len(rows) - 1, 0, -1):
+        kept = [c for row in rows[:k] for c in row]
+        tried = sheet.add(heading(len(kept)), kept)
+        if _fits(sheet, note):
+            return len(kept)
+        for _ in range(tried):
+            sheet.pop()
+    return None
+
+
 def _clip_heading(clip, play: str, shown: int, total: int) -> str:
     how = "loop" if clip.loop else (f"then {clip.next}" if clip.next else "once")
     head = f"clip {clip.name}: {clip.fps:g} fps, {how}" + ("  [play]" if clip.name == play else "")
     return head + (f", the first {shown} of {total} frames shown" if shown < total else "")
 
 
-def _add_clips(sheet: _Sheet, clips: list, play: str, count: int, cell) -> int:
+def _add_clips(sheet: _Sheet, clips: list, play: str, count: int, cell, note: tuple[int, int], always: bool) -> int:
     """One row (or more, wrapped) per clip, in name order, while the picture stays within
-    MAX_PIXELS; a clip cut partway says how many of its frames are shown, and the clips left out
-    are counted on a last line.  Returns the number of clips left out (0: every clip shown)."""
-    # the size of the last line (a heading, no cells), when there is one: at its widest
-    note = (_text_size(sheet.font, _note(len(clips)))[0] + 2 * PAD, 2 * sheet.line + PAD)
+    MAX_PIXELS (with room for a last line of size *note* while clips follow, or *always*: a last
+    line comes anyway); a clip cut partway says how many of its frames are shown.  Returns the
+    number of clips left out (0: every clip shown); the caller counts them on a last line."""
     for i, clip in enumerate(clips):
         frames = [f for f in clip.frames if f < count]
         cells = [cell(f) for f in frames[:MAX_FRAMES]]
-        added = sheet.add(_clip_heading(clip, play, len(cells), len(frames)), cells)
-        if _fits(sheet, note if i + 1 < len(clips) else None):
+        total = len(frames)
+        shown = _add_within(
+            sheet,
+            lambda n, clip=clip, total=total: _clip_heading(clip, play, n, total),
+            cells,
+            note if always or i + 1 < len(clips) else None,
+        )
+        if shown == len(cells):
             continue
-        # too big: keep as many of this clip's rows as fit (its heading then says how many frames)
-        rows = [sheet.pop()[1] for _ in range(added)][::-1]
-        shown = i
-        for k in range(len(rows) - 1, 0, -1):
-            kept = [c for row in rows[:k] for c in row]
-            tried = sheet.add(_clip_heading(clip, play, len(kept), len(frames)), kept)
-            if _fits(sheet, note if i + 1 < len(clips) else None):
-                shown += 1
-                break
-            for _ in range(tried):
-                sheet.pop()
-        left = len(clips) - shown
-        if left:
-            sheet.add(_note(left), [])
-        return left
+        # too big: as many of this clip's rows as fit were kept (its heading says how many frames)
+        return len(clips) - i - (shown is not None)
     return 0
 
 
@@ -200,13 +224,15 @@ def preview_image(tex: Texture, boxes: list | None = None, counts: dict | None =
     if boxes is not None:
         boxes.extend(sheet.boxes)
     if counts is not None:
-        counts["clips_left_out"] = left_out
+        counts.update(left_out)
     return img
 
 
-def plan_sheet(tex: Texture) -> tuple[_Sheet, int]:
-    """The preview's layout, nothing drawn yet (``sheet.size()`` is the picture's size), and the
-    number of clips left out to keep the picture within MAX_PIXELS."""
+def plan_sheet(tex: Texture) -> tuple[_Sheet, dict]:
+    """The preview's layout, nothing drawn yet (``sheet.size()`` is the picture's size), and what
+    it leaves out to keep the picture within MAX_PIXELS: ``{"clips_left_out": clips without a
+    row, "frames_left_out": frames of the table not drawn (of its first MAX_FRAMES),
+    "tiled_left_out": whether a tiling texture's 2 x 2 view is not drawn}``."""
     font = _font()
     sheet = _Sheet(font)
     levels = [unpack_argb(np.asarray(lv)) for lv in tex.images or []]
@@ -226,16 +252,31 @@ def plan_sheet(tex: Texture) -> tuple[_Sheet, int]:
         )
     else:
         sheet.add(title, [])
+    cols, rows = tex.grid
+    clips = list(tex.clips or []) if levels and cols and rows else []
+    count = cols * rows
+    # room for the last line that says what is left out, at its widest
+    widest = _note_size(sheet, _note_all(True, min(count, MAX_FRAMES), len(clips)))
+    tiled_left_out, frames_left_out, clips_left_out = False, 0, 0
     if levels and tex.tiling:
-        tiled = np.tile(levels[0], (2, 2, 1))
         scale = _scale_for(2 * tex.width, 2 * tex.height, 256)
-        sheet.add(
+        w, h = 2 * tex.width * scale, 2 * tex.height * scale
+        added = sheet.add(
             "tiled: level 0 repeated 2 x 2, so its seams meet in the middle"
             + (f" (shown x{scale})" if scale > 1 else ""),
-            [_ready(_checkered(tiled, scale), f"{2 * tex.width}x{2 * tex.height}")],
+            [
+                _Cell(
+                    w,
+                    h,
+                    f"{2 * tex.width}x{2 * tex.height}",
+                    lambda s=scale: _checkered(np.tile(levels[0], (2, 2, 1)), s),
+                )
+            ],
         )
-    cols, rows = tex.grid
-    left_out = 0
+        if not _fits(sheet, widest if cols and rows else None):
+            for _ in range(added):
+                sheet.pop()
+            tiled_left_out = True
     if levels and cols and rows:
         base = levels[0]
         fw, fh = tex.width // cols, tex.height // rows
@@ -251,14 +292,32 @@ def plan_sheet(tex: Texture) -> tuple[_Sheet, int]:
         def cell(f: int) -> _Cell:
             return _Cell(fw * scale, fh * scale, str(f), lambda: frame(f))
 
-        count = cols * rows
-        shown = min(count, MAX_FRAMES)
-        more = f", the first {shown} shown" if shown < count else ""
-        sheet.add(
-            f"frames: {cols} x {rows} grid of {fw} x {fh}" + (f" (shown x{scale})" if scale > 1 else "") + more,
-            [cell(i) for i in range(shown)],
-        )
-        left_out = _add_clips(sheet, list(tex.clips or []), tex.play, count, cell)
+        table = min(count, MAX_FRAMES)
+
+        def frames_heading(shown: int) -> str:
+            more = f", the first {shown} shown" if shown < count else ""
+            return f"frames: {cols} x {rows} grid of {fw} x {fh}" + (f" (shown x{scale})" if scale > 1 else "") + more
+
+        cells = [cell(i) for i in range(table)]
+        note: tuple[int, int] | None = widest
+        if not clips and not tiled_left_out:  # no last line unless the table itself is cut
+            added = sheet.add(frames_heading(table), cells)
+            if _fits(sheet, None):
+                note = None
+            for _ in range(added):
+                sheet.pop()
+        shown = _add_within(sheet, frames_heading, cells, note)
+        frames_left_out = table - (shown or 0)
+        if frames_left_out:
+            clips_left_out = len(clips)
+        else:
+            said = _note_all(True, 0, len(clips)) if tiled_left_out else _note(len(clips))
+            clips_left_out = _add_clips(sheet, clips, tex.play, count, cell, _note_size(sheet, said), tiled_left_out)
+    if tiled_left_out or frames_left_out:
+        sheet.add(_note_all(tiled_left_out, frames_left_out, clips_left_out), [])
+    elif clips_left_out:
+        sheet.add(_note(clips_left_out), [])
+    left_out = {"clips_left_out": clips_left_out, "frames_left_out": frames_left_out, "tiled_left_out": tiled_left_out}
     return sheet, left_out
 
 
@@ -310,6 +369,8 @@ def preview_texture(project, name: str, out: str | None = None) -> dict:
         "frames": cols * rows,
         "clips": [c.name for c in tex.clips or []],
         "clips_left_out": counts["clips_left_out"],
+        "frames_left_out": counts["frames_left_out"],
+        "tiled_left_out": counts["tiled_left_out"],
         "tiled": bool(tex.tiling and tex.images),
         "cells": [{"caption": cap, "box": box} for cap, box in boxes],
         "messages": messages,

@@ -432,7 +432,7 @@ def preview_world(
     "models", "materials", "out", "width", "height", "bytes", "findings", "messages", "png"}``
     (the faces write or send ``png``; ``--json`` shows the rest)."""
     from veduta.base.fsutil import write_output
-    from veduta.tools.export.cooked import Cooked
+    from veduta.tools.export.cooked import PREVIEW, Cooked
     from veduta.tools.export.gltf import model_levels
     from veduta.tools.inspect_world import model_draws, needed_models
     from veduta.tools.world_query import check_cell
@@ -449,7 +449,7 @@ def preview_world(
             progress(done, 4, message)
 
     step(0, "reading the world")
-    cooked = Cooked(project)
+    cooked = Cooked(project, finite=PREVIEW)
     rec = cooked.require("world", world)
     prefabs = {}
     for n in prefab_names(rec):
@@ -470,6 +470,7 @@ def preview_world(
     used = sorted({t.model for t, k in zip(sc.things, sc.judged.triangles.tolist(), strict=True) if k})
     tris: dict[str, dict[int, ModelTriangles]] = {}
     for name in used:
+        cooked.require_finite("model", name)  # (drawn: NaN positions would paint garbage)
         mesh = cooked.get("model", name, f"world {world}")
         if mesh is not None:
             tris[name] = {lv["level"]: ModelTriangles.of_level(lv) for lv in model_levels(cooked, mesh, name)}

@@ -73,13 +73,25 @@ class CommandLineMistake(Exception):
         argparse.ArgumentParser.error(self.parser, self.message)
 
 
+#: a byte of an argument that is not UTF-8 as a repr spells it (``'\\udcff'``: Python keeps such a
+#: byte as a lone surrogate), after an even run of backslashes (an odd one is a backslash typed)
+_REPR_BYTE = re.compile(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])")
+
+
+def _bytes_shown(message: str) -> str:
+    """argparse's *message* with each byte of an argument that is not UTF-8 spelled ``\\xff``, as
+    the rest of the product shows it (:func:`~veduta.base.errors.shown_path`): argparse and the
+    argument types quote a value with repr, which spells it ``\\udcff``."""
+    return _REPR_BYTE.sub(r"\1\\x\2", message)
+
+
 class Parser(argparse.ArgumentParser):
     """The parser of ``veduta`` and, through ``add_subparsers``, of every sub-command: a mistake
     raises :class:`CommandLineMistake`, which ``veduta.faces.cli.main.main`` reports (text or JSON)."""
 
     def error(self, message: str) -> NoReturn:
         # argparse quotes a bad value whole ("invalid choice: '...'"): keep its start and length
-        raise CommandLineMistake(self, bounded(clip_words(self._suggest(message))))
+        raise CommandLineMistake(self, bounded(clip_words(self._suggest(_bytes_shown(message)))))
 
     def _suggest(self, message: str) -> str:
         """argparse's message about a word it does not know, with the closest words it knows: a

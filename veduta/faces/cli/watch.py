@@ -23,20 +23,17 @@ if TYPE_CHECKING:
 __all__ = ["watch", "watch_filter", "monitor", "monitor_status"]
 
 
-#: the files a cook reads besides sources: a texture's images
-DEPENDENCY_SUFFIXES = (".png",)
-
-
 def watch_filter(project: Project):
     """A watchfiles filter: changes under the assets folder that a cook may read: a source (by
-    its kind's suffix), an image, or a folder (made, moved or removed: its sources with it).
-    Not the cooked folder, hidden files (atomic writes' temporaries, editors' swap files), editor
-    backups, or any other file: an editor's temporary file without a suffix (``sed -i``'s
-    ``sedXXXXXX``, vim's ``4913``) is no change of the game, and made a cook."""
-    from veduta.base.kinds import KINDS
+    its kind's suffix), an image (``.png`` in any case, as texture layers take it), or a folder
+    (made, moved or removed: its sources with it). Not the cooked folder, hidden files (atomic
+    writes' temporaries, editors' swap files), editor backups, or any other file: an editor's
+    temporary file without a suffix (``sed -i``'s ``sedXXXXXX``, vim's ``4913``) is no change of
+    the game, and made a cook."""
+    from veduta.base.kinds import KINDS, is_png
 
     cooked = os.path.abspath(project.cooked) + os.sep
-    wanted = tuple(k.suffix for k in KINDS) + DEPENDENCY_SUFFIXES
+    wanted = tuple(k.suffix for k in KINDS)
     # the folders under the assets folder: a folder moved or removed no longer says it was one
     folders = {os.path.abspath(d) for d, _, _ in os.walk(project.assets)}
 
@@ -46,7 +43,7 @@ def watch_filter(project: Project):
         base = os.path.basename(path)
         if base.startswith(".") or base.endswith(("~", ".swp", ".tmp")):
             return False
-        if base.lower().endswith(wanted):
+        if base.endswith(wanted) or is_png(base):
             return True
         if os.path.isdir(path):
             folders.add(path)

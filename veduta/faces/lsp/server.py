@@ -48,6 +48,7 @@ from pygls.workspace import TextDocument, Workspace
 
 from veduta import api
 from veduta.base.errors import ConfigError
+from veduta.base.kinds import is_png
 from veduta.source.jsonpos import line_content_end, line_starts
 
 __all__ = ["VedutaLanguageServer", "serve", "DEBOUNCE_MS"]
@@ -756,7 +757,7 @@ def did_change_watched_files(ls: VedutaLanguageServer, params: lsp.DidChangeWatc
         path = _path(change.uri)
         for ws in ls.games.values():
             rel = ws.source_of(path) if path else None
-            if rel is None and path and path.lower().endswith(".png") and path.startswith(ws.assets + os.sep):
+            if rel is None and path and is_png(path) and path.startswith(ws.assets + os.sep):
                 rel = os.path.relpath(path, ws.assets).replace(os.sep, "/")
             if rel is not None:
                 by_game.setdefault(id(ws), (ws, []))[1].append(rel)

@@ -347,6 +347,10 @@ class PreviewTexture(TypedDict):
     frames: Annotated[int, Field(description="sprite frames (0: no grid)")]
     clips: list[str]
     clips_left_out: Annotated[int, Field(description="clips not drawn: the picture is kept within 4096 x 4096 pixels")]
+    frames_left_out: Annotated[
+        int, Field(description="frames of the frame table (its first 256) not drawn, for the same bound")
+    ]
+    tiled_left_out: Annotated[bool, Field(description="the tiled 2 x 2 view not drawn, for the same bound")]
     tiled: Annotated[bool, Field(description="a tiling texture: level 0 is also shown tiled 2 x 2")]
     cells: Annotated[list[Obj], Field(description="each image of the sheet: caption, box (pixels)")]
     messages: list[str]

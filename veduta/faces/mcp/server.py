@@ -43,7 +43,7 @@ from pydantic import Field
 
 from veduta import api
 from veduta.base.argtypes import MAX_EXPORT_RADIUS, MAX_FOCI, MAX_JOBS, MAX_LEVELS, MAX_LOD
-from veduta.base.errors import Cancelled, VedutaError, bounded, clip, clip_words, quote
+from veduta.base.errors import Cancelled, VedutaError, bounded, clip, clip_words, quote, shown_path
 from veduta.faces.mcp import outputs as o
 from veduta.tools.world_edit import NEAR_SEARCH_MAX
 
@@ -118,8 +118,8 @@ class Tools:
             real = outside(folder)
             if real is not None:
                 raise ToolError(
-                    f"the {what} folder {folder} resolves to {real}, outside the game root "
-                    f"{os.path.realpath(self.root)}: veduta mcp reads and writes only files inside it"
+                    f"the {what} folder {shown_path(folder)} resolves to {shown_path(real)}, outside the game "
+                    f"root {shown_path(os.path.realpath(self.root))}: veduta mcp reads and writes only files inside it"
                 )
         return project
 
@@ -133,7 +133,7 @@ class Tools:
         real = os.path.realpath(os.path.join(self.root, path))
         if os.path.commonpath([root, real]) != root:
             raise ToolError(
-                f"{what} {quote(path)} is outside the game root {root} (it resolves to "
+                f"{what} {quote(path)} is outside the game root {shown_path(root)} (it resolves to "
                 f"{clip(real, 200)}); give a path under the game root"
             )
         return path

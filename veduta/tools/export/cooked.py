@@ -5,9 +5,10 @@ The asset an export is about (the model, the world) must exist and cook: otherwi
 textures, level-of-detail models, the models of a world's entities) may be missing or broken: the
 export then goes on without them and reports a warning finding
 (``{"code", "severity", "message"}``, codes ``EXPORT_<KIND>_MISSING`` and
-``EXPORT_<KIND>_INVALID``). With ``finite`` (a glTF export: its numbers must be finite), a cooked
-file holding a NaN or an infinity in a float (the container spec allows any f32 bit pattern, so
-``veduta verify`` calls such a file whole) counts as broken, naming the file and the value.
+``EXPORT_<KIND>_INVALID``). With ``finite`` (:data:`GLTF`, :data:`PREVIEW`: a consumer whose
+numbers must be finite), a cooked file holding a NaN or an infinity in a float (the container spec
+allows any f32 bit pattern, so ``veduta verify`` calls such a file whole) counts as broken, naming
+the file and the value.
 """
 
 from __future__ import annotations
@@ -19,15 +20,20 @@ from veduta.base.findings import WARNING, finding
 from veduta.base.project import no_such_asset
 
 FAILED_TEXT = "has errors"
-NOT_FINITE_TEXT = "cannot be exported"
+#: Consumers that take finite numbers only: (what a record holding a NaN or an infinity cannot
+#: be, why), for ``Cooked(project, finite=...)``
+GLTF = ("exported", "glTF takes finite numbers only")
+PREVIEW = ("drawn", "a preview draws finite numbers only")
 
 
 class Cooked:
     """Cooked records of one project by (kind, name), each cooked at most once per export."""
 
-    def __init__(self, project, finite: bool = False):
+    def __init__(self, project, finite: tuple[str, str] | None = None):
         self.project = project
         self.finite = finite
+        #: the assets whose cooked file holds a non-finite float (when *finite*)
+        self._not_finite: set[tuple[str, str]] = set()
         #: the cook's own lines (warnings and errors in the sources), in the order they came
         self.messages: list[str] = []
         #: warning findings about referenced assets that are missing or do not cook
@@ -40,17 +46,25 @@ class Cooked:
         """The record of an asset the export cannot do without (VedutaError when missing or broken)."""
         rec, problem = self._get(kind, name)
         if rec is None:
-            if FAILED_TEXT not in problem and NOT_FINITE_TEXT not in problem:
+            if FAILED_TEXT not in problem and (kind, name) not in self._not_finite:
                 raise no_such_asset(self.project, kind, name)
             raise VedutaError(problem + _tail(self.messages))
         return rec
+
+    def require_finite(self, kind: str, name: str) -> None:
+        """Refuse (VedutaError, the one line :meth:`require` gives) an asset whose cooked file holds a
+        non-finite float; nothing for one that is fine, missing or broken (:meth:`get` warns)."""
+        rec, problem = self._get(kind, name)
+        if rec is None and (kind, name) in self._not_finite:
+            raise VedutaError(problem)
 
     def get(self, kind: str, name: str, used_by: str = ""):
         """The record of a referenced asset, or None with a warning finding (once per asset)."""
         rec, problem = self._get(kind, name)
         if rec is None and (kind, name) not in self._reported:
             self._reported.add((kind, name))
-            code = "MISSING" if FAILED_TEXT not in problem and NOT_FINITE_TEXT not in problem else "INVALID"
+            broken = FAILED_TEXT in problem or (kind, name) in self._not_finite
+            code = "INVALID" if broken else "MISSING"
             tail = f" (used by {used_by})" if used_by else ""
             self.findings.append(finding(f"EXPORT_{kind.upper()}_{code}", WARNING, problem + tail, **{kind: name}))
         return rec
@@ -75,15 +89,16 @@ class Cooked:
             elif got.status == "invalid":
                 result = (None, f"{kind} {name} {FAILED_TEXT}")
             else:
-                result = (got.record, self._not_finite(kind, name, got.record))
+                result = (got.record, self._why_not_finite(kind, name, got.record))
                 if result[1]:
                     result = (None, result[1])
+                    self._not_finite.add(key)
         self._records[key] = result
         return result
 
-    def _not_finite(self, kind: str, name: str, record) -> str:
-        """Why *record* cannot be exported (a non-finite float, when they count), or ""."""
-        if not self.finite:
+    def _why_not_finite(self, kind: str, name: str, record) -> str:
+        """Why *record* cannot be used (a non-finite float, when they count), or ""."""
+        if self.finite is None:
             return ""
         from veduta.formats.codec import first_non_finite
 
@@ -95,9 +110,10 @@ class Cooked:
         from veduta.base.errors import shown_path
 
         path = shown_path(os.path.relpath(self.project.cooked_path(kind, name), self.project.root))
+        cannot, why = self.finite
         return (
-            f"{kind} {name} {NOT_FINITE_TEXT}: its cooked file {path} holds a non-finite number "
-            f"({record.CHUNK} {bad}; glTF takes finite numbers only)"
+            f"{kind} {name} cannot be {cannot}: its cooked file {path} holds a non-finite number "
+            f"({record.CHUNK} {bad}; {why})"
         )
 
 

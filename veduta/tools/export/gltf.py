@@ -35,7 +35,7 @@ from veduta import __version__
 from veduta.base.errors import UsageError, VedutaError
 from veduta.formats.mesh import VERTEX_DTYPE
 from veduta.tools.export import glb
-from veduta.tools.export.cooked import Cooked
+from veduta.tools.export.cooked import GLTF, Cooked
 
 GENERATOR = f"veduta cook {__version__}"
 _ALPHA = {"opaque": "OPAQUE", "blend": "BLEND", "cutout": "MASK"}
@@ -271,7 +271,7 @@ def model_levels(cooked: Cooked, mesh, name: str) -> list[dict[str, Any]]:
 
 def export_model(project, name: str, out: str, lod: int | None = None) -> dict[str, Any]:
     """Write model *name* (all its levels, or level *lod*) as GLB to *out*; the summary."""
-    cooked = Cooked(project, finite=True)
+    cooked = Cooked(project, finite=GLTF)
     mesh = cooked.require("model", name)
     levels = model_levels(cooked, mesh, name)
     if lod is not None:

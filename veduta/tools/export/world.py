@@ -31,7 +31,7 @@ import numpy as np
 from veduta.base.errors import UsageError
 from veduta.formats.mesh import VERTEX_DTYPE
 from veduta.tools.export import glb
-from veduta.tools.export.cooked import Cooked
+from veduta.tools.export.cooked import GLTF, Cooked
 from veduta.tools.export.gltf import GENERATOR, Materials, _write, add_mesh, short
 from veduta.world.entities import chunk_entities
 
@@ -109,7 +109,7 @@ class _WorldExport:
         from veduta.world.generator import Generator
         from veduta.world.params import prefab_names
 
-        self.cooked = Cooked(project, finite=True)
+        self.cooked = Cooked(project, finite=GLTF)
         self.world = self.cooked.require("world", world_name)
         prefabs = {}
         for n in prefab_names(self.world):
