@@ -470,7 +470,6 @@ def preview_world(
     used = sorted({t.model for t, k in zip(sc.things, sc.judged.triangles.tolist(), strict=True) if k})
     tris: dict[str, dict[int, ModelTriangles]] = {}
     for name in used:
-        cooked.require_finite("model", name)  # (drawn: NaN positions would paint garbage)
         mesh = cooked.get("model", name, f"world {world}")
         if mesh is not None:
             tris[name] = {lv["level"]: ModelTriangles.of_level(lv) for lv in model_levels(cooked, mesh, name)}

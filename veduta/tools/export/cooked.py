@@ -51,13 +51,6 @@ class Cooked:
             raise VedutaError(problem + _tail(self.messages))
         return rec
 
-    def require_finite(self, kind: str, name: str) -> None:
-        """Refuse (VedutaError, the one line :meth:`require` gives) an asset whose cooked file holds a
-        non-finite float; nothing for one that is fine, missing or broken (:meth:`get` warns)."""
-        rec, problem = self._get(kind, name)
-        if rec is None and (kind, name) in self._not_finite:
-            raise VedutaError(problem)
-
     def get(self, kind: str, name: str, used_by: str = ""):
         """The record of a referenced asset, or None with a warning finding (once per asset)."""
         rec, problem = self._get(kind, name)
