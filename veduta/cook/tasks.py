@@ -281,10 +281,10 @@ def cook_tasks(run: CookRun):
             # it would not have matched.  doit only compares the file_dep stat states (see
             # StatChecker); no uptodate item at all, since doit's handling of one costs more
             # than the check itself
-            blob, deps = packed[1], packed[2]
-            verified_sigs[file_dep[0]] = blob[32:64]
+            blob, deps, z = packed[1], packed[2], SIG.size
+            verified_sigs[file_dep[0]] = blob[z : 2 * z]
             for i, d in enumerate(deps, 2):
-                s = blob[32 * i : 32 * i + 32]
+                s = blob[z * i : z * i + z]
                 if s != MISSING:
                     verified_sigs[prefix + d] = s
                     file_dep.append(prefix + d)
