@@ -869,8 +869,9 @@ def test_a_large_buffer_being_checked_blocks_no_other_request_and_only_its_newes
     assert code == 0
 
 
-#: ``veduta lsp`` whose hovers and completions on a buffer past server.LARGE characters wait,
-#: once begun (they touch GATE.started), until the file GATE exists (at most 300 s).
+#: ``veduta lsp`` whose hovers, completions, definitions and references on a buffer past
+#: server.LARGE characters wait, once begun (each writes its name and line in GATE.started), until
+#: the file GATE exists (at most 300 s).
 GATED_ASK_LSP = """
 import os, sys, time
 import veduta.tools.editor as editor
@@ -878,7 +879,8 @@ from veduta.faces.lsp.server import LARGE
 def gated(real):
     def ask(self, rel, *args):
         if len(self.text(rel) or "") > LARGE:
-            open(os.environ["GATE"] + ".started", "a").close()
+            with open(os.environ["GATE"] + ".started", "a") as f:
+                f.write(f"{real.__name__} {args[0]}\\n")
             for _ in range(30000):
                 if os.path.exists(os.environ["GATE"]):
                     break
@@ -887,6 +889,8 @@ def gated(real):
     return ask
 editor.Workspace.hover = gated(editor.Workspace.hover)
 editor.Workspace.completion = gated(editor.Workspace.completion)
+editor.Workspace.definition = gated(editor.Workspace.definition)
+editor.Workspace.references = gated(editor.Workspace.references)
 from veduta.faces.cli.main import main
 sys.exit(main(["lsp"]))
 """
@@ -940,6 +944,108 @@ def test_a_large_buffers_hover_and_completion_block_no_other_documents_request(t
     labels = {item.label for item in typed.items}
     assert {"scale", "rotation_deg", "uv"} <= labels and not labels & {"shape", "size", "position", "material"}
     assert code == 0
+
+
+def _plain(value: object) -> object:
+    """A raw answer (the client's namedtuples) as plain JSON values."""
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def test_a_large_buffers_definition_and_references_answer_from_the_uris_as_asked_and_cancel(tmp_path, monkeypatch):
+    """Definition and references on a buffer past server.LARGE characters are answered beside
+    the server's loop, from what was so when they were asked, URIs included: while they are held
+    (a gate in the answer itself) the client closes a source they name and opens it under another
+    spelling of its URI, and they still name it as it was open when asked. A ``$/cancelRequest``
+    of the running one answers "cancelled" at once (its job ends when the gate opens, and what it
+    read is taken back only then); of a queued one, it never runs. Asked again after, the answer
+    names the file as it is open now. Before, the answer's thread read the server's live URI
+    tables (the new spelling)."""
+    from veduta.faces.lsp.server import LARGE
+
+    (tmp_path / "jeu é").mkdir()
+    files = dict(FILES)
+    files["prefabs/yard.vprefab"] = (
+        '{ "veduta": "prefab/1", "footprint": [2, 2],\n  "entities": [ { "name": "c", "model": "crate" } ] }\n'
+    )
+    root = make_game(tmp_path / "jeu é", files)
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("GATE", str(gate))
+    crate = root / "assets" / "models" / "crate.vmodel"
+    camp = root / "assets" / "prefabs" / "camp.vprefab"
+    big = FILES["prefabs/camp.vprefab"].replace("{\n", "{" + " " * (LARGE + 10) + "\n", 1)
+    line = 4
+    assert '"model": "crate"' in big.split("\n")[line]
+    on_crate = big.split("\n")[line].index('"crate"') + 2
+    raw_crate = "file://" + str(crate)  # (not percent-encoded: a client may send that)
+
+    def started() -> list[str]:
+        return Path(f"{gate}.started").read_text().split() if Path(f"{gate}.started").exists() else []
+
+    async def body(ed, init):
+        ed.versions[raw_crate] = 1
+        ed.text_document_did_open(
+            lsp.DidOpenTextDocumentParams(
+                text_document=lsp.TextDocumentItem(uri=raw_crate, language_id="json", version=1, text=CRATE)
+            )
+        )
+        await ed.diagnostics(raw_crate)
+        uri = ed.open(camp, big)
+        at = {"textDocument": {"uri": uri}, "position": {"line": line, "character": on_crate}}
+        refs = {**at, "context": {"includeDeclaration": True}}
+        asked = {
+            1: asyncio.ensure_future(ed.raw_request(1, "textDocument/definition", at)),
+            2: asyncio.ensure_future(ed.raw_request(2, "textDocument/references", refs)),
+            3: asyncio.ensure_future(ed.raw_request(3, "textDocument/definition", at)),
+            4: asyncio.ensure_future(ed.raw_request(4, "textDocument/references", refs)),
+        }
+        while not started():  # the first definition has begun, and waits
+            await asyncio.sleep(0.01)
+        for msg_id in (2, 1):  # one queued, one running
+            ed.protocol._send_data({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": msg_id}})
+        cancelled = [await asyncio.wait_for(asked[i], 60) for i in (1, 2)]
+        ed.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri=raw_crate)))
+        encoded = ed.open(crate, CRATE)
+        await ed.diagnostics(encoded)
+        gate.touch()
+        held = [_plain(await asyncio.wait_for(asked[i], 60)) for i in (3, 4)]
+        again = _plain(await ed.raw_request(5, "textDocument/definition", at))
+        return uri, encoded, cancelled, held, again
+
+    (uri, encoded, cancelled, (definition, references), again), code = run_editor(
+        root, body, argv=("-c", GATED_ASK_LSP)
+    )
+    assert code == 0
+    assert "%20%C3%A9" in encoded and encoded != raw_crate
+    assert [(type(c).__name__, getattr(c, "code", None)) for c in cancelled] == [
+        ("JsonRpcRequestCancelled", -32800)
+    ] * 2
+    start = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    assert definition == {"uri": raw_crate, "range": start}  # as the client had it open when asking
+    name = big.split("\n")[line].index('"crate"')
+    yard = files["prefabs/yard.vprefab"].split("\n")[1].index('"crate"')
+    assert references == [
+        {"uri": raw_crate, "range": start},
+        {
+            "uri": uri,
+            "range": {"start": {"line": line, "character": name}, "end": {"line": line, "character": name + 7}},
+        },
+        {
+            "uri": from_fs_path(str(root / "assets" / "prefabs" / "yard.vprefab")),
+            "range": {"start": {"line": 1, "character": yard}, "end": {"line": 1, "character": yard + 7}},
+        },
+    ]
+    assert again == {"uri": encoded, "range": start}  # as it is open now
+    assert Path(f"{gate}.started").read_text().split("\n") == [
+        f"definition {line + 1}",
+        f"definition {line + 1}",
+        f"references {line + 1}",
+        f"definition {line + 1}",
+        "",
+    ]  # the queued references cancelled never ran
 
 
 #: ``veduta lsp`` whose check of a buffer past server.LARGE characters, once begun (it touches
