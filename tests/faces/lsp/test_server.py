@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import bisect
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("pygls")
 
@@ -1046,6 +1050,112 @@ def test_a_large_buffers_definition_and_references_answer_from_the_uris_as_asked
         f"definition {line + 1}",
         "",
     ]  # the queued references cancelled never ran
+
+
+def _protocol_position(text: str, offset: int) -> lsp.Position:
+    """Offset *offset* of *text* as the protocol's position (lines ending at "\\r\\n", "\\r",
+    "\\n"; UTF-16 units), from a full index of *text*."""
+    starts = [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))]
+    line = bisect.bisect_right(starts, offset) - 1
+    return lsp.Position(line=line, character=len(text[starts[line] : offset].encode("utf-16-le")) // 2)
+
+
+def test_a_large_buffer_after_many_incremental_edits_is_the_editors_text(tmp_path):
+    """A buffer past server.LARGE characters changed by 150 incremental edits (whitespace
+    inserted and deleted anywhere, "\\r", "\\n" and "\\r\\n" among it, ranges across lines and
+    line ends, an "\\r" and a "\\n" joined into one line end and split again), then a mistake
+    made: its diagnostics are those of the same text opened fresh, at the position a full index of
+    the editor's text gives. The server keeps where the lines start from one edit to the next,
+    reading only the lines an edit touched (before, it read all of the text again at each edit)."""
+    import random
+
+    from veduta.faces.lsp.server import LARGE
+
+    root = make_game(tmp_path)
+    rnd = random.Random(20261203)
+    text = CRATE.replace("{\n", "{" + " \r\n  " * (LARGE // 5) + "\n", 1)
+    edits = []
+
+    def inside(text: str, at: int) -> bool:
+        """Whether *at* is between the "\\r" and the "\\n" of a line end (no position of the protocol's)."""
+        return 0 < at < len(text) and text[at - 1 : at + 1] == "\r\n"
+
+    for _ in range(150):
+        at = rnd.randrange(len(text))
+        while text[at] not in " \r\n" or inside(text, at):
+            at = rnd.randrange(len(text))
+        if rnd.random() < 0.5:  # a run of whitespace deleted (it may hold line ends)
+            end = at
+            while end < len(text) and text[end] in " \r\n" and end - at < rnd.randint(1, 6):
+                end += 1
+            end += inside(text, end)
+            new = ""
+        else:
+            end, new = at, "".join(rnd.choice([" ", "\r", "\n", "\r\n"]) for _ in range(rnd.randint(1, 4)))
+        edits.append((_protocol_position(text, at), _protocol_position(text, end), new))
+        text = text[:at] + new + text[end:]
+    at = text.index('"size": [1, 1, 1]') + len('"size": [1, ')
+    edits.append((_protocol_position(text, at), _protocol_position(text, at + 1), "0"))
+    text = text[:at] + "0" + text[at + 1 :]
+
+    async def body(ed, init):
+        uri = ed.open(
+            root / "assets" / "models" / "crate.vmodel", CRATE.replace("{\n", "{" + " \r\n  " * (LARGE // 5) + "\n", 1)
+        )
+        for start, end, new in edits:
+            ed.versions[uri] += 1
+            ed.text_document_did_change(
+                lsp.DidChangeTextDocumentParams(
+                    text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=ed.versions[uri]),
+                    content_changes=[
+                        lsp.TextDocumentContentChangePartial(range=lsp.Range(start=start, end=end), text=new)
+                    ],
+                )
+            )
+        edited = await ed.diagnostics(uri)
+        fresh = ed.open(root / "assets" / "models" / "fresh.vmodel", text)
+        return edited, await ed.diagnostics(fresh)
+
+    (edited, fresh), code = run_editor(root, body)
+    assert code == 0
+    assert [(d.range, d.message) for d in edited] == [(d.range, d.message) for d in fresh]
+    assert [d.message for d in edited] == ["parts[0].size[1]: 0 out of range (must be > 0)"]
+    assert edited[0].range.start == _protocol_position(text, at)
+    assert len(text) > LARGE and sum(text.count(e) for e in ("\r\n", "\r", "\n")) > 3 * (LARGE // 5)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet="ab\r\n\u2028é😀", max_size=40),
+    st.lists(
+        st.tuples(
+            st.integers(0, 12),
+            st.integers(0, 8),
+            st.integers(0, 12),
+            st.integers(0, 8),
+            st.text(alphabet="a\r\n😀", max_size=4),
+        ),
+        max_size=12,
+    ),
+)
+def test_where_lines_start_is_kept_through_incremental_edits_as_a_full_index_finds_it(text, changes):
+    """The server's document keeps where its lines start from one incremental change to the next
+    (only the lines a change touched read again): after each change (any range, in UTF-16 units,
+    past line ends and the text's end; any text, "\\r" and "\\n" among it), its text is the one
+    a full index gives and where its lines start is the full index of that text."""
+    from veduta.faces.lsp.server import _Document, _Lines
+    from veduta.source.jsonpos import line_starts
+
+    doc = _Document("file:///x.vmodel", source=text, version=1)
+    encoding = doc.position_codec.encoding
+    for line, char, end_line, end_char, new in changes:
+        start, end = lsp.Position(line=line, character=char), lsp.Position(line=end_line, character=end_char)
+        full = _Lines(text)
+        a, b = sorted((full.offset(start, encoding), full.offset(end, encoding)))
+        text = text[:a] + new + text[b:]
+        doc.apply_change(lsp.TextDocumentContentChangePartial(range=lsp.Range(start=start, end=end), text=new))
+        assert doc.source == text
+        assert doc.line_starts().tolist() == line_starts(text)
 
 
 #: ``veduta lsp`` whose check of a buffer past server.LARGE characters, once begun (it touches
