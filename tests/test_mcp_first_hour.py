@@ -426,6 +426,87 @@ def test_inspect_world_of_every_chunk_reports_progress_and_writes_every_view(sam
     assert not (sample_game / "views.json").exists()
 
 
+#: ``veduta mcp`` whose cook's check of each source it has no record of (tasks.check_fresh, while
+#: it lists the sources, before any is cooked) writes the run's start and the source in GATE.calls,
+#: then waits until the file GATE exists (at most 300 s).
+GATED_LISTING_MCP = """
+import os, sys, time
+import veduta.cook.tasks as tasks
+real = tasks.check_fresh
+def gated(*args, **kwargs):
+    with open(os.environ["GATE"] + ".calls", "a") as f:
+        f.write(f"{args[5]} {args[1]}\\n")
+    for _ in range(30000):
+        if os.path.exists(os.environ["GATE"]):
+            break
+        time.sleep(0.01)
+    return real(*args, **kwargs)
+tasks.check_fresh = gated
+from veduta.faces.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_a_cook_cancelled_while_it_lists_the_sources_stops_there_and_writes_nothing(tmp_path):
+    """A cook (notifications/cancelled) cancelled while it still looks at the sources, before any
+    is cooked (held there by a gate in the server until the server has heard the cancel), stops
+    there: it looks at no more than a few dozen more sources, writes no cooked file, and lets the
+    cook lock go (the next cook, of one source, writes that one). Before, the cancel was heard only
+    once the cooking began, after every source of the game had been looked at."""
+    root = tmp_path / "game"
+    models = root / "assets" / "models"
+    models.mkdir(parents=True)
+    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    total = 400
+    for i in range(total):
+        part = {"shape": "box", "size": [1, 1 + i % 5, 1]}
+        (models / f"m{i:04d}.vmodel").write_text(json.dumps({"veduta": "model/1", "parts": [part]}))
+    cooked = root / "assets" / ".cooked" / "models"
+    gate = tmp_path / "gate"
+    calls = Path(f"{gate}.calls")
+
+    def on_disk() -> list[str]:
+        return sorted(p.name for p in cooked.iterdir()) if cooked.is_dir() else []
+
+    async def body(s: ClientSession):
+        call = asyncio.ensure_future(s.call_tool("cook", {"jobs": 2}))
+        while not calls.exists():  # the cook looks at its first source, and is held there
+            await asyncio.sleep(0.01)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        await s.send_ping()  # answered after the cancel was handled (the server reads in order)
+        gate.touch()
+        # this one waits for the cook lock, which the cancelled cook holds until it has ended
+        one = await s.call_tool("cook", {"sources": ["models/m0000.vmodel"]})
+        return one, on_disk()
+
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", GATED_LISTING_MCP, "mcp", "--root", str(root)],
+        cwd=str(root),
+        env={"PYTHONPATH": str(REPO), "GATE": str(gate)},
+    )
+
+    async def session():
+        with open(tmp_path / "server.log", "w") as log:
+            async with stdio_client(params, errlog=log) as (read, write):
+                async with ClientSession(read, write) as s:
+                    await s.initialize()
+                    return await body(s)
+
+    one, after = asyncio.run(session())
+    assert not one.is_error and one.structured_content["summary"]["cooked"] == 1, one
+    assert after == ["m0000.vda"]  # the cancelled cook wrote nothing, and left no temporary file
+    runs: dict[str, list[str]] = {}
+    for line in calls.read_text().splitlines():
+        start, rel = line.split(" ", 1)
+        runs.setdefault(start, []).append(rel)
+    first = runs[min(runs, key=int)]
+    assert first == [f"models/m{i:04d}.vmodel" for i in range(len(first))]
+    assert len(first) < total, len(first)  # it stopped while it looked at the sources
+
+
 def test_a_cancelled_cook_stops_its_pool_at_once(tmp_path):
     """hostile4 #9: a cook of a few thousand models in a pool of two workers, cancelled part way
     (notifications/cancelled), stops as Ctrl-C stops it: its workers are stopped (the batches a
