@@ -127,7 +127,7 @@ def cook_tasks(run: CookRun):
     scans = None
     # a caller that may cancel the run (veduta mcp) is heard between the kinds' folders listed and
     # every 64 sources looked at, not only once the cooking begins
-    waiting = run.waiting
+    waiting = run.looking
     if journaled is None:
         # the folders unchanged since the last cook are not listed again (veduta/cook/scancache.py)
         scans = ScanCache(project.cache)
@@ -690,7 +690,7 @@ def report_problems(problems: list[str]):
 
 
 def _heed(waiting: Callable[[], None], gc_was_enabled: bool) -> None:
-    """``waiting()`` (the run's :attr:`~veduta.cook.run.CookRun.waiting`) while :func:`cook_tasks`
+    """``waiting()`` (the run's :attr:`~veduta.cook.run.CookRun.looking`) while :func:`cook_tasks`
     makes the tasks, the collector turned back on when it raises (Cancelled: the run unwinds)."""
     try:
         waiting()
