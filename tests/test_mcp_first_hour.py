@@ -19,6 +19,7 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 from tests import test_mcp  # noqa: E402
+from tests.gamerepo import GATE_WAIT  # noqa: E402
 from tests.test_mcp import REPO, text_of  # noqa: E402
 
 sample_game = test_mcp.sample_game  # the fixture: a game repo of the sample assets, nothing cooked
@@ -63,12 +64,14 @@ def image_of(result) -> bytes:
     return base64.b64decode(images[0].data)
 
 
-async def _session(root: Path, body):
+async def _session(root: Path, body, argv: list[str] | None = None, env: dict[str, str] | None = None):
+    """``await body(session)`` with ``veduta mcp`` serving *root* (or ``python *argv*``; in the
+    environment *env*, by default only PYTHONPATH), its stderr in server.log beside *root*."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "veduta", "mcp", "--root", str(root)],
+        args=argv or ["-m", "veduta", "mcp", "--root", str(root)],
         cwd=str(root),
-        env={"PYTHONPATH": str(REPO)},
+        env=env or {"PYTHONPATH": str(REPO)},
     )
     with open(root.parent / "server.log", "w") as log:
         async with stdio_client(params, errlog=log) as (read, write):
@@ -429,24 +432,35 @@ def test_inspect_world_of_every_chunk_reports_progress_and_writes_every_view(sam
 
 
 #: ``veduta mcp`` whose cook's check of each source it has no record of (tasks.check_fresh, while
-#: it lists the sources, before any is cooked) writes the run's start and the source in GATE.calls,
-#: then waits until the file GATE exists (at most 300 s).
-GATED_LISTING_MCP = """
+#: it lists the sources, before any is cooked) writes the run's start and the source in
+#: GATE.started, then waits until the file GATE exists (at most 300 s).
+GATED_LISTING_MCP = (
+    """
 import os, sys, time
+"""
+    + GATE_WAIT
+    + """
 import veduta.cook.tasks as tasks
 real = tasks.check_fresh
 def gated(*args, **kwargs):
-    with open(os.environ["GATE"] + ".calls", "a") as f:
-        f.write(f"{args[5]} {args[1]}\\n")
-    for _ in range(30000):
-        if os.path.exists(os.environ["GATE"]):
-            break
-        time.sleep(0.01)
+    wait_for_gate(f"{args[5]} {args[1]}")
     return real(*args, **kwargs)
 tasks.check_fresh = gated
 from veduta.faces.cli.main import main
 sys.exit(main(sys.argv[1:]))
 """
+)
+
+
+def _models_game(root: Path, total: int, part) -> Path:
+    """A game at *root* of *total* models ``models/m0000.vmodel``... of one part each (*part(i)*);
+    returns its cooked models' folder."""
+    models = root / "assets" / "models"
+    models.mkdir(parents=True)
+    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    for i in range(total):
+        (models / f"m{i:04d}.vmodel").write_text(json.dumps({"veduta": "model/1", "parts": [part(i)]}))
+    return root / "assets" / ".cooked" / "models"
 
 
 def test_a_cook_cancelled_while_it_lists_the_sources_stops_there_and_writes_nothing(tmp_path):
@@ -456,16 +470,10 @@ def test_a_cook_cancelled_while_it_lists_the_sources_stops_there_and_writes_noth
     cook lock go (the next cook, of one source, writes that one). Before, the cancel was heard only
     once the cooking began, after every source of the game had been looked at."""
     root = tmp_path / "game"
-    models = root / "assets" / "models"
-    models.mkdir(parents=True)
-    (root / "dodo.py").write_text("from veduta.dodo import *\n")
     total = 400
-    for i in range(total):
-        part = {"shape": "box", "size": [1, 1 + i % 5, 1]}
-        (models / f"m{i:04d}.vmodel").write_text(json.dumps({"veduta": "model/1", "parts": [part]}))
-    cooked = root / "assets" / ".cooked" / "models"
+    cooked = _models_game(root, total, lambda i: {"shape": "box", "size": [1, 1 + i % 5, 1]})
     gate = tmp_path / "gate"
-    calls = Path(f"{gate}.calls")
+    calls = Path(f"{gate}.started")
 
     def on_disk() -> list[str]:
         return sorted(p.name for p in cooked.iterdir()) if cooked.is_dir() else []
@@ -483,21 +491,8 @@ def test_a_cook_cancelled_while_it_lists_the_sources_stops_there_and_writes_noth
         one = await s.call_tool("cook", {"sources": ["models/m0000.vmodel"]})
         return one, on_disk()
 
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-c", GATED_LISTING_MCP, "mcp", "--root", str(root)],
-        cwd=str(root),
-        env={"PYTHONPATH": str(REPO), "GATE": str(gate)},
-    )
-
-    async def session():
-        with open(tmp_path / "server.log", "w") as log:
-            async with stdio_client(params, errlog=log) as (read, write):
-                async with ClientSession(read, write) as s:
-                    await s.initialize()
-                    return await body(s)
-
-    one, after = asyncio.run(session())
+    argv = ["-c", GATED_LISTING_MCP, "mcp", "--root", str(root)]
+    one, after = asyncio.run(_session(root, body, argv, {"PYTHONPATH": str(REPO), "GATE": str(gate)}))
     assert not one.is_error and one.structured_content["summary"]["cooked"] == 1, one
     assert after == ["m0000.vda"]  # the cancelled cook wrote nothing, and left no temporary file
     runs: dict[str, list[str]] = {}
@@ -518,14 +513,8 @@ def test_a_cancelled_cook_stops_its_pool_at_once(tmp_path):
     from veduta.cook.ahead import BATCH
 
     root = tmp_path / "game"
-    models = root / "assets" / "models"
-    models.mkdir(parents=True)
-    (root / "dodo.py").write_text("from veduta.dodo import *\n")
     total = 3000
-    for i in range(total):
-        part = {"shape": "sphere", "radius": 1 + i % 7, "segments": 24, "rings": 12}
-        (models / f"m{i:04d}.vmodel").write_text(json.dumps({"veduta": "model/1", "parts": [part]}))
-    cooked = root / "assets" / ".cooked" / "models"
+    cooked = _models_game(root, total, lambda i: {"shape": "sphere", "radius": 1 + i % 7, "segments": 24, "rings": 12})
 
     def on_disk() -> int:
         return len(list(cooked.glob("*.vda"))) if cooked.is_dir() else 0

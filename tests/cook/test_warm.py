@@ -464,8 +464,9 @@ def test_a_cook_cancelled_while_the_worker_cooks_for_it_stops_the_worker_and_wri
     pytest.importorskip("mcp")
     import asyncio
 
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
+    from mcp import ClientSession
+
+    from tests.test_mcp_first_hour import _session
 
     warm, cold = pair
     hold = tmp_path / "hold"
@@ -485,9 +486,6 @@ def test_a_cook_cancelled_while_the_worker_cooks_for_it_stops_the_worker_and_wri
     before = stats()
     env = {k: v for k, v in os.environ.items() if k != "VEDUTA_FORMAT"}
     env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent.parent)
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "veduta", "mcp", "--root", str(warm.root)], cwd=str(warm.root), env=env
-    )
 
     async def body(s: ClientSession):
         call = asyncio.ensure_future(s.call_tool("cook", {}))
@@ -502,14 +500,7 @@ def test_a_cook_cancelled_while_the_worker_cooks_for_it_stops_the_worker_and_wri
         again = await s.call_tool("cook", {})
         return written, again
 
-    async def session():
-        with open(tmp_path / "server.log", "w") as log:
-            async with stdio_client(params, errlog=log) as (read, write):
-                async with ClientSession(read, write) as s:
-                    await s.initialize()
-                    return await body(s)
-
-    written, again = asyncio.run(session())
+    written, again = asyncio.run(_session(warm.root, body, env=env))
     assert written == before  # the cancelled cook wrote no cooked file
     summary = again.structured_content["summary"]
     cold_cp = cold.veduta("cook", "--json")

@@ -24,6 +24,7 @@ from pygls.lsp.client import LanguageClient  # noqa: E402
 from pygls.uris import from_fs_path  # noqa: E402
 
 from tests.gamerepo import BAD as BAD_CRATE  # noqa: E402 - the spec's crate with three mistakes (model-format.md)
+from tests.gamerepo import GATE_WAIT  # noqa: E402
 
 SPEC_LINES = [
     "crate.vmodel:4:52: parts[0].radius: not used by shape box",
@@ -876,19 +877,18 @@ def test_a_large_buffer_being_checked_blocks_no_other_request_and_only_its_newes
 #: ``veduta lsp`` whose hovers, completions, definitions and references on a buffer past
 #: server.LARGE characters wait, once begun (each writes its name and line in GATE.started), until
 #: the file GATE exists (at most 300 s).
-GATED_ASK_LSP = """
+GATED_ASK_LSP = (
+    """
 import os, sys, time
+"""
+    + GATE_WAIT
+    + """
 import veduta.tools.editor as editor
 from veduta.faces.lsp.server import LARGE
 def gated(real):
     def ask(self, rel, *args):
         if len(self.text(rel) or "") > LARGE:
-            with open(os.environ["GATE"] + ".started", "a") as f:
-                f.write(f"{real.__name__} {args[0]}\\n")
-            for _ in range(30000):
-                if os.path.exists(os.environ["GATE"]):
-                    break
-                time.sleep(0.01)
+            wait_for_gate(f"{real.__name__} {args[0]}")
         return real(self, rel, *args)
     return ask
 editor.Workspace.hover = gated(editor.Workspace.hover)
@@ -898,6 +898,7 @@ editor.Workspace.references = gated(editor.Workspace.references)
 from veduta.faces.cli.main import main
 sys.exit(main(["lsp"]))
 """
+)
 
 
 def _at(uri: str, line: int, character: int) -> dict:
