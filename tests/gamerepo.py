@@ -132,3 +132,17 @@ def memory_limit(nbytes: int):
         resource.setrlimit(resource.RLIMIT_AS, (nbytes, nbytes))
 
     return limit
+
+
+#: Python source of ``wait_for_gate(note)``, for a server a test starts with ``python -c`` (which
+#: imports os and time): append the line *note* to the file $GATE.started, then wait until the file
+#: $GATE exists (at most 300 s).
+GATE_WAIT = """
+def wait_for_gate(note):
+    with open(os.environ["GATE"] + ".started", "a") as f:
+        f.write(note + "\\n")
+    for _ in range(30000):
+        if os.path.exists(os.environ["GATE"]):
+            break
+        time.sleep(0.01)
+"""

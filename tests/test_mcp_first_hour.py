@@ -19,6 +19,7 @@ from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 from tests import test_mcp  # noqa: E402
+from tests.gamerepo import GATE_WAIT  # noqa: E402
 from tests.test_mcp import REPO, text_of  # noqa: E402
 
 sample_game = test_mcp.sample_game  # the fixture: a game repo of the sample assets, nothing cooked
@@ -63,12 +64,14 @@ def image_of(result) -> bytes:
     return base64.b64decode(images[0].data)
 
 
-async def _session(root: Path, body):
+async def _session(root: Path, body, argv: list[str] | None = None, env: dict[str, str] | None = None):
+    """``await body(session)`` with ``veduta mcp`` serving *root* (or ``python *argv*``; in the
+    environment *env*, by default only PYTHONPATH), its stderr in server.log beside *root*."""
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "veduta", "mcp", "--root", str(root)],
+        args=argv or ["-m", "veduta", "mcp", "--root", str(root)],
         cwd=str(root),
-        env={"PYTHONPATH": str(REPO)},
+        env=env or {"PYTHONPATH": str(REPO)},
     )
     with open(root.parent / "server.log", "w") as log:
         async with stdio_client(params, errlog=log) as (read, write):
@@ -373,7 +376,9 @@ def test_a_cook_reports_progress_and_a_cancelled_cook_leaves_the_game_whole(samp
         return cancelled, rest, list(heard), again, check
 
     cancelled, rest, heard, again, check = asyncio.run(_session(sample_game, body))
-    assert cancelled and all(h[1] == total for h in cancelled[:-1])
+    looking = [h for h in cancelled if h[1] is None]  # (while it lists the sources: the total not known yet)
+    assert looking and cancelled[: len(looking)] == looking == [(0, None, "looking at the sources")] * len(looking)
+    assert all(h[1] == total for h in cancelled[len(looking) : -1])
     summary = rest.structured_content["summary"]
     assert not rest.is_error and rest.structured_content["ok"]
     assert summary["failed"] == 0 and summary["cooked"] + summary["up_to_date"] + summary["restored"] == total, summary
@@ -426,6 +431,79 @@ def test_inspect_world_of_every_chunk_reports_progress_and_writes_every_view(sam
     assert not (sample_game / "views.json").exists()
 
 
+#: ``veduta mcp`` whose cook's check of each source it has no record of (tasks.check_fresh, while
+#: it lists the sources, before any is cooked) writes the run's start and the source in
+#: GATE.started, then waits until the file GATE exists (at most 300 s).
+GATED_LISTING_MCP = (
+    """
+import os, sys, time
+"""
+    + GATE_WAIT
+    + """
+import veduta.cook.tasks as tasks
+real = tasks.check_fresh
+def gated(*args, **kwargs):
+    wait_for_gate(f"{args[5]} {args[1]}")
+    return real(*args, **kwargs)
+tasks.check_fresh = gated
+from veduta.faces.cli.main import main
+sys.exit(main(sys.argv[1:]))
+"""
+)
+
+
+def _models_game(root: Path, total: int, part) -> Path:
+    """A game at *root* of *total* models ``models/m0000.vmodel``... of one part each (*part(i)*);
+    returns its cooked models' folder."""
+    models = root / "assets" / "models"
+    models.mkdir(parents=True)
+    (root / "dodo.py").write_text("from veduta.dodo import *\n")
+    for i in range(total):
+        (models / f"m{i:04d}.vmodel").write_text(json.dumps({"veduta": "model/1", "parts": [part(i)]}))
+    return root / "assets" / ".cooked" / "models"
+
+
+def test_a_cook_cancelled_while_it_lists_the_sources_stops_there_and_writes_nothing(tmp_path):
+    """A cook (notifications/cancelled) cancelled while it still looks at the sources, before any
+    is cooked (held there by a gate in the server until the server has heard the cancel), stops
+    there: it looks at no more than a few dozen more sources, writes no cooked file, and lets the
+    cook lock go (the next cook, of one source, writes that one). Before, the cancel was heard only
+    once the cooking began, after every source of the game had been looked at."""
+    root = tmp_path / "game"
+    total = 400
+    cooked = _models_game(root, total, lambda i: {"shape": "box", "size": [1, 1 + i % 5, 1]})
+    gate = tmp_path / "gate"
+    calls = Path(f"{gate}.started")
+
+    def on_disk() -> list[str]:
+        return sorted(p.name for p in cooked.iterdir()) if cooked.is_dir() else []
+
+    async def body(s: ClientSession):
+        call = asyncio.ensure_future(s.call_tool("cook", {"jobs": 2}))
+        while not calls.exists():  # the cook looks at its first source, and is held there
+            await asyncio.sleep(0.01)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        await s.send_ping()  # answered after the cancel was handled (the server reads in order)
+        gate.touch()
+        # this one waits for the cook lock, which the cancelled cook holds until it has ended
+        one = await s.call_tool("cook", {"sources": ["models/m0000.vmodel"]})
+        return one, on_disk()
+
+    argv = ["-c", GATED_LISTING_MCP, "mcp", "--root", str(root)]
+    one, after = asyncio.run(_session(root, body, argv, {"PYTHONPATH": str(REPO), "GATE": str(gate)}))
+    assert not one.is_error and one.structured_content["summary"]["cooked"] == 1, one
+    assert after == ["m0000.vda"]  # the cancelled cook wrote nothing, and left no temporary file
+    runs: dict[str, list[str]] = {}
+    for line in calls.read_text().splitlines():
+        start, rel = line.split(" ", 1)
+        runs.setdefault(start, []).append(rel)
+    first = runs[min(runs, key=int)]
+    assert first == [f"models/m{i:04d}.vmodel" for i in range(len(first))]
+    assert len(first) < total, len(first)  # it stopped while it looked at the sources
+
+
 def test_a_cancelled_cook_stops_its_pool_at_once(tmp_path):
     """hostile4 #9: a cook of a few thousand models in a pool of two workers, cancelled part way
     (notifications/cancelled), stops as Ctrl-C stops it: its workers are stopped (the batches a
@@ -435,14 +513,8 @@ def test_a_cancelled_cook_stops_its_pool_at_once(tmp_path):
     from veduta.cook.ahead import BATCH
 
     root = tmp_path / "game"
-    models = root / "assets" / "models"
-    models.mkdir(parents=True)
-    (root / "dodo.py").write_text("from veduta.dodo import *\n")
     total = 3000
-    for i in range(total):
-        part = {"shape": "sphere", "radius": 1 + i % 7, "segments": 24, "rings": 12}
-        (models / f"m{i:04d}.vmodel").write_text(json.dumps({"veduta": "model/1", "parts": [part]}))
-    cooked = root / "assets" / ".cooked" / "models"
+    cooked = _models_game(root, total, lambda i: {"shape": "sphere", "radius": 1 + i % 7, "segments": 24, "rings": 12})
 
     def on_disk() -> int:
         return len(list(cooked.glob("*.vda"))) if cooked.is_dir() else 0

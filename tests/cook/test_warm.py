@@ -453,3 +453,60 @@ def test_no_worker(pair, monitors):
     same(warm, cold, warm.cook(), cold.cook())
     cp = warm.veduta("watch", "--no-worker")
     assert cp.returncode == 2 and "--no-worker goes with --monitor" in cp.stdout + cp.stderr
+
+
+def test_a_cook_cancelled_while_the_worker_cooks_for_it_stops_the_worker_and_writes_nothing(pair, tmp_path, monitors):
+    """``veduta mcp``'s cook of three edited sources, sent to the warm worker (of a monitor
+    confined to the game as the server is), which holds the
+    request (VEDUTA_WARM_TEST_HOLD), cancelled by the client (notifications/cancelled): the cook
+    hears it while it waits for the worker's answer, stops the worker (so that it writes nothing
+    after) and ends; the next cook finds the three sources still stale and cooks them as a cook
+    without a monitor does. Before, the cook waited for the worker's answer (up to the worker's
+    timeout) and the cancel was not heard."""
+    pytest.importorskip("mcp")
+    import asyncio
+
+    from mcp import ClientSession
+
+    from tests.test_mcp_first_hour import _session
+
+    warm, cold = pair
+    hold = tmp_path / "hold"
+    # (veduta mcp confines itself, and its workers, to the game: VEDUTA_CONFINE; a worker is used
+    # only by a cook whose VEDUTA_* variables are its own, so the monitor runs confined alike)
+    confined = {"VEDUTA_CONFINE": os.path.realpath(warm.root)}
+    m = monitors(warm, env={"VEDUTA_WARM_TEST_HOLD": str(hold), **confined})
+    settle(warm)
+    pid = worker_status(warm)["pid"]
+    edit(warm)
+    edit(cold)
+    base = warm.root / "assets" / ".cooked"
+
+    def stats() -> dict[str, tuple[int, int]]:
+        return {str(p.relative_to(base)): (p.stat().st_ino, p.stat().st_mtime_ns) for p in sorted(base.rglob("*"))}
+
+    before = stats()
+    env = {k: v for k, v in os.environ.items() if k != "VEDUTA_FORMAT"}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent.parent)
+
+    async def body(s: ClientSession):
+        call = asyncio.ensure_future(s.call_tool("cook", {}))
+        await asyncio.to_thread(wait_for, hold.exists, m.log)  # the worker holds the cook's request
+        assert not call.done(), call.result()
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+        await asyncio.to_thread(wait_for, lambda: not _alive(pid), m.log)  # stopped by the cancelled cook
+        written = stats()
+        hold.unlink()
+        again = await s.call_tool("cook", {})
+        return written, again
+
+    written, again = asyncio.run(_session(warm.root, body, env=env))
+    assert written == before  # the cancelled cook wrote no cooked file
+    summary = again.structured_content["summary"]
+    cold_cp = cold.veduta("cook", "--json")
+    assert cold_cp.returncode == 0, cold_cp.stdout + cold_cp.stderr
+    assert not again.is_error and summary == json.loads(cold_cp.stdout)["summary"], summary
+    assert summary["cooked"] >= len(EDITS)  # (the edited sources, and those that name them)
+    assert cooked_files(warm) == cooked_files(cold)

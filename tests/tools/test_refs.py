@@ -185,6 +185,64 @@ def test_graph_follows_buffers_and_the_disk(tmp_path):
     assert g.to("model", "crate") == [] and "prefabs/camp.vprefab" not in g.sources()
 
 
+def _state(g: RefGraph) -> tuple:
+    """All a graph tells of its sources and names, without positions."""
+    keys = sorted({key for s in g.sources() for key in g.names_in(s)} | {("model", "ghost"), ("material", "iron")})
+    return (
+        g.sources(),
+        {s: sorted(g.names_in(s)) for s in g.sources()},
+        {key: g.users(*key) for key in keys},
+        {k: g.names(k) for k in ("model", "material", "texture", "prefab")},
+        [(r.source, r.kind, r.name) for r in g.missing()],
+    )
+
+
+def test_a_copy_and_its_graph_change_apart(tmp_path):
+    """:meth:`RefGraph.copy` shares the sets of sources naming each asset until one of the two
+    graphs changes one: each, changed on its own after copies, tells what a graph scanned fresh
+    and changed the same way tells."""
+    project = _game(tmp_path)
+    ops = {
+        "original": [
+            ("set", "prefabs/camp.vprefab", '{"veduta": "prefab/1", "entities": [{"name": "a", "model": "ghost"}]}'),
+            ("set", "materials/iron.vmaterial", '{"veduta": "material/1", "texture": "planks"}'),
+            ("copy",),
+            ("forget", "models/crate.vmodel"),
+        ],
+        "copy": [
+            ("set", "models/crate.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "material": "iron"}]}'),
+            ("forget", "models/props/barrel.vmodel"),
+            ("copy",),
+            ("set", "models/ghost.vmodel", '{"veduta": "model/1", "parts": [{"shape": "box", "material": "wood"}]}'),
+        ],
+    }
+
+    def apply(g: RefGraph, steps: list) -> list[RefGraph]:
+        copies = []
+        for op, *args in steps:
+            if op == "set":
+                g.set_text(*args)
+            elif op == "forget":
+                g.forget(*args)
+            else:
+                copies.append(g.copy())
+        return copies
+
+    g = RefGraph.scan(project)
+    c = g.copy()
+    before = _state(RefGraph.scan(project))
+    made = apply(g, ops["original"]) + apply(c, ops["copy"])
+    for graph, steps in ((g, ops["original"]), (c, ops["copy"])):
+        fresh = RefGraph.scan(project)
+        apply(fresh, steps)
+        assert _state(graph) == _state(fresh)
+    assert _state(g) != _state(c) and _state(g) != before
+    for copied, steps in zip(made, (ops["original"][:2], ops["copy"][:2]), strict=True):
+        fresh = RefGraph.scan(project)
+        apply(fresh, steps)
+        assert _state(copied) == _state(fresh)  # as its graph was when copied, though that graph changed on
+
+
 def test_schema_walk_fields_values_and_descriptions():
     part = sw.applying(sw.member(sw.applying(sw.top("model"), {}), "parts"), None, "array")
     box = sw.applying(sw.member(part, 0), {"shape": "box"}, "object")

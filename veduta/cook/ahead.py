@@ -440,7 +440,7 @@ def begin(jobs: list[tuple], workers: int, waiting: Callable[[], None] | None = 
             return None
         from veduta.cook.warm import begin as warm_begin
 
-        CURRENT = warm_begin(jobs)
+        CURRENT = warm_begin(jobs, waiting)
         return CURRENT
     CURRENT = Ahead(jobs, workers, waiting=waiting)
     CURRENT.start()
@@ -499,6 +499,8 @@ def stop() -> None:
     ahead = CURRENT
     if isinstance(ahead, Ahead) and ahead.pool is not None and os.getpid() == ahead.pid:
         stop_workers(ahead.pool)
+    elif ahead is not None and not isinstance(ahead, Ahead):  # (the warm compile worker, cooking this run's jobs)
+        ahead.stop()
 
 
 def end() -> None:

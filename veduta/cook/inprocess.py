@@ -32,7 +32,7 @@ class CollectingReporter(CookReporter):
         super().__init__(outstream, options)
         self.diagnostics: list[dict] = []
         self.progress: Progress | None = None
-        self._told: tuple[float, float, str] | None = None  # the last progress told
+        self._told: tuple[float, float | None, str] | None = None  # the last progress told
 
     def _progress(self, label: str):
         super()._progress(label)
@@ -49,8 +49,15 @@ class CollectingReporter(CookReporter):
                 self.progress, self._told or (self.done, max(self.run.to_run or self.total, self.done, 1), "cooking")
             )
 
+    def looking(self) -> None:
+        """The run lists and looks at the sources, before the cooking begins
+        (:attr:`CookRun.looking`): told as not begun, the total not known yet, so that a caller
+        that cancelled meanwhile stops the run now."""
+        if self.progress is not None:
+            self._tell(self.progress, self._told or (0, None, "looking at the sources"))
+
     @staticmethod
-    def _tell(progress: Progress, told: tuple[float, float, str]) -> None:
+    def _tell(progress: Progress, told: tuple[float, float | None, str]) -> None:
         """Tell *progress*; when it raises Cancelled, the run's pool stops at once (before doit
         saves its database and the run ends: its workers would go on writing meanwhile)."""
         from veduta.base.errors import Cancelled
@@ -165,7 +172,7 @@ def run_cook(
     reporter = bind_class(CollectingReporter, run=run)(echo if echo is not None else io.StringIO(), {})
     reporter.progress = progress
     if progress is not None:
-        run.waiting = reporter.waiting
+        run.waiting, run.looking = reporter.waiting, reporter.looking
     config = doit_config(run) | {"reporter": reporter}
     # the tasks are made while doit runs (after its reporter starts), as with a dodo.py
     argv = ["run"]

@@ -73,6 +73,10 @@ class CookRun:
     #: caller's progress told again: a cancelled caller's raises Cancelled there, not only when the
     #: next result comes); None: nothing to tell (set by ``run_cook``)
     waiting: Any = None
+    #: called before each kind's folder is listed and every 64 sources looked at, before the
+    #: cooking begins (a cancelled caller's progress raises Cancelled there); None: nothing to tell
+    #: (set by ``run_cook``)
+    looking: Any = None
 
     def start(self) -> None:
         """A new doit run begins (its reporter starts; the tasks are made after this)."""

@@ -15,6 +15,7 @@ import os
 import stat
 import sys
 import time
+from collections.abc import Callable
 from itertools import groupby
 from operator import itemgetter, methodcaller
 from typing import Any
@@ -124,11 +125,15 @@ def cook_tasks(run: CookRun):
     # everything since the last complete cook: only the sources it names are scanned and checked
     journaled = _journal_pass(run, cache) if only_group else None
     scans = None
+    # a caller that may cancel the run (veduta mcp) is heard between the kinds' folders listed and
+    # every 64 sources looked at, not only once the cooking begins
+    waiting = run.looking
     if journaled is None:
         # the folders unchanged since the last cook are not listed again (veduta/cook/scancache.py)
         scans = ScanCache(project.cache)
         warnings: list[str] = []
-        sources, problems = project.scan(warnings, scans.walk)
+        walk = scans.walk if waiting is None else _heeding(scans.walk, waiting, gc_was_enabled)
+        sources, problems = project.scan(warnings, walk)
         if warnings:
             sys.stderr.write("".join(w + "\n" for w in warnings))
         index = index_of(sources)
@@ -219,7 +224,9 @@ def cook_tasks(run: CookRun):
         looked = []
         if only_group:
             fresh_names = list(map(itemgetter(2), sources))  # (their paths, as the loop below takes them)
-    for src in looked:
+    for i, src in enumerate(looked):
+        if waiting is not None and not i % 64:
+            _heed(waiting, gc_was_enabled)
         kind, name, rel = src
         if by_table is not None and rel in by_table:
             if only_group:
@@ -680,6 +687,29 @@ def report_problems(problems: list[str]):
         for file, _, message in (p.partition(": ") for p in problems)
     ]
     return fail
+
+
+def _heed(waiting: Callable[[], None], gc_was_enabled: bool) -> None:
+    """``waiting()`` (the run's :attr:`~veduta.cook.run.CookRun.looking`) while :func:`cook_tasks`
+    makes the tasks, the collector turned back on when it raises (Cancelled: the run unwinds)."""
+    try:
+        waiting()
+    except BaseException:
+        if gc_was_enabled:
+            gc.enable()
+        raise
+
+
+def _heeding(
+    walk: Callable[..., list[str]], waiting: Callable[[], None], gc_was_enabled: bool
+) -> Callable[..., list[str]]:
+    """*walk* (a kind's folder listed) after :func:`_heed`."""
+
+    def heeding(*args: Any, **kwargs: Any) -> list[str]:
+        _heed(waiting, gc_was_enabled)
+        return walk(*args, **kwargs)
+
+    return heeding
 
 
 def task_creator(run: CookRun):

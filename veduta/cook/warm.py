@@ -52,6 +52,7 @@ from veduta.cook.run import MONITOR_FOLDER
 
 if TYPE_CHECKING:
     import subprocess
+    from collections.abc import Callable
 
 FORMAT = "veduta-warm/1"
 #: the worker's folder under the monitor's (0700) and what is in it
@@ -273,12 +274,16 @@ class Warm:
     """The jobs of one cook sent to the warm worker; :meth:`take` hands out each source's result
     once (the interface of :class:`veduta.cook.ahead.Ahead`)."""
 
-    def __init__(self, sock: socket.socket, worker_pid: int, jobs: list[tuple]):
+    def __init__(self, sock: socket.socket, worker_pid: int, jobs: list[tuple], heed: Callable[[], None] | None = None):
         self.pid = os.getpid()
         self.sock = sock
         self.worker_pid = worker_pid
         self.jobs = jobs
         self.waiting = {job[1] for job in jobs}
+        #: called every WAIT_POLL seconds while the answer is waited for in the cook's thread (the
+        #: run's ``waiting``: a Cancelled it raises stops the worker and unwinds the run)
+        self.heed = heed
+        self.thread = threading.current_thread()
         self.results: dict[str, dict] | None = None
         #: sources whose results were lost with the worker (it may have written their cooked files)
         self.lost: set[str] = set()
@@ -299,6 +304,8 @@ class Warm:
         timeout = _timeout()
         why = ""
         try:
+            if self.heed is not None and threading.current_thread() is self.thread:
+                self._heed_until_ready(timeout)
             self.sock.settimeout(timeout)
             got = _recv(self.sock)
             if (
@@ -330,6 +337,33 @@ class Warm:
                 f"veduta: warning: the warm compile worker (pid {self.worker_pid}): {why}; cooking in this process\n"
             )
 
+    def _heed_until_ready(self, timeout: float) -> None:
+        """Wait until the answer begins (or *timeout* seconds pass), calling :attr:`heed` every
+        WAIT_POLL seconds; when it raises (Cancelled), the worker is stopped first, so that it
+        writes nothing more."""
+        import select
+
+        from veduta.cook.ahead import WAIT_POLL
+
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and not select.select([self.sock], [], [], WAIT_POLL)[0]:
+            try:
+                self.heed()  # type: ignore[misc]
+            except BaseException:
+                self.stop()
+                raise
+
+    def stop(self) -> None:
+        """Stop the worker while it cooks this cook's jobs (the cook was cancelled): it must write
+        nothing once the cook has unwound (the monitor starts another)."""
+        if self.results is None and not self.lost and os.getpid() == self.pid:
+            self.lost = {job[1] for job in self.jobs}
+            try:
+                os.kill(self.worker_pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.close()
+
     def close(self) -> None:
         try:
             self.sock.close()
@@ -337,7 +371,7 @@ class Warm:
             pass
 
 
-def begin(jobs: list[tuple]) -> Warm | None:
+def begin(jobs: list[tuple], heed: Callable[[], None] | None = None) -> Warm | None:
     """Send *jobs* (``cook_one`` argument tuples of one game) to the game's warm worker; None (the
     actions cook their sources themselves) when there is none, or it runs other code, or anything
     goes wrong on the way."""
@@ -382,7 +416,7 @@ def begin(jobs: list[tuple]) -> Warm | None:
         return None
     finally:
         address.close()
-    return Warm(sock, pid, jobs)
+    return Warm(sock, pid, jobs, heed)
 
 
 # -- the worker -------------------------------------------------------------------------------

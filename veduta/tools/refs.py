@@ -275,7 +275,11 @@ class RefGraph:
         self._refs: dict[str, list[Ref]] = {}
         #: (kind, name) -> the sources naming it
         self._to: dict[tuple[str, str], set[str]] = {}
-        #: (kind, name) -> the sources of that asset (more than one: a duplicate name)
+        #: the keys of ``_to`` whose sets are this graph's alone, None: all of them (since a
+        #: :meth:`copy`, the sets are shared with it until one of the two changes one: :meth:`_users`)
+        self._mine: set[tuple[str, str]] | None = None
+        #: (kind, name) -> the sources of that asset (more than one: a duplicate name); a list is
+        #: never changed in place (replaced), so that copies share it
         self._named: dict[tuple[str, str], list[str]] = {}
         self._stat: dict[str, tuple[int, int]] = {}
         #: sources as an editor has them (their text wins over the files)
@@ -323,12 +327,16 @@ class RefGraph:
 
     def copy(self) -> RefGraph:
         """A graph of its own with what this one knows now (another thread may read and update
-        it while this one changes)."""
+        it while this one changes).  Its tables are copied, not what they hold: the two share
+        the sets of sources naming each asset until one of them changes one, which it copies
+        first (:meth:`_users`): a copy of a game of 20,000 sources, 11,000 names, takes about
+        0.5 ms rather than 10-30 ms for a copy of every set."""
         out = RefGraph(self.assets)
         out._names = dict(self._names)
         out._refs = dict(self._refs)
-        out._to = {key: set(users) for key, users in self._to.items()}
-        out._named = {key: list(rels) for key, rels in self._named.items()}
+        out._to = dict(self._to)
+        self._mine, out._mine = set(), set()
+        out._named = dict(self._named)
         out._stat = dict(self._stat)
         out._buffers = dict(self._buffers)
         out._index = self._index
@@ -377,10 +385,21 @@ class RefGraph:
         self._refs.pop(rel, None)
         for key in self._names.get(rel, ()):
             users = self._to.get(key)
-            if users is not None:
-                users.discard(rel)
-                if not users:
+            if users is not None and rel in users:
+                if len(users) == 1:
                     del self._to[key]
+                else:
+                    self._users(key).discard(rel)
+
+    def _users(self, key: tuple[str, str]) -> set[str]:
+        """The set of sources naming *key*, this graph's own (copied first when it is shared
+        with a :meth:`copy`), to change."""
+        users = self._to.get(key)
+        if users is None or (self._mine is not None and key not in self._mine):
+            users = self._to[key] = set(users or ())
+        if self._mine is not None:
+            self._mine.add(key)
+        return users
 
     def _put(self, rel: str, data: str | bytes, names: frozenset[tuple[str, str]] | None = None) -> None:
         """Index source *rel* by the names its text *data* writes (*names*, when they are known)."""
@@ -393,11 +412,10 @@ class RefGraph:
             names = frozenset((to, name) for _, to, name in plain_refs(k.name, plain) if to in BY_NAME or to == "image")
         self._names[rel] = names
         for key in names:
-            self._to.setdefault(key, set()).add(rel)
-        named = self._named.setdefault((k.name, name_of(rel)), [])
+            self._users(key).add(rel)
+        named = self._named.get((k.name, name_of(rel)), [])
         if rel not in named:
-            named.append(rel)
-            named.sort()
+            self._named[(k.name, name_of(rel))] = sorted([*named, rel])
             self._index = None
 
     def _path(self, rel: str) -> str:

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import bisect
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("pygls")
 
@@ -20,6 +24,7 @@ from pygls.lsp.client import LanguageClient  # noqa: E402
 from pygls.uris import from_fs_path  # noqa: E402
 
 from tests.gamerepo import BAD as BAD_CRATE  # noqa: E402 - the spec's crate with three mistakes (model-format.md)
+from tests.gamerepo import GATE_WAIT  # noqa: E402
 
 SPEC_LINES = [
     "crate.vmodel:4:52: parts[0].radius: not used by shape box",
@@ -869,27 +874,31 @@ def test_a_large_buffer_being_checked_blocks_no_other_request_and_only_its_newes
     assert code == 0
 
 
-#: ``veduta lsp`` whose hovers and completions on a buffer past server.LARGE characters wait,
-#: once begun (they touch GATE.started), until the file GATE exists (at most 300 s).
-GATED_ASK_LSP = """
+#: ``veduta lsp`` whose hovers, completions, definitions and references on a buffer past
+#: server.LARGE characters wait, once begun (each writes its name and line in GATE.started), until
+#: the file GATE exists (at most 300 s).
+GATED_ASK_LSP = (
+    """
 import os, sys, time
+"""
+    + GATE_WAIT
+    + """
 import veduta.tools.editor as editor
 from veduta.faces.lsp.server import LARGE
 def gated(real):
     def ask(self, rel, *args):
         if len(self.text(rel) or "") > LARGE:
-            open(os.environ["GATE"] + ".started", "a").close()
-            for _ in range(30000):
-                if os.path.exists(os.environ["GATE"]):
-                    break
-                time.sleep(0.01)
+            wait_for_gate(f"{real.__name__} {args[0]}")
         return real(self, rel, *args)
     return ask
 editor.Workspace.hover = gated(editor.Workspace.hover)
 editor.Workspace.completion = gated(editor.Workspace.completion)
+editor.Workspace.definition = gated(editor.Workspace.definition)
+editor.Workspace.references = gated(editor.Workspace.references)
 from veduta.faces.cli.main import main
 sys.exit(main(["lsp"]))
 """
+)
 
 
 def _at(uri: str, line: int, character: int) -> dict:
@@ -940,6 +949,214 @@ def test_a_large_buffers_hover_and_completion_block_no_other_documents_request(t
     labels = {item.label for item in typed.items}
     assert {"scale", "rotation_deg", "uv"} <= labels and not labels & {"shape", "size", "position", "material"}
     assert code == 0
+
+
+def _plain(value: object) -> object:
+    """A raw answer (the client's namedtuples) as plain JSON values."""
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):
+        return {k: _plain(v) for k, v in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def test_a_large_buffers_definition_and_references_answer_from_the_uris_as_asked_and_cancel(tmp_path, monkeypatch):
+    """Definition and references on a buffer past server.LARGE characters are answered beside
+    the server's loop, from what was so when they were asked, URIs included: while they are held
+    (a gate in the answer itself) the client closes a source they name and opens it under another
+    spelling of its URI, and they still name it as it was open when asked. A ``$/cancelRequest``
+    of the running one answers "cancelled" at once (its job ends when the gate opens, and what it
+    read is taken back only then); of a queued one, it never runs. Asked again after, the answer
+    names the file as it is open now. Before, the answer's thread read the server's live URI
+    tables (the new spelling)."""
+    from veduta.faces.lsp.server import LARGE
+
+    (tmp_path / "jeu é").mkdir()
+    files = dict(FILES)
+    files["prefabs/yard.vprefab"] = (
+        '{ "veduta": "prefab/1", "footprint": [2, 2],\n  "entities": [ { "name": "c", "model": "crate" } ] }\n'
+    )
+    root = make_game(tmp_path / "jeu é", files)
+    gate = tmp_path / "gate"
+    monkeypatch.setenv("GATE", str(gate))
+    crate = root / "assets" / "models" / "crate.vmodel"
+    camp = root / "assets" / "prefabs" / "camp.vprefab"
+    big = FILES["prefabs/camp.vprefab"].replace("{\n", "{" + " " * (LARGE + 10) + "\n", 1)
+    line = 4
+    assert '"model": "crate"' in big.split("\n")[line]
+    on_crate = big.split("\n")[line].index('"crate"') + 2
+    raw_crate = "file://" + str(crate)  # (not percent-encoded: a client may send that)
+
+    def started() -> list[str]:
+        return Path(f"{gate}.started").read_text().split() if Path(f"{gate}.started").exists() else []
+
+    async def body(ed, init):
+        ed.versions[raw_crate] = 1
+        ed.text_document_did_open(
+            lsp.DidOpenTextDocumentParams(
+                text_document=lsp.TextDocumentItem(uri=raw_crate, language_id="json", version=1, text=CRATE)
+            )
+        )
+        await ed.diagnostics(raw_crate)
+        uri = ed.open(camp, big)
+        at = {"textDocument": {"uri": uri}, "position": {"line": line, "character": on_crate}}
+        refs = {**at, "context": {"includeDeclaration": True}}
+        asked = {
+            1: asyncio.ensure_future(ed.raw_request(1, "textDocument/definition", at)),
+            2: asyncio.ensure_future(ed.raw_request(2, "textDocument/references", refs)),
+            3: asyncio.ensure_future(ed.raw_request(3, "textDocument/definition", at)),
+            4: asyncio.ensure_future(ed.raw_request(4, "textDocument/references", refs)),
+        }
+        while not started():  # the first definition has begun, and waits
+            await asyncio.sleep(0.01)
+        for msg_id in (2, 1):  # one queued, one running
+            ed.protocol._send_data({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": msg_id}})
+        cancelled = [await asyncio.wait_for(asked[i], 60) for i in (1, 2)]
+        ed.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri=raw_crate)))
+        encoded = ed.open(crate, CRATE)
+        await ed.diagnostics(encoded)
+        gate.touch()
+        held = [_plain(await asyncio.wait_for(asked[i], 60)) for i in (3, 4)]
+        again = _plain(await ed.raw_request(5, "textDocument/definition", at))
+        return uri, encoded, cancelled, held, again
+
+    (uri, encoded, cancelled, (definition, references), again), code = run_editor(
+        root, body, argv=("-c", GATED_ASK_LSP)
+    )
+    assert code == 0
+    assert "%20%C3%A9" in encoded and encoded != raw_crate
+    assert [(type(c).__name__, getattr(c, "code", None)) for c in cancelled] == [
+        ("JsonRpcRequestCancelled", -32800)
+    ] * 2
+    start = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    assert definition == {"uri": raw_crate, "range": start}  # as the client had it open when asking
+    name = big.split("\n")[line].index('"crate"')
+    yard = files["prefabs/yard.vprefab"].split("\n")[1].index('"crate"')
+    assert references == [
+        {"uri": raw_crate, "range": start},
+        {
+            "uri": uri,
+            "range": {"start": {"line": line, "character": name}, "end": {"line": line, "character": name + 7}},
+        },
+        {
+            "uri": from_fs_path(str(root / "assets" / "prefabs" / "yard.vprefab")),
+            "range": {"start": {"line": 1, "character": yard}, "end": {"line": 1, "character": yard + 7}},
+        },
+    ]
+    assert again == {"uri": encoded, "range": start}  # as it is open now
+    assert Path(f"{gate}.started").read_text().split("\n") == [
+        f"definition {line + 1}",
+        f"definition {line + 1}",
+        f"references {line + 1}",
+        f"definition {line + 1}",
+        "",
+    ]  # the queued references cancelled never ran
+
+
+def _protocol_position(text: str, offset: int) -> lsp.Position:
+    """Offset *offset* of *text* as the protocol's position (lines ending at "\\r\\n", "\\r",
+    "\\n"; UTF-16 units), from a full index of *text*."""
+    starts = [0, *(m.end() for m in re.finditer(r"\r\n|\r|\n", text))]
+    line = bisect.bisect_right(starts, offset) - 1
+    return lsp.Position(line=line, character=len(text[starts[line] : offset].encode("utf-16-le")) // 2)
+
+
+def test_a_large_buffer_after_many_incremental_edits_is_the_editors_text(tmp_path):
+    """A buffer past server.LARGE characters changed by 150 incremental edits (whitespace
+    inserted and deleted anywhere, "\\r", "\\n" and "\\r\\n" among it, ranges across lines and
+    line ends, an "\\r" and a "\\n" joined into one line end and split again), then a mistake
+    made: its diagnostics are those of the same text opened fresh, at the position a full index of
+    the editor's text gives. The server keeps where the lines start from one edit to the next,
+    reading only the lines an edit touched (before, it read all of the text again at each edit)."""
+    import random
+
+    from veduta.faces.lsp.server import LARGE
+
+    root = make_game(tmp_path)
+    rnd = random.Random(20261203)
+    text = CRATE.replace("{\n", "{" + " \r\n  " * (LARGE // 5) + "\n", 1)
+    edits = []
+
+    def inside(text: str, at: int) -> bool:
+        """Whether *at* is between the "\\r" and the "\\n" of a line end (no position of the protocol's)."""
+        return 0 < at < len(text) and text[at - 1 : at + 1] == "\r\n"
+
+    for _ in range(150):
+        at = rnd.randrange(len(text))
+        while text[at] not in " \r\n" or inside(text, at):
+            at = rnd.randrange(len(text))
+        if rnd.random() < 0.5:  # a run of whitespace deleted (it may hold line ends)
+            end = at
+            while end < len(text) and text[end] in " \r\n" and end - at < rnd.randint(1, 6):
+                end += 1
+            end += inside(text, end)
+            new = ""
+        else:
+            end, new = at, "".join(rnd.choice([" ", "\r", "\n", "\r\n"]) for _ in range(rnd.randint(1, 4)))
+        edits.append((_protocol_position(text, at), _protocol_position(text, end), new))
+        text = text[:at] + new + text[end:]
+    at = text.index('"size": [1, 1, 1]') + len('"size": [1, ')
+    edits.append((_protocol_position(text, at), _protocol_position(text, at + 1), "0"))
+    text = text[:at] + "0" + text[at + 1 :]
+
+    async def body(ed, init):
+        uri = ed.open(
+            root / "assets" / "models" / "crate.vmodel", CRATE.replace("{\n", "{" + " \r\n  " * (LARGE // 5) + "\n", 1)
+        )
+        for start, end, new in edits:
+            ed.versions[uri] += 1
+            ed.text_document_did_change(
+                lsp.DidChangeTextDocumentParams(
+                    text_document=lsp.VersionedTextDocumentIdentifier(uri=uri, version=ed.versions[uri]),
+                    content_changes=[
+                        lsp.TextDocumentContentChangePartial(range=lsp.Range(start=start, end=end), text=new)
+                    ],
+                )
+            )
+        edited = await ed.diagnostics(uri)
+        fresh = ed.open(root / "assets" / "models" / "fresh.vmodel", text)
+        return edited, await ed.diagnostics(fresh)
+
+    (edited, fresh), code = run_editor(root, body)
+    assert code == 0
+    assert [(d.range, d.message) for d in edited] == [(d.range, d.message) for d in fresh]
+    assert [d.message for d in edited] == ["parts[0].size[1]: 0 out of range (must be > 0)"]
+    assert edited[0].range.start == _protocol_position(text, at)
+    assert len(text) > LARGE and sum(text.count(e) for e in ("\r\n", "\r", "\n")) > 3 * (LARGE // 5)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.text(alphabet="ab\r\n\u2028é😀", max_size=40),
+    st.lists(
+        st.tuples(
+            st.integers(0, 12),
+            st.integers(0, 8),
+            st.integers(0, 12),
+            st.integers(0, 8),
+            st.text(alphabet="a\r\n😀", max_size=4),
+        ),
+        max_size=12,
+    ),
+)
+def test_where_lines_start_is_kept_through_incremental_edits_as_a_full_index_finds_it(text, changes):
+    """The server's document keeps where its lines start from one incremental change to the next
+    (only the lines a change touched read again): after each change (any range, in UTF-16 units,
+    past line ends and the text's end; any text, "\\r" and "\\n" among it), its text is the one
+    a full index gives and where its lines start is the full index of that text."""
+    from veduta.faces.lsp.server import _Document, _Lines
+    from veduta.source.jsonpos import line_starts
+
+    doc = _Document("file:///x.vmodel", source=text, version=1)
+    encoding = doc.position_codec.encoding
+    for line, char, end_line, end_char, new in changes:
+        start, end = lsp.Position(line=line, character=char), lsp.Position(line=end_line, character=end_char)
+        full = _Lines(text)
+        a, b = sorted((full.offset(start, encoding), full.offset(end, encoding)))
+        text = text[:a] + new + text[b:]
+        doc.apply_change(lsp.TextDocumentContentChangePartial(range=lsp.Range(start=start, end=end), text=new))
+        assert doc.source == text
+        assert doc.line_starts().tolist() == line_starts(text)
 
 
 #: ``veduta lsp`` whose check of a buffer past server.LARGE characters, once begun (it touches
