@@ -136,6 +136,8 @@ def test_preview_of_non_finite_floats_is_refused_as_the_export_is(spoiled, spoil
     (f,) = [f for f in got["findings"] if f["code"] == "EXPORT_MODEL_INVALID"]
     assert f["message"].startswith(PREVIEW_TEXT.format("cube", "cube")), f
     assert out.read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    # ... and not counted as drawn (its triangles not in the figures beside a picture without it)
+    assert "cube" not in [m["model"] for m in got["models"]], got["models"]
 
 
 def test_mcp_preview_of_non_finite_floats_is_a_tool_error(spoiled, spoiled_world):
@@ -153,3 +155,15 @@ def test_mcp_preview_of_non_finite_floats_is_a_tool_error(spoiled, spoiled_world
     r = serve(spoiled_world, world)
     assert not r.is_error
     assert PREVIEW_TEXT.format("cube", "cube") in json.dumps([c.model_dump() for c in r.content]), r
+
+
+def test_first_non_finite_finds_a_float_among_plain_items():
+    """Lists of plain items (frames, indices, names) are passed over in one test, a float among
+    them is still found, with its place."""
+    from veduta.formats.codec import first_non_finite
+
+    assert first_non_finite([1, 2, 3] * 1000) is None
+    assert first_non_finite(["a", "b"], "names") is None
+    assert first_non_finite([1, 2, float("nan")], "frames") == "frames[2] is nan"
+    assert first_non_finite([[1, 2], [3, float("-inf")]], "clips") == "clips[1][1] is -inf"
+    assert first_non_finite((0.5, np.float32("inf")), "edge") == "edge[1] is inf"

@@ -280,6 +280,10 @@ def _scalar(x):
     return x
 
 
+#: types of list items that hold no float (a list of them is passed over in one test)
+_NO_FLOAT = frozenset({int, bool, str, bytes})
+
+
 def first_non_finite(value: Any, path: str = "") -> str | None:
     """Where the first non-finite float (NaN, an infinity) of *value* (a record, or any value of
     one) is, and what it is: ``vertices[0].uv[1] is nan``; None when every float is finite (the
@@ -305,6 +309,8 @@ def first_non_finite(value: Any, path: str = "") -> str | None:
                 where = f"{path}[{at[0]}]" + (f".{field}" if field else "") + "".join(f"[{i}]" for i in at[1:])
                 return f"{where} is {float(arr[tuple(at)])!r}"
     elif isinstance(value, list | tuple):
+        if all(type(item) in _NO_FLOAT for item in value):  # (frames, indices, names: nothing to see)
+            return None
         for i, item in enumerate(value):
             found = first_non_finite(item, f"{path}[{i}]")
             if found is not None:

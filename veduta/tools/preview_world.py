@@ -463,6 +463,9 @@ def preview_world(
             f"start cell {at[0]},{at[1]} is outside world {world}: its cells are {-cells}..{cells - 1} on x and z"
         )
     models, _, _ = model_draws(project, needed_models(gen))
+    # a model whose cooked file cannot be drawn (a NaN or an infinity in it) is left out of the
+    # view as a broken one is, with Cooked's warning: not counted as drawn beside a picture without it
+    models = {n: m for n, m in models.items() if cooked.get("model", n, f"world {world}") is not None}
     drawer = Drawer(gen, models)
     step(1, "deciding what is drawn")
     sc = scene(gen, drawer, at)
