@@ -351,7 +351,9 @@ class PreviewTexture(TypedDict):
         int, Field(description="frames of the frame table (its first 256) not drawn, for the same bound")
     ]
     tiled_left_out: Annotated[bool, Field(description="the tiled 2 x 2 view not drawn, for the same bound")]
-    tiled: Annotated[bool, Field(description="a tiling texture: level 0 is also shown tiled 2 x 2")]
+    tiled: Annotated[
+        bool, Field(description="a tiling texture: level 0 is also shown tiled 2 x 2 (unless tiled_left_out)")
+    ]
     cells: Annotated[list[Obj], Field(description="each image of the sheet: caption, box (pixels)")]
     messages: list[str]
 
