@@ -510,3 +510,40 @@ def test_a_cook_cancelled_while_the_worker_cooks_for_it_stops_the_worker_and_wri
     assert not again.is_error and summary == json.loads(cold_cp.stdout)["summary"], summary
     assert summary["cooked"] >= len(EDITS)  # (the edited sources, and those that name them)
     assert cooked_files(warm) == cooked_files(cold)
+
+
+def test_a_heeded_wait_for_the_warm_worker_is_one_timeout_not_two(monkeypatch, capsys):
+    """A cook with a cancel callback (MCP) waits for the worker's answer calling it every poll;
+    when the whole timeout passes with no answer begun, the worker is stopped then: no second wait
+    of a whole timeout in which the callback is never called (review6 F1). A fake clock and a
+    select that never finds the answer ready: nothing here depends on the machine's speed."""
+    import select as select_module
+    import socket as socket_module
+
+    from veduta.cook import warm
+
+    clock = [0.0]
+
+    def monotonic() -> float:
+        clock[0] += 0.1
+        return clock[0]
+
+    received: list[int] = []
+    monkeypatch.setenv("VEDUTA_WARM_TIMEOUT", "2")
+    monkeypatch.setattr(warm.time, "monotonic", monotonic)
+    monkeypatch.setattr(select_module, "select", lambda r, w, x, t=None: ([], [], []))
+    monkeypatch.setattr(warm, "_recv", lambda sock: received.append(1))
+    mine, other = socket_module.socketpair()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    heeded: list[float] = []
+    try:
+        w = warm.Warm(mine, sleeper.pid, [("model", "models/a.vmodel")], heed=lambda: heeded.append(clock[0]))
+        assert w.take("models/a.vmodel") is None
+        assert sleeper.wait(timeout=30) == -signal.SIGKILL  # stopped: it must write nothing more
+    finally:
+        if sleeper.poll() is None:
+            sleeper.kill()
+        other.close()
+    assert received == []  # no second wait for an answer
+    assert len(heeded) >= 5 and w.lost == {"models/a.vmodel"}
+    assert "no answer in 2 s; stopped" in capsys.readouterr().err

@@ -304,9 +304,16 @@ class Warm:
         timeout = _timeout()
         why = ""
         try:
+            left = timeout
             if self.heed is not None and threading.current_thread() is self.thread:
-                self._heed_until_ready(timeout)
-            self.sock.settimeout(timeout)
+                left = self._heed_until_ready(timeout)
+                if left <= 0:
+                    import select
+
+                    if not select.select([self.sock], [], [], 0)[0]:
+                        raise TimeoutError  # (no answer begun in the whole timeout)
+                    left = 1.0  # (it began just now: the rest of it comes in one go)
+            self.sock.settimeout(left)  # (what is left of the one timeout, not a second one)
             got = _recv(self.sock)
             if (
                 isinstance(got, dict)
@@ -337,10 +344,10 @@ class Warm:
                 f"veduta: warning: the warm compile worker (pid {self.worker_pid}): {why}; cooking in this process\n"
             )
 
-    def _heed_until_ready(self, timeout: float) -> None:
+    def _heed_until_ready(self, timeout: float) -> float:
         """Wait until the answer begins (or *timeout* seconds pass), calling :attr:`heed` every
         WAIT_POLL seconds; when it raises (Cancelled), the worker is stopped first, so that it
-        writes nothing more."""
+        writes nothing more. Returns the seconds left of *timeout* (0 or less: none came)."""
         import select
 
         from veduta.cook.ahead import WAIT_POLL
@@ -352,6 +359,7 @@ class Warm:
             except BaseException:
                 self.stop()
                 raise
+        return end - time.monotonic()
 
     def stop(self) -> None:
         """Stop the worker while it cooks this cook's jobs (the cook was cancelled): it must write
