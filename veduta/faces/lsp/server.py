@@ -684,7 +684,13 @@ class VedutaLanguageServer(LanguageServer):
         """*text*'s lines, kept for the last text asked about (a buffer's diagnostics convert many
         positions of one text)."""
         if self._lines_of is None or self._lines_of.text is not text:
-            self._lines_of = _Lines(text)
+            starts = None  # (an open document's kept line index, when *text* is its text)
+            for doc in self.workspace.text_documents.values():
+                kept = getattr(doc, "_starts", None)
+                if kept is not None and kept[0] is text:
+                    starts = kept[1]
+                    break
+            self._lines_of = _Lines(text, starts)
         return self._lines_of
 
     def position(self, text: str, line: int, col: int) -> lsp.Position:
