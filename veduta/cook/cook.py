@@ -115,20 +115,36 @@ def _read_source(path: str, kind: str) -> tuple[bytes | None, object, str]:
 
 
 def cooked_meta(path: str, kind: str) -> tuple[Meta | None, object]:
-    """The META of a cooked file if the file is whole (magic, every length and CRC,
-    canonical META, one body chunk of the right kind and no other), and the file's
+    """The META of a cooked file if the file is whole and laid out as a cook writes it (magic,
+    every length and CRC, a canonical META then one body chunk of the right kind, nothing else:
+    :func:`layout_fault`), and the file's
     signature taken from the descriptor it was read through (so it describes these
     bytes even if the file is replaced meanwhile); (None, sig) otherwise."""
     data, s = _read_with_sig(path, MAX_COOKED_BYTES)
     if data is None:
         return None, s
-    return _meta_of_bytes(data, kind, path), s
+    return _meta_of_bytes(data, kind, path, exact=True), s
 
 
 _BODY_CHUNKS = frozenset(k.chunk for k in BY_NAME.values())
 
 
-def _meta_of_bytes(data: bytes, kind: str, path: str = "") -> Meta | None:
+def layout_fault(chunks, kind: str) -> str | None:
+    """Why *chunks* (of a whole container) are not laid out as a cook writes a cooked file of
+    *kind*, or None: the writer's layout is fixed (container-vda.md: META first, then the body,
+    and no other chunk), so a file in the cooked folder or a store whose chunks are in another
+    order, or that carries another chunk, is not what a cook of its source gives, whatever its
+    META says.  (Readers, ``veduta verify`` and the engine, keep the spec's leniency.)"""
+    want = BY_NAME[kind].chunk
+    if len(chunks) == 2 and chunks[0].type == "META" and chunks[1].type == want:
+        return None
+    return f"its chunks are {', '.join(c.type for c in chunks) or 'none'}, where a cook writes META then {want} only"
+
+
+def _meta_of_bytes(data: bytes, kind: str, path: str = "", exact: bool = False) -> Meta | None:
+    """The META of a whole cooked file of *kind*: one META and one body chunk of the right kind
+    (other chunks and any order allowed, as a reader takes them), or with *exact* laid out as a
+    cook writes it (:func:`layout_fault`); None otherwise."""
     from veduta.container.chunks import read_chunks
     from veduta.container.meta import Meta
 
@@ -136,16 +152,21 @@ def _meta_of_bytes(data: bytes, kind: str, path: str = "") -> Meta | None:
         chunks = read_chunks(data, path)
     except VdaError:
         return None
-    want = BY_NAME[kind].chunk
-    metas = [c for c in chunks if c.type == "META"]
-    bodies = [c for c in chunks if c.type in _BODY_CHUNKS]
-    if len(metas) != 1 or len(bodies) != 1 or bodies[0].type != want:
-        return None
+    if exact:
+        if layout_fault(chunks, kind) is not None:
+            return None
+        metas = chunks[:1]
+    else:
+        want = BY_NAME[kind].chunk
+        metas = [c for c in chunks if c.type == "META"]
+        bodies = [c for c in chunks if c.type in _BODY_CHUNKS]
+        if len(metas) != 1 or len(bodies) != 1 or bodies[0].type != want:
+            return None
     try:
         meta = Meta.decode(metas[0].payload)
     except VdaError:
         return None
-    return meta if meta.kind == kind else None
+    return meta if meta.kind == kind and (not exact or meta.name == name_of(meta.source)) else None
 
 
 def body_fault(chunk) -> str | None:
@@ -164,9 +185,12 @@ def body_fault(chunk) -> str | None:
 def check_output(data: bytes, kind: str, rel: str, key: str, deps) -> str | None:
     """Why *data* is not the cooked output of source *rel* (of *kind*) whose current
     source_hash over *deps* is *key*, or None when it is: a whole container (magic, every
-    length and CRC, canonical META, one body chunk of the right kind that decodes), META naming
-    this source, these deps, the current compiler and *key* as its source_hash.  What came from
-    a store (local or shared) is used only after this check (a shared store is never trusted)."""
+    length and CRC) laid out as a cook writes it (a canonical META, then one body chunk of the
+    right kind that decodes, and nothing else: :func:`layout_fault`), META naming this source
+    (and its name), these deps, the current compiler and *key* as its source_hash.  What came
+    from a store (local or shared) is used only after this check (a shared store is never
+    trusted): what passes is laid out byte for byte as a cook of this source writes it (only a
+    body that decodes but is another asset's is not caught)."""
     from veduta.container.chunks import read_chunks
     from veduta.container.meta import Meta
 
@@ -174,22 +198,22 @@ def check_output(data: bytes, kind: str, rel: str, key: str, deps) -> str | None
         chunks = read_chunks(data)
     except VdaError as exc:
         return f"not a whole cooked file: {exc}"
-    metas = [c for c in chunks if c.type == "META"]
-    bodies = [c for c in chunks if c.type in _BODY_CHUNKS]
-    want = BY_NAME[kind].chunk
-    if len(metas) != 1 or len(bodies) != 1 or bodies[0].type != want:
-        return f"not one META and one {want} chunk"
+    why = layout_fault(chunks, kind)
+    if why is not None:
+        return why
     try:
-        m = Meta.decode(metas[0].payload)
+        m = Meta.decode(chunks[0].payload)
     except VdaError as exc:
         return f"bad META: {exc}"
     if m.kind != kind or m.source != rel:
         return f"cooked from another source ({m.kind} {m.source})"
+    if m.name != name_of(rel):
+        return f'its META names the asset "{m.name}", not "{name_of(rel)}"'
     if m.compiler != COMPILER_VERSION:
         return f"compiled by {m.compiler}, not {COMPILER_VERSION}"
     if m.source_hash != key or list(m.deps) != list(deps):
         return "its META source_hash is not the one of these source files"
-    return body_fault(bodies[0])
+    return body_fault(chunks[1])
 
 
 def stale_reference(dep: str, index: AssetIndex) -> bool:
@@ -512,7 +536,10 @@ def _cook_steps(
     store = Store(os.path.join(cache, "store"))
     mkey = manifest_key(rel, src)
     alone = source_hash(COMPILER_VERSION, rel, src, [], _no_read)  # the key of an output with no deps
-    hit, manifest = find_in_store(store, kind, rel, src, assets, index, mkey, alone) if not recook else (None, [])
+    rejected: list[str] = []  # store entries that failed check_output: warned about, compiled, replaced
+    hit, manifest = (
+        find_in_store(store, kind, rel, src, assets, index, mkey, alone, rejected) if not recook else (None, [])
+    )
     stored = None
     if hit is not None:
         stored = stored_notes(cache, hit[0])
@@ -533,6 +560,7 @@ def _cook_steps(
         }
 
     # 3. compile
+    notes = list(notes or ()) + [f"local store entry {why}; this cook replaces it" for why in rejected]
     rep = Report(shown)
     from veduta.compile import CompileContext
 
@@ -647,6 +675,7 @@ def find_in_store(
     index: AssetIndex,
     mkey: str | None = None,
     alone: str | None = None,
+    rejected: list[str] | None = None,
 ):
     """An output of source *rel* (content *src*) in *store* that its current deps still hash to:
     ``((key, bytes, [(path, sig), ...] of the source and deps), manifest)``, or ``(None, manifest)``.
@@ -655,7 +684,8 @@ def find_in_store(
     by the source content lists the deps each earlier output had.  An entry is used only if
     :func:`check_output` passes (its META names this source, deps, compiler and source_hash).
     *mkey* and *alone*, when the caller has them: :func:`manifest_key` and the source_hash of
-    the source with no deps.
+    the source with no deps.  *rejected*, when given, gets ``<key[:12]> rejected: <why>`` for each
+    entry there that failed :func:`check_output` (damaged, or written by something other than a cook).
     """
     manifest = _load_manifest(store.get(mkey or manifest_key(rel, src)))
     if alone is None:
@@ -674,8 +704,13 @@ def find_in_store(
         else:  # the key is the source's own hash
             files = [(rel, None)]
         data = store.get(key)
-        if data is not None and check_output(data, kind, rel, key, deps) is None:
+        if data is None:
+            continue
+        why = check_output(data, kind, rel, key, deps)
+        if why is None:
             return (key, data, files), manifest
+        if rejected is not None:
+            rejected.append(f"{key[:12]} rejected: {why}")
     return None, manifest
 
 

@@ -48,9 +48,10 @@ def _reason(code: str, message: str, dep: str | None = None) -> dict:
 def damage(path: str, kind: str) -> str | None:
     """How a cooked file is damaged (None when it is whole and of *kind*)."""
     from veduta.base.errors import VdaError
-    from veduta.base.kinds import BY_NAME, KINDS
+    from veduta.base.kinds import BY_NAME, KINDS, name_of
     from veduta.container.chunks import read_chunks
     from veduta.container.meta import Meta
+    from veduta.cook.cook import layout_fault
 
     try:
         with open(path, "rb") as f:
@@ -78,7 +79,9 @@ def damage(path: str, kind: str) -> str | None:
         return f"META {exc.reason}"
     if meta.kind != kind:
         return f'META says kind "{meta.kind}", want "{kind}"'
-    return None
+    if meta.name != name_of(meta.source):
+        return f'META names the asset "{meta.name}", not "{name_of(meta.source)}"'
+    return layout_fault(chunks, kind)
 
 
 def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
