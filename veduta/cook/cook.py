@@ -30,6 +30,7 @@ from veduta.base.fsutil import (
 from veduta.base.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
 from veduta.base.project import AssetIndex, watch_holds
 from veduta.cook.state import (
+    CLEAN,
     MISSING,
     RACY,
     SIG,
@@ -438,6 +439,7 @@ def cook_file(
     shared: list | None = None,
     notes: list | None = None,
     recook: bool = False,
+    strict: bool = False,
     *,
     index: AssetIndex | None = None,
 ) -> dict:
@@ -448,6 +450,9 @@ def cook_file(
     that was rejected), shown as this source's warnings; *recook*: compile it, however fresh
     its cooked file and whatever the store holds (the cook's state found it stale for a reason
     its META cannot show: an earlier toolchain cooked it, a material it names appeared);
+    *strict*: a strict cook's (warnings fail it), which takes no output whose notes it does not
+    know (one restored from the shared cache, or cooked by an earlier veduta): it compiles the
+    source to find its warnings, so that its exit status never depends on where the bytes came from;
     *index*: the game's assets as the caller sees them now (default: this process's,
     :func:`get_index`, which a long-lived process such as the MCP server made before sources
     were added).
@@ -455,7 +460,7 @@ def cook_file(
     "put": [store keys a writing shared tier should get], "took": seconds of the compile}``
     (``took`` when compiled).
     """
-    gen = _cook_steps(kind, rel, assets, cooked, cache, shown, shared, notes, recook, index=index)
+    gen = _cook_steps(kind, rel, assets, cooked, cache, shown, shared, notes, recook, strict, index=index)
     try:
         _, src, ctx = next(gen)
     except StopIteration as stop:
@@ -489,6 +494,7 @@ def _cook_steps(
     shared: list | None = None,
     notes: list | None = None,
     recook: bool = False,
+    strict: bool = False,
     *,
     index: AssetIndex | None = None,
 ):
@@ -521,14 +527,19 @@ def _cook_steps(
     if meta is not None and meta.compiler == COMPILER_VERSION and meta.source == rel:
         h, files = hash_inputs(rel, src, meta.deps, assets)
         if h == meta.source_hash and not any(stale_reference(d, index) for d, s in files[1:] if s == ()):
-            files[0] = (rel, src_sig)
-            found = _notes(shown, notes)
-            return {
-                "outcome": SHARED if h in (shared or ()) else UPTODATE,
-                "messages": [str(d) for d in found],
-                "diagnostics": [d.to_json() for d in found],
-                "entry": make_entry(h, csig, files, now_ns),
-            }
+            # its notes, when a compile of this toolchain kept them: said again and recorded (a
+            # watched reference that resolves otherwise now, or notes unknown to a strict cook:
+            # compiled, for its warnings)
+            known = stored_notes(cache, h)
+            if (known is not None or not strict) and not (known and not watch_holds(known[0], index)):
+                files[0] = (rel, src_sig)
+                found = _notes(shown, notes) + _stored_warnings(shown, known)
+                return {
+                    "outcome": SHARED if h in (shared or ()) else UPTODATE,
+                    "messages": [str(d) for d in found],
+                    "diagnostics": [d.to_json() for d in found],
+                    "entry": make_entry(h, csig, files, now_ns, known),
+                }
 
     # 2. the store may hold the output of this exact source content (put there by an
     #    earlier cook, or fetched from the shared tier for this run: *shared* names those keys)
@@ -545,6 +556,8 @@ def _cook_steps(
         stored = stored_notes(cache, hit[0])
         if stored and not watch_holds(stored[0], index):
             hit = None  # a material the model names appeared or went since: compiled, for its warnings
+        elif stored is None and strict:
+            hit = None  # its warnings unknown (from the shared cache, or an earlier veduta's): compiled
     if hit is not None:
         key, data, files = hit
         store.copy_out(key, cooked, data)
@@ -603,8 +616,8 @@ def _cook_steps(
     if deps and (deps, h) not in manifest:
         store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
     found_notes = make_notes(ctx.watch, rep.warnings)
-    if found_notes and found_notes[1]:  # warnings: kept for a restore of this output
-        store_notes(cache, h, found_notes)
+    # kept for a restore of this output, clean ones too: no note then means unknown, never clean
+    store_notes(cache, h, found_notes)
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
     return {
         "outcome": COOKED,
@@ -616,8 +629,9 @@ def _cook_steps(
     }
 
 
-#: The folder in cache/ of the notes of stored outputs that gave warnings (not in the store:
-#: ``veduta cache push`` uploads whole cooked files and manifests only)
+#: The folder in cache/ of the notes of the outputs this toolchain compiled (not in the store:
+#: ``veduta cache push`` uploads whole cooked files and manifests only); an output with no note
+#: there (restored from the shared cache, or stored by an earlier veduta) has notes unknown
 NOTES_DIR = "notes"
 
 
@@ -629,12 +643,14 @@ def store_notes(cache: str, key: str, notes) -> None:
     """Keep the notes (:data:`veduta.cook.state.Notes`) of the stored output *key*, for a restore."""
     import json
 
-    Store(os.path.join(cache, NOTES_DIR)).put(_notes_key(key), json.dumps(notes, ensure_ascii=False).encode())
+    data = json.dumps(notes or ((), ()), ensure_ascii=False).encode()  # (CLEAN as [[],[]])
+    Store(os.path.join(cache, NOTES_DIR)).put(_notes_key(key), data)
 
 
 def stored_notes(cache: str, key: str):
-    """The notes kept for the stored output *key* by this toolchain; None when none were kept (the
-    output gave no warning, or an earlier toolchain or the shared cache made it: unknown)."""
+    """The notes kept for the stored output *key* by a compile of this toolchain (CLEAN when it
+    found neither a warning nor a watched reference); None when none were kept (unknown: the output
+    came from the shared cache, or an earlier veduta, which kept only notes with warnings, stored it)."""
     import json
 
     data = Store(os.path.join(cache, NOTES_DIR)).get(_notes_key(key))
@@ -645,6 +661,8 @@ def stored_notes(cache: str, key: str):
         notes = (tuple(watch), tuple((int(ln), int(col), str(p), str(m), str(c)) for ln, col, p, m, c in warnings))
     except (ValueError, TypeError):
         return None
+    if not notes[0] and not notes[1]:
+        return CLEAN
     return notes if all(type(w) is str for w in notes[0]) else None
 
 
