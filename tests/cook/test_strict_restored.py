@@ -13,8 +13,10 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 from tests.gamerepo import Game, make_game
+from veduta.cook.state import RACY_NS
 
 MATERIAL = '{ "veduta": "material/1", "albedo": "#8a6a40" }\n'
 
@@ -138,3 +140,47 @@ def test_a_strict_cook_finds_the_warnings_of_a_fresh_output_whose_notes_it_lost(
     cp = game.cook()
     assert cp.returncode == 1 and MISSING in cp.stdout, cp.stdout + cp.stderr
     assert "cook: 2 cooked, 0 up to date" in cp.stdout, cp.stdout
+
+
+PREFAB = """{
+  "veduta": "prefab/1",
+  "footprint": [2, 2],
+  "entities": [ { "name": "crate", "kind": "prop", "model": "crate" } ]
+}
+"""
+
+
+def test_a_referrer_records_the_file_its_name_resolves_to_while_two_sources_share_it(tmp_path):
+    """hostile5 #2: while two models share a name (DUPLICATE_NAME, the cook fails), a prefab and a
+    model's level of detail naming it kept the dep of their last cook, where a cook from scratch
+    records the other file (the first by path): they are stale (DEP_MOVED) and cook again, so every
+    cooked file is the one a cook from scratch gives; removing the copy brings them back."""
+    game = make_game(tmp_path)
+    game.write("prefabs/box.vprefab", PREFAB)
+    assert game.cook().returncode == 0
+    time.sleep(RACY_NS / 1e9 + 0.1)
+    assert "cook: 0 cooked" in game.cook(check=True).stdout  # (records signatures that are not racy)
+    crate = (game.root / "assets/models/crate.vmodel").read_text()
+    game.write("models/a/crate.vmodel", crate.replace('"size": [1, 1, 1]', '"size": [2, 1, 1]'))
+    far = (game.root / "assets/models/tree_far.vmodel").read_text()
+    game.write("models/a/tree_far.vmodel", far.replace('"radius": 0.6', '"radius": 0.7'))
+    why = veduta(game, "why", "prefabs/box.vprefab", "models/tree.vmodel")
+    assert (
+        "assets/prefabs/box.vprefab: models/crate.vmodel: the name crate resolves to models/a/crate.vmodel now "
+        "[DEP_MOVED]" in why.stdout
+    ), why.stdout + why.stderr
+    assert "the name tree_far resolves to models/a/tree_far.vmodel now [DEP_MOVED]" in why.stdout, why.stdout
+    for _ in range(2):
+        cp = game.cook()
+        assert cp.returncode == 1, cp.stdout + cp.stderr
+        scratch = clone(game, tmp_path / f"scratch{_}")
+        assert scratch.cook().returncode == 1
+        for rel in ("prefabs/box.vda", "models/tree.vda", "models/barrel.vda"):
+            assert game.cooked(rel).read_bytes() == scratch.cooked(rel).read_bytes(), rel
+    assert "cook: 0 cooked" in cp.stdout, cp.stdout  # (the second: nothing more to do)
+    assert b"models/a/crate.vmodel" in game.cooked("prefabs/box.vda").read_bytes()
+    # the copies removed: back to the first files
+    (game.root / "assets/models/a/crate.vmodel").unlink()
+    (game.root / "assets/models/a/tree_far.vmodel").unlink()
+    cp = game.cook()
+    assert cp.returncode == 0 and b"models/crate.vmodel" in game.cooked("prefabs/box.vda").read_bytes()

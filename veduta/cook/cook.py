@@ -226,6 +226,21 @@ def stale_reference(dep: str, index: AssetIndex) -> bool:
     return found is not None and found != dep
 
 
+def moved_reference(dep: str, index: AssetIndex) -> bool:
+    """A dependency that is there, an asset source the output named by its name, whose name now
+    resolves to another file (another source of that kind and name came: while two share it, the
+    name resolves to the first by path, which a cook from scratch records).  A compiler reads an
+    asset source only through its name (:meth:`veduta.compile.CompileContext.reference`)."""
+    k = kind_of(dep)
+    return k is not None and index.resolve(k.name, name_of(dep)) != dep
+
+
+def stale_dep(dep: str, s, index: AssetIndex) -> bool:
+    """Whether dependency *dep* (*s*: its signature, ``()`` when missing) no longer resolves as the
+    output recorded it: a missing one found elsewhere now, or one there whose name resolves elsewhere."""
+    return stale_reference(dep, index) if s == () else moved_reference(dep, index)
+
+
 def hash_inputs(rel: str, src: bytes, deps, assets: str) -> tuple[str, list]:
     """source_hash of the current files and the (path, sig) list for the stat cache."""
     from veduta.container.meta import source_hash
@@ -273,7 +288,7 @@ def check_fresh(
         return False, list(meta.deps), None, None
     h, files = hash_inputs(rel, src, meta.deps, assets)
     files[0] = (rel, src_sig)
-    if h != meta.source_hash or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+    if h != meta.source_hash or any(stale_dep(d, s, index) for d, s in files[1:]):
         return False, list(meta.deps), None, None
     notes = None
     if prior is not None and well_formed(prior) and prior[0] == h:
@@ -526,7 +541,7 @@ def _cook_steps(
     meta, csig = cooked_meta(cooked, kind) if not recook else (None, None)
     if meta is not None and meta.compiler == COMPILER_VERSION and meta.source == rel:
         h, files = hash_inputs(rel, src, meta.deps, assets)
-        if h == meta.source_hash and not any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+        if h == meta.source_hash and not any(stale_dep(d, s, index) for d, s in files[1:]):
             # its notes, when a compile of this toolchain kept them: said again and recorded (a
             # watched reference that resolves otherwise now, or notes unknown to a strict cook:
             # compiled, for its warnings)
@@ -717,7 +732,7 @@ def find_in_store(
     for deps, key in candidates:
         if deps:
             h, files = hash_inputs(rel, src, deps, assets)
-            if h != key or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+            if h != key or any(stale_dep(d, s, index) for d, s in files[1:]):
                 continue
         else:  # the key is the source's own hash
             files = [(rel, None)]

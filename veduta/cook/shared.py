@@ -42,7 +42,7 @@ from veduta.cook.cook import (
     hash_inputs,
     layout_fault,
     manifest_key,
-    stale_reference,
+    stale_dep,
 )
 from veduta.cook.store import Store
 
@@ -177,7 +177,7 @@ class SharedCache:
                 candidates.append(deps)
         for deps in candidates:
             h, files = hash_inputs(rel, src, deps, assets)
-            if any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+            if any(stale_dep(d, s, index) for d, s in files[1:]):
                 continue
             data = self.tier.get(h)
             if data is None:

@@ -260,7 +260,12 @@ def cook_tasks(run: CookRun):
                 except OSError:
                     by_stat = False
             else:
-                by_stat = fresh_by_stat(rel, packed, assets, cooked, index) and not (strict and len(packed) == 4)
+                by_stat = (
+                    fresh_by_stat(rel, packed, assets, cooked, index)
+                    and not (strict and len(packed) == 4)
+                    # a dep whose name another source has now: checked by its hash (moved_reference)
+                    and not (shared_names and not shared_names.isdisjoint(packed[2]))
+                )
             if by_stat:
                 if made and _made_by_a_task(made, prefix, rel, packed[2]):
                     pass  # made, and left to doit: it runs that task first, then checks this one

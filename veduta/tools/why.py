@@ -100,7 +100,9 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
         return [_reason("TOOLCHAIN_CHANGED", "cooked by an earlier veduta whose rules differ; it cooks again")]
     packed = cache.packed(rel)
     if packed is not None and fresh_by_stat(rel, packed, assets, cooked, index):
-        return []  # every signature the last good cook recorded still matches: nothing to read
+        # every signature the last good cook recorded still matches: nothing to read (but a dep
+        # whose name resolves to another file now, while another source has its name)
+        return _moved_reasons(project, packed[2], index) if type(packed[2]) is tuple else []
     entry = cache.get(rel)
     if not os.path.exists(cooked):
         if entry is None:
@@ -124,7 +126,7 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
         except OSError:
             return ()
 
-    reasons: list[dict] = []
+    reasons: list[dict] = _moved_reasons(project, deps, index)
     if entry is not None and entry[0] == meta.source_hash:  # the record of the cook that made this file
         recorded = dict(entry[2])
         racy = []  # written within RACY_NS of the last cook: their signatures were not kept
@@ -160,6 +162,21 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
     if not reasons:
         reasons = _guess(project, src, meta, deps)
     return reasons
+
+
+def _moved_reasons(project: Project, deps, index) -> list[dict]:
+    """``DEP_MOVED`` for each of *deps* that is there and whose name resolves to another file now
+    (another source of its kind and name came: a cook from scratch records the first by path)."""
+    from veduta.base.kinds import kind_of, name_of
+    from veduta.cook.cook import moved_reference
+
+    out = []
+    for p in deps:
+        if moved_reference(p, index) and os.path.exists(os.path.join(project.assets, p)):
+            k = kind_of(p)
+            found = index.resolve(k.name, name_of(p)) if k else None
+            out.append(_reason("DEP_MOVED", f"{p}: the name {name_of(p)} resolves to {found} now", p))
+    return out
 
 
 def _watch_reasons(watch, index) -> list[dict]:
