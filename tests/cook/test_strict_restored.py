@@ -184,3 +184,22 @@ def test_a_referrer_records_the_file_its_name_resolves_to_while_two_sources_shar
     (game.root / "assets/models/a/tree_far.vmodel").unlink()
     cp = game.cook()
     assert cp.returncode == 0 and b"models/crate.vmodel" in game.cooked("prefabs/box.vda").read_bytes()
+
+
+def test_clean_notes_are_links_to_one_file_and_a_new_one_past_the_link_limit(tmp_path, monkeypatch):
+    """The note of every compile is kept (no note means unknown), a clean one as a hard link (a new
+    file for each cost a full cook a third more CPU); past the links one file may have, a new one."""
+    from veduta.cook import cook
+    from veduta.cook.state import CLEAN
+    from veduta.cook.store import namespace
+
+    monkeypatch.setattr(cook, "CLEAN_NOTE_LINKS", 3)
+    keys = [f"{i:064x}" for i in range(5)]
+    for k in keys:
+        cook.store_notes(str(tmp_path), k, CLEAN)
+    cook.store_notes(str(tmp_path), "f" * 64, (("materials/oak.vmaterial",), ()))
+    assert [cook.stored_notes(str(tmp_path), k) for k in keys] == [CLEAN] * 5
+    assert cook.stored_notes(str(tmp_path), "f" * 64) == (("materials/oak.vmaterial",), ())
+    assert cook.stored_notes(str(tmp_path), "e" * 64) is None  # never kept: unknown
+    clean = tmp_path / "notes" / namespace() / "clean"
+    assert clean.read_bytes() == b"[[],[]]" and clean.stat().st_nlink == 2  # (the third file, and one link)
