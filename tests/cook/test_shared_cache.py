@@ -520,3 +520,117 @@ def test_an_object_whose_body_does_not_decode_is_rejected_by_both_tiers(tmp_path
     cp = dev.cook(check=True)
     assert "cook: 1 cooked, 3 up to date, 0 restored from cache" in cp.stdout, cp.stdout
     assert cooked_bytes(dev) == want
+
+
+def _relaid(data: bytes, form: str) -> bytes:
+    """*data* (a cooked file) with the same META and body, framed anew (right lengths and CRCs) in
+    a layout no cook writes: ``body-first`` (the body, then META: the same length) or ``junk`` (META,
+    the body, then a chunk no reader knows and skips): what a buggy or hostile writer uploads."""
+    from veduta.container.chunks import read_chunks, write_chunks
+
+    meta, body = read_chunks(data)
+    if form == "body-first":
+        return write_chunks([(body.type, body.payload), ("META", meta.payload)])
+    return write_chunks([("META", meta.payload), (body.type, body.payload), ("JUNK", b"x" * 100_000)])
+
+
+@pytest.mark.parametrize("form", ["body-first", "junk"])
+def test_an_object_in_another_layout_is_rejected_by_the_shared_cache(tmp_path, s3, ci, form):
+    """Chunks in another order, or an extra chunk, pass every CRC and the META check: the object
+    is still not what a cook writes, so it is rejected with a warning and compiled, and the cooked
+    file is the one a cook from scratch gives (it was restored and kept for good)."""
+    game, want, objs = ci
+    name = next(n for n, data in objs.items() if data == want["models/crate.vda"])
+    bad = _relaid(want["models/crate.vda"], form)
+    client(s3["env"]).put_object(Bucket=s3["bucket"], Key=name, Body=bad)
+    dev = clone(game, tmp_path / "dev")
+    cp = dev.cook(env=env(s3), check=True)
+    assert summary(cp) == {"cooked": 1, "uptodate": 0, "restored": 0, "shared": 3, "failed": 0}, cp.stdout
+    (warning,) = [ln for ln in cp.stdout.splitlines() if "rejected" in ln]
+    chunks = "MESH, META" if form == "body-first" else "META, MESH, JUNK"
+    assert warning.startswith("assets/models/crate.vmodel:1:1: $: warning: shared cache object "), warning
+    assert f"rejected: its chunks are {chunks}, where a cook writes META then MESH only" in warning, warning
+    assert cooked_bytes(dev) == want
+    # the bad object is not used again: the next cook is a no-op, and the local store holds the good bytes
+    cp = dev.cook(env=env(s3), check=True)
+    assert summary(cp) == {"cooked": 0, "uptodate": 4, "restored": 0, "shared": 0, "failed": 0}, cp.stdout
+    key = name.rsplit("/", 2)[-2] + name.rsplit("/", 1)[-1]
+    assert Store(str(dev.root / "cache" / "store")).get(key) == want["models/crate.vda"]
+    # nor pushed on: a push from this clone finds the tier's object present (it is not replaced) and
+    # a local entry of that layout is never uploaded (see the local-store test)
+    assert objects(s3)[name] == bad
+
+
+@pytest.mark.parametrize("form", ["body-first", "junk"])
+def test_an_entry_in_another_layout_is_rejected_by_the_local_store(tmp_path, form):
+    """The local store's entries pass the same check: an entry of another layout (a new file put
+    there, not through its link) is warned about, compiled, replaced, and never uploaded."""
+    from veduta.container.chunks import read_chunks
+    from veduta.container.meta import Meta
+
+    game = make_game(tmp_path)
+    game.cook(check=True)
+    want = cooked_bytes(game)
+    key = Meta.decode(read_chunks(want["models/crate.vda"])[0].payload).source_hash
+    entry = game.root / "cache" / "store" / NS / key[:2] / key[2:]
+    entry.unlink()
+    entry.write_bytes(_relaid(want["models/crate.vda"], form))
+    share = tmp_path / "share"
+    share.mkdir()
+    push = subprocess.run(
+        [sys.executable, "-m", "veduta", "cache", "push", "--json"],
+        cwd=game.root,
+        env=dict(os.environ, VEDUTA_CACHE_URL=str(share)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert push.returncode == 0, push.stdout + push.stderr
+    assert key in push.stdout and not (share / NS / key[:2] / key[2:]).exists()  # skipped
+    game.cooked("models/crate.vda").unlink()
+    cp = game.cook(check=True)
+    assert "cook: 1 cooked, 3 up to date, 0 restored from cache" in cp.stdout, cp.stdout
+    chunks = "MESH, META" if form == "body-first" else "META, MESH, JUNK"
+    assert (
+        f"assets/models/crate.vmodel:1:1: $: warning: local store entry {key[:12]} rejected: its chunks are "
+        f"{chunks}, where a cook writes META then MESH only; this cook replaces it" in cp.stdout
+    ), cp.stdout
+    assert cooked_bytes(game) == want
+    assert entry.read_bytes() == want["models/crate.vda"]  # replaced: not used again
+    game.cooked("models/crate.vda").unlink()
+    cp = game.cook(check=True)
+    assert "cook: 0 cooked, 3 up to date, 1 restored from cache" in cp.stdout and "rejected" not in cp.stdout
+
+
+def test_a_cooked_file_with_a_chunk_appended_is_stale(game):
+    """The cook's own up-to-date check asks the same layout of a cooked file: a chunk appended to
+    one (its store entry, a new file, keeps the good bytes) makes it stale, restored, and `veduta
+    why` says how it is damaged."""
+    from veduta.container.chunks import put_chunk
+
+    game.cook(check=True)
+    want = cooked_bytes(game)
+    path = game.cooked("models/crate.vda")
+    path.unlink()  # (a new file: appending in place would change the store's entry too, its link)
+    path.write_bytes(want["models/crate.vda"] + put_chunk("JUNK", b"x" * 100))
+    why = subprocess.run(
+        [sys.executable, "-m", "veduta", "why"], cwd=game.root, capture_output=True, text=True, timeout=300
+    )
+    assert (
+        "assets/models/crate.vmodel: the cooked file assets/.cooked/models/crate.vda is damaged: its chunks are "
+        "META, MESH, JUNK, where a cook writes META then MESH only [COOKED_DAMAGED]" in why.stdout
+    ), why.stdout + why.stderr
+    cp = game.cook(check=True)
+    assert "cook: 0 cooked, 3 up to date, 1 restored from cache" in cp.stdout, cp.stdout
+    assert cooked_bytes(game) == want
+    # a compiled file appended to in place (its store entry, a link, with it): compiled again
+    src = game.root / "assets/models/crate.vmodel"
+    src.write_text(src.read_text() + "\n")
+    assert "cook: 1 cooked, 3 up to date" in game.cook(check=True).stdout
+    want = cooked_bytes(game)
+    with open(path, "ab") as f:
+        f.write(put_chunk("JUNK", b"y" * 100))
+    cp = game.cook(check=True)
+    assert "cook: 1 cooked, 3 up to date, 0 restored from cache" in cp.stdout, cp.stdout
+    assert "local store entry" in cp.stdout and "rejected: its chunks are META, MESH, JUNK" in cp.stdout
+    assert cooked_bytes(game) == want

@@ -30,6 +30,7 @@ from veduta.base.fsutil import (
 from veduta.base.kinds import BY_FOLDER, BY_NAME, kind_of, name_of
 from veduta.base.project import AssetIndex, watch_holds
 from veduta.cook.state import (
+    CLEAN,
     MISSING,
     RACY,
     SIG,
@@ -118,20 +119,36 @@ def _read_source(path: str, kind: str) -> tuple[bytes | None, object, str]:
 
 
 def cooked_meta(path: str, kind: str) -> tuple[Meta | None, object]:
-    """The META of a cooked file if the file is whole (magic, every length and CRC,
-    canonical META, one body chunk of the right kind and no other), and the file's
+    """The META of a cooked file if the file is whole and laid out as a cook writes it (magic,
+    every length and CRC, a canonical META then one body chunk of the right kind, nothing else:
+    :func:`layout_fault`), and the file's
     signature taken from the descriptor it was read through (so it describes these
     bytes even if the file is replaced meanwhile); (None, sig) otherwise."""
     data, s = _read_with_sig(path, MAX_COOKED_BYTES)
     if data is None:
         return None, s
-    return _meta_of_bytes(data, kind, path), s
+    return _meta_of_bytes(data, kind, path, exact=True), s
 
 
 _BODY_CHUNKS = frozenset(k.chunk for k in BY_NAME.values())
 
 
-def _meta_of_bytes(data: bytes, kind: str, path: str = "") -> Meta | None:
+def layout_fault(chunks, kind: str) -> str | None:
+    """Why *chunks* (of a whole container) are not laid out as a cook writes a cooked file of
+    *kind*, or None: the writer's layout is fixed (container-vda.md: META first, then the body,
+    and no other chunk), so a file in the cooked folder or a store whose chunks are in another
+    order, or that carries another chunk, is not what a cook of its source gives, whatever its
+    META says.  (Readers, ``veduta verify`` and the engine, keep the spec's leniency.)"""
+    want = BY_NAME[kind].chunk
+    if len(chunks) == 2 and chunks[0].type == "META" and chunks[1].type == want:
+        return None
+    return f"its chunks are {', '.join(c.type for c in chunks) or 'none'}, where a cook writes META then {want} only"
+
+
+def _meta_of_bytes(data: bytes, kind: str, path: str = "", exact: bool = False) -> Meta | None:
+    """The META of a whole cooked file of *kind*: one META and one body chunk of the right kind
+    (other chunks and any order allowed, as a reader takes them), or with *exact* laid out as a
+    cook writes it (:func:`layout_fault`); None otherwise."""
     from veduta.container.chunks import read_chunks
     from veduta.container.meta import Meta
 
@@ -139,16 +156,21 @@ def _meta_of_bytes(data: bytes, kind: str, path: str = "") -> Meta | None:
         chunks = read_chunks(data, path)
     except VdaError:
         return None
-    want = BY_NAME[kind].chunk
-    metas = [c for c in chunks if c.type == "META"]
-    bodies = [c for c in chunks if c.type in _BODY_CHUNKS]
-    if len(metas) != 1 or len(bodies) != 1 or bodies[0].type != want:
-        return None
+    if exact:
+        if layout_fault(chunks, kind) is not None:
+            return None
+        metas = chunks[:1]
+    else:
+        want = BY_NAME[kind].chunk
+        metas = [c for c in chunks if c.type == "META"]
+        bodies = [c for c in chunks if c.type in _BODY_CHUNKS]
+        if len(metas) != 1 or len(bodies) != 1 or bodies[0].type != want:
+            return None
     try:
         meta = Meta.decode(metas[0].payload)
     except VdaError:
         return None
-    return meta if meta.kind == kind else None
+    return meta if meta.kind == kind and (not exact or meta.name == name_of(meta.source)) else None
 
 
 def body_fault(chunk) -> str | None:
@@ -167,9 +189,12 @@ def body_fault(chunk) -> str | None:
 def check_output(data: bytes, kind: str, rel: str, key: str, deps) -> str | None:
     """Why *data* is not the cooked output of source *rel* (of *kind*) whose current
     source_hash over *deps* is *key*, or None when it is: a whole container (magic, every
-    length and CRC, canonical META, one body chunk of the right kind that decodes), META naming
-    this source, these deps, the current compiler and *key* as its source_hash.  What came from
-    a store (local or shared) is used only after this check (a shared store is never trusted)."""
+    length and CRC) laid out as a cook writes it (a canonical META, then one body chunk of the
+    right kind that decodes, and nothing else: :func:`layout_fault`), META naming this source
+    (and its name), these deps, the current compiler and *key* as its source_hash.  What came
+    from a store (local or shared) is used only after this check (a shared store is never
+    trusted): what passes is laid out byte for byte as a cook of this source writes it (only a
+    body that decodes but is another asset's is not caught)."""
     from veduta.container.chunks import read_chunks
     from veduta.container.meta import Meta
 
@@ -177,22 +202,22 @@ def check_output(data: bytes, kind: str, rel: str, key: str, deps) -> str | None
         chunks = read_chunks(data)
     except VdaError as exc:
         return f"not a whole cooked file: {exc}"
-    metas = [c for c in chunks if c.type == "META"]
-    bodies = [c for c in chunks if c.type in _BODY_CHUNKS]
-    want = BY_NAME[kind].chunk
-    if len(metas) != 1 or len(bodies) != 1 or bodies[0].type != want:
-        return f"not one META and one {want} chunk"
+    why = layout_fault(chunks, kind)
+    if why is not None:
+        return why
     try:
-        m = Meta.decode(metas[0].payload)
+        m = Meta.decode(chunks[0].payload)
     except VdaError as exc:
         return f"bad META: {exc}"
     if m.kind != kind or m.source != rel:
         return f"cooked from another source ({m.kind} {m.source})"
+    if m.name != name_of(rel):
+        return f'its META names the asset "{m.name}", not "{name_of(rel)}"'
     if m.compiler != COMPILER_VERSION:
         return f"compiled by {m.compiler}, not {COMPILER_VERSION}"
     if m.source_hash != key or list(m.deps) != list(deps):
         return "its META source_hash is not the one of these source files"
-    return body_fault(bodies[0])
+    return body_fault(chunks[1])
 
 
 def stale_reference(dep: str, index: AssetIndex) -> bool:
@@ -202,6 +227,21 @@ def stale_reference(dep: str, index: AssetIndex) -> bool:
         return False
     found = index.resolve(k.name, name_of(dep))
     return found is not None and found != dep
+
+
+def moved_reference(dep: str, index: AssetIndex) -> bool:
+    """A dependency that is there, an asset source the output named by its name, whose name now
+    resolves to another file (another source of that kind and name came: while two share it, the
+    name resolves to the first by path, which a cook from scratch records).  A compiler reads an
+    asset source only through its name (:meth:`veduta.compile.CompileContext.reference`)."""
+    k = kind_of(dep)
+    return k is not None and index.resolve(k.name, name_of(dep)) != dep
+
+
+def stale_dep(dep: str, s, index: AssetIndex) -> bool:
+    """Whether dependency *dep* (*s*: its signature, ``()`` when missing) no longer resolves as the
+    output recorded it: a missing one found elsewhere now, or one there whose name resolves elsewhere."""
+    return stale_reference(dep, index) if s == () else moved_reference(dep, index)
 
 
 def hash_inputs(rel: str, src: bytes, deps, assets: str) -> tuple[str, list]:
@@ -251,7 +291,7 @@ def check_fresh(
         return False, list(meta.deps), None, None
     h, files = hash_inputs(rel, src, meta.deps, assets)
     files[0] = (rel, src_sig)
-    if h != meta.source_hash or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+    if h != meta.source_hash or any(stale_dep(d, s, index) for d, s in files[1:]):
         return False, list(meta.deps), None, None
     notes = None
     if prior is not None and well_formed(prior) and prior[0] == h:
@@ -417,6 +457,7 @@ def cook_file(
     shared: list | None = None,
     notes: list | None = None,
     recook: bool = False,
+    strict: bool = False,
     *,
     index: AssetIndex | None = None,
 ) -> dict:
@@ -427,6 +468,9 @@ def cook_file(
     that was rejected), shown as this source's warnings; *recook*: compile it, however fresh
     its cooked file and whatever the store holds (the cook's state found it stale for a reason
     its META cannot show: an earlier toolchain cooked it, a material it names appeared);
+    *strict*: a strict cook's (warnings fail it), which takes no output whose notes it does not
+    know (one restored from the shared cache, or cooked by an earlier veduta): it compiles the
+    source to find its warnings, so that its exit status never depends on where the bytes came from;
     *index*: the game's assets as the caller sees them now (default: this process's,
     :func:`get_index`, which a long-lived process such as the MCP server made before sources
     were added).
@@ -434,7 +478,7 @@ def cook_file(
     "put": [store keys a writing shared tier should get], "took": seconds of the compile}``
     (``took`` when compiled).
     """
-    gen = _cook_steps(kind, rel, assets, cooked, cache, shown, shared, notes, recook, index=index)
+    gen = _cook_steps(kind, rel, assets, cooked, cache, shown, shared, notes, recook, strict, index=index)
     try:
         _, src, ctx = next(gen)
     except StopIteration as stop:
@@ -468,6 +512,7 @@ def _cook_steps(
     shared: list | None = None,
     notes: list | None = None,
     recook: bool = False,
+    strict: bool = False,
     *,
     index: AssetIndex | None = None,
 ):
@@ -499,15 +544,20 @@ def _cook_steps(
     meta, csig = cooked_meta(cooked, kind) if not recook else (None, None)
     if meta is not None and meta.compiler == COMPILER_VERSION and meta.source == rel:
         h, files = hash_inputs(rel, src, meta.deps, assets)
-        if h == meta.source_hash and not any(stale_reference(d, index) for d, s in files[1:] if s == ()):
-            files[0] = (rel, src_sig)
-            found = _notes(shown, notes)
-            return {
-                "outcome": SHARED if h in (shared or ()) else UPTODATE,
-                "messages": [str(d) for d in found],
-                "diagnostics": [d.to_json() for d in found],
-                "entry": make_entry(h, csig, files, now_ns),
-            }
+        if h == meta.source_hash and not any(stale_dep(d, s, index) for d, s in files[1:]):
+            # its notes, when a compile of this toolchain kept them: said again and recorded (a
+            # watched reference that resolves otherwise now, or notes unknown to a strict cook:
+            # compiled, for its warnings)
+            known = stored_notes(cache, h)
+            if (known is not None or not strict) and not (known and not watch_holds(known[0], index)):
+                files[0] = (rel, src_sig)
+                found = _notes(shown, notes) + _stored_warnings(shown, known)
+                return {
+                    "outcome": SHARED if h in (shared or ()) else UPTODATE,
+                    "messages": [str(d) for d in found],
+                    "diagnostics": [d.to_json() for d in found],
+                    "entry": make_entry(h, csig, files, now_ns, known),
+                }
 
     # 2. the store may hold the output of this exact source content (put there by an
     #    earlier cook, or fetched from the shared tier for this run: *shared* names those keys)
@@ -515,12 +565,17 @@ def _cook_steps(
     store = Store(os.path.join(cache, "store"))
     mkey = manifest_key(rel, src)
     alone = source_hash(COMPILER_VERSION, rel, src, [], _no_read)  # the key of an output with no deps
-    hit, manifest = find_in_store(store, kind, rel, src, assets, index, mkey, alone) if not recook else (None, [])
+    rejected: list[str] = []  # store entries that failed check_output: warned about, compiled, replaced
+    hit, manifest = (
+        find_in_store(store, kind, rel, src, assets, index, mkey, alone, rejected) if not recook else (None, [])
+    )
     stored = None
     if hit is not None:
         stored = stored_notes(cache, hit[0])
         if stored and not watch_holds(stored[0], index):
             hit = None  # a material the model names appeared or went since: compiled, for its warnings
+        elif stored is None and strict:
+            hit = None  # its warnings unknown (from the shared cache, or an earlier veduta's): compiled
     if hit is not None:
         key, data, files = hit
         store.copy_out(key, cooked, data)
@@ -536,6 +591,7 @@ def _cook_steps(
         }
 
     # 3. compile
+    notes = list(notes or ()) + [f"local store entry {why}; this cook replaces it" for why in rejected]
     rep = Report(shown)
     from veduta.compile import CompileContext
 
@@ -578,8 +634,8 @@ def _cook_steps(
     if deps and (deps, h) not in manifest:
         store.put(mkey, _dump_manifest(manifest + [(deps, h)]))
     found_notes = make_notes(ctx.watch, rep.warnings)
-    if found_notes and found_notes[1]:  # warnings: kept for a restore of this output
-        store_notes(cache, h, found_notes)
+    # kept for a restore of this output, clean ones too: no note then means unknown, never clean
+    store_notes(cache, h, found_notes)
     files = [(rel, src_sig)] + [(d, sigs.get(d, ())) for d in deps]
     return {
         "outcome": COOKED,
@@ -591,9 +647,16 @@ def _cook_steps(
     }
 
 
-#: The folder in cache/ of the notes of stored outputs that gave warnings (not in the store:
-#: ``veduta cache push`` uploads whole cooked files and manifests only)
+#: The folder in cache/ of the notes of the outputs this toolchain compiled (not in the store:
+#: ``veduta cache push`` uploads whole cooked files and manifests only); an output with no note
+#: there (restored from the shared cache, or stored by an earlier veduta) has notes unknown
 NOTES_DIR = "notes"
+
+
+#: the note of a compile that found neither a warning nor a watched reference, and the file in the
+#: notes folder holding it, which the note of every such output is a hard link to (at most
+#: CLEAN_NOTE_LINKS links to one file: ext4 allows 65,000)
+CLEAN_NOTE, CLEAN_NOTE_FILE, CLEAN_NOTE_LINKS = b"[[],[]]", "clean", 60_000
 
 
 def _notes_key(key: str) -> str:
@@ -604,12 +667,29 @@ def store_notes(cache: str, key: str, notes) -> None:
     """Keep the notes (:data:`veduta.cook.state.Notes`) of the stored output *key*, for a restore."""
     import json
 
-    Store(os.path.join(cache, NOTES_DIR)).put(_notes_key(key), json.dumps(notes, ensure_ascii=False).encode())
+    store = Store(os.path.join(cache, NOTES_DIR))
+    if notes:
+        store.put(_notes_key(key), json.dumps(notes, ensure_ascii=False).encode())
+        return
+    # clean (most compiles): a hard link to one file holding the clean note, as the store links a
+    # cooked file (a new file for each took a full cook of 10,000 models 1.36 times the CPU)
+    clean = os.path.join(store.folder, CLEAN_NOTE_FILE)
+    try:
+        fresh = os.stat(clean).st_nlink < CLEAN_NOTE_LINKS
+    except OSError:
+        fresh = False
+    try:
+        if not fresh:  # (missing, or linked as often as a file system allows: a new one)
+            atomic_write(clean, CLEAN_NOTE)
+    except OSError:
+        pass  # (put writes a copy)
+    store.put(_notes_key(key), CLEAN_NOTE, clean)
 
 
 def stored_notes(cache: str, key: str):
-    """The notes kept for the stored output *key* by this toolchain; None when none were kept (the
-    output gave no warning, or an earlier toolchain or the shared cache made it: unknown)."""
+    """The notes kept for the stored output *key* by a compile of this toolchain (CLEAN when it
+    found neither a warning nor a watched reference); None when none were kept (unknown: the output
+    came from the shared cache, or an earlier veduta, which kept only notes with warnings, stored it)."""
     import json
 
     data = Store(os.path.join(cache, NOTES_DIR)).get(_notes_key(key))
@@ -620,6 +700,8 @@ def stored_notes(cache: str, key: str):
         notes = (tuple(watch), tuple((int(ln), int(col), str(p), str(m), str(c)) for ln, col, p, m, c in warnings))
     except (ValueError, TypeError):
         return None
+    if not notes[0] and not notes[1]:
+        return CLEAN
     return notes if all(type(w) is str for w in notes[0]) else None
 
 
@@ -650,6 +732,7 @@ def find_in_store(
     index: AssetIndex,
     mkey: str | None = None,
     alone: str | None = None,
+    rejected: list[str] | None = None,
 ):
     """An output of source *rel* (content *src*) in *store* that its current deps still hash to:
     ``((key, bytes, [(path, sig), ...] of the source and deps), manifest)``, or ``(None, manifest)``.
@@ -658,7 +741,8 @@ def find_in_store(
     by the source content lists the deps each earlier output had.  An entry is used only if
     :func:`check_output` passes (its META names this source, deps, compiler and source_hash).
     *mkey* and *alone*, when the caller has them: :func:`manifest_key` and the source_hash of
-    the source with no deps.
+    the source with no deps.  *rejected*, when given, gets ``<key[:12]> rejected: <why>`` for each
+    entry there that failed :func:`check_output` (damaged, or written by something other than a cook).
     """
     manifest = _load_manifest(store.get(mkey or manifest_key(rel, src)))
     if alone is None:
@@ -672,13 +756,18 @@ def find_in_store(
     for deps, key in candidates:
         if deps:
             h, files = hash_inputs(rel, src, deps, assets)
-            if h != key or any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+            if h != key or any(stale_dep(d, s, index) for d, s in files[1:]):
                 continue
         else:  # the key is the source's own hash
             files = [(rel, None)]
         data = store.get(key)
-        if data is not None and check_output(data, kind, rel, key, deps) is None:
+        if data is None:
+            continue
+        why = check_output(data, kind, rel, key, deps)
+        if why is None:
             return (key, data, files), manifest
+        if rejected is not None:
+            rejected.append(f"{key[:12]} rejected: {why}")
     return None, manifest
 
 

@@ -78,6 +78,10 @@ class CookRun:
     #: (set by ``run_cook``)
     looking: Any = None
 
+    def is_strict(self) -> bool:
+        """Whether warnings fail this run (:attr:`strict`, else the project's setting)."""
+        return bool(self.project.strict if self.strict is None else self.strict)
+
     def start(self) -> None:
         """A new doit run begins (its reporter starts; the tasks are made after this)."""
         self.executing = True

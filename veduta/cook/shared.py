@@ -33,7 +33,6 @@ from veduta.container.chunks import MAGIC, read_chunks
 from veduta.container.meta import Meta, source_hash
 from veduta.cook import remote
 from veduta.cook.cook import (
-    _BODY_CHUNKS,
     _dump_manifest,
     _load_manifest,
     _no_read,
@@ -41,8 +40,9 @@ from veduta.cook.cook import (
     check_output,
     find_in_store,
     hash_inputs,
+    layout_fault,
     manifest_key,
-    stale_reference,
+    stale_dep,
 )
 from veduta.cook.store import Store
 
@@ -53,19 +53,22 @@ MEMBER_HEAD = "veduta-deps/1\n"
 
 def valid_entry(key: str, data: bytes) -> bool:
     """Is *data* fit to be store entry *key*: a whole cooked file of the current compiler whose
-    META source_hash is *key* and whose body decodes, or a manifest (lines ``<key> <deps>``)?  Checked before an upload,
-    so a damaged local entry never reaches the team."""
+    META source_hash is *key*, laid out as a cook writes it and whose body decodes, or a manifest
+    (lines ``<key> <deps>``)?  Checked before an upload, so a damaged local entry never reaches the team."""
     if data[:4] == MAGIC:
         try:
             chunks = read_chunks(data)
-            metas = [c for c in chunks if c.type == "META"]
-            bodies = [c for c in chunks if c.type in _BODY_CHUNKS]
-            if len(metas) != 1 or len(bodies) != 1:
+            if not chunks or chunks[0].type != "META":
                 return False
-            m = Meta.decode(metas[0].payload)
+            m = Meta.decode(chunks[0].payload)
         except VdaError:
             return False
-        return m.source_hash == key and m.compiler == COMPILER_VERSION and body_fault(bodies[0]) is None
+        return (
+            m.source_hash == key
+            and m.compiler == COMPILER_VERSION
+            and layout_fault(chunks, m.kind) is None  # (META then its kind's body, nothing else)
+            and body_fault(chunks[1]) is None
+        )
     try:
         lines = data.decode("utf-8").splitlines()
     except UnicodeDecodeError:
@@ -174,7 +177,7 @@ class SharedCache:
                 candidates.append(deps)
         for deps in candidates:
             h, files = hash_inputs(rel, src, deps, assets)
-            if any(stale_reference(d, index) for d, s in files[1:] if s == ()):
+            if any(stale_dep(d, s, index) for d, s in files[1:]):
                 continue
             data = self.tier.get(h)
             if data is None:

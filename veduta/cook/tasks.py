@@ -147,6 +147,10 @@ def cook_tasks(run: CookRun):
     owed = cache.owed
     assets = project.assets
     now = time.time_ns()
+    # warnings fail a strict cook: one takes no output whose notes (its warnings) it does not know
+    # (restored from the shared cache, or found fresh with no record of them): it cooks it again,
+    # and the cook compiles it unless a compile of this toolchain kept its notes
+    strict = run.is_strict()
 
     # `doit list` (veduta's CookList) prints a fresh subtask from its name and doc: no Task made
     listing = None if run.executing else fresh_listing()
@@ -263,7 +267,12 @@ def cook_tasks(run: CookRun):
                 except OSError:
                     by_stat = False
             else:
-                by_stat = fresh_by_stat(rel, packed, assets, cooked, index)
+                by_stat = (
+                    fresh_by_stat(rel, packed, assets, cooked, index)
+                    and not (strict and len(packed) == 4)
+                    # a dep whose name another source has now: checked by its hash (moved_reference)
+                    and not (shared_names and not shared_names.isdisjoint(packed[2]))
+                )
             if by_stat:
                 if made and _made_by_a_task(made, prefix, rel, packed[2]):
                     pass  # made, and left to doit: it runs that task first, then checks this one
@@ -299,6 +308,8 @@ def cook_tasks(run: CookRun):
             prior = cache.packed(rel)
             unknown += prior is None
             fresh, deps, entry, verified = check_fresh(kind.name, rel, assets, cooked, index, now, prior, rel in owed)
+            if fresh and strict and entry[3] is None:
+                fresh = False  # its notes unknown: cooked, so that its warnings are known
             if fresh:
                 cache.set(rel, entry)
                 if not (made and _made_by_a_task(made, prefix, rel, deps)):  # (else as above)
@@ -324,8 +335,8 @@ def cook_tasks(run: CookRun):
                 file_dep += [prefix + d for d in deps if os.path.exists(prefix + d)]
                 uptodate = [False]
         args: list = [kind.name, src.rel, assets, cooked, project.cache, duplicate_of, display_root]
-        if recook:
-            args += [None, None, True]  # cook_one(..., shared, notes, recook)
+        if recook or strict:
+            args += [None, None, recook] + [True] * strict  # cook_one(..., shared, notes, recook, strict)
         if (
             uptodate is not None
             and feed is not None
@@ -464,6 +475,12 @@ def shared_fetch(run: CookRun, tasks: list[dict], index):
         yield from tasks
         return
     run.shared = shared = SharedCache(settings, project.cache)
+    if run.is_strict():
+        # a strict cook reads nothing from the shared cache: what it restored would have notes
+        # unknown to it (the tier holds cooked files only), so it would compile them anyway; it
+        # still uploads what it compiles, when writing
+        yield from tasks
+        return
     sel = run.selected or [BASENAME]
     wanted = [t for t in tasks if BASENAME in sel or f"{BASENAME}:{t['name']}" in sel]
     # cook_one's arguments: kind, rel, assets, cooked, ...
@@ -520,10 +537,11 @@ def _journal_pass(run: CookRun, cache: StatCache) -> JournalPass | None:
     written = changes.assets
     names: set[str] = {p for p in written if p in entries}
     standing = []
+    strict = run.is_strict()
     try:
         for rel, packed in entries.items():
-            if packed[2] and not written.isdisjoint(packed[2]):
-                names.add(rel)  # a file it read changed
+            if packed[2] and not written.isdisjoint(packed[2]) or strict and len(packed) == 4:
+                names.add(rel)  # a file it read changed (or its notes are unknown to a strict cook)
             if len(packed) == 5 and packed[4]:
                 standing.append((rel, len(packed[4])))
     except (TypeError, IndexError):  # (a damaged entry: the mark named this very file, so never)
@@ -1034,7 +1052,7 @@ class CookReporter(ConsoleReporter):
     def _strict_failure(self, standing: int) -> bool:
         """Whether warnings fail this run (``strict``), saying so on the summary's stream."""
         run = self.run
-        strict = run.project.strict if run.strict is None else run.strict
+        strict = run.is_strict()
         total = self.warned + standing
         if not strict or not total:
             return False

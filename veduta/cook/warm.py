@@ -454,7 +454,7 @@ class Game:
         ):
             return "an asset index of no known shape"
         for job in jobs:
-            if not isinstance(job, tuple) or not 7 <= len(job) <= 10:
+            if not isinstance(job, tuple) or not 7 <= len(job) <= 11:
                 return "a job of no known shape"
             kind, rel, assets, cooked, cache, duplicate_of, display_root, *rest = job
             if kind not in BY_NAME or not isinstance(rel, str) or not isinstance(display_root, str):

@@ -48,9 +48,10 @@ def _reason(code: str, message: str, dep: str | None = None) -> dict:
 def damage(path: str, kind: str) -> str | None:
     """How a cooked file is damaged (None when it is whole and of *kind*)."""
     from veduta.base.errors import VdaError
-    from veduta.base.kinds import BY_NAME, KINDS
+    from veduta.base.kinds import BY_NAME, KINDS, name_of
     from veduta.container.chunks import read_chunks
     from veduta.container.meta import Meta
+    from veduta.cook.cook import layout_fault
 
     try:
         with open(path, "rb") as f:
@@ -78,7 +79,9 @@ def damage(path: str, kind: str) -> str | None:
         return f"META {exc.reason}"
     if meta.kind != kind:
         return f'META says kind "{meta.kind}", want "{kind}"'
-    return None
+    if meta.name != name_of(meta.source):
+        return f'META names the asset "{meta.name}", not "{name_of(meta.source)}"'
+    return layout_fault(chunks, kind)
 
 
 def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
@@ -97,7 +100,9 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
         return [_reason("TOOLCHAIN_CHANGED", "cooked by an earlier veduta whose rules differ; it cooks again")]
     packed = cache.packed(rel)
     if packed is not None and fresh_by_stat(rel, packed, assets, cooked, index):
-        return []  # every signature the last good cook recorded still matches: nothing to read
+        # every signature the last good cook recorded still matches: nothing to read (but a dep
+        # whose name resolves to another file now, while another source has its name)
+        return _moved_reasons(project, packed[2], index) if type(packed[2]) is tuple else []
     entry = cache.get(rel)
     if not os.path.exists(cooked):
         if entry is None:
@@ -121,7 +126,7 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
         except OSError:
             return ()
 
-    reasons: list[dict] = []
+    reasons: list[dict] = _moved_reasons(project, deps, index)
     if entry is not None and entry[0] == meta.source_hash:  # the record of the cook that made this file
         recorded = dict(entry[2])
         racy = []  # written within RACY_NS of the last cook: their signatures were not kept
@@ -157,6 +162,21 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
     if not reasons:
         reasons = _guess(project, src, meta, deps)
     return reasons
+
+
+def _moved_reasons(project: Project, deps, index) -> list[dict]:
+    """``DEP_MOVED`` for each of *deps* that is there and whose name resolves to another file now
+    (another source of its kind and name came: a cook from scratch records the first by path)."""
+    from veduta.base.kinds import kind_of, name_of
+    from veduta.cook.cook import moved_reference
+
+    out = []
+    for p in deps:
+        if moved_reference(p, index) and os.path.exists(os.path.join(project.assets, p)):
+            k = kind_of(p)
+            found = index.resolve(k.name, name_of(p)) if k else None
+            out.append(_reason("DEP_MOVED", f"{p}: the name {name_of(p)} resolves to {found} now", p))
+    return out
 
 
 def _watch_reasons(watch, index) -> list[dict]:
