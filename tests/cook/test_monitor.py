@@ -319,3 +319,57 @@ def test_a_failure_propagates_when_the_journal_is_trusted(game, monitors):
     assert cp.returncode == 1, cp.stdout + cp.stderr
     assert "1 failed, 1 with a failed dependency" in cp.stdout, cp.stdout
     assert "assets/models/tree.vmodel:" in cp.stdout and "tree_far" in cp.stdout, cp.stdout
+
+
+def test_monitor_a_line_like_the_one_before_a_cookie_is_journaled_after_it(game, monitors):
+    """A source touched (the cook finds its bytes unchanged: nothing cooked, nothing written in
+    the cooked folder), then edited: the edit's line is the same as the touch's, which the monitor
+    used to drop as a repeat although a cook's cookie (and its mark) came in between."""
+    marked(game, monitors)
+    crate = game.root / "assets" / "models" / "crate.vmodel"
+    os.utime(crate)
+    assert "0 cooked, 4 up to date" in cook(game)
+    game.write("models/crate.vmodel", bigger(CRATE, 2))
+    assert "1 cooked, 3 up to date" in cook(game)
+    nothing_stale(game)
+
+
+def _write_in_place(path, text: str) -> None:
+    """Written through this name, the file kept (its inode and so its other names): as vim saves a
+    file with more than one name."""
+    with open(path, "r+") as f:
+        f.truncate(0)
+        f.write(text)
+
+
+def test_monitor_a_file_with_more_than_one_name(game, monitors):
+    """A hard link: a write is reported under the name it was made through, or under none when
+    that name is outside the watched folders; every name of the file must be checked.  Two sources
+    with one inode, a source whose other name is outside the assets folder, and a link made while
+    the monitor runs (its new name no source): each written through the other name."""
+    assets = game.root / "assets"
+    os.link(assets / "models" / "crate.vmodel", assets / "models" / "crate_copy.vmodel")
+    outside = game.root / "barrel-art.json"
+    os.link(assets / "models" / "props" / "barrel.vmodel", outside)
+    marked(game, monitors)
+    assert "0 cooked, 5 up to date" in cook(game)
+
+    _write_in_place(assets / "models" / "crate.vmodel", bigger(CRATE, 2))
+    assert "2 cooked, 3 up to date" in cook(game)  # crate and crate_copy
+    nothing_stale(game)
+    assert "0 cooked, 5 up to date" in cook(game)
+
+    _write_in_place(outside, bigger(BARREL, 3))  # no watch sees this write
+    assert "1 cooked, 4 up to date" in cook(game)
+    nothing_stale(game)
+
+    # a link made now, inside the assets folder, under a name that is no source
+    (assets / "art").mkdir()
+    assert "0 cooked, 5 up to date" in cook(game)  # (a folder made: every source checked)
+    cook(game)
+    os.link(assets / "models" / "tree.vmodel", assets / "art" / "tree.json")
+    assert "0 cooked, 5 up to date" in cook(game)
+    _write_in_place(assets / "art" / "tree.json", bigger(CRATE, 4))
+    assert "1 cooked, 4 up to date" in cook(game)
+    nothing_stale(game)
+    assert "0 cooked, 5 up to date" in cook(game)

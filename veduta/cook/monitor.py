@@ -19,7 +19,9 @@ The journal (text, one event a line; paths relative to the assets or the cooked 
 - ``D``: a folder was made, removed or renamed, or a link was made (a cook then checks all);
 - ``o``: the monitor may have missed something (inotify's queue overflowed, a path it cannot
   write on one line, a symbolic link in the watched folders): a cook then checks every source;
-- ``c <name>``: a cook's cookie.
+- ``c <name>``: a cook's cookie; before it, an ``a`` line for every file under the assets folder
+  with more than one name (a hard link: a write through another name is reported under that
+  name, or under none when it is outside the watched folders), so every cook checks those.
 
 Why it stays correct (docs/cooking.md, "The file-system monitor"): a cook trusts the journal
 only from the *mark* that the last complete cook (every source fresh or cooked, nothing failed,
@@ -34,6 +36,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import struct
 import sys
 import time
@@ -53,6 +56,9 @@ COOKIES = "cookies"
 SYNC_TIMEOUT_S = 2.0
 #: a journal grown past this starts again under a new id (the next cook checks every source once)
 MAX_JOURNAL = 64 << 20
+#: at most this many files with more than one name (hard links) are named before each cookie;
+#: more, and the journal says ``o`` there instead (the cook checks every source)
+MAX_LINKED = 4096
 
 # inotify(7)
 IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE = 0x2, 0x4, 0x8
@@ -343,6 +349,16 @@ class Monitor:
         #: areas ("a", or "k" outside the assets folder) whose root folder was removed or moved
         #: away, watched again once it is back (see _lose, _watch_again)
         self.lost: set[str] = set()
+        #: the files under the assets folder with more than one name (st_nlink > 1, a hard link):
+        #: a write through another name is reported under that name only, or not at all when the
+        #: name is outside the watched folders, so every one of them is named before each cookie
+        #: (the cook then checks it by its signature, as without a monitor); (st_dev, st_ino) ->
+        #: its names under the assets folder, and each name's key
+        self.links: dict[tuple[int, int], set[str]] = {}
+        self.link_of: dict[str, tuple[int, int]] = {}
+        #: a name made of a file with more than one name, whose other names are not known: the
+        #: watched folders are listed again for them before the next cookie
+        self._find_links = False
         self.id = ""
         self._journal = -1
         self._size = 0
@@ -401,6 +417,8 @@ class Monitor:
             for e in entries:
                 if e.is_symlink():
                     ok = False
+                elif area == "a" and e.is_file(follow_symlinks=False):
+                    self._note_links(f"{r}/{e.name}" if r else e.name, e.path)
                 elif e.is_dir(follow_symlinks=False):
                     sub = f"{r}/{e.name}" if r else e.name
                     full = os.path.join(root, sub)
@@ -412,6 +430,63 @@ class Monitor:
                         continue
                     stack.append(sub)
         return ok
+
+    def _note_links(self, rel: str, path: str) -> None:
+        """Remember *rel* (the file at *path*) when it has more than one name; a name made of a
+        file whose other names are not known yet has the watched folders listed again for them."""
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return  # (gone meanwhile: its removal is journaled)
+        if st.st_nlink < 2 or not stat.S_ISREG(st.st_mode):
+            return
+        key = (st.st_dev, st.st_ino)
+        names = self.links.setdefault(key, set())
+        if not names and self.id:  # (after the start: the others were listed before it was made)
+            self._find_links = True
+        names.add(rel)
+        self.link_of[rel] = key
+
+    def _forget_link(self, rel: str) -> None:
+        key = self.link_of.pop(rel, None)
+        if key is not None:
+            names = self.links.get(key, set())
+            names.discard(rel)
+            if not names:
+                del self.links[key]
+
+    def _list_links(self) -> None:
+        """Find every name of the files with more than one name: each watched folder under the
+        assets folder listed again (only after a name was made for a file already named elsewhere,
+        ``ln a b``: rare)."""
+        self._find_links = False
+        self.links.clear()
+        self.link_of.clear()
+        for area, rel in list(self.dirs.values()):
+            if area != "a":
+                continue
+            folder = os.path.join(self.assets, rel) if rel else self.assets
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for e in entries:
+                if e.is_file(follow_symlinks=False):
+                    self._note_links(f"{rel}/{e.name}" if rel else e.name, e.path)
+
+    def _linked_lines(self) -> list[bytes]:
+        """The journal lines that name every file with more than one name (written before each
+        cookie: the cook checks them, whatever name they were changed through)."""
+        if self._find_links:
+            self._list_links()
+        if not self.link_of:
+            return []
+        if len(self.link_of) > MAX_LINKED:
+            return [b"o\n"]
+        out = []
+        for rel in sorted(self.link_of):
+            out.append(b"o\n" if "\n" in rel else f"a {rel}\n".encode("utf-8", "surrogateescape"))
+        return out
 
     def start(self) -> None:
         os.makedirs(self.cookies, exist_ok=True)
@@ -465,7 +540,11 @@ class Monitor:
                 continue
             if area == "c":
                 if mask & IN_CREATE and name.startswith("c-"):
+                    lines += self._linked_lines()
                     lines.append(f"c {name}\n".encode())
+                    # (a line like the one before the cookie is journaled again after it: the
+                    # cook's mark is after the cookie, and trusts what follows it alone)
+                    self._last = b""
                 continue
             if mask & (IN_DELETE_SELF | IN_MOVE_SELF):
                 if rel == "" and (area == "a" or not self.cooked.startswith(self.assets + os.sep)):
@@ -489,6 +568,11 @@ class Monitor:
                 self._distrust()
                 lines.append(b"D\n")
                 continue
+            if area == "a" and mask & _NAMES:
+                if mask & (IN_MOVED_FROM | IN_DELETE):
+                    self._forget_link(path)
+                else:
+                    self._note_links(path, os.path.join(self.assets, path))
             tag = "k" if area == "k" else "n" if mask & _NAMES else "a"
             line = f"{tag} {path}\n".encode("utf-8", "surrogateescape")
             if line != self._last:
@@ -510,6 +594,9 @@ class Monitor:
             if a in areas:
                 self.ino.remove(wd)
                 del self.dirs[wd]
+        if area == "a":
+            self.links.clear()
+            self.link_of.clear()
         self.lost.add(area)
 
     def _watch_again(self) -> None:
