@@ -373,3 +373,30 @@ def test_monitor_a_file_with_more_than_one_name(game, monitors):
     assert "1 cooked, 4 up to date" in cook(game)
     nothing_stale(game)
     assert "0 cooked, 5 up to date" in cook(game)
+
+
+SAMPLE_TEXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "assets", "textures")
+
+
+def test_monitor_watches_dot_folders_a_texture_reads(game, monitors):
+    """The cook's scan skips dot folders for sources, but a texture layer may name an image in
+    one (source art kept in ``textures/.src/``): its edits must be cooked while the monitor runs."""
+    src = game.root / "assets" / "textures" / ".src"
+    src.mkdir(parents=True)
+    shutil.copyfile(os.path.join(SAMPLE_TEXTURES, "crate.png"), src / "crate.png")
+    game.write(
+        "textures/crate.vtexture",
+        '{ "veduta": "texture/1", "layers": [ { "type": "image", "path": "textures/.src/crate.png" } ] }\n',
+    )
+    marked(game, monitors)
+    assert "0 cooked, 5 up to date" in cook(game)
+    with open(os.path.join(SAMPLE_TEXTURES, "hero.png"), "rb") as f:
+        (src / "crate.png").write_bytes(f.read())  # (in place)
+    assert "1 cooked, 4 up to date" in cook(game)
+    nothing_stale(game)
+    (src / "new").mkdir()  # a folder made in a dot folder: a full check, then trusted again
+    assert "0 cooked, 5 up to date" in cook(game)
+    shutil.copyfile(os.path.join(SAMPLE_TEXTURES, "water.png"), src / "new" / "w.png")
+    os.replace(src / "new" / "w.png", src / "crate.png")  # renamed over it
+    assert "1 cooked, 4 up to date" in cook(game)
+    nothing_stale(game)

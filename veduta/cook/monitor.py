@@ -390,10 +390,10 @@ class Monitor:
 
     # the watches
     def _watch_tree(self, area: str, root: str, rel: str) -> bool:
-        """Watch folder *rel* of *root* and every folder under it (dot folders under the assets
-        folder are skipped, as the cook's scan skips them; the cooked folder met there is watched
-        as the cooked folder); False when a symbolic link is met (the monitor cannot see through
-        one)."""
+        """Watch folder *rel* of *root* and every folder under it (dot folders too: the cook's
+        scan skips them for sources, but a texture layer may read an image in one; the cooked
+        folder met under the assets folder is watched as the cooked folder); False when a
+        symbolic link is met (the monitor cannot see through one)."""
         ok = True
         stack = [rel]
         while stack:
@@ -420,15 +420,7 @@ class Monitor:
                 elif area == "a" and e.is_file(follow_symlinks=False):
                     self._note_links(f"{r}/{e.name}" if r else e.name, e.path)
                 elif e.is_dir(follow_symlinks=False):
-                    sub = f"{r}/{e.name}" if r else e.name
-                    full = os.path.join(root, sub)
-                    if (
-                        area == "a"
-                        and e.name.startswith(".")
-                        and not (full == self.cooked or self.cooked.startswith(full + os.sep))
-                    ):
-                        continue
-                    stack.append(sub)
+                    stack.append(f"{r}/{e.name}" if r else e.name)
         return ok
 
     def _note_links(self, rel: str, path: str) -> None:
@@ -553,10 +545,6 @@ class Monitor:
                 continue
             path = f"{rel}/{name}" if rel else name
             if mask & IN_ISDIR:
-                if area == "a" and name.startswith("."):
-                    full = os.path.join(self.assets, path)
-                    if full != self.cooked and not self.cooked.startswith(full + os.sep):
-                        continue  # a dot folder the cook never reads (but for the cooked folder)
                 if mask & (IN_CREATE | IN_MOVED_TO) and not self._watch_tree(area, self._area_root(area), path):
                     self._distrust()
                 lines.append(b"D\n")
