@@ -400,3 +400,48 @@ def test_monitor_watches_dot_folders_a_texture_reads(game, monitors):
     os.replace(src / "new" / "w.png", src / "crate.png")  # renamed over it
     assert "1 cooked, 4 up to date" in cook(game)
     nothing_stale(game)
+
+
+def _all_cooked(game: Game, cooked: str = "assets/.cooked") -> None:
+    for name in ("crate", "barrel", "tree", "tree_far"):
+        assert game.cooked(f"models/{name}.vda", cooked).is_file(), name
+
+
+def test_monitor_of_other_folders_is_not_trusted(game, monitors):
+    """A cook whose cooked or assets folder is not the monitor's (``[tool.veduta]`` changed while
+    it runs) checks every source: the journal says nothing of the new folders."""
+    marked(game, monitors)
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\ncooked = "build/cooked"\n')
+    out = cook(game)
+    assert "4 restored from cache" in out, out
+    _all_cooked(game, "build/cooked")
+    nothing_stale(game)
+    cook(game)
+    assert "0 cooked, 4 up to date" in cook(game)
+
+    shutil.copytree(game.root / "assets", game.root / "assets2")
+    game.write("models/crate.vmodel", bigger(CRATE, 2), assets="assets2")
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\nassets = "assets2"\ncooked = "build/cooked"\n')
+    assert "1 cooked, 3 up to date" in cook(game)
+    nothing_stale(game)
+
+
+def test_monitor_of_another_checkout_sharing_the_cache_folder(game, monitors, tmp_path):
+    """Two checkouts of one game with one cache folder (``cache`` set to the same path in both),
+    a monitor running for the first: a cook in the second checks every source of its own."""
+    from tests.gamerepo import make_game
+
+    shared = tmp_path / "shared-cache"
+    (tmp_path / "second").mkdir()
+    other = make_game(tmp_path / "second")
+    for g in (game, other):
+        (g.root / "pyproject.toml").write_text(f'[tool.veduta]\ncache = "{shared}"\n')
+    other.write("models/crate.vmodel", bigger(CRATE, 5))
+    marked(game, monitors)
+    assert status(game)["marked"]
+    out = cook(other)
+    assert "1 cooked, 0 up to date, 3 restored from cache" in out, out
+    _all_cooked(other)
+    nothing_stale(other)
+    assert "0 cooked, 4 up to date" in cook(game)  # (the first checkout's cooks go on as before)
+    nothing_stale(game)

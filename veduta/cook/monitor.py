@@ -91,6 +91,8 @@ class Sync:
 
     id: str
     offset: int
+    #: the folders of the cook (:func:`folders`): the monitor's, or it would not have answered
+    where: list[str] = field(default_factory=list)
     changed: Changes | None = None
     #: the last complete cook found no stray or temp file in the cooked folder
     cooked_clean: bool = False
@@ -130,6 +132,13 @@ def _alive(pid) -> bool:
     return True
 
 
+def folders(root: str, assets: str, cooked: str) -> list[str]:
+    """The game's root, assets and cooked folders as real paths: a monitor's state and a cook's
+    mark name them, and a cook of other folders (another checkout sharing the cache folder, or
+    ``[tool.veduta]`` ``assets``/``cooked`` changed) trusts neither."""
+    return [os.path.realpath(root), os.path.realpath(assets), os.path.realpath(cooked)]
+
+
 def state_signature(path: str) -> list[int] | None:
     """The stat cache file's (size, mtime_ns, inode, ctime_ns): a mark holds it, so that a stat
     cache written since by anything else voids the mark."""
@@ -140,11 +149,12 @@ def state_signature(path: str) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
 
 
-def sync(cache: str, state_sig: list[int] | None, timeout: float = SYNC_TIMEOUT_S) -> Sync | None:
+def sync(cache: str, state_sig: list[int] | None, game: list[str], timeout: float = SYNC_TIMEOUT_S) -> Sync | None:
     """Ask the running monitor of the game whose cache folder is *cache* for the changes since
     the last complete cook, whose stat cache file had signature *state_sig* (as this cook read
-    it: :func:`state_signature`); None when no monitor runs (or it does not answer in *timeout*:
-    a warning says so).  Removes the mark: a cook that does not complete leaves none."""
+    it: :func:`state_signature`); *game* is the cook's folders (:func:`folders`).  None when no
+    monitor runs, when it watches other folders than *game* (or it does not answer in
+    *timeout*: a warning says so).  Removes the mark: a cook that does not complete leaves none."""
     where = folder_of(cache)
     mark = _read_json(os.path.join(where, MARK))
     try:
@@ -155,8 +165,8 @@ def sync(cache: str, state_sig: list[int] | None, timeout: float = SYNC_TIMEOUT_
     if not isinstance(state, dict) or state.get("format") != FORMAT or not _alive(state.get("pid")):
         return None
     ident = state.get("id")
-    if type(ident) is not str:
-        return None
+    if type(ident) is not str or state.get("folders") != game:
+        return None  # (another game's folders: its journal says nothing of this one's)
     journal = os.path.join(where, JOURNAL)
     try:
         fd = os.open(journal, os.O_RDONLY)
@@ -186,11 +196,12 @@ def sync(cache: str, state_sig: list[int] | None, timeout: float = SYNC_TIMEOUT_
                 f"answer in {timeout:g} s; checking every source\n"
             )
             return None
-        got = Sync(ident, end)
+        got = Sync(ident, end, game)
         if (
             state.get("trusted") is True
             and isinstance(mark, dict)
             and mark.get("id") == ident
+            and mark.get("folders") == game
             and type(mark.get("offset")) is int
             and 0 < mark["offset"] <= end
             and mark.get("state") == state_sig
@@ -255,7 +266,14 @@ def write_mark(cache: str, got: Sync, state_file: str, cooked_clean: bool) -> No
     from veduta.base.fsutil import atomic_write
 
     data = json.dumps(
-        {"format": FORMAT, "id": got.id, "offset": got.offset, "state": sig, "clean": cooked_clean}
+        {
+            "format": FORMAT,
+            "id": got.id,
+            "offset": got.offset,
+            "state": sig,
+            "clean": cooked_clean,
+            "folders": got.where,
+        }
     ).encode()
     try:
         atomic_write(os.path.join(folder_of(cache), MARK), data)
@@ -336,9 +354,11 @@ class _Inotify:
 class Monitor:
     """The running monitor of one game: its watches and its journal (see the module's doc)."""
 
-    def __init__(self, assets: str, cooked: str, cache: str, max_journal: int = MAX_JOURNAL) -> None:
+    def __init__(self, assets: str, cooked: str, cache: str, max_journal: int = MAX_JOURNAL, root: str = ".") -> None:
         self.assets = os.path.abspath(assets)
         self.cooked = os.path.abspath(cooked)
+        #: the game's folders (:func:`folders`): a cook of others does not trust this journal
+        self.where = folders(root, assets, cooked)
         self.folder = os.path.abspath(folder_of(cache))
         self.cookies = os.path.join(self.folder, COOKIES)
         self.max_journal = max_journal
@@ -511,6 +531,7 @@ class Monitor:
             "trusted": self.trusted,
             "assets": self.assets,
             "cooked": self.cooked,
+            "folders": self.where,
         }
         atomic_write(os.path.join(self.folder, STATE), json.dumps(state).encode())
 
@@ -642,4 +663,5 @@ __all__ = [
     "SYNC_TIMEOUT_S",
     "folder_of",
     "state_signature",
+    "folders",
 ]

@@ -40,7 +40,7 @@ def run_monitor(
             f"a monitor already runs for this game (pid {running['pid']}); `veduta watch --status` shows it"
         )
     try:
-        mon = Monitor(project.assets, project.cooked, project.cache)
+        mon = Monitor(project.assets, project.cooked, project.cache, root=project.root)
     except MonitorUnavailable as exc:
         raise UsageError(f"{exc}; cooks check every source by its signatures") from None
     keeper = None
