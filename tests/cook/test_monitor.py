@@ -24,13 +24,16 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 class MonitorProcess:
     """``veduta watch --monitor`` in the game's root, started and waited for until it watches."""
 
-    def __init__(self, game: Game):
+    def __init__(self, game: Game, script: str | None = None):
+        """*script*: Python run instead of ``veduta watch --monitor`` (a test double inside)."""
         self.game = game
         self.err = open(game.root.parent / f"monitor-{time.monotonic_ns()}.log", "w+")  # noqa: SIM115
         env = dict(os.environ)
         env.pop("VEDUTA_FORMAT", None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "veduta", "watch", "--monitor"],
+            [sys.executable, "-m", "veduta", "watch", "--monitor"]
+            if script is None
+            else [sys.executable, "-c", script],
             cwd=game.root,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -72,8 +75,8 @@ class MonitorProcess:
 def monitors(game):
     started: list[MonitorProcess] = []
 
-    def start() -> MonitorProcess:
-        m = MonitorProcess(game)
+    def start(script: str | None = None) -> MonitorProcess:
+        m = MonitorProcess(game, script)
         started.append(m)
         return m
 
@@ -445,3 +448,56 @@ def test_monitor_of_another_checkout_sharing_the_cache_folder(game, monitors, tm
     nothing_stale(other)
     assert "0 cooked, 4 up to date" in cook(game)  # (the first checkout's cooks go on as before)
     nothing_stale(game)
+
+
+#: ``veduta watch --monitor`` with the kernel's inotify_add_watch refusing one folder (ENOSPC, as
+#: when the user's fs.inotify.max_user_watches is used up): a test double of that call only
+_REFUSING = """
+import errno, os, sys
+import veduta.cook.monitor as m
+real = m._Inotify.add
+def add(self, path):
+    if path.endswith(os.sep + os.path.join("models", "props")):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+    return real(self, path)
+m._Inotify.add = add
+from veduta.faces.cli import run
+sys.argv = ["veduta", "watch", "--monitor", "--no-worker"]
+sys.exit(run())
+"""
+
+
+def test_monitor_that_cannot_watch_a_folder_is_not_trusted(game, monitors):
+    """A watch the kernel refuses (anything but the folder gone meanwhile) means changes there go
+    unseen: the monitor is untrusted (journal ``o``, state, ``--status``, its start message) and
+    every cook checks every source."""
+    m = monitors(_REFUSING)
+    said = "the monitor cannot watch assets/models/props (No space left on device): cooks check every source"
+    assert said in m.log(), m.log()
+    assert "o\n" in _journal(game).split("\n", 1)[1]
+    assert "4 cooked" in cook(game)
+    cook(game)
+    got = status(game)
+    assert got["running"] and not got["trusted"] and not got["marked"], got
+    assert got["why"] == "the monitor cannot watch assets/models/props (No space left on device)", got
+    cp = game.veduta("watch", "--status")
+    assert cp.returncode == 0 and said in cp.stdout, cp.stdout
+    game.write("models/props/barrel.vmodel", bigger(BARREL, 3))  # in the folder no watch sees
+    assert "1 cooked, 3 up to date" in cook(game)
+    nothing_stale(game)
+
+    # the same refusal for a folder made while it runs: untrusted from then on
+    m.stop()
+    shutil.move(game.root / "assets" / "models" / "props", game.root / "props")
+    m = monitors(_REFUSING)
+    assert "monitoring assets/ for cooks; Ctrl-C stops" in m.log(), m.log()
+    cook(game)
+    cook(game)
+    assert status(game)["marked"]
+    shutil.move(game.root / "props", game.root / "assets" / "models" / "props")
+    assert "3 up to date, 1 restored from cache" in cook(game)  # (a folder came: every source checked)
+    game.write("models/props/barrel.vmodel", bigger(BARREL, 6))
+    assert "1 cooked, 3 up to date" in cook(game)
+    nothing_stale(game)
+    assert not status(game)["trusted"]
+    assert said in m.log()  # (said on its standard error when it happens)

@@ -34,6 +34,7 @@ monitor, and leaves a new mark for the next one.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import stat
@@ -76,8 +77,18 @@ class MonitorUnavailable(Exception):
     """This system offers no inotify (not Linux): there is no monitor, cooks check every source."""
 
 
+#: why a monitor with a symbolic link in its folders is not trusted
+LINK = "a symbolic link is in the watched folders"
+
+
 def folder_of(cache: str) -> str:
     return os.path.join(cache, FOLDER)
+
+
+def _shown(path: str) -> str:
+    """*path* as said to the user: relative to the current folder when under it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
 
 
 # -- the cook's side --------------------------------------------------------------------------
@@ -287,10 +298,14 @@ def status(cache: str) -> dict:
     state = _read_json(os.path.join(where, STATE))
     running = isinstance(state, dict) and state.get("format") == FORMAT and _alive(state.get("pid"))
     mark = _read_json(os.path.join(where, MARK))
+    trusted = bool(running and state.get("trusted"))
+    why = state.get("why") if running and not trusted else None
     return {
         "running": running,
         "pid": state.get("pid") if running else None,
-        "trusted": bool(running and state.get("trusted")),
+        "trusted": trusted,
+        #: why a running monitor is not trusted ("" when it is, or none runs)
+        "why": why if type(why) is str and why else ("" if trusted or not running else "it cannot see every change"),
         "marked": bool(
             running and state.get("trusted") and isinstance(mark, dict) and mark.get("id") == state.get("id")
         ),
@@ -366,6 +381,8 @@ class Monitor:
         #: wd -> (area, folder relative to it): area "a" assets, "k" cooked, "c" cookies
         self.dirs: dict[int, tuple[str, str]] = {}
         self.trusted = True  # False once a link is seen: every cook then checks every source
+        #: why it is not trusted (the first reason found): said by --status and at the start
+        self.why = ""
         #: areas ("a", or "k" outside the assets folder) whose root folder was removed or moved
         #: away, watched again once it is back (see _lose, _watch_again)
         self.lost: set[str] = set()
@@ -420,15 +437,20 @@ class Monitor:
             r = stack.pop()
             path = os.path.join(root, r) if r else root
             if os.path.islink(path):
-                ok = False
+                ok = self._blind(LINK)
                 continue
             if area == "a" and path == self.cooked:
                 ok = self._watch_tree("k", self.cooked, "") and ok
                 continue
             try:
                 wd = self.ino.add(path)
-            except OSError:
-                continue  # gone meanwhile (its removal is journaled by its parent)
+            except OSError as exc:
+                if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                    continue  # gone meanwhile (its removal is journaled by its parent)
+                # the kernel refuses (ENOSPC: the user's fs.inotify.max_user_watches used up;
+                # ENOMEM, EACCES): changes in that folder would go unseen
+                ok = self._blind(f"the monitor cannot watch {_shown(path)} ({os.strerror(exc.errno or 0)})")
+                continue
             self.dirs[wd] = (area, r)
             try:
                 entries = list(os.scandir(path))
@@ -436,7 +458,7 @@ class Monitor:
                 continue
             for e in entries:
                 if e.is_symlink():
-                    ok = False
+                    ok = self._blind(LINK)
                 elif area == "a" and e.is_file(follow_symlinks=False):
                     self._note_links(f"{r}/{e.name}" if r else e.name, e.path)
                 elif e.is_dir(follow_symlinks=False):
@@ -509,17 +531,27 @@ class Monitor:
             if os.path.isdir(self.cooked):
                 ok = self._watch_tree("k", self.cooked, "") and ok
             else:
-                ok = False  # made by the first cook where no watch sees it made
+                # made by the first cook where no watch sees it made
+                ok = self._blind(f"the cooked folder {_shown(self.cooked)} is not there to watch")
         self.trusted = ok
         self._start_journal()
         if not ok:
             self._write([b"o\n"])
 
+    def _blind(self, why: str) -> bool:
+        """The monitor cannot see every change (*why*): remembered (the first reason); False."""
+        if not self.why:
+            self.why = why
+        return False
+
     def _distrust(self) -> None:
-        """A link is in the watched folders: from now on no cook trusts this monitor."""
+        """A link is in the watched folders, or a folder cannot be watched: from now on no cook
+        trusts this monitor (said on its standard error and by ``--status``)."""
         if self.trusted:
             self.trusted = False
             self._write_state()
+            sys.stderr.write(f"veduta: warning: {self.why or LINK}: cooks check every source\n")
+            sys.stderr.flush()
 
     def _write_state(self) -> None:
         from veduta.base.fsutil import atomic_write
@@ -529,6 +561,7 @@ class Monitor:
             "id": self.id,
             "pid": os.getpid(),
             "trusted": self.trusted,
+            "why": "" if self.trusted else self.why,
             "assets": self.assets,
             "cooked": self.cooked,
             "folders": self.where,
@@ -574,6 +607,7 @@ class Monitor:
                 lines.append(b"o\n")
                 continue
             if mask & (IN_CREATE | IN_MOVED_TO) and os.path.islink(os.path.join(self._area_root(area), path)):
+                self._blind(LINK)
                 self._distrust()
                 lines.append(b"D\n")
                 continue

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 from veduta.base.errors import UsageError
@@ -11,9 +12,10 @@ from veduta.base.project import Project
 
 def monitor_status(project: Project) -> dict:
     """Whether a monitor runs for *project*, and whether the next cook can trust it:
-    ``{"running", "pid", "trusted", "marked", "journal", "worker"}`` (*trusted*: no link in the
-    watched folders; *marked*: a complete cook left its mark, so the next no-op cook stats nothing;
-    *worker*: its warm compile worker, ``{"running", "pid", "served", "socket"}``)."""
+    ``{"running", "pid", "trusted", "why", "marked", "journal", "worker"}`` (*trusted*: no link in
+    the watched folders and every folder watched, else *why* says what it cannot see; *marked*:
+    a complete cook left its mark, so the next no-op cook stats nothing; *worker*: its warm compile
+    worker, ``{"running", "pid", "served", "socket"}``)."""
     from veduta.cook.monitor import status
     from veduta.cook.warm import status as worker_status
 
@@ -49,7 +51,12 @@ def run_monitor(
 
         keeper = Keeper(project.assets, project.cooked, project.cache)
     try:
-        mon.start()
+        try:
+            mon.start()
+        except OSError as exc:  # (its own folder: cache/monitor/cookies, or the journal)
+            raise UsageError(
+                f"the monitor cannot watch or write {exc.filename or mon.folder} ({os.strerror(exc.errno or 0)})"
+            ) from None
         if keeper is not None:
             keeper.tend()
         if ready is not None:
