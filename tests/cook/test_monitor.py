@@ -501,3 +501,36 @@ def test_monitor_that_cannot_watch_a_folder_is_not_trusted(game, monitors):
     nothing_stale(game)
     assert not status(game)["trusted"]
     assert said in m.log()  # (said on its standard error when it happens)
+
+
+def test_two_monitors_started_at_once_one_runs(game):
+    """"One monitor per game" was a check-then-start race: two started at the same moment both
+    ran, and stopping the one the state file names left the other unseen.  A lock held for the
+    monitor's life: the second says the first one's pid and exits 2."""
+    cmd = [sys.executable, "-m", "veduta", "watch", "--monitor", "--no-worker"]
+    for _ in range(3):
+        procs = [
+            subprocess.Popen(cmd, cwd=game.root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)
+        ]
+        try:
+            end = time.monotonic() + 60
+            while all(p.poll() is None for p in procs):
+                assert time.monotonic() < end, "neither monitor refused to start"
+                time.sleep(0.02)
+            lost = next(p for p in procs if p.poll() is not None)
+            won = next(p for p in procs if p is not lost)
+            err = lost.stderr.read()
+            assert lost.returncode == 2, err
+            assert f"a monitor already runs for this game (pid {won.pid})" in err, err
+            end = time.monotonic() + 60
+            while status(game).get("pid") != won.pid:
+                assert won.poll() is None and time.monotonic() < end, status(game)
+                time.sleep(0.02)
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()  # (no tidying up: its state file stays, naming a dead pid)
+                p.wait(timeout=30)
+                p.stderr.close()
+        assert status(game)["running"] is False

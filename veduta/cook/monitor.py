@@ -50,6 +50,8 @@ FORMAT = "veduta-monitor/1"
 #: without importing this module)
 FOLDER = MONITOR_FOLDER
 STATE = "state.json"
+#: the file a running monitor holds an exclusive flock on for its whole life (its pid inside)
+LOCK = "lock"
 JOURNAL = "journal"
 MARK = "mark.json"
 COOKIES = "cookies"
@@ -83,6 +85,44 @@ LINK = "a symbolic link is in the watched folders"
 
 def folder_of(cache: str) -> str:
     return os.path.join(cache, FOLDER)
+
+
+class MonitorRunning(Exception):
+    """Another monitor of this game holds the lock; *pid* is its process id (None: not said)."""
+
+    def __init__(self, pid: int | None) -> None:
+        super().__init__(pid)
+        self.pid = pid
+
+
+def hold_lock(cache: str) -> int:
+    """Take the one-monitor-per-game lock: an exclusive ``flock`` on ``<cache>/monitor/lock``,
+    held by the descriptor returned (closed when the monitor ends, or by the kernel when it
+    dies), with this process's pid written inside.  Two monitors started at the same moment:
+    one gets it, the other :class:`MonitorRunning` with the first one's pid."""
+    import fcntl
+
+    where = folder_of(cache)
+    os.makedirs(where, exist_ok=True)
+    fd = os.open(os.path.join(where, LOCK), os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            os.close(fd)
+            raise
+        pid = None
+        end = time.monotonic() + 1.0  # (the holder writes its pid just after it took the lock)
+        while pid is None and time.monotonic() < end:
+            text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            pid = int(text) if text.isdigit() else None
+            if pid is None:
+                time.sleep(0.01)
+        os.close(fd)
+        raise MonitorRunning(pid) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
 
 
 def _shown(path: str) -> str:
@@ -691,6 +731,8 @@ __all__ = [
     "Changes",
     "Monitor",
     "MonitorUnavailable",
+    "MonitorRunning",
+    "hold_lock",
     "sync",
     "write_mark",
     "status",

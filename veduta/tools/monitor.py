@@ -33,14 +33,28 @@ def run_monitor(
     folder is watched.  With *worker*, a warm compile worker is kept as a child process
     (veduta/cook/warm.py), started again whenever it ends.  Returns the last status.  Another
     running monitor of the same game, or a system without inotify, is a :class:`~veduta.base.errors.UsageError`."""
-    from veduta.cook.monitor import Monitor, MonitorUnavailable, status
+    from veduta.cook.monitor import MonitorRunning, hold_lock
 
     project.need_assets()
-    running = status(project.cache)
-    if running["running"]:
+    try:
+        # one monitor per game: a lock held for its life (two started at once: one runs)
+        lock = hold_lock(project.cache)
+    except MonitorRunning as exc:
         raise UsageError(
-            f"a monitor already runs for this game (pid {running['pid']}); `veduta watch --status` shows it"
-        )
+            f"a monitor already runs for this game (pid {exc.pid if exc.pid is not None else 'unknown'}); "
+            "`veduta watch --status` shows it"
+        ) from None
+    except OSError as exc:
+        raise UsageError(f"the monitor cannot lock {exc.filename or project.cache} ({exc.strerror})") from None
+    try:
+        return _run(project, should_stop, ready, worker)
+    finally:
+        os.close(lock)  # (after the state file went: a monitor started now finds none)
+
+
+def _run(project: Project, should_stop: Callable[[], bool], ready: Callable[[dict], None] | None, worker: bool) -> dict:
+    from veduta.cook.monitor import Monitor, MonitorUnavailable, status
+
     try:
         mon = Monitor(project.assets, project.cooked, project.cache, root=project.root)
     except MonitorUnavailable as exc:
