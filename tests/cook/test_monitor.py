@@ -504,7 +504,7 @@ def test_monitor_that_cannot_watch_a_folder_is_not_trusted(game, monitors):
 
 
 def test_two_monitors_started_at_once_one_runs(game):
-    """"One monitor per game" was a check-then-start race: two started at the same moment both
+    """One monitor per game was a check-then-start race: two started at the same moment both
     ran, and stopping the one the state file names left the other unseen.  A lock held for the
     monitor's life: the second says the first one's pid and exits 2."""
     cmd = [sys.executable, "-m", "veduta", "watch", "--monitor", "--no-worker"]
