@@ -535,7 +535,7 @@ def edits_pending(project: Project) -> str | None:
 
 def monitor_status(project: Project) -> dict[str, Any]:
     """Whether a file-system monitor (``veduta watch --monitor``) runs for the game and whether the
-    next cook can trust its journal: ``{"running", "pid", "trusted", "marked", "journal", "worker"}``
+    next cook can trust its journal: ``{"running", "pid", "trusted", "why", "marked", "journal", "worker"}``
     (*worker*: its warm compile worker, ``{"running", "pid", "served", "socket"}``)."""
     from veduta.tools.monitor import monitor_status as run
 

@@ -376,3 +376,22 @@ def test_a_source_path_with_an_equals_sign_fails_alone(game):
     assert summary(cp)["cooked"] == 4 and game.cooked("models/crate.vda").is_file()
     cp = game.veduta("check")
     assert cp.returncode == 1 and "assets/models/a=b.vmodel:1:1: $: a path holding '='" in cp.stdout + cp.stderr
+
+
+def test_a_cache_folder_in_the_assets_folder_is_refused(game):
+    # the file-system monitor watches the assets folder, and its own folder (cookies, journal) is in
+    # the cache folder: a cook's cookie was journaled as a change, never as the answer (every cook
+    # waited 2 s for it, warned and checked every source)
+    for toml, why in (
+        ('cache = "assets/vcache"', "cache = 'assets/vcache': the cache folder assets/vcache is inside the assets"),
+        ('cache = "assets/.cache"', "cache = 'assets/.cache': the cache folder assets/.cache is inside the assets"),
+        ('assets = "."\ncooked = "out"', "assets = '.': the cache folder cache is inside the assets folder ."),
+    ):
+        (game.root / "pyproject.toml").write_text(f"[tool.veduta]\n{toml}\n")
+        for cp in (game.cook(), game.veduta("watch", "--monitor")):
+            _no_traceback(cp)
+            assert cp.returncode == 2, cp.stdout + cp.stderr
+            assert cp.stderr.startswith(f"veduta: pyproject.toml: [tool.veduta] {why}"), cp.stderr
+        assert not list(game.root.rglob("*.vda"))
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\ncache = "assets-cache"\n')  # beside it is fine
+    assert game.cook().returncode == 0 and (game.root / "assets-cache").is_dir()

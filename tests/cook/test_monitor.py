@@ -24,13 +24,16 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="th
 class MonitorProcess:
     """``veduta watch --monitor`` in the game's root, started and waited for until it watches."""
 
-    def __init__(self, game: Game):
+    def __init__(self, game: Game, script: str | None = None):
+        """*script*: Python run instead of ``veduta watch --monitor`` (a test double inside)."""
         self.game = game
         self.err = open(game.root.parent / f"monitor-{time.monotonic_ns()}.log", "w+")  # noqa: SIM115
         env = dict(os.environ)
         env.pop("VEDUTA_FORMAT", None)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "veduta", "watch", "--monitor"],
+            [sys.executable, "-m", "veduta", "watch", "--monitor"]
+            if script is None
+            else [sys.executable, "-c", script],
             cwd=game.root,
             env=env,
             stdout=subprocess.DEVNULL,
@@ -72,8 +75,8 @@ class MonitorProcess:
 def monitors(game):
     started: list[MonitorProcess] = []
 
-    def start() -> MonitorProcess:
-        m = MonitorProcess(game)
+    def start(script: str | None = None) -> MonitorProcess:
+        m = MonitorProcess(game, script)
         started.append(m)
         return m
 
@@ -321,23 +324,213 @@ def test_a_failure_propagates_when_the_journal_is_trusted(game, monitors):
     assert "assets/models/tree.vmodel:" in cp.stdout and "tree_far" in cp.stdout, cp.stdout
 
 
-def test_monitor_sees_a_write_after_a_cookie_that_repeats_the_write_before_it(game, monitors):
-    """A save that changes nothing (touch, an undone edit), a cook, then the real edit of the same
-    file: the journal's line for the edit repeats the line before the cook's cookie, and must not be
-    taken for a repeat (hostile5 #10: it was, and the edit was never cooked while the monitor ran).
-    The same for a cooked file: written by a cook, a no-op, then deleted."""
+def test_monitor_a_line_like_the_one_before_a_cookie_is_journaled_after_it(game, monitors):
+    """A source touched (the cook finds its bytes unchanged: nothing cooked, nothing written in
+    the cooked folder), then edited: the edit's line is the same as the touch's, which the monitor
+    used to drop as a repeat although a cook's cookie (and its mark) came in between."""
     marked(game, monitors)
-    path = game.root / "assets" / "models" / "crate.vmodel"
-    os.utime(path)  # touched: a write with no new content
+    crate = game.root / "assets" / "models" / "crate.vmodel"
+    os.utime(crate)
     assert "0 cooked, 4 up to date" in cook(game)
-    with open(path, "r+", encoding="utf-8") as f:  # in place, as editors often save
-        f.seek(0)
-        f.write(bigger(CRATE, 2))
-        f.truncate()
+    game.write("models/crate.vmodel", bigger(CRATE, 2))
     assert "1 cooked, 3 up to date" in cook(game)
     nothing_stale(game)
-    assert "0 cooked, 4 up to date" in cook(game)
-    game.cooked("models/crate.vda").unlink()  # its last line in the journal was its write
-    assert "1 restored from cache" in cook(game)
-    assert game.cooked("models/crate.vda").exists()
+
+
+def _write_in_place(path, text: str) -> None:
+    """Written through this name, the file kept (its inode and so its other names): as vim saves a
+    file with more than one name."""
+    with open(path, "r+") as f:
+        f.truncate(0)
+        f.write(text)
+
+
+def test_monitor_a_file_with_more_than_one_name(game, monitors):
+    """A hard link: a write is reported under the name it was made through, or under none when
+    that name is outside the watched folders; every name of the file must be checked.  Two sources
+    with one inode, a source whose other name is outside the assets folder, and a link made while
+    the monitor runs (its new name no source): each written through the other name."""
+    assets = game.root / "assets"
+    os.link(assets / "models" / "crate.vmodel", assets / "models" / "crate_copy.vmodel")
+    outside = game.root / "barrel-art.json"
+    os.link(assets / "models" / "props" / "barrel.vmodel", outside)
+    marked(game, monitors)
+    assert "0 cooked, 5 up to date" in cook(game)
+
+    _write_in_place(assets / "models" / "crate.vmodel", bigger(CRATE, 2))
+    assert "2 cooked, 3 up to date" in cook(game)  # crate and crate_copy
     nothing_stale(game)
+    assert "0 cooked, 5 up to date" in cook(game)
+
+    _write_in_place(outside, bigger(BARREL, 3))  # no watch sees this write
+    assert "1 cooked, 4 up to date" in cook(game)
+    nothing_stale(game)
+
+    # a link made now, inside the assets folder, under a name that is no source
+    (assets / "art").mkdir()
+    assert "0 cooked, 5 up to date" in cook(game)  # (a folder made: every source checked)
+    cook(game)
+    os.link(assets / "models" / "tree.vmodel", assets / "art" / "tree.json")
+    assert "0 cooked, 5 up to date" in cook(game)
+    _write_in_place(assets / "art" / "tree.json", bigger(CRATE, 4))
+    assert "1 cooked, 4 up to date" in cook(game)
+    nothing_stale(game)
+    assert "0 cooked, 5 up to date" in cook(game)
+
+
+SAMPLE_TEXTURES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(__file__))), "assets", "textures")
+
+
+def test_monitor_watches_dot_folders_a_texture_reads(game, monitors):
+    """The cook's scan skips dot folders for sources, but a texture layer may name an image in
+    one (source art kept in ``textures/.src/``): its edits must be cooked while the monitor runs."""
+    src = game.root / "assets" / "textures" / ".src"
+    src.mkdir(parents=True)
+    shutil.copyfile(os.path.join(SAMPLE_TEXTURES, "crate.png"), src / "crate.png")
+    game.write(
+        "textures/crate.vtexture",
+        '{ "veduta": "texture/1", "layers": [ { "type": "image", "path": "textures/.src/crate.png" } ] }\n',
+    )
+    marked(game, monitors)
+    assert "0 cooked, 5 up to date" in cook(game)
+    with open(os.path.join(SAMPLE_TEXTURES, "hero.png"), "rb") as f:
+        (src / "crate.png").write_bytes(f.read())  # (in place)
+    assert "1 cooked, 4 up to date" in cook(game)
+    nothing_stale(game)
+    (src / "new").mkdir()  # a folder made in a dot folder: a full check, then trusted again
+    assert "0 cooked, 5 up to date" in cook(game)
+    shutil.copyfile(os.path.join(SAMPLE_TEXTURES, "water.png"), src / "new" / "w.png")
+    os.replace(src / "new" / "w.png", src / "crate.png")  # renamed over it
+    assert "1 cooked, 4 up to date" in cook(game)
+    nothing_stale(game)
+
+
+def _all_cooked(game: Game, cooked: str = "assets/.cooked") -> None:
+    for name in ("crate", "barrel", "tree", "tree_far"):
+        assert game.cooked(f"models/{name}.vda", cooked).is_file(), name
+
+
+def test_monitor_of_other_folders_is_not_trusted(game, monitors):
+    """A cook whose cooked or assets folder is not the monitor's (``[tool.veduta]`` changed while
+    it runs) checks every source: the journal says nothing of the new folders."""
+    marked(game, monitors)
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\ncooked = "build/cooked"\n')
+    out = cook(game)
+    assert "4 restored from cache" in out, out
+    _all_cooked(game, "build/cooked")
+    nothing_stale(game)
+    cook(game)
+    assert "0 cooked, 4 up to date" in cook(game)
+
+    shutil.copytree(game.root / "assets", game.root / "assets2")
+    game.write("models/crate.vmodel", bigger(CRATE, 2), assets="assets2")
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\nassets = "assets2"\ncooked = "build/cooked"\n')
+    assert "1 cooked, 3 up to date" in cook(game)
+    nothing_stale(game)
+
+
+def test_monitor_of_another_checkout_sharing_the_cache_folder(game, monitors, tmp_path):
+    """Two checkouts of one game with one cache folder (``cache`` set to the same path in both),
+    a monitor running for the first: a cook in the second checks every source of its own."""
+    from tests.gamerepo import make_game
+
+    shared = tmp_path / "shared-cache"
+    (tmp_path / "second").mkdir()
+    other = make_game(tmp_path / "second")
+    for g in (game, other):
+        (g.root / "pyproject.toml").write_text(f'[tool.veduta]\ncache = "{shared}"\n')
+    other.write("models/crate.vmodel", bigger(CRATE, 5))
+    marked(game, monitors)
+    assert status(game)["marked"]
+    out = cook(other)
+    assert "1 cooked, 0 up to date, 3 restored from cache" in out, out
+    _all_cooked(other)
+    nothing_stale(other)
+    assert "0 cooked, 4 up to date" in cook(game)  # (the first checkout's cooks go on as before)
+    nothing_stale(game)
+
+
+#: ``veduta watch --monitor`` with the kernel's inotify_add_watch refusing one folder (ENOSPC, as
+#: when the user's fs.inotify.max_user_watches is used up): a test double of that call only
+_REFUSING = """
+import errno, os, sys
+import veduta.cook.monitor as m
+real = m._Inotify.add
+def add(self, path):
+    if path.endswith(os.sep + os.path.join("models", "props")):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+    return real(self, path)
+m._Inotify.add = add
+from veduta.faces.cli import run
+sys.argv = ["veduta", "watch", "--monitor", "--no-worker"]
+sys.exit(run())
+"""
+
+
+def test_monitor_that_cannot_watch_a_folder_is_not_trusted(game, monitors):
+    """A watch the kernel refuses (anything but the folder gone meanwhile) means changes there go
+    unseen: the monitor is untrusted (journal ``o``, state, ``--status``, its start message) and
+    every cook checks every source."""
+    m = monitors(_REFUSING)
+    said = "the monitor cannot watch assets/models/props (No space left on device): cooks check every source"
+    assert said in m.log(), m.log()
+    assert "o\n" in _journal(game).split("\n", 1)[1]
+    assert "4 cooked" in cook(game)
+    cook(game)
+    got = status(game)
+    assert got["running"] and not got["trusted"] and not got["marked"], got
+    assert got["why"] == "the monitor cannot watch assets/models/props (No space left on device)", got
+    cp = game.veduta("watch", "--status")
+    assert cp.returncode == 0 and said in cp.stdout, cp.stdout
+    game.write("models/props/barrel.vmodel", bigger(BARREL, 3))  # in the folder no watch sees
+    assert "1 cooked, 3 up to date" in cook(game)
+    nothing_stale(game)
+
+    # the same refusal for a folder made while it runs: untrusted from then on
+    m.stop()
+    shutil.move(game.root / "assets" / "models" / "props", game.root / "props")
+    m = monitors(_REFUSING)
+    assert "monitoring assets/ for cooks; Ctrl-C stops" in m.log(), m.log()
+    cook(game)
+    cook(game)
+    assert status(game)["marked"]
+    shutil.move(game.root / "props", game.root / "assets" / "models" / "props")
+    assert "3 up to date, 1 restored from cache" in cook(game)  # (a folder came: every source checked)
+    game.write("models/props/barrel.vmodel", bigger(BARREL, 6))
+    assert "1 cooked, 3 up to date" in cook(game)
+    nothing_stale(game)
+    assert not status(game)["trusted"]
+    assert said in m.log()  # (said on its standard error when it happens)
+
+
+def test_two_monitors_started_at_once_one_runs(game):
+    """One monitor per game was a check-then-start race: two started at the same moment both
+    ran, and stopping the one the state file names left the other unseen.  A lock held for the
+    monitor's life: the second says the first one's pid and exits 2."""
+    cmd = [sys.executable, "-m", "veduta", "watch", "--monitor", "--no-worker"]
+    for _ in range(3):
+        procs = [
+            subprocess.Popen(cmd, cwd=game.root, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)
+        ]
+        try:
+            end = time.monotonic() + 60
+            while all(p.poll() is None for p in procs):
+                assert time.monotonic() < end, "neither monitor refused to start"
+                time.sleep(0.02)
+            lost = next(p for p in procs if p.poll() is not None)
+            won = next(p for p in procs if p is not lost)
+            err = lost.stderr.read()
+            assert lost.returncode == 2, err
+            assert f"a monitor already runs for this game (pid {won.pid})" in err, err
+            end = time.monotonic() + 60
+            while status(game).get("pid") != won.pid:
+                assert won.poll() is None and time.monotonic() < end, status(game)
+                time.sleep(0.02)
+        finally:
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()  # (no tidying up: its state file stays, naming a dead pid)
+                p.wait(timeout=30)
+                p.stderr.close()
+        assert status(game)["running"] is False

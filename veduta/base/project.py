@@ -113,6 +113,17 @@ class Project:
                 f"the cache folder {cache} {'is' if c == k else 'is inside'} the cooked folder "
                 f"{cooked}; keep them apart (the defaults are cache and <assets>/.cooked)"
             )
+        a = os.path.abspath(assets)
+        if c.startswith(a.rstrip(os.sep) + os.sep):
+            # the file-system monitor watches the assets folder, and the cache folder holds its own
+            # (its cookies, its journal): a cook's cookie would be journaled as a change, never as
+            # the answer, and every cook written there would be journaled too
+            key = "cache" if "cache" in cfg else "assets"
+            raise ConfigError(
+                f"{where}: [tool.veduta] {key} = {cfg.get(key, cache if key == 'cache' else assets)!r}: "
+                f"the cache folder {cache} is inside the assets folder {assets}; keep it outside "
+                f"(the default is cache, beside the assets folder)"
+            )
         return cls(
             rel_root,
             assets,

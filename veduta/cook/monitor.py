@@ -19,7 +19,9 @@ The journal (text, one event a line; paths relative to the assets or the cooked 
 - ``D``: a folder was made, removed or renamed, or a link was made (a cook then checks all);
 - ``o``: the monitor may have missed something (inotify's queue overflowed, a path it cannot
   write on one line, a symbolic link in the watched folders): a cook then checks every source;
-- ``c <name>``: a cook's cookie.
+- ``c <name>``: a cook's cookie; before it, an ``a`` line for every file under the assets folder
+  with more than one name (a hard link: a write through another name is reported under that
+  name, or under none when it is outside the watched folders), so every cook checks those.
 
 Why it stays correct (docs/cooking.md, "The file-system monitor"): a cook trusts the journal
 only from the *mark* that the last complete cook (every source fresh or cooked, nothing failed,
@@ -32,8 +34,10 @@ monitor, and leaves a new mark for the next one.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 import struct
 import sys
 import time
@@ -46,6 +50,8 @@ FORMAT = "veduta-monitor/1"
 #: without importing this module)
 FOLDER = MONITOR_FOLDER
 STATE = "state.json"
+#: the file a running monitor holds an exclusive flock on for its whole life (its pid inside)
+LOCK = "lock"
 JOURNAL = "journal"
 MARK = "mark.json"
 COOKIES = "cookies"
@@ -53,6 +59,9 @@ COOKIES = "cookies"
 SYNC_TIMEOUT_S = 2.0
 #: a journal grown past this starts again under a new id (the next cook checks every source once)
 MAX_JOURNAL = 64 << 20
+#: at most this many files with more than one name (hard links) are named before each cookie;
+#: more, and the journal says ``o`` there instead (the cook checks every source)
+MAX_LINKED = 4096
 
 # inotify(7)
 IN_MODIFY, IN_ATTRIB, IN_CLOSE_WRITE = 0x2, 0x4, 0x8
@@ -70,8 +79,56 @@ class MonitorUnavailable(Exception):
     """This system offers no inotify (not Linux): there is no monitor, cooks check every source."""
 
 
+#: why a monitor with a symbolic link in its folders is not trusted
+LINK = "a symbolic link is in the watched folders"
+
+
 def folder_of(cache: str) -> str:
     return os.path.join(cache, FOLDER)
+
+
+class MonitorRunning(Exception):
+    """Another monitor of this game holds the lock; *pid* is its process id (None: not said)."""
+
+    def __init__(self, pid: int | None) -> None:
+        super().__init__(pid)
+        self.pid = pid
+
+
+def hold_lock(cache: str) -> int:
+    """Take the one-monitor-per-game lock: an exclusive ``flock`` on ``<cache>/monitor/lock``,
+    held by the descriptor returned (closed when the monitor ends, or by the kernel when it
+    dies), with this process's pid written inside.  Two monitors started at the same moment:
+    one gets it, the other :class:`MonitorRunning` with the first one's pid."""
+    import fcntl
+
+    where = folder_of(cache)
+    os.makedirs(where, exist_ok=True)
+    fd = os.open(os.path.join(where, LOCK), os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            os.close(fd)
+            raise
+        pid = None
+        end = time.monotonic() + 1.0  # (the holder writes its pid just after it took the lock)
+        while pid is None and time.monotonic() < end:
+            text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            pid = int(text) if text.isdigit() else None
+            if pid is None:
+                time.sleep(0.01)
+        os.close(fd)
+        raise MonitorRunning(pid) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+    return fd
+
+
+def _shown(path: str) -> str:
+    """*path* as said to the user: relative to the current folder when under it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
 
 
 # -- the cook's side --------------------------------------------------------------------------
@@ -85,6 +142,8 @@ class Sync:
 
     id: str
     offset: int
+    #: the folders of the cook (:func:`folders`): the monitor's, or it would not have answered
+    where: list[str] = field(default_factory=list)
     changed: Changes | None = None
     #: the last complete cook found no stray or temp file in the cooked folder
     cooked_clean: bool = False
@@ -124,6 +183,13 @@ def _alive(pid) -> bool:
     return True
 
 
+def folders(root: str, assets: str, cooked: str) -> list[str]:
+    """The game's root, assets and cooked folders as real paths: a monitor's state and a cook's
+    mark name them, and a cook of other folders (another checkout sharing the cache folder, or
+    ``[tool.veduta]`` ``assets``/``cooked`` changed) trusts neither."""
+    return [os.path.realpath(root), os.path.realpath(assets), os.path.realpath(cooked)]
+
+
 def state_signature(path: str) -> list[int] | None:
     """The stat cache file's (size, mtime_ns, inode, ctime_ns): a mark holds it, so that a stat
     cache written since by anything else voids the mark."""
@@ -134,11 +200,12 @@ def state_signature(path: str) -> list[int] | None:
     return [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns]
 
 
-def sync(cache: str, state_sig: list[int] | None, timeout: float = SYNC_TIMEOUT_S) -> Sync | None:
+def sync(cache: str, state_sig: list[int] | None, game: list[str], timeout: float = SYNC_TIMEOUT_S) -> Sync | None:
     """Ask the running monitor of the game whose cache folder is *cache* for the changes since
     the last complete cook, whose stat cache file had signature *state_sig* (as this cook read
-    it: :func:`state_signature`); None when no monitor runs (or it does not answer in *timeout*:
-    a warning says so).  Removes the mark: a cook that does not complete leaves none."""
+    it: :func:`state_signature`); *game* is the cook's folders (:func:`folders`).  None when no
+    monitor runs, when it watches other folders than *game* (or it does not answer in
+    *timeout*: a warning says so).  Removes the mark: a cook that does not complete leaves none."""
     where = folder_of(cache)
     mark = _read_json(os.path.join(where, MARK))
     try:
@@ -149,8 +216,8 @@ def sync(cache: str, state_sig: list[int] | None, timeout: float = SYNC_TIMEOUT_
     if not isinstance(state, dict) or state.get("format") != FORMAT or not _alive(state.get("pid")):
         return None
     ident = state.get("id")
-    if type(ident) is not str:
-        return None
+    if type(ident) is not str or state.get("folders") != game:
+        return None  # (another game's folders: its journal says nothing of this one's)
     journal = os.path.join(where, JOURNAL)
     try:
         fd = os.open(journal, os.O_RDONLY)
@@ -180,11 +247,12 @@ def sync(cache: str, state_sig: list[int] | None, timeout: float = SYNC_TIMEOUT_
                 f"answer in {timeout:g} s; checking every source\n"
             )
             return None
-        got = Sync(ident, end)
+        got = Sync(ident, end, game)
         if (
             state.get("trusted") is True
             and isinstance(mark, dict)
             and mark.get("id") == ident
+            and mark.get("folders") == game
             and type(mark.get("offset")) is int
             and 0 < mark["offset"] <= end
             and mark.get("state") == state_sig
@@ -249,7 +317,14 @@ def write_mark(cache: str, got: Sync, state_file: str, cooked_clean: bool) -> No
     from veduta.base.fsutil import atomic_write
 
     data = json.dumps(
-        {"format": FORMAT, "id": got.id, "offset": got.offset, "state": sig, "clean": cooked_clean}
+        {
+            "format": FORMAT,
+            "id": got.id,
+            "offset": got.offset,
+            "state": sig,
+            "clean": cooked_clean,
+            "folders": got.where,
+        }
     ).encode()
     try:
         atomic_write(os.path.join(folder_of(cache), MARK), data)
@@ -263,10 +338,14 @@ def status(cache: str) -> dict:
     state = _read_json(os.path.join(where, STATE))
     running = isinstance(state, dict) and state.get("format") == FORMAT and _alive(state.get("pid"))
     mark = _read_json(os.path.join(where, MARK))
+    trusted = bool(running and state.get("trusted"))
+    why = state.get("why") if running and not trusted else None
     return {
         "running": running,
         "pid": state.get("pid") if running else None,
-        "trusted": bool(running and state.get("trusted")),
+        "trusted": trusted,
+        #: why a running monitor is not trusted ("" when it is, or none runs)
+        "why": why if type(why) is str and why else ("" if trusted or not running else "it cannot see every change"),
         "marked": bool(
             running and state.get("trusted") and isinstance(mark, dict) and mark.get("id") == state.get("id")
         ),
@@ -330,9 +409,11 @@ class _Inotify:
 class Monitor:
     """The running monitor of one game: its watches and its journal (see the module's doc)."""
 
-    def __init__(self, assets: str, cooked: str, cache: str, max_journal: int = MAX_JOURNAL) -> None:
+    def __init__(self, assets: str, cooked: str, cache: str, max_journal: int = MAX_JOURNAL, root: str = ".") -> None:
         self.assets = os.path.abspath(assets)
         self.cooked = os.path.abspath(cooked)
+        #: the game's folders (:func:`folders`): a cook of others does not trust this journal
+        self.where = folders(root, assets, cooked)
         self.folder = os.path.abspath(folder_of(cache))
         self.cookies = os.path.join(self.folder, COOKIES)
         self.max_journal = max_journal
@@ -340,9 +421,21 @@ class Monitor:
         #: wd -> (area, folder relative to it): area "a" assets, "k" cooked, "c" cookies
         self.dirs: dict[int, tuple[str, str]] = {}
         self.trusted = True  # False once a link is seen: every cook then checks every source
+        #: why it is not trusted (the first reason found): said by --status and at the start
+        self.why = ""
         #: areas ("a", or "k" outside the assets folder) whose root folder was removed or moved
         #: away, watched again once it is back (see _lose, _watch_again)
         self.lost: set[str] = set()
+        #: the files under the assets folder with more than one name (st_nlink > 1, a hard link):
+        #: a write through another name is reported under that name only, or not at all when the
+        #: name is outside the watched folders, so every one of them is named before each cookie
+        #: (the cook then checks it by its signature, as without a monitor); (st_dev, st_ino) ->
+        #: its names under the assets folder, and each name's key
+        self.links: dict[tuple[int, int], set[str]] = {}
+        self.link_of: dict[str, tuple[int, int]] = {}
+        #: a name made of a file with more than one name, whose other names are not known: the
+        #: watched folders are listed again for them before the next cookie
+        self._find_links = False
         self.id = ""
         self._journal = -1
         self._size = 0
@@ -374,25 +467,30 @@ class Monitor:
 
     # the watches
     def _watch_tree(self, area: str, root: str, rel: str) -> bool:
-        """Watch folder *rel* of *root* and every folder under it (dot folders under the assets
-        folder are skipped, as the cook's scan skips them; the cooked folder met there is watched
-        as the cooked folder); False when a symbolic link is met (the monitor cannot see through
-        one)."""
+        """Watch folder *rel* of *root* and every folder under it (dot folders too: the cook's
+        scan skips them for sources, but a texture layer may read an image in one; the cooked
+        folder met under the assets folder is watched as the cooked folder); False when a
+        symbolic link is met (the monitor cannot see through one)."""
         ok = True
         stack = [rel]
         while stack:
             r = stack.pop()
             path = os.path.join(root, r) if r else root
             if os.path.islink(path):
-                ok = False
+                ok = self._blind(LINK)
                 continue
             if area == "a" and path == self.cooked:
                 ok = self._watch_tree("k", self.cooked, "") and ok
                 continue
             try:
                 wd = self.ino.add(path)
-            except OSError:
-                continue  # gone meanwhile (its removal is journaled by its parent)
+            except OSError as exc:
+                if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+                    continue  # gone meanwhile (its removal is journaled by its parent)
+                # the kernel refuses (ENOSPC: the user's fs.inotify.max_user_watches used up;
+                # ENOMEM, EACCES): changes in that folder would go unseen
+                ok = self._blind(f"the monitor cannot watch {_shown(path)} ({os.strerror(exc.errno or 0)})")
+                continue
             self.dirs[wd] = (area, r)
             try:
                 entries = list(os.scandir(path))
@@ -400,18 +498,69 @@ class Monitor:
                 continue
             for e in entries:
                 if e.is_symlink():
-                    ok = False
+                    ok = self._blind(LINK)
+                elif area == "a" and e.is_file(follow_symlinks=False):
+                    self._note_links(f"{r}/{e.name}" if r else e.name, e.path)
                 elif e.is_dir(follow_symlinks=False):
-                    sub = f"{r}/{e.name}" if r else e.name
-                    full = os.path.join(root, sub)
-                    if (
-                        area == "a"
-                        and e.name.startswith(".")
-                        and not (full == self.cooked or self.cooked.startswith(full + os.sep))
-                    ):
-                        continue
-                    stack.append(sub)
+                    stack.append(f"{r}/{e.name}" if r else e.name)
         return ok
+
+    def _note_links(self, rel: str, path: str) -> None:
+        """Remember *rel* (the file at *path*) when it has more than one name; a name made of a
+        file whose other names are not known yet has the watched folders listed again for them."""
+        try:
+            st = os.lstat(path)
+        except OSError:
+            return  # (gone meanwhile: its removal is journaled)
+        if st.st_nlink < 2 or not stat.S_ISREG(st.st_mode):
+            return
+        key = (st.st_dev, st.st_ino)
+        names = self.links.setdefault(key, set())
+        if not names and self.id:  # (after the start: the others were listed before it was made)
+            self._find_links = True
+        names.add(rel)
+        self.link_of[rel] = key
+
+    def _forget_link(self, rel: str) -> None:
+        key = self.link_of.pop(rel, None)
+        if key is not None:
+            names = self.links.get(key, set())
+            names.discard(rel)
+            if not names:
+                del self.links[key]
+
+    def _list_links(self) -> None:
+        """Find every name of the files with more than one name: each watched folder under the
+        assets folder listed again (only after a name was made for a file already named elsewhere,
+        ``ln a b``: rare)."""
+        self._find_links = False
+        self.links.clear()
+        self.link_of.clear()
+        for area, rel in list(self.dirs.values()):
+            if area != "a":
+                continue
+            folder = os.path.join(self.assets, rel) if rel else self.assets
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for e in entries:
+                if e.is_file(follow_symlinks=False):
+                    self._note_links(f"{rel}/{e.name}" if rel else e.name, e.path)
+
+    def _linked_lines(self) -> list[bytes]:
+        """The journal lines that name every file with more than one name (written before each
+        cookie: the cook checks them, whatever name they were changed through)."""
+        if self._find_links:
+            self._list_links()
+        if not self.link_of:
+            return []
+        if len(self.link_of) > MAX_LINKED:
+            return [b"o\n"]
+        out = []
+        for rel in sorted(self.link_of):
+            out.append(b"o\n" if "\n" in rel else f"a {rel}\n".encode("utf-8", "surrogateescape"))
+        return out
 
     def start(self) -> None:
         os.makedirs(self.cookies, exist_ok=True)
@@ -422,17 +571,27 @@ class Monitor:
             if os.path.isdir(self.cooked):
                 ok = self._watch_tree("k", self.cooked, "") and ok
             else:
-                ok = False  # made by the first cook where no watch sees it made
+                # made by the first cook where no watch sees it made
+                ok = self._blind(f"the cooked folder {_shown(self.cooked)} is not there to watch")
         self.trusted = ok
         self._start_journal()
         if not ok:
             self._write([b"o\n"])
 
+    def _blind(self, why: str) -> bool:
+        """The monitor cannot see every change (*why*): remembered (the first reason); False."""
+        if not self.why:
+            self.why = why
+        return False
+
     def _distrust(self) -> None:
-        """A link is in the watched folders: from now on no cook trusts this monitor."""
+        """A link is in the watched folders, or a folder cannot be watched: from now on no cook
+        trusts this monitor (said on its standard error and by ``--status``)."""
         if self.trusted:
             self.trusted = False
             self._write_state()
+            sys.stderr.write(f"veduta: warning: {self.why or LINK}: cooks check every source\n")
+            sys.stderr.flush()
 
     def _write_state(self) -> None:
         from veduta.base.fsutil import atomic_write
@@ -442,8 +601,10 @@ class Monitor:
             "id": self.id,
             "pid": os.getpid(),
             "trusted": self.trusted,
+            "why": "" if self.trusted else self.why,
             "assets": self.assets,
             "cooked": self.cooked,
+            "folders": self.where,
         }
         atomic_write(os.path.join(self.folder, STATE), json.dumps(state).encode())
 
@@ -465,10 +626,10 @@ class Monitor:
                 continue
             if area == "c":
                 if mask & IN_CREATE and name.startswith("c-"):
+                    lines += self._linked_lines()
                     lines.append(f"c {name}\n".encode())
-                    # a line is a repeat of the one before it only within one cookie's span: a
-                    # mark sits after a cookie, so a write before it and the same write after it
-                    # are two changes (the second one is what the next cook must see)
+                    # (a line like the one before the cookie is journaled again after it: the
+                    # cook's mark is after the cookie, and trusts what follows it alone)
                     self._last = b""
                 continue
             if mask & (IN_DELETE_SELF | IN_MOVE_SELF):
@@ -478,10 +639,6 @@ class Monitor:
                 continue
             path = f"{rel}/{name}" if rel else name
             if mask & IN_ISDIR:
-                if area == "a" and name.startswith("."):
-                    full = os.path.join(self.assets, path)
-                    if full != self.cooked and not self.cooked.startswith(full + os.sep):
-                        continue  # a dot folder the cook never reads (but for the cooked folder)
                 if mask & (IN_CREATE | IN_MOVED_TO) and not self._watch_tree(area, self._area_root(area), path):
                     self._distrust()
                 lines.append(b"D\n")
@@ -490,9 +647,15 @@ class Monitor:
                 lines.append(b"o\n")
                 continue
             if mask & (IN_CREATE | IN_MOVED_TO) and os.path.islink(os.path.join(self._area_root(area), path)):
+                self._blind(LINK)
                 self._distrust()
                 lines.append(b"D\n")
                 continue
+            if area == "a" and mask & _NAMES:
+                if mask & (IN_MOVED_FROM | IN_DELETE):
+                    self._forget_link(path)
+                else:
+                    self._note_links(path, os.path.join(self.assets, path))
             tag = "k" if area == "k" else "n" if mask & _NAMES else "a"
             line = f"{tag} {path}\n".encode("utf-8", "surrogateescape")
             if line != self._last:
@@ -514,6 +677,9 @@ class Monitor:
             if a in areas:
                 self.ino.remove(wd)
                 del self.dirs[wd]
+        if area == "a":
+            self.links.clear()
+            self.link_of.clear()
         self.lost.add(area)
 
     def _watch_again(self) -> None:
@@ -565,10 +731,13 @@ __all__ = [
     "Changes",
     "Monitor",
     "MonitorUnavailable",
+    "MonitorRunning",
+    "hold_lock",
     "sync",
     "write_mark",
     "status",
     "SYNC_TIMEOUT_S",
     "folder_of",
     "state_signature",
+    "folders",
 ]

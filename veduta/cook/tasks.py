@@ -517,10 +517,11 @@ def _journal_pass(run: CookRun, cache: StatCache) -> JournalPass | None:
     project = run.project
     if not os.path.isdir(os.path.join(project.cache, MONITOR_FOLDER)):  # (nothing of the monitor imported)
         return None
-    from veduta.cook.monitor import sync
+    from veduta.cook.monitor import folders, sync
 
     entries = cache.entries
-    got = run.monitor = sync(project.cache, cache.file_sig if entries else None)
+    where = folders(project.root, project.assets, project.cooked)
+    got = run.monitor = sync(project.cache, cache.file_sig if entries else None, where)
     changes = got.changed if got is not None else None
     prefix = project.assets + os.sep
     if got is None or changes is None or cache.owed or any(t.startswith(prefix) for t in known_targets()):

@@ -188,7 +188,7 @@ def monitor_status(project: Project, as_json: bool) -> int:
                 else "the next complete cook leaves the mark that the cooks after it trust"
             )
             if got["trusted"]
-            else "not trusted (a symbolic link in the watched folders): cooks stat every source"
+            else f"not trusted: {got['why']}: cooks check every source"
         )
         print(f"watch: a monitor runs (pid {got['pid']}): {trust}")
         w = got.get("worker") or {}
@@ -213,13 +213,7 @@ def monitor(project: Project, worker: bool = True) -> int:
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
 
     def ready(status: dict) -> None:
-        how = (
-            ""
-            if status["trusted"]
-            else (
-                " (a symbolic link is in the watched folders: cooks will not trust the journal and stat every source)"
-            )
-        )
+        how = "" if status["trusted"] else f" ({status['why']}: cooks check every source)"
         say(f"monitoring {project.assets}/ for cooks{how}; Ctrl-C stops")
 
     api.run_monitor(project, lambda: bool(stop), ready, worker=worker)

@@ -119,8 +119,13 @@ class MonitorStatus(TypedDict):
     running: bool
     pid: Annotated[int | None, Field(description="the monitor's process id (null when none runs)")]
     trusted: Annotated[
-        bool, Field(description="false when a symbolic link is in the watched folders: cooks then check every source")
+        bool,
+        Field(
+            description="false when a symbolic link is in the watched folders or a folder cannot be watched: "
+            "cooks then check every source"
+        ),
     ]
+    why: Annotated[str, Field(description="why it is not trusted (empty when it is, or none runs)")]
     marked: Annotated[bool, Field(description="a complete cook left the mark the next cook trusts")]
     journal: Annotated[str, Field(description="the journal's path")]
 

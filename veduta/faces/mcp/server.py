@@ -391,7 +391,8 @@ class Face:
     def monitor_status(self, ctx: Context) -> Annotated[CallToolResult, o.MonitorStatus]:
         """Whether a file-system monitor (`veduta watch --monitor`) runs for the game, and whether the next
         cook can trust its journal (then a no-op cook checks only the files it names, stat'ing nothing else):
-        running, pid, trusted (no symbolic link in the watched folders), marked (a complete cook left the
+        running, pid, trusted (no symbolic link in the watched folders, every folder watched), why (what it
+        cannot see when not trusted), marked (a complete cook left the
         mark the next one trusts), journal (its path)."""
         return self.t.call(ctx, api.monitor_status)
 
