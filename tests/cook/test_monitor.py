@@ -335,6 +335,13 @@ def test_monitor_a_line_like_the_one_before_a_cookie_is_journaled_after_it(game,
     game.write("models/crate.vmodel", bigger(CRATE, 2))
     assert "1 cooked, 3 up to date" in cook(game)
     nothing_stale(game)
+    # the cooked side: its file written by that cook (the journal's last line for it), a no-op,
+    # then the file deleted: the same line again, after a cookie
+    assert "0 cooked, 4 up to date" in cook(game)
+    game.cooked("models/crate.vda").unlink()
+    assert "1 restored from cache" in cook(game)
+    assert game.cooked("models/crate.vda").exists()
+    nothing_stale(game)
 
 
 def _write_in_place(path, text: str) -> None:
