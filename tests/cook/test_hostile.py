@@ -3,6 +3,7 @@ traceback, a hang or a crash of the whole cook."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -393,5 +394,14 @@ def test_a_cache_folder_in_the_assets_folder_is_refused(game):
             assert cp.returncode == 2, cp.stdout + cp.stderr
             assert cp.stderr.startswith(f"veduta: pyproject.toml: [tool.veduta] {why}"), cp.stderr
         assert not list(game.root.rglob("*.vda"))
+    # a link named as the cache folder, leading into the assets folder: where it really is counts
+    (game.root / "assets" / "vc").mkdir()
+    os.symlink(game.root / "assets" / "vc", game.root / "linked-cache")
+    (game.root / "pyproject.toml").write_text('[tool.veduta]\ncache = "linked-cache"\n')
+    cp = game.cook()
+    _no_traceback(cp)
+    assert cp.returncode == 2 and "the cache folder linked-cache is inside the assets folder" in cp.stderr, cp.stderr
+    os.unlink(game.root / "linked-cache")
+    (game.root / "assets" / "vc").rmdir()
     (game.root / "pyproject.toml").write_text('[tool.veduta]\ncache = "assets-cache"\n')  # beside it is fine
     assert game.cook().returncode == 0 and (game.root / "assets-cache").is_dir()

@@ -103,7 +103,8 @@ class Project:
                     f"pick a folder outside the source folders (the default is "
                     f"{'<assets>/.cooked' if key == 'cooked' else 'cache'})"
                 )
-        c, k = os.path.abspath(cache), os.path.abspath(cooked)
+        # (where the folders really are: a link named as the cache folder may lead into another)
+        c, k = os.path.realpath(cache), os.path.realpath(cooked)
         if c == k or c.startswith(k.rstrip(os.sep) + os.sep):
             # the engine loads the cooked folder: doit's database, the stat cache and the store
             # would ship with the game (and a cooked folder is the one thing safe to delete)
@@ -113,8 +114,8 @@ class Project:
                 f"the cache folder {cache} {'is' if c == k else 'is inside'} the cooked folder "
                 f"{cooked}; keep them apart (the defaults are cache and <assets>/.cooked)"
             )
-        a = os.path.abspath(assets)
-        if c.startswith(a.rstrip(os.sep) + os.sep):
+        a = os.path.realpath(assets)
+        if c == a or c.startswith(a.rstrip(os.sep) + os.sep):
             # the file-system monitor watches the assets folder, and the cache folder holds its own
             # (its cookies, its journal): a cook's cookie would be journaled as a change, never as
             # the answer, and every cook written there would be journaled too
