@@ -591,7 +591,9 @@ def _cook_steps(
         }
 
     # 3. compile
-    notes = list(notes or ()) + [f"local store entry {why}; this cook replaces it" for why in rejected]
+    # (a rejected local store entry is the cache's state, not the source's: said as a note, which
+    # a strict cook does not count, so that its exit status does not depend on the cache)
+    said = [f"local store entry {why}; this cook replaces it" for why in rejected]
     rep = Report(shown)
     from veduta.compile import CompileContext
 
@@ -612,7 +614,7 @@ def _cook_steps(
         tb = "".join(traceback.format_exception(exc)).rstrip()
         rep.error(None, "$", f"internal compiler error, please report: {type(exc).__name__}: {exc}\n{tb}")
         body = None
-    found = _notes(shown, notes) + rep.sorted()
+    found = _notes(shown, notes) + _notes(shown, said, "note") + rep.sorted()
     messages = [str(d) for d in found]
     diagnostics = [d.to_json() for d in found]  # the same, as data (--format json|github)
     if body is None:
@@ -714,13 +716,14 @@ def _stored_warnings(shown: str, notes) -> list[Diagnostic]:
     return [Diagnostic(shown, ln, col, path, message, WARNING, code) for ln, col, path, message, code in notes[1]]
 
 
-def _notes(shown: str, notes) -> list[Diagnostic]:
-    """Warnings about a source from before its cook (a rejected shared cache object)."""
+def _notes(shown: str, notes, severity: str = "warning") -> list[Diagnostic]:
+    """Warnings about a source from before its cook (a rejected shared cache object), or, with
+    *severity* ``note``, what the cook says about the cache (a rejected local store entry)."""
     if not notes:
         return []
-    from veduta.source.diagnostics import WARNING, Diagnostic
+    from veduta.source.diagnostics import Diagnostic
 
-    return [Diagnostic(shown, 1, 1, "$", n, WARNING) for n in notes]
+    return [Diagnostic(shown, 1, 1, "$", n, severity) for n in notes]
 
 
 def find_in_store(

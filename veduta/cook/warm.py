@@ -312,7 +312,9 @@ class Warm:
 
                     if not select.select([self.sock], [], [], 0)[0]:
                         raise TimeoutError  # (no answer begun in the whole timeout)
-                    left = 1.0  # (it began just now: the rest of it comes in one go)
+                # once it has begun, the rest comes in one go: a few seconds for it at least
+                # (a worker that stops halfway is the rare case the timeout is for)
+                left = max(left, 10.0)
             self.sock.settimeout(left)  # (what is left of the one timeout, not a second one)
             got = _recv(self.sock)
             if (
