@@ -228,3 +228,35 @@ def test_locate_jumping_over_valid_values_finds_what_stepping_through_every_toke
             got = locate(text, offset, hover)
             with mock.patch.object(jsoncursor, "_JUMP", False):
                 assert vars(got) == vars(locate(text, offset, hover)), (text, offset, hover)
+
+
+def test_locate_in_deep_nesting_decodes_the_values_holding_the_cursor_a_bounded_number_of_times(monkeypatch):
+    """Each value that holds the cursor, decoded in vain up to it, costs the text from its start
+    to the cursor: after HOLDERS_TRIED of them the deeper ones are stepped through (a depth of 16
+    cost more than stepping, 256 about a minute), and the answer is the stepping one's."""
+    import json as json_module
+
+    from veduta.tools import jsoncursor
+
+    inner = json_module.dumps([{"a": i, "b": [i, i + 1]} for i in range(50)])
+    for depth in (1, 3, 16, 64):
+        text = "[" * depth + inner + "]" * depth
+        offset = len(text) - depth - 5
+        ran_out: list[int] = []
+        decode = jsoncursor._DECODE
+
+        def counted(s, i, decode=decode, ran_out=ran_out):
+            try:
+                return decode(s, i)
+            except json_module.JSONDecodeError as exc:
+                if exc.pos >= len(s):
+                    ran_out.append(i)
+                raise
+
+        monkeypatch.setattr(jsoncursor, "_JUMP", True)
+        monkeypatch.setattr(jsoncursor, "_DECODE", counted)
+        jumped = jsoncursor.locate(text, offset)
+        monkeypatch.setattr(jsoncursor, "_JUMP", False)
+        stepped = jsoncursor.locate(text, offset)
+        assert jumped == stepped
+        assert len(ran_out) <= jsoncursor.HOLDERS_TRIED, (depth, ran_out)

@@ -39,14 +39,24 @@ _JUMP = True
 
 def _closed_end(text: str, i: int) -> int | None:
     """Where the object or array opening at *i* ends when it is valid JSON in *text* (the
-    standard library's C decoder reads it), else None. Stepped through by :func:`locate`, such a
-    value leaves its tokenizer as it found it but for the value seen: its brackets match, and
-    its strings are closed on their line, escapes and all (JSON's strings are a subset of what
-    :func:`_string_end` reads, to the same end), so :func:`locate` jumps over it."""
+    standard library's C decoder reads it), else None; -1 when the decoder ran to the end of
+    *text* (the value holds the cursor, when *text* ends there). Stepped through by
+    :func:`locate`, such a value leaves its tokenizer as it found it but for the value seen: its
+    brackets match, and its strings are closed on their line, escapes and all (JSON's strings
+    are a subset of what :func:`_string_end` reads, to the same end), so :func:`locate` jumps
+    over it."""
     try:
         return _DECODE(text, i)[1]
+    except json.JSONDecodeError as exc:
+        return -1 if exc.pos >= len(text) else None
     except (ValueError, RecursionError):
         return None
+
+
+#: values found to hold the cursor (decoded up to it in vain) before :func:`locate` stops trying to
+#: jump: each such try reads from the value's start to the cursor again, so that a deep nesting
+#: would cost its depth times the text (review: depth 16 slower than stepping)
+HOLDERS_TRIED = 2
 
 
 class Lines:
@@ -148,6 +158,7 @@ def locate(text: str, offset: int, hover: bool = False) -> Place:
     # often hold the cursor: each would be read to the cursor for nothing, their values made)
     jump = _JUMP
     head = text[:offset] if jump else ""
+    holders, before = 0, True  # (before: values before the cursor are still tried)
 
     def here(role: str, start: int, end: int, word: str = "", quoted: bool = False) -> Place:
         path: list[str | int] = [f.slot for f in stack[:-1]]  # type: ignore[misc]
@@ -198,11 +209,17 @@ def locate(text: str, offset: int, hover: bool = False) -> Place:
         if ch in "{[":
             if f is not None:
                 _value_seen(f, PRESENT)
-            if jump and (len(stack) >= 2 or found is not None):
+            if jump and ((before and len(stack) >= 2) or found is not None):
                 past = _closed_end(head if found is None else text, i)
-                if past is not None:  # (before the cursor, or after it was found: nothing in it is asked for)
+                if (
+                    past is not None and past >= 0
+                ):  # (before the cursor, or after it was found: nothing in it is asked for)
                     i = past
                     continue
+                if past == -1 and found is None:
+                    holders += 1
+                    if holders >= HOLDERS_TRIED:  # (deeper ones too, most likely: stepped through)
+                        before = False
             stack.append(
                 _Frame(
                     "object" if ch == "{" else "array",
