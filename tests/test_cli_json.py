@@ -181,6 +181,9 @@ def test_argparse_spells_an_undecodable_byte_as_every_message_does(tmp_path):
         ([b"bogus\xff"], "veduta: error: argument COMMAND: invalid choice: 'bogus\\xff' (choose from"),
         ([b"a\\\xff"], "veduta: error: argument COMMAND: invalid choice: 'a\\\\\\xff' (choose from"),
         ([b"a\\udcff"], "veduta: error: argument COMMAND: invalid choice: 'a\\\\udcff' (choose from"),
+        # text argparse puts in without repr: a typed \udcff as typed, the byte as every message
+        ([b"check", b"--zz\\udcff"], "veduta check: error: unrecognized arguments: --zz\\udcff"),
+        ([b"check", b"--zz\xff"], "veduta check: error: unrecognized arguments: --zz\\xff"),
     ):
         cp = subprocess.run(
             [sys.executable.encode(), b"-m", b"veduta", *args], cwd=tmp_path, capture_output=True, timeout=300

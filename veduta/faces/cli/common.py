@@ -78,11 +78,16 @@ class CommandLineMistake(Exception):
 _REPR_BYTE = re.compile(r"(?<!\\)((?:\\\\)*)\\udc([89a-f][0-9a-f])")
 
 
+#: a value as repr quotes it (in single quotes; the only place a repr's ``\\udcff`` can be)
+_REPR_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'")
+
+
 def _bytes_shown(message: str) -> str:
     """argparse's *message* with each byte of an argument that is not UTF-8 spelled ``\\xff``, as
     the rest of the product shows it (:func:`~veduta.base.errors.shown_path`): argparse and the
-    argument types quote a value with repr, which spells it ``\\udcff``."""
-    return _REPR_BYTE.sub(r"\1\\x\2", message)
+    argument types quote a value with repr, which spells it ``\\udcff``; only inside such a
+    quoted value (text put in a message without repr, as typed, is left as it is)."""
+    return _REPR_QUOTED.sub(lambda m: _REPR_BYTE.sub(r"\1\\x\2", m.group(0)), message)
 
 
 class Parser(argparse.ArgumentParser):
