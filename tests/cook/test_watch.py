@@ -125,7 +125,8 @@ def test_watch_ignores_an_editors_temporary_file_and_follows_folders(game):
 
 def test_watch_recooks_a_texture_when_its_png_named_in_capitals_changes(game):
     """Texture layers take ``.PNG`` in any case (one rule, ``kinds.is_png``): an edit of
-    ``wall.PNG`` wakes the watch and recooks the texture that reads it, and only that."""
+    ``wall.PNG`` wakes the watch and recooks the texture that reads it, and only that. (A guard:
+    the watch's filter lowercased names before the rule was made one; it held then too.)"""
     import numpy as np
 
     from tests.compile.test_texture import png_bytes
