@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from veduta.base.errors import Cancelled
-from veduta.cook.run import MONITOR_FOLDER
+from veduta.cook.run import MONITOR_FOLDER, WAIT_POLL
 
 if TYPE_CHECKING:  # (imported where a pool starts: a run with nothing stale, or with fewer
     # than MIN_SOURCES, imports neither multiprocessing nor concurrent.futures)
@@ -50,8 +50,6 @@ if TYPE_CHECKING:  # (imported where a pool starts: a run with nothing stale, or
 BATCH = 32
 #: Fewer stale sources than this cook in the action itself (a pool costs a few ms to start).
 MIN_SOURCES = 8
-#: Seconds between two calls of a pool's ``waiting`` while a result is waited for.
-WAIT_POLL = 0.1
 
 
 def cpu_count() -> int:

@@ -19,6 +19,9 @@ from veduta.cook.state import StatCache
 #: the file-system monitor's folder under cache/ (veduta/cook/monitor.py): a cook looks for it
 #: before it imports anything of the monitor
 MONITOR_FOLDER = "monitor"
+#: Seconds between two calls of a run's ``waiting`` (its cancel check) while a result is waited
+#: for: from a pool (veduta.cook.ahead) or the warm worker (veduta.cook.warm)
+WAIT_POLL = 0.1
 #: the journal a set of edits leaves in the cache folder until it is whole
 #: (``veduta.cook.journal.JOURNAL``), named here too: a cook looks for one before it imports
 #: anything of the journal

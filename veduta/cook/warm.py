@@ -48,7 +48,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from veduta.cook.run import MONITOR_FOLDER
+from veduta.cook.run import MONITOR_FOLDER, WAIT_POLL
 
 if TYPE_CHECKING:
     import subprocess
@@ -351,8 +351,6 @@ class Warm:
         WAIT_POLL seconds; when it raises (Cancelled), the worker is stopped first, so that it
         writes nothing more. Returns the seconds left of *timeout* (0 or less: none came)."""
         import select
-
-        from veduta.cook.ahead import WAIT_POLL
 
         end = time.monotonic() + timeout
         while time.monotonic() < end and not select.select([self.sock], [], [], WAIT_POLL)[0]:
