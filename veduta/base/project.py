@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
 from operator import itemgetter
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 from veduta.base.errors import ConfigError, UsageError, clip_words, quote, shown_path
 from veduta.base.fsutil import check_inside, confined_root, outside
@@ -104,26 +104,28 @@ class Project:
                     f"{'<assets>/.cooked' if key == 'cooked' else 'cache'})"
                 )
         # (where the folders really are: a link named as the cache folder may lead into another)
-        c, k = os.path.realpath(cache), os.path.realpath(cooked)
+        c, k, a = os.path.realpath(cache), os.path.realpath(cooked), os.path.realpath(assets)
+
+        def refuse(key: str, clash: str) -> NoReturn:
+            value = cfg.get(key, {"cache": cache, "cooked": cooked, "assets": assets}[key])
+            raise ConfigError(f"{where}: [tool.veduta] {key} = {value!r}: the cache folder {cache} {clash}")
+
         if c == k or c.startswith(k.rstrip(os.sep) + os.sep):
             # the engine loads the cooked folder: doit's database, the stat cache and the store
             # would ship with the game (and a cooked folder is the one thing safe to delete)
-            key = "cache" if "cache" in cfg else "cooked"
-            raise ConfigError(
-                f"{where}: [tool.veduta] {key} = {cfg.get(key, cache if key == 'cache' else cooked)!r}: "
-                f"the cache folder {cache} {'is' if c == k else 'is inside'} the cooked folder "
-                f"{cooked}; keep them apart (the defaults are cache and <assets>/.cooked)"
+            refuse(
+                "cache" if "cache" in cfg else "cooked",
+                f"{'is' if c == k else 'is inside'} the cooked folder {cooked}; keep them apart "
+                f"(the defaults are cache and <assets>/.cooked)",
             )
-        a = os.path.realpath(assets)
         if c == a or c.startswith(a.rstrip(os.sep) + os.sep):
             # the file-system monitor watches the assets folder, and the cache folder holds its own
             # (its cookies, its journal): a cook's cookie would be journaled as a change, never as
             # the answer, and every cook written there would be journaled too
-            key = "cache" if "cache" in cfg else "assets"
-            raise ConfigError(
-                f"{where}: [tool.veduta] {key} = {cfg.get(key, cache if key == 'cache' else assets)!r}: "
-                f"the cache folder {cache} is inside the assets folder {assets}; keep it outside "
-                f"(the default is cache, beside the assets folder)"
+            refuse(
+                "cache" if "cache" in cfg else "assets",
+                f"is inside the assets folder {assets}; keep it outside (the default is cache, beside "
+                f"the assets folder)",
             )
         return cls(
             rel_root,
