@@ -1,0 +1,49 @@
+"""The compiled kernels' switch (veduta/world/jit.py): numba when installed, off with VEDUTA_JIT=0;
+a kernel computes what its plain function computes."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from veduta.world import jit
+
+numba = pytest.importorskip("numba")
+
+
+@jit.kernel
+def _dot_plus(a: np.ndarray, b: np.ndarray, d: float) -> np.ndarray:
+    out = np.empty(a.shape[0])
+    for i in range(a.shape[0]):
+        out[i] = a[i, 0] * b[i, 0] + a[i, 1] * b[i, 1] + a[i, 2] * b[i, 2] + d
+    return out
+
+
+def test_a_kernel_gives_the_numpy_paths_bits(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(jit.ENV, raising=False)
+    assert jit.enabled()
+    rng = np.random.default_rng(7)
+    a, b = rng.normal(size=(1000, 3)) * 1e4, rng.normal(size=(1000, 3))
+    got = _dot_plus(a, b, 0.1)
+    # the numpy path's order: ((a0 b0 + a1 b1) + a2 b2) + d, no fused multiply-add
+    want = a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1] + a[:, 2] * b[:, 2] + 0.1
+    assert got.tobytes() == want.tobytes()
+    assert _dot_plus.__wrapped__(a[:5], b[:5], 0.1).tobytes() == want[:5].tobytes()  # type: ignore[attr-defined]
+
+
+def test_off_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(jit.ENV, "0")
+    assert not jit.enabled()
+    with pytest.raises(RuntimeError, match="numba is not available"):
+        jit.kernel(lambda: 0)()
+
+
+def test_the_cook_never_imports_numba() -> None:
+    code = (
+        "import sys, veduta.api, veduta.cook.cook, veduta.world.draw, veduta.world.jit; print('numba' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
