@@ -3,9 +3,12 @@ a kernel computes what its plain function computes."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -63,3 +66,21 @@ def test_the_cook_never_imports_numba() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_ctrl_c_while_a_kernel_compiles_is_acted_on_once_it_is_done() -> None:
+    """numba compiles through LLVM callbacks that swallow a KeyboardInterrupt (a traceback or a
+    segfault instead of the CLI's one line and 130): the signal is held, then raised."""
+    done: list[str] = []
+
+    def compiling() -> str:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # (a handler runs between bytecodes: it has run by now)
+        done.append("compiled")
+        return "kernel"
+
+    with pytest.raises(KeyboardInterrupt):
+        jit.interrupt_after(compiling)
+    assert done == ["compiled"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert jit.interrupt_after(lambda: 7) == 7  # (no signal: the call's value)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import signal
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -85,8 +86,36 @@ class _Kernel:
             if not available() or os.environ.get(ENV, "").strip() == "0":
                 raise RuntimeError(f"{self.__name__}: numba is not available (check jit.enabled() first)")
             numba = _state["numba"]
-            self.compiled = numba.njit(cache=True, nogil=True, error_model="numpy")(self.fn)
+            compiled = numba.njit(cache=True, nogil=True, error_model="numpy")(self.fn)
+            out = interrupt_after(lambda: compiled(*args))  # (the first call compiles, or loads)
+            self.compiled = compiled
+            return out
         return self.compiled(*args)
+
+
+def interrupt_after(call: Callable[[], Any]) -> Any:
+    """``call()`` with a Ctrl-C (SIGINT) held until it returns, then acted on as it would have
+    been: numba's compiler runs Python callbacks from LLVM (through ctypes), where a
+    KeyboardInterrupt is swallowed and leaves numba half way (a traceback, once a segfault,
+    instead of one line and 130: the CLI's promise). Only in the main thread (where Python
+    runs signal handlers); elsewhere ``call()`` as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        return call()
+    got: list[int] = []
+    try:
+        old = signal.signal(signal.SIGINT, lambda signum, frame: got.append(signum))
+    except ValueError:  # (not the main interpreter)
+        return call()
+    try:
+        out = call()
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if got:
+            if callable(old):
+                old(signal.SIGINT, None)
+            else:  # (SIG_DFL: the process ends as it would have; SIG_IGN: nothing)
+                signal.raise_signal(signal.SIGINT)
+    return out
 
 
 def kernel(fn: Callable[..., Any]) -> Callable[..., Any]:
