@@ -441,6 +441,12 @@ def report_world(
     )[0]
 
 
+#: the worlds whose ``--all`` takes numba's kernels (when installed): 65,536 chunks (extent 128) or
+#: more. Below, the numpy path takes a few seconds at most, about what loading the kernels from
+#: numba's cache costs (and the first run after an install compiles them: some 15-20 s of CPU)
+KERNEL_VIEWS = 65_536
+
+
 def _report_world(
     gen: Generator,
     models: Mapping[str, ModelDraw],
@@ -504,7 +510,8 @@ def _report_world(
                 if views_file is not None:
                     yield _view_lines(batch.dicts())
 
-    with jit.wanted(all_views):  # (numba's kernels, when installed: veduta/world/jit.py)
+    # numba's kernels (veduta/world/jit.py), when installed, for a world of KERNEL_VIEWS chunks or more
+    with jit.wanted(summary is not None and len(summary.triangles) >= KERNEL_VIEWS):
         if views_file is not None:
             from veduta.base.fsutil import write_output
 
