@@ -8,13 +8,13 @@ of a no-op.  The same goes for the cooked folders' orphan sweep: a cooked folder
 changed since a sweep found nothing stray, while the sources are the same ones, still has
 nothing stray.
 
-Where this could be wrong, the folder is listed: a signature taken less than ``RACY_NS`` after
-the folder changed (an entry made in the same timestamp tick would not move it) is never
-matched; a folder that holds a symbolic link (whose target may change kind without the folder
-changing), that cannot be read, or any oddity :func:`veduta.base.project._walk` has words for,
-makes its whole kind folder scanned the ordinary way; and under ``veduta mcp``'s confinement
-nothing is cached.  The file (``cache/scan.marshal``) is written by a cook, read by any run; a
-damaged or unknown one is ignored.
+Where this could be wrong, the folder is listed: a signature taken less than ``RACY_NS`` after the
+folder changed (an entry made in the same timestamp tick would not move it) is never matched; a
+folder that holds a symbolic link (whose target may change kind without the folder changing) or a
+FIFO, socket or device named like a source, that cannot be read, or any oddity
+:func:`veduta.base.project._walk` has words for, makes its whole kind folder scanned the ordinary
+way; and under ``veduta mcp``'s confinement nothing is cached. The file (``cache/scan.marshal``) is
+written by a cook, read by any run; a damaged or unknown one is ignored.
 """
 
 from __future__ import annotations
@@ -107,7 +107,9 @@ class ScanCache:
                                 return _walk(top, suffix, problems, warnings, confined)
                             if e.is_dir(follow_symlinks=False):
                                 subdirs.append(name)
-                            elif name.endswith(suffix) and len(name) > len(suffix) and e.is_file(follow_symlinks=False):
+                            elif name.endswith(suffix) and len(name) > len(suffix):
+                                if not e.is_file(follow_symlinks=False):  # a FIFO, socket or device: said
+                                    return _walk(top, suffix, problems, warnings, confined)
                                 files.append(name)
                 except OSError:
                     return _walk(top, suffix, problems, warnings, confined)
