@@ -279,10 +279,13 @@ def test_a_worker_that_does_not_answer_the_handshake_is_not_used(pair, monitors)
     assert m.proc.poll() is None
 
 
-def test_changed_code_is_not_used_and_the_worker_is_replaced(pair, tmp_path, monitors):
+@pytest.mark.parametrize("how", ["replaced", "edited in place, its mtime put back"])
+def test_changed_code_is_not_used_and_the_worker_is_replaced(pair, tmp_path, monitors, how):
     """A copy of the veduta package first on the path: one of its compiler's files replaced (same
-    text, a new file) while the worker runs.  The cook does not use the worker; the worker ends,
-    the monitor starts a fresh one, and that one serves the next cook."""
+    text, a new file), or edited in place (one letter of a comment, the same size) with its mtime
+    put back (as ``touch -r`` or ``rsync -t`` leave it: only its ctime tells), while the worker
+    runs.  The cook does not use the worker; the worker ends, the monitor starts a fresh one, and
+    that one serves the next cook."""
     warm, cold = pair
     import veduta
 
@@ -298,8 +301,23 @@ def test_changed_code_is_not_used_and_the_worker_is_replaced(pair, tmp_path, mon
     try:
         module = pkg / "veduta" / "compile" / "model" / "build.py"
         text = module.read_bytes()
-        module.unlink()
-        module.write_bytes(text)  # (a new inode: as a reinstall leaves it)
+        if how == "replaced":
+            module.unlink()
+            module.write_bytes(text)  # (a new inode: as a reinstall leaves it)
+        else:
+            before = module.stat()
+            at = re.search(rb"\n *# ([A-Za-z])", text).start(1)  # a comment's first letter, its case swapped
+            with open(module, "r+b") as f:
+                f.seek(at)
+                f.write(text[at : at + 1].swapcase())
+            os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))
+            after = module.stat()
+            assert (after.st_size, after.st_mtime_ns, after.st_ino) == (
+                before.st_size,
+                before.st_mtime_ns,
+                before.st_ino,
+            )
+            assert module.read_bytes() != text
         edit(warm)
         edit(cold)
         w, c = warm.cook(env=env), cold.cook()
@@ -325,8 +343,9 @@ def test_same_code():
 
     hello = Code().hello()
     assert same_code(hello)
-    path, (size, mtime, ino) = hello["files"][0]
-    assert not same_code({**hello, "files": [(path, (size, mtime + 1, ino)), *hello["files"][1:]]})
+    path, (size, mtime, ino, ctime) = hello["files"][0]
+    assert not same_code({**hello, "files": [(path, (size, mtime + 1, ino, ctime)), *hello["files"][1:]]})
+    assert not same_code({**hello, "files": [(path, (size, mtime, ino, ctime - 1)), *hello["files"][1:]]})
     assert not same_code({**hello, "files": [(path, None), *hello["files"][1:]]})
     assert not same_code({**hello, "files": []})
     assert not same_code({**hello, "toolchain": "veduta-asset/0.0.0"})
@@ -381,9 +400,9 @@ def test_a_socket_left_behind_and_a_folder_others_may_enter(pair, monitors):
     )
     impostor.settimeout(120)
     conn, _ = impostor.accept()
-    from veduta.cook.warm import _send
+    from veduta.cook.warm import FORMAT, _send
 
-    _send(conn, {"format": "veduta-warm/1", "toolchain": "other", "files": [], "pid": os.getpid()})
+    _send(conn, {"format": FORMAT, "toolchain": "other", "files": [], "pid": os.getpid()})
     out, err = cook.communicate(timeout=300)
     conn.close()
     impostor.close()
@@ -394,7 +413,7 @@ def test_a_socket_left_behind_and_a_folder_others_may_enter(pair, monitors):
 def test_the_worker_refuses_another_games_paths(pair, tmp_path, monitors):
     warm, _ = pair
     monitors(warm)
-    from veduta.cook.warm import SOCKET, _recv, _send
+    from veduta.cook.warm import FORMAT, SOCKET, _recv, _send
 
     folder = warm.root / "cache" / "monitor" / "worker"
     elsewhere = tmp_path / "elsewhere"
@@ -434,7 +453,7 @@ def test_the_worker_refuses_another_games_paths(pair, tmp_path, monitors):
             os.chdir(here)
         with conn:
             hello = _recv(conn)
-            assert hello["format"] == "veduta-warm/1"
+            assert hello["format"] == FORMAT
             _send(conn, {"cwd": str(warm.root), "jobs": [(*job, None, "")], "index": {}})
             got = _recv(conn)
         assert why in got.get("refused", ""), got

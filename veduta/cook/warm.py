@@ -14,8 +14,8 @@ records and reports every task.
 Why a result is the one the cook would have made itself:
 
 - *The same code.*  On each connection the worker says what it runs: the toolchain, Python's
-  version, executable and prefix, the veduta package's folder, and the (size, mtime_ns, inode)
-  every imported module file (stdlib aside) had *when the worker imported it*.  The cook
+  version, executable and prefix, the veduta package's folder, and the (size, mtime_ns, inode,
+  ctime_ns) every imported module file (stdlib aside) had *when the worker imported it*.  The cook
   stats those files itself and uses the worker only when every one is as recorded and the rest
   is its own; the worker also checks its files before each request, and every second while
   idle, and ends when one changed (the monitor then starts a fresh one).
@@ -49,12 +49,13 @@ import time
 from typing import TYPE_CHECKING
 
 from veduta.cook.run import MONITOR_FOLDER, WAIT_POLL
+from veduta.cook.state import sig
 
 if TYPE_CHECKING:
     import subprocess
     from collections.abc import Callable
 
-FORMAT = "veduta-warm/1"
+FORMAT = "veduta-warm/2"  # (2: a module file's signature holds its ctime)
 #: the worker's folder under the monitor's (0700) and what is in it
 FOLDER = "worker"
 SOCKET = "sock"
@@ -169,12 +170,14 @@ def _stdlib_dirs() -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(std), tuple(sites)
 
 
-def _sig(path: str) -> tuple[int, int, int] | None:
+def _sig(path: str) -> tuple[int, int, int, int] | None:
+    """A module file's signature, the cook's own (:func:`veduta.cook.state.sig`: size, mtime_ns,
+    inode, ctime_ns): an edit in place with its mtime put back (``touch -r``, ``rsync -t``)
+    still moves the ctime."""
     try:
-        st = os.stat(path)
+        return sig(os.stat(path))
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 #: variables of veduta's that change nothing a worker makes (how the cook shows diagnostics; the
@@ -200,7 +203,7 @@ class Code:
     signature when first seen."""
 
     def __init__(self) -> None:
-        self.files: dict[str, tuple[int, int, int] | None] = {}
+        self.files: dict[str, tuple[int, int, int, int] | None] = {}
         self._stdlib = _stdlib_dirs()
         self.learn()
 
@@ -216,7 +219,7 @@ class Code:
             self.files[f] = _sig(f)
 
     def changed(self) -> bool:
-        return any(_sig(f) != sig for f, sig in self.files.items())
+        return any(_sig(f) != was for f, was in self.files.items())
 
     def hello(self) -> dict:
         from veduta import TOOLCHAIN
@@ -255,7 +258,7 @@ def same_code(hello) -> bool:
     if not isinstance(files, list) or not files:
         return False
     try:
-        return all(sig is not None and _sig(f) == tuple(sig) for f, sig in files)
+        return all(was is not None and _sig(f) == tuple(was) for f, was in files)
     except (TypeError, ValueError):
         return False
 
