@@ -491,8 +491,8 @@ def test_a_cook_cancelled_while_the_worker_cooks_for_it_stops_the_worker_and_wri
 
     warm, cold = pair
     hold = tmp_path / "hold"
-    # (veduta mcp confines itself, and its workers, to the game: VEDUTA_CONFINE; a worker is used
-    # only by a cook whose VEDUTA_* variables are its own, so the monitor runs confined alike)
+    # (veduta mcp confines itself, and its workers, to the game: VEDUTA_CONFINE; this monitor runs
+    # confined alike; one started by hand serves the server too, test_veduta_mcp_uses_...)
     confined = {"VEDUTA_CONFINE": os.path.realpath(warm.root)}
     m = monitors(warm, env={"VEDUTA_WARM_TEST_HOLD": str(hold), **confined})
     settle(warm)
@@ -566,3 +566,62 @@ def test_a_heeded_wait_for_the_warm_worker_is_one_timeout_not_two(monkeypatch, c
     assert received == []  # no second wait for an answer
     assert len(heeded) >= 5 and w.lost == {"models/a.vmodel"}
     assert "no answer in 2 s; stopped" in capsys.readouterr().err
+
+
+def test_veduta_mcp_uses_a_worker_started_by_hand_confined_as_the_server_per_request(pair, tmp_path, monitors):
+    """``veduta mcp`` confines itself (VEDUTA_CONFINE) where a monitor started by hand is not: the
+    worker refused every MCP cook as one of other VEDUTA_* variables, so MCP never used it. Now the
+    cook sends its confinement with each request and the worker cooks that request confined as
+    the cook would have been: an image linked in from outside the game root is refused for the
+    MCP cook (as a cook without the worker refuses it) and read for the next, unconfined, cook
+    of the command line, by the same worker."""
+    pytest.importorskip("mcp")
+    import asyncio
+
+    from mcp import ClientSession
+
+    from tests.test_mcp_first_hour import _session
+
+    warm, cold = pair
+    monitors(warm)  # by hand: not confined
+    settle(warm)
+    served = worker_status(warm)["served"]
+    env = {k: v for k, v in os.environ.items() if k not in ("VEDUTA_FORMAT", "VEDUTA_CONFINE")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent.parent)
+
+    def mcp_cook() -> dict:
+        async def body(s: ClientSession):
+            return (await s.call_tool("cook", {})).structured_content
+
+        return asyncio.run(_session(warm.root, body, env=env))
+
+    def confined_cold() -> dict:  # the oracle: what veduta mcp's own cook does, confined, no worker
+        cp = cold.veduta("cook", "--json", env={"VEDUTA_CONFINE": os.path.realpath(cold.root)})
+        return json.loads(cp.stdout)
+
+    def plain(result: dict, game: Game) -> str:
+        return json.dumps(result, sort_keys=True).replace(os.path.realpath(game.root), "GAME")
+
+    edit(warm)
+    edit(cold)
+    got = mcp_cook()
+    assert got["ok"] and plain(got, warm) == plain(confined_cold(), cold)
+    assert got["summary"]["cooked"] >= len(EDITS)
+    assert cooked_files(warm) == cooked_files(cold)
+    assert worker_status(warm)["served"] == served + 1  # used (before: never)
+    # an image linked in from outside the game root: the confinement is the request's
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copy(warm.root / "assets/textures/crate.png", outside / "crate.png")
+    for g in (warm, cold):
+        (g.root / "assets/textures/crate.png").unlink()
+        os.symlink(outside / "crate.png", g.root / "assets/textures/crate.png")
+    edit(warm, ["textures/crate.vtexture"])
+    edit(cold, ["textures/crate.vtexture"])
+    got = mcp_cook()
+    assert not got["ok"] and "outside the game root" in json.dumps(got["diagnostics"]), got
+    assert plain(got, warm) == plain(confined_cold(), cold)
+    assert worker_status(warm)["served"] == served + 2
+    w, c = warm.cook(), cold.cook()  # the command line: not confined, the image read through its link
+    same(warm, cold, w, c)
+    assert w.returncode == 0 and worker_status(warm)["served"] == served + 3
