@@ -875,33 +875,30 @@ def _stray_below(top: str, folder: str, names: set[str], subs: dict | None) -> l
     """The stray cooked files in *top* and the folders under it, if *top* is a folder (not a
     link to one): ``.vda`` files whose META names a source of *folder*'s kind by a name that
     is not in *names*; see :func:`orphans`."""
+    try:
+        st = os.lstat(top)
+    except OSError:
+        return []
+    if not stat.S_ISDIR(st.st_mode):
+        return []
+    if subs is not None:
+        subs[top] = st
     out = []
-    stack = [top]
-    while stack:
-        d = stack.pop()
-        try:
-            st = os.lstat(d)
-            if not stat.S_ISDIR(st.st_mode):
-                continue
-            if subs is not None:
-                subs[d] = st
-            it = os.scandir(d)
-        except OSError:
-            continue
-        with it:
-            for e in it:
-                if e.name.startswith("."):
-                    continue
+    for d, dirs, files in os.walk(top):  # (a link to a folder is listed, never followed)
+        dirs[:] = [n for n in dirs if not n.startswith(".")]
+        if subs is not None:
+            for n in dirs:
                 try:
-                    if e.is_dir(follow_symlinks=False):
-                        stack.append(e.path)
-                        continue
+                    st = os.lstat(os.path.join(d, n))  # (before os.walk lists it)
                 except OSError:
                     continue
-                if e.name.endswith(".vda") and len(e.name) > 4:
-                    named = _source_named(e.path, folder)
-                    if named is not None and name_of(named) not in names:
-                        out.append(e.path)
+                if stat.S_ISDIR(st.st_mode):
+                    subs[os.path.join(d, n)] = st
+        for fn in files:
+            if fn.endswith(".vda") and len(fn) > 4 and not fn.startswith("."):
+                named = _source_named(os.path.join(d, fn), folder)
+                if named is not None and name_of(named) not in names:
+                    out.append(os.path.join(d, fn))
     out.sort()
     return out
 
