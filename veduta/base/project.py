@@ -285,8 +285,9 @@ def _walk(
     followed, but never into a folder already on the way down (a loop such as ``ln -s .
     again``), and a link that cannot be resolved (a loop of links, a dangling one) is skipped;
     both are warnings (appended to *warnings*).  Only regular files count: a FIFO would block
-    the read.  *confined*, when this process is confined to a root (``veduta mcp``): a file or
-    folder reached through a link that resolves outside it is a problem, and left out.
+    the read; a FIFO, socket or device named like a source is a problem naming it and what it
+    is.  *confined*, when this process is confined to a root (``veduta mcp``): a file or folder
+    reached through a link that resolves outside it is a problem, and left out.
     """
     out: list[str] = []
     try:
