@@ -450,11 +450,12 @@ def check(
     return run(project, sources, full, jobs, progress, strict)
 
 
-def why(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
-    """Each stale source and the reasons it would cook again: ``{checked, stale: [...]}``."""
+def why(project: Project, sources: list[str] | None = None, strict: bool | None = None) -> dict[str, Any]:
+    """Each stale source and the reasons it would cook again: ``{checked, stale: [...]}``;
+    *strict*: as a strict cook decides (None: the game's ``strict`` setting)."""
     from veduta.tools.why import why as run
 
-    return run(project, sources)
+    return run(project, sources, strict)
 
 
 def editor_workspace(project: Project):

@@ -3,6 +3,7 @@ traceback, a hang or a crash of the whole cook."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -161,6 +162,40 @@ def test_an_image_path_that_is_a_fifo_is_an_error_not_a_hang(game):
     _no_traceback(cp)
     assert 'layers[0].path: image "textures/pipe.png" is not a readable file' in cp.stdout
     assert summary(cp)["failed"] == 1
+
+
+def test_a_fifo_or_device_named_like_a_source_is_an_error_naming_it(game):
+    # a FIFO (or a link to a device) named like a source was skipped silently by every scan: the
+    # cook exited 0 and check said nothing, where docs/cooking.md promised an error
+    models = game.root / "assets/models"
+    game.cook(check=True)  # (the folder's listing kept, from before the FIFO came)
+    os.mkfifo(models / "x.vmodel")
+    os.symlink("/dev/null", models / "props/null.vmodel")
+    fifo = "assets/models/x.vmodel: not a source: it is a FIFO (a named pipe), not a regular file (never read)"
+    dev = "assets/models/props/null.vmodel: not a source: it is a character device, not a regular file (never read)"
+    for _ in range(2):  # (the second with the listings the first cook kept)
+        cp = game.cook()  # a read of the FIFO would hit the subprocess timeout
+        _no_traceback(cp)
+        assert cp.returncode == 1, cp.stdout + cp.stderr
+        assert f"{fifo}\n" in cp.stdout and f"{dev}\n" in cp.stdout
+        assert summary(cp) == {"cooked": 0, "uptodate": 4, "restored": 0, "failed": 2}
+    cp = game.veduta("cook")
+    assert cp.returncode == 1 and fifo + "\n" in cp.stdout, cp
+    listed = game.doit("list", "--all", "--status", check=True).stdout
+    assert "R cook:_sources " in listed and "U cook:models/crate.vmodel " in listed
+    cp = game.veduta("check")
+    assert cp.returncode == 1, cp
+    assert fifo.replace(": not", ":1:1: $: not") + "\n" in cp.stdout
+    assert dev.replace(": not", ":1:1: $: not") + "\n" in cp.stdout
+    cp = game.veduta("list", "--json")
+    assert sorted(d["file"] for d in json.loads(cp.stdout)["problems"]) == [
+        "assets/models/props/null.vmodel",
+        "assets/models/x.vmodel",
+    ]
+    (models / "x.vmodel").unlink()
+    (models / "props/null.vmodel").unlink()
+    cp = game.cook(check=True)
+    assert summary(cp)["failed"] == 0
 
 
 def test_a_fifo_in_the_cache_folder_is_never_read(game):

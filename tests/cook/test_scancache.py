@@ -125,3 +125,53 @@ def test_the_orphan_sweep_skips_only_an_unchanged_clean_cooked_folder(game):
     assert "(left by an interrupted cook)" in out and not temp.exists(), out
     # a source removed: the cooked folder did not change, the sources did: swept
     removed_and_swept(game, "models/props/barrel.vmodel", "models/barrel.vda", 3)
+
+
+def test_stray_cooked_files_in_a_folder_under_a_kinds_folder_are_swept(game, tmp_path):
+    # the sweep listed only a kind's cooked folder itself: cooked/models/old/ left from a removed
+    # folder (or an older layout) kept its files for ever, with or without the kept listings
+    game.write("models/gone.vmodel", CRATE.replace("[1, 1, 1]", "[3, 1, 1]"))
+    game.write("models/gone2.vmodel", BARREL)
+    cook(game)
+    models = game.cooked("models")
+    gone, gone2 = models.joinpath("gone.vda").read_bytes(), models.joinpath("gone2.vda").read_bytes()
+    (game.root / "assets/models/gone.vmodel").unlink()
+    (game.root / "assets/models/gone2.vmodel").unlink()
+    cook(game)  # (their cooked files swept from the top)
+    (models / "old/deeper").mkdir(parents=True)
+    (models / "old/deeper/gone.vda").write_bytes(gone)  # META names models/gone.vmodel: gone
+    (models / "old/gone2.vda").write_bytes(gone2)
+    kept_files = {
+        "old/crate.vda": game.cooked("models/crate.vda").read_bytes(),  # its source is there: a copy
+        "old/notes.txt": b"mine",  # not a cooked file
+        "old/junk.vda": b"not a veduta file",  # no META: not the cook's
+        ".hidden/gone.vda": gone,  # dot folders are never looked at
+    }
+    for rel, data in kept_files.items():
+        (models / rel).parent.mkdir(parents=True, exist_ok=True)
+        (models / rel).write_bytes(data)
+    (models / "mine").mkdir()  # an empty folder: kept (the sweep removes only folders it emptied)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "gone.vda").write_bytes(gone)
+    os.symlink(outside, models / "linked")  # a link to a folder: never followed
+    listed = game.doit("list", "--all", "--status", check=True).stdout
+    assert "R cook:_orphans " in listed, listed
+    out = cook(game)
+    assert "removed assets/.cooked/models/old/deeper/gone.vda (its source is gone)\n" in out, out
+    assert "removed assets/.cooked/models/old/gone2.vda (its source is gone)\n" in out, out
+    assert not (models / "old/deeper").exists()  # emptied by the sweep: gone too
+    for rel, data in kept_files.items():
+        assert (models / rel).read_bytes() == data, rel
+    assert (models / "mine").is_dir() and (outside / "gone.vda").read_bytes() == gone
+    assert "U cook:_orphans " in game.doit("list", "--all", "--status", check=True).stdout
+    # a stray dropped into a folder under it after a sweep found nothing: only that folder changed
+    settle()
+    cook(game)
+    settle()
+    out = cook(game)
+    assert "removed" not in out
+    (models / "old/gone2.vda").write_bytes(gone2)
+    out = cook(game)
+    assert "removed assets/.cooked/models/old/gone2.vda (its source is gone)\n" in out, out
+    assert not (models / "old/gone2.vda").exists() and (models / "old/notes.txt").exists()

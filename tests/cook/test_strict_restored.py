@@ -203,3 +203,44 @@ def test_clean_notes_are_links_to_one_file_and_a_new_one_past_the_link_limit(tmp
     assert cook.stored_notes(str(tmp_path), "e" * 64) is None  # never kept: unknown
     clean = tmp_path / "notes" / namespace() / "clean"
     assert clean.read_bytes() == b"[[],[]]" and clean.stat().st_nlink == 2  # (the third file, and one link)
+
+
+def test_why_says_what_a_strict_cook_does_with_notes_not_on_record(tmp_path):
+    # `veduta why` called a source whose notes are unknown fresh, while a strict cook compiles it
+    import json
+    import shutil
+
+    from tests.cook.test_cook import summary
+
+    game = make_game(tmp_path)
+    sources = ["models/crate.vmodel", "models/props/barrel.vmodel", "models/tree.vmodel", "models/tree_far.vmodel"]
+
+    def stale(*args: str) -> dict:
+        cp = veduta(game, "why", "--json", *args)
+        assert cp.returncode == 0, cp.stderr
+        return {s["source"]: [r["code"] for r in s["reasons"]] for s in json.loads(cp.stdout)["stale"]}
+
+    game.cook(check=True)
+    shutil.rmtree(game.root / "cache")  # the cooked files stay, their notes are on record nowhere
+    assert stale() == {}  # not strict: fresh, as a plain cook finds them
+    assert stale("--strict") == {rel: ["NOTES_UNKNOWN"] for rel in sources}
+    cp = veduta(game, "cook", "--strict")
+    assert cp.returncode == 0 and summary(cp)["cooked"] == 4, cp.stdout + cp.stderr
+    assert stale("--strict") == {}
+    (game.root / "pyproject.toml").write_text("[tool.veduta]\nstrict = true\n")
+    shutil.rmtree(game.root / "cache")
+    assert stale() == {rel: ["NOTES_UNKNOWN"] for rel in sources}  # strict = true: the same
+    line = veduta(game, "why", "models/tree.vmodel").stdout
+    assert line == (
+        "assets/models/tree.vmodel: strict: the warnings of assets/.cooked/models/tree.vda are not on record in "
+        "cache/ (restored from the shared cache, cooked by an earlier veduta, or the cache folder deleted), so a "
+        "strict cook compiles it to find them [NOTES_UNKNOWN]\n"
+    )
+    assert "R cook:models/tree.vmodel " in game.doit("list", "--all", "--status", check=True).stdout
+    cp = game.cook(check=True)
+    assert summary(cp)["cooked"] == 4 and stale() == {}
+    # the stat cache lost, the notes kept beside the store: a strict cook reads them, compiles nothing
+    (game.root / "cache/state.marshal").unlink()
+    assert stale() == {}
+    cp = game.cook(check=True)
+    assert summary(cp) == {"cooked": 0, "uptodate": 4, "restored": 0, "failed": 0}

@@ -279,10 +279,13 @@ def test_a_worker_that_does_not_answer_the_handshake_is_not_used(pair, monitors)
     assert m.proc.poll() is None
 
 
-def test_changed_code_is_not_used_and_the_worker_is_replaced(pair, tmp_path, monitors):
+@pytest.mark.parametrize("how", ["replaced", "edited in place, its mtime put back"])
+def test_changed_code_is_not_used_and_the_worker_is_replaced(pair, tmp_path, monitors, how):
     """A copy of the veduta package first on the path: one of its compiler's files replaced (same
-    text, a new file) while the worker runs.  The cook does not use the worker; the worker ends,
-    the monitor starts a fresh one, and that one serves the next cook."""
+    text, a new file), or edited in place (one letter of a comment, the same size) with its mtime
+    put back (as ``touch -r`` or ``rsync -t`` leave it: only its ctime tells), while the worker
+    runs.  The cook does not use the worker; the worker ends, the monitor starts a fresh one, and
+    that one serves the next cook."""
     warm, cold = pair
     import veduta
 
@@ -298,8 +301,23 @@ def test_changed_code_is_not_used_and_the_worker_is_replaced(pair, tmp_path, mon
     try:
         module = pkg / "veduta" / "compile" / "model" / "build.py"
         text = module.read_bytes()
-        module.unlink()
-        module.write_bytes(text)  # (a new inode: as a reinstall leaves it)
+        if how == "replaced":
+            module.unlink()
+            module.write_bytes(text)  # (a new inode: as a reinstall leaves it)
+        else:
+            before = module.stat()
+            at = re.search(rb"\n *# ([A-Za-z])", text).start(1)  # a comment's first letter, its case swapped
+            with open(module, "r+b") as f:
+                f.seek(at)
+                f.write(text[at : at + 1].swapcase())
+            os.utime(module, ns=(before.st_atime_ns, before.st_mtime_ns))
+            after = module.stat()
+            assert (after.st_size, after.st_mtime_ns, after.st_ino) == (
+                before.st_size,
+                before.st_mtime_ns,
+                before.st_ino,
+            )
+            assert module.read_bytes() != text
         edit(warm)
         edit(cold)
         w, c = warm.cook(env=env), cold.cook()
@@ -325,8 +343,9 @@ def test_same_code():
 
     hello = Code().hello()
     assert same_code(hello)
-    path, (size, mtime, ino) = hello["files"][0]
-    assert not same_code({**hello, "files": [(path, (size, mtime + 1, ino)), *hello["files"][1:]]})
+    path, (size, mtime, ino, ctime) = hello["files"][0]
+    assert not same_code({**hello, "files": [(path, (size, mtime + 1, ino, ctime)), *hello["files"][1:]]})
+    assert not same_code({**hello, "files": [(path, (size, mtime, ino, ctime - 1)), *hello["files"][1:]]})
     assert not same_code({**hello, "files": [(path, None), *hello["files"][1:]]})
     assert not same_code({**hello, "files": []})
     assert not same_code({**hello, "toolchain": "veduta-asset/0.0.0"})
@@ -381,9 +400,9 @@ def test_a_socket_left_behind_and_a_folder_others_may_enter(pair, monitors):
     )
     impostor.settimeout(120)
     conn, _ = impostor.accept()
-    from veduta.cook.warm import _send
+    from veduta.cook.warm import FORMAT, _send
 
-    _send(conn, {"format": "veduta-warm/1", "toolchain": "other", "files": [], "pid": os.getpid()})
+    _send(conn, {"format": FORMAT, "toolchain": "other", "files": [], "pid": os.getpid()})
     out, err = cook.communicate(timeout=300)
     conn.close()
     impostor.close()
@@ -394,7 +413,7 @@ def test_a_socket_left_behind_and_a_folder_others_may_enter(pair, monitors):
 def test_the_worker_refuses_another_games_paths(pair, tmp_path, monitors):
     warm, _ = pair
     monitors(warm)
-    from veduta.cook.warm import SOCKET, _recv, _send
+    from veduta.cook.warm import FORMAT, SOCKET, _recv, _send
 
     folder = warm.root / "cache" / "monitor" / "worker"
     elsewhere = tmp_path / "elsewhere"
@@ -434,7 +453,7 @@ def test_the_worker_refuses_another_games_paths(pair, tmp_path, monitors):
             os.chdir(here)
         with conn:
             hello = _recv(conn)
-            assert hello["format"] == "veduta-warm/1"
+            assert hello["format"] == FORMAT
             _send(conn, {"cwd": str(warm.root), "jobs": [(*job, None, "")], "index": {}})
             got = _recv(conn)
         assert why in got.get("refused", ""), got
@@ -472,8 +491,8 @@ def test_a_cook_cancelled_while_the_worker_cooks_for_it_stops_the_worker_and_wri
 
     warm, cold = pair
     hold = tmp_path / "hold"
-    # (veduta mcp confines itself, and its workers, to the game: VEDUTA_CONFINE; a worker is used
-    # only by a cook whose VEDUTA_* variables are its own, so the monitor runs confined alike)
+    # (veduta mcp confines itself, and its workers, to the game: VEDUTA_CONFINE; this monitor runs
+    # confined alike; one started by hand serves the server too, test_veduta_mcp_uses_...)
     confined = {"VEDUTA_CONFINE": os.path.realpath(warm.root)}
     m = monitors(warm, env={"VEDUTA_WARM_TEST_HOLD": str(hold), **confined})
     settle(warm)
@@ -547,3 +566,62 @@ def test_a_heeded_wait_for_the_warm_worker_is_one_timeout_not_two(monkeypatch, c
     assert received == []  # no second wait for an answer
     assert len(heeded) >= 5 and w.lost == {"models/a.vmodel"}
     assert "no answer in 2 s; stopped" in capsys.readouterr().err
+
+
+def test_veduta_mcp_uses_a_worker_started_by_hand_confined_as_the_server_per_request(pair, tmp_path, monitors):
+    """``veduta mcp`` confines itself (VEDUTA_CONFINE) where a monitor started by hand is not: the
+    worker refused every MCP cook as one of other VEDUTA_* variables, so MCP never used it. Now the
+    cook sends its confinement with each request and the worker cooks that request confined as
+    the cook would have been: an image linked in from outside the game root is refused for the
+    MCP cook (as a cook without the worker refuses it) and read for the next, unconfined, cook
+    of the command line, by the same worker."""
+    pytest.importorskip("mcp")
+    import asyncio
+
+    from mcp import ClientSession
+
+    from tests.test_mcp_first_hour import _session
+
+    warm, cold = pair
+    monitors(warm)  # by hand: not confined
+    settle(warm)
+    served = worker_status(warm)["served"]
+    env = {k: v for k, v in os.environ.items() if k not in ("VEDUTA_FORMAT", "VEDUTA_CONFINE")}
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent.parent)
+
+    def mcp_cook() -> dict:
+        async def body(s: ClientSession):
+            return (await s.call_tool("cook", {})).structured_content
+
+        return asyncio.run(_session(warm.root, body, env=env))
+
+    def confined_cold() -> dict:  # the oracle: what veduta mcp's own cook does, confined, no worker
+        cp = cold.veduta("cook", "--json", env={"VEDUTA_CONFINE": os.path.realpath(cold.root)})
+        return json.loads(cp.stdout)
+
+    def plain(result: dict, game: Game) -> str:
+        return json.dumps(result, sort_keys=True).replace(os.path.realpath(game.root), "GAME")
+
+    edit(warm)
+    edit(cold)
+    got = mcp_cook()
+    assert got["ok"] and plain(got, warm) == plain(confined_cold(), cold)
+    assert got["summary"]["cooked"] >= len(EDITS)
+    assert cooked_files(warm) == cooked_files(cold)
+    assert worker_status(warm)["served"] == served + 1  # used (before: never)
+    # an image linked in from outside the game root: the confinement is the request's
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    shutil.copy(warm.root / "assets/textures/crate.png", outside / "crate.png")
+    for g in (warm, cold):
+        (g.root / "assets/textures/crate.png").unlink()
+        os.symlink(outside / "crate.png", g.root / "assets/textures/crate.png")
+    edit(warm, ["textures/crate.vtexture"])
+    edit(cold, ["textures/crate.vtexture"])
+    got = mcp_cook()
+    assert not got["ok"] and "outside the game root" in json.dumps(got["diagnostics"]), got
+    assert plain(got, warm) == plain(confined_cold(), cold)
+    assert worker_status(warm)["served"] == served + 2
+    w, c = warm.cook(), cold.cook()  # the command line: not confined, the image read through its link
+    same(warm, cold, w, c)
+    assert w.returncode == 0 and worker_status(warm)["served"] == served + 3

@@ -132,7 +132,8 @@ def test_no_part_of_the_sheet_passes_the_bound(tmp_path, grid, clips):
     counts: dict = {}
     img = preview_image(tex, boxes, counts)
     assert (img.width, img.height) == (w, h) and counts == left
-    assert left["tiled_left_out"] is True and left["frames_left_out"] == 0  # (a table always fits here)
+    # (these square grids' tables fit under the mip chain; a [2, 8] grid's does not: one frame is cut)
+    assert left["tiled_left_out"] is True and left["frames_left_out"] == 0
     assert not any(cap == "4096x4096" for cap, _ in boxes)
     clips_said = f", {left['clips_left_out']} clips" if left["clips_left_out"] else ""
     assert [head for head, _ in sheet.rows if head][-1] == (
@@ -141,8 +142,24 @@ def test_no_part_of_the_sheet_passes_the_bound(tmp_path, grid, clips):
     assert (left["clips_left_out"] > 0) == (clips > 0)
 
 
+def test_a_tall_grid_of_the_largest_sheet_cuts_its_table(tmp_path):
+    """At the format's limits the table does not always fit: a 2048 x 2048 tiling sheet with its
+    mip chain and a [2, 8] grid (16 frames of 1024 x 256) leaves one frame out, and says so."""
+    from veduta.tools.preview_texture import MAX_PIXELS, plan_sheet
+
+    tex = compiled(tmp_path, big_sheet(1, 0) | {"grid": [2, 8]})
+    sheet, left = plan_sheet(tex)
+    w, h = sheet.size()
+    assert w * h <= MAX_PIXELS
+    assert left == {"clips_left_out": 0, "frames_left_out": 1, "tiled_left_out": True}
+    assert [head for head, _ in sheet.rows if head][-1] == (
+        f"... not shown: the tiled view, 1 frame of the table (the picture is kept within {MAX_PIXELS:,} pixels)"
+    )
+
+
 def test_the_frame_table_is_cut_and_said_so(tmp_path, monkeypatch):
-    """A bound the frame table passes (a small one here: at the format's limits the table fits):
+    """A bound the frame table passes (a small one here; at the format's limits a 2048 x 2048 sheet
+    of a [2, 8] grid passes it too):
     as many of its rows as fit, its heading saying how many frames, every clip left out, and
     the command's line and --json saying what was left out."""
     import json

@@ -182,6 +182,12 @@ _KINDS = (
 )
 
 
+def kind_in_words(mode: int) -> str:
+    """What a file of stat mode *mode* that is not a regular file is, in words (``a folder``,
+    ``a FIFO (a named pipe)``, ``a socket``, ...)."""
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
 class FileProblem(OSError, VedutaError):
     """A file that may not or cannot be read or written, for a reason of veduta's (an OSError, so
     that code which copes with a file the system refused copes with it; a VedutaError, so that
@@ -229,8 +235,7 @@ def _open_regular(path: str) -> tuple[int, os.stat_result]:
         raise
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
-        what = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
-        raise NotARegularFile(path, what)
+        raise NotARegularFile(path, kind_in_words(st.st_mode))
     return fd, st
 
 

@@ -14,6 +14,7 @@ see docs/shared-cache.md.
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass
 from functools import partial
 from itertools import repeat
@@ -21,7 +22,7 @@ from operator import itemgetter
 from typing import NamedTuple, NoReturn
 
 from veduta.base.errors import ConfigError, UsageError, clip_words, quote, shown_path
-from veduta.base.fsutil import check_inside, confined_root, outside
+from veduta.base.fsutil import check_inside, confined_root, kind_in_words, outside
 from veduta.base.kinds import BY_FOLDER, BY_NAME, KINDS, Kind, kind_of, name_of
 
 CONFIG_KEYS = ("assets", "cooked", "cache", "cache_url", "cache_write", "strict")
@@ -284,8 +285,9 @@ def _walk(
     followed, but never into a folder already on the way down (a loop such as ``ln -s .
     again``), and a link that cannot be resolved (a loop of links, a dangling one) is skipped;
     both are warnings (appended to *warnings*).  Only regular files count: a FIFO would block
-    the read.  *confined*, when this process is confined to a root (``veduta mcp``): a file or
-    folder reached through a link that resolves outside it is a problem, and left out.
+    the read; a FIFO, socket or device named like a source is a problem naming it and what it
+    is.  *confined*, when this process is confined to a root (``veduta mcp``): a file or folder
+    reached through a link that resolves outside it is a problem, and left out.
     """
     out: list[str] = []
     try:
@@ -330,8 +332,22 @@ def _walk(
                         f"{e.path}: warning: skipped, a link to nothing ({os.readlink(e.path)} does not exist)"
                     )
                     continue
-                via_link = linked or (root is not None and (is_dir or is_file) and e.is_symlink())
-                if via_link and (is_dir or is_file) and _escapes(e.path, problems):
+                # a FIFO, socket or device named like a source: never opened (a FIFO would block
+                # the read), and a problem naming it, so the cook and check fail as for any bad source
+                odd = (
+                    _not_regular(e)
+                    if not is_dir
+                    and not is_file
+                    and problems is not None
+                    and e.name.endswith(suffix)
+                    and len(e.name) > len(suffix)
+                    else None
+                )
+                via_link = linked or (root is not None and (is_dir or is_file or odd is not None) and e.is_symlink())
+                if via_link and (is_dir or is_file or odd is not None) and _escapes(e.path, problems):
+                    continue
+                if odd is not None and problems is not None:
+                    problems.append(f"{e.path}: not a source: it is {odd}, not a regular file (never read)")
                     continue
                 if dst is not None:
                     ident = (dst.st_dev, dst.st_ino)
@@ -344,6 +360,16 @@ def _walk(
                     out.append(prefix + e.name)
     out.sort()
     return out
+
+
+def _not_regular(entry: os.DirEntry) -> str | None:
+    """What *entry* (not a folder, not a regular file) is, in words (``a FIFO (a named pipe)``,
+    ``a socket``, ...), from one stat that follows a link; None when it is gone or cannot be stat()ed."""
+    try:
+        mode = entry.stat().st_mode
+    except OSError:
+        return None
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else kind_in_words(mode)
 
 
 def _escapes(path: str, problems: list[str] | None) -> bool:

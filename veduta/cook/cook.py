@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import time
 from itertools import groupby
 from operator import itemgetter
@@ -824,13 +825,22 @@ def _dump_manifest(entries) -> bytes:
 _TEMP_RE = re.compile(r"\..+\.vda(?:" + TEMP_SUFFIX_RE + r"|\.\d+\.tmp)")
 
 
-def orphans(cooked_root: str, names_by_folder: dict[str, set[str]], young: list[str] | None = None) -> list[str]:
+def orphans(
+    cooked_root: str, names_by_folder: dict[str, set[str]], young: list[str] | None = None, subs: dict | None = None
+) -> list[str]:
     """Cooked files with no source behind them, and temp files left by killed cooks.
 
     Only files veduta wrote are candidates: a ``.vda`` whose META names a source
     of this folder's kind (the cooked folder may be shared with other files), and
     temp files of the pattern ``atomic_write`` uses, older than ten minutes (never
-    one a running cook is writing); younger ones are appended to *young*.
+    one a running cook is writing); younger ones are appended to *young*.  In a kind's
+    folder, a ``.vda`` named after no source of the kind is stray; in a folder under it (where
+    the cook writes nothing: a folder's sources cook to files named after them, at the top),
+    one whose META names a source of the kind by a name no source has now (left from a
+    removed source or an older layout; a copy of a current source's output is kept).  Dot
+    files and dot folders are never looked at, links to folders never followed.  *subs*
+    gets the stat of every folder under a kind's folder, taken before it was listed (the
+    cook keeps them, ``veduta/cook/scancache.py``).
     """
     out = []
     for folder, names in sorted(names_by_folder.items()):
@@ -845,7 +855,7 @@ def orphans(cooked_root: str, names_by_folder: dict[str, set[str]], young: list[
         for fn in odd:
             if fn.endswith(".vda") and not fn.startswith("."):
                 path = os.path.join(d, fn)
-                if _cooked_by_us(path, folder):
+                if _source_named(path, folder) is not None:
                     out.append(path)
             elif _TEMP_RE.fullmatch(fn):
                 path = os.path.join(d, fn)
@@ -856,13 +866,49 @@ def orphans(cooked_root: str, names_by_folder: dict[str, set[str]], young: list[
                         young.append(path)  # (a later cook removes it, once old)
                 except OSError:
                     pass
+            elif not fn.startswith("."):
+                out += _stray_below(os.path.join(d, fn), folder, names, subs)
     return out
 
 
-def _cooked_by_us(path: str, folder: str) -> bool:
+def _stray_below(top: str, folder: str, names: set[str], subs: dict | None) -> list[str]:
+    """The stray cooked files in *top* and the folders under it, if *top* is a folder (not a
+    link to one): ``.vda`` files whose META names a source of *folder*'s kind by a name that
+    is not in *names*; see :func:`orphans`."""
+    try:
+        st = os.lstat(top)
+    except OSError:
+        return []
+    if not stat.S_ISDIR(st.st_mode):
+        return []
+    if subs is not None:
+        subs[top] = st
+    out = []
+    for d, dirs, files in os.walk(top):  # (a link to a folder is listed, never followed)
+        dirs[:] = [n for n in dirs if not n.startswith(".")]
+        if subs is not None:
+            for n in dirs:
+                try:
+                    st = os.lstat(os.path.join(d, n))  # (before os.walk lists it)
+                except OSError:
+                    continue
+                if stat.S_ISDIR(st.st_mode):
+                    subs[os.path.join(d, n)] = st
+        for fn in files:
+            if fn.endswith(".vda") and len(fn) > 4 and not fn.startswith("."):
+                named = _source_named(os.path.join(d, fn), folder)
+                if named is not None and name_of(named) not in names:
+                    out.append(os.path.join(d, fn))
+    out.sort()
+    return out
+
+
+def _source_named(path: str, folder: str) -> str | None:
+    """The source path the META of cooked file *path* names, if it is a cooked file of
+    *folder*'s kind naming a source of that kind (None otherwise: not ours)."""
     data = _read(path)
     meta = _meta_of_bytes(data, BY_FOLDER[folder].name, path) if data is not None else None
-    return meta is not None and meta.source.startswith(folder + "/")
+    return meta.source if meta is not None and meta.source.startswith(folder + "/") else None
 
 
 def prune_orphans(assets: str, cooked_root: str) -> dict:
@@ -872,6 +918,15 @@ def prune_orphans(assets: str, cooked_root: str) -> dict:
     p = Project(".", assets, cooked_root, "")
     names = names_by_folder(p.sources())
     removed = [f for f in orphans(cooked_root, names) if remove_if_exists(f)]
+    root = os.path.abspath(cooked_root)
+    for f in removed:  # a folder under a kind's folder that only stray files kept goes too
+        d = os.path.dirname(os.path.abspath(f))
+        while os.path.dirname(os.path.dirname(d)).startswith(root):  # (below a kind's folder)
+            try:
+                os.rmdir(d)  # (only when empty: anything else in it is kept)
+            except OSError:
+                break
+            d = os.path.dirname(d)
     return {"outcome": "pruned", "removed": removed}
 
 

@@ -8,13 +8,13 @@ of a no-op.  The same goes for the cooked folders' orphan sweep: a cooked folder
 changed since a sweep found nothing stray, while the sources are the same ones, still has
 nothing stray.
 
-Where this could be wrong, the folder is listed: a signature taken less than ``RACY_NS`` after
-the folder changed (an entry made in the same timestamp tick would not move it) is never
-matched; a folder that holds a symbolic link (whose target may change kind without the folder
-changing), that cannot be read, or any oddity :func:`veduta.base.project._walk` has words for,
-makes its whole kind folder scanned the ordinary way; and under ``veduta mcp``'s confinement
-nothing is cached.  The file (``cache/scan.marshal``) is written by a cook, read by any run; a
-damaged or unknown one is ignored.
+Where this could be wrong, the folder is listed: a signature taken less than ``RACY_NS`` after the
+folder changed (an entry made in the same timestamp tick would not move it) is never matched; a
+folder that holds a symbolic link (whose target may change kind without the folder changing) or a
+FIFO, socket or device named like a source, that cannot be read, or any oddity
+:func:`veduta.base.project._walk` has words for, makes its whole kind folder scanned the ordinary
+way; and under ``veduta mcp``'s confinement nothing is cached. The file (``cache/scan.marshal``) is
+written by a cook, read by any run; a damaged or unknown one is ignored.
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ class ScanCache:
         #: cooked folder path -> signature, of the folders a sweep found nothing stray in
         self.cooked_old: dict = {}
         self.cooked_new: dict = {}
+        self._sweep_at = 0  # (when cooked_signatures took its signatures)
         try:
             got = read_regular(self.path)
             data = loads_kept(got[0]) if got else None
@@ -107,7 +108,9 @@ class ScanCache:
                                 return _walk(top, suffix, problems, warnings, confined)
                             if e.is_dir(follow_symlinks=False):
                                 subdirs.append(name)
-                            elif name.endswith(suffix) and len(name) > len(suffix) and e.is_file(follow_symlinks=False):
+                            elif name.endswith(suffix) and len(name) > len(suffix):
+                                if not e.is_file(follow_symlinks=False):  # a FIFO, socket or device: said
+                                    return _walk(top, suffix, problems, warnings, confined)
                                 files.append(name)
                 except OSError:
                     return _walk(top, suffix, problems, warnings, confined)
@@ -127,25 +130,28 @@ class ScanCache:
 
     # the orphan sweep of the cooked folders
     def cooked_clean(self, folders: list[str]) -> bool:
-        """Whether every folder of *folders* (missing ones aside) is as it was when a sweep found
-        nothing stray in it (the caller knows the sources are the same ones)."""
+        """Whether every folder of *folders* (missing ones aside), and every folder under them a
+        sweep listed, is as it was when a sweep found nothing stray in it (the caller knows the
+        sources are the same ones).  A folder made or removed under one changes its parent."""
         now = time.time_ns()
-        for d in folders:
+        under = tuple(d + os.sep for d in folders)
+        kept = {d: s for d, s in self.cooked_old.items() if d in folders or d.startswith(under)}
+        for d in (*folders, *(d for d in kept if d not in folders)):
             try:
-                st = os.stat(d)
+                st = os.lstat(d) if d not in folders else os.stat(d)
             except FileNotFoundError:
                 continue
             except OSError:
                 return False
             sig = _sig(st, now)
-            if sig is None or self.cooked_old.get(d) != sig:
+            if sig is None or kept.get(d) != sig:
                 return False
-        self.cooked_new = {d: s for d, s in self.cooked_old.items() if d in folders}
+        self.cooked_new = kept
         return True
 
     def cooked_signatures(self, folders: list[str]) -> dict:
         """The signatures of *folders*, taken before a sweep lists them (None where racy)."""
-        now = time.time_ns()
+        self._sweep_at = now = time.time_ns()
         out = {}
         for d in folders:
             try:
@@ -154,8 +160,14 @@ class ScanCache:
                 out[d] = None
         return out
 
-    def swept(self, sigs: dict, clean: bool) -> None:
-        """A sweep of the folders of *sigs* (taken before it) found nothing stray (*clean*)."""
+    def swept(self, sigs: dict, clean: bool, subs: dict | None = None) -> None:
+        """A sweep of the folders of *sigs* (taken before it) found nothing stray (*clean*);
+        *subs*: the stat of each folder under them, taken before the sweep listed it (their
+        signatures are judged racy from the time of *sigs*, earlier: never less strict)."""
+        sigs = dict(sigs)
+        for d, st in (subs or {}).items():
+            sigs[d] = _sig(st, self._sweep_at)
+            clean = clean and sigs[d] is not None  # (one left out would never be looked at)
         self.cooked_new = {d: s for d, s in sigs.items() if s is not None} if clean else {}
 
     def save(self) -> None:

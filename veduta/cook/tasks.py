@@ -399,8 +399,9 @@ def cook_tasks(run: CookRun):
             stray = []
         else:
             sigs = scans.cooked_signatures(folders)
-            stray = orphans(project.cooked, names_by_folder(sources), young)
-            scans.swept(sigs, not stray and not young)
+            subs: dict = {}  # (the folders under them, each stat()ed before it was listed)
+            stray = orphans(project.cooked, names_by_folder(sources), young, subs)
+            scans.swept(sigs, not stray and not young, subs)
     elif journaled is not None and journaled.orphans_checked:
         stray = []  # as the last complete cook left them: nothing came into the cooked folder since
     else:

@@ -14,8 +14,8 @@ records and reports every task.
 Why a result is the one the cook would have made itself:
 
 - *The same code.*  On each connection the worker says what it runs: the toolchain, Python's
-  version, executable and prefix, the veduta package's folder, and the (size, mtime_ns, inode)
-  every imported module file (stdlib aside) had *when the worker imported it*.  The cook
+  version, executable and prefix, the veduta package's folder, and the (size, mtime_ns, inode,
+  ctime_ns) every imported module file (stdlib aside) had *when the worker imported it*.  The cook
   stats those files itself and uses the worker only when every one is as recorded and the rest
   is its own; the worker also checks its files before each request, and every second while
   idle, and ends when one changed (the monitor then starts a fresh one).
@@ -46,15 +46,18 @@ import struct
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from veduta.base.fsutil import CONFINE_ENV, confined_root
 from veduta.cook.run import MONITOR_FOLDER, WAIT_POLL
+from veduta.cook.state import sig
 
 if TYPE_CHECKING:
     import subprocess
     from collections.abc import Callable
 
-FORMAT = "veduta-warm/1"
+FORMAT = "veduta-warm/2"  # (2: a module file's signature holds its ctime)
 #: the worker's folder under the monitor's (0700) and what is in it
 FOLDER = "worker"
 SOCKET = "sock"
@@ -169,23 +172,45 @@ def _stdlib_dirs() -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(std), tuple(sites)
 
 
-def _sig(path: str) -> tuple[int, int, int] | None:
+def _sig(path: str) -> tuple[int, int, int, int] | None:
+    """A module file's signature, the cook's own (:func:`veduta.cook.state.sig`: size, mtime_ns,
+    inode, ctime_ns): an edit in place with its mtime put back (``touch -r``, ``rsync -t``)
+    still moves the ctime."""
     try:
-        st = os.stat(path)
+        return sig(os.stat(path))
     except OSError:
         return None
-    return (st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 #: variables of veduta's that change nothing a worker makes (how the cook shows diagnostics; the
-#: worker's own test hook and the cook's timeout)
-_ENV_IGNORED = frozenset({"VEDUTA_FORMAT", "VEDUTA_WARM_TIMEOUT", "VEDUTA_WARM_TEST_HOLD"})
+#: worker's own test hook and the cook's timeout), and the confinement of ``veduta mcp``
+#: (VEDUTA_CONFINE), which does change what a compile reads but which each request carries: the
+#: worker is confined as the cook that asks is, for that request alone (:func:`_confined_as`)
+_ENV_IGNORED = frozenset({"VEDUTA_FORMAT", "VEDUTA_WARM_TIMEOUT", "VEDUTA_WARM_TEST_HOLD", CONFINE_ENV})
 
 
 def _environment() -> list[list[str]]:
-    """The process's VEDUTA_* variables that could change a cook (VEDUTA_CONFINE, the shared
-    cache's): a cook uses only a worker that has the same."""
+    """The process's VEDUTA_* variables that could change a cook (the shared cache's, ...): a cook
+    uses only a worker that has the same."""
     return sorted([k, v] for k, v in os.environ.items() if k.startswith("VEDUTA_") and k not in _ENV_IGNORED)
+
+
+@contextmanager
+def _confined_as(root: str | None):
+    """This process confined to *root* (the asking cook's :func:`~veduta.base.fsutil.confined_root`;
+    None: not confined) while the block runs, then as it was."""
+    own = os.environ.get(CONFINE_ENV)
+    if root is None:
+        os.environ.pop(CONFINE_ENV, None)
+    else:
+        os.environ[CONFINE_ENV] = root
+    try:
+        yield
+    finally:
+        if own is None:
+            os.environ.pop(CONFINE_ENV, None)
+        else:
+            os.environ[CONFINE_ENV] = own
 
 
 def _package_dir() -> str:
@@ -200,7 +225,7 @@ class Code:
     signature when first seen."""
 
     def __init__(self) -> None:
-        self.files: dict[str, tuple[int, int, int] | None] = {}
+        self.files: dict[str, tuple[int, int, int, int] | None] = {}
         self._stdlib = _stdlib_dirs()
         self.learn()
 
@@ -216,7 +241,7 @@ class Code:
             self.files[f] = _sig(f)
 
     def changed(self) -> bool:
-        return any(_sig(f) != sig for f, sig in self.files.items())
+        return any(_sig(f) != was for f, was in self.files.items())
 
     def hello(self) -> dict:
         from veduta import TOOLCHAIN
@@ -255,7 +280,7 @@ def same_code(hello) -> bool:
     if not isinstance(files, list) or not files:
         return False
     try:
-        return all(sig is not None and _sig(f) == tuple(sig) for f, sig in files)
+        return all(was is not None and _sig(f) == tuple(was) for f, was in files)
     except (TypeError, ValueError):
         return False
 
@@ -411,7 +436,7 @@ def begin(jobs: list[tuple], heed: Callable[[], None] | None = None) -> Warm | N
         hello = _recv(sock)
         if not same_code(hello) or hello.get("pid") != pid:
             raise OSError("a worker of other code")
-        _send(sock, {"cwd": os.getcwd(), "jobs": jobs, "index": index.by_kind})
+        _send(sock, {"cwd": os.getcwd(), "jobs": jobs, "index": index.by_kind, "confine": confined_root()})
     except TimeoutError:
         sock.close()
         sys.stderr.write(
@@ -555,8 +580,10 @@ def serve(assets: str, cooked: str, cache: str, parent: int, max_requests: int =
                     continue
                 if not isinstance(req, dict):
                     continue
-                cwd, jobs, index = req.get("cwd"), req.get("jobs"), req.get("index")
+                cwd, jobs, index, confine = req.get("cwd"), req.get("jobs"), req.get("index"), req.get("confine")
                 why = game.refuses(cwd, jobs, index)
+                if not why and not (confine is None or isinstance(confine, str) and os.path.isabs(confine)):
+                    why = "a confinement of no known shape"
                 if why:
                     try:
                         _send(conn, {"refused": why})
@@ -576,7 +603,8 @@ def serve(assets: str, cooked: str, cache: str, parent: int, max_requests: int =
                 try:
                     _INDEX.clear()
                     _INDEX[os.path.abspath(jobs[0][2])] = AssetIndex(index)
-                    reply: dict = {"results": cook_batch(jobs)}
+                    with _confined_as(confine):  # (veduta mcp's cook: read only inside its root, as itself)
+                        reply: dict = {"results": cook_batch(jobs)}
                 except Exception as exc:  # noqa: BLE001 - the cook's own actions then cook them
                     reply = {"failed": f"{type(exc).__name__}: {exc}"}
                 finally:

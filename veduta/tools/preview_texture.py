@@ -157,12 +157,21 @@ def _note(left: int) -> str:
     )
 
 
-def _note_all(tiled: bool, frames: int, clips: int) -> str:
-    """The last line when more than clips is left out (clips alone: :func:`_note`)."""
+def left_out_words(tiled: bool, frames: int, clips: int, of: int | None = None) -> list[str]:
+    """What a preview left out, in words (the picture's last line; ``veduta preview texture``'s
+    line, with *of* the texture's clips): the tiled view, *frames* frames of the table, *clips*
+    clips."""
     parts = ["the tiled view"] if tiled else []
     parts += [f"{frames} frame{'s' if frames != 1 else ''} of the table"] if frames else []
-    parts += [f"{clips} clip{'s' if clips != 1 else ''}"] if clips else []
-    return f"... not shown: {', '.join(parts)} (the picture is kept within {MAX_PIXELS:,} pixels)"
+    if clips:
+        parts.append(f"{clips} of {of} clips" if of is not None else f"{clips} clip{'s' if clips != 1 else ''}")
+    return parts
+
+
+def _note_all(tiled: bool, frames: int, clips: int) -> str:
+    """The last line when more than clips is left out (clips alone: :func:`_note`)."""
+    said = ", ".join(left_out_words(tiled, frames, clips))
+    return f"... not shown: {said} (the picture is kept within {MAX_PIXELS:,} pixels)"
 
 
 def _note_size(sheet: _Sheet, text: str) -> tuple[int, int]:

@@ -35,6 +35,7 @@ REASONS = {
     "REFERENCE_APPEARED": "an asset it names by name only (a model's material) exists now; it was missing",
     "REFERENCE_GONE": "an asset it names by name only (a model's material) is gone or moved",
     "CHANGED": "the source or a dependency changed (no record of the last cook's files tells which)",
+    "NOTES_UNKNOWN": "strict: the warnings of its cooked file are not on record, so a strict cook compiles it",
 }
 
 
@@ -84,8 +85,9 @@ def damage(path: str, kind: str) -> str | None:
     return layout_fault(chunks, kind)
 
 
-def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
-    """The reasons *src* is stale ([] when it is up to date)."""
+def _explain(project: Project, src: Source, index, cache, dups, strict: bool = False) -> list[dict]:
+    """The reasons *src* is stale ([] when it is up to date); *strict*: for a strict cook, which
+    takes no output whose notes (its warnings) are not on record."""
     from veduta import COMPILER_VERSION
     from veduta.base.kinds import kind_of, name_of
     from veduta.cook.cook import check_fresh, cooked_meta, fresh_by_stat, stale_reference
@@ -102,7 +104,10 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
     if packed is not None and fresh_by_stat(rel, packed, assets, cooked, index):
         # every signature the last good cook recorded still matches: nothing to read (but a dep
         # whose name resolves to another file now, while another source has its name)
-        return _moved_reasons(project, packed[2], index) if type(packed[2]) is tuple else []
+        moved = _moved_reasons(project, packed[2], index) if type(packed[2]) is tuple else []
+        if moved or not strict or len(packed) != 4:  # (an entry of 4 items: its notes unknown)
+            return moved
+        return _unknown_notes(project, cooked, packed[0])
     entry = cache.get(rel)
     if not os.path.exists(cooked):
         if entry is None:
@@ -118,6 +123,8 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
     fresh, deps, _, _ = check_fresh(kind, rel, assets, cooked, index)
     if fresh:
         notes = entry[3] if entry is not None and entry[0] == meta.source_hash else None
+        if notes is None and strict:
+            return _unknown_notes(project, cooked, meta.source_hash)
         return _watch_reasons(notes[0], index) if notes else []
 
     def now_sig(p: str):
@@ -162,6 +169,24 @@ def _explain(project: Project, src: Source, index, cache, dups) -> list[dict]:
     if not reasons:
         reasons = _guess(project, src, meta, deps)
     return reasons
+
+
+def _unknown_notes(project: Project, cooked: str, key: str) -> list[dict]:
+    """``NOTES_UNKNOWN`` for a fresh cooked file (source_hash *key*) whose notes the stat cache
+    does not hold, when no compile of this toolchain kept them beside the store either (then a
+    strict cook reads them there and compiles nothing: [])."""
+    from veduta.cook.cook import stored_notes
+
+    if stored_notes(project.cache, key) is not None:
+        return []
+    return [
+        _reason(
+            "NOTES_UNKNOWN",
+            f"strict: the warnings of {cooked} are not on record in {project.cache}/ (restored from the "
+            "shared cache, cooked by an earlier veduta, or the cache folder deleted), so a strict cook "
+            "compiles it to find them",
+        )
+    ]
 
 
 def _moved_reasons(project: Project, deps, index) -> list[dict]:
@@ -263,9 +288,11 @@ def _guess(project: Project, src: Source, meta, deps) -> list[dict]:
     return out
 
 
-def why(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
+def why(project: Project, sources: list[str] | None = None, strict: bool | None = None) -> dict[str, Any]:
     """Why each stale source of *project* (or of those named) would cook again.
 
+    *strict*: as a strict cook decides (``veduta cook --strict``; None: the game's ``strict``
+    setting), which compiles a fresh output whose warnings are not on record (``NOTES_UNKNOWN``).
     Returns ``{"checked", "stale": [{"source", "file", "reasons": [{"code", "message", "dep"?}]}]}``
     in source order; ``stale`` is empty when everything is up to date.
     """
@@ -278,10 +305,11 @@ def why(project: Project, sources: list[str] | None = None) -> dict[str, Any]:
     index = AssetIndex.from_paths(s.rel for s in all_sources)
     cache = StatCache(os.path.join(project.cache, STATE_FILE), TOOLCHAIN)  # read, never saved
     stale = []
+    strict = bool(project.strict if strict is None else strict)
     for src in selected:
         paths = index.by_kind[src.kind.name][src.name]
         dups = [p for p in paths if p != src.rel] if len(paths) > 1 else None
-        reasons = _explain(project, src, index, cache, dups)
+        reasons = _explain(project, src, index, cache, dups, strict)
         if reasons:
             stale.append({"source": src.rel, "file": project.source_path(src.rel), "reasons": reasons})
     return {"checked": len(selected), "stale": stale}

@@ -80,7 +80,7 @@ def cmd_why(args) -> int:
     from veduta import api
 
     project = _project(args)
-    result = api.why(project, _sources(project, args))
+    result = api.why(project, _sources(project, args), strict=True if args.strict else None)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
         return 0
@@ -137,6 +137,12 @@ def add_tool_commands(sub) -> None:
 
     w = sub.add_parser("why", help="which assets are stale and why")
     w.add_argument("sources", nargs="*", metavar="SOURCE", help="only these source files (default: all)")
+    w.add_argument(
+        "--strict",
+        action="store_true",
+        help="as `veduta cook --strict` decides (also `strict = true` in [tool.veduta]): a fresh "
+        "cooked file whose warnings are not on record is stale",
+    )
     w.add_argument("--json", action="store_true", help="the result as one JSON object")
     w.set_defaults(func=cmd_why)
 

@@ -383,10 +383,17 @@ class Face:
                 "omit for every source"
             ),
         ] = None,
+        strict: Annotated[
+            bool | None,
+            Field(
+                description="true: as a strict cook decides (a fresh output whose warnings are not on record "
+                "is stale: NOTES_UNKNOWN); omit for the game's `strict` setting in [tool.veduta]"
+            ),
+        ] = None,
     ) -> Annotated[CallToolResult, o.Why]:
         """List each stale asset and why it would cook again (never cooked, source changed, a dependency
         changed, compiler changed, ...)."""
-        return self.t.call(ctx, api.why, self.t.sources(sources))
+        return self.t.call(ctx, api.why, self.t.sources(sources), strict=strict)
 
     def monitor_status(self, ctx: Context) -> Annotated[CallToolResult, o.MonitorStatus]:
         """Whether a file-system monitor (`veduta watch --monitor`) runs for the game, and whether the next
