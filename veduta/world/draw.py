@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
+from veduta.world import jit
 from veduta.world.generator import Generator
 from veduta.world.intmath import hash2_grid
 
@@ -1763,6 +1764,15 @@ class Drawer:
         origins = np.stack([(2 * xs + 1) * cm / 2000.0, ys / 1000.0, (2 * zs + 1) * cm / 2000.0], axis=1)
         eye, planes, ortho, lens, size = self._cameras(origins)
         view = int(getattr(gen.world, "view", 1) or 1)
+        # the sets of loaded chunks: the window, and with each pair of kept sides
+        sets = [(0, 0)] + (list(KEPT_SIDES) if kept else [])
+        if loaded.joined is not None and jit.enabled():  # (chunk_views: the compiled loop)
+            from veduta.world import view_kernels
+
+            pers = self._persistent_figures(origins, eye, planes, ortho, lens, size)
+            got = view_kernels.figures(self, eye, planes, ortho, lens, size, ox, oz, loaded, sets, pers)
+            if got is not None:
+                return got, sets
         slot_chunk = loaded.slot_chunk
         # ground: culled by its box, else at the level of its nearest point's effective distance
         boxes = loaded.boxes
@@ -1901,21 +1911,7 @@ class Drawer:
             F2, q2 = st_all.flora[tid2[sel2]], q[sel2]
             for row, w in enumerate((t2 * F2, t2 * ~F2, (t2 > 0) & F2, (t2 > 0) & ~F2)):
                 s_sums[row] = np.bincount(q2, weights=w, minlength=len(pairs)).astype(np.int64)
-        # the persistent entities, placed relative to each focus
-        ents = getattr(gen.world, "entities", None) or []
-        pers = np.zeros((4, V), dtype=np.int64)
-        if ents:
-            rec = type("Persistent", (), {"entities": ents})()
-            tpl = self._template("\0persistent", rec)
-            if tpl:
-                th = self._placed("\0persistent", origins[:, 0], origins[:, 1], origins[:, 2])
-                q = np.tile(np.arange(V), len(tpl))
-                t3 = self._drawn(th.pos, th.radius, th.model, th.thin, th.flora, eye, planes, q, ortho, lens, size)
-                F3 = th.flora
-                for row, w in enumerate((t3 * F3, t3 * ~F3, (t3 > 0) & F3, (t3 > 0) & ~F3)):
-                    pers[row] = np.bincount(q, weights=w, minlength=V).astype(np.int64)
-        # the sets of loaded chunks: the window, and with each pair of kept sides
-        sets = [(0, 0)] + (list(KEPT_SIDES) if kept else [])
+        pers = self._persistent_figures(origins, eye, planes, ortho, lens, size)
         masks = np.stack(
             [
                 (ox >= -view + min(sx, 0))
@@ -1938,6 +1934,26 @@ class Drawer:
                     figs[si, 5 + row] += np.bincount(sv[hit], weights=s_sums[row][hit], minlength=V).astype(np.int64)
             figs[si, 9] = figs[si, 2:7].sum(axis=0)
         return figs, sets
+
+    def _persistent_figures(
+        self, origins: np.ndarray, eye: np.ndarray, planes: np.ndarray, ortho: bool, lens: float, size: float
+    ) -> np.ndarray:
+        """(4, V) the world's persistent entities placed relative to each view's origin: the
+        triangles of flora, of entities, the plants and the entities drawn."""
+        V = len(origins)
+        ents = getattr(self.gen.world, "entities", None) or []
+        pers = np.zeros((4, V), dtype=np.int64)
+        if ents:
+            rec = type("Persistent", (), {"entities": ents})()
+            tpl = self._template("\0persistent", rec)
+            if tpl:
+                th = self._placed("\0persistent", origins[:, 0], origins[:, 1], origins[:, 2])
+                q = np.tile(np.arange(V), len(tpl))
+                t3 = self._drawn(th.pos, th.radius, th.model, th.thin, th.flora, eye, planes, q, ortho, lens, size)
+                F3 = th.flora
+                for row, w in enumerate((t3 * F3, t3 * ~F3, (t3 > 0) & F3, (t3 > 0) & ~F3)):
+                    pers[row] = np.bincount(q, weights=w, minlength=V).astype(np.int64)
+        return pers
 
     def chunk_views(
         self,
