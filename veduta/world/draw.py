@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypedDict
 import numpy as np
 
 from veduta.world import jit
-from veduta.world.generator import Generator
+from veduta.world.generator import Generator, metres
 from veduta.world.intmath import hash2_grid
 
 if TYPE_CHECKING:
@@ -1216,15 +1216,36 @@ class Drawer:
     def _structure(self, s) -> Things:
         got = self._structs.get(s.name)
         if got is None:
-            from veduta.world.entities import structure_entities
-
-            got = self._entities(structure_entities(self.gen, s))
+            got = self._structure_placed(s)
             self._structs[s.name] = got
             if len(self._structs) > STRUCTURE_CACHE:
                 self._structs.popitem(last=False)
         else:
             self._structs.move_to_end(s.name)
         return got
+
+    def _structure_placed(self, s) -> Things:
+        """The things of structure *s*: its prefab's template placed at its origin (the same
+        floats as :meth:`_entities` of :func:`~veduta.world.entities.structure_entities`, without
+        a dict per entity) when it is not turned, else those entities'."""
+        from veduta.world.entities import structure_entities
+
+        if s.rotation % 360 or s.prefab not in self.gen.prefabs:
+            return self._entities(structure_entities(self.gen, s))
+        cm = self.gen.p.cell_mm
+        tpl = self._template(s.prefab)
+        roots = self._roots[s.prefab]
+        x, y, z = ((2 * s.x0 + s.fw) * cm / 2000.0, metres(s.level_mm), (2 * s.z0 + s.fd) * cm / 2000.0)
+        pos: list[tuple[float, float, float]] = []
+        for _, _, root, off in tpl:  # as _placed places them, with floats for one origin
+            if root >= 0:
+                lx, ly, lz = roots[root]
+                w = (x + lx * 1 + lz * 0, y + ly, z - lx * 0 + lz * 1)
+                pos.append(w if off is None else (off[0] + w[0], off[1] + w[1], off[2] + w[2]))
+            else:
+                assert off is not None
+                pos.append((off[0], off[1], off[2]))
+        return Things.of(np.array(pos, dtype=np.float64).reshape(-1, 3), [t[1] for t in tpl], [t[0] for t in tpl])
 
     def chunk(self, cx: int, cz: int) -> ChunkDraw:
         key = (cx, cz)
@@ -1762,17 +1783,16 @@ class Drawer:
         cm = p.cell_mm
         V, K = len(xs), len(ox)
         origins = np.stack([(2 * xs + 1) * cm / 2000.0, ys / 1000.0, (2 * zs + 1) * cm / 2000.0], axis=1)
-        eye, planes, ortho, lens, size = self._cameras(origins)
-        view = int(getattr(gen.world, "view", 1) or 1)
         # the sets of loaded chunks: the window, and with each pair of kept sides
         sets = [(0, 0)] + (list(KEPT_SIDES) if kept else [])
-        if loaded.joined is not None and jit.enabled():  # (chunk_views: the compiled loop)
+        if self._compiled(loaded):  # (chunk_views: the compiled loop, view by view)
             from veduta.world import view_kernels
 
+            eye, planes, ortho, lens, size = view_kernels.cameras(self, origins)
             pers = self._persistent_figures(origins, eye, planes, ortho, lens, size)
-            got = view_kernels.figures(self, eye, planes, ortho, lens, size, ox, oz, loaded, sets, pers)
-            if got is not None:
-                return got, sets
+            return view_kernels.figures(self, eye, planes, ortho, lens, size, ox, oz, loaded, sets, pers), sets
+        eye, planes, ortho, lens, size = self._cameras(origins)
+        view = int(getattr(gen.world, "view", 1) or 1)
         slot_chunk = loaded.slot_chunk
         # ground: culled by its box, else at the level of its nearest point's effective distance
         boxes = loaded.boxes
@@ -1935,6 +1955,12 @@ class Drawer:
             figs[si, 9] = figs[si, 2:7].sum(axis=0)
         return figs, sets
 
+    def _compiled(self, loaded: Loaded) -> bool:
+        """Whether :meth:`_figures` counts these views with the compiled loop
+        (veduta/world/view_kernels.py): for chunk_views (the rows' things joined), numba there and
+        not turned off (``VEDUTA_JIT=0``), every model's level from the table."""
+        return loaded.joined is not None and jit.enabled() and self._level_table() is not None
+
     def _persistent_figures(
         self, origins: np.ndarray, eye: np.ndarray, planes: np.ndarray, ortho: bool, lens: float, size: float
     ) -> np.ndarray:
@@ -2024,6 +2050,8 @@ class Drawer:
         for the origin's height (up to a float's error): the boxes are taken around the origin,
         from the lowest to the highest over the chunks and the foci, against the volume of the
         camera at the origin."""
+        if self._compiled(loaded):
+            return np.ones(len(ox), dtype=bool)  # (the compiled loop tests each slot of each view)
         p = self.gen.p
         c, cm = p.chunk, p.cell_mm
         S = c * cm / 1000.0

@@ -224,6 +224,128 @@ def _views(
     return figs
 
 
+@jit.kernel
+def _cameras(
+    origins: np.ndarray,
+    position: np.ndarray,
+    look_at: np.ndarray,
+    near: float,
+    far: float,
+    ortho: bool,
+    hw: float,
+    hh: float,
+    tv: float,
+    th: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(eyes (V, 3), planes (V, 6, 4)) of the camera placed at each origin: Drawer._cameras's
+    operations (np.cross's products and differences, a norm's squares added x, y, z, a dot's
+    products added in that order), view by view."""
+    V = origins.shape[0]
+    eyes = np.empty((V, 3))
+    planes = np.empty((V, 6, 4))
+    f = np.empty(3)
+    r = np.empty(3)
+    u = np.empty(3)
+    e = np.empty(3)
+    a = np.empty(3)
+    b = np.empty(3)
+    n = np.empty(3)
+    ax = np.empty(3)
+
+    def cross(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+        c0 = x[1] * y[2] - x[2] * y[1]
+        c1 = x[2] * y[0] - x[0] * y[2]
+        c2 = x[0] * y[1] - x[1] * y[0]
+        out[0], out[1], out[2] = c0, c1, c2
+
+    def norm(x: np.ndarray) -> float:
+        return np.sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2])
+
+    def dot(x: np.ndarray, y: np.ndarray) -> float:
+        return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+
+    def put(v: int, p: int, x: np.ndarray, sign: float, d: float) -> None:
+        for j in range(3):
+            planes[v, p, j] = -x[j] if sign < 0 else x[j]
+        planes[v, p, 3] = d
+
+    for v in range(V):
+        for j in range(3):
+            e[j] = origins[v, j] + position[j]
+            eyes[v, j] = e[j]
+        for j in range(3):
+            f[j] = origins[v, j] + look_at[j] - e[j]
+        m = norm(f)
+        for j in range(3):
+            f[j] = f[j] / m
+        ax[0], ax[1], ax[2] = 0.0, 1.0, 0.0
+        cross(f, ax, r)
+        if norm(r) < 1e-6:
+            ax[0], ax[1], ax[2] = 0.0, 0.0, -1.0
+        cross(f, ax, r)
+        m = norm(r)
+        for j in range(3):
+            r[j] = r[j] / m
+        cross(r, f, u)
+        for j in range(3):
+            a[j] = e[j] + near * f[j]
+            b[j] = e[j] + far * f[j]
+        put(v, 0, f, 1.0, -dot(f, a))
+        put(v, 1, f, -1.0, dot(f, b))
+        if ortho:
+            for j in range(3):
+                a[j] = e[j] - hw * r[j]
+                b[j] = e[j] + hw * r[j]
+            put(v, 2, r, 1.0, -dot(r, a))
+            put(v, 3, r, -1.0, dot(r, b))
+            for j in range(3):
+                a[j] = e[j] - hh * u[j]
+                b[j] = e[j] + hh * u[j]
+            put(v, 4, u, 1.0, -dot(u, a))
+            put(v, 5, u, -1.0, dot(u, b))
+        else:
+            for p in range(4):
+                t = th if p < 2 else tv
+                w = r if p < 2 else u
+                for j in range(3):
+                    a[j] = f[j] - t * w[j] if p % 2 == 0 else f[j] + t * w[j]
+                cross(a, u if p < 2 else r, n)
+                m = norm(n)
+                for j in range(3):
+                    n[j] = n[j] / m
+                flip = dot(n, f) < 0
+                for j in range(3):
+                    if flip:
+                        n[j] = -n[j]
+                put(v, 2 + p, n, 1.0, -dot(n, e))
+    return eyes, planes
+
+
+def cameras(drawer: Drawer, origins: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, float, float]:
+    """:meth:`Drawer._cameras` from the kernel: the same floats."""
+    import math
+
+    from veduta.world.draw import ASPECT, LENS_DEG
+
+    rec = drawer.camera
+    ortho = rec["type"] == "orthographic"
+    tv = math.tan(math.radians(rec["fov_deg"]) / 2)
+    eye, planes = _cameras(
+        np.ascontiguousarray(origins, dtype=np.float64),
+        np.asarray(rec["position"], dtype=np.float64),
+        np.asarray(rec["look_at"], dtype=np.float64),
+        float(rec["near"]),
+        float(rec["far"]),
+        ortho,
+        float(rec["size"] * ASPECT / 2),
+        float(rec["size"] / 2),
+        tv,
+        tv * ASPECT,
+    )
+    lens = math.tan(math.radians(rec["fov_deg"]) / 2) / math.tan(math.radians(LENS_DEG) / 2)
+    return eye, planes, ortho, lens, float(rec["size"])
+
+
 def _things_arrays(things: Any) -> tuple[np.ndarray, ...]:
     return (
         np.ascontiguousarray(things.pos, dtype=np.float64).reshape(-1, 3),
@@ -246,14 +368,14 @@ def figures(
     loaded: Loaded,
     sets: list[tuple[int, int]],
     pers: np.ndarray,
-) -> np.ndarray | None:
-    """figs (sets, 10, V) of :meth:`Drawer._figures` from the kernel, or None when it cannot give
-    them (no level table: a model's distances not sorted; the things not joined for the rows)."""
+) -> np.ndarray:
+    """figs (sets, 10, V) of :meth:`Drawer._figures` from the kernel (its views' cameras ``eye``,
+    ``planes``, ... as :meth:`Drawer._cameras` gives them, ``pers`` (4, V) the persistent
+    entities' figures), for views of :meth:`Drawer.chunk_views` (:meth:`Drawer._compiled`)."""
     from veduta.world.draw import ORTHO_FACTOR, SURE, THIN_BITS, THIN_SHIFT, lod_distance
 
     tab = drawer._level_table()
-    if tab is None or loaded.joined is None:
-        return None
+    assert tab is not None and loaded.joined is not None
     starts, tri_tab, dd = tab
     gen = drawer.gen
     view = int(getattr(gen.world, "view", 1) or 1)
