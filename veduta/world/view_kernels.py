@@ -389,10 +389,12 @@ def figures(
         )
         setbits |= inside.astype(np.int64) << si
     allt, cuts = loaded.joined
-    if loaded.structure_things is None:
-        loaded.structure_things = drawer._structure_things(loaded.structures)
-    scount, st = loaded.structure_things
-    sthings = _things_arrays(st) if len(scount) else _things_arrays(_no_things())
+    if not loaded.structures:
+        scount, st = np.zeros(0, dtype=np.int64), _no_things()
+    else:
+        if loaded.structure_things is None:
+            loaded.structure_things = drawer._structure_things(loaded.structures)
+        scount, st = loaded.structure_things
     ns = loaded.structure_counts
     nk = len(loaded.counts)
     scuts = np.concatenate([[0], np.cumsum(ns[:nk])]).astype(np.int64)
@@ -412,7 +414,7 @@ def figures(
         scuts,
         np.ascontiguousarray(loaded.structure_ids, dtype=np.int64),
         tcuts,
-        *sthings,
+        *_things_arrays(st),
         np.ascontiguousarray(starts, dtype=np.float64),
         np.ascontiguousarray(tri_tab, dtype=np.int64),
         np.ascontiguousarray(dd, dtype=np.float64),
