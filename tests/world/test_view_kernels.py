@@ -80,10 +80,11 @@ def _cells(gen: Generator, window) -> list[tuple[str, tuple[int, int]]]:
 
 
 @pytest.mark.parametrize("camera", list(CAMERAS), ids=list(CAMERAS))
-def test_cameras_are_drawers_floats(camera):
+def test_cameras_are_drawers_floats(camera, monkeypatch):
     """view_kernels.cameras gives Drawer._cameras's eyes and planes bit for bit: origins across
     the largest world and near 0, cameras steep, low, orthographic, straight and nearly straight
     down (where each origin decides its up)."""
+    monkeypatch.delenv(jit.ENV, raising=False)
     rng = np.random.default_rng(3)
     origins = np.concatenate(
         [rng.uniform(-8192, 8192, (3000, 3)), rng.uniform(-1, 1, (300, 3)), np.zeros((1, 3)), -np.zeros((1, 3))]
