@@ -5,25 +5,19 @@ a growth hash (uint64); the structures' things from their prefab's template as t
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.world.test_draw import MODELS
-from tests.world.test_scale import _camera, _views_worlds
+from tests.world.test_scale import _camera, _views_worlds, largest  # noqa: F401 (a fixture)
 from tests.world.worlds import Vegetation, example_prefabs, example_world
-from veduta.base.project import Project
 from veduta.world import Generator, jit, view_kernels
 from veduta.world import draw as D
 from veduta.world.entities import structure_entities
 
 pytest.importorskip("numba")
-
-REPO = Path(__file__).resolve().parents[2]
 
 CAMERAS = {
     "own": None,
@@ -219,17 +213,6 @@ def test_any_camera_counts_as_views_alone(ortho, fov, size, near, far, position,
     assert got == D.Drawer(gen, MODELS, cam).views(_cells(gen, win), True)
 
 
-@pytest.fixture(scope="module")
-def largest(tmp_path_factory):
-    """The sample game with valley at the largest legal extent (as tests/world/test_scale.py)."""
-    root = tmp_path_factory.mktemp("largest") / "game"
-    shutil.copytree(REPO / "assets", root / "assets", ignore=shutil.ignore_patterns(".cooked"))
-    (root / "dodo.py").write_text("from veduta.dodo import *\n")
-    valley = root / "assets" / "worlds" / "valley.vworld"
-    valley.write_text(valley.read_text().replace('"extent": 64', '"extent": 512', 1))
-    return Project.at(str(root))
-
-
 @pytest.mark.parametrize(
     "window",
     [
@@ -239,7 +222,7 @@ def largest(tmp_path_factory):
         (505, 500, 512, 512),  # the south-east corner
     ],
 )
-def test_compiled_views_of_the_largest_world_equal_numpys(largest, window, calls, monkeypatch):
+def test_compiled_views_of_the_largest_world_equal_numpys(largest, window, calls, monkeypatch):  # noqa: F811
     """On windows of the largest world the compiled loop gives the numpy path's columns (its
     shortcuts by the volume moved from the origin) and Drawer.views' views."""
     from veduta.tools.inspect_world import load_world, model_draws, needed_models
