@@ -86,14 +86,6 @@ def _views(
                 return False
         return True
 
-    def add(out: np.ndarray, at: int, tris: int, f: bool) -> None:
-        # a thing's triangles and whether it is drawn, to out[at:at + 4]: flora, entities,
-        # plants drawn, entities drawn
-        k = at if f else at + 1
-        out[k] += tris
-        if tris > 0:
-            out[k + 2] += 1
-
     def triangles(px: float, py: float, pz: float, r: float, m: int, h: Any, ev: np.ndarray, f: bool) -> int:
         # what a thing inside the view volume costs (Drawer._drawn_sel with the level table)
         gx, gy, gz = px - ev[0], py - ev[1], pz - ev[2]
@@ -179,7 +171,11 @@ def _views(
                         if not in_all and not inside(px, py, pz, r, pl):
                             continue
                         f = flora[t]
-                        add(each, 5, triangles(px, py, pz, r, model[t], thin[t], ev, f), f)
+                        tris = triangles(px, py, pz, r, model[t], thin[t], ev, f)
+                        w = 5 if f else 6  # (flora, entities; then plants, entities drawn)
+                        each[w] += tris
+                        if tris > 0:
+                            each[w + 2] += 1
             for si in range(nsets):
                 if (bits >> si) & 1:
                     for q in range(9):
@@ -202,7 +198,11 @@ def _views(
                 if not inside(px, py, pz, r, pl):
                     continue
                 f = sflora[t]
-                add(sums, 0, triangles(px, py, pz, r, smodel[t], sthin[t], ev, f), f)
+                tris = triangles(px, py, pz, r, smodel[t], sthin[t], ev, f)
+                q = 0 if f else 1
+                sums[q] += tris
+                if tris > 0:
+                    sums[q + 2] += 1
             for si in range(nsets):
                 if (sbits[s] >> si) & 1:
                     for q in range(4):
