@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -24,7 +25,7 @@ def _dot_plus(a: np.ndarray, b: np.ndarray, d: float) -> np.ndarray:
 
 def test_a_kernel_gives_the_numpy_paths_bits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(jit.ENV, raising=False)
-    assert jit.enabled()
+    assert jit.available()
     rng = np.random.default_rng(7)
     a, b = rng.normal(size=(1000, 3)) * 1e4, rng.normal(size=(1000, 3))
     got = _dot_plus(a, b, 0.1)
@@ -34,9 +35,24 @@ def test_a_kernel_gives_the_numpy_paths_bits(monkeypatch: pytest.MonkeyPatch) ->
     assert _dot_plus.__wrapped__(a[:5], b[:5], 0.1).tobytes() == want[:5].tobytes()  # type: ignore[attr-defined]
 
 
-def test_off_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(jit.ENV, "0")
+def test_only_where_wanted_unless_the_environment_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(jit.ENV, raising=False)
+    assert not jit.enabled()  # a world edit, a preview, the named views: numpy
+    with jit.wanted():
+        assert jit.enabled()
+        with jit.wanted(False):  # (nested: still wanted)
+            assert jit.enabled()
+        seen: list[bool] = []
+        t = threading.Thread(target=lambda: seen.append(jit.enabled()))
+        t.start()
+        t.join()
+        assert seen == [False]  # (another thread's pass is its own)
     assert not jit.enabled()
+    monkeypatch.setenv(jit.ENV, "1")
+    assert jit.enabled()
+    monkeypatch.setenv(jit.ENV, "0")
+    with jit.wanted():
+        assert not jit.enabled()
     with pytest.raises(RuntimeError, match="numba is not available"):
         jit.kernel(lambda: 0)()
 

@@ -25,6 +25,7 @@ import numpy as np
 from veduta.base.argtypes import MAX_FOCI
 from veduta.base.findings import ERROR, NOTE, WARNING, finding, has_error, ranked, source_errors
 from veduta.base.progress import tell
+from veduta.world import jit
 from veduta.world.checks import place_findings, place_footprint
 from veduta.world.draw import (
     FRAME_BUDGET,
@@ -503,13 +504,14 @@ def _report_world(
                 if views_file is not None:
                     yield _view_lines(batch.dicts())
 
-    if views_file is not None:
-        from veduta.base.fsutil import write_output
+    with jit.wanted(all_views):  # (numba's kernels, when installed: veduta/world/jit.py)
+        if views_file is not None:
+            from veduta.base.fsutil import write_output
 
-        write_output(views_file, lines())
-    else:
-        for _ in lines():
-            pass
+            write_output(views_file, lines())
+        else:
+            for _ in lines():
+                pass
     if summary is None:
         tell(progress, STAGES, STAGES, "report")
     findings += _view_findings(views, summary)
