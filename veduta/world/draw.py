@@ -1957,8 +1957,9 @@ class Drawer:
 
     def _compiled(self, loaded: Loaded) -> bool:
         """Whether :meth:`_figures` counts these views with the compiled loop
-        (veduta/world/view_kernels.py): for chunk_views (the rows' things joined), numba there and
-        not turned off (``VEDUTA_JIT=0``), every model's level from the table."""
+        (veduta/world/view_kernels.py): for chunk_views (the rows' things joined), where the
+        kernels are wanted (:func:`veduta.world.jit.enabled`: ``inspect world --all``, or
+        ``VEDUTA_JIT=1``), every model's level from the table."""
         return loaded.joined is not None and jit.enabled() and self._level_table() is not None
 
     def _persistent_figures(
