@@ -883,6 +883,7 @@ def test_chunk_views_by_planes_moved_from_the_origin_equal_views(camera, monkeyp
     views' origins."""
     from tests.world.test_draw import MODELS
 
+    monkeypatch.setenv("VEDUTA_JIT", "0")  # (the numpy path's shortcut: the compiled loop takes none)
     monkeypatch.setattr(D, "SWEEP_BATCH", 7)
     monkeypatch.setattr(D, "SWEEP_ROWS", 2)
     taken = []

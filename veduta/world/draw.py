@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
-from veduta.world.generator import Generator
+from veduta.world import jit
+from veduta.world.generator import Generator, metres
 from veduta.world.intmath import hash2_grid
 
 if TYPE_CHECKING:
@@ -1215,15 +1216,36 @@ class Drawer:
     def _structure(self, s) -> Things:
         got = self._structs.get(s.name)
         if got is None:
-            from veduta.world.entities import structure_entities
-
-            got = self._entities(structure_entities(self.gen, s))
+            got = self._structure_placed(s)
             self._structs[s.name] = got
             if len(self._structs) > STRUCTURE_CACHE:
                 self._structs.popitem(last=False)
         else:
             self._structs.move_to_end(s.name)
         return got
+
+    def _structure_placed(self, s) -> Things:
+        """The things of structure *s*: its prefab's template placed at its origin (the same
+        floats as :meth:`_entities` of :func:`~veduta.world.entities.structure_entities`, without
+        a dict per entity) when it is not turned, else those entities'."""
+        from veduta.world.entities import structure_entities
+
+        if s.rotation % 360 or s.prefab not in self.gen.prefabs:
+            return self._entities(structure_entities(self.gen, s))
+        cm = self.gen.p.cell_mm
+        tpl = self._template(s.prefab)
+        roots = self._roots[s.prefab]
+        x, y, z = ((2 * s.x0 + s.fw) * cm / 2000.0, metres(s.level_mm), (2 * s.z0 + s.fd) * cm / 2000.0)
+        pos: list[tuple[float, float, float]] = []
+        for _, _, root, off in tpl:  # as _placed places them, with floats for one origin
+            if root >= 0:
+                lx, ly, lz = roots[root]
+                w = (x + lx * 1 + lz * 0, y + ly, z - lx * 0 + lz * 1)
+                pos.append(w if off is None else (off[0] + w[0], off[1] + w[1], off[2] + w[2]))
+            else:
+                assert off is not None
+                pos.append((off[0], off[1], off[2]))
+        return Things.of(np.array(pos, dtype=np.float64).reshape(-1, 3), [t[1] for t in tpl], [t[0] for t in tpl])
 
     def chunk(self, cx: int, cz: int) -> ChunkDraw:
         key = (cx, cz)
@@ -1761,6 +1783,14 @@ class Drawer:
         cm = p.cell_mm
         V, K = len(xs), len(ox)
         origins = np.stack([(2 * xs + 1) * cm / 2000.0, ys / 1000.0, (2 * zs + 1) * cm / 2000.0], axis=1)
+        # the sets of loaded chunks: the window, and with each pair of kept sides
+        sets = [(0, 0)] + (list(KEPT_SIDES) if kept else [])
+        if self._compiled(loaded):  # (chunk_views: the compiled loop, view by view)
+            from veduta.world import view_kernels
+
+            eye, planes, ortho, lens, size = view_kernels.cameras(self, origins)
+            pers = self._persistent_figures(origins, eye, planes, ortho, lens, size)
+            return view_kernels.figures(self, eye, planes, ortho, lens, size, ox, oz, loaded, sets, pers), sets
         eye, planes, ortho, lens, size = self._cameras(origins)
         view = int(getattr(gen.world, "view", 1) or 1)
         slot_chunk = loaded.slot_chunk
@@ -1901,21 +1931,7 @@ class Drawer:
             F2, q2 = st_all.flora[tid2[sel2]], q[sel2]
             for row, w in enumerate((t2 * F2, t2 * ~F2, (t2 > 0) & F2, (t2 > 0) & ~F2)):
                 s_sums[row] = np.bincount(q2, weights=w, minlength=len(pairs)).astype(np.int64)
-        # the persistent entities, placed relative to each focus
-        ents = getattr(gen.world, "entities", None) or []
-        pers = np.zeros((4, V), dtype=np.int64)
-        if ents:
-            rec = type("Persistent", (), {"entities": ents})()
-            tpl = self._template("\0persistent", rec)
-            if tpl:
-                th = self._placed("\0persistent", origins[:, 0], origins[:, 1], origins[:, 2])
-                q = np.tile(np.arange(V), len(tpl))
-                t3 = self._drawn(th.pos, th.radius, th.model, th.thin, th.flora, eye, planes, q, ortho, lens, size)
-                F3 = th.flora
-                for row, w in enumerate((t3 * F3, t3 * ~F3, (t3 > 0) & F3, (t3 > 0) & ~F3)):
-                    pers[row] = np.bincount(q, weights=w, minlength=V).astype(np.int64)
-        # the sets of loaded chunks: the window, and with each pair of kept sides
-        sets = [(0, 0)] + (list(KEPT_SIDES) if kept else [])
+        pers = self._persistent_figures(origins, eye, planes, ortho, lens, size)
         masks = np.stack(
             [
                 (ox >= -view + min(sx, 0))
@@ -1938,6 +1954,33 @@ class Drawer:
                     figs[si, 5 + row] += np.bincount(sv[hit], weights=s_sums[row][hit], minlength=V).astype(np.int64)
             figs[si, 9] = figs[si, 2:7].sum(axis=0)
         return figs, sets
+
+    def _compiled(self, loaded: Loaded) -> bool:
+        """Whether :meth:`_figures` counts these views with the compiled loop
+        (veduta/world/view_kernels.py): for chunk_views (the rows' things joined), where the
+        kernels are wanted (:func:`veduta.world.jit.enabled`: ``inspect world --all``, or
+        ``VEDUTA_JIT=1``), every model's level from the table."""
+        return loaded.joined is not None and jit.enabled() and self._level_table() is not None
+
+    def _persistent_figures(
+        self, origins: np.ndarray, eye: np.ndarray, planes: np.ndarray, ortho: bool, lens: float, size: float
+    ) -> np.ndarray:
+        """(4, V) the world's persistent entities placed relative to each view's origin: the
+        triangles of flora, of entities, the plants and the entities drawn."""
+        V = len(origins)
+        ents = getattr(self.gen.world, "entities", None) or []
+        pers = np.zeros((4, V), dtype=np.int64)
+        if ents:
+            rec = type("Persistent", (), {"entities": ents})()
+            tpl = self._template("\0persistent", rec)
+            if tpl:
+                th = self._placed("\0persistent", origins[:, 0], origins[:, 1], origins[:, 2])
+                q = np.tile(np.arange(V), len(tpl))
+                t3 = self._drawn(th.pos, th.radius, th.model, th.thin, th.flora, eye, planes, q, ortho, lens, size)
+                F3 = th.flora
+                for row, w in enumerate((t3 * F3, t3 * ~F3, (t3 > 0) & F3, (t3 > 0) & ~F3)):
+                    pers[row] = np.bincount(q, weights=w, minlength=V).astype(np.int64)
+        return pers
 
     def chunk_views(
         self,
@@ -2008,6 +2051,8 @@ class Drawer:
         for the origin's height (up to a float's error): the boxes are taken around the origin,
         from the lowest to the highest over the chunks and the foci, against the volume of the
         camera at the origin."""
+        if self._compiled(loaded):
+            return np.ones(len(ox), dtype=bool)  # (the compiled loop tests each slot of each view)
         p = self.gen.p
         c, cm = p.chunk, p.cell_mm
         S = c * cm / 1000.0

@@ -1,0 +1,427 @@
+"""The views of ``inspect world --all`` as one compiled loop (numba: veduta/world/jit.py).
+
+:func:`figures` gives what :meth:`veduta.world.draw.Drawer._figures` gives for a batch of views
+of :meth:`~veduta.world.draw.Drawer.chunk_views`, computed view by view as a view costed alone is
+(:meth:`~veduta.world.draw.Drawer.view`, the numpy path without the moved volume): for each of a
+view's K slots, its chunk's box against the view's own six planes, the ground's level from the
+effective distance of the box's nearest point, the chunk's things skipped whole or taken whole by
+the box of their spheres with the margin :data:`~veduta.world.draw.SURE`, then each other thing's
+plane test, and every thing taken: its model's level, draw_distance, thinning, triangles; summed
+per (view, slot), then per set of loaded chunks; the structures touching a loaded chunk once per
+view (each of their things tested), in every set holding one of the chunks they touch; the
+persistent entities as the numpy path counts them.
+
+Every floating-point operation is the numpy path's, in its order (a plane's sum ``((x nx + y ny) +
+z nz) + d``, a length ``sqrt((x x + y y) + z z)``, no fused multiply-add: the kernels are compiled
+without fast-math), and every count is an integer sum: the figures are the same integers
+(tests/world/test_view_kernels.py compares them with the numpy path and with :meth:`Drawer.view`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from veduta.world import jit
+
+if TYPE_CHECKING:
+    from veduta.world.draw import Drawer, Loaded
+
+
+@jit.kernel
+def _views(
+    eye: np.ndarray,
+    planes: np.ndarray,
+    slot_chunk: np.ndarray,
+    setbits: np.ndarray,
+    nsets: int,
+    boxes: np.ndarray,
+    nlev: np.ndarray,
+    table: np.ndarray,
+    cuts: np.ndarray,
+    things_box: np.ndarray,
+    pos: np.ndarray,
+    rad: np.ndarray,
+    model: np.ndarray,
+    thin: np.ndarray,
+    flora: np.ndarray,
+    scuts: np.ndarray,
+    sids: np.ndarray,
+    tcuts: np.ndarray,
+    spos: np.ndarray,
+    srad: np.ndarray,
+    smodel: np.ndarray,
+    sthin: np.ndarray,
+    sflora: np.ndarray,
+    starts: np.ndarray,
+    tri_tab: np.ndarray,
+    dd: np.ndarray,
+    ortho: bool,
+    lens: float,
+    ortho_d: float,
+    lod: float,
+    sure: float,
+    thin_shift: int,
+    thin_bits: int,
+    pers: np.ndarray,
+) -> np.ndarray:
+    """figs (nsets, 10, V) of views (Drawer._figures): see the module's text."""
+    V, K = slot_chunk.shape
+    G = table.shape[2]
+    figs = np.zeros((nsets, 10, V), dtype=np.int64)
+    ns = tcuts.shape[0] - 1
+    stamp = np.full(max(ns, 1), -1, dtype=np.int64)
+    sbits = np.zeros(max(ns, 1), dtype=np.int64)
+    touched = np.zeros(max(ns, 1), dtype=np.int64)
+    each = np.zeros(9, dtype=np.int64)
+    sums = np.zeros(4, dtype=np.int64)
+    acc = np.zeros((nsets, 10), dtype=np.int64)  # (one view's figures, written to figs at its end)
+
+    def inside(px: float, py: float, pz: float, r: float, pl: np.ndarray) -> bool:
+        # the sphere not wholly outside one of the view's planes (Drawer._drawn_sel)
+        nr = -r
+        for p in range(6):
+            if not (px * pl[p, 0] + py * pl[p, 1] + pz * pl[p, 2] + pl[p, 3] >= nr):
+                return False
+        return True
+
+    def triangles(px: float, py: float, pz: float, r: float, m: int, h: Any, ev: np.ndarray, f: bool) -> int:
+        # what a thing inside the view volume costs (Drawer._drawn_sel with the level table)
+        gx, gy, gz = px - ev[0], py - ev[1], pz - ev[2]
+        d = np.sqrt(gx * gx + gy * gy + gz * gz) - r
+        if d < 0.0:
+            d = 0.0
+        de = ortho_d if ortho else d * lens
+        level = 0
+        for j in range(starts.shape[0]):
+            if starts[j, m] <= de:
+                level += 1
+        ddm = dd[m]
+        if not ((ddm <= 0.0) or (de < ddm)):
+            return 0
+        if f:
+            k = min(level, thin_bits)
+            mask = np.uint64((1 << k) - 1)
+            if ((h >> np.uint64(thin_shift)) & mask) != np.uint64(0):
+                return 0
+        return tri_tab[m, level]
+
+    for v in range(V):
+        pl = planes[v]
+        ev = eye[v]
+        nt = 0
+        acc[:] = 0
+        for k in range(K):
+            c = slot_chunk[v, k]
+            if c < 0:
+                continue
+            bits = setbits[k]
+            for q in range(9):
+                each[q] = 0
+            each[0] = 1
+            # the chunk's box: its corner farthest along each normal inside every plane
+            vis = True
+            for p in range(6):
+                nx, ny, nz = pl[p, 0], pl[p, 1], pl[p, 2]
+                fx = boxes[c, 1, 0] if nx >= 0 else boxes[c, 0, 0]
+                fy = boxes[c, 1, 1] if ny >= 0 else boxes[c, 0, 1]
+                fz = boxes[c, 1, 2] if nz >= 0 else boxes[c, 0, 2]
+                if not (fx * nx + fy * ny + fz * nz + pl[p, 3] >= 0):
+                    vis = False
+                    break
+            if vis:
+                each[1] = 1
+                # the ground's level at the effective distance of the box's nearest point
+                gx = min(max(ev[0], boxes[c, 0, 0]), boxes[c, 1, 0]) - ev[0]
+                gy = min(max(ev[1], boxes[c, 0, 1]), boxes[c, 1, 1]) - ev[1]
+                gz = min(max(ev[2], boxes[c, 0, 2]), boxes[c, 1, 2]) - ev[2]
+                dist = np.sqrt(gx * gx + gy * gy + gz * gz)
+                dist = ortho_d if ortho else dist * lens
+                lev = 0
+                for j in range(1, G):
+                    if dist >= lod * 2.0 ** (j - 1):
+                        lev = j
+                lev = min(lev, nlev[c] - 1)
+                if lev < 0:  # (numpy's index from the end)
+                    lev += G
+                for kind in range(3):
+                    each[2 + kind] = table[c, kind, lev]
+            # the chunk's things: skipped whole, or taken whole, by the box of their spheres
+            a, b = cuts[c], cuts[c + 1]
+            if b > a:
+                out_all = False
+                in_all = True
+                for p in range(6):
+                    nx, ny, nz, d = pl[p, 0], pl[p, 1], pl[p, 2], pl[p, 3]
+                    hx = things_box[c, 1, 0] if nx >= 0 else things_box[c, 0, 0]
+                    hy = things_box[c, 1, 1] if ny >= 0 else things_box[c, 0, 1]
+                    hz = things_box[c, 1, 2] if nz >= 0 else things_box[c, 0, 2]
+                    if hx * nx + hy * ny + hz * nz + d < -sure:
+                        out_all = True
+                        break
+                    lx = things_box[c, 0, 0] if nx >= 0 else things_box[c, 1, 0]
+                    ly = things_box[c, 0, 1] if ny >= 0 else things_box[c, 1, 1]
+                    lz = things_box[c, 0, 2] if nz >= 0 else things_box[c, 1, 2]
+                    if not (lx * nx + ly * ny + lz * nz + d > sure):
+                        in_all = False
+                if not out_all:
+                    for t in range(a, b):
+                        px, py, pz, r = pos[t, 0], pos[t, 1], pos[t, 2], rad[t]
+                        if not in_all and not inside(px, py, pz, r, pl):
+                            continue
+                        f = flora[t]
+                        tris = triangles(px, py, pz, r, model[t], thin[t], ev, f)
+                        w = 5 if f else 6  # (flora, entities; then plants, entities drawn)
+                        each[w] += tris
+                        if tris > 0:
+                            each[w + 2] += 1
+            for si in range(nsets):
+                if (bits >> si) & 1:
+                    for q in range(9):
+                        acc[si, q] += each[q]
+            # the structures touching the chunk: each once per view
+            for i in range(scuts[c], scuts[c + 1]):
+                s = sids[i]
+                if stamp[s] != v:
+                    stamp[s] = v
+                    sbits[s] = 0
+                    touched[nt] = s
+                    nt += 1
+                sbits[s] |= bits
+        for i in range(nt):
+            s = touched[i]
+            for q in range(4):
+                sums[q] = 0
+            for t in range(tcuts[s], tcuts[s + 1]):
+                px, py, pz, r = spos[t, 0], spos[t, 1], spos[t, 2], srad[t]
+                if not inside(px, py, pz, r, pl):
+                    continue
+                f = sflora[t]
+                tris = triangles(px, py, pz, r, smodel[t], sthin[t], ev, f)
+                q = 0 if f else 1
+                sums[q] += tris
+                if tris > 0:
+                    sums[q + 2] += 1
+            for si in range(nsets):
+                if (sbits[s] >> si) & 1:
+                    for q in range(4):
+                        acc[si, 5 + q] += sums[q]
+        for si in range(nsets):
+            for q in range(4):
+                acc[si, 5 + q] += pers[q, v]
+            acc[si, 9] = acc[si, 2] + acc[si, 3] + acc[si, 4] + acc[si, 5] + acc[si, 6]
+            for q in range(10):
+                figs[si, q, v] = acc[si, q]
+    return figs
+
+
+@jit.kernel
+def _cameras(
+    origins: np.ndarray,
+    position: np.ndarray,
+    look_at: np.ndarray,
+    near: float,
+    far: float,
+    ortho: bool,
+    hw: float,
+    hh: float,
+    tv: float,
+    th: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(eyes (V, 3), planes (V, 6, 4)) of the camera placed at each origin: Drawer._cameras's
+    operations (np.cross's products and differences, a norm's squares added x, y, z, a dot's
+    products added in that order), view by view."""
+    V = origins.shape[0]
+    eyes = np.empty((V, 3))
+    planes = np.empty((V, 6, 4))
+    f = np.empty(3)
+    r = np.empty(3)
+    u = np.empty(3)
+    e = np.empty(3)
+    a = np.empty(3)
+    b = np.empty(3)
+    n = np.empty(3)
+    ax = np.empty(3)
+
+    def cross(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+        c0 = x[1] * y[2] - x[2] * y[1]
+        c1 = x[2] * y[0] - x[0] * y[2]
+        c2 = x[0] * y[1] - x[1] * y[0]
+        out[0], out[1], out[2] = c0, c1, c2
+
+    def norm(x: np.ndarray) -> float:
+        return np.sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2])
+
+    def dot(x: np.ndarray, y: np.ndarray) -> float:
+        return x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+
+    def put(v: int, p: int, x: np.ndarray, sign: float, d: float) -> None:
+        for j in range(3):
+            planes[v, p, j] = -x[j] if sign < 0 else x[j]
+        planes[v, p, 3] = d
+
+    for v in range(V):
+        for j in range(3):
+            e[j] = origins[v, j] + position[j]
+            eyes[v, j] = e[j]
+        for j in range(3):
+            f[j] = origins[v, j] + look_at[j] - e[j]
+        m = norm(f)
+        for j in range(3):
+            f[j] = f[j] / m
+        ax[0], ax[1], ax[2] = 0.0, 1.0, 0.0
+        cross(f, ax, r)
+        if norm(r) < 1e-6:
+            ax[0], ax[1], ax[2] = 0.0, 0.0, -1.0
+        cross(f, ax, r)
+        m = norm(r)
+        for j in range(3):
+            r[j] = r[j] / m
+        cross(r, f, u)
+        for j in range(3):
+            a[j] = e[j] + near * f[j]
+            b[j] = e[j] + far * f[j]
+        put(v, 0, f, 1.0, -dot(f, a))
+        put(v, 1, f, -1.0, dot(f, b))
+        if ortho:
+            for j in range(3):
+                a[j] = e[j] - hw * r[j]
+                b[j] = e[j] + hw * r[j]
+            put(v, 2, r, 1.0, -dot(r, a))
+            put(v, 3, r, -1.0, dot(r, b))
+            for j in range(3):
+                a[j] = e[j] - hh * u[j]
+                b[j] = e[j] + hh * u[j]
+            put(v, 4, u, 1.0, -dot(u, a))
+            put(v, 5, u, -1.0, dot(u, b))
+        else:
+            for p in range(4):
+                t = th if p < 2 else tv
+                w = r if p < 2 else u
+                for j in range(3):
+                    a[j] = f[j] - t * w[j] if p % 2 == 0 else f[j] + t * w[j]
+                cross(a, u if p < 2 else r, n)
+                m = norm(n)
+                for j in range(3):
+                    n[j] = n[j] / m
+                flip = dot(n, f) < 0
+                for j in range(3):
+                    if flip:
+                        n[j] = -n[j]
+                put(v, 2 + p, n, 1.0, -dot(n, e))
+    return eyes, planes
+
+
+def cameras(drawer: Drawer, origins: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, float, float]:
+    """:meth:`Drawer._cameras` from the kernel: the same floats."""
+    import math
+
+    from veduta.world.draw import ASPECT, LENS_DEG
+
+    rec = drawer.camera
+    ortho = rec["type"] == "orthographic"
+    tv = math.tan(math.radians(rec["fov_deg"]) / 2)
+    eye, planes = _cameras(
+        np.ascontiguousarray(origins, dtype=np.float64),
+        np.asarray(rec["position"], dtype=np.float64),
+        np.asarray(rec["look_at"], dtype=np.float64),
+        float(rec["near"]),
+        float(rec["far"]),
+        ortho,
+        float(rec["size"] * ASPECT / 2),
+        float(rec["size"] / 2),
+        tv,
+        tv * ASPECT,
+    )
+    lens = math.tan(math.radians(rec["fov_deg"]) / 2) / math.tan(math.radians(LENS_DEG) / 2)
+    return eye, planes, ortho, lens, float(rec["size"])
+
+
+def _things_arrays(things: Any) -> tuple[np.ndarray, ...]:
+    return (
+        np.ascontiguousarray(things.pos, dtype=np.float64).reshape(-1, 3),
+        np.ascontiguousarray(things.radius, dtype=np.float64),
+        np.ascontiguousarray(things.model, dtype=np.int64),
+        np.ascontiguousarray(things.thin, dtype=np.uint64),
+        np.ascontiguousarray(things.flora, dtype=np.bool_),
+    )
+
+
+def figures(
+    drawer: Drawer,
+    eye: np.ndarray,
+    planes: np.ndarray,
+    ortho: bool,
+    lens: float,
+    size: float,
+    ox: np.ndarray,
+    oz: np.ndarray,
+    loaded: Loaded,
+    sets: list[tuple[int, int]],
+    pers: np.ndarray,
+) -> np.ndarray:
+    """figs (sets, 10, V) of :meth:`Drawer._figures` from the kernel (its views' cameras ``eye``,
+    ``planes``, ... as :meth:`Drawer._cameras` gives them, ``pers`` (4, V) the persistent
+    entities' figures), for views of :meth:`Drawer.chunk_views` (:meth:`Drawer._compiled`)."""
+    from veduta.world.draw import ORTHO_FACTOR, SURE, THIN_BITS, THIN_SHIFT, lod_distance
+
+    tab = drawer._level_table()
+    assert tab is not None and loaded.joined is not None
+    starts, tri_tab, dd = tab
+    gen = drawer.gen
+    view = int(getattr(gen.world, "view", 1) or 1)
+    setbits = np.zeros(len(ox), dtype=np.int64)
+    for si, (sx, sz) in enumerate(sets):
+        inside = (
+            (ox >= -view + min(sx, 0))
+            & (ox <= view + max(sx, 0))
+            & (oz >= -view + min(sz, 0))
+            & (oz <= view + max(sz, 0))
+        )
+        setbits |= inside.astype(np.int64) << si
+    allt, cuts = loaded.joined
+    if not loaded.structures:
+        scount, st = np.zeros(0, dtype=np.int64), _no_things()
+    else:
+        if loaded.structure_things is None:
+            loaded.structure_things = drawer._structure_things(loaded.structures)
+        scount, st = loaded.structure_things
+    ns = loaded.structure_counts
+    nk = len(loaded.counts)
+    scuts = np.concatenate([[0], np.cumsum(ns[:nk])]).astype(np.int64)
+    tcuts = np.concatenate([[0], np.cumsum(scount)]).astype(np.int64)
+    return _views(
+        np.ascontiguousarray(eye, dtype=np.float64),
+        np.ascontiguousarray(planes, dtype=np.float64),
+        np.ascontiguousarray(loaded.slot_chunk, dtype=np.int64),
+        setbits,
+        len(sets),
+        np.ascontiguousarray(loaded.boxes, dtype=np.float64),
+        np.ascontiguousarray(loaded.levels, dtype=np.int64),
+        np.ascontiguousarray(loaded.table, dtype=np.int64),
+        np.ascontiguousarray(cuts, dtype=np.int64),
+        np.ascontiguousarray(loaded.things_box, dtype=np.float64),
+        *_things_arrays(allt),
+        scuts,
+        np.ascontiguousarray(loaded.structure_ids, dtype=np.int64),
+        tcuts,
+        *_things_arrays(st),
+        np.ascontiguousarray(starts, dtype=np.float64),
+        np.ascontiguousarray(tri_tab, dtype=np.int64),
+        np.ascontiguousarray(dd, dtype=np.float64),
+        bool(ortho),
+        float(lens),
+        float(ORTHO_FACTOR * size),
+        float(lod_distance(gen)),
+        float(SURE),
+        THIN_SHIFT,
+        THIN_BITS,
+        np.ascontiguousarray(pers, dtype=np.int64),
+    )
+
+
+def _no_things() -> Any:
+    from veduta.world.draw import Things
+
+    return Things.of(np.zeros((0, 3)), [], [])
