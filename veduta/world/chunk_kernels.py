@@ -26,6 +26,10 @@ import numpy as np
 
 from veduta.world import jit
 
+#: chunks of a row :func:`ground_figures` takes at a time (their heights stay in the cache between
+#: its pass row by row and its pass chunk by chunk)
+GROUP = 32
+
 # -- levels of detail ---------------------------------------------------------------------------
 
 
@@ -35,6 +39,10 @@ def ground_figures(
     biome: np.ndarray,
     water: np.ndarray,
     has_water: bool,
+    nz: int,
+    nx: int,
+    n: int,
+    at: np.ndarray,
     grids: np.ndarray,
     tol: int,
     g0: np.ndarray,
@@ -47,156 +55,169 @@ def ground_figures(
     wcell: np.ndarray,
     wlevel: np.ndarray,
 ) -> None:
-    """The figures :func:`~veduta.world.draw.chunk_grounds` computes, of the chunks of ``ground``
-    ((nz, nx, c + 1, c + 1) vertex heights, mm, each chunk's in place: a strided view of the
-    rectangle's), ``biome`` ((nz, nx, c, c)) and ``water`` (vertex water levels as ``ground``; not
-    read when ``has_water`` is false: no water reaches them). ``grids``: the grids a chunk is
+    """The figures :func:`~veduta.world.draw.chunk_grounds` computes, of nz x nx chunks of n
+    cells: chunk [cz, cx]'s vertex heights (mm) are ``ground[r + j, s + i]`` for j, i in
+    [0, n], r = at[0] cz, s = at[1] cx, its cells' biomes ``biome[at[2] cz + j, at[3] cx + i]``
+    for j, i in [0, n), its vertex water levels ``water`` at the heights' place (not read when
+    ``has_water`` is false: no water reaches them). Every figure is read in place (the
+    rectangle's arrays, or a stack of chunks as rows of chunks). ``grids``: the grids a chunk is
     drawn with (ascending powers of two, 1 first). Written for chunk number ``cz nx + cx``:
     ``g0`` its finest drawn grid, ``tris`` ((k, len(grids))) each grid's triangles after merging
     flat runs (0 for the grids finer than g0), ``depths`` ((k, 4)) its edges' skirt depths,
     ``wtris`` the water's triangles, ``y_min``/``y_max`` (mm) its range, skirts and water
-    included, ``centre`` the focus height of its centre cell; ``wcell``/``wlevel`` ((k, c, c),
+    included, ``centre`` the focus height of its centre cell; ``wcell``/``wlevel`` ((k, n, n),
     or empty: not written) the cells with a corner under water and their water level (0 for the
     others)."""
-    nz, nx = ground.shape[0], ground.shape[1]
-    n = ground.shape[2] - 1
     ng = grids.shape[0]
     cells = wcell.shape[0] > 0
     h = n // 2
+    los = np.empty(GROUP, dtype=np.int64)
+    his = np.empty(GROUP, dtype=np.int64)
+    wets = np.empty(GROUP, dtype=np.bool_)
+    edges = np.empty(GROUP, dtype=np.bool_)
     for cz in range(nz):
-        for cx in range(nx):
-            i = cz * nx + cx
-            gr = ground[cz, cx]
-            bi = biome[cz, cx]
-            lo = hi = np.int64(gr[0, 0])
-            for j in range(n + 1):
-                for a in range(n + 1):
-                    v = np.int64(gr[j, a])
-                    lo, hi = min(lo, v), max(hi, v)
-            # the coarsest grid within tol of every vertex (1 when none coarser is)
-            fit = np.int64(1)
-            for gi in range(ng - 1, 0, -1):
-                g = grids[gi]
-                s = 0
-                while (1 << s) < g:
-                    s += 1
-                q = n // g
-                half = g // 2
-                ok = True  # the middle vertex of every quad first (where a grid is most often off)
-                for qj in range(q):
-                    for qi in range(q):
-                        j0, a0 = qj * g, qi * g
-                        h00 = np.int64(gr[j0, a0])
-                        h10 = np.int64(gr[j0, a0 + g])
-                        h11 = np.int64(gr[j0 + g, a0 + g])
-                        mid = h00 + (((h10 - h00) * half + (h11 - h10) * half) >> s)
-                        if abs(mid - np.int64(gr[j0 + half, a0 + half])) > tol:
-                            ok = False
+        for gx in range(0, nx, GROUP):  # (a group of chunks at a time: their rows stay in the cache)
+            ge = min(nx, gx + GROUP)
+            # first row by row over the group (in the arrays' order): each chunk's lowest and
+            # highest vertex, whether a vertex is under water, whether its biomes differ
+            r, br = at[0] * cz, at[2] * cz
+            for cx in range(gx, ge):
+                los[cx - gx] = his[cx - gx] = ground[r, at[1] * cx]
+                wets[cx - gx] = edges[cx - gx] = False
+            for j in range(r, r + n + 1):
+                for cx in range(gx, ge):
+                    s = at[1] * cx
+                    lo, hi = los[cx - gx], his[cx - gx]
+                    for a in range(s, s + n + 1):
+                        v = np.int64(ground[j, a])
+                        lo, hi = min(lo, v), max(hi, v)
+                    los[cx - gx], his[cx - gx] = lo, hi
+                    if has_water:
+                        wet = False
+                        for a in range(s, s + n + 1):
+                            wet |= ground[j, a] < water[j, a]
+                        wets[cx - gx] |= wet
+            for j in range(br, br + n):
+                for cx in range(gx, ge):
+                    bs = at[3] * cx
+                    b0 = biome[br, bs]
+                    edge = False
+                    for a in range(bs, bs + n):
+                        edge |= biome[j, a] != b0
+                    edges[cx - gx] |= edge
+            for cx in range(gx, ge):
+                i = cz * nx + cx
+                r, s = at[0] * cz, at[1] * cx
+                br, bs = at[2] * cz, at[3] * cx
+                lo, hi, wet, edge = los[cx - gx], his[cx - gx], wets[cx - gx], edges[cx - gx]
+                # the coarsest grid within tol of every vertex (1 when none coarser is)
+                fit = np.int64(1)
+                for gi in range(ng - 1, 0, -1):
+                    g = grids[gi]
+                    sh = 0
+                    while (1 << sh) < g:
+                        sh += 1
+                    q = n // g
+                    half = g // 2
+                    ok = True  # the middle vertex of every quad first (where a grid is most often off)
+                    for qj in range(q):
+                        for qi in range(q):
+                            j0, a0 = r + qj * g, s + qi * g
+                            h00 = np.int64(ground[j0, a0])
+                            h10 = np.int64(ground[j0, a0 + g])
+                            h11 = np.int64(ground[j0 + g, a0 + g])
+                            mid = h00 + (((h10 - h00) * half + (h11 - h10) * half) >> sh)
+                            ok &= abs(mid - np.int64(ground[j0 + half, a0 + half])) <= tol
+                        if not ok:
                             break
-                    if not ok:
-                        break
-                # then every vertex, as interpolate assigns them to quads (the last row and
-                # column of the chunk to the last quads, at offset g)
-                for qj in range(q if ok else 0):
-                    bn = g + 1 if qj == q - 1 else g
-                    for qi in range(q):
-                        an = g + 1 if qi == q - 1 else g
-                        j0, a0 = qj * g, qi * g
-                        h00 = np.int64(gr[j0, a0])
-                        h10 = np.int64(gr[j0, a0 + g])
-                        h01 = np.int64(gr[j0 + g, a0])
-                        h11 = np.int64(gr[j0 + g, a0 + g])
-                        dx0, dz1, dz0, dx1 = h10 - h00, h11 - h10, h01 - h00, h11 - h01
-                        for b in range(bn):
-                            for a in range(an):
-                                if a >= b:
-                                    t = h00 + ((dx0 * a + dz1 * b) >> s)
-                                else:
-                                    t = h00 + ((dz0 * b + dx1 * a) >> s)
-                                if abs(t - np.int64(gr[j0 + b, a0 + a])) > tol:
-                                    ok = False
+                    # then every vertex, as interpolate assigns them to quads (the last row and
+                    # column of the chunk to the last quads, at offset g)
+                    for qj in range(q if ok else 0):
+                        bn = g + 1 if qj == q - 1 else g
+                        for qi in range(q):
+                            an = g + 1 if qi == q - 1 else g
+                            j0, a0 = r + qj * g, s + qi * g
+                            h00 = np.int64(ground[j0, a0])
+                            h10 = np.int64(ground[j0, a0 + g])
+                            h01 = np.int64(ground[j0 + g, a0])
+                            h11 = np.int64(ground[j0 + g, a0 + g])
+                            dx0, dz1, dz0, dx1 = h10 - h00, h11 - h10, h01 - h00, h11 - h01
+                            for b in range(bn):
+                                for a in range(an):
+                                    if a >= b:
+                                        t = h00 + ((dx0 * a + dz1 * b) >> sh)
+                                    else:
+                                        t = h00 + ((dz0 * b + dx1 * a) >> sh)
+                                    ok &= abs(t - np.int64(ground[j0 + b, a0 + a])) <= tol
+                                if not ok:
                                     break
                             if not ok:
                                 break
                         if not ok:
                             break
-                    if not ok:
+                    if ok:
+                        fit = g
                         break
-                if ok:
-                    fit = g
-                    break
-            b0 = bi[0, 0]
-            edge = False
-            for j in range(n):
-                for a in range(n):
-                    if bi[j, a] != b0:
-                        edge = True
-            first = fit
-            if edge:
-                first = np.int64(1) if hi == lo else min(fit, np.int64(2))
-            g0[i] = first
-            # each grid's triangles (the drawn ones: g0 and coarser), flat runs merged
-            for gi in range(ng):
-                g = grids[gi]
-                if g < first:
-                    tris[i, gi] = 0
-                    continue
-                q = n // g
-                same = 0
-                for qj in range(q):
-                    j0 = qj * g
-                    prev = False
-                    for qi in range(q):
-                        a0 = qi * g
-                        v = gr[j0, a0]
-                        flat = gr[j0, a0 + g] == v and gr[j0 + g, a0] == v and gr[j0 + g, a0 + g] == v
-                        if flat and prev and bi[j0, a0] == bi[j0, a0 - g]:
-                            same += 1
-                        prev = flat
-                tris[i, gi] = 2 * (q * q - same)
-            deepest = np.int64(0)
-            for side in range(4):  # north (z = z0), south, west (x = x0), east: edge_profiles'
-                elo = ehi = prev2 = prev1 = np.int64(0)
-                straight = True
-                for t in range(n + 1):
-                    r = 0 if side == 0 else n if side == 1 else t
-                    col = t if side < 2 else 0 if side == 2 else n
-                    v = np.int64(gr[r, col])
-                    if t == 0:
-                        elo = ehi = v
-                    else:
-                        elo, ehi = min(elo, v), max(ehi, v)
-                    if t >= 2 and v - 2 * prev1 + prev2 != 0:
-                        straight = False
-                    prev2, prev1 = prev1, v
-                d = np.int64(0) if straight else ehi - elo
-                depths[i, side] = d
-                deepest = max(deepest, d)
-            y_min[i] = lo - deepest
-            top = hi
-            nw = 0
-            if has_water:
-                wa = water[cz, cx]
-                wet = False
-                for j in range(n + 1):
-                    for a in range(n + 1):
-                        if gr[j, a] < wa[j, a]:
-                            wet = True
-                if wet:
+                first = fit
+                if edge:
+                    first = np.int64(1) if hi == lo else min(fit, np.int64(2))
+                g0[i] = first
+                # each grid's triangles (the drawn ones: g0 and coarser), flat runs merged
+                for gi in range(ng):
+                    g = grids[gi]
+                    if g < first:
+                        tris[i, gi] = 0
+                        continue
+                    q = n // g
+                    same = 0
+                    for qj in range(q):
+                        j0, bj = r + qj * g, br + qj * g
+                        prev = False
+                        for qi in range(q):
+                            a0 = s + qi * g
+                            v = ground[j0, a0]
+                            flat = ground[j0, a0 + g] == v and ground[j0 + g, a0] == v and ground[j0 + g, a0 + g] == v
+                            if flat and prev and biome[bj, bs + qi * g] == biome[bj, bs + qi * g - g]:
+                                same += 1
+                            prev = flat
+                    tris[i, gi] = 2 * (q * q - same)
+                deepest = np.int64(0)
+                for side in range(4):  # north (z = z0), south, west (x = x0), east: edge_profiles'
+                    elo = ehi = prev2 = prev1 = np.int64(0)
+                    straight = True
+                    for t in range(n + 1):
+                        j = r if side == 0 else r + n if side == 1 else r + t
+                        a = s + t if side < 2 else s if side == 2 else s + n
+                        v = np.int64(ground[j, a])
+                        if t == 0:
+                            elo = ehi = v
+                        else:
+                            elo, ehi = min(elo, v), max(ehi, v)
+                        if t >= 2 and v - 2 * prev1 + prev2 != 0:
+                            straight = False
+                        prev2, prev1 = prev1, v
+                    d = np.int64(0) if straight else ehi - elo
+                    depths[i, side] = d
+                    deepest = max(deepest, d)
+                y_min[i] = lo - deepest
+                top = hi
+                nw = 0
+                if wet:  # the cells with a corner under water, runs at one level merged
                     same = 0
                     for j in range(n):
                         prev = False
                         prev_level = np.int64(0)
                         for a in range(n):
+                            ja, aa = r + j, s + a
                             under = (
-                                gr[j, a] < wa[j, a]
-                                or gr[j, a + 1] < wa[j, a + 1]
-                                or gr[j + 1, a] < wa[j + 1, a]
-                                or gr[j + 1, a + 1] < wa[j + 1, a + 1]
+                                ground[ja, aa] < water[ja, aa]
+                                or ground[ja, aa + 1] < water[ja, aa + 1]
+                                or ground[ja + 1, aa] < water[ja + 1, aa]
+                                or ground[ja + 1, aa + 1] < water[ja + 1, aa + 1]
                             )
                             level = max(
-                                max(np.int64(wa[j, a]), np.int64(wa[j, a + 1])),
-                                max(np.int64(wa[j + 1, a]), np.int64(wa[j + 1, a + 1])),
+                                max(np.int64(water[ja, aa]), np.int64(water[ja, aa + 1])),
+                                max(np.int64(water[ja + 1, aa]), np.int64(water[ja + 1, aa + 1])),
                             )
                             if under:
                                 nw += 1
@@ -208,20 +229,32 @@ def ground_figures(
                                 wlevel[i, j, a] = level if under else 0
                             prev, prev_level = under, level
                     nw -= same
-            wtris[i] = 2 * nw
-            y_max[i] = top
-            centre[i] = (np.int64(gr[h, h]) + np.int64(gr[h + 1, h + 1])) >> 1
+                wtris[i] = 2 * nw
+                y_max[i] = top
+                centre[i] = (np.int64(ground[r + h, s + h]) + np.int64(ground[r + h + 1, s + h + 1])) >> 1
 
 
 # -- things -------------------------------------------------------------------------------------
 
 
 @jit.kernel
-def add_counts(counts: np.ndarray, jj: np.ndarray, ii: np.ndarray, c: int, nx: int, times: int) -> None:
+def add_counts(counts: np.ndarray, jj: np.ndarray, ii: np.ndarray, c: int, sh: int, nx: int, times: int) -> None:
     """Add ``times`` to ``counts[chunk]`` for each cell [jj, ii] of a rectangle ``nx`` chunks of
-    ``c`` cells wide (the chunk of a cell: ``(jj // c) nx + ii // c``)."""
+    ``c`` cells wide (the chunk of a cell: ``(jj // c) nx + ii // c``, by shifts when ``sh``
+    (:func:`shift`) is not -1)."""
     for m in range(jj.shape[0]):
-        counts[(jj[m] // c) * nx + ii[m] // c] += times
+        j, i = np.int64(jj[m]), np.int64(ii[m])
+        counts[((j >> sh) * nx + (i >> sh)) if sh >= 0 else ((j // c) * nx + i // c)] += times
+
+
+def shift(c: int) -> int:
+    """log2 c when c is a power of two (the chunk of a cell by shifts), else -1 (by divisions)."""
+    if c <= 0 or c & (c - 1):
+        return -1
+    sh = 0
+    while (1 << sh) < c:
+        sh += 1
+    return sh
 
 
 @jit.kernel
@@ -230,6 +263,7 @@ def place_instances(
     jj: np.ndarray,
     ii: np.ndarray,
     c: int,
+    sh: int,
     nx: int,
     centre: np.ndarray,
     x0: int,
@@ -243,6 +277,8 @@ def place_instances(
     pos: np.ndarray,
     radius: np.ndarray,
     model: np.ndarray,
+    thin: np.ndarray,
+    flora: np.ndarray,
 ) -> None:
     """The things of the instances of a prefab at cells [jj, ii] of a rectangle, entity by entity
     of its template (all instances of the first, then of the second, ...), each written at
@@ -252,15 +288,16 @@ def place_instances(
     ``t_model[t]`` with radius ``t_radius[t]``; ``t_kind[t]`` 0: a root at origin + ``t_root[t]``
     (its local position: x + lx + lz 0, y + ly, z - lx 0 + lz), 1: a child at ``t_off[t]`` + that
     of its root (``t_root[t]``), 2: a child at ``t_off[t]`` alone (its chain of parents cut).
-    The things' thinning hash and flora flag stay as they are (0 and false: entities)."""
+    Thinning hash 0, not flora (entities). The chunk of a cell as :func:`add_counts` finds it."""
     for t in range(t_model.shape[0]):
         kind = t_kind[t]
         lx, ly, lz = t_root[t, 0], t_root[t, 1], t_root[t, 2]
         fx, fy, fz = t_off[t, 0], t_off[t, 1], t_off[t, 2]
         for m in range(jj.shape[0]):
-            j, a = jj[m], ii[m]
-            at = fill[(j // c) * nx + a // c]
-            fill[(j // c) * nx + a // c] = at + 1
+            j, a = np.int64(jj[m]), np.int64(ii[m])
+            ch = ((j >> sh) * nx + (a >> sh)) if sh >= 0 else ((j // c) * nx + a // c)
+            at = fill[ch]
+            fill[ch] = at + 1
             if kind == 2:
                 px, py, pz = fx, fy, fz
             else:
@@ -275,6 +312,8 @@ def place_instances(
             pos[at, 0], pos[at, 1], pos[at, 2] = px, py, pz
             radius[at] = t_radius[t]
             model[at] = t_model[t]
+            thin[at] = 0
+            flora[at] = False
 
 
 @jit.kernel
@@ -283,6 +322,7 @@ def place_plants(
     jj: np.ndarray,
     ii: np.ndarray,
     c: int,
+    sh: int,
     nx: int,
     x_mm: np.ndarray,
     y_mm: np.ndarray,
@@ -299,9 +339,11 @@ def place_plants(
 ) -> None:
     """The plants of one rule (cells [jj, ii] of a rectangle), each written at ``fill[its
     chunk]`` (then advanced): position ``(x, y, z) mm / 1000``, radius ``rad scale / 1000`` (its
-    model's radius times its scale in thousandths), model ``mi``, thinning hash, flora."""
+    model's radius times its scale in thousandths), model ``mi``, thinning hash, flora. The chunk
+    of a cell as :func:`add_counts` finds it."""
     for m in range(jj.shape[0]):
-        ch = (jj[m] // c) * nx + ii[m] // c
+        j, i = np.int64(jj[m]), np.int64(ii[m])
+        ch = ((j >> sh) * nx + (i >> sh)) if sh >= 0 else ((j // c) * nx + i // c)
         at = fill[ch]
         fill[ch] = at + 1
         pos[at, 0] = x_mm[m] / 1000.0

@@ -369,7 +369,7 @@ def chunk_grounds(
     c = gen.p.chunk
     grids = grids_for(c)
     if jit.enabled():
-        got = _ground_kernel(ground[None], biome[None], None if water is None else water[None], grids, figures is None)
+        got = _ground_kernel(ground, biome, water, grids, figures is None)
         g0, tris, depths, wtris, y_min, y_max = (got[f] for f in ("g0", "tris", "depths", "wtris", "y_min", "y_max"))
 
         def cells() -> tuple[np.ndarray, np.ndarray]:
@@ -434,17 +434,30 @@ def _fill_table(
 
 
 def _ground_kernel(
-    ground: np.ndarray, biome: np.ndarray, water: np.ndarray | None, grids: tuple[int, ...], cells: bool
+    ground: np.ndarray,
+    biome: np.ndarray,
+    water: np.ndarray | None,
+    grids: tuple[int, ...],
+    cells: bool,
+    nx: int = 1,
 ) -> dict[str, np.ndarray]:
-    """:func:`veduta.world.chunk_kernels.ground_figures` of the chunks of (nz, nx, c + 1, c + 1)
-    ``ground`` (views in place), (nz, nx, c, c) ``biome`` and ``water`` as ``ground`` (None: none
-    reaches them), as arrays over the nz nx chunks, row by row: ``g0``, ``tris`` (k, len(grids)),
-    ``depths`` (k, 4), ``wtris``, ``y_min``, ``y_max``, ``centre`` and, with ``cells``, ``wcell``
-    and ``wlevel`` (k, c, c) (else empty)."""
+    """:func:`veduta.world.chunk_kernels.ground_figures` of a stack of chunks ((k, c + 1, c + 1)
+    ``ground``, (k, c, c) ``biome``, ``water`` as ``ground`` or None: none reaches them) or, with
+    ``nx`` > 1, of the rectangle of chunks ``nx`` wide whose ground (vertices), biome (cells) and
+    water (None: none) these arrays are (read in place), as arrays over the k chunks, row by row:
+    ``g0``, ``tris`` (k, len(grids)), ``depths`` (k, 4), ``wtris``, ``y_min``, ``y_max``,
+    ``centre`` and, with ``cells``, ``wcell`` and ``wlevel`` (k, c, c) (else empty)."""
     from veduta.world.chunk_kernels import ground_figures
 
-    nz, nx, n = ground.shape[0], ground.shape[1], ground.shape[2] - 1
-    k = nz * nx
+    if ground.ndim == 3:  # a stack: a column of chunks (their rows one under the other)
+        k, n = ground.shape[0], ground.shape[1] - 1
+        nz, at = k, (n + 1, 0, n, 0)
+        ground, biome = ground.reshape(k * (n + 1), n + 1), biome.reshape(k * n, n)
+        water = None if water is None else water.reshape(k * (n + 1), n + 1)
+    else:
+        n = (ground.shape[1] - 1) // nx
+        nz = biome.shape[0] // n
+        k, at = nz * nx, (n, n, n, n)
     out = {name: np.zeros(k, dtype=np.int64) for name in ("g0", "wtris", "y_min", "y_max", "centre")}
     out["tris"] = np.zeros((k, len(grids)), dtype=np.int64)
     out["depths"] = np.zeros((k, 4), dtype=np.int64)
@@ -456,6 +469,10 @@ def _ground_kernel(
         biome,
         ground if water is None else water,  # (not read without water)
         water is not None,
+        nz,
+        nx,
+        n,
+        np.asarray(at, dtype=np.int64),
         np.asarray(grids, dtype=np.int64),
         TOLERANCE_MM,
         *(out[name] for name in ("g0", "tris", "depths", "wtris", "y_min", "y_max", "centre", "wcell", "wlevel")),
@@ -1409,13 +1426,7 @@ class Drawer:
         compiled = jit.enabled()
         if compiled and not objects:  # each chunk's heights read in place (no stack copied)
             grids = grids_for(c)
-            got = _ground_kernel(
-                sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c],
-                lay.biome.reshape(nz, c, nx, c).transpose(0, 2, 1, 3),
-                sliding_window_view(water, (c + 1, c + 1))[::c, ::c] if wet else None,
-                grids,
-                False,
-            )
+            got = _ground_kernel(lay.ground, lay.biome, water if wet else None, grids, False, nx)
             first = np.searchsorted(np.asarray(grids), got["g0"])
             _fill_table(table, grids, c, first, got["tris"], (got["depths"] != 0).sum(axis=1), got["wtris"])
             figures["levels"], figures["y_min"], figures["y_max"] = len(grids) - first, got["y_min"], got["y_max"]
@@ -1535,6 +1546,7 @@ class Drawer:
 
         p = self.gen.p
         c, k = p.chunk, len(tboxes)
+        sh = K.shift(c)
         counts = np.zeros(k, dtype=np.int64)
         prefabs = []
         for prefab in sorted(groups):
@@ -1553,27 +1565,38 @@ class Drawer:
                 ),
                 np.asarray([zero if off is None else off for _, _, _, off in tpl], dtype=np.float64).reshape(-1, 3),
             )
-            K.add_counts(counts, jj, ii, c, nx, len(tpl))
+            K.add_counts(counts, jj, ii, c, sh, nx, len(tpl))
             prefabs.append((jj, ii, arrays))
         plants = []
         for pa in self._drawn_points(lay.points):
-            K.add_counts(counts, pa.j, pa.i, c, nx, 1)
+            K.add_counts(counts, pa.j, pa.i, c, sh, nx, 1)
             plants.append(pa)
         cuts = np.zeros(k + 1, dtype=np.int64)
         np.cumsum(counts, out=cuts[1:])
         n = int(cuts[-1])
-        things = Things(
-            np.zeros((n, 3)),
-            np.zeros(n),
-            np.zeros(n, dtype=np.int64),
-            np.zeros(n, dtype=np.uint64),
-            np.zeros(n, dtype=bool),
+        things = Things(  # (every thing written below)
+            np.empty((n, 3)),
+            np.empty(n),
+            np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.uint64),
+            np.empty(n, dtype=bool),
         )
         fill = cuts[:-1].copy()
         centre = lay.centre
         for jj, ii, arrays in prefabs:
             K.place_instances(
-                fill, jj, ii, c, nx, centre, lay.x0, lay.z0, p.cell_mm, *arrays, things.pos, things.radius, things.model
+                fill,
+                jj,
+                ii,
+                c,
+                sh,
+                nx,
+                centre,
+                lay.x0,
+                lay.z0,
+                p.cell_mm,
+                *arrays,
+                *(getattr(things, f) for f in THING_FIELDS),
             )
         for pa in plants:
             mi = self.index[p.vegetation[pa.rule].model]
@@ -1582,6 +1605,7 @@ class Drawer:
                 pa.j,
                 pa.i,
                 c,
+                sh,
                 nx,
                 pa.x_mm,
                 pa.y_mm,
