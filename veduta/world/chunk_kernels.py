@@ -54,6 +54,8 @@ def ground_figures(
     centre: np.ndarray,
     wcell: np.ndarray,
     wlevel: np.ndarray,
+    table: np.ndarray,
+    levels: np.ndarray,
 ) -> None:
     """The figures :func:`~veduta.world.draw.chunk_grounds` computes, of nz x nx chunks of n
     cells: chunk [cz, cx]'s vertex heights (mm) are ``ground[r + j, s + i]`` for j, i in
@@ -67,7 +69,9 @@ def ground_figures(
     ``wtris`` the water's triangles, ``y_min``/``y_max`` (mm) its range, skirts and water
     included, ``centre`` the focus height of its centre cell; ``wcell``/``wlevel`` ((k, n, n),
     or empty: not written) the cells with a corner under water and their water level (0 for the
-    others)."""
+    others); ``table`` ((k, 3, m), or empty: not written) :attr:`~veduta.world.draw.ChunkDraw.table`
+    (level j's grid: the finest drawn one's, or the j-th coarser, the coarsest beyond) and
+    ``levels`` the levels drawn."""
     ng = grids.shape[0]
     cells = wcell.shape[0] > 0
     h = n // 2
@@ -231,6 +235,19 @@ def ground_figures(
                     nw -= same
                 wtris[i] = 2 * nw
                 y_max[i] = top
+                if table.shape[0]:
+                    fi = 0
+                    while grids[fi] != first:
+                        fi += 1
+                    skirts = 0
+                    for side in range(4):
+                        skirts += depths[i, side] != 0
+                    for col in range(table.shape[2]):
+                        gj = min(fi + col, ng - 1)
+                        table[i, 0, col] = tris[i, gj]
+                        table[i, 1, col] = 2 * skirts * (n // grids[gj])
+                        table[i, 2, col] = 2 * nw
+                    levels[i] = ng - fi
                 centre[i] = (np.int64(ground[r + h, s + h]) + np.int64(ground[r + h + 1, s + h + 1])) >> 1
 
 

@@ -440,13 +440,16 @@ def _ground_kernel(
     grids: tuple[int, ...],
     cells: bool,
     nx: int = 1,
+    table: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """:func:`veduta.world.chunk_kernels.ground_figures` of a stack of chunks ((k, c + 1, c + 1)
     ``ground``, (k, c, c) ``biome``, ``water`` as ``ground`` or None: none reaches them) or, with
     ``nx`` > 1, of the rectangle of chunks ``nx`` wide whose ground (vertices), biome (cells) and
     water (None: none) these arrays are (read in place), as arrays over the k chunks, row by row:
     ``g0``, ``tris`` (k, len(grids)), ``depths`` (k, 4), ``wtris``, ``y_min``, ``y_max``,
-    ``centre`` and, with ``cells``, ``wcell`` and ``wlevel`` (k, c, c) (else empty)."""
+    ``centre``, ``levels`` (with ``table``, else 0) and, with ``cells``, ``wcell`` and
+    ``wlevel`` (k, c, c) (else empty); ``table`` (k, 3, len(GRIDS)): gets each chunk's
+    :attr:`ChunkDraw.table`."""
     from veduta.world.chunk_kernels import ground_figures
 
     if ground.ndim == 3:  # a stack: a column of chunks (their rows one under the other)
@@ -458,7 +461,7 @@ def _ground_kernel(
         n = (ground.shape[1] - 1) // nx
         nz = biome.shape[0] // n
         k, at = nz * nx, (n, n, n, n)
-    out = {name: np.zeros(k, dtype=np.int64) for name in ("g0", "wtris", "y_min", "y_max", "centre")}
+    out = {name: np.zeros(k, dtype=np.int64) for name in ("g0", "wtris", "y_min", "y_max", "centre", "levels")}
     out["tris"] = np.zeros((k, len(grids)), dtype=np.int64)
     out["depths"] = np.zeros((k, 4), dtype=np.int64)
     shape = (k, n, n) if cells else (0, 0, 0)
@@ -476,6 +479,8 @@ def _ground_kernel(
         np.asarray(grids, dtype=np.int64),
         TOLERANCE_MM,
         *(out[name] for name in ("g0", "tris", "depths", "wtris", "y_min", "y_max", "centre", "wcell", "wlevel")),
+        np.zeros((0, 3, len(GRIDS)), dtype=np.int64) if table is None else table,
+        out["levels"],
     )
     return out
 
@@ -1426,10 +1431,8 @@ class Drawer:
         compiled = jit.enabled()
         if compiled and not objects:  # each chunk's heights read in place (no stack copied)
             grids = grids_for(c)
-            got = _ground_kernel(lay.ground, lay.biome, water if wet else None, grids, False, nx)
-            first = np.searchsorted(np.asarray(grids), got["g0"])
-            _fill_table(table, grids, c, first, got["tris"], (got["depths"] != 0).sum(axis=1), got["wtris"])
-            figures["levels"], figures["y_min"], figures["y_max"] = len(grids) - first, got["y_min"], got["y_max"]
+            got = _ground_kernel(lay.ground, lay.biome, water if wet else None, grids, False, nx, table)
+            figures["levels"], figures["y_min"], figures["y_max"] = got["levels"], got["y_min"], got["y_max"]
             centre = got["centre"]
         else:
             keys = [(cx0 + i, cz0 + j) for j in range(nz) for i in range(nx)]
