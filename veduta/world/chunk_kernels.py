@@ -38,7 +38,7 @@ def ground_figures(
     ground: np.ndarray,
     biome: np.ndarray,
     water: np.ndarray,
-    has_water: bool,
+    wet_groups: np.ndarray,
     nz: int,
     nx: int,
     n: int,
@@ -60,8 +60,9 @@ def ground_figures(
     """The figures :func:`~veduta.world.draw.chunk_grounds` computes, of nz x nx chunks of n
     cells: chunk [cz, cx]'s vertex heights (mm) are ``ground[r + j, s + i]`` for j, i in
     [0, n], r = at[0] cz, s = at[1] cx, its cells' biomes ``biome[at[2] cz + j, at[3] cx + i]``
-    for j, i in [0, n), its vertex water levels ``water`` at the heights' place (not read when
-    ``has_water`` is false: no water reaches them). Every figure is read in place (the
+    for j, i in [0, n), its vertex water levels ``water`` at the heights' place (read only in the groups of
+    :data:`GROUP` chunks of a row, ``cx // GROUP``, where ``wet_groups`` is true: water may reach
+    them). Every figure is read in place (the
     rectangle's arrays, or a stack of chunks as rows of chunks). ``grids``: the grids a chunk is
     drawn with (ascending powers of two, 1 first). Written for chunk number ``cz nx + cx``:
     ``g0`` its finest drawn grid, ``tris`` ((k, len(grids))) each grid's triangles after merging
@@ -85,6 +86,7 @@ def ground_figures(
             # first row by row over the group (in the arrays' order): each chunk's lowest and
             # highest vertex, whether a vertex is under water, whether its biomes differ
             r, br = at[0] * cz, at[2] * cz
+            has_water = wet_groups[gx // GROUP]
             for cx in range(gx, ge):
                 los[cx - gx] = his[cx - gx] = ground[r, at[1] * cx]
                 wets[cx - gx] = edges[cx - gx] = False

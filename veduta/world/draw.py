@@ -441,6 +441,7 @@ def _ground_kernel(
     cells: bool,
     nx: int = 1,
     table: np.ndarray | None = None,
+    wet: Callable[[int, int], bool] | None = None,
 ) -> dict[str, np.ndarray]:
     """:func:`veduta.world.chunk_kernels.ground_figures` of a stack of chunks ((k, c + 1, c + 1)
     ``ground``, (k, c, c) ``biome``, ``water`` as ``ground`` or None: none reaches them) or, with
@@ -449,8 +450,9 @@ def _ground_kernel(
     ``g0``, ``tris`` (k, len(grids)), ``depths`` (k, 4), ``wtris``, ``y_min``, ``y_max``,
     ``centre``, ``levels`` (with ``table``, else 0) and, with ``cells``, ``wcell`` and
     ``wlevel`` (k, c, c) (else empty); ``table`` (k, 3, len(GRIDS)): gets each chunk's
-    :attr:`ChunkDraw.table`."""
-    from veduta.world.chunk_kernels import ground_figures
+    :attr:`ChunkDraw.table`. ``wet(cx0, cx1)``: whether water may reach the chunks [cx0, cx1) of
+    the rectangle (:meth:`Terrain.wet_possible`; their water levels are read only then)."""
+    from veduta.world.chunk_kernels import GROUP, ground_figures
 
     if ground.ndim == 3:  # a stack: a column of chunks (their rows one under the other)
         k, n = ground.shape[0], ground.shape[1] - 1
@@ -467,11 +469,16 @@ def _ground_kernel(
     shape = (k, n, n) if cells else (0, 0, 0)
     out["wcell"] = np.zeros(shape, dtype=bool)
     out["wlevel"] = np.zeros(shape, dtype=np.int64 if water is None else water.dtype)
+    starts = range(0, nx, GROUP)
+    if water is None:
+        wet_groups = np.zeros(len(starts), dtype=bool)
+    else:
+        wet_groups = np.asarray([wet is None or wet(a, min(nx, a + GROUP)) for a in starts], dtype=bool)
     ground_figures(
         ground,
         biome,
         ground if water is None else water,  # (not read without water)
-        water is not None,
+        wet_groups,
         nz,
         nx,
         n,
@@ -1431,7 +1438,16 @@ class Drawer:
         compiled = jit.enabled()
         if compiled and not objects:  # each chunk's heights read in place (no stack copied)
             grids = grids_for(c)
-            got = _ground_kernel(lay.ground, lay.biome, water if wet else None, grids, False, nx, table)
+            got = _ground_kernel(
+                lay.ground,
+                lay.biome,
+                water if wet else None,
+                grids,
+                False,
+                nx,
+                table,
+                lambda a, b: gen.terrain.wet_possible(x0 + a * c, z0, x0 + b * c, z0 + H),
+            )
             figures["levels"], figures["y_min"], figures["y_max"] = got["levels"], got["y_min"], got["y_max"]
             centre = got["centre"]
         else:
