@@ -6,18 +6,20 @@ and the reference (tests/world/test_chunk_kernels.py compares the two, and both 
 per-chunk functions :func:`~veduta.world.draw.finest_grid`, :func:`~veduta.world.draw.level_quads`,
 :func:`~veduta.world.draw.chunk_ground`).
 
-- :func:`ground_figures`: each chunk's levels of detail, skirts, water triangles, height range and
-  focus height in one loop over its (c + 1)^2 heights, read in place from the rectangle's arrays
-  (no stack of chunks copied). Only integers: the comparisons and the integer arithmetic of the
-  numpy path (``interpolate``'s ``// g`` is its arithmetic ``>> log2 g``, g a power of two), on
-  int64, so every height the numpy path takes gives the same figures, whatever the order the
-  vertices are tried in (a grid fits when no vertex is off by more than 6 cm: the first off ends
-  the test, where the numpy path takes the largest).
+- :func:`ground_figures`: each chunk's levels of detail, skirts, water triangles, height range,
+  focus height and :attr:`~veduta.world.draw.ChunkDraw.table`, its (c + 1)^2 heights read in
+  place from the rectangle's arrays (no stack of chunks copied), a group of chunks of a row at a
+  time: first row by row (range, water, biome edges), then chunk by chunk (grids, runs, skirts,
+  water cells). Only integers: the comparisons and the integer arithmetic of the numpy path
+  (``interpolate``'s ``// g`` is its arithmetic ``>> log2 g``, g a power of two), on int64, so
+  every height the numpy path takes gives the same figures, whatever the order the vertices are
+  tried in (a grid fits when no vertex is off by more than 6 cm: the first off ends the test,
+  where the numpy path takes the largest).
 - :func:`add_counts`, :func:`place_instances`, :func:`place_plants`, :func:`things_boxes`: the
   things of a rectangle put in chunk order (a stable counting sort: each thing written once, at
   its place, in the order the numpy path's stable argsort leaves them) with the numpy path's
   floating-point operations in its order (positions, radii), and the box of each chunk's things'
-  spheres (min and max, which no order changes).
+  spheres (min and max, taken thing after thing in that order).
 """
 
 from __future__ import annotations
