@@ -1,0 +1,258 @@
+"""The compiled kernels of the chunks (veduta/world/chunk_kernels.py) give the numpy path's bytes.
+
+Drawer.block (levels of detail, skirts, water, boxes, focus heights, the things in chunk order
+and their boxes, the structures touching each chunk), chunk_grounds (its figures, table and
+objects) and chunk_views, computed with the kernels and with ``VEDUTA_JIT=0``, on the sample
+worlds (every grid, water, skirts, a sea level, a world of 4 chunks, chunks of 12 cells, a
+prefab whose entities' parents make a loop), on windows of the largest world (the village, the
+coast, far from everything, its corners, a band across its whole width), and on random grounds
+(hypothesis: heights beyond int32, planes, flat chunks, biome edges, water) where the finest
+grid is also finest_grid's, chunk by chunk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as hs
+
+from tests.world.test_draw import MODELS
+from tests.world.test_generator import busy_prefabs, busy_world
+from tests.world.test_scale import WORLDS, _views_worlds, largest  # noqa: F401 (a fixture)
+from tests.world.worlds import Entity, Prefab, Scatter
+from veduta.world import Generator, jit
+from veduta.world import draw as D
+
+pytest.importorskip("numba")
+
+
+def _with_and_without(monkeypatch: pytest.MonkeyPatch, compute):
+    """(compute() with the numpy path, compute() with the kernels)."""
+    monkeypatch.setenv(jit.ENV, "0")
+    assert not jit.enabled()
+    want = compute()
+    monkeypatch.delenv(jit.ENV, raising=False)
+    assert jit.enabled()
+    return want, compute()
+
+
+def _same(a, b, what) -> None:
+    if isinstance(a, np.ndarray):
+        assert isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape, what
+        assert a.tobytes() == b.tobytes(), what
+    else:
+        assert a == b, what
+
+
+def _same_blocks(a: D.ChunkBlock, b: D.ChunkBlock, what) -> None:
+    for f in fields(D.ChunkBlock):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        if f.name == "things":
+            for t in D.THING_FIELDS:
+                _same(getattr(x, t), getattr(y, t), (what, t))
+        elif f.name == "touching":
+            assert [[s.name for s in c] for c in x] == [[s.name for s in c] for c in y], what
+        elif f.name == "touch_structure":
+            assert [s.name for s in x] == [s.name for s in y], what
+        elif f.name == "grounds":
+            assert (x is None) == (y is None), what
+            for g, h in zip(x or [], y or [], strict=True):
+                for q in fields(D.ChunkGround):
+                    _same(getattr(g, q.name), getattr(h, q.name), (what, q.name, g.cx, g.cz))
+        else:
+            _same(x, y, (what, f.name))
+
+
+def _looped_prefabs() -> dict:
+    """busy's prefabs and one whose entities' parents make a loop (each cut after 16 of them: a
+    template entity at its offsets alone) beside a root with a child."""
+    prefabs = busy_prefabs()
+    prefabs["loop"] = Prefab(
+        "loop",
+        (1.0, 1.0),
+        entities=[
+            Entity("a", model="hero", position=(0.5, 1.0, -0.25), parent="b"),
+            Entity("b", model="hero", position=(-1.0, 0.5, 2.0), parent="a"),
+            Entity("c", model="hall", position=(0.25, 0.0, 0.75)),
+            Entity("d", model="oak", position=(1.5, -0.5, 0.0), parent="c"),
+        ],
+    )
+    return prefabs
+
+
+GENERATORS = {
+    **{name: lambda make=make: Generator(*make()) for name, make in WORLDS.items() if name != "broken"},
+    "chunks of 12": lambda: Generator(busy_world(chunk=12, extent=6), busy_prefabs()),
+    "a loop of parents": lambda: Generator(
+        busy_world(extent=6, scatter=[Scatter("loop", None, 0.2), Scatter("oak", ["forest"], 0.3)]), _looped_prefabs()
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_blocks_with_the_kernels_equal_the_numpy_paths(name, monkeypatch):
+    """Drawer.block with the kernels gives every array of the numpy path's, byte for byte (dtypes
+    too), with and without its ChunkGround objects: rows across the whole world, rectangles at
+    its edges and corners, one chunk."""
+    gen = GENERATORS[name]()
+    e = gen.p.extent
+    rects = [(-e, -e, 2 * e, 4), (-e, e - 3, 2 * e, 3), (e - 5, -e, 5, 6), (-2, -1, 4, 3), (0, 0, 1, 1)]
+    rects = [(x, z, min(nx, e - x), min(nz, e - z)) for x, z, nx, nz in rects]
+    seen = {"things": 0, "water": 0, "structures": 0}
+    for objects in (False, True):
+        for rect in rects:
+            want, got = _with_and_without(monkeypatch, lambda: D.Drawer(gen, MODELS).block(*rect, objects=objects))
+            _same_blocks(want, got, (name, rect, objects))
+            seen["things"] += len(got.things.model)
+            seen["water"] += int(got.table[:, 2].sum())
+            seen["structures"] += len(got.touch_chunk)
+    assert seen["things"] and seen["structures"], seen
+    if name in ("watery", "sea level"):
+        assert seen["water"], seen
+
+
+def test_the_loop_of_parents_draws_its_entities_at_their_offsets(monkeypatch):
+    """The prefab whose parents make a loop is drawn (so the test above compares its detached
+    entities: at their offsets alone, the same place in every instance) beside its root and the
+    root's child."""
+    gen = GENERATORS["a loop of parents"]()
+    monkeypatch.delenv(jit.ENV, raising=False)
+    drawer = D.Drawer(gen, MODELS)
+    blk = drawer.block(-6, -6, 12, 12)
+    kinds = [off is None and root >= 0 for _, _, root, off in drawer._template("loop")]
+    assert sorted(r for _, _, r, _ in drawer._template("loop")) == [-1, -1, 2, 2] and kinds.count(True) == 1
+    at = blk.things.pos[blk.things.model == drawer.index["hero"]]  # (no other entity draws hero here)
+    assert len(at) > 10 and len(np.unique(at, axis=0)) == 2
+
+
+@pytest.mark.parametrize(
+    "rect", [(-8, -4, 12, 8), (-56, -8, 12, 12), (300, -200, 10, 5), (-512, 508, 8, 4), (504, -512, 8, 3)]
+)
+def test_blocks_of_the_largest_world_with_the_kernels_equal_the_numpy_paths(largest, rect, monkeypatch):  # noqa: F811
+    """The same on windows of the largest world: the village, the west sea (no thing at all),
+    far from everything, the south-west and north-east corners."""
+    from veduta.tools.inspect_world import load_world, model_draws, needed_models
+
+    world, prefabs, _ = load_world(largest, "valley")
+    gen = Generator(world, prefabs)
+    models, _, _ = model_draws(largest, needed_models(gen))
+    for objects in (False, True):
+        want, got = _with_and_without(monkeypatch, lambda: D.Drawer(gen, models).block(*rect, objects=objects))
+        _same_blocks(want, got, (rect, objects))
+        assert bool(len(got.things.model)) == (rect != (-56, -8, 12, 12))
+
+
+def test_a_band_across_the_largest_world_with_the_kernels_equals_the_numpy_paths(largest, monkeypatch):  # noqa: F811
+    """A band of two rows of chunks across the whole width of the largest world (what
+    chunk_views computes: the sea's groups of chunks read with their water levels, the others
+    without) gives the numpy path's arrays."""
+    from veduta.tools.inspect_world import load_world, model_draws, needed_models
+
+    world, prefabs, _ = load_world(largest, "valley")
+    gen = Generator(world, prefabs)
+    models, _, _ = model_draws(largest, needed_models(gen))
+    want, got = _with_and_without(monkeypatch, lambda: D.Drawer(gen, models).block(-512, 0, 1024, 2))
+    _same_blocks(want, got, "band")
+    assert got.table[:, 2, 0].any() and not got.table[:, 2, 0].all()  # water, not everywhere
+
+
+def _chunk_grounds(gen, cx0, cz0, nx, nz, water=True):
+    """chunk_grounds of a rectangle's chunks stacked (as Drawer.block's objects path stacks them):
+    (the objects, the table, the figures)."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    c = gen.p.chunk
+    lay = gen.layers(cx0 * c, cz0 * c, nx * c, nz * c, points=True)
+    keys = [(cx0 + i, cz0 + j) for j in range(nz) for i in range(nx)]
+    k = len(keys)
+    ground = sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
+    wl = sliding_window_view(lay.water_vertex, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1) if water else None
+    biome = lay.biome.reshape(nz, c, nx, c).transpose(0, 2, 1, 3).reshape(k, c, c)
+    table = np.zeros((k, 3, len(D.GRIDS)), dtype=np.int64)
+    figures: dict = {}
+    D.chunk_grounds(gen, keys, ground, biome, wl, table, figures)
+    return D.chunk_grounds(gen, keys, ground, biome, wl), table, figures
+
+
+@pytest.mark.parametrize("name", ["watery", "busy", "chunks of 12"])
+def test_chunk_grounds_with_the_kernel_equal_the_numpy_path(name, monkeypatch):
+    """chunk_grounds (a stack of chunks: the objects path) with ground_figures gives the numpy
+    path's objects (water cells and levels too), table and figures, with and without water."""
+    gen = GENERATORS[name]()
+    e = min(gen.p.extent, 10)
+    for water in (True, False):
+        want, got = _with_and_without(monkeypatch, lambda: _chunk_grounds(gen, -e, -e, 2 * e, 2 * e, water))
+        for a, b in zip(want[0], got[0], strict=True):
+            for q in fields(D.ChunkGround):
+                _same(getattr(a, q.name), getattr(b, q.name), (name, water, q.name, a.cx, a.cz))
+        _same(want[1], got[1], (name, water, "table"))
+        for key in ("levels", "y_min", "y_max"):
+            _same(want[2][key], got[2][key], (name, water, key))
+
+
+@hs.composite
+def _grounds(draw):
+    """A stack of chunks of n cells: vertex heights (planes, flat, rough, small or beyond int32),
+    cell biomes (one, or several in runs) and vertex water levels (none, some, all above)."""
+    n = draw(hs.sampled_from([4, 8, 12, 16]))
+    k = draw(hs.integers(1, 6))
+    seed = draw(hs.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    span = draw(hs.sampled_from([0, 30, 61, 200, 5000, 1 << 23, 1 << 40]))
+    base = draw(hs.integers(-(1 << 40), 1 << 40)) if span > 1 << 30 else draw(hs.integers(-(1 << 20), 1 << 20))
+    ground = base + rng.integers(-span, span + 1, size=(k, n + 1, n + 1))
+    planes = rng.random(k) < 0.3
+    slope = rng.integers(-9, 10, size=(k, 1, 2))
+    idx = np.arange(n + 1)
+    ground[planes] = (base + slope[:, :, :1] * idx[None, :, None] + slope[:, :, 1:] * idx[None, None, :])[planes]
+    biome = rng.integers(0, draw(hs.integers(1, 3)), size=(k, n, n))
+    biome[rng.random(k) < 0.5] = 1
+    water = ground + rng.integers(-span - 2, 3, size=ground.shape) * draw(hs.sampled_from([0, 1]))
+    return n, ground, biome, water
+
+
+@settings(max_examples=60, deadline=None)
+@given(_grounds())
+def test_ground_figures_equal_the_numpy_path_on_random_grounds(stack):
+    """ground_figures on a stack of random chunks gives what the numpy path gives (every figure,
+    water cells and levels, heights beyond int32 included), and its finest grid is
+    finest_grid's, chunk by chunk."""
+    import os
+
+    n, ground, biome, water = stack
+    grids = D.grids_for(n)
+    old = os.environ.pop(jit.ENV, None)
+    try:
+        for wl in (water, None):
+            got = D._ground_kernel(ground, biome, wl, grids, True)
+            g0, tris, depths, wtris, y_min, y_max, cells = D._grounds_numpy(n, grids, ground, biome, wl)
+            wcell, wlevel = cells()
+            for key, want in (("g0", g0), ("tris", tris), ("depths", depths), ("wtris", wtris)):
+                assert (got[key] == want).all(), key
+            assert (got["y_min"] == y_min).all() and (got["y_max"] == y_max).all()
+            assert (got["wcell"] == wcell).all() and (got["wlevel"] == wlevel).all()
+            h = n // 2
+            assert (got["centre"] == (ground[:, h, h] + ground[:, h + 1, h + 1]) >> 1).all()
+        assert got["g0"].tolist() == [D.finest_grid(g, b, grids) for g, b in zip(ground, biome, strict=True)]
+    finally:
+        if old is not None:
+            os.environ[jit.ENV] = old
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_chunk_views_with_the_kernels_equal_the_numpy_paths(kept, monkeypatch):
+    """chunk_views (the whole pass of inspect world --all) gives the same views with the kernels:
+    a perspective and an orthographic camera, rows over several blocks and batches."""
+    monkeypatch.setattr(D, "SWEEP_BATCH", 16)
+    monkeypatch.setattr(D, "SWEEP_ROWS", 2)
+    for name, gen, camera in _views_worlds(extent=5):
+
+        def views(gen=gen, camera=camera):
+            return [v for cols in D.Drawer(gen, MODELS, camera).chunk_views(kept) for v in cols.dicts()]
+
+        want, got = _with_and_without(monkeypatch, views)
+        assert want == got, name
+        assert any(v["flora"] for v in got) and any(v["entities"] for v in got), name
