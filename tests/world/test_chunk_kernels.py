@@ -29,14 +29,18 @@ from veduta.world import draw as D
 pytest.importorskip("numba")
 
 
-def _with_and_without(monkeypatch: pytest.MonkeyPatch, compute):
-    """(compute() with the numpy path, compute() with the kernels)."""
+def _with_and_without(monkeypatch: pytest.MonkeyPatch, compute, *args, **kwargs):
+    """(compute(*args, **kwargs) with the numpy path, the same with the kernels)."""
     monkeypatch.setenv(jit.ENV, "0")
     assert not jit.enabled()
-    want = compute()
+    want = compute(*args, **kwargs)
     monkeypatch.delenv(jit.ENV, raising=False)
     assert jit.enabled()
-    return want, compute()
+    return want, compute(*args, **kwargs)
+
+
+def _block(gen, models, rect, objects):
+    return D.Drawer(gen, models).block(*rect, objects=objects)
 
 
 def _same(a, b, what) -> None:
@@ -104,7 +108,7 @@ def test_blocks_with_the_kernels_equal_the_numpy_paths(name, monkeypatch):
     seen = {"things": 0, "water": 0, "structures": 0}
     for objects in (False, True):
         for rect in rects:
-            want, got = _with_and_without(monkeypatch, lambda: D.Drawer(gen, MODELS).block(*rect, objects=objects))
+            want, got = _with_and_without(monkeypatch, _block, gen, MODELS, rect, objects)
             _same_blocks(want, got, (name, rect, objects))
             seen["things"] += len(got.things.model)
             seen["water"] += int(got.table[:, 2].sum())
@@ -140,7 +144,7 @@ def test_blocks_of_the_largest_world_with_the_kernels_equal_the_numpy_paths(larg
     gen = Generator(world, prefabs)
     models, _, _ = model_draws(largest, needed_models(gen))
     for objects in (False, True):
-        want, got = _with_and_without(monkeypatch, lambda: D.Drawer(gen, models).block(*rect, objects=objects))
+        want, got = _with_and_without(monkeypatch, _block, gen, models, rect, objects)
         _same_blocks(want, got, (rect, objects))
         assert bool(len(got.things.model)) == (rect != (-56, -8, 12, 12))
 
@@ -154,7 +158,7 @@ def test_a_band_across_the_largest_world_with_the_kernels_equals_the_numpy_paths
     world, prefabs, _ = load_world(largest, "valley")
     gen = Generator(world, prefabs)
     models, _, _ = model_draws(largest, needed_models(gen))
-    want, got = _with_and_without(monkeypatch, lambda: D.Drawer(gen, models).block(-512, 0, 1024, 2))
+    want, got = _with_and_without(monkeypatch, _block, gen, models, (-512, 0, 1024, 2), False)
     _same_blocks(want, got, "band")
     assert got.table[:, 2, 0].any() and not got.table[:, 2, 0].all()  # water, not everywhere
 
@@ -184,7 +188,7 @@ def test_chunk_grounds_with_the_kernel_equal_the_numpy_path(name, monkeypatch):
     gen = GENERATORS[name]()
     e = min(gen.p.extent, 10)
     for water in (True, False):
-        want, got = _with_and_without(monkeypatch, lambda: _chunk_grounds(gen, -e, -e, 2 * e, 2 * e, water))
+        want, got = _with_and_without(monkeypatch, _chunk_grounds, gen, -e, -e, 2 * e, 2 * e, water)
         for a, b in zip(want[0], got[0], strict=True):
             for q in fields(D.ChunkGround):
                 _same(getattr(a, q.name), getattr(b, q.name), (name, water, q.name, a.cx, a.cz))
