@@ -40,7 +40,8 @@ def _with_and_without(monkeypatch: pytest.MonkeyPatch, compute, *args, **kwargs)
 
 
 def _block(gen, models, rect, objects):
-    return D.Drawer(gen, models).block(*rect, objects=objects)
+    cx0, cz0, nx, nz = rect
+    return D.Drawer(gen, models).block(cx0, cz0, nx, nz, objects=objects)
 
 
 def _same(a, b, what) -> None:

@@ -135,7 +135,8 @@ def ground_figures(
                             h10 = np.int64(ground[j0, a0 + g])
                             h11 = np.int64(ground[j0 + g, a0 + g])
                             mid = h00 + (((h10 - h00) * half + (h11 - h10) * half) >> sh)
-                            ok &= abs(mid - np.int64(ground[j0 + half, a0 + half])) <= tol
+                            if abs(mid - np.int64(ground[j0 + half, a0 + half])) > tol:
+                                ok = False
                         if not ok:
                             break
                     # then every vertex, as interpolate assigns them to quads (the last row and
@@ -156,7 +157,8 @@ def ground_figures(
                                         t = h00 + ((dx0 * a + dz1 * b) >> sh)
                                     else:
                                         t = h00 + ((dz0 * b + dx1 * a) >> sh)
-                                    ok &= abs(t - np.int64(ground[j0 + b, a0 + a])) <= tol
+                                    if abs(t - np.int64(ground[j0 + b, a0 + a])) > tol:
+                                        ok = False
                                 if not ok:
                                     break
                             if not ok:
@@ -193,15 +195,15 @@ def ground_figures(
                 for side in range(4):  # north (z = z0), south, west (x = x0), east: edge_profiles'
                     elo = ehi = prev2 = prev1 = np.int64(0)
                     straight = True
-                    for t in range(n + 1):
-                        j = r if side == 0 else r + n if side == 1 else r + t
-                        a = s + t if side < 2 else s if side == 2 else s + n
+                    for u in range(n + 1):
+                        j = r if side == 0 else r + n if side == 1 else r + u
+                        a = s + u if side < 2 else s if side == 2 else s + n
                         v = np.int64(ground[j, a])
-                        if t == 0:
+                        if u == 0:
                             elo = ehi = v
                         else:
                             elo, ehi = min(elo, v), max(ehi, v)
-                        if t >= 2 and v - 2 * prev1 + prev2 != 0:
+                        if u >= 2 and v - 2 * prev1 + prev2 != 0:
                             straight = False
                         prev2, prev1 = prev1, v
                     d = np.int64(0) if straight else ehi - elo
