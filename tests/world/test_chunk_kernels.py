@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
+from tests.world.test_band_layers import _grounds
 from tests.world.test_draw import MODELS
 from tests.world.test_generator import busy_prefabs, busy_world
 from tests.world.test_scale import WORLDS, _views_worlds, largest  # noqa: F401 (a fixture)
@@ -164,24 +165,6 @@ def test_a_band_across_the_largest_world_with_the_kernels_equals_the_numpy_paths
     assert got.table[:, 2, 0].any() and not got.table[:, 2, 0].all()  # water, not everywhere
 
 
-def _chunk_grounds(gen, cx0, cz0, nx, nz, water=True):
-    """chunk_grounds of a rectangle's chunks stacked (as Drawer.block's objects path stacks them):
-    (the objects, the table, the figures)."""
-    from numpy.lib.stride_tricks import sliding_window_view
-
-    c = gen.p.chunk
-    lay = gen.layers(cx0 * c, cz0 * c, nx * c, nz * c, points=True)
-    keys = [(cx0 + i, cz0 + j) for j in range(nz) for i in range(nx)]
-    k = len(keys)
-    ground = sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
-    wl = sliding_window_view(lay.water_vertex, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1) if water else None
-    biome = lay.biome.reshape(nz, c, nx, c).transpose(0, 2, 1, 3).reshape(k, c, c)
-    table = np.zeros((k, 3, len(D.GRIDS)), dtype=np.int64)
-    figures: dict = {}
-    D.chunk_grounds(gen, keys, ground, biome, wl, table, figures)
-    return D.chunk_grounds(gen, keys, ground, biome, wl), table, figures
-
-
 @pytest.mark.parametrize("name", ["watery", "busy", "chunks of 12"])
 def test_chunk_grounds_with_the_kernel_equal_the_numpy_path(name, monkeypatch):
     """chunk_grounds (a stack of chunks: the objects path) with ground_figures gives the numpy
@@ -189,17 +172,17 @@ def test_chunk_grounds_with_the_kernel_equal_the_numpy_path(name, monkeypatch):
     gen = GENERATORS[name]()
     e = min(gen.p.extent, 10)
     for water in (True, False):
-        want, got = _with_and_without(monkeypatch, _chunk_grounds, gen, -e, -e, 2 * e, 2 * e, water)
-        for a, b in zip(want[0], got[0], strict=True):
+        want, got = _with_and_without(monkeypatch, _grounds, gen, -e, -e, 2 * e, 2 * e, water)
+        for a, b in zip(want[1], got[1], strict=True):
             for q in fields(D.ChunkGround):
                 _same(getattr(a, q.name), getattr(b, q.name), (name, water, q.name, a.cx, a.cz))
-        _same(want[1], got[1], (name, water, "table"))
+        _same(want[2], got[2], (name, water, "table"))
         for key in ("levels", "y_min", "y_max"):
-            _same(want[2][key], got[2][key], (name, water, key))
+            _same(want[3][key], got[3][key], (name, water, key))
 
 
 @hs.composite
-def _grounds(draw):
+def _random_grounds(draw):
     """A stack of chunks of n cells: vertex heights (planes, flat, rough, small or beyond int32),
     cell biomes (one, or several in runs) and vertex water levels (none, some, all above)."""
     n = draw(hs.sampled_from([4, 8, 12, 16]))
@@ -220,7 +203,7 @@ def _grounds(draw):
 
 
 @settings(max_examples=60, deadline=None)
-@given(_grounds())
+@given(_random_grounds())
 def test_ground_figures_equal_the_numpy_path_on_random_grounds(stack):
     """ground_figures on a stack of random chunks gives what the numpy path gives (every figure,
     water cells and levels, heights beyond int32 included), and its finest grid is

@@ -261,10 +261,11 @@ def ground_figures(
 
 
 @jit.kernel
-def add_counts(counts: np.ndarray, jj: np.ndarray, ii: np.ndarray, c: int, sh: int, nx: int, times: int) -> None:
+def add_counts(counts: np.ndarray, jj: np.ndarray, ii: np.ndarray, grid: tuple[int, int, int], times: int) -> None:
     """Add ``times`` to ``counts[chunk]`` for each cell [jj, ii] of a rectangle ``nx`` chunks of
-    ``c`` cells wide (the chunk of a cell: ``(jj // c) nx + ii // c``, by shifts when ``sh``
-    (:func:`shift`) is not -1)."""
+    ``c`` cells wide, ``grid`` = (c, sh, nx) (the chunk of a cell: ``(jj // c) nx + ii // c``, by
+    shifts when ``sh`` (:func:`shift`) is not -1)."""
+    c, sh, nx = grid
     for m in range(jj.shape[0]):
         j, i = np.int64(jj[m]), np.int64(ii[m])
         counts[((j >> sh) * nx + (i >> sh)) if sh >= 0 else ((j // c) * nx + i // c)] += times
@@ -285,9 +286,7 @@ def place_instances(
     fill: np.ndarray,
     jj: np.ndarray,
     ii: np.ndarray,
-    c: int,
-    sh: int,
-    nx: int,
+    grid: tuple[int, int, int],
     centre: np.ndarray,
     x0: int,
     z0: int,
@@ -297,11 +296,7 @@ def place_instances(
     t_kind: np.ndarray,
     t_root: np.ndarray,
     t_off: np.ndarray,
-    pos: np.ndarray,
-    radius: np.ndarray,
-    model: np.ndarray,
-    thin: np.ndarray,
-    flora: np.ndarray,
+    out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
 ) -> None:
     """The things of the instances of a prefab at cells [jj, ii] of a rectangle, entity by entity
     of its template (all instances of the first, then of the second, ...), each written at
@@ -311,7 +306,10 @@ def place_instances(
     ``t_model[t]`` with radius ``t_radius[t]``; ``t_kind[t]`` 0: a root at origin + ``t_root[t]``
     (its local position: x + lx + lz 0, y + ly, z - lx 0 + lz), 1: a child at ``t_off[t]`` + that
     of its root (``t_root[t]``), 2: a child at ``t_off[t]`` alone (its chain of parents cut).
-    Thinning hash 0, not flora (entities). The chunk of a cell as :func:`add_counts` finds it."""
+    Thinning hash 0, not flora (entities). The chunk of a cell as :func:`add_counts` finds it.
+    ``out``: the things' (pos, radius, model, thin, flora)."""
+    c, sh, nx = grid
+    pos, radius, model, thin, flora = out
     for t in range(t_model.shape[0]):
         kind = t_kind[t]
         lx, ly, lz = t_root[t, 0], t_root[t, 1], t_root[t, 2]
@@ -344,9 +342,7 @@ def place_plants(
     fill: np.ndarray,
     jj: np.ndarray,
     ii: np.ndarray,
-    c: int,
-    sh: int,
-    nx: int,
+    grid: tuple[int, int, int],
     x_mm: np.ndarray,
     y_mm: np.ndarray,
     z_mm: np.ndarray,
@@ -354,16 +350,14 @@ def place_plants(
     hashes: np.ndarray,
     rad: float,
     mi: int,
-    pos: np.ndarray,
-    radius: np.ndarray,
-    model: np.ndarray,
-    thin: np.ndarray,
-    flora: np.ndarray,
+    out: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
 ) -> None:
     """The plants of one rule (cells [jj, ii] of a rectangle), each written at ``fill[its
     chunk]`` (then advanced): position ``(x, y, z) mm / 1000``, radius ``rad scale / 1000`` (its
     model's radius times its scale in thousandths), model ``mi``, thinning hash, flora. The chunk
-    of a cell as :func:`add_counts` finds it."""
+    of a cell as :func:`add_counts` finds it; ``out`` as :func:`place_instances`'."""
+    c, sh, nx = grid
+    pos, radius, model, thin, flora = out
     for m in range(jj.shape[0]):
         j, i = np.int64(jj[m]), np.int64(ii[m])
         ch = ((j >> sh) * nx + (i >> sh)) if sh >= 0 else ((j // c) * nx + i // c)

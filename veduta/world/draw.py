@@ -1565,7 +1565,7 @@ class Drawer:
 
         p = self.gen.p
         c, k = p.chunk, len(tboxes)
-        sh = K.shift(c)
+        grid = (c, K.shift(c), nx)  # (the chunk of a cell: add_counts)
         counts = np.zeros(k, dtype=np.int64)
         prefabs = []
         for prefab in sorted(groups):
@@ -1584,11 +1584,11 @@ class Drawer:
                 ),
                 np.asarray([zero if off is None else off for _, _, _, off in tpl], dtype=np.float64).reshape(-1, 3),
             )
-            K.add_counts(counts, jj, ii, c, sh, nx, len(tpl))
+            K.add_counts(counts, jj, ii, grid, len(tpl))
             prefabs.append((jj, ii, arrays))
         plants = []
         for pa in self._drawn_points(lay.points):
-            K.add_counts(counts, pa.j, pa.i, c, sh, nx, 1)
+            K.add_counts(counts, pa.j, pa.i, grid, 1)
             plants.append(pa)
         cuts = np.zeros(k + 1, dtype=np.int64)
         np.cumsum(counts, out=cuts[1:])
@@ -1607,15 +1607,13 @@ class Drawer:
                 fill,
                 jj,
                 ii,
-                c,
-                sh,
-                nx,
+                grid,
                 centre,
                 lay.x0,
                 lay.z0,
                 p.cell_mm,
                 *arrays,
-                *(getattr(things, f) for f in THING_FIELDS),
+                tuple(getattr(things, f) for f in THING_FIELDS),
             )
         for pa in plants:
             mi = self.index[p.vegetation[pa.rule].model]
@@ -1623,9 +1621,7 @@ class Drawer:
                 fill,
                 pa.j,
                 pa.i,
-                c,
-                sh,
-                nx,
+                grid,
                 pa.x_mm,
                 pa.y_mm,
                 pa.z_mm,
@@ -1633,7 +1629,7 @@ class Drawer:
                 pa.hash,
                 float(self._rad[mi]),
                 mi,
-                *(getattr(things, f) for f in THING_FIELDS),
+                tuple(getattr(things, f) for f in THING_FIELDS),
             )
         K.things_boxes(things.pos, things.radius, cuts, tboxes)
         return things, cuts
