@@ -13,6 +13,7 @@ grid is also finest_grid's, chunk by chunk.
 from __future__ import annotations
 
 from dataclasses import fields
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,11 +28,15 @@ from tests.world.worlds import Entity, Prefab, Scatter
 from veduta.world import Generator, jit
 from veduta.world import draw as D
 
+REPO = Path(__file__).resolve().parents[2]
+
 pytest.importorskip("numba")
 
 
 def _with_and_without(monkeypatch: pytest.MonkeyPatch, compute, *args, **kwargs):
-    """(compute(*args, **kwargs) with the numpy path, the same with the kernels)."""
+    """(compute(*args, **kwargs) with the numpy path, the same with the kernels, however few
+    the chunks)."""
+    monkeypatch.setattr(D, "KERNEL_CHUNKS", 1)
     monkeypatch.setenv(jit.ENV, "0")
     assert not jit.enabled()
     want = compute(*args, **kwargs)
@@ -126,6 +131,7 @@ def test_the_loop_of_parents_draws_its_entities_at_their_offsets(monkeypatch):
     root's child."""
     gen = GENERATORS["a loop of parents"]()
     monkeypatch.delenv(jit.ENV, raising=False)
+    monkeypatch.setattr(D, "KERNEL_CHUNKS", 1)
     drawer = D.Drawer(gen, MODELS)
     blk = drawer.block(-6, -6, 12, 12)
     kinds = [off is None and root >= 0 for _, _, root, off in drawer._template("loop")]
@@ -244,3 +250,23 @@ def test_chunk_views_with_the_kernels_equal_the_numpy_paths(kept, monkeypatch):
         want, got = _with_and_without(monkeypatch, views)
         assert want == got, name
         assert any(v["flora"] for v in got) and any(v["entities"] for v in got), name
+
+
+def test_a_few_chunks_take_the_numpy_path_without_importing_numba():
+    """chunk_ground (one chunk: previews, exports) and a block of fewer than KERNEL_CHUNKS chunks
+    never import numba (its import and the kernels' loading cost more than they save there)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from tests.world.test_generator import busy_prefabs, busy_world\n"
+        "from veduta.world import Generator, draw\n"
+        "gen = Generator(busy_world(extent=6), busy_prefabs())\n"
+        "draw.chunk_ground(gen, 1, -2)\n"
+        "draw.Drawer(gen, {}).block(-2, -2, 4, 4)\n"
+        "draw.Drawer(gen, {}).view((3, 5))\n"
+        "print('numba' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
+    assert out.stdout.strip() == "False"

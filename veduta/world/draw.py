@@ -54,6 +54,10 @@ CHUNK_CACHE = 4096
 STRUCTURE_CACHE = 4096
 #: chunks computed at once (a rectangle of them: one Generator.layers)
 RECT_CHUNKS = 256
+#: chunks from which Drawer.block and chunk_grounds take the compiled kernels when
+#: veduta.world.jit.enabled(): fewer (chunk_ground's one) are not worth numba's import and the
+#: kernels' loading
+KERNEL_CHUNKS = 64
 #: views whose chunks are computed together (Drawer.views)
 VIEW_BATCH = 256
 #: metres: a box is outside a plane of every view of a batch of Drawer.chunk_views when the box
@@ -361,14 +365,15 @@ def chunk_grounds(
     c + 1), cell biomes (k, c, c) and vertex water levels (k, c + 1, c + 1; None: no water can
     reach them, :meth:`Terrain.wet_possible`). The levels of detail
     (:func:`finest_grid`, :func:`level_quads`), skirts and water of :func:`chunk_ground`, with
-    arrays over the stack (or, when :func:`veduta.world.jit.enabled`, a compiled loop over each
-    chunk's heights: :func:`veduta.world.chunk_kernels.ground_figures`, the same figures).
+    arrays over the stack (or, for :data:`KERNEL_CHUNKS` chunks or more when
+    :func:`veduta.world.jit.enabled`, a compiled loop over each chunk's heights:
+    :func:`veduta.world.chunk_kernels.ground_figures`, the same figures).
     ``table``: a (k, 3, len(GRIDS)) int64 array that gets each chunk's :attr:`ChunkDraw.table`.
     ``figures``: a dict that gets the arrays ``levels`` (levels drawn), ``y_min`` and ``y_max``
     (mm) of every chunk, and then no object is made (an empty list)."""
     c = gen.p.chunk
     grids = grids_for(c)
-    if jit.enabled():
+    if _compiled(len(keys)):
         got = _ground_kernel(ground, biome, water, grids, figures is None)
         g0, tris, depths, wtris, y_min, y_max = (got[f] for f in ("g0", "tris", "depths", "wtris", "y_min", "y_max"))
 
@@ -410,6 +415,11 @@ def chunk_grounds(
             )
         )
     return out
+
+
+def _compiled(k: int) -> bool:
+    """Whether a pass over k chunks takes the compiled kernels (:data:`KERNEL_CHUNKS`)."""
+    return k >= KERNEL_CHUNKS and jit.enabled()
 
 
 def _fill_table(
@@ -1435,7 +1445,7 @@ class Drawer:
         table = np.zeros((k, 3, len(GRIDS)), dtype=np.int64)
         figures: dict[str, np.ndarray] = {}
         grounds: list[ChunkGround] = []
-        compiled = jit.enabled()
+        compiled = _compiled(k)
         if compiled and not objects:  # each chunk's heights read in place (no stack copied)
             grids = grids_for(c)
             got = _ground_kernel(
