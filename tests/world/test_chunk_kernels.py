@@ -1,13 +1,14 @@
 """The compiled kernels of the chunks (veduta/world/chunk_kernels.py) give the numpy path's bytes.
 
 Drawer.block (levels of detail, skirts, water, boxes, focus heights, the things in chunk order
-and their boxes, the structures touching each chunk), chunk_grounds (its figures, table and
-objects) and chunk_views, computed with the kernels and with ``VEDUTA_JIT=0``, on the sample
+and their boxes, the structures touching each chunk) and chunk_views, computed with the kernels
+and with ``VEDUTA_JIT=0``, on the sample
 worlds (every grid, water, skirts, a sea level, a world of 4 chunks, chunks of 12 cells, a
 prefab whose entities' parents make a loop), on windows of the largest world (the village, the
 coast, far from everything, its corners, a band across its whole width), and on random grounds
 (hypothesis: heights beyond int32, planes, flat chunks, biome edges, water) where the finest
-grid is also finest_grid's, chunk by chunk.
+grid is also finest_grid's, chunk by chunk. A few chunks (chunk_ground's one, the views of
+``inspect world``) take the numpy path without importing numba.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from tests.world.test_band_layers import _grounds
 from tests.world.test_draw import MODELS
 from tests.world.test_generator import busy_prefabs, busy_world
 from tests.world.test_scale import WORLDS, _views_worlds, largest  # noqa: F401 (a fixture)
@@ -171,66 +171,54 @@ def test_a_band_across_the_largest_world_with_the_kernels_equals_the_numpy_paths
     assert got.table[:, 2, 0].any() and not got.table[:, 2, 0].all()  # water, not everywhere
 
 
-@pytest.mark.parametrize("name", ["watery", "busy", "chunks of 12"])
-def test_chunk_grounds_with_the_kernel_equal_the_numpy_path(name, monkeypatch):
-    """chunk_grounds (a stack of chunks: the objects path) with ground_figures gives the numpy
-    path's objects (water cells and levels too), table and figures, with and without water."""
-    gen = GENERATORS[name]()
-    e = min(gen.p.extent, 10)
-    for water in (True, False):
-        want, got = _with_and_without(monkeypatch, _grounds, gen, -e, -e, 2 * e, 2 * e, water)
-        for a, b in zip(want[1], got[1], strict=True):
-            for q in fields(D.ChunkGround):
-                _same(getattr(a, q.name), getattr(b, q.name), (name, water, q.name, a.cx, a.cz))
-        _same(want[2], got[2], (name, water, "table"))
-        for key in ("levels", "y_min", "y_max"):
-            _same(want[3][key], got[3][key], (name, water, key))
-
-
 @hs.composite
-def _random_grounds(draw):
-    """A stack of chunks of n cells: vertex heights (planes, flat, rough, small or beyond int32),
-    cell biomes (one, or several in runs) and vertex water levels (none, some, all above)."""
+def _random_bands(draw):
+    """A rectangle of nz x nx chunks of n cells: vertex heights (planes, flat, rough, small or
+    beyond int32), cell biomes (one, or several) and vertex water levels (none under, some, all)."""
     n = draw(hs.sampled_from([4, 8, 12, 16]))
-    k = draw(hs.integers(1, 6))
-    seed = draw(hs.integers(0, 2**32 - 1))
-    rng = np.random.default_rng(seed)
+    nz, nx = draw(hs.integers(1, 3)), draw(hs.integers(1, 4))
+    rng = np.random.default_rng(draw(hs.integers(0, 2**32 - 1)))
     span = draw(hs.sampled_from([0, 30, 61, 200, 5000, 1 << 23, 1 << 40]))
     base = draw(hs.integers(-(1 << 40), 1 << 40)) if span > 1 << 30 else draw(hs.integers(-(1 << 20), 1 << 20))
-    ground = base + rng.integers(-span, span + 1, size=(k, n + 1, n + 1))
-    planes = rng.random(k) < 0.3
-    slope = rng.integers(-9, 10, size=(k, 1, 2))
-    idx = np.arange(n + 1)
-    ground[planes] = (base + slope[:, :, :1] * idx[None, :, None] + slope[:, :, 1:] * idx[None, None, :])[planes]
-    biome = rng.integers(0, draw(hs.integers(1, 3)), size=(k, n, n))
-    biome[rng.random(k) < 0.5] = 1
+    zz, xx = np.mgrid[0 : nz * n + 1, 0 : nx * n + 1]
+    ground = base + rng.integers(-span, span + 1, size=zz.shape)
+    if draw(hs.booleans()):  # a plane over some rows of chunks
+        rows = slice(0, n * draw(hs.integers(1, nz)) + 1)
+        ground[rows] = (base + rng.integers(-9, 10) * xx + rng.integers(-9, 10) * zz)[rows]
+    biome = rng.integers(0, draw(hs.integers(1, 3)), size=(nz * n, nx * n))
     water = ground + rng.integers(-span - 2, 3, size=ground.shape) * draw(hs.sampled_from([0, 1]))
-    return n, ground, biome, water
+    return n, nx, ground, biome, water
 
 
 @settings(max_examples=60, deadline=None)
-@given(_random_grounds())
-def test_ground_figures_equal_the_numpy_path_on_random_grounds(stack):
-    """ground_figures on a stack of random chunks gives what the numpy path gives (every figure,
-    water cells and levels, heights beyond int32 included), and its finest grid is
-    finest_grid's, chunk by chunk."""
+@given(_random_bands())
+def test_ground_figures_equal_the_numpy_path_on_random_grounds(band):
+    """ground_figures over a random rectangle of chunks gives what the numpy path gives of its
+    chunks stacked (every figure, water cells and levels, heights beyond int32 included), and its
+    finest grid is finest_grid's, chunk by chunk."""
     import os
 
-    n, ground, biome, water = stack
-    grids = D.grids_for(n)
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    n, nx, ground, biome, water = band
+    nz = biome.shape[0] // n
+    k, grids = nz * nx, D.grids_for(n)
+    stack = sliding_window_view(ground, (n + 1, n + 1))[::n, ::n].reshape(k, n + 1, n + 1)
+    bstack = biome.reshape(nz, n, nx, n).transpose(0, 2, 1, 3).reshape(k, n, n)
+    wstack = sliding_window_view(water, (n + 1, n + 1))[::n, ::n].reshape(k, n + 1, n + 1)
     old = os.environ.pop(jit.ENV, None)
     try:
-        for wl in (water, None):
-            got = D._ground_kernel(ground, biome, wl, grids, True)
-            g0, tris, depths, wtris, y_min, y_max, cells = D._grounds_numpy(n, grids, ground, biome, wl)
+        for wl, ws in ((water, wstack), (None, None)):
+            got = D._ground_kernel(ground, biome, wl, grids, nx, cells=True)
+            g0, tris, depths, wtris, y_min, y_max, cells = D._grounds_numpy(n, grids, stack, bstack, ws)
             wcell, wlevel = cells()
             for key, want in (("g0", g0), ("tris", tris), ("depths", depths), ("wtris", wtris)):
                 assert (got[key] == want).all(), key
             assert (got["y_min"] == y_min).all() and (got["y_max"] == y_max).all()
             assert (got["wcell"] == wcell).all() and (got["wlevel"] == wlevel).all()
             h = n // 2
-            assert (got["centre"] == (ground[:, h, h] + ground[:, h + 1, h + 1]) >> 1).all()
-        assert got["g0"].tolist() == [D.finest_grid(g, b, grids) for g, b in zip(ground, biome, strict=True)]
+            assert (got["centre"] == (stack[:, h, h] + stack[:, h + 1, h + 1]) >> 1).all()
+        assert got["g0"].tolist() == [D.finest_grid(g, b, grids) for g, b in zip(stack, bstack, strict=True)]
     finally:
         if old is not None:
             os.environ[jit.ENV] = old
@@ -253,8 +241,9 @@ def test_chunk_views_with_the_kernels_equal_the_numpy_paths(kept, monkeypatch):
 
 
 def test_a_few_chunks_take_the_numpy_path_without_importing_numba():
-    """chunk_ground (one chunk: previews, exports) and a block of fewer than KERNEL_CHUNKS chunks
-    never import numba (its import and the kernels' loading cost more than they save there)."""
+    """chunk_ground (one chunk: previews, exports), a block of fewer than KERNEL_CHUNKS chunks and
+    the views of a few cells (their blocks' objects) never import numba (its import and the
+    kernels' loading cost more than they save there)."""
     import subprocess
     import sys
 
@@ -266,6 +255,7 @@ def test_a_few_chunks_take_the_numpy_path_without_importing_numba():
         "draw.chunk_ground(gen, 1, -2)\n"
         "draw.Drawer(gen, {}).block(-2, -2, 4, 4)\n"
         "draw.Drawer(gen, {}).view((3, 5))\n"
+        "draw.Drawer(gen, {}).block(-6, -6, 12, 12, objects=True)\n"
         "print('numba' in sys.modules)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)

@@ -64,8 +64,8 @@ def ground_figures(
     [0, n], r = at[0] cz, s = at[1] cx, its cells' biomes ``biome[at[2] cz + j, at[3] cx + i]``
     for j, i in [0, n), its vertex water levels ``water`` at the heights' place (read only in the groups of
     :data:`GROUP` chunks of a row, ``cx // GROUP``, where ``wet_groups`` is true: water may reach
-    them). Every figure is read in place (the
-    rectangle's arrays, or a stack of chunks as rows of chunks). ``grids``: the grids a chunk is
+    them). Every figure is read in place (the rectangle's arrays: ``at`` is (n, n, n, n)
+    there). ``grids``: the grids a chunk is
     drawn with (ascending powers of two, 1 first). Written for chunk number ``cz nx + cx``:
     ``g0`` its finest drawn grid, ``tris`` ((k, len(grids))) each grid's triangles after merging
     flat runs (0 for the grids finer than g0), ``depths`` ((k, 4)) its edges' skirt depths,

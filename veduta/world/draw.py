@@ -54,9 +54,10 @@ CHUNK_CACHE = 4096
 STRUCTURE_CACHE = 4096
 #: chunks computed at once (a rectangle of them: one Generator.layers)
 RECT_CHUNKS = 256
-#: chunks from which Drawer.block and chunk_grounds take the compiled kernels when
-#: veduta.world.jit.enabled(): fewer (chunk_ground's one) are not worth numba's import and the
-#: kernels' loading
+#: chunks from which Drawer.block takes the compiled kernels (veduta.world.chunk_kernels) when
+#: veduta.world.jit.enabled() and only its figures are kept (the pass over the world of
+#: Drawer.chunk_views): fewer are not worth numba's import and the kernels' loading, nor are the
+#: few chunks the views of ``inspect world`` load (their objects: the numpy path)
 KERNEL_CHUNKS = 64
 #: views whose chunks are computed together (Drawer.views)
 VIEW_BATCH = 256
@@ -365,23 +366,14 @@ def chunk_grounds(
     c + 1), cell biomes (k, c, c) and vertex water levels (k, c + 1, c + 1; None: no water can
     reach them, :meth:`Terrain.wet_possible`). The levels of detail
     (:func:`finest_grid`, :func:`level_quads`), skirts and water of :func:`chunk_ground`, with
-    arrays over the stack (or, for :data:`KERNEL_CHUNKS` chunks or more when
-    :func:`veduta.world.jit.enabled`, a compiled loop over each chunk's heights:
-    :func:`veduta.world.chunk_kernels.ground_figures`, the same figures).
+    arrays over the stack (:meth:`Drawer.block`'s pass over the world takes
+    :func:`veduta.world.chunk_kernels.ground_figures` instead when it can: the same figures).
     ``table``: a (k, 3, len(GRIDS)) int64 array that gets each chunk's :attr:`ChunkDraw.table`.
     ``figures``: a dict that gets the arrays ``levels`` (levels drawn), ``y_min`` and ``y_max``
     (mm) of every chunk, and then no object is made (an empty list)."""
     c = gen.p.chunk
     grids = grids_for(c)
-    if _compiled(len(keys)):
-        got = _ground_kernel(ground, biome, water, grids, figures is None)
-        g0, tris, depths, wtris, y_min, y_max = (got[f] for f in ("g0", "tris", "depths", "wtris", "y_min", "y_max"))
-
-        def cells() -> tuple[np.ndarray, np.ndarray]:
-            return got["wcell"], got["wlevel"]
-
-    else:
-        g0, tris, depths, wtris, y_min, y_max, cells = _grounds_numpy(c, grids, ground, biome, water)
+    g0, tris, depths, wtris, y_min, y_max, cells = _grounds_numpy(c, grids, ground, biome, water)
     first = np.searchsorted(np.asarray(grids), g0)
     n_skirts = (depths != 0).sum(axis=1)
     if table is not None:
@@ -448,31 +440,24 @@ def _ground_kernel(
     biome: np.ndarray,
     water: np.ndarray | None,
     grids: tuple[int, ...],
-    cells: bool,
-    nx: int = 1,
+    nx: int,
     table: np.ndarray | None = None,
     wet: Callable[[int, int], bool] | None = None,
+    cells: bool = False,
 ) -> dict[str, np.ndarray]:
-    """:func:`veduta.world.chunk_kernels.ground_figures` of a stack of chunks ((k, c + 1, c + 1)
-    ``ground``, (k, c, c) ``biome``, ``water`` as ``ground`` or None: none reaches them) or, with
-    ``nx`` > 1, of the rectangle of chunks ``nx`` wide whose ground (vertices), biome (cells) and
-    water (None: none) these arrays are (read in place), as arrays over the k chunks, row by row:
-    ``g0``, ``tris`` (k, len(grids)), ``depths`` (k, 4), ``wtris``, ``y_min``, ``y_max``,
-    ``centre``, ``levels`` (with ``table``, else 0) and, with ``cells``, ``wcell`` and
-    ``wlevel`` (k, c, c) (else empty); ``table`` (k, 3, len(GRIDS)): gets each chunk's
-    :attr:`ChunkDraw.table`. ``wet(cx0, cx1)``: whether water may reach the chunks [cx0, cx1) of
-    the rectangle (:meth:`Terrain.wet_possible`; their water levels are read only then)."""
+    """:func:`veduta.world.chunk_kernels.ground_figures` of the rectangle of chunks ``nx`` wide
+    whose vertex ground, cell biomes and vertex water levels (None: no water reaches them) these
+    arrays are (read in place), as arrays over its k chunks, row by row: ``g0``, ``tris`` (k,
+    len(grids)), ``depths`` (k, 4), ``wtris``, ``y_min``, ``y_max``, ``centre``, ``levels``
+    (with ``table``, else 0) and, with ``cells``, ``wcell`` and ``wlevel`` (k, c, c) (else
+    empty); ``table`` (k, 3, len(GRIDS)): gets each chunk's :attr:`ChunkDraw.table`.
+    ``wet(cx0, cx1)``: whether water may reach the chunks [cx0, cx1) of the rectangle
+    (:meth:`Terrain.wet_possible`; their water levels are read only then)."""
     from veduta.world.chunk_kernels import GROUP, ground_figures
 
-    if ground.ndim == 3:  # a stack: a column of chunks (their rows one under the other)
-        k, n = ground.shape[0], ground.shape[1] - 1
-        nz, at = k, (n + 1, 0, n, 0)
-        ground, biome = ground.reshape(k * (n + 1), n + 1), biome.reshape(k * n, n)
-        water = None if water is None else water.reshape(k * (n + 1), n + 1)
-    else:
-        n = (ground.shape[1] - 1) // nx
-        nz = biome.shape[0] // n
-        k, at = nz * nx, (n, n, n, n)
+    n = (ground.shape[1] - 1) // nx
+    nz = biome.shape[0] // n
+    k = nz * nx
     out = {name: np.zeros(k, dtype=np.int64) for name in ("g0", "wtris", "y_min", "y_max", "centre", "levels")}
     out["tris"] = np.zeros((k, len(grids)), dtype=np.int64)
     out["depths"] = np.zeros((k, 4), dtype=np.int64)
@@ -492,7 +477,7 @@ def _ground_kernel(
         nz,
         nx,
         n,
-        np.asarray(at, dtype=np.int64),
+        np.full(4, n, dtype=np.int64),
         np.asarray(grids, dtype=np.int64),
         TOLERANCE_MM,
         *(out[name] for name in ("g0", "tris", "depths", "wtris", "y_min", "y_max", "centre", "wcell", "wlevel")),
@@ -1445,15 +1430,14 @@ class Drawer:
         table = np.zeros((k, 3, len(GRIDS)), dtype=np.int64)
         figures: dict[str, np.ndarray] = {}
         grounds: list[ChunkGround] = []
-        compiled = _compiled(k)
-        if compiled and not objects:  # each chunk's heights read in place (no stack copied)
+        compiled = not objects and _compiled(k)
+        if compiled:  # each chunk's heights read in place (no stack copied)
             grids = grids_for(c)
             got = _ground_kernel(
                 lay.ground,
                 lay.biome,
                 water if wet else None,
                 grids,
-                False,
                 nx,
                 table,
                 lambda a, b: gen.terrain.wet_possible(x0 + a * c, z0, x0 + b * c, z0 + H),
