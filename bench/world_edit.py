@@ -326,6 +326,21 @@ def _largest_game(where: str | None) -> str:
     return root
 
 
+#: what the kernels of inspect world --all were in the last :func:`bench_scale` (printed by :func:`print_scale`)
+KERNELS: dict[str, float] = {}
+
+
+def kernels_line() -> str:
+    """Which code computes inspect world --all here: numba's kernels (its version) or numpy."""
+    from veduta.world import jit
+
+    if jit.enabled():
+        import numba
+
+        return f"kernels: numba {numba.__version__} (veduta/world/jit.py)"
+    return "kernels: none, the numpy path (numba not installed, or VEDUTA_JIT=0)"
+
+
 def bench_scale(repeat: int = 3, where: str | None = None, all_repeat: int = 1, only_all: bool = False) -> list[dict]:
     """The issue's table on the largest legal world: each call a whole process (``veduta ...
     --dry-run --json``, as an author or an agent runs it), the median of *repeat* runs, each
@@ -356,6 +371,14 @@ def bench_scale(repeat: int = 3, where: str | None = None, all_repeat: int = 1, 
         every = {label: (py + argv + ["--json"] if argv else floor) for label, argv, _ in ALL_CASES}
         # cook once (inspect reads cooked files), so no run pays for it
         _interleaved({"cook": py + ["cook"]}, root, 1)
+        # the compiled kernels (veduta/world/jit.py) compiled or loaded from numba's cache once,
+        # on the sample world (extent 64), so that no timed run pays for compiling them
+        small = _game(where)
+        try:
+            warm = _interleaved({"warm": py + ["inspect", "world", "valley", "--all", "--json"]}, small, 1)["warm"]
+            KERNELS["warm_s"] = warm[0]
+        finally:
+            shutil.rmtree(small, ignore_errors=True)
         got = {} if only_all else _interleaved(cmds, root, repeat)
         got.update(_interleaved(every, root, all_repeat))
         rows = []
@@ -382,5 +405,7 @@ def print_scale(rows: list[dict], repeat: int, all_repeat: int = 1) -> None:
                 f"inspect world --all beside its floor (one pass of the generator's ground heights over every "
                 f"cell, a whole process), {'median of ' if all_repeat > 1 else ''}{all_repeat} run(s); goal 3x"
             )
+            warm = f"; compiled or loaded before timing in {KERNELS['warm_s']:.1f} s" if "warm_s" in KERNELS else ""
+            print(f"  {kernels_line()}{warm}")
         ratio = f"{r['wall_x']:6.2f}x {r['cpu_x']:6.2f}x" if r["base"] else ""
         print(f"  {r['call']:48} {r['wall_s']:7.2f}s {r['cpu_s']:7.2f}s {r['peak_mb']:5.0f}MB   {ratio}")

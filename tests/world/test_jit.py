@@ -3,8 +3,12 @@ a kernel computes what its plain function computes."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 
 import numpy as np
 import pytest
@@ -24,7 +28,7 @@ def _dot_plus(a: np.ndarray, b: np.ndarray, d: float) -> np.ndarray:
 
 def test_a_kernel_gives_the_numpy_paths_bits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(jit.ENV, raising=False)
-    assert jit.enabled()
+    assert jit.available()
     rng = np.random.default_rng(7)
     a, b = rng.normal(size=(1000, 3)) * 1e4, rng.normal(size=(1000, 3))
     got = _dot_plus(a, b, 0.1)
@@ -34,9 +38,24 @@ def test_a_kernel_gives_the_numpy_paths_bits(monkeypatch: pytest.MonkeyPatch) ->
     assert _dot_plus.__wrapped__(a[:5], b[:5], 0.1).tobytes() == want[:5].tobytes()  # type: ignore[attr-defined]
 
 
-def test_off_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(jit.ENV, "0")
+def test_only_where_wanted_unless_the_environment_says(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(jit.ENV, raising=False)
+    assert not jit.enabled()  # a world edit, a preview, the named views: numpy
+    with jit.wanted():
+        assert jit.enabled()
+        with jit.wanted(False):  # (nested: still wanted)
+            assert jit.enabled()
+        seen: list[bool] = []
+        t = threading.Thread(target=lambda: seen.append(jit.enabled()))
+        t.start()
+        t.join()
+        assert seen == [False]  # (another thread's pass is its own)
     assert not jit.enabled()
+    monkeypatch.setenv(jit.ENV, "1")
+    assert jit.enabled()
+    monkeypatch.setenv(jit.ENV, "0")
+    with jit.wanted():
+        assert not jit.enabled()
     with pytest.raises(RuntimeError, match="numba is not available"):
         jit.kernel(lambda: 0)()
 
@@ -47,3 +66,21 @@ def test_the_cook_never_imports_numba() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_a_ctrl_c_while_a_kernel_compiles_is_acted_on_once_it_is_done() -> None:
+    """numba compiles through LLVM callbacks that swallow a KeyboardInterrupt (a traceback or a
+    segfault instead of the CLI's one line and 130): the signal is held, then raised."""
+    done: list[str] = []
+
+    def compiling() -> str:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)  # (a handler runs between bytecodes: it has run by now)
+        done.append("compiled")
+        return "kernel"
+
+    with pytest.raises(KeyboardInterrupt):
+        jit.interrupt_after(compiling)
+    assert done == ["compiled"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert jit.interrupt_after(lambda: 7) == 7  # (no signal: the call's value)

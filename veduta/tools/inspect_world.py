@@ -25,6 +25,7 @@ import numpy as np
 from veduta.base.argtypes import MAX_FOCI
 from veduta.base.findings import ERROR, NOTE, WARNING, finding, has_error, ranked, source_errors
 from veduta.base.progress import tell
+from veduta.world import jit
 from veduta.world.checks import place_findings, place_footprint
 from veduta.world.draw import (
     FRAME_BUDGET,
@@ -440,6 +441,12 @@ def report_world(
     )[0]
 
 
+#: the worlds whose ``--all`` takes numba's kernels (when installed): 65,536 chunks (extent 128) or
+#: more. Below, the numpy path takes a few seconds at most, about what loading the kernels from
+#: numba's cache costs (and the first run after an install compiles them: some 15-20 s of CPU)
+KERNEL_VIEWS = 65_536
+
+
 def _report_world(
     gen: Generator,
     models: Mapping[str, ModelDraw],
@@ -503,13 +510,15 @@ def _report_world(
                 if views_file is not None:
                     yield _view_lines(batch.dicts())
 
-    if views_file is not None:
-        from veduta.base.fsutil import write_output
+    # numba's kernels (veduta/world/jit.py), when installed, for a world of KERNEL_VIEWS chunks or more
+    with jit.wanted(summary is not None and len(summary.triangles) >= KERNEL_VIEWS):
+        if views_file is not None:
+            from veduta.base.fsutil import write_output
 
-        write_output(views_file, lines())
-    else:
-        for _ in lines():
-            pass
+            write_output(views_file, lines())
+        else:
+            for _ in lines():
+                pass
     if summary is None:
         tell(progress, STAGES, STAGES, "report")
     findings += _view_findings(views, summary)

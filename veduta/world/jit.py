@@ -13,25 +13,54 @@ division by zero gives inf or nan, as the numpy path does) and no fast-math: eve
 operation is the IEEE one written, in the order written, so a kernel that writes the numpy path's
 operations in its order gives the same bits. Keep it so: no ``fastmath``, no ``parallel`` (a
 reduction's order would change), sums of floats in the order the numpy path takes them.
+
+Only the passes that pay for it take the kernels: :func:`enabled` is true within :func:`wanted`
+(``inspect world --all`` enters it), never elsewhere unless ``VEDUTA_JIT=1`` (the tests' switch).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
-#: the environment variable that turns the kernels off ("0"): every caller takes its numpy path
+#: the environment variable that switches the kernels: "0" never (every caller takes its numpy
+#: path), "1" wherever a caller has one (tests), unset: only within :func:`wanted`
 ENV = "VEDUTA_JIT"
 
 _state: dict[str, Any] = {}
+_local = threading.local()
+
+
+@contextlib.contextmanager
+def wanted(yes: bool = True) -> Iterator[None]:
+    """Within it (in this thread), :func:`enabled` says whether numba is there: the whole-world
+    passes (``inspect world --all``) enter it; everything else (a world edit, a preview, the
+    named views) keeps the numpy path, so that a small call never imports numba nor waits for a
+    kernel to compile (the first call after an install compiles them: seconds)."""
+    depth = getattr(_local, "depth", 0)
+    _local.depth = depth + (1 if yes else 0)
+    try:
+        yield
+    finally:
+        _local.depth = depth
 
 
 def enabled() -> bool:
-    """Whether the compiled kernels are used: numba importable and ``VEDUTA_JIT`` not "0" (read at
-    each call: tests switch it)."""
-    if os.environ.get(ENV, "").strip() == "0":
+    """Whether the compiled kernels are used here: ``VEDUTA_JIT`` not "0", within :func:`wanted`
+    (or ``VEDUTA_JIT=1``), and numba importable (the environment is read at each call: tests
+    switch it)."""
+    env = os.environ.get(ENV, "").strip()
+    if env == "0" or (env != "1" and not getattr(_local, "depth", 0)):
         return False
+    return available()
+
+
+def available() -> bool:
+    """Whether numba can be imported (imports it, once)."""
     if "numba" not in _state:
         try:
             import numba
@@ -54,11 +83,39 @@ class _Kernel:
 
     def __call__(self, *args: Any) -> Any:
         if self.compiled is None:
-            if not enabled():
+            if not available() or os.environ.get(ENV, "").strip() == "0":
                 raise RuntimeError(f"{self.__name__}: numba is not available (check jit.enabled() first)")
             numba = _state["numba"]
-            self.compiled = numba.njit(cache=True, nogil=True, error_model="numpy")(self.fn)
+            compiled = numba.njit(cache=True, nogil=True, error_model="numpy")(self.fn)
+            out = interrupt_after(lambda: compiled(*args))  # (the first call compiles, or loads)
+            self.compiled = compiled
+            return out
         return self.compiled(*args)
+
+
+def interrupt_after(call: Callable[[], Any]) -> Any:
+    """``call()`` with a Ctrl-C (SIGINT) held until it returns, then acted on as it would have
+    been: numba's compiler runs Python callbacks from LLVM (through ctypes), where a
+    KeyboardInterrupt is swallowed and leaves numba half way (a traceback, once a segfault,
+    instead of one line and 130: the CLI's promise). Only in the main thread (where Python
+    runs signal handlers); elsewhere ``call()`` as it is."""
+    if threading.current_thread() is not threading.main_thread():
+        return call()
+    got: list[int] = []
+    try:
+        old = signal.signal(signal.SIGINT, lambda signum, frame: got.append(signum))
+    except ValueError:  # (not the main interpreter)
+        return call()
+    try:
+        out = call()
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if got:
+            if callable(old):
+                old(signal.SIGINT, None)
+            else:  # (SIG_DFL: the process ends as it would have; SIG_IGN: nothing)
+                signal.raise_signal(signal.SIGINT)
+    return out
 
 
 def kernel(fn: Callable[..., Any]) -> Callable[..., Any]:
