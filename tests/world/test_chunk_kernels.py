@@ -7,14 +7,12 @@ worlds (every grid, water, skirts, a sea level, a world of 4 chunks, chunks of 1
 prefab whose entities' parents make a loop), on windows of the largest world (the village, the
 coast, far from everything, its corners, a band across its whole width), and on random grounds
 (hypothesis: heights beyond int32, planes, flat chunks, biome edges, water) where the finest
-grid is also finest_grid's, chunk by chunk. A few chunks (chunk_ground's one, the views of
-``inspect world``) take the numpy path without importing numba.
+grid is also finest_grid's, chunk by chunk.
 """
 
 from __future__ import annotations
 
 from dataclasses import fields
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -28,19 +26,15 @@ from tests.world.worlds import Entity, Prefab, Scatter
 from veduta.world import Generator, jit
 from veduta.world import draw as D
 
-REPO = Path(__file__).resolve().parents[2]
-
 pytest.importorskip("numba")
 
 
 def _with_and_without(monkeypatch: pytest.MonkeyPatch, compute, *args, **kwargs):
-    """(compute(*args, **kwargs) with the numpy path, the same with the kernels, however few
-    the chunks)."""
-    monkeypatch.setattr(D, "KERNEL_CHUNKS", 1)
+    """(compute(*args, **kwargs) with the numpy path, the same with the kernels)."""
     monkeypatch.setenv(jit.ENV, "0")
     assert not jit.enabled()
     want = compute(*args, **kwargs)
-    monkeypatch.delenv(jit.ENV, raising=False)
+    monkeypatch.setenv(jit.ENV, "1")
     assert jit.enabled()
     return want, compute(*args, **kwargs)
 
@@ -130,8 +124,7 @@ def test_the_loop_of_parents_draws_its_entities_at_their_offsets(monkeypatch):
     entities: at their offsets alone, the same place in every instance) beside its root and the
     root's child."""
     gen = GENERATORS["a loop of parents"]()
-    monkeypatch.delenv(jit.ENV, raising=False)
-    monkeypatch.setattr(D, "KERNEL_CHUNKS", 1)
+    monkeypatch.setenv(jit.ENV, "1")
     drawer = D.Drawer(gen, MODELS)
     blk = drawer.block(-6, -6, 12, 12)
     kinds = [off is None and root >= 0 for _, _, root, off in drawer._template("loop")]
@@ -206,7 +199,8 @@ def test_ground_figures_equal_the_numpy_path_on_random_grounds(band):
     stack = sliding_window_view(ground, (n + 1, n + 1))[::n, ::n].reshape(k, n + 1, n + 1)
     bstack = biome.reshape(nz, n, nx, n).transpose(0, 2, 1, 3).reshape(k, n, n)
     wstack = sliding_window_view(water, (n + 1, n + 1))[::n, ::n].reshape(k, n + 1, n + 1)
-    old = os.environ.pop(jit.ENV, None)
+    old = os.environ.get(jit.ENV)
+    os.environ[jit.ENV] = "1"
     try:
         for wl, ws in ((water, wstack), (None, None)):
             got = D._ground_kernel(ground, biome, wl, grids, nx, cells=True)
@@ -220,7 +214,9 @@ def test_ground_figures_equal_the_numpy_path_on_random_grounds(band):
             assert (got["centre"] == (stack[:, h, h] + stack[:, h + 1, h + 1]) >> 1).all()
         assert got["g0"].tolist() == [D.finest_grid(g, b, grids) for g, b in zip(stack, bstack, strict=True)]
     finally:
-        if old is not None:
+        if old is None:
+            del os.environ[jit.ENV]
+        else:
             os.environ[jit.ENV] = old
 
 
@@ -238,25 +234,3 @@ def test_chunk_views_with_the_kernels_equal_the_numpy_paths(kept, monkeypatch):
         want, got = _with_and_without(monkeypatch, views)
         assert want == got, name
         assert any(v["flora"] for v in got) and any(v["entities"] for v in got), name
-
-
-def test_a_few_chunks_take_the_numpy_path_without_importing_numba():
-    """chunk_ground (one chunk: previews, exports), a block of fewer than KERNEL_CHUNKS chunks and
-    the views of a few cells (their blocks' objects) never import numba (its import and the
-    kernels' loading cost more than they save there)."""
-    import subprocess
-    import sys
-
-    code = (
-        "import sys\n"
-        "from tests.world.test_generator import busy_prefabs, busy_world\n"
-        "from veduta.world import Generator, draw\n"
-        "gen = Generator(busy_world(extent=6), busy_prefabs())\n"
-        "draw.chunk_ground(gen, 1, -2)\n"
-        "draw.Drawer(gen, {}).block(-2, -2, 4, 4)\n"
-        "draw.Drawer(gen, {}).view((3, 5))\n"
-        "draw.Drawer(gen, {}).block(-6, -6, 12, 12, objects=True)\n"
-        "print('numba' in sys.modules)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
-    assert out.stdout.strip() == "False"

@@ -54,11 +54,6 @@ CHUNK_CACHE = 4096
 STRUCTURE_CACHE = 4096
 #: chunks computed at once (a rectangle of them: one Generator.layers)
 RECT_CHUNKS = 256
-#: chunks from which Drawer.block takes the compiled kernels (veduta.world.chunk_kernels) when
-#: veduta.world.jit.enabled() and only its figures are kept (the pass over the world of
-#: Drawer.chunk_views): fewer are not worth numba's import and the kernels' loading, nor are the
-#: few chunks the views of ``inspect world`` load (their objects: the numpy path)
-KERNEL_CHUNKS = 64
 #: views whose chunks are computed together (Drawer.views)
 VIEW_BATCH = 256
 #: metres: a box is outside a plane of every view of a batch of Drawer.chunk_views when the box
@@ -407,11 +402,6 @@ def chunk_grounds(
             )
         )
     return out
-
-
-def _compiled(k: int) -> bool:
-    """Whether a pass over k chunks takes the compiled kernels (:data:`KERNEL_CHUNKS`)."""
-    return k >= KERNEL_CHUNKS and jit.enabled()
 
 
 def _fill_table(
@@ -1430,8 +1420,10 @@ class Drawer:
         table = np.zeros((k, 3, len(GRIDS)), dtype=np.int64)
         figures: dict[str, np.ndarray] = {}
         grounds: list[ChunkGround] = []
-        compiled = not objects and _compiled(k)
-        if compiled:  # each chunk's heights read in place (no stack copied)
+        # the compiled kernels (veduta/world/chunk_kernels.py) where wanted (the pass over the
+        # world: only the figures kept), each chunk's heights read in place (no stack copied)
+        compiled = not objects and jit.enabled()
+        if compiled:
             grids = grids_for(c)
             got = _ground_kernel(
                 lay.ground,
