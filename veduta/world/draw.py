@@ -361,12 +361,138 @@ def chunk_grounds(
     c + 1), cell biomes (k, c, c) and vertex water levels (k, c + 1, c + 1; None: no water can
     reach them, :meth:`Terrain.wet_possible`). The levels of detail
     (:func:`finest_grid`, :func:`level_quads`), skirts and water of :func:`chunk_ground`, with
-    arrays over the stack. ``table``: a (k, 3, len(GRIDS)) int64 array that gets each chunk's
-    :attr:`ChunkDraw.table`. ``figures``: a dict that gets the arrays ``levels`` (levels drawn),
-    ``y_min`` and ``y_max`` (mm) of every chunk, and then no object is made (an empty list)."""
+    arrays over the stack (:meth:`Drawer.block`'s pass over the world takes
+    :func:`veduta.world.chunk_kernels.ground_figures` instead when it can: the same figures).
+    ``table``: a (k, 3, len(GRIDS)) int64 array that gets each chunk's :attr:`ChunkDraw.table`.
+    ``figures``: a dict that gets the arrays ``levels`` (levels drawn), ``y_min`` and ``y_max``
+    (mm) of every chunk, and then no object is made (an empty list)."""
     c = gen.p.chunk
-    k = len(keys)
     grids = grids_for(c)
+    g0, tris, depths, wtris, y_min, y_max, cells = _grounds_numpy(c, grids, ground, biome, water)
+    first = np.searchsorted(np.asarray(grids), g0)
+    n_skirts = (depths != 0).sum(axis=1)
+    if table is not None:
+        _fill_table(table, grids, c, first, tris, n_skirts, wtris)
+    if figures is not None:
+        figures["levels"] = len(grids) - first
+        figures["y_min"], figures["y_max"] = y_min, y_max
+        return []
+    wcell, level_of = cells()
+    out = []
+    g0s, dl, ns, wt = g0.tolist(), depths.tolist(), n_skirts.tolist(), wtris.tolist()
+    tri_lists = {g: tris[:, j].tolist() for j, g in enumerate(grids)}
+    lows, tops = y_min.tolist(), y_max.tolist()
+    for i, (cx, cz) in enumerate(keys):
+        levels = tuple(g for g in grids if g >= g0s[i])
+        out.append(
+            ChunkGround(
+                cx,
+                cz,
+                levels,
+                tuple(tri_lists[g][i] for g in levels),
+                tuple(2 * ns[i] * (c // g) for g in levels),
+                tuple(dl[i]),
+                wt[i],
+                lows[i],
+                tops[i],
+                ground[i],
+                biome[i],
+                wcell[i],
+                level_of[i],
+            )
+        )
+    return out
+
+
+def _fill_table(
+    table: np.ndarray,
+    grids: tuple[int, ...],
+    c: int,
+    first: np.ndarray,
+    tris: np.ndarray,
+    n_skirts: np.ndarray,
+    wtris: np.ndarray,
+) -> None:
+    """:attr:`ChunkDraw.table` of each chunk into ``table`` (k, 3, len(GRIDS)): level j is grid
+    ``grids[first + j]`` (the finest drawn one's index ``first``; the coarsest beyond), ``tris``
+    (k, len(grids)) each grid's triangles."""
+    rows = np.arange(len(first))
+    for j in range(len(GRIDS)):
+        at = np.minimum(first + j, len(grids) - 1)
+        gj = np.asarray(grids)[at]
+        table[:, 0, j] = tris[rows, at]
+        table[:, 1, j] = 2 * n_skirts * (c // gj)
+        table[:, 2, j] = wtris
+
+
+def _ground_kernel(
+    ground: np.ndarray,
+    biome: np.ndarray,
+    water: np.ndarray | None,
+    grids: tuple[int, ...],
+    nx: int,
+    table: np.ndarray | None = None,
+    wet: Callable[[int, int], bool] | None = None,
+    cells: bool = False,
+) -> dict[str, np.ndarray]:
+    """:func:`veduta.world.chunk_kernels.ground_figures` of the rectangle of chunks ``nx`` wide
+    whose vertex ground, cell biomes and vertex water levels (None: no water reaches them) these
+    arrays are (read in place), as arrays over its k chunks, row by row: ``g0``, ``tris`` (k,
+    len(grids)), ``depths`` (k, 4), ``wtris``, ``y_min``, ``y_max``, ``centre``, ``levels``
+    (with ``table``, else 0) and, with ``cells``, ``wcell`` and ``wlevel`` (k, c, c) (else
+    empty); ``table`` (k, 3, len(GRIDS)): gets each chunk's :attr:`ChunkDraw.table`.
+    ``wet(cx0, cx1)``: whether water may reach the chunks [cx0, cx1) of the rectangle
+    (:meth:`Terrain.wet_possible`; their water levels are read only then)."""
+    from veduta.world.chunk_kernels import GROUP, ground_figures
+
+    n = (ground.shape[1] - 1) // nx
+    nz = biome.shape[0] // n
+    k = nz * nx
+    out = {name: np.zeros(k, dtype=np.int64) for name in ("g0", "wtris", "y_min", "y_max", "centre", "levels")}
+    out["tris"] = np.zeros((k, len(grids)), dtype=np.int64)
+    out["depths"] = np.zeros((k, 4), dtype=np.int64)
+    shape = (k, n, n) if cells else (0, 0, 0)
+    out["wcell"] = np.zeros(shape, dtype=bool)
+    out["wlevel"] = np.zeros(shape, dtype=np.int64 if water is None else water.dtype)
+    starts = range(0, nx, GROUP)
+    if water is None:
+        wet_groups = np.zeros(len(starts), dtype=bool)
+    else:
+        wet_groups = np.asarray([wet is None or wet(a, min(nx, a + GROUP)) for a in starts], dtype=bool)
+    ground_figures(
+        ground,
+        biome,
+        ground if water is None else water,  # (not read without water)
+        wet_groups,
+        nz,
+        nx,
+        n,
+        np.full(4, n, dtype=np.int64),
+        np.asarray(grids, dtype=np.int64),
+        TOLERANCE_MM,
+        *(out[name] for name in ("g0", "tris", "depths", "wtris", "y_min", "y_max", "centre", "wcell", "wlevel")),
+        np.zeros((0, 3, len(GRIDS)), dtype=np.int64) if table is None else table,
+        out["levels"],
+    )
+    return out
+
+
+def _grounds_numpy(
+    c: int, grids: tuple[int, ...], ground: np.ndarray, biome: np.ndarray, water: np.ndarray | None
+) -> tuple[
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    np.ndarray,
+    Callable[[], tuple[np.ndarray, np.ndarray]],
+]:
+    """:func:`chunk_grounds`' figures with arrays over the stack of chunks: (g0 the finest drawn
+    grid, tris (k, len(grids)) each grid's triangles (0 for those finer than g0), depths (k, 4)
+    of the skirts, wtris the water's triangles, y_min, y_max, ``cells()``: (the cells with a
+    corner under water (k, c, c), their water level)."""
+    k = ground.shape[0]
     hs = _narrow(ground)  # the heights, contiguous (int32 when they allow)
     fit = np.ones(k, dtype=np.int64)
     open_ = np.ones(k, dtype=bool)
@@ -397,8 +523,8 @@ def chunk_grounds(
     g0 = np.where(edge, np.where(gmax == gmin, 1, np.minimum(fit, 2)), fit)
     # each grid's triangles, only for the chunks that draw it (their finest drawn grid g0 or a
     # coarser one: the others' are never read, left 0), a block of chunks at a time
-    tris = {g: np.zeros(k, dtype=np.int64) for g in grids}
-    for g in grids:
+    tris = np.zeros((k, len(grids)), dtype=np.int64)
+    for gi, g in enumerate(grids):
         drawn = np.flatnonzero(g0 <= g)
         for a in range(0, len(drawn), CHUNK_BLOCK):
             part = drawn[a : a + CHUNK_BLOCK]
@@ -411,7 +537,7 @@ def chunk_grounds(
             # (height x 1024 + biome) is the same when their biomes are
             b = biome[sl, ::g, ::g]
             same = flat[:, :, 1:] & flat[:, :, :-1] & (b[:, :, 1:] == b[:, :, :-1])
-            tris[g][part] = 2 * (flat.shape[1] * flat.shape[2] - same.sum(axis=(1, 2)))
+            tris[part, gi] = 2 * (flat.shape[1] * flat.shape[2] - same.sum(axis=(1, 2)))
     edges = [hs[:, 0, :], hs[:, -1, :], hs[:, :, 0], hs[:, :, -1]]
     depths = np.stack(
         [
@@ -420,7 +546,6 @@ def chunk_grounds(
         ],
         axis=1,
     ).astype(np.int64)
-    n_skirts = (depths != 0).sum(axis=1)
     # water: only the chunks with a vertex under it (the others draw none: no wet cell)
     if water is None:  # no water can reach the chunks
         water = np.zeros((0, c + 1, c + 1), dtype=np.int64)
@@ -433,50 +558,18 @@ def chunk_grounds(
     wlev_w = np.maximum(np.maximum(ws[:, :-1, :-1], ws[:, :-1, 1:]), np.maximum(ws[:, 1:, :-1], ws[:, 1:, 1:]))
     wtris = np.zeros(k, dtype=np.int64)
     wtris[wet] = 2 * (_runs_many(wcell_w, wlev_w) - (~wcell_w).sum(axis=(1, 2)))
-    y_min = (gmin - depths.max(axis=1)).tolist()
+    y_min = gmin - depths.max(axis=1)
     top = gmax.copy()
     top[wet] = np.maximum(gmax[wet], np.where(wcell_w, wlev_w, np.iinfo(np.int64).min).max(axis=(1, 2)))
-    y_max = top.tolist()
-    first = np.searchsorted(np.asarray(grids), g0)
-    if table is not None:  # level j: grid GRIDS[j] from the finest drawn one, the coarsest beyond
-        by_grid = [tris[g] for g in grids]
-        for j in range(len(GRIDS)):
-            at = np.minimum(first + j, len(grids) - 1)
-            gj = np.asarray(grids)[at]
-            table[:, 0, j] = np.choose(at, by_grid)
-            table[:, 1, j] = 2 * n_skirts * (c // gj)
-            table[:, 2, j] = wtris
-    if figures is not None:
-        figures["levels"] = len(grids) - first
-        figures["y_min"], figures["y_max"] = np.asarray(y_min, dtype=np.int64), np.asarray(y_max, dtype=np.int64)
-        return []
-    wcell = np.zeros((k, c, c), dtype=bool)
-    level_of = np.zeros((k, c, c), dtype=water.dtype)
-    wcell[wet] = wcell_w
-    level_of[wet] = np.where(wcell_w, wlev_w, 0)
-    out = []
-    g0s, dl, ns, wt = g0.tolist(), depths.tolist(), n_skirts.tolist(), wtris.tolist()
-    tri_lists = {g: t.tolist() for g, t in tris.items()}
-    for i, (cx, cz) in enumerate(keys):
-        levels = tuple(g for g in grids if g >= g0s[i])
-        out.append(
-            ChunkGround(
-                cx,
-                cz,
-                levels,
-                tuple(tri_lists[g][i] for g in levels),
-                tuple(2 * ns[i] * (c // g) for g in levels),
-                tuple(dl[i]),
-                wt[i],
-                y_min[i],
-                y_max[i],
-                ground[i],
-                biome[i],
-                wcell[i],
-                level_of[i],
-            )
-        )
-    return out
+
+    def cells() -> tuple[np.ndarray, np.ndarray]:
+        wcell = np.zeros((k, c, c), dtype=bool)
+        level_of = np.zeros((k, c, c), dtype=water.dtype)
+        wcell[wet] = wcell_w
+        level_of[wet] = np.where(wcell_w, wlev_w, 0)
+        return wcell, level_of
+
+    return g0, tris, depths, wtris, y_min, top, cells
 
 
 def level_at(gen: Generator, d: np.ndarray | float, levels: int):
@@ -1343,27 +1436,48 @@ class Drawer:
         lay = gen.layers(x0, z0, W, H, points=True)
         water, points = lay.water_vertex, lay.points
         assert water is not None and points is not None
-        keys = [(cx0 + i, cz0 + j) for j in range(nz) for i in range(nx)]
-        k = len(keys)
-        G = sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
-        Wl = None  # (no water can reach the rectangle: its levels are not copied chunk by chunk)
-        if gen.terrain.wet_possible(x0, z0, x0 + W, z0 + H):
-            Wl = sliding_window_view(water, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
-        # the biomes chunk by chunk, as bytes when only the figures are kept (compared, never
-        # indexed with)
-        bi = lay.biome if objects or len(p.biome_names) > 256 else lay.biome.astype(np.uint8)
-        B = bi.reshape(nz, c, nx, c).transpose(0, 2, 1, 3).reshape(k, c, c)
+        k = nx * nz
+        wet = gen.terrain.wet_possible(x0, z0, x0 + W, z0 + H)
         table = np.zeros((k, 3, len(GRIDS)), dtype=np.int64)
         figures: dict[str, np.ndarray] = {}
-        grounds = chunk_grounds(gen, keys, G, B, Wl, table, None if objects else figures)
-        if objects:
-            figures["levels"] = np.asarray([len(cg.grids) for cg in grounds], dtype=np.int64)
-            figures["y_min"] = np.asarray([cg.y_min for cg in grounds], dtype=np.int64)
-            figures["y_max"] = np.asarray([cg.y_max for cg in grounds], dtype=np.int64)
+        grounds: list[ChunkGround] = []
+        # the compiled kernels (veduta/world/chunk_kernels.py) where wanted (the pass over the
+        # world: only the figures kept), each chunk's heights read in place (no stack copied)
+        compiled = not objects and jit.enabled()
+        if compiled:
+            grids = grids_for(c)
+            got = _ground_kernel(
+                lay.ground,
+                lay.biome,
+                water if wet else None,
+                grids,
+                nx,
+                table,
+                lambda a, b: gen.terrain.wet_possible(x0 + a * c, z0, x0 + b * c, z0 + H),
+            )
+            figures["levels"], figures["y_min"], figures["y_max"] = got["levels"], got["y_min"], got["y_max"]
+            centre = got["centre"]
+        else:
+            keys = [(cx0 + i, cz0 + j) for j in range(nz) for i in range(nx)]
+            G = sliding_window_view(lay.ground, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
+            Wl = None  # (no water can reach the rectangle: its levels are not copied chunk by chunk)
+            if wet:
+                Wl = sliding_window_view(water, (c + 1, c + 1))[::c, ::c].reshape(k, c + 1, c + 1)
+            # the biomes chunk by chunk, as bytes when only the figures are kept (compared, never
+            # indexed with)
+            bi = lay.biome if objects or len(p.biome_names) > 256 else lay.biome.astype(np.uint8)
+            B = bi.reshape(nz, c, nx, c).transpose(0, 2, 1, 3).reshape(k, c, c)
+            grounds = chunk_grounds(gen, keys, G, B, Wl, table, None if objects else figures)
+            if objects:
+                figures["levels"] = np.asarray([len(cg.grids) for cg in grounds], dtype=np.int64)
+                figures["y_min"] = np.asarray([cg.y_min for cg in grounds], dtype=np.int64)
+                figures["y_max"] = np.asarray([cg.y_max for cg in grounds], dtype=np.int64)
+            h = c // 2  # focus_origin's height at each chunk's centre cell
+            centre = (G[:, h, h] + G[:, h + 1, h + 1]) >> 1
         # the boxes (chunk_box's arithmetic, with arrays)
         cm = p.cell_mm
-        kx = np.asarray([key[0] for key in keys], dtype=np.int64) * c * cm / 1000.0
-        kz = np.asarray([key[1] for key in keys], dtype=np.int64) * c * cm / 1000.0
+        kx = np.tile(np.arange(cx0, cx0 + nx, dtype=np.int64), nz) * c * cm / 1000.0
+        kz = np.repeat(np.arange(cz0, cz0 + nz, dtype=np.int64), nx) * c * cm / 1000.0
         side = c * cm / 1000.0
         ylo = figures["y_min"] / 1000.0
         yhi = figures["y_max"] / 1000.0
@@ -1378,55 +1492,14 @@ class Drawer:
                     pairs.append(((j - cz0) * nx + (i - cx0), st))
         pairs.sort(key=lambda q: q[0])  # stable: each chunk's in the layers' order
 
-        # things, each with the chunk it belongs to
-        def cid_of(jj: np.ndarray, ii: np.ndarray) -> np.ndarray:  # the chunk of cells [jj, ii]
-            if c & (c - 1) == 0:  # (a power of two: shifts, not divisions)
-                s = c.bit_length() - 1
-                return (jj >> s) * nx + (ii >> s)
-            return (jj // c) * nx + ii // c
-
-        parts: list[tuple[np.ndarray, Things]] = []
-        # the prefab cells, rule by rule (scatter first), each rule's row by row
+        # things, in chunk order
         assert lay.taken is not None
-        groups: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
-        for code, idx, tj, ti in lay.taken:
+        groups: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}  # the prefab cells, rule by rule
+        for code, idx, tj, ti in lay.taken:  # (scatter first), each rule's row by row
             rules = p.scatter if code == SCATTER else p.vegetation
             groups.setdefault(rules[idx].prefab, []).append((tj, ti))
-        for prefab in sorted(groups):
-            jj = np.concatenate([g[0] for g in groups[prefab]])
-            ii = np.concatenate([g[1] for g in groups[prefab]])
-            parts.append(self._instances(prefab, lay, jj, ii, cid_of(jj, ii)))
-        for pa in points:  # (plants grow off structures' footprints)
-            r = p.vegetation[pa.rule]
-            n = len(pa.j)
-            if not n:
-                continue
-            if r.model not in self.index:
-                self.missing_models.add(r.model)
-                continue
-            mi = self.index[r.model]
-            pos = np.stack([pa.x_mm, pa.y_mm, pa.z_mm], axis=-1) / 1000.0
-            parts.append(
-                (cid_of(pa.j, pa.i), Things.of(pos, self._rad[mi] * pa.scale / 1000.0, np.full(n, mi), pa.hash))
-            )
         tboxes = np.zeros((k, 2, 3))
-        if parts:
-            cid = np.concatenate([q[0] for q in parts])
-            joined = Things.join([q[1] for q in parts])
-            # the same stable order, sorted as 16-bit keys when the chunks allow (a radix sort)
-            order = np.argsort(cid.astype(np.int16) if k <= 1 << 15 else cid, kind="stable")
-            cuts = np.concatenate([[0], np.cumsum(np.bincount(cid, minlength=k))])
-            things = Things(
-                *(np.take(getattr(joined, f), order, axis=0) for f in ("pos", "radius", "model", "thin", "flora"))
-            )
-            has = np.flatnonzero(cuts[1:] > cuts[:-1])
-            if len(has):
-                tboxes[has, 0] = np.minimum.reduceat(things.pos - things.radius[:, None], cuts[has], axis=0)
-                tboxes[has, 1] = np.maximum.reduceat(things.pos + things.radius[:, None], cuts[has], axis=0)
-        else:
-            things, cuts = Things.of(np.zeros((0, 3)), [], []), np.zeros(k + 1, dtype=np.int64)
-        h = c // 2  # focus_origin's height at each chunk's centre cell
-        centre = (G[:, h, h] + G[:, h + 1, h + 1]) >> 1
+        things, cuts = (self._things_compiled if compiled else self._things_numpy)(lay, groups, nx, tboxes)
         return ChunkBlock(
             cx0,
             cz0,
@@ -1444,6 +1517,143 @@ class Drawer:
             centre,
             grounds if objects else None,
         )
+
+    def _things_numpy(
+        self, lay, groups: dict[str, list[tuple[np.ndarray, np.ndarray]]], nx: int, tboxes: np.ndarray
+    ) -> tuple[Things, np.ndarray]:
+        """(things, cuts) of :meth:`block`: the things of the prefab instances (prefabs by name,
+        their cells in ``groups``' order) then the plants, each with its chunk, put in chunk order
+        (a stable sort: each chunk's in that order); the things of chunk i are ``cuts[i]`` to
+        ``cuts[i + 1]``. ``tboxes`` (k, 2, 3) gets the box of each chunk's things' spheres."""
+        p = self.gen.p
+        c, k = p.chunk, len(tboxes)
+
+        def cid_of(jj: np.ndarray, ii: np.ndarray) -> np.ndarray:  # the chunk of cells [jj, ii]
+            if c & (c - 1) == 0:  # (a power of two: shifts, not divisions)
+                s = c.bit_length() - 1
+                return (jj >> s) * nx + (ii >> s)
+            return (jj // c) * nx + ii // c
+
+        parts: list[tuple[np.ndarray, Things]] = []
+        for prefab in sorted(groups):
+            jj = np.concatenate([g[0] for g in groups[prefab]])
+            ii = np.concatenate([g[1] for g in groups[prefab]])
+            parts.append(self._instances(prefab, lay, jj, ii, cid_of(jj, ii)))
+        for pa in self._drawn_points(lay.points):  # (plants grow off structures' footprints)
+            n = len(pa.j)
+            mi = self.index[p.vegetation[pa.rule].model]
+            pos = np.stack([pa.x_mm, pa.y_mm, pa.z_mm], axis=-1) / 1000.0
+            parts.append(
+                (cid_of(pa.j, pa.i), Things.of(pos, self._rad[mi] * pa.scale / 1000.0, np.full(n, mi), pa.hash))
+            )
+        if not parts:
+            return Things.of(np.zeros((0, 3)), [], []), np.zeros(k + 1, dtype=np.int64)
+        cid = np.concatenate([q[0] for q in parts])
+        joined = Things.join([q[1] for q in parts])
+        # the same stable order, sorted as 16-bit keys when the chunks allow (a radix sort)
+        order = np.argsort(cid.astype(np.int16) if k <= 1 << 15 else cid, kind="stable")
+        cuts = np.concatenate([[0], np.cumsum(np.bincount(cid, minlength=k))])
+        things = Things(*(np.take(getattr(joined, f), order, axis=0) for f in THING_FIELDS))
+        has = np.flatnonzero(cuts[1:] > cuts[:-1])
+        if len(has):
+            tboxes[has, 0] = np.minimum.reduceat(things.pos - things.radius[:, None], cuts[has], axis=0)
+            tboxes[has, 1] = np.maximum.reduceat(things.pos + things.radius[:, None], cuts[has], axis=0)
+        return things, cuts
+
+    def _things_compiled(
+        self, lay, groups: dict[str, list[tuple[np.ndarray, np.ndarray]]], nx: int, tboxes: np.ndarray
+    ) -> tuple[Things, np.ndarray]:
+        """(things, cuts) of :meth:`block` with the compiled kernels (veduta.world.chunk_kernels):
+        the prefab instances (prefabs by name, their cells in ``groups``' order) then the plants,
+        counted by chunk, then each written at its place in chunk order (the order of the numpy
+        path's stable sort) with :meth:`_placed`'s arithmetic; ``tboxes`` (k, 2, 3) gets the box
+        of each chunk's things' spheres."""
+        from veduta.world import chunk_kernels as K
+
+        p = self.gen.p
+        c, k = p.chunk, len(tboxes)
+        grid = (c, K.shift(c), nx)  # (the chunk of a cell: add_counts)
+        counts = np.zeros(k, dtype=np.int64)
+        prefabs = []
+        for prefab in sorted(groups):
+            jj = np.concatenate([g[0] for g in groups[prefab]])
+            ii = np.concatenate([g[1] for g in groups[prefab]])
+            tpl = self._template(prefab)
+            roots = self._roots[prefab]
+            zero = np.zeros(3)
+            kinds = [0 if off is None else 1 if root >= 0 else 2 for _, _, root, off in tpl]
+            arrays = (
+                np.asarray([mi for mi, _, _, _ in tpl], dtype=np.int64),
+                np.asarray([radius for _, radius, _, _ in tpl], dtype=np.float64),
+                np.asarray(kinds, dtype=np.int64),
+                np.asarray([roots[root] if root >= 0 else zero for _, _, root, _ in tpl], dtype=np.float64).reshape(
+                    -1, 3
+                ),
+                np.asarray([zero if off is None else off for _, _, _, off in tpl], dtype=np.float64).reshape(-1, 3),
+            )
+            K.add_counts(counts, jj, ii, grid, len(tpl))
+            prefabs.append((jj, ii, arrays))
+        plants = []
+        for pa in self._drawn_points(lay.points):
+            K.add_counts(counts, pa.j, pa.i, grid, 1)
+            plants.append(pa)
+        cuts = np.zeros(k + 1, dtype=np.int64)
+        np.cumsum(counts, out=cuts[1:])
+        n = int(cuts[-1])
+        things = Things(  # (every thing written below)
+            np.empty((n, 3)),
+            np.empty(n),
+            np.empty(n, dtype=np.int64),
+            np.empty(n, dtype=np.uint64),
+            np.empty(n, dtype=bool),
+        )
+        fill = cuts[:-1].copy()
+        centre = lay.centre
+        for jj, ii, arrays in prefabs:
+            K.place_instances(
+                fill,
+                jj,
+                ii,
+                grid,
+                centre,
+                lay.x0,
+                lay.z0,
+                p.cell_mm,
+                *arrays,
+                tuple(getattr(things, f) for f in THING_FIELDS),
+            )
+        for pa in plants:
+            mi = self.index[p.vegetation[pa.rule].model]
+            K.place_plants(
+                fill,
+                pa.j,
+                pa.i,
+                grid,
+                pa.x_mm,
+                pa.y_mm,
+                pa.z_mm,
+                pa.scale,
+                pa.hash,
+                float(self._rad[mi]),
+                mi,
+                tuple(getattr(things, f) for f in THING_FIELDS),
+            )
+        K.things_boxes(things.pos, things.radius, cuts, tboxes)
+        return things, cuts
+
+    def _drawn_points(self, points: list[Any]) -> list[Any]:
+        """The plant points of :meth:`block` that draw something: those of a rule with a plant
+        and a model (its model not known: listed in :attr:`missing_models`, drawn not)."""
+        out = []
+        for pa in points:
+            if not len(pa.j):
+                continue
+            model = self.gen.p.vegetation[pa.rule].model
+            if model not in self.index:
+                self.missing_models.add(model)
+                continue
+            out.append(pa)
+        return out
 
     def _instances(
         self, prefab: str, lay, jj: np.ndarray, ii: np.ndarray, cid: np.ndarray
