@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from veduta.world import jit, layer_kernels
 from veduta.world.cover import NONE, SCATTER, STRUCTURE, Cover, Plant, PlantArrays, PlantPoints
 from veduta.world.intmath import hash2_grid
 from veduta.world.params import PrefabP, prefab_params, world_params
@@ -113,11 +114,16 @@ class Generator:
         return level, wet
 
     def _water(self, ground: np.ndarray, x0: int, z0: int, w: int, h: int):
-        centre = (ground[:-1, :-1] + ground[1:, 1:]) >> 1
+        fast = jit.enabled()  # (the kernels: cell by cell, in one pass)
         if not self.terrain.wet_possible(x0, z0, x0 + w, z0 + h):  # no water can reach a vertex
+            centre = layer_kernels.centres(ground) if fast else (ground[:-1, :-1] + ground[1:, 1:]) >> 1
             lv = np.full((h + 1, w + 1), NO_WATER, dtype=np.int64)
             return np.full((h, w), NO_WATER, dtype=np.int64), centre, np.zeros((h, w), dtype=bool), lv
         lv = self.terrain.water_levels(x0, z0, w + 1, h + 1)
+        if fast:
+            level, centre, wet = layer_kernels.cell_water(ground, lv)
+            return level, centre, wet, lv
+        centre = (ground[:-1, :-1] + ground[1:, 1:]) >> 1
         level = np.maximum(np.maximum(lv[:-1, :-1], lv[:-1, 1:]), np.maximum(lv[1:, :-1], lv[1:, 1:]))
         return level, centre, centre < level, lv
 
