@@ -342,6 +342,35 @@ def centres(ground):
 
 
 @jit.kernel
+def biome_grid(lrows, r0, sz, shift, cuts):
+    """Terrain.biomes of a rectangle from its octaves' lattice rows interpolated along x
+    (``lrows[k, r]``: value_noise_grid's ``rows``, each octave's padded to the longest), each
+    cell's lattice row ``r0[k, j]`` and smoothed fraction ``sz[k, j]``: each octave's value
+    ``a + (((b - a) * sz) >> 16)`` (a, b its two lattice rows at x), shifted by ``shift[k]`` and
+    summed (fbm), then how many of the cuts the sum reaches (biome_of_field). (h, w) int64."""
+    n, _, w = lrows.shape
+    h = r0.shape[1]
+    out = np.empty((h, w), dtype=np.int64)
+    acc = np.empty(w, dtype=np.int64)
+    for j in range(h):
+        acc[:] = 0
+        for k in range(n):
+            ra = lrows[k, r0[k, j]]
+            rb = lrows[k, r0[k, j] + 1]
+            s = sz[k, j]
+            sh = shift[k]
+            for i in range(w):
+                acc[i] += (ra[i] + (((rb[i] - ra[i]) * s) >> 16)) << sh
+        row = out[j]
+        row[:] = 0
+        for q in range(len(cuts)):  # (cut by cut: loops the compiler vectorises)
+            cut = cuts[q]
+            for i in range(w):
+                row[i] += acc[i] >= cut
+    return out
+
+
+@jit.kernel
 def biome_count(f, cuts):
     """Terrain.biome_of_field: how many of the (increasing) cuts each field value reaches, int64."""
     h, w = f.shape
@@ -466,3 +495,30 @@ def terrain_water_levels(terrain, x0: int, z0: int, w: int, h: int) -> np.ndarra
         terrain.__dict__["_kernel_water"] = arrays
     p = terrain.p
     return water_levels(x0, z0, w, h, *arrays, bool(p.sea), int(p.sea_level_mm) if p.sea else 0, NO_WATER)
+
+
+def terrain_biomes(terrain, x0: int, z0: int, w: int, h: int) -> np.ndarray:
+    """Terrain.biomes with the kernel: the lattice rows of each octave interpolated along x as
+    value_noise_grid does (numpy: a few rows), then the cells (:func:`biome_grid`)."""
+    from veduta.world.intmath import _frac, hash2_grid, octave_periods, signed16
+
+    xs = np.arange(x0, x0 + w, dtype=np.int64)
+    zs = np.arange(z0, z0 + h, dtype=np.int64)
+    keys = terrain.biome_keys
+    n = len(keys)
+    parts, r0, sz = [], np.zeros((n, h), dtype=np.int64), np.zeros((n, h), dtype=np.int64)
+    for k, (key, pk) in enumerate(zip(keys, octave_periods(terrain.p.biome_scale, n), strict=True)):
+        ix, sx = _frac(xs, pk)
+        iz, szk = _frac(zs, pk)
+        lx = np.arange(int(ix.min()), int(ix.max()) + 2, dtype=np.int64)
+        lz = np.arange(int(iz.min()), int(iz.max()) + 2, dtype=np.int64)
+        lat = signed16(hash2_grid(key, lx, lz))
+        c0 = ix - lx[0]
+        left = lat[:, c0]
+        parts.append(left + (((lat[:, c0 + 1] - left) * sx[None, :]) >> 16))
+        r0[k], sz[k] = iz - lz[0], szk
+    lrows = np.zeros((n, max(len(q) for q in parts), w), dtype=np.int64)
+    for k, q in enumerate(parts):
+        lrows[k, : len(q)] = q
+    shift = np.asarray([n - 1 - k for k in range(n)], dtype=np.int64)
+    return biome_grid(lrows, r0, sz, shift, terrain.biome_cuts)

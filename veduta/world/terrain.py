@@ -103,6 +103,10 @@ class Terrain:
 
     def biomes(self, x0: int, z0: int, w: int, h: int) -> np.ndarray:
         """Biome indices of the cells of a rectangle, (h, w) int64."""
+        if jit.enabled() and w > 0 and h > 0:
+            from veduta.world.layer_kernels import terrain_biomes
+
+            return terrain_biomes(self, x0, z0, w, h)
         xs = np.arange(x0, x0 + w, dtype=np.int64)
         zs = np.arange(z0, z0 + h, dtype=np.int64)
         f = fbm_grid(self.biome_keys, self.p.biome_scale, xs, zs)
