@@ -125,21 +125,23 @@ def owners(kind, index, biome, wet, x0, z0, n, code, rule, ok, area, ax, az, ar,
     counts = np.zeros(nr, dtype=np.int64)
     mark = np.empty(w, dtype=np.uint8)
     cand = np.empty(w, dtype=np.int64)
+    b0 = np.empty(nr, dtype=np.int64)
+    b1 = np.empty(nr, dtype=np.int64)
     got = 0
     j0, j1, i0, i1 = max(0, -n - z0), min(h, n - z0), max(0, -n - x0), min(w, n - x0)
     for j in range(j0, j1):
         zj = zu[j]
-        mark[i0:i1] = 0
-        for k in range(nr):
-            a0, a1 = i0, i1
-            if area[k]:  # the disc's box: x in [ax - ar - 1, ax + ar + 1)
-                if j + z0 < az[k] - ar[k] - 1 or j + z0 >= az[k] + ar[k] + 1:
-                    continue
-                a0, a1 = max(i0, ax[k] - ar[k] - 1 - x0), min(i1, ax[k] + ar[k] + 1 - x0)
-            rk = rows[k]
-            d = dens[k]
-            for i in range(a0, a1):
-                mark[i] |= (mix64(rk[i] ^ zj) >> _S32) < d
+        for k in range(nr):  # each rule's columns in this row (its disc's box: x in [ax - ar - 1, ax + ar + 1))
+            inrow = not area[k] or az[k] - ar[k] - 1 <= j + z0 < az[k] + ar[k] + 1
+            b0[k] = max(i0, ax[k] - ar[k] - 1 - x0) if area[k] and inrow else i0 if inrow else i1
+            b1[k] = min(i1, ax[k] + ar[k] + 1 - x0) if area[k] and inrow else i1 if inrow else i0
+        for i in range(i0, i1):  # (the biome's test first: long runs of one biome, a branch foreseen)
+            b = biome[j, i]
+            m = False
+            for k in range(nr):
+                if ok[k, b] and b0[k] <= i < b1[k]:
+                    m |= (mix64(rows[k, i] ^ zj) >> _S32) < dens[k]
+            mark[i] = m
         c = 0
         for i in range(i0, i1):
             cand[c] = i
@@ -206,8 +208,8 @@ def plant_points(footprint, biome, wet, ground, x0, z0, n, cm, ok, area, ax, az,
         i0, i1 = max(i0, ax - ar - 1 - x0), min(i1, ax + ar + 1 - x0)
     for j in range(j0, j1):
         zj = zu[j]
-        for i in range(i0, i1):
-            mark[i] = (mix64(row[i] ^ zj) >> _S32) < dens
+        for i in range(i0, i1):  # (the biome's test first: long runs of one biome, a branch foreseen)
+            mark[i] = ok[biome[j, i]] and (mix64(row[i] ^ zj) >> _S32) < dens
         c = 0
         for i in range(i0, i1):
             cand[c] = i
