@@ -8,9 +8,10 @@ Python's), so the same values, and the cells of each rule in the rows' order, as
 lists them. Call them only when :func:`veduta.world.jit.enabled`; the numpy path stays the
 reference (tests/world/test_layer_kernels.py compares the two, and with the one-cell generator).
 
-The small functions the kernels share (:func:`mix64`, :func:`smooth`) are plain Python here;
-:func:`ready` compiles them (numba's ``njit``) before the first kernel is compiled, so a kernel
-calls their compiled forms (and a kernel's ``__wrapped__`` stays runnable without numba).
+The small functions the kernels call (:func:`mix64`, :func:`marked`; intmath's :func:`smooth`
+and :func:`pseudo_angle_int`, as they are) are plain Python; :func:`ready` compiles them (numba's
+``njit``) before the first kernel is compiled, so a kernel calls their compiled forms (and a
+kernel's ``__wrapped__`` stays runnable without numba).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from veduta.world import jit
-from veduta.world.intmath import MIX_C1, MIX_C2
+from veduta.world.intmath import MIX_C1, MIX_C2, pseudo_angle_int, smooth
 
 _C1 = np.uint64(MIX_C1)
 _C2 = np.uint64(MIX_C2)
@@ -43,12 +44,18 @@ def mix64(z):
     return z ^ (z >> _S31)
 
 
-def smooth(t):
-    """:func:`veduta.world.intmath.smooth` of an int64 Q16 fraction."""
-    return (t * t * (3 * 65536 - 2 * t)) >> 32
+def marked(mark, i0, i1, cand):
+    """The columns i0..i1-1 where ``mark`` is set, into ``cand`` without a branch (a few marked
+    at random: a branch per column would be mispredicted); how many."""
+    c = 0
+    for i in range(i0, i1):
+        cand[c] = i
+        c += mark[i]
+    return c
 
 
-_HELPERS = ("mix64", "smooth")
+#: what the kernels call: this module's helpers and intmath's integer functions, as they are
+_HELPERS = ("mix64", "marked", "smooth", "pseudo_angle_int")
 _done: list[bool] = []
 
 
@@ -142,11 +149,7 @@ def owners(kind, index, biome, wet, x0, z0, n, code, rule, ok, area, ax, az, ar,
                 if ok[k, b] and b0[k] <= i < b1[k]:
                     m |= (mix64(rows[k, i] ^ zj) >> _S32) < dens[k]
             mark[i] = m
-        c = 0
-        for i in range(i0, i1):
-            cand[c] = i
-            c += mark[i]
-        for q in range(c):
+        for q in range(marked(mark, i0, i1, cand)):
             i = cand[q]
             if kind[j, i] != _NONE or wet[j, i]:
                 continue
@@ -210,11 +213,7 @@ def plant_points(footprint, biome, wet, ground, x0, z0, n, cm, ok, area, ax, az,
         zj = zu[j]
         for i in range(i0, i1):  # (the biome's test first: long runs of one biome, a branch foreseen)
             mark[i] = ok[biome[j, i]] and (mix64(row[i] ^ zj) >> _S32) < dens
-        c = 0
-        for i in range(i0, i1):
-            cand[c] = i
-            c += mark[i]
-        for q in range(c):
+        for q in range(marked(mark, i0, i1, cand)):
             i = cand[q]
             if footprint[j, i] or wet[j, i] or not ok[biome[j, i]]:
                 continue
@@ -285,20 +284,8 @@ def water_levels(x0, z0, w, h, fx, fz, reach, radius, rough, level, tables, sea,
                     continue
                 if d2 >= hi2:
                     continue
-                # pseudo_angle(dx, dz) ((0, 0) gives 0)
-                adx, adz = abs(dx), abs(dz)
-                if dx > 0 and dz >= 0:
-                    q = 0
-                elif dx <= 0 and dz > 0:
-                    q = 1
-                elif dx < 0 and dz <= 0:
-                    q = 2
-                else:
-                    q = 3
-                num = adz if q % 2 == 0 else adx
-                pa = 0 if dx == 0 and dz == 0 else q * 16384 + (num * 16384) // max(adx + adz, 1)
-                # angular_noise(table, pa), then water_radius8
-                pos = pa * 8
+                # angular_noise(table, pseudo_angle(dx, dz)), then water_radius8
+                pos = pseudo_angle_int(dx, dz) * 8
                 t = pos >> 16
                 a = tables[f, t % 8]
                 b = tables[f, (t + 1) % 8]
