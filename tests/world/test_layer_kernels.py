@@ -7,7 +7,10 @@ world."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -137,8 +140,8 @@ def test_water_levels_kernel_equals_numpy_across_rims(monkeypatch):
                 continue
             r = t.reach[f.index]
             for x0, z0, w, h in ((f.x - r - 2, f.z - r - 2, 2 * r + 5, 2 * r + 5), (f.x - 3, f.z - 3, 7, 7)):
-                got = t.water_levels(x0, z0, w, h)
-                want = t.water_levels_grid(np.arange(x0, x0 + w, dtype=np.int64), np.arange(z0, z0 + h, dtype=np.int64))
+                got = LK.terrain_water_levels(t, x0, z0, w, h)
+                want = t.water_levels(x0, z0, w, h)
                 assert got.dtype == want.dtype == np.int64 and (got == want).all(), (name, f.name)
 
 
@@ -154,7 +157,7 @@ def test_biome_grid_equals_fbm_and_the_cuts(scale, monkeypatch):
     for x0, z0, w, h in ((-150, -130, 301, 263), (5, -3, 1, 200), (-1000, 999, 3, 1)):
         xs, zs = np.arange(x0, x0 + w, dtype=np.int64), np.arange(z0, z0 + h, dtype=np.int64)
         want = np.searchsorted(t.biome_cuts, fbm_grid(t.biome_keys, t.p.biome_scale, xs, zs), side="right")
-        got = t.biomes(x0, z0, w, h)
+        got = LK.terrain_biomes(t, x0, z0, w, h)
         assert got.dtype == np.int64 and (got == want).all(), (scale, x0, z0)
 
 
@@ -172,6 +175,19 @@ def test_any_rectangle_the_same_both_ways(name, x0, z0, w, h):
         got = _layers(ALL[name], (x0, z0, w, h), True, mp)
         want = _layers(ALL[name], (x0, z0, w, h), False, mp)
     assert_same_layers(got, want)
+
+
+def test_one_chunk_layers_never_import_numba():
+    """The cook's and a query's layers (one chunk, no points) take the numpy path: numba is not
+    imported (veduta/world/jit.py), though enabled."""
+    code = (
+        "import sys; from tests.world.worlds import example_prefabs, example_world; "
+        "from veduta.world import Generator; g = Generator(example_world(), example_prefabs()); "
+        "g.chunk_layers(0, 0); g.layers(-40, -8, 64, 40); g.cell_owner(3, 4); print('numba' in sys.modules)"
+    )
+    env = {k: v for k, v in os.environ.items() if k != jit.ENV}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO, env=env)
+    assert out.stdout.strip() == "False"
 
 
 def test_helpers_compile_once_and_match_intmath():

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from veduta.world import jit
 from veduta.world.intmath import _u64, hash2, hash2_grid, hash2_np, hash2_row, mix64_np
 from veduta.world.params import PrefabP, ScatterRuleP, VegRuleP, WorldP
 from veduta.world.structures import Structure, gap, need_mm
@@ -199,12 +198,7 @@ class Cover:
         row; rule by rule, scatter first, each in its list's order; rules taking none left out).
 
         Each rule's hash is computed only at the cells its cheaper tests leave (open, its biomes,
-        its disc), in the rows' order: the same cells as testing every cell. With the compiled
-        kernels, cell by cell (veduta.world.layer_kernels)."""
-        if jit.enabled():
-            from veduta.world.layer_kernels import cover_owners
-
-            return cover_owners(self, x0, z0, biome, wet, structs, taken)
+        its disc), in the rows' order: the same cells as testing every cell."""
         h, w = biome.shape
         kind = np.zeros((h, w), dtype=np.int8)
         index = np.full((h, w), -1, dtype=np.int64)
@@ -398,10 +392,6 @@ class Cover:
         """:meth:`plants` as :class:`PlantPoints`: the same plants, each computed only where one
         grows, each rule's growth hash only where its cheaper tests pass (rules with an area only
         in the box of their disc). ``allowed``: as in :meth:`owners`."""
-        if jit.enabled():
-            from veduta.world.layer_kernels import cover_plant_points
-
-            return cover_plant_points(self, x0, z0, biome, wet, footprint, ground)
         h, w = biome.shape
         xs = np.arange(x0, x0 + w, dtype=np.int64)
         zs = np.arange(z0, z0 + h, dtype=np.int64)

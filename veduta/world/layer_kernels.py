@@ -1,5 +1,7 @@
-"""Compiled kernels of :meth:`Generator.layers` over a band (issue 22): who owns each cell, the
-plants of the model rules, the water of the cells, the biome cuts (veduta/world/jit.py's rules).
+"""Compiled kernels of ``Generator.layers(points=True)`` (the drawing passes' bands: issue 22,
+``inspect world --all``): who owns each cell, the plants of the model rules, the water levels of
+the vertices and cells, the biomes (the field's octaves summed, its cuts counted); veduta/world/
+jit.py's rules.
 
 Each kernel walks the cells once, row by row, doing per cell what the numpy path does per array
 (veduta/world/cover.py, terrain.py), its cheaper tests first: the same integer operations (the
@@ -356,22 +358,6 @@ def biome_grid(lrows, r0, sz, shift, cuts):
             cut = cuts[q]
             for i in range(w):
                 row[i] += acc[i] >= cut
-    return out
-
-
-@jit.kernel
-def biome_count(f, cuts):
-    """Terrain.biome_of_field: how many of the (increasing) cuts each field value reaches, int64."""
-    h, w = f.shape
-    out = np.empty((h, w), dtype=np.int64)
-    for j in range(h):
-        for i in range(w):
-            v = f[j, i]
-            c = 0
-            for k in range(len(cuts)):
-                if v >= cuts[k]:
-                    c += 1
-            out[j, i] = c
     return out
 
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from veduta.world import jit
 from veduta.world.intmath import (
     angular_noise,
     angular_table,
@@ -103,10 +102,6 @@ class Terrain:
 
     def biomes(self, x0: int, z0: int, w: int, h: int) -> np.ndarray:
         """Biome indices of the cells of a rectangle, (h, w) int64."""
-        if jit.enabled() and w > 0 and h > 0:
-            from veduta.world.layer_kernels import terrain_biomes
-
-            return terrain_biomes(self, x0, z0, w, h)
         xs = np.arange(x0, x0 + w, dtype=np.int64)
         zs = np.arange(z0, z0 + h, dtype=np.int64)
         f = fbm_grid(self.biome_keys, self.p.biome_scale, xs, zs)
@@ -116,10 +111,6 @@ class Terrain:
         """The biome indices of cells of biome field f (int64, f's shape): how many cuts each
         value reaches, ``searchsorted(biome_cuts, f, side="right")`` as one comparison a cut
         (a few biomes: cheaper than a binary search per cell)."""
-        if jit.enabled() and f.ndim == 2:
-            from veduta.world.layer_kernels import biome_count
-
-            return biome_count(f, self.biome_cuts)
         cuts = self.biome_cuts.tolist()
         if len(cuts) > 8:
             return np.searchsorted(self.biome_cuts, f, side="right").astype(np.int64)
@@ -291,10 +282,6 @@ class Terrain:
 
     def water_levels(self, x0: int, z0: int, w: int, h: int) -> np.ndarray:
         """Water levels of the vertices of a rectangle, (h, w) int64 mm (NO_WATER for none)."""
-        if jit.enabled():
-            from veduta.world.layer_kernels import terrain_water_levels
-
-            return terrain_water_levels(self, x0, z0, w, h)
         return self.water_levels_grid(np.arange(x0, x0 + w, dtype=np.int64), np.arange(z0, z0 + h, dtype=np.int64))
 
     def water_levels_grid(self, xs: np.ndarray, zs: np.ndarray) -> np.ndarray:
