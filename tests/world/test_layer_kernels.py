@@ -21,10 +21,10 @@ from tests.world import test_band_layers
 from tests.world.test_scale import REPO, WORLDS
 from tests.world.worlds import example_prefabs, example_world
 from veduta.base.project import Project
-from veduta.world import Generator, generator, jit
+from veduta.world import Generator, jit
 from veduta.world import layer_kernels as LK
 from veduta.world.cover import NONE, STRUCTURE
-from veduta.world.generator import KERNEL_CELLS, Layers
+from veduta.world.generator import Layers
 from veduta.world.intmath import fbm_grid
 
 pytest.importorskip("numba")
@@ -36,8 +36,7 @@ def _layers(make, rect: tuple[int, int, int, int], fast: bool, monkeypatch: pyte
     """Generator.layers(points=True) of a fresh generator of ``make()``'s (world, prefabs), with
     the kernels or without."""
     if fast:
-        monkeypatch.delenv(jit.ENV, raising=False)
-        monkeypatch.setattr(generator, "KERNEL_CELLS", 1)  # (any rectangle: the kernels)
+        monkeypatch.setenv(jit.ENV, "1")
     else:
         monkeypatch.setenv(jit.ENV, "0")
     gen = Generator(*make())
@@ -45,7 +44,6 @@ def _layers(make, rect: tuple[int, int, int, int], fast: bool, monkeypatch: pyte
         return gen.layers(*rect, points=True)
     finally:
         monkeypatch.delenv(jit.ENV, raising=False)
-        monkeypatch.setattr(generator, "KERNEL_CELLS", KERNEL_CELLS)
 
 
 def _same(a, b, what: str) -> None:
@@ -102,8 +100,7 @@ def test_kernels_give_the_one_cell_generator(name, monkeypatch):
     """With the kernels: each cell's owner and plants as Generator.cell_owner and .plants (the
     scalar path) say, on a rectangle with structures, prefabs kept away from them (min_distance),
     plants and water."""
-    monkeypatch.delenv(jit.ENV, raising=False)
-    monkeypatch.setattr(generator, "KERNEL_CELLS", 1)
+    monkeypatch.setenv(jit.ENV, "1")
     gen = Generator(*ALL[name]())
     x0, z0, w, h = (-40, -8, 64, 40) if name != "example" else (100, -52, 48, 40)
     lay = gen.layers(x0, z0, w, h)  # (not points: the plants' arrays come from the numpy path)
@@ -181,28 +178,36 @@ def test_any_rectangle_the_same_both_ways(name, x0, z0, w, h):
     assert_same_layers(got, want)
 
 
-def test_small_layers_never_import_numba():
-    """The cook's and a query's layers (one chunk, no points) and a view's chunks (points, fewer
-    than KERNEL_CELLS cells) take the numpy path: numba is not imported (veduta/world/jit.py),
-    though enabled; a band of KERNEL_CELLS cells imports it."""
-    code = (
-        "import sys; from tests.world.worlds import example_prefabs, example_world; "
-        "from veduta.world import Generator; g = Generator(example_world(), example_prefabs()); "
-        "g.chunk_layers(0, 0); g.layers(-40, -8, 64, 40); g.cell_owner(3, 4); "
-        "g.layers(-200, -8, 400, 300, points=True); print('numba' in sys.modules); "
-        "g.layers(-1024, -32, 2048, 64, points=True); print('numba' in sys.modules)"
+def test_layers_import_numba_only_where_wanted():
+    """The cook's and a query's layers (no points) and a band's layers outside jit.wanted() (a
+    world edit, a preview) take the numpy path: numba is not imported (veduta/world/jit.py); a
+    band's layers within jit.wanted() (inspect world --all) import it."""
+    code = "\n".join(
+        [
+            "import sys",
+            "from tests.world.worlds import example_prefabs, example_world",
+            "from veduta.world import Generator, jit",
+            "g = Generator(example_world(), example_prefabs())",
+            "g.chunk_layers(0, 0), g.layers(-40, -8, 64, 40), g.cell_owner(3, 4)",
+            "g.layers(-200, -8, 400, 300, points=True)",
+            "print('numba' in sys.modules)",
+            "with jit.wanted():",
+            "    g.layers(-200, -8, 400, 30)",
+            "    print('numba' in sys.modules)",
+            "    g.layers(-200, -8, 400, 30, points=True)",
+            "    print('numba' in sys.modules)",
+        ]
     )
     env = {k: v for k, v in os.environ.items() if k != jit.ENV}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO, env=env)
-    assert out.stdout.split() == ["False", "True"]
+    assert out.stdout.split() == ["False", "False", "True"]
 
 
 @pytest.mark.parametrize("name", ["busy", "watery", "sea level"])
 def test_band_layers_with_the_kernels(name, monkeypatch):
     """tests/world/test_band_layers.py's comparisons of layers with the one-cell generator, with
     the kernels taking every rectangle."""
-    monkeypatch.delenv(jit.ENV, raising=False)
-    monkeypatch.setattr(generator, "KERNEL_CELLS", 1)
+    monkeypatch.setenv(jit.ENV, "1")
     test_band_layers.test_layers_where_no_water_reaches_equal_cell_by_cell(name)
     test_band_layers.test_cells_each_rule_takes_are_its_owners(name)
 

@@ -22,11 +22,6 @@ from veduta.world.structures import PAD_BLEND, StructArrays, Structure, Structur
 from veduta.world.terrain import NO_WATER, Terrain
 
 CHUNK_CACHE = 64
-#: cells of a rectangle from which ``layers(points=True)`` takes the compiled kernels (when
-#: jit.enabled()): the bands of a whole-world pass (inspect world --all: 4 rows of chunks across
-#: the world, 131072 cells at extent 64); smaller ones (a view's chunks) keep the numpy path, not
-#: worth numba's import (a few tenths of a second) nor a first compile (seconds)
-KERNEL_CELLS = 1 << 17
 
 
 def chunk_name(cx: int, cz: int) -> str:
@@ -158,12 +153,12 @@ class Generator:
         the plants as :class:`PlantPoints` (in ``points``), computed only where one grows. The
         structures near it are found once, for the pads of its vertices and its owners.
 
-        With ``points`` (the drawing passes' rectangles, :meth:`Drawer.block`) over at least
-        :data:`KERNEL_CELLS` cells (the bands of a whole world, ``inspect world --all``) and
-        :func:`jit.enabled`, the biomes, water, owners and plants come from the compiled kernels
-        (veduta.world.layer_kernels: the same values); other layers (the cook's, a query's, a
-        view's chunks) never ask for them (numba is not imported)."""
-        fast = points and w * h >= KERNEL_CELLS and jit.enabled()
+        With ``points`` (the drawing passes' rectangles, :meth:`Drawer.block`) where
+        :func:`jit.enabled` (within :func:`jit.wanted`: the bands of ``inspect world --all``), the
+        biomes, water, owners and plants come from the compiled kernels
+        (veduta.world.layer_kernels: the same values); other layers (the cook's, a query's) never
+        ask."""
+        fast = points and jit.enabled()
         near = self.structs.in_rect(x0, z0, w + 1, h + 1, self.margin)  # (margin >= PAD_BLEND + 1)
         ground, biome, level, centre, wet, lv = self._terrain_layers(x0, z0, w, h, near, fast)
         structs = _within(near, x0, z0, w, h, self.margin)
