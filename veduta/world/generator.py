@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from veduta.world import jit, layer_kernels
 from veduta.world.cover import NONE, SCATTER, STRUCTURE, Cover, Plant, PlantArrays, PlantPoints
 from veduta.world.intmath import hash2_grid
 from veduta.world.params import PrefabP, prefab_params, world_params
@@ -112,12 +113,19 @@ class Generator:
         level, _, wet, _ = self._water(ground, x0, z0, w, h)
         return level, wet
 
-    def _water(self, ground: np.ndarray, x0: int, z0: int, w: int, h: int):
-        centre = (ground[:-1, :-1] + ground[1:, 1:]) >> 1
+    def _water(self, ground: np.ndarray, x0: int, z0: int, w: int, h: int, fast: bool = False):
+        """(cell level, cell centre ground, wet, vertex levels); ``fast``: with the compiled kernels
+        (:meth:`layers`)."""
         if not self.terrain.wet_possible(x0, z0, x0 + w, z0 + h):  # no water can reach a vertex
+            centre = layer_kernels.centres(ground) if fast else (ground[:-1, :-1] + ground[1:, 1:]) >> 1
             lv = np.full((h + 1, w + 1), NO_WATER, dtype=np.int64)
             return np.full((h, w), NO_WATER, dtype=np.int64), centre, np.zeros((h, w), dtype=bool), lv
+        if fast:
+            lv = layer_kernels.terrain_water_levels(self.terrain, x0, z0, w + 1, h + 1)
+            level, centre, wet = layer_kernels.cell_water(ground, lv)
+            return level, centre, wet, lv
         lv = self.terrain.water_levels(x0, z0, w + 1, h + 1)
+        centre = (ground[:-1, :-1] + ground[1:, 1:]) >> 1
         level = np.maximum(np.maximum(lv[:-1, :-1], lv[:-1, 1:]), np.maximum(lv[1:, :-1], lv[1:, 1:]))
         return level, centre, centre < level, lv
 
@@ -125,26 +133,41 @@ class Generator:
         """(vertex ground (h+1, w+1), biomes, cell water level, cell centre ground, wet) in one pass."""
         return self._terrain_layers(x0, z0, w, h)[:5]
 
-    def _terrain_layers(self, x0: int, z0: int, w: int, h: int, near: list[Structure] | None = None):
+    def _terrain_layers(
+        self, x0: int, z0: int, w: int, h: int, near: list[Structure] | None = None, fast: bool = False
+    ):
         """``near``: structures holding those within PAD_BLEND + 1 cells of the vertices (the
-        pads), in canonical order (a list of more, :meth:`layers`'), or None to find them."""
+        pads), in canonical order (a list of more, :meth:`layers`'), or None to find them;
+        ``fast``: the biomes and the water with the compiled kernels (:meth:`layers`)."""
         if near is None:
             ground = self.heights(x0, z0, w + 1, h + 1)
         else:
             pads = _within(near, x0, z0, w + 1, h + 1, PAD_BLEND + 1)
             ground = apply_pads(self.terrain.ground(x0, z0, w + 1, h + 1), x0, z0, pads)
-        level, centre, wet, lv = self._water(ground, x0, z0, w, h)
-        return ground, self.biomes(x0, z0, w, h), level, centre, wet, lv
+        level, centre, wet, lv = self._water(ground, x0, z0, w, h, fast)
+        biome = layer_kernels.terrain_biomes(self.terrain, x0, z0, w, h) if fast else self.biomes(x0, z0, w, h)
+        return ground, biome, level, centre, wet, lv
 
     def layers(self, x0: int, z0: int, w: int, h: int, points: bool = False) -> Layers:
         """Everything over a cell rectangle (ground, biomes, water, owners, plants); ``points``:
         the plants as :class:`PlantPoints` (in ``points``), computed only where one grows. The
-        structures near it are found once, for the pads of its vertices and its owners."""
+        structures near it are found once, for the pads of its vertices and its owners.
+
+        With ``points`` (the drawing passes' rectangles, :meth:`Drawer.block`) where
+        :func:`jit.enabled` (within :func:`jit.wanted`: the bands of ``inspect world --all``), the
+        biomes, water, owners and plants come from the compiled kernels
+        (veduta.world.layer_kernels: the same values); other layers (the cook's, a query's) never
+        ask."""
+        fast = points and jit.enabled()
         near = self.structs.in_rect(x0, z0, w + 1, h + 1, self.margin)  # (margin >= PAD_BLEND + 1)
-        ground, biome, level, centre, wet, lv = self._terrain_layers(x0, z0, w, h, near)
+        ground, biome, level, centre, wet, lv = self._terrain_layers(x0, z0, w, h, near, fast)
         structs = _within(near, x0, z0, w, h, self.margin)
         allowed: dict = {}  # each biome table's cells, computed once for owners and plants
         taken: list[tuple[int, int, np.ndarray, np.ndarray]] = []
+        if fast:
+            kind, index = layer_kernels.cover_owners(self.cover, x0, z0, biome, wet, structs, taken)
+            got = layer_kernels.cover_plant_points(self.cover, x0, z0, biome, wet, kind == STRUCTURE, ground)
+            return Layers(x0, z0, w, h, ground, biome, level, centre, wet, structs, kind, index, [], lv, got, taken)
         kind, index = self.cover.owners(x0, z0, biome, wet, structs, allowed, taken)
         if points:
             got = self.cover.plant_points(x0, z0, biome, wet, kind == STRUCTURE, ground, allowed)

@@ -324,6 +324,11 @@ def pseudo_angle(dx, dz):
         num = np.where((quad & 1) == 0, az, ax)
         pa = quad * 16384 + (num * 16384) // s
         return np.where((dx == 0) & (dz == 0), 0, pa)
+    return pseudo_angle_int(dx, dz)
+
+
+def pseudo_angle_int(dx: int, dz: int) -> int:
+    """:func:`pseudo_angle` of one direction (integers; compiled as it is by the layer kernels)."""
     if dx == 0 and dz == 0:
         return 0
     ax, az = abs(dx), abs(dz)
