@@ -53,9 +53,14 @@ def test_only_where_wanted_unless_the_environment_says(monkeypatch: pytest.Monke
     assert not jit.enabled()
     monkeypatch.setenv(jit.ENV, "1")
     assert jit.enabled()
-    monkeypatch.setenv(jit.ENV, "0")
-    with jit.wanted():
-        assert not jit.enabled()
+    for off in ("0", "false", "No", " OFF "):
+        monkeypatch.setenv(jit.ENV, off)
+        with jit.wanted():
+            assert not jit.enabled()
+    for on in ("1", "true", "Yes", "on"):
+        monkeypatch.setenv(jit.ENV, on)
+        assert jit.enabled()
+    monkeypatch.setenv(jit.ENV, "off")
     with pytest.raises(RuntimeError, match="numba is not available"):
         jit.kernel(lambda: 0)()
 

@@ -76,7 +76,7 @@ def _cells(gen: Generator, window) -> list[tuple[str, tuple[int, int]]]:
 
 @pytest.mark.parametrize("camera", list(CAMERAS), ids=list(CAMERAS))
 def test_cameras_are_drawers_floats(camera, monkeypatch):
-    """view_kernels.cameras gives Drawer._cameras's eyes and planes bit for bit: origins across
+    """D._compiled_cameras gives Drawer._cameras's eyes and planes bit for bit: origins across
     the largest world and near 0, cameras steep, low, orthographic, straight and nearly straight
     down (where each origin decides its up)."""
     monkeypatch.setenv(jit.ENV, "1")
@@ -87,7 +87,7 @@ def test_cameras_are_drawers_floats(camera, monkeypatch):
     gen = next(_views_worlds(extent=2))[1]
     drawer = D.Drawer(gen, MODELS, CAMERAS[camera])
     want = drawer._cameras(origins)
-    got = view_kernels.cameras(drawer, origins)
+    got = D._compiled_cameras(drawer, origins)
     for a, b in zip(want, got, strict=True):
         if isinstance(a, np.ndarray):
             assert a.dtype == b.dtype and a.tobytes() == b.tobytes()

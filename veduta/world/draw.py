@@ -1996,11 +1996,9 @@ class Drawer:
         # the sets of loaded chunks: the window, and with each pair of kept sides
         sets = [(0, 0)] + (list(KEPT_SIDES) if kept else [])
         if self._compiled(loaded):  # (chunk_views: the compiled loop, view by view)
-            from veduta.world import view_kernels
-
-            eye, planes, ortho, lens, size = view_kernels.cameras(self, origins)
+            eye, planes, ortho, lens, size = _compiled_cameras(self, origins)
             pers = self._persistent_figures(origins, eye, planes, ortho, lens, size)
-            return view_kernels.figures(self, eye, planes, ortho, lens, size, ox, oz, loaded, sets, pers), sets
+            return _compiled_figures(self, eye, planes, ortho, lens, size, ox, oz, loaded, sets, pers), sets
         eye, planes, ortho, lens, size = self._cameras(origins)
         view = int(getattr(gen.world, "view", 1) or 1)
         slot_chunk = loaded.slot_chunk
@@ -2550,3 +2548,116 @@ def _persistent(gen: Generator, origin: tuple[float, float, float]) -> list[dict
     rec = type("Persistent", (), {"entities": ents})()
     out = prefab_instance(rec, "persistent", origin, 0, {})
     return out
+
+
+# -- the glue of the compiled views (veduta/world/view_kernels.py: kernels only) ------------------
+
+
+def _compiled_cameras(drawer: Drawer, origins: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, float, float]:
+    """:meth:`Drawer._cameras` from the kernel (veduta/world/view_kernels.py): the same floats."""
+    from veduta.world import view_kernels
+
+    rec = drawer.camera
+    ortho = rec["type"] == "orthographic"
+    tv = math.tan(math.radians(rec["fov_deg"]) / 2)
+    eye, planes = view_kernels._cameras(
+        np.ascontiguousarray(origins, dtype=np.float64),
+        np.asarray(rec["position"], dtype=np.float64),
+        np.asarray(rec["look_at"], dtype=np.float64),
+        float(rec["near"]),
+        float(rec["far"]),
+        ortho,
+        float(rec["size"] * ASPECT / 2),
+        float(rec["size"] / 2),
+        tv,
+        tv * ASPECT,
+    )
+    lens = math.tan(math.radians(rec["fov_deg"]) / 2) / math.tan(math.radians(LENS_DEG) / 2)
+    return eye, planes, ortho, lens, float(rec["size"])
+
+
+def _things_arrays(things: Any) -> tuple[np.ndarray, ...]:
+    return (
+        np.ascontiguousarray(things.pos, dtype=np.float64).reshape(-1, 3),
+        np.ascontiguousarray(things.radius, dtype=np.float64),
+        np.ascontiguousarray(things.model, dtype=np.int64),
+        np.ascontiguousarray(things.thin, dtype=np.uint64),
+        np.ascontiguousarray(things.flora, dtype=np.bool_),
+    )
+
+
+def _compiled_figures(
+    drawer: Drawer,
+    eye: np.ndarray,
+    planes: np.ndarray,
+    ortho: bool,
+    lens: float,
+    size: float,
+    ox: np.ndarray,
+    oz: np.ndarray,
+    loaded: Loaded,
+    sets: list[tuple[int, int]],
+    pers: np.ndarray,
+) -> np.ndarray:
+    """figs (sets, 10, V) of :meth:`Drawer._figures` from the kernel (its views' cameras ``eye``,
+    ``planes``, ... as :meth:`Drawer._cameras` gives them, ``pers`` (4, V) the persistent
+    entities' figures), for views of :meth:`Drawer.chunk_views` (:meth:`Drawer._compiled`)."""
+    from veduta.world import view_kernels
+
+    tab = drawer._level_table()
+    assert tab is not None and loaded.joined is not None
+    starts, tri_tab, dd = tab
+    gen = drawer.gen
+    view = int(getattr(gen.world, "view", 1) or 1)
+    setbits = np.zeros(len(ox), dtype=np.int64)
+    for si, (sx, sz) in enumerate(sets):
+        inside = (
+            (ox >= -view + min(sx, 0))
+            & (ox <= view + max(sx, 0))
+            & (oz >= -view + min(sz, 0))
+            & (oz <= view + max(sz, 0))
+        )
+        setbits |= inside.astype(np.int64) << si
+    allt, cuts = loaded.joined
+    if not loaded.structures:
+        scount, st = np.zeros(0, dtype=np.int64), _no_things()
+    else:
+        if loaded.structure_things is None:
+            loaded.structure_things = drawer._structure_things(loaded.structures)
+        scount, st = loaded.structure_things
+    ns = loaded.structure_counts
+    nk = len(loaded.counts)
+    scuts = np.concatenate([[0], np.cumsum(ns[:nk])]).astype(np.int64)
+    tcuts = np.concatenate([[0], np.cumsum(scount)]).astype(np.int64)
+    return view_kernels._views(
+        np.ascontiguousarray(eye, dtype=np.float64),
+        np.ascontiguousarray(planes, dtype=np.float64),
+        np.ascontiguousarray(loaded.slot_chunk, dtype=np.int64),
+        setbits,
+        len(sets),
+        np.ascontiguousarray(loaded.boxes, dtype=np.float64),
+        np.ascontiguousarray(loaded.levels, dtype=np.int64),
+        np.ascontiguousarray(loaded.table, dtype=np.int64),
+        np.ascontiguousarray(cuts, dtype=np.int64),
+        np.ascontiguousarray(loaded.things_box, dtype=np.float64),
+        *_things_arrays(allt),
+        scuts,
+        np.ascontiguousarray(loaded.structure_ids, dtype=np.int64),
+        tcuts,
+        *_things_arrays(st),
+        np.ascontiguousarray(starts, dtype=np.float64),
+        np.ascontiguousarray(tri_tab, dtype=np.int64),
+        np.ascontiguousarray(dd, dtype=np.float64),
+        bool(ortho),
+        float(lens),
+        float(ORTHO_FACTOR * size),
+        float(lod_distance(gen)),
+        float(SURE),
+        THIN_SHIFT,
+        THIN_BITS,
+        np.ascontiguousarray(pers, dtype=np.int64),
+    )
+
+
+def _no_things() -> Things:
+    return Things.of(np.zeros((0, 3)), [], [])

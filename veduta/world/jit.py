@@ -27,8 +27,9 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-#: the environment variable that switches the kernels: "0" never (every caller takes its numpy
-#: path), "1" wherever a caller has one (tests), unset: only within :func:`wanted`
+#: the environment variable that switches the kernels: "0" (or false, no, off) never (every caller
+#: takes its numpy path), "1" (or true, yes, on) wherever a caller has one (tests), unset or
+#: anything else: only within :func:`wanted`
 ENV = "VEDUTA_JIT"
 
 _state: dict[str, Any] = {}
@@ -53,10 +54,16 @@ def enabled() -> bool:
     """Whether the compiled kernels are used here: ``VEDUTA_JIT`` not "0", within :func:`wanted`
     (or ``VEDUTA_JIT=1``), and numba importable (the environment is read at each call: tests
     switch it)."""
-    env = os.environ.get(ENV, "").strip()
-    if env == "0" or (env != "1" and not getattr(_local, "depth", 0)):
+    env = _env()
+    if env is False or (env is None and not getattr(_local, "depth", 0)):
         return False
     return available()
+
+
+def _env() -> bool | None:
+    """``VEDUTA_JIT``: False for 0/false/no/off, True for 1/true/yes/on (any case), else None."""
+    env = os.environ.get(ENV, "").strip().lower()
+    return False if env in ("0", "false", "no", "off") else True if env in ("1", "true", "yes", "on") else None
 
 
 def available() -> bool:
@@ -83,7 +90,7 @@ class _Kernel:
 
     def __call__(self, *args: Any) -> Any:
         if self.compiled is None:
-            if not available() or os.environ.get(ENV, "").strip() == "0":
+            if not available() or _env() is False:
                 raise RuntimeError(f"{self.__name__}: numba is not available (check jit.enabled() first)")
             numba = _state["numba"]
             compiled = numba.njit(cache=True, nogil=True, error_model="numpy")(self.fn)

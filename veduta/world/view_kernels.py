@@ -19,14 +19,11 @@ without fast-math), and every count is an integer sum: the figures are the same 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from veduta.world import jit
-
-if TYPE_CHECKING:
-    from veduta.world.draw import Drawer, Loaded
 
 
 @jit.kernel
@@ -311,117 +308,3 @@ def _cameras(
                         n[j] = -n[j]
                 put(v, 2 + p, n, 1.0, -dot(n, e))
     return eyes, planes
-
-
-def cameras(drawer: Drawer, origins: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool, float, float]:
-    """:meth:`Drawer._cameras` from the kernel: the same floats."""
-    import math
-
-    from veduta.world.draw import ASPECT, LENS_DEG
-
-    rec = drawer.camera
-    ortho = rec["type"] == "orthographic"
-    tv = math.tan(math.radians(rec["fov_deg"]) / 2)
-    eye, planes = _cameras(
-        np.ascontiguousarray(origins, dtype=np.float64),
-        np.asarray(rec["position"], dtype=np.float64),
-        np.asarray(rec["look_at"], dtype=np.float64),
-        float(rec["near"]),
-        float(rec["far"]),
-        ortho,
-        float(rec["size"] * ASPECT / 2),
-        float(rec["size"] / 2),
-        tv,
-        tv * ASPECT,
-    )
-    lens = math.tan(math.radians(rec["fov_deg"]) / 2) / math.tan(math.radians(LENS_DEG) / 2)
-    return eye, planes, ortho, lens, float(rec["size"])
-
-
-def _things_arrays(things: Any) -> tuple[np.ndarray, ...]:
-    return (
-        np.ascontiguousarray(things.pos, dtype=np.float64).reshape(-1, 3),
-        np.ascontiguousarray(things.radius, dtype=np.float64),
-        np.ascontiguousarray(things.model, dtype=np.int64),
-        np.ascontiguousarray(things.thin, dtype=np.uint64),
-        np.ascontiguousarray(things.flora, dtype=np.bool_),
-    )
-
-
-def figures(
-    drawer: Drawer,
-    eye: np.ndarray,
-    planes: np.ndarray,
-    ortho: bool,
-    lens: float,
-    size: float,
-    ox: np.ndarray,
-    oz: np.ndarray,
-    loaded: Loaded,
-    sets: list[tuple[int, int]],
-    pers: np.ndarray,
-) -> np.ndarray:
-    """figs (sets, 10, V) of :meth:`Drawer._figures` from the kernel (its views' cameras ``eye``,
-    ``planes``, ... as :meth:`Drawer._cameras` gives them, ``pers`` (4, V) the persistent
-    entities' figures), for views of :meth:`Drawer.chunk_views` (:meth:`Drawer._compiled`)."""
-    from veduta.world.draw import ORTHO_FACTOR, SURE, THIN_BITS, THIN_SHIFT, lod_distance
-
-    tab = drawer._level_table()
-    assert tab is not None and loaded.joined is not None
-    starts, tri_tab, dd = tab
-    gen = drawer.gen
-    view = int(getattr(gen.world, "view", 1) or 1)
-    setbits = np.zeros(len(ox), dtype=np.int64)
-    for si, (sx, sz) in enumerate(sets):
-        inside = (
-            (ox >= -view + min(sx, 0))
-            & (ox <= view + max(sx, 0))
-            & (oz >= -view + min(sz, 0))
-            & (oz <= view + max(sz, 0))
-        )
-        setbits |= inside.astype(np.int64) << si
-    allt, cuts = loaded.joined
-    if not loaded.structures:
-        scount, st = np.zeros(0, dtype=np.int64), _no_things()
-    else:
-        if loaded.structure_things is None:
-            loaded.structure_things = drawer._structure_things(loaded.structures)
-        scount, st = loaded.structure_things
-    ns = loaded.structure_counts
-    nk = len(loaded.counts)
-    scuts = np.concatenate([[0], np.cumsum(ns[:nk])]).astype(np.int64)
-    tcuts = np.concatenate([[0], np.cumsum(scount)]).astype(np.int64)
-    return _views(
-        np.ascontiguousarray(eye, dtype=np.float64),
-        np.ascontiguousarray(planes, dtype=np.float64),
-        np.ascontiguousarray(loaded.slot_chunk, dtype=np.int64),
-        setbits,
-        len(sets),
-        np.ascontiguousarray(loaded.boxes, dtype=np.float64),
-        np.ascontiguousarray(loaded.levels, dtype=np.int64),
-        np.ascontiguousarray(loaded.table, dtype=np.int64),
-        np.ascontiguousarray(cuts, dtype=np.int64),
-        np.ascontiguousarray(loaded.things_box, dtype=np.float64),
-        *_things_arrays(allt),
-        scuts,
-        np.ascontiguousarray(loaded.structure_ids, dtype=np.int64),
-        tcuts,
-        *_things_arrays(st),
-        np.ascontiguousarray(starts, dtype=np.float64),
-        np.ascontiguousarray(tri_tab, dtype=np.int64),
-        np.ascontiguousarray(dd, dtype=np.float64),
-        bool(ortho),
-        float(lens),
-        float(ORTHO_FACTOR * size),
-        float(lod_distance(gen)),
-        float(SURE),
-        THIN_SHIFT,
-        THIN_BITS,
-        np.ascontiguousarray(pers, dtype=np.int64),
-    )
-
-
-def _no_things() -> Any:
-    from veduta.world.draw import Things
-
-    return Things.of(np.zeros((0, 3)), [], [])
