@@ -54,13 +54,13 @@ def enabled() -> bool:
     """Whether the compiled kernels are used here: ``VEDUTA_JIT`` not "0", within :func:`wanted`
     (or ``VEDUTA_JIT=1``), and numba importable (the environment is read at each call: tests
     switch it)."""
-    env = _env()
+    env = env_says()
     if env is False or (env is None and not getattr(_local, "depth", 0)):
         return False
     return available()
 
 
-def _env() -> bool | None:
+def env_says() -> bool | None:
     """``VEDUTA_JIT``: False for 0/false/no/off, True for 1/true/yes/on (any case), else None."""
     env = os.environ.get(ENV, "").strip().lower()
     return False if env in ("0", "false", "no", "off") else True if env in ("1", "true", "yes", "on") else None
@@ -90,7 +90,7 @@ class _Kernel:
 
     def __call__(self, *args: Any) -> Any:
         if self.compiled is None:
-            if not available() or _env() is False:
+            if not available() or env_says() is False:
                 raise RuntimeError(f"{self.__name__}: numba is not available (check jit.enabled() first)")
             numba = _state["numba"]
             compiled = numba.njit(cache=True, nogil=True, error_model="numpy")(self.fn)
