@@ -61,7 +61,7 @@ def test_only_where_wanted_unless_the_environment_says(monkeypatch: pytest.Monke
         monkeypatch.setenv(jit.ENV, on)
         assert jit.enabled()
     monkeypatch.setenv(jit.ENV, "off")
-    with pytest.raises(RuntimeError, match="numba is not available"):
+    with pytest.raises(RuntimeError, match="turned off by VEDUTA_JIT"):
         jit.kernel(lambda: 0)()
 
 
@@ -89,3 +89,26 @@ def test_a_ctrl_c_while_a_kernel_compiles_is_acted_on_once_it_is_done() -> None:
     assert done == ["compiled"]
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
     assert jit.interrupt_after(lambda: 7) == 7  # (no signal: the call's value)
+
+
+def test_the_kernels_cache_is_named_by_the_code_they_run(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """numba's cache looks only at a kernel's own file: the layer kernels call intmath's functions,
+    so the folder is named by a digest of every module the kernels run (and numba's version)."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    here = os.path.dirname(jit.__file__)
+    a = jit.cache_folder("0.68.1")
+    assert os.path.dirname(a) == str(tmp_path / "veduta-kernels")
+    assert jit.cache_folder("0.68.1") == a and jit.cache_folder("0.69.0") != a
+    assert set(jit.SOURCES) >= {"intmath.py", "layer_kernels.py", "view_kernels.py", "chunk_kernels.py"}
+    for name in jit.SOURCES:
+        assert os.path.isfile(os.path.join(here, name)), name
+    # a change to intmath.py alone (a copy of the package's world folder, one byte more)
+    copy = tmp_path / "world"
+    copy.mkdir()
+    for name in jit.SOURCES:
+        (copy / name).write_bytes(open(os.path.join(here, name), "rb").read())
+    monkeypatch.setattr(jit, "__file__", str(copy / "jit.py"))
+    assert jit.cache_folder("0.68.1") == a
+    with open(copy / "intmath.py", "a") as f:
+        f.write("\n")
+    assert jit.cache_folder("0.68.1") != a

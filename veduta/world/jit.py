@@ -67,15 +67,56 @@ def env_says() -> bool | None:
 
 
 def available() -> bool:
-    """Whether numba can be imported (imports it, once)."""
+    """Whether numba can be imported (imports it, once, and points its cache at
+    :func:`cache_folder`)."""
     if "numba" not in _state:
         try:
             import numba
 
             _state["numba"] = numba
-        except ImportError:
+        except (ImportError, OSError):  # (OSError: an llvmlite whose library does not load)
             _state["numba"] = None
+        else:
+            folder = cache_folder(numba.__version__)
+            try:
+                os.makedirs(folder, exist_ok=True)
+            except OSError:  # (numba then keeps its own places: beside the package, or its user cache)
+                pass
+            else:
+                numba.config.CACHE_DIR = folder  # type: ignore[attr-defined]  # (read as each kernel is compiled)
     return _state["numba"] is not None
+
+
+#: the modules whose code the kernels compile: a kernel calls functions of another module, and
+#: numba's cache looks only at the kernel's own file, so a change to intmath.py alone would leave
+#: old machine code in use; the cache folder is named by a digest of all of them instead
+SOURCES = ("jit.py", "intmath.py", "layer_kernels.py", "chunk_kernels.py", "view_kernels.py")
+
+
+def cache_folder(numba_version: str) -> str:
+    """Where numba keeps the compiled kernels: ``NUMBA_CACHE_DIR`` (else the user's cache folder,
+    ``$XDG_CACHE_HOME`` or ``~/.cache``) / ``veduta-kernels`` / a digest of :data:`SOURCES` and
+    numba's version: any change to the code they run compiles them again."""
+    import hashlib
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    h = hashlib.sha256(numba_version.encode())
+    for name in SOURCES:
+        try:
+            with open(os.path.join(here, name), "rb") as f:
+                h.update(f.read())
+        except OSError:
+            h.update(b"\0missing " + name.encode())
+    base = os.environ.get("NUMBA_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "veduta"
+    )
+    return os.path.join(base, "veduta-kernels", h.hexdigest()[:16])
+
+
+def helper(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """*fn* compiled by numba (the kernels' options and cache), for kernels to call: only when
+    :func:`available`."""
+    return _state["numba"].njit(cache=True, nogil=True, error_model="numpy")(fn)
 
 
 class _Kernel:
@@ -91,9 +132,9 @@ class _Kernel:
     def __call__(self, *args: Any) -> Any:
         if self.compiled is None:
             if not available() or env_says() is False:
-                raise RuntimeError(f"{self.__name__}: numba is not available (check jit.enabled() first)")
-            numba = _state["numba"]
-            compiled = numba.njit(cache=True, nogil=True, error_model="numpy")(self.fn)
+                why = "turned off by VEDUTA_JIT" if available() else "numba is not available"
+                raise RuntimeError(f"{self.__name__}: {why} (check jit.enabled() first)")
+            compiled = helper(self.fn)
             out = interrupt_after(lambda: compiled(*args))  # (the first call compiles, or loads)
             self.compiled = compiled
             return out

@@ -66,11 +66,9 @@ def ready() -> None:
     :func:`veduta.world.jit.enabled`)."""
     if _done:
         return
-    import numba
-
     g = globals()
     for name in _HELPERS:
-        g[name] = numba.njit(cache=True, nogil=True, error_model="numpy")(g[name])
+        g[name] = jit.helper(g[name])
     _done.append(True)
 
 
