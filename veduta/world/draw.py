@@ -828,6 +828,13 @@ def rule_cost(
 # -- views -------------------------------------------------------------------------------------
 
 
+def lens_of(fov_deg: float) -> float:
+    """How much a perspective camera of ``fov_deg`` magnifies distances against the LENS_DEG
+    lens the levels' distances are for: :attr:`Camera.lens`, the views' arrays and the compiled
+    views take it from here."""
+    return math.tan(math.radians(fov_deg) / 2) / math.tan(math.radians(LENS_DEG) / 2)
+
+
 @dataclass(frozen=True)
 class Camera:
     """A camera in world metres: eye, unit forward/right/up, projection."""
@@ -845,7 +852,7 @@ class Camera:
     @property
     def lens(self) -> float:
         """Distances are multiplied by this to be as seen through a 60 degree lens (perspective)."""
-        return math.tan(math.radians(self.fov_deg) / 2) / math.tan(math.radians(LENS_DEG) / 2)
+        return lens_of(self.fov_deg)
 
     def effective(self, d: np.ndarray) -> np.ndarray:
         """Effective distances of things at distances d (metres) from the eye."""
@@ -1737,7 +1744,7 @@ class Drawer:
                 n = np.where((dot(n, f) < 0)[:, None], -n, n)
                 out.append((n, -dot(n, eye)))
         planes = np.stack([np.concatenate([n, d[:, None]], axis=1) for n, d in out], axis=1)
-        lens = math.tan(math.radians(rec["fov_deg"]) / 2) / math.tan(math.radians(LENS_DEG) / 2)
+        lens = lens_of(rec["fov_deg"])
         return eye, planes, ortho, lens, float(rec["size"])
 
     def _drawn(
@@ -2572,7 +2579,7 @@ def _compiled_cameras(drawer: Drawer, origins: np.ndarray) -> tuple[np.ndarray, 
         tv,
         tv * ASPECT,
     )
-    lens = math.tan(math.radians(rec["fov_deg"]) / 2) / math.tan(math.radians(LENS_DEG) / 2)
+    lens = lens_of(rec["fov_deg"])
     return eye, planes, ortho, lens, float(rec["size"])
 
 
