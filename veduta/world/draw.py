@@ -73,6 +73,8 @@ SWEEP_PAIRS = 1 << 22
 #: metres: a chunk's things are all outside (inside) a plane of a view's volume when the bound of
 #: their spheres is beyond it by this much (far more than a float's error there)
 SURE = 1e-6
+#: the template of the world's persistent entities (:meth:`Drawer._persistent_template`)
+PERSISTENT = "\0persistent"
 
 
 def _rectangles(keys: list[tuple[int, int]], most: int) -> list[tuple[int, int, int, int]]:
@@ -1149,8 +1151,8 @@ class ChunkBlock:
     things_box: np.ndarray  # (k, 2, 3) ChunkDraw.things_box
     things: Things  # the things of every chunk, chunk after chunk
     cuts: np.ndarray  # (k + 1,) the things of chunk i are things[cuts[i]:cuts[i + 1]]
-    touching: list[list[Any]]  # ChunkDraw.structures of each
     #: every (chunk, structure touching it) pair: the chunk's number, sorted, and the structure
+    #: (each chunk's in the layers' order: :meth:`touching`)
     touch_chunk: np.ndarray
     touch_structure: list[Any]
     centre: np.ndarray  # (k,) mm: the focus height of each chunk's centre cell (focus_origin)
@@ -1161,6 +1163,11 @@ class ChunkBlock:
 
     def keys(self) -> list[tuple[int, int]]:
         return [(self.cx0 + i, self.cz0 + j) for j in range(self.nz) for i in range(self.nx)]
+
+    def touching(self, i: int) -> tuple[Any, ...]:
+        """The structures touching chunk *i* (:attr:`ChunkDraw.structures`), in the layers' order."""
+        a, b = np.searchsorted(self.touch_chunk, [i, i + 1]).tolist()
+        return tuple(self.touch_structure[a:b])
 
 
 #: the figures of a view (:meth:`Drawer.view`), in its dict's order
@@ -1422,9 +1429,7 @@ class Drawer:
             out.append(
                 (
                     key,
-                    ChunkDraw(
-                        got.grounds[i], got.boxes[i], th, tuple(got.touching[i]), got.table[i], got.things_box[i]
-                    ),
+                    ChunkDraw(got.grounds[i], got.boxes[i], th, got.touching(i), got.table[i], got.things_box[i]),
                 )
             )
         return out
@@ -1489,13 +1494,12 @@ class Drawer:
         ylo = figures["y_min"] / 1000.0
         yhi = figures["y_max"] / 1000.0
         boxes = np.stack([np.stack([kx, ylo, kz], axis=1), np.stack([kx + side, yhi, kz + side], axis=1)], axis=1)
-        # the structures touching each chunk, in the layers' order
-        touching: list[list[Any]] = [[] for _ in range(k)]
+        # the structures touching each chunk, in the layers' order (no list per chunk: a block of
+        # the pass over the world holds thousands of chunks)
         pairs: list[tuple[int, Any]] = []
         for st in lay.structures:
             for j in range(max(st.z0 // c, cz0), min(-(-st.z1 // c), cz0 + nz)):
                 for i in range(max(st.x0 // c, cx0), min(-(-st.x1 // c), cx0 + nx)):
-                    touching[(j - cz0) * nx + (i - cx0)].append(st)
                     pairs.append(((j - cz0) * nx + (i - cx0), st))
         pairs.sort(key=lambda q: q[0])  # stable: each chunk's in the layers' order
 
@@ -1518,7 +1522,6 @@ class Drawer:
             tboxes,
             things,
             cuts,
-            touching,
             np.asarray([q[0] for q in pairs], dtype=np.int64),
             [q[1] for q in pairs],
             centre,
@@ -1585,20 +1588,8 @@ class Drawer:
         for prefab in sorted(groups):
             jj = np.concatenate([g[0] for g in groups[prefab]])
             ii = np.concatenate([g[1] for g in groups[prefab]])
-            tpl = self._template(prefab)
-            roots = self._roots[prefab]
-            zero = np.zeros(3)
-            kinds = [0 if off is None else 1 if root >= 0 else 2 for _, _, root, off in tpl]
-            arrays = (
-                np.asarray([mi for mi, _, _, _ in tpl], dtype=np.int64),
-                np.asarray([radius for _, radius, _, _ in tpl], dtype=np.float64),
-                np.asarray(kinds, dtype=np.int64),
-                np.asarray([roots[root] if root >= 0 else zero for _, _, root, _ in tpl], dtype=np.float64).reshape(
-                    -1, 3
-                ),
-                np.asarray([zero if off is None else off for _, _, _, off in tpl], dtype=np.float64).reshape(-1, 3),
-            )
-            K.add_counts(counts, jj, ii, grid, len(tpl))
+            arrays = self._template_arrays(prefab)
+            K.add_counts(counts, jj, ii, grid, len(arrays[0]))
             prefabs.append((jj, ii, arrays))
         plants = []
         for pa in self._drawn_points(lay.points):
@@ -1647,6 +1638,22 @@ class Drawer:
             )
         K.things_boxes(things.pos, things.radius, cuts, tboxes)
         return things, cuts
+
+    def _template_arrays(self, key: str, record: Any = None) -> tuple[np.ndarray, ...]:
+        """The template ``key`` (:meth:`_template`) as the kernels take it
+        (chunk_kernels.place_instances): (model, radius, kind, root, offset) of each entity, kind 0
+        a root at origin + root, 1 a child at offset + that, 2 a child at offset alone."""
+        tpl = self._template(key, record)
+        roots = self._roots[key]
+        zero = np.zeros(3)
+        kinds = [0 if off is None else 1 if root >= 0 else 2 for _, _, root, off in tpl]
+        return (
+            np.asarray([mi for mi, _, _, _ in tpl], dtype=np.int64),
+            np.asarray([radius for _, radius, _, _ in tpl], dtype=np.float64),
+            np.asarray(kinds, dtype=np.int64),
+            np.asarray([roots[root] if root >= 0 else zero for _, _, root, _ in tpl], dtype=np.float64).reshape(-1, 3),
+            np.asarray([zero if off is None else off for _, _, _, off in tpl], dtype=np.float64).reshape(-1, 3),
+        )
 
     def _drawn_points(self, points: list[Any]) -> list[Any]:
         """The plant points of :meth:`block` that draw something: those of a rule with a plant
@@ -2004,8 +2011,7 @@ class Drawer:
         sets = [(0, 0)] + (list(KEPT_SIDES) if kept else [])
         if self._compiled(loaded):  # (chunk_views: the compiled loop, view by view)
             eye, planes, ortho, lens, size = _compiled_cameras(self, origins)
-            pers = self._persistent_figures(origins, eye, planes, ortho, lens, size)
-            return _compiled_figures(self, eye, planes, ortho, lens, size, ox, oz, loaded, sets, pers), sets
+            return _compiled_figures(self, eye, planes, ortho, lens, size, ox, oz, loaded, sets, origins), sets
         eye, planes, ortho, lens, size = self._cameras(origins)
         view = int(getattr(gen.world, "view", 1) or 1)
         slot_chunk = loaded.slot_chunk
@@ -2183,19 +2189,25 @@ class Drawer:
         """(4, V) the world's persistent entities placed relative to each view's origin: the
         triangles of flora, of entities, the plants and the entities drawn."""
         V = len(origins)
-        ents = getattr(self.gen.world, "entities", None) or []
         pers = np.zeros((4, V), dtype=np.int64)
-        if ents:
-            rec = type("Persistent", (), {"entities": ents})()
-            tpl = self._template("\0persistent", rec)
+        if self._persistent_template():
+            tpl = self._templates[PERSISTENT]
             if tpl:
-                th = self._placed("\0persistent", origins[:, 0], origins[:, 1], origins[:, 2])
+                th = self._placed(PERSISTENT, origins[:, 0], origins[:, 1], origins[:, 2])
                 q = np.tile(np.arange(V), len(tpl))
                 t3 = self._drawn(th.pos, th.radius, th.model, th.thin, th.flora, eye, planes, q, ortho, lens, size)
                 F3 = th.flora
                 for row, w in enumerate((t3 * F3, t3 * ~F3, (t3 > 0) & F3, (t3 > 0) & ~F3)):
                     pers[row] = np.bincount(q, weights=w, minlength=V).astype(np.int64)
         return pers
+
+    def _persistent_template(self) -> bool:
+        """Whether the world has persistent entities; their template (:meth:`_template`, placed
+        at each view's origin) made as :data:`PERSISTENT`."""
+        ents = getattr(self.gen.world, "entities", None) or []
+        if ents:
+            self._template(PERSISTENT, type("Persistent", (), {"entities": ents})())
+        return bool(ents)
 
     def chunk_views(
         self,
@@ -2604,11 +2616,11 @@ def _compiled_figures(
     oz: np.ndarray,
     loaded: Loaded,
     sets: list[tuple[int, int]],
-    pers: np.ndarray,
+    origins: np.ndarray,
 ) -> np.ndarray:
     """figs (sets, 10, V) of :meth:`Drawer._figures` from the kernel (its views' cameras ``eye``,
-    ``planes``, ... as :meth:`Drawer._cameras` gives them, ``pers`` (4, V) the persistent
-    entities' figures), for views of :meth:`Drawer.chunk_views` (:meth:`Drawer._compiled`)."""
+    ``planes``, ... as :meth:`Drawer._cameras` gives them, ``origins`` (V, 3) where the persistent
+    entities are placed), for views of :meth:`Drawer.chunk_views` (:meth:`Drawer._compiled`)."""
     from veduta.world import view_kernels
 
     tab = drawer._level_table()
@@ -2636,6 +2648,10 @@ def _compiled_figures(
     nk = len(loaded.counts)
     scuts = np.concatenate([[0], np.cumsum(ns[:nk])]).astype(np.int64)
     tcuts = np.concatenate([[0], np.cumsum(scount)]).astype(np.int64)
+    if drawer._persistent_template():
+        pt = drawer._template_arrays(PERSISTENT)
+    else:
+        pt = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, 3)), np.zeros((0, 3)))
     return view_kernels._views(
         np.ascontiguousarray(eye, dtype=np.float64),
         np.ascontiguousarray(planes, dtype=np.float64),
@@ -2662,7 +2678,8 @@ def _compiled_figures(
         float(SURE),
         THIN_SHIFT,
         THIN_BITS,
-        np.ascontiguousarray(pers, dtype=np.int64),
+        np.ascontiguousarray(origins, dtype=np.float64),
+        *pt,
     )
 
 

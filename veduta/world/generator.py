@@ -117,7 +117,10 @@ class Generator:
         """(cell level, cell centre ground, wet, vertex levels); ``fast``: with the compiled kernels
         (:meth:`layers`)."""
         if not self.terrain.wet_possible(x0, z0, x0 + w, z0 + h):  # no water can reach a vertex
-            centre = layer_kernels.centres(ground) if fast else (ground[:-1, :-1] + ground[1:, 1:]) >> 1
+            if fast:  # (the bands of the pass over the world: the levels as read-only views, not written)
+                dry = np.broadcast_to(np.int64(NO_WATER), (h + 1, w + 1))
+                return dry[:h, :w], layer_kernels.centres(ground), np.zeros((h, w), dtype=bool), dry
+            centre = (ground[:-1, :-1] + ground[1:, 1:]) >> 1
             lv = np.full((h + 1, w + 1), NO_WATER, dtype=np.int64)
             return np.full((h, w), NO_WATER, dtype=np.int64), centre, np.zeros((h, w), dtype=bool), lv
         if fast:

@@ -9,7 +9,7 @@ the box of their spheres with the margin :data:`~veduta.world.draw.SURE`, then e
 plane test, and every thing taken: its model's level, draw_distance, thinning, triangles; summed
 per (view, slot), then per set of loaded chunks; the structures touching a loaded chunk once per
 view (each of their things tested), in every set holding one of the chunks they touch; the
-persistent entities as the numpy path counts them.
+persistent entities placed at each view's origin, each tested.
 
 Every floating-point operation is the numpy path's, in its order (a plane's sum ``((x nx + y ny) +
 z nz) + d``, a length ``sqrt((x x + y y) + z z)``, no fused multiply-add: the kernels are compiled
@@ -61,7 +61,12 @@ def _views(
     sure: float,
     thin_shift: int,
     thin_bits: int,
-    pers: np.ndarray,
+    origins: np.ndarray,
+    p_model: np.ndarray,
+    p_radius: np.ndarray,
+    p_kind: np.ndarray,
+    p_root: np.ndarray,
+    p_off: np.ndarray,
 ) -> np.ndarray:
     """figs (nsets, 10, V) of views (Drawer._figures): see the module's text."""
     V, K = slot_chunk.shape
@@ -204,9 +209,31 @@ def _views(
                 if (sbits[s] >> si) & 1:
                     for q in range(4):
                         acc[si, 5 + q] += sums[q]
+        # the persistent entities, placed at the view's origin (chunk_kernels.place_instances'
+        # arithmetic: Drawer._placed's), each tested: entities (no thinning)
+        for q in range(4):
+            sums[q] = 0
+        for t in range(p_model.shape[0]):
+            kind = p_kind[t]
+            if kind == 2:
+                px, py, pz = p_off[t, 0], p_off[t, 1], p_off[t, 2]
+            else:
+                lx, ly, lz = p_root[t, 0], p_root[t, 1], p_root[t, 2]
+                px = origins[v, 0] + lx * 1.0 + lz * 0.0
+                py = origins[v, 1] + ly
+                pz = origins[v, 2] - lx * 0.0 + lz * 1.0
+                if kind == 1:
+                    px, py, pz = p_off[t, 0] + px, p_off[t, 1] + py, p_off[t, 2] + pz
+            r = p_radius[t]
+            if not inside(px, py, pz, r, pl):
+                continue
+            tris = triangles(px, py, pz, r, p_model[t], np.uint64(0), ev, False)
+            sums[1] += tris
+            if tris > 0:
+                sums[3] += 1
         for si in range(nsets):
             for q in range(4):
-                acc[si, 5 + q] += pers[q, v]
+                acc[si, 5 + q] += sums[q]
             acc[si, 9] = acc[si, 2] + acc[si, 3] + acc[si, 4] + acc[si, 5] + acc[si, 6]
             for q in range(10):
                 figs[si, q, v] = acc[si, q]
