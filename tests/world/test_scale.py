@@ -515,7 +515,12 @@ def test_chunks_in_one_pass_equal_chunk_by_chunk(name):
         ), (cx, cz)
         assert (g.water_cell == ground.water_cell).all() and (g.water_level == ground.water_level).all()
         assert _rows(got.things) == _rows(things), (cx, cz)
+        # the structures touching the chunk (ChunkBlock.touching), in canonical order
+        c = gen.p.chunk
+        touching = [st.name for st in gen.structs.in_rect(cx * c, cz * c, c, c)]
+        assert [st.name for st in got.structures] == touching, (cx, cz)
     assert bulk.missing_models == single.missing_models
+    assert any(bulk.chunk(cx, cz).structures for cx, cz in keys)
 
 
 def test_many_views_in_one_pass_equal_one_by_one(example):

@@ -73,6 +73,8 @@ SWEEP_PAIRS = 1 << 22
 #: metres: a chunk's things are all outside (inside) a plane of a view's volume when the bound of
 #: their spheres is beyond it by this much (far more than a float's error there)
 SURE = 1e-6
+#: things the compiled views' structures keep at most (StructurePool), past which it starts again
+POOL_THINGS = 1 << 18
 #: the template of the world's persistent entities (:meth:`Drawer._persistent_template`)
 PERSISTENT = "\0persistent"
 
@@ -1206,6 +1208,8 @@ class Loaded:
     structures: list[Any]
     #: (things of each structure (counts), all joined): made when first needed
     structure_things: tuple[np.ndarray, Things] | None = None
+    #: (start, end, things' arrays) of the structures in the compiled views' pool (StructurePool.take)
+    pooled: tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]] | None = None
     #: (6, n) n0 . p + r of each of those things (:func:`_point_sides`): made when first needed
     structure_sides: np.ndarray | None = None
     #: (K,) bool or None: the slots whose chunk or things some view may see (the others are
@@ -1266,6 +1270,78 @@ class ViewColumns:
         return [int(self.xs[v]), int(self.zs[v])]
 
 
+class StructurePool:
+    """The things of the structures the compiled views met (:func:`_compiled_figures`), each
+    placed once and kept in growing arrays by name: structure *s*'s things at ``[start, end)``.
+    Emptied when it would pass :data:`POOL_THINGS` things (a pass over the world meets each
+    structure in a few rows of chunks only), so its memory stays bounded."""
+
+    def __init__(self) -> None:
+        self.at: dict[str, tuple[int, int]] = {}
+        self.n = 0
+        self.arrays = _things_arrays(_no_things())
+
+    def _grow(self, more: int) -> None:
+        if self.n + more <= len(self.arrays[0]):
+            return
+        cap = max(2 * len(self.arrays[0]), self.n + more, 1024)
+        grown = []
+        for a in self.arrays:
+            b = np.empty((cap,) + a.shape[1:], dtype=a.dtype)
+            b[: self.n] = a[: self.n]
+            grown.append(b)
+        self.arrays = tuple(grown)
+
+    def _put(self, names: list[str], counts: np.ndarray, things: Things) -> None:
+        self._grow(len(things.model))
+        n = self.n
+        for a, f in zip(self.arrays, THING_FIELDS, strict=True):
+            a[n : n + len(things.model)] = getattr(things, f)
+        for name, c in zip(names, counts.tolist(), strict=True):
+            self.at[name] = (n, n + c)
+            n += c
+        self.n = n
+
+    def take(self, drawer: Drawer, structures: list[Any]) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, ...]]:
+        """(start, end) of each of *structures*' things and the arrays holding them (pos, radius,
+        model, thin, flora: :func:`_things_arrays`), the new ones placed now (those not turned,
+        prefab by prefab, with :meth:`Drawer._placed`; the others as :meth:`Drawer._structure`)."""
+        new = [st for st in structures if st.name not in self.at]
+        if self.n + 64 * len(new) > POOL_THINGS:
+            self.at, self.n = {}, 0
+            self.arrays = tuple(np.empty((0,) + a.shape[1:], dtype=a.dtype) for a in self.arrays)
+            new = list(structures)
+        seen: set[str] = set()
+        plain: dict[str, list[Any]] = {}
+        for st in new:
+            if st.name in seen:
+                continue
+            seen.add(st.name)
+            if st.rotation % 360 or st.prefab not in drawer.gen.prefabs:
+                things = drawer._structure_placed(st)
+                self._put([st.name], np.asarray([len(things.model)]), things)
+            else:
+                plain.setdefault(st.prefab, []).append(st)
+        cm = drawer.gen.p.cell_mm
+        for prefab in sorted(plain):
+            group = plain[prefab]
+            tpl = drawer._template(prefab)
+            n, t = len(group), len(tpl)
+            # the origins as _structure_placed computes them; _placed's things entity by entity,
+            # then instance by instance
+            ox = (2 * np.asarray([st.x0 for st in group], dtype=np.int64) + [st.fw for st in group]) * cm / 2000.0
+            oy = np.asarray([st.level_mm for st in group], dtype=np.int64) / 1000.0
+            oz = (2 * np.asarray([st.z0 for st in group], dtype=np.int64) + [st.fd for st in group]) * cm / 2000.0
+            got = drawer._placed(prefab, ox, oy, oz)
+            order = (np.arange(t)[None, :] * n + np.arange(n)[:, None]).ravel()
+            things = Things(*(getattr(got, f)[order] for f in THING_FIELDS))
+            self._put([st.name for st in group], np.full(n, t, dtype=np.int64), things)
+        span = [self.at[st.name] for st in structures]
+        start = np.asarray([a for a, _ in span], dtype=np.int64)
+        end = np.asarray([b for _, b in span], dtype=np.int64)
+        return start, end, tuple(a[: self.n] for a in self.arrays)
+
+
 class Drawer:
     """Costs views of one world: chunk data are cached, so many views of one area are cheap.
 
@@ -1286,6 +1362,7 @@ class Drawer:
         #: the things of the structures met lately (least recently used dropped first: a walk over
         #: a large world meets each once, and keeps only those near it)
         self._structs: OrderedDict[str, Things] = OrderedDict()
+        self._pool = StructurePool()  # (the compiled views')
         self.missing_models: set[str] = set()
         self._tris = [np.asarray(self.models[n].triangles, dtype=np.int64) for n in self.names]
         self._rad = np.asarray([self.models[n].radius for n in self.names] or [0.0])
@@ -2638,16 +2715,12 @@ def _compiled_figures(
         )
         setbits |= inside.astype(np.int64) << si
     allt, cuts = loaded.joined
-    if not loaded.structures:
-        scount, st = np.zeros(0, dtype=np.int64), _no_things()
-    else:
-        if loaded.structure_things is None:
-            loaded.structure_things = drawer._structure_things(loaded.structures)
-        scount, st = loaded.structure_things
+    if loaded.pooled is None:  # (the structures of these rows: once for their batches)
+        loaded.pooled = drawer._pool.take(drawer, loaded.structures)
+    tstart, tend, st = loaded.pooled
     ns = loaded.structure_counts
     nk = len(loaded.counts)
     scuts = np.concatenate([[0], np.cumsum(ns[:nk])]).astype(np.int64)
-    tcuts = np.concatenate([[0], np.cumsum(scount)]).astype(np.int64)
     if drawer._persistent_template():
         pt = drawer._template_arrays(PERSISTENT)
     else:
@@ -2666,8 +2739,9 @@ def _compiled_figures(
         *_things_arrays(allt),
         scuts,
         np.ascontiguousarray(loaded.structure_ids, dtype=np.int64),
-        tcuts,
-        *_things_arrays(st),
+        tstart,
+        tend,
+        *st,
         np.ascontiguousarray(starts, dtype=np.float64),
         np.ascontiguousarray(tri_tab, dtype=np.int64),
         np.ascontiguousarray(dd, dtype=np.float64),

@@ -45,7 +45,8 @@ def _views(
     flora: np.ndarray,
     scuts: np.ndarray,
     sids: np.ndarray,
-    tcuts: np.ndarray,
+    tstart: np.ndarray,
+    tend: np.ndarray,
     spos: np.ndarray,
     srad: np.ndarray,
     smodel: np.ndarray,
@@ -72,7 +73,7 @@ def _views(
     V, K = slot_chunk.shape
     G = table.shape[2]
     figs = np.zeros((nsets, 10, V), dtype=np.int64)
-    ns = tcuts.shape[0] - 1
+    ns = tstart.shape[0]
     stamp = np.full(max(ns, 1), -1, dtype=np.int64)
     sbits = np.zeros(max(ns, 1), dtype=np.int64)
     touched = np.zeros(max(ns, 1), dtype=np.int64)
@@ -109,10 +110,14 @@ def _views(
                 return 0
         return tri_tab[m, level]
 
+    pacc = np.zeros((1 << nsets, 9), dtype=np.int64)  # (the sums of the slots of each kind: setbits)
+    pused = np.zeros(1 << nsets, dtype=np.bool_)
+    plist = np.zeros(1 << nsets, dtype=np.int64)
     for v in range(V):
         pl = planes[v]
         ev = eye[v]
         nt = 0
+        npl = 0
         acc[:] = 0
         for k in range(K):
             c = slot_chunk[v, k]
@@ -178,10 +183,13 @@ def _views(
                         each[w] += tris
                         if tris > 0:
                             each[w + 2] += 1
-            for si in range(nsets):
-                if (bits >> si) & 1:
-                    for q in range(9):
-                        acc[si, q] += each[q]
+            # summed by the sets holding the slot (a few kinds of slot: each kind's sets once a view)
+            for q in range(9):
+                pacc[bits, q] += each[q]
+            if not pused[bits]:
+                pused[bits] = True
+                plist[npl] = bits
+                npl += 1
             # the structures touching the chunk: each once per view
             for i in range(scuts[c], scuts[c + 1]):
                 s = sids[i]
@@ -191,11 +199,20 @@ def _views(
                     touched[nt] = s
                     nt += 1
                 sbits[s] |= bits
+        for u in range(npl):
+            kind = plist[u]
+            for si in range(nsets):
+                if (kind >> si) & 1:
+                    for q in range(9):
+                        acc[si, q] += pacc[kind, q]
+            for q in range(9):
+                pacc[kind, q] = 0
+            pused[kind] = False
         for i in range(nt):
             s = touched[i]
             for q in range(4):
                 sums[q] = 0
-            for t in range(tcuts[s], tcuts[s + 1]):
+            for t in range(tstart[s], tend[s]):
                 px, py, pz, r = spos[t, 0], spos[t, 1], spos[t, 2], srad[t]
                 if not inside(px, py, pz, r, pl):
                     continue
