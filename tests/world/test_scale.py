@@ -1300,3 +1300,33 @@ def test_off_most_equals_the_interpolated_grounds():
                 want = np.abs(D._interpolate_many(ground, g) - ground).max(axis=(1, 2))
                 assert (D._off_most(hs, g) == want).all(), (n, span, g)
                 assert not want[:50].any()  # a plane is on every grid's triangles
+
+
+def test_view_summary_keeps_the_worst_views_across_batches():
+    """ViewSummary.add, batch after batch (views as dicts and as columns): the WORST_VIEWS views
+    drawing the most, ties in order, are those of one sort of all the views; over-budget counted."""
+    from veduta.tools.inspect_world import FRAME_BUDGET, WORST_VIEWS, ViewSummary
+    from veduta.world.draw import VIEW_FIGURES, ViewColumns
+
+    rng = np.random.default_rng(5)
+    for trial in range(20):
+        n = int(rng.integers(1, 400))
+        top = int(rng.choice([3, 50, FRAME_BUDGET * 2]))
+        tris = rng.integers(0, top, size=n)  # (many ties)
+        views = [{"name": f"v{i}", "focus": [i, -i], "triangles": int(t)} for i, t in enumerate(tris)]
+        summary, k = ViewSummary(n), 0
+        while k < n:
+            m = int(rng.integers(1, 60))
+            part = views[k : k + m]
+            if trial % 2:  # as columns (one set of loaded chunks)
+                figs = np.zeros((1, len(VIEW_FIGURES), len(part)), dtype=np.int64)
+                figs[0, 9] = [v["triangles"] for v in part]
+                xs = np.asarray([v["focus"][0] for v in part], dtype=np.int64)
+                summary.add(ViewColumns(xs, -xs, figs, [(0, 0)], lambda v, k=k: f"v{k + v}"))
+            else:
+                summary.add(part)
+            k += m
+        want = sorted(range(n), key=lambda i: (-int(tris[i]), i))[:WORST_VIEWS]
+        got = summary.report()
+        assert [v["name"] for v in got["worst"]] == [f"v{i}" for i in want], trial
+        assert got["over_budget"] == int((tris > FRAME_BUDGET).sum()), trial

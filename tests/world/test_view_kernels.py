@@ -116,6 +116,41 @@ def test_compiled_views_equal_numpys_and_views(camera, kept, calls, monkeypatch)
             assert got == D.Drawer(gen, MODELS, cam_used).views(_cells(gen, window), kept), (name, window)
 
 
+def test_structures_pool_started_again_gives_the_same_views(calls, monkeypatch):
+    """The compiled views keep the structures' things in a pool (StructurePool), each structure
+    placed once while the pool holds it, the pool started again when it would pass POOL_THINGS
+    things: never, now and then (40) or at every rows of views (0), the views are the numpy
+    path's, and the smaller the pool the more structures are placed again."""
+    monkeypatch.setattr(D, "SWEEP_BATCH", 7)
+    monkeypatch.setattr(D, "SWEEP_ROWS", 2)
+    placed: list[int] = []
+    real = D.Drawer._placed
+
+    def spy(self, key, ox, oy, oz):
+        placed.append(len(ox))
+        return real(self, key, ox, oy, oz)
+
+    tried, whole = 0, D.POOL_THINGS
+    for name, gen, own in _views_worlds(extent=5):
+        slow = _numpy(monkeypatch, lambda: list(D.Drawer(gen, MODELS, own).chunk_views(True)))  # noqa: B023
+        got = {}
+        for most in (whole, 40, 0):
+            monkeypatch.setattr(D, "POOL_THINGS", most)
+            monkeypatch.setattr(D.Drawer, "_placed", spy)
+            placed.clear()
+            drawer = D.Drawer(gen, MODELS, own)
+            fast = list(drawer.chunk_views(True))
+            monkeypatch.setattr(D.Drawer, "_placed", real)
+            assert _same(_columns(fast), _columns(slow)), (name, most)
+            pool = drawer._pool
+            assert pool.n == sum(b - a for a, b in pool.at.values()), (name, most)  # each held once
+            got[most] = sum(placed)
+        if got[whole]:
+            tried += 1
+            assert got[whole] <= got[40] <= got[0] and got[whole] < got[0], (name, got)
+    assert tried
+
+
 @pytest.mark.parametrize("density", [0.0, 1.0])
 def test_empty_chunks_and_chunks_full_of_plants(density, calls, monkeypatch):
     """Worlds with no plant (chunks without things) and with a plant on every free cell (many

@@ -340,7 +340,10 @@ class ViewSummary:
         k, n = self.count, len(batch)
         tris = batch.triangles if isinstance(batch, ViewColumns) else np.asarray([v["triangles"] for v in batch])
         self.triangles[k : k + n] = tris
-        top = np.argsort(-tris, kind="stable")[:WORST_VIEWS].tolist()  # the most, then the first
+        # the most, then the first; once WORST_VIEWS are held, only a view drawing more than the
+        # last of them can take its place (a tie comes later in order)
+        cand = np.arange(n) if len(self.worst) < WORST_VIEWS else np.flatnonzero(tris > -self.worst[-1][0])
+        top = cand[np.argsort(-tris[cand], kind="stable")[:WORST_VIEWS]].tolist()
         view = batch.view if isinstance(batch, ViewColumns) else batch.__getitem__
         self.worst = heapq.nsmallest(
             WORST_VIEWS, self.worst + [(-int(tris[i]), k + i, view(i)) for i in top], key=lambda w: (w[0], w[1])

@@ -59,9 +59,11 @@ VIEW_BATCH = 256
 #: metres: a box is outside a plane of every view of a batch of Drawer.chunk_views when the box
 #: around all of them is beyond it by this much (far more than a float's error there, and than SURE)
 MAYBE_MARGIN = 1e-3
-#: rows of chunks computed at once by Drawer.chunk_views (one Generator.layers of their whole width),
-#: and rows of views counted from the same chunks
+#: rows of chunks computed at once by Drawer.chunk_views (one Generator.layers of their whole width)
 SWEEP_ROWS = 4
+#: rows of views counted from one gathering of the rows of chunks they load (Drawer._rows), in
+#: blocks of SWEEP_ROWS rows: the more, the fewer times each chunk's things are gathered again
+VIEW_BLOCKS = 2
 #: views counted together by Drawer.chunk_views (of SWEEP_ROWS rows of chunks)
 SWEEP_BATCH = 1024
 #: at most this many (view, chunk or thing it may load) pairs in one batch of
@@ -2297,9 +2299,10 @@ class Drawer:
         ``chunk CX,CZ``): what :meth:`view` gives at each, from one pass over the world. The
         chunks are computed :data:`SWEEP_ROWS` rows at a time (:meth:`block`: one
         :meth:`Generator.layers` of their whole width, no object per chunk) and kept while a view
-        may load them; each batch of views gathers its chunks' figures from those rows
-        (:meth:`_figures`). ``window``: the views of the chunks [cx0, cx1) x [cz0, cz1) only,
-        ``(cx0, cz0, cx1, cz1)``. ``progress(done, total, "views")`` after each batch."""
+        may load them; :data:`VIEW_BLOCKS` times as many rows of views at a time gather the rows of
+        chunks they load once (:meth:`_rows`), each batch of them its figures (:meth:`_figures`).
+        ``window``: the views of the chunks [cx0, cx1) x [cz0, cz1) only, ``(cx0, cz0, cx1, cz1)``.
+        ``progress(done, total, "views")`` after each batch."""
         p = self.gen.p
         e, c = p.extent, p.chunk
         fx0, fz0, fx1, fz1 = (-e, -e, e, e) if window is None else window
@@ -2310,8 +2313,9 @@ class Drawer:
         side = bx1 - bx0
         blocks: dict[int, ChunkBlock] = {}
         total, done = max(0, fx1 - fx0) * max(0, fz1 - fz0), 0
-        for za in range(fz0, fz1 if fx0 < fx1 else fz0, SWEEP_ROWS):  # rows of views [za, zb)
-            zb = min(fz1, za + SWEEP_ROWS)
+        step = SWEEP_ROWS * VIEW_BLOCKS
+        for za in range(fz0, fz1 if fx0 < fx1 else fz0, step):  # rows of views [za, zb)
+            zb = min(fz1, za + step)
             lo, hi = max(-e, za - reach), min(e - 1, zb - 1 + reach)
             need = range((lo + e) // SWEEP_ROWS, (hi + e) // SWEEP_ROWS + 1)
             for b in [b for b in blocks if b < need.start]:
