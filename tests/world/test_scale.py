@@ -655,6 +655,16 @@ def _views_worlds(**world):
                 entities=[
                     Entity("player", kind="player", model="hero"),
                     Entity("lamp", model="well", position=(1.0, 2.0, 0.5), parent="player"),
+                ]
+                # a chain of 18 parents: its last links are cut after 16 (placed at their offsets alone)
+                + [
+                    Entity(
+                        f"link{i}",
+                        model="poppy",
+                        position=(0.5, 0.25, -0.5),
+                        parent="lamp" if i == 0 else f"link{i - 1}",
+                    )
+                    for i in range(18)
                 ],
             ),
             prefabs,

@@ -64,7 +64,8 @@ SWEEP_ROWS = 4
 #: rows of views counted from one gathering of the rows of chunks they load (Drawer._rows), in
 #: blocks of SWEEP_ROWS rows: the more, the fewer times each chunk's things are gathered again
 VIEW_BLOCKS = 2
-#: views counted together by Drawer.chunk_views (of SWEEP_ROWS rows of chunks)
+#: views counted together by Drawer.chunk_views (of the SWEEP_ROWS x VIEW_BLOCKS rows of views
+#: gathered at a time)
 SWEEP_BATCH = 1024
 #: at most this many (view, chunk or thing it may load) pairs in one batch of
 #: Drawer.chunk_views, counting each of a view's slots as the most things a loaded chunk holds:
@@ -75,7 +76,7 @@ SWEEP_PAIRS = 1 << 22
 #: metres: a chunk's things are all outside (inside) a plane of a view's volume when the bound of
 #: their spheres is beyond it by this much (far more than a float's error there)
 SURE = 1e-6
-#: things the compiled views' structures keep at most (StructurePool), past which it starts again
+#: things the compiled views' structures' pool keeps (StructurePool): past it, it starts again
 POOL_THINGS = 1 << 18
 #: the template of the world's persistent entities (:meth:`Drawer._persistent_template`)
 PERSISTENT = "\0persistent"
@@ -1275,8 +1276,9 @@ class ViewColumns:
 class StructurePool:
     """The things of the structures the compiled views met (:func:`_compiled_figures`), each
     placed once and kept in growing arrays by name: structure *s*'s things at ``[start, end)``.
-    Emptied when it would pass :data:`POOL_THINGS` things (a pass over the world meets each
-    structure in a few rows of chunks only), so its memory stays bounded."""
+    Emptied when the new ones would take it past :data:`POOL_THINGS` things (a pass over the world
+    meets each structure in a few rows of chunks only), so that it holds at most that many or
+    the structures of one gathering of rows (its arrays up to twice that: they grow by doubling)."""
 
     def __init__(self) -> None:
         self.at: dict[str, tuple[int, int]] = {}
@@ -1309,7 +1311,7 @@ class StructurePool:
         model, thin, flora: :func:`_things_arrays`), the new ones placed now (those not turned,
         prefab by prefab, with :meth:`Drawer._placed`; the others as :meth:`Drawer._structure`)."""
         new = [st for st in structures if st.name not in self.at]
-        if self.n + 64 * len(new) > POOL_THINGS:
+        if self.n + sum(drawer._structure_size(st) for st in new) > POOL_THINGS:
             self.at, self.n = {}, 0
             self.arrays = tuple(np.empty((0,) + a.shape[1:], dtype=a.dtype) for a in self.arrays)
             new = list(structures)
@@ -1320,7 +1322,7 @@ class StructurePool:
                 continue
             seen.add(st.name)
             if st.rotation % 360 or st.prefab not in drawer.gen.prefabs:
-                things = drawer._structure_placed(st)
+                things = drawer._structure(st)
                 self._put([st.name], np.asarray([len(things.model)]), things)
             else:
                 plain.setdefault(st.prefab, []).append(st)
@@ -1365,6 +1367,7 @@ class Drawer:
         #: a large world meets each once, and keeps only those near it)
         self._structs: OrderedDict[str, Things] = OrderedDict()
         self._pool = StructurePool()  # (the compiled views')
+        self._persistent_arrays: tuple[np.ndarray, ...] | None = None  # (the compiled views')
         self.missing_models: set[str] = set()
         self._tris = [np.asarray(self.models[n].triangles, dtype=np.int64) for n in self.names]
         self._rad = np.asarray([self.models[n].radius for n in self.names] or [0.0])
@@ -1717,6 +1720,13 @@ class Drawer:
             )
         K.things_boxes(things.pos, things.radius, cuts, tboxes)
         return things, cuts
+
+    def _structure_size(self, s) -> int:
+        """How many things structure *s* draws (its prefab's template; a turned one or one of a
+        prefab not known: those of its entities)."""
+        if s.rotation % 360 or s.prefab not in self.gen.prefabs:
+            return len(self._structure(s).model)
+        return len(self._template(s.prefab))
 
     def _template_arrays(self, key: str, record: Any = None) -> tuple[np.ndarray, ...]:
         """The template ``key`` (:meth:`_template`) as the kernels take it
@@ -2725,10 +2735,19 @@ def _compiled_figures(
     ns = loaded.structure_counts
     nk = len(loaded.counts)
     scuts = np.concatenate([[0], np.cumsum(ns[:nk])]).astype(np.int64)
-    if drawer._persistent_template():
-        pt = drawer._template_arrays(PERSISTENT)
-    else:
-        pt = (np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0, dtype=np.int64), np.zeros((0, 3)), np.zeros((0, 3)))
+    if drawer._persistent_arrays is None:  # (once a pass)
+        drawer._persistent_arrays = (
+            drawer._template_arrays(PERSISTENT)
+            if drawer._persistent_template()
+            else (
+                np.zeros(0, dtype=np.int64),
+                np.zeros(0),
+                np.zeros(0, dtype=np.int64),
+                np.zeros((0, 3)),
+                np.zeros((0, 3)),
+            )
+        )
+    pt = drawer._persistent_arrays
     return view_kernels._views(
         np.ascontiguousarray(eye, dtype=np.float64),
         np.ascontiguousarray(planes, dtype=np.float64),

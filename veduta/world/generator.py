@@ -43,7 +43,9 @@ class Layers:
     h: int
     ground: np.ndarray  # (h + 1, w + 1) final ground of the vertices, mm
     biome: np.ndarray  # (h, w) biome indices
-    level: np.ndarray  # (h, w) water level of each cell, mm (NO_WATER for none)
+    #: (h, w) water level of each cell, mm (NO_WATER for none); with layers(points=True) and the
+    #: kernels, a read-only view where no water reaches the rectangle (as is ``water_vertex``)
+    level: np.ndarray
     centre: np.ndarray  # (h, w) ground at each cell centre, mm
     wet: np.ndarray  # (h, w) the cell centre is under water
     structures: list[Structure]  # structures near the rectangle (canonical order)
