@@ -26,7 +26,7 @@ from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION, TOOLCHAIN
 from veduta.base.kinds import BY_FOLDER, KINDS, kind_of, name_of
-from veduta.base.project import AssetIndex, Project, Source, plain_rel, watch_holds
+from veduta.base.project import AssetIndex, Project, Source, not_a_source, plain_rel, watch_holds
 from veduta.cook.action import cook_one
 from veduta.cook.cook import (
     COOKED,
@@ -372,9 +372,13 @@ def cook_tasks(run: CookRun):
             if plain is not None and plain != rel and f"{BASENAME}:{plain}" in known:
                 yield {"name": rel, "actions": None, "task_dep": [f"{BASENAME}:{plain}"]}
                 continue
-            why = blocked_rel.get(rel) or (
-                f"{os.path.join(assets, rel)}: no such source (cook:<path> takes a source path under "
-                f"{assets}/, e.g. cook:models/crate.vmodel)"
+            why = (
+                blocked_rel.get(rel)
+                or (not_a_source(os.path.join(assets, rel)) if kind_of(rel) else None)  # (a FIFO: the scan's words)
+                or (
+                    f"{os.path.join(assets, rel)}: no such source (cook:<path> takes a source path under "
+                    f"{assets}/, e.g. cook:models/crate.vmodel)"
+                )
             )
             yield {"name": rel, "actions": [(report_problems, [[why]])], "uptodate": [False]}
     if problems:
