@@ -972,7 +972,7 @@ def _sweep_meta(path: str, kind: str | None) -> tuple[Meta | None, tuple | None]
         if st.st_size > MAX_COOKED_BYTES:
             return None, s
         payload = meta_at_start(fd, st.st_size, path)
-    except (OSError, VdaError):
+    except (OSError, VdaError, MemoryError):  # (MemoryError: a META announcing hundreds of MB)
         return None, s
     finally:
         os.close(fd)
