@@ -252,3 +252,46 @@ def test_meta_with_a_lone_surrogate_is_a_vda_error():
     )
     with pytest.raises(VdaError, match="lone surrogate"):
         Meta.decode(payload)
+
+
+def _meta_at_start_of(data: bytes, tmp_path) -> bytes | None:
+    import os
+
+    from veduta.container.chunks import meta_at_start
+
+    path = tmp_path / "f.vda"
+    path.write_bytes(data)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        return meta_at_start(fd, len(data), str(path))
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize("size", [0, 200, 4090, 10_000])
+def test_meta_at_start_reads_the_first_chunk_only(tmp_path, size):
+    # META of any size (past the first read too), then anything at all: only META is read
+    payload = b"x" * size
+    first = write_chunks([("META", payload)])
+    for tail in (b"", b"garbage", write_chunks([("MESH", b"\0" * 100)])[4:]):
+        assert _meta_at_start_of(first + tail, tmp_path) == payload
+
+
+def test_meta_at_start_of_another_first_chunk_is_none(tmp_path):
+    assert _meta_at_start_of(write_chunks([("MESH", b"\0" * 8), ("META", b"{}")]), tmp_path) is None
+
+
+@pytest.mark.parametrize(
+    "data, match",
+    [
+        (b"", "no VDA1 magic"),
+        (b"VDA2" + write_chunks([("META", b"{}")])[4:], "no VDA1 magic"),
+        (MAGIC + b"META", "truncated chunk header"),
+        (MAGIC + b"ME A" + b"\0" * 12, "bad chunk type"),
+        (write_chunks([("META", b"{}")])[:-1], "overruns the file"),
+        (write_chunks([("META", b"{}")])[:-1] + b"\0", "CRC mismatch"),
+    ],
+)
+def test_meta_at_start_of_a_file_that_starts_otherwise_is_a_vda_error(tmp_path, data, match):
+    with pytest.raises(VdaError, match=match):
+        _meta_at_start_of(data, tmp_path)

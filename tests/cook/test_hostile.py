@@ -9,6 +9,8 @@ import sqlite3
 import subprocess
 import sys
 
+import pytest
+
 from tests.cook.test_cook import summary
 
 
@@ -196,6 +198,50 @@ def test_a_fifo_or_device_named_like_a_source_is_an_error_naming_it(game):
     (models / "props/null.vmodel").unlink()
     cp = game.cook(check=True)
     assert summary(cp)["failed"] == 0
+
+
+def test_a_fifo_named_as_a_source_is_the_same_error_as_listed(game, monkeypatch):
+    # named directly, a FIFO was "no such source" (or "no model"), where the folder's listing says
+    # what it is: every command that takes a source by path (or by name) now says what the
+    # listing says, and exits 2 at once (a read of the FIFO would hit the subprocess timeout)
+    from veduta import api
+    from veduta.base.errors import UsageError
+    from veduta.base.project import Project
+
+    models = game.root / "assets/models"
+    os.mkfifo(models / "props/x.vmodel")
+    fifo = "assets/models/props/x.vmodel: not a source: it is a FIFO (a named pipe), not a regular file (never read)"
+    for args in (
+        ["cook", "models/props/x.vmodel"],
+        ["cook", "assets/models/props/x.vmodel"],
+        ["check", "models/props/x.vmodel"],
+        ["check", "assets/models/props/x.vmodel"],
+        ["why", "models/props/x.vmodel"],
+        ["inspect", "model", "x"],
+        ["preview", "model", "x", "--out", "x.png"],
+    ):
+        cp = game.veduta(*args)
+        _no_traceback(cp)
+        assert (cp.returncode, cp.stdout, cp.stderr) == (2, "", f"veduta: {fifo}\n"), (args, cp)
+    cp = game.veduta("check", "models/props/x.vmodel", "models/ghost.vmodel")
+    assert cp.returncode == 2 and cp.stderr == (
+        f"veduta: {fifo}; no such source: models/ghost.vmodel (give a source file, or a path under assets/ "
+        f"such as models/crate.vmodel)\n"
+    ), cp
+    cp = game.veduta("cook", "models/ghost.vmodel")  # (a name that is nothing: as before)
+    assert cp.returncode == 2 and "assets/models/ghost.vmodel: no such source (give the path" in cp.stderr, cp
+    cp = game.doit("cook:models/props/x.vmodel")
+    _no_traceback(cp)
+    assert cp.returncode != 0 and f"{fifo}\n" in cp.stdout and "no such source" not in cp.stdout, cp
+    monkeypatch.chdir(game.root)
+    project = Project.find(".")
+    for call in (
+        lambda: api.why(project, ["models/props/x.vmodel"]),
+        lambda: api.check(project, ["models/props/x.vmodel"]),
+    ):
+        with pytest.raises(UsageError) as got:
+            call()
+        assert str(got.value) == fifo
 
 
 def test_a_fifo_in_the_cache_folder_is_never_read(game):

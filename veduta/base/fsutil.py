@@ -224,9 +224,10 @@ class ShortOfMemory(FileProblem):
     """A file within its reader's limit that memory could not hold as it was read."""
 
 
-def _open_regular(path: str) -> tuple[int, os.stat_result]:
+def open_regular(path: str) -> tuple[int, os.stat_result]:
     """An open descriptor of *path* and its stat, if it is a regular file; :class:`NotARegularFile`
-    otherwise. Opened without blocking, so a FIFO is never waited on."""
+    otherwise (the caller closes the descriptor). Opened without blocking, so a FIFO is never
+    waited on."""
     fd = os.open(path, _READ_FLAGS)
     try:
         st = os.fstat(fd)
@@ -282,7 +283,7 @@ def read_regular(path: str, limit: int | None = None) -> tuple[bytes, os.stat_re
     the place of a file is never read (a FIFO would block the cook for ever).
     """
     try:
-        fd, st = _open_regular(path)
+        fd, st = open_regular(path)
     except (OSError, ValueError):  # (ValueError: a NUL in the path)
         return None
     try:
@@ -326,7 +327,7 @@ def read_with_stat(path: str, limit: int | None = None, what: str = "a cooked fi
     bytes even if the file is replaced meanwhile)."""
     if "\0" in path:
         raise FileProblem(path, "a file name cannot hold a NUL character")
-    fd, st = _open_regular(path)
+    fd, st = open_regular(path)
     try:
         return _read_fd(fd, st, limit, path, what), st
     except MemoryError:

@@ -158,7 +158,12 @@ class Project:
         if missing:
             from veduta.base.errors import UsageError
 
-            raise UsageError(f"no such source: {', '.join(map(clip_words, missing))}")
+            # (a FIFO named like a source: the scan's words for it)
+            odd = [clip_words(why) for rel in missing if kind_of(rel) and (why := not_a_source(self.source_path(rel)))]
+            gone = [rel for rel in missing if not kind_of(rel) or not not_a_source(self.source_path(rel))]
+            if gone:
+                odd.append(f"no such source: {', '.join(map(clip_words, gone))}")
+            raise UsageError("; ".join(odd))
         return all_sources, problems, selected
 
     def scan(self, warnings: list[str] | None = None, walk=None) -> tuple[list[Source], list[str]]:
@@ -347,7 +352,7 @@ def _walk(
                 if via_link and (is_dir or is_file or odd is not None) and _escapes(e.path, problems):
                     continue
                 if odd is not None and problems is not None:
-                    problems.append(f"{e.path}: not a source: it is {odd}, not a regular file (never read)")
+                    problems.append(_not_a_source_line(e.path, odd))
                     continue
                 if dst is not None:
                     ident = (dst.st_dev, dst.st_ino)
@@ -359,6 +364,44 @@ def _walk(
                 elif is_file:
                     out.append(prefix + e.name)
     out.sort()
+    return out
+
+
+#: what sits between the path and the words in a "not a source" line (:func:`not_a_source`)
+NOT_A_SOURCE = ": not a source: it is "
+
+
+def _not_a_source_line(path: str, what: str) -> str:
+    return f"{path}{NOT_A_SOURCE}{what}, not a regular file (never read)"
+
+
+def not_a_source(path: str) -> str | None:
+    """Why the file at *path*, named like a source, is none, in the words the scan uses for it
+    (``assets/models/x.vmodel: not a source: it is a FIFO (a named pipe), not a regular file
+    (never read)``): a FIFO, socket or device; None for a regular file or a folder, or when it is
+    missing or cannot be stat()ed.  One stat that follows a link: never opened, so a FIFO is never
+    waited on.  For a source a user names by path (cook, check, why): the same error as the scan's."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):  # (ValueError: a NUL in the path)
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return _not_a_source_line(path, kind_in_words(mode))
+
+
+def odd_sources(project, kind: str, name: str) -> list[str]:
+    """The "not a source" lines of the FIFOs, sockets and devices under *kind*'s folder named like
+    its source *name* (``models/props/x.vmodel`` for model ``x``), sorted by path: why a name a
+    user gave finds no source, when one of them is in its place."""
+    k = BY_NAME[kind]
+    problems: list[str] = []
+    _walk(os.path.join(project.assets, k.folder), k.suffix, problems)
+    out = []
+    for line in problems:
+        path, sep, _ = line.partition(NOT_A_SOURCE)
+        if sep and name_of(path.replace(os.sep, "/")) == name:
+            out.append(line)
     return out
 
 
@@ -478,6 +521,9 @@ def no_such_asset(project, kind: str, name: str) -> UsageError:
     ``no model "crat" under assets/models/ (did you mean crate?)``."""
     from veduta.base.names import did_you_mean
 
+    odd = odd_sources(project, kind, name)
+    if odd:  # (a FIFO named like the source: the scan's words for it)
+        return UsageError("; ".join(map(clip_words, odd)))
     names = project.index().by_kind.get(kind, {})
     return UsageError(
         f"no {kind} {quote(name)} under {project.assets}/{BY_NAME[kind].folder}/{did_you_mean(name, names)}"

@@ -6,6 +6,7 @@ The one place that knows about framing (like Pillow's ``putchunk`` and
 
 from __future__ import annotations
 
+import os
 import re
 import struct
 import zlib
@@ -81,3 +82,41 @@ def read_chunks(data: bytes, file: str = "") -> list[Chunk]:
         out.append(Chunk(ctype, payload, pos))
         pos = end + 4
     return out
+
+
+#: bytes read at first by :func:`meta_at_start`: the magic, META's header and a META of the usual
+#: size (a few hundred bytes; one naming many deps takes a second read)
+_HEAD_READ = 4096
+
+
+def meta_at_start(fd: int, size: int, file: str = "") -> bytes | None:
+    """The payload of the META chunk a container starts with (writers put META first:
+    container-vda.md), read through descriptor *fd* of a file of *size* bytes: the magic, that
+    chunk's header, payload and CRC, never a byte past them (the body is neither read nor checked).
+    None when the first chunk is another one (a reader takes META anywhere: only the whole file
+    tells).  :class:`VdaError` when the file does not start as a container does: no magic, a
+    first chunk header that is cut short or not a type, or a META that overruns the file or
+    fails its CRC."""
+    head = os.pread(fd, min(size, _HEAD_READ), 0)
+    if len(head) < 4 or head[:4] != MAGIC:
+        raise VdaError("not a container (no VDA1 magic)", file=file, offset=0)
+    if len(head) < 12:
+        raise VdaError(f"truncated chunk header: {len(head) - 4} bytes left, 8 needed", file=file, offset=4)
+    t, length = _HEAD.unpack_from(head, 4)
+    if not _TYPE_RE.fullmatch(t):
+        raise VdaError(f"bad chunk type {t!r} (want 4 ASCII letters or digits)", file=file, offset=4)
+    if t != b"META":
+        return None
+    end = 12 + length
+    if end + 4 > size:
+        raise VdaError(f"chunk of {length} bytes overruns the file", file=file, chunk="META", offset=4)
+    if end + 4 > len(head):
+        head = head[:12] + os.pread(fd, length + 4, 12)
+        if len(head) < end + 4:  # (cut short since its size was taken)
+            raise VdaError(f"chunk of {length} bytes overruns the file", file=file, chunk="META", offset=4)
+    payload = head[12:end]
+    (crc,) = _CRC.unpack_from(head, end)
+    want = crc32(t, payload)
+    if crc != want:
+        raise VdaError(f"CRC mismatch: stored {crc:08x}, computed {want:08x}", file=file, chunk="META", offset=end)
+    return payload

@@ -24,6 +24,7 @@ from veduta.base.fsutil import (
     TEMP_SUFFIX_RE,
     TooLarge,
     atomic_write,
+    open_regular,
     outside,
     read_regular,
     remove_if_exists,
@@ -146,10 +147,10 @@ def layout_fault(chunks, kind: str) -> str | None:
     return f"its chunks are {', '.join(c.type for c in chunks) or 'none'}, where a cook writes META then {want} only"
 
 
-def _meta_of_bytes(data: bytes, kind: str, path: str = "", exact: bool = False) -> Meta | None:
-    """The META of a whole cooked file of *kind*: one META and one body chunk of the right kind
-    (other chunks and any order allowed, as a reader takes them), or with *exact* laid out as a
-    cook writes it (:func:`layout_fault`); None otherwise."""
+def _meta_of_bytes(data: bytes, kind: str | None, path: str = "", exact: bool = False) -> Meta | None:
+    """The META of a whole cooked file of *kind* (of the kind its META names when None): one META
+    and one body chunk of the right kind (other chunks and any order allowed, as a reader takes
+    them), or with *exact* laid out as a cook writes it (:func:`layout_fault`); None otherwise."""
     from veduta.container.chunks import read_chunks
     from veduta.container.meta import Meta
 
@@ -158,20 +159,23 @@ def _meta_of_bytes(data: bytes, kind: str, path: str = "", exact: bool = False) 
     except VdaError:
         return None
     if exact:
-        if layout_fault(chunks, kind) is not None:
+        if kind is None or layout_fault(chunks, kind) is not None:
             return None
-        metas = chunks[:1]
+        metas = bodies = chunks[:1]
     else:
-        want = BY_NAME[kind].chunk
         metas = [c for c in chunks if c.type == "META"]
         bodies = [c for c in chunks if c.type in _BODY_CHUNKS]
-        if len(metas) != 1 or len(bodies) != 1 or bodies[0].type != want:
+        if len(metas) != 1 or len(bodies) != 1:
             return None
     try:
         meta = Meta.decode(metas[0].payload)
     except VdaError:
         return None
-    return meta if meta.kind == kind and (not exact or meta.name == name_of(meta.source)) else None
+    if kind is None:
+        kind = meta.kind
+    if meta.kind != kind or not exact and bodies[0].type != BY_NAME[kind].chunk:
+        return None
+    return meta if not exact or meta.name == name_of(meta.source) else None
 
 
 def body_fault(chunk) -> str | None:
@@ -826,7 +830,11 @@ _TEMP_RE = re.compile(r"\..+\.vda(?:" + TEMP_SUFFIX_RE + r"|\.\d+\.tmp)")
 
 
 def orphans(
-    cooked_root: str, names_by_folder: dict[str, set[str]], young: list[str] | None = None, subs: dict | None = None
+    cooked_root: str,
+    names_by_folder: dict[str, set[str]],
+    young: list[str] | None = None,
+    subs: dict | None = None,
+    seen: dict | None = None,
 ) -> list[str]:
     """Cooked files with no source behind them, and temp files left by killed cooks.
 
@@ -836,13 +844,18 @@ def orphans(
     one a running cook is writing); younger ones are appended to *young*.  In a kind's
     folder, a ``.vda`` named after no source of the kind is stray; in a folder under it (where
     the cook writes nothing: a folder's sources cook to files named after them, at the top),
-    one whose META names a source of the kind by a name no source has now (left from a
-    removed source or an older layout; a copy of a current source's output is kept).  Dot
-    files and dot folders are never looked at, links to folders never followed.  *subs*
-    gets the stat of every folder under a kind's folder, taken before it was listed (the
-    cook keeps them, ``veduta/cook/scancache.py``).
+    and at the top of the cooked folder (outside every kind's folder: left from an older layout
+    or put there by hand), one whose META names a source of its kind by a name no source has
+    now (left from a removed source; a copy of a current source's output is kept).  A file is
+    judged by its META alone, read as :func:`_sweep_meta` does (never its body).  Dot files and
+    dot folders are never looked at, links to folders never followed, and at the top of the
+    cooked folder only ``.vda`` files are (no temp file is written there, no other folder
+    entered).  *subs* gets the stat of every folder under a kind's folder, taken before it was
+    listed (the cook keeps them, ``veduta/cook/scancache.py``); *seen* the signature of each
+    file returned, taken as it was judged (the sweep's action removes a file only while it is
+    the one judged: :func:`prune_orphans`).
     """
-    out = []
+    out = _stray_on_top(cooked_root, names_by_folder, seen)
     for folder, names in sorted(names_by_folder.items()):
         d = os.path.join(cooked_root, folder)
         try:
@@ -852,26 +865,57 @@ def orphans(
         # the names with no source, found as a set difference (a folder holds one per source)
         cooked = {fn[:-4] for fn in entries if fn.endswith(".vda")}
         odd = sorted({n + ".vda" for n in cooked - names} | {fn for fn in entries if not fn.endswith(".vda")})
+        kind = BY_FOLDER[folder].name
         for fn in odd:
             if fn.endswith(".vda") and not fn.startswith("."):
                 path = os.path.join(d, fn)
-                if _source_named(path, folder) is not None:
+                meta, s = _sweep_meta(path, kind)
+                if meta is not None and meta.source.startswith(folder + "/"):
                     out.append(path)
+                    if seen is not None:
+                        seen[path] = s
             elif _TEMP_RE.fullmatch(fn):
                 path = os.path.join(d, fn)
                 try:
-                    if time.time() - os.stat(path).st_mtime > STRAY_TEMP_AGE_S:
-                        out.append(path)
-                    elif young is not None:
-                        young.append(path)  # (a later cook removes it, once old)
+                    st = os.stat(path)
                 except OSError:
-                    pass
+                    continue
+                if time.time() - st.st_mtime > STRAY_TEMP_AGE_S:
+                    out.append(path)
+                    if seen is not None:
+                        seen[path] = sig(st)
+                elif young is not None:
+                    young.append(path)  # (a later cook removes it, once old)
             elif not fn.startswith("."):
-                out += _stray_below(os.path.join(d, fn), folder, names, subs)
+                out += _stray_below(os.path.join(d, fn), folder, names, subs, seen)
     return out
 
 
-def _stray_below(top: str, folder: str, names: set[str], subs: dict | None) -> list[str]:
+def _stray_on_top(cooked_root: str, names_by_folder: dict[str, set[str]], seen: dict | None) -> list[str]:
+    """The stray cooked files at the top of *cooked_root*, outside every kind's folder: ``.vda``
+    files whose META names a source of its kind (in that kind's folder) by a name that no source
+    of the kind has (see :func:`orphans`)."""
+    try:
+        entries = sorted(os.listdir(cooked_root))
+    except OSError:
+        return []
+    out = []
+    for fn in entries:
+        if fn.endswith(".vda") and len(fn) > 4 and not fn.startswith("."):
+            path = os.path.join(cooked_root, fn)
+            meta, s = _sweep_meta(path, None)
+            if meta is None:
+                continue
+            folder = BY_NAME[meta.kind].folder
+            names = names_by_folder.get(folder)
+            if names is not None and meta.source.startswith(folder + "/") and name_of(meta.source) not in names:
+                out.append(path)
+                if seen is not None:
+                    seen[path] = s
+    return out
+
+
+def _stray_below(top: str, folder: str, names: set[str], subs: dict | None, seen: dict | None) -> list[str]:
     """The stray cooked files in *top* and the folders under it, if *top* is a folder (not a
     link to one): ``.vda`` files whose META names a source of *folder*'s kind by a name that
     is not in *names*; see :func:`orphans`."""
@@ -883,6 +927,7 @@ def _stray_below(top: str, folder: str, names: set[str], subs: dict | None) -> l
         return []
     if subs is not None:
         subs[top] = st
+    kind = BY_FOLDER[folder].name
     out = []
     for d, dirs, files in os.walk(top):  # (a link to a folder is listed, never followed)
         dirs[:] = [n for n in dirs if not n.startswith(".")]
@@ -896,28 +941,64 @@ def _stray_below(top: str, folder: str, names: set[str], subs: dict | None) -> l
                     subs[os.path.join(d, n)] = st
         for fn in files:
             if fn.endswith(".vda") and len(fn) > 4 and not fn.startswith("."):
-                named = _source_named(os.path.join(d, fn), folder)
-                if named is not None and name_of(named) not in names:
-                    out.append(os.path.join(d, fn))
+                path = os.path.join(d, fn)
+                meta, s = _sweep_meta(path, kind)
+                if meta is not None and meta.source.startswith(folder + "/") and name_of(meta.source) not in names:
+                    out.append(path)
+                    if seen is not None:
+                        seen[path] = s
     out.sort()
     return out
 
 
-def _source_named(path: str, folder: str) -> str | None:
-    """The source path the META of cooked file *path* names, if it is a cooked file of
-    *folder*'s kind naming a source of that kind (None otherwise: not ours)."""
-    data = _read(path)
-    meta = _meta_of_bytes(data, BY_FOLDER[folder].name, path) if data is not None else None
-    return meta.source if meta is not None and meta.source.startswith(folder + "/") else None
+def _sweep_meta(path: str, kind: str | None) -> tuple[Meta | None, tuple | None]:
+    """The META of *path* if it may be a cooked file of *kind* (of any kind when None), and the
+    file's signature taken before reading (None when it is no regular file).  Only what a cook
+    could have written is a candidate: a regular file of at most :data:`MAX_COOKED_BYTES`.  One
+    that starts as a cook writes it, the magic then META (CRC right, canonical, of the kind), is
+    judged by that META alone: nothing past it is read, so a stray of any size costs a read of
+    its first few hundred bytes, and a damaged body does not hide a file the cook wrote.  One
+    whose first chunk is another (a reader takes META anywhere, the cook never writes it so) is
+    read whole and judged as a reader takes it: one META and one body chunk of the kind."""
+    from veduta.container.chunks import meta_at_start
+    from veduta.container.meta import Meta
+
+    try:
+        fd, st = open_regular(path)
+    except (OSError, ValueError):  # (ValueError: a NUL in the path)
+        return None, None
+    s = sig(st)
+    try:
+        if st.st_size > MAX_COOKED_BYTES:
+            return None, s
+        payload = meta_at_start(fd, st.st_size, path)
+    except (OSError, VdaError, MemoryError):  # (MemoryError: a META announcing hundreds of MB)
+        return None, s
+    finally:
+        os.close(fd)
+    if payload is None:
+        data = _read(path)
+        return (_meta_of_bytes(data, kind, path) if data is not None else None), s
+    try:
+        meta = Meta.decode(payload)
+    except VdaError:
+        return None, s
+    return (meta if kind is None or meta.kind == kind else None), s
 
 
-def prune_orphans(assets: str, cooked_root: str) -> dict:
-    """The action of ``cook:_orphans``: remove cooked files whose source is gone."""
-    from veduta.base.project import Project
-
-    p = Project(".", assets, cooked_root, "")
-    names = names_by_folder(p.sources())
-    removed = [f for f in orphans(cooked_root, names) if remove_if_exists(f)]
+def prune_orphans(cooked_root: str, stray: list) -> dict:
+    """The action of ``cook:_orphans``: remove the stray files the task pass found (*stray*:
+    ``(path, signature)`` pairs, from :func:`orphans`), each only while it is the file judged
+    (the same signature: one replaced or rewritten since is left to the next cook, which judges
+    it again), so nothing is listed or read again."""
+    removed = []
+    for f, was in stray:
+        try:
+            now = sig(os.stat(f))
+        except OSError:
+            continue
+        if now == was and remove_if_exists(f):
+            removed.append(f)
     root = os.path.abspath(cooked_root)
     for f in removed:  # a folder under a kind's folder that only stray files kept goes too
         d = os.path.dirname(os.path.abspath(f))

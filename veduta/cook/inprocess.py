@@ -98,7 +98,7 @@ def source_task_names(project: Project, sources: list[str]) -> list[str]:
     """doit task names (``cook:models/crate.vmodel``) of source paths: absolute, relative to the
     current folder (the game root when the project was found from it), or under the assets folder."""
     from veduta.base.kinds import kind_of
-    from veduta.base.project import plain_rel
+    from veduta.base.project import not_a_source, plain_rel
 
     assets = os.path.abspath(project.assets)
     names = []
@@ -109,6 +109,9 @@ def source_task_names(project: Project, sources: list[str]) -> list[str]:
         else:
             rel = plain_rel(s)  # (models//crate.vmodel, models/./crate.vmodel: as listed)
         if rel is None or kind_of(rel) is None or not os.path.isfile(os.path.join(assets, rel)):
+            odd = not_a_source(os.path.join(project.assets, rel)) if rel and kind_of(rel) else None
+            if odd is not None:  # (a FIFO named like a source: the scan's words for it)
+                raise UsageError(clip_words(odd))
             raise UsageError(
                 f"{clip_words(os.path.join(project.assets, rel or s))}: no such source (give the path of a "
                 f"source file, from the game root or under {project.assets}/, e.g. models/crate.vmodel)"

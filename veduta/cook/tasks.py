@@ -26,7 +26,7 @@ from doit.reporter import ConsoleReporter
 
 from veduta import COMPILER_VERSION, TOOLCHAIN
 from veduta.base.kinds import BY_FOLDER, KINDS, kind_of, name_of
-from veduta.base.project import AssetIndex, Project, Source, plain_rel, watch_holds
+from veduta.base.project import AssetIndex, Project, Source, not_a_source, plain_rel, watch_holds
 from veduta.cook.action import cook_one
 from veduta.cook.cook import (
     COOKED,
@@ -372,9 +372,13 @@ def cook_tasks(run: CookRun):
             if plain is not None and plain != rel and f"{BASENAME}:{plain}" in known:
                 yield {"name": rel, "actions": None, "task_dep": [f"{BASENAME}:{plain}"]}
                 continue
-            why = blocked_rel.get(rel) or (
-                f"{os.path.join(assets, rel)}: no such source (cook:<path> takes a source path under "
-                f"{assets}/, e.g. cook:models/crate.vmodel)"
+            why = (
+                blocked_rel.get(rel)
+                or (not_a_source(os.path.join(assets, rel)) if kind_of(rel) else None)  # (a FIFO: the scan's words)
+                or (
+                    f"{os.path.join(assets, rel)}: no such source (cook:<path> takes a source path under "
+                    f"{assets}/, e.g. cook:models/crate.vmodel)"
+                )
             )
             yield {"name": rel, "actions": [(report_problems, [[why]])], "uptodate": [False]}
     if problems:
@@ -391,25 +395,28 @@ def cook_tasks(run: CookRun):
     # since the last cook (a stale source's cooked file is named as a fresh one's is)
     same_sources = not unknown and len(sources) == loaded and not owed
     young: list[str] = []
+    seen: dict = {}  # stray file -> its signature as judged (the action removes only that file)
     if scans is not None:
         # the same sources, and cooked folders unchanged since a sweep found nothing stray in
-        # them: nothing stray
-        folders = [os.path.join(project.cooked, k.folder) for k in KINDS]
+        # them: nothing stray (the cooked folder itself too: a .vda at its top is swept)
+        folders = [project.cooked] + [os.path.join(project.cooked, k.folder) for k in KINDS]
         if same_sources and scans.cooked_clean(folders):
             stray = []
         else:
             sigs = scans.cooked_signatures(folders)
             subs: dict = {}  # (the folders under them, each stat()ed before it was listed)
-            stray = orphans(project.cooked, names_by_folder(sources), young, subs)
+            stray = orphans(project.cooked, names_by_folder(sources), young, subs, seen)
             scans.swept(sigs, not stray and not young, subs)
     elif journaled is not None and journaled.orphans_checked:
         stray = []  # as the last complete cook left them: nothing came into the cooked folder since
     else:
-        stray = orphans(project.cooked, {k.folder: set(index.by_kind.get(k.name, ())) for k in KINDS}, young)
+        by_folder = {k.folder: set(index.by_kind.get(k.name, ())) for k in KINDS}
+        stray = orphans(project.cooked, by_folder, young, None, seen)
     run.cooked_clean = not stray and not young
     yield {
         "name": "_orphans",
-        "actions": [(prune_orphans, [assets, project.cooked])],
+        # what the pass found, with each file's signature: the action lists and reads nothing again
+        "actions": [(prune_orphans, [project.cooked, [(f, seen.get(f)) for f in stray]])],
         "uptodate": [not stray],
         "doc": "remove cooked files whose source is gone",
     }

@@ -27,28 +27,34 @@ def resolve_sources(project: Project, names: list[str], cwd: str | None = None) 
     *cwd*) or a path under the assets folder (``models/crate.vmodel``).  A name that is
     neither is a user mistake (UsageError naming it)."""
     from veduta.base.kinds import kind_of
-    from veduta.base.project import plain_rel
+    from veduta.base.project import not_a_source, plain_rel
 
     cwd = cwd or os.getcwd()
     assets = os.path.abspath(project.assets)
-    out, unknown = [], []
+    out, unknown, odd = [], [], []
     for name in names:
         full = os.path.abspath(os.path.join(cwd, name))
-        if os.path.isfile(full) and (full + os.sep).startswith(assets + os.sep):
+        if os.path.exists(full) and not os.path.isdir(full) and (full + os.sep).startswith(assets + os.sep):
             rel: str | None = os.path.relpath(full, assets).replace(os.sep, "/")
         else:
             rel = plain_rel(name)  # (models//crate.vmodel, ./models/crate.vmodel: as listed)
         if (
             rel is None or kind_of(rel) is None or not os.path.isfile(project.source_path(rel))
         ):  # only sources under the assets folder
-            unknown.append(name)
+            why = not_a_source(project.source_path(rel)) if rel and kind_of(rel) else None
+            if why is not None:
+                odd.append(clip_words(why))  # (a FIFO named like a source: the scan's words for it)
+            else:
+                unknown.append(name)
         else:
             out.append(rel)
     if unknown:
-        raise UsageError(
+        odd.append(
             f"no such source: {', '.join(map(clip_words, unknown))} (give a source file, or a path under "
             f"{project.assets}/ such as models/crate.vmodel)"
         )
+    if odd:
+        raise UsageError("; ".join(odd))
     return list(dict.fromkeys(out))
 
 
