@@ -209,3 +209,10 @@ def test_the_bound_in_words():
 
     assert MAX_PIXELS == 4096 * 4096 and bound_text() == "4096 x 4096"  # (docs/export.md says it)
     assert bound_text(950_000) == "950,000" and bound_text(1) == "1 x 1"
+    # the MCP tool's schema says it too (written out there: the server does not import PIL to start)
+    from typing import get_type_hints
+
+    from veduta.faces.mcp.outputs import PreviewTexture
+
+    said = get_type_hints(PreviewTexture, include_extras=True)["clips_left_out"].__metadata__[0].description
+    assert said.endswith(f"kept within {bound_text()} pixels")
