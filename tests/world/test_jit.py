@@ -145,16 +145,23 @@ def _veduta(root, argv: list[str], env: dict[str, str], limit: int | None = None
     """``python ARGV`` in the game *root*, with *env* over this process's environment (without the
     caller's kernel switches) and an address-space *limit* in bytes (``ulimit -v``): the finished
     process (its stdout and stderr as bytes) and the views file's bytes (None: none written)."""
-    import resource
 
-    def limited() -> None:
-        if limit is not None:
-            resource.setrlimit(resource.RLIMIT_AS, (limit, resource.getrlimit(resource.RLIMIT_AS)[1]))
+    limited = None
+    if limit is not None:
+        import resource
+
+        hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+        limited = lambda: resource.setrlimit(resource.RLIMIT_AS, (limit, hard))  # noqa: E731 (in the child)
 
     full = {k: v for k, v in os.environ.items() if k not in (jit.ENV, jit.NUMBA_OFF)} | env
     (root / "views.jsonl").unlink(missing_ok=True)
     cp = subprocess.run(
-        [sys.executable, *argv], cwd=root, env=full, capture_output=True, preexec_fn=limited, timeout=600
+        [sys.executable, *argv],
+        cwd=root,
+        env=full,
+        capture_output=True,
+        preexec_fn=limited,
+        timeout=600,
     )
     views = (root / "views.jsonl").read_bytes() if (root / "views.jsonl").exists() else None
     return cp, views
