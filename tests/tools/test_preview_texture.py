@@ -193,7 +193,26 @@ def test_the_frame_table_is_cut_and_said_so(tmp_path, monkeypatch):
     buf = _io.StringIO()
     with contextlib.redirect_stdout(buf):
         assert cli.main(["preview", "texture", "sheet", "--out", str(out)]) == 0
-    assert buf.getvalue() == (
+    assert buf.getvalue() == (  # (the bound as it is: it said 4096 x 4096 whatever MAX_PIXELS was)
         f"wrote {out} ({64 - shown} frames of the table, 3 of 3 clips left out: the picture is kept within "
-        "4096 x 4096 pixels)\n"
+        "950,000 pixels)\n"
     )
+    monkeypatch.setattr(pt, "MAX_PIXELS", 900 * 900)
+    buf = _io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert cli.main(["preview", "texture", "sheet", "--out", str(out)]) == 0
+    assert buf.getvalue().endswith(" left out: the picture is kept within 900 x 900 pixels)\n")
+
+
+def test_the_bound_in_words():
+    from veduta.tools.preview_texture import MAX_PIXELS, bound_text
+
+    assert MAX_PIXELS == 4096 * 4096 and bound_text() == "4096 x 4096"  # (docs/export.md says it)
+    assert bound_text(950_000) == "950,000" and bound_text(1) == "1 x 1"
+    # the MCP tool's schema says it too (written out there: the server does not import PIL to start)
+    from typing import get_type_hints
+
+    from veduta.faces.mcp.outputs import PreviewTexture
+
+    said = get_type_hints(PreviewTexture, include_extras=True)["clips_left_out"].__metadata__[0].description
+    assert said.endswith(f"kept within {bound_text()} pixels")

@@ -97,11 +97,28 @@ def test_inspect_world_sheet_cannot_write(game, tmp_path, capsys):
     assert not (tmp_path / "none").exists()
 
 
+def test_world_maps_pixel_limit_is_said_as_it_is(game, tmp_path, capsys, monkeypatch):
+    """The usage error names the limit from its constant (it said 4096 x 4096 whatever it was)."""
+    from veduta.tools import world_query
+
+    args = ["world", "map", "valley", "--out", str(tmp_path / "m.png"), "--cells", "64,64", "--scale", "16"]
+    monkeypatch.setattr(world_query, "MAX_MAP_PIXELS", 1000 * 1000)
+    assert main(args) == 2
+    assert capsys.readouterr().err == (
+        "veduta world map: 64 x 64 cells at scale 16 is 1024 x 1024 pixels, "
+        "over the 1000000 pixel limit (1000 x 1000): lower the scale or the size\n"
+    )
+    monkeypatch.setattr(world_query, "MAX_MAP_PIXELS", 1_000_001)
+    assert main(args) == 2
+    assert "over the 1000001 pixel limit: lower the scale or the size\n" in capsys.readouterr().err
+    assert not (tmp_path / "m.png").exists()
+
+
 def test_world_map_limits_pixels_and_makes_no_folders(game, tmp_path, capsys):
     assert (
         main(["world", "map", "valley", "--out", str(tmp_path / "m.png"), "--size", "2048,2048", "--scale", "16"]) == 2
     )
-    assert "over the 16777216 pixel limit" in capsys.readouterr().err
+    assert "over the 16777216 pixel limit (4096 x 4096): lower the scale or the size" in capsys.readouterr().err
     out = tmp_path / "none" / "x.png"
     assert main(["world", "map", "valley", "--out", str(out), "--size", "16,16"]) == 1
     assert f"cannot write {out}: no folder" in capsys.readouterr().err

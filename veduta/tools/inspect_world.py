@@ -699,8 +699,11 @@ def inspect_world(
             raise UsageError(f"focus cell {x},{z} is outside world {name}: its cells are {-n}..{n - 1} on x and z")
     tell(progress, 1, STAGES, "models")
     models, invalid, _ = model_draws(project, needed_models(gen))
-    got, summary = _report_world(
-        gen, models, invalid_models=invalid, at=at, all_views=all_views, views_file=views_file, progress=progress
+    # (a kernel out of memory: the kernels are off, and the views start again by numpy)
+    got, summary = jit.or_numpy(
+        lambda: _report_world(
+            gen, models, invalid_models=invalid, at=at, all_views=all_views, views_file=views_file, progress=progress
+        )
     )
     out = head | got
     out["status"] = "findings" if has_error(out["findings"]) else "ok"

@@ -65,6 +65,16 @@ def _scale_for(w: int, h: int, target: int) -> int:
 MAX_PIXELS = 4096 * 4096
 
 
+def bound_text(pixels: int | None = None) -> str:
+    """A bound of *pixels* (:data:`MAX_PIXELS` as it is now) in words: ``4096 x 4096`` for a
+    square's, else the count (``950,000``)."""
+    import math
+
+    pixels = MAX_PIXELS if pixels is None else pixels
+    side = math.isqrt(pixels)
+    return f"{side} x {side}" if side * side == pixels else f"{pixels:,}"
+
+
 class _Cell:
     """An image of the sheet, drawn only when the sheet is rendered (a planned cell costs nothing)."""
 

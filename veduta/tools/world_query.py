@@ -8,6 +8,7 @@ worlds made in memory.  Cells are whole numbers; a bad argument raises
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,8 @@ MAX_CELL = 1 << 20
 #: map pixels per cell
 MAX_SCALE = 16
 
-#: the largest map in pixels (W x H cells x scale^2): 4096 x 4096, about 50 MB of RGB
+#: the largest map in pixels (W x H cells x scale^2): 4096 x 4096, about 50 MB of RGB (its
+#: usage error says it, as it is)
 MAX_MAP_PIXELS = 4096 * 4096
 
 
@@ -114,9 +116,11 @@ def world_map(
     s = scale if scale is not None else default_scale(size)
     w, h = size
     if w * h * s * s > MAX_MAP_PIXELS:
+        side = math.isqrt(MAX_MAP_PIXELS)
+        square = f" ({side} x {side})" if side * side == MAX_MAP_PIXELS else ""
         raise UsageError(
             f"{w} x {h} cells at scale {s} is {w * s} x {h * s} pixels, over the {MAX_MAP_PIXELS} "
-            f"pixel limit (4096 x 4096): lower the scale or the size"
+            f"pixel limit{square}: lower the scale or the size"
         )
     pal = palette(gen, looks)
     img, info = render_map(gen, at, size, s, pal, world, progress)

@@ -16,6 +16,17 @@ reduction's order would change), sums of floats in the order the numpy path take
 
 Only the passes that pay for it take the kernels: :func:`enabled` is true within :func:`wanted`
 (``inspect world --all`` enters it), never elsewhere unless ``VEDUTA_JIT=1`` (the tests' switch).
+numba's own switch ``NUMBA_DISABLE_JIT`` (a whole number but 0) turns them off as ``VEDUTA_JIT=0``
+does: under it numba would run each kernel as plain Python (the same bytes, but slower than the
+numpy path by far, and with overflow warnings from the hashes' uint64 constants).
+
+Memory: numba and LLVM take some 180 MB of address space, and compiling the kernels more (see
+:data:`ROOM`). Before numba is imported, that much is asked of the system and given back at once;
+when it is refused (a ``ulimit -v``, a container's limit), or when compiling or loading a kernel
+runs out of memory anyway, the kernels are off for the rest of the process (:func:`enabled` says
+no), with one warning line on stderr: the numpy path needs less, and gives the same answers. A
+kernel that ran out raises :class:`OutOfMemory` (a MemoryError): a caller that can start its pass
+again does so (:func:`or_numpy`).
 """
 
 from __future__ import annotations
@@ -23,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -31,6 +43,17 @@ from typing import Any
 #: takes its numpy path), "1" (or true, yes, on) wherever a caller has one (tests), unset or
 #: anything else: only within :func:`wanted`
 ENV = "VEDUTA_JIT"
+
+#: numba's own switch: a whole number but 0 makes every ``njit`` a plain Python function, so the
+#: kernels are off (the numpy path); anything else, as numba reads it, leaves them as they are
+NUMBA_OFF = "NUMBA_DISABLE_JIT"
+
+#: the address space asked of the system (and given back) before numba is imported: numba and
+#: LLVM (about 180 MB), compiling every kernel (about 80 MB more at its peak; loading them from the
+#: cache, less) and numpy's BLAS buffers, which the kernels' pass needs (OpenBLAS ends the process
+#: when it cannot get them), with a margin: the sample valley's ``inspect world --all`` with
+#: ``VEDUTA_JIT=1`` peaks 275 MB above its size where numba is imported, compiling
+ROOM = 320 << 20
 
 _state: dict[str, Any] = {}
 _local = threading.local()
@@ -52,12 +75,12 @@ def wanted(yes: bool = True) -> Iterator[None]:
 
 def enabled() -> bool:
     """Whether the compiled kernels are used here: ``VEDUTA_JIT`` not "0", within :func:`wanted`
-    (or ``VEDUTA_JIT=1``), and numba importable (the environment is read at each call: tests
-    switch it)."""
+    (or ``VEDUTA_JIT=1``), ``NUMBA_DISABLE_JIT`` not set, numba importable with the memory it needs,
+    and no kernel out of memory yet (the environment is read at each call: tests switch it)."""
     env = env_says()
     if env is False or (env is None and not getattr(_local, "depth", 0)):
         return False
-    return available()
+    return not numba_off() and available() and not _state.get("out")
 
 
 def env_says() -> bool | None:
@@ -66,16 +89,38 @@ def env_says() -> bool | None:
     return False if env in ("0", "false", "no", "off") else True if env in ("1", "true", "yes", "on") else None
 
 
+def numba_off() -> bool:
+    """numba's own switch: ``NUMBA_DISABLE_JIT`` a whole number but 0 now (numba reads it as it
+    is imported; read here at each call, as ``VEDUTA_JIT`` is), or numba imported with it on."""
+    try:
+        if int(os.environ.get(NUMBA_OFF, "0") or "0"):
+            return True
+    except ValueError:  # (numba warns and takes 0)
+        pass
+    numba = _state.get("numba")
+    return bool(numba is not None and numba.config.DISABLE_JIT)
+
+
 def available() -> bool:
-    """Whether numba can be imported (imports it, once, and points its cache at
-    :func:`cache_folder`)."""
+    """Whether numba can be imported, with :data:`ROOM` to spare (imports it, once, and points
+    its cache at :func:`cache_folder`; without the room, says so once on stderr)."""
     if "numba" not in _state:
+        _state["numba"] = None
+        import importlib.util
+
+        if importlib.util.find_spec("numba") is None:
+            return False
+        if not room(ROOM):
+            out_of_memory(f"numba's kernels need about {ROOM >> 20} MB more than this process can get")
+            return False
         try:
             import numba
 
             _state["numba"] = numba
         except (ImportError, OSError):  # (OSError: an llvmlite whose library does not load)
-            _state["numba"] = None
+            pass
+        except MemoryError:
+            out_of_memory("numba ran out of memory as it was imported")
         else:
             folder = cache_folder(numba.__version__)
             try:
@@ -85,6 +130,47 @@ def available() -> bool:
             else:
                 numba.config.CACHE_DIR = folder  # type: ignore[attr-defined]  # (read as each kernel is compiled)
     return _state["numba"] is not None
+
+
+def room(size: int) -> bool:
+    """Whether the system gives this process *size* bytes more memory now: an anonymous mapping
+    of that size, made and given back at once (its pages never touched); what a memory limit
+    (``ulimit -v``) or a strict overcommit refuses is refused here."""
+    import mmap
+
+    try:
+        if hasattr(mmap, "MAP_PRIVATE"):  # (POSIX: private, as a heap's memory is)
+            mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE).close()
+        else:
+            mmap.mmap(-1, size).close()
+    except (OSError, ValueError, OverflowError, MemoryError):
+        return False
+    return True
+
+
+class OutOfMemory(MemoryError):
+    """A kernel could not get the memory to compile or load: the kernels are off for the rest of
+    the process (:func:`enabled` says no), as the warning line on stderr said; :func:`or_numpy`
+    starts the pass again."""
+
+
+def out_of_memory(why: str) -> None:
+    """Turn the kernels off for the rest of the process, saying so once on stderr (a warning, not
+    in a ``--json`` answer on stdout)."""
+    if not _state.get("out"):
+        _state["out"] = why
+        sys.stderr.write(f"veduta: warning: {why}: the numpy path instead (the same answers, slower)\n")
+        sys.stderr.flush()
+
+
+def or_numpy(call: Callable[[], Any]) -> Any:
+    """``call()``; when a kernel ran out of memory in it (:class:`OutOfMemory`: the kernels are off
+    now), ``call()`` again, by the numpy path. For a call that can start again (it wrote nothing it
+    would not write the same)."""
+    try:
+        return call()
+    except OutOfMemory:
+        return call()
 
 
 #: the modules whose code the kernels compile: a kernel calls functions of another module, and
@@ -131,11 +217,23 @@ class _Kernel:
 
     def __call__(self, *args: Any) -> Any:
         if self.compiled is None:
-            if not available() or env_says() is False:
-                why = "turned off by VEDUTA_JIT" if available() else "numba is not available"
+            if not available() or env_says() is False or numba_off() or _state.get("out"):
+                why = (
+                    "numba is not available"
+                    if not available()
+                    else "turned off by VEDUTA_JIT"
+                    if env_says() is False
+                    else f"turned off by {NUMBA_OFF}"
+                    if numba_off()
+                    else f"turned off: {_state['out']}"
+                )
                 raise RuntimeError(f"{self.__name__}: {why} (check jit.enabled() first)")
-            compiled = helper(self.fn)
-            out = interrupt_after(lambda: compiled(*args))  # (the first call compiles, or loads)
+            try:
+                compiled = helper(self.fn)
+                out = interrupt_after(lambda: compiled(*args))  # (the first call compiles, or loads)
+            except MemoryError:
+                out_of_memory(f"numba ran out of memory compiling or loading {self.__name__}")
+                raise OutOfMemory(f"{self.__name__}: out of memory compiling or loading it") from None
             self.compiled = compiled
             return out
         return self.compiled(*args)
@@ -146,8 +244,15 @@ def interrupt_after(call: Callable[[], Any]) -> Any:
     been: numba's compiler runs Python callbacks from LLVM (through ctypes), where a
     KeyboardInterrupt is swallowed and leaves numba half way (a traceback, once a segfault,
     instead of one line and 130: the CLI's promise). Only in the main thread (where Python
-    runs signal handlers); elsewhere ``call()`` as it is."""
+    runs signal handlers); elsewhere, or when the SIGINT handler was not set from Python (an
+    embedding program's own: ``signal.getsignal`` gives None, and Python could not put it back),
+    ``call()`` as it is."""
     if threading.current_thread() is not threading.main_thread():
+        return call()
+    try:
+        if signal.getsignal(signal.SIGINT) is None:
+            return call()
+    except ValueError:  # (not the main interpreter)
         return call()
     got: list[int] = []
     try:

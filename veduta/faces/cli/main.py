@@ -127,12 +127,12 @@ def cmd_preview_texture(args) -> int:
     if args.json:
         print(json.dumps({k: v for k, v in data.items() if k != "png"}, ensure_ascii=False))
     else:
-        from veduta.tools.preview_texture import left_out_words
+        from veduta.tools.preview_texture import bound_text, left_out_words
 
         parts = left_out_words(
             data["tiled_left_out"], data["frames_left_out"], data["clips_left_out"], len(data["clips"])
         )
-        cut = f" ({', '.join(parts)} left out: the picture is kept within 4096 x 4096 pixels)"
+        cut = f" ({', '.join(parts)} left out: the picture is kept within {bound_text()} pixels)"
         print(f"wrote {shown_path(args.out)}" + (cut if parts else ""))
     return 0
 
