@@ -159,8 +159,14 @@ class Project:
             from veduta.base.errors import UsageError
 
             # (a FIFO named like a source: the scan's words for it)
-            odd = [clip_words(why) for rel in missing if kind_of(rel) and (why := not_a_source(self.source_path(rel)))]
-            gone = [rel for rel in missing if not kind_of(rel) or not not_a_source(self.source_path(rel))]
+            odd: list[str] = []
+            gone: list[str] = []
+            for rel in missing:
+                why = not_a_source(self.source_path(rel)) if kind_of(rel) else None
+                if why:
+                    odd.append(clip_words(why))
+                else:
+                    gone.append(rel)
             if gone:
                 odd.append(f"no such source: {', '.join(map(clip_words, gone))}")
             raise UsageError("; ".join(odd))

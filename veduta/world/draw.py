@@ -1315,12 +1315,8 @@ class StructurePool:
             self.at, self.n = {}, 0
             self.arrays = tuple(np.empty((0,) + a.shape[1:], dtype=a.dtype) for a in self.arrays)
             new = list(structures)
-        seen: set[str] = set()
         plain: dict[str, list[Any]] = {}
-        for st in new:
-            if st.name in seen:
-                continue
-            seen.add(st.name)
+        for st in new:  # (each once: the structures of a gathering are numbered once by name)
             if st.rotation % 360 or st.prefab not in drawer.gen.prefabs:
                 things = drawer._structure(st)
                 self._put([st.name], np.asarray([len(things.model)]), things)
